@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: MIT
+# gpuaware: routing core, OpenSM plugin, tools and tests from one Makefile.
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+LIBDIR ?= $(shell dpkg-architecture -qDEB_HOST_MULTIARCH >/dev/null 2>&1 && echo /usr/lib/$$(dpkg-architecture -qDEB_HOST_MULTIARCH) || echo $(PREFIX)/lib)
+BINDIR ?= $(PREFIX)/bin
+SYSCONFDIR ?= /etc
+
+CC ?= cc
+B ?= build
+SANITIZER ?=
+
+WARN := -Wall -Wextra -Werror -Wmissing-prototypes -Wformat=2 -Wshadow \
+	-Wstrict-prototypes -Wwrite-strings
+CFLAGS ?= -O2 -g
+CFLAGS += -std=c11 -D_GNU_SOURCE -fPIC $(WARN) -MMD -MP
+CPPFLAGS += -I. -I/usr/include/infiniband
+LDLIBS_CORE := -lm
+ifneq ($(SANITIZER),)
+CFLAGS += -fsanitize=$(SANITIZER) -fno-sanitize-recover=all -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=$(SANITIZER)
+endif
+
+CORE_SRC := $(wildcard topology/*.c routing/*.c sm/*.c)
+PLUGIN_SRC := $(wildcard plugins/opensm/*.c)
+POOLROUTE_SRC := $(wildcard tools/ibpoolroute/*.c)
+TOPOGEN_SRC := $(wildcard tools/ibtopogen/*.c)
+UNIT_SRC := $(wildcard tests/unit/*.c)
+
+obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
+CORE_OBJ := $(call obj,$(CORE_SRC))
+
+PROGS := $(B)/libgpuaware.so $(B)/ibpoolroute $(B)/ibtopogen
+
+.PHONY: all check check-sanitize check-unit check-ibsim demo bench install \
+	uninstall clean deps headers FORCE
+
+all: $(PROGS)
+
+# Rebuild everything when the flags change.
+$(B)/.flags: FORCE
+	@mkdir -p $(B)
+	@echo '$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS)' | cmp -s - $@ || \
+		echo '$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS)' > $@
+
+$(B)/obj/%.o: %.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(B)/libgpcore.a: $(CORE_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+# The plugin's OpenSM symbols resolve against the opensm binary at load time.
+$(B)/libgpuaware.so: $(call obj,$(PLUGIN_SRC)) $(B)/libgpcore.a plugins/opensm/plugin.map
+	$(CC) -shared $(LDFLAGS) -Wl,--version-script=plugins/opensm/plugin.map \
+		-o $@ $(call obj,$(PLUGIN_SRC)) $(B)/libgpcore.a -liniparser \
+		-ljson-c -lpthread $(LDLIBS_CORE)
+
+$(B)/ibpoolroute: $(call obj,$(POOLROUTE_SRC)) $(B)/libgpcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ -libnetdisc -libmad -libumad -ljson-c \
+		$(LDLIBS_CORE)
+
+$(B)/ibtopogen: $(call obj,$(TOPOGEN_SRC)) $(B)/libgpcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CORE)
+
+$(B)/unit-tests: $(call obj,$(UNIT_SRC)) $(B)/libgpcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ -lcunit -liniparser -ljson-c $(LDLIBS_CORE)
+
+deps:
+	@tools/deps.sh
+
+# Every public header compiles on its own.
+headers:
+	@for h in $(wildcard topology/*.h routing/*.h sm/*.h); do \
+		echo "#include \"$$h\"" | $(CC) $(CPPFLAGS) -std=c11 $(WARN) \
+			-x c -fsyntax-only - || exit 1; done
+
+check-unit: $(B)/unit-tests
+	$(B)/unit-tests
+
+check-ibsim: all
+	tests/ibsim/run-all.sh $(B)
+
+check: deps
+	$(MAKE) all headers $(B)/unit-tests
+	tests/run-check.sh $(B)
+
+check-sanitize: deps
+	$(MAKE) B=build-san SANITIZER=address,undefined all $(B:build=build-san)/unit-tests
+	tests/run-check.sh build-san --offline
+
+demo: deps
+	$(MAKE) all
+	tools/demo.sh $(B)
+
+bench: deps
+	$(MAKE) all
+	tools/bench.sh $(B)
+
+install: all
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) \
+		$(DESTDIR)$(SYSCONFDIR)/opensm
+	install -m 0644 $(B)/libgpuaware.so $(DESTDIR)$(LIBDIR)/libgpuaware.so
+	install -m 0755 $(B)/ibpoolroute $(B)/ibtopogen $(DESTDIR)$(BINDIR)/
+	install -m 0644 plugins/opensm/gpuaware.conf \
+		$(DESTDIR)$(SYSCONFDIR)/opensm/gpuaware.conf.sample
+	if [ -z "$(DESTDIR)" ]; then ldconfig; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libgpuaware.so \
+		$(DESTDIR)$(BINDIR)/ibpoolroute $(DESTDIR)$(BINDIR)/ibtopogen \
+		$(DESTDIR)$(SYSCONFDIR)/opensm/gpuaware.conf.sample
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

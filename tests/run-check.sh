@@ -1,0 +1,31 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The whole suite: unit tests, offline CLI tests, then (unless --offline)
+# the ibsim end-to-end tests.  Ends with one "N passed, N failed" line.
+set -u
+B=${1:-build}
+MODE=${2:-}
+cd "$(dirname "$0")/.."
+
+pass=0
+fail=0
+run() {
+	name=$1
+	shift
+	echo "=== $name"
+	if "$@"; then
+		pass=$((pass + 1))
+		echo "PASS $name"
+	else
+		fail=$((fail + 1))
+		echo "FAIL $name"
+	fi
+}
+
+run unit "$B/unit-tests"
+run offline tests/offline/t-cli.sh "$B"
+if [ "$MODE" != "--offline" ]; then
+	run ibsim tests/ibsim/run-all.sh "$B"
+fi
+echo "check: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

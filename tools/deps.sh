@@ -1,0 +1,26 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Install the Debian packages gpuaware builds and tests with, or say how.
+set -eu
+
+PKGS="build-essential opensm libopensm-dev libibumad-dev libibmad-dev
+libibnetdisc-dev libibverbs-dev libiniparser-dev libjson-c-dev libcunit1-dev
+ibsim-utils infiniband-diags ibutils"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "gpuaware: missing packages; run as root:" >&2
+	echo "  apt-get install -y$missing" >&2
+	exit 1
+fi
+echo "gpuaware: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing
