@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Fat-tree engine.  Reachability is kept as bitsets over destination
+ * switches: down[s] (reachable going only down) and reach[h][s]
+ * (reachable climbing to at most level h, then down).  A route at s goes
+ * down when it can, else up to the lowest turning level, so it is minimal
+ * and up*-down* (no credit loop on one VL).
+ *
+ * Up ports are slots: (position of the parent in its group, parallel
+ * link).  Positions are consistent across siblings, so choosing slot
+ * (key / U[level]) % slots makes every source converge on the same path
+ * to a destination (d-mod-k); a slot that is missing or cannot reach the
+ * destination detours over a valid one picked by a hash (see detour()).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ftree.h"
+
+struct ftr {
+	const struct fabric *f;
+	const struct ft_info *ft;
+	struct rt_tables *t;
+	uint32_t nsw;
+	size_t w;		/* words per bitset */
+	unsigned int nlev;
+	unsigned int base;	/* leaf level; switches below it are relevelled */
+	uint8_t *lv;		/* level per switch index */
+	uint32_t *pos;		/* position in group per switch index */
+	uint32_t *gsize;	/* size of the group a switch's parents form */
+	unsigned int par[FT_MAX_LEVELS];	/* parallel links per level */
+	unsigned int nslot[FT_MAX_LEVELS];	/* nominal up slots */
+	uint32_t *slot_off;	/* per switch into slot_port */
+	uint16_t *nslots;	/* per switch */
+	uint8_t *slot_port;	/* 0 = missing */
+	bool *intact;		/* all nominal slots present */
+	uint64_t *down;		/* nsw bitsets */
+	uint64_t *reach;	/* nlev * nsw bitsets */
+	uint64_t *all;		/* nlev * nsw bitsets: AND over parents */
+	uint32_t *dst_off;	/* per destination switch into dst_lid */
+	uint32_t *dst_lid;
+	uint32_t *key;		/* per LID */
+	uint16_t *idx;		/* nlev * (top + 1): nominal slot per level */
+	uint32_t *nbr;		/* per fabric port: peer switch or FAB_NONE */
+	uint32_t *dcnt;		/* scratch: down candidates per destination */
+	uint8_t *dport;		/* scratch: their ports, CSR by dcnt */
+	uint32_t *doff;
+};
+
+static inline uint64_t *bits(const struct ftr *r, uint64_t *base, uint32_t s)
+{
+	return base + (size_t)s * r->w;
+}
+
+static inline bool has(const uint64_t *b, uint32_t i)
+{
+	return b[i >> 6] >> (i & 63) & 1;
+}
+
+static inline uint32_t peer_sw(const struct ftr *r, uint32_t s,
+			       unsigned int p)
+{
+	return r->nbr[r->f->nodes[r->t->sw_node[s]].port0 + p];
+}
+
+static bool is_up(const struct ftr *r, uint32_t s, uint32_t q)
+{
+	return q != FAB_NONE && r->lv[s] != FT_NO_LEVEL &&
+	       r->lv[q] == r->lv[s] + 1;
+}
+
+static uint32_t uf_find(uint32_t *uf, uint32_t x)
+{
+	while (uf[x] != x)
+		x = uf[x] = uf[uf[x]];
+	return x;
+}
+
+struct member {
+	uint64_t group, upkey, guid;
+	uint32_t sw;
+};
+
+static int cmp_member(const void *a, const void *b)
+{
+	const struct member *x = a, *y = b;
+
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	if (x->upkey != y->upkey)
+		return x->upkey < y->upkey ? -1 : 1;
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
+/*
+ * Group the switches of each level h >= 1 by shared children, and order
+ * each group by the group its own parents form, top level first, so that
+ * position i means the same subtree in every pod.
+ */
+static int place_switches(struct ftr *r)
+{
+	uint32_t *uf = malloc(r->nsw * sizeof(*uf));
+	uint64_t *gkey = malloc(r->nsw * sizeof(*gkey));
+	struct member *m = malloc(r->nsw * sizeof(*m));
+	uint32_t s, q, k, i, j;
+	unsigned int p;
+	int h, ret = -ENOMEM;
+
+	if (!uf || !gkey || !m)
+		goto out;
+	for (s = 0; s < r->nsw; s++) {
+		uf[s] = s;
+		gkey[s] = UINT64_MAX;
+	}
+	for (s = 0; s < r->nsw; s++) {
+		uint32_t first = FAB_NONE;
+
+		for (p = 1; p <= r->f->nodes[r->t->sw_node[s]].nports; p++) {
+			q = peer_sw(r, s, p);
+			if (!is_up(r, s, q))
+				continue;
+			if (first == FAB_NONE)
+				first = q;
+			else
+				uf[uf_find(uf, q)] = uf_find(uf, first);
+		}
+	}
+	/* A group's key: its smallest GUID. */
+	for (s = 0; s < r->nsw; s++) {
+		uint64_t g = r->f->nodes[r->t->sw_node[s]].guid;
+		uint32_t root = uf_find(uf, s);
+
+		if (g < gkey[root])
+			gkey[root] = g;
+	}
+	for (h = r->nlev - 1; h >= 1; h--) {
+		for (k = 0, s = 0; s < r->nsw; s++) {
+			uint64_t up = UINT64_MAX;
+
+			if (r->lv[s] != h)
+				continue;
+			for (p = 1; p <= r->f->nodes[r->t->sw_node[s]].nports;
+			     p++) {
+				q = peer_sw(r, s, p);
+				if (is_up(r, s, q)) {
+					up = gkey[uf_find(uf, q)];
+					break;
+				}
+			}
+			m[k].group = gkey[uf_find(uf, s)];
+			m[k].upkey = up;
+			m[k].guid = r->f->nodes[r->t->sw_node[s]].guid;
+			m[k++].sw = s;
+		}
+		qsort(m, k, sizeof(*m), cmp_member);
+		for (i = 0; i < k; i = j) {
+			for (j = i; j < k && m[j].group == m[i].group; j++)
+				r->pos[m[j].sw] = j - i;
+			for (q = i; q < j; q++)
+				r->gsize[m[q].sw] = j - i;
+		}
+	}
+	ret = 0;
+out:
+	free(uf);
+	free(gkey);
+	free(m);
+	return ret;
+}
+
+/* Up slots per switch: slot = position * par + parallel index. */
+static int build_slots(struct ftr *r)
+{
+	uint32_t s, q, total = 0;
+	unsigned int p, l;
+	uint8_t seen[FAB_MAX_PORTS + 1];
+
+	for (s = 0; s < r->nsw; s++) {
+		uint32_t g = 0;
+
+		l = r->lv[s];
+		if (l == FT_NO_LEVEL || l + 1 >= r->nlev)
+			continue;
+		for (p = 1; p <= r->f->nodes[r->t->sw_node[s]].nports; p++) {
+			q = peer_sw(r, s, p);
+			if (is_up(r, s, q) && r->gsize[q] > g)
+				g = r->gsize[q];
+		}
+		if (g * r->par[l] > r->nslot[l])
+			r->nslot[l] = g * r->par[l];
+	}
+	for (s = 0; s < r->nsw; s++) {
+		l = r->lv[s];
+		r->slot_off[s] = total;
+		if (l != FT_NO_LEVEL && l + 1 < r->nlev)
+			r->nslots[s] = r->nslot[l];
+		total += r->nslots[s];
+	}
+	r->slot_port = calloc(total ? total : 1, 1);
+	if (!r->slot_port)
+		return -ENOMEM;
+	for (s = 0; s < r->nsw; s++) {
+		unsigned int present = 0;
+
+		if (!r->nslots[s])
+			continue;
+		l = r->lv[s];
+		memset(seen, 0, sizeof(seen));
+		for (p = 1; p <= r->f->nodes[r->t->sw_node[s]].nports; p++) {
+			uint32_t slot;
+
+			q = peer_sw(r, s, p);
+			if (!is_up(r, s, q))
+				continue;
+			/* k-th parallel link to q: count earlier ports to q. */
+			slot = r->pos[q] * r->par[l];
+			while (slot < r->nslots[s] &&
+			       r->slot_port[r->slot_off[s] + slot])
+				slot++;
+			if (slot >= r->nslots[s] ||
+			    slot >= (r->pos[q] + 1) * r->par[l])
+				return -EINVAL;
+			r->slot_port[r->slot_off[s] + slot] = p;
+			present++;
+		}
+		/* d-mod-k keys count from the leaves; below them, detour */
+		r->intact[s] = present == r->nslots[s] && l >= r->base;
+	}
+	return 0;
+}
+
+static void bs_or(uint64_t *d, const uint64_t *a, size_t w)
+{
+	size_t i;
+
+	for (i = 0; i < w; i++)
+		d[i] |= a[i];
+}
+
+static void bs_and(uint64_t *d, const uint64_t *a, size_t w)
+{
+	size_t i;
+
+	for (i = 0; i < w; i++)
+		d[i] &= a[i];
+}
+
+/* down[] bottom-up, then reach[h][] and all[h][] top-down per level h. */
+static void build_reach(struct ftr *r)
+{
+	uint32_t s, q;
+	unsigned int p, h, l;
+
+	for (l = 0; l < r->nlev; l++)
+		for (s = 0; s < r->nsw; s++) {
+			if (r->lv[s] != l)
+				continue;
+			bits(r, r->down, s)[s >> 6] |= 1ull << (s & 63);
+			for (p = 1; p <= r->f->nodes[r->t->sw_node[s]].nports;
+			     p++) {
+				q = peer_sw(r, s, p);
+				if (q != FAB_NONE && r->lv[q] + 1u == l)
+					bs_or(bits(r, r->down, s),
+					      bits(r, r->down, q), r->w);
+			}
+		}
+	for (h = 0; h < r->nlev; h++) {
+		uint64_t *rh = r->reach + h * r->nsw * r->w;
+		uint64_t *ah = r->all + h * r->nsw * r->w;
+
+		for (l = h + 1; l-- > 0;)
+			for (s = 0; s < r->nsw; s++) {
+				bool first = true;
+
+				if (r->lv[s] != l)
+					continue;
+				memcpy(bits(r, rh, s), bits(r, r->down, s),
+				       r->w * sizeof(uint64_t));
+				if (l == h)
+					continue;
+				for (p = 1;
+				     p <= r->f->nodes[r->t->sw_node[s]].nports;
+				     p++) {
+					q = peer_sw(r, s, p);
+					if (!is_up(r, s, q))
+						continue;
+					bs_or(bits(r, rh, s), bits(r, rh, q),
+					      r->w);
+					if (first)
+						memcpy(bits(r, ah, s),
+						       bits(r, rh, q),
+						       r->w * sizeof(uint64_t));
+					else
+						bs_and(bits(r, ah, s),
+						       bits(r, rh, q), r->w);
+					first = false;
+				}
+			}
+	}
+}
+
+/*
+ * Destination keys: CA LIDs numbered leaf by leaf (port order), each
+ * port's 2^lmc LIDs consecutive so they take different slots; switch LIDs
+ * after them.  idx[l][lid] = (key / U_l) % nslot[l].
+ */
+static int build_keys(struct ftr *r)
+{
+	const struct rt_tables *t = r->t;
+	uint32_t s, k = 0, n;
+	unsigned int lid, p, l, j;
+	uint64_t u;
+
+	for (s = 0; s < r->nsw; s++) {
+		uint32_t sn = t->sw_node[s];
+
+		for (p = 1; p <= r->f->nodes[sn].nports; p++) {
+			const struct fab_port *fp = fab_port(r->f, sn, p);
+			const struct fab_port *cp;
+
+			if (fp->peer == FAB_NONE || fab_is_sw(r->f, fp->peer))
+				continue;
+			cp = fab_port(r->f, fp->peer, fp->peer_port);
+			for (j = 0; cp->lid && j < 1u << cp->lmc; j++)
+				if (cp->lid + j <= t->top)
+					r->key[cp->lid + j] = k++;
+		}
+	}
+	for (lid = 1; lid <= t->top; lid++) {
+		n = t->lid_node[lid];
+		if (n != FAB_NONE && fab_is_sw(r->f, n))
+			r->key[lid] = k++;
+	}
+	for (u = 1, l = r->base; l < r->nlev; l++) {
+		uint16_t *row = r->idx + (size_t)l * (t->top + 1);
+
+		for (lid = 1; r->nslot[l] && lid <= t->top; lid++)
+			row[lid] = r->key[lid] / u % r->nslot[l];
+		if (r->nslot[l])
+			u *= r->nslot[l];
+		if (u > UINT32_MAX)
+			u = UINT32_MAX;
+	}
+	return rt_lids_by_switch(t, &r->dst_off, &r->dst_lid);
+}
+
+static inline uint32_t mix32(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352d;
+	x ^= x >> 15;
+	x *= 0x846ca68b;
+	return x ^ (x >> 16);
+}
+
+/*
+ * A detour around a missing slot.  Siblings see the same failures, so a
+ * choice by load would send every source the same way and pile one
+ * destination's traffic on one link near it; a hash of (switch, LID)
+ * spreads sources over the valid candidates instead.
+ */
+static uint8_t detour(uint32_t s, unsigned int lid, const uint8_t *cand,
+		      unsigned int n)
+{
+	return cand[mix32(s * 0x9e3779b9u + lid) % n];
+}
+
+/* Down candidates of s per destination switch, as CSR in doff/dport. */
+static void down_candidates(struct ftr *r, uint32_t s)
+{
+	uint32_t q, d, nd = r->nsw;
+	unsigned int p, pass;
+	size_t i;
+
+	memset(r->dcnt, 0, nd * sizeof(*r->dcnt));
+	for (pass = 0; pass < 2; pass++) {
+		if (pass) {
+			r->doff[0] = 0;
+			for (d = 0; d < nd; d++) {
+				r->doff[d + 1] = r->doff[d] + r->dcnt[d];
+				r->dcnt[d] = 0;
+			}
+		}
+		for (p = 1; p <= r->f->nodes[r->t->sw_node[s]].nports; p++) {
+			const uint64_t *b;
+
+			q = peer_sw(r, s, p);
+			if (q == FAB_NONE || r->lv[q] + 1 != r->lv[s])
+				continue;
+			b = bits(r, r->down, q);
+			for (i = 0; i < r->w; i++) {
+				uint64_t x = b[i];
+
+				while (x) {
+					d = i * 64 + __builtin_ctzll(x);
+					x &= x - 1;
+					if (pass)
+						r->dport[r->doff[d] +
+							 r->dcnt[d]] = p;
+					r->dcnt[d]++;
+				}
+			}
+		}
+	}
+}
+
+static void route_up(struct ftr *r, uint32_t s, uint32_t d, unsigned int h,
+		     uint8_t *row)
+{
+	const uint64_t *ah = r->all + ((size_t)h * r->nsw + s) * r->w;
+	const uint8_t *slots = r->slot_port + r->slot_off[s];
+	const uint16_t *idx = r->idx + (size_t)r->lv[s] * (r->t->top + 1);
+	uint8_t cand[FAB_MAX_PORTS + 1], ok[FAB_MAX_PORTS + 1];
+	unsigned int i, n = 0, lid;
+	uint32_t k;
+
+	if (r->intact[s] && has(ah, d)) {
+		for (k = r->dst_off[d]; k < r->dst_off[d + 1]; k++) {
+			lid = r->dst_lid[k];
+			row[lid] = slots[idx[lid]];
+		}
+		return;
+	}
+	memset(ok, 0, sizeof(ok));
+	for (i = 0; i < r->nslots[s]; i++) {
+		uint32_t q;
+
+		if (!slots[i])
+			continue;
+		q = peer_sw(r, s, slots[i]);
+		if (has(r->reach + ((size_t)h * r->nsw + q) * r->w, d)) {
+			cand[n++] = slots[i];
+			ok[i] = 1;
+		}
+	}
+	if (!n)
+		return;
+	for (k = r->dst_off[d]; k < r->dst_off[d + 1]; k++) {
+		lid = r->dst_lid[k];
+		i = r->lv[s] >= r->base ? idx[lid] : r->nslots[s];
+		row[lid] = i < r->nslots[s] && ok[i] ? slots[i] :
+			   detour(s, lid, cand, n);
+	}
+}
+
+static void route_switch(struct ftr *r, uint32_t s)
+{
+	uint8_t *row = rt_lft(r->t, s);
+	const uint64_t *dn = bits(r, r->down, s);
+	unsigned int h, lid;
+	uint32_t d, k;
+
+	down_candidates(r, s);
+	for (d = 0; d < r->nsw; d++) {
+		if (d == s || r->dst_off[d] == r->dst_off[d + 1])
+			continue;
+		if (has(dn, d)) {
+			const uint8_t *c = r->dport + r->doff[d];
+			unsigned int n = r->doff[d + 1] - r->doff[d];
+
+			for (k = r->dst_off[d]; k < r->dst_off[d + 1]; k++) {
+				lid = r->dst_lid[k];
+				row[lid] = c[r->key[lid] % n];
+			}
+			continue;
+		}
+		for (h = r->lv[s] + 1; h < r->nlev; h++)
+			if (has(r->reach + ((size_t)h * r->nsw + s) * r->w, d))
+				break;
+		if (h < r->nlev)
+			route_up(r, s, d, h, row);
+	}
+}
+
+static void ftr_release(struct ftr *r)
+{
+	free(r->lv);
+	free(r->pos);
+	free(r->gsize);
+	free(r->slot_off);
+	free(r->nslots);
+	free(r->slot_port);
+	free(r->intact);
+	free(r->down);
+	free(r->reach);
+	free(r->all);
+	free(r->dst_off);
+	free(r->dst_lid);
+	free(r->key);
+	free(r->idx);
+	free(r->nbr);
+	free(r->dcnt);
+	free(r->dport);
+	free(r->doff);
+}
+
+static int ftr_init(struct ftr *r, const struct fabric *f,
+		    const struct ft_info *ft, struct rt_tables *t)
+{
+	size_t nb, top = t->top + 1, nsw = t->nsw + 1;
+	uint32_t s;
+	unsigned int p, l;
+
+	memset(r, 0, sizeof(*r));
+	r->f = f;
+	r->ft = ft;
+	r->t = t;
+	r->nsw = t->nsw;
+	r->nlev = ft->nlevels;
+	r->base = ft->leaf_level;
+	r->w = (r->nsw + 63) / 64;
+	nb = r->nsw * r->w;
+	r->lv = malloc(nsw);
+	r->pos = calloc(nsw, sizeof(*r->pos));
+	r->gsize = calloc(nsw, sizeof(*r->gsize));
+	r->slot_off = calloc(nsw, sizeof(*r->slot_off));
+	r->nslots = calloc(nsw, sizeof(*r->nslots));
+	r->intact = calloc(nsw, sizeof(*r->intact));
+	r->down = calloc(nb + 1, sizeof(*r->down));
+	r->reach = calloc(nb * r->nlev + 1, sizeof(*r->reach));
+	r->all = calloc(nb * r->nlev + 1, sizeof(*r->all));
+	r->key = calloc(top, sizeof(*r->key));
+	r->idx = calloc(top * (r->nlev + 1), sizeof(*r->idx));
+	r->nbr = malloc((f->nports + 1) * sizeof(*r->nbr));
+	r->dcnt = calloc(nsw, sizeof(*r->dcnt));
+	r->doff = calloc(nsw + 1, sizeof(*r->doff));
+	/* Each destination is below at most every down port of a switch. */
+	r->dport = malloc(nsw * (FAB_MAX_PORTS + 1));
+	if (!r->lv || !r->pos || !r->gsize || !r->slot_off || !r->nslots ||
+	    !r->intact || !r->down || !r->reach || !r->all || !r->key || !r->idx || !r->nbr || !r->dcnt ||
+	    !r->doff || !r->dport)
+		return -ENOMEM;
+	for (s = 0; s < r->nsw; s++)
+		r->lv[s] = ft->level[t->sw_node[s]];
+	for (s = 0; s < f->nports; s++)
+		r->nbr[s] = FAB_NONE;
+	for (s = 0; s < r->nsw; s++) {
+		uint32_t n = t->sw_node[s];
+
+		for (p = 1; p <= f->nodes[n].nports; p++) {
+			const struct fab_port *fp = fab_port(f, n, p);
+
+			if (fp->peer != FAB_NONE && fab_is_sw(f, fp->peer))
+				r->nbr[f->nodes[n].port0 + p] =
+					t->node_sw[fp->peer];
+		}
+	}
+	/* Parallel links per level: the most between two switches. */
+	for (s = 0; s < r->nsw; s++) {
+		uint32_t q;
+
+		l = r->lv[s];
+		if (l == FT_NO_LEVEL || l + 1 >= r->nlev)
+			continue;
+		for (p = 1; p <= f->nodes[t->sw_node[s]].nports; p++) {
+			unsigned int k, c = 0;
+
+			q = peer_sw(r, s, p);
+			if (!is_up(r, s, q))
+				continue;
+			for (k = 1; k <= f->nodes[t->sw_node[s]].nports; k++)
+				c += peer_sw(r, s, k) == q;
+			if (c > r->par[l])
+				r->par[l] = c;
+		}
+	}
+	return 0;
+}
+
+int rt_fattree(const struct fabric *f, const struct ft_info *ft,
+	       struct rt_tables *t)
+{
+	struct ftr r;
+	uint32_t s;
+	int ret;
+
+	if (!ft->tree || !ft->nlevels)
+		return -EINVAL;
+	ret = ftr_init(&r, f, ft, t);
+	if (!ret)
+		ret = place_switches(&r);
+	if (!ret)
+		ret = build_slots(&r);
+	if (!ret) {
+		build_reach(&r);
+		ret = build_keys(&r);
+	}
+	for (s = 0; !ret && s < r.nsw; s++)
+		if (r.lv[s] != FT_NO_LEVEL)
+			route_switch(&r, s);
+	ftr_release(&r);
+	return ret;
+}

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+/* LFT storage and the LID owner map shared by engines and the verifier. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "lft.h"
+
+static void own_lids(struct rt_tables *t, uint32_t n, unsigned int p)
+{
+	const struct fab_port *fp = fab_port(t->fab, n, p);
+	unsigned int i, span = 1u << fp->lmc;
+
+	for (i = 0; i < span && fp->lid + i <= t->top; i++) {
+		t->lid_node[fp->lid + i] = n;
+		t->lid_port[fp->lid + i] = p;
+	}
+}
+
+/*
+ * Tables of a big fabric are hundreds of MiB that are written once; huge
+ * pages cut the page-fault cost, which dominates on virtual machines.
+ */
+static void *big_alloc(size_t len)
+{
+	const size_t huge = 2u << 20;
+	void *p;
+
+	if (len < 2 * huge)
+		return malloc(len ? len : 1);
+	if (posix_memalign(&p, huge, (len + huge - 1) & ~(huge - 1)))
+		return NULL;
+	madvise(p, (len + huge - 1) & ~(huge - 1), MADV_HUGEPAGE);
+	return p;
+}
+
+int rt_tables_init(struct rt_tables *t, const struct fabric *f)
+{
+	size_t n, rows;
+	unsigned int p;
+	uint32_t s = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->fab = f;
+	t->nsw = f->nsw;
+	t->top = fab_max_lid(f);
+	rows = (size_t)t->nsw * (t->top + 1);
+	t->sw_node = calloc(t->nsw ? t->nsw : 1, sizeof(*t->sw_node));
+	t->node_sw = calloc(f->nnodes ? f->nnodes : 1, sizeof(*t->node_sw));
+	t->lft = big_alloc(rows);
+	t->lid_node = malloc((t->top + 1) * sizeof(*t->lid_node));
+	t->lid_port = calloc(t->top + 1, sizeof(*t->lid_port));
+	if (!t->sw_node || !t->node_sw || !t->lft || !t->lid_node ||
+	    !t->lid_port) {
+		rt_tables_release(t);
+		return -ENOMEM;
+	}
+	memset(t->lft, RT_NO_PATH, rows);
+	for (p = 0; p <= t->top; p++)
+		t->lid_node[p] = FAB_NONE;
+	for (n = 0; n < f->nnodes; n++) {
+		if (!fab_is_sw(f, n)) {
+			t->node_sw[n] = FAB_NONE;
+			for (p = 1; p <= f->nodes[n].nports; p++)
+				if (fab_port(f, n, p)->lid)
+					own_lids(t, n, p);
+			continue;
+		}
+		t->node_sw[n] = s;
+		t->sw_node[s++] = n;
+		if (fab_port(f, n, 0)->lid)
+			own_lids(t, n, 0);
+	}
+	return 0;
+}
+
+void rt_tables_release(struct rt_tables *t)
+{
+	free(t->sw_node);
+	free(t->node_sw);
+	free(t->lft);
+	free(t->lid_node);
+	free(t->lid_port);
+	memset(t, 0, sizeof(*t));
+}
+
+void rt_tables_set_local(struct rt_tables *t)
+{
+	const struct fabric *f = t->fab;
+	unsigned int lid;
+
+	for (lid = 1; lid <= t->top; lid++) {
+		uint32_t n = t->lid_node[lid];
+		const struct fab_port *cp;
+
+		if (n == FAB_NONE)
+			continue;
+		if (fab_is_sw(f, n)) {
+			rt_lft(t, t->node_sw[n])[lid] = 0;
+			continue;
+		}
+		cp = fab_port(f, n, t->lid_port[lid]);
+		if (cp->peer != FAB_NONE && fab_is_sw(f, cp->peer))
+			rt_lft(t, t->node_sw[cp->peer])[lid] = cp->peer_port;
+	}
+}
+
+uint32_t rt_lid_switch(const struct rt_tables *t, unsigned int lid)
+{
+	uint32_t n = t->lid_node[lid];
+	const struct fab_port *cp;
+
+	if (n == FAB_NONE || fab_is_sw(t->fab, n))
+		return n == FAB_NONE ? FAB_NONE : t->node_sw[n];
+	cp = fab_port(t->fab, n, t->lid_port[lid]);
+	if (cp->peer == FAB_NONE || !fab_is_sw(t->fab, cp->peer))
+		return FAB_NONE;
+	return t->node_sw[cp->peer];
+}
+
+int rt_lids_by_switch(const struct rt_tables *t, uint32_t **off,
+		      uint32_t **lids)
+{
+	uint32_t *o = calloc(t->nsw + 1, sizeof(*o));
+	uint32_t *cur = calloc(t->nsw + 1, sizeof(*cur));
+	uint32_t *l = malloc((t->top + 1) * sizeof(*l));
+	unsigned int lid;
+	uint32_t s;
+
+	if (!o || !cur || !l) {
+		free(o);
+		free(cur);
+		free(l);
+		return -ENOMEM;
+	}
+	for (lid = 1; lid <= t->top; lid++)
+		if ((s = rt_lid_switch(t, lid)) != FAB_NONE)
+			o[s + 1]++;
+	for (s = 0; s < t->nsw; s++) {
+		o[s + 1] += o[s];
+		cur[s] = o[s];
+	}
+	for (lid = 1; lid <= t->top; lid++)
+		if ((s = rt_lid_switch(t, lid)) != FAB_NONE)
+			l[cur[s]++] = lid;
+	free(cur);
+	*off = o;
+	*lids = l;
+	return 0;
+}
+
+uint64_t rt_tables_churn(const struct rt_tables *a, const struct rt_tables *b)
+{
+	unsigned int top = a->top > b->top ? a->top : b->top;
+	uint64_t diff = 0;
+	uint32_t s, m;
+	unsigned int l;
+
+	for (s = 0; s < a->nsw; s++) {
+		const uint8_t *ra = rt_lft(a, s), *rb = NULL;
+		uint64_t guid = a->fab->nodes[a->sw_node[s]].guid;
+
+		for (m = 0; m < b->nsw; m++)
+			if (b->fab->nodes[b->sw_node[m]].guid == guid)
+				break;
+		if (m < b->nsw)
+			rb = rt_lft(b, m);
+		for (l = 1; l <= top; l++) {
+			uint8_t x = l <= a->top ? ra[l] : RT_NO_PATH;
+			uint8_t y = rb && l <= b->top ? rb[l] : RT_NO_PATH;
+
+			diff += x != y;
+		}
+	}
+	return diff;
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Linear forwarding tables for every switch of a fabric, plus the LID owner
+ * map the engines and the verifier share.  No OpenSM types.
+ */
+#ifndef GPUAWARE_LFT_H
+#define GPUAWARE_LFT_H
+
+#include <stdint.h>
+
+#include "../topology/fabric.h"
+
+#define RT_NO_PATH 0xff		/* OpenSM's OSM_NO_PATH */
+
+struct rt_tables;
+
+/*
+ * Optional virtual-lane data; a NULL rt_tables.vl means every packet uses
+ * SL 0 and VL 0.  Both callbacks must be cheap: the verifier calls them per
+ * hop.
+ */
+struct rt_vl {
+	unsigned int nvl;	/* data VLs the routing needs */
+	uint8_t (*path_sl)(const struct rt_tables *t, unsigned int slid,
+			   unsigned int dlid);
+	uint8_t (*sl2vl)(const struct rt_tables *t, uint32_t sw,
+			 unsigned int in, unsigned int out, unsigned int sl);
+	void *ctx;		/* owned by whoever set vl */
+};
+
+/*
+ * Tables for one routing of one fabric.  The fabric is borrowed and must
+ * outlive the tables; everything else is owned and freed by
+ * rt_tables_release().
+ */
+struct rt_tables {
+	const struct fabric *fab;
+	uint32_t nsw;
+	uint32_t *sw_node;	/* switch index -> fabric node */
+	uint32_t *node_sw;	/* fabric node -> switch index, FAB_NONE for CAs */
+	unsigned int top;	/* highest LID; rows have top + 1 entries */
+	uint8_t *lft;		/* nsw rows: out port per LID, RT_NO_PATH */
+	uint32_t *lid_node;	/* LID -> owning node, FAB_NONE if unused */
+	uint8_t *lid_port;	/* LID -> owning port (0 for switches) */
+	const struct rt_vl *vl;
+};
+
+/* Build the switch index and LID maps for f, all LFT entries RT_NO_PATH. */
+int rt_tables_init(struct rt_tables *t, const struct fabric *f);
+void rt_tables_release(struct rt_tables *t);
+
+static inline uint8_t *rt_lft(const struct rt_tables *t, uint32_t sw)
+{
+	return t->lft + (size_t)sw * (t->top + 1);
+}
+
+/*
+ * Each LID's own switch row points at port 0 (switch LIDs) or the CA
+ * link; engines call this once and fill in the rest.
+ */
+void rt_tables_set_local(struct rt_tables *t);
+
+/* Switch index that delivers lid, FAB_NONE when no linked port owns it. */
+uint32_t rt_lid_switch(const struct rt_tables *t, unsigned int lid);
+
+/*
+ * LIDs grouped by delivering switch: switch s delivers (*lids)[(*off)[s]]
+ * up to (*off)[s + 1], ascending.  The caller frees both arrays.
+ */
+int rt_lids_by_switch(const struct rt_tables *t, uint32_t **off,
+		      uint32_t **lids);
+
+/* Number of (switch, LID) entries that differ; tables of the same fabric. */
+uint64_t rt_tables_churn(const struct rt_tables *a, const struct rt_tables *b);
+
+#endif

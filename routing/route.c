@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+/* Recognise, pick the engine, route, and refuse a result that lost a pair. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "../topology/fattree.h"
+#include "ftree.h"
+#include "route.h"
+#include "updown.h"
+#include "verify.h"
+
+static const char *const names[] = {
+	[RT_ENGINE_AUTO] = "auto",
+	[RT_ENGINE_FATTREE] = "fattree",
+	[RT_ENGINE_UPDOWN] = "updown",
+};
+
+int rt_engine_parse(const char *name, enum rt_engine_id *id)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (name && !strcmp(name, names[i])) {
+			*id = i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *rt_engine_name(enum rt_engine_id id)
+{
+	return (size_t)id < sizeof(names) / sizeof(names[0]) ? names[id] :
+								"?";
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void append(struct rt_summary *s, const char *what)
+{
+	size_t len = strlen(s->detail);
+
+	snprintf(s->detail + len, sizeof(s->detail) - len, "%s%s",
+		 len ? "; " : "", what);
+}
+
+/* Every pair the cabling connects must be delivered, without loops. */
+static int check(const struct rt_tables *t, struct rt_summary *s)
+{
+	struct vf_opts o = { .ebb_perms = 0, .skip_cdg = true };
+	struct vf_report r;
+	char msg[160];
+	int ret;
+
+	ret = vf_check(t, &o, &r);
+	if (ret)
+		return ret;
+	if (!r.unreachable)
+		return 0;
+	snprintf(msg, sizeof(msg),
+		 "%s lost %llu connected pairs (%llu holes, %llu loops), e.g. LID %u to %u",
+		 s->engine, (unsigned long long)r.unreachable,
+		 (unsigned long long)r.holes, (unsigned long long)r.loops,
+		 r.bad.slid, r.bad.dlid);
+	append(s, msg);
+	return -EIO;
+}
+
+static int updown(const struct fabric *f, struct rt_tables *t,
+		  struct rt_summary *s)
+{
+	char roots[256], msg[300];
+	int ret;
+
+	ret = rt_updown(f, t, roots, sizeof(roots));
+	if (!ret && *roots) {
+		snprintf(msg, sizeof(msg), "up*-down* from %s", roots);
+		append(s, msg);
+	}
+	return ret;
+}
+
+/*
+ * Level-based up/down cannot reach a switch that lost every up link
+ * except through a down-up turn; there the single-root up*-down* engine,
+ * which reaches every connected pair, routes the whole fabric instead.
+ */
+static int fattree(const struct fabric *f, const struct ft_info *ft,
+		   struct rt_tables *t, struct rt_summary *s)
+{
+	int ret = rt_fattree(f, ft, t);
+
+	if (!ret)
+		ret = check(t, s);
+	if (ret != -EIO)
+		return ret;
+	append(s, "falling back to updown");
+	memset(t->lft, RT_NO_PATH, (size_t)t->nsw * (t->top + 1));
+	rt_tables_set_local(t);
+	snprintf(s->engine, sizeof(s->engine), "%s",
+		 rt_engine_name(RT_ENGINE_UPDOWN));
+	ret = updown(f, t, s);
+	return ret ? ret : check(t, s);
+}
+
+int rt_route(const struct fabric *f, enum rt_engine_id id,
+	     struct rt_tables *t, struct rt_summary *s)
+{
+	double t0 = now();
+	struct ft_info ft;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	ret = rt_tables_init(t, f);
+	if (ret)
+		return ret;
+	rt_tables_set_local(t);
+	ret = ft_recognise(f, &ft);
+	if (ret)
+		goto out;
+	if (id == RT_ENGINE_AUTO)
+		id = ft.tree ? RT_ENGINE_FATTREE : RT_ENGINE_UPDOWN;
+	snprintf(s->topology, sizeof(s->topology), "%s",
+		 ft.tree ? "fat-tree" : "unknown");
+	snprintf(s->engine, sizeof(s->engine), "%s", rt_engine_name(id));
+	snprintf(s->detail, sizeof(s->detail), "%s", ft.summary);
+	if (id == RT_ENGINE_FATTREE && !ft.tree) {
+		ret = -ENOTSUP;
+		goto out;
+	}
+	if (id == RT_ENGINE_FATTREE) {
+		ret = fattree(f, &ft, t, s);
+	} else {
+		ret = updown(f, t, s);
+		if (!ret)
+			ret = check(t, s);
+	}
+out:
+	ft_info_release(&ft);
+	s->seconds = now() - t0;
+	return ret;
+}

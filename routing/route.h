@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The routing front door: recognise the fabric, pick the engine, route and
+ * check that no connected pair was lost.
+ */
+#ifndef GPUAWARE_ROUTE_H
+#define GPUAWARE_ROUTE_H
+
+#include "lft.h"
+
+enum rt_engine_id {
+	RT_ENGINE_AUTO,
+	RT_ENGINE_FATTREE,
+	RT_ENGINE_UPDOWN,
+};
+
+/* "auto", "fattree", "updown"; returns 0 or -EINVAL. */
+int rt_engine_parse(const char *name, enum rt_engine_id *id);
+const char *rt_engine_name(enum rt_engine_id id);
+
+struct rt_summary {
+	char topology[32];	/* "fat-tree", "unknown", ... */
+	char engine[16];	/* engine that produced the tables */
+	char detail[512];	/* what the recogniser found, or why not */
+	double seconds;		/* wall time of recognise + route */
+};
+
+/*
+ * Route f with engine id into t (initialised here; release it with
+ * rt_tables_release() also on error).  A forced engine that does not fit
+ * the fabric gives -ENOTSUP with the reason in s->detail.  The result is
+ * checked: a pair the cabling connects but the tables do not gives -EIO.
+ */
+int rt_route(const struct fabric *f, enum rt_engine_id id,
+	     struct rt_tables *t, struct rt_summary *s);
+
+#endif

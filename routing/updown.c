@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: MIT
+/*
+ * up*-down* routing.  Switches are totally ordered by (BFS rank from the
+ * root, GUID); a hop towards a smaller order is "up".  For each destination
+ * switch, a switch that can reach it going only down does so, others climb
+ * towards the parent nearest to it: every route is up* then down*, so the
+ * channel dependency graph has no cycle.  Ties are broken by port load.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "updown.h"
+
+#define UD_INF UINT32_MAX
+/* Above this many switches, root by degree instead of eccentricity. */
+#define UD_ECC_MAX 512
+
+struct udr {
+	const struct fabric *f;
+	struct rt_tables *t;
+	uint32_t nsw;
+	uint32_t *adj_off;	/* CSR of switch neighbours, port order */
+	uint32_t *adj_sw;
+	uint8_t *adj_port;
+	uint32_t *ord;		/* rank in the total order per switch */
+	uint32_t *by_ord;	/* switch per order position */
+	uint32_t *comp;		/* component id per switch */
+	uint32_t *dd, *du;	/* per destination: down-only / up-down dist */
+	uint32_t *load;		/* per fabric port */
+	uint32_t *queue, *dist;
+};
+
+static int build_adj(struct udr *r)
+{
+	const struct fabric *f = r->f;
+	uint32_t s, k = 0;
+	unsigned int p;
+
+	r->adj_off = calloc(r->nsw + 1, sizeof(*r->adj_off));
+	if (!r->adj_off)
+		return -ENOMEM;
+	for (s = 0; s < r->nsw; s++) {
+		uint32_t n = r->t->sw_node[s];
+
+		for (p = 1; p <= f->nodes[n].nports; p++) {
+			const struct fab_port *fp = fab_port(f, n, p);
+
+			k += fp->peer != FAB_NONE && fab_is_sw(f, fp->peer);
+		}
+		r->adj_off[s + 1] = k;
+	}
+	r->adj_sw = malloc((k + 1) * sizeof(*r->adj_sw));
+	r->adj_port = malloc(k + 1);
+	if (!r->adj_sw || !r->adj_port)
+		return -ENOMEM;
+	for (k = 0, s = 0; s < r->nsw; s++) {
+		uint32_t n = r->t->sw_node[s];
+
+		for (p = 1; p <= f->nodes[n].nports; p++) {
+			const struct fab_port *fp = fab_port(f, n, p);
+
+			if (fp->peer == FAB_NONE || !fab_is_sw(f, fp->peer))
+				continue;
+			r->adj_sw[k] = r->t->node_sw[fp->peer];
+			r->adj_port[k++] = p;
+		}
+	}
+	return 0;
+}
+
+/* BFS from src over switches; returns the eccentricity, fills r->dist. */
+static uint32_t bfs(struct udr *r, uint32_t src)
+{
+	uint32_t head = 0, tail = 0, s, k, ecc = 0;
+
+	for (s = 0; s < r->nsw; s++)
+		r->dist[s] = UD_INF;
+	r->dist[src] = 0;
+	r->queue[tail++] = src;
+	while (head < tail) {
+		s = r->queue[head++];
+		ecc = r->dist[s];
+		for (k = r->adj_off[s]; k < r->adj_off[s + 1]; k++) {
+			uint32_t q = r->adj_sw[k];
+
+			if (r->dist[q] == UD_INF) {
+				r->dist[q] = r->dist[s] + 1;
+				r->queue[tail++] = q;
+			}
+		}
+	}
+	return ecc;
+}
+
+static uint64_t guid_of(const struct udr *r, uint32_t s)
+{
+	return r->f->nodes[r->t->sw_node[s]].guid;
+}
+
+/* Is a a better root than b: smaller eccentricity, more links, GUID. */
+static bool better_root(const struct udr *r, uint32_t a, uint32_t ea,
+			uint32_t b, uint32_t eb)
+{
+	uint32_t da = r->adj_off[a + 1] - r->adj_off[a];
+	uint32_t db = r->adj_off[b + 1] - r->adj_off[b];
+
+	if (ea != eb)
+		return ea < eb;
+	if (da != db)
+		return da > db;
+	return guid_of(r, a) < guid_of(r, b);
+}
+
+struct okey {
+	uint32_t rank;
+	uint64_t guid;
+	uint32_t sw;
+};
+
+static int cmp_okey(const void *a, const void *b)
+{
+	const struct okey *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
+/* Pick a root per component and order all switches by (rank, GUID). */
+static int rank_switches(struct udr *r, char *detail, size_t len)
+{
+	struct okey *o = malloc((r->nsw + 1) * sizeof(*o));
+	uint32_t *rank = malloc((r->nsw + 1) * sizeof(*rank));
+	uint32_t s, c, ncomp = 0, i, head, tail;
+	size_t off = 0;
+	int ret = -ENOMEM;
+
+	if (!o || !rank)
+		goto out;
+	for (s = 0; s < r->nsw; s++)
+		r->comp[s] = UD_INF;
+	for (s = 0; s < r->nsw; s++) {
+		uint32_t root = s, er;
+
+		if (r->comp[s] != UD_INF)
+			continue;
+		er = bfs(r, s);
+		tail = 0;
+		for (i = 0; i < r->nsw; i++)
+			if (r->dist[i] != UD_INF) {
+				r->comp[i] = ncomp;
+				o[tail++].sw = i;
+			}
+		for (i = 0; i < tail; i++) {
+			uint32_t q = o[i].sw, e;
+
+			if (tail > UD_ECC_MAX) {
+				if (better_root(r, q, 0, root, 0))
+					root = q;
+				continue;
+			}
+			e = bfs(r, q);
+			if (better_root(r, q, e, root, er)) {
+				root = q;
+				er = e;
+			}
+		}
+		bfs(r, root);
+		for (head = 0; head < tail; head++)
+			rank[o[head].sw] = r->dist[o[head].sw];
+		if (off < len && tail > 1)
+			off += snprintf(detail + off, len - off, "%sroot %s",
+					off ? ", " : "",
+					r->f->nodes[r->t->sw_node[root]].desc);
+		ncomp++;
+	}
+	for (s = 0; s < r->nsw; s++) {
+		o[s].rank = rank[s];
+		o[s].guid = guid_of(r, s);
+		o[s].sw = s;
+	}
+	qsort(o, r->nsw, sizeof(*o), cmp_okey);
+	for (c = 0; c < r->nsw; c++) {
+		r->by_ord[c] = o[c].sw;
+		r->ord[o[c].sw] = c;
+	}
+	ret = 0;
+out:
+	free(o);
+	free(rank);
+	return ret;
+}
+
+/* Distances to destination switch d: down-only, then up*-down*. */
+static void distances(struct udr *r, uint32_t d)
+{
+	uint32_t i, s, k, best;
+
+	for (s = 0; s < r->nsw; s++)
+		r->dd[s] = r->du[s] = UD_INF;
+	r->dd[d] = 0;
+	for (i = r->nsw; i-- > 0;) {
+		s = r->by_ord[i];
+		if (s == d || r->comp[s] != r->comp[d])
+			continue;
+		for (best = UD_INF, k = r->adj_off[s]; k < r->adj_off[s + 1];
+		     k++) {
+			uint32_t q = r->adj_sw[k];
+
+			if (r->ord[q] > r->ord[s] && r->dd[q] < best)
+				best = r->dd[q];
+		}
+		if (best != UD_INF)
+			r->dd[s] = best + 1;
+	}
+	for (i = 0; i < r->nsw; i++) {
+		s = r->by_ord[i];
+		if (r->comp[s] != r->comp[d])
+			continue;
+		if (r->dd[s] != UD_INF) {
+			r->du[s] = r->dd[s];
+			continue;
+		}
+		for (best = UD_INF, k = r->adj_off[s]; k < r->adj_off[s + 1];
+		     k++) {
+			uint32_t q = r->adj_sw[k];
+
+			if (r->ord[q] < r->ord[s] && r->du[q] < best)
+				best = r->du[q];
+		}
+		if (best != UD_INF)
+			r->du[s] = best + 1;
+	}
+}
+
+static uint32_t *port_load(const struct udr *r, uint32_t s, unsigned int p)
+{
+	return &r->load[r->f->nodes[r->t->sw_node[s]].port0 + p];
+}
+
+/* Route the LIDs delivered at switch d from every other switch. */
+static void route_dest(struct udr *r, uint32_t d, const uint32_t *lids,
+		       uint32_t nlids)
+{
+	uint8_t cand[FAB_MAX_PORTS + 1];
+	uint32_t s, k, i;
+
+	distances(r, d);
+	for (s = 0; s < r->nsw; s++) {
+		bool down = r->dd[s] != UD_INF;
+		uint32_t want = (down ? r->dd[s] : r->du[s]) - 1;
+		unsigned int n = 0;
+		uint8_t *row;
+
+		if (s == d || r->du[s] == UD_INF)
+			continue;
+		for (k = r->adj_off[s]; k < r->adj_off[s + 1]; k++) {
+			uint32_t q = r->adj_sw[k];
+
+			if (down ? r->ord[q] > r->ord[s] && r->dd[q] == want :
+				   r->ord[q] < r->ord[s] && r->du[q] == want)
+				cand[n++] = r->adj_port[k];
+		}
+		row = rt_lft(r->t, s);
+		for (i = 0; i < nlids; i++) {
+			unsigned int b = 0, c;
+
+			for (c = 1; c < n; c++)
+				if (*port_load(r, s, cand[c]) <
+				    *port_load(r, s, cand[b]))
+					b = c;
+			row[lids[i]] = cand[b];
+			(*port_load(r, s, cand[b]))++;
+		}
+	}
+}
+
+int rt_updown(const struct fabric *f, struct rt_tables *t, char *detail,
+	      size_t len)
+{
+	struct udr r = { .f = f, .t = t, .nsw = t->nsw };
+	uint32_t *off = NULL, *lids = NULL, d, n = t->nsw + 1;
+	int ret;
+
+	if (len)
+		detail[0] = '\0';
+	r.ord = malloc(n * sizeof(*r.ord));
+	r.by_ord = malloc(n * sizeof(*r.by_ord));
+	r.comp = malloc(n * sizeof(*r.comp));
+	r.dd = malloc(n * sizeof(*r.dd));
+	r.du = malloc(n * sizeof(*r.du));
+	r.queue = malloc(n * sizeof(*r.queue));
+	r.dist = malloc(n * sizeof(*r.dist));
+	r.load = calloc(f->nports + 1, sizeof(*r.load));
+	ret = -ENOMEM;
+	if (!r.ord || !r.by_ord || !r.comp || !r.dd || !r.du || !r.queue ||
+	    !r.dist || !r.load)
+		goto out;
+	ret = build_adj(&r);
+	if (!ret)
+		ret = rank_switches(&r, detail, len);
+	if (!ret)
+		ret = rt_lids_by_switch(t, &off, &lids);
+	for (d = 0; !ret && d < r.nsw; d++)
+		if (off[d + 1] > off[d])
+			route_dest(&r, d, lids + off[d], off[d + 1] - off[d]);
+out:
+	free(off);
+	free(lids);
+	free(r.adj_off);
+	free(r.adj_sw);
+	free(r.adj_port);
+	free(r.ord);
+	free(r.by_ord);
+	free(r.comp);
+	free(r.dd);
+	free(r.du);
+	free(r.queue);
+	free(r.dist);
+	free(r.load);
+	return ret;
+}

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Engine tests on generated fabrics: connectivity, deadlock freedom and
+ * balance from the verifier, across shapes and degradation seeds.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "tu.h"
+#include "routing/route.h"
+#include "routing/verify.h"
+#include "topology/gen.h"
+
+static struct fabric *tree(unsigned int k, unsigned int n, double drop,
+			   uint64_t seed, unsigned int lmc)
+{
+	struct gen_fattree ft;
+	struct gen_opts o;
+	struct fabric *f = NULL;
+	char err[256];
+
+	gen_opts_init(&o);
+	o.drop = drop;
+	o.seed = seed;
+	CU_ASSERT_FATAL(!gen_fattree_kary(&ft, k, n, err, sizeof(err)));
+	CU_ASSERT_FATAL(!gen_fattree(&ft, &o, &f, err, sizeof(err)));
+	CU_ASSERT_FATAL(!fab_assign_lids(f, lmc));
+	return f;
+}
+
+/* Route f, verify, and hand back the report; the tables are released. */
+static int route_check(struct fabric *f, enum rt_engine_id id,
+		       struct vf_report *r, struct rt_summary *s)
+{
+	struct vf_opts o = { .ebb_perms = 20, .seed = 1 };
+	struct rt_tables t;
+	int ret;
+
+	ret = rt_route(f, id, &t, s);
+	if (!ret)
+		ret = vf_check(&t, &o, r);
+	rt_tables_release(&t);
+	return ret;
+}
+
+static void test_intact_balance(void)
+{
+	static const unsigned int shapes[][2] = { { 4, 2 }, { 4, 3 }, { 8, 2 },
+						  { 6, 3 }, { 2, 4 } };
+	struct rt_summary s;
+	struct vf_report r;
+	size_t i;
+
+	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		struct fabric *f = tree(shapes[i][0], shapes[i][1], 0, 0, 0);
+
+		CU_ASSERT_FATAL(!route_check(f, RT_ENGINE_AUTO, &r, &s));
+		CU_ASSERT_STRING_EQUAL(s.engine, "fattree");
+		CU_ASSERT(vf_ok(&r));
+		CU_ASSERT_EQUAL(r.unreachable, 0);
+		CU_ASSERT(r.cdg_checked && !r.cdg_cycle);
+		/* d-mod-k on a full k-ary n-tree loads a level's links equally */
+		CU_ASSERT_DOUBLE_EQUAL(r.efi_class_ratio, 1.0, 1e-9);
+		CU_ASSERT_EQUAL(r.max_hops, 2 * (shapes[i][1] - 1));
+		fab_free(f);
+	}
+}
+
+static void test_degraded_seeds(void)
+{
+	struct rt_summary s;
+	struct vf_report r, u;
+	unsigned int ftree = 0;
+	uint64_t seed;
+
+	/*
+	 * A 4-ary tree missing 8 % of its cables sometimes has pairs that
+	 * only a down-up turn joins (a leaf left with one spine whose plane
+	 * misses the far leaf); then the whole fabric goes to updown.
+	 */
+	for (seed = 1; seed <= 12; seed++) {
+		struct fabric *f = tree(4, 3, 0.08, seed, 0);
+
+		CU_ASSERT_FATAL(!route_check(f, RT_ENGINE_AUTO, &r, &s));
+		if (!strcmp(s.engine, "fattree")) {
+			ftree++;
+			CU_ASSERT_EQUAL(r.max_hops, 4);
+		} else {
+			CU_ASSERT_PTR_NOT_NULL(strstr(s.detail,
+						      "falling back to updown"));
+		}
+		CU_ASSERT_EQUAL(r.unreachable, 0);
+		CU_ASSERT_EQUAL(r.disconnected, 0);
+		CU_ASSERT(r.cdg_checked && !r.cdg_cycle);
+		fab_free(f);
+	}
+	CU_ASSERT(ftree >= 10);
+	/* 512 hosts, 3 % of cables gone: spread better than up*-down* */
+	for (seed = 1; seed <= 4; seed++) {
+		struct fabric *f = tree(8, 3, 0.03, seed, 0);
+
+		CU_ASSERT_FATAL(!route_check(f, RT_ENGINE_AUTO, &r, &s));
+		CU_ASSERT_FATAL(!route_check(f, RT_ENGINE_UPDOWN, &u, &s));
+		CU_ASSERT(vf_ok(&r) && !r.cdg_cycle);
+		CU_ASSERT(r.efi_class_ratio < 2.5);
+		CU_ASSERT(r.efi_max < u.efi_max);
+		CU_ASSERT(r.ebb > u.ebb);
+		CU_ASSERT_EQUAL(r.max_hops, 4);
+		fab_free(f);
+	}
+}
+
+/* A spine cut off from the cores: still fattree, every LID reached. */
+static void test_relevelled(void)
+{
+	struct fabric *f = tree(4, 3, 0, 0, 0);
+	struct rt_summary s;
+	struct vf_report r;
+	uint32_t n;
+	unsigned int p;
+
+	for (n = 0; n < f->nnodes; n++) {
+		if (strcmp(f->nodes[n].desc, "spine-p1-2"))
+			continue;
+		for (p = 1; p <= f->nodes[n].nports; p++) {
+			uint32_t q = fab_port(f, n, p)->peer;
+
+			if (q != FAB_NONE &&
+			    !strncmp(f->nodes[q].desc, "core-", 5))
+				CU_ASSERT(!fab_unlink(f, n, p));
+		}
+	}
+	CU_ASSERT_FATAL(!route_check(f, RT_ENGINE_AUTO, &r, &s));
+	CU_ASSERT_STRING_EQUAL(s.engine, "fattree");
+	CU_ASSERT(vf_ok(&r) && r.cdg_checked && !r.cdg_cycle);
+	/*
+	 * Pod 1's 16 hosts reach the 4 cores of plane 2 and position 2 of
+	 * the other 3 pods only through the cut spine: those switch LIDs
+	 * are management-only losses; nothing else is lost.
+	 */
+	CU_ASSERT_EQUAL(r.sw_unreachable, 16 * (4 + 3));
+	fab_free(f);
+}
+
+/* Each of a port's 2^lmc LIDs leaves a remote leaf by a different port. */
+static void test_lmc_paths(void)
+{
+	struct fabric *f = tree(4, 3, 0, 0, 2);
+	struct rt_summary s;
+	struct rt_tables t;
+	uint32_t src = FAB_NONE, n;
+	const struct fab_port *dst = NULL;
+	uint8_t seen[FAB_MAX_PORTS + 1] = { 0 };
+	unsigned int i, distinct = 0;
+
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, &t, &s));
+	/* destination: first CA; source leaf: the last CA's */
+	for (n = 0; n < f->nnodes; n++) {
+		if (fab_is_sw(f, n))
+			continue;
+		if (!dst)
+			dst = fab_port(f, n, 1);
+		src = fab_port(f, n, 1)->peer;
+	}
+	CU_ASSERT_FATAL(dst && dst->lmc == 2 && src != dst->peer);
+	for (i = 0; i < 4; i++) {
+		uint8_t p = rt_lft(&t, t.node_sw[src])[dst->lid + i];
+
+		CU_ASSERT(p != RT_NO_PATH);
+		distinct += !seen[p];
+		seen[p] = 1;
+	}
+	CU_ASSERT_EQUAL(distinct, 4);
+	rt_tables_release(&t);
+	fab_free(f);
+}
+
+/* Same-rail traffic in one SU never leaves its rail leaf. */
+static void test_rails(void)
+{
+	struct gen_rail g = { .sus = 2, .hosts_per_su = 4, .rails = 4,
+			      .spines = 4, .spine_groups = 1, .parallel = 1 };
+	struct gen_opts o;
+	struct fabric *f;
+	struct rt_tables t;
+	struct rt_summary s;
+	struct vf_report r;
+	struct vf_opts vo = { .ebb_perms = 10, .seed = 2 };
+	char err[256];
+	uint32_t a, b;
+
+	gen_opts_init(&o);
+	CU_ASSERT_FATAL(!gen_rail(&g, &o, &f, err, sizeof(err)));
+	CU_ASSERT_FATAL(!fab_assign_lids(f, 0));
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, &t, &s));
+	CU_ASSERT_FATAL(!vf_check(&t, &vo, &r));
+	CU_ASSERT(vf_ok(&r));
+	for (a = 0; a < f->nnodes; a++)
+		for (b = 0; b < f->nnodes; b++) {
+			const struct fab_port *pa = fab_port(f, a, 1);
+			const struct fab_port *pb = fab_port(f, b, 1);
+			uint8_t out;
+
+			if (fab_is_sw(f, a) || fab_is_sw(f, b) || a == b ||
+			    pa->peer != pb->peer)
+				continue;
+			out = rt_lft(&t, t.node_sw[pa->peer])[pb->lid];
+			CU_ASSERT_EQUAL(fab_port(f, pa->peer, out)->peer, b);
+		}
+	rt_tables_release(&t);
+	fab_free(f);
+}
+
+static void test_updown_any(void)
+{
+	struct gen_torus tor;
+	struct gen_dragonfly df;
+	struct gen_opts o;
+	struct fabric *f;
+	struct rt_summary s;
+	struct vf_report r;
+	char err[256];
+
+	gen_opts_init(&o);
+	gen_torus_init(&tor, true);
+	CU_ASSERT_FATAL(!gen_torus(&tor, &o, &f, err, sizeof(err)));
+	CU_ASSERT_FATAL(!fab_assign_lids(f, 0));
+	CU_ASSERT_FATAL(!route_check(f, RT_ENGINE_AUTO, &r, &s));
+	CU_ASSERT_STRING_EQUAL(s.engine, "updown");
+	CU_ASSERT_STRING_EQUAL(s.topology, "unknown");
+	CU_ASSERT(vf_ok(&r) && r.cdg_checked && !r.cdg_cycle);
+	fab_free(f);
+
+	gen_dragonfly_init(&df, false);
+	o.drop = 0.05;
+	o.seed = 4;
+	CU_ASSERT_FATAL(!gen_dragonfly(&df, &o, &f, err, sizeof(err)));
+	CU_ASSERT_FATAL(!fab_assign_lids(f, 1));
+	CU_ASSERT_FATAL(!route_check(f, RT_ENGINE_UPDOWN, &r, &s));
+	CU_ASSERT(vf_ok(&r) && r.cdg_checked && !r.cdg_cycle);
+	fab_free(f);
+
+	/* the generic engine on a tree is still correct */
+	f = tree(4, 3, 0.05, 9, 0);
+	CU_ASSERT_FATAL(!route_check(f, RT_ENGINE_UPDOWN, &r, &s));
+	CU_ASSERT(vf_ok(&r) && !r.cdg_cycle);
+	fab_free(f);
+}
+
+static void test_forced_mismatch(void)
+{
+	struct gen_torus tor;
+	struct gen_opts o;
+	struct fabric *f;
+	struct rt_tables t;
+	struct rt_summary s;
+	enum rt_engine_id id;
+	char err[256];
+
+	gen_opts_init(&o);
+	gen_torus_init(&tor, false);
+	CU_ASSERT_FATAL(!gen_torus(&tor, &o, &f, err, sizeof(err)));
+	CU_ASSERT_FATAL(!fab_assign_lids(f, 0));
+	CU_ASSERT_EQUAL(rt_route(f, RT_ENGINE_FATTREE, &t, &s), -ENOTSUP);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s.detail, "not a fat-tree"));
+	rt_tables_release(&t);
+	fab_free(f);
+	CU_ASSERT(!rt_engine_parse("updown", &id) && id == RT_ENGINE_UPDOWN);
+	CU_ASSERT_EQUAL(rt_engine_parse("ftree", &id), -EINVAL);
+	CU_ASSERT_EQUAL(rt_engine_parse(NULL, &id), -EINVAL);
+}
+
+TU_SUITE(route,
+	 { "intact trees are balanced", test_intact_balance },
+	 { "degraded trees, 12 seeds", test_degraded_seeds },
+	 { "spine without up links", test_relevelled },
+	 { "LMC LIDs take distinct up ports", test_lmc_paths },
+	 { "rail traffic stays on its leaf", test_rails },
+	 { "updown routes torus and dragonfly", test_updown_any },
+	 { "forced engine that does not fit", test_forced_mismatch })
