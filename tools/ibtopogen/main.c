@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: MIT
+/* ibtopogen: generate fat-tree, rail, torus, mesh and dragonfly fabrics as
+ * ibsim net files. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topology/fabric.h"
+#include "topology/gen.h"
+#include "topology/netfile.h"
+
+enum {
+	T_FT = 1 << 0,
+	T_RAIL = 1 << 1,
+	T_TORUS = 1 << 2,
+	T_MESH = 1 << 3,
+	T_DF = 1 << 4,
+	T_GRID = T_TORUS | T_MESH,
+	T_ALL = T_FT | T_RAIL | T_GRID | T_DF,
+};
+
+enum {
+	O_WIDTH = 256, O_SPEED, O_HCAS, O_CA_PORTS, O_PARALLEL, O_SEED,
+	O_DROP, O_FAIL_LINK, O_DROP_SWITCHES, O_FAIL_SWITCH, O_DROP_HOSTS,
+	O_SHUFFLE, O_LEVELS, O_K, O_RADIX, O_HOSTS_PER_LEAF, O_LEAVES,
+	O_SPINES, O_DOWN, O_UP, O_SUS, O_HOSTS_PER_SU, O_RAILS,
+	O_SPINE_GROUPS, O_CORES, O_DIMS, O_WRAP, O_HOSTS_PER_SWITCH,
+	O_SW_PER_GROUP, O_GLOBAL, O_GROUPS, O_ARRANGEMENT, O_PLUS, O_DROP_GLOBAL,
+	O_DROP_LOCAL, O_END,
+};
+
+struct opt {
+	const char *name;
+	int has_arg;
+	int val;
+	unsigned int types;
+	const char *arg;
+	const char *help;
+};
+
+/* The one option table: getopt_long's and --help's. */
+static const struct opt opts[] = {
+	{ "output", 1, 'o', T_ALL, "FILE", "write the net file to FILE (default stdout)" },
+	{ "verbose", 0, 'v', T_ALL, NULL, "print node and cable counts to stderr" },
+	{ "help", 0, 'h', T_ALL, NULL, "show this help" },
+	{ "width", 1, O_WIDTH, T_ALL, "N", "link width in lanes: 1, 2, 4, 8, 12 (4)" },
+	{ "speed", 1, O_SPEED, T_ALL, "N", "lane rate in 100 Mb/s: 25|50|100|140|250|500|1000 (250)" },
+	{ "hcas", 1, O_HCAS, T_ALL & ~T_RAIL, "N", "HCAs per host, all on the host's switch (1)" },
+	{ "ca-ports", 1, O_CA_PORTS, T_ALL, "N", "ports per HCA, only port 1 cabled (1)" },
+	{ "parallel", 1, O_PARALLEL, T_FT | T_RAIL | T_GRID, "N", "cables per switch pair and direction (1)" },
+	{ "seed", 1, O_SEED, T_ALL, "N", "seed of the random degradations (0)" },
+	{ "drop", 1, O_DROP, T_ALL, "F", "remove fraction F of the switch cables" },
+	{ "fail-link", 1, O_FAIL_LINK, T_ALL, "A:B|N", "remove cable A-B, or N random ones (repeatable)" },
+	{ "drop-switches", 1, O_DROP_SWITCHES, T_ALL, "K", "omit K random switches without hosts" },
+	{ "fail-switch", 1, O_FAIL_SWITCH, T_ALL, "NAME", "omit switch NAME (repeatable)" },
+	{ "drop-hosts", 1, O_DROP_HOSTS, T_ALL, "F", "omit fraction F of the hosts" },
+	{ "shuffle-ports", 1, O_SHUFFLE, T_ALL, "SEED", "permute port numbers of every switch" },
+	{ "levels", 1, O_LEVELS, T_FT, "L", "switch levels, 2..4 (2)" },
+	{ "k", 1, O_K, T_FT, "K", "k-ary n-tree of --levels levels (K^L hosts)" },
+	{ "radix", 1, O_RADIX, T_FT, "R", "folded Clos of radix-R switches (default 8)" },
+	{ "hosts-per-leaf", 1, O_HOSTS_PER_LEAF, T_FT, "H", "hosts per leaf (default: non-blocking)" },
+	{ "leaves", 1, O_LEAVES, T_FT | T_DF, "N", "leaves (dragonfly --plus: per group, 4)" },
+	{ "spines", 1, O_SPINES, T_FT | T_RAIL | T_DF, "N", "spines (rail 32; --plus: per group, 4)" },
+	{ "down", 1, O_DOWN, T_FT, "M1,..", "XGFT: child switches per level-1.. switch" },
+	{ "up", 1, O_UP, T_FT, "W0,..", "XGFT: parent switches per level-0.. switch" },
+	{ "sus", 1, O_SUS, T_RAIL, "N", "scalable units (4)" },
+	{ "hosts-per-su", 1, O_HOSTS_PER_SU, T_RAIL, "N", "hosts per scalable unit (32)" },
+	{ "rails", 1, O_RAILS, T_RAIL, "N", "HCAs per host = rail leaves per SU (8)" },
+	{ "spine-groups", 1, O_SPINE_GROUPS, T_RAIL, "G", "rail r's leaves use spine group r mod G (1)" },
+	{ "cores", 1, O_CORES, T_RAIL, "N", "cores, each cabled to every spine (0)" },
+	{ "dims", 1, O_DIMS, T_GRID, "XxY[xZ]", "switches per dimension (4x4x4)" },
+	{ "wrap", 1, O_WRAP, T_GRID, "1,1,0", "wrap per dimension (torus: all, mesh: none)" },
+	{ "hosts-per-switch", 1, O_HOSTS_PER_SWITCH, T_GRID | T_DF, "N", "hosts per switch or leaf (1; dragonfly 2, 4)" },
+	{ "switches-per-group", 1, O_SW_PER_GROUP, T_DF, "A", "switches per group (4)" },
+	{ "global-links", 1, O_GLOBAL, T_DF, "H", "global cables per switch or spine (2)" },
+	{ "groups", 1, O_GROUPS, T_DF, "G", "groups, 2..A*H+1 (A*H+1)" },
+	{ "arrangement", 1, O_ARRANGEMENT, T_DF, "absolute|relative", "global cable arrangement (absolute)" },
+	{ "plus", 0, O_PLUS, T_DF, NULL, "Dragonfly+: leaf/spine groups" },
+	{ "drop-global", 1, O_DROP_GLOBAL, T_DF, "F", "remove fraction F of the global cables" },
+	{ "drop-local", 1, O_DROP_LOCAL, T_DF, "F", "remove fraction F of the local cables" },
+};
+
+#define NOPTS (sizeof(opts) / sizeof(opts[0]))
+#define LISTMAX (GEN_MAX_LEVELS - 1)
+
+static const struct {
+	const char *name;
+	unsigned int type;
+} types[] = {
+	{ "fattree", T_FT }, { "rail", T_RAIL }, { "torus", T_TORUS },
+	{ "mesh", T_MESH }, { "dragonfly", T_DF },
+};
+
+#define NTYPES (sizeof(types) / sizeof(types[0]))
+
+/* Everything the command line says; numbers not given stay 0. */
+struct cli {
+	unsigned int type;
+	const char *output;
+	bool verbose;
+	struct gen_opts go;
+	const char **fail_link, **fail_switch;
+	unsigned int levels, k, radix, hpl, leaves, spines, parallel;
+	unsigned int down[GEN_MAX_LEVELS], up[GEN_MAX_LEVELS];
+	unsigned int ndown, nup;
+	unsigned int sus, hps, rails, groups_sp, cores;
+	unsigned int dims[GEN_MAX_DIMS], ndims, wrap[GEN_MAX_DIMS], nwrap;
+	unsigned int hpsw, swpg, global, groups;
+	const char *arrangement;
+	bool plus;
+	double drop_global, drop_local;
+	bool given[O_END];
+};
+
+__attribute__((format(printf, 1, 2), noreturn))
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ibtopogen: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\n", stderr);
+	exit(2);
+}
+
+static bool common(unsigned int m)
+{
+	return (m & T_FT) && (m & T_GRID) && (m & T_DF);
+}
+
+static void usage(FILE *out)
+{
+	static const char *const sect[] = {
+		"Common", "fattree", "rail", "torus, mesh", "dragonfly",
+	};
+	static const unsigned int mask[] = {
+		T_ALL, T_FT, T_RAIL, T_GRID, T_DF,
+	};
+	char lhs[64];
+	size_t i, j;
+
+	fputs("Usage: ibtopogen fattree|rail|torus|mesh|dragonfly [options] [-o FILE]\n"
+	      "Write a generated fabric as an ibsim net file.\n", out);
+	for (j = 0; j < sizeof(sect) / sizeof(sect[0]); j++) {
+		fprintf(out, "\n%s options:\n", sect[j]);
+		for (i = 0; i < NOPTS; i++) {
+			if (common(opts[i].types) != !j ||
+			    !(opts[i].types & mask[j]))
+				continue;
+			if (opts[i].val < 256)
+				snprintf(lhs, sizeof(lhs), "-%c, --%s %s",
+					 opts[i].val, opts[i].name,
+					 opts[i].arg ? opts[i].arg : "");
+			else
+				snprintf(lhs, sizeof(lhs), "    --%s %s",
+					 opts[i].name,
+					 opts[i].arg ? opts[i].arg : "");
+			fprintf(out, "  %-30s %s\n", lhs, opts[i].help);
+		}
+	}
+	fputs("\nExamples:\n"
+	      "  ibtopogen fattree --leaves 8 --hosts-per-leaf 4 --spines 4\n"
+	      "  ibtopogen fattree --radix 16 --levels 3 --drop 0.05 --seed 7\n"
+	      "  ibtopogen rail --sus 4 --hosts-per-su 32 --rails 8 --spines 16 --parallel 2\n"
+	      "  ibtopogen torus --dims 4x4x4 --fail-link sw-0-0-0:sw-1-0-0\n"
+	      "  ibtopogen dragonfly --switches-per-group 4 --global-links 2 -o df.net\n",
+	      out);
+}
+
+/* Far above any sane size, far below overflow in products of two. */
+#define NUM_MAX (1u << 24)
+
+static unsigned int num(const char *name, const char *s)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || end == s || *end || *s == '-')
+		die("--%s: '%s' is not a number", name, s);
+	if (v > NUM_MAX)
+		die("--%s: %s is too large", name, s);
+	return v;
+}
+
+static uint64_t num64(const char *name, const char *s)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || *s == '-')
+		die("--%s: '%s' is not a number", name, s);
+	return v;
+}
+
+static double frac(const char *name, const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= 0 && v < 1))
+		die("--%s must be a fraction in [0, 1), not '%s'", name, s);
+	return v;
+}
+
+/* "4,4,4" or "4x4x4" into v[0..max-1]; returns the count. */
+static unsigned int list(const char *name, const char *s, unsigned int *v,
+			 unsigned int max)
+{
+	char buf[128], *tok, *save;
+	unsigned int n = 0;
+
+	if (strlen(s) >= sizeof(buf))
+		die("--%s: list too long", name);
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",x", &save); tok;
+	     tok = strtok_r(NULL, ",x", &save)) {
+		if (n == max)
+			die("--%s takes at most %u values", name, max);
+		v[n++] = num(name, tok);
+	}
+	if (!n)
+		die("--%s needs a value", name);
+	return n;
+}
+
+static void set(struct cli *c, const struct opt *o, const char *arg)
+{
+	const char *nm = o->name;
+
+	switch (o->val) {
+	case 'o': c->output = arg; break;
+	case 'v': c->verbose = true; break;
+	case O_WIDTH: c->go.width = num(nm, arg); break;
+	case O_SPEED: c->go.speed = num(nm, arg); break;
+	case O_HCAS: c->go.hcas = num(nm, arg); break;
+	case O_CA_PORTS: c->go.ca_ports = num(nm, arg); break;
+	case O_PARALLEL: c->parallel = num(nm, arg); break;
+	case O_SEED: c->go.seed = num64(nm, arg); break;
+	case O_DROP: c->go.drop = frac(nm, arg); break;
+	case O_FAIL_LINK:
+		if (strchr(arg, ':'))
+			c->fail_link[c->go.nfail_link++] = arg;
+		else
+			c->go.fail_links += num(nm, arg);
+		break;
+	case O_DROP_SWITCHES: c->go.drop_switches = num(nm, arg); break;
+	case O_FAIL_SWITCH: c->fail_switch[c->go.nfail_switch++] = arg; break;
+	case O_DROP_HOSTS: c->go.drop_hosts = frac(nm, arg); break;
+	case O_SHUFFLE:
+		c->go.shuffle = true;
+		c->go.shuffle_seed = num64(nm, arg);
+		break;
+	case O_LEVELS: c->levels = num(nm, arg); break;
+	case O_K: c->k = num(nm, arg); break;
+	case O_RADIX: c->radix = num(nm, arg); break;
+	case O_HOSTS_PER_LEAF: c->hpl = num(nm, arg); break;
+	case O_LEAVES: c->leaves = num(nm, arg); break;
+	case O_SPINES: c->spines = num(nm, arg); break;
+	case O_DOWN: c->ndown = list(nm, arg, c->down, LISTMAX); break;
+	case O_UP: c->nup = list(nm, arg, c->up, LISTMAX); break;
+	case O_SUS: c->sus = num(nm, arg); break;
+	case O_HOSTS_PER_SU: c->hps = num(nm, arg); break;
+	case O_RAILS: c->rails = num(nm, arg); break;
+	case O_SPINE_GROUPS: c->groups_sp = num(nm, arg); break;
+	case O_CORES: c->cores = num(nm, arg); break;
+	case O_DIMS: c->ndims = list(nm, arg, c->dims, GEN_MAX_DIMS); break;
+	case O_WRAP: c->nwrap = list(nm, arg, c->wrap, GEN_MAX_DIMS); break;
+	case O_HOSTS_PER_SWITCH: c->hpsw = num(nm, arg); break;
+	case O_SW_PER_GROUP: c->swpg = num(nm, arg); break;
+	case O_GLOBAL: c->global = num(nm, arg); break;
+	case O_GROUPS: c->groups = num(nm, arg); break;
+	case O_ARRANGEMENT: c->arrangement = arg; break;
+	case O_PLUS: c->plus = true; break;
+	case O_DROP_GLOBAL: c->drop_global = frac(nm, arg); break;
+	case O_DROP_LOCAL: c->drop_local = frac(nm, arg); break;
+	}
+}
+
+static void parse(struct cli *c, int argc, char **argv)
+{
+	struct option lo[NOPTS + 1];
+	const char *tname = argv[1];
+	size_t i;
+	int ch, idx;
+
+	memset(lo, 0, sizeof(lo));
+	for (i = 0; i < NOPTS; i++) {
+		lo[i].name = opts[i].name;
+		lo[i].has_arg = opts[i].has_arg;
+		lo[i].val = opts[i].val;
+	}
+	for (i = 0; i < NTYPES; i++)
+		if (!strcmp(tname, types[i].name))
+			c->type = types[i].type;
+	if (!c->type) {
+		if (!strcmp(tname, "-h") || !strcmp(tname, "--help")) {
+			usage(stdout);
+			exit(0);
+		}
+		die("unknown fabric type '%s' (try --help)", tname);
+	}
+	c->fail_link = calloc(argc, sizeof(*c->fail_link));
+	c->fail_switch = calloc(argc, sizeof(*c->fail_switch));
+	if (!c->fail_link || !c->fail_switch)
+		die("out of memory");
+	opterr = 0;
+	while ((ch = getopt_long(argc - 1, argv + 1, ":o:vh", lo, &idx)) !=
+	       -1) {
+		if (ch == '?')
+			die("unknown option '%s' (try --help)",
+			    argv[optind]);
+		if (ch == ':')
+			die("option '%s' needs an argument", argv[optind]);
+		for (i = 0; i < NOPTS && opts[i].val != ch; i++)
+			;
+		if (ch == 'h') {
+			usage(stdout);
+			exit(0);
+		}
+		if (!(opts[i].types & c->type))
+			die("--%s does not apply to %s", opts[i].name, tname);
+		c->given[ch] = true;
+		set(c, &opts[i], optarg);
+	}
+	if (optind < argc - 1)
+		die("unexpected argument '%s'", argv[optind + 1]);
+	c->go.fail_link = c->fail_link;
+	c->go.fail_switch = c->fail_switch;
+}
+
+/* An option's value if given, else the default d. */
+#define pick(c, opt, field, d) ((c)->given[opt] ? (c)->field : (d))
+
+static int make_fattree(struct cli *c, struct fabric **f, char *err,
+			size_t len)
+{
+	unsigned int L = pick(c, O_LEVELS, levels, 2), s;
+	unsigned int P = pick(c, O_PARALLEL, parallel, 1);
+	bool lvs = c->given[O_LEAVES] || c->given[O_SPINES];
+	bool xg = c->given[O_DOWN] || c->given[O_UP];
+	struct gen_fattree ft;
+	int ret = 0;
+
+	if (c->given[O_K] + c->given[O_RADIX] + lvs + xg > 1)
+		die("use one of --k, --radix, --leaves/--spines, --down/--up");
+	if (L < 2 || L > GEN_MAX_LEVELS)
+		die("--levels must be 2..%u", GEN_MAX_LEVELS);
+	if (c->given[O_K]) {
+		ret = gen_fattree_kary(&ft, c->k, L, err, len);
+	} else if (lvs) {
+		if (L != 2)
+			die("--leaves/--spines describe 2 levels; use --down/--up for more");
+		if (!c->given[O_LEAVES] || !c->given[O_SPINES])
+			die("--leaves and --spines go together");
+		memset(&ft, 0, sizeof(ft));
+		ft.levels = 2;
+		ft.down[1] = c->leaves;
+		ft.up[0] = c->spines;
+		ft.down[0] = c->spines * P;
+	} else if (xg) {
+		if (c->ndown != L - 1 || c->nup != L - 1)
+			die("--down and --up need %u values each for --levels %u",
+			    L - 1, L);
+		memset(&ft, 0, sizeof(ft));
+		ft.levels = L;
+		for (s = 0; s + 1 < L; s++) {
+			ft.down[s + 1] = c->down[s];
+			ft.up[s] = c->up[s];
+		}
+		ft.down[0] = c->up[0] * P;
+	} else {
+		ret = gen_fattree_radix(&ft, pick(c, O_RADIX, radix, 8), L,
+					err, len);
+	}
+	if (ret)
+		return ret;
+	ft.parallel = P;
+	if (c->given[O_HOSTS_PER_LEAF])
+		ft.down[0] = c->hpl;
+	return gen_fattree(&ft, &c->go, f, err, len);
+}
+
+static int make_rail(struct cli *c, struct fabric **f, char *err, size_t len)
+{
+	struct gen_rail r;
+
+	gen_rail_init(&r);
+	r.sus = pick(c, O_SUS, sus, r.sus);
+	r.hosts_per_su = pick(c, O_HOSTS_PER_SU, hps, r.hosts_per_su);
+	r.rails = pick(c, O_RAILS, rails, r.rails);
+	r.spines = pick(c, O_SPINES, spines, r.spines);
+	r.spine_groups = pick(c, O_SPINE_GROUPS, groups_sp, r.spine_groups);
+	r.cores = c->cores;
+	r.parallel = pick(c, O_PARALLEL, parallel, r.parallel);
+	return gen_rail(&r, &c->go, f, err, len);
+}
+
+static int make_torus(struct cli *c, struct fabric **f, char *err,
+		      size_t len)
+{
+	struct gen_torus t;
+	unsigned int d;
+
+	gen_torus_init(&t, c->type == T_TORUS);
+	if (c->given[O_DIMS]) {
+		t.ndims = c->ndims;
+		for (d = 0; d < c->ndims; d++) {
+			t.dim[d] = c->dims[d];
+			t.wrap[d] = c->type == T_TORUS;
+		}
+	}
+	if (c->given[O_WRAP]) {
+		if (c->nwrap != t.ndims)
+			die("--wrap needs %u values, one per dimension",
+			    t.ndims);
+		for (d = 0; d < t.ndims; d++) {
+			if (c->wrap[d] > 1)
+				die("--wrap values must be 0 or 1");
+			t.wrap[d] = c->wrap[d];
+		}
+	}
+	t.hosts = pick(c, O_HOSTS_PER_SWITCH, hpsw, t.hosts);
+	t.parallel = pick(c, O_PARALLEL, parallel, t.parallel);
+	return gen_torus(&t, &c->go, f, err, len);
+}
+
+static int make_dragonfly(struct cli *c, struct fabric **f, char *err,
+			  size_t len)
+{
+	struct gen_dragonfly d;
+
+	if (c->plus && c->given[O_SW_PER_GROUP])
+		die("--switches-per-group does not apply to --plus: use --leaves and --spines");
+	if (!c->plus && (c->given[O_LEAVES] || c->given[O_SPINES]))
+		die("--leaves and --spines need --plus");
+	gen_dragonfly_init(&d, c->plus);
+	d.hosts = pick(c, O_HOSTS_PER_SWITCH, hpsw, d.hosts);
+	if (c->plus)
+		d.switches = pick(c, O_LEAVES, leaves, d.switches);
+	else
+		d.switches = pick(c, O_SW_PER_GROUP, swpg, d.switches);
+	d.spines = pick(c, O_SPINES, spines, d.spines);
+	d.global = pick(c, O_GLOBAL, global, d.global);
+	d.groups = c->groups;
+	if (c->given[O_ARRANGEMENT]) {
+		if (!strcmp(c->arrangement, "absolute") ||
+		    !strcmp(c->arrangement, "consecutive"))
+			d.arrangement = GEN_DF_ABSOLUTE;
+		else if (!strcmp(c->arrangement, "relative"))
+			d.arrangement = GEN_DF_RELATIVE;
+		else
+			die("--arrangement must be absolute or relative");
+	}
+	d.drop_global = c->drop_global;
+	d.drop_local = c->drop_local;
+	return gen_dragonfly(&d, &c->go, f, err, len);
+}
+
+static int write_out(const struct cli *c, const struct fabric *f)
+{
+	FILE *out = stdout;
+	int ret;
+
+	if (c->output) {
+		out = fopen(c->output, "w");
+		if (!out) {
+			fprintf(stderr, "ibtopogen: %s: %s\n", c->output,
+				strerror(errno));
+			return 1;
+		}
+	}
+	ret = fab_write_net(f, out);
+	if ((out != stdout ? fclose(out) : fflush(out)) && !ret)
+		ret = -EIO;
+	if (ret) {
+		fprintf(stderr, "ibtopogen: writing %s: %s\n",
+			c->output ? c->output : "stdout", strerror(-ret));
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c;
+	struct fabric *f = NULL;
+	char err[256] = "";
+	int ret;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	memset(&c, 0, sizeof(c));
+	gen_opts_init(&c.go);
+	parse(&c, argc, argv);
+	switch (c.type) {
+	case T_FT: ret = make_fattree(&c, &f, err, sizeof(err)); break;
+	case T_RAIL: ret = make_rail(&c, &f, err, sizeof(err)); break;
+	case T_DF: ret = make_dragonfly(&c, &f, err, sizeof(err)); break;
+	default: ret = make_torus(&c, &f, err, sizeof(err)); break;
+	}
+	if (ret) {
+		fprintf(stderr, "ibtopogen: %s\n",
+			*err ? err : strerror(-ret));
+		ret = ret == -ENOMEM || ret == -EIO ? 1 : 2;
+		goto out;
+	}
+	if (c.verbose)
+		fprintf(stderr, "ibtopogen: %zu switches, %zu CAs, %zu switch cables\n",
+			f->nsw, f->nca, fab_sw_links(f));
+	ret = write_out(&c, f);
+out:
+	fab_free(f);
+	free(c.fail_link);
+	free(c.fail_switch);
+	return ret;
+}
