@@ -1,0 +1,262 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# ibpoolroute without ibsim: analyze on OpenSM dumps in tests/data (and
+# broken copies of them), route on net files, usage errors.
+# usage: t-cli.sh [BUILDDIR]; prints PASS/FAIL lines and a summary.
+set -eu
+cd "$(dirname "$0")/../.."
+B=${1:-build}
+BIN=$B/ibpoolroute
+D=tests/data
+
+w=$(mktemp -d)
+trap 'rm -rf "$w"' EXIT INT TERM
+
+pass=0
+fail=0
+ok() {
+	pass=$((pass + 1))
+	echo "PASS $1"
+}
+bad() {
+	fail=$((fail + 1))
+	echo "FAIL $1${2:+: $2}"
+}
+
+# run CMD...: stdout in $w/out, stderr in $w/err, exit status in $rc.
+# A sanitizer report is a failure of its own, whatever the status.
+run() {
+	rc=0
+	"$@" > "$w/out" 2> "$w/err" || rc=$?
+	if grep -q "Sanitizer\|runtime error:" "$w/err"; then
+		bad "sanitizer clean: $*" "$(grep -m1 "Sanitizer\|runtime error:" "$w/err")"
+	fi
+}
+
+# expect NAME RC [PATTERN [FILE]]: status RC and PATTERN (fixed) in FILE.
+expect() {
+	name=$1 want=$2 pat=${3:-} file=${4:-$w/out}
+	if [ "$rc" -ne "$want" ]; then
+		bad "$name" "exit $rc, want $want; $(head -c 300 "$w/err")"
+	elif [ -n "$pat" ] && ! grep -qF -- "$pat" "$file"; then
+		bad "$name" "no '$pat' in $(basename "$file")"
+	else
+		ok "$name"
+	fi
+}
+
+# jval KEY FILE: a top-level scalar of the pretty JSON report.
+jval() {
+	sed -n "s/^  \"$1\": \(.*\)$/\1/p" "$2" | sed 's/,$//; s/^"//; s/"$//'
+}
+
+# json NAME: the last output is one valid JSON object.
+json() {
+	if command -v jq > /dev/null; then
+		if jq -e 'type == "object"' "$w/out" > /dev/null 2>&1; then
+			ok "$1"
+		else
+			bad "$1" "not a JSON object"
+		fi
+	elif head -1 "$w/out" | grep -qx '{' && tail -1 "$w/out" | grep -qx '}'
+	then
+		ok "$1"
+	else
+		bad "$1" "not a JSON object"
+	fi
+}
+
+# check NAME CMD...: CMD succeeds.
+check() {
+	name=$1
+	shift
+	if "$@"; then ok "$name"; else bad "$name"; fi
+}
+
+# same NAME A B: A and B are equal numbers or strings.
+same() {
+	if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "'$2' != '$3'"; fi
+}
+
+[ -x "$BIN" ] || { echo "FAIL $BIN not built"; echo "offline: 0 passed, 1 failed"; exit 1; }
+
+# --- usage ---------------------------------------------------------------
+run "$BIN" --help
+expect "help" 0 "Examples:"
+for c in analyze route; do
+	check "help lists $c" grep -q "^  $c " "$w/out"
+done
+run "$BIN" analyze --help
+expect "subcommand help" 0 "Usage:"
+run "$BIN"
+expect "no command" 2 "Usage:" "$w/err"
+run "$BIN" frobnicate
+expect "unknown command" 2 "unknown command 'frobnicate'" "$w/err"
+run "$BIN" analyze --bogus "$D/osm-ft2-ftree"
+expect "unknown option" 2 "unknown option '--bogus'" "$w/err"
+check "unknown option shows usage" grep -q "^Usage:" "$w/err"
+run "$BIN" analyze --net x "$D/osm-ft2-ftree"
+expect "option of another command" 2 "not an option of analyze" "$w/err"
+run "$BIN" route --net
+expect "missing argument" 2 "needs an argument" "$w/err"
+run "$BIN" route
+expect "route without --net" 2 "needs --net" "$w/err"
+run "$BIN" analyze
+expect "analyze without DIR" 2 "wrong number of arguments" "$w/err"
+for a in "--perms abc" "--perms -1" "--seed 1x" "--lmc 8"; do
+	# shellcheck disable=SC2086
+	run "$BIN" route --net "$D/osm-ft2-ftree/net" $a
+	expect "bad number $a" 2 "bad" "$w/err"
+done
+run "$BIN" route --net "$D/osm-ft2-ftree/net" --engine minhop
+expect "unknown engine" 2 "unknown engine 'minhop'" "$w/err"
+
+# --- analyze on real dumps -------------------------------------------------
+for dir in "$D"/osm-*/; do
+	dir=${dir%/}
+	n=$(basename "$dir")
+	run "$BIN" analyze "$dir"
+	cp "$w/out" "$w/text"
+	trc=$rc
+	if [ $rc -eq 0 ] && grep -q "^status      : ok$" "$w/text"; then
+		ok "$n: exit 0 and status ok"
+	elif [ $rc -eq 1 ] && grep -q "^status      : FAIL" "$w/text"; then
+		ok "$n: exit 1 and status FAIL"
+	else
+		bad "$n: exit status matches report" "exit $rc"
+	fi
+	check "$n: OpenSM's tables deliver" \
+		grep -q "unreachable 0, holes 0, loops 0" "$w/text"
+	run "$BIN" analyze --json "$dir"
+	json "$n: --json"
+	same "$n: --json exit" "$rc" "$trc"
+	same "$n: switches" "$(jval switches "$w/out")" \
+		"$(grep -c '^Unicast lids' "$dir/opensm-lfts.dump")"
+	same "$n: CAs" "$(jval cas "$w/out")" \
+		"$(grep -o '{ CA[^}]*NodeGUID:[0-9a-f]*' "$dir/opensm-subnet.lst" |
+			sed 's/.*NodeGUID://' | sort -u | wc -l)"
+	same "$n: text and JSON pairs" "$(jval pairs "$w/out")" \
+		"$(sed -n 's/^pairs       : \([0-9]*\) .*/\1/p' "$w/text")"
+	[ "$(jval ok "$w/out")" = true ] && jok=0 || jok=1
+	same "$n: JSON ok matches exit" "$jok" "$rc"
+done
+
+# OpenSM's ftree on a pure tree is complete and deadlock-free (ibdmchk
+# agrees on these dumps).
+run "$BIN" analyze "$D/osm-ft2-ftree"
+expect "ftree dump checks out" 0 "credit loops: none"
+run "$BIN" analyze --json "$D/osm-2sw-lmc1"
+same "LMC inferred from the LFTs" "$(jval lmc "$w/out")" 1
+same "max LID with LMC 1" "$(jval max_lid "$w/out")" \
+	"$(printf '%d' "$(sed -n 's/^\(0x[0-9a-f]*\) .*/\1/p' \
+		"$D/osm-2sw-lmc1/opensm-lfts.dump" | sort | tail -1)")"
+
+run "$BIN" analyze --perms 0 "$D/osm-ft2-ftree"
+expect "--perms 0 skips eBB" 0 "not measured"
+run "$BIN" analyze --json --perms 20 --seed 7 "$D/osm-ft2-ftree"
+e1=$(jval ebb "$w/out")
+run "$BIN" analyze --json --perms 20 --seed 7 "$D/osm-ft2-ftree"
+same "eBB repeats for a seed" "$(jval ebb "$w/out")" "$e1"
+same "seed reported" "$(jval seed "$w/out")" 7
+
+# --- analyze on broken copies ------------------------------------------------
+# copy NAME: a scratch copy of fixture NAME in $w/NAME.
+copy() {
+	rm -rf "${w:?}/$1"
+	cp -r "$D/$1" "$w/$1"
+}
+
+# Switch1 reaches Hca2 (LID 4) over port 3; port 7 has no cable.
+copy osm-2sw-minhop
+lf=$w/osm-2sw-minhop/opensm-lfts.dump
+ln=$(grep -n '^0x0004 003' "$lf" | head -1 | cut -d: -f1)
+sed -i "${ln}s/^0x0004 003/0x0004 007/" "$lf"
+run "$BIN" analyze "$w/osm-2sw-minhop"
+expect "hole: exit 1" 1 "first bad"
+check "hole counted" grep -q "holes [1-9]" "$w/out"
+
+# Switch1 sends Hca1's LID 2 to Switch2, which sends it back.
+copy osm-2sw-minhop
+ln=$(grep -n '^0x0002 001' "$lf" | head -1 | cut -d: -f1)
+sed -i "${ln}s/^0x0002 001/0x0002 005/" "$lf"
+run "$BIN" analyze --json "$w/osm-2sw-minhop"
+expect "loop: exit 1" 1
+check "loop counted" [ "$(jval loops "$w/out")" -gt 0 ]
+
+copy osm-2sw-minhop
+ln=$(grep -n '^0x0004 003' "$lf" | head -1 | cut -d: -f1)
+sed -i "${ln}s/^0x0004 003/0x0004 x/" "$lf"
+run "$BIN" analyze "$w/osm-2sw-minhop"
+expect "bad port: exit 2 with file:line" 2 \
+	"ibpoolroute: $lf:$ln: bad port 'x'" "$w/err"
+
+copy osm-2sw-minhop
+sl=$w/osm-2sw-minhop/opensm-subnet.lst
+last=$(wc -l < "$sl")
+size=$(wc -c < "$D/osm-2sw-minhop/opensm-subnet.lst")
+head -c $((size - 30)) "$D/osm-2sw-minhop/opensm-subnet.lst" > "$sl"
+run "$BIN" analyze "$w/osm-2sw-minhop"
+expect "truncated subnet.lst" 2 "$sl:$last: truncated line" "$w/err"
+
+copy osm-2sw-minhop
+rm "$lf"
+run "$BIN" analyze "$w/osm-2sw-minhop"
+expect "missing lfts dump" 2 "opensm-lfts.dump: No such file" "$w/err"
+
+# The LMC 0 sweep's tables do not fit the LMC 1 sweep's LIDs.
+copy osm-2sw-lmc1
+cp "$D/osm-2sw-minhop/opensm-lfts.dump" "$w/osm-2sw-lmc1/"
+run "$BIN" analyze "$w/osm-2sw-lmc1"
+expect "dumps of different sweeps" 2 "opensm-lfts.dump:" "$w/err"
+
+# SL2VL is read.  minhop's ring has a VL 0 cycle each way round, closed
+# by the 2-hop routes to switch LIDs through sw0 (h3 to sw1, h1 to sw3);
+# putting sw0's sw3->sw1 and sw1->sw3 hops on VL 1 breaks both.
+run "$BIN" analyze --json "$D/osm-ring4-qos"
+expect "ring: minhop credit loop" 1
+same "ring: loop reported" "$(jval credit_loops "$w/out")" true
+copy osm-ring4-qos
+vf=$w/osm-ring4-qos/opensm-sl2vl.dump
+for io in "3   2" "2   3"; do
+	ln=$(grep -n "^$io   :" "$vf" | head -1 | cut -d: -f1)
+	sed -i "${ln}s/^$io   : 0 /$io   : 1 /" "$vf"
+	run "$BIN" analyze --json "$w/osm-ring4-qos"
+	[ "$io" = "3   2" ] && expect "ring: one dateline leaves a loop" 1
+done
+expect "ring: two datelines break the loops" 0
+same "ring: two VLs" "$(jval vls "$w/out")" 2
+sed -i "${ln}s/   : 1 /   : 16/" "$vf"
+run "$BIN" analyze "$w/osm-ring4-qos"
+expect "bad SL2VL entry" 2 "$vf:$ln: bad VL" "$w/err"
+rm "$vf"
+run "$BIN" analyze "$w/osm-ring4-qos"
+expect "no SL2VL dump: VL 0" 1 "SL2VL       : none"
+
+# --- route -------------------------------------------------------------------
+net=$D/osm-ft2-ftree/net
+run "$BIN" route --net "$net"
+expect "route fat-tree" 0 "engine      : fattree"
+check "route time shown" grep -q "^route time  : " "$w/out"
+check "peak memory shown" grep -q "^peak memory : [0-9.]* MiB" "$w/out"
+run "$BIN" route --json --net "$net"
+json "route --json"
+p0=$(jval pairs "$w/out")
+ports=$(jval ca_ports "$w/out")
+check "route_seconds" [ -n "$(jval route_seconds "$w/out")" ]
+run "$BIN" route --json --lmc 1 --net "$net"
+expect "route --lmc 1" 0
+same "LMC 1 adds a LID per CA port" "$(jval pairs "$w/out")" \
+	"$((p0 + ports * (ports - 1)))"
+same "route lmc" "$(jval lmc "$w/out")" 1
+
+ring=$D/osm-ring4-qos/net
+run "$BIN" route --net "$ring" --engine fattree
+expect "fattree refuses a ring" 2 "does not fit" "$w/err"
+run "$BIN" route --json --net "$ring"
+expect "auto routes a ring" 0 '"engine": "updown"'
+same "updown ring has no loop" "$(jval credit_loops "$w/out")" false
+run "$BIN" route --net "$w/no-such.net"
+expect "missing net file" 2 "no-such.net" "$w/err"
+
+echo "offline: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

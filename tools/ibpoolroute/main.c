@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ibpoolroute: the diagnostics CLI.  One option table drives getopt_long
+ * and --help; each subcommand says which options it takes.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibpoolroute.h"
+
+#define PROG "ibpoolroute"
+
+enum {
+	C_ANALYZE = 1 << 0,
+	C_ROUTE = 1 << 1,
+	C_ALL = C_ANALYZE | C_ROUTE,
+};
+
+struct cmd {
+	const char *name;
+	unsigned int bit;
+	const char *args;	/* positional arguments, for usage */
+	unsigned int npos;	/* how many it takes */
+	const char *help;
+	int (*run)(const struct pr_opts *o, char *err, size_t len);
+};
+
+static const struct cmd cmds[] = {
+	{ "analyze", C_ANALYZE, "DIR", 1,
+	  "check the routing OpenSM dumped into DIR (log_flags 0x40)",
+	  pr_analyze },
+	{ "route", C_ROUTE, "--net FILE", 0,
+	  "route a fabric file offline and check the result", pr_route },
+};
+
+struct opt {
+	const char *name;
+	int has_arg;
+	int val;
+	unsigned int cmds;	/* subcommands that take it */
+	const char *arg;
+	const char *help;
+};
+
+/* The one option table: getopt_long's and --help's. */
+static const struct opt opts[] = {
+	{ "net", 1, 'n', C_ROUTE, "FILE", "ibsim net file or ibnetdiscover output to route" },
+	{ "engine", 1, 'e', C_ROUTE, "NAME", "auto, fattree or updown (auto)" },
+	{ "lmc", 1, 'l', C_ROUTE, "N", "LIDs per CA port are 2^N, 0-7 (0)" },
+	{ "json", 0, 'j', C_ALL, NULL, "print one JSON object instead of text" },
+	{ "perms", 1, 'p', C_ALL, "N", "random permutations for eBB, 0 skips it (100)" },
+	{ "seed", 1, 's', C_ALL, "S", "seed of the eBB permutations (1)" },
+	{ "help", 0, 'h', C_ALL, NULL, "show this help" },
+};
+
+#define NOPTS (sizeof(opts) / sizeof(opts[0]))
+#define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
+
+static const char *const examples[] = {
+	"ibpoolroute analyze /var/log/opensm-dumps",
+	"ibpoolroute analyze --json --perms 0 dumps/",
+	"ibpoolroute route --net ibsim-configs/ft2-tiny.net",
+	"ibpoolroute route --net fabric.net --engine updown --lmc 1 --json",
+};
+
+static void usage(FILE *out)
+{
+	char left[40];
+	size_t i, k;
+
+	fprintf(out, "Usage: " PROG " COMMAND [options]\n\nCommands:\n");
+	for (i = 0; i < NCMDS; i++) {
+		snprintf(left, sizeof(left), "%s %s", cmds[i].name,
+			 cmds[i].args);
+		fprintf(out, "  %-24s %s\n", left, cmds[i].help);
+	}
+	fprintf(out, "\nOptions:\n");
+	for (i = 0; i < NOPTS; i++) {
+		const struct opt *o = &opts[i];
+
+		snprintf(left, sizeof(left), "-%c, --%s%s%s", o->val, o->name,
+			 o->arg ? " " : "", o->arg ? o->arg : "");
+
+		fprintf(out, "  %-24s %s", left, o->help);
+		if (o->cmds != C_ALL) {
+			const char *sep = " [";
+
+			for (k = 0; k < NCMDS; k++)
+				if (o->cmds & cmds[k].bit) {
+					fprintf(out, "%s%s", sep, cmds[k].name);
+					sep = ", ";
+				}
+			fputc(']', out);
+		}
+		fputc('\n', out);
+	}
+	fprintf(out, "\nExit status: 0 the routing checks out, 1 it does not, 2 usage or input error.\n\nExamples:\n");
+	for (i = 0; i < sizeof(examples) / sizeof(examples[0]); i++)
+		fprintf(out, "  %s\n", examples[i]);
+}
+
+__attribute__((format(printf, 1, 2)))
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n\n");
+	usage(stderr);
+	return PR_ERR;
+}
+
+/* Whole-string unsigned number at most max. */
+static int number(const char *s, unsigned long long max,
+		  unsigned long long *v)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	if (errno || *end || *v > max)
+		return -EINVAL;
+	return 0;
+}
+
+static const struct opt *find_opt(int val)
+{
+	size_t i;
+
+	for (i = 0; i < NOPTS; i++)
+		if (opts[i].val == val)
+			return &opts[i];
+	return NULL;
+}
+
+/* Apply one option to o; PR_OK or an exit code. */
+static int set_opt(struct pr_opts *o, int c, const char *arg)
+{
+	unsigned long long v;
+
+	switch (c) {
+	case 'n':
+		o->net = arg;
+		break;
+	case 'e':
+		if (rt_engine_parse(arg, &o->engine))
+			return usage_error("unknown engine '%s'", arg);
+		break;
+	case 'l':
+		if (number(arg, 7, &v))
+			return usage_error("bad LMC '%s' (0-7)", arg);
+		o->lmc = v;
+		break;
+	case 'j':
+		o->json = true;
+		break;
+	case 'p':
+		if (number(arg, UINT_MAX, &v))
+			return usage_error("bad permutation count '%s'", arg);
+		o->vf.ebb_perms = v;
+		break;
+	case 's':
+		if (number(arg, UINT64_MAX, &v))
+			return usage_error("bad seed '%s'", arg);
+		o->vf.seed = v;
+		break;
+	}
+	return PR_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct option lopts[NOPTS + 1];
+	struct pr_opts o = {
+		.engine = RT_ENGINE_AUTO,
+		.vf = { .ebb_perms = VF_DEFAULT_PERMS, .seed = 1 },
+	};
+	char sopts[2 * NOPTS + 2], *sp = sopts, err[512];
+	const struct cmd *cmd = NULL;
+	const struct opt *op;
+	int c, ret, npos;
+	size_t i;
+
+	*sp++ = ':';	/* report a missing argument as ':' */
+	for (i = 0; i < NOPTS; i++) {
+		lopts[i] = (struct option){ opts[i].name, opts[i].has_arg,
+					    NULL, opts[i].val };
+		*sp++ = opts[i].val;
+		if (opts[i].has_arg)
+			*sp++ = ':';
+	}
+	memset(&lopts[NOPTS], 0, sizeof(lopts[NOPTS]));
+	*sp = '\0';
+
+	if (argc < 2)
+		return usage_error("no command given");
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return PR_OK;
+	}
+	for (i = 0; i < NCMDS; i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			cmd = &cmds[i];
+	if (!cmd)
+		return usage_error("unknown command '%s'", argv[1]);
+
+	/* argv[1] plays argv[0]: getopt starts after the command. */
+	opterr = 0;
+	while ((c = getopt_long(argc - 1, argv + 1, sopts, lopts, NULL)) !=
+	       -1) {
+		if (c == '?')
+			return usage_error("unknown option '%s'",
+					   argv[optind]);
+		if (c == ':')
+			return usage_error("option '%s' needs an argument",
+					   argv[optind]);
+		if (c == 'h') {
+			usage(stdout);
+			return PR_OK;
+		}
+		op = find_opt(c);
+		if (!(op->cmds & cmd->bit))
+			return usage_error("--%s is not an option of %s",
+					   op->name, cmd->name);
+		if ((ret = set_opt(&o, c, optarg)))
+			return ret;
+	}
+	npos = argc - 1 - optind;
+	if (npos != (int)cmd->npos)
+		return usage_error("%s: wrong number of arguments", cmd->name);
+	if (cmd->npos)
+		o.dir = argv[1 + optind];
+	if (cmd->bit == C_ROUTE && !o.net)
+		return usage_error("%s needs --net FILE", cmd->name);
+	ret = cmd->run(&o, err, sizeof(err));
+	if (ret == PR_ERR)
+		fprintf(stderr, PROG ": %s\n", err);
+	return ret;
+}

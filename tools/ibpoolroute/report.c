@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The routing report analyze and route share: infiniband-diags style
+ * "key : value" lines, or one JSON object with the same fields.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include <json-c/json.h>
+
+#include "ibpoolroute.h"
+
+/* Fabric counts the report shows, beyond the verifier's. */
+struct counts {
+	size_t ports;		/* linked CA ports */
+	size_t links;		/* switch-to-switch cables */
+	unsigned int lmc;	/* widest CA LMC */
+};
+
+static void count(const struct fabric *f, struct counts *c)
+{
+	unsigned int p;
+	size_t n;
+
+	memset(c, 0, sizeof(*c));
+	c->links = fab_sw_links(f);
+	for (n = 0; n < f->nnodes; n++) {
+		if (fab_is_sw(f, n))
+			continue;
+		for (p = 1; p <= f->nodes[n].nports; p++) {
+			const struct fab_port *cp = fab_port(f, n, p);
+
+			if (cp->peer == FAB_NONE)
+				continue;
+			c->ports++;
+			if (cp->lmc > c->lmc)
+				c->lmc = cp->lmc;
+		}
+	}
+}
+
+static double peak_mib(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return ru.ru_maxrss / 1024.0;	/* Linux reports KiB */
+}
+
+/* The switch node behind verifier switch index s, FAB_NONE if none. */
+static uint32_t sw_node(const struct rt_tables *t, uint32_t s)
+{
+	return s < t->nsw ? t->sw_node[s] : FAB_NONE;
+}
+
+static const char *verdict(const struct vf_report *vr)
+{
+	if (vr->unreachable && vr->cdg_checked && vr->cdg_cycle)
+		return "FAIL (unreachable pairs, credit loop)";
+	if (vr->unreachable)
+		return "FAIL (unreachable pairs)";
+	if (vr->cdg_checked && vr->cdg_cycle)
+		return "FAIL (credit loop)";
+	return "ok";
+}
+
+__attribute__((format(printf, 3, 4)))
+static void line(FILE *out, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(out, "%-12s: ", key);
+	va_start(ap, fmt);
+	vfprintf(out, fmt, ap);
+	va_end(ap);
+	fputc('\n', out);
+}
+
+static void text(FILE *out, const struct pr_result *r)
+{
+	const struct fabric *f = r->t->fab;
+	const struct vf_report *vr = r->vr;
+	const struct rt_summary *rs = r->route;
+	struct counts c;
+	uint32_t n;
+
+	count(f, &c);
+	line(out, "source", "%s", r->source);
+	line(out, "fabric", "%zu switches, %zu CAs (%zu ports), %zu switch links",
+	     f->nsw, f->nca, c.ports, c.links);
+	line(out, "LIDs", "1-%u (LMC %u)", r->t->top, c.lmc);
+	if (rs) {
+		if (*rs->detail)
+			line(out, "topology", "%s (%s)", rs->topology,
+			     rs->detail);
+		else
+			line(out, "topology", "%s", rs->topology);
+		line(out, "engine", "%s", rs->engine);
+		if (rs->seconds >= 0.001)
+			line(out, "route time", "%.3f s", rs->seconds);
+		else
+			line(out, "route time", "%.0f us", rs->seconds * 1e6);
+	}
+	if (r->sl2vl)
+		line(out, "SL2VL", "%s (path SL 0 for every pair)", r->sl2vl);
+	else
+		line(out, "SL2VL", "none (every path on VL 0)");
+	line(out, "pairs", "%" PRIu64 " (unreachable %" PRIu64 ", holes %" PRIu64 ", loops %" PRIu64 ", disconnected %" PRIu64 ")",
+	     vr->pairs, vr->unreachable, vr->holes, vr->loops,
+	     vr->disconnected);
+	line(out, "switch LIDs", "%" PRIu64 " pairs (unreachable %" PRIu64 ", management traffic only)",
+	     vr->sw_pairs, vr->sw_unreachable);
+	n = sw_node(r->t, vr->bad.sw);
+	if (vr->unreachable && n != FAB_NONE)
+		line(out, "first bad", "LID %u to LID %u, at switch 0x%016" PRIx64 " ('%s') port %u",
+		     vr->bad.slid, vr->bad.dlid, f->nodes[n].guid,
+		     f->nodes[n].desc, vr->bad.port);
+	line(out, "max hops", "%" PRIu32, vr->max_hops);
+	if (!vr->cdg_checked)
+		line(out, "credit loops", "not checked");
+	else if (vr->cdg_cycle)
+		line(out, "credit loops", "cycle on VL %u (%u VL%s, %" PRIu64 " dependencies)",
+		     vr->cycle_vl, vr->nvl, vr->nvl == 1 ? "" : "s",
+		     vr->cdg_edges);
+	else
+		line(out, "credit loops", "none (%u VL%s, %" PRIu64 " dependencies)",
+		     vr->nvl, vr->nvl == 1 ? "" : "s", vr->cdg_edges);
+	if (vr->cdg_cycle && !vr->unreachable && n != FAB_NONE)
+		line(out, "loop at", "switch 0x%016" PRIx64 " ('%s') port %u",
+		     f->nodes[n].guid, f->nodes[n].desc, vr->bad.port);
+	line(out, "all-to-all", "max %" PRIu64 ", mean %.2f, max/mean %.3f (per level %.3f)",
+	     vr->efi_max, vr->efi_mean, vr->efi_ratio,
+	     vr->efi_class_ratio);
+	if (vr->ebb_perms)
+		line(out, "eBB", "%.3f (%u permutations, seed %" PRIu64 ")",
+		     vr->ebb, vr->ebb_perms, r->vo->seed);
+	else
+		line(out, "eBB", "not measured (--perms 0)");
+	line(out, "peak memory", "%.1f MiB", peak_mib());
+	line(out, "status", "%s", verdict(vr));
+}
+
+/* Doubles with a fixed number of digits, not %.17g noise. */
+static json_object *jdouble(double v, int digits)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.*f", digits, v);
+	return json_object_new_double_s(v, buf);
+}
+
+static json_object *jguid(uint64_t g)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%016" PRIx64, g);
+	return json_object_new_string(buf);
+}
+
+static json_object *jswitch(const struct fabric *f, uint32_t n,
+			    unsigned int port)
+{
+	json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "guid", jguid(f->nodes[n].guid));
+	json_object_object_add(o, "name",
+			       json_object_new_string(f->nodes[n].desc));
+	json_object_object_add(o, "port", json_object_new_int(port));
+	return o;
+}
+
+static json_object *jobject(const struct pr_result *r)
+{
+	const struct fabric *f = r->t->fab;
+	const struct vf_report *vr = r->vr;
+	const struct rt_summary *rs = r->route;
+	json_object *o = json_object_new_object(), *x;
+	uint32_t n = sw_node(r->t, vr->bad.sw);
+	struct counts c;
+
+	if (!o)
+		return NULL;
+	count(f, &c);
+#define ADD(k, v) json_object_object_add(o, k, v)
+	ADD("source", json_object_new_string(r->source));
+	ADD("switches", json_object_new_uint64(f->nsw));
+	ADD("cas", json_object_new_uint64(f->nca));
+	ADD("ca_ports", json_object_new_uint64(c.ports));
+	ADD("switch_links", json_object_new_uint64(c.links));
+	ADD("max_lid", json_object_new_uint64(r->t->top));
+	ADD("lmc", json_object_new_uint64(c.lmc));
+	if (rs) {
+		ADD("topology", json_object_new_string(rs->topology));
+		ADD("topology_detail", json_object_new_string(rs->detail));
+		ADD("engine", json_object_new_string(rs->engine));
+		ADD("route_seconds", jdouble(rs->seconds, 6));
+	}
+	ADD("sl2vl", r->sl2vl ? json_object_new_string(r->sl2vl) : NULL);
+	ADD("pairs", json_object_new_uint64(vr->pairs));
+	ADD("unreachable", json_object_new_uint64(vr->unreachable));
+	ADD("holes", json_object_new_uint64(vr->holes));
+	ADD("loops", json_object_new_uint64(vr->loops));
+	ADD("disconnected", json_object_new_uint64(vr->disconnected));
+	ADD("switch_lid_pairs", json_object_new_uint64(vr->sw_pairs));
+	ADD("switch_lid_unreachable",
+	    json_object_new_uint64(vr->sw_unreachable));
+	x = NULL;
+	if (vr->unreachable && n != FAB_NONE) {
+		x = jswitch(f, n, vr->bad.port);
+		if (x) {
+			json_object_object_add(x, "slid",
+				json_object_new_int(vr->bad.slid));
+			json_object_object_add(x, "dlid",
+				json_object_new_int(vr->bad.dlid));
+		}
+	}
+	ADD("first_bad", x);
+	ADD("max_hops", json_object_new_uint64(vr->max_hops));
+	ADD("cdg_checked", json_object_new_boolean(vr->cdg_checked));
+	ADD("credit_loops", json_object_new_boolean(vr->cdg_checked &&
+						    vr->cdg_cycle));
+	ADD("loop_vl", vr->cdg_cycle ? json_object_new_int(vr->cycle_vl) :
+		NULL);
+	ADD("loop_at", vr->cdg_cycle && !vr->unreachable && n != FAB_NONE ?
+		jswitch(f, n, vr->bad.port) : NULL);
+	ADD("vls", json_object_new_uint64(vr->nvl));
+	ADD("cdg_edges", json_object_new_uint64(vr->cdg_edges));
+	ADD("efi_max", json_object_new_uint64(vr->efi_max));
+	ADD("efi_mean", jdouble(vr->efi_mean, 2));
+	ADD("efi_ratio", jdouble(vr->efi_ratio, 3));
+	ADD("efi_level_ratio", jdouble(vr->efi_class_ratio, 3));
+	ADD("ebb", vr->ebb_perms ? jdouble(vr->ebb, 4) : NULL);
+	ADD("ebb_permutations", json_object_new_uint64(vr->ebb_perms));
+	ADD("seed", json_object_new_uint64(r->vo->seed));
+	ADD("peak_memory_mib", jdouble(peak_mib(), 1));
+	ADD("ok", json_object_new_boolean(vf_ok(vr)));
+#undef ADD
+	return o;
+}
+
+int pr_report(FILE *out, const struct pr_result *r, bool json)
+{
+	json_object *o;
+	int ret = 0;
+
+	if (!json) {
+		text(out, r);
+		return ferror(out) ? -EIO : 0;
+	}
+	o = jobject(r);
+	if (!o)
+		return -ENOMEM;
+	if (fprintf(out, "%s\n", json_object_to_json_string_ext(o,
+			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+			JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
+		ret = -EIO;
+	json_object_put(o);
+	return ret;
+}
