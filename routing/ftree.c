@@ -10,13 +10,33 @@
  * link).  Positions are consistent across siblings, so choosing slot
  * (key / U[level]) % slots makes every source converge on the same path
  * to a destination (d-mod-k); a slot that is missing or cannot reach the
- * destination detours over a valid one picked by a hash (see detour()).
+ * destination detours over the valid one it was sent least often.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ftree.h"
+
+static inline uint32_t mix32(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352d;
+	x ^= x >> 15;
+	x *= 0x846ca68b;
+	return x ^ (x >> 16);
+}
+
+/*
+ * Detours, counted per (LID, where they lead): the key is the peer
+ * switch at the top level, else the peer's position in its group, so
+ * sibling planes in different pods count as the same way down.
+ */
+struct dmap {
+	uint64_t *key;		/* 0 = empty */
+	uint32_t *cnt;
+	size_t cap, n;
+};
 
 struct ftr {
 	const struct fabric *f;
@@ -43,6 +63,8 @@ struct ftr {
 	uint32_t *key;		/* per LID */
 	uint16_t *idx;		/* nlev * (top + 1): nominal slot per level */
 	uint32_t *nbr;		/* per fabric port: peer switch or FAB_NONE */
+	struct dmap detours;
+	uint32_t *own;		/* per fabric port: detours it took */
 	uint32_t *dcnt;		/* scratch: down candidates per destination */
 	uint8_t *dport;		/* scratch: their ports, CSR by dcnt */
 	uint32_t *doff;
@@ -345,25 +367,83 @@ static int build_keys(struct ftr *r)
 	return rt_lids_by_switch(t, &r->dst_off, &r->dst_lid);
 }
 
-static inline uint32_t mix32(uint32_t x)
+static uint32_t *dmap_get(struct dmap *m, uint64_t key)
 {
-	x ^= x >> 16;
-	x *= 0x7feb352d;
-	x ^= x >> 15;
-	x *= 0x846ca68b;
-	return x ^ (x >> 16);
+	size_t i;
+
+	if ((m->n + 1) * 2 > m->cap) {
+		struct dmap g = { .cap = m->cap ? m->cap * 2 : 1024 };
+
+		g.key = calloc(g.cap, sizeof(*g.key));
+		g.cnt = calloc(g.cap, sizeof(*g.cnt));
+		if (!g.key || !g.cnt) {
+			free(g.key);
+			free(g.cnt);
+			return NULL;
+		}
+		for (i = 0; i < m->cap; i++) {
+			size_t j;
+
+			if (!m->key[i])
+				continue;
+			j = mix32(m->key[i] ^ m->key[i] >> 32) & (g.cap - 1);
+			while (g.key[j])
+				j = (j + 1) & (g.cap - 1);
+			g.key[j] = m->key[i];
+			g.cnt[j] = m->cnt[i];
+		}
+		free(m->key);
+		free(m->cnt);
+		g.n = m->n;
+		*m = g;
+	}
+	for (i = mix32(key ^ key >> 32) & (m->cap - 1); m->key[i];
+	     i = (i + 1) & (m->cap - 1))
+		if (m->key[i] == key)
+			return &m->cnt[i];
+	m->key[i] = key;
+	m->n++;
+	return &m->cnt[i];
+}
+
+static uint64_t detour_key(const struct ftr *r, unsigned int lid, uint32_t q)
+{
+	uint64_t way = r->lv[q] + 1u == r->nlev ? q :
+		       (1ull << 31) | (uint64_t)r->lv[q] << 24 | r->pos[q];
+
+	return (uint64_t)lid << 32 | way;
 }
 
 /*
- * A detour around a missing slot.  Siblings see the same failures, so a
- * choice by load would send every source the same way and pile one
- * destination's traffic on one link near it; a hash of (switch, LID)
- * spreads sources over the valid candidates instead.
+ * A detour around a missing slot: the way this LID has been sent least
+ * often from any switch (siblings see the same failures, so choosing by
+ * their own loads alone would pile one destination's traffic on one link
+ * near it), then the port of s that took the fewest detours.  Ties start
+ * at a hash of (switch, LID).  Returns the port, 0 when out of memory.
  */
-static uint8_t detour(uint32_t s, unsigned int lid, const uint8_t *cand,
-		      unsigned int n)
+static uint8_t detour(struct ftr *r, uint32_t s, unsigned int lid,
+		      const uint8_t *cand, unsigned int n)
 {
-	return cand[mix32(s * 0x9e3779b9u + lid) % n];
+	unsigned int i, j, start = mix32(s * 0x9e3779b9u + lid) % n;
+	uint32_t *own = r->own + r->f->nodes[r->t->sw_node[s]].port0;
+	uint32_t *best = NULL, *c;
+	uint8_t port = 0;
+
+	for (i = 0; i < n; i++) {
+		j = (start + i) % n;
+		c = dmap_get(&r->detours,
+			     detour_key(r, lid, peer_sw(r, s, cand[j])));
+		if (!c)
+			return 0;
+		if (!best || *c < *best ||
+		    (*c == *best && own[cand[j]] < own[port])) {
+			best = c;
+			port = cand[j];
+		}
+	}
+	(*best)++;
+	own[port]++;
+	return port;
 }
 
 /* Down candidates of s per destination switch, as CSR in doff/dport. */
@@ -405,8 +485,8 @@ static void down_candidates(struct ftr *r, uint32_t s)
 	}
 }
 
-static void route_up(struct ftr *r, uint32_t s, uint32_t d, unsigned int h,
-		     uint8_t *row)
+static int route_up(struct ftr *r, uint32_t s, uint32_t d, unsigned int h,
+		    uint8_t *row)
 {
 	const uint64_t *ah = r->all + ((size_t)h * r->nsw + s) * r->w;
 	const uint8_t *slots = r->slot_port + r->slot_off[s];
@@ -420,7 +500,7 @@ static void route_up(struct ftr *r, uint32_t s, uint32_t d, unsigned int h,
 			lid = r->dst_lid[k];
 			row[lid] = slots[idx[lid]];
 		}
-		return;
+		return 0;
 	}
 	memset(ok, 0, sizeof(ok));
 	for (i = 0; i < r->nslots[s]; i++) {
@@ -434,22 +514,24 @@ static void route_up(struct ftr *r, uint32_t s, uint32_t d, unsigned int h,
 			ok[i] = 1;
 		}
 	}
-	if (!n)
-		return;
-	for (k = r->dst_off[d]; k < r->dst_off[d + 1]; k++) {
+	for (k = r->dst_off[d]; n && k < r->dst_off[d + 1]; k++) {
 		lid = r->dst_lid[k];
 		i = r->lv[s] >= r->base ? idx[lid] : r->nslots[s];
 		row[lid] = i < r->nslots[s] && ok[i] ? slots[i] :
-			   detour(s, lid, cand, n);
+			   detour(r, s, lid, cand, n);
+		if (!row[lid])
+			return -ENOMEM;
 	}
+	return 0;
 }
 
-static void route_switch(struct ftr *r, uint32_t s)
+static int route_switch(struct ftr *r, uint32_t s)
 {
 	uint8_t *row = rt_lft(r->t, s);
 	const uint64_t *dn = bits(r, r->down, s);
 	unsigned int h, lid;
 	uint32_t d, k;
+	int ret;
 
 	down_candidates(r, s);
 	for (d = 0; d < r->nsw; d++) {
@@ -468,9 +550,10 @@ static void route_switch(struct ftr *r, uint32_t s)
 		for (h = r->lv[s] + 1; h < r->nlev; h++)
 			if (has(r->reach + ((size_t)h * r->nsw + s) * r->w, d))
 				break;
-		if (h < r->nlev)
-			route_up(r, s, d, h, row);
+		if (h < r->nlev && (ret = route_up(r, s, d, h, row)))
+			return ret;
 	}
+	return 0;
 }
 
 static void ftr_release(struct ftr *r)
@@ -490,6 +573,9 @@ static void ftr_release(struct ftr *r)
 	free(r->key);
 	free(r->idx);
 	free(r->nbr);
+	free(r->own);
+	free(r->detours.key);
+	free(r->detours.cnt);
 	free(r->dcnt);
 	free(r->dport);
 	free(r->doff);
@@ -523,12 +609,13 @@ static int ftr_init(struct ftr *r, const struct fabric *f,
 	r->key = calloc(top, sizeof(*r->key));
 	r->idx = calloc(top * (r->nlev + 1), sizeof(*r->idx));
 	r->nbr = malloc((f->nports + 1) * sizeof(*r->nbr));
+	r->own = calloc(f->nports + 1, sizeof(*r->own));
 	r->dcnt = calloc(nsw, sizeof(*r->dcnt));
 	r->doff = calloc(nsw + 1, sizeof(*r->doff));
 	/* Each destination is below at most every down port of a switch. */
 	r->dport = malloc(nsw * (FAB_MAX_PORTS + 1));
 	if (!r->lv || !r->pos || !r->gsize || !r->slot_off || !r->nslots ||
-	    !r->intact || !r->down || !r->reach || !r->all || !r->key || !r->idx || !r->nbr || !r->dcnt ||
+	    !r->intact || !r->down || !r->reach || !r->all || !r->key || !r->idx || !r->nbr || !r->own || !r->dcnt ||
 	    !r->doff || !r->dport)
 		return -ENOMEM;
 	for (s = 0; s < r->nsw; s++)
@@ -588,7 +675,7 @@ int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 	}
 	for (s = 0; !ret && s < r.nsw; s++)
 		if (r.lv[s] != FT_NO_LEVEL)
-			route_switch(&r, s);
+			ret = route_switch(&r, s);
 	ftr_release(&r);
 	return ret;
 }
