@@ -97,7 +97,7 @@ demo: deps
 
 bench: deps
 	$(MAKE) all
-	tools/bench.sh $(B)
+	tests/bench/run.sh $(B)
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) \

@@ -426,7 +426,7 @@ static uint8_t detour(struct ftr *r, uint32_t s, unsigned int lid,
 {
 	unsigned int i, j, start = mix32(s * 0x9e3779b9u + lid) % n;
 	uint32_t *own = r->own + r->f->nodes[r->t->sw_node[s]].port0;
-	uint32_t *best = NULL, *c;
+	uint32_t *c, best = UINT32_MAX;
 	uint8_t port = 0;
 
 	for (i = 0; i < n; i++) {
@@ -435,13 +435,16 @@ static uint8_t detour(struct ftr *r, uint32_t s, unsigned int lid,
 			     detour_key(r, lid, peer_sw(r, s, cand[j])));
 		if (!c)
 			return 0;
-		if (!best || *c < *best ||
-		    (*c == *best && own[cand[j]] < own[port])) {
-			best = c;
+		if (*c < best || (*c == best && own[cand[j]] < own[port])) {
+			best = *c;
 			port = cand[j];
 		}
 	}
-	(*best)++;
+	/* dmap_get may have moved the counters: look the winner up again. */
+	c = dmap_get(&r->detours, detour_key(r, lid, peer_sw(r, s, port)));
+	if (!c)
+		return 0;
+	(*c)++;
 	own[port]++;
 	return port;
 }

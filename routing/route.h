@@ -23,6 +23,7 @@ struct rt_summary {
 	char engine[16];	/* engine that produced the tables */
 	char detail[512];	/* what the recogniser found, or why not */
 	double seconds;		/* wall time of recognise + route */
+	double check_seconds;	/* wall time of the connectivity check */
 };
 
 /*

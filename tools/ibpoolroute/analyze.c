@@ -92,7 +92,8 @@ int pr_route(const struct pr_opts *o, char *err, size_t len)
 	memset(&t, 0, sizeof(t));
 	if (fab_load_net(o->net, &f, err, len))
 		return PR_ERR;
-	ret = fab_assign_lids(f, o->lmc);
+	ret = fab_assign_lids_upto(f, o->lmc, o->ext_lids ? FAB_MAX_LID_EXT :
+							  FAB_MAX_LID);
 	if (ret) {
 		snprintf(err, len, "%s: cannot assign LIDs with LMC %u: %s",
 			 o->net, o->lmc, strerror(-ret));

@@ -26,6 +26,7 @@ struct pr_opts {
 	const char *net;	/* route: fabric file */
 	enum rt_engine_id engine;
 	unsigned int lmc;
+	bool ext_lids;		/* route: LIDs past 0xbfff, for scale runs */
 	bool json;
 	struct vf_opts vf;
 };

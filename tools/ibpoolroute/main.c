@@ -53,6 +53,7 @@ static const struct opt opts[] = {
 	{ "net", 1, 'n', C_ROUTE, "FILE", "ibsim net file or ibnetdiscover output to route" },
 	{ "engine", 1, 'e', C_ROUTE, "NAME", "auto, fattree or updown (auto)" },
 	{ "lmc", 1, 'l', C_ROUTE, "N", "LIDs per CA port are 2^N, 0-7 (0)" },
+	{ "extended-lids", 0, 'x', C_ROUTE, NULL, "allow LIDs past 0xbfff (offline scale runs beyond one subnet)" },
 	{ "json", 0, 'j', C_ALL, NULL, "print one JSON object instead of text" },
 	{ "perms", 1, 'p', C_ALL, "N", "random permutations for eBB, 0 skips it (100)" },
 	{ "seed", 1, 's', C_ALL, "S", "seed of the eBB permutations (1)" },
@@ -161,6 +162,9 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		if (number(arg, 7, &v))
 			return usage_error("bad LMC '%s' (0-7)", arg);
 		o->lmc = v;
+		break;
+	case 'x':
+		o->ext_lids = true;
 		break;
 	case 'j':
 		o->json = true;

@@ -101,9 +101,11 @@ static void text(FILE *out, const struct pr_result *r)
 			line(out, "topology", "%s", rs->topology);
 		line(out, "engine", "%s", rs->engine);
 		if (rs->seconds >= 0.001)
-			line(out, "route time", "%.3f s", rs->seconds);
+			line(out, "route time", "%.3f s (then %.3f s checking it)",
+			     rs->seconds, rs->check_seconds);
 		else
-			line(out, "route time", "%.0f us", rs->seconds * 1e6);
+			line(out, "route time", "%.0f us (then %.0f us checking it)",
+			     rs->seconds * 1e6, rs->check_seconds * 1e6);
 	}
 	if (r->sl2vl)
 		line(out, "SL2VL", "%s (path SL 0 for every pair)", r->sl2vl);
@@ -200,6 +202,7 @@ static json_object *jobject(const struct pr_result *r)
 		ADD("topology_detail", json_object_new_string(rs->detail));
 		ADD("engine", json_object_new_string(rs->engine));
 		ADD("route_seconds", jdouble(rs->seconds, 6));
+		ADD("check_seconds", jdouble(rs->check_seconds, 6));
 	}
 	ADD("sl2vl", r->sl2vl ? json_object_new_string(r->sl2vl) : NULL);
 	ADD("pairs", json_object_new_uint64(vr->pairs));
