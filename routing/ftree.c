@@ -65,6 +65,7 @@ struct ftr {
 	uint32_t *nbr;		/* per fabric port: peer switch or FAB_NONE */
 	struct dmap detours;
 	uint32_t *own;		/* per fabric port: detours it took */
+	bool *unrouted;		/* per destination switch: some switch lacks a route */
 	uint32_t *dcnt;		/* scratch: down candidates per destination */
 	uint8_t *dport;		/* scratch: their ports, CSR by dcnt */
 	uint32_t *doff;
@@ -553,7 +554,9 @@ static int route_switch(struct ftr *r, uint32_t s)
 		for (h = r->lv[s] + 1; h < r->nlev; h++)
 			if (has(r->reach + ((size_t)h * r->nsw + s) * r->w, d))
 				break;
-		if (h < r->nlev && (ret = route_up(r, s, d, h, row)))
+		if (h == r->nlev)
+			r->unrouted[d] = true;
+		else if ((ret = route_up(r, s, d, h, row)))
 			return ret;
 	}
 	return 0;
@@ -577,6 +580,7 @@ static void ftr_release(struct ftr *r)
 	free(r->idx);
 	free(r->nbr);
 	free(r->own);
+	free(r->unrouted);
 	free(r->detours.key);
 	free(r->detours.cnt);
 	free(r->dcnt);
@@ -613,12 +617,13 @@ static int ftr_init(struct ftr *r, const struct fabric *f,
 	r->idx = calloc(top * (r->nlev + 1), sizeof(*r->idx));
 	r->nbr = malloc((f->nports + 1) * sizeof(*r->nbr));
 	r->own = calloc(f->nports + 1, sizeof(*r->own));
+	r->unrouted = calloc(nsw, sizeof(*r->unrouted));
 	r->dcnt = calloc(nsw, sizeof(*r->dcnt));
 	r->doff = calloc(nsw + 1, sizeof(*r->doff));
 	/* Each destination is below at most every down port of a switch. */
 	r->dport = malloc(nsw * (FAB_MAX_PORTS + 1));
 	if (!r->lv || !r->pos || !r->gsize || !r->slot_off || !r->nslots ||
-	    !r->intact || !r->down || !r->reach || !r->all || !r->key || !r->idx || !r->nbr || !r->own || !r->dcnt ||
+	    !r->intact || !r->down || !r->reach || !r->all || !r->key || !r->idx || !r->nbr || !r->own || !r->unrouted || !r->dcnt ||
 	    !r->doff || !r->dport)
 		return -ENOMEM;
 	for (s = 0; s < r->nsw; s++)
@@ -679,6 +684,8 @@ int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 	for (s = 0; !ret && s < r.nsw; s++)
 		if (r.lv[s] != FT_NO_LEVEL)
 			ret = route_switch(&r, s);
+	if (!ret && rt_fill_unrouted(t, r.unrouted) < 0)
+		ret = -ENOMEM;
 	ftr_release(&r);
 	return ret;
 }

@@ -150,6 +150,82 @@ int rt_lids_by_switch(const struct rt_tables *t, uint32_t **off,
 	return 0;
 }
 
+static bool has_ca(const struct fabric *f, uint32_t n)
+{
+	unsigned int p;
+
+	for (p = 1; p <= f->nodes[n].nports; p++) {
+		const struct fab_port *fp = fab_port(f, n, p);
+
+		if (fp->peer != FAB_NONE && !fab_is_sw(f, fp->peer))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A switch with hosts keeps a missing route to a CA LID: its hosts'
+ * data would take it, and the engine's connectivity check must see that.
+ */
+static long fill_lid(struct rt_tables *t, unsigned int lid, uint32_t *q,
+		     const bool *leaf)
+{
+	const struct fabric *f = t->fab;
+	bool ca = !fab_is_sw(f, t->lid_node[lid]);
+	uint32_t head = 0, tail = 0, s;
+	unsigned int p;
+	long filled = 0;
+
+	for (s = 0; s < t->nsw; s++)
+		if (rt_lft(t, s)[lid] != RT_NO_PATH)
+			q[tail++] = s;
+	if (tail == t->nsw || !tail)
+		return 0;
+	while (head < tail) {
+		uint32_t n = t->sw_node[q[head++]];
+
+		for (p = 1; p <= f->nodes[n].nports; p++) {
+			const struct fab_port *fp = fab_port(f, n, p);
+			uint8_t *e;
+
+			if (fp->peer == FAB_NONE || !fab_is_sw(f, fp->peer))
+				continue;
+			s = t->node_sw[fp->peer];
+			e = &rt_lft(t, s)[lid];
+			if (*e != RT_NO_PATH || (ca && leaf[s]))
+				continue;
+			*e = fp->peer_port;
+			q[tail++] = s;
+			filled++;
+		}
+	}
+	return filled;
+}
+
+long rt_fill_unrouted(struct rt_tables *t, const bool *dsw)
+{
+	uint32_t *q = malloc((t->nsw + 1) * sizeof(*q));
+	bool *leaf = malloc(t->nsw + 1);
+	unsigned int lid;
+	long filled = -ENOMEM;
+	uint32_t s;
+
+	if (!q || !leaf)
+		goto out;
+	for (s = 0; s < t->nsw; s++)
+		leaf[s] = has_ca(t->fab, t->sw_node[s]);
+	filled = 0;
+	for (lid = 1; lid <= t->top; lid++) {
+		s = rt_lid_switch(t, lid);
+		if (s != FAB_NONE && (!dsw || dsw[s]))
+			filled += fill_lid(t, lid, q, leaf);
+	}
+out:
+	free(q);
+	free(leaf);
+	return filled;
+}
+
 uint64_t rt_tables_churn(const struct rt_tables *a, const struct rt_tables *b)
 {
 	unsigned int top = a->top > b->top ? a->top : b->top;

@@ -6,6 +6,7 @@
 #ifndef GPUAWARE_LFT_H
 #define GPUAWARE_LFT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../topology/fabric.h"
@@ -69,6 +70,17 @@ uint32_t rt_lid_switch(const struct rt_tables *t, unsigned int lid);
  */
 int rt_lids_by_switch(const struct rt_tables *t, uint32_t **off,
 		      uint32_t **lids);
+
+/*
+ * Management routes: every switch that has no entry for a LID of a
+ * switch marked in dsw (NULL: every LID) gets one, one hop towards a
+ * neighbour that has, breadth first from the routed switches, so the
+ * result stays loop-free.  Switches with hosts get none to CA LIDs.  So
+ * data between CAs never uses them (no routed switch forwards to an
+ * unrouted one); MADs to and from switches do.
+ * Returns the number of entries filled, or -ENOMEM.
+ */
+long rt_fill_unrouted(struct rt_tables *t, const bool *dsw);
 
 /* Number of (switch, LID) entries that differ; tables of the same fabric. */
 uint64_t rt_tables_churn(const struct rt_tables *a, const struct rt_tables *b);

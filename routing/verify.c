@@ -696,7 +696,8 @@ static int dest_check(struct vf_ctx *c, unsigned int d, const uint8_t *op,
 		return 0;
 	no = resolve(c, &ds, op);
 	loops = tally(c, &ds, op, no, r);
-	if (!o->skip_cdg)
+	/* Credit loops are a matter of CA-to-CA data, as for ibdmchk. */
+	if (!o->skip_cdg && ds.gport != FAB_NONE)
 		ret = c->t->vl ? cdg_vl(c, &ds, op) :
 				 cdg_plain(c, &ds, no, loops);
 	for (k = 0; k < no; k++) {

@@ -9,7 +9,7 @@
 #   osm-2sw-minhop  ibsim's net.2sw2path4hca example, minhop
 #   osm-2sw-lmc1    the same with LMC 1
 #   osm-ft2-ftree   2 spines, 2 leaves, 4 hosts, fixed GUIDs; ftree
-#   osm-ring4-qos   4-switch ring, a host on each; minhop, QoS on, so
+#   osm-ring5-qos   5-switch ring, a host on each; minhop, QoS on, so
 #                   OpenSM also writes opensm-sl2vl.dump
 set -eu
 

@@ -209,27 +209,27 @@ cp "$D/osm-2sw-minhop/opensm-lfts.dump" "$w/osm-2sw-lmc1/"
 run "$BIN" analyze "$w/osm-2sw-lmc1"
 expect "dumps of different sweeps" 2 "opensm-lfts.dump:" "$w/err"
 
-# SL2VL is read.  minhop's ring has a VL 0 cycle each way round, closed
-# by the 2-hop routes to switch LIDs through sw0 (h3 to sw1, h1 to sw3);
-# putting sw0's sw3->sw1 and sw1->sw3 hops on VL 1 breaks both.
-run "$BIN" analyze --json "$D/osm-ring4-qos"
+# SL2VL is read.  On a 5-switch ring minhop sends every 2-hop route the
+# short way round: a VL 0 cycle of CA-to-CA data each way; putting sw0's
+# sw4->sw1 and sw1->sw4 hops on VL 1 breaks both.
+run "$BIN" analyze --json "$D/osm-ring5-qos"
 expect "ring: minhop credit loop" 1
 same "ring: loop reported" "$(jval credit_loops "$w/out")" true
-copy osm-ring4-qos
-vf=$w/osm-ring4-qos/opensm-sl2vl.dump
+copy osm-ring5-qos
+vf=$w/osm-ring5-qos/opensm-sl2vl.dump
 for io in "3   2" "2   3"; do
 	ln=$(grep -n "^$io   :" "$vf" | head -1 | cut -d: -f1)
 	sed -i "${ln}s/^$io   : 0 /$io   : 1 /" "$vf"
-	run "$BIN" analyze --json "$w/osm-ring4-qos"
+	run "$BIN" analyze --json "$w/osm-ring5-qos"
 	[ "$io" = "3   2" ] && expect "ring: one dateline leaves a loop" 1
 done
 expect "ring: two datelines break the loops" 0
 same "ring: two VLs" "$(jval vls "$w/out")" 2
 sed -i "${ln}s/   : 1 /   : 16/" "$vf"
-run "$BIN" analyze "$w/osm-ring4-qos"
+run "$BIN" analyze "$w/osm-ring5-qos"
 expect "bad SL2VL entry" 2 "$vf:$ln: bad VL" "$w/err"
 rm "$vf"
-run "$BIN" analyze "$w/osm-ring4-qos"
+run "$BIN" analyze "$w/osm-ring5-qos"
 expect "no SL2VL dump: VL 0" 1 "SL2VL       : none"
 
 # --- route -------------------------------------------------------------------
@@ -249,7 +249,7 @@ same "LMC 1 adds a LID per CA port" "$(jval pairs "$w/out")" \
 	"$((p0 + ports * (ports - 1)))"
 same "route lmc" "$(jval lmc "$w/out")" 1
 
-ring=$D/osm-ring4-qos/net
+ring=$D/osm-ring5-qos/net
 run "$BIN" route --net "$ring" --engine fattree
 expect "fattree refuses a ring" 2 "does not fit" "$w/err"
 run "$BIN" route --json --net "$ring"

@@ -16,7 +16,7 @@
 #define DATA "tests/data/"
 
 static const char *const fixtures[] = {
-	"osm-2sw-minhop", "osm-2sw-lmc1", "osm-ft2-ftree", "osm-ring4-qos",
+	"osm-2sw-minhop", "osm-2sw-lmc1", "osm-ft2-ftree", "osm-ring5-qos",
 };
 
 #define NFIX (sizeof(fixtures) / sizeof(fixtures[0]))
@@ -410,7 +410,7 @@ static void test_lmc(void)
 
 static void test_sl2vl(void)
 {
-	const char *dir = "osm-ring4-qos";
+	const char *dir = "osm-ring5-qos";
 	char err[256], *text, *line;
 	struct fabric *f = NULL;
 	struct rt_tables t;

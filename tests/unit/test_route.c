@@ -134,11 +134,61 @@ static void test_relevelled(void)
 	CU_ASSERT_STRING_EQUAL(s.engine, "fattree");
 	CU_ASSERT(vf_ok(&r) && r.cdg_checked && !r.cdg_cycle);
 	/*
-	 * Pod 1's 16 hosts reach the 4 cores of plane 2 and position 2 of
-	 * the other 3 pods only through the cut spine: those switch LIDs
-	 * are management-only losses; nothing else is lost.
+	 * Pod 1's hosts reach the cores of plane 2 only through the cut
+	 * spine: management routes take them there.
 	 */
-	CU_ASSERT_EQUAL(r.sw_unreachable, 16 * (4 + 3));
+	CU_ASSERT_EQUAL(r.sw_unreachable, 0);
+	fab_free(f);
+}
+
+/* Follow t from switch node n to lid; true when it is delivered. */
+static bool delivers(const struct rt_tables *t, uint32_t n, unsigned int lid)
+{
+	unsigned int hops;
+
+	for (hops = 0; hops < 16; hops++) {
+		uint8_t p = rt_lft(t, t->node_sw[n])[lid];
+		const struct fab_port *fp;
+
+		if (p == RT_NO_PATH)
+			return false;
+		if (p == 0)
+			return t->lid_node[lid] == n;
+		fp = fab_port(t->fab, n, p);
+		if (fp->peer == FAB_NONE)
+			return false;
+		if (!fab_is_sw(t->fab, fp->peer))
+			return t->lid_node[lid] == fp->peer;
+		n = fp->peer;
+	}
+	return false;
+}
+
+/*
+ * A spine that lost its cable to a leaf still answers that leaf's hosts
+ * (PerfMgt replies, ibroute by LID): every switch reaches every LID.
+ */
+static void test_management_routes(void)
+{
+	struct fabric *f = tree(4, 2, 0, 0, 0);
+	struct rt_summary s;
+	struct vf_report r;
+	struct rt_tables t;
+	unsigned int lid;
+	uint32_t n;
+
+	CU_ASSERT(!fab_unlink(f, 0, 5));	/* leaf-0's first uplink */
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, &t, &s));
+	CU_ASSERT_STRING_EQUAL(s.engine, "fattree");
+	for (n = 0; n < f->nnodes; n++)
+		for (lid = 1; fab_is_sw(f, n) && lid <= t.top; lid++)
+			if (t.lid_node[lid] != FAB_NONE)
+				CU_ASSERT(delivers(&t, n, lid));
+	CU_ASSERT_FATAL(!vf_check(&t, NULL, &r));
+	CU_ASSERT(vf_ok(&r) && !r.cdg_cycle);
+	CU_ASSERT_EQUAL(r.sw_unreachable, 0);
+	CU_ASSERT_EQUAL(r.max_hops, 2);
+	rt_tables_release(&t);
 	fab_free(f);
 }
 
@@ -274,6 +324,7 @@ TU_SUITE(route,
 	 { "intact trees are balanced", test_intact_balance },
 	 { "degraded trees, 12 seeds", test_degraded_seeds },
 	 { "spine without up links", test_relevelled },
+	 { "switches reach every LID", test_management_routes },
 	 { "LMC LIDs take distinct up ports", test_lmc_paths },
 	 { "rail traffic stays on its leaf", test_rails },
 	 { "updown routes torus and dragonfly", test_updown_any },
