@@ -48,13 +48,7 @@ key() {
 # run_engine FABRIC_LABEL ENGINE: one OpenSM sweep, then its dumps checked.
 run_engine() {
 	local label=$1 e=$2 conf used ms d j loops
-	if [ "$e" = gpuaware ]; then
-		conf=$(osm_conf "$label-$e" routing_engine gpuaware \
-			event_plugin_name gpuaware \
-			event_plugin_options "$WORK/plugin.ini")
-	else
-		conf=$(osm_conf "$label-$e" routing_engine "$e")
-	fi
+	conf=$(engine_conf "$label-$e" "$e" "$WORK/plugin.ini")
 	if ! osm_env timeout 900 opensm -F "$conf" -o >"$conf.out" 2>&1; then
 		echo "| $label | $e | failed | | | | | | | |"
 		return

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: MIT
+/* Reads the plugin's INI file with iniparser and checks every key in it. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include <iniparser/iniparser.h>
+
+#include "config.h"
+
+struct out {
+	ga_cfg_log_fn log;
+	void *ctx;
+	const char *path;
+};
+
+__attribute__((format(printf, 3, 4)))
+static void say(const struct out *o, enum ga_cfg_level lvl,
+		const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	o->log(o->ctx, lvl, buf);
+}
+
+static const char *const verb_names[] = {
+	[GA_QUIET] = "quiet",
+	[GA_NORMAL] = "normal",
+	[GA_VERBOSE] = "verbose",
+	[GA_DEBUG] = "debug",
+};
+
+#define NVERB (sizeof(verb_names) / sizeof(verb_names[0]))
+
+const char *ga_verbosity_name(enum ga_verbosity v)
+{
+	return (unsigned int)v < NVERB ? verb_names[v] : "?";
+}
+
+void ga_cfg_defaults(struct ga_cfg *c)
+{
+	c->engine = RT_ENGINE_AUTO;
+	c->verbosity = GA_NORMAL;
+}
+
+static int set_verbosity(struct ga_cfg *c, const char *v)
+{
+	unsigned int i;
+
+	if (v[0] >= '0' && v[0] < '0' + (int)NVERB && !v[1]) {
+		c->verbosity = v[0] - '0';
+		return 0;
+	}
+	for (i = 0; i < NVERB; i++) {
+		if (!strcasecmp(v, verb_names[i])) {
+			c->verbosity = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int set_engine(struct ga_cfg *c, const char *v)
+{
+	enum rt_engine_id id;
+	char low[32];
+	size_t i;
+
+	for (i = 0; v[i] && i < sizeof(low) - 1; i++)
+		low[i] = tolower((unsigned char)v[i]);
+	if (v[i])
+		return -EINVAL;
+	low[i] = '\0';
+	if (rt_engine_parse(low, &id))
+		return -EINVAL;
+	c->engine = id;
+	return 0;
+}
+
+static const char *show_engine(const struct ga_cfg *c)
+{
+	return rt_engine_name(c->engine);
+}
+
+static const char *show_verbosity(const struct ga_cfg *c)
+{
+	return ga_verbosity_name(c->verbosity);
+}
+
+/* Every key the file may hold, spelled as iniparser stores it. */
+struct key {
+	const char *name;
+	const char *expect;	/* for the error message */
+	/* Leaves c as it was when v is bad. */
+	int (*set)(struct ga_cfg *c, const char *v);
+	const char *(*show)(const struct ga_cfg *c);
+};
+
+static const struct key keys[] = {
+	{ "routing:engine", "auto, fattree or updown", set_engine,
+	  show_engine },
+	{ "log:verbosity", "0-3, quiet, normal, verbose or debug",
+	  set_verbosity, show_verbosity },
+};
+
+#define NKEYS (sizeof(keys) / sizeof(keys[0]))
+
+static bool known_section(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < NKEYS; i++)
+		if (!strncmp(keys[i].name, s, len) && keys[i].name[len] == ':')
+			return true;
+	return false;
+}
+
+static void check_entry(struct ga_cfg *c, const struct out *o, const char *k,
+			const char *v)
+{
+	const char *colon = strchr(k, ':');
+	size_t i;
+
+	if (!colon) {
+		if (!known_section(k, strlen(k)))
+			say(o, GA_CFG_WARN,
+			    "WRN GA14: %s: unknown section [%s] ignored",
+			    o->path, k);
+		return;
+	}
+	for (i = 0; i < NKEYS; i++)
+		if (!strcmp(keys[i].name, k))
+			break;
+	if (i == NKEYS) {
+		if (colon == k)
+			say(o, GA_CFG_WARN,
+			    "WRN GA15: %s: key '%s' outside any section ignored",
+			    o->path, colon + 1);
+		else if (known_section(k, colon - k))
+			say(o, GA_CFG_WARN,
+			    "WRN GA16: %s: unknown key '%s' ignored",
+			    o->path, k);
+		return;
+	}
+	if (keys[i].set(c, v ? v : ""))
+		say(o, GA_CFG_ERROR,
+		    "ERR GA10: %s: bad value '%s' for key %s (expected %s), using the default '%s'",
+		    o->path, v ? v : "", k, keys[i].expect, keys[i].show(c));
+}
+
+/*
+ * iniparser reports syntax errors through one process-wide callback with
+ * no context; the plugin loads its file once, from OpenSM's main thread,
+ * so a static buffer holding the first message is enough.
+ */
+static char ini_err[256];
+
+__attribute__((format(printf, 1, 2)))
+static int ini_errback(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
+	if (ini_err[0])
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(ini_err, sizeof(ini_err), fmt, ap);
+	va_end(ap);
+	for (p = ini_err; *p; p++)
+		if (*p == '\n' || *p == '\t')
+			*p = ' ';
+	while (p > ini_err && p[-1] == ' ')
+		*--p = '\0';
+	return 0;
+}
+
+void ga_cfg_load(struct ga_cfg *c, const char *path, ga_cfg_log_fn log,
+		 void *ctx)
+{
+	struct out o = { log, ctx, path && *path ? path : GA_CFG_DEFAULT_PATH };
+	dictionary *d;
+	struct stat st;
+	ssize_t i;
+
+	ga_cfg_defaults(c);
+	if (stat(o.path, &st)) {
+		if (errno == ENOENT)
+			say(&o, GA_CFG_INFO,
+			    "no config file %s, using defaults", o.path);
+		else
+			say(&o, GA_CFG_ERROR,
+			    "ERR GA11: cannot read config file %s: %s, using defaults",
+			    o.path, strerror(errno));
+		return;
+	}
+	/* A FIFO or device would block OpenSM's start-up. */
+	if (!S_ISREG(st.st_mode)) {
+		say(&o, GA_CFG_ERROR,
+		    "ERR GA12: config file %s is not a regular file, using defaults",
+		    o.path);
+		return;
+	}
+	ini_err[0] = '\0';
+	iniparser_set_error_callback(ini_errback);
+	d = iniparser_load(o.path);
+	iniparser_set_error_callback(NULL);
+	if (!d) {
+		say(&o, GA_CFG_ERROR,
+		    "ERR GA13: cannot parse config file %s (%s), using defaults",
+		    o.path, ini_err[0] ? ini_err : "no reason given");
+		return;
+	}
+	for (i = 0; i < d->size; i++)
+		if (d->key[i])
+			check_entry(c, &o, d->key[i], d->val[i]);
+	iniparser_freedict(d);
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The plugin's INI configuration (default /etc/opensm/gpuaware.conf).  No
+ * OpenSM types: messages go through a callback so the caller picks the log.
+ */
+#ifndef GPUAWARE_CONFIG_H
+#define GPUAWARE_CONFIG_H
+
+#include "../../routing/route.h"
+
+#define GA_CFG_DEFAULT_PATH "/etc/opensm/gpuaware.conf"
+
+enum ga_verbosity {
+	GA_QUIET,		/* errors only */
+	GA_NORMAL,		/* one summary line per routing */
+	GA_VERBOSE,		/* plus phase timings and the verifier */
+	GA_DEBUG,		/* plus the recogniser's detail and eBB */
+};
+
+struct ga_cfg {
+	enum rt_engine_id engine;
+	enum ga_verbosity verbosity;
+};
+
+enum ga_cfg_level {
+	GA_CFG_ERROR,
+	GA_CFG_WARN,
+	GA_CFG_INFO,
+};
+
+/* One finished line, without a trailing newline; msg is only borrowed. */
+typedef void (*ga_cfg_log_fn)(void *ctx, enum ga_cfg_level lvl,
+			      const char *msg);
+
+void ga_cfg_defaults(struct ga_cfg *c);
+
+/*
+ * Fill c from the file at path (NULL or "" means the default path).  Never
+ * fails: a missing file gives the defaults, a bad value keeps that key's
+ * default, a file that cannot be read or parsed gives all defaults; each
+ * case is reported through log.  Unknown sections and keys are warnings.
+ */
+void ga_cfg_load(struct ga_cfg *c, const char *path, ga_cfg_log_fn log,
+		 void *ctx);
+
+const char *ga_verbosity_name(enum ga_verbosity v);
+
+#endif

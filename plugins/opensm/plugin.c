@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The OpenSM entry point: an event plugin whose create() registers the
+ * external routing engine "gpuaware" and routes each heavy sweep with it.
+ */
+#define FILE_ID OSM_FILE_EVENT_PLUGIN_C
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <opensm/osm_event_plugin.h>
+#include <opensm/osm_file_ids.h>
+#include <opensm/osm_log.h>
+#include <opensm/osm_opensm.h>
+#include <opensm/osm_version.h>
+
+#include "../../routing/route.h"
+#include "../../routing/verify.h"
+#include "config.h"
+#include "export.h"
+#include "import.h"
+
+/*
+ * OpenSM skips a plugin whose osm_version differs from its own, and the
+ * structures this file touches change between releases: build only
+ * against the headers it was checked with.
+ */
+#define GA_OSM_BUILT_FOR "OpenSM 3.3.23"
+#ifndef OSM_VERSION
+#error "<opensm/osm_version.h> no longer defines OSM_VERSION"
+#endif
+_Static_assert(__builtin_strcmp(OSM_VERSION, GA_OSM_BUILT_FOR) == 0,
+	       "OpenSM headers are not " GA_OSM_BUILT_FOR
+	       ": re-check the plugin against them first");
+
+#define GA_ENGINE_NAME "gpuaware"
+
+/*
+ * OSM_LOG prefixes the C function; a fixed "gpuaware:" prefix lets users
+ * grep the log for the plugin, and the codes grep back to this file.
+ */
+#define GA_LOG(log, level, fmt, ...) do {				\
+		if (osm_log_is_active_v2(log, level, FILE_ID))		\
+			osm_log_v2(log, level, FILE_ID,			\
+				   GA_ENGINE_NAME ": " fmt, ##__VA_ARGS__); \
+	} while (0)
+
+/*
+ * The plugin context, shared by the event plugin and the routing engine.
+ * sweep and tables live from build_lid_matrices to the end of
+ * ucast_build_fwd_tables of the same sweep, never longer.
+ */
+struct ga_ctx {
+	osm_opensm_t *osm;	/* borrowed: OpenSM outlives the plugin */
+	struct ga_cfg cfg;
+	struct ga_sweep sweep;
+	struct rt_tables tables;
+	bool routed;		/* tables hold this sweep's routing */
+	struct rt_summary sum;
+	double t_start, t_import, t_route, t_hops;	/* wall seconds */
+	double cpu_start;	/* this thread's CPU seconds */
+};
+
+static double clock_s(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double now(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
+}
+
+static void drop_sweep(struct ga_ctx *c)
+{
+	if (c->routed)
+		rt_tables_release(&c->tables);
+	c->routed = false;
+	ga_sweep_release(&c->sweep);
+}
+
+/* Give up on this sweep after the hop tables were written. */
+static int refuse(struct ga_ctx *c)
+{
+	ga_export_clear_hops(&c->sweep);
+	drop_sweep(c);
+	return -1;
+}
+
+static void route_error(struct ga_ctx *c, int ret)
+{
+	osm_log_t *log = &c->osm->log;
+	const char *why = c->sum.detail[0] ? c->sum.detail : "no detail";
+
+	if (ret == -ENOTSUP)
+		GA_LOG(log, OSM_LOG_ERROR,
+			"ERR GA01: engine '%s' does not fit this fabric (%s): %s\n",
+			rt_engine_name(c->cfg.engine),
+			c->sum.topology[0] ? c->sum.topology : "unknown", why);
+	else if (ret == -EIO)
+		GA_LOG(log, OSM_LOG_ERROR,
+			"ERR GA02: routing with '%s' lost a connected pair, tables refused: %s\n",
+			c->sum.engine[0] ? c->sum.engine :
+			rt_engine_name(c->cfg.engine), why);
+	else
+		GA_LOG(log, OSM_LOG_ERROR,
+			"ERR GA03: routing failed: %s (%s)\n", strerror(-ret),
+			why);
+}
+
+/* Import the subnet, route it and fill OpenSM's hop tables. */
+static int ga_build_lid_matrices(void *context)
+{
+	struct ga_ctx *c = context;
+	osm_log_t *log = &c->osm->log;
+	double t;
+	int ret;
+
+	/* Left over only if OpenSM skipped our second callback. */
+	drop_sweep(c);
+	memset(&c->sum, 0, sizeof(c->sum));
+	c->t_start = now();
+	c->cpu_start = clock_s(CLOCK_THREAD_CPUTIME_ID);
+	ret = ga_import(&c->osm->subn, &c->sweep);
+	if (ret) {
+		GA_LOG(log, OSM_LOG_ERROR,
+			"ERR GA04: cannot import the subnet: %s\n",
+			strerror(-ret));
+		return -1;
+	}
+	t = now();
+	c->t_import = t - c->t_start;
+	ret = rt_route(c->sweep.fab, c->cfg.engine, &c->tables, &c->sum);
+	c->t_route = now() - t;
+	if (ret) {
+		rt_tables_release(&c->tables);
+		route_error(c, ret);
+		drop_sweep(c);
+		return -1;
+	}
+	c->routed = true;
+	t = now();
+	ret = ga_export_hops(&c->sweep, &c->tables);
+	c->t_hops = now() - t;
+	if (ret) {
+		GA_LOG(log, OSM_LOG_ERROR,
+			"ERR GA05: cannot fill the hop tables: %s\n",
+			strerror(-ret));
+		return refuse(c);
+	}
+	return 0;
+}
+
+/*
+ * The verifier's one-line summary; false when it finds a lost pair or a
+ * credit loop, which rt_route() should have made impossible.
+ */
+static bool check_quality(struct ga_ctx *c)
+{
+	struct vf_opts o = { 0 };
+	struct vf_report r;
+	osm_log_t *log = &c->osm->log;
+	double t = now();
+	char ebb[32] = "not measured";
+	int ret;
+
+	if (c->cfg.verbosity >= GA_DEBUG)
+		o.ebb_perms = VF_DEFAULT_PERMS;
+	ret = vf_check(&c->tables, &o, &r);
+	if (ret) {
+		GA_LOG(log, OSM_LOG_ERROR,
+			"ERR GA06: cannot run the verifier: %s\n",
+			strerror(-ret));
+		return true;
+	}
+	if (r.ebb_perms)
+		snprintf(ebb, sizeof(ebb), "%.3f (%u perms)", r.ebb,
+			 r.ebb_perms);
+	GA_LOG(log, OSM_LOG_INFO,
+		"quality: %" PRIu64 " pairs, %" PRIu64 " unreachable (%" PRIu64 " holes, %" PRIu64 " loops), %" PRIu64 " disconnected by cabling, %" PRIu64 " of %" PRIu64 " switch-LID pairs unreachable, max %u hops, %s on %u VL(s), EFI max %" PRIu64 " (%.2fx mean, %.2fx per level), eBB %s, verified in %.1f ms\n",
+		r.pairs, r.unreachable, r.holes, r.loops, r.disconnected,
+		r.sw_unreachable, r.sw_pairs, r.max_hops,
+		!r.cdg_checked ? "CDG not checked" :
+		r.cdg_cycle ? "CREDIT LOOP" : "no credit loop", r.nvl,
+		r.efi_max, r.efi_ratio, r.efi_class_ratio, ebb,
+		(now() - t) * 1e3);
+	if (vf_ok(&r))
+		return true;
+	GA_LOG(log, OSM_LOG_ERROR,
+		"ERR GA07: the verifier rejects the tables: %" PRIu64 " unreachable pairs (first LID %u -> %u at switch %u port %u)%s\n",
+		r.unreachable, r.bad.slid, r.bad.dlid, r.bad.sw, r.bad.port,
+		r.cdg_cycle ? ", credit loop" : "");
+	return false;
+}
+
+/*
+ * Wall time says what OpenSM waited; on a loaded host the CPU time of the
+ * routing thread is what the plugin itself cost.
+ */
+static void log_summary(struct ga_ctx *c)
+{
+	double ms = (now() - c->t_start) * 1e3;
+	double cpu = (clock_s(CLOCK_THREAD_CPUTIME_ID) - c->cpu_start) * 1e3;
+	const struct fabric *f = c->sweep.fab;
+	osm_log_t *log = &c->osm->log;
+
+	GA_LOG(log, OSM_LOG_INFO,
+		"topology %s, engine %s: %zu switches, %zu CAs, %zu switch links (%u left out), top LID %u, routed in %.1f ms (%.1f ms CPU)\n",
+		c->sum.topology, c->sum.engine, f->nsw, f->nca,
+		fab_sw_links(f), c->sweep.dropped, c->tables.top, ms, cpu);
+	if (c->sum.detail[0])
+		GA_LOG(log, OSM_LOG_INFO, "recogniser: %s\n", c->sum.detail);
+	if (c->cfg.verbosity < GA_VERBOSE)
+		return;
+	GA_LOG(log, OSM_LOG_VERBOSE,
+		"import %.1f ms, recognise+route %.1f ms (core: %.1f ms routing, %.1f ms checking), hop tables %.1f ms\n",
+		c->t_import * 1e3, c->t_route * 1e3, c->sum.seconds * 1e3,
+		c->sum.check_seconds * 1e3, c->t_hops * 1e3);
+}
+
+/* Hand this sweep's tables to OpenSM, which pushes the changed blocks. */
+static int ga_build_fwd_tables(void *context)
+{
+	struct ga_ctx *c = context;
+	osm_log_t *log = &c->osm->log;
+	int ret;
+
+	if (!c->routed) {
+		GA_LOG(log, OSM_LOG_ERROR,
+			"ERR GA08: no routing from this sweep to install\n");
+		return -1;
+	}
+	if (c->cfg.verbosity >= GA_NORMAL)
+		log_summary(c);
+	if (c->cfg.verbosity >= GA_VERBOSE && !check_quality(c))
+		return refuse(c);
+	ret = ga_export_lfts(&c->sweep, &c->tables);
+	if (ret) {
+		GA_LOG(log, OSM_LOG_ERROR,
+			"ERR GA09: cannot install the tables: %s\n",
+			strerror(-ret));
+		return refuse(c);
+	}
+	drop_sweep(c);
+	return 0;
+}
+
+static int ga_setup(struct osm_routing_engine *re, struct osm_opensm *osm)
+{
+	(void)osm;
+	/* re->context already holds the context given at registration. */
+	re->build_lid_matrices = ga_build_lid_matrices;
+	re->ucast_build_fwd_tables = ga_build_fwd_tables;
+	return 0;
+}
+
+static const external_routing_engine_module_t ga_module = {
+	.name = GA_ENGINE_NAME,
+	.setup = ga_setup,
+};
+
+static void cfg_log(void *ctx, enum ga_cfg_level lvl, const char *msg)
+{
+	struct ga_ctx *c = ctx;
+
+	GA_LOG(&c->osm->log, lvl == GA_CFG_ERROR ? OSM_LOG_ERROR :
+		OSM_LOG_INFO, "%s\n", msg);
+}
+
+static void *ga_create(struct osm_opensm *osm)
+{
+	const char *path = osm->subn.opt.event_plugin_options;
+	struct ga_ctx *c = calloc(1, sizeof(*c));
+
+	if (!c) {
+		GA_LOG(&osm->log, OSM_LOG_ERROR,
+			"ERR GA20: out of memory\n");
+		return NULL;
+	}
+	c->osm = osm;
+	ga_cfg_load(&c->cfg, path, cfg_log, c);
+	/*
+	 * Last step: once registered, OpenSM keeps our setup pointer, so
+	 * create() must not fail (and have the library unloaded) after it.
+	 */
+	if (osm_register_external_routing_engine(osm, &ga_module, c) !=
+	    CL_SUCCESS) {
+		GA_LOG(&osm->log, OSM_LOG_ERROR,
+			"ERR GA21: cannot register routing engine '%s'\n",
+			GA_ENGINE_NAME);
+		free(c);
+		return NULL;
+	}
+	GA_LOG(&osm->log, OSM_LOG_INFO,
+		"routing engine '%s' registered (plugin built for %s, engine %s, verbosity %s)\n",
+		GA_ENGINE_NAME, GA_OSM_BUILT_FOR, rt_engine_name(c->cfg.engine),
+		ga_verbosity_name(c->cfg.verbosity));
+	return c;
+}
+
+static void ga_delete(void *data)
+{
+	struct ga_ctx *c = data;
+
+	if (!c)
+		return;
+	drop_sweep(c);
+	free(c);
+}
+
+/* Events carry nothing the routing uses yet; accept and ignore them. */
+static void ga_report(void *data, osm_epi_event_id_t id, void *event)
+{
+	(void)data;
+	(void)id;
+	(void)event;
+}
+
+osm_event_plugin_t osm_event_plugin = {
+	.osm_version = OSM_VERSION,
+	.create = ga_create,
+	.delete = ga_delete,
+	.report = ga_report,
+};

@@ -1,0 +1,381 @@
+# SPDX-License-Identifier: MIT
+# Helpers for the ibsim end-to-end tests: a private ibsim with a console
+# FIFO, per-test OpenSM configs and runs with the plugin, dump checks.
+# Source it from a t-*.sh after `set -eu`; call t_init first.
+
+UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
+TOP=${GPUAWARE_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+# Build directory (run-all.sh passes it on); relative paths are to TOP.
+B=${B:-build}
+case $B in /*) BDIR=$B ;; *) BDIR=$TOP/$B ;; esac
+CONFIGS=$TOP/ibsim-configs
+# OpenSM dlopen()s "libgpuaware.so": the build directory comes first.
+OSM_LIBS="$BDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+PLUGIN_LINE="gpuaware tables configured on all switches"
+
+t_log() { echo "$T_NAME: $*" >&2; }
+
+t_fail() {
+	echo "$T_NAME: FAIL: $*" >&2
+	exit 1
+}
+
+# alive PID: running and not yet a zombie.
+alive() {
+	[ -r "/proc/$1/stat" ] &&
+		! grep -q '^[0-9]* (.*) Z' "/proc/$1/stat" 2>/dev/null
+}
+
+# stop_pid PID: SIGTERM, then SIGKILL after 5 s (OpenSM can hang in
+# shutdown once ibsim is gone), then reap it.
+stop_pid() {
+	kill "$1" 2>/dev/null || return 0
+	poll 5 not_alive "$1" || kill -9 "$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
+}
+
+not_alive() { ! alive "$1"; }
+
+# Everything a test starts is listed in T_PIDS; the EXIT trap stops it,
+# newest first (clients before ibsim), and removes the work directory
+# (kept when T_KEEP=1, for debugging).
+t_cleanup() {
+	local rc=$? p rev=""
+	trap - EXIT INT TERM
+	for p in $T_PIDS; do
+		rev="$p $rev"
+	done
+	for p in $rev; do
+		stop_pid "$p"
+	done
+	exec 7>&-
+	if [ "${T_KEEP:-0}" = 1 ]; then
+		echo "$T_NAME: work dir kept: $WORK" >&2
+	else
+		rm -rf "$WORK"
+	fi
+	exit "$rc"
+}
+
+t_init() {
+	T_NAME=$1
+	T_PIDS=""
+	WORK=$(mktemp -d "/tmp/gpuaware-$T_NAME.XXXXXX")
+	trap t_cleanup EXIT
+	trap 'exit 130' INT TERM
+	export IBSIM_SOCKNAME="gpuaware-$T_NAME-$$"
+	export OSM_TMP_DIR="$WORK/osm-tmp" OSM_CACHE_DIR="$WORK/osm-cache"
+	mkdir -p "$OSM_TMP_DIR" "$OSM_CACHE_DIR"
+	# A missing prerequisite fails the test: nothing is skipped silently.
+	for f in "$UMAD2SIM" "$BDIR/libgpuaware.so"; do
+		[ -e "$f" ] || t_fail "missing $f"
+	done
+	for c in ibsim opensm ibroute; do
+		command -v "$c" >/dev/null || t_fail "missing command $c"
+	done
+	OSM_PRELOAD="$(san_preload)$UMAD2SIM"
+	# Errors the sanitizer finds inside libc calls made by the simulator
+	# shim and OpenSM's MAD layer (umad2sim reads past its buffer, the
+	# vendor layer sends freed MADs) are theirs, not the plugin's.
+	printf 'interceptor_via_lib:%s\n' libumad2sim.so libibumad.so.3 \
+		libosmvendor.so.5 >"$WORK/asan.supp"
+	echo "leak:libosmvendor.so.5" >"$WORK/lsan.supp"
+	ASAN_OPTIONS="suppressions=$WORK/asan.supp${ASAN_OPTIONS:+:}${ASAN_OPTIONS:-}"
+	LSAN_OPTIONS="suppressions=$WORK/lsan.supp${LSAN_OPTIONS:+:}${LSAN_OPTIONS:-}"
+	export ASAN_OPTIONS LSAN_OPTIONS
+}
+
+t_need() {
+	local f
+	for f in "$@"; do
+		[ -e "$f" ] || t_fail "missing $f"
+	done
+}
+
+# poll SECONDS CMD...: run CMD every 0.1 s until it succeeds.
+poll() {
+	local end=$(($(date +%s) + $1))
+	shift
+	until "$@"; do
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 0.1
+	done
+}
+
+# First CA named in a net file: the SM's port (ibsim's default is the
+# first node of the file, often a switch).
+first_ca() {
+	awk '/^(Hca|Ca)[ \t]/ { match($0, /"[^"]*"/);
+		print substr($0, RSTART + 1, RLENGTH - 2); exit }' "$1"
+}
+
+sim_alive() { kill -0 "$SIM_PID" 2>/dev/null; }
+
+sim_ready() {
+	sim_alive || t_fail "ibsim died: $(tail -3 "$WORK/sim.out")"
+	grep -q "Network simulator ready" "$WORK/sim.out" &&
+		grep -q "@$IBSIM_SOCKNAME:ctl" /proc/net/unix
+}
+
+# ibsim's default capacities (2048 nodes, 256 switches), raised to fit
+# the net file when it is bigger.
+sim_caps() {
+	awk '/^Switch[ \t]/ { s++; n++; p += $2 + 1 }
+		/^(Hca|Ca|Rt)[ \t]/ { n++; p += $2 + 1 }
+		END { s += 8; n += 8; p += 64; dp = 256 * 36 + 2048 * 2
+			printf "-N %d -S %d -P %d\n", (n > 2048 ? n : 2048),
+				(s > 256 ? s : 256), (p > dp ? p : dp) }' "$1"
+}
+
+# sim_start NETFILE [SM_HOST]: ibsim whose console reads the FIFO held
+# open on fd 7, so tests can send commands with sim_cmd.  Clients attach
+# at SM_HOST (default: the first CA of the file).
+sim_start() {
+	local net="$1"
+	t_need "$net"
+	SIM_NET=$net
+	export SIM_HOST="${2:-$(first_ca "$net")}"
+	[ -n "$SIM_HOST" ] || t_fail "no CA in $net for the SM"
+	mkfifo "$WORK/sim.in"
+	# shellcheck disable=SC2046
+	ibsim -s $(sim_caps "$net") "$net" <"$WORK/sim.in" \
+		>"$WORK/sim.out" 2>&1 &
+	SIM_PID=$!
+	T_PIDS="$T_PIDS $SIM_PID"
+	# Opening the writer releases ibsim's open; keeping it open keeps
+	# ibsim off an EOF loop.
+	exec 7>"$WORK/sim.in"
+	poll 60 sim_ready || t_fail "ibsim not ready on $net"
+}
+
+sim_cmd() {
+	echo "$*" >&7
+}
+
+# Stop ibsim (before closing its console: EOF makes it spin) and forget
+# OpenSM's LID cache, which belongs to that fabric.
+sim_stop() {
+	stop_pid "$SIM_PID"
+	exec 7>&-
+	rm -f "$WORK/sim.in"
+	rm -rf "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
+	mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
+}
+
+# fragment_keys FILE: the "key value" lines of an opensm.conf fragment,
+# as arguments for osm_conf (values hold no spaces).
+fragment_keys() {
+	t_need "$1"
+	awk '!/^[ \t]*(#|$)/ { print $1, $2 }' "$1"
+}
+
+# osm_conf NAME KEY VALUE...: an opensm.conf made by `opensm -c`, private
+# paths set, then each KEY set to VALUE.  Prints the path.
+osm_conf() {
+	local name="$1" conf="$WORK/$1.conf" base="$WORK/opensm-default.conf"
+	shift
+	if [ ! -s "$base" ]; then
+		opensm -c "$base" >/dev/null 2>&1 || true
+		[ -s "$base" ] || t_fail "opensm -c wrote no config"
+	fi
+	mkdir -p "$WORK/$name.dump"
+	set -- log_file "$WORK/$name.log" dump_files_dir "$WORK/$name.dump" \
+		log_flags 0x47 force_log_flush TRUE sweep_interval 0 \
+		console off "$@"
+	cp "$base" "$conf"
+	while [ $# -ge 2 ]; do
+		grep -q "^$1 " "$conf" || t_fail "opensm.conf has no key $1"
+		awk -v k="$1" -v v="$2" '$1 == k { print k " " v; next }
+			{ print }' "$conf" >"$conf.new"
+		mv "$conf.new" "$conf"
+		shift 2
+	done
+	echo "$conf"
+}
+
+# engine_conf NAME ENGINE PLUGIN_CONF: osm_conf routing with ENGINE; for
+# gpuaware, loading the plugin with PLUGIN_CONF.  Prints the path.
+engine_conf() {
+	if [ "$2" = gpuaware ]; then
+		osm_conf "$1" routing_engine gpuaware \
+			event_plugin_name gpuaware event_plugin_options "$3"
+	else
+		osm_conf "$1" routing_engine "$2"
+	fi
+}
+
+# client_env CMD...: run CMD as an ibsim client.
+client_env() {
+	env LD_PRELOAD="$UMAD2SIM" "$@"
+}
+
+# A plugin built with SANITIZER= needs its runtimes loaded first, since
+# OpenSM itself is not instrumented.
+san_preload() {
+	ldd "$BDIR/libgpuaware.so" 2>/dev/null |
+		awk '$1 ~ /^lib(asan|ubsan)\.so/ { printf "%s:", $3 }'
+}
+
+# osm_env CMD...: run CMD (OpenSM) as an ibsim client that finds our
+# plugin.
+osm_env() {
+	env LD_PRELOAD="$OSM_PRELOAD" LD_LIBRARY_PATH="$OSM_LIBS" "$@"
+}
+
+# osm_once CONF: one sweep, then exit.
+osm_once() {
+	osm_env timeout 120 opensm -F "$1" -o >"$1.out" 2>&1 ||
+		t_fail "opensm -o failed ($?): $(tail -3 "$1.out")"
+}
+
+# osm_start CONF: a resident OpenSM that resweeps on traps.  Started
+# without the osm_env function so that $! is OpenSM itself.
+osm_start() {
+	env LD_PRELOAD="$OSM_PRELOAD" LD_LIBRARY_PATH="$OSM_LIBS" \
+		opensm -F "$1" >"$1.out" 2>&1 &
+	OSM_PID=$!
+	T_PIDS="$T_PIDS $OSM_PID"
+}
+
+osm_stop() {
+	stop_pid "$OSM_PID"
+}
+
+count_lines() {
+	local n
+	n=$(grep -c -- "$2" "$1" 2>/dev/null) || true
+	echo "${n:-0}"
+}
+
+log_has() { [ "$(count_lines "$1" "$2")" -ge "$3" ]; }
+
+# wait_log LOG PATTERN COUNT SECONDS
+wait_log() {
+	poll "$4" log_has "$1" "$2" "$3" ||
+		t_fail "no $3 x '$2' in $1 after $4 s"
+}
+
+# route_ms LOG ENGINE: milliseconds from the last "building routing with
+# 'ENGINE'" to the next "ENGINE tables configured" line.
+route_ms() {
+	awk -v e="$2" '
+	function usec(l,   a) { split($3, a, ":");
+		return ((a[1] * 60 + a[2]) * 60 + a[3]) * 1e6 + $4 }
+	index($0, "building routing with '\''" e "'\''") { s = usec() }
+	index($0, e " tables configured on all switches") && s {
+		d = usec() - s
+	}
+	END { if (d == "") exit 1; printf "%.1f\n", d / 1000 }' "$1"
+}
+
+# lfts_pairs FILE: "GUID LID PORT" lines from opensm-lfts.dump or from
+# ibroute output (same layout), sorted.
+lfts_pairs() {
+	awk '/^Unicast lids/ { for (i = 1; i <= NF; i++)
+			if ($i == "guid") g = $(i + 1); next }
+		/^0x[0-9a-fA-F]+ [0-9]+/ { printf "%s %s %d\n", g, tolower($1),
+			$2 + 0 }' "$@" | sort
+}
+
+# dr_paths SUBNET_LST: "GUID PATH" per switch, breadth first from the SM's
+# CA, PATH as `ibroute -D` takes it.  Directed routes read the switches
+# back whatever their LFTs hold.
+dr_paths() {
+	awk '
+	function hex(s,   i, v) {
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef",
+					   tolower(substr(s, i, 1))) - 1
+		return v
+	}
+	function field(s, key,   i) {
+		i = index(s, key)
+		if (!i)
+			return ""
+		s = substr(s, i + length(key))
+		match(s, /^[0-9A-Fa-f]+/)
+		return substr(s, 1, RLENGTH)
+	}
+	{
+		i = index($0, "} {")
+		a = substr($0, 1, i)
+		b = substr($0, i + 2)
+		na = field(a, "NodeGUID:")
+		pa = hex(field(a, "PN:"))
+		nb = field(b, "NodeGUID:")
+		if (a ~ /^\{ SW /)
+			sw[na] = 1
+		if (a ~ /^\{ CA-SM /)
+			sm = na
+		peer[na, pa] = nb
+		if (pa > np[na])
+			np[na] = pa
+	}
+	END {
+		if (sm == "")
+			exit 1
+		q[1] = sm
+		path[sm] = "0"
+		for (h = t = 1; h <= t; h++) {
+			n = q[h]
+			if (n != sm && !(n in sw))
+				continue
+			for (p = 1; p <= np[n]; p++) {
+				if (!((n, p) in peer) || (peer[n, p] in path))
+					continue
+				m = peer[n, p]
+				path[m] = path[n] "," p
+				q[++t] = m
+				if (m in sw)
+					print "0x" tolower(m), path[m]
+			}
+		}
+	}' "$1"
+}
+
+# check_pushed DUMPDIR: the LFTs in the switches, read back through ibsim
+# by directed route, are the ones OpenSM dumped.
+check_pushed() {
+	local d="$1" guid path
+	t_need "$d/opensm-lfts.dump" "$d/opensm-subnet.lst"
+	dr_paths "$d/opensm-subnet.lst" >"$d/dr.paths" ||
+		t_fail "no SM port in $d/opensm-subnet.lst"
+	[ "$(wc -l <"$d/dr.paths")" -eq "$(grep -c '^Unicast lids' \
+		"$d/opensm-lfts.dump")" ] ||
+		t_fail "switches in opensm-subnet.lst and opensm-lfts.dump differ"
+	: >"$d/ibroute.out"
+	while read -r guid path; do
+		client_env ibroute -D "$path" >>"$d/ibroute.out" 2>&1 ||
+			t_fail "ibroute -D $path ($guid) failed: $(tail -1 "$d/ibroute.out")"
+	done <"$d/dr.paths"
+	lfts_pairs "$d/opensm-lfts.dump" >"$d/dumped.pairs"
+	lfts_pairs "$d/ibroute.out" >"$d/pushed.pairs"
+	[ -s "$d/dumped.pairs" ] || t_fail "no LFT entries in $d/opensm-lfts.dump"
+	cmp -s "$d/dumped.pairs" "$d/pushed.pairs" ||
+		t_fail "switch LFTs differ from opensm-lfts.dump: $(diff "$d/dumped.pairs" "$d/pushed.pairs" | head -5 | tr '\n' ' ')"
+}
+
+# check_ibdmchk DUMPDIR: ibdmchk (ibutils) finds full CA-to-CA connectivity
+# and no credit loop.  Debian's build crashes on exit: judge its output.
+check_ibdmchk() {
+	local d="$1"
+	t_need "$d/opensm-subnet.lst" "$d/opensm.fdbs" "$d/opensm.mcfdbs"
+	command -v ibdmchk >/dev/null || t_fail "missing command ibdmchk"
+	# In a child shell, so its report of the crash goes to the file too.
+	sh -c 'cd "$1" && exec timeout 120 ibdmchk -s opensm-subnet.lst \
+		-f opensm.fdbs -m opensm.mcfdbs' sh "$d" >"$d/ibdmchk.out" 2>&1 ||
+		true
+	grep -q -- "-I- no credit loops found" "$d/ibdmchk.out" ||
+		t_fail "ibdmchk: no 'no credit loops found': $(grep -- '-E-' "$d/ibdmchk.out" | head -3)"
+	grep -q -- "-I- Scanned:[0-9]* CA to CA paths" "$d/ibdmchk.out" ||
+		t_fail "ibdmchk did not scan CA to CA paths"
+	! grep -q -- "^-E-" "$d/ibdmchk.out" ||
+		t_fail "ibdmchk errors: $(grep -- '^-E-' "$d/ibdmchk.out" | head -3)"
+}
+
+# check_analyze DUMPDIR: our own checker on what OpenSM dumped.
+check_analyze() {
+	t_need "$BDIR/ibpoolroute"
+	"$BDIR/ibpoolroute" analyze "$1" >"$1/analyze.out" 2>&1 ||
+		t_fail "ibpoolroute analyze $1 failed: $(tail -3 "$1/analyze.out")"
+}

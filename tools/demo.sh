@@ -1,0 +1,47 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# make demo: ibsim on a rail-optimized fat-tree, OpenSM with the plugin and
+# with its own ftree on the same fabric, both checked, one path traced.
+# Stops everything it started, also on Ctrl-C.  Usage: demo.sh [BUILD_DIR]
+set -eu
+B=${1:-build}
+export B
+GPUAWARE_TOP=$(cd "$(dirname "$0")/.." && pwd)
+export GPUAWARE_TOP
+. "$GPUAWARE_TOP/tests/ibsim/lib.sh"
+t_init demo
+NET=${DEMO_NET:-$CONFIGS/rail-small.net}
+
+say() { printf '\n== %s\n' "$*"; }
+
+say "fabric: $(basename "$NET") under ibsim"
+sim_start "$NET"
+printf '[routing]\nengine = auto\n[log]\nverbosity = verbose\n' \
+	>"$WORK/gpuaware.conf"
+
+for e in gpuaware ftree; do
+	conf=$(engine_conf "$e" "$e" "$WORK/gpuaware.conf")
+	osm_once "$conf"
+done
+
+say "what gpuaware recognised and how it routed (OpenSM log)"
+grep -o 'gpuaware: .*' "$WORK/gpuaware.log" | grep -v '^gpuaware: ERR' | cut -c1-220
+grep -o '[a-z0-9-]* tables configured on all switches' "$WORK/gpuaware.log" | head -1
+
+for e in gpuaware ftree; do
+	say "$e: routing time $(route_ms "$WORK/$e.log" "$e" || echo '?') ms; tables read back from OpenSM's dumps"
+	"$BDIR/ibpoolroute" analyze "$WORK/$e.dump" | grep -E \
+		'^(pairs|max hops|credit loops|all-to-all|eBB|status)'
+done
+
+# A path between two HCAs of the same rail in different scalable units,
+# traced by infiniband-diags through the switches' real tables.
+src=$(awk '/^\{ CA/ && /mlx5_0/ { if (match($0, /LID:[0-9A-Fa-f]+/)) {
+	print substr($0, RSTART + 4, RLENGTH - 4); exit } }' \
+	"$WORK/gpuaware.dump/opensm-subnet.lst")
+dst=$(awk '/^\{ CA/ && /mlx5_0/ { if (match($0, /LID:[0-9A-Fa-f]+/))
+	l = substr($0, RSTART + 4, RLENGTH - 4) } END { print l }' \
+	"$WORK/gpuaware.dump/opensm-subnet.lst")
+say "ibtracert LID 0x$src -> LID 0x$dst (rail 0, first and last host)"
+client_env ibtracert "0x$src" "0x$dst" 2>&1 | sed 's/^/  /'
+say "done; everything started is stopped"
