@@ -89,7 +89,7 @@ check: deps
 
 check-sanitize: deps
 	$(MAKE) B=build-san SANITIZER=address,undefined all $(B:build=build-san)/unit-tests
-	tests/run-check.sh build-san --offline
+	tests/run-check.sh build-san
 
 demo: deps
 	$(MAKE) all
