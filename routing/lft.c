@@ -163,39 +163,98 @@ static bool has_ca(const struct fabric *f, uint32_t n)
 	return false;
 }
 
-/*
- * A switch with hosts keeps a missing route to a CA LID: its hosts'
- * data would take it, and the engine's connectivity check must see that.
- */
-static long fill_lid(struct rt_tables *t, unsigned int lid, uint32_t *q,
-		     const bool *leaf)
+/* LFT columns are filled FILL_BLK LIDs at a time from a copy in cache. */
+#define FILL_BLK 64
+
+struct fill {
+	struct rt_tables *t;
+	uint32_t *off;		/* nsw + 1: a switch's neighbours in nb */
+	uint32_t *nb;		/* neighbour switch */
+	uint8_t *back;		/* the neighbour's port towards the switch */
+	bool *leaf;		/* switch has hosts */
+	uint32_t *q;
+	uint8_t *buf;		/* nsw rows of FILL_BLK entries */
+};
+
+static int fill_init(struct fill *w, struct rt_tables *t)
 {
 	const struct fabric *f = t->fab;
-	bool ca = !fab_is_sw(f, t->lid_node[lid]);
-	uint32_t head = 0, tail = 0, s;
+	uint32_t s, k = 0;
 	unsigned int p;
-	long filled = 0;
 
-	for (s = 0; s < t->nsw; s++)
-		if (rt_lft(t, s)[lid] != RT_NO_PATH)
-			q[tail++] = s;
-	if (tail == t->nsw || !tail)
-		return 0;
-	while (head < tail) {
-		uint32_t n = t->sw_node[q[head++]];
+	memset(w, 0, sizeof(*w));
+	w->t = t;
+	w->off = calloc(t->nsw + 1, sizeof(*w->off));
+	w->leaf = malloc(t->nsw + 1);
+	w->q = malloc((t->nsw + 1) * sizeof(*w->q));
+	w->buf = malloc((size_t)(t->nsw + 1) * FILL_BLK);
+	if (!w->off || !w->leaf || !w->q || !w->buf)
+		return -ENOMEM;
+	for (s = 0; s < t->nsw; s++) {
+		uint32_t n = t->sw_node[s];
+
+		w->leaf[s] = has_ca(f, n);
+		for (p = 1; p <= f->nodes[n].nports; p++) {
+			const struct fab_port *fp = fab_port(f, n, p);
+
+			k += fp->peer != FAB_NONE && fab_is_sw(f, fp->peer);
+		}
+		w->off[s + 1] = k;
+	}
+	w->nb = malloc((k + 1) * sizeof(*w->nb));
+	w->back = malloc(k + 1);
+	if (!w->nb || !w->back)
+		return -ENOMEM;
+	for (k = 0, s = 0; s < t->nsw; s++) {
+		uint32_t n = t->sw_node[s];
 
 		for (p = 1; p <= f->nodes[n].nports; p++) {
 			const struct fab_port *fp = fab_port(f, n, p);
-			uint8_t *e;
 
 			if (fp->peer == FAB_NONE || !fab_is_sw(f, fp->peer))
 				continue;
-			s = t->node_sw[fp->peer];
-			e = &rt_lft(t, s)[lid];
-			if (*e != RT_NO_PATH || (ca && leaf[s]))
+			w->nb[k] = t->node_sw[fp->peer];
+			w->back[k++] = fp->peer_port;
+		}
+	}
+	return 0;
+}
+
+static void fill_release(struct fill *w)
+{
+	free(w->off);
+	free(w->nb);
+	free(w->back);
+	free(w->leaf);
+	free(w->q);
+	free(w->buf);
+}
+
+/*
+ * Column c of the block, breadth first from the switches that route it.
+ * A switch with hosts keeps a missing route to a CA LID: its hosts' data
+ * would take it, and the engine's connectivity check must see that.
+ */
+static long fill_column(struct fill *w, unsigned int c, bool ca)
+{
+	uint32_t head = 0, tail = 0, s, k, nsw = w->t->nsw;
+	long filled = 0;
+
+	for (s = 0; s < nsw; s++)
+		if (w->buf[(size_t)s * FILL_BLK + c] != RT_NO_PATH)
+			w->q[tail++] = s;
+	if (tail == nsw || !tail)
+		return 0;
+	while (head < tail) {
+		uint32_t r = w->q[head++];
+
+		for (k = w->off[r]; k < w->off[r + 1]; k++) {
+			uint8_t *e = &w->buf[(size_t)w->nb[k] * FILL_BLK + c];
+
+			if (*e != RT_NO_PATH || (ca && w->leaf[w->nb[k]]))
 				continue;
-			*e = fp->peer_port;
-			q[tail++] = s;
+			*e = w->back[k];
+			w->q[tail++] = w->nb[k];
 			filled++;
 		}
 	}
@@ -204,25 +263,40 @@ static long fill_lid(struct rt_tables *t, unsigned int lid, uint32_t *q,
 
 long rt_fill_unrouted(struct rt_tables *t, const bool *dsw)
 {
-	uint32_t *q = malloc((t->nsw + 1) * sizeof(*q));
-	bool *leaf = malloc(t->nsw + 1);
-	unsigned int lid;
-	long filled = -ENOMEM;
+	unsigned int b, c, n, lid;
+	struct fill w;
+	long filled = 0, got;
 	uint32_t s;
+	bool want[FILL_BLK];
 
-	if (!q || !leaf)
-		goto out;
-	for (s = 0; s < t->nsw; s++)
-		leaf[s] = has_ca(t->fab, t->sw_node[s]);
-	filled = 0;
-	for (lid = 1; lid <= t->top; lid++) {
-		s = rt_lid_switch(t, lid);
-		if (s != FAB_NONE && (!dsw || dsw[s]))
-			filled += fill_lid(t, lid, q, leaf);
+	if (fill_init(&w, t)) {
+		fill_release(&w);
+		return -ENOMEM;
 	}
-out:
-	free(q);
-	free(leaf);
+	for (b = 1; b <= t->top; b += FILL_BLK) {
+		n = t->top + 1 - b < FILL_BLK ? t->top + 1 - b : FILL_BLK;
+		for (got = 0, c = 0; c < n; c++) {
+			s = rt_lid_switch(t, b + c);
+			want[c] = s != FAB_NONE && (!dsw || dsw[s]);
+			got += want[c];
+		}
+		if (!got)
+			continue;
+		for (s = 0; s < t->nsw; s++)
+			memcpy(w.buf + (size_t)s * FILL_BLK, rt_lft(t, s) + b, n);
+		for (got = 0, c = 0; c < n; c++) {
+			lid = b + c;
+			if (want[c])
+				got += fill_column(&w, c,
+					!fab_is_sw(t->fab, t->lid_node[lid]));
+		}
+		if (!got)
+			continue;
+		filled += got;
+		for (s = 0; s < t->nsw; s++)
+			memcpy(rt_lft(t, s) + b, w.buf + (size_t)s * FILL_BLK, n);
+	}
+	fill_release(&w);
 	return filled;
 }
 
