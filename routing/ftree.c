@@ -18,6 +18,8 @@
 
 #include "ftree.h"
 
+#define FT_MAX_SLOTS 4096	/* up slots of a switch: positions x parallel */
+
 static inline uint32_t mix32(uint32_t x)
 {
 	x ^= x >> 16;
@@ -197,7 +199,6 @@ static int build_slots(struct ftr *r)
 {
 	uint32_t s, q, total = 0;
 	unsigned int p, l;
-	uint8_t seen[FAB_MAX_PORTS + 1];
 
 	for (s = 0; s < r->nsw; s++) {
 		uint32_t g = 0;
@@ -212,6 +213,12 @@ static int build_slots(struct ftr *r)
 		}
 		if (g * r->par[l] > r->nslot[l])
 			r->nslot[l] = g * r->par[l];
+		/*
+		 * Groups chained by miswired cables can grow past any
+		 * regular pod: such a tree is no fat-tree to this engine.
+		 */
+		if (r->nslot[l] > FT_MAX_SLOTS)
+			return -E2BIG;
 	}
 	for (s = 0; s < r->nsw; s++) {
 		l = r->lv[s];
@@ -229,14 +236,13 @@ static int build_slots(struct ftr *r)
 		if (!r->nslots[s])
 			continue;
 		l = r->lv[s];
-		memset(seen, 0, sizeof(seen));
 		for (p = 1; p <= r->f->nodes[r->t->sw_node[s]].nports; p++) {
 			uint32_t slot;
 
 			q = peer_sw(r, s, p);
 			if (!is_up(r, s, q))
 				continue;
-			/* k-th parallel link to q: count earlier ports to q. */
+			/* the next free slot among q's parallel links */
 			slot = r->pos[q] * r->par[l];
 			while (slot < r->nslots[s] &&
 			       r->slot_port[r->slot_off[s] + slot])
@@ -495,7 +501,8 @@ static int route_up(struct ftr *r, uint32_t s, uint32_t d, unsigned int h,
 	const uint64_t *ah = r->all + ((size_t)h * r->nsw + s) * r->w;
 	const uint8_t *slots = r->slot_port + r->slot_off[s];
 	const uint16_t *idx = r->idx + (size_t)r->lv[s] * (r->t->top + 1);
-	uint8_t cand[FAB_MAX_PORTS + 1], ok[FAB_MAX_PORTS + 1];
+	uint64_t *rh = r->reach + (size_t)h * r->nsw * r->w;
+	uint8_t cand[FAB_MAX_PORTS + 1];
 	unsigned int i, n = 0, lid;
 	uint32_t k;
 
@@ -506,23 +513,18 @@ static int route_up(struct ftr *r, uint32_t s, uint32_t d, unsigned int h,
 		}
 		return 0;
 	}
-	memset(ok, 0, sizeof(ok));
-	for (i = 0; i < r->nslots[s]; i++) {
-		uint32_t q;
-
-		if (!slots[i])
-			continue;
-		q = peer_sw(r, s, slots[i]);
-		if (has(r->reach + ((size_t)h * r->nsw + q) * r->w, d)) {
+	/* A switch has at most one slot per port: cand cannot overflow. */
+	for (i = 0; i < r->nslots[s]; i++)
+		if (slots[i] &&
+		    has(bits(r, rh, peer_sw(r, s, slots[i])), d))
 			cand[n++] = slots[i];
-			ok[i] = 1;
-		}
-	}
 	for (k = r->dst_off[d]; n && k < r->dst_off[d + 1]; k++) {
 		lid = r->dst_lid[k];
 		i = r->lv[s] >= r->base ? idx[lid] : r->nslots[s];
-		row[lid] = i < r->nslots[s] && ok[i] ? slots[i] :
-			   detour(r, s, lid, cand, n);
+		row[lid] = i < r->nslots[s] && slots[i] &&
+			   has(bits(r, rh,
+				    peer_sw(r, s, slots[i])), d) ?
+			   slots[i] : detour(r, s, lid, cand, n);
 		if (!row[lid])
 			return -ENOMEM;
 	}
@@ -623,7 +625,8 @@ static int ftr_init(struct ftr *r, const struct fabric *f,
 	/* Each destination is below at most every down port of a switch. */
 	r->dport = malloc(nsw * (FAB_MAX_PORTS + 1));
 	if (!r->lv || !r->pos || !r->gsize || !r->slot_off || !r->nslots ||
-	    !r->intact || !r->down || !r->reach || !r->all || !r->key || !r->idx || !r->nbr || !r->own || !r->unrouted || !r->dcnt ||
+	    !r->intact || !r->down || !r->reach || !r->all || !r->key ||
+	    !r->idx || !r->nbr || !r->own || !r->unrouted || !r->dcnt ||
 	    !r->doff || !r->dport)
 		return -ENOMEM;
 	for (s = 0; s < r->nsw; s++)

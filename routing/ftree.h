@@ -11,8 +11,12 @@
 
 /*
  * Fill t (initialised for f, local entries set) for the tree ft.
- * Returns 0 or a negative errno.  Deadlock-free on one VL: every route
- * climbs, then descends.
+ * Returns 0, -E2BIG when parent groups outgrow the slot scheme, or
+ * -ENOMEM.  CA-to-CA routes are deadlock-free on one VL: each climbs,
+ * then descends.  Switch LIDs up/down cannot reach, and LIDs a switch
+ * without hosts cannot reach, get management routes (rt_fill_unrouted):
+ * loop-free, but they may turn down-up, so MADs to and from switches are
+ * not covered by that guarantee.
  */
 int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 	       struct rt_tables *t);

@@ -90,19 +90,25 @@ static int updown(const struct fabric *f, struct rt_tables *t,
 }
 
 /*
- * Level-based up/down cannot reach a switch that lost every up link
- * except through a down-up turn; there the single-root up*-down* engine,
- * which reaches every connected pair, routes the whole fabric instead.
+ * Level-based up/down cannot join two leaves whose only common neighbours
+ * lie below them (a down-up turn), and a tree with miswired pods is past
+ * the slot scheme; there, when the engine was picked automatically, the
+ * single-root up*-down* engine, which reaches every connected pair, routes
+ * the whole fabric instead.  A forced fattree reports the failure.
  */
 static int fattree(const struct fabric *f, const struct ft_info *ft,
-		   struct rt_tables *t, struct rt_summary *s)
+		   struct rt_tables *t, struct rt_summary *s, bool forced)
 {
 	int ret = rt_fattree(f, ft, t);
 
+	if (ret == -E2BIG)
+		append(s, "groups too large for fat-tree slots");
 	if (!ret)
 		ret = check(t, s);
-	if (ret != -EIO)
+	if (!ret || ret == -ENOMEM)
 		return ret;
+	if (forced)
+		return ret == -EIO ? ret : -ENOTSUP;
 	append(s, "falling back to updown");
 	memset(t->lft, RT_NO_PATH, (size_t)t->nsw * (t->top + 1));
 	rt_tables_set_local(t);
@@ -117,6 +123,7 @@ int rt_route(const struct fabric *f, enum rt_engine_id id,
 {
 	double t0 = now();
 	struct ft_info ft;
+	bool forced;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -127,6 +134,7 @@ int rt_route(const struct fabric *f, enum rt_engine_id id,
 	ret = ft_recognise(f, &ft);
 	if (ret)
 		goto out;
+	forced = id != RT_ENGINE_AUTO;
 	if (id == RT_ENGINE_AUTO)
 		id = ft.tree ? RT_ENGINE_FATTREE : RT_ENGINE_UPDOWN;
 	snprintf(s->topology, sizeof(s->topology), "%s",
@@ -138,7 +146,7 @@ int rt_route(const struct fabric *f, enum rt_engine_id id,
 		goto out;
 	}
 	if (id == RT_ENGINE_FATTREE) {
-		ret = fattree(f, &ft, t, s);
+		ret = fattree(f, &ft, t, s, forced);
 	} else {
 		ret = updown(f, t, s);
 		if (!ret)

@@ -30,7 +30,9 @@ struct rt_summary {
  * Route f with engine id into t (initialised here; release it with
  * rt_tables_release() also on error).  A forced engine that does not fit
  * the fabric gives -ENOTSUP with the reason in s->detail.  The result is
- * checked: a pair the cabling connects but the tables do not gives -EIO.
+ * checked: a CA pair the cabling connects but the tables do not gives
+ * -EIO; with RT_ENGINE_AUTO a fat-tree that up/down by levels cannot
+ * connect is routed by updown instead (s->engine and s->detail say so).
  */
 int rt_route(const struct fabric *f, enum rt_engine_id id,
 	     struct rt_tables *t, struct rt_summary *s);

@@ -234,13 +234,12 @@ out:
 	return rails;
 }
 
-static void summarise(const struct fabric *f, struct ft_info *ft)
+static void summarise(struct ft_info *ft)
 {
 	char *s = ft->summary;
 	size_t len = sizeof(ft->summary), o;
 	unsigned int l, nl = ft->nlevels - ft->leaf_level;
 
-	(void)f;
 	o = snprintf(s, len, "%u-level fat-tree, %u hosts, switches per level",
 		     nl, ft->hosts);
 	for (l = 0; l < nl && o < len; l++)
@@ -264,6 +263,9 @@ static void summarise(const struct fabric *f, struct ft_info *ft)
 		o += snprintf(s + o, len - o,
 			      ", %u switches without a way up placed below their children",
 			      ft->relevelled);
+	if (o < len && ft->relevel_failed)
+		o += snprintf(s + o, len - o,
+			      ", switches without a way up too deep to relevel");
 	if (o < len && ft->underpop)
 		o += snprintf(s + o, len - o, ", %u leaves under-populated",
 			      ft->underpop);
@@ -322,19 +324,17 @@ static int relevel(const struct fabric *f, struct ft_info *ft)
 			min = lv[n];
 	}
 	shift = -min;
-	if (!moved || top + shift >= FT_MAX_LEVELS)
+	if (!moved)
 		goto out;
-	for (n = 0; n < f->nnodes; n++) {
-		if (!fab_is_sw(f, n) || ft->level[n] == FT_NO_LEVEL)
-			continue;
-		for (p = 1; p <= f->nodes[n].nports; p++) {
-			const struct fab_port *fp = fab_port(f, n, p);
-
-			if (fp->peer != FAB_NONE && fab_is_sw(f, fp->peer) &&
-			    abs(lv[fp->peer] - lv[n]) != 1)
-				goto out;
-		}
+	if (top + shift >= FT_MAX_LEVELS) {
+		ft->relevel_failed = true;
+		goto out;
 	}
+	/*
+	 * Every link already joins adjacent levels and the search starts
+	 * from one level, so the new levels of two linked switches differ
+	 * by exactly one: the result is still a levelled tree.
+	 */
 	for (n = 0; n < f->nnodes; n++)
 		if (fab_is_sw(f, n) && ft->level[n] != FT_NO_LEVEL)
 			ft->level[n] = lv[n] + shift;
@@ -375,7 +375,7 @@ int ft_recognise(const struct fabric *f, struct ft_info *ft)
 	count_hosts(f, ft);
 	ft->rails = find_rails(f);
 	ret = relevel(f, ft);
-	summarise(f, ft);
+	summarise(ft);
 	return ret;
 }
 

@@ -26,6 +26,7 @@ struct ft_info {
 	uint8_t *level;		/* per fabric node; owned, see ft_info_release */
 	unsigned int leaf_level;
 	unsigned int relevelled;	/* switches placed below their children */
+	bool relevel_failed;	/* would need more than FT_MAX_LEVELS */
 	/* by the levels seen from the hosts, before any relevelling: */
 	unsigned int nsw_level[FT_MAX_LEVELS];
 	unsigned int up_max[FT_MAX_LEVELS];	/* most up links of a switch */

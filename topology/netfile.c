@@ -83,6 +83,16 @@ static int hash_grow(struct loader *l)
 	return 0;
 }
 
+/* Index node n by its id; the table has room (see hash_grow). */
+static void hash_insert(struct loader *l, uint32_t n)
+{
+	size_t j = str_hash(l->ids[n]) & (l->hcap - 1);
+
+	while (l->hash[j])
+		j = (j + 1) & (l->hcap - 1);
+	l->hash[j] = n + 1;
+}
+
 static uint32_t find_id(const struct loader *l, const char *id)
 {
 	size_t j;
@@ -144,6 +154,16 @@ static int add_node(struct loader *l, enum fab_type type, char *s)
 	}
 	if (lid > FAB_MAX_LID || lmc > 7)
 		return fail(l, -ERANGE, "LID or LMC out of range");
+	/* Room for the id first, so ids[] always covers the nodes. */
+	if (l->f->nnodes % 512 == 0) {
+		char **ids = realloc(l->ids,
+				     (l->f->nnodes + 512) * sizeof(*ids));
+
+		if (!ids)
+			return fail(l, -ENOMEM, "out of memory");
+		l->ids = ids;
+	}
+	l->ids[l->f->nnodes] = NULL;
 	n = fab_add_node(l->f, type, nports, guid, desc ? desc : id);
 	if (n < 0)
 		return fail(l, n, "cannot add node: %s", strerror(-n));
@@ -159,25 +179,12 @@ static int add_node(struct loader *l, enum fab_type type, char *s)
 		for (p = 1; p <= nports; p++)
 			fab_port(l->f, n, p)->guid = guid + p;
 	}
-	if ((size_t)n % 512 == 0) {
-		char **ids = realloc(l->ids, (n + 512) * sizeof(*ids));
-
-		if (!ids)
-			return fail(l, -ENOMEM, "out of memory");
-		l->ids = ids;
-	}
 	l->ids[n] = strdup(id);
 	if (!l->ids[n])
 		return fail(l, -ENOMEM, "out of memory");
 	if ((size_t)(n + 1) * 2 > l->hcap && (ret = hash_grow(l)))
 		return fail(l, ret, "out of memory");
-	{
-		size_t j = str_hash(id) & (l->hcap - 1);
-
-		while (l->hash[j])
-			j = (j + 1) & (l->hcap - 1);
-		l->hash[j] = n + 1;
-	}
+	hash_insert(l, n);
 	return n;
 }
 

@@ -52,7 +52,7 @@ static unsigned int lanes(const ib_port_info_t *pi)
 	return 0;
 }
 
-/* Per-lane rate in 100 Mb/s as topology/netfile.c counts it, capped. */
+/* Per-lane rate in 100 Mb/s as topology/netfile.c counts it. */
 static unsigned int lane_rate(const ib_port_info_t *pi)
 {
 	if (pi->capability_mask & IB_PORT_CAP_HAS_EXT_SPEEDS) {
@@ -62,7 +62,7 @@ static unsigned int lane_rate(const ib_port_info_t *pi)
 		case IB_LINK_SPEED_EXT_ACTIVE_25:
 			return 250;
 		case IB_LINK_SPEED_EXT_ACTIVE_50:
-			return UINT8_MAX;	/* fab_port.speed is 8 bits */
+			return 500;
 		}
 	}
 	switch (ib_port_info_get_link_speed_active(pi)) {

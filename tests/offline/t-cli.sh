@@ -73,9 +73,10 @@ check() {
 	if "$@"; then ok "$name"; else bad "$name"; fi
 }
 
-# same NAME A B: A and B are equal numbers or strings.
+# same NAME A B: A and B are equal, non-empty numbers or strings.
 same() {
-	if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "'$2' != '$3'"; fi
+	if [ -n "$2" ] && [ "$2" = "$3" ]; then ok "$1"
+	else bad "$1" "'$2' != '$3'"; fi
 }
 
 [ -x "$BIN" ] || { echo "FAIL $BIN not built"; echo "offline: 0 passed, 1 failed"; exit 1; }
