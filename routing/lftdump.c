@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../topology/textio.h"
 #include "lftdump.h"
 
 struct swkey {
@@ -68,42 +69,7 @@ static int tok_len(const char *at)
 	return len > 40 ? 40 : len;
 }
 
-static bool hexnum(const char **s, uint64_t max, uint64_t *v)
-{
-	const char *p = *s;
-	uint64_t x = 0;
-	unsigned int d;
 
-	if (!isxdigit((unsigned char)*p))
-		return false;
-	for (; isxdigit((unsigned char)*p); p++) {
-		d = isdigit((unsigned char)*p) ? *p - '0' :
-			tolower((unsigned char)*p) - 'a' + 10;
-		if (x > (max - d) / 16)
-			return false;
-		x = x * 16 + d;
-	}
-	*s = p;
-	*v = x;
-	return true;
-}
-
-static bool decnum(const char **s, unsigned long max, unsigned long *v)
-{
-	const char *p = *s;
-	unsigned long x = 0;
-
-	if (!isdigit((unsigned char)*p))
-		return false;
-	for (; isdigit((unsigned char)*p); p++) {
-		if (x > (max - (*p - '0')) / 10)
-			return false;
-		x = x * 10 + (*p - '0');
-	}
-	*s = p;
-	*v = x;
-	return true;
-}
 
 static bool lit(const char **s, const char *k)
 {
@@ -198,12 +164,12 @@ static int parse_header(struct loader *l, const char *s)
 	if (l->cur != FAB_NONE)
 		return lfail(l, -EINVAL, "table of switch 0x%016" PRIx64 " (line %u) is not terminated",
 			     f->nodes[l->cur].guid, l->tline[l->cur]);
-	if (!lit(&s, "Unicast lids [0-") || !decnum(&s, ULONG_MAX, &max))
+	if (!lit(&s, "Unicast lids [0-") || !tio_dec(&s, ULONG_MAX, &max))
 		return lfail(l, -EINVAL, "bad table header");
 	if (max > FAB_MAX_LID)
 		return lfail(l, -ERANGE, "LID %lu out of range", max);
-	if (!lit(&s, "] of switch Lid ") || !decnum(&s, UINT16_MAX, &lid) ||
-	    !lit(&s, " guid 0x") || !hexnum(&s, UINT64_MAX, &guid) ||
+	if (!lit(&s, "] of switch Lid ") || !tio_dec(&s, UINT16_MAX, &lid) ||
+	    !lit(&s, " guid 0x") || !tio_hex(&s, UINT64_MAX, &guid) ||
 	    !lit(&s, " ('"))
 		return lfail(l, -EINVAL, "bad table header");
 	len = strlen(s);
@@ -243,7 +209,7 @@ static int parse_entry(struct loader *l, const char *s)
 		return lfail(l, -EINVAL, "LFT entry outside a switch table");
 	nd = &l->f->nodes[l->cur];
 	s += 2;
-	if (!hexnum(&s, UINT16_MAX, &lid) || (*s != ' ' && *s != '\t'))
+	if (!tio_hex(&s, UINT16_MAX, &lid) || (*s != ' ' && *s != '\t'))
 		return lfail(l, -EINVAL, "bad LID '0x%.*s'", tok_len(s), s);
 	if (lid > l->cur_max)
 		return lfail(l, -ERANGE, "LID 0x%04" PRIx64 " out of range (table ends at 0x%04x)",
@@ -252,7 +218,7 @@ static int parse_entry(struct loader *l, const char *s)
 		return lfail(l, -EINVAL, "LID 0x%04" PRIx64 " out of order",
 			     lid);
 	skip_blank(&s);
-	if (!decnum(&s, UINT8_MAX, &port) || (*s && *s != ' ' && *s != '\t'))
+	if (!tio_dec(&s, UINT8_MAX, &port) || (*s && *s != ' ' && *s != '\t'))
 		return lfail(l, -EINVAL, "bad port '%.*s'", tok_len(s), s);
 	if (port > nd->nports)
 		return lfail(l, -EINVAL, "bad port '%lu' (switch has %u)", port,
@@ -264,7 +230,7 @@ static int parse_entry(struct loader *l, const char *s)
 	c = strstr(s, "portguid 0x");
 	if (c) {
 		c += strlen("portguid 0x");
-		if (!hexnum(&c, UINT64_MAX, &guid) || !guid)
+		if (!tio_hex(&c, UINT64_MAX, &guid) || !guid)
 			return lfail(l, -EINVAL, "bad port GUID '%.*s'",
 				     tok_len(c), c);
 	} else if (strcmp(s, "unknown node and type")) {
@@ -289,7 +255,7 @@ static int parse_trailer(struct loader *l, const char *s)
 {
 	unsigned long cnt;
 
-	if (!decnum(&s, ULONG_MAX, &cnt) || strcmp(s, " lids dumped"))
+	if (!tio_dec(&s, ULONG_MAX, &cnt) || strcmp(s, " lids dumped"))
 		return lfail(l, -EINVAL, "unexpected line");
 	if (l->cur == FAB_NONE)
 		return lfail(l, -EINVAL, "trailer outside a switch table");
@@ -625,8 +591,8 @@ static int vl_header(struct vloader *l, const char *s)
 	for (i = 0; types[i]; i++)
 		if (lit(&s, types[i]))
 			break;
-	if (!types[i] || !lit(&s, "0x") || !hexnum(&s, UINT64_MAX, &guid) ||
-	    !lit(&s, ", base LID ") || !decnum(&s, UINT16_MAX, &lid) ||
+	if (!types[i] || !lit(&s, "0x") || !tio_hex(&s, UINT64_MAX, &guid) ||
+	    !lit(&s, ", base LID ") || !tio_dec(&s, UINT16_MAX, &lid) ||
 	    !lit(&s, ", \"") || !*s || s[strlen(s) - 1] != '"')
 		return vfail(l, -EINVAL, "bad SL2VL header");
 	if (i) {
@@ -658,17 +624,17 @@ static int vl_row(struct vloader *l, const char *s)
 
 	if (l->cur == VL_NONE)
 		return vfail(l, -EINVAL, "SL2VL row outside a port block");
-	if (!decnum(&s, UINT8_MAX, &in))
+	if (!tio_dec(&s, UINT8_MAX, &in))
 		return vfail(l, -EINVAL, "bad port '%.*s'", tok_len(s), s);
 	skip_blank(&s);
-	if (!decnum(&s, UINT8_MAX, &out))
+	if (!tio_dec(&s, UINT8_MAX, &out))
 		return vfail(l, -EINVAL, "bad port '%.*s'", tok_len(s), s);
 	skip_blank(&s);
 	if (!lit(&s, ":"))
 		return vfail(l, -EINVAL, "missing ':'");
 	for (sl = 0; sl < 16; sl++) {
 		skip_blank(&s);
-		if (!decnum(&s, 15, &vl))
+		if (!tio_dec(&s, 15, &vl))
 			return vfail(l, -EINVAL, "bad VL '%.*s' for SL %u",
 				     tok_len(s), s, sl);
 		e |= (uint64_t)vl << (4 * sl);

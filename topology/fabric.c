@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fabric.h"
+#include "textio.h"
 
 struct fabric *fab_new(void)
 {
@@ -24,22 +25,6 @@ void fab_free(struct fabric *f)
 	free(f);
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*arr, n * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = n;
-	return 0;
-}
 
 int fab_add_node(struct fabric *f, enum fab_type type, unsigned int nports,
 		 uint64_t guid, const char *desc)
@@ -53,10 +38,10 @@ int fab_add_node(struct fabric *f, enum fab_type type, unsigned int nports,
 		return -EINVAL;
 	if (f->nnodes >= FAB_NONE)
 		return -ERANGE;
-	ret = grow((void **)&f->nodes, &f->node_cap, f->nnodes + 1,
+	ret = tio_grow((void **)&f->nodes, &f->node_cap, f->nnodes + 1,
 		   sizeof(*f->nodes));
 	if (!ret)
-		ret = grow((void **)&f->ports, &f->port_cap,
+		ret = tio_grow((void **)&f->ports, &f->port_cap,
 			   f->nports + nports + 1, sizeof(*f->ports));
 	if (ret)
 		return ret;

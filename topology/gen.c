@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "gen.h"
+#include "textio.h"
 
 /* Sort keys: host ports first, then down, up (local), global ports. */
 #define KEY_UP (1u << 20)
@@ -118,22 +119,6 @@ static void shuffle(uint32_t *a, size_t n, uint64_t *s)
 	}
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*arr, n * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = n;
-	return 0;
-}
 
 static void plan_init(struct plan *p, char *err, size_t errlen)
 {
@@ -165,7 +150,7 @@ static int add_sw(struct plan *p, const char *fmt, ...)
 	struct psw *s;
 	va_list ap;
 
-	if (grow((void **)&p->sw, &p->swcap, p->nsw + 1, sizeof(*p->sw)))
+	if (tio_grow((void **)&p->sw, &p->swcap, p->nsw + 1, sizeof(*p->sw)))
 		return -ENOMEM;
 	s = &p->sw[p->nsw];
 	memset(s, 0, sizeof(*s));
@@ -181,7 +166,7 @@ static int add_ca(struct plan *p, uint32_t host, unsigned int hca,
 {
 	struct pca *c;
 
-	if (grow((void **)&p->ca, &p->cacap, p->nca + 1, sizeof(*p->ca)))
+	if (tio_grow((void **)&p->ca, &p->cacap, p->nca + 1, sizeof(*p->ca)))
 		return -ENOMEM;
 	c = &p->ca[p->nca++];
 	memset(c, 0, sizeof(*c));
@@ -200,7 +185,7 @@ static int add_link(struct plan *p, uint32_t a, uint32_t ka, uint32_t b,
 {
 	struct plink *l;
 
-	if (grow((void **)&p->lk, &p->lkcap, p->nlk + 1, sizeof(*p->lk)))
+	if (tio_grow((void **)&p->lk, &p->lkcap, p->nlk + 1, sizeof(*p->lk)))
 		return -ENOMEM;
 	l = &p->lk[p->nlk++];
 	memset(l, 0, sizeof(*l));

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "osmdump.h"
+#include "textio.h"
 
 /* One end of a link as a line prints it; desc points into the line. */
 struct end {
@@ -69,26 +70,6 @@ static int bad(struct loader *l, const char *what, const char *at)
 		    at);
 }
 
-/* Hex digits at *s, at most max; advances *s past them. */
-static bool hexnum(char **s, uint64_t max, uint64_t *v)
-{
-	char *p = *s;
-	uint64_t x = 0;
-	unsigned int d;
-
-	if (!isxdigit((unsigned char)*p))
-		return false;
-	for (; isxdigit((unsigned char)*p); p++) {
-		d = isdigit((unsigned char)*p) ? *p - '0' :
-			tolower((unsigned char)*p) - 'a' + 10;
-		if (x > (max - d) / 16)
-			return false;
-		x = x * 16 + d;
-	}
-	*s = p;
-	*v = x;
-	return true;
-}
 
 /* Skip blanks, then consume k; false (s unchanged) when k is not there. */
 static bool key(char **s, const char *k)
@@ -110,7 +91,7 @@ static int hexfield(struct loader *l, char **s, const char *k,
 {
 	if (!key(s, k))
 		return bad(l, k, *s);
-	if (!hexnum(s, max, v))
+	if (!tio_hex((const char **)s, max, v))
 		return bad(l, k, *s);
 	return 0;
 }
@@ -220,23 +201,6 @@ static int parse_phy(struct loader *l, char *s, unsigned int *w,
 	return 0;
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*arr, n * size);
-	if (!p)
-		return -ENOMEM;
-	memset((char *)p + *cap * size, 0, (n - *cap) * size);
-	*arr = p;
-	*cap = n;
-	return 0;
-}
 
 static size_t slot(uint64_t g, size_t cap)
 {
@@ -299,9 +263,10 @@ static int new_node(struct loader *l, const struct end *e, uint32_t *out)
 		fab_port(f, n, 0)->guid = e->pguid;
 		fab_port(f, n, 0)->lid = e->lid;
 	}
-	ret = grow((void **)&l->nline, &l->ncap, f->nnodes, sizeof(*l->nline));
+	ret = tio_grow((void **)&l->nline, &l->ncap, f->nnodes,
+		       sizeof(*l->nline));
 	if (!ret)
-		ret = grow((void **)&l->seen, &l->scap, f->nports,
+		ret = tio_grow((void **)&l->seen, &l->scap, f->nports,
 			   sizeof(*l->seen));
 	if (!ret)
 		ret = hash_add(l, n);
