@@ -6,6 +6,7 @@ DESTDIR ?=
 LIBDIR ?= $(shell dpkg-architecture -qDEB_HOST_MULTIARCH >/dev/null 2>&1 && echo /usr/lib/$$(dpkg-architecture -qDEB_HOST_MULTIARCH) || echo $(PREFIX)/lib)
 BINDIR ?= $(PREFIX)/bin
 SYSCONFDIR ?= /etc
+MANDIR ?= $(PREFIX)/share/man
 
 CC ?= cc
 B ?= build
@@ -101,9 +102,11 @@ bench: deps
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) \
-		$(DESTDIR)$(SYSCONFDIR)/opensm
+		$(DESTDIR)$(SYSCONFDIR)/opensm $(DESTDIR)$(MANDIR)/man1
 	install -m 0644 $(B)/libgpuaware.so $(DESTDIR)$(LIBDIR)/libgpuaware.so
 	install -m 0755 $(B)/ibpoolroute $(B)/ibtopogen $(DESTDIR)$(BINDIR)/
+	install -m 0644 docs/ibpoolroute.1 docs/ibtopogen.1 \
+		$(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 plugins/opensm/gpuaware.conf \
 		$(DESTDIR)$(SYSCONFDIR)/opensm/gpuaware.conf.sample
 	if [ -z "$(DESTDIR)" ]; then ldconfig; fi
@@ -111,7 +114,9 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libgpuaware.so \
 		$(DESTDIR)$(BINDIR)/ibpoolroute $(DESTDIR)$(BINDIR)/ibtopogen \
-		$(DESTDIR)$(SYSCONFDIR)/opensm/gpuaware.conf.sample
+		$(DESTDIR)$(SYSCONFDIR)/opensm/gpuaware.conf.sample \
+		$(DESTDIR)$(MANDIR)/man1/ibpoolroute.1 \
+		$(DESTDIR)$(MANDIR)/man1/ibtopogen.1
 
 clean:
 	rm -rf build build-san
