@@ -106,6 +106,57 @@ void rt_tables_set_local(struct rt_tables *t)
 	}
 }
 
+void rt_adj_release(struct rt_adj *a)
+{
+	free(a->off);
+	free(a->sw);
+	free(a->port);
+	free(a->rport);
+	memset(a, 0, sizeof(*a));
+}
+
+int rt_adj_build(struct rt_adj *a, const struct rt_tables *t)
+{
+	const struct fabric *f = t->fab;
+	uint32_t s, k = 0, pass;
+	unsigned int p;
+
+	memset(a, 0, sizeof(*a));
+	a->off = calloc(t->nsw + 1, sizeof(*a->off));
+	if (!a->off)
+		return -ENOMEM;
+	for (pass = 0; pass < 2; pass++) {
+		for (k = 0, s = 0; s < t->nsw; s++) {
+			uint32_t n = t->sw_node[s];
+
+			for (p = 1; p <= f->nodes[n].nports; p++) {
+				const struct fab_port *fp = fab_port(f, n, p);
+
+				if (fp->peer == FAB_NONE ||
+				    !fab_is_sw(f, fp->peer))
+					continue;
+				if (pass) {
+					a->sw[k] = t->node_sw[fp->peer];
+					a->port[k] = p;
+					a->rport[k] = fp->peer_port;
+				}
+				k++;
+			}
+			a->off[s + 1] = k;
+		}
+		if (pass)
+			break;
+		a->sw = malloc((k + 1) * sizeof(*a->sw));
+		a->port = malloc(k + 1);
+		a->rport = malloc(k + 1);
+		if (!a->sw || !a->port || !a->rport) {
+			rt_adj_release(a);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 uint32_t rt_lid_switch(const struct rt_tables *t, unsigned int lid)
 {
 	uint32_t n = t->lid_node[lid];
@@ -168,9 +219,7 @@ static bool has_ca(const struct fabric *f, uint32_t n)
 
 struct fill {
 	struct rt_tables *t;
-	uint32_t *off;		/* nsw + 1: a switch's neighbours in nb */
-	uint32_t *nb;		/* neighbour switch */
-	uint8_t *back;		/* the neighbour's port towards the switch */
+	struct rt_adj adj;
 	bool *leaf;		/* switch has hosts */
 	uint32_t *q;
 	uint8_t *buf;		/* nsw rows of FILL_BLK entries */
@@ -178,53 +227,27 @@ struct fill {
 
 static int fill_init(struct fill *w, struct rt_tables *t)
 {
-	const struct fabric *f = t->fab;
-	uint32_t s, k = 0;
-	unsigned int p;
+	uint32_t s;
+	int ret;
 
 	memset(w, 0, sizeof(*w));
 	w->t = t;
-	w->off = calloc(t->nsw + 1, sizeof(*w->off));
+	ret = rt_adj_build(&w->adj, t);
+	if (ret)
+		return ret;
 	w->leaf = malloc(t->nsw + 1);
 	w->q = malloc((t->nsw + 1) * sizeof(*w->q));
 	w->buf = malloc((size_t)(t->nsw + 1) * FILL_BLK);
-	if (!w->off || !w->leaf || !w->q || !w->buf)
+	if (!w->leaf || !w->q || !w->buf)
 		return -ENOMEM;
-	for (s = 0; s < t->nsw; s++) {
-		uint32_t n = t->sw_node[s];
-
-		w->leaf[s] = has_ca(f, n);
-		for (p = 1; p <= f->nodes[n].nports; p++) {
-			const struct fab_port *fp = fab_port(f, n, p);
-
-			k += fp->peer != FAB_NONE && fab_is_sw(f, fp->peer);
-		}
-		w->off[s + 1] = k;
-	}
-	w->nb = malloc((k + 1) * sizeof(*w->nb));
-	w->back = malloc(k + 1);
-	if (!w->nb || !w->back)
-		return -ENOMEM;
-	for (k = 0, s = 0; s < t->nsw; s++) {
-		uint32_t n = t->sw_node[s];
-
-		for (p = 1; p <= f->nodes[n].nports; p++) {
-			const struct fab_port *fp = fab_port(f, n, p);
-
-			if (fp->peer == FAB_NONE || !fab_is_sw(f, fp->peer))
-				continue;
-			w->nb[k] = t->node_sw[fp->peer];
-			w->back[k++] = fp->peer_port;
-		}
-	}
+	for (s = 0; s < t->nsw; s++)
+		w->leaf[s] = has_ca(t->fab, t->sw_node[s]);
 	return 0;
 }
 
 static void fill_release(struct fill *w)
 {
-	free(w->off);
-	free(w->nb);
-	free(w->back);
+	rt_adj_release(&w->adj);
 	free(w->leaf);
 	free(w->q);
 	free(w->buf);
@@ -237,24 +260,31 @@ static void fill_release(struct fill *w)
  */
 static long fill_column(struct fill *w, unsigned int c, bool ca)
 {
+	/* Locals: stores through buf may alias anything reached via w. */
+	const uint32_t *off = w->adj.off, *nb = w->adj.sw;
+	const uint8_t *rport = w->adj.rport;
+	const bool *leaf = w->leaf;
+	uint8_t *col = w->buf + c;
+	uint32_t *q = w->q;
 	uint32_t head = 0, tail = 0, s, k, nsw = w->t->nsw;
 	long filled = 0;
 
 	for (s = 0; s < nsw; s++)
-		if (w->buf[(size_t)s * FILL_BLK + c] != RT_NO_PATH)
-			w->q[tail++] = s;
+		if (col[(size_t)s * FILL_BLK] != RT_NO_PATH)
+			q[tail++] = s;
 	if (tail == nsw || !tail)
 		return 0;
 	while (head < tail) {
-		uint32_t r = w->q[head++];
+		uint32_t r = q[head++];
 
-		for (k = w->off[r]; k < w->off[r + 1]; k++) {
-			uint8_t *e = &w->buf[(size_t)w->nb[k] * FILL_BLK + c];
+		for (k = off[r]; k < off[r + 1]; k++) {
+			uint32_t x = nb[k];
+			uint8_t *e = &col[(size_t)x * FILL_BLK];
 
-			if (*e != RT_NO_PATH || (ca && w->leaf[w->nb[k]]))
+			if (*e != RT_NO_PATH || (ca && leaf[x]))
 				continue;
-			*e = w->back[k];
-			w->q[tail++] = w->nb[k];
+			*e = rport[k];
+			q[tail++] = x;
 			filled++;
 		}
 	}

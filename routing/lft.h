@@ -61,6 +61,21 @@ static inline uint8_t *rt_lft(const struct rt_tables *t, uint32_t sw)
  */
 void rt_tables_set_local(struct rt_tables *t);
 
+/*
+ * Switch-to-switch links as CSR: switch s's links are off[s] up to
+ * off[s + 1], in port order; each names the neighbour switch, the port at
+ * s and the port at the neighbour.  Owned; rt_adj_release() frees it.
+ */
+struct rt_adj {
+	uint32_t *off;		/* nsw + 1 */
+	uint32_t *sw;
+	uint8_t *port;
+	uint8_t *rport;
+};
+
+int rt_adj_build(struct rt_adj *a, const struct rt_tables *t);
+void rt_adj_release(struct rt_adj *a);
+
 /* Switch index that delivers lid, FAB_NONE when no linked port owns it. */
 uint32_t rt_lid_switch(const struct rt_tables *t, unsigned int lid);
 

@@ -21,9 +21,7 @@ struct udr {
 	const struct fabric *f;
 	struct rt_tables *t;
 	uint32_t nsw;
-	uint32_t *adj_off;	/* CSR of switch neighbours, port order */
-	uint32_t *adj_sw;
-	uint8_t *adj_port;
+	struct rt_adj adj;	/* switch links */
 	uint32_t *ord;		/* rank in the total order per switch */
 	uint32_t *by_ord;	/* switch per order position */
 	uint32_t *comp;		/* component id per switch */
@@ -32,43 +30,6 @@ struct udr {
 	uint32_t *queue, *dist;
 };
 
-static int build_adj(struct udr *r)
-{
-	const struct fabric *f = r->f;
-	uint32_t s, k = 0;
-	unsigned int p;
-
-	r->adj_off = calloc(r->nsw + 1, sizeof(*r->adj_off));
-	if (!r->adj_off)
-		return -ENOMEM;
-	for (s = 0; s < r->nsw; s++) {
-		uint32_t n = r->t->sw_node[s];
-
-		for (p = 1; p <= f->nodes[n].nports; p++) {
-			const struct fab_port *fp = fab_port(f, n, p);
-
-			k += fp->peer != FAB_NONE && fab_is_sw(f, fp->peer);
-		}
-		r->adj_off[s + 1] = k;
-	}
-	r->adj_sw = malloc((k + 1) * sizeof(*r->adj_sw));
-	r->adj_port = malloc(k + 1);
-	if (!r->adj_sw || !r->adj_port)
-		return -ENOMEM;
-	for (k = 0, s = 0; s < r->nsw; s++) {
-		uint32_t n = r->t->sw_node[s];
-
-		for (p = 1; p <= f->nodes[n].nports; p++) {
-			const struct fab_port *fp = fab_port(f, n, p);
-
-			if (fp->peer == FAB_NONE || !fab_is_sw(f, fp->peer))
-				continue;
-			r->adj_sw[k] = r->t->node_sw[fp->peer];
-			r->adj_port[k++] = p;
-		}
-	}
-	return 0;
-}
 
 /* BFS from src over switches; returns the eccentricity, fills r->dist. */
 static uint32_t bfs(struct udr *r, uint32_t src)
@@ -82,8 +43,8 @@ static uint32_t bfs(struct udr *r, uint32_t src)
 	while (head < tail) {
 		s = r->queue[head++];
 		ecc = r->dist[s];
-		for (k = r->adj_off[s]; k < r->adj_off[s + 1]; k++) {
-			uint32_t q = r->adj_sw[k];
+		for (k = r->adj.off[s]; k < r->adj.off[s + 1]; k++) {
+			uint32_t q = r->adj.sw[k];
 
 			if (r->dist[q] == UD_INF) {
 				r->dist[q] = r->dist[s] + 1;
@@ -103,8 +64,8 @@ static uint64_t guid_of(const struct udr *r, uint32_t s)
 static bool better_root(const struct udr *r, uint32_t a, uint32_t ea,
 			uint32_t b, uint32_t eb)
 {
-	uint32_t da = r->adj_off[a + 1] - r->adj_off[a];
-	uint32_t db = r->adj_off[b + 1] - r->adj_off[b];
+	uint32_t da = r->adj.off[a + 1] - r->adj.off[a];
+	uint32_t db = r->adj.off[b + 1] - r->adj.off[b];
 
 	if (ea != eb)
 		return ea < eb;
@@ -205,9 +166,9 @@ static void distances(struct udr *r, uint32_t d)
 		s = r->by_ord[i];
 		if (s == d || r->comp[s] != r->comp[d])
 			continue;
-		for (best = UD_INF, k = r->adj_off[s]; k < r->adj_off[s + 1];
+		for (best = UD_INF, k = r->adj.off[s]; k < r->adj.off[s + 1];
 		     k++) {
-			uint32_t q = r->adj_sw[k];
+			uint32_t q = r->adj.sw[k];
 
 			if (r->ord[q] > r->ord[s] && r->dd[q] < best)
 				best = r->dd[q];
@@ -223,9 +184,9 @@ static void distances(struct udr *r, uint32_t d)
 			r->du[s] = r->dd[s];
 			continue;
 		}
-		for (best = UD_INF, k = r->adj_off[s]; k < r->adj_off[s + 1];
+		for (best = UD_INF, k = r->adj.off[s]; k < r->adj.off[s + 1];
 		     k++) {
-			uint32_t q = r->adj_sw[k];
+			uint32_t q = r->adj.sw[k];
 
 			if (r->ord[q] < r->ord[s] && r->du[q] < best)
 				best = r->du[q];
@@ -256,12 +217,12 @@ static void route_dest(struct udr *r, uint32_t d, const uint32_t *lids,
 
 		if (s == d || r->du[s] == UD_INF)
 			continue;
-		for (k = r->adj_off[s]; k < r->adj_off[s + 1]; k++) {
-			uint32_t q = r->adj_sw[k];
+		for (k = r->adj.off[s]; k < r->adj.off[s + 1]; k++) {
+			uint32_t q = r->adj.sw[k];
 
 			if (down ? r->ord[q] > r->ord[s] && r->dd[q] == want :
 				   r->ord[q] < r->ord[s] && r->du[q] == want)
-				cand[n++] = r->adj_port[k];
+				cand[n++] = r->adj.port[k];
 		}
 		row = rt_lft(r->t, s);
 		for (i = 0; i < nlids; i++) {
@@ -298,7 +259,7 @@ int rt_updown(const struct fabric *f, struct rt_tables *t, char *detail,
 	if (!r.ord || !r.by_ord || !r.comp || !r.dd || !r.du || !r.queue ||
 	    !r.dist || !r.load)
 		goto out;
-	ret = build_adj(&r);
+	ret = rt_adj_build(&r.adj, t);
 	if (!ret)
 		ret = rank_switches(&r, detail, len);
 	if (!ret)
@@ -309,9 +270,7 @@ int rt_updown(const struct fabric *f, struct rt_tables *t, char *detail,
 out:
 	free(off);
 	free(lids);
-	free(r.adj_off);
-	free(r.adj_sw);
-	free(r.adj_port);
+	rt_adj_release(&r.adj);
 	free(r.ord);
 	free(r.by_ord);
 	free(r.comp);
