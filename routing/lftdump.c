@@ -40,24 +40,13 @@ struct loader {
 	int prev;		/* last LID read in it, -1 none */
 };
 
-__attribute__((format(printf, 6, 0)))
-static int fail(const char *name, unsigned int line, char *err,
-		size_t errlen, int ret, const char *fmt, va_list ap)
-{
-	int n = snprintf(err, errlen, "%s:%u: ", name, line);
-
-	if (n >= 0 && (size_t)n < errlen)
-		vsnprintf(err + n, errlen - n, fmt, ap);
-	return ret;
-}
-
 __attribute__((format(printf, 3, 4)))
 static int lfail(struct loader *l, int ret, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	ret = fail(l->name, l->line, l->err, l->errlen, ret, fmt, ap);
+	ret = tio_verror(l->err, l->errlen, l->name, l->line, ret, fmt, ap);
 	va_end(ap);
 	return ret;
 }
@@ -400,6 +389,11 @@ static int finish(struct loader *l, struct rt_tables *t)
 	return 0;
 }
 
+static int parse_text(void *l, char *s)
+{
+	return parse_line(l, s);
+}
+
 int lftdump_load_stream(FILE *in, const char *name, struct fabric *f,
 			struct rt_tables *t, char *err, size_t errlen)
 {
@@ -407,9 +401,7 @@ int lftdump_load_stream(FILE *in, const char *name, struct fabric *f,
 		.name = name, .err = err, .errlen = errlen, .f = f,
 		.cur = FAB_NONE,
 	};
-	char *buf = NULL;
-	size_t cap = 0, n;
-	ssize_t len;
+	size_t n;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
@@ -422,22 +414,9 @@ int lftdump_load_stream(FILE *in, const char *name, struct fabric *f,
 		goto out;
 	}
 	l.nkeys = f->nsw;
-	while ((len = getline(&buf, &cap, in)) > 0) {
-		l.line++;
-		if (buf[len - 1] != '\n') {
-			ret = lfail(&l, -EINVAL, "truncated line");
-			goto out;
-		}
-		buf[len - 1] = '\0';
-		if (!buf[strspn(buf, " \t")])
-			continue;
-		if ((ret = parse_line(&l, buf)))
-			goto out;
-	}
-	if (!feof(in)) {
-		ret = lfail(&l, -EIO, "read error");
+	ret = tio_dump_lines(in, name, &l.line, err, errlen, parse_text, &l);
+	if (ret)
 		goto out;
-	}
 	if (l.cur != FAB_NONE) {
 		ret = lfail(&l, -EINVAL, "truncated table of switch 0x%016" PRIx64,
 			    f->nodes[l.cur].guid);
@@ -454,7 +433,6 @@ out:
 	free(l.keys);
 	free(l.owner);
 	free(l.oline);
-	free(buf);
 	return ret;
 }
 
@@ -571,7 +549,7 @@ static int vfail(struct vloader *l, int ret, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	ret = fail(l->name, l->line, l->err, l->errlen, ret, fmt, ap);
+	ret = tio_verror(l->err, l->errlen, l->name, l->line, ret, fmt, ap);
 	va_end(ap);
 	return ret;
 }
@@ -679,6 +657,15 @@ static unsigned int vl_count(const struct rt_tables *t, const struct vltab *v)
 	return nvl;
 }
 
+static int vl_text(void *ctx, char *s)
+{
+	/* Column headers and separators are comments. */
+	if (s[0] == '#')
+		return 0;
+	return isdigit((unsigned char)s[0]) ? vl_row(ctx, s) :
+					      vl_header(ctx, s);
+}
+
 int lftdump_load_sl2vl_stream(FILE *in, const char *name,
 			      const struct rt_tables *t, struct rt_vl **out,
 			      char *err, size_t errlen)
@@ -687,9 +674,6 @@ int lftdump_load_sl2vl_stream(FILE *in, const char *name,
 		.name = name, .err = err, .errlen = errlen, .t = t,
 		.cur = VL_NONE,
 	};
-	char *buf = NULL;
-	size_t cap = 0;
-	ssize_t len;
 	uint32_t s;
 	int ret;
 
@@ -700,27 +684,9 @@ int lftdump_load_sl2vl_stream(FILE *in, const char *name,
 		ret = vfail(&l, -ENOMEM, "out of memory");
 		goto out;
 	}
-	while ((len = getline(&buf, &cap, in)) > 0) {
-		l.line++;
-		if (buf[len - 1] != '\n') {
-			ret = vfail(&l, -EINVAL, "truncated line");
-			goto out;
-		}
-		buf[len - 1] = '\0';
-		/* Column headers and separators are comments. */
-		if (!buf[strspn(buf, " \t")] || buf[0] == '#')
-			continue;
-		if (isdigit((unsigned char)buf[0]))
-			ret = vl_row(&l, buf);
-		else
-			ret = vl_header(&l, buf);
-		if (ret)
-			goto out;
-	}
-	if (!feof(in)) {
-		ret = vfail(&l, -EIO, "read error");
+	ret = tio_dump_lines(in, name, &l.line, err, errlen, vl_text, &l);
+	if (ret)
 		goto out;
-	}
 	for (s = 0; s < t->nsw; s++) {
 		const struct fab_node *nd = &t->fab->nodes[t->sw_node[s]];
 
@@ -739,7 +705,6 @@ out:
 		lftdump_vl_free(&l.v->vl);
 	free(l.hline);
 	free(l.keys);
-	free(buf);
 	return ret;
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "netfile.h"
+#include "textio.h"
 
 /* ibsim's default GUID bases, so offline runs see the GUIDs ibsim uses. */
 #define NET_CA_GUID 0x100000ull
@@ -39,17 +40,14 @@ struct loader {
 	uint64_t sysguid;
 };
 
+__attribute__((format(printf, 3, 4)))
 static int fail(struct loader *l, int ret, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
-	n = snprintf(l->err, l->errlen, "%s:%u: ", l->name, l->line);
-	if (n >= 0 && (size_t)n < l->errlen) {
-		va_start(ap, fmt);
-		vsnprintf(l->err + n, l->errlen - n, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	ret = tio_verror(l->err, l->errlen, l->name, l->line, ret, fmt, ap);
+	va_end(ap);
 	return ret;
 }
 

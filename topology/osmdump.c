@@ -45,14 +45,10 @@ __attribute__((format(printf, 3, 4)))
 static int fail(struct loader *l, int ret, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
-	n = snprintf(l->err, l->errlen, "%s:%u: ", l->name, l->line);
-	if (n >= 0 && (size_t)n < l->errlen) {
-		va_start(ap, fmt);
-		vsnprintf(l->err + n, l->errlen - n, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	ret = tio_verror(l->err, l->errlen, l->name, l->line, ret, fmt, ap);
+	va_end(ap);
 	return ret;
 }
 
@@ -431,44 +427,28 @@ static int check_lids(struct loader *l)
 	return ret;
 }
 
+static int parse_text(void *l, char *s)
+{
+	return parse_line(l, s);
+}
+
 int osmdump_load_stream(FILE *in, const char *name, struct fabric **out,
 			char *err, size_t errlen)
 {
 	struct loader l = {
 		.name = name, .err = err, .errlen = errlen,
 	};
-	char *buf = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int ret = 0;
+	int ret;
 
 	*out = NULL;
 	l.f = fab_new();
 	if (!l.f)
 		return fail(&l, -ENOMEM, "out of memory");
-	while ((len = getline(&buf, &cap, in)) > 0) {
-		l.line++;
-		/* OpenSM ends every line: no newline means a cut file. */
-		if (buf[len - 1] != '\n') {
-			ret = fail(&l, -EINVAL, "truncated line");
-			goto out;
-		}
-		buf[len - 1] = '\0';
-		if (!buf[strspn(buf, " \t")])
-			continue;
-		if ((ret = parse_line(&l, buf)))
-			goto out;
-	}
-	if (!feof(in)) {
-		ret = fail(&l, errno ? -errno : -EIO, "read error: %s",
-			   strerror(errno ? errno : EIO));
-		goto out;
-	}
-	ret = check_ends(&l);
+	ret = tio_dump_lines(in, name, &l.line, err, errlen, parse_text, &l);
+	if (!ret)
+		ret = check_ends(&l);
 	if (!ret)
 		ret = check_lids(&l);
-out:
-	free(buf);
 	free(l.hash);
 	free(l.nline);
 	free(l.seen);

@@ -1,11 +1,60 @@
 // SPDX-License-Identifier: MIT
-/* Bounded number parsing and array growth for the loaders. */
+/* Error lines, dump reading, number parsing and array growth for the loaders. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "textio.h"
+
+int tio_verror(char *err, size_t len, const char *name, unsigned int line,
+	       int ret, const char *fmt, va_list ap)
+{
+	int n = snprintf(err, len, "%s:%u: ", name, line);
+
+	if (n >= 0 && (size_t)n < len)
+		vsnprintf(err + n, len - n, fmt, ap);
+	return ret;
+}
+
+__attribute__((format(printf, 6, 7)))
+static int error(char *err, size_t len, const char *name, unsigned int line,
+		 int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ret = tio_verror(err, len, name, line, ret, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+int tio_dump_lines(FILE *in, const char *name, unsigned int *line,
+		   char *err, size_t len, int (*fn)(void *ctx, char *text),
+		   void *ctx)
+{
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int ret = 0;
+
+	while (!ret && (n = getline(&buf, &cap, in)) > 0) {
+		++*line;
+		if (buf[n - 1] != '\n') {
+			ret = error(err, len, name, *line, -EINVAL,
+				    "truncated line");
+			break;
+		}
+		buf[n - 1] = '\0';
+		if (buf[strspn(buf, " \t")])
+			ret = fn(ctx, buf);
+	}
+	if (!ret && !feof(in))
+		ret = error(err, len, name, *line, errno ? -errno : -EIO,
+			    "read error: %s", strerror(errno ? errno : EIO));
+	free(buf);
+	return ret;
+}
 
 bool tio_hex(const char **s, uint64_t max, uint64_t *v)
 {

@@ -1,11 +1,32 @@
 /* SPDX-License-Identifier: MIT */
-/* Helpers the file loaders share: bounded number parsing, array growth. */
+/*
+ * Helpers the file loaders share: "FILE:LINE: message" errors, reading
+ * OpenSM's dump files, bounded number parsing, array growth.
+ */
 #ifndef GPUAWARE_TEXTIO_H
 #define GPUAWARE_TEXTIO_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+/* Write "name:line: " and the message into err; returns ret. */
+__attribute__((format(printf, 6, 0)))
+int tio_verror(char *err, size_t len, const char *name, unsigned int line,
+	       int ret, const char *fmt, va_list ap);
+
+/*
+ * Call fn(ctx, text) for each non-blank line of an OpenSM dump, newline
+ * removed, *line counting lines read.  OpenSM ends every line, so a last
+ * line without a newline is a cut file.  Returns 0, fn's first non-zero
+ * return, or a negative errno with err filled ("truncated line", "read
+ * error").
+ */
+int tio_dump_lines(FILE *in, const char *name, unsigned int *line,
+		   char *err, size_t len, int (*fn)(void *ctx, char *text),
+		   void *ctx);
 
 /*
  * Hex (tio_hex) or decimal (tio_dec) digits at *s, at most max: on
