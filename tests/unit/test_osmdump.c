@@ -12,6 +12,7 @@
 #include "topology/netfile.h"
 #include "topology/osmdump.h"
 #include "tu.h"
+#include "tu_route.h"
 
 #define DATA "tests/data/"
 
@@ -279,32 +280,6 @@ static void test_subnet(void)
 	}
 }
 
-/* Follow t from switch sw towards lid; true when it arrives. */
-static bool reaches(const struct rt_tables *t, uint32_t sw, unsigned int lid)
-{
-	const struct fabric *f = t->fab;
-	uint32_t n = t->sw_node[sw];
-	unsigned int hops;
-
-	for (hops = 0; hops <= t->nsw; hops++) {
-		uint8_t p = rt_lft(t, t->node_sw[n])[lid];
-		const struct fab_port *fp;
-
-		if (p == RT_NO_PATH)
-			return false;
-		if (p == 0)
-			return t->lid_node[lid] == n;
-		fp = fab_port(f, n, p);
-		if (fp->peer == FAB_NONE)
-			return false;
-		if (!fab_is_sw(f, fp->peer))
-			return t->lid_node[lid] == fp->peer &&
-			       t->lid_port[lid] == fp->peer_port;
-		n = fp->peer;
-	}
-	return false;
-}
-
 static int load_pair(const char *dir, struct fabric **f, struct rt_tables *t)
 {
 	char err[256];
@@ -360,7 +335,7 @@ static void test_lfts(void)
 				n = t.lid_node[lid];
 				if (n == FAB_NONE || fab_is_sw(f, n))
 					continue;
-				CU_ASSERT(reaches(&t, s, lid));
+				CU_ASSERT(tu_reaches(&t, s, lid));
 				routed++;
 			}
 		CU_ASSERT(routed >= t.nsw * f->nca);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "tu.h"
+#include "tu_route.h"
 #include "routing/ftree.h"
 #include "routing/route.h"
 #include "routing/verify.h"
@@ -251,29 +252,6 @@ static void test_chained_groups(void)
 	fab_free(f);
 }
 
-/* Follow t from switch node n to lid; true when it is delivered. */
-static bool delivers(const struct rt_tables *t, uint32_t n, unsigned int lid)
-{
-	unsigned int hops;
-
-	for (hops = 0; hops < 16; hops++) {
-		uint8_t p = rt_lft(t, t->node_sw[n])[lid];
-		const struct fab_port *fp;
-
-		if (p == RT_NO_PATH)
-			return false;
-		if (p == 0)
-			return t->lid_node[lid] == n;
-		fp = fab_port(t->fab, n, p);
-		if (fp->peer == FAB_NONE)
-			return false;
-		if (!fab_is_sw(t->fab, fp->peer))
-			return t->lid_node[lid] == fp->peer;
-		n = fp->peer;
-	}
-	return false;
-}
-
 /*
  * A spine that lost its cable to a leaf still answers that leaf's hosts
  * (PerfMgt replies, ibroute by LID): every switch reaches every LID.
@@ -293,7 +271,7 @@ static void test_management_routes(void)
 	for (n = 0; n < f->nnodes; n++)
 		for (lid = 1; fab_is_sw(f, n) && lid <= t.top; lid++)
 			if (t.lid_node[lid] != FAB_NONE)
-				CU_ASSERT(delivers(&t, n, lid));
+				CU_ASSERT(tu_reaches(&t, t.node_sw[n], lid));
 	CU_ASSERT_FATAL(!vf_check(&t, NULL, &r));
 	CU_ASSERT(vf_ok(&r) && !r.cdg_cycle);
 	CU_ASSERT_EQUAL(r.sw_unreachable, 0);
