@@ -42,7 +42,6 @@ struct dmap {
 
 struct ftr {
 	const struct fabric *f;
-	const struct ft_info *ft;
 	struct rt_tables *t;
 	uint32_t nsw;
 	size_t w;		/* words per bitset */
@@ -599,7 +598,6 @@ static int ftr_init(struct ftr *r, const struct fabric *f,
 
 	memset(r, 0, sizeof(*r));
 	r->f = f;
-	r->ft = ft;
 	r->t = t;
 	r->nsw = t->nsw;
 	r->nlev = ft->nlevels;
