@@ -1,0 +1,965 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Torus recognition as a Cartesian product: the opposite sides of every
+ * square run in one direction, edges at a switch that share no square run
+ * along one line, and coordinates follow from one switch whose lines are
+ * whole.  Failed cables and switches only remove squares, never add false
+ * ones, so they cost coverage, not correctness.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "torus.h"
+
+#define MAX_DEG 16		/* distinct switch neighbours of one switch */
+#define MAX_POS (1u << 24)	/* grid positions */
+
+/* The switch graph without CAs and parallel cables, as CSR. */
+struct rec {
+	const struct fabric *f;
+	struct tor_info *ti;
+	uint32_t n;		/* switches with a switch link */
+	uint32_t *node;		/* local -> fabric node */
+	uint32_t *loc;		/* fabric node -> local, FAB_NONE */
+	uint32_t *off;		/* n + 1 */
+	uint32_t *nb;		/* neighbour, ascending per switch */
+	uint32_t *eid;		/* edge of each slot */
+	uint16_t *span;		/* slot i: bit j when slots i, j span a square */
+	uint32_t ne;
+	uint32_t *uf;		/* edge union-find */
+	uint32_t *edim;		/* edge -> dimension, FAB_NONE unknown */
+	uint32_t *dnb;		/* n * TOR_MAX_DIMS * 2 neighbours per dim */
+	uint8_t *co;		/* n * TOR_MAX_DIMS coordinates */
+	bool *pl;		/* placed */
+	uint32_t *grid;		/* position -> local, FAB_NONE */
+	size_t npos;
+	/*
+	 * Lines whose end cables a failure left in no square are measured
+	 * short; the second try gives open dimensions room on both sides.
+	 */
+	bool expand;
+	unsigned int base[TOR_MAX_DIMS];
+};
+
+static int not_torus(struct tor_info *ti, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int not_torus(struct tor_info *ti, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ti->reason, sizeof(ti->reason), fmt, ap);
+	va_end(ap);
+	ti->torus = false;
+	snprintf(ti->summary, sizeof(ti->summary), "not a torus: %s",
+		 ti->reason);
+	return 1;
+}
+
+static const char *name(const struct rec *r, uint32_t u)
+{
+	const char *d = r->f->nodes[r->node[u]].desc;
+
+	return d && *d ? d : "?";
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Slot of v in u's list, or -1. */
+static long slot(const struct rec *r, uint32_t u, uint32_t v)
+{
+	uint32_t lo = r->off[u], hi = r->off[u + 1];
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (r->nb[mid] == v)
+			return mid;
+		if (r->nb[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static bool adj(const struct rec *r, uint32_t u, uint32_t v)
+{
+	return slot(r, u, v) >= 0;
+}
+
+/* Peers of node n that are switches, with multiplicity, into buf. */
+static unsigned int sw_peers(const struct fabric *f, uint32_t n,
+			     uint32_t *buf, unsigned int *hosts)
+{
+	unsigned int p, k = 0;
+
+	*hosts = 0;
+	for (p = 1; p <= f->nodes[n].nports; p++) {
+		const struct fab_port *fp = fab_port(f, n, p);
+
+		if (fp->peer == FAB_NONE)
+			continue;
+		if (fab_is_sw(f, fp->peer))
+			buf[k++] = fp->peer;
+		else
+			(*hosts)++;
+	}
+	return k;
+}
+
+static int build_graph(struct rec *r)
+{
+	const struct fabric *f = r->f;
+	uint32_t buf[FAB_MAX_PORTS + 1], n, u;
+	unsigned int k, i, hosts, run;
+	size_t tot = 0;
+
+	r->loc = malloc(f->nnodes * sizeof(*r->loc));
+	r->node = malloc(f->nsw * sizeof(*r->node));
+	if (!r->loc || !r->node)
+		return -ENOMEM;
+	for (n = 0; n < f->nnodes; n++) {
+		r->loc[n] = FAB_NONE;
+		if (!fab_is_sw(f, n))
+			continue;
+		k = sw_peers(f, n, buf, &hosts);
+		if (!k) {
+			r->ti->isolated++;
+			continue;
+		}
+		if (hosts > r->ti->hosts_max)
+			r->ti->hosts_max = hosts;
+		r->loc[n] = r->n;
+		r->node[r->n++] = n;
+		tot += k;
+	}
+	r->off = calloc(r->n + 1, sizeof(*r->off));
+	r->nb = malloc((tot + 1) * sizeof(*r->nb));
+	if (!r->off || !r->nb)
+		return -ENOMEM;
+	for (u = 0; u < r->n; u++) {
+		k = sw_peers(f, r->node[u], buf, &hosts);
+		qsort(buf, k, sizeof(*buf), cmp_u32);
+		r->off[u + 1] = r->off[u];
+		for (i = 0; i < k; i += run) {
+			for (run = 1; i + run < k && buf[i + run] == buf[i];)
+				run++;
+			if (run > r->ti->par_max)
+				r->ti->par_max = run;
+			r->nb[r->off[u + 1]++] = r->loc[buf[i]];
+		}
+		if (r->off[u + 1] - r->off[u] > MAX_DEG)
+			return not_torus(r->ti, "switch %s has %u switch neighbours",
+					 name(r, u), r->off[u + 1] - r->off[u]);
+	}
+	return 0;
+}
+
+static uint32_t uf_find(uint32_t *uf, uint32_t x)
+{
+	while (uf[x] != x) {
+		uf[x] = uf[uf[x]];
+		x = uf[x];
+	}
+	return x;
+}
+
+static void uf_union(uint32_t *uf, uint32_t a, uint32_t b)
+{
+	a = uf_find(uf, a);
+	b = uf_find(uf, b);
+	if (a != b)
+		uf[a < b ? b : a] = a < b ? a : b;
+}
+
+static int number_edges(struct rec *r)
+{
+	uint32_t u, k, m = r->off[r->n];
+
+	r->eid = malloc((m + 1) * sizeof(*r->eid));
+	r->span = calloc(m + 1, sizeof(*r->span));
+	if (!r->eid || !r->span)
+		return -ENOMEM;
+	for (u = 0; u < r->n; u++)
+		for (k = r->off[u]; k < r->off[u + 1]; k++)
+			r->eid[k] = r->nb[k] > u ? r->ne++ :
+				    r->eid[slot(r, r->nb[k], u)];
+	r->uf = malloc((r->ne + 1) * sizeof(*r->uf));
+	r->edim = malloc((r->ne + 1) * sizeof(*r->edim));
+	if (!r->uf || !r->edim)
+		return -ENOMEM;
+	for (k = 0; k < r->ne; k++) {
+		r->uf[k] = k;
+		r->edim[k] = FAB_NONE;
+	}
+	return 0;
+}
+
+static uint32_t edge(const struct rec *r, uint32_t u, uint32_t v)
+{
+	return r->eid[slot(r, u, v)];
+}
+
+/*
+ * Chordless squares u-v-x-w: opposite sides are parallel.  Each square is
+ * seen from all four corners; the unions are idempotent.
+ */
+static void squares(struct rec *r)
+{
+	uint32_t u, i, j, a, b;
+
+	for (u = 0; u < r->n; u++)
+		for (i = r->off[u]; i < r->off[u + 1]; i++)
+			for (j = i + 1; j < r->off[u + 1]; j++) {
+				uint32_t v = r->nb[i], w = r->nb[j];
+
+				if (adj(r, v, w))
+					continue;
+				a = r->off[v];
+				b = r->off[w];
+				while (a < r->off[v + 1] && b < r->off[w + 1]) {
+					uint32_t x = r->nb[a];
+
+					if (x != r->nb[b]) {
+						x < r->nb[b] ? a++ : b++;
+						continue;
+					}
+					a++;
+					b++;
+					if (x == u || adj(r, u, x))
+						continue;
+					uf_union(r->uf, r->eid[i], edge(r, w, x));
+					uf_union(r->uf, r->eid[j], edge(r, v, x));
+					r->span[i] |= 1u << (j - r->off[u]);
+					r->span[j] |= 1u << (i - r->off[u]);
+				}
+			}
+}
+
+struct vote {
+	uint32_t a, b;
+	bool orth;
+};
+
+static int cmp_vote(const void *x, const void *y)
+{
+	const struct vote *p = x, *q = y;
+
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	if (p->b != q->b)
+		return p->b < q->b ? -1 : 1;
+	return (int)p->orth - (int)q->orth;
+}
+
+/*
+ * Two classes of parallel edges that meet at a switch lie on one line
+ * when no meeting spans a square.  A meeting only counts as straight when
+ * some third edge there spans a square with both, so two edges whose
+ * common square a failure took are not mistaken for one line.
+ */
+static int collect_votes(struct rec *r, struct vote **out, size_t *nv)
+{
+	size_t cap = 0, k = 0;
+	struct vote *v = NULL;
+	uint32_t u, i, j;
+
+	for (u = 0; u < r->n; u++) {
+		uint32_t d = r->off[u + 1] - r->off[u];
+
+		cap += (size_t)d * d / 2 + 1;
+	}
+	v = malloc(cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (u = 0; u < r->n; u++)
+		for (i = r->off[u]; i < r->off[u + 1]; i++)
+			for (j = i + 1; j < r->off[u + 1]; j++) {
+				uint32_t a = uf_find(r->uf, r->eid[i]);
+				uint32_t b = uf_find(r->uf, r->eid[j]);
+				bool orth = r->span[i] >> (j - r->off[u]) & 1;
+
+				if (!orth && !(r->span[i] & r->span[j]))
+					continue;
+				if (a == b) {
+					free(v);
+					return not_torus(r->ti,
+							 "switch %s joins two parallel cables",
+							 name(r, u));
+				}
+				v[k].a = a < b ? a : b;
+				v[k].b = a < b ? b : a;
+				v[k++].orth = orth;
+			}
+	qsort(v, k, sizeof(*v), cmp_vote);
+	*out = v;
+	*nv = k;
+	return 0;
+}
+
+static int join_lines(struct rec *r)
+{
+	struct vote *v = NULL;
+	size_t nv = 0, i, j;
+	int ret = collect_votes(r, &v, &nv);
+
+	if (ret)
+		return ret;
+	for (i = 0; i < nv; i = j) {
+		bool orth = false;
+
+		for (j = i; j < nv && v[j].a == v[i].a && v[j].b == v[i].b; j++)
+			orth |= v[j].orth;
+		if (!orth)
+			uf_union(r->uf, v[i].a, v[i].b);
+	}
+	for (i = 0; i < nv; i++)
+		if (v[i].orth && uf_find(r->uf, v[i].a) == uf_find(r->uf, v[i].b))
+			break;
+	free(v);
+	if (i < nv)
+		return not_torus(r->ti, "cables cross a line at right angles");
+	return 0;
+}
+
+/* Dimensions are the classes of edges that lie on some square. */
+static int name_dims(struct rec *r)
+{
+	uint32_t root[TOR_MAX_DIMS], u, k, e, d;
+	unsigned int nd = 0;
+
+	for (u = 0; u < r->n; u++)
+		for (k = r->off[u]; k < r->off[u + 1]; k++) {
+			if (!r->span[k])
+				continue;
+			e = uf_find(r->uf, r->eid[k]);
+			for (d = 0; d < nd && root[d] != e; d++)
+				;
+			if (d == nd) {
+				if (nd == TOR_MAX_DIMS)
+					return not_torus(r->ti,
+							 "more than %d dimensions",
+							 TOR_MAX_DIMS);
+				root[nd++] = e;
+			}
+		}
+	if (nd < 2)
+		return not_torus(r->ti, "no grid of squares (%s)",
+				 nd ? "one direction only" : "no squares");
+	for (e = 0; e < r->ne; e++) {
+		uint32_t c = uf_find(r->uf, e);
+
+		for (d = 0; d < nd && root[d] != c; d++)
+			;
+		if (d < nd)
+			r->edim[e] = d;
+	}
+	r->ti->ndims = nd;
+	return 0;
+}
+
+static uint32_t *dnb(const struct rec *r, uint32_t u, unsigned int d)
+{
+	return r->dnb + ((size_t)u * TOR_MAX_DIMS + d) * 2;
+}
+
+static int line_neighbours(struct rec *r)
+{
+	uint32_t u, k, d, *p;
+
+	r->dnb = malloc((size_t)r->n * TOR_MAX_DIMS * 2 * sizeof(*r->dnb));
+	if (!r->dnb)
+		return -ENOMEM;
+	memset(r->dnb, 0xff, (size_t)r->n * TOR_MAX_DIMS * 2 * sizeof(*r->dnb));
+	for (u = 0; u < r->n; u++)
+		for (k = r->off[u]; k < r->off[u + 1]; k++) {
+			d = r->edim[r->eid[k]];
+			if (d == FAB_NONE)
+				continue;
+			p = dnb(r, u, d);
+			if (p[1] != FAB_NONE)
+				return not_torus(r->ti,
+						 "switch %s has three neighbours on one line",
+						 name(r, u));
+			p[p[0] != FAB_NONE] = r->nb[k];
+		}
+	return 0;
+}
+
+/* Walk u's line in dimension d; returns its length, *ring if closed. */
+static uint32_t line_len(const struct rec *r, uint32_t u, unsigned int d,
+			 bool *ring, uint32_t *end)
+{
+	uint32_t prev = u, cur = dnb(r, u, d)[0], len = 1, nx, *p;
+
+	*ring = false;
+	*end = u;
+	while (cur != FAB_NONE && cur != u && len <= r->n) {
+		len++;
+		p = dnb(r, cur, d);
+		nx = p[0] == prev ? p[1] : p[0];
+		prev = cur;
+		cur = nx;
+	}
+	if (cur == u && len > 2) {
+		*ring = true;
+		return len;
+	}
+	*end = prev;
+	if (cur == u)
+		return len;
+	/* an open line: count the other side from u */
+	prev = u;
+	cur = dnb(r, u, d)[1];
+	while (cur != FAB_NONE && len <= r->n) {
+		len++;
+		p = dnb(r, cur, d);
+		nx = p[0] == prev ? p[1] : p[0];
+		prev = cur;
+		cur = nx;
+	}
+	if (prev != u)
+		*end = prev;
+	return len;
+}
+
+/* Radix per dimension: the longest line; a ring when one such is closed. */
+static int measure(struct rec *r, uint32_t *rootp)
+{
+	struct tor_info *ti = r->ti;
+	uint32_t u, end, len;
+	unsigned int d;
+	bool ring;
+	size_t npos = 1;
+
+	memset(ti->radix, 0, sizeof(ti->radix));
+	memset(ti->wrap, 0, sizeof(ti->wrap));
+	memset(r->base, 0, sizeof(r->base));
+	for (d = 0; d < ti->ndims; d++)
+		for (u = 0; u < r->n; u++) {
+			len = line_len(r, u, d, &ring, &end);
+			if (len > ti->radix[d] ||
+			    (len == ti->radix[d] && ring))
+				ti->radix[d] = len, ti->wrap[d] = ring;
+		}
+	for (d = 0; d < ti->ndims; d++) {
+		if (r->expand && !ti->wrap[d] && ti->radix[d] < 85) {
+			r->base[d] = ti->radix[d];
+			ti->radix[d] *= 3;
+		}
+		if (ti->radix[d] > 255)
+			return not_torus(ti, "a line of %u switches",
+					 ti->radix[d]);
+		npos *= ti->radix[d];
+		if (npos > MAX_POS)
+			return not_torus(ti, "grid too large");
+	}
+	r->npos = npos;
+	for (u = 0; u < r->n; u++) {
+		for (d = 0; d < ti->ndims; d++)
+			if (line_len(r, u, d, &ring, &end) !=
+			    (r->base[d] ? r->base[d] : ti->radix[d]) ||
+			    ring != ti->wrap[d])
+				break;
+		if (d == ti->ndims) {
+			*rootp = u;
+			return 0;
+		}
+	}
+	return not_torus(ti, "no switch has whole lines in every direction");
+}
+
+static size_t pos_of(const struct tor_info *ti, const uint8_t *c)
+{
+	size_t p = 0;
+	unsigned int d;
+
+	for (d = ti->ndims; d-- > 0;)
+		p = p * ti->radix[d] + c[d];
+	return p;
+}
+
+static uint8_t *co(const struct rec *r, uint32_t u)
+{
+	return r->co + (size_t)u * TOR_MAX_DIMS;
+}
+
+static int put(struct rec *r, uint32_t u, const uint8_t *c, uint32_t *q,
+	       size_t *tail)
+{
+	size_t p = pos_of(r->ti, c);
+
+	if (r->grid[p] != FAB_NONE)
+		return not_torus(r->ti, "switches %s and %s at one position",
+				 name(r, u), name(r, r->grid[p]));
+	memcpy(co(r, u), c, TOR_MAX_DIMS);
+	r->pl[u] = true;
+	r->grid[p] = u;
+	q[(*tail)++] = u;
+	return 0;
+}
+
+/* Coordinates of the root's lines: the axes. */
+static int place_axes(struct rec *r, uint32_t root, uint32_t *q,
+		      size_t *tail)
+{
+	const struct tor_info *ti = r->ti;
+	uint8_t c0[TOR_MAX_DIMS] = { 0 }, c[TOR_MAX_DIMS];
+	uint32_t prev, cur, nx, end, *p;
+	unsigned int d, i;
+	bool ring;
+	int ret;
+
+	/* on an open line the root sits where its end puts it */
+	for (d = 0; d < ti->ndims; d++) {
+		line_len(r, root, d, &ring, &end);
+		if (ring)
+			continue;
+		for (prev = FAB_NONE, cur = end, i = 0; cur != root; i++) {
+			p = dnb(r, cur, d);
+			nx = p[0] == prev ? p[1] : p[0];
+			prev = cur;
+			cur = nx;
+		}
+		c0[d] = r->base[d] + i;
+	}
+	ret = put(r, root, c0, q, tail);
+	for (d = 0; !ret && d < ti->ndims; d++) {
+		line_len(r, root, d, &ring, &end);
+		prev = FAB_NONE;
+		cur = ring ? root : end;
+		for (i = 0; !ret && cur != FAB_NONE &&
+			    i < (r->base[d] ? r->base[d] : ti->radix[d]); i++) {
+			if (cur != root) {
+				memcpy(c, c0, sizeof(c));
+				c[d] = r->base[d] + i;
+				ret = put(r, cur, c, q, tail);
+			}
+			p = dnb(r, cur, d);
+			nx = p[0] == prev ? p[1] : p[0];
+			prev = cur;
+			cur = nx;
+		}
+	}
+	return ret;
+}
+
+/* Ring or line distance of one step; true when a and b are neighbours. */
+static bool step(const struct tor_info *ti, unsigned int d, unsigned int a,
+		 unsigned int b)
+{
+	unsigned int n = ti->radix[d];
+
+	if (a == b)
+		return false;
+	if (a + 1 == b || b + 1 == a)
+		return true;
+	return ti->wrap[d] && ((a + 1) % n == b || (b + 1) % n == a);
+}
+
+/* Differ by one step in exactly one dimension (d when known). */
+static bool grid_adj(const struct tor_info *ti, const uint8_t *a,
+		     const uint8_t *b, uint32_t dim)
+{
+	unsigned int d, diff = 0;
+	bool ok = true;
+
+	for (d = 0; d < ti->ndims; d++) {
+		if (a[d] == b[d])
+			continue;
+		diff++;
+		ok &= step(ti, d, a[d], b[d]) && (dim == FAB_NONE || dim == d);
+	}
+	return ok && diff == 1;
+}
+
+/* Candidate c fits every placed neighbour of x, at a free position. */
+static bool fits(const struct rec *r, uint32_t x, const uint8_t *c)
+{
+	uint32_t k;
+
+	if (r->grid[pos_of(r->ti, c)] != FAB_NONE)
+		return false;
+	for (k = r->off[x]; k < r->off[x + 1]; k++) {
+		uint32_t z = r->nb[k];
+
+		if (r->pl[z] && !grid_adj(r->ti, c, co(r, z), r->edim[r->eid[k]]))
+			return false;
+	}
+	return true;
+}
+
+/* Grid neighbours of position c: what a switch there can link to. */
+static unsigned int grid_deg(const struct tor_info *ti, const uint8_t *c)
+{
+	unsigned int d, k = 0, n;
+
+	for (d = 0; d < ti->ndims; d++) {
+		n = ti->radix[d];
+		if (n == 2)
+			k++;
+		else if (ti->wrap[d])
+			k += 2;
+		else
+			k += (c[d] > 0) + (c[d] + 1u < n);
+	}
+	return k;
+}
+
+/*
+ * x is next to placed z: of the steps from z along the cable's dimension
+ * (any dimension when unknown), place x if exactly one fits.  When
+ * guessing (nothing else fits anywhere: a failure took the squares that
+ * would decide), take the one whose grid degree is closest to x's.
+ */
+static int try_place(struct rec *r, uint32_t x, uint32_t z, bool guess,
+		     uint32_t *q, size_t *tail)
+{
+	const struct tor_info *ti = r->ti;
+	uint8_t c[TOR_MAX_DIMS], best[TOR_MAX_DIMS];
+	uint32_t dim = r->edim[edge(r, x, z)];
+	unsigned int d, s, nfit = 0, n, deg = r->off[x + 1] - r->off[x];
+	unsigned int gap, best_gap = ~0u;
+
+	for (d = 0; d < ti->ndims; d++) {
+		if (dim != FAB_NONE && dim != d)
+			continue;
+		n = ti->radix[d];
+		for (s = 0; s < 2; s++) {
+			unsigned int v = co(r, z)[d];
+
+			if (s == 0 && v + 1 < n)
+				v++;
+			else if (s == 0 && ti->wrap[d])
+				v = 0;
+			else if (s == 1 && v > 0)
+				v--;
+			else if (s == 1 && ti->wrap[d])
+				v = n - 1;
+			else
+				continue;
+			memcpy(c, co(r, z), sizeof(c));
+			c[d] = v;
+			if (!fits(r, x, c) || (nfit && !memcmp(c, best, sizeof(c))))
+				continue;
+			gap = grid_deg(ti, c) - deg;
+			if (grid_deg(ti, c) < deg)
+				continue;
+			if (!guess || gap < best_gap) {
+				memcpy(best, c, sizeof(best));
+				nfit = 1 + (guess ? 0 : nfit);
+				best_gap = gap;
+			} else if (gap == best_gap) {
+				nfit++;
+			}
+		}
+	}
+	return nfit == 1 ? put(r, x, best, q, tail) : 0;
+}
+
+/* One pass over unplaced switches next to placed ones; true on progress. */
+static int retry(struct rec *r, bool guess, uint32_t *q, size_t *tail)
+{
+	size_t before = *tail;
+	uint32_t u, k;
+	int ret;
+
+	for (u = 0; u < r->n; u++)
+		for (k = r->off[u]; !r->pl[u] && k < r->off[u + 1]; k++) {
+			if (!r->pl[r->nb[k]])
+				continue;
+			ret = try_place(r, u, r->nb[k], guess, q, tail);
+			if (ret)
+				return ret;
+			if (guess && *tail > before)
+				return -EAGAIN;
+		}
+	return *tail > before ? -EAGAIN : 0;
+}
+
+static int place_all(struct rec *r)
+{
+	uint32_t root = 0, *q, u, k;
+	size_t head = 0, tail = 0, i;
+	int ret;
+
+	ret = measure(r, &root);
+	if (ret)
+		return ret;
+	r->co = calloc((size_t)r->n * TOR_MAX_DIMS, 1);
+	r->pl = calloc(r->n, sizeof(*r->pl));
+	r->grid = malloc(r->npos * sizeof(*r->grid));
+	q = malloc(((size_t)r->n + 1) * sizeof(*q));
+	if (!r->co || !r->pl || !r->grid || !q) {
+		free(q);
+		return -ENOMEM;
+	}
+	for (i = 0; i < r->npos; i++)
+		r->grid[i] = FAB_NONE;
+	ret = place_axes(r, root, q, &tail);
+	while (!ret) {
+		while (!ret && head < tail) {
+			u = q[head++];
+			for (k = r->off[u]; !ret && k < r->off[u + 1]; k++)
+				if (!r->pl[r->nb[k]])
+					ret = try_place(r, r->nb[k], u, false,
+							q, &tail);
+		}
+		if (ret || tail == r->n)
+			break;
+		ret = retry(r, false, q, &tail);
+		if (!ret)
+			ret = retry(r, true, q, &tail);
+		if (ret != -EAGAIN)
+			break;
+		ret = 0;
+	}
+	free(q);
+	if (ret)
+		return ret;
+	r->ti->nplaced = tail;
+	if (tail < r->n)
+		return not_torus(r->ti, "%zu of %u switches do not fit the grid",
+				 r->n - tail, r->n);
+	return 0;
+}
+
+/* After an expanded try: open dimensions shrink to what is used. */
+static int normalise(struct rec *r)
+{
+	struct tor_info *ti = r->ti;
+	unsigned int d, mn, mx;
+	uint32_t u;
+	size_t i;
+
+	for (d = 0; d < ti->ndims; d++) {
+		if (!r->base[d])
+			continue;
+		mn = 255;
+		mx = 0;
+		for (u = 0; u < r->n; u++) {
+			mn = co(r, u)[d] < mn ? co(r, u)[d] : mn;
+			mx = co(r, u)[d] > mx ? co(r, u)[d] : mx;
+		}
+		for (u = 0; u < r->n; u++)
+			co(r, u)[d] -= mn;
+		ti->radix[d] = mx - mn + 1;
+		r->base[d] = 0;
+	}
+	for (r->npos = 1, d = 0; d < ti->ndims; d++)
+		r->npos *= ti->radix[d];
+	free(r->grid);
+	r->grid = malloc(r->npos * sizeof(*r->grid));
+	if (!r->grid)
+		return -ENOMEM;
+	for (i = 0; i < r->npos; i++)
+		r->grid[i] = FAB_NONE;
+	for (u = 0; u < r->n; u++)
+		r->grid[pos_of(ti, co(r, u))] = u;
+	return 0;
+}
+
+/* Place with exact line lengths, else with room along open dimensions. */
+static int place(struct rec *r)
+{
+	unsigned int d;
+	int ret = place_all(r);
+
+	for (d = 0; ret == 1 && d < r->ti->ndims; d++)
+		if (!r->ti->wrap[d])
+			break;
+	if (ret != 1 || d == r->ti->ndims)
+		return ret;
+	free(r->co);
+	free(r->pl);
+	free(r->grid);
+	r->co = NULL;
+	r->pl = NULL;
+	r->grid = NULL;
+	r->ti->nplaced = 0;
+	r->expand = true;
+	ret = place_all(r);
+	return ret ? ret : normalise(r);
+}
+
+/* Every cable must join grid neighbours; count what failed. */
+static int check_cables(struct rec *r)
+{
+	struct tor_info *ti = r->ti;
+	size_t want = 0;
+	uint32_t u, k, v;
+	unsigned int d;
+	uint8_t c[TOR_MAX_DIMS];
+
+	for (u = 0; u < r->n; u++)
+		for (k = r->off[u]; k < r->off[u + 1]; k++)
+			if (!grid_adj(ti, co(r, u), co(r, r->nb[k]), FAB_NONE))
+				return not_torus(ti, "cable %s - %s is not between grid neighbours",
+						 name(r, u), name(r, r->nb[k]));
+	for (u = 0; u < r->n; u++)
+		for (d = 0; d < ti->ndims; d++) {
+			memcpy(c, co(r, u), sizeof(c));
+			if (c[d] + 1u < ti->radix[d])
+				c[d]++;
+			else if (ti->wrap[d] && ti->radix[d] > 2)
+				c[d] = 0;
+			else
+				continue;
+			v = r->grid[pos_of(ti, c)];
+			if (v == FAB_NONE)
+				continue;
+			want++;
+			if (!adj(r, u, v))
+				ti->missing_links++;
+		}
+	ti->missing_sw = r->npos - ti->nplaced;
+	if (ti->missing_sw * 8 > r->npos || ti->missing_links * 8 > want)
+		return not_torus(ti, "too degraded for a grid: %zu of %zu positions empty, %zu of %zu cables missing",
+				 ti->missing_sw, r->npos, ti->missing_links, want);
+	return 0;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+	return cmp_u32(b, a);
+}
+
+/*
+ * The shape a user gives: radix-2 dimensions pair up into 4-rings while
+ * more than three dimensions remain, or all of them when that leaves a
+ * whole number of 4-rings (a 4x4 torus, not 4x2x2).
+ */
+static void describe(struct tor_info *ti)
+{
+	uint32_t show[TOR_MAX_DIMS], n = 0, k2 = 0, d, pairs, lines = 0,
+		     rings = 0;
+	size_t len = 0;
+
+	for (d = 0; d < ti->ndims; d++) {
+		if (ti->radix[d] == 2 && !ti->wrap[d]) {
+			k2++;
+			continue;
+		}
+		show[n++] = ti->radix[d];
+		ti->wrap[d] ? rings++ : lines++;
+	}
+	pairs = 0;
+	if (k2 >= 4 && k2 % 2 == 0)
+		pairs = k2 / 2;
+	else
+		while (n + k2 - pairs > 3 && 2 * (pairs + 1) <= k2)
+			pairs++;
+	for (d = 0; d < pairs; d++)
+		show[n++] = 4, rings++;
+	for (d = 0; d < k2 - 2 * pairs; d++)
+		show[n++] = 2;
+	qsort(show, n, sizeof(*show), cmp_desc);
+	for (d = 0; d < n; d++)
+		len += snprintf(ti->shape + len, sizeof(ti->shape) - len,
+				"%s%u", d ? "x" : "", show[d]);
+	snprintf(ti->shape + len, sizeof(ti->shape) - len, " %s",
+		 !lines ? "torus" : !rings ? "mesh" : "torus/mesh");
+	len = snprintf(ti->summary, sizeof(ti->summary),
+		       "%s, %zu switches, up to %u hosts per switch", ti->shape,
+		       ti->nplaced, ti->hosts_max);
+	if (ti->par_max > 1)
+		len += snprintf(ti->summary + len, sizeof(ti->summary) - len,
+				", up to %u parallel cables", ti->par_max);
+	if (ti->missing_sw || ti->missing_links)
+		len += snprintf(ti->summary + len, sizeof(ti->summary) - len,
+				", %zu switches and %zu cables missing",
+				ti->missing_sw, ti->missing_links);
+	len += snprintf(ti->summary + len, sizeof(ti->summary) - len,
+			"; routing dimensions");
+	for (d = 0; d < ti->ndims; d++)
+		len += snprintf(ti->summary + len, sizeof(ti->summary) - len,
+				"%s%u%s", d ? "x" : " ", ti->radix[d],
+				ti->wrap[d] ? "r" : "");
+}
+
+static int export(struct rec *r)
+{
+	struct tor_info *ti = r->ti;
+	uint32_t u;
+
+	ti->coord = calloc(r->f->nnodes * TOR_MAX_DIMS + 1, 1);
+	ti->placed = calloc(r->f->nnodes + 1, sizeof(*ti->placed));
+	if (!ti->coord || !ti->placed)
+		return -ENOMEM;
+	for (u = 0; u < r->n; u++) {
+		memcpy(ti->coord + (size_t)r->node[u] * TOR_MAX_DIMS, co(r, u),
+		       TOR_MAX_DIMS);
+		ti->placed[r->node[u]] = true;
+	}
+	ti->torus = true;
+	describe(ti);
+	return 0;
+}
+
+static void rec_release(struct rec *r)
+{
+	free(r->node);
+	free(r->loc);
+	free(r->off);
+	free(r->nb);
+	free(r->eid);
+	free(r->span);
+	free(r->uf);
+	free(r->edim);
+	free(r->dnb);
+	free(r->co);
+	free(r->pl);
+	free(r->grid);
+}
+
+int tor_recognise(const struct fabric *f, struct tor_info *ti)
+{
+	struct rec r = { .f = f, .ti = ti };
+	int ret;
+
+	memset(ti, 0, sizeof(*ti));
+	ret = build_graph(&r);
+	if (!ret && r.n < 4)
+		ret = not_torus(ti, "%u linked switches", r.n);
+	if (!ret)
+		ret = number_edges(&r);
+	if (!ret) {
+		squares(&r);
+		ret = join_lines(&r);
+	}
+	if (!ret)
+		ret = name_dims(&r);
+	if (!ret)
+		ret = line_neighbours(&r);
+	if (!ret)
+		ret = place(&r);
+	if (!ret)
+		ret = check_cables(&r);
+	if (!ret)
+		ret = export(&r);
+	rec_release(&r);
+	if (ret > 0)
+		ret = 0;
+	if (ret < 0)
+		snprintf(ti->summary, sizeof(ti->summary),
+			 "torus recogniser failed: %s", strerror(-ret));
+	return ret;
+}
+
+void tor_info_release(struct tor_info *ti)
+{
+	free(ti->coord);
+	free(ti->placed);
+	ti->coord = NULL;
+	ti->placed = NULL;
+}
