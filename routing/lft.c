@@ -77,6 +77,8 @@ int rt_tables_init(struct rt_tables *t, const struct fabric *f)
 
 void rt_tables_release(struct rt_tables *t)
 {
+	if (t->own_vl && t->own_vl->release)
+		t->own_vl->release(t->own_vl);
 	free(t->sw_node);
 	free(t->node_sw);
 	free(t->lft);

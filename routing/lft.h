@@ -18,7 +18,8 @@ struct rt_tables;
 /*
  * Optional virtual-lane data; a NULL rt_tables.vl means every packet uses
  * SL 0 and VL 0.  Both callbacks must be cheap: the verifier calls them per
- * hop.
+ * hop, OpenSM's SA calls path_sl per PathRecord.  sl2vl with sw FAB_NONE
+ * asks for a CA port's table (the VL a packet is sent on).
  */
 struct rt_vl {
 	unsigned int nvl;	/* data VLs the routing needs */
@@ -27,6 +28,7 @@ struct rt_vl {
 	uint8_t (*sl2vl)(const struct rt_tables *t, uint32_t sw,
 			 unsigned int in, unsigned int out, unsigned int sl);
 	void *ctx;		/* owned by whoever set vl */
+	void (*release)(struct rt_vl *vl);	/* frees vl and ctx, or NULL */
 };
 
 /*
@@ -44,6 +46,7 @@ struct rt_tables {
 	uint32_t *lid_node;	/* LID -> owning node, FAB_NONE if unused */
 	uint8_t *lid_port;	/* LID -> owning port (0 for switches) */
 	const struct rt_vl *vl;
+	struct rt_vl *own_vl;	/* an engine's, released with the tables */
 };
 
 /* Build the switch index and LID maps for f, all LFT entries RT_NO_PATH. */
