@@ -6,8 +6,10 @@
 #include <time.h>
 
 #include "../topology/fattree.h"
+#include "../topology/torus.h"
 #include "ftree.h"
 #include "route.h"
+#include "torus.h"
 #include "updown.h"
 #include "verify.h"
 
@@ -15,6 +17,7 @@ static const char *const names[] = {
 	[RT_ENGINE_AUTO] = "auto",
 	[RT_ENGINE_FATTREE] = "fattree",
 	[RT_ENGINE_UPDOWN] = "updown",
+	[RT_ENGINE_TORUS] = "torus",
 };
 
 int rt_engine_parse(const char *name, enum rt_engine_id *id)
@@ -89,13 +92,41 @@ static int updown(const struct fabric *f, struct rt_tables *t,
 	return ret;
 }
 
+/* Back to local routes only, for the fallback engine. */
+static void reset(struct rt_tables *t, struct rt_summary *s)
+{
+	memset(t->lft, RT_NO_PATH, (size_t)t->nsw * (t->top + 1));
+	rt_tables_set_local(t);
+	if (t->own_vl && t->own_vl->release)
+		t->own_vl->release(t->own_vl);
+	t->vl = t->own_vl = NULL;
+	append(s, "falling back to updown");
+	snprintf(s->engine, sizeof(s->engine), "%s",
+		 rt_engine_name(RT_ENGINE_UPDOWN));
+}
+
 /*
- * Level-based up/down cannot join two leaves whose only common neighbours
- * lie below them (a down-up turn), and a tree with miswired pods is past
- * the slot scheme; there, when the engine was picked automatically, the
- * single-root up*-down* engine, which reaches every connected pair, routes
- * the whole fabric instead.  A forced fattree reports the failure.
+ * An engine's result, checked.  Level-based up/down cannot join two
+ * leaves whose only common neighbours lie below them (a down-up turn), a
+ * tree with miswired pods is past the slot scheme, a torus's detours can
+ * run out of VLs; there, when the engine was picked automatically, the
+ * single-root up*-down* engine, which reaches every connected pair,
+ * routes the whole fabric instead.  A forced engine reports the failure.
  */
+static int settle(const struct fabric *f, struct rt_tables *t,
+		  struct rt_summary *s, int ret, bool forced)
+{
+	if (!ret)
+		ret = check(t, s);
+	if (!ret || ret == -ENOMEM)
+		return ret;
+	if (forced)
+		return ret == -EIO ? ret : -ENOTSUP;
+	reset(t, s);
+	ret = updown(f, t, s);
+	return ret ? ret : check(t, s);
+}
+
 static int fattree(const struct fabric *f, const struct ft_info *ft,
 		   struct rt_tables *t, struct rt_summary *s, bool forced)
 {
@@ -103,27 +134,48 @@ static int fattree(const struct fabric *f, const struct ft_info *ft,
 
 	if (ret == -E2BIG)
 		append(s, "groups too large for fat-tree slots");
-	if (!ret)
-		ret = check(t, s);
-	if (!ret || ret == -ENOMEM)
-		return ret;
-	if (forced)
-		return ret == -EIO ? ret : -ENOTSUP;
-	append(s, "falling back to updown");
-	memset(t->lft, RT_NO_PATH, (size_t)t->nsw * (t->top + 1));
-	rt_tables_set_local(t);
-	snprintf(s->engine, sizeof(s->engine), "%s",
-		 rt_engine_name(RT_ENGINE_UPDOWN));
-	ret = updown(f, t, s);
-	return ret ? ret : check(t, s);
+	return settle(f, t, s, ret, forced);
+}
+
+static int torus(const struct fabric *f, const struct tor_info *ti,
+		 struct rt_tables *t, struct rt_summary *s, bool forced)
+{
+	char msg[200];
+	int ret = rt_torus(f, ti, t, msg, sizeof(msg));
+
+	if (*msg)
+		append(s, msg);
+	return settle(f, t, s, ret, forced);
+}
+
+/* Which engine auto picks, and what the summary says of the fabric. */
+static enum rt_engine_id pick(const struct ft_info *ft,
+			      const struct tor_info *ti, enum rt_engine_id id,
+			      struct rt_summary *s)
+{
+	const char *topo = ft->tree ? "fat-tree" : ti->torus ? "torus" :
+							    "unknown";
+
+	if (id == RT_ENGINE_AUTO)
+		id = ft->tree ? RT_ENGINE_FATTREE :
+		     ti->torus ? RT_ENGINE_TORUS : RT_ENGINE_UPDOWN;
+	snprintf(s->topology, sizeof(s->topology), "%s", topo);
+	snprintf(s->engine, sizeof(s->engine), "%s", rt_engine_name(id));
+	snprintf(s->detail, sizeof(s->detail), "%s",
+		 ti->torus && id != RT_ENGINE_FATTREE ? ti->summary :
+							 ft->summary);
+	if (!ft->tree && !ti->torus && *ti->summary)
+		append(s, ti->summary);
+	return id;
 }
 
 int rt_route(const struct fabric *f, enum rt_engine_id id,
 	     struct rt_tables *t, struct rt_summary *s)
 {
 	double t0 = now();
+	struct tor_info ti = { 0 };
 	struct ft_info ft;
-	bool forced;
+	bool forced = id != RT_ENGINE_AUTO;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -134,25 +186,29 @@ int rt_route(const struct fabric *f, enum rt_engine_id id,
 	ret = ft_recognise(f, &ft);
 	if (ret)
 		goto out;
-	forced = id != RT_ENGINE_AUTO;
-	if (id == RT_ENGINE_AUTO)
-		id = ft.tree ? RT_ENGINE_FATTREE : RT_ENGINE_UPDOWN;
-	snprintf(s->topology, sizeof(s->topology), "%s",
-		 ft.tree ? "fat-tree" : "unknown");
-	snprintf(s->engine, sizeof(s->engine), "%s", rt_engine_name(id));
-	snprintf(s->detail, sizeof(s->detail), "%s", ft.summary);
-	if (id == RT_ENGINE_FATTREE && !ft.tree) {
+	if (!ft.tree || id == RT_ENGINE_TORUS) {
+		ret = tor_recognise(f, &ti);
+		if (ret)
+			goto out;
+	}
+	id = pick(&ft, &ti, id, s);
+	if ((id == RT_ENGINE_FATTREE && !ft.tree) ||
+	    (id == RT_ENGINE_TORUS && !ti.torus)) {
 		ret = -ENOTSUP;
 		goto out;
 	}
 	if (id == RT_ENGINE_FATTREE) {
 		ret = fattree(f, &ft, t, s, forced);
+	} else if (id == RT_ENGINE_TORUS) {
+		ret = torus(f, &ti, t, s, forced);
 	} else {
 		ret = updown(f, t, s);
 		if (!ret)
 			ret = check(t, s);
 	}
 out:
+	s->nvl = t->vl && t->vl->nvl ? t->vl->nvl : 1;
+	tor_info_release(&ti);
 	ft_info_release(&ft);
 	s->seconds = now() - t0 - s->check_seconds;
 	return ret;

@@ -364,8 +364,11 @@ static void test_updown_any(void)
 	CU_ASSERT_FATAL(!gen_torus(&tor, &o, &f, err, sizeof(err)));
 	CU_ASSERT_FATAL(!fab_assign_lids(f, 0));
 	CU_ASSERT_FATAL(!route_check(f, RT_ENGINE_AUTO, &r, &s));
+	CU_ASSERT_STRING_EQUAL(s.engine, "torus");
+	CU_ASSERT_STRING_EQUAL(s.topology, "torus");
+	CU_ASSERT(vf_ok(&r) && r.cdg_checked && !r.cdg_cycle);
+	CU_ASSERT_FATAL(!route_check(f, RT_ENGINE_UPDOWN, &r, &s));
 	CU_ASSERT_STRING_EQUAL(s.engine, "updown");
-	CU_ASSERT_STRING_EQUAL(s.topology, "unknown");
 	CU_ASSERT(vf_ok(&r) && r.cdg_checked && !r.cdg_cycle);
 	fab_free(f);
 
@@ -404,6 +407,7 @@ static void test_forced_mismatch(void)
 	rt_tables_release(&t);
 	fab_free(f);
 	CU_ASSERT(!rt_engine_parse("updown", &id) && id == RT_ENGINE_UPDOWN);
+	CU_ASSERT(!rt_engine_parse("torus", &id) && id == RT_ENGINE_TORUS);
 	CU_ASSERT_EQUAL(rt_engine_parse("ftree", &id), -EINVAL);
 	CU_ASSERT_EQUAL(rt_engine_parse(NULL, &id), -EINVAL);
 }

@@ -1,0 +1,785 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Dimension-order routing on a torus or mesh.  Minimal hops in a ring never
+ * wrap past the antipode, so a ring's channels only close a cycle through
+ * its wrap cable: paths that cross it ride VL 1 of that ring, the rest VL
+ * 0, one SL bit per ring says which.  A ring missing a cable or switch is
+ * a line, so routes may go the long way round it on either VL.  Pairs that
+ * dimension order cannot join (a failed switch in their turn) detour by
+ * shortest paths; each takes the first of layer 0 or layer 1 (VLs 2-3)
+ * where its channel dependencies close no cycle, checked as it is added.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "torus.h"
+
+#define NSLOT (2 * TOR_MAX_DIMS)	/* (dimension, direction) per switch */
+#define CVL 4			/* VLs the dependency graph tracks */
+#define MAX_DATELINES 3		/* SL bits: datelines, then the layer */
+#define NOSLOT 0xff
+#define ST_UNK 0
+#define ST_DOR 1
+#define ST_DET 2
+#define INF UINT32_MAX
+
+/* What path_sl and sl2vl read; owned by the tables (t->own_vl). */
+struct tvl {
+	struct rt_vl vl;
+	unsigned int ndl;	/* dateline bits below the layer bit */
+	unsigned int mul;	/* VLs per layer: 2 with datelines, else 1 */
+	bool layer1;		/* some detour rides the second layer */
+	unsigned int top;
+	uint32_t nsw;
+	uint32_t *lid_sw;	/* LID -> the switch that sends or delivers it */
+	uint8_t *sl;		/* nsw x (top + 1): SL by (source switch, DLID) */
+	uint8_t *pdl;		/* nsw x 256: 1 + dateline bit of a port's ring */
+};
+
+/* A pair dimension order cannot join, routed by shortest detour. */
+struct det {
+	uint32_t src, dst;
+	unsigned int lid;	/* one DLID of dst with this tie parity */
+	uint8_t par;
+};
+
+struct eng {
+	const struct tor_info *ti;
+	struct rt_tables *t;
+	struct tvl *tv;
+	unsigned int nd;
+	int dl[TOR_MAX_DIMS];	/* dateline bit of a dimension, -1 none */
+	uint8_t *co;		/* nsw x TOR_MAX_DIMS */
+	uint32_t *nbr;		/* nsw x NSLOT: next switch, FAB_NONE */
+	uint8_t *np;		/* nsw x NSLOT: parallel cables */
+	uint8_t *port;		/* nsw x NSLOT x par */
+	unsigned int par;
+	uint8_t *pslot;		/* nsw x 256: slot of a port */
+	bool *whole;		/* nsw x TOR_MAX_DIMS: the switch's line is intact */
+	uint32_t *loff, *lids;	/* LIDs by delivering switch */
+	/* per destination */
+	uint8_t *st, *hop;
+	uint32_t *len, *lab, *qa, *qb;
+	/* channel dependencies: (switch, slot, VL) -> (slot, VL) at the next */
+	uint64_t *succ;
+	uint32_t *seen, stamp, *stk;
+	uint64_t *stkm;
+	struct det *det;
+	size_t ndet, cap, layer1;
+	unsigned int maxvl;
+};
+
+static struct tvl *tvl_of(const struct rt_tables *t)
+{
+	return t->vl->ctx;
+}
+
+static uint8_t tor_path_sl(const struct rt_tables *t, unsigned int slid,
+			   unsigned int dlid)
+{
+	const struct tvl *tv = tvl_of(t);
+	uint32_t s;
+
+	if (slid > tv->top || dlid > tv->top)
+		return 0;
+	s = tv->lid_sw[slid];
+	return s == FAB_NONE ? 0 : tv->sl[(size_t)s * (tv->top + 1) + dlid];
+}
+
+static unsigned int vl_for(const struct tvl *tv, unsigned int k,
+			   unsigned int sl)
+{
+	unsigned int vl = tv->layer1 ? (sl >> tv->ndl & 1) * tv->mul : 0;
+
+	return k ? vl + (sl >> (k - 1) & 1) : vl;
+}
+
+static uint8_t tor_sl2vl(const struct rt_tables *t, uint32_t sw,
+			 unsigned int in, unsigned int out, unsigned int sl)
+{
+	const struct tvl *tv = tvl_of(t);
+	unsigned int k = 0;
+
+	(void)in;
+	if (sw < tv->nsw && out < 256)
+		k = tv->pdl[(size_t)sw * 256 + out];
+	return vl_for(tv, k, sl & 15);
+}
+
+static void tvl_release(struct rt_vl *vl)
+{
+	struct tvl *tv = vl->ctx;
+
+	free(tv->lid_sw);
+	free(tv->sl);
+	free(tv->pdl);
+	free(tv);
+}
+
+static uint8_t *co(const struct eng *e, uint32_t s)
+{
+	return e->co + (size_t)s * TOR_MAX_DIMS;
+}
+
+static uint32_t *nbr(const struct eng *e, uint32_t s)
+{
+	return e->nbr + (size_t)s * NSLOT;
+}
+
+/* Slot of the cable s -> q: its dimension and direction (0 is +1). */
+static unsigned int slot_to(const struct eng *e, uint32_t s, uint32_t q)
+{
+	const uint8_t *a = co(e, s), *b = co(e, q);
+	unsigned int d;
+
+	unsigned int n;
+
+	for (d = 0; d < e->nd; d++) {
+		if (a[d] == b[d])
+			continue;
+		n = e->ti->radix[d];
+		if (!e->ti->wrap[d] || n == 2)
+			return 2 * d + (b[d] < a[d]);
+		return 2 * d + (b[d] != (a[d] + 1) % n);
+	}
+	return NOSLOT;
+}
+
+static int add_port(struct eng *e, uint32_t s, unsigned int p, uint32_t q)
+{
+	unsigned int k = slot_to(e, s, q);
+	size_t i = (size_t)s * NSLOT + k;
+
+	if (k == NOSLOT || (e->nbr[i] != FAB_NONE && e->nbr[i] != q))
+		return -EINVAL;
+	e->nbr[i] = q;
+	e->port[i * e->par + e->np[i]++] = p;
+	e->pslot[(size_t)s * 256 + p] = k;
+	return 0;
+}
+
+static int map_ports(struct eng *e)
+{
+	const struct fabric *f = e->t->fab;
+	uint32_t s, n;
+	unsigned int p;
+	int ret;
+
+	for (s = 0; s < e->t->nsw; s++)
+		memcpy(co(e, s), tor_coord(e->ti, e->t->sw_node[s]),
+		       TOR_MAX_DIMS);
+	for (s = 0; s < e->t->nsw; s++) {
+		n = e->t->sw_node[s];
+		for (p = 1; p <= f->nodes[n].nports; p++) {
+			const struct fab_port *fp = fab_port(f, n, p);
+
+			if (fp->peer == FAB_NONE || !fab_is_sw(f, fp->peer) ||
+			    !e->ti->placed[fp->peer] || !e->ti->placed[n])
+				continue;
+			ret = add_port(e, s, p, e->t->node_sw[fp->peer]);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* Every position of s's line in d holds a switch, every cable is there. */
+static bool line_whole(const struct eng *e, uint32_t s, unsigned int d)
+{
+	unsigned int n = e->ti->radix[d], i, k;
+	uint32_t cur = s;
+
+	/* back to the line's start (a ring has none: go round once) */
+	for (i = 0; i < n && co(e, cur)[d] && nbr(e, cur)[2 * d + 1] != FAB_NONE;
+	     i++)
+		cur = nbr(e, cur)[2 * d + 1];
+	if (co(e, cur)[d])
+		return false;
+	for (k = 1; k < n; k++) {
+		cur = nbr(e, cur)[2 * d];
+		if (cur == FAB_NONE)
+			return false;
+	}
+	return !e->ti->wrap[d] || n == 2 || nbr(e, cur)[2 * d] != FAB_NONE;
+}
+
+/* The minimal direction from a to b in d; ties split by the DLID. */
+static unsigned int pick_dir(const struct eng *e, unsigned int d,
+			     unsigned int a, unsigned int b, unsigned int par)
+{
+	unsigned int n = e->ti->radix[d], fwd;
+
+	if (!e->ti->wrap[d] || n == 2)
+		return b < a;
+	fwd = (b + n - a) % n;
+	if (2 * fwd != n)
+		return 2 * fwd > n;
+	return (a + par) & 1;
+}
+
+static bool arc_open(const struct eng *e, uint32_t c, unsigned int d,
+		     unsigned int dir, unsigned int b)
+{
+	unsigned int i;
+
+	for (i = 0; c != FAB_NONE && co(e, c)[d] != b; i++) {
+		if (i > e->ti->radix[d])
+			return false;
+		c = nbr(e, c)[2 * d + dir];
+	}
+	return c != FAB_NONE;
+}
+
+/* Next slot of dimension order from c to T, NOSLOT when it is cut off. */
+static unsigned int dor_slot(const struct eng *e, uint32_t c, uint32_t T,
+			     unsigned int par)
+{
+	unsigned int d, a, b, dir;
+
+	for (d = 0; d < e->nd; d++) {
+		a = co(e, c)[d];
+		b = co(e, T)[d];
+		if (a == b)
+			continue;
+		dir = pick_dir(e, d, a, b, par);
+		if (e->whole[(size_t)c * TOR_MAX_DIMS + d] ||
+		    arc_open(e, c, d, dir, b))
+			return 2 * d + dir;
+		if (e->ti->wrap[d] && e->ti->radix[d] > 2 &&
+		    arc_open(e, c, d, dir ^ 1, b))
+			return 2 * d + (dir ^ 1);
+		return NOSLOT;
+	}
+	return NOSLOT;
+}
+
+/* SL bits of the intact torus: which rings the minimal route wraps in. */
+static unsigned int dateline_bits(const struct eng *e, uint32_t c,
+				  uint32_t T, unsigned int par)
+{
+	unsigned int d, a, b, dir, bits = 0;
+
+	for (d = 0; d < e->nd; d++) {
+		a = co(e, c)[d];
+		b = co(e, T)[d];
+		if (e->dl[d] < 0 || a == b)
+			continue;
+		dir = pick_dir(e, d, a, b, par);
+		if ((dir == 0 && b < a) || (dir == 1 && b > a))
+			bits |= 1u << e->dl[d];
+	}
+	return bits;
+}
+
+/* Dimension order from every switch to T, memoised along each walk. */
+static void dor_tree(struct eng *e, uint32_t T, unsigned int par)
+{
+	uint32_t c, cur, n = e->t->nsw, depth;
+	unsigned int k;
+	uint8_t out;
+
+	memset(e->st, ST_UNK, n);
+	e->st[T] = ST_DOR;
+	e->len[T] = 0;
+	e->hop[T] = NOSLOT;
+	for (c = 0; c < n; c++) {
+		for (cur = c, depth = 0; e->st[cur] == ST_UNK; depth++) {
+			k = dor_slot(e, cur, T, par);
+			e->hop[cur] = k;
+			e->qa[depth] = cur;
+			if (k == NOSLOT || depth >= n) {
+				depth++;
+				break;
+			}
+			cur = nbr(e, cur)[k];
+		}
+		out = e->st[cur] == ST_DOR ? ST_DOR : ST_DET;
+		if (e->st[cur] == ST_UNK)
+			out = ST_DET;
+		while (depth-- > 0) {
+			uint32_t s = e->qa[depth];
+
+			if (out == ST_DOR && e->hop[s] != NOSLOT) {
+				e->len[s] = e->len[nbr(e, s)[e->hop[s]]] + 1;
+			} else {
+				out = ST_DET;
+			}
+			e->st[s] = out;
+		}
+	}
+}
+
+static uint32_t label(const struct eng *e, uint32_t s)
+{
+	return e->st[s] == ST_DOR ? e->len[s] : e->lab[s];
+}
+
+/*
+ * Switches dimension order cannot serve take a shortest way to a switch
+ * it can (or to T), breadth first from those in order of their own
+ * distance; ties spread by destination and parity.
+ */
+static void detour(struct eng *e, uint32_t T, unsigned int par)
+{
+	uint32_t n = e->t->nsw, na = 0, nb = 0, ia = 0, ib = 0, s, u, L;
+	uint32_t maxlen = 0, *cnt;
+	unsigned int k, best, bl, i, rot;
+
+	for (s = 0; s < n; s++) {
+		e->lab[s] = INF;
+		if (e->st[s] == ST_DOR && e->len[s] > maxlen)
+			maxlen = e->len[s];
+	}
+	/* counting sort of the dimension-order switches by distance */
+	cnt = e->qb;
+	memset(cnt, 0, (maxlen + 2) * sizeof(*cnt));
+	for (s = 0; s < n; s++)
+		if (e->st[s] == ST_DOR)
+			cnt[e->len[s] + 1]++;
+	for (L = 0; L <= maxlen; L++)
+		cnt[L + 1] += cnt[L];
+	for (s = 0; s < n; s++)
+		if (e->st[s] == ST_DOR)
+			e->qa[cnt[e->len[s]]++] = s, na++;
+	while (ia < na || ib < nb) {
+		if (ib < nb && (ia == na ||
+				e->lab[e->qb[ib]] < e->len[e->qa[ia]]))
+			u = e->qb[ib++];
+		else
+			u = e->qa[ia++];
+		L = label(e, u);
+		for (k = 0; k < NSLOT; k++) {
+			s = nbr(e, u)[k];
+			if (s == FAB_NONE || e->st[s] != ST_DET ||
+			    e->lab[s] != INF)
+				continue;
+			e->lab[s] = L + 1;
+			e->qb[nb++] = s;
+		}
+	}
+	for (s = 0; s < n; s++) {
+		if (e->st[s] != ST_DET)
+			continue;
+		e->hop[s] = NOSLOT;
+		if (e->lab[s] == INF)
+			continue;
+		best = NOSLOT;
+		bl = INF;
+		rot = (T + par + s) % NSLOT;
+		for (i = 0; i < NSLOT; i++) {
+			k = (i + rot) % NSLOT;
+			u = nbr(e, s)[k];
+			if (u != FAB_NONE && label(e, u) < bl) {
+				bl = label(e, u);
+				best = k;
+			}
+		}
+		e->hop[s] = best;
+	}
+}
+
+static uint64_t *succ(const struct eng *e, uint32_t s, unsigned int k,
+		      unsigned int vl)
+{
+	return &e->succ[((size_t)s * NSLOT + k) * CVL + vl];
+}
+
+/* Is (s, k, vl) reachable from (s2, k2, vl2)?  Depth first, stamped. */
+static bool reach(struct eng *e, uint32_t s2, unsigned int k2,
+		  unsigned int vl2, uint32_t s, unsigned int k,
+		  unsigned int vl)
+{
+	size_t goal = ((size_t)s * NSLOT + k) * CVL + vl, x, y, top = 0;
+	uint64_t m;
+	unsigned int b;
+	uint32_t h;
+
+	e->stamp++;
+	x = ((size_t)s2 * NSLOT + k2) * CVL + vl2;
+	e->seen[x] = e->stamp;
+	e->stk[top++] = x;
+	while (top) {
+		x = e->stk[--top];
+		if (x == goal)
+			return true;
+		h = e->nbr[x / CVL];
+		for (m = e->succ[x]; m; m &= m - 1) {
+			b = __builtin_ctzll(m);
+			y = ((size_t)h * NSLOT + b / CVL) * CVL + b % CVL;
+			if (e->seen[y] == e->stamp)
+				continue;
+			e->seen[y] = e->stamp;
+			e->stk[top++] = y;
+		}
+	}
+	return false;
+}
+
+/*
+ * Add the dependencies of the route src -> dst that DLID lid takes, on SL
+ * sl.  Checked: stop at the first that would close a cycle and take back
+ * what this route added.  Returns true when added.
+ */
+static bool add_path(struct eng *e, uint32_t src, uint32_t dst,
+		     unsigned int lid, unsigned int sl, bool checked)
+{
+	uint64_t *um[64], ub[64];
+	unsigned int nu = 0, k, k2, vl, vl2, i, maxvl, p;
+	uint32_t s = src, s2;
+	uint64_t bit, *m;
+
+	p = rt_lft(e->t, s)[lid];
+	k = p == RT_NO_PATH ? NOSLOT : e->pslot[(size_t)s * 256 + p];
+	if (s == dst || k == NOSLOT)
+		return true;
+	vl = vl_for(e->tv, e->tv->pdl[(size_t)s * 256 + p], sl);
+	maxvl = vl;
+	for (i = 0; i < e->t->nsw; i++) {
+		s2 = nbr(e, s)[k];
+		if (s2 == dst)
+			break;
+		p = rt_lft(e->t, s2)[lid];
+		k2 = p == RT_NO_PATH ? NOSLOT : e->pslot[(size_t)s2 * 256 + p];
+		if (k2 == NOSLOT)
+			break;
+		vl2 = vl_for(e->tv, e->tv->pdl[(size_t)s2 * 256 + p], sl);
+		m = succ(e, s, k, vl);
+		bit = 1ull << (k2 * CVL + vl2);
+		if (!(*m & bit)) {
+			if (checked && (nu == 64 || reach(e, s2, k2, vl2, s, k, vl))) {
+				while (nu-- > 0)
+					*um[nu] &= ~ub[nu];
+				return false;
+			}
+			*m |= bit;
+			if (checked) {
+				um[nu] = m;
+				ub[nu++] = bit;
+			}
+		}
+		s = s2;
+		k = k2;
+		vl = vl2;
+		maxvl = vl > maxvl ? vl : maxvl;
+	}
+	if (maxvl > e->maxvl)
+		e->maxvl = maxvl;
+	return true;
+}
+
+/* Any cycle among the dependencies?  Iterative depth first, three colours. */
+static bool has_cycle(struct eng *e)
+{
+	size_t n = (size_t)e->t->nsw * NSLOT * CVL, x, y, top;
+	uint64_t m;
+	unsigned int b;
+
+	/* seen: 0 white, 1 on the stack, 2 done */
+	memset(e->seen, 0, n * sizeof(*e->seen));
+	for (x = 0; x < n; x++) {
+		if (e->seen[x] || !e->succ[x])
+			continue;
+		top = 0;
+		e->stk[top] = x;
+		e->stkm[top++] = e->succ[x];
+		e->seen[x] = 1;
+		while (top) {
+			m = e->stkm[top - 1];
+			if (!m) {
+				e->seen[e->stk[--top]] = 2;
+				continue;
+			}
+			b = __builtin_ctzll(m);
+			e->stkm[top - 1] = m & (m - 1);
+			y = ((size_t)e->nbr[e->stk[top - 1] / CVL] * NSLOT +
+			     b / CVL) * CVL + b % CVL;
+			if (e->seen[y] == 1)
+				return true;
+			if (e->seen[y])
+				continue;
+			e->seen[y] = 1;
+			e->stk[top] = y;
+			e->stkm[top++] = e->succ[y];
+		}
+	}
+	e->stamp = 2;
+	return false;
+}
+
+static int note_detour(struct eng *e, uint32_t c, uint32_t T,
+		       unsigned int lid, unsigned int par)
+{
+	struct det *d;
+
+	if (e->ndet == e->cap) {
+		size_t cap = e->cap ? 2 * e->cap : 256;
+
+		d = realloc(e->det, cap * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		e->det = d;
+		e->cap = cap;
+	}
+	d = &e->det[e->ndet++];
+	d->src = c;
+	d->dst = T;
+	d->lid = lid;
+	d->par = par;
+	return 0;
+}
+
+/*
+ * Of parallel cables, the one for T: a cable carries the most routes to
+ * the nearest destinations (every source behind it) and the fewest to
+ * the farthest, so ranks by the distance still to go, dealt back and
+ * forth over the cables, even out; the destination's position across
+ * the cable's dimension and its LID rank j shift the deal.  (Ties split by the parity of j, not
+ * of the LID, which the SM may hand out in coordinate order.)
+ */
+static uint8_t pick_port(const struct eng *e, uint32_t c, unsigned int k,
+			 uint32_t T, unsigned int j)
+{
+	size_t i = (size_t)c * NSLOT + k;
+	unsigned int np = e->np[i], d = k / 2, n = e->ti->radix[d], r, q, m;
+	unsigned int key = j >> 1, x, stride;
+
+	if (np == 1)
+		return e->port[i * e->par];
+	r = k & 1 ? co(e, c)[d] + n - co(e, T)[d] :
+		    co(e, T)[d] + n - co(e, c)[d];
+	r = (r + n - 1) % n;
+	q = r / np;
+	m = r % np;
+	for (x = 0, stride = 1; x < e->nd; x++)
+		if (x != d) {
+			key += co(e, T)[x] * stride;
+			stride *= e->ti->radix[x];
+		}
+	return e->port[i * e->par + ((q & 1 ? np - 1 - m : m) + key) % np];
+}
+
+/* Rows, SLs and dependencies for the DLIDs of T with tie parity par. */
+static int route_dest(struct eng *e, uint32_t T, unsigned int par)
+{
+	uint32_t c, j, n = e->t->nsw, first;
+	size_t row = e->t->top + 1;
+	unsigned int bits;
+	bool det = false;
+	int ret;
+
+	first = e->loff[T] + par;
+	if (first >= e->loff[T + 1])
+		return 0;
+	dor_tree(e, T, par);
+	for (c = 0; c < n && !det; c++)
+		det = e->st[c] == ST_DET;
+	if (det)
+		detour(e, T, par);
+	for (j = first; j < e->loff[T + 1]; j += 2)
+		for (c = 0; c < n; c++)
+			if (c != T && e->hop[c] != NOSLOT)
+				rt_lft(e->t, c)[e->lids[j]] =
+					pick_port(e, c, e->hop[c], T,
+						  j - e->loff[T]);
+	first = e->lids[first];
+	for (c = 0; c < n; c++) {
+		if (c == T || e->hop[c] == NOSLOT)
+			continue;
+		bits = dateline_bits(e, c, T, par);
+		for (j = e->loff[T] + par; j < e->loff[T + 1]; j += 2)
+			e->tv->sl[(size_t)c * row + e->lids[j]] = bits;
+		if (e->st[c] == ST_DOR) {
+			add_path(e, c, T, first, bits, false);
+			continue;
+		}
+		ret = note_detour(e, c, T, first, par);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * A detour keeps its intact-torus SL when its dependencies fit there, else
+ * moves to layer 1 (VLs mul..2 mul-1), with the dateline bits or without.
+ */
+static int place_detours(struct eng *e)
+{
+	struct tvl *tv = e->tv;
+	size_t i, row = e->t->top + 1;
+	unsigned int cand[3], nc, c, sl, j, bits;
+
+	/* SLs of layer 0 never set the layer bit: turning it on is safe */
+	tv->layer1 = true;
+	for (i = 0; i < e->ndet; i++) {
+		const struct det *d = &e->det[i];
+
+		bits = dateline_bits(e, d->src, d->dst, d->par);
+		cand[0] = bits;
+		cand[1] = bits | 1u << tv->ndl;
+		cand[2] = 1u << tv->ndl;
+		nc = bits ? 3 : 2;
+		for (c = 0; c < nc; c++)
+			if (add_path(e, d->src, d->dst, d->lid, cand[c], true))
+				break;
+		if (c == nc)
+			return -ELOOP;
+		sl = cand[c];
+		e->layer1 += c > 0;
+		for (j = e->loff[d->dst] + d->par; j < e->loff[d->dst + 1];
+		     j += 2)
+			e->tv->sl[(size_t)d->src * row + e->lids[j]] = sl;
+	}
+	tv->layer1 = e->layer1 > 0;
+	return 0;
+}
+
+static int setup(struct eng *e, const struct tor_info *ti,
+		 struct rt_tables *t)
+{
+	uint32_t n = t->nsw, s;
+	unsigned int d, k, lid;
+	size_t nodes = (size_t)n * NSLOT * CVL;
+	struct tvl *tv;
+	int ret;
+
+	e->ti = ti;
+	e->t = t;
+	e->nd = ti->ndims;
+	e->par = ti->par_max ? ti->par_max : 1;
+	tv = e->tv = calloc(1, sizeof(*tv));
+	if (!tv)
+		return -ENOMEM;
+	for (d = 0; d < e->nd; d++) {
+		e->dl[d] = -1;
+		if (ti->wrap[d] && ti->radix[d] >= 5) {
+			if (tv->ndl == MAX_DATELINES)
+				return -ENOTSUP;
+			e->dl[d] = tv->ndl++;
+		}
+	}
+	tv->mul = tv->ndl ? 2 : 1;
+	tv->top = t->top;
+	tv->nsw = n;
+	tv->lid_sw = malloc((t->top + 1) * sizeof(*tv->lid_sw));
+	tv->sl = calloc((size_t)n * (t->top + 1), 1);
+	tv->pdl = calloc((size_t)n * 256, 1);
+	e->co = calloc((size_t)n * TOR_MAX_DIMS + 1, 1);
+	e->nbr = malloc(((size_t)n * NSLOT + 1) * sizeof(*e->nbr));
+	e->np = calloc((size_t)n * NSLOT + 1, 1);
+	e->port = calloc((size_t)n * NSLOT * e->par + 1, 1);
+	e->pslot = malloc((size_t)n * 256 + 1);
+	e->whole = calloc((size_t)n * TOR_MAX_DIMS + 1, sizeof(*e->whole));
+	e->st = malloc(n + 1);
+	e->hop = malloc(n + 1);
+	e->len = malloc((n + 1) * sizeof(*e->len));
+	e->lab = malloc((n + 1) * sizeof(*e->lab));
+	e->qa = malloc((n + 2) * sizeof(*e->qa));
+	e->qb = malloc((n + 258) * sizeof(*e->qb));
+	e->succ = calloc(nodes + 1, sizeof(*e->succ));
+	e->seen = calloc(nodes + 1, sizeof(*e->seen));
+	e->stk = malloc((nodes + 1) * sizeof(*e->stk));
+	e->stkm = malloc((nodes + 1) * sizeof(*e->stkm));
+	if (!tv->lid_sw || !tv->sl || !tv->pdl || !e->co || !e->nbr ||
+	    !e->np || !e->port || !e->pslot || !e->whole || !e->st ||
+	    !e->hop || !e->len || !e->lab || !e->qa || !e->qb || !e->succ ||
+	    !e->seen || !e->stk || !e->stkm)
+		return -ENOMEM;
+	for (s = 0; s < (size_t)n * NSLOT; s++)
+		e->nbr[s] = FAB_NONE;
+	memset(e->pslot, NOSLOT, (size_t)n * 256);
+	ret = map_ports(e);
+	if (ret)
+		return ret;
+	for (s = 0; s < n; s++) {
+		for (d = 0; d < e->nd; d++)
+			e->whole[(size_t)s * TOR_MAX_DIMS + d] = line_whole(e, s, d);
+		for (k = 0; k < 256; k++) {
+			unsigned int sk = e->pslot[(size_t)s * 256 + k];
+
+			if (sk != NOSLOT && e->dl[sk / 2] >= 0)
+				tv->pdl[(size_t)s * 256 + k] = e->dl[sk / 2] + 1;
+		}
+	}
+	for (lid = 0; lid <= t->top; lid++)
+		tv->lid_sw[lid] = t->lid_node[lid] == FAB_NONE ? FAB_NONE :
+				  rt_lid_switch(t, lid);
+	return rt_lids_by_switch(t, &e->loff, &e->lids);
+}
+
+static void eng_release(struct eng *e)
+{
+	free(e->co);
+	free(e->nbr);
+	free(e->np);
+	free(e->port);
+	free(e->pslot);
+	free(e->whole);
+	free(e->loff);
+	free(e->lids);
+	free(e->st);
+	free(e->hop);
+	free(e->len);
+	free(e->lab);
+	free(e->qa);
+	free(e->qb);
+	free(e->succ);
+	free(e->seen);
+	free(e->stk);
+	free(e->stkm);
+	free(e->det);
+}
+
+int rt_torus(const struct fabric *f, const struct tor_info *ti,
+	     struct rt_tables *t, char *detail, size_t len)
+{
+	struct eng e = { 0 };
+	unsigned int par;
+	uint32_t T;
+	int ret;
+
+	(void)f;
+	*detail = 0;
+	if (!ti->torus)
+		return -ENOTSUP;
+	ret = setup(&e, ti, t);
+	if (ret == -ENOTSUP)
+		snprintf(detail, len, "more than %d rings need a dateline",
+			 MAX_DATELINES);
+	for (T = 0; !ret && T < t->nsw; T++)
+		for (par = 0; !ret && par < 2; par++)
+			ret = route_dest(&e, T, par);
+	if (!ret && has_cycle(&e)) {
+		snprintf(detail, len, "dimension-order routes close a credit loop");
+		ret = -ELOOP;
+	}
+	if (!ret) {
+		ret = place_detours(&e);
+		if (ret == -ELOOP)
+			snprintf(detail, len, "detours need more than %u VLs",
+				 2 * e.tv->mul);
+	}
+	if (!ret) {
+		e.tv->vl.nvl = e.maxvl + 1;
+		e.tv->vl.path_sl = tor_path_sl;
+		e.tv->vl.sl2vl = tor_sl2vl;
+		e.tv->vl.ctx = e.tv;
+		e.tv->vl.release = tvl_release;
+		t->vl = t->own_vl = &e.tv->vl;
+		snprintf(detail, len,
+			 "dimension order on %u VL%s, %u dateline ring%s, %zu switch pairs detoured (%zu on VLs %u-%u)",
+			 e.tv->vl.nvl, e.tv->vl.nvl > 1 ? "s" : "", e.tv->ndl,
+			 e.tv->ndl == 1 ? "" : "s", e.ndet, e.layer1,
+			 e.tv->mul, 2 * e.tv->mul - 1);
+		e.tv = NULL;
+	}
+	if (e.tv) {
+		e.tv->vl.ctx = e.tv;
+		tvl_release(&e.tv->vl);
+	}
+	eng_release(&e);
+	return ret;
+}

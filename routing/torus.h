@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Torus and mesh engine: minimal dimension-order routing with a dateline
+ * VL per ring, detours around failed cables and switches on a second VL
+ * layer, and the path SL / SL2VL tables that make it deadlock-free.
+ */
+#ifndef GPUAWARE_RT_TORUS_H
+#define GPUAWARE_RT_TORUS_H
+
+#include <stddef.h>
+
+#include "../topology/torus.h"
+#include "lft.h"
+
+/*
+ * Route f, recognised as ti, into t (initialised, local routes set).  On
+ * success t->vl and t->own_vl hold the SL and VL tables (released with
+ * t).  detail gets what a log line needs: VLs, detoured pairs.
+ * Returns 0, -ENOMEM, -ENOTSUP (more than three rings that need a
+ * dateline) or -ELOOP (the detours need more than four VLs).
+ */
+int rt_torus(const struct fabric *f, const struct tor_info *ti,
+	     struct rt_tables *t, char *detail, size_t len);
+
+#endif
