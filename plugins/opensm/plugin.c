@@ -23,6 +23,7 @@
 #include "config.h"
 #include "export.h"
 #include "import.h"
+#include "vl.h"
 
 /*
  * OpenSM skips a plugin whose osm_version differs from its own, and the
@@ -61,6 +62,7 @@ struct ga_ctx {
 	struct rt_tables tables;
 	bool routed;		/* tables hold this sweep's routing */
 	struct rt_summary sum;
+	struct ga_vl live;	/* SLs and SL2VL of the tables last installed */
 	double t_start, t_import, t_route, t_hops;	/* wall seconds */
 	double cpu_start;	/* this thread's CPU seconds */
 };
@@ -115,6 +117,46 @@ static void route_error(struct ga_ctx *c, int ret)
 			why);
 }
 
+/*
+ * A routing on several VLs is only deadlock-free when OpenSM programs the
+ * SL2VL tables (QoS on) and every port runs that many VLs.  Say what to
+ * change; the fabric meanwhile gets up*-down* on VL 0, never a routing
+ * that can deadlock.
+ */
+static bool vls_usable(struct ga_ctx *c)
+{
+	const osm_subn_t *subn = &c->osm->subn;
+	osm_log_t *log = &c->osm->log;
+	unsigned int have = ga_vl_available(subn);
+
+	if (!subn->opt.qos) {
+		GA_LOG(log, OSM_LOG_ERROR,
+			"ERR GA10: %s routing needs %u data VLs, but QoS is off so OpenSM programs no SL2VL: set 'qos TRUE' in opensm.conf; routing up*-down* on VL 0 until then\n",
+			c->sum.topology, c->sum.nvl);
+		return false;
+	}
+	if (have < c->sum.nvl) {
+		GA_LOG(log, OSM_LOG_ERROR,
+			"ERR GA11: %s routing needs %u data VLs, but the ports run only %u (VLCap and max_op_vls %u): raise max_op_vls in opensm.conf to %u or more if the hardware allows; routing up*-down* on VL 0 until then\n",
+			c->sum.topology, c->sum.nvl, have,
+			subn->opt.max_op_vls, c->sum.nvl >= 4 ? 3 : 2);
+		return false;
+	}
+	return true;
+}
+
+static int route_one_vl(struct ga_ctx *c)
+{
+	char topo[sizeof(c->sum.topology)];
+
+	memcpy(topo, c->sum.topology, sizeof(topo));
+	rt_tables_release(&c->tables);
+	if (rt_route(c->sweep.fab, RT_ENGINE_UPDOWN, &c->tables, &c->sum))
+		return -EIO;
+	memcpy(c->sum.topology, topo, sizeof(topo));
+	return 0;
+}
+
 /* Import the subnet, route it and fill OpenSM's hop tables. */
 static int ga_build_lid_matrices(void *context)
 {
@@ -138,6 +180,8 @@ static int ga_build_lid_matrices(void *context)
 	t = now();
 	c->t_import = t - c->t_start;
 	ret = rt_route(c->sweep.fab, c->cfg.engine, &c->tables, &c->sum);
+	if (!ret && c->sum.nvl > 1 && !vls_usable(c))
+		ret = route_one_vl(c);
 	c->t_route = now() - t;
 	if (ret) {
 		rt_tables_release(&c->tables);
@@ -212,9 +256,10 @@ static void log_summary(struct ga_ctx *c)
 	osm_log_t *log = &c->osm->log;
 
 	GA_LOG(log, OSM_LOG_INFO,
-		"topology %s, engine %s: %zu switches, %zu CAs, %zu switch links (%u left out), top LID %u, routed in %.1f ms (%.1f ms CPU)\n",
+		"topology %s, engine %s: %zu switches, %zu CAs, %zu switch links (%u left out), top LID %u, %u data VL%s, routed in %.1f ms (%.1f ms CPU)\n",
 		c->sum.topology, c->sum.engine, f->nsw, f->nca,
-		fab_sw_links(f), c->sweep.dropped, c->tables.top, ms, cpu);
+		fab_sw_links(f), c->sweep.dropped, c->tables.top, c->sum.nvl,
+		c->sum.nvl > 1 ? "s" : "", ms, cpu);
 	if (c->sum.detail[0])
 		GA_LOG(log, OSM_LOG_INFO, "recogniser: %s\n", c->sum.detail);
 	if (c->cfg.verbosity < GA_VERBOSE)
@@ -248,8 +293,34 @@ static int ga_build_fwd_tables(void *context)
 			strerror(-ret));
 		return refuse(c);
 	}
+	/* OpenSM programs SL2VL after the LFTs: both change in one sweep. */
+	ret = ga_vl_swap(&c->live, &c->tables);
+	if (ret) {
+		GA_LOG(log, OSM_LOG_ERROR,
+			"ERR GA12: cannot keep the SL tables: %s\n",
+			strerror(-ret));
+		return refuse(c);
+	}
 	drop_sweep(c);
 	return 0;
+}
+
+/* The SA's hot path, once per PathRecord: a table lookup under a lock. */
+static uint8_t ga_path_sl(void *context, uint8_t hint, const ib_net16_t slid,
+			  const ib_net16_t dlid)
+{
+	struct ga_ctx *c = context;
+
+	return ga_vl_path_sl(&c->live, hint, cl_ntoh16(slid),
+			     cl_ntoh16(dlid));
+}
+
+static void ga_update_sl2vl(void *context, osm_physp_t *port, uint8_t in,
+			    uint8_t out, ib_slvl_table_t *t)
+{
+	struct ga_ctx *c = context;
+
+	ga_vl_sl2vl(&c->live, port, in, out, t);
 }
 
 static int ga_setup(struct osm_routing_engine *re, struct osm_opensm *osm)
@@ -258,6 +329,8 @@ static int ga_setup(struct osm_routing_engine *re, struct osm_opensm *osm)
 	/* re->context already holds the context given at registration. */
 	re->build_lid_matrices = ga_build_lid_matrices;
 	re->ucast_build_fwd_tables = ga_build_fwd_tables;
+	re->path_sl = ga_path_sl;
+	re->update_sl2vl = ga_update_sl2vl;
 	return 0;
 }
 
@@ -285,6 +358,12 @@ static void *ga_create(struct osm_opensm *osm)
 		return NULL;
 	}
 	c->osm = osm;
+	if (ga_vl_init(&c->live)) {
+		GA_LOG(&osm->log, OSM_LOG_ERROR,
+			"ERR GA22: cannot set up the SL table lock\n");
+		free(c);
+		return NULL;
+	}
 	ga_cfg_load(&c->cfg, path, cfg_log, c);
 	/*
 	 * Last step: once registered, OpenSM keeps our setup pointer, so
@@ -295,6 +374,7 @@ static void *ga_create(struct osm_opensm *osm)
 		GA_LOG(&osm->log, OSM_LOG_ERROR,
 			"ERR GA21: cannot register routing engine '%s'\n",
 			GA_ENGINE_NAME);
+		ga_vl_release(&c->live);
 		free(c);
 		return NULL;
 	}
@@ -312,6 +392,7 @@ static void ga_delete(void *data)
 	if (!c)
 		return;
 	drop_sweep(c);
+	ga_vl_release(&c->live);
 	free(c);
 }
 
