@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ibpoolroute's private face: the parsed command line every subcommand
- * gets, and the one report analyze and route both print.
+ * gets, and the one report analyze, route and verify print.
  */
 #ifndef GPUAWARE_IBPOOLROUTE_H
 #define GPUAWARE_IBPOOLROUTE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "routing/route.h"
@@ -28,6 +29,8 @@ struct pr_opts {
 	unsigned int lmc;
 	bool ext_lids;		/* route: LIDs past 0xbfff, for scale runs */
 	bool json;
+	const char *ca;		/* verify: local CA, NULL for the first */
+	unsigned int ca_port;	/* verify: its port, 0 for the first active */
 	struct vf_opts vf;
 };
 
@@ -37,6 +40,35 @@ struct pr_opts {
  */
 int pr_analyze(const struct pr_opts *o, char *err, size_t len);
 int pr_route(const struct pr_opts *o, char *err, size_t len);
+int pr_verify(const struct pr_opts *o, char *err, size_t len);
+
+/*
+ * What verify read from the live fabric and what it found beyond the
+ * verifier: counts, timings and the first problem, for the report.
+ */
+struct pr_live {
+	const char *ca;		/* -C as given (borrowed), NULL for the first */
+	unsigned int port;	/* local port used */
+	char source[128];
+	unsigned int sm_lid;
+	uint64_t smps;		/* LFT blocks and SL2VL tables read */
+	double smp_seconds;
+	uint64_t sa_queries;	/* PathRecord Gets, one per (SLID, DLID) */
+	double sa_seconds;
+	uint16_t sls;		/* bit per SL the SA handed out */
+	uint64_t sl2vl_tables;	/* read from switches and CAs */
+	uint64_t no_sl_map;	/* ports without SL mapping: all on VL 0 */
+	uint32_t short_lft;	/* switches whose LinearFDBTop is below the top LID */
+	/* problems: any of these fails the check */
+	uint64_t inactive;	/* linked ports not Active */
+	uint64_t no_path;	/* joined CA LID pairs without a PathRecord */
+	uint64_t vl_drops;	/* SL2VL entries in use onto a VL the port lacks */
+	uint64_t missing;	/* lookups of data that was not read */
+	char first[256];	/* the first problem, "" for none */
+};
+
+/* True when the live data shows none of pr_live's problems. */
+bool pr_live_ok(const struct pr_live *r);
 
 /* What a routing check found, for pr_report(); all borrowed. */
 struct pr_result {
@@ -46,6 +78,7 @@ struct pr_result {
 	const char *sl2vl;		/* SL2VL file used, NULL for none */
 	const struct vf_opts *vo;
 	const struct vf_report *vr;
+	const struct pr_live *live;	/* verify only, else NULL */
 };
 
 /* Print r as aligned "key : value" lines or as one JSON object. */

@@ -19,7 +19,8 @@
 enum {
 	C_ANALYZE = 1 << 0,
 	C_ROUTE = 1 << 1,
-	C_ALL = C_ANALYZE | C_ROUTE,
+	C_VERIFY = 1 << 2,
+	C_ALL = C_ANALYZE | C_ROUTE | C_VERIFY,
 };
 
 struct cmd {
@@ -37,6 +38,9 @@ static const struct cmd cmds[] = {
 	  pr_analyze },
 	{ "route", C_ROUTE, "--net FILE", 0,
 	  "route a fabric file offline and check the result", pr_route },
+	{ "verify", C_VERIFY, "[-C CA -P PORT]", 0,
+	  "check the live fabric: switch LFTs and SL2VL, SA path SLs",
+	  pr_verify },
 };
 
 struct opt {
@@ -51,9 +55,11 @@ struct opt {
 /* The one option table: getopt_long's and --help's. */
 static const struct opt opts[] = {
 	{ "net", 1, 'n', C_ROUTE, "FILE", "ibsim net file or ibnetdiscover output to route" },
-	{ "engine", 1, 'e', C_ROUTE, "NAME", "auto, fattree or updown (auto)" },
+	{ "engine", 1, 'e', C_ROUTE, "NAME", "auto, fattree, torus or updown (auto)" },
 	{ "lmc", 1, 'l', C_ROUTE, "N", "LIDs per CA port are 2^N, 0-7 (0)" },
 	{ "extended-lids", 0, 'x', C_ROUTE, NULL, "allow LIDs past 0xbfff (offline scale runs beyond one subnet)" },
+	{ "Ca", 1, 'C', C_VERIFY, "CA", "local CA to query through (the first)" },
+	{ "Port", 1, 'P', C_VERIFY, "PORT", "its port (the first active)" },
 	{ "json", 0, 'j', C_ALL, NULL, "print one JSON object instead of text" },
 	{ "perms", 1, 'p', C_ALL, "N", "random permutations for eBB, 0 skips it (100)" },
 	{ "seed", 1, 's', C_ALL, "S", "seed of the eBB permutations (1)" },
@@ -68,6 +74,8 @@ static const char *const examples[] = {
 	"ibpoolroute analyze --json --perms 0 dumps/",
 	"ibpoolroute route --net ibsim-configs/ft2-tiny.net",
 	"ibpoolroute route --net fabric.net --engine updown --lmc 1 --json",
+	"ibpoolroute verify",
+	"ibpoolroute verify -C mlx5_0 -P 1 --json --perms 0",
 };
 
 static void usage(FILE *out)
@@ -101,7 +109,7 @@ static void usage(FILE *out)
 		}
 		fputc('\n', out);
 	}
-	fprintf(out, "\nExit status: 0 the routing checks out, 1 it does not, 2 usage or input error.\n\nExamples:\n");
+	fprintf(out, "\nExit status: 0 the routing checks out, 1 it does not, 2 usage, input or I/O error.\n\nExamples:\n");
 	for (i = 0; i < sizeof(examples) / sizeof(examples[0]); i++)
 		fprintf(out, "  %s\n", examples[i]);
 }
@@ -165,6 +173,15 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		break;
 	case 'x':
 		o->ext_lids = true;
+		break;
+	case 'C':
+		o->ca = arg;
+		break;
+	case 'P':
+		if (number(arg, FAB_MAX_PORTS, &v) || !v)
+			return usage_error("bad port '%s' (1-%u)", arg,
+					   FAB_MAX_PORTS);
+		o->ca_port = v;
 		break;
 	case 'j':
 		o->json = true;

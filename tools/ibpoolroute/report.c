@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The routing report analyze and route share: infiniband-diags style
- * "key : value" lines, or one JSON object with the same fields.
+ * The routing report analyze, route and verify share: infiniband-diags
+ * style "key : value" lines, or one JSON object with the same fields.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -57,15 +57,39 @@ static uint32_t sw_node(const struct rt_tables *t, uint32_t s)
 	return s < t->nsw ? t->sw_node[s] : FAB_NONE;
 }
 
-static const char *verdict(const struct vf_report *vr)
+static bool live_ok(const struct pr_result *r)
 {
-	if (vr->unreachable && vr->cdg_checked && vr->cdg_cycle)
-		return "FAIL (unreachable pairs, credit loop)";
-	if (vr->unreachable)
-		return "FAIL (unreachable pairs)";
-	if (vr->cdg_checked && vr->cdg_cycle)
-		return "FAIL (credit loop)";
-	return "ok";
+	return !r->live || pr_live_ok(r->live);
+}
+
+/* Append ", what" (the first time "FAIL (what") to buf when cond holds. */
+static void why(char *buf, size_t len, size_t *n, bool cond,
+		const char *what)
+{
+	if (cond && *n < len)
+		*n += snprintf(buf + *n, len - *n, "%s%s",
+			       *n ? ", " : "FAIL (", what);
+}
+
+/* "ok", or "FAIL (" the reasons ")" in buf. */
+static const char *verdict(const struct pr_result *r, char *buf, size_t len)
+{
+	const struct vf_report *vr = r->vr;
+	const struct pr_live *lv = r->live;
+	size_t n = 0;
+
+	why(buf, len, &n, vr->unreachable, "unreachable pairs");
+	why(buf, len, &n, vr->cdg_checked && vr->cdg_cycle, "credit loop");
+	why(buf, len, &n, lv && lv->inactive, "inactive ports");
+	why(buf, len, &n, lv && lv->no_path, "pairs without a PathRecord");
+	why(buf, len, &n, lv && lv->vl_drops,
+	    "SLs mapped onto a VL the port lacks");
+	why(buf, len, &n, lv && lv->missing, "tables not read");
+	if (!n)
+		return "ok";
+	if (n < len)
+		snprintf(buf + n, len - n, ")");
+	return buf;
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -80,12 +104,60 @@ static void line(FILE *out, const char *key, const char *fmt, ...)
 	fputc('\n', out);
 }
 
+static void sl_list(uint16_t sls, char *buf, size_t len)
+{
+	unsigned int sl;
+	size_t n = 0;
+
+	*buf = '\0';
+	for (sl = 0; sl < 16 && n < len; sl++)
+		if (sls & 1u << sl)
+			n += snprintf(buf + n, len - n, "%s%u", n ? "," : "",
+				      sl);
+}
+
+static double rate(uint64_t n, double seconds)
+{
+	return seconds > 0 ? n / seconds : 0;
+}
+
+/* What verify read, in place of the dump file lines. */
+static void text_live(FILE *out, const struct pr_live *lv,
+		      const struct rt_tables *t)
+{
+	char sls[48];
+
+	sl_list(lv->sls, sls, sizeof(sls));
+	line(out, "read", "live from the switches: LFTs up to each LinearFDBTop (%" PRIu32 " below LID %u), %" PRIu64 " SL2VL tables, %" PRIu64 " SMPs in %.2f s",
+	     lv->short_lft, t->top, lv->sl2vl_tables, lv->smps,
+	     lv->smp_seconds);
+	if (lv->no_sl_map)
+		line(out, "SL2VL", "%" PRIu64 " ports without SL mapping (every SL on VL 0)",
+		     lv->no_sl_map);
+	line(out, "path SLs", "from the SA at LID %u: %" PRIu64 " PathRecord queries in %.2f s (%.0f/s), SLs %s, %" PRIu64 " pairs without a path",
+	     lv->sm_lid, lv->sa_queries, lv->sa_seconds,
+	     rate(lv->sa_queries, lv->sa_seconds), *sls ? sls : "none",
+	     lv->no_path);
+	if (lv->inactive)
+		line(out, "inactive", "%" PRIu64 " linked ports not Active",
+		     lv->inactive);
+	if (lv->vl_drops)
+		line(out, "VL drops", "%" PRIu64 " SL2VL entries in use send onto a VL the port lacks",
+		     lv->vl_drops);
+	if (lv->missing)
+		line(out, "not read", "%" PRIu64 " lookups of tables or path SLs not read",
+		     lv->missing);
+	if (*lv->first)
+		line(out, "live problem", "%s", lv->first);
+}
+
 static void text(FILE *out, const struct pr_result *r)
 {
 	const struct fabric *f = r->t->fab;
 	const struct vf_report *vr = r->vr;
 	const struct rt_summary *rs = r->route;
 	struct counts c;
+	char why[160];
 	uint32_t n;
 
 	count(f, &c);
@@ -107,7 +179,9 @@ static void text(FILE *out, const struct pr_result *r)
 			line(out, "route time", "%.0f us (then %.0f us checking it)",
 			     rs->seconds * 1e6, rs->check_seconds * 1e6);
 	}
-	if (r->sl2vl)
+	if (r->live)
+		text_live(out, r->live, r->t);
+	else if (r->sl2vl)
 		line(out, "SL2VL", "%s (path SL 0 for every pair)", r->sl2vl);
 	else
 		line(out, "SL2VL", "none (every path on VL 0)");
@@ -143,7 +217,7 @@ static void text(FILE *out, const struct pr_result *r)
 	else
 		line(out, "eBB", "not measured (--perms 0)");
 	line(out, "peak memory", "%.1f MiB", peak_mib());
-	line(out, "status", "%s", verdict(vr));
+	line(out, "status", "%s", verdict(r, why, sizeof(why)));
 }
 
 /* Doubles with a fixed number of digits, not %.17g noise. */
@@ -177,6 +251,39 @@ static json_object *jswitch(const struct fabric *f, uint32_t n,
 	return o;
 }
 
+static json_object *jlive(const struct pr_live *lv)
+{
+	json_object *o = json_object_new_object(), *sls;
+	unsigned int sl;
+
+	if (!o)
+		return NULL;
+	sls = json_object_new_array();
+	for (sl = 0; sls && sl < 16; sl++)
+		if (lv->sls & 1u << sl)
+			json_object_array_add(sls, json_object_new_int(sl));
+#define ADD(k, v) json_object_object_add(o, k, v)
+	ADD("ca", lv->ca ? json_object_new_string(lv->ca) : NULL);
+	ADD("port", json_object_new_uint64(lv->port));
+	ADD("sm_lid", json_object_new_uint64(lv->sm_lid));
+	ADD("smps", json_object_new_uint64(lv->smps));
+	ADD("smp_seconds", jdouble(lv->smp_seconds, 3));
+	ADD("sl2vl_tables", json_object_new_uint64(lv->sl2vl_tables));
+	ADD("no_sl_mapping_ports", json_object_new_uint64(lv->no_sl_map));
+	ADD("lft_top_below_max_lid", json_object_new_uint64(lv->short_lft));
+	ADD("sa_queries", json_object_new_uint64(lv->sa_queries));
+	ADD("sa_seconds", jdouble(lv->sa_seconds, 3));
+	ADD("path_sls", sls);
+	ADD("inactive_ports", json_object_new_uint64(lv->inactive));
+	ADD("no_path_pairs", json_object_new_uint64(lv->no_path));
+	ADD("vl_drops", json_object_new_uint64(lv->vl_drops));
+	ADD("missing", json_object_new_uint64(lv->missing));
+	ADD("first_problem", *lv->first ? json_object_new_string(lv->first) :
+		NULL);
+#undef ADD
+	return o;
+}
+
 static json_object *jobject(const struct pr_result *r)
 {
 	const struct fabric *f = r->t->fab;
@@ -205,6 +312,8 @@ static json_object *jobject(const struct pr_result *r)
 		ADD("check_seconds", jdouble(rs->check_seconds, 6));
 	}
 	ADD("sl2vl", r->sl2vl ? json_object_new_string(r->sl2vl) : NULL);
+	if (r->live)
+		ADD("live", jlive(r->live));
 	ADD("pairs", json_object_new_uint64(vr->pairs));
 	ADD("unreachable", json_object_new_uint64(vr->unreachable));
 	ADD("holes", json_object_new_uint64(vr->holes));
@@ -242,7 +351,7 @@ static json_object *jobject(const struct pr_result *r)
 	ADD("ebb_permutations", json_object_new_uint64(vr->ebb_perms));
 	ADD("seed", json_object_new_uint64(r->vo->seed));
 	ADD("peak_memory_mib", jdouble(peak_mib(), 1));
-	ADD("ok", json_object_new_boolean(vf_ok(vr)));
+	ADD("ok", json_object_new_boolean(vf_ok(vr) && live_ok(r)));
 #undef ADD
 	return o;
 }
