@@ -336,7 +336,7 @@ dr_paths() {
 # check_pushed DUMPDIR: the LFTs in the switches, read back through ibsim
 # by directed route, are the ones OpenSM dumped.
 check_pushed() {
-	local d="$1" guid path
+	local d="$1" guid path skip
 	t_need "$d/opensm-lfts.dump" "$d/opensm-subnet.lst"
 	dr_paths "$d/opensm-subnet.lst" >"$d/dr.paths" ||
 		t_fail "no SM port in $d/opensm-subnet.lst"
@@ -348,7 +348,17 @@ check_pushed() {
 		client_env ibroute -D "$path" >>"$d/ibroute.out" 2>&1 ||
 			t_fail "ibroute -D $path ($guid) failed: $(tail -1 "$d/ibroute.out")"
 	done <"$d/dr.paths"
-	lfts_pairs "$d/opensm-lfts.dump" >"$d/dumped.pairs"
+	# ibroute reads whole 64-LID blocks below LinearFDBTop and so never
+	# shows a top LID that opens a block (LID 128 of torus-small); the
+	# switches have it (ibpoolroute verify reads it), so leave it out.
+	skip=$(awk '/^Unicast lids \[0x0-0x/ { split($3, a, "-0x");
+		v = 0; h = a[2]; sub(/\].*/, "", h)
+		for (i = 1; i <= length(h); i++)
+			v = v * 16 + index("0123456789abcdef",
+					   tolower(substr(h, i, 1))) - 1
+		if (v % 64 == 0) printf "0x%04x\n", v; exit }' "$d/ibroute.out")
+	lfts_pairs "$d/opensm-lfts.dump" | awk -v s="$skip" '$2 != s' \
+		>"$d/dumped.pairs"
 	lfts_pairs "$d/ibroute.out" >"$d/pushed.pairs"
 	[ -s "$d/dumped.pairs" ] || t_fail "no LFT entries in $d/opensm-lfts.dump"
 	cmp -s "$d/dumped.pairs" "$d/pushed.pairs" ||

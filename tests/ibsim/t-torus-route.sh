@@ -1,0 +1,127 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The plugin routes tori and a mesh in a real OpenSM under ibsim, with no
+# seed file: the tables reach the switches, and `ibpoolroute verify`
+# (LFTs and SL2VL read from the switches, path SLs from the SA) finds
+# every pair connected and no credit loop; again after a cable and then a
+# whole switch are unlinked from the ibsim console.  Without QoS the
+# torus routing is refused with a line saying what to set, and the
+# fabric gets up*-down* on VL 0, never a routing that can deadlock.
+set -eu
+. "$(dirname "$0")/lib.sh"
+t_init torus-route
+
+FABRICS=${FABRICS:-"torus-small.net torus-6x6.net mesh-small.net"}
+t_need "$BDIR/ibpoolroute"
+
+# Switch names in file order.
+switches() {
+	awk '/^Switch[ \t]/ { match($0, /"[^"]*"/);
+		print substr($0, RSTART + 1, RLENGTH - 2) }' "$1"
+}
+
+# "NAME PORT" of the first switch-to-switch cable of switch NAME.
+sw_port() {
+	awk -v sw="$2" '
+	/^(Switch|Hca|Ca)[ \t]/ { match($0, /"[^"]*"/);
+		cur = substr($0, RSTART + 1, RLENGTH - 2); next }
+	cur == sw && /^\[[0-9]+\][ \t]*"sw-/ {
+		print sw, substr($0, 2) + 0; exit }' "$1"
+}
+
+# verify_live NAME: ibpoolroute verify from the work directory (umad2sim
+# leaves its sys-* directories there); must pass.
+verify_live() {
+	(cd "$WORK" && client_env "$BDIR/ibpoolroute" verify --perms 0 \
+		>"$WORK/$1.verify" 2>&1) ||
+		t_fail "$1: ibpoolroute verify failed: $(tail -4 "$WORK/$1.verify" | tr '\n' ' ')"
+	grep -q "credit loops: none" "$WORK/$1.verify" ||
+		t_fail "$1: verify reports no credit-loop check"
+}
+
+# sweeps_done LOG N: N routings installed and the subnet up after them.
+sweeps_done() {
+	local tc up
+	tc=$(count_lines "$1" "$PLUGIN_LINE")
+	up=$(count_lines "$1" "> SUBNET UP$")
+	[ "$tc" -ge "$2" ] && [ "$up" -ge "$2" ]
+}
+
+no_errors() {
+	! grep -q "gpuaware: ERR" "$1" ||
+		t_fail "plugin errors: $(grep 'gpuaware: ERR' "$1" | head -2)"
+}
+
+printf '[routing]\nengine = auto\n[log]\nverbosity = verbose\n' \
+	>"$WORK/gpuaware.conf"
+
+for fab in $FABRICS; do
+	net=$CONFIGS/$fab
+	name=${fab%.net}
+	t_need "$net"
+	t_log "$fab"
+	sim_start "$net"
+	# shellcheck disable=SC2046
+	conf=$(osm_conf ga $(fragment_keys \
+		"$CONFIGS/opensm-gpuaware-torus.conf") \
+		event_plugin_options "$WORK/gpuaware.conf" sweep_interval 2)
+	osm_start "$conf"
+	poll 60 sweeps_done "$WORK/ga.log" 1 || t_fail "$fab: no routing"
+	no_errors "$WORK/ga.log"
+	log_has "$WORK/ga.log" "gpuaware: topology torus, engine torus" 1 ||
+		t_fail "$fab: not routed as a torus: $(grep 'gpuaware: topology' "$WORK/ga.log" | head -1)"
+	log_has "$WORK/ga.log" "gpuaware: quality: .* 0 unreachable .* no credit loop" 1 ||
+		t_fail "$fab: the plugin's verifier is not clean"
+	check_pushed "$WORK/ga.dump"
+	verify_live "$name"
+	t_log "$fab: $(grep -o 'recogniser: [^;]*' "$WORK/ga.log" | head -1), routed in $(route_ms "$WORK/ga.log" gpuaware) ms, $(grep 'credit loops' "$WORK/$name.verify")"
+
+	set -- $(switches "$net")
+	set -- $(sw_port "$net" "$3")
+	t_log "$fab: unlink $1[$2]"
+	sim_cmd "Unlink \"$1\"[$2]"
+	poll 60 sweeps_done "$WORK/ga.log" 2 ||
+		t_fail "$fab: no rerouting without $1[$2]"
+	no_errors "$WORK/ga.log"
+	log_has "$WORK/ga.log" "gpuaware: recogniser: .* 1 cables missing" 1 ||
+		t_fail "$fab: the lost cable is not reported"
+	verify_live "$name-link"
+
+	set -- $(switches "$net")
+	shift $(($# / 2))
+	t_log "$fab: unlink switch $1"
+	sim_cmd "Unlink \"$1\""
+	poll 60 sweeps_done "$WORK/ga.log" 3 ||
+		t_fail "$fab: no rerouting without switch $1"
+	no_errors "$WORK/ga.log"
+	log_has "$WORK/ga.log" "gpuaware: topology torus, engine torus" 3 ||
+		t_fail "$fab: the degraded fabric is not routed as a torus"
+	log_has "$WORK/ga.log" "gpuaware: recogniser: .* 1 switches and 1 cables missing" 1 ||
+		t_fail "$fab: the lost switch is not reported"
+	verify_live "$name-switch"
+	t_log "$fab: after both failures $(grep 'credit loops' "$WORK/$name-switch.verify")"
+
+	osm_stop
+	sim_stop
+	mkdir "$WORK/$name"
+	mv "$WORK"/ga.* "$WORK/$name/"
+done
+
+# QoS off on a torus that needs two VLs: refused, up*-down* instead.
+net=$CONFIGS/torus-6x6.net
+sim_start "$net"
+# shellcheck disable=SC2046
+conf=$(osm_conf noqos $(fragment_keys "$CONFIGS/opensm-gpuaware-torus.conf") \
+	event_plugin_options "$WORK/gpuaware.conf" qos FALSE)
+osm_start "$conf"
+poll 60 sweeps_done "$WORK/noqos.log" 1 || t_fail "no routing without QoS"
+log_has "$WORK/noqos.log" "ERR GA10: torus routing needs 2 data VLs, but QoS is off .* set 'qos TRUE'" 1 ||
+	t_fail "no refusal line without QoS"
+log_has "$WORK/noqos.log" "gpuaware: topology torus, engine updown" 1 ||
+	t_fail "without QoS the torus is not routed by up*-down*"
+verify_live noqos
+grep -q "credit loops: none (1 VL" "$WORK/noqos.verify" ||
+	t_fail "without QoS the routing uses more than VL 0"
+osm_stop
+sim_stop
+t_log "QoS off: refused with ERR GA10, up*-down* on VL 0 verified"
