@@ -131,13 +131,13 @@ static bool vls_usable(struct ga_ctx *c)
 
 	if (!subn->opt.qos) {
 		GA_LOG(log, OSM_LOG_ERROR,
-			"ERR GA10: %s routing needs %u data VLs, but QoS is off so OpenSM programs no SL2VL: set 'qos TRUE' in opensm.conf; routing up*-down* on VL 0 until then\n",
+			"ERR GA23: %s routing needs %u data VLs, but QoS is off so OpenSM programs no SL2VL: set 'qos TRUE' in opensm.conf; routing up*-down* on VL 0 until then\n",
 			c->sum.topology, c->sum.nvl);
 		return false;
 	}
 	if (have < c->sum.nvl) {
 		GA_LOG(log, OSM_LOG_ERROR,
-			"ERR GA11: %s routing needs %u data VLs, but the ports run only %u (VLCap and max_op_vls %u): raise max_op_vls in opensm.conf to %u or more if the hardware allows; routing up*-down* on VL 0 until then\n",
+			"ERR GA24: %s routing needs %u data VLs, but the ports run only %u (VLCap and max_op_vls %u): raise max_op_vls in opensm.conf to %u or more if the hardware allows; routing up*-down* on VL 0 until then\n",
 			c->sum.topology, c->sum.nvl, have,
 			subn->opt.max_op_vls, c->sum.nvl >= 4 ? 3 : 2);
 		return false;
@@ -297,7 +297,7 @@ static int ga_build_fwd_tables(void *context)
 	ret = ga_vl_swap(&c->live, &c->tables);
 	if (ret) {
 		GA_LOG(log, OSM_LOG_ERROR,
-			"ERR GA12: cannot keep the SL tables: %s\n",
+			"ERR GA25: cannot keep the SL tables: %s\n",
 			strerror(-ret));
 		return refuse(c);
 	}
