@@ -183,6 +183,9 @@ static void text(FILE *out, const struct pr_result *r)
 		text_live(out, r->live, r->t);
 	else if (r->sl2vl)
 		line(out, "SL2VL", "%s (path SL 0 for every pair)", r->sl2vl);
+	else if (r->t->vl)
+		line(out, "SL2VL", "the engine's path SLs and SL2VL (%u data VLs)",
+		     r->t->vl->nvl);
 	else
 		line(out, "SL2VL", "none (every path on VL 0)");
 	line(out, "pairs", "%" PRIu64 " (unreachable %" PRIu64 ", holes %" PRIu64 ", loops %" PRIu64 ", disconnected %" PRIu64 ")",
