@@ -22,8 +22,14 @@ fi
 "$G" fattree --radix 16 --levels 3 -o $D/ft3-1k.net
 # 16-ary 3-tree: 3 levels of 256 switches (4,096 hosts)
 "$G" fattree --k 16 --levels 3 -o $D/ft3-4k.net
-# 4x4x4 torus, one host per switch (64 hosts)
-"$G" torus --dims 4x4x4 -o $D/torus-small.net
+# 4x4x4 torus, one host per switch (64 hosts), with OpenSM's torus-2QoS seed
+"$G" torus --dims 4x4x4 -o $D/torus-small.net \
+	--torus2qos $D/torus-small.torus-2QoS.conf
+# 6x6 torus, two hosts per switch (72 hosts): radix 6 needs the dateline
+"$G" torus --dims 6x6 --hosts-per-switch 2 -o $D/torus-6x6.net
+# 4x4x4 mesh, two hosts per switch (128 hosts)
+"$G" mesh --dims 4x4x4 --hosts-per-switch 2 -o $D/mesh-small.net \
+	--torus2qos $D/mesh-small.torus-2QoS.conf
 # canonical dragonfly: 9 groups of 4 switches, 2 hosts each (72 hosts)
 "$G" dragonfly --hosts-per-switch 2 --switches-per-group 4 \
 	--global-links 2 -o $D/dragonfly-small.net

@@ -1101,6 +1101,33 @@ int gen_torus(const struct gen_torus *t, const struct gen_opts *o,
 	return finish(&p, o, NULL, out);
 }
 
+/*
+ * build() appends the live switches first, in plan order, so their GUIDs
+ * rise with the node index and a binary search finds one.
+ */
+uint32_t gen_torus_switch(const struct fabric *f, const struct gen_torus *t,
+			  const unsigned int *coord)
+{
+	uint64_t idx = 0, stride = 1, guid;
+	size_t lo = 0, hi = f->nsw, mid;
+	unsigned int d;
+
+	for (d = 0; d < t->ndims; stride *= t->dim[d++]) {
+		if (coord[d] >= t->dim[d])
+			return FAB_NONE;
+		idx += coord[d] * stride;
+	}
+	guid = GEN_SW_GUID + idx;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (f->nodes[mid].guid < guid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < f->nsw && f->nodes[lo].guid == guid ? lo : FAB_NONE;
+}
+
 void gen_dragonfly_init(struct gen_dragonfly *d, bool plus)
 {
 	memset(d, 0, sizeof(*d));

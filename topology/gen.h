@@ -180,6 +180,14 @@ int gen_torus(const struct gen_torus *t, const struct gen_opts *o,
 	      struct fabric **out, char *err, size_t errlen);
 
 /*
+ * Node index of the switch at coord[0..t->ndims-1] in fabric f, which
+ * gen_torus() built from t, or FAB_NONE when that switch was omitted or
+ * coord lies outside t.
+ */
+uint32_t gen_torus_switch(const struct fabric *f, const struct gen_torus *t,
+			  const unsigned int *coord);
+
+/*
  * Global link arrangement: group i's global ports are numbered
  * k = switch * global + slot; with g groups, port k leads to the
  * (k mod (g-1))-th other group, absolute: counting groups 0, 1, ... and

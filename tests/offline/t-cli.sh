@@ -1,12 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # ibpoolroute without ibsim: analyze on OpenSM dumps in tests/data (and
-# broken copies of them), route on net files, usage errors.
+# broken copies of them), route on net files, usage errors; ibtopogen's
+# torus-2QoS.conf against the net file it wrote.
 # usage: t-cli.sh [BUILDDIR]; prints PASS/FAIL lines and a summary.
 set -eu
 cd "$(dirname "$0")/../.."
 B=${1:-build}
 BIN=$B/ibpoolroute
+TG=$B/ibtopogen
 D=tests/data
 
 w=$(mktemp -d)
@@ -258,6 +260,150 @@ expect "auto routes a ring" 0 '"engine": "updown"'
 same "updown ring has no loop" "$(jval credit_loops "$w/out")" false
 run "$BIN" route --net "$w/no-such.net"
 expect "missing net file" 2 "no-such.net" "$w/err"
+
+# --- ibtopogen --torus2qos --------------------------------------------------
+# t2q_check NET CONF: CONF has one size line and a seed; every seed link
+# joins two switches of NET that a cable joins, the second one step from
+# the first in the stated direction (by their sw-x-y-z names, modulo the
+# radix of the size line); the links of a seed share their first switch,
+# which its datelines put at its own coordinates.  Prints "ok" or the
+# first thing wrong.
+t2q_check() {
+	awk '
+	function err(m) { if (e == "") e = m }
+	function quoted(   s) { match($0, /"[^"]*"/)
+		return substr($0, RSTART + 1, RLENGTH - 2) }
+	function coords(nm, c,   n, a, i) { n = split(nm, a, "-")
+		for (i = 0; i < 3; i++) c[i] = i + 2 <= n ? a[i + 2] + 0 : 0 }
+	function seed_end(   i) {
+		if (from == "")
+			return
+		seeds++
+		coords(name[from], c)
+		for (i = 0; i < 3; i++)
+			if (c[i] != (r[i] - dl[i]) % r[i])
+				err("seed " name[from] ": dateline " i " is " dl[i])
+		from = ""
+		split("", dl)
+	}
+	FNR == 1 { file++ }
+	file == 1 && /^switchguid=/ { g = tolower(substr($0, 12)); next }
+	file == 1 && /^Switch[ \t]/ { cur = quoted(); name[g] = cur; next }
+	file == 1 && /^(Hca|Ca|Rt)[ \t]/ { cur = ""; next }
+	file == 1 && /^\[/ && cur != "" { cab[cur, quoted()] = 1; next }
+	file == 1 { next }
+	/^[ \t]*(#|$)/ { next }
+	$1 == "torus" || $1 == "mesh" {
+		if (sized++) err("two size lines")
+		for (i = 0; i < 3; i++) r[i] = $(i + 2) + 0
+		next
+	}
+	$1 == "next_seed" { seed_end(); next }
+	$1 == "portgroup_max_ports" { next }
+	$1 ~ /^[xyz]_dateline$/ { dl[index("xyz", substr($1, 1, 1)) - 1] = $2 + 0
+		next }
+	$1 ~ /^[xyz][pm]_link$/ {
+		a = tolower($2); b = tolower($3)
+		d = index("xyz", substr($1, 1, 1)) - 1
+		st = substr($1, 2, 1) == "p" ? 1 : -1
+		if (!(a in name) || !(b in name)) {
+			err($1 " " $2 " " $3 ": not a switch of the net file")
+			next
+		}
+		if (from == "") from = a
+		if (a != from) err($1 ": from " name[a] ", not " name[from])
+		if (!cab[name[a], name[b]])
+			err($1 ": no cable " name[a] " - " name[b])
+		coords(name[a], ca)
+		coords(name[b], cb)
+		for (i = 0; i < 3; i++) {
+			want = i == d ? (ca[i] + st + r[i]) % r[i] : ca[i]
+			if (cb[i] != want)
+				err($1 ": " name[b] " is not " name[a] (st > 0 ? " +" : " -") "1 in " substr("xyz", d + 1, 1))
+		}
+		next
+	}
+	{ err("unknown line: " $0) }
+	END { seed_end()
+		if (!sized) err("no size line")
+		if (!seeds) err("no seed")
+		print e == "" ? "ok" : e }' "$1" "$2"
+}
+
+# t2q NAME SIZE ARGS...: ibtopogen ARGS with --torus2qos writes a
+# torus-2QoS.conf whose size line is SIZE and whose seeds check out.
+t2q() {
+	tn=$1 size=$2
+	shift 2
+	run "$TG" "$@" -o "$w/t2q.net" --torus2qos "$w/t2q.conf"
+	expect "$tn: exit 0" 0
+	if [ ! -s "$w/t2q.conf" ]; then
+		bad "$tn: conf written"
+		return
+	fi
+	same "$tn: size line" "$(grep -E '^(torus|mesh) ' "$w/t2q.conf")" \
+		"$size"
+	same "$tn: seed links" "$(t2q_check "$w/t2q.net" "$w/t2q.conf")" ok
+}
+
+# first_seed CONF: the "Xy_link FROM TO" lines before any next_seed.
+first_seed() {
+	awk '$1 == "next_seed" { exit } $1 ~ /_link$/ { print $1, $2, $3 }' "$1"
+}
+
+if [ -x "$TG" ]; then
+	sw0=0x0002c90200000000
+	t2q "t2q torus" "torus 4 4 4" torus --dims 4x4x4 --hosts-per-switch 2
+	same "t2q torus: radix 4 seeds both ways" \
+		"$(first_seed "$w/t2q.conf" | awk '{ print $1 }' | tr '\n' ' ')" \
+		"xp_link xm_link yp_link ym_link zp_link zm_link "
+	same "t2q torus: seed at sw-0-0-0" \
+		"$(first_seed "$w/t2q.conf" | awk '{ print $2 }' | sort -u)" "$sw0"
+	check "t2q torus: a backup seed" grep -q '^next_seed$' "$w/t2q.conf"
+	"$TG" torus --dims 4x4x4 --hosts-per-switch 2 -o "$w/plain.net"
+	check "t2q: net file unchanged by --torus2qos" \
+		cmp -s "$w/plain.net" "$w/t2q.net"
+
+	t2q "t2q failed switch" "torus 4 4 4" torus --fail-switch sw-0-0-0
+	check "t2q failed switch: not in the seeds" \
+		sh -c "! grep -qi '$sw0' '$w/t2q.conf'"
+	check "t2q failed switch: dateline moves the origin" \
+		grep -q '^x_dateline -' "$w/t2q.conf"
+
+	t2q "t2q failed link" "torus 8 8 8" torus --dims 8x8x8 \
+		--hosts-per-switch 2 --fail-link sw-0-0-0:sw-1-0-0
+	same "t2q failed link: seed moves on" \
+		"$(first_seed "$w/t2q.conf" | awk '{ print $2 }' | sort -u)" \
+		0x0002c90200000001
+	same "t2q failed link: radix 8 seeds one way" \
+		"$(first_seed "$w/t2q.conf" | wc -l)" 3
+
+	t2q "t2q mesh" "mesh 4 4 2" mesh --dims 4x4x2 --hosts-per-switch 2
+	check "t2q mesh: + links only" \
+		sh -c "! grep -q '^[xyz]m_link' '$w/t2q.conf'"
+	t2q "t2q 2D mixed wrap" "torus 4 4M 1" torus --dims 4x4 --wrap 1,0
+	check "t2q 2D: no z link" sh -c "! grep -q '^z' '$w/t2q.conf'"
+	t2q "t2q many hosts" "torus 4 4 4" torus --hosts-per-switch 16
+	check "t2q many hosts: port groups grow" \
+		grep -qx 'portgroup_max_ports 17' "$w/t2q.conf"
+
+	# The checker itself notices a seed link named the wrong way round.
+	sed 's/^xp_link/xm_link/' "$w/t2q.conf" >"$w/bad.conf"
+	case $(t2q_check "$w/t2q.net" "$w/bad.conf") in
+	ok) bad "t2q check catches a wrong direction" ;;
+	*) ok "t2q check catches a wrong direction" ;;
+	esac
+
+	run "$TG" torus --dims 2x2 --fail-link sw-0-0:sw-1-0 \
+		--fail-link sw-0-0:sw-1-0 -o "$w/none.net" --torus2qos "$w/none.conf"
+	expect "t2q: no seed left" 2 "no switch has the cables" "$w/err"
+	check "t2q: nothing written without a seed" \
+		sh -c "[ ! -e '$w/none.conf' ] && [ ! -e '$w/none.net' ]"
+	run "$TG" fattree --torus2qos "$w/ft.conf"
+	expect "t2q: not for a fat-tree" 2 "does not apply to fattree" "$w/err"
+else
+	bad "$TG built"
+fi
 
 echo "offline: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

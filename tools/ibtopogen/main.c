@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* ibtopogen: generate fat-tree, rail, torus, mesh and dragonfly fabrics as
- * ibsim net files. */
+ * ibsim net files, and OpenSM's torus-2QoS.conf for a torus or mesh. */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,7 +31,7 @@ enum {
 	O_SPINES, O_DOWN, O_UP, O_SUS, O_HOSTS_PER_SU, O_RAILS,
 	O_SPINE_GROUPS, O_CORES, O_DIMS, O_WRAP, O_HOSTS_PER_SWITCH,
 	O_SW_PER_GROUP, O_GLOBAL, O_GROUPS, O_ARRANGEMENT, O_PLUS, O_DROP_GLOBAL,
-	O_DROP_LOCAL, O_END,
+	O_DROP_LOCAL, O_TORUS2QOS, O_END,
 };
 
 struct opt {
@@ -74,6 +75,7 @@ static const struct opt opts[] = {
 	{ "cores", 1, O_CORES, T_RAIL, "N", "cores, each cabled to every spine (0)" },
 	{ "dims", 1, O_DIMS, T_GRID, "XxY[xZ]", "switches per dimension (4x4x4)" },
 	{ "wrap", 1, O_WRAP, T_GRID, "1,1,0", "wrap per dimension (torus: all, mesh: none)" },
+	{ "torus2qos", 1, O_TORUS2QOS, T_GRID, "FILE", "also write OpenSM's torus-2QoS.conf for it to FILE" },
 	{ "hosts-per-switch", 1, O_HOSTS_PER_SWITCH, T_GRID | T_DF, "N", "hosts per switch or leaf (1; dragonfly 2, 4)" },
 	{ "switches-per-group", 1, O_SW_PER_GROUP, T_DF, "A", "switches per group (4)" },
 	{ "global-links", 1, O_GLOBAL, T_DF, "H", "global cables per switch or spine (2)" },
@@ -101,6 +103,7 @@ static const struct {
 struct cli {
 	unsigned int type;
 	const char *output;
+	const char *torus2qos;
 	bool verbose;
 	struct gen_opts go;
 	const char **fail_link, **fail_switch;
@@ -169,6 +172,7 @@ static void usage(FILE *out)
 	      "  ibtopogen fattree --radix 16 --levels 3 --drop 0.05 --seed 7\n"
 	      "  ibtopogen rail --sus 4 --hosts-per-su 32 --rails 8 --spines 16 --parallel 2\n"
 	      "  ibtopogen torus --dims 4x4x4 --fail-link sw-0-0-0:sw-1-0-0\n"
+	      "  ibtopogen torus --dims 8x8x8 --hosts-per-switch 2 -o t.net --torus2qos torus-2QoS.conf\n"
 	      "  ibtopogen dragonfly --switches-per-group 4 --global-links 2 -o df.net\n",
 	      out);
 }
@@ -285,6 +289,7 @@ static void set(struct cli *c, const struct opt *o, const char *arg)
 	case O_PLUS: c->plus = true; break;
 	case O_DROP_GLOBAL: c->drop_global = frac(nm, arg); break;
 	case O_DROP_LOCAL: c->drop_local = frac(nm, arg); break;
+	case O_TORUS2QOS: c->torus2qos = arg; break;
 	}
 }
 
@@ -407,33 +412,33 @@ static int make_rail(struct cli *c, struct fabric **f, char *err, size_t len)
 	return gen_rail(&r, &c->go, f, err, len);
 }
 
-static int make_torus(struct cli *c, struct fabric **f, char *err,
-		      size_t len)
+/* The torus or mesh; *t keeps its shape for the torus-2QoS.conf. */
+static int make_torus(struct cli *c, struct gen_torus *t, struct fabric **f,
+		      char *err, size_t len)
 {
-	struct gen_torus t;
 	unsigned int d;
 
-	gen_torus_init(&t, c->type == T_TORUS);
+	gen_torus_init(t, c->type == T_TORUS);
 	if (c->given[O_DIMS]) {
-		t.ndims = c->ndims;
+		t->ndims = c->ndims;
 		for (d = 0; d < c->ndims; d++) {
-			t.dim[d] = c->dims[d];
-			t.wrap[d] = c->type == T_TORUS;
+			t->dim[d] = c->dims[d];
+			t->wrap[d] = c->type == T_TORUS;
 		}
 	}
 	if (c->given[O_WRAP]) {
-		if (c->nwrap != t.ndims)
+		if (c->nwrap != t->ndims)
 			die("--wrap needs %u values, one per dimension",
-			    t.ndims);
-		for (d = 0; d < t.ndims; d++) {
+			    t->ndims);
+		for (d = 0; d < t->ndims; d++) {
 			if (c->wrap[d] > 1)
 				die("--wrap values must be 0 or 1");
-			t.wrap[d] = c->wrap[d];
+			t->wrap[d] = c->wrap[d];
 		}
 	}
-	t.hosts = pick(c, O_HOSTS_PER_SWITCH, hpsw, t.hosts);
-	t.parallel = pick(c, O_PARALLEL, parallel, t.parallel);
-	return gen_torus(&t, &c->go, f, err, len);
+	t->hosts = pick(c, O_HOSTS_PER_SWITCH, hpsw, t->hosts);
+	t->parallel = pick(c, O_PARALLEL, parallel, t->parallel);
+	return gen_torus(t, &c->go, f, err, len);
 }
 
 static int make_dragonfly(struct cli *c, struct fabric **f, char *err,
@@ -468,25 +473,241 @@ static int make_dragonfly(struct cli *c, struct fabric **f, char *err,
 	return gen_dragonfly(&d, &c->go, f, err, len);
 }
 
-static int write_out(const struct cli *c, const struct fabric *f)
+/*
+ * OpenSM's torus-2QoS engine (torus-2QoS.conf(5)) always sees three
+ * dimensions, absent ones of radix 1, and takes a radix-2 ring for a mesh
+ * with two cables per switch pair.  It learns the coordinates from a seed:
+ * one switch and its cables to the +1 neighbour in every dimension, to the
+ * -1 neighbour as well in rings of radix 4, whose 4-loops are ambiguous.
+ */
+#define T2Q_DIMS 3
+#define T2Q_SEEDS 2		/* OpenSM uses the first whose switches all exist */
+#define T2Q_PORTGROUP 16	/* OpenSM's default portgroup_max_ports */
+
+_Static_assert(GEN_MAX_DIMS <= T2Q_DIMS, "torus-2QoS has three dimensions");
+
+struct t2q_seed {
+	unsigned int coord[T2Q_DIMS];
+	uint32_t sw;			/* node index of the common switch */
+	uint32_t to[T2Q_DIMS][2];	/* +1, -1 neighbour; FAB_NONE unused */
+};
+
+/* What the torus-2QoS.conf writer needs; points into main's state. */
+struct t2q {
+	const struct gen_torus *t;
+	const struct gen_opts *o;
+	const struct fabric *f;
+	struct t2q_seed seed[T2Q_SEEDS];
+	size_t nseed;
+};
+
+static unsigned int t2q_radix(const struct gen_torus *t, unsigned int d)
+{
+	return d < t->ndims ? t->dim[d] : 1;
+}
+
+static bool t2q_ring(const struct gen_torus *t, unsigned int d)
+{
+	return d < t->ndims && t->wrap[d] && t->dim[d] > 2;
+}
+
+static bool cabled(const struct fabric *f, uint32_t a, uint32_t b)
+{
+	unsigned int p;
+
+	for (p = 1; p <= f->nodes[a].nports; p++)
+		if (fab_port(f, a, p)->peer == b)
+			return true;
+	return false;
+}
+
+/* The switch one step (+1 or -1) from seed s along d, if a cable joins. */
+static uint32_t t2q_step(const struct t2q *q, const struct t2q_seed *s,
+			 unsigned int d, int step)
+{
+	unsigned int n[T2Q_DIMS], r = q->t->dim[d];
+	uint32_t nb;
+
+	if (!t2q_ring(q->t, d) && step > 0 && s->coord[d] + 1 == r)
+		return FAB_NONE;
+	memcpy(n, s->coord, sizeof(n));
+	n[d] = (s->coord[d] + r + step) % r;
+	nb = gen_torus_switch(q->f, q->t, n);
+	return nb != FAB_NONE && cabled(q->f, s->sw, nb) ? nb : FAB_NONE;
+}
+
+/* Whether one of the seeds found so far uses switch n. */
+static bool t2q_taken(const struct t2q *q, uint32_t n)
+{
+	const struct t2q_seed *s;
+	unsigned int d;
+
+	for (s = q->seed; s < q->seed + q->nseed; s++) {
+		if (s->sw == n)
+			return true;
+		for (d = 0; d < T2Q_DIMS; d++)
+			if (s->to[d][0] == n || s->to[d][1] == n)
+				return true;
+	}
+	return false;
+}
+
+/* Whether the switch at s->coord seeds, sharing no switch with q's seeds. */
+static bool t2q_try(const struct t2q *q, struct t2q_seed *s)
+{
+	unsigned int d, k;
+
+	s->sw = gen_torus_switch(q->f, q->t, s->coord);
+	if (s->sw == FAB_NONE || t2q_taken(q, s->sw))
+		return false;
+	for (d = 0; d < T2Q_DIMS; d++) {
+		s->to[d][0] = s->to[d][1] = FAB_NONE;
+		if (t2q_radix(q->t, d) < 2)
+			continue;
+		for (k = 0; k < 2; k++) {
+			if (k && (!t2q_ring(q->t, d) || q->t->dim[d] != 4))
+				break;
+			s->to[d][k] = t2q_step(q, s, d, k ? -1 : 1);
+			if (s->to[d][k] == FAB_NONE ||
+			    t2q_taken(q, s->to[d][k]))
+				return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Up to T2Q_SEEDS disjoint seeds, each the first in GUID order that fits.
+ * Only the generated fabric counts: failed switches and cables are avoided.
+ */
+static void t2q_seeds(struct t2q *q)
+{
+	struct t2q_seed *s;
+	uint32_t i, x, n = 1;
+	unsigned int d;
+
+	for (d = 0; d < q->t->ndims; d++)
+		n *= q->t->dim[d];
+	while (q->nseed < T2Q_SEEDS) {
+		s = &q->seed[q->nseed];
+		for (i = 0; i < n; i++) {
+			memset(s, 0, sizeof(*s));
+			for (x = i, d = 0; d < q->t->ndims; x /= q->t->dim[d++])
+				s->coord[d] = x % q->t->dim[d];
+			if (t2q_try(q, s))
+				break;
+		}
+		if (i == n)
+			return;
+		q->nseed++;
+	}
+}
+
+/* "torus 4 4 4", "mesh 4 4 2", "torus 4 4 8M", "torus 8 8 1". */
+static void t2q_size(FILE *out, const struct gen_torus *t)
+{
+	bool torus = false;
+	unsigned int d, r;
+
+	for (d = 0; d < t->ndims; d++)
+		torus |= t->wrap[d];
+	fputs(torus ? "torus" : "mesh", out);
+	for (d = 0; d < T2Q_DIMS; d++) {
+		r = t2q_radix(t, d);
+		fprintf(out, " %u%s", r,
+			torus && r > 1 && !t->wrap[d] ? "M" : "");
+	}
+	fputc('\n', out);
+}
+
+/*
+ * Host ports plus port 0 share a port group, as do the cables to one
+ * neighbour (both cables of a radix-2 ring).
+ */
+static unsigned int t2q_portgroup(const struct gen_torus *t,
+				  const struct gen_opts *o)
+{
+	unsigned int need = t->hosts * o->hcas + 1, d, pg;
+
+	for (d = 0; d < t->ndims; d++) {
+		pg = t->parallel * (t->wrap[d] && t->dim[d] == 2 ? 2 : 1);
+		if (pg > need)
+			need = pg;
+	}
+	return need;
+}
+
+/*
+ * The datelines put each seed switch at its own coordinates, so OpenSM's
+ * coordinates are the switch names' and every seed yields the same ones.
+ */
+static void t2q_seed_out(FILE *out, const struct t2q *q,
+			 const struct t2q_seed *s)
+{
+	static const char axis[T2Q_DIMS] = { 'x', 'y', 'z' };
+	const struct fab_node *a = &q->f->nodes[s->sw], *b;
+	unsigned int d, k;
+
+	for (d = 0; d < T2Q_DIMS; d++)
+		for (k = 0; k < 2; k++) {
+			if (s->to[d][k] == FAB_NONE)
+				continue;
+			b = &q->f->nodes[s->to[d][k]];
+			fprintf(out, "%c%c_link 0x%016" PRIx64 " 0x%016" PRIx64 "\t# %s -> %s\n",
+				axis[d], k ? 'm' : 'p', a->guid, b->guid,
+				a->desc, b->desc);
+		}
+	for (d = 0; d < T2Q_DIMS; d++)
+		if (s->coord[d])
+			fprintf(out, "%c_dateline -%u\n", axis[d], s->coord[d]);
+}
+
+static int t2q_write(FILE *out, const void *ctx)
+{
+	const struct t2q *q = ctx;
+	unsigned int pg = t2q_portgroup(q->t, q->o);
+	size_t i;
+
+	fputs("# torus-2QoS.conf(5) for OpenSM's torus-2QoS routing engine, written by\n"
+	      "# ibtopogen with the net file; OpenSM reads it from its torus_config path.\n",
+	      out);
+	t2q_size(out, q->t);
+	if (pg > T2Q_PORTGROUP)
+		fprintf(out, "portgroup_max_ports %u\n", pg);
+	for (i = 0; i < q->nseed; i++) {
+		if (i)
+			fputs("next_seed\n", out);
+		t2q_seed_out(out, q, &q->seed[i]);
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+static int net_write(FILE *out, const void *ctx)
+{
+	return fab_write_net(ctx, out);
+}
+
+/* fn(ctx) into path, or stdout when path is NULL; 0, or 1 saying why. */
+static int write_out(const char *path, int (*fn)(FILE *, const void *),
+		     const void *ctx)
 {
 	FILE *out = stdout;
 	int ret;
 
-	if (c->output) {
-		out = fopen(c->output, "w");
+	if (path) {
+		out = fopen(path, "w");
 		if (!out) {
-			fprintf(stderr, "ibtopogen: %s: %s\n", c->output,
+			fprintf(stderr, "ibtopogen: %s: %s\n", path,
 				strerror(errno));
 			return 1;
 		}
 	}
-	ret = fab_write_net(f, out);
+	ret = fn(out, ctx);
 	if ((out != stdout ? fclose(out) : fflush(out)) && !ret)
 		ret = -EIO;
 	if (ret) {
 		fprintf(stderr, "ibtopogen: writing %s: %s\n",
-			c->output ? c->output : "stdout", strerror(-ret));
+			path ? path : "stdout", strerror(-ret));
 		return 1;
 	}
 	return 0;
@@ -495,6 +716,8 @@ static int write_out(const struct cli *c, const struct fabric *f)
 int main(int argc, char **argv)
 {
 	struct cli c;
+	struct gen_torus t;
+	struct t2q q;
 	struct fabric *f = NULL;
 	char err[256] = "";
 	int ret;
@@ -510,7 +733,7 @@ int main(int argc, char **argv)
 	case T_FT: ret = make_fattree(&c, &f, err, sizeof(err)); break;
 	case T_RAIL: ret = make_rail(&c, &f, err, sizeof(err)); break;
 	case T_DF: ret = make_dragonfly(&c, &f, err, sizeof(err)); break;
-	default: ret = make_torus(&c, &f, err, sizeof(err)); break;
+	default: ret = make_torus(&c, &t, &f, err, sizeof(err)); break;
 	}
 	if (ret) {
 		fprintf(stderr, "ibtopogen: %s\n",
@@ -518,10 +741,24 @@ int main(int argc, char **argv)
 		ret = ret == -ENOMEM || ret == -EIO ? 1 : 2;
 		goto out;
 	}
+	if (c.torus2qos) {
+		memset(&q, 0, sizeof(q));
+		q.t = &t;
+		q.o = &c.go;
+		q.f = f;
+		t2q_seeds(&q);
+		if (!q.nseed) {
+			fprintf(stderr, "ibtopogen: --torus2qos: no switch has the cables a torus-2QoS seed needs\n");
+			ret = 2;
+			goto out;
+		}
+	}
 	if (c.verbose)
 		fprintf(stderr, "ibtopogen: %zu switches, %zu CAs, %zu switch cables\n",
 			f->nsw, f->nca, fab_sw_links(f));
-	ret = write_out(&c, f);
+	ret = write_out(c.output, net_write, f);
+	if (!ret && c.torus2qos)
+		ret = write_out(c.torus2qos, t2q_write, &q);
 out:
 	fab_free(f);
 	free(c.fail_link);
