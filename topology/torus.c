@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "swgraph.h"
 #include "torus.h"
 
 #define MAX_DEG 16		/* distinct switch neighbours of one switch */
@@ -21,11 +22,7 @@
 struct rec {
 	const struct fabric *f;
 	struct tor_info *ti;
-	uint32_t n;		/* switches with a switch link */
-	uint32_t *node;		/* local -> fabric node */
-	uint32_t *loc;		/* fabric node -> local, FAB_NONE */
-	uint32_t *off;		/* n + 1 */
-	uint32_t *nb;		/* neighbour, ascending per switch */
+	struct swg g;
 	uint32_t *eid;		/* edge of each slot */
 	uint16_t *span;		/* slot i: bit j when slots i, j span a square */
 	uint32_t ne;
@@ -62,9 +59,7 @@ static int not_torus(struct tor_info *ti, const char *fmt, ...)
 
 static const char *name(const struct rec *r, uint32_t u)
 {
-	const char *d = r->f->nodes[r->node[u]].desc;
-
-	return d && *d ? d : "?";
+	return swg_name(r->f, &r->g, u);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -74,126 +69,46 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Slot of v in u's list, or -1. */
 static long slot(const struct rec *r, uint32_t u, uint32_t v)
 {
-	uint32_t lo = r->off[u], hi = r->off[u + 1];
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (r->nb[mid] == v)
-			return mid;
-		if (r->nb[mid] < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
+	return swg_slot(&r->g, u, v);
 }
 
 static bool adj(const struct rec *r, uint32_t u, uint32_t v)
 {
-	return slot(r, u, v) >= 0;
-}
-
-/* Peers of node n that are switches, with multiplicity, into buf. */
-static unsigned int sw_peers(const struct fabric *f, uint32_t n,
-			     uint32_t *buf, unsigned int *hosts)
-{
-	unsigned int p, k = 0;
-
-	*hosts = 0;
-	for (p = 1; p <= f->nodes[n].nports; p++) {
-		const struct fab_port *fp = fab_port(f, n, p);
-
-		if (fp->peer == FAB_NONE)
-			continue;
-		if (fab_is_sw(f, fp->peer))
-			buf[k++] = fp->peer;
-		else
-			(*hosts)++;
-	}
-	return k;
+	return swg_adj(&r->g, u, v);
 }
 
 static int build_graph(struct rec *r)
 {
-	const struct fabric *f = r->f;
-	uint32_t buf[FAB_MAX_PORTS + 1], n, u;
-	unsigned int k, i, hosts, run;
-	size_t tot = 0;
+	uint32_t u;
+	int ret = swg_build(r->f, &r->g);
 
-	r->loc = malloc(f->nnodes * sizeof(*r->loc));
-	r->node = malloc(f->nsw * sizeof(*r->node));
-	if (!r->loc || !r->node)
-		return -ENOMEM;
-	for (n = 0; n < f->nnodes; n++) {
-		r->loc[n] = FAB_NONE;
-		if (!fab_is_sw(f, n))
-			continue;
-		k = sw_peers(f, n, buf, &hosts);
-		if (!k) {
-			r->ti->isolated++;
-			continue;
-		}
-		if (hosts > r->ti->hosts_max)
-			r->ti->hosts_max = hosts;
-		r->loc[n] = r->n;
-		r->node[r->n++] = n;
-		tot += k;
-	}
-	r->off = calloc(r->n + 1, sizeof(*r->off));
-	r->nb = malloc((tot + 1) * sizeof(*r->nb));
-	if (!r->off || !r->nb)
-		return -ENOMEM;
-	for (u = 0; u < r->n; u++) {
-		k = sw_peers(f, r->node[u], buf, &hosts);
-		qsort(buf, k, sizeof(*buf), cmp_u32);
-		r->off[u + 1] = r->off[u];
-		for (i = 0; i < k; i += run) {
-			for (run = 1; i + run < k && buf[i + run] == buf[i];)
-				run++;
-			if (run > r->ti->par_max)
-				r->ti->par_max = run;
-			r->nb[r->off[u + 1]++] = r->loc[buf[i]];
-		}
-		if (r->off[u + 1] - r->off[u] > MAX_DEG)
-			return not_torus(r->ti, "switch %s has %u switch neighbours",
-					 name(r, u), r->off[u + 1] - r->off[u]);
-	}
-	return 0;
-}
-
-static uint32_t uf_find(uint32_t *uf, uint32_t x)
-{
-	while (uf[x] != x) {
-		uf[x] = uf[uf[x]];
-		x = uf[x];
-	}
-	return x;
-}
-
-static void uf_union(uint32_t *uf, uint32_t a, uint32_t b)
-{
-	a = uf_find(uf, a);
-	b = uf_find(uf, b);
-	if (a != b)
-		uf[a < b ? b : a] = a < b ? a : b;
+	if (ret)
+		return ret;
+	r->ti->isolated = r->g.isolated;
+	r->ti->hosts_max = r->g.hosts_max;
+	r->ti->par_max = r->g.par_max;
+	if (r->g.deg_max <= MAX_DEG)
+		return 0;
+	for (u = 0; r->g.off[u + 1] - r->g.off[u] <= MAX_DEG; u++)
+		;
+	return not_torus(r->ti, "switch %s has %u switch neighbours",
+			 name(r, u), r->g.off[u + 1] - r->g.off[u]);
 }
 
 static int number_edges(struct rec *r)
 {
-	uint32_t u, k, m = r->off[r->n];
+	uint32_t u, k, m = r->g.off[r->g.n];
 
 	r->eid = malloc((m + 1) * sizeof(*r->eid));
 	r->span = calloc(m + 1, sizeof(*r->span));
 	if (!r->eid || !r->span)
 		return -ENOMEM;
-	for (u = 0; u < r->n; u++)
-		for (k = r->off[u]; k < r->off[u + 1]; k++)
-			r->eid[k] = r->nb[k] > u ? r->ne++ :
-				    r->eid[slot(r, r->nb[k], u)];
+	for (u = 0; u < r->g.n; u++)
+		for (k = r->g.off[u]; k < r->g.off[u + 1]; k++)
+			r->eid[k] = r->g.nb[k] > u ? r->ne++ :
+				    r->eid[slot(r, r->g.nb[k], u)];
 	r->uf = malloc((r->ne + 1) * sizeof(*r->uf));
 	r->edim = malloc((r->ne + 1) * sizeof(*r->edim));
 	if (!r->uf || !r->edim)
@@ -218,30 +133,30 @@ static void squares(struct rec *r)
 {
 	uint32_t u, i, j, a, b;
 
-	for (u = 0; u < r->n; u++)
-		for (i = r->off[u]; i < r->off[u + 1]; i++)
-			for (j = i + 1; j < r->off[u + 1]; j++) {
-				uint32_t v = r->nb[i], w = r->nb[j];
+	for (u = 0; u < r->g.n; u++)
+		for (i = r->g.off[u]; i < r->g.off[u + 1]; i++)
+			for (j = i + 1; j < r->g.off[u + 1]; j++) {
+				uint32_t v = r->g.nb[i], w = r->g.nb[j];
 
 				if (adj(r, v, w))
 					continue;
-				a = r->off[v];
-				b = r->off[w];
-				while (a < r->off[v + 1] && b < r->off[w + 1]) {
-					uint32_t x = r->nb[a];
+				a = r->g.off[v];
+				b = r->g.off[w];
+				while (a < r->g.off[v + 1] && b < r->g.off[w + 1]) {
+					uint32_t x = r->g.nb[a];
 
-					if (x != r->nb[b]) {
-						x < r->nb[b] ? a++ : b++;
+					if (x != r->g.nb[b]) {
+						x < r->g.nb[b] ? a++ : b++;
 						continue;
 					}
 					a++;
 					b++;
 					if (x == u || adj(r, u, x))
 						continue;
-					uf_union(r->uf, r->eid[i], edge(r, w, x));
-					uf_union(r->uf, r->eid[j], edge(r, v, x));
-					r->span[i] |= 1u << (j - r->off[u]);
-					r->span[j] |= 1u << (i - r->off[u]);
+					swg_union(r->uf, r->eid[i], edge(r, w, x));
+					swg_union(r->uf, r->eid[j], edge(r, v, x));
+					r->span[i] |= 1u << (j - r->g.off[u]);
+					r->span[j] |= 1u << (i - r->g.off[u]);
 				}
 			}
 }
@@ -274,20 +189,20 @@ static int collect_votes(struct rec *r, struct vote **out, size_t *nv)
 	struct vote *v = NULL;
 	uint32_t u, i, j;
 
-	for (u = 0; u < r->n; u++) {
-		uint32_t d = r->off[u + 1] - r->off[u];
+	for (u = 0; u < r->g.n; u++) {
+		uint32_t d = r->g.off[u + 1] - r->g.off[u];
 
 		cap += (size_t)d * d / 2 + 1;
 	}
 	v = malloc(cap * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (u = 0; u < r->n; u++)
-		for (i = r->off[u]; i < r->off[u + 1]; i++)
-			for (j = i + 1; j < r->off[u + 1]; j++) {
-				uint32_t a = uf_find(r->uf, r->eid[i]);
-				uint32_t b = uf_find(r->uf, r->eid[j]);
-				bool orth = r->span[i] >> (j - r->off[u]) & 1;
+	for (u = 0; u < r->g.n; u++)
+		for (i = r->g.off[u]; i < r->g.off[u + 1]; i++)
+			for (j = i + 1; j < r->g.off[u + 1]; j++) {
+				uint32_t a = swg_find(r->uf, r->eid[i]);
+				uint32_t b = swg_find(r->uf, r->eid[j]);
+				bool orth = r->span[i] >> (j - r->g.off[u]) & 1;
 
 				if (!orth && !(r->span[i] & r->span[j]))
 					continue;
@@ -321,10 +236,10 @@ static int join_lines(struct rec *r)
 		for (j = i; j < nv && v[j].a == v[i].a && v[j].b == v[i].b; j++)
 			orth |= v[j].orth;
 		if (!orth)
-			uf_union(r->uf, v[i].a, v[i].b);
+			swg_union(r->uf, v[i].a, v[i].b);
 	}
 	for (i = 0; i < nv; i++)
-		if (v[i].orth && uf_find(r->uf, v[i].a) == uf_find(r->uf, v[i].b))
+		if (v[i].orth && swg_find(r->uf, v[i].a) == swg_find(r->uf, v[i].b))
 			break;
 	free(v);
 	if (i < nv)
@@ -338,11 +253,11 @@ static int name_dims(struct rec *r)
 	uint32_t root[TOR_MAX_DIMS], u, k, e, d;
 	unsigned int nd = 0;
 
-	for (u = 0; u < r->n; u++)
-		for (k = r->off[u]; k < r->off[u + 1]; k++) {
+	for (u = 0; u < r->g.n; u++)
+		for (k = r->g.off[u]; k < r->g.off[u + 1]; k++) {
 			if (!r->span[k])
 				continue;
-			e = uf_find(r->uf, r->eid[k]);
+			e = swg_find(r->uf, r->eid[k]);
 			for (d = 0; d < nd && root[d] != e; d++)
 				;
 			if (d == nd) {
@@ -357,7 +272,7 @@ static int name_dims(struct rec *r)
 		return not_torus(r->ti, "no grid of squares (%s)",
 				 nd ? "one direction only" : "no squares");
 	for (e = 0; e < r->ne; e++) {
-		uint32_t c = uf_find(r->uf, e);
+		uint32_t c = swg_find(r->uf, e);
 
 		for (d = 0; d < nd && root[d] != c; d++)
 			;
@@ -377,12 +292,12 @@ static int line_neighbours(struct rec *r)
 {
 	uint32_t u, k, d, *p;
 
-	r->dnb = malloc((size_t)r->n * TOR_MAX_DIMS * 2 * sizeof(*r->dnb));
+	r->dnb = malloc((size_t)r->g.n * TOR_MAX_DIMS * 2 * sizeof(*r->dnb));
 	if (!r->dnb)
 		return -ENOMEM;
-	memset(r->dnb, 0xff, (size_t)r->n * TOR_MAX_DIMS * 2 * sizeof(*r->dnb));
-	for (u = 0; u < r->n; u++)
-		for (k = r->off[u]; k < r->off[u + 1]; k++) {
+	memset(r->dnb, 0xff, (size_t)r->g.n * TOR_MAX_DIMS * 2 * sizeof(*r->dnb));
+	for (u = 0; u < r->g.n; u++)
+		for (k = r->g.off[u]; k < r->g.off[u + 1]; k++) {
 			d = r->edim[r->eid[k]];
 			if (d == FAB_NONE)
 				continue;
@@ -391,7 +306,7 @@ static int line_neighbours(struct rec *r)
 				return not_torus(r->ti,
 						 "switch %s has three neighbours on one line",
 						 name(r, u));
-			p[p[0] != FAB_NONE] = r->nb[k];
+			p[p[0] != FAB_NONE] = r->g.nb[k];
 		}
 	return 0;
 }
@@ -404,7 +319,7 @@ static uint32_t line_len(const struct rec *r, uint32_t u, unsigned int d,
 
 	*ring = false;
 	*end = u;
-	while (cur != FAB_NONE && cur != u && len <= r->n) {
+	while (cur != FAB_NONE && cur != u && len <= r->g.n) {
 		len++;
 		p = dnb(r, cur, d);
 		nx = p[0] == prev ? p[1] : p[0];
@@ -421,7 +336,7 @@ static uint32_t line_len(const struct rec *r, uint32_t u, unsigned int d,
 	/* an open line: count the other side from u */
 	prev = u;
 	cur = dnb(r, u, d)[1];
-	while (cur != FAB_NONE && len <= r->n) {
+	while (cur != FAB_NONE && len <= r->g.n) {
 		len++;
 		p = dnb(r, cur, d);
 		nx = p[0] == prev ? p[1] : p[0];
@@ -446,7 +361,7 @@ static int measure(struct rec *r, uint32_t *rootp)
 	memset(ti->wrap, 0, sizeof(ti->wrap));
 	memset(r->base, 0, sizeof(r->base));
 	for (d = 0; d < ti->ndims; d++)
-		for (u = 0; u < r->n; u++) {
+		for (u = 0; u < r->g.n; u++) {
 			len = line_len(r, u, d, &ring, &end);
 			if (len > ti->radix[d] ||
 			    (len == ti->radix[d] && ring))
@@ -465,7 +380,7 @@ static int measure(struct rec *r, uint32_t *rootp)
 			return not_torus(ti, "grid too large");
 	}
 	r->npos = npos;
-	for (u = 0; u < r->n; u++) {
+	for (u = 0; u < r->g.n; u++) {
 		for (d = 0; d < ti->ndims; d++)
 			if (line_len(r, u, d, &ring, &end) !=
 			    (r->base[d] ? r->base[d] : ti->radix[d]) ||
@@ -590,8 +505,8 @@ static bool fits(const struct rec *r, uint32_t x, const uint8_t *c)
 
 	if (r->grid[pos_of(r->ti, c)] != FAB_NONE)
 		return false;
-	for (k = r->off[x]; k < r->off[x + 1]; k++) {
-		uint32_t z = r->nb[k];
+	for (k = r->g.off[x]; k < r->g.off[x + 1]; k++) {
+		uint32_t z = r->g.nb[k];
 
 		if (r->pl[z] && !grid_adj(r->ti, c, co(r, z), r->edim[r->eid[k]]))
 			return false;
@@ -628,7 +543,7 @@ static int try_place(struct rec *r, uint32_t x, uint32_t z, bool guess,
 	const struct tor_info *ti = r->ti;
 	uint8_t c[TOR_MAX_DIMS], best[TOR_MAX_DIMS];
 	uint32_t dim = r->edim[edge(r, x, z)];
-	unsigned int d, s, nfit = 0, n, deg = r->off[x + 1] - r->off[x];
+	unsigned int d, s, nfit = 0, n, deg = r->g.off[x + 1] - r->g.off[x];
 	unsigned int gap, best_gap = ~0u;
 
 	for (d = 0; d < ti->ndims; d++) {
@@ -674,11 +589,11 @@ static int retry(struct rec *r, bool guess, uint32_t *q, size_t *tail)
 	uint32_t u, k;
 	int ret;
 
-	for (u = 0; u < r->n; u++)
-		for (k = r->off[u]; !r->pl[u] && k < r->off[u + 1]; k++) {
-			if (!r->pl[r->nb[k]])
+	for (u = 0; u < r->g.n; u++)
+		for (k = r->g.off[u]; !r->pl[u] && k < r->g.off[u + 1]; k++) {
+			if (!r->pl[r->g.nb[k]])
 				continue;
-			ret = try_place(r, u, r->nb[k], guess, q, tail);
+			ret = try_place(r, u, r->g.nb[k], guess, q, tail);
 			if (ret)
 				return ret;
 			if (guess && *tail > before)
@@ -696,10 +611,10 @@ static int place_all(struct rec *r)
 	ret = measure(r, &root);
 	if (ret)
 		return ret;
-	r->co = calloc((size_t)r->n * TOR_MAX_DIMS, 1);
-	r->pl = calloc(r->n, sizeof(*r->pl));
+	r->co = calloc((size_t)r->g.n * TOR_MAX_DIMS, 1);
+	r->pl = calloc(r->g.n, sizeof(*r->pl));
 	r->grid = malloc(r->npos * sizeof(*r->grid));
-	q = malloc(((size_t)r->n + 1) * sizeof(*q));
+	q = malloc(((size_t)r->g.n + 1) * sizeof(*q));
 	if (!r->co || !r->pl || !r->grid || !q) {
 		free(q);
 		return -ENOMEM;
@@ -710,12 +625,12 @@ static int place_all(struct rec *r)
 	while (!ret) {
 		while (!ret && head < tail) {
 			u = q[head++];
-			for (k = r->off[u]; !ret && k < r->off[u + 1]; k++)
-				if (!r->pl[r->nb[k]])
-					ret = try_place(r, r->nb[k], u, false,
+			for (k = r->g.off[u]; !ret && k < r->g.off[u + 1]; k++)
+				if (!r->pl[r->g.nb[k]])
+					ret = try_place(r, r->g.nb[k], u, false,
 							q, &tail);
 		}
-		if (ret || tail == r->n)
+		if (ret || tail == r->g.n)
 			break;
 		ret = retry(r, false, q, &tail);
 		if (!ret)
@@ -728,9 +643,9 @@ static int place_all(struct rec *r)
 	if (ret)
 		return ret;
 	r->ti->nplaced = tail;
-	if (tail < r->n)
+	if (tail < r->g.n)
 		return not_torus(r->ti, "%zu of %u switches do not fit the grid",
-				 r->n - tail, r->n);
+				 r->g.n - tail, r->g.n);
 	return 0;
 }
 
@@ -747,11 +662,11 @@ static int normalise(struct rec *r)
 			continue;
 		mn = 255;
 		mx = 0;
-		for (u = 0; u < r->n; u++) {
+		for (u = 0; u < r->g.n; u++) {
 			mn = co(r, u)[d] < mn ? co(r, u)[d] : mn;
 			mx = co(r, u)[d] > mx ? co(r, u)[d] : mx;
 		}
-		for (u = 0; u < r->n; u++)
+		for (u = 0; u < r->g.n; u++)
 			co(r, u)[d] -= mn;
 		ti->radix[d] = mx - mn + 1;
 		r->base[d] = 0;
@@ -764,7 +679,7 @@ static int normalise(struct rec *r)
 		return -ENOMEM;
 	for (i = 0; i < r->npos; i++)
 		r->grid[i] = FAB_NONE;
-	for (u = 0; u < r->n; u++)
+	for (u = 0; u < r->g.n; u++)
 		r->grid[pos_of(ti, co(r, u))] = u;
 	return 0;
 }
@@ -801,12 +716,12 @@ static int check_cables(struct rec *r)
 	unsigned int d;
 	uint8_t c[TOR_MAX_DIMS];
 
-	for (u = 0; u < r->n; u++)
-		for (k = r->off[u]; k < r->off[u + 1]; k++)
-			if (!grid_adj(ti, co(r, u), co(r, r->nb[k]), FAB_NONE))
+	for (u = 0; u < r->g.n; u++)
+		for (k = r->g.off[u]; k < r->g.off[u + 1]; k++)
+			if (!grid_adj(ti, co(r, u), co(r, r->g.nb[k]), FAB_NONE))
 				return not_torus(ti, "cable %s - %s is not between grid neighbours",
-						 name(r, u), name(r, r->nb[k]));
-	for (u = 0; u < r->n; u++)
+						 name(r, u), name(r, r->g.nb[k]));
+	for (u = 0; u < r->g.n; u++)
 		for (d = 0; d < ti->ndims; d++) {
 			memcpy(c, co(r, u), sizeof(c));
 			if (c[d] + 1u < ti->radix[d])
@@ -896,10 +811,10 @@ static int export(struct rec *r)
 	ti->placed = calloc(r->f->nnodes + 1, sizeof(*ti->placed));
 	if (!ti->coord || !ti->placed)
 		return -ENOMEM;
-	for (u = 0; u < r->n; u++) {
-		memcpy(ti->coord + (size_t)r->node[u] * TOR_MAX_DIMS, co(r, u),
+	for (u = 0; u < r->g.n; u++) {
+		memcpy(ti->coord + (size_t)r->g.node[u] * TOR_MAX_DIMS, co(r, u),
 		       TOR_MAX_DIMS);
-		ti->placed[r->node[u]] = true;
+		ti->placed[r->g.node[u]] = true;
 	}
 	ti->torus = true;
 	describe(ti);
@@ -908,10 +823,7 @@ static int export(struct rec *r)
 
 static void rec_release(struct rec *r)
 {
-	free(r->node);
-	free(r->loc);
-	free(r->off);
-	free(r->nb);
+	swg_release(&r->g);
 	free(r->eid);
 	free(r->span);
 	free(r->uf);
@@ -929,8 +841,8 @@ int tor_recognise(const struct fabric *f, struct tor_info *ti)
 
 	memset(ti, 0, sizeof(*ti));
 	ret = build_graph(&r);
-	if (!ret && r.n < 4)
-		ret = not_torus(ti, "%u linked switches", r.n);
+	if (!ret && r.g.n < 4)
+		ret = not_torus(ti, "%u linked switches", r.g.n);
 	if (!ret)
 		ret = number_edges(&r);
 	if (!ret) {
