@@ -79,7 +79,9 @@ t_init() {
 	# vendor layer sends freed MADs) are theirs, not the plugin's.
 	printf 'interceptor_via_lib:%s\n' libumad2sim.so libibumad.so.3 \
 		libosmvendor.so.5 >"$WORK/asan.supp"
-	echo "leak:libosmvendor.so.5" >"$WORK/lsan.supp"
+	# Debian's libibnetdisc leaks its port LID map (ibnetdiscover too).
+	printf 'leak:%s\n' libosmvendor.so.5 libibnetdisc.so.5 \
+		>"$WORK/lsan.supp"
 	ASAN_OPTIONS="suppressions=$WORK/asan.supp${ASAN_OPTIONS:+:}${ASAN_OPTIONS:-}"
 	LSAN_OPTIONS="suppressions=$WORK/lsan.supp${LSAN_OPTIONS:+:}${LSAN_OPTIONS:-}"
 	export ASAN_OPTIONS LSAN_OPTIONS
@@ -204,15 +206,17 @@ engine_conf() {
 	fi
 }
 
-# client_env CMD...: run CMD as an ibsim client.
+# client_env CMD...: run CMD as an ibsim client; a sanitized build of
+# ours needs its runtimes ahead of the simulator shim.
 client_env() {
-	env LD_PRELOAD="$UMAD2SIM" "$@"
+	env LD_PRELOAD="$(san_preload "$(command -v "$1")")$UMAD2SIM" "$@"
 }
 
-# A plugin built with SANITIZER= needs its runtimes loaded first, since
-# OpenSM itself is not instrumented.
+# san_preload [OBJECT]: the sanitizer runtimes OBJECT (default: the
+# plugin, which OpenSM, itself not instrumented, must load them for)
+# links, as an LD_PRELOAD prefix.
 san_preload() {
-	ldd "$BDIR/libgpuaware.so" 2>/dev/null |
+	ldd "${1:-$BDIR/libgpuaware.so}" 2>/dev/null |
 		awk '$1 ~ /^lib(asan|ubsan)\.so/ { printf "%s:", $3 }'
 }
 

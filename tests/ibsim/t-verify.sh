@@ -9,14 +9,10 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 t_init verify
 t_need "$BDIR/ibpoolroute"
-# Debian's libibnetdisc leaks its port LID map (ibnetdiscover does too).
-echo "leak:libibnetdisc.so.5" >>"$WORK/lsan.supp"
 cd "$WORK"
 
-# The tool as an ibsim client; a sanitizer build needs its runtime first.
 verify() {
-	env LD_PRELOAD="$(ldd "$BDIR/ibpoolroute" | awk '$1 ~ /^lib(asan|ubsan)\.so/ { printf "%s:", $3 }')$UMAD2SIM" \
-		"$BDIR/ibpoolroute" verify "$@"
+	client_env "$BDIR/ibpoolroute" verify "$@"
 }
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
