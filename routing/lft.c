@@ -108,6 +108,15 @@ void rt_tables_set_local(struct rt_tables *t)
 	}
 }
 
+void rt_tables_reset(struct rt_tables *t)
+{
+	memset(t->lft, RT_NO_PATH, (size_t)t->nsw * (t->top + 1));
+	rt_tables_set_local(t);
+	if (t->own_vl && t->own_vl->release)
+		t->own_vl->release(t->own_vl);
+	t->vl = t->own_vl = NULL;
+}
+
 void rt_adj_release(struct rt_adj *a)
 {
 	free(a->off);

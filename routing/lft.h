@@ -64,6 +64,9 @@ static inline uint8_t *rt_lft(const struct rt_tables *t, uint32_t sw)
  */
 void rt_tables_set_local(struct rt_tables *t);
 
+/* Back to local routes only, the engine's VL tables released. */
+void rt_tables_reset(struct rt_tables *t);
+
 /*
  * Switch-to-switch links as CSR: switch s's links are off[s] up to
  * off[s + 1], in port order; each names the neighbour switch, the port at
