@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # make bench: gpuaware against OpenSM's own engines on the same fabrics in
-# the same run, under ibsim, then the routing core offline at 65,536 hosts.
-# Prints markdown tables for docs/benchmarks.md.
-# Usage: tests/bench/run.sh [BUILD_DIR]; BENCH_QUICK=1 runs small fabrics.
+# the same run, under ibsim (fat-trees, then 3D tori), then the routing core
+# offline at 65,536 hosts.  Prints markdown tables for docs/benchmarks.md.
+# Usage: tests/bench/run.sh [BUILD_DIR]; BENCH_QUICK=1 runs small fabrics;
+# BENCH_SECTIONS picks from "fattree torus offline" (default: all three).
 set -eu
 B=${1:-build}
 export B
@@ -11,16 +12,22 @@ export B
 t_init bench
 
 ENGINES=${ENGINES:-"gpuaware ftree updn minhop dfsssp nue"}
+TORUS_ENGINES=${TORUS_ENGINES:-"gpuaware torus-2QoS dor lash dfsssp nue minhop"}
 SEEDS=${SEEDS:-"1 2 3"}
+SECTIONS=${BENCH_SECTIONS:-"fattree torus offline"}
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	BIG=$CONFIGS/ft3-small.net
 	DEG_ARGS="--radix 8 --levels 3"
+	TORUS_DIMS=${TORUS_DIMS:-"4x4x4"}
 	OFFLINE_RADIX=16
 else
 	BIG=$CONFIGS/ft3-4k.net
 	DEG_ARGS="--radix 16 --levels 3"
+	TORUS_DIMS=${TORUS_DIMS:-"4x4x4 8x8x8"}
 	OFFLINE_RADIX=64
 fi
+# One switch away from the seeds and from the SM's host on every size.
+TORUS_FAILED=sw-1-2-3
 printf '[log]\nverbosity = normal\n' >"$WORK/plugin.ini"
 
 # span LOG: engine used and ms from the sweep's first "building routing
@@ -86,35 +93,178 @@ ordered() {
 	done
 }
 
-echo "## ibsim + OpenSM $(opensm --version 2>/dev/null | awk '/OpenSM/ { print $2; exit }'), $(date -u +%Y-%m-%d), $(nproc) cores"
-header
-sim_start "$BIG"
-FTREE_MS=
-for e in $(ordered); do
-	run_engine "$(basename "$BIG" .net)" "$e"
-done
-sim_stop
+# section NAME: whether BENCH_SECTIONS asks for it.
+section() {
+	case " $SECTIONS " in *" $1 "*) return 0 ;; esac
+	return 1
+}
 
-for seed in $SEEDS; do
-	net=$WORK/degraded-$seed.net
-	# shellcheck disable=SC2086
-	"$BDIR/ibtopogen" fattree $DEG_ARGS --drop 0.03 --seed "$seed" -o "$net"
+# forget PID: drop a stopped PID from the cleanup list, so the EXIT trap
+# never signals a process that later got the same number.
+forget() {
+	T_PIDS=$(echo " $T_PIDS " | sed "s/ $1 / /; s/^ *//; s/ *$//")
+}
+
+# The routing checker that asks the running SM (LFTs, SL2VL and the SLs
+# the SA hands out) may not be built yet; its columns then say n/a.
+if "$BDIR/ibpoolroute" --help 2>/dev/null | grep -q '^  verify '; then
+	HAVE_VERIFY=1
+else
+	HAVE_VERIFY=0
+fi
+
+# osm_settled LOG: the first sweep is done (dumps written before the
+# SUBNET UP line) or OpenSM is gone.
+osm_settled() {
+	log_has "$1" "SUBNET UP" 1 || ! alive "$OSM_PID"
+}
+
+# torus_conf NAME ENGINE T2Q: opensm.conf with QoS on for every engine
+# (torus-2QoS and gpuaware program SL2VL, the others' path SLs need it),
+# the seed file for torus-2QoS, and the settings OpenSM documents for
+# tori: LASH's mesh analysis, every VL the fabric has for Nue (default 1).
+torus_conf() {
+	case $2 in
+	gpuaware)
+		osm_conf "$1" routing_engine gpuaware qos TRUE \
+			event_plugin_name gpuaware \
+			event_plugin_options "$WORK/plugin.ini" ;;
+	torus-2QoS)
+		osm_conf "$1" routing_engine torus-2QoS qos TRUE \
+			torus_config "$3" ;;
+	lash)
+		osm_conf "$1" routing_engine lash qos TRUE \
+			do_mesh_analysis TRUE ;;
+	nue)
+		osm_conf "$1" routing_engine nue qos TRUE nue_max_num_vls 0 ;;
+	*)
+		osm_conf "$1" routing_engine "$2" qos TRUE ;;
+	esac
+}
+
+# torus_engine LABEL ENGINE T2Q: OpenSM as a daemon until its first sweep
+# is up; the live SM checked by verify (VLs, credit loops under the SA's
+# path SLs), its dumps by analyze (all-to-all, eBB); then OpenSM stopped.
+torus_engine() {
+	local label=$1 e=$2 conf log used ms d j vj vls loops vrc
+	conf=$(torus_conf "$label-$e" "$e" "$3")
+	log=$WORK/$label-$e.log
+	d=$WORK/$label-$e.dump
+	osm_start "$conf"
+	if ! poll "${TORUS_TIMEOUT:-900}" osm_settled "$log" ||
+		! log_has "$log" "SUBNET UP" 1; then
+		osm_stop
+		forget "$OSM_PID"
+		echo "| $label | $e | failed | | | | | | | |"
+		return
+	fi
+	vls=n/a
+	loops=n/a
+	if [ "$HAVE_VERIFY" = 1 ]; then
+		vj=$d/verify.json
+		vrc=0
+		client_env "$BDIR/ibpoolroute" verify --json --perms 0 \
+			>"$vj" 2>"$d/verify.err" || vrc=$?
+		if [ "$vrc" -le 1 ]; then
+			vls=$(key "$vj" vls)
+			loops=$(key "$vj" credit_loops)
+			[ "$loops" = true ] && loops="**yes**" || loops=no
+		else
+			vls=error
+			loops=error
+		fi
+	fi
+	osm_stop
+	forget "$OSM_PID"
+	set -- $(span "$log")
+	used=$1
+	ms=$2
+	j=$d/analyze.json
+	"$BDIR/ibpoolroute" analyze --json --perms 100 "$d" >"$j" 2>&1 || true
+	echo "| $label | $e | $used | $ms | $vls | $loops | $(key "$j" unreachable) | $(key "$j" efi_max) | $(key "$j" efi_ratio) | $(key "$j" ebb) |"
+}
+
+# torus_fabric DIMS [FAILED_SWITCH]: a torus with 2 hosts per switch and
+# its torus-2QoS.conf from ibtopogen, every torus engine on it.
+torus_fabric() {
+	local label="torus-$1" net t2q e
+	if [ $# -gt 1 ]; then
+		label="$label-no-$2"
+		set -- --dims "$1" --fail-switch "$2"
+	else
+		set -- --dims "$1"
+	fi
+	net=$WORK/$label.net
+	t2q=$WORK/$label.torus-2QoS.conf
+	"$BDIR/ibtopogen" torus "$@" --hosts-per-switch 2 -o "$net" \
+		--torus2qos "$t2q"
 	sim_start "$net"
-	FTREE_MS=
-	for e in $(ordered); do
-		run_engine "3%-drop-seed$seed" "$e"
+	for e in $TORUS_ENGINES; do
+		torus_engine "$label" "$e" "$t2q"
 	done
 	sim_stop
-done
+	forget "$SIM_PID"
+}
 
-echo
-echo "## routing core offline ($OFFLINE_RADIX-port switches, 3 levels)"
-echo
-net=$WORK/offline.net
-"$BDIR/ibtopogen" fattree --radix "$OFFLINE_RADIX" --levels 3 -o "$net"
-"$BDIR/ibpoolroute" route --net "$net" --extended-lids --perms 10 --json \
-	>"$WORK/offline.json"
-j=$WORK/offline.json
-echo "| hosts | switches | route s | check s | peak MiB | max/mean (per level) | eBB |"
-echo "|---|---|---|---|---|---|---|"
-echo "| $(key "$j" cas) | $(key "$j" switches) | $(key "$j" route_seconds) | $(key "$j" check_seconds) | $(key "$j" peak_memory_mib) | $(key "$j" efi_ratio) / $(key "$j" efi_level_ratio) | $(key "$j" ebb) |"
+torus_section() {
+	local dims
+	echo
+	echo "## 3D tori, 2 hosts per switch, one OpenSM daemon per engine"
+	echo
+	echo "| fabric | engine | used | routing ms | VLs | credit loops | lost pairs | all-to-all max | max/mean | eBB |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
+	for dims in $TORUS_DIMS; do
+		torus_fabric "$dims"
+		torus_fabric "$dims" "$TORUS_FAILED"
+	done
+}
+
+fattree_section() {
+	local seed net e
+	header
+	sim_start "$BIG"
+	FTREE_MS=
+	for e in $(ordered); do
+		run_engine "$(basename "$BIG" .net)" "$e"
+	done
+	sim_stop
+	forget "$SIM_PID"
+
+	for seed in $SEEDS; do
+		net=$WORK/degraded-$seed.net
+		# shellcheck disable=SC2086
+		"$BDIR/ibtopogen" fattree $DEG_ARGS --drop 0.03 --seed "$seed" \
+			-o "$net"
+		sim_start "$net"
+		FTREE_MS=
+		for e in $(ordered); do
+			run_engine "3%-drop-seed$seed" "$e"
+		done
+		sim_stop
+		forget "$SIM_PID"
+	done
+}
+
+offline_section() {
+	local net=$WORK/offline.net j=$WORK/offline.json
+	echo
+	echo "## routing core offline ($OFFLINE_RADIX-port switches, 3 levels)"
+	echo
+	"$BDIR/ibtopogen" fattree --radix "$OFFLINE_RADIX" --levels 3 -o "$net"
+	"$BDIR/ibpoolroute" route --net "$net" --extended-lids --perms 10 \
+		--json >"$j"
+	echo "| hosts | switches | route s | check s | peak MiB | max/mean (per level) | eBB |"
+	echo "|---|---|---|---|---|---|---|"
+	echo "| $(key "$j" cas) | $(key "$j" switches) | $(key "$j" route_seconds) | $(key "$j" check_seconds) | $(key "$j" peak_memory_mib) | $(key "$j" efi_ratio) / $(key "$j" efi_level_ratio) | $(key "$j" ebb) |"
+}
+
+echo "## ibsim + OpenSM $(opensm --version 2>/dev/null | awk '/OpenSM/ { print $2; exit }'), $(date -u +%Y-%m-%d), $(nproc) cores"
+if section fattree; then
+	fattree_section
+fi
+if section torus; then
+	torus_section
+fi
+if section offline; then
+	offline_section
+fi
