@@ -5,8 +5,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "../topology/dragonfly.h"
 #include "../topology/fattree.h"
 #include "../topology/torus.h"
+#include "dragonfly.h"
 #include "ftree.h"
 #include "route.h"
 #include "torus.h"
@@ -18,6 +20,14 @@ static const char *const names[] = {
 	[RT_ENGINE_FATTREE] = "fattree",
 	[RT_ENGINE_UPDOWN] = "updown",
 	[RT_ENGINE_TORUS] = "torus",
+	[RT_ENGINE_DRAGONFLY] = "dragonfly",
+};
+
+/* What the recognisers found; each runs only when the ones before fail. */
+struct recog {
+	struct ft_info ft;
+	struct tor_info ti;
+	struct df_info di;
 };
 
 int rt_engine_parse(const char *name, enum rt_engine_id *id)
@@ -95,11 +105,7 @@ static int updown(const struct fabric *f, struct rt_tables *t,
 /* Back to local routes only, for the fallback engine. */
 static void reset(struct rt_tables *t, struct rt_summary *s)
 {
-	memset(t->lft, RT_NO_PATH, (size_t)t->nsw * (t->top + 1));
-	rt_tables_set_local(t);
-	if (t->own_vl && t->own_vl->release)
-		t->own_vl->release(t->own_vl);
-	t->vl = t->own_vl = NULL;
+	rt_tables_reset(t);
 	append(s, "falling back to updown");
 	snprintf(s->engine, sizeof(s->engine), "%s",
 		 rt_engine_name(RT_ENGINE_UPDOWN));
@@ -109,7 +115,7 @@ static void reset(struct rt_tables *t, struct rt_summary *s)
  * An engine's result, checked.  Level-based up/down cannot join two
  * leaves whose only common neighbours lie below them (a down-up turn), a
  * tree with miswired pods is past the slot scheme, a torus's detours can
- * run out of VLs; there, when the engine was picked automatically, the
+ * run out of VLs, a dragonfly can miss a route of two global hops; there, when the engine was picked automatically, the
  * single-root up*-down* engine, which reaches every connected pair,
  * routes the whole fabric instead.  A forced engine reports the failure.
  */
@@ -148,68 +154,116 @@ static int torus(const struct fabric *f, const struct tor_info *ti,
 	return settle(f, t, s, ret, forced);
 }
 
+static int dragonfly(const struct fabric *f, const struct df_info *di,
+		     struct rt_tables *t, struct rt_summary *s, bool forced)
+{
+	char msg[300];
+	int ret = rt_dragonfly(f, di, t, msg, sizeof(msg));
+
+	if (*msg)
+		append(s, msg);
+	return settle(f, t, s, ret, forced);
+}
+
+static const char *topology(const struct recog *rc)
+{
+	if (rc->ft.tree)
+		return "fat-tree";
+	if (rc->ti.torus)
+		return "torus";
+	if (rc->di.dragonfly)
+		return rc->di.plus ? "dragonfly+" : "dragonfly";
+	return "unknown";
+}
+
 /* Which engine auto picks, and what the summary says of the fabric. */
-static enum rt_engine_id pick(const struct ft_info *ft,
-			      const struct tor_info *ti, enum rt_engine_id id,
+static enum rt_engine_id pick(const struct recog *rc, enum rt_engine_id id,
 			      struct rt_summary *s)
 {
-	const char *topo = ft->tree ? "fat-tree" : ti->torus ? "torus" :
-							    "unknown";
-
 	if (id == RT_ENGINE_AUTO)
-		id = ft->tree ? RT_ENGINE_FATTREE :
-		     ti->torus ? RT_ENGINE_TORUS : RT_ENGINE_UPDOWN;
-	snprintf(s->topology, sizeof(s->topology), "%s", topo);
+		id = rc->ft.tree ? RT_ENGINE_FATTREE :
+		     rc->ti.torus ? RT_ENGINE_TORUS :
+		     rc->di.dragonfly ? RT_ENGINE_DRAGONFLY : RT_ENGINE_UPDOWN;
+	snprintf(s->topology, sizeof(s->topology), "%s", topology(rc));
 	snprintf(s->engine, sizeof(s->engine), "%s", rt_engine_name(id));
 	snprintf(s->detail, sizeof(s->detail), "%s",
-		 ti->torus && id != RT_ENGINE_FATTREE ? ti->summary :
-							 ft->summary);
-	if (!ft->tree && !ti->torus && *ti->summary)
-		append(s, ti->summary);
+		 id == RT_ENGINE_TORUS ? rc->ti.summary :
+		 id == RT_ENGINE_DRAGONFLY ? rc->di.summary : rc->ft.summary);
+	if (id != RT_ENGINE_UPDOWN || rc->ft.tree)
+		return id;
+	if (*rc->ti.summary)
+		append(s, rc->ti.summary);
+	if (*rc->di.summary)
+		append(s, rc->di.summary);
 	return id;
+}
+
+/* The recognisers in order, each only where the ones before failed. */
+static int recognise(const struct fabric *f, enum rt_engine_id id,
+		     struct recog *rc)
+{
+	int ret = ft_recognise(f, &rc->ft);
+
+	if (!ret && (!rc->ft.tree || id == RT_ENGINE_TORUS))
+		ret = tor_recognise(f, &rc->ti);
+	if (!ret && ((!rc->ft.tree && !rc->ti.torus) ||
+		     id == RT_ENGINE_DRAGONFLY))
+		ret = df_recognise(f, &rc->di);
+	return ret;
+}
+
+static bool fits(const struct recog *rc, enum rt_engine_id id)
+{
+	switch (id) {
+	case RT_ENGINE_FATTREE: return rc->ft.tree;
+	case RT_ENGINE_TORUS: return rc->ti.torus;
+	case RT_ENGINE_DRAGONFLY: return rc->di.dragonfly;
+	default: return true;
+	}
 }
 
 int rt_route(const struct fabric *f, enum rt_engine_id id,
 	     struct rt_tables *t, struct rt_summary *s)
 {
 	double t0 = now();
-	struct tor_info ti = { 0 };
-	struct ft_info ft;
+	struct recog rc;
 	bool forced = id != RT_ENGINE_AUTO;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
+	memset(&rc, 0, sizeof(rc));
 	ret = rt_tables_init(t, f);
 	if (ret)
 		return ret;
 	rt_tables_set_local(t);
-	ret = ft_recognise(f, &ft);
+	ret = recognise(f, id, &rc);
 	if (ret)
 		goto out;
-	if (!ft.tree || id == RT_ENGINE_TORUS) {
-		ret = tor_recognise(f, &ti);
-		if (ret)
-			goto out;
-	}
-	id = pick(&ft, &ti, id, s);
-	if ((id == RT_ENGINE_FATTREE && !ft.tree) ||
-	    (id == RT_ENGINE_TORUS && !ti.torus)) {
+	id = pick(&rc, id, s);
+	if (!fits(&rc, id)) {
 		ret = -ENOTSUP;
 		goto out;
 	}
-	if (id == RT_ENGINE_FATTREE) {
-		ret = fattree(f, &ft, t, s, forced);
-	} else if (id == RT_ENGINE_TORUS) {
-		ret = torus(f, &ti, t, s, forced);
-	} else {
+	switch (id) {
+	case RT_ENGINE_FATTREE:
+		ret = fattree(f, &rc.ft, t, s, forced);
+		break;
+	case RT_ENGINE_TORUS:
+		ret = torus(f, &rc.ti, t, s, forced);
+		break;
+	case RT_ENGINE_DRAGONFLY:
+		ret = dragonfly(f, &rc.di, t, s, forced);
+		break;
+	default:
 		ret = updown(f, t, s);
 		if (!ret)
 			ret = check(t, s);
 	}
 out:
 	s->nvl = t->vl && t->vl->nvl ? t->vl->nvl : 1;
-	tor_info_release(&ti);
-	ft_info_release(&ft);
+	df_info_release(&rc.di);
+	tor_info_release(&rc.ti);
+	ft_info_release(&rc.ft);
 	s->seconds = now() - t0 - s->check_seconds;
 	return ret;
 }

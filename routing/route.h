@@ -13,14 +13,15 @@ enum rt_engine_id {
 	RT_ENGINE_FATTREE,
 	RT_ENGINE_UPDOWN,
 	RT_ENGINE_TORUS,
+	RT_ENGINE_DRAGONFLY,
 };
 
-/* "auto", "fattree", "updown", "torus"; returns 0 or -EINVAL. */
+/* "auto", "fattree", "updown", "torus", "dragonfly"; 0 or -EINVAL. */
 int rt_engine_parse(const char *name, enum rt_engine_id *id);
 const char *rt_engine_name(enum rt_engine_id id);
 
 struct rt_summary {
-	char topology[32];	/* "fat-tree", "torus", "unknown", ... */
+	char topology[32];	/* "fat-tree", "torus", "dragonfly", ... */
 	char engine[16];	/* engine that produced the tables */
 	char detail[512];	/* what the recogniser found, or why not */
 	double seconds;		/* wall time of recognise + route */
@@ -34,9 +35,10 @@ struct rt_summary {
  * the fabric gives -ENOTSUP with the reason in s->detail.  The result is
  * checked: a CA pair the cabling connects but the tables do not gives
  * -EIO; with RT_ENGINE_AUTO a fat-tree that up/down by levels cannot
- * connect, or a torus whose detours need more than four VLs, is routed by
- * updown instead (s->engine and s->detail say so).  Fat-trees are tried
- * first, then tori and meshes.
+ * connect, a torus whose detours need more than four VLs, or a dragonfly
+ * with a pair beyond two global hops, is routed by updown instead
+ * (s->engine and s->detail say so).  Fat-trees are tried first, then tori
+ * and meshes, then dragonflies.
  */
 int rt_route(const struct fabric *f, enum rt_engine_id id,
 	     struct rt_tables *t, struct rt_summary *s);

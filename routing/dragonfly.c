@@ -1,0 +1,900 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Dragonfly routing.  A minimal route is local, global, local; the VL is
+ * raised when a packet arrives on a global cable, so VL 0 carries hops
+ * before the global one and VL 1 those after.  Routes with two global
+ * hops through a switch of a third group cabled to both ends (an LMC
+ * LID's Valiant route, or a way round a failed global cable) go local,
+ * global, global, local: on VL 1 a global hop then leads only to a local
+ * one and a local one only to a host, so two VLs carry them too.  Two
+ * local hops alone (leaf, spine, leaf in Dragonfly+, or round a failed
+ * local cable) get SL 1, which puts the second on VL 1.
+ *
+ * Where no such third-group switch exists the way round takes a local
+ * hop inside the third group: local, global, local, global, local on
+ * SL 2 or above, VL 0 up to the first global hop, VL 1 up to the second,
+ * VL 2 after it.  A port pair's class cannot tell the middle local hop
+ * from the last, so those SLs carry per-port-pair entries, and a route
+ * whose entries clash with another's takes the next SL.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dragonfly.h"
+#include "verify.h"
+
+#define CLS_NONE 0
+#define CLS_CA 1
+#define CLS_LOCAL 2
+#define CLS_GLOBAL 3
+#define NONE UINT32_MAX
+#define SL_AROUND 2		/* first SL of the three-VL ways round */
+#define SL_MAX 15
+#define MAX_LOCAL 4		/* local hops a minimal route takes at most */
+
+/*
+ * VLs of the ways round, per (switch, SL, in port, out port): open
+ * addressing, key 0 empty.  A pair with no entry takes its class's VL.
+ */
+struct ovr {
+	uint64_t *key;
+	uint8_t *vl;
+	size_t cap, n;
+};
+
+/* What path_sl and sl2vl read; owned by the tables (t->own_vl). */
+struct dvl {
+	struct rt_vl vl;
+	unsigned int top;
+	uint32_t nsw;
+	uint32_t *lid_sw;	/* LID -> the switch that sends or delivers it */
+	uint8_t *sl;		/* nsw x (top + 1) */
+	uint8_t *cls;		/* nsw x 256: class of each switch port */
+	struct ovr ov;
+	unsigned int top_vl;	/* VL after the second global hop: 1 or 2 */
+};
+
+/* A global cable: from switch u on port, to switch x. */
+struct cable {
+	uint32_t u, x;
+	uint8_t port;
+};
+
+struct eng {
+	const struct df_info *di;
+	struct rt_tables *t;
+	struct dvl *dv;
+	uint32_t g, nsw;
+	uint32_t *grp;		/* switch -> group, NONE */
+	uint32_t *coff;		/* g * g + 1: cables by (from group, to group) */
+	struct cable *cab;
+	uint16_t *xd;		/* nsw x g: cables from a switch to a group */
+	uint32_t *loff, *lids;	/* LIDs by delivering switch */
+	/* per LID: switches that go straight to D (they land a third
+	 * group's Valiant route), and those that leave their group on one */
+	uint32_t *mark, *dep, stamp;
+	uint32_t *via;		/* per group: cable to its intermediate, NONE */
+	bool *hosted;		/* per switch: has a host to send from */
+	bool *fill;		/* per switch: some switch has no route to it */
+	size_t valiant, around, around3, irregular, holes, pairs;
+	unsigned int slmax;
+	unsigned int maxvl;
+};
+
+static struct dvl *dvl_of(const struct rt_tables *t)
+{
+	return t->vl->ctx;
+}
+
+static uint8_t df_path_sl(const struct rt_tables *t, unsigned int slid,
+			  unsigned int dlid)
+{
+	const struct dvl *dv = dvl_of(t);
+	uint32_t s;
+
+	if (slid > dv->top || dlid > dv->top)
+		return 0;
+	s = dv->lid_sw[slid];
+	return s == NONE ? 0 : dv->sl[(size_t)s * (dv->top + 1) + dlid];
+}
+
+/*
+ * The VL of a hop by the classes of its ports: VL 1 after a global hop
+ * and after a local one on SL 1; on the ways round VL top after a global
+ * hop unless an entry says otherwise.
+ */
+static unsigned int vl_for(unsigned int in, unsigned int sl,
+			   unsigned int top)
+{
+	if (sl >= SL_AROUND)
+		return in == CLS_GLOBAL ? top : 0;
+	return in == CLS_GLOBAL || (in == CLS_LOCAL && sl == 1);
+}
+
+static uint64_t ovr_key(uint32_t sw, unsigned int sl, unsigned int in,
+			unsigned int out)
+{
+	return ((uint64_t)sw << 24 | sl << 16 | in << 8 | out) + 1;
+}
+
+/* The slot holding k, or the empty one where it would go. */
+static size_t ovr_slot(const struct ovr *o, uint64_t k)
+{
+	size_t i = (k * 0x9e3779b97f4a7c15ull) & (o->cap - 1);
+
+	while (o->key[i] && o->key[i] != k)
+		i = (i + 1) & (o->cap - 1);
+	return i;
+}
+
+/* The VL stored for k, or -1. */
+static int ovr_get(const struct ovr *o, uint64_t k)
+{
+	size_t i;
+
+	if (!o->cap)
+		return -1;
+	i = ovr_slot(o, k);
+	return o->key[i] ? o->vl[i] : -1;
+}
+
+static int ovr_grow(struct ovr *o)
+{
+	struct ovr n = { .cap = o->cap ? 2 * o->cap : 1024 };
+	size_t i, j;
+
+	n.key = calloc(n.cap, sizeof(*n.key));
+	n.vl = malloc(n.cap);
+	if (!n.key || !n.vl) {
+		free(n.key);
+		free(n.vl);
+		return -ENOMEM;
+	}
+	for (i = 0; i < o->cap; i++)
+		if (o->key[i]) {
+			j = ovr_slot(&n, o->key[i]);
+			n.key[j] = o->key[i];
+			n.vl[j] = o->vl[i];
+			n.n++;
+		}
+	free(o->key);
+	free(o->vl);
+	*o = n;
+	return 0;
+}
+
+static int ovr_put(struct ovr *o, uint64_t k, uint8_t vl)
+{
+	size_t i;
+	int ret;
+
+	if (2 * (o->n + 1) > o->cap) {
+		ret = ovr_grow(o);
+		if (ret)
+			return ret;
+	}
+	i = ovr_slot(o, k);
+	if (!o->key[i]) {
+		o->key[i] = k;
+		o->n++;
+	}
+	o->vl[i] = vl;
+	return 0;
+}
+
+static uint8_t df_sl2vl(const struct rt_tables *t, uint32_t sw,
+			unsigned int in, unsigned int out, unsigned int sl)
+{
+	const struct dvl *dv = dvl_of(t);
+	const uint8_t *c;
+	int vl;
+
+	if (sw >= dv->nsw || in > 255 || out > 255 || sl > SL_MAX)
+		return 0;
+	if (sl >= SL_AROUND) {
+		vl = ovr_get(&dv->ov, ovr_key(sw, sl, in, out));
+		if (vl >= 0)
+			return vl;
+	}
+	c = dv->cls + (size_t)sw * 256;
+	return vl_for(c[in], sl, dv->top_vl);
+}
+
+static void dvl_release(struct rt_vl *vl)
+{
+	struct dvl *dv = vl->ctx;
+
+	free(dv->lid_sw);
+	free(dv->sl);
+	free(dv->cls);
+	free(dv->ov.key);
+	free(dv->ov.vl);
+	free(dv);
+}
+
+static uint8_t cls(const struct eng *e, uint32_t s, unsigned int p)
+{
+	return e->dv->cls[(size_t)s * 256 + p];
+}
+
+/* The peer switch on port p of s, NONE for hosts and free ports. */
+static uint32_t peer_sw(const struct eng *e, uint32_t s, unsigned int p)
+{
+	const struct fabric *f = e->t->fab;
+	const struct fab_port *fp = fab_port(f, e->t->sw_node[s], p);
+
+	if (fp->peer == FAB_NONE || !fab_is_sw(f, fp->peer))
+		return NONE;
+	return e->t->node_sw[fp->peer];
+}
+
+/* The key-th of s's cables to w (of class c), RT_NO_PATH when none. */
+static uint8_t port_to(const struct eng *e, uint32_t s, uint32_t w,
+		       unsigned int c, unsigned int key)
+{
+	unsigned int p, n = 0, np = e->t->fab->nodes[e->t->sw_node[s]].nports;
+	uint8_t first[FAB_MAX_PORTS + 1];
+
+	for (p = 1; p <= np; p++)
+		if (cls(e, s, p) == c && peer_sw(e, s, p) == w)
+			first[n++] = p;
+	return n ? first[key % n] : RT_NO_PATH;
+}
+
+static bool joined(const struct eng *e, uint32_t s, uint32_t w)
+{
+	return s == w || port_to(e, s, w, CLS_LOCAL, 0) != RT_NO_PATH;
+}
+
+/*
+ * Inside one group: the local cable to T, else through a switch cabled
+ * to both (the leaf-spine-leaf of Dragonfly+, or round a failed cable).
+ */
+static uint8_t local_next(struct eng *e, uint32_t c, uint32_t T,
+			  unsigned int key)
+{
+	const struct fabric *f = e->t->fab;
+	unsigned int p, np = f->nodes[e->t->sw_node[c]].nports, n = 0, i;
+	uint8_t cand[FAB_MAX_PORTS + 1], out;
+	uint32_t w;
+
+	out = port_to(e, c, T, CLS_LOCAL, key);
+	if (out != RT_NO_PATH)
+		return out;
+	for (p = 1; p <= np; p++) {
+		if (cls(e, c, p) != CLS_LOCAL)
+			continue;
+		w = peer_sw(e, c, p);
+		for (i = 0; i < n && peer_sw(e, c, cand[i]) != w; i++)
+			;
+		if (i == n && joined(e, w, T))
+			cand[n++] = p;
+	}
+	return n ? cand[key % n] : RT_NO_PATH;
+}
+
+/* s's way to the switch u of its group: a cable, or two local hops. */
+static uint8_t to_switch(struct eng *e, uint32_t s, uint32_t u,
+			 unsigned int key)
+{
+	return s == u ? RT_NO_PATH : local_next(e, s, u, key);
+}
+
+static const struct cable *cables(const struct eng *e, uint32_t G,
+				  uint32_t D, uint32_t *n)
+{
+	size_t k = (size_t)G * e->g + D;
+
+	*n = e->coff[k + 1] - e->coff[k];
+	return e->cab + e->coff[k];
+}
+
+/*
+ * The cable from group G to T's group for key: c's own when it has one
+ * (then the route is minimal from c), else the key-th of G's; only cables
+ * whose far end reaches T in one local hop.  NULL when there is none.
+ */
+static const struct cable *pick(const struct eng *e, uint32_t G,
+				uint32_t c, uint32_t T, unsigned int key)
+{
+	uint32_t n, i, own = 0, ok = 0;
+	const struct cable *cb = cables(e, G, e->grp[T], &n);
+
+	for (i = 0; i < n; i++)
+		if (joined(e, cb[i].x, T)) {
+			ok++;
+			own += cb[i].u == c;
+		}
+	if (!ok)
+		return NULL;
+	key %= own ? own : ok;
+	for (i = 0; i < n; i++)
+		if (joined(e, cb[i].x, T) && (!own || cb[i].u == c) && !key--)
+			return &cb[i];
+	return NULL;
+}
+
+/*
+ * How a cable to a third group may carry a route: its far end has a
+ * cable of its own to T's group that lands next to T (VIA_DIRECT), and
+ * strictly also neither leaves from a switch that lands another group's
+ * route (that one goes straight to T) nor lands on one that leaves its
+ * own group (that one would not); or the third group has any minimal
+ * route to T, the far end taking a local hop to it (VIA_LOCAL).
+ */
+enum via_kind { VIA_STRICT, VIA_DIRECT, VIA_LOCAL };
+
+static bool via_ok(const struct eng *e, const struct cable *cb, uint32_t T,
+		   enum via_kind k)
+{
+	const struct cable *on;
+
+	if (k == VIA_LOCAL)
+		return pick(e, e->grp[cb->x], NONE, T, 0) != NULL;
+	if (!e->xd[(size_t)cb->x * e->g + e->grp[T]])
+		return false;
+	if (k == VIA_STRICT && (e->mark[cb->u] == e->stamp ||
+				e->dep[cb->x] == e->stamp))
+		return false;
+	on = pick(e, e->grp[cb->x], cb->x, T, 0);
+	return on && on->u == cb->x;
+}
+
+/*
+ * Intermediate for group G towards T: the key-th cable via_ok() takes
+ * from G to a third group.  Index into e->cab or NONE.
+ */
+static uint32_t pick_via(const struct eng *e, uint32_t G, uint32_t T,
+			 unsigned int key, enum via_kind k)
+{
+	uint32_t D = e->grp[T], I, n, i, cnt = 0, pass;
+	const struct cable *cb;
+
+	for (pass = 0; pass < 2; pass++) {
+		if (pass == 1) {
+			if (!cnt)
+				return NONE;
+			key %= cnt;
+		}
+		for (I = 0; I < e->g; I++) {
+			if (I == G || I == D)
+				continue;
+			cb = cables(e, G, I, &n);
+			for (i = 0; i < n; i++) {
+				if (!via_ok(e, &cb[i], T, k))
+					continue;
+				if (pass == 0)
+					cnt++;
+				else if (!key--)
+					return (uint32_t)(cb - e->cab) + i;
+			}
+		}
+	}
+	return NONE;
+}
+
+/* Minimal next hop from c (not in T's group) towards T. */
+static uint8_t minimal(struct eng *e, uint32_t c, uint32_t T,
+		       unsigned int key)
+{
+	const struct cable *cb = pick(e, e->grp[c], c, T, key);
+
+	if (!cb)
+		return RT_NO_PATH;
+	if (cb->u == c)
+		return cb->port;
+	return to_switch(e, c, cb->u, key);
+}
+
+/*
+ * Next hop from c for T's LID of LMC index li: minimal for li 0 when
+ * the groups are cabled, else through the group's intermediate.
+ */
+static uint8_t next_hop(struct eng *e, uint32_t c, uint32_t T,
+			unsigned int li, unsigned int key)
+{
+	uint32_t G = e->grp[c], v;
+	uint8_t out;
+
+	if (G == e->grp[T])
+		return local_next(e, c, T, key);
+	if (e->mark[c] == e->stamp)
+		return minimal(e, c, T, key);
+	if (!li) {
+		out = minimal(e, c, T, key);
+		if (out != RT_NO_PATH)
+			return out;
+	}
+	v = e->via[G];
+	if (v == NONE)
+		return li ? minimal(e, c, T, key) : RT_NO_PATH;
+	if (e->cab[v].u == c)
+		return e->cab[v].port;
+	out = to_switch(e, c, e->cab[v].u, key);
+	return out != RT_NO_PATH || !li ? out : minimal(e, c, T, key);
+}
+
+/*
+ * Mark the switches of c's minimal route to T up to its global hop, so
+ * that they all go minimal: one that took its own group's Valiant route
+ * instead could send the packet back.
+ */
+static void mark_minimal(struct eng *e, uint32_t c, uint32_t T,
+			 unsigned int key)
+{
+	unsigned int hops;
+	uint8_t out;
+
+	for (hops = 0; c != NONE && hops < MAX_LOCAL; hops++) {
+		e->mark[c] = e->stamp;
+		out = minimal(e, c, T, key);
+		if (out == RT_NO_PATH || cls(e, c, out) == CLS_GLOBAL)
+			return;
+		c = peer_sw(e, c, out);
+	}
+}
+
+/*
+ * Intermediates of every group for one DLID: for its LMC LIDs, and for
+ * the base LID where no cable of the group lands next to T.  A group
+ * whose routes must go round takes a conflicting intermediate, then one
+ * with a local hop inside, rather than none; for an LMC LID of a group
+ * with a minimal route only a strict one will do.  Switch LIDs take no
+ * local hop there: what has no route gets a management one.  The far
+ * ends go minimal from there.
+ */
+static void choose_vias(struct eng *e, uint32_t T, unsigned int lid,
+			unsigned int li, unsigned int key)
+{
+	uint32_t G, D = e->grp[T], v;
+	bool around;
+
+	e->stamp++;
+	for (G = 0; G < e->g; G++) {
+		e->via[G] = NONE;
+		if (G == D)
+			continue;
+		around = !pick(e, G, NONE, T, 0);
+		if (!li && !around)
+			continue;
+		v = pick_via(e, G, T, key + G, VIA_STRICT);
+		if (v == NONE && around)
+			v = pick_via(e, G, T, key + G, VIA_DIRECT);
+		if (v == NONE && around &&
+		    !fab_is_sw(e->t->fab, e->t->lid_node[lid]))
+			v = pick_via(e, G, T, key + G, VIA_LOCAL);
+		e->via[G] = v;
+		if (v == NONE)
+			continue;
+		e->dep[e->cab[v].u] = e->stamp;
+		mark_minimal(e, e->cab[v].x, T, key);
+	}
+}
+
+/* LMC index of lid: its offset from the base LID of its port. */
+static unsigned int lmc_index(const struct rt_tables *t, unsigned int lid)
+{
+	uint32_t n = t->lid_node[lid];
+	const struct fab_port *fp;
+
+	if (n == FAB_NONE || fab_is_sw(t->fab, n))
+		return 0;
+	fp = fab_port(t->fab, n, t->lid_port[lid]);
+	return lid - fp->lid;
+}
+
+#define MAX_HOPS 8
+
+/* A route from one switch to one LID, hop by hop. */
+struct route {
+	unsigned int hops;
+	uint32_t sw[MAX_HOPS];
+	uint8_t in[MAX_HOPS], out[MAX_HOPS];	/* ports; in 0 from a host */
+	uint8_t cls[MAX_HOPS];			/* class of the out port */
+};
+
+/* -EHOSTUNREACH at a hole, -ELOOP when it does not arrive in MAX_HOPS. */
+static int trace(const struct eng *e, uint32_t src, unsigned int lid,
+		 uint32_t T, struct route *r)
+{
+	const struct fabric *f = e->t->fab;
+	unsigned int p, in = 0;
+	uint32_t s = src;
+
+	for (r->hops = 0; s != T; r->hops++) {
+		p = rt_lft(e->t, s)[lid];
+		if (p == RT_NO_PATH)
+			return -EHOSTUNREACH;
+		if (r->hops == MAX_HOPS)
+			return -ELOOP;
+		r->sw[r->hops] = s;
+		r->in[r->hops] = in;
+		r->out[r->hops] = p;
+		r->cls[r->hops] = cls(e, s, p);
+		in = fab_port(f, e->t->sw_node[s], p)->peer_port;
+		s = peer_sw(e, s, p);
+		if (s == NONE)
+			return -ELOOP;
+	}
+	return 0;
+}
+
+/*
+ * The route's shape: local hops alone (SL 1 for two), local, one or two
+ * global, local (SL 0), or local, global, local, global, local (a way
+ * round, SL_AROUND).  *regular is false for anything else: its SL is
+ * still the one its global hops ask for, and the dependency check must
+ * clear it.
+ */
+static unsigned int shape(const struct route *r, bool *regular)
+{
+	const uint8_t *c = r->cls;
+	unsigned int i = 0, g = 0, n = r->hops, first = n, last = 0;
+
+	for (i = 0; i < n; i++)
+		if (c[i] == CLS_GLOBAL) {
+			g++;
+			first = i < first ? i : first;
+			last = i;
+		}
+	if (!g) {
+		*regular = n <= 2;
+		return n > 1;
+	}
+	*regular = first <= 1 && last + 2 >= n && g <= 2 &&
+		   last - first <= 2;
+	return last - first > 1 ? SL_AROUND : 0;
+}
+
+/*
+ * The VL hop i of a way round needs: 0 up to the first global hop, 1 up
+ * to the second, top_vl after it.
+ */
+static unsigned int around_vl(const struct eng *e, const struct route *r,
+			      unsigned int i)
+{
+	unsigned int j, g = 0;
+
+	for (j = 0; j < i; j++)
+		g += r->cls[j] == CLS_GLOBAL;
+	return g < 2 ? g : e->dv->top_vl;
+}
+
+/*
+ * The first SL from SL_AROUND on whose entries agree with r's needs, and
+ * r's entries added to it.  -ERANGE when every SL clashes.
+ */
+static int place_around(struct eng *e, const struct route *r,
+			unsigned int *slp)
+{
+	struct ovr *o = &e->dv->ov;
+	unsigned int sl, i;
+	int have, ret;
+
+	for (sl = SL_AROUND; sl <= SL_MAX; sl++) {
+		for (i = 0; i < r->hops; i++) {
+			if (!r->in[i])
+				continue;
+			have = ovr_get(o, ovr_key(r->sw[i], sl, r->in[i],
+						  r->out[i]));
+			if (have >= 0 && (unsigned int)have != around_vl(e, r, i))
+				break;
+		}
+		if (i < r->hops)
+			continue;
+		for (i = 0; i < r->hops; i++) {
+			if (!r->in[i])
+				continue;
+			ret = ovr_put(o, ovr_key(r->sw[i], sl, r->in[i],
+						 r->out[i]), around_vl(e, r, i));
+			if (ret)
+				return ret;
+		}
+		*slp = sl;
+		return 0;
+	}
+	return -ERANGE;
+}
+
+/*
+ * Walk src -> lid: its SL and the VLs it rides.  Routes from hosts the
+ * scheme does not order by itself are counted in irregular, for the
+ * dependency check to clear; routes a switch alone sends on are
+ * management traffic.  A hole to a switch LID is left for the management
+ * routes; one to a host is counted.
+ */
+static int walk(struct eng *e, uint32_t src, unsigned int lid, uint32_t T,
+		unsigned int li)
+{
+	unsigned int i, vl, sl, glob = 0;
+	struct route r;
+	bool regular;
+	int ret = trace(e, src, lid, T, &r);
+
+	if (ret == -EHOSTUNREACH) {
+		if (fab_is_sw(e->t->fab, e->t->lid_node[lid]))
+			e->fill[T] = true;
+		else
+			e->holes++;
+		return 0;
+	}
+	if (ret)
+		return ret;
+	sl = shape(&r, &regular);
+	if (e->hosted[src] && !regular)
+		e->irregular++;
+	if (sl >= SL_AROUND) {
+		ret = place_around(e, &r, &sl);
+		if (ret)
+			return ret;
+		e->around3++;
+	}
+	e->slmax = sl > e->slmax ? sl : e->slmax;
+	e->dv->sl[(size_t)src * (e->t->top + 1) + lid] = sl;
+	for (i = 0; i < r.hops; i++) {
+		glob += r.cls[i] == CLS_GLOBAL;
+		vl = sl >= SL_AROUND ? around_vl(e, &r, i) :
+			vl_for(i ? r.cls[i - 1] : CLS_CA, sl, 1);
+		e->maxvl = vl > e->maxvl ? vl : e->maxvl;
+	}
+	if (glob > 1) {
+		e->valiant += li > 0;
+		e->around += !li;
+	}
+	return 0;
+}
+
+static int route_lid(struct eng *e, uint32_t T, unsigned int lid,
+		     unsigned int key)
+{
+	unsigned int li = lmc_index(e->t, lid);
+	uint32_t c;
+	int ret;
+
+	choose_vias(e, T, lid, li, key);
+	for (c = 0; c < e->nsw; c++)
+		if (c != T && e->grp[c] != NONE)
+			rt_lft(e->t, c)[lid] = next_hop(e, c, T, li, key);
+	for (c = 0; c < e->nsw; c++) {
+		if (c == T || e->grp[c] == NONE)
+			continue;
+		ret = walk(e, c, lid, T, li);
+		if (ret)
+			return ret;
+		e->pairs++;
+	}
+	return 0;
+}
+
+static int index_cables(struct eng *e)
+{
+	uint32_t s, G, H, n = 0;
+	unsigned int p, np;
+	size_t k;
+
+	e->coff = calloc((size_t)e->g * e->g + 2, sizeof(*e->coff));
+	e->xd = calloc((size_t)e->nsw * e->g + 1, sizeof(*e->xd));
+	if (!e->coff || !e->xd)
+		return -ENOMEM;
+	for (s = 0; s < e->nsw; s++) {
+		np = e->t->fab->nodes[e->t->sw_node[s]].nports;
+		for (p = 1; p <= np; p++)
+			if (cls(e, s, p) == CLS_GLOBAL) {
+				G = e->grp[s];
+				H = e->grp[peer_sw(e, s, p)];
+				e->coff[(size_t)G * e->g + H + 1]++;
+				e->xd[(size_t)s * e->g + H]++;
+				n++;
+			}
+	}
+	for (k = 0; k < (size_t)e->g * e->g; k++)
+		e->coff[k + 1] += e->coff[k];
+	e->cab = malloc((n + 1) * sizeof(*e->cab));
+	if (!e->cab)
+		return -ENOMEM;
+	for (s = 0; s < e->nsw; s++) {
+		np = e->t->fab->nodes[e->t->sw_node[s]].nports;
+		for (p = 1; p <= np; p++) {
+			struct cable *cb;
+
+			if (cls(e, s, p) != CLS_GLOBAL)
+				continue;
+			k = (size_t)e->grp[s] * e->g + e->grp[peer_sw(e, s, p)];
+			/* coff[k] counts up as the bucket fills */
+			cb = &e->cab[e->coff[k]++];
+			cb->u = s;
+			cb->x = peer_sw(e, s, p);
+			cb->port = p;
+		}
+	}
+	for (k = (size_t)e->g * e->g; k > 0; k--)
+		e->coff[k] = e->coff[k - 1];
+	e->coff[0] = 0;
+	return 0;
+}
+
+static int setup(struct eng *e, const struct df_info *di,
+		 struct rt_tables *t, unsigned int top_vl)
+{
+	const struct fabric *f = t->fab;
+	struct dvl *dv;
+	uint32_t s, n, q;
+	unsigned int p, lid;
+	int ret;
+
+	e->di = di;
+	e->t = t;
+	e->nsw = t->nsw;
+	e->g = di->ngroups;
+	dv = e->dv = calloc(1, sizeof(*dv));
+	if (!dv)
+		return -ENOMEM;
+	dv->top = t->top;
+	dv->nsw = t->nsw;
+	dv->top_vl = top_vl;
+	dv->lid_sw = malloc((t->top + 1) * sizeof(*dv->lid_sw));
+	dv->sl = calloc((size_t)t->nsw * (t->top + 1) + 1, 1);
+	dv->cls = calloc((size_t)t->nsw * 256 + 1, 1);
+	e->grp = malloc((t->nsw + 1) * sizeof(*e->grp));
+	e->mark = calloc(t->nsw + 1, sizeof(*e->mark));
+	e->dep = calloc(t->nsw + 1, sizeof(*e->dep));
+	e->hosted = calloc(t->nsw + 1, sizeof(*e->hosted));
+	e->fill = calloc(t->nsw + 1, sizeof(*e->fill));
+	e->via = malloc((e->g + 1) * sizeof(*e->via));
+	if (!dv->lid_sw || !dv->sl || !dv->cls || !e->grp || !e->mark ||
+	    !e->dep || !e->hosted || !e->fill || !e->via)
+		return -ENOMEM;
+	for (s = 0; s < t->nsw; s++) {
+		n = t->sw_node[s];
+		e->grp[s] = di->group[n] == DF_NONE ? NONE : di->group[n];
+		for (p = 1; p <= f->nodes[n].nports; p++) {
+			const struct fab_port *fp = fab_port(f, n, p);
+
+			q = fp->peer;
+			if (q == FAB_NONE)
+				continue;
+			e->hosted[s] |= !fab_is_sw(f, q);
+			dv->cls[(size_t)s * 256 + p] =
+				!fab_is_sw(f, q) ? CLS_CA :
+				di->global[f->nodes[n].port0 + p] ? CLS_GLOBAL :
+								    CLS_LOCAL;
+		}
+	}
+	for (lid = 0; lid <= t->top; lid++)
+		dv->lid_sw[lid] = t->lid_node[lid] == FAB_NONE ? NONE :
+				  rt_lid_switch(t, lid);
+	ret = index_cables(e);
+	return ret ? ret : rt_lids_by_switch(t, &e->loff, &e->lids);
+}
+
+static void eng_release(struct eng *e)
+{
+	free(e->grp);
+	free(e->coff);
+	free(e->cab);
+	free(e->xd);
+	free(e->loff);
+	free(e->lids);
+	free(e->mark);
+	free(e->dep);
+	free(e->hosted);
+	free(e->fill);
+	free(e->via);
+}
+
+/*
+ * Routes off the scheme's pattern (round failed local cables) and ways
+ * round on two VLs may close a cycle on one VL: only the dependency
+ * graph can clear those.  -EDEADLK when it has a cycle.
+ */
+static int check_deps(struct rt_tables *t)
+{
+	struct vf_opts o = { .ebb_perms = 0 };
+	struct vf_report r;
+	int ret = vf_check(t, &o, &r);
+
+	if (ret)
+		return ret;
+	return r.cdg_cycle ? -EDEADLK : 0;
+}
+
+static void say(const struct eng *e, const struct rt_tables *t,
+		char *detail, size_t len)
+{
+	snprintf(detail, len,
+		 "local-global-local on %u VL%s, SLs 0-%u; of %zu switch-to-LID routes %zu take an LMC LID through a third group, %zu go round a missing global cable (%zu with a local hop there), %zu off the pattern%s",
+		 t->vl->nvl, t->vl->nvl > 1 ? "s" : "", e->slmax, e->pairs,
+		 e->valiant, e->around, e->around3, e->irregular,
+		 e->irregular || e->around3 ? " (dependencies checked)" : "");
+}
+
+/* Hand the SL and VL tables to t; the check may still refuse them. */
+static int finish(struct eng *e, struct rt_tables *t, char *detail,
+		  size_t len)
+{
+	int ret;
+
+	e->dv->vl.nvl = e->maxvl + 1;
+	e->dv->vl.path_sl = df_path_sl;
+	e->dv->vl.sl2vl = df_sl2vl;
+	e->dv->vl.ctx = e->dv;
+	e->dv->vl.release = dvl_release;
+	t->vl = t->own_vl = &e->dv->vl;
+	e->dv = NULL;
+	if (rt_fill_unrouted(t, e->fill) < 0)
+		return -ENOMEM;
+	if (e->irregular || e->around3) {
+		ret = check_deps(t);
+		if (ret == -EDEADLK)
+			snprintf(detail, len, "routes round failed cables close a credit loop");
+		if (ret)
+			return ret;
+	}
+	say(e, t, detail, len);
+	return 0;
+}
+
+/* One routing with the ways round's last hops on VL top_vl. */
+static int route_once(const struct df_info *di, struct rt_tables *t,
+		      unsigned int top_vl, bool *around3, char *detail,
+		      size_t len)
+{
+	struct eng e = { 0 };
+	uint32_t T, j, k;
+	int ret;
+
+	ret = setup(&e, di, t, top_vl);
+	for (T = 0; !ret && T < t->nsw; T++) {
+		if (e.grp[T] == NONE)
+			continue;
+		k = 0;
+		for (j = e.loff[T]; !ret && j < e.loff[T + 1]; j++, k++)
+			ret = route_lid(&e, T, e.lids[j], T + k);
+	}
+	if (ret == -ELOOP)
+		snprintf(detail, len, "a route does not arrive within %u hops",
+			 MAX_HOPS);
+	if (ret == -ERANGE) {
+		snprintf(detail, len, "ways round failed global cables clash on every SL");
+		ret = -ENOTSUP;
+	}
+	if (!ret && e.holes) {
+		snprintf(detail, len,
+			 "%zu switch-to-host routes have none with at most two global hops",
+			 e.holes);
+		ret = -ENOTSUP;
+	}
+	if (!ret)
+		ret = finish(&e, t, detail, len);
+	*around3 = e.around3 > 0;
+	if (e.dv) {
+		e.dv->vl.ctx = e.dv;
+		dvl_release(&e.dv->vl);
+	}
+	eng_release(&e);
+	return ret;
+}
+
+/*
+ * Ways round with a local hop inside the third group try two VLs first;
+ * when they close a cycle there, their last hops move to VL 2.
+ */
+int rt_dragonfly(const struct fabric *f, const struct df_info *di,
+		 struct rt_tables *t, char *detail, size_t len)
+{
+	bool around3;
+	int ret;
+
+	(void)f;
+	*detail = 0;
+	if (!di->dragonfly)
+		return -ENOTSUP;
+	ret = route_once(di, t, 1, &around3, detail, len);
+	if (ret == -EDEADLK && around3) {
+		rt_tables_reset(t);
+		ret = route_once(di, t, 2, &around3, detail, len);
+	}
+	return ret == -EDEADLK ? -ELOOP : ret;
+}

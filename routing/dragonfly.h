@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Dragonfly engine: minimal local-global-local routes on two VLs, the
+ * extra LMC LIDs of every port through intermediate groups (Valiant) and
+ * failed global cables routed round through a third group, on the same
+ * two VLs.
+ */
+#ifndef GPUAWARE_RT_DRAGONFLY_H
+#define GPUAWARE_RT_DRAGONFLY_H
+
+#include <stddef.h>
+
+#include "../topology/dragonfly.h"
+#include "lft.h"
+
+/*
+ * Route f, recognised as di, into t (initialised, local routes set).  On
+ * success t->vl and t->own_vl hold the SL and VL tables (released with
+ * t); detail says how many pairs go through a third group and why.
+ * Returns 0, -ENOMEM, -ENOTSUP when a switch has no route to a LID with
+ * at most two global hops, or -ELOOP when routes round failed local
+ * cables close a credit loop (detail says which).
+ */
+int rt_dragonfly(const struct fabric *f, const struct df_info *di,
+		 struct rt_tables *t, char *detail, size_t len);
+
+#endif
