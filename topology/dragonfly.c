@@ -7,8 +7,10 @@
  * cables with each other, so they form one block when triangles that
  * share a cable are joined, even with a cable failed; global cables can
  * close triangles too (switch 0 of three groups cabled in a ring), but
- * fewer, and apart from the groups'.  Each switch joins the block where
- * it has the most triangles.
+ * fewer, sparse and apart from the groups'.  Each switch joins the dense
+ * block where it has the most triangles; one that failed cables left in
+ * none, or in a block of its own, joins the neighbouring group it fits
+ * best.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -21,6 +23,7 @@
 
 #define MIN_A 4			/* triangles of smaller groups share no cable */
 #define MIN_DENSITY 0.6		/* local cables over a full clique */
+#define MIN_TRI_SHARE 0.05	/* a group block's triangles over a clique's */
 
 struct dfr {
 	const struct fabric *f;
@@ -163,19 +166,44 @@ static int cmp_corner(const void *x, const void *y)
 }
 
 /*
- * Each switch's block: most of its triangles, then the larger block,
- * then the lower one.  Blocks are numbered as groups in switch order.
+ * A group's block is dense: its triangles are a fair share of all its
+ * switches could close (a clique closes every one).  The triangles that
+ * global cables close chain into sparse blocks across the groups.
+ */
+static bool dense(uint32_t tris, uint32_t sws)
+{
+	double all = (double)sws * (sws - 1) * (sws - 2) / 6;
+
+	return sws >= 3 && tris >= MIN_TRI_SHARE * all;
+}
+
+/* Switches per block, from the corners sorted by switch then block. */
+static void block_switches(const struct corner *c, size_t n, uint32_t *sws)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!i || c[i].sw != c[i - 1].sw || c[i].blk != c[i - 1].blk)
+			sws[c[i].blk]++;
+}
+
+/*
+ * Each switch's block: of the dense ones it has triangles in, the one
+ * with most of them, then the larger, then the lower; none when it has
+ * no triangle in a dense block (adopt() places it).  Blocks are
+ * numbered as groups in switch order.
  */
 static int choose(struct dfr *r)
 {
 	struct corner *c = malloc((3 * r->ntri + 1) * sizeof(*c));
 	uint32_t *weight = calloc(r->ntri + 1, sizeof(*weight));
+	uint32_t *sws = calloc(r->ntri + 1, sizeof(*sws));
 	uint32_t *gid = malloc((r->ntri + 1) * sizeof(*gid));
 	size_t n = 0, i, j, k, best, bn;
 	uint32_t t, b;
 	int ret = -ENOMEM;
 
-	if (!c || !weight || !gid)
+	if (!c || !weight || !sws || !gid)
 		goto out;
 	for (t = 0; t < r->ntri; t++) {
 		b = swg_find(r->uf, t);
@@ -185,22 +213,28 @@ static int choose(struct dfr *r)
 			c[n++] = (struct corner){ r->tri[t][i], b };
 	}
 	qsort(c, n, sizeof(*c), cmp_corner);
+	block_switches(c, n, sws);
 	for (i = 0; i < r->g.n; i++)
 		r->grp[i] = FAB_NONE;
 	r->ng = 0;
 	for (i = 0; i < n; i = j) {
-		best = i;
+		best = n;
 		bn = 0;
 		for (j = i; j < n && c[j].sw == c[i].sw; j = k) {
 			for (k = j; k < n && c[k].sw == c[j].sw &&
 				    c[k].blk == c[j].blk; k++)
 				;
+			b = c[j].blk;
+			if (!dense(weight[b], sws[b]))
+				continue;
 			if (k - j > bn || (k - j == bn &&
-					   weight[c[j].blk] > weight[c[best].blk])) {
+					   weight[b] > weight[c[best].blk])) {
 				best = j;
 				bn = k - j;
 			}
 		}
+		if (best == n)
+			continue;
 		b = c[best].blk;
 		if (gid[b] == FAB_NONE)
 			gid[b] = r->ng++;
@@ -210,7 +244,131 @@ static int choose(struct dfr *r)
 out:
 	free(c);
 	free(weight);
+	free(sws);
 	free(gid);
+	return ret;
+}
+
+/*
+ * How well group G fits switch u, which lies in no triangle (failed
+ * local cables left it one or none): better the more switches G lacks,
+ * then the fewer of u's other neighbours' groups G is already cabled to,
+ * since a group pair rarely has a second global cable.
+ */
+static long fit(const struct dfr *r, uint32_t u, uint32_t G,
+		const uint32_t *size, uint32_t most, const uint8_t *joined)
+{
+	const struct swg *g = &r->g;
+	uint32_t k, H;
+	long dup = 0;
+
+	for (k = g->off[u]; k < g->off[u + 1]; k++) {
+		H = r->grp[g->nb[k]];
+		if (H != FAB_NONE && H != G)
+			dup += joined[(size_t)G * r->ng + H];
+	}
+	return (long)(most - size[G]) * (g->deg_max + 1) - dup;
+}
+
+/* The best group of u's neighbours' for u, or FAB_NONE. */
+static uint32_t adoptive(const struct dfr *r, uint32_t u,
+			 const uint32_t *size, uint32_t most,
+			 const uint8_t *joined)
+{
+	const struct swg *g = &r->g;
+	uint32_t k, G, best = FAB_NONE;
+	long sc, top = 0;
+
+	for (k = g->off[u]; k < g->off[u + 1]; k++) {
+		G = r->grp[g->nb[k]];
+		if (G == FAB_NONE || G == best)
+			continue;
+		sc = fit(r, u, G, size, most, joined);
+		if (best == FAB_NONE || sc > top) {
+			best = G;
+			top = sc;
+		}
+	}
+	return best;
+}
+
+/*
+ * A switch that lost most of its local cables can close triangles only
+ * with global ones and so head a "group" of its own: groups of less
+ * than half the largest one's switches are taken apart for adopt(), the
+ * rest renumbered in switch order.
+ */
+static int dissolve(struct dfr *r)
+{
+	uint32_t *size = calloc(r->ng + 1, sizeof(*size));
+	uint32_t *gid = malloc((r->ng + 1) * sizeof(*gid));
+	uint32_t u, G, most = 0, ng = 0;
+
+	if (!size || !gid) {
+		free(size);
+		free(gid);
+		return -ENOMEM;
+	}
+	for (u = 0; u < r->g.n; u++)
+		if (r->grp[u] != FAB_NONE && ++size[r->grp[u]] > most)
+			most = size[r->grp[u]];
+	for (G = 0; G < r->ng; G++)
+		gid[G] = 2 * size[G] < most ? FAB_NONE : FAB_NONE - 1;
+	for (u = 0; u < r->g.n; u++) {
+		G = r->grp[u];
+		if (G == FAB_NONE)
+			continue;
+		if (gid[G] == FAB_NONE - 1)
+			gid[G] = ng++;
+		r->grp[u] = gid[G];
+	}
+	r->ng = ng;
+	free(size);
+	free(gid);
+	return 0;
+}
+
+/*
+ * Switches in no group join a neighbour's group (see fit()), in rounds,
+ * each on the groups as the round before left them.
+ */
+static int adopt(struct dfr *r)
+{
+	const struct swg *g = &r->g;
+	uint32_t *size = calloc(r->ng + 1, sizeof(*size));
+	uint8_t *joined = calloc((size_t)r->ng * r->ng + 1, 1);
+	uint32_t u, k, most, G, H, moved = 1;
+	int ret = -ENOMEM;
+
+	if (!size || !joined)
+		goto out;
+	while (moved) {
+		moved = 0;
+		memset(size, 0, r->ng * sizeof(*size));
+		memset(joined, 0, (size_t)r->ng * r->ng);
+		for (u = 0, most = 0; u < g->n; u++) {
+			G = r->grp[u];
+			if (G == FAB_NONE)
+				continue;
+			if (++size[G] > most)
+				most = size[G];
+			for (k = g->off[u]; k < g->off[u + 1]; k++) {
+				H = r->grp[g->nb[k]];
+				if (H != FAB_NONE && H != G)
+					joined[(size_t)G * r->ng + H] = 1;
+			}
+		}
+		for (u = 0; u < g->n; u++) {
+			if (r->grp[u] != FAB_NONE)
+				continue;
+			r->grp[u] = adoptive(r, u, size, most, joined);
+			moved += r->grp[u] != FAB_NONE;
+		}
+	}
+	ret = 0;
+out:
+	free(size);
+	free(joined);
 	return ret;
 }
 
@@ -325,11 +483,30 @@ static void local_pairs(const struct dfr *r, size_t *have)
 				have[r->grp[u]]++;
 }
 
+/*
+ * The size most groups have (the smaller on a tie).  Failures only take
+ * switches away, so a group above it holds a switch of another one.
+ */
+static uint32_t usual_size(const struct dfr *r)
+{
+	uint32_t G, H, n, best = 0, size = 0;
+
+	for (G = 0; G < r->ng; G++) {
+		for (H = 0, n = 0; H < r->ng; H++)
+			n += r->size[H] == r->size[G];
+		if (n > best || (n == best && r->size[G] < size)) {
+			best = n;
+			size = r->size[G];
+		}
+	}
+	return size;
+}
+
 /* The groups' shape: 0 when they make a dragonfly, 1 with a reason. */
 static int check_groups(struct dfr *r)
 {
 	size_t *have;
-	uint32_t u, G;
+	uint32_t u, G, usual;
 	int ret = 0;
 
 	for (u = 0; u < r->g.n; u++)
@@ -344,9 +521,14 @@ static int check_groups(struct dfr *r)
 	if (!have)
 		return -ENOMEM;
 	local_pairs(r, have);
+	usual = usual_size(r);
 	r->di->missing_local = 0;
 	for (G = 0; G < r->ng && !ret; G++) {
-		if (!r->plus && r->size[G] < MIN_A)
+		if (r->size[G] > usual)
+			ret = not_df(r->di, "group %u has %u %s, most have %u: the groups are unclear",
+				     G, r->size[G],
+				     r->plus ? "leaves" : "switches", usual);
+		else if (!r->plus && r->size[G] < MIN_A)
 			ret = not_df(r->di, "group %u has %u switches", G,
 				     r->size[G]);
 		else if (!r->plus && have[G] < MIN_DENSITY * (r->size[G] *
@@ -407,6 +589,10 @@ static int try_canonical(struct dfr *r)
 	ret = blocks(r);
 	if (!ret)
 		ret = choose(r);
+	if (!ret)
+		ret = dissolve(r);
+	if (!ret)
+		ret = adopt(r);
 	return ret ? ret : check_groups(r);
 }
 
