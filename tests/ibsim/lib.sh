@@ -393,3 +393,32 @@ check_analyze() {
 	"$BDIR/ibpoolroute" analyze "$1" >"$1/analyze.out" 2>&1 ||
 		t_fail "ibpoolroute analyze $1 failed: $(tail -3 "$1/analyze.out")"
 }
+
+# switches NETFILE: switch names in file order.
+switches() {
+	awk '/^Switch[ \t]/ { match($0, /"[^"]*"/);
+		print substr($0, RSTART + 1, RLENGTH - 2) }' "$1"
+}
+
+# verify_live NAME: ibpoolroute verify from the work directory (umad2sim
+# leaves its sys-* directories there); must pass.
+verify_live() {
+	(cd "$WORK" && client_env "$BDIR/ibpoolroute" verify --perms 0 \
+		>"$WORK/$1.verify" 2>&1) ||
+		t_fail "$1: ibpoolroute verify failed: $(tail -4 "$WORK/$1.verify" | tr '\n' ' ')"
+	grep -q "credit loops: none" "$WORK/$1.verify" ||
+		t_fail "$1: verify reports no credit-loop check"
+}
+
+# sweeps_done LOG N: N routings installed and the subnet up after them.
+sweeps_done() {
+	local tc up
+	tc=$(count_lines "$1" "$PLUGIN_LINE")
+	up=$(count_lines "$1" "> SUBNET UP$")
+	[ "$tc" -ge "$2" ] && [ "$up" -ge "$2" ]
+}
+
+no_errors() {
+	! grep -q "gpuaware: ERR" "$1" ||
+		t_fail "plugin errors: $(grep 'gpuaware: ERR' "$1" | head -2)"
+}

@@ -14,12 +14,6 @@ t_init torus-route
 FABRICS=${FABRICS:-"torus-small.net torus-6x6.net mesh-small.net"}
 t_need "$BDIR/ibpoolroute"
 
-# Switch names in file order.
-switches() {
-	awk '/^Switch[ \t]/ { match($0, /"[^"]*"/);
-		print substr($0, RSTART + 1, RLENGTH - 2) }' "$1"
-}
-
 # "NAME PORT" of the first switch-to-switch cable of switch NAME.
 sw_port() {
 	awk -v sw="$2" '
@@ -27,29 +21,6 @@ sw_port() {
 		cur = substr($0, RSTART + 1, RLENGTH - 2); next }
 	cur == sw && /^\[[0-9]+\][ \t]*"sw-/ {
 		print sw, substr($0, 2) + 0; exit }' "$1"
-}
-
-# verify_live NAME: ibpoolroute verify from the work directory (umad2sim
-# leaves its sys-* directories there); must pass.
-verify_live() {
-	(cd "$WORK" && client_env "$BDIR/ibpoolroute" verify --perms 0 \
-		>"$WORK/$1.verify" 2>&1) ||
-		t_fail "$1: ibpoolroute verify failed: $(tail -4 "$WORK/$1.verify" | tr '\n' ' ')"
-	grep -q "credit loops: none" "$WORK/$1.verify" ||
-		t_fail "$1: verify reports no credit-loop check"
-}
-
-# sweeps_done LOG N: N routings installed and the subnet up after them.
-sweeps_done() {
-	local tc up
-	tc=$(count_lines "$1" "$PLUGIN_LINE")
-	up=$(count_lines "$1" "> SUBNET UP$")
-	[ "$tc" -ge "$2" ] && [ "$up" -ge "$2" ]
-}
-
-no_errors() {
-	! grep -q "gpuaware: ERR" "$1" ||
-		t_fail "plugin errors: $(grep 'gpuaware: ERR' "$1" | head -2)"
 }
 
 printf '[routing]\nengine = auto\n[log]\nverbosity = verbose\n' \
