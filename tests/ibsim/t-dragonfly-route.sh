@@ -1,0 +1,83 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The plugin routes a 9-group dragonfly (72 hosts) in a real OpenSM under
+# ibsim, LMC 1 so every host's second LID takes a third group where it
+# can: the tables reach the switches, and `ibpoolroute verify` (LFTs and
+# SL2VL read from the switches, the SA's path SL for every LID pair)
+# finds every pair connected and no credit loop on 2 VLs; again after a
+# global cable is unlinked from the ibsim console.  Without QoS the
+# routing is refused with a line saying what to set, and up*-down* on VL
+# 0 routes meanwhile.
+set -eu
+. "$(dirname "$0")/lib.sh"
+t_init dragonfly-route
+
+NET=$CONFIGS/dragonfly-small.net
+t_need "$BDIR/ibpoolroute" "$NET"
+
+# global_cable NETFILE: "NAME PORT" of the first cable between switches
+# of two groups (switches are named g<group>-...).
+global_cable() {
+	awk '
+	/^(Switch|Hca|Ca)[ \t]/ { match($0, /"[^"]*"/);
+		cur = substr($0, RSTART + 1, RLENGTH - 2); next }
+	cur ~ /^g[0-9]+-/ && /^\[[0-9]+\][ \t]*"g[0-9]+-/ {
+		match($0, /"[^"]*"/); peer = substr($0, RSTART + 1, RLENGTH - 2)
+		split(cur, a, "-"); split(peer, b, "-")
+		if (a[1] != b[1]) { print cur, substr($0, 2) + 0; exit } }' "$1"
+}
+
+printf '[routing]\nengine = auto\n[log]\nverbosity = verbose\n' \
+	>"$WORK/gpuaware.conf"
+
+sim_start "$NET"
+# shellcheck disable=SC2046
+conf=$(osm_conf ga $(fragment_keys "$CONFIGS/opensm-gpuaware-torus.conf") \
+	event_plugin_options "$WORK/gpuaware.conf" lmc 1 sweep_interval 2)
+osm_start "$conf"
+poll 60 sweeps_done "$WORK/ga.log" 1 || t_fail "no routing"
+no_errors "$WORK/ga.log"
+log_has "$WORK/ga.log" "gpuaware: topology dragonfly, engine dragonfly" 1 ||
+	t_fail "not routed as a dragonfly: $(grep 'gpuaware: topology' "$WORK/ga.log" | head -1)"
+log_has "$WORK/ga.log" "gpuaware: recogniser: dragonfly: 9 groups of 4 switches (p=2 a=4 h=2 g=9), 36 global cables, canonical" 1 ||
+	t_fail "the recogniser line is not the fabric's: $(grep 'gpuaware: recogniser' "$WORK/ga.log" | head -1)"
+log_has "$WORK/ga.log" "gpuaware: quality: .* 0 unreachable .* no credit loop" 1 ||
+	t_fail "the plugin's verifier is not clean"
+check_pushed "$WORK/ga.dump"
+verify_live intact
+grep -q "credit loops: none (2 VLs" "$WORK/intact.verify" ||
+	t_fail "intact: not 2 VLs: $(grep 'credit loops' "$WORK/intact.verify")"
+t_log "intact: $(grep -o '[0-9]* take an LMC LID through a third group' "$WORK/ga.log" | head -1), routed in $(route_ms "$WORK/ga.log" gpuaware) ms, $(grep 'credit loops' "$WORK/intact.verify")"
+
+set -- $(global_cable "$NET")
+[ $# -eq 2 ] || t_fail "no global cable in $NET"
+t_log "unlink global cable $1[$2]"
+sim_cmd "Unlink \"$1\"[$2]"
+poll 60 sweeps_done "$WORK/ga.log" 2 || t_fail "no rerouting without $1[$2]"
+no_errors "$WORK/ga.log"
+log_has "$WORK/ga.log" "gpuaware: topology dragonfly, engine dragonfly" 2 ||
+	t_fail "without $1[$2] not routed as a dragonfly"
+log_has "$WORK/ga.log" "gpuaware: recogniser: .* 35 global cables, canonical, 1 group pairs without a global cable" 1 ||
+	t_fail "the lost global cable is not reported"
+verify_live global
+t_log "without $1[$2]: $(grep -o '[0-9]* go round a missing global cable' "$WORK/ga.log" | tail -1), $(grep 'credit loops' "$WORK/global.verify")"
+osm_stop
+sim_stop
+
+# QoS off: refused with what to set, up*-down* on VL 0 meanwhile.
+sim_start "$NET"
+# shellcheck disable=SC2046
+conf=$(osm_conf noqos $(fragment_keys "$CONFIGS/opensm-gpuaware-torus.conf") \
+	event_plugin_options "$WORK/gpuaware.conf" qos FALSE)
+osm_start "$conf"
+poll 60 sweeps_done "$WORK/noqos.log" 1 || t_fail "no routing without QoS"
+log_has "$WORK/noqos.log" "ERR GA23: dragonfly routing needs 2 data VLs, but QoS is off .* set 'qos TRUE'" 1 ||
+	t_fail "no refusal line without QoS"
+log_has "$WORK/noqos.log" "gpuaware: topology dragonfly, engine updown" 1 ||
+	t_fail "without QoS the dragonfly is not routed by up*-down*"
+verify_live noqos
+grep -q "credit loops: none (1 VL" "$WORK/noqos.verify" ||
+	t_fail "without QoS the routing uses more than VL 0"
+osm_stop
+sim_stop
+t_log "QoS off: refused with ERR GA23, up*-down* on VL 0 verified"
