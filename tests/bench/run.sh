@@ -1,29 +1,35 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # make bench: gpuaware against OpenSM's own engines on the same fabrics in
-# the same run, under ibsim (fat-trees, then 3D tori), then the routing core
-# offline at 65,536 hosts.  Prints markdown tables for docs/benchmarks.md.
-# Usage: tests/bench/run.sh [BUILD_DIR]; BENCH_QUICK=1 runs small fabrics;
-# BENCH_SECTIONS picks from "fattree torus offline" (default: all three).
+# the same run, under ibsim (fat-trees, 3D tori, dragonflies), then the
+# routing core offline at 65,536 hosts.  Prints markdown tables for
+# docs/benchmarks.md.  Usage: tests/bench/run.sh [BUILD_DIR];
+# BENCH_QUICK=1 runs small fabrics; BENCH_SECTIONS picks from "fattree
+# torus dragonfly offline" (default: all four).
 set -eu
 B=${1:-build}
 export B
 . "$(dirname "$0")/../ibsim/lib.sh"
 t_init bench
+# Simulator clients leave their sys-* directories in the working one.
+cd "$WORK"
 
 ENGINES=${ENGINES:-"gpuaware ftree updn minhop dfsssp nue"}
 TORUS_ENGINES=${TORUS_ENGINES:-"gpuaware torus-2QoS dor lash dfsssp nue minhop"}
+DF_ENGINES=${DF_ENGINES:-"gpuaware dfsssp lash nue minhop"}
 SEEDS=${SEEDS:-"1 2 3"}
-SECTIONS=${BENCH_SECTIONS:-"fattree torus offline"}
+SECTIONS=${BENCH_SECTIONS:-"fattree torus dragonfly offline"}
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	BIG=$CONFIGS/ft3-small.net
 	DEG_ARGS="--radix 8 --levels 3"
 	TORUS_DIMS=${TORUS_DIMS:-"4x4x4"}
+	DF_SHAPES=${DF_SHAPES:-"2,4,2"}
 	OFFLINE_RADIX=16
 else
 	BIG=$CONFIGS/ft3-4k.net
 	DEG_ARGS="--radix 16 --levels 3"
 	TORUS_DIMS=${TORUS_DIMS:-"4x4x4 8x8x8"}
+	DF_SHAPES=${DF_SHAPES:-"2,4,2 4,8,4"}
 	OFFLINE_RADIX=64
 fi
 # One switch away from the seeds and from the SM's host on every size.
@@ -119,11 +125,11 @@ osm_settled() {
 	log_has "$1" "SUBNET UP" 1 || ! alive "$OSM_PID"
 }
 
-# torus_conf NAME ENGINE T2Q: opensm.conf with QoS on for every engine
+# vl_conf NAME ENGINE T2Q: opensm.conf with QoS on for every engine
 # (torus-2QoS and gpuaware program SL2VL, the others' path SLs need it),
 # the seed file for torus-2QoS, and the settings OpenSM documents for
 # tori: LASH's mesh analysis, every VL the fabric has for Nue (default 1).
-torus_conf() {
+vl_conf() {
 	case $2 in
 	gpuaware)
 		osm_conf "$1" routing_engine gpuaware qos TRUE \
@@ -142,12 +148,12 @@ torus_conf() {
 	esac
 }
 
-# torus_engine LABEL ENGINE T2Q: OpenSM as a daemon until its first sweep
+# vl_engine LABEL ENGINE [T2Q]: OpenSM as a daemon until its first sweep
 # is up; the live SM checked by verify (VLs, credit loops under the SA's
 # path SLs), its dumps by analyze (all-to-all, eBB); then OpenSM stopped.
-torus_engine() {
+vl_engine() {
 	local label=$1 e=$2 conf log used ms d j vj vls loops vrc
-	conf=$(torus_conf "$label-$e" "$e" "$3")
+	conf=$(vl_conf "$label-$e" "$e" "${3:-}")
 	log=$WORK/$label-$e.log
 	d=$WORK/$label-$e.dump
 	osm_start "$conf"
@@ -200,22 +206,58 @@ torus_fabric() {
 		--torus2qos "$t2q"
 	sim_start "$net"
 	for e in $TORUS_ENGINES; do
-		torus_engine "$label" "$e" "$t2q"
+		vl_engine "$label" "$e" "$t2q"
 	done
 	sim_stop
 	forget "$SIM_PID"
 }
 
-torus_section() {
-	local dims
+vl_header() {
 	echo
-	echo "## 3D tori, 2 hosts per switch, one OpenSM daemon per engine"
+	echo "## $1, one OpenSM daemon per engine"
 	echo
 	echo "| fabric | engine | used | routing ms | VLs | credit loops | lost pairs | all-to-all max | max/mean | eBB |"
 	echo "|---|---|---|---|---|---|---|---|---|---|"
+}
+
+torus_section() {
+	local dims
+	vl_header "3D tori, 2 hosts per switch"
 	for dims in $TORUS_DIMS; do
 		torus_fabric "$dims"
 		torus_fabric "$dims" "$TORUS_FAILED"
+	done
+}
+
+# df_fabric P,A,H [DROP]: a canonical dragonfly (p hosts per switch, a
+# switches per group, h global cables per switch, a*h+1 groups), with
+# fraction DROP of its global cables cut, every dragonfly engine on it.
+df_fabric() {
+	local p a h label net e drop=${2:-}
+	p=${1%%,*}
+	h=${1##*,}
+	a=${1#*,}
+	a=${a%,*}
+	label="df-$(((a * h + 1) * a * p))"
+	set -- --hosts-per-switch "$p" --switches-per-group "$a" \
+		--global-links "$h" ${drop:+--drop-global "$drop" --seed 1}
+	[ -z "$drop" ] || label="$label-cut"
+	net=$WORK/$label.net
+	"$BDIR/ibtopogen" dragonfly "$@" -o "$net"
+	sim_start "$net"
+	for e in $DF_ENGINES; do
+		vl_engine "$label" "$e"
+	done
+	sim_stop
+	forget "$SIM_PID"
+}
+
+dragonfly_section() {
+	local shape
+	vl_header "Canonical dragonflies, intact and with 2 % of the global cables cut"
+	for shape in $DF_SHAPES; do
+		df_fabric "$shape"
+		df_fabric "$shape" 0.02
 	done
 }
 
@@ -264,6 +306,9 @@ if section fattree; then
 fi
 if section torus; then
 	torus_section
+fi
+if section dragonfly; then
+	dragonfly_section
 fi
 if section offline; then
 	offline_section
