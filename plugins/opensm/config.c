@@ -107,7 +107,7 @@ struct key {
 };
 
 static const struct key keys[] = {
-	{ "routing:engine", "auto, fattree or updown", set_engine,
+	{ "routing:engine", "auto, fattree, torus, dragonfly or updown", set_engine,
 	  show_engine },
 	{ "log:verbosity", "0-3, quiet, normal, verbose or debug",
 	  set_verbosity, show_verbosity },
