@@ -16,6 +16,16 @@
  * VL 2 after it.  A port pair's class cannot tell the middle local hop
  * from the last, so those SLs carry per-port-pair entries, and a route
  * whose entries clash with another's takes the next SL.
+ *
+ * An LMC LID of a host in group D goes through one intermediate group,
+ * I = D + delta (group numbers modulo g), for a delta per Valiant class
+ * (SL_VAL + class): every other group sends it to I, I and D route it
+ * minimally, so every switch has one next hop whatever the source.  Its
+ * hops take VL 0 up to the first global one, VL 1 up to the second and
+ * VL 2 after it; a switch of group X tells them apart by the far group
+ * of the port: a global cable from X + delta is the second hop, a local
+ * one heading out to X - delta is I's.  Group E = I + delta would be
+ * read wrongly on both counts, so it keeps the minimal route.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -31,7 +41,9 @@
 #define CLS_GLOBAL 3
 #define NONE UINT32_MAX
 #define SL_AROUND 2		/* first SL of the three-VL ways round */
+#define SL_VAL 8		/* first SL of the Valiant classes */
 #define SL_MAX 15
+#define NVAL (SL_MAX - SL_VAL + 1)
 #define MAX_LOCAL 4		/* local hops a minimal route takes at most */
 
 /*
@@ -54,6 +66,13 @@ struct dvl {
 	uint8_t *cls;		/* nsw x 256: class of each switch port */
 	struct ovr ov;
 	unsigned int top_vl;	/* VL after the second global hop: 1 or 2 */
+	uint32_t g;		/* groups */
+	uint32_t *grp;		/* switch -> group, NONE */
+	/* nsw x 256: the group at the far end of each switch port, NONE;
+	 * kept here since the tables, and so the fabric, go with the sweep */
+	uint32_t *far;
+	unsigned int nval;	/* Valiant classes in use */
+	uint32_t delta[NVAL];	/* per class: I = D + delta */
 };
 
 /* A global cable: from switch u on port, to switch x. */
@@ -81,6 +100,10 @@ struct eng {
 	size_t valiant, around, around3, irregular, holes, pairs;
 	unsigned int slmax;
 	unsigned int maxvl;
+	/* the LID being routed, when Valiant: its class, I and E */
+	int vcls;
+	uint32_t vI, vE;
+	size_t vroutes;		/* routes of a Valiant class */
 };
 
 static struct dvl *dvl_of(const struct rt_tables *t)
@@ -184,6 +207,27 @@ static int ovr_put(struct ovr *o, uint64_t k, uint8_t vl)
 	return 0;
 }
 
+/* The VL of a hop on Valiant class c's SL (see the top of the file). */
+static uint8_t val_vl(const struct dvl *dv, uint32_t sw, unsigned int in,
+		      unsigned int out, unsigned int c)
+{
+	const uint8_t *k = dv->cls + (size_t)sw * 256;
+	const uint32_t *far = dv->far + (size_t)sw * 256;
+	uint32_t X = dv->grp[sw], d = dv->delta[c];
+
+	if (X == NONE || c >= dv->nval)
+		return 0;
+	if (k[in] == CLS_GLOBAL)
+		return far[in] == (X + d) % dv->g ? 2 : 1;
+	if (k[in] != CLS_LOCAL)
+		return 0;
+	if (k[out] == CLS_CA)
+		return 2;
+	if (k[out] == CLS_GLOBAL)
+		return far[out] == (X + dv->g - d) % dv->g;
+	return 1;
+}
+
 static uint8_t df_sl2vl(const struct rt_tables *t, uint32_t sw,
 			unsigned int in, unsigned int out, unsigned int sl)
 {
@@ -193,6 +237,8 @@ static uint8_t df_sl2vl(const struct rt_tables *t, uint32_t sw,
 
 	if (sw >= dv->nsw || in > 255 || out > 255 || sl > SL_MAX)
 		return 0;
+	if (sl >= SL_VAL)
+		return val_vl(dv, sw, in, out, sl - SL_VAL);
 	if (sl >= SL_AROUND) {
 		vl = ovr_get(&dv->ov, ovr_key(sw, sl, in, out));
 		if (vl >= 0)
@@ -206,6 +252,8 @@ static void dvl_release(struct rt_vl *vl)
 {
 	struct dvl *dv = vl->ctx;
 
+	free(dv->grp);
+	free(dv->far);
 	free(dv->lid_sw);
 	free(dv->sl);
 	free(dv->cls);
@@ -473,6 +521,68 @@ static void choose_vias(struct eng *e, uint32_t T, unsigned int lid,
 	}
 }
 
+/*
+ * Set up T's LMC LID of index li as a Valiant one: its class from key,
+ * its groups I and E, which must reach T minimally, and every other group
+ * cabled to I or reaching T minimally itself.  False (e->vcls -1) when
+ * the LID is routed the other way.
+ */
+static bool valiant_lid(struct eng *e, uint32_t T, unsigned int li,
+			unsigned int key)
+{
+	uint32_t D = e->grp[T], G, I, E, n;
+	unsigned int c;
+
+	e->vcls = -1;
+	if (!li || !e->dv->nval)
+		return false;
+	c = (key + li) % e->dv->nval;
+	I = (D + e->dv->delta[c]) % e->g;
+	E = (I + e->dv->delta[c]) % e->g;
+	if (!pick(e, I, NONE, T, 0) || !pick(e, E, NONE, T, 0))
+		return false;
+	for (G = 0; G < e->g; G++) {
+		if (G == D || G == I || G == E)
+			continue;
+		cables(e, G, I, &n);
+		if (!n && !pick(e, G, NONE, T, 0))
+			return false;
+	}
+	e->vcls = (int)c;
+	e->vI = I;
+	e->vE = E;
+	return true;
+}
+
+/*
+ * Next hop from c for a Valiant LID: minimal in D, I and E and from a
+ * group with no cable to I; else c's own cable to I, or a local hop to
+ * the switch of the key-th.
+ */
+static uint8_t valiant_hop(struct eng *e, uint32_t c, uint32_t T,
+			   unsigned int key)
+{
+	uint32_t G = e->grp[c], n, i, own = 0;
+	unsigned int k = key;
+	const struct cable *cb;
+
+	if (G == e->grp[T])
+		return local_next(e, c, T, key);
+	cb = cables(e, G, e->vI, &n);
+	if (G == e->vI || G == e->vE || !n)
+		return minimal(e, c, T, key);
+	for (i = 0; i < n; i++)
+		own += cb[i].u == c;
+	k %= own ? own : n;
+	for (i = 0; i < n; i++) {
+		if (own && cb[i].u != c)
+			continue;
+		if (!k--)
+			break;
+	}
+	return own ? cb[i].port : to_switch(e, c, cb[i].u, key);
+}
+
 /* LMC index of lid: its offset from the base LID of its port. */
 static unsigned int lmc_index(const struct rt_tables *t, unsigned int lid)
 {
@@ -573,7 +683,7 @@ static int place_around(struct eng *e, const struct route *r,
 	unsigned int sl, i;
 	int have, ret;
 
-	for (sl = SL_AROUND; sl <= SL_MAX; sl++) {
+	for (sl = SL_AROUND; sl < SL_VAL; sl++) {
 		for (i = 0; i < r->hops; i++) {
 			if (!r->in[i])
 				continue;
@@ -605,6 +715,35 @@ static int place_around(struct eng *e, const struct route *r,
  * management traffic.  A hole to a switch LID is left for the management
  * routes; one to a host is counted.
  */
+/*
+ * Whether r is a Valiant route val_vl() reads right: from a group other
+ * than I, E and D, at most one local hop, a global one into I, one or
+ * two local ones there (two: Dragonfly+, or round a failed cable, then
+ * checked as off the pattern), the global one into D, at most one local
+ * one.
+ */
+static bool valiant_route(struct eng *e, const struct route *r, uint32_t T)
+{
+	unsigned int i, g1 = 0, g2 = 0, n = 0;
+	uint32_t G = e->grp[r->sw[0]];
+
+	if (e->vcls < 0 || G == e->vI || G == e->vE || G == e->grp[T])
+		return false;
+	for (i = 0; i < r->hops; i++)
+		if (r->cls[i] == CLS_GLOBAL) {
+			if (n++)
+				g2 = i;
+			else
+				g1 = i;
+		}
+	if (n != 2 || g1 > 1 || g2 - g1 > 3 || r->hops - g2 > 2 ||
+	    e->grp[r->sw[g1 + 1]] != e->vI)
+		return false;
+	if (g2 - g1 == 3 && !e->di->plus)
+		e->irregular++;
+	return true;
+}
+
 static int walk(struct eng *e, uint32_t src, unsigned int lid, uint32_t T,
 		unsigned int li)
 {
@@ -622,10 +761,17 @@ static int walk(struct eng *e, uint32_t src, unsigned int lid, uint32_t T,
 	}
 	if (ret)
 		return ret;
-	sl = shape(&r, &regular);
-	if (e->hosted[src] && !regular)
-		e->irregular++;
-	if (sl >= SL_AROUND) {
+	if (valiant_route(e, &r, T)) {
+		sl = SL_VAL + e->vcls;
+		e->vroutes++;
+		/* the host link after the second global hop */
+		e->maxvl = 2;
+	} else {
+		sl = shape(&r, &regular);
+		if (e->hosted[src] && !regular)
+			e->irregular++;
+	}
+	if (sl >= SL_AROUND && sl < SL_VAL) {
 		ret = place_around(e, &r, &sl);
 		if (ret)
 			return ret;
@@ -635,8 +781,9 @@ static int walk(struct eng *e, uint32_t src, unsigned int lid, uint32_t T,
 	e->dv->sl[(size_t)src * (e->t->top + 1) + lid] = sl;
 	for (i = 0; i < r.hops; i++) {
 		glob += r.cls[i] == CLS_GLOBAL;
-		vl = sl >= SL_AROUND ? around_vl(e, &r, i) :
-			vl_for(i ? r.cls[i - 1] : CLS_CA, sl, 1);
+		vl = sl >= SL_VAL ? 0 :
+		     sl >= SL_AROUND ? around_vl(e, &r, i) :
+		     vl_for(i ? r.cls[i - 1] : CLS_CA, sl, 1);
 		e->maxvl = vl > e->maxvl ? vl : e->maxvl;
 	}
 	if (glob > 1) {
@@ -650,13 +797,17 @@ static int route_lid(struct eng *e, uint32_t T, unsigned int lid,
 		     unsigned int key)
 {
 	unsigned int li = lmc_index(e->t, lid);
+	bool val = valiant_lid(e, T, li, key);
 	uint32_t c;
 	int ret;
 
-	choose_vias(e, T, lid, li, key);
+	if (!val)
+		choose_vias(e, T, lid, li, key);
 	for (c = 0; c < e->nsw; c++)
 		if (c != T && e->grp[c] != NONE)
-			rt_lft(e->t, c)[lid] = next_hop(e, c, T, li, key);
+			rt_lft(e->t, c)[lid] = val ?
+				valiant_hop(e, c, T, key) :
+				next_hop(e, c, T, li, key);
 	for (c = 0; c < e->nsw; c++) {
 		if (c == T || e->grp[c] == NONE)
 			continue;
@@ -715,6 +866,36 @@ static int index_cables(struct eng *e)
 	return 0;
 }
 
+/*
+ * The Valiant classes: deltas 1, 2, ... for which D, I and E are three
+ * groups, at most NVAL; none with fewer than four groups, where no
+ * group would be left to send through I.
+ */
+static int valiant_classes(struct eng *e)
+{
+	struct dvl *dv = e->dv;
+	uint32_t d, s, w;
+	unsigned int p;
+
+	dv->g = e->g;
+	dv->grp = malloc((e->nsw + 1) * sizeof(*dv->grp));
+	dv->far = malloc(((size_t)e->nsw * 256 + 1) * sizeof(*dv->far));
+	if (!dv->grp || !dv->far)
+		return -ENOMEM;
+	memcpy(dv->grp, e->grp, e->nsw * sizeof(*dv->grp));
+	for (s = 0; s < e->nsw; s++)
+		for (p = 0; p < 256; p++) {
+			w = p && cls(e, s, p) >= CLS_LOCAL ? peer_sw(e, s, p) :
+							    NONE;
+			dv->far[(size_t)s * 256 + p] = w == NONE ? NONE :
+						       e->grp[w];
+		}
+	for (d = 1; e->g >= 4 && d < e->g && dv->nval < NVAL; d++)
+		if (2 * d % e->g)
+			dv->delta[dv->nval++] = d;
+	return 0;
+}
+
 static int setup(struct eng *e, const struct df_info *di,
 		 struct rt_tables *t, unsigned int top_vl)
 {
@@ -766,6 +947,8 @@ static int setup(struct eng *e, const struct df_info *di,
 		dv->lid_sw[lid] = t->lid_node[lid] == FAB_NONE ? NONE :
 				  rt_lid_switch(t, lid);
 	ret = index_cables(e);
+	if (!ret)
+		ret = valiant_classes(e);
 	return ret ? ret : rt_lids_by_switch(t, &e->loff, &e->lids);
 }
 
@@ -786,8 +969,9 @@ static void eng_release(struct eng *e)
 
 /*
  * Routes off the scheme's pattern (round failed local cables) and ways
- * round on two VLs may close a cycle on one VL: only the dependency
- * graph can clear those.  -EDEADLK when it has a cycle.
+ * round on two VLs, alone or beside Valiant ones, may close a cycle on
+ * one VL: only the dependency graph can clear those.  -EDEADLK when it
+ * has a cycle.
  */
 static int check_deps(struct rt_tables *t)
 {
@@ -825,7 +1009,7 @@ static int finish(struct eng *e, struct rt_tables *t, char *detail,
 	e->dv = NULL;
 	if (rt_fill_unrouted(t, e->fill) < 0)
 		return -ENOMEM;
-	if (e->irregular || e->around3) {
+	if (e->irregular || e->around3 || (e->vroutes && e->around)) {
 		ret = check_deps(t);
 		if (ret == -EDEADLK)
 			snprintf(detail, len, "routes round failed cables close a credit loop");

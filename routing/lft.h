@@ -19,7 +19,9 @@ struct rt_tables;
  * Optional virtual-lane data; a NULL rt_tables.vl means every packet uses
  * SL 0 and VL 0.  Both callbacks must be cheap: the verifier calls them per
  * hop, OpenSM's SA calls path_sl per PathRecord.  sl2vl with sw FAB_NONE
- * asks for a CA port's table (the VL a packet is sent on).
+ * asks for a CA port's table (the VL a packet is sent on).  They may read
+ * t->vl and nothing else of t: the plugin keeps the rt_vl after the
+ * tables and their fabric are gone, and calls them with a carrier.
  */
 struct rt_vl {
 	unsigned int nvl;	/* data VLs the routing needs */
