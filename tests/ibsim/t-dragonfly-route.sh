@@ -45,8 +45,8 @@ log_has "$WORK/ga.log" "gpuaware: quality: .* 0 unreachable .* no credit loop" 1
 	t_fail "the plugin's verifier is not clean"
 check_pushed "$WORK/ga.dump"
 verify_live intact
-grep -q "credit loops: none (2 VLs" "$WORK/intact.verify" ||
-	t_fail "intact: not 2 VLs: $(grep 'credit loops' "$WORK/intact.verify")"
+grep -q "credit loops: none (3 VLs" "$WORK/intact.verify" ||
+	t_fail "intact: not 3 VLs (LMC 1): $(grep 'credit loops' "$WORK/intact.verify")"
 t_log "intact: $(grep -o '[0-9]* take an LMC LID through a third group' "$WORK/ga.log" | head -1), routed in $(route_ms "$WORK/ga.log" gpuaware) ms, $(grep 'credit loops' "$WORK/intact.verify")"
 
 set -- $(global_cable "$NET")
