@@ -2,6 +2,8 @@
 /* Reads the plugin's INI file with iniparser and checks every key in it. */
 #include <ctype.h>
 #include <errno.h>
+#include <grp.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -49,8 +51,86 @@ const char *ga_verbosity_name(enum ga_verbosity v)
 
 void ga_cfg_defaults(struct ga_cfg *c)
 {
+	memset(c, 0, sizeof(*c));
 	c->engine = RT_ENGINE_AUTO;
 	c->verbosity = GA_NORMAL;
+	snprintf(c->hints_socket, sizeof(c->hints_socket), "%s",
+		 GA_HINTS_SOCKET);
+	snprintf(c->hints_dir, sizeof(c->hints_dir), "%s", GA_HINTS_DIR);
+	c->hints_interval_ms = GA_HINTS_INTERVAL_MS;
+	c->hints_group = GA_NO_GROUP;
+}
+
+/* An absolute path that fits buf, or "" (socket only: off). */
+static int set_path(char *buf, size_t len, const char *v, bool may_be_empty)
+{
+	size_t n = strlen(v);
+
+	if ((!n && !may_be_empty) || (n && v[0] != '/') || n >= len)
+		return -EINVAL;
+	memcpy(buf, v, n + 1);
+	return 0;
+}
+
+static int set_socket(struct ga_cfg *c, const char *v)
+{
+	return set_path(c->hints_socket, sizeof(c->hints_socket), v, true);
+}
+
+static int set_dir(struct ga_cfg *c, const char *v)
+{
+	return set_path(c->hints_dir, sizeof(c->hints_dir), v, false);
+}
+
+static int set_interval(struct ga_cfg *c, const char *v)
+{
+	char *end;
+	unsigned long ms;
+
+	errno = 0;
+	ms = strtoul(v, &end, 10);
+	if (!*v || *end || errno || ms > 600000 || v[0] == '-')
+		return -EINVAL;
+	c->hints_interval_ms = ms;
+	return 0;
+}
+
+/* A group that exists now; its gid is what SO_PEERCRED is checked with. */
+static int set_group(struct ga_cfg *c, const char *v)
+{
+	struct group *g;
+
+	if (!*v || strlen(v) >= sizeof(c->hints_group_name))
+		return -EINVAL;
+	g = getgrnam(v);
+	if (!g)
+		return -ENOENT;
+	c->hints_group = g->gr_gid;
+	memcpy(c->hints_group_name, v, strlen(v) + 1);
+	return 0;
+}
+
+static const char *show_socket(const struct ga_cfg *c)
+{
+	return c->hints_socket[0] ? c->hints_socket : "(off)";
+}
+
+static const char *show_dir(const struct ga_cfg *c)
+{
+	return c->hints_dir;
+}
+
+static const char *show_interval(const struct ga_cfg *c)
+{
+	static char buf[16];
+
+	snprintf(buf, sizeof(buf), "%u", c->hints_interval_ms);
+	return buf;
+}
+
+static const char *show_group(const struct ga_cfg *c)
+{
+	return c->hints_group_name[0] ? c->hints_group_name : "(root only)";
 }
 
 static int set_verbosity(struct ga_cfg *c, const char *v)
@@ -111,6 +191,14 @@ static const struct key keys[] = {
 	  show_engine },
 	{ "log:verbosity", "0-3, quiet, normal, verbose or debug",
 	  set_verbosity, show_verbosity },
+	{ "hints:socket", "an absolute socket path of at most 107 bytes, or empty for none",
+	  set_socket, show_socket },
+	{ "hints:state_dir", "an absolute directory path", set_dir,
+	  show_dir },
+	{ "hints:min_interval_ms", "milliseconds, 0-600000", set_interval,
+	  show_interval },
+	{ "hints:group", "the name of an existing group", set_group,
+	  show_group },
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))

@@ -6,9 +6,15 @@
 #ifndef GPUAWARE_CONFIG_H
 #define GPUAWARE_CONFIG_H
 
+#include <sys/types.h>
+
 #include "../../routing/route.h"
 
 #define GA_CFG_DEFAULT_PATH "/etc/opensm/gpuaware.conf"
+#define GA_HINTS_SOCKET "/run/gpuaware/sm.sock"
+#define GA_HINTS_DIR "/var/lib/gpuaware"
+#define GA_HINTS_INTERVAL_MS 200
+#define GA_NO_GROUP ((gid_t)-1)
 
 enum ga_verbosity {
 	GA_QUIET,		/* errors only */
@@ -20,6 +26,12 @@ enum ga_verbosity {
 struct ga_cfg {
 	enum rt_engine_id engine;
 	enum ga_verbosity verbosity;
+	/* [hints]: the job-hint socket; an empty socket path turns it off */
+	char hints_socket[108];		/* a sockaddr_un path */
+	char hints_dir[256];		/* where the job table is kept */
+	unsigned int hints_interval_ms;	/* least time between reroutes */
+	gid_t hints_group;		/* may write besides root, or GA_NO_GROUP */
+	char hints_group_name[64];
 };
 
 enum ga_cfg_level {
