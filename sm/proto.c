@@ -65,8 +65,8 @@ void sm_error_prefix(struct sm_error *e, const char *fmt, ...)
  * trailing garbage) and valid UTF-8.  Feeding a final NUL tells json-c the
  * input ended, so a cut text gets json-c's own "unexpected end of data".
  */
-static int parse_object(const char *line, size_t len, size_t max,
-			json_object **out, struct sm_error *e)
+int sm_proto_parse_object(const char *line, size_t len, size_t max,
+			  json_object **out, struct sm_error *e)
 {
 	enum json_tokener_error jerr;
 	struct json_tokener *tok;
@@ -98,13 +98,13 @@ static int parse_object(const char *line, size_t len, size_t max,
 		json_object_put(o);
 		if (jerr == json_tokener_success)
 			return sm_error_set(e, SM_ERR_NOT_OBJECT,
-					    "request must be a JSON object, not null");
+					    "expected a JSON object, not null");
 		return sm_error_set(e, SM_ERR_BAD_JSON, "%s",
 				    json_tokener_error_desc(jerr));
 	}
 	if (!json_object_is_type(o, json_type_object)) {
 		sm_error_set(e, SM_ERR_NOT_OBJECT,
-			     "request must be a JSON object, not %s",
+			     "expected a JSON object, not %s",
 			     json_type_to_name(json_object_get_type(o)));
 		json_object_put(o);
 		return -EINVAL;
@@ -119,7 +119,7 @@ int sm_proto_parse(const char *line, size_t len, size_t max,
 	json_object *o, *op;
 	int ret;
 
-	ret = parse_object(line, len, max, &o, e);
+	ret = sm_proto_parse_object(line, len, max, &o, e);
 	if (ret)
 		return ret;
 	if (!json_object_object_get_ex(o, "op", &op))
@@ -142,7 +142,7 @@ int sm_proto_parse_reply(const char *line, size_t len, size_t max,
 	json_object *o, *ok;
 	int ret;
 
-	ret = parse_object(line, len, max, &o, e);
+	ret = sm_proto_parse_object(line, len, max, &o, e);
 	if (ret)
 		return ret;
 	if (!json_object_object_get_ex(o, "ok", &ok) ||

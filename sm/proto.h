@@ -68,6 +68,13 @@ int sm_proto_parse(const char *line, size_t len, size_t max,
 		   json_object **req, struct sm_error *e);
 
 /*
+ * Parse one JSON object of len bytes (a reply line, a state file): the
+ * checks of sm_proto_parse() but the op's.
+ */
+int sm_proto_parse_object(const char *text, size_t len, size_t max,
+			  json_object **out, struct sm_error *e);
+
+/*
  * Parse one reply line as sm_proto_parse() does a request, but the object
  * must carry a boolean "ok" instead of an "op" (bad_request otherwise).
  */
