@@ -67,7 +67,8 @@ $(B)/ibtopogen: $(call obj,$(TOPOGEN_SRC)) $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CORE)
 
 $(B)/unit-tests: $(call obj,$(UNIT_SRC)) $(B)/libgpcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ -lcunit -liniparser -ljson-c $(LDLIBS_CORE)
+	$(CC) $(LDFLAGS) -o $@ $^ -lcunit -liniparser -ljson-c -lpthread \
+		$(LDLIBS_CORE)
 
 deps:
 	@tools/deps.sh

@@ -222,7 +222,7 @@ json_object *sm_reply_error(enum sm_err code, const char *fmt, ...)
 	return sm_reply_from_error(&e);
 }
 
-char *sm_reply_line(json_object *reply, size_t *len)
+char *sm_proto_line(json_object *reply, size_t *len)
 {
 	const char *s;
 	size_t n;

@@ -101,11 +101,11 @@ json_object *sm_reply_error(enum sm_err code, const char *fmt, ...);
 json_object *sm_reply_from_error(const struct sm_error *e);
 
 /*
- * Serialise a reply as one line: plain JSON and a final '\n' (json-c
+ * Serialise a reply (or a client's request) as one line: plain JSON and a final '\n' (json-c
  * escapes control characters, so there is no other newline).  Returns a
  * malloc'd string the caller frees, *len set without the NUL, or NULL.
  */
-char *sm_reply_line(json_object *reply, size_t *len);
+char *sm_proto_line(json_object *reply, size_t *len);
 
 /*
  * Typed fields of a request or job object.  Each returns 0 with *out set

@@ -159,7 +159,7 @@ static void test_reply_lines(void)
 	CU_ASSERT_FATAL(r != NULL);
 	CU_ASSERT_EQUAL(sm_json_add(r, "path", json_object_new_string("a/b")),
 			0);
-	s = sm_reply_line(r, &n);
+	s = sm_proto_line(r, &n);
 	CU_ASSERT_STRING_EQUAL(s, "{\"ok\":true,\"path\":\"a/b\"}\n");
 	CU_ASSERT_EQUAL(n, strlen(s));
 	free(s);
@@ -167,7 +167,7 @@ static void test_reply_lines(void)
 
 	r = sm_reply_error(SM_ERR_UNKNOWN_HOST, "job '%s': unknown host '%s'",
 			   "j1", "gpu\n7");
-	s = sm_reply_line(r, &n);
+	s = sm_proto_line(r, &n);
 	CU_ASSERT_STRING_EQUAL(s, "{\"ok\":false,\"error\":{\"code\":"
 			       "\"unknown_host\",\"message\":\"job 'j1': "
 			       "unknown host 'gpu\\n7'\"}}\n");
