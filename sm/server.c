@@ -392,6 +392,16 @@ static void serve_client(struct sm_server *s, unsigned int i, short rev,
 		drop(s, i);
 }
 
+static void log_poll_error(struct sm_server *s)
+{
+	char msg[128];
+
+	if (!s->cfg.log)
+		return;
+	snprintf(msg, sizeof(msg), "poll: %s; the server stops", strerror(errno));
+	s->cfg.log(s->cfg.ctx, msg);
+}
+
 static void *run(void *arg)
 {
 	struct sm_server *s = arg;
@@ -417,8 +427,7 @@ static void *run(void *arg)
 		n = s->ncl;
 		if (poll(s->pfd, n + 2, poll_timeout(s, now)) < 0 &&
 		    errno != EINTR) {
-			if (s->cfg.log)
-				s->cfg.log(s->cfg.ctx, strerror(errno));
+			log_poll_error(s);
 			break;
 		}
 		if (s->pfd[0].revents)
