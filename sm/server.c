@@ -175,14 +175,15 @@ static int queue(struct client *c, json_object *reply)
 	}
 	need = c->nout + n;
 	if (need > c->cap) {
-		char *p = realloc(c->out, need);
+		size_t cap = need > 2 * c->cap ? need : 2 * c->cap;
+		char *p = realloc(c->out, cap);
 
 		if (!p) {
 			free(line);
 			return -ENOMEM;
 		}
 		c->out = p;
-		c->cap = need;
+		c->cap = cap;
 	}
 	memcpy(c->out + c->nout, line, n);
 	c->nout += n;
@@ -228,8 +229,9 @@ static json_object *answer(struct sm_server *s, struct client *c,
 
 /*
  * Answer every complete line in c's input.  A client whose unsent replies
- * reached max_out when another is due reads none of them: it is dropped
- * (-1), so its memory stays bounded by max_out and one reply.
+ * still hold max_out bytes when another is due, after a try to send them,
+ * reads none of them: it is dropped (-1), so its memory stays bounded by
+ * max_out and one reply.
  */
 static int serve_lines(struct sm_server *s, struct client *c, int64_t now)
 {
@@ -244,6 +246,8 @@ static int serve_lines(struct sm_server *s, struct client *c, int64_t now)
 		/* blank lines are no requests; strspn stops at the '\n' */
 		if (strspn(line, " \t\r") >= len)
 			continue;
+		if (c->nout - c->off >= s->cfg.max_out && flush(c, now))
+			return -1;
 		if (c->nout - c->off >= s->cfg.max_out) {
 			logf_client(s, c, "closed: %zu bytes of replies unread",
 				    c->nout - c->off);
@@ -573,10 +577,15 @@ static void set_defaults(struct sm_server_config *c)
 int sm_server_start(const struct sm_server_config *cfg,
 		    struct sm_server **out, char *err, size_t len)
 {
-	struct sm_server *s = calloc(1, sizeof(*s));
+	struct sm_server *s;
 	sigset_t all, old;
 	int ret;
 
+	if (!cfg->path || !cfg->handler) {
+		snprintf(err, len, "server: no socket path or no handler");
+		return -EINVAL;
+	}
+	s = calloc(1, sizeof(*s));
 	if (!s)
 		goto out_nomem;
 	s->cfg = *cfg;

@@ -2,6 +2,7 @@
 /* Job-hint table tests: every refusal leaves the table as it was; snapshots; files. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,6 +313,65 @@ static void test_snapshot(void)
 	sm_hints_put(b);
 }
 
+struct writer {
+	struct sm_hints *h;
+	json_object *add, *remove;
+	int refused;
+};
+
+/* No CUnit calls here: CUnit is not thread-safe. */
+static void *change_often(void *arg)
+{
+	struct writer *w = arg;
+	struct sm_error e;
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		w->refused += sm_hints_add(w->h, w->add, NULL, &e) != 0;
+		w->refused += sm_hints_remove(w->h, w->remove, NULL, &e) != 0;
+	}
+	return NULL;
+}
+
+/*
+ * The router's side: snapshots taken while another thread changes the
+ * table are whole versions, and generations never go back.
+ */
+static void test_snapshot_threads(void)
+{
+	struct sm_hints *h = new_table(NULL);
+	struct writer w = {
+		.h = h,
+		.add = json_tokener_parse("{\"job\":{\"id\":\"t\",\"hosts\":[\"a\",\"b\"]}}"),
+		.remove = json_tokener_parse("{\"id\":\"t\"}"),
+	};
+	const struct sm_hints_snap *s;
+	uint64_t last = 0, bad = 0;
+	pthread_t t;
+	int i;
+
+	CU_ASSERT_FATAL(pthread_create(&t, NULL, change_often, &w) == 0);
+	for (i = 0; i < 3000; i++) {
+		s = sm_hints_snapshot(h);
+		if (s->generation < last ||
+		    s->njobs != (s->generation & 1) ||
+		    (s->njobs && (s->jobs[0].nhosts != 2 ||
+				  strcmp(s->jobs[0].hosts[1], "b"))))
+			bad++;
+		last = s->generation;
+		sm_hints_put(s);
+	}
+	pthread_join(t, NULL);
+	json_object_put(w.add);
+	json_object_put(w.remove);
+	CU_ASSERT_EQUAL(w.refused, 0);
+	CU_ASSERT_EQUAL(bad, 0);
+	s = sm_hints_snapshot(h);
+	CU_ASSERT_EQUAL(s->generation, 600);
+	sm_hints_put(s);
+	sm_hints_free(h);
+}
+
 static void test_serve(void)
 {
 	struct sm_hints *h = new_table(NULL);
@@ -511,6 +571,7 @@ TU_SUITE(hints,
 	 { "table full", test_table_full },
 	 { "generation", test_generation },
 	 { "snapshots", test_snapshot },
+	 { "snapshots beside a writer", test_snapshot_threads },
 	 { "serve", test_serve },
 	 { "save and load", test_save_load },
 	 { "persist each change", test_persist },

@@ -389,6 +389,16 @@ static void test_unread_replies(void)
 	int64_t t;
 
 	start(&f, &cfg);
+	/* a burst whose replies exceed max_out is fine while they can go */
+	snprintf(req, sizeof(req), "{\"op\":\"echo\",\"pad\":\"%3000d\"}\n", 0);
+	for (i = 0; i < 10; i++)
+		memcpy(buf + i * strlen(req), req, strlen(req) + 1);
+	a = connect_to(f.path);
+	send_str(a, buf);
+	for (i = 0; i < 10; i++)
+		CU_ASSERT_FATAL(read_line(a, buf, sizeof(buf), 2000) > 3000);
+	close(a);
+
 	a = connect_to(f.path);
 	/* a blocked server would block these sends: fail, do not hang */
 	setsockopt(a, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
@@ -469,6 +479,9 @@ static void test_socket_file(void)
 	cfg.path = path;
 	CU_ASSERT_EQUAL(sm_server_start(&cfg, &other, err, sizeof(err)),
 			-ENAMETOOLONG);
+	cfg.handler = NULL;
+	CU_ASSERT_EQUAL(sm_server_start(&cfg, &other, err, sizeof(err)),
+			-EINVAL);
 	CU_ASSERT(rmdir(f.dir) == 0);
 }
 
