@@ -207,7 +207,7 @@ static int parse_hosts(json_object *arr, struct sm_job *j, struct sm_error *e)
 					    "hosts[%zu] must be a string", i);
 		j->hosts[i] = canon_host(json_object_get_string(v), e);
 		if (!j->hosts[i])
-			return -EINVAL;
+			return e->code == SM_ERR_INTERNAL ? -ENOMEM : -EINVAL;
 		j->nhosts++;
 	}
 	if (find_dup(j->hosts, n, &dup))

@@ -346,6 +346,8 @@ static void accept_clients(struct sm_server *s, int64_t now)
 		c->peer.uid = uc.uid;
 		c->peer.gid = uc.gid;
 		c->last = now;
+		c->peer.may_write = s->ncl < s->cfg.max_clients &&
+			sm_peer_may_write(&c->peer, s->cfg.group);
 		if (s->ncl == s->cfg.max_clients) {
 			count(s, &s->stats.busy);
 			refuse(s, c, SM_ERR_BUSY, "%u clients connected, try again",

@@ -21,17 +21,23 @@
 #define SM_IDLE_MS_DEFAULT 60000
 #define SM_NO_GROUP ((gid_t)-1)
 
-/* The connecting process's credentials, as the kernel saw them at connect. */
+/*
+ * The connecting process's credentials, as the kernel saw them at
+ * connect, and sm_peer_may_write() for the server's group, decided once
+ * per connection.
+ */
 struct sm_peer {
 	pid_t pid;
 	uid_t uid;
 	gid_t gid;
+	bool may_write;
 };
 
 /*
  * Whether the peer may change state: root, or a peer whose gid, or whose
  * uid's primary or supplementary groups (its passwd entry and
- * getgrouplist()), include gid.  SM_NO_GROUP: root only.  May consult NSS.
+ * getgrouplist()), include gid.  SM_NO_GROUP: root only.  It may consult
+ * NSS (and wait on LDAP); the server calls it once per connection.
  */
 bool sm_peer_may_write(const struct sm_peer *p, gid_t gid);
 

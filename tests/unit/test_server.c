@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -54,6 +55,7 @@ static int handler(void *ctx, const struct sm_peer *p, json_object *req,
 	*reply = sm_reply_ok();
 	sm_json_add(*reply, "uid", json_object_new_int64(p->uid));
 	sm_json_add(*reply, "pid", json_object_new_int64(p->pid));
+	sm_json_add(*reply, "may_write", json_object_new_boolean(p->may_write));
 	if (json_object_object_get_ex(req, "n", &v))
 		sm_json_add(*reply, "n", json_object_get(v));
 	if (json_object_object_get_ex(req, "pad", &v))
@@ -190,6 +192,8 @@ static void test_request_reply(void)
 	CU_ASSERT_EQUAL(json_object_get_int64(v), getpid());
 	v = json_object_object_get(r, "uid");
 	CU_ASSERT_EQUAL(json_object_get_int64(v), getuid());
+	v = json_object_object_get(r, "may_write");
+	CU_ASSERT_EQUAL(json_object_get_boolean(v), getuid() == 0);
 	json_object_put(r);
 	r = call(f.path, "{\"op\":\"nope\"}", &ret);
 	CU_ASSERT_EQUAL(ret, 0);
@@ -485,6 +489,55 @@ static void test_socket_file(void)
 	CU_ASSERT(rmdir(f.dir) == 0);
 }
 
+/*
+ * sm_call from a child running as nobody (uid and gid 65534): 0 when it
+ * is answered with may_write, 1 when the socket refuses it (EACCES), 2
+ * for anything else.
+ */
+static int call_as_nobody(const char *path)
+{
+	json_object *req, *r = NULL;
+	char err[256];
+	int status, ret;
+	pid_t pid;
+
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (!pid) {
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(3);
+		req = json_tokener_parse("{\"op\":\"echo\"}");
+		ret = sm_call(path, req, &r, 2000, err, sizeof(err));
+		if (ret == -EACCES)
+			_exit(1);
+		_exit(!ret && json_object_get_boolean(
+			json_object_object_get(r, "may_write")) ? 0 : 2);
+	}
+	CU_ASSERT_FATAL(waitpid(pid, &status, 0) == pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The mode is what keeps others out; the group lets its members in. */
+static void test_permissions(void)
+{
+	struct sm_server_config cfg = { .group = 4242 };
+	struct fixture f;
+	char err[256];
+
+	if (getuid()) {
+		fprintf(stderr, "[not root: cannot act as another user] ");
+		return;
+	}
+	start(&f, &cfg);
+	CU_ASSERT_FATAL(chmod(f.dir, 0755) == 0);
+	CU_ASSERT_EQUAL(call_as_nobody(f.path), 1);
+	sm_server_stop(f.srv);
+	cfg.group = 65534;
+	CU_ASSERT_FATAL(sm_server_start(&cfg, &f.srv, err, sizeof(err)) == 0);
+	CU_ASSERT_EQUAL(call_as_nobody(f.path), 0);
+	stop(&f);
+}
+
 /* A group with a member whose primary group is another: *uid, gid. */
 static bool find_supplementary(uid_t *uid, gid_t *gid)
 {
@@ -585,5 +638,6 @@ TU_SUITE(server,
 	 { "max clients", test_max_clients },
 	 { "unread replies", test_unread_replies },
 	 { "socket file", test_socket_file },
+	 { "permissions", test_permissions },
 	 { "may write", test_may_write },
 	 { "sm_call errors", test_call_errors })
