@@ -25,8 +25,8 @@ enum sm_err {
 	SM_ERR_MISSING_OP,	/* no "op", or "op" not a non-empty string */
 	SM_ERR_UNKNOWN_OP,	/* "op" names no operation of this socket */
 	SM_ERR_BAD_REQUEST,	/* a field is missing, mistyped or invalid */
-	SM_ERR_TOO_LONG,	/* the line exceeds the limit; connection closed */
-	SM_ERR_FORBIDDEN,	/* the peer may not change state (SO_PEERCRED) */
+	SM_ERR_TOO_LONG,	/* the line exceeds the limit; then closed */
+	SM_ERR_FORBIDDEN,	/* the peer may not change state */
 	SM_ERR_UNKNOWN_HOST,	/* a host is not in the fabric */
 	SM_ERR_DUPLICATE_ID,	/* the id already exists or is given twice */
 	SM_ERR_NOT_FOUND,	/* the id names nothing */
@@ -101,9 +101,10 @@ json_object *sm_reply_error(enum sm_err code, const char *fmt, ...);
 json_object *sm_reply_from_error(const struct sm_error *e);
 
 /*
- * Serialise a reply (or a client's request) as one line: plain JSON and a final '\n' (json-c
- * escapes control characters, so there is no other newline).  Returns a
- * malloc'd string the caller frees, *len set without the NUL, or NULL.
+ * Serialise a reply (or a client's request) as one line: plain JSON and
+ * a final '\n' (json-c escapes control characters, so there is no other
+ * newline).  Returns a malloc'd string the caller frees, *len set without
+ * the NUL, or NULL.
  */
 char *sm_proto_line(json_object *reply, size_t *len);
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The poll() loop serving JSON lines on a Unix socket, peer checks, and sm_call. */
+/* The poll() loop serving JSON lines on a Unix socket; peer checks; sm_call. */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -26,7 +26,7 @@
 struct client {
 	int fd;
 	struct sm_peer peer;
-	char *in;		/* max_line + 1 bytes: a full line and its '\n' */
+	char *in;		/* max_line + 1 bytes: a line and its '\n' */
 	size_t nin;
 	char *out;		/* replies not yet sent: out[off] up to nout */
 	size_t off, nout, cap;
@@ -439,7 +439,7 @@ static void *run(void *arg)
 		if (s->pfd[0].revents)
 			break;
 		now = now_ms();
-		/* backwards: drop() moves the last client into the freed slot */
+		/* backwards: drop() moves the last client into the hole */
 		for (i = n; i-- > 0;)
 			if (s->pfd[i + 2].revents)
 				serve_client(s, i, s->pfd[i + 2].revents, now);

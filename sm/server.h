@@ -54,8 +54,8 @@ typedef int (*sm_handler_fn)(void *ctx, const struct sm_peer *p,
 /* Zero fields take the defaults. */
 struct sm_server_config {
 	const char *path;	/* socket path, copied */
-	gid_t group;		/* chgrp the socket to it; SM_NO_GROUP leaves it */
-	size_t max_line;	/* request bytes without '\n': SM_MAX_LINE_DEFAULT */
+	gid_t group;		/* socket's group, SM_NO_GROUP: leave it */
+	size_t max_line;	/* request bytes, '\n' excluded */
 	size_t max_out;		/* unsent reply bytes a client may hold */
 	unsigned int max_clients;
 	int line_ms;		/* a started request line must end within it */
