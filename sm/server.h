@@ -51,7 +51,10 @@ bool sm_peer_may_write(const struct sm_peer *p, gid_t gid);
 typedef int (*sm_handler_fn)(void *ctx, const struct sm_peer *p,
 			     json_object *req, json_object **reply);
 
-/* Zero fields take the defaults. */
+/*
+ * Zero limits take the SM_*_DEFAULT values; group is always applied
+ * (SM_NO_GROUP to leave the socket's group alone).
+ */
 struct sm_server_config {
 	const char *path;	/* socket path, copied */
 	gid_t group;		/* socket's group, SM_NO_GROUP: leave it */

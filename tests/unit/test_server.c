@@ -314,9 +314,21 @@ static void test_silent_client(void)
 	stop(&f);
 }
 
+/* Collects the server's log lines; read only after the server stopped. */
+static void log_line(void *ctx, const char *msg)
+{
+	char *buf = ctx;
+	size_t n = strlen(buf);
+
+	snprintf(buf + n, 1024 - n, "%s\n", msg);
+}
+
 static void test_deadlines(void)
 {
-	struct sm_server_config cfg = { .line_ms = 150, .idle_ms = 400 };
+	char log[1024] = "", want[128];
+	struct sm_server_config cfg = {
+		.line_ms = 150, .idle_ms = 400, .log = log_line, .ctx = log
+	};
 	char line[256], c[32];
 	struct sm_server_stats st;
 	struct fixture f;
@@ -346,6 +358,11 @@ static void test_deadlines(void)
 	sm_server_stats(f.srv, &st);
 	CU_ASSERT_EQUAL(st.timeouts, 2);
 	stop(&f);
+	snprintf(want, sizeof(want), "client pid %d uid %u: closed: timeout: "
+		 "request line not completed within 150 ms\n", (int)getpid(),
+		 (unsigned int)getuid());
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, want));
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "closed: timeout: idle for 400 ms\n"));
 }
 
 static void test_max_clients(void)
