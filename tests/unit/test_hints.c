@@ -564,6 +564,41 @@ static void test_corrupt(void)
 	rmdir_all(dir);
 }
 
+/* What the file system refuses is named, and leaves nothing behind. */
+static void test_file_errors(void)
+{
+	struct sm_hints *h = new_table(NULL);
+	char *dir = tmpdir(), path[256], want[512], err[256], *s;
+	int fd;
+
+	ok(h, sm_hints_set, table);
+	snprintf(path, sizeof(path), "%s/hints.json", dir);
+	CU_ASSERT_FATAL(mkdir(path, 0700) == 0);
+	CU_ASSERT_EQUAL(sm_hints_save(h, dir, err, sizeof(err)), -EISDIR);
+	snprintf(want, sizeof(want), "%s: rename: Is a directory", path);
+	CU_ASSERT_STRING_EQUAL(err, want);
+	snprintf(want, sizeof(want), "ls -A '%s' | grep -qv '^hints.json$'",
+		 dir);
+	CU_ASSERT(system(want) != 0);
+	CU_ASSERT_EQUAL(sm_hints_load(h, dir, err, sizeof(err)), -EISDIR);
+	snprintf(want, sizeof(want), "%s: read: Is a directory", path);
+	CU_ASSERT_STRING_EQUAL(err, want);
+	s = dump(h);
+	CU_ASSERT_STRING_EQUAL(s, "{\"generation\":0,\"jobs\":[]}");
+	free(s);
+	CU_ASSERT(rmdir(path) == 0);
+
+	/* a sparse file past the size limit is refused unread */
+	fd = open(path, O_CREAT | O_WRONLY, 0600);
+	CU_ASSERT(fd >= 0 && ftruncate(fd, (64 << 20) + 1) == 0);
+	close(fd);
+	CU_ASSERT_EQUAL(sm_hints_load(h, dir, err, sizeof(err)), -EFBIG);
+	snprintf(want, sizeof(want), "%s: larger than 67108864 bytes", path);
+	CU_ASSERT_STRING_EQUAL(err, want);
+	sm_hints_free(h);
+	rmdir_all(dir);
+}
+
 TU_SUITE(hints,
 	 { "set and get", test_set_get },
 	 { "set refusals", test_set_refusals },
@@ -575,4 +610,5 @@ TU_SUITE(hints,
 	 { "serve", test_serve },
 	 { "save and load", test_save_load },
 	 { "persist each change", test_persist },
-	 { "corrupt and torn files", test_corrupt })
+	 { "corrupt and torn files", test_corrupt },
+	 { "file system errors", test_file_errors })
