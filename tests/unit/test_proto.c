@@ -41,6 +41,7 @@ static void test_parse_ok(void)
 	CU_ASSERT_EQUAL(parse("  {\"op\":\"state\"}\r ", &req, &e), 0);
 	CU_ASSERT_STRING_EQUAL(sm_proto_op(req), "state");
 	json_object_put(req);
+	/* the line is len bytes, whatever follows them */
 	CU_ASSERT_EQUAL(sm_proto_parse("{\"op\":\"a\"}{\"op\":\"b\"}", 10,
 				       100, &req, &e), 0);
 	CU_ASSERT_STRING_EQUAL(sm_proto_op(req), "a");
