@@ -9,6 +9,7 @@ SYSCONFDIR ?= /etc
 MANDIR ?= $(PREFIX)/share/man
 
 CC ?= cc
+FUZZ_CC ?= clang
 B ?= build
 SANITIZER ?=
 
@@ -35,7 +36,7 @@ CORE_OBJ := $(call obj,$(CORE_SRC))
 PROGS := $(B)/libgpuaware.so $(B)/ibpoolroute $(B)/ibtopogen
 
 .PHONY: all check check-sanitize check-unit check-ibsim demo bench install \
-	uninstall clean deps headers FORCE
+	uninstall clean deps headers fuzz fuzz-smoke FORCE
 
 all: $(PROGS)
 
@@ -67,7 +68,25 @@ $(B)/ibtopogen: $(call obj,$(TOPOGEN_SRC)) $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CORE)
 
 $(B)/unit-tests: $(call obj,$(UNIT_SRC)) $(B)/libgpcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ -lcunit -liniparser -ljson-c $(LDLIBS_CORE)
+	$(CC) $(LDFLAGS) -o $@ $^ -lcunit -liniparser -ljson-c -lpthread \
+		$(LDLIBS_CORE)
+
+# The fuzz target builds its sources itself, instrumented for libFuzzer.
+FUZZ_SRC := tests/fuzz/fuzz_proto.c sm/proto.c sm/hints.c
+
+$(B)/fuzz-proto: $(FUZZ_SRC) $(wildcard sm/*.h)
+	@mkdir -p $(B)
+	$(FUZZ_CC) $(CPPFLAGS) -std=c11 -D_GNU_SOURCE $(WARN) -g -O1 \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-o $@ $(FUZZ_SRC) -ljson-c -lpthread
+
+fuzz: $(B)/fuzz-proto
+
+# New inputs go to $(B)/fuzz-corpus; the committed seeds stay as they are.
+fuzz-smoke: $(B)/fuzz-proto
+	@mkdir -p $(B)/fuzz-corpus
+	$(B)/fuzz-proto -runs=200000 -max_len=65536 $(B)/fuzz-corpus \
+		tests/fuzz/corpus/proto
 
 deps:
 	@tools/deps.sh

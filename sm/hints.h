@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The job-hint table: which hosts each GPU job runs on and its weight.
+ * Changed through the hints.* requests (all or nothing), read by the
+ * router through immutable snapshots, persisted atomically to one file.
+ */
+#ifndef GPUAWARE_HINTS_H
+#define GPUAWARE_HINTS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto.h"
+
+#define SM_HINTS_ID_MAX 64	/* job id: 1..64 of [A-Za-z0-9._:-] */
+#define SM_HINTS_HOST_MAX 64	/* host: a node description's 64 bytes */
+#define SM_HINTS_WEIGHT_MAX 1000
+#define SM_HINTS_MAX_JOBS 4096
+#define SM_HINTS_FILE "hints.json"
+
+/*
+ * A host is a name (no control characters) or a port GUID "0x" and 1..16
+ * hex digits; GUIDs are stored as "0x" and 16 lower-case digits, so
+ * "0xA" and "0x000a" are the same host.
+ */
+struct sm_job {
+	char *id;
+	char **hosts;
+	size_t nhosts;
+	unsigned int weight;	/* 1..SM_HINTS_WEIGHT_MAX */
+};
+
+/*
+ * One version of the table, never modified once published; jobs are in
+ * the order they were set or added.  A snapshot is a counted reference:
+ * hold it as long as needed, without any lock, and drop it with
+ * sm_hints_put().  refs is private to hints.c.
+ */
+struct sm_hints_snap {
+	uint64_t generation;
+	size_t njobs;
+	struct sm_job *jobs;
+	atomic_uint refs;
+};
+
+/*
+ * Whether host (a name or a canonical GUID) is in the fabric.  Called on
+ * the thread that changes the table, holding the writers' lock but never
+ * the one snapshots take; it must not call sm_hints_* changes.
+ */
+typedef bool (*sm_host_known_fn)(void *ctx, const char *host);
+
+struct sm_hints;
+
+/*
+ * A new empty table at generation 0.  known may be NULL (every host is
+ * known).  dir, when not NULL, is copied: every accepted change is then
+ * saved there (sm_hints_save()) before it takes effect, and a change that
+ * cannot be saved is refused as internal with the table unchanged.
+ * Returns 0 or -ENOMEM; sm_hints_free() releases the table (snapshots
+ * still held stay valid until put).
+ */
+int sm_hints_new(const char *dir, sm_host_known_fn known, void *ctx,
+		 struct sm_hints **out);
+void sm_hints_free(struct sm_hints *h);
+
+/*
+ * The requests.  Each returns 0 with the change made and the generation
+ * bumped by one (the new one in *gen unless gen is NULL), or a negative
+ * errno with e filled (bad_request, unknown_host, duplicate_id,
+ * not_found, internal) and the table exactly as it was.  Messages name the job, host and field at fault.
+ *   set:    {"jobs":[JOB, ...]}  replaces the whole table
+ *   add:    {"job":JOB}          duplicate_id when the id exists
+ *   remove: {"id":"ID"}          not_found when it does not
+ * JOB is {"id":ID,"hosts":[HOST, ...],"weight":N}, weight optional (1).
+ * The request's "op" is allowed and ignored; other unknown fields are
+ * bad_request.
+ */
+int sm_hints_set(struct sm_hints *h, json_object *req, uint64_t *gen,
+		 struct sm_error *e);
+int sm_hints_add(struct sm_hints *h, json_object *req, uint64_t *gen,
+		 struct sm_error *e);
+int sm_hints_remove(struct sm_hints *h, json_object *req, uint64_t *gen,
+		    struct sm_error *e);
+
+/* Add "jobs" and "generation" of the current table to reply. */
+int sm_hints_get(struct sm_hints *h, json_object *reply);
+
+/*
+ * Serve a hints.set/add/remove/get request: 0 with *reply a new ok or
+ * error reply (the caller puts it), -EOPNOTSUPP when op is not a hints op
+ * (*reply untouched), -ENOMEM.  Changes need may_write, else forbidden.
+ */
+int sm_hints_serve(struct sm_hints *h, json_object *req, bool may_write,
+		   json_object **reply);
+
+/* The current table; never NULL.  The caller drops it with sm_hints_put(). */
+const struct sm_hints_snap *sm_hints_snapshot(struct sm_hints *h);
+void sm_hints_put(const struct sm_hints_snap *s);
+
+/*
+ * Write the current table and generation to dir/hints.json atomically:
+ * a temporary file in dir, fsync, rename, fsync of dir.  Returns 0 or a
+ * negative errno with err naming the file and the failing step.
+ */
+int sm_hints_save(struct sm_hints *h, const char *dir, char *err,
+		  size_t len);
+
+/*
+ * Replace the table with dir/hints.json and its generation.  A missing
+ * file is an empty table at generation 0.  A corrupt or cut file is an
+ * error naming the file (-EINVAL, or the read's errno) and leaves the
+ * table empty at generation 0, never half loaded; the file is left for
+ * the operator.  Hosts are not checked with known: the fabric may not
+ * be discovered yet.
+ */
+int sm_hints_load(struct sm_hints *h, const char *dir, char *err,
+		  size_t len);
+
+#endif

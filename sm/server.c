@@ -1,0 +1,770 @@
+// SPDX-License-Identifier: MIT
+/* The poll() loop serving JSON lines on a Unix socket; peer checks; sm_call. */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "server.h"
+
+#define BACKLOG 64
+#define ACCEPT_PAUSE_MS 100	/* out of descriptors: retry accept later */
+#define CALL_MAX_REPLY (64u << 20)
+
+struct client {
+	int fd;
+	struct sm_peer peer;
+	char *in;		/* max_line + 1 bytes: a line and its '\n' */
+	size_t nin;
+	char *out;		/* replies not yet sent: out[off] up to nout */
+	size_t off, nout, cap;
+	int64_t line_start;	/* when the pending partial line began, or 0 */
+	int64_t last;		/* when a byte last moved either way */
+	bool closing;		/* send what is queued, read nothing, close */
+};
+
+struct sm_server {
+	struct sm_server_config cfg;
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	int lfd, efd;
+	int64_t accept_after;
+	pthread_t thread;
+	struct client *cl;	/* max_clients slots, the first ncl in use */
+	unsigned int ncl;
+	struct pollfd *pfd;	/* the event fd, the listener, the clients */
+	pthread_mutex_t lock;	/* guards stats */
+	struct sm_server_stats stats;
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void count(struct sm_server *s, uint64_t *field)
+{
+	pthread_mutex_lock(&s->lock);
+	++*field;
+	pthread_mutex_unlock(&s->lock);
+}
+
+void sm_server_stats(struct sm_server *s, struct sm_server_stats *st)
+{
+	pthread_mutex_lock(&s->lock);
+	*st = s->stats;
+	pthread_mutex_unlock(&s->lock);
+}
+
+bool sm_peer_may_write(const struct sm_peer *p, gid_t gid)
+{
+	struct passwd pw, *res = NULL;
+	gid_t *groups = NULL;
+	char buf[16384];
+	int n = 64, i;
+	bool ok = false;
+
+	if (p->uid == 0)
+		return true;
+	if (gid == SM_NO_GROUP)
+		return false;
+	if (p->gid == gid)
+		return true;
+	if (getpwuid_r(p->uid, &pw, buf, sizeof(buf), &res) || !res)
+		return false;
+	if (pw.pw_gid == gid)
+		return true;
+	for (;;) {
+		gid_t *g = realloc(groups, n * sizeof(*groups));
+		int want = n;
+
+		if (!g)
+			goto out_free;
+		groups = g;
+		if (getgrouplist(pw.pw_name, pw.pw_gid, groups, &want) >= 0) {
+			n = want;
+			break;
+		}
+		/* glibc says how many it needs; others may not grow it */
+		n = want > n ? want : n * 2;
+	}
+	for (i = 0; i < n && !ok; i++)
+		ok = groups[i] == gid;
+out_free:
+	free(groups);
+	return ok;
+}
+
+__attribute__((format(printf, 3, 4)))
+static void logf_client(struct sm_server *s, const struct client *c,
+			const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+	int n;
+
+	if (!s->cfg.log)
+		return;
+	n = snprintf(msg, sizeof(msg), "client pid %d uid %u: ",
+		     (int)c->peer.pid, (unsigned int)c->peer.uid);
+	va_start(ap, fmt);
+	vsnprintf(msg + n, sizeof(msg) - n, fmt, ap);
+	va_end(ap);
+	s->cfg.log(s->cfg.ctx, msg);
+}
+
+static void drop(struct sm_server *s, unsigned int i)
+{
+	struct client *c = &s->cl[i];
+
+	close(c->fd);
+	free(c->in);
+	free(c->out);
+	s->cl[i] = s->cl[--s->ncl];
+}
+
+/* Send what the client can take now; -1 when the connection is gone. */
+static int flush(struct client *c, int64_t now)
+{
+	ssize_t w;
+
+	while (c->off < c->nout) {
+		w = send(c->fd, c->out + c->off, c->nout - c->off,
+			 MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+		c->off += w;
+		c->last = now;
+	}
+	c->off = c->nout = 0;
+	return 0;
+}
+
+/* Queue reply (consumed) on c; -ENOMEM leaves the client to be dropped. */
+static int queue(struct client *c, json_object *reply)
+{
+	size_t n, need;
+	char *line;
+
+	line = reply ? sm_proto_line(reply, &n) : NULL;
+	json_object_put(reply);
+	if (!line)
+		return -ENOMEM;
+	if (c->off) {
+		memmove(c->out, c->out + c->off, c->nout - c->off);
+		c->nout -= c->off;
+		c->off = 0;
+	}
+	need = c->nout + n;
+	if (need > c->cap) {
+		size_t cap = need > 2 * c->cap ? need : 2 * c->cap;
+		char *p = realloc(c->out, cap);
+
+		if (!p) {
+			free(line);
+			return -ENOMEM;
+		}
+		c->out = p;
+		c->cap = cap;
+	}
+	memcpy(c->out + c->nout, line, n);
+	c->nout += n;
+	free(line);
+	return 0;
+}
+
+/* Queue a final error on c, try to send it, and have it closed. */
+__attribute__((format(printf, 4, 5)))
+static void refuse(struct sm_server *s, struct client *c, enum sm_err code,
+		   const char *fmt, ...)
+{
+	struct sm_error e;
+	va_list ap;
+
+	e.code = code;
+	va_start(ap, fmt);
+	vsnprintf(e.msg, sizeof(e.msg), fmt, ap);
+	va_end(ap);
+	logf_client(s, c, "closed: %s: %s", sm_err_code(code), e.msg);
+	if (!queue(c, sm_reply_from_error(&e)))
+		flush(c, now_ms());
+	c->closing = true;
+}
+
+static json_object *answer(struct sm_server *s, struct client *c,
+			   const char *line, size_t len)
+{
+	json_object *req, *reply = NULL;
+	struct sm_error e;
+	int ret;
+
+	if (sm_proto_parse(line, len, s->cfg.max_line, &req, &e))
+		return sm_reply_from_error(&e);
+	ret = s->cfg.handler(s->cfg.ctx, &c->peer, req, &reply);
+	json_object_put(req);
+	if (ret >= 0 && reply)
+		return reply;
+	json_object_put(reply);
+	return sm_reply_error(SM_ERR_INTERNAL, "the server failed: %s",
+			      strerror(ret < 0 ? -ret : EIO));
+}
+
+/*
+ * Answer every complete line in c's input.  A client whose unsent replies
+ * still hold max_out bytes when another is due, after a try to send them,
+ * reads none of them: it is dropped (-1), so its memory stays bounded by
+ * max_out and one reply.
+ */
+static int serve_lines(struct sm_server *s, struct client *c, int64_t now)
+{
+	size_t start = 0, len;
+	char *line, *nl;
+
+	while (!c->closing &&
+	       (nl = memchr(c->in + start, '\n', c->nin - start))) {
+		line = c->in + start;
+		len = nl - line;
+		start += len + 1;
+		/* blank lines are no requests; strspn stops at the '\n' */
+		if (strspn(line, " \t\r") >= len)
+			continue;
+		if (c->nout - c->off >= s->cfg.max_out && flush(c, now))
+			return -1;
+		if (c->nout - c->off >= s->cfg.max_out) {
+			logf_client(s, c, "closed: %zu bytes of replies unread",
+				    c->nout - c->off);
+			count(s, &s->stats.overflows);
+			return -1;
+		}
+		if (queue(c, answer(s, c, line, len)))
+			return -1;
+		count(s, &s->stats.requests);
+		c->line_start = 0;
+	}
+	memmove(c->in, c->in + start, c->nin - start);
+	c->nin -= start;
+	if (c->nin && !c->line_start)
+		c->line_start = now;
+	if (c->nin > s->cfg.max_line && !c->closing) {
+		count(s, &s->stats.too_long);
+		refuse(s, c, SM_ERR_TOO_LONG,
+		       "request line longer than %zu bytes", s->cfg.max_line);
+	}
+	return flush(c, now);
+}
+
+/* One read per wakeup, so a fast client cannot starve the others. */
+static int read_client(struct sm_server *s, struct client *c, int64_t now)
+{
+	ssize_t r;
+
+	r = recv(c->fd, c->in + c->nin, s->cfg.max_line + 1 - c->nin,
+		 MSG_DONTWAIT);
+	if (r < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -1;
+	if (r == 0) {
+		/* a half-closed client still gets the replies it asked for */
+		c->closing = true;
+		return 0;
+	}
+	c->nin += r;
+	c->last = now;
+	return serve_lines(s, c, now);
+}
+
+static int64_t deadline(const struct sm_server *s, const struct client *c)
+{
+	int64_t d = c->last + s->cfg.idle_ms;
+
+	if (c->line_start && c->line_start + s->cfg.line_ms < d)
+		d = c->line_start + s->cfg.line_ms;
+	return d;
+}
+
+static void expire(struct sm_server *s, unsigned int i, int64_t now)
+{
+	struct client *c = &s->cl[i];
+
+	if (deadline(s, c) > now)
+		return;
+	if (!c->closing) {
+		count(s, &s->stats.timeouts);
+		if (c->line_start &&
+		    c->line_start + s->cfg.line_ms <= c->last + s->cfg.idle_ms)
+			refuse(s, c, SM_ERR_TIMEOUT,
+			       "request line not completed within %d ms",
+			       s->cfg.line_ms);
+		else
+			refuse(s, c, SM_ERR_TIMEOUT, "idle for %d ms",
+			       s->cfg.idle_ms);
+	}
+	drop(s, i);
+}
+
+static void accept_clients(struct sm_server *s, int64_t now)
+{
+	struct client *c;
+	socklen_t sl;
+	struct ucred uc;
+	int fd, n;
+
+	for (n = 0; n < BACKLOG; n++) {
+		fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE ||
+			    errno == ENOBUFS || errno == ENOMEM)
+				s->accept_after = now + ACCEPT_PAUSE_MS;
+			return;
+		}
+		sl = sizeof(uc);
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &sl)) {
+			close(fd);
+			continue;
+		}
+		c = &s->cl[s->ncl];
+		memset(c, 0, sizeof(*c));
+		c->fd = fd;
+		c->peer.pid = uc.pid;
+		c->peer.uid = uc.uid;
+		c->peer.gid = uc.gid;
+		c->last = now;
+		c->peer.may_write = s->ncl < s->cfg.max_clients &&
+			sm_peer_may_write(&c->peer, s->cfg.group);
+		if (s->ncl == s->cfg.max_clients) {
+			count(s, &s->stats.busy);
+			refuse(s, c, SM_ERR_BUSY, "%u clients connected, try again",
+			       s->cfg.max_clients);
+			free(c->out);
+			close(fd);
+			continue;
+		}
+		c->in = malloc(s->cfg.max_line + 1);
+		if (!c->in) {
+			close(fd);
+			continue;
+		}
+		s->ncl++;
+		count(s, &s->stats.accepted);
+	}
+}
+
+/* The poll timeout: until the nearest client deadline, or forever. */
+static int poll_timeout(const struct sm_server *s, int64_t now)
+{
+	int64_t d = -1, t;
+	unsigned int i;
+
+	if (s->accept_after > now)
+		d = s->accept_after;
+	for (i = 0; i < s->ncl; i++) {
+		t = deadline(s, &s->cl[i]);
+		if (d < 0 || t < d)
+			d = t;
+	}
+	return d < 0 ? -1 : d <= now ? 0 : (int)(d - now);
+}
+
+static void serve_client(struct sm_server *s, unsigned int i, short rev,
+			 int64_t now)
+{
+	struct client *c = &s->cl[i];
+	int ret = 0;
+
+	if (rev & POLLOUT)
+		ret = flush(c, now);
+	if (!ret && (rev & (POLLIN | POLLHUP | POLLERR)) && !c->closing)
+		ret = read_client(s, c, now);
+	else if (!ret && (rev & (POLLHUP | POLLERR)))
+		ret = -1;
+	if (ret || (c->closing && c->off == c->nout))
+		drop(s, i);
+}
+
+static void log_poll_error(struct sm_server *s)
+{
+	char msg[128];
+
+	if (!s->cfg.log)
+		return;
+	snprintf(msg, sizeof(msg), "poll: %s; the server stops", strerror(errno));
+	s->cfg.log(s->cfg.ctx, msg);
+}
+
+static void *run(void *arg)
+{
+	struct sm_server *s = arg;
+	unsigned int i, n;
+	int64_t now;
+
+	for (;;) {
+		now = now_ms();
+		s->pfd[0] = (struct pollfd){ .fd = s->efd, .events = POLLIN };
+		s->pfd[1] = (struct pollfd){
+			.fd = s->accept_after > now ? -1 : s->lfd,
+			.events = POLLIN
+		};
+		for (i = 0; i < s->ncl; i++) {
+			struct client *c = &s->cl[i];
+
+			s->pfd[i + 2] = (struct pollfd){
+				.fd = c->fd,
+				.events = (c->closing ? 0 : POLLIN) |
+					  (c->off < c->nout ? POLLOUT : 0)
+			};
+		}
+		n = s->ncl;
+		if (poll(s->pfd, n + 2, poll_timeout(s, now)) < 0 &&
+		    errno != EINTR) {
+			log_poll_error(s);
+			break;
+		}
+		if (s->pfd[0].revents)
+			break;
+		now = now_ms();
+		/* backwards: drop() moves the last client into the hole */
+		for (i = n; i-- > 0;)
+			if (s->pfd[i + 2].revents)
+				serve_client(s, i, s->pfd[i + 2].revents, now);
+		for (i = s->ncl; i-- > 0;)
+			expire(s, i, now);
+		if (s->pfd[1].revents)
+			accept_clients(s, now);
+	}
+	return NULL;
+}
+
+static int sys_err(char *err, size_t len, const char *path, const char *what)
+{
+	int ret = -errno;
+
+	snprintf(err, len, "%s: %s: %s", path, what, strerror(errno));
+	return ret;
+}
+
+/* Remove a socket file nobody listens on; anything else stays. */
+static int clear_stale(const char *path, const struct sockaddr_un *a,
+		       char *err, size_t len)
+{
+	struct stat st;
+	int fd, ret;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : sys_err(err, len, path, "stat");
+	if (!S_ISSOCK(st.st_mode)) {
+		snprintf(err, len, "%s: exists and is not a socket", path);
+		return -EEXIST;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return sys_err(err, len, path, "socket");
+	ret = connect(fd, (const struct sockaddr *)a, sizeof(*a));
+	if (!ret || errno == EAGAIN) {
+		snprintf(err, len, "%s: another server is listening on it",
+			 path);
+		ret = -EADDRINUSE;
+	} else if (errno == ECONNREFUSED) {
+		ret = unlink(path) ? sys_err(err, len, path, "unlink stale") : 0;
+	} else {
+		ret = sys_err(err, len, path, "probe");
+	}
+	close(fd);
+	return ret;
+}
+
+/*
+ * Bind, set group and mode, then listen: until listen() nobody can
+ * connect, so the umask's mode is never usable.
+ */
+static int listen_socket(struct sm_server *s, char *err, size_t len)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	const char *path = s->path;
+	struct stat st;
+	int ret;
+
+	if (strlen(path) >= sizeof(a.sun_path)) {
+		snprintf(err, len, "%s: socket path longer than %zu bytes",
+			 path, sizeof(a.sun_path) - 1);
+		return -ENAMETOOLONG;
+	}
+	strcpy(a.sun_path, path);
+	ret = clear_stale(path, &a, err, len);
+	if (ret)
+		return ret;
+	s->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s->lfd < 0)
+		return sys_err(err, len, path, "socket");
+	if (bind(s->lfd, (struct sockaddr *)&a, sizeof(a)))
+		return sys_err(err, len, path, "bind");
+	if (stat(path, &st)) {
+		ret = sys_err(err, len, path, "stat");
+		goto out_unlink;
+	}
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
+	if (s->cfg.group != SM_NO_GROUP && chown(path, -1, s->cfg.group)) {
+		ret = sys_err(err, len, path, "chgrp");
+		goto out_unlink;
+	}
+	if (chmod(path, SM_SOCKET_MODE)) {
+		ret = sys_err(err, len, path, "chmod");
+		goto out_unlink;
+	}
+	if (listen(s->lfd, BACKLOG)) {
+		ret = sys_err(err, len, path, "listen");
+		goto out_unlink;
+	}
+	return 0;
+out_unlink:
+	unlink(path);
+	return ret;
+}
+
+/* Unlink the socket only if it is still the one this server made. */
+static void remove_socket(struct sm_server *s)
+{
+	struct stat st;
+
+	if (!stat(s->path, &st) && st.st_dev == s->dev && st.st_ino == s->ino)
+		unlink(s->path);
+}
+
+static void server_free(struct sm_server *s)
+{
+	while (s->ncl)
+		drop(s, s->ncl - 1);
+	if (s->lfd >= 0)
+		close(s->lfd);
+	if (s->efd >= 0)
+		close(s->efd);
+	pthread_mutex_destroy(&s->lock);
+	free(s->cl);
+	free(s->pfd);
+	free(s->path);
+	free(s);
+}
+
+static void set_defaults(struct sm_server_config *c)
+{
+	if (!c->max_line)
+		c->max_line = SM_MAX_LINE_DEFAULT;
+	if (!c->max_out)
+		c->max_out = SM_MAX_OUT_DEFAULT;
+	if (!c->max_clients)
+		c->max_clients = SM_MAX_CLIENTS_DEFAULT;
+	if (c->line_ms <= 0)
+		c->line_ms = SM_LINE_MS_DEFAULT;
+	if (c->idle_ms <= 0)
+		c->idle_ms = SM_IDLE_MS_DEFAULT;
+}
+
+int sm_server_start(const struct sm_server_config *cfg,
+		    struct sm_server **out, char *err, size_t len)
+{
+	struct sm_server *s;
+	sigset_t all, old;
+	int ret;
+
+	if (!cfg->path || !cfg->handler) {
+		snprintf(err, len, "server: no socket path or no handler");
+		return -EINVAL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		goto out_nomem;
+	s->cfg = *cfg;
+	set_defaults(&s->cfg);
+	s->lfd = s->efd = -1;
+	pthread_mutex_init(&s->lock, NULL);
+	s->path = strdup(cfg->path);
+	/* one slot more than the cap: the refused client's reply */
+	s->cl = calloc(s->cfg.max_clients + 1, sizeof(*s->cl));
+	s->pfd = calloc(s->cfg.max_clients + 2, sizeof(*s->pfd));
+	if (!s->path || !s->cl || !s->pfd)
+		goto out_nomem;
+	s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (s->efd < 0) {
+		ret = sys_err(err, len, cfg->path, "eventfd");
+		goto out_free;
+	}
+	ret = listen_socket(s, err, len);
+	if (ret)
+		goto out_free;
+	/* signals stay with the SM's own threads */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = -pthread_create(&s->thread, NULL, run, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		snprintf(err, len, "%s: thread: %s", cfg->path, strerror(-ret));
+		remove_socket(s);
+		goto out_free;
+	}
+	*out = s;
+	return 0;
+out_nomem:
+	snprintf(err, len, "%s: out of memory", cfg->path);
+	ret = -ENOMEM;
+out_free:
+	if (s)
+		server_free(s);
+	return ret;
+}
+
+void sm_server_stop(struct sm_server *s)
+{
+	uint64_t one = 1;
+
+	if (!s)
+		return;
+	while (write(s->efd, &one, sizeof(one)) < 0 && errno == EINTR)
+		;
+	pthread_join(s->thread, NULL);
+	remove_socket(s);
+	server_free(s);
+}
+
+/* Wait for events on fd until the deadline: 0, -ETIMEDOUT or -errno. */
+static int wait_fd(int fd, short events, int64_t end)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+	int64_t left;
+	int n;
+
+	for (;;) {
+		left = end - now_ms();
+		if (left <= 0)
+			return -ETIMEDOUT;
+		n = poll(&p, 1, (int)left);
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+static int send_line(int fd, const char *line, size_t n, int64_t end)
+{
+	ssize_t w;
+	int ret;
+
+	while (n) {
+		ret = wait_fd(fd, POLLOUT, end);
+		if (ret)
+			return ret;
+		w = send(fd, line, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (w < 0)
+			return -errno;
+		line += w;
+		n -= w;
+	}
+	return 0;
+}
+
+/* Read up to the first '\n' into a malloc'd *buf; *n excludes it. */
+static int recv_line(int fd, char **buf, size_t *n, int64_t end)
+{
+	size_t cap = 0, got = 0;
+	char *nl = NULL, *p;
+	ssize_t r;
+	int ret;
+
+	*buf = NULL;
+	while (!nl) {
+		if (got == cap) {
+			if (cap >= CALL_MAX_REPLY)
+				return -EMSGSIZE;
+			cap = cap ? cap * 2 : 4096;
+			p = realloc(*buf, cap);
+			if (!p)
+				return -ENOMEM;
+			*buf = p;
+		}
+		ret = wait_fd(fd, POLLIN, end);
+		if (ret)
+			return ret;
+		r = recv(fd, *buf + got, cap - got, MSG_DONTWAIT);
+		if (r < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return -ECONNRESET;
+		nl = memchr(*buf + got, '\n', r);
+		got += r;
+	}
+	*n = nl - *buf;
+	return 0;
+}
+
+int sm_call(const char *path, json_object *req, json_object **reply,
+	    int timeout_ms, char *err, size_t len)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int64_t end = now_ms() + timeout_ms;
+	char *line, *buf = NULL;
+	struct sm_error e;
+	size_t n;
+	int fd, ret;
+
+	if (strlen(path) >= sizeof(a.sun_path)) {
+		snprintf(err, len, "%s: socket path too long", path);
+		return -ENAMETOOLONG;
+	}
+	strcpy(a.sun_path, path);
+	line = sm_proto_line(req, &n);
+	if (!line) {
+		snprintf(err, len, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		ret = sys_err(err, len, path, "socket");
+		goto out_free;
+	}
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a))) {
+		ret = sys_err(err, len, path, "connect");
+		goto out_close;
+	}
+	ret = send_line(fd, line, n, end);
+	if (!ret)
+		ret = recv_line(fd, &buf, &n, end);
+	if (ret == -ETIMEDOUT)
+		snprintf(err, len, "%s: no reply within %d ms", path,
+			 timeout_ms);
+	else if (ret == -ECONNRESET || ret == -EPIPE)
+		snprintf(err, len, "%s: connection closed without a reply",
+			 path);
+	else if (ret)
+		snprintf(err, len, "%s: %s", path, strerror(-ret));
+	else if (sm_proto_parse_reply(buf, n, CALL_MAX_REPLY, reply, &e)) {
+		snprintf(err, len, "%s: bad reply: %s", path, e.msg);
+		ret = -EPROTO;
+	}
+	free(buf);
+out_close:
+	close(fd);
+out_free:
+	free(line);
+	return ret;
+}

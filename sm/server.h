@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Unix-socket server of the JSON-lines protocol, on its own thread,
+ * that no client can stall, and the one-call client (sm_call) the CLI and
+ * the daemon use.  Who may change state is decided from SO_PEERCRED.
+ */
+#ifndef GPUAWARE_SERVER_H
+#define GPUAWARE_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "proto.h"
+
+#define SM_SOCKET_MODE 0660
+#define SM_MAX_OUT_DEFAULT (1024 * 1024)
+#define SM_MAX_CLIENTS_DEFAULT 32
+#define SM_LINE_MS_DEFAULT 5000
+#define SM_IDLE_MS_DEFAULT 60000
+#define SM_NO_GROUP ((gid_t)-1)
+
+/*
+ * The connecting process's credentials, as the kernel saw them at
+ * connect, and sm_peer_may_write() for the server's group, decided once
+ * per connection.
+ */
+struct sm_peer {
+	pid_t pid;
+	uid_t uid;
+	gid_t gid;
+	bool may_write;
+};
+
+/*
+ * Whether the peer may change state: root, or a peer whose gid, or whose
+ * uid's primary or supplementary groups (its passwd entry and
+ * getgrouplist()), include gid.  SM_NO_GROUP: root only.  It may consult
+ * NSS (and wait on LDAP); the server calls it once per connection.
+ */
+bool sm_peer_may_write(const struct sm_peer *p, gid_t gid);
+
+/*
+ * Called on the server thread for each request line that parsed (the
+ * server answers parse errors itself).  It must not block: every client
+ * waits while it runs.  It sets *reply to a new ok or error reply the
+ * server consumes, and returns 0; a negative errno (any *reply dropped)
+ * answers internal.  req is borrowed for the call.
+ */
+typedef int (*sm_handler_fn)(void *ctx, const struct sm_peer *p,
+			     json_object *req, json_object **reply);
+
+/*
+ * Zero limits take the SM_*_DEFAULT values; group is always applied
+ * (SM_NO_GROUP to leave the socket's group alone).
+ */
+struct sm_server_config {
+	const char *path;	/* socket path, copied */
+	gid_t group;		/* socket's group, SM_NO_GROUP: leave it */
+	size_t max_line;	/* request bytes, '\n' excluded */
+	size_t max_out;		/* unsent reply bytes a client may hold */
+	unsigned int max_clients;
+	int line_ms;		/* a started request line must end within it */
+	int idle_ms;		/* a client moving no byte is closed after it */
+	sm_handler_fn handler;
+	void *ctx;		/* for handler and log */
+	/* Optional: one line on each client closed by force; server thread. */
+	void (*log)(void *ctx, const char *msg);
+};
+
+/* Counters since start; each closed client counts in one reason. */
+struct sm_server_stats {
+	uint64_t accepted;	/* connections served (busy ones excluded) */
+	uint64_t requests;	/* lines answered */
+	uint64_t busy;		/* refused over max_clients */
+	uint64_t too_long;	/* closed after a too_long line */
+	uint64_t timeouts;	/* closed at the line or idle deadline */
+	uint64_t overflows;	/* closed with max_out bytes unread */
+};
+
+struct sm_server;
+
+/*
+ * Create the socket (mode SM_SOCKET_MODE whatever the umask, group
+ * cfg->group; a stale socket file nobody listens on is replaced, anything
+ * else at path is an error) and start the server thread.  Returns 0 with
+ * *out set, or a negative errno with err saying what failed.
+ */
+int sm_server_start(const struct sm_server_config *cfg,
+		    struct sm_server **out, char *err, size_t len);
+
+/* Wake the thread, join it, close every client, remove the socket, free. */
+void sm_server_stop(struct sm_server *s);
+
+void sm_server_stats(struct sm_server *s, struct sm_server_stats *st);
+
+/*
+ * Client side: connect to path, send req as one line, read one reply
+ * line, all within timeout_ms.  Returns 0 with *reply a new object the
+ * caller puts (ok or error reply alike), or a negative errno with err
+ * filled: -ENOENT/-ECONNREFUSED (no server), -ETIMEDOUT, -ECONNRESET (closed
+ * without a reply), -EPROTO (the reply is not a reply line).
+ */
+int sm_call(const char *path, json_object *req, json_object **reply,
+	    int timeout_ms, char *err, size_t len);
+
+#endif

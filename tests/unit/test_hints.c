@@ -1,0 +1,614 @@
+// SPDX-License-Identifier: MIT
+/* Job-hint table tests: every refusal leaves the table as it was; snapshots; files. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tu.h"
+#include "sm/hints.h"
+
+typedef int (*change_fn)(struct sm_hints *h, json_object *req, uint64_t *gen,
+			 struct sm_error *e);
+
+/* Hosts whose name starts with "x" are not in the fabric. */
+static bool known(void *ctx, const char *host)
+{
+	(void)ctx;
+	return host[0] != 'x';
+}
+
+static struct sm_hints *new_table(const char *dir)
+{
+	struct sm_hints *h = NULL;
+
+	CU_ASSERT_FATAL(sm_hints_new(dir, known, NULL, &h) == 0);
+	return h;
+}
+
+/* The table as get shows it: jobs and generation; the caller frees. */
+static char *dump(struct sm_hints *h)
+{
+	json_object *o = json_object_new_object();
+	char *s;
+
+	CU_ASSERT_FATAL(sm_hints_get(h, o) == 0);
+	s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	return s;
+}
+
+static int run(struct sm_hints *h, change_fn fn, const char *text,
+	       struct sm_error *e)
+{
+	json_object *req = json_tokener_parse(text);
+	uint64_t gen = 0;
+	int ret;
+
+	CU_ASSERT_FATAL(req != NULL);
+	ret = fn(h, req, &gen, e);
+	json_object_put(req);
+	return ret;
+}
+
+static void ok(struct sm_hints *h, change_fn fn, const char *text)
+{
+	struct sm_error e;
+
+	if (run(h, fn, text, &e)) {
+		fprintf(stderr, "\n%s -> %s\n", text, e.msg);
+		CU_FAIL("refused");
+	}
+}
+
+static void refused(struct sm_hints *h, change_fn fn, const char *text,
+		    enum sm_err code, const char *msg)
+{
+	char *before = dump(h), *after;
+	struct sm_error e;
+	int ret;
+
+	ret = run(h, fn, text, &e);
+	CU_ASSERT(ret < 0);
+	after = dump(h);
+	CU_ASSERT_STRING_EQUAL(before, after);
+	if (ret >= 0 || e.code != code || strcmp(e.msg, msg)) {
+		fprintf(stderr, "\n%s -> %d %s '%s', expected %s '%s'\n", text,
+			ret, sm_err_code(e.code), ret < 0 ? e.msg : "",
+			sm_err_code(code), msg);
+		CU_FAIL("refusal");
+	}
+	free(before);
+	free(after);
+}
+
+static const char table[] =
+	"{\"jobs\":[{\"id\":\"j1\",\"hosts\":[\"gpu1\",\"0xABC\"],\"weight\":5},"
+	"{\"id\":\"train.7:a-b_c\",\"hosts\":[\"gpu2 mlx5_0\"]}]}";
+
+static void test_set_get(void)
+{
+	struct sm_hints *h = new_table(NULL);
+	char *s;
+
+	s = dump(h);
+	CU_ASSERT_STRING_EQUAL(s, "{\"generation\":0,\"jobs\":[]}");
+	free(s);
+	ok(h, sm_hints_set, table);
+	s = dump(h);
+	CU_ASSERT_STRING_EQUAL(s, "{\"generation\":1,\"jobs\":["
+			       "{\"id\":\"j1\",\"hosts\":[\"gpu1\",\"0x0000000000000abc\"],\"weight\":5},"
+			       "{\"id\":\"train.7:a-b_c\",\"hosts\":[\"gpu2 mlx5_0\"],\"weight\":1}]}");
+	free(s);
+	sm_hints_free(h);
+}
+
+static void test_set_refusals(void)
+{
+	struct sm_hints *h = new_table(NULL);
+	char many[64 * 4100], *p = many;
+	char id65[80];
+	int i;
+
+	ok(h, sm_hints_set, table);
+	refused(h, sm_hints_set, "{}", SM_ERR_BAD_REQUEST,
+		"missing field 'jobs'");
+	refused(h, sm_hints_set, "{\"jobs\":{}}", SM_ERR_BAD_REQUEST,
+		"field 'jobs' must be an array");
+	refused(h, sm_hints_set, "{\"jobs\":[],\"job\":1}", SM_ERR_BAD_REQUEST,
+		"unknown field 'job'");
+	refused(h, sm_hints_set, "{\"jobs\":[{\"id\":\"a\",\"hosts\":[\"h\"]},3]}",
+		SM_ERR_BAD_REQUEST, "jobs[1] must be an object");
+	refused(h, sm_hints_set, "{\"jobs\":[{\"hosts\":[\"h\"]}]}",
+		SM_ERR_BAD_REQUEST, "jobs[0]: missing field 'id'");
+	refused(h, sm_hints_set, "{\"jobs\":[{\"id\":7,\"hosts\":[\"h\"]}]}",
+		SM_ERR_BAD_REQUEST, "jobs[0]: field 'id' must be a string");
+	refused(h, sm_hints_set, "{\"jobs\":[{\"id\":\"a b\",\"hosts\":[\"h\"]}]}",
+		SM_ERR_BAD_REQUEST,
+		"jobs[0]: field 'id' must be 1..64 characters of A-Z a-z 0-9 . _ : -");
+	refused(h, sm_hints_set, "{\"jobs\":[{\"id\":\"\",\"hosts\":[\"h\"]}]}",
+		SM_ERR_BAD_REQUEST,
+		"jobs[0]: field 'id' must be 1..64 characters of A-Z a-z 0-9 . _ : -");
+	memset(id65, 'a', 65);
+	id65[65] = '\0';
+	snprintf(many, sizeof(many), "{\"jobs\":[{\"id\":\"%s\",\"hosts\":[\"h\"]}]}",
+		 id65);
+	refused(h, sm_hints_set, many, SM_ERR_BAD_REQUEST,
+		"jobs[0]: field 'id' must be 1..64 characters of A-Z a-z 0-9 . _ : -");
+	refused(h, sm_hints_set, "{\"jobs\":[{\"id\":\"a\",\"hosts\":[\"h\"],\"weigth\":2}]}",
+		SM_ERR_BAD_REQUEST, "job 'a': unknown field 'weigth'");
+	refused(h, sm_hints_set, "{\"jobs\":[{\"id\":\"a\"}]}",
+		SM_ERR_BAD_REQUEST, "job 'a': missing field 'hosts'");
+	refused(h, sm_hints_set, "{\"jobs\":[{\"id\":\"a\",\"hosts\":\"h\"}]}",
+		SM_ERR_BAD_REQUEST, "job 'a': field 'hosts' must be an array");
+	refused(h, sm_hints_set, "{\"jobs\":[{\"id\":\"a\",\"hosts\":[]}]}",
+		SM_ERR_BAD_REQUEST, "job 'a': field 'hosts' must not be empty");
+	refused(h, sm_hints_set, "{\"jobs\":[{\"id\":\"a\",\"hosts\":[\"h\",1]}]}",
+		SM_ERR_BAD_REQUEST, "job 'a': hosts[1] must be a string");
+	refused(h, sm_hints_set, "{\"jobs\":[{\"id\":\"a\",\"hosts\":[\"\"]}]}",
+		SM_ERR_BAD_REQUEST,
+		"job 'a': host '' must be 1..64 bytes without control characters");
+	refused(h, sm_hints_set, "{\"jobs\":[{\"id\":\"a\",\"hosts\":[\"h\\tx\"]}]}",
+		SM_ERR_BAD_REQUEST,
+		"job 'a': host 'h\tx' must be 1..64 bytes without control characters");
+	snprintf(many, sizeof(many), "{\"jobs\":[{\"id\":\"a\",\"hosts\":[\"%s\"]}]}",
+		 id65);
+	refused(h, sm_hints_set, many, SM_ERR_BAD_REQUEST,
+		"job 'a': host 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' must be 1..64 bytes without control characters");
+	refused(h, sm_hints_set, "{\"jobs\":[{\"id\":\"a\",\"hosts\":[\"0xZZ\"]}]}",
+		SM_ERR_BAD_REQUEST,
+		"job 'a': host '0xZZ' is not a port GUID (0x and 1..16 hex digits)");
+	refused(h, sm_hints_set, "{\"jobs\":[{\"id\":\"a\",\"hosts\":[\"0x\"]}]}",
+		SM_ERR_BAD_REQUEST,
+		"job 'a': host '0x' is not a port GUID (0x and 1..16 hex digits)");
+	refused(h, sm_hints_set, "{\"jobs\":[{\"id\":\"a\",\"hosts\":[\"0x00000000000000001\"]}]}",
+		SM_ERR_BAD_REQUEST,
+		"job 'a': host '0x00000000000000001' is not a port GUID (0x and 1..16 hex digits)");
+	refused(h, sm_hints_set, "{\"jobs\":[{\"id\":\"a\",\"hosts\":[\"h1\",\"h2\",\"h1\"]}]}",
+		SM_ERR_BAD_REQUEST, "job 'a': host 'h1' listed twice");
+	refused(h, sm_hints_set, "{\"jobs\":[{\"id\":\"a\",\"hosts\":[\"0xA\",\"0X000a\"]}]}",
+		SM_ERR_BAD_REQUEST,
+		"job 'a': host '0x000000000000000a' listed twice");
+	refused(h, sm_hints_set, "{\"jobs\":[{\"id\":\"a\",\"hosts\":[\"h\"],\"weight\":0}]}",
+		SM_ERR_BAD_REQUEST,
+		"job 'a': field 'weight' must be an integer 1..1000");
+	refused(h, sm_hints_set, "{\"jobs\":[{\"id\":\"a\",\"hosts\":[\"h\"],\"weight\":1001}]}",
+		SM_ERR_BAD_REQUEST,
+		"job 'a': field 'weight' must be an integer 1..1000");
+	refused(h, sm_hints_set, "{\"jobs\":[{\"id\":\"a\",\"hosts\":[\"h\"],\"weight\":2.5}]}",
+		SM_ERR_BAD_REQUEST,
+		"job 'a': field 'weight' must be an integer 1..1000");
+	refused(h, sm_hints_set, "{\"jobs\":[{\"id\":\"a\",\"hosts\":[\"h\"],\"weight\":\"2\"}]}",
+		SM_ERR_BAD_REQUEST,
+		"job 'a': field 'weight' must be an integer 1..1000");
+	refused(h, sm_hints_set, "{\"jobs\":[{\"id\":\"a\",\"hosts\":[\"h\"]},"
+		"{\"id\":\"b\",\"hosts\":[\"gpu1\",\"xgpu9\"]}]}",
+		SM_ERR_UNKNOWN_HOST, "job 'b': unknown host 'xgpu9'");
+	refused(h, sm_hints_set, "{\"jobs\":[{\"id\":\"a\",\"hosts\":[\"h\"]},"
+		"{\"id\":\"b\",\"hosts\":[\"h\"]},{\"id\":\"a\",\"hosts\":[\"g\"]}]}",
+		SM_ERR_DUPLICATE_ID, "job 'a' listed twice");
+	p += sprintf(p, "{\"jobs\":[");
+	for (i = 0; i <= SM_HINTS_MAX_JOBS; i++)
+		p += sprintf(p, "%s{\"id\":\"j%d\",\"hosts\":[\"h\"]}",
+			     i ? "," : "", i);
+	sprintf(p, "]}");
+	refused(h, sm_hints_set, many, SM_ERR_BAD_REQUEST, "4097 jobs, at most 4096");
+	sm_hints_free(h);
+}
+
+static void test_add_remove(void)
+{
+	struct sm_hints *h = new_table(NULL);
+	char *s;
+
+	ok(h, sm_hints_set, table);
+	ok(h, sm_hints_add, "{\"op\":\"hints.add\",\"job\":{\"id\":\"j3\",\"hosts\":[\"gpu3\"],\"weight\":1000}}");
+	refused(h, sm_hints_add, "{}", SM_ERR_BAD_REQUEST, "missing field 'job'");
+	refused(h, sm_hints_add, "{\"job\":[]}", SM_ERR_BAD_REQUEST,
+		"field 'job' must be an object");
+	refused(h, sm_hints_add, "{\"job\":{\"id\":\"j4\",\"hosts\":[\"h\"]},\"x\":1}",
+		SM_ERR_BAD_REQUEST, "unknown field 'x'");
+	refused(h, sm_hints_add, "{\"job\":{\"hosts\":[\"h\"]}}",
+		SM_ERR_BAD_REQUEST, "job: missing field 'id'");
+	refused(h, sm_hints_add, "{\"job\":{\"id\":\"j1\",\"hosts\":[\"h\"]}}",
+		SM_ERR_DUPLICATE_ID, "job 'j1' already exists");
+	refused(h, sm_hints_add, "{\"job\":{\"id\":\"j4\",\"hosts\":[\"xh\"]}}",
+		SM_ERR_UNKNOWN_HOST, "job 'j4': unknown host 'xh'");
+	refused(h, sm_hints_add, "{\"job\":{\"id\":\"j4\",\"hosts\":[\"h\",\"h\"]}}",
+		SM_ERR_BAD_REQUEST, "job 'j4': host 'h' listed twice");
+	ok(h, sm_hints_remove, "{\"op\":\"hints.remove\",\"id\":\"j1\"}");
+	refused(h, sm_hints_remove, "{\"id\":\"j1\"}", SM_ERR_NOT_FOUND,
+		"no job 'j1'");
+	refused(h, sm_hints_remove, "{}", SM_ERR_BAD_REQUEST,
+		"missing field 'id'");
+	refused(h, sm_hints_remove, "{\"id\":[]}", SM_ERR_BAD_REQUEST,
+		"field 'id' must be a string");
+	refused(h, sm_hints_remove, "{\"id\":\"j3\",\"ids\":[]}",
+		SM_ERR_BAD_REQUEST, "unknown field 'ids'");
+	s = dump(h);
+	CU_ASSERT_STRING_EQUAL(s, "{\"generation\":3,\"jobs\":["
+			       "{\"id\":\"train.7:a-b_c\",\"hosts\":[\"gpu2 mlx5_0\"],\"weight\":1},"
+			       "{\"id\":\"j3\",\"hosts\":[\"gpu3\"],\"weight\":1000}]}");
+	free(s);
+	sm_hints_free(h);
+}
+
+static void test_table_full(void)
+{
+	struct sm_hints *h = new_table(NULL);
+	json_object *req, *jobs, *job;
+	struct sm_error e;
+	char id[16];
+	int i;
+
+	req = json_object_new_object();
+	jobs = json_object_new_array();
+	json_object_object_add(req, "jobs", jobs);
+	for (i = 0; i < SM_HINTS_MAX_JOBS; i++) {
+		job = json_tokener_parse("{\"hosts\":[\"h\"]}");
+		snprintf(id, sizeof(id), "j%d", i);
+		json_object_object_add(job, "id", json_object_new_string(id));
+		json_object_array_add(jobs, job);
+	}
+	CU_ASSERT_EQUAL(sm_hints_set(h, req, NULL, &e), 0);
+	json_object_put(req);
+	refused(h, sm_hints_add, "{\"job\":{\"id\":\"one-more\",\"hosts\":[\"h\"]}}",
+		SM_ERR_BAD_REQUEST, "job 'one-more': the table is full (4096 jobs)");
+	sm_hints_free(h);
+}
+
+static void test_generation(void)
+{
+	struct sm_hints *h = new_table(NULL);
+	const struct sm_hints_snap *s;
+	json_object *req = json_tokener_parse("{\"jobs\":[]}");
+	struct sm_error e;
+	uint64_t gen = 0;
+
+	CU_ASSERT_EQUAL(sm_hints_set(h, req, &gen, &e), 0);
+	CU_ASSERT_EQUAL(gen, 1);
+	/* an accepted change counts even when it changes nothing */
+	CU_ASSERT_EQUAL(sm_hints_set(h, req, &gen, &e), 0);
+	CU_ASSERT_EQUAL(gen, 2);
+	json_object_put(req);
+	refused(h, sm_hints_remove, "{\"id\":\"j1\"}", SM_ERR_NOT_FOUND,
+		"no job 'j1'");
+	ok(h, sm_hints_add, "{\"job\":{\"id\":\"j1\",\"hosts\":[\"h\"]}}");
+	ok(h, sm_hints_remove, "{\"id\":\"j1\"}");
+	s = sm_hints_snapshot(h);
+	CU_ASSERT_EQUAL(s->generation, 4);
+	CU_ASSERT_EQUAL(s->njobs, 0);
+	sm_hints_put(s);
+	sm_hints_free(h);
+}
+
+static void test_snapshot(void)
+{
+	struct sm_hints *h = new_table(NULL);
+	const struct sm_hints_snap *a, *b;
+
+	ok(h, sm_hints_set, table);
+	a = sm_hints_snapshot(h);
+	ok(h, sm_hints_remove, "{\"id\":\"j1\"}");
+	ok(h, sm_hints_add, "{\"job\":{\"id\":\"j9\",\"hosts\":[\"h\"]}}");
+	b = sm_hints_snapshot(h);
+	CU_ASSERT_EQUAL(a->generation, 1);
+	CU_ASSERT_EQUAL_FATAL(a->njobs, 2);
+	CU_ASSERT_STRING_EQUAL(a->jobs[0].id, "j1");
+	CU_ASSERT_EQUAL(a->jobs[0].weight, 5);
+	CU_ASSERT_EQUAL_FATAL(a->jobs[0].nhosts, 2);
+	CU_ASSERT_STRING_EQUAL(a->jobs[0].hosts[1], "0x0000000000000abc");
+	CU_ASSERT_EQUAL(b->generation, 3);
+	CU_ASSERT_EQUAL_FATAL(b->njobs, 2);
+	CU_ASSERT_STRING_EQUAL(b->jobs[1].id, "j9");
+	/* snapshots outlive the table (ASan sees any use after free) */
+	sm_hints_free(h);
+	CU_ASSERT_STRING_EQUAL(a->jobs[1].hosts[0], "gpu2 mlx5_0");
+	CU_ASSERT_STRING_EQUAL(b->jobs[0].id, "train.7:a-b_c");
+	sm_hints_put(a);
+	sm_hints_put(b);
+}
+
+struct writer {
+	struct sm_hints *h;
+	json_object *add, *remove;
+	int refused;
+};
+
+/* No CUnit calls here: CUnit is not thread-safe. */
+static void *change_often(void *arg)
+{
+	struct writer *w = arg;
+	struct sm_error e;
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		w->refused += sm_hints_add(w->h, w->add, NULL, &e) != 0;
+		w->refused += sm_hints_remove(w->h, w->remove, NULL, &e) != 0;
+	}
+	return NULL;
+}
+
+/*
+ * The router's side: snapshots taken while another thread changes the
+ * table are whole versions, and generations never go back.
+ */
+static void test_snapshot_threads(void)
+{
+	struct sm_hints *h = new_table(NULL);
+	struct writer w = {
+		.h = h,
+		.add = json_tokener_parse("{\"job\":{\"id\":\"t\",\"hosts\":[\"a\",\"b\"]}}"),
+		.remove = json_tokener_parse("{\"id\":\"t\"}"),
+	};
+	const struct sm_hints_snap *s;
+	uint64_t last = 0, bad = 0;
+	pthread_t t;
+	int i;
+
+	CU_ASSERT_FATAL(pthread_create(&t, NULL, change_often, &w) == 0);
+	for (i = 0; i < 3000; i++) {
+		s = sm_hints_snapshot(h);
+		if (s->generation < last ||
+		    s->njobs != (s->generation & 1) ||
+		    (s->njobs && (s->jobs[0].nhosts != 2 ||
+				  strcmp(s->jobs[0].hosts[1], "b"))))
+			bad++;
+		last = s->generation;
+		sm_hints_put(s);
+	}
+	pthread_join(t, NULL);
+	json_object_put(w.add);
+	json_object_put(w.remove);
+	CU_ASSERT_EQUAL(w.refused, 0);
+	CU_ASSERT_EQUAL(bad, 0);
+	s = sm_hints_snapshot(h);
+	CU_ASSERT_EQUAL(s->generation, 600);
+	sm_hints_put(s);
+	sm_hints_free(h);
+}
+
+static void test_serve(void)
+{
+	struct sm_hints *h = new_table(NULL);
+	json_object *req, *reply = NULL;
+	const char *s;
+
+	req = json_tokener_parse("{\"op\":\"hints.add\",\"job\":{\"id\":\"a\",\"hosts\":[\"h\"]}}");
+	CU_ASSERT_EQUAL(sm_hints_serve(h, req, false, &reply), 0);
+	s = json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN);
+	CU_ASSERT_STRING_EQUAL(s, "{\"ok\":false,\"error\":{\"code\":\"forbidden\","
+			       "\"message\":\"hints.add needs root or the socket's group\"}}");
+	json_object_put(reply);
+	CU_ASSERT_EQUAL(sm_hints_serve(h, req, true, &reply), 0);
+	s = json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN);
+	CU_ASSERT_STRING_EQUAL(s, "{\"ok\":true,\"generation\":1}");
+	json_object_put(reply);
+	CU_ASSERT_EQUAL(sm_hints_serve(h, req, true, &reply), 0);
+	s = json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN);
+	CU_ASSERT_STRING_EQUAL(s, "{\"ok\":false,\"error\":{\"code\":\"duplicate_id\","
+			       "\"message\":\"job 'a' already exists\"}}");
+	json_object_put(reply);
+	json_object_put(req);
+
+	req = json_tokener_parse("{\"op\":\"hints.get\"}");
+	CU_ASSERT_EQUAL(sm_hints_serve(h, req, false, &reply), 0);
+	s = json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN);
+	CU_ASSERT_STRING_EQUAL(s, "{\"ok\":true,\"generation\":1,\"jobs\":"
+			       "[{\"id\":\"a\",\"hosts\":[\"h\"],\"weight\":1}]}");
+	json_object_put(reply);
+	json_object_object_add(req, "all", json_object_new_boolean(1));
+	CU_ASSERT_EQUAL(sm_hints_serve(h, req, false, &reply), 0);
+	s = json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN);
+	CU_ASSERT_STRING_EQUAL(s, "{\"ok\":false,\"error\":{\"code\":\"bad_request\","
+			       "\"message\":\"unknown field 'all'\"}}");
+	json_object_put(reply);
+	json_object_put(req);
+
+	reply = NULL;
+	req = json_tokener_parse("{\"op\":\"state\"}");
+	CU_ASSERT_EQUAL(sm_hints_serve(h, req, true, &reply), -EOPNOTSUPP);
+	CU_ASSERT_PTR_NULL(reply);
+	json_object_put(req);
+	sm_hints_free(h);
+}
+
+static char *tmpdir(void)
+{
+	char *d = strdup("/tmp/gpuaware-hints-XXXXXX");
+
+	CU_ASSERT_FATAL(d && mkdtemp(d));
+	return d;
+}
+
+static void rmdir_all(char *dir)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CU_ASSERT(system(cmd) == 0);
+	free(dir);
+}
+
+static void write_file(const char *dir, const char *text, size_t n)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/hints.json", dir);
+	f = fopen(path, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT(fwrite(text, 1, n, f) == n);
+	fclose(f);
+}
+
+static void test_save_load(void)
+{
+	struct sm_hints *h = new_table(NULL), *g = new_table(NULL);
+	char *dir = tmpdir(), *a, *b, err[256];
+
+	/* a missing file is an empty table */
+	CU_ASSERT_EQUAL(sm_hints_load(g, dir, err, sizeof(err)), 0);
+	a = dump(g);
+	CU_ASSERT_STRING_EQUAL(a, "{\"generation\":0,\"jobs\":[]}");
+	free(a);
+	ok(h, sm_hints_set, table);
+	ok(h, sm_hints_add, "{\"job\":{\"id\":\"j3\",\"hosts\":[\"0x1\"]}}");
+	CU_ASSERT_EQUAL(sm_hints_save(h, dir, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(sm_hints_load(g, dir, err, sizeof(err)), 0);
+	a = dump(h);
+	b = dump(g);
+	CU_ASSERT_STRING_EQUAL(a, b);
+	CU_ASSERT_PTR_NOT_NULL(strstr(b, "\"generation\":2"));
+	free(a);
+	free(b);
+	sm_hints_free(h);
+	sm_hints_free(g);
+	rmdir_all(dir);
+}
+
+/* A table bound to a directory saves each change before it counts. */
+static void test_persist(void)
+{
+	char *dir = tmpdir(), path[256], err[256], *a, *b;
+	struct sm_hints *h = new_table(dir), *g = new_table(NULL);
+	struct stat st;
+
+	ok(h, sm_hints_set, table);
+	ok(h, sm_hints_remove, "{\"id\":\"j1\"}");
+	CU_ASSERT_EQUAL(sm_hints_load(g, dir, err, sizeof(err)), 0);
+	a = dump(h);
+	b = dump(g);
+	CU_ASSERT_STRING_EQUAL(a, b);
+	free(a);
+	free(b);
+	snprintf(path, sizeof(path), "%s/hints.json", dir);
+	CU_ASSERT_EQUAL(stat(path, &st), 0);
+	CU_ASSERT_EQUAL(st.st_mode & 0777, 0600);
+	/* no temporary file is left behind */
+	snprintf(path, sizeof(path), "ls -A '%s' | grep -qv '^hints.json$'",
+		 dir);
+	CU_ASSERT(system(path) != 0);
+	sm_hints_free(h);
+	sm_hints_free(g);
+
+	/* a change that cannot be saved is refused, table unchanged */
+	snprintf(path, sizeof(path), "%s/gone", dir);
+	h = new_table(path);
+	snprintf(path, sizeof(path),
+		 "%s/gone/hints.json: create temporary file: No such file or directory",
+		 dir);
+	refused(h, sm_hints_add, "{\"job\":{\"id\":\"j1\",\"hosts\":[\"h\"]}}",
+		SM_ERR_INTERNAL, path);
+	sm_hints_free(h);
+	rmdir_all(dir);
+}
+
+static void load_fails(const char *text, size_t n, const char *msg)
+{
+	struct sm_hints *h = new_table(NULL);
+	char *dir = tmpdir(), err[256], want[512], *s;
+
+	ok(h, sm_hints_set, table);
+	write_file(dir, text, n);
+	CU_ASSERT_EQUAL(sm_hints_load(h, dir, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s/hints.json: %s", dir, msg);
+	if (strcmp(err, want)) {
+		fprintf(stderr, "\n'%s', expected '%s'\n", err, want);
+		CU_FAIL("load error");
+	}
+	s = dump(h);
+	CU_ASSERT_STRING_EQUAL(s, "{\"generation\":0,\"jobs\":[]}");
+	free(s);
+	sm_hints_free(h);
+	rmdir_all(dir);
+}
+
+static void test_corrupt(void)
+{
+	static const char bad_job[] =
+		"{\"version\":1,\"generation\":4,\"jobs\":[{\"id\":\"a\",\"hosts\":[\"h\"]},"
+		"{\"id\":\"b\",\"hosts\":[\"h\"],\"weight\":0}]}";
+	struct sm_hints *h = new_table(NULL);
+	char *dir = tmpdir(), path[256], err[256], *text;
+	size_t n;
+	FILE *f;
+
+	load_fails("garbage\n", 8, "unexpected character");
+	load_fails("[]", 2, "expected a JSON object, not array");
+	load_fails("{\"version\":2,\"generation\":1,\"jobs\":[]}", 38,
+		   "field 'version' must be an integer 1..1");
+	load_fails("{\"version\":1,\"jobs\":[]}", 23,
+		   "missing field 'generation'");
+	load_fails(bad_job, sizeof(bad_job) - 1,
+		   "job 'b': field 'weight' must be an integer 1..1000");
+
+	/* a torn file: the saved table cut anywhere is refused */
+	ok(h, sm_hints_set, table);
+	CU_ASSERT_EQUAL(sm_hints_save(h, dir, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/hints.json", dir);
+	f = fopen(path, "r");
+	CU_ASSERT_FATAL(f != NULL);
+	text = calloc(1, 4096);
+	n = fread(text, 1, 4095, f);
+	fclose(f);
+	CU_ASSERT(n > 100);
+	load_fails(text, n / 2, "unexpected end of data");
+	load_fails(text, n - 3, "unexpected end of data");
+	free(text);
+	sm_hints_free(h);
+	rmdir_all(dir);
+}
+
+/* What the file system refuses is named, and leaves nothing behind. */
+static void test_file_errors(void)
+{
+	struct sm_hints *h = new_table(NULL);
+	char *dir = tmpdir(), path[256], want[512], err[256], *s;
+	int fd;
+
+	ok(h, sm_hints_set, table);
+	snprintf(path, sizeof(path), "%s/hints.json", dir);
+	CU_ASSERT_FATAL(mkdir(path, 0700) == 0);
+	CU_ASSERT_EQUAL(sm_hints_save(h, dir, err, sizeof(err)), -EISDIR);
+	snprintf(want, sizeof(want), "%s: rename: Is a directory", path);
+	CU_ASSERT_STRING_EQUAL(err, want);
+	snprintf(want, sizeof(want), "ls -A '%s' | grep -qv '^hints.json$'",
+		 dir);
+	CU_ASSERT(system(want) != 0);
+	CU_ASSERT_EQUAL(sm_hints_load(h, dir, err, sizeof(err)), -EISDIR);
+	snprintf(want, sizeof(want), "%s: read: Is a directory", path);
+	CU_ASSERT_STRING_EQUAL(err, want);
+	s = dump(h);
+	CU_ASSERT_STRING_EQUAL(s, "{\"generation\":0,\"jobs\":[]}");
+	free(s);
+	CU_ASSERT(rmdir(path) == 0);
+
+	/* a sparse file past the size limit is refused unread */
+	fd = open(path, O_CREAT | O_WRONLY, 0600);
+	CU_ASSERT(fd >= 0 && ftruncate(fd, (64 << 20) + 1) == 0);
+	close(fd);
+	CU_ASSERT_EQUAL(sm_hints_load(h, dir, err, sizeof(err)), -EFBIG);
+	snprintf(want, sizeof(want), "%s: larger than 67108864 bytes", path);
+	CU_ASSERT_STRING_EQUAL(err, want);
+	sm_hints_free(h);
+	rmdir_all(dir);
+}
+
+TU_SUITE(hints,
+	 { "set and get", test_set_get },
+	 { "set refusals", test_set_refusals },
+	 { "add and remove", test_add_remove },
+	 { "table full", test_table_full },
+	 { "generation", test_generation },
+	 { "snapshots", test_snapshot },
+	 { "snapshots beside a writer", test_snapshot_threads },
+	 { "serve", test_serve },
+	 { "save and load", test_save_load },
+	 { "persist each change", test_persist },
+	 { "corrupt and torn files", test_corrupt },
+	 { "file system errors", test_file_errors })

@@ -1,0 +1,660 @@
+// SPDX-License-Identifier: MIT
+/* Socket server tests over a real socket: framing, limits, deadlines, peers, sm_call. */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tu.h"
+#include "sm/server.h"
+
+struct fixture {
+	char dir[64];
+	char path[96];
+	struct sm_server *srv;
+};
+
+static int64_t ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * "echo" answers with the peer and the request's "n" and "pad"; "fail"
+ * fails; "mute" returns no reply; anything else is unknown_op.
+ */
+static int handler(void *ctx, const struct sm_peer *p, json_object *req,
+		   json_object **reply)
+{
+	const char *op = sm_proto_op(req);
+	json_object *v;
+
+	(void)ctx;
+	if (!strcmp(op, "fail"))
+		return -EIO;
+	if (!strcmp(op, "mute"))
+		return 0;
+	if (strcmp(op, "echo")) {
+		*reply = sm_reply_error(SM_ERR_UNKNOWN_OP, "unknown op '%s'", op);
+		return 0;
+	}
+	*reply = sm_reply_ok();
+	sm_json_add(*reply, "uid", json_object_new_int64(p->uid));
+	sm_json_add(*reply, "pid", json_object_new_int64(p->pid));
+	sm_json_add(*reply, "may_write", json_object_new_boolean(p->may_write));
+	if (json_object_object_get_ex(req, "n", &v))
+		sm_json_add(*reply, "n", json_object_get(v));
+	if (json_object_object_get_ex(req, "pad", &v))
+		sm_json_add(*reply, "pad", json_object_get(v));
+	return 0;
+}
+
+static void start(struct fixture *f, struct sm_server_config *cfg)
+{
+	char err[256];
+	int ret;
+
+	strcpy(f->dir, "/tmp/gpuaware-srv-XXXXXX");
+	CU_ASSERT_FATAL(mkdtemp(f->dir) != NULL);
+	snprintf(f->path, sizeof(f->path), "%s/sock", f->dir);
+	cfg->path = f->path;
+	cfg->handler = handler;
+	if (!cfg->group)
+		cfg->group = SM_NO_GROUP;
+	ret = sm_server_start(cfg, &f->srv, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "\nstart: %s\n", err);
+	CU_ASSERT_FATAL(ret == 0);
+}
+
+static void stop(struct fixture *f)
+{
+	struct stat st;
+
+	sm_server_stop(f->srv);
+	/* the server removes its socket */
+	CU_ASSERT(stat(f->path, &st) && errno == ENOENT);
+	CU_ASSERT(rmdir(f->dir) == 0);
+}
+
+static int connect_to(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	strcpy(a.sun_path, path);
+	CU_ASSERT_FATAL(connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0);
+	return fd;
+}
+
+static void send_str(int fd, const char *s)
+{
+	CU_ASSERT(send(fd, s, strlen(s), MSG_NOSIGNAL) == (ssize_t)strlen(s));
+}
+
+/*
+ * Read one line into buf (without '\n') within timeout_ms: its length,
+ * -1 on EOF or a reset, -2 on timeout.  Reads byte by byte so the next
+ * line stays in the socket.
+ */
+static int read_line(int fd, char *buf, size_t len, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int64_t end = ms() + timeout_ms;
+	size_t n = 0;
+	ssize_t r;
+
+	while (n + 1 < len) {
+		if (poll(&p, 1, (int)(end - ms() > 0 ? end - ms() : 0)) <= 0)
+			return -2;
+		r = recv(fd, buf + n, 1, 0);
+		if (r <= 0)
+			return -1;
+		if (buf[n] == '\n')
+			break;
+		n++;
+	}
+	buf[n] = '\0';
+	return (int)n;
+}
+
+/* A reply line's error code, or "ok". */
+static const char *code_of(const char *line, char *code, size_t len)
+{
+	json_object *o = json_tokener_parse(line), *v;
+
+	snprintf(code, len, "unparsable");
+	if (o && json_object_object_get_ex(o, "error", &v) &&
+	    json_object_object_get_ex(v, "code", &v))
+		snprintf(code, len, "%s", json_object_get_string(v));
+	else if (o && json_object_object_get_ex(o, "ok", &v) &&
+		 json_object_get_boolean(v))
+		snprintf(code, len, "ok");
+	json_object_put(o);
+	return code;
+}
+
+static void expect_reply(int fd, const char *code)
+{
+	char line[1024], c[32];
+
+	CU_ASSERT_FATAL(read_line(fd, line, sizeof(line), 2000) >= 0);
+	CU_ASSERT_STRING_EQUAL(code_of(line, c, sizeof(c)), code);
+}
+
+static void expect_closed(int fd, int timeout_ms)
+{
+	char line[1024];
+
+	CU_ASSERT_EQUAL(read_line(fd, line, sizeof(line), timeout_ms), -1);
+}
+
+static json_object *call(const char *path, const char *text, int *ret)
+{
+	json_object *req = json_tokener_parse(text), *reply = NULL;
+	char err[256];
+
+	*ret = sm_call(path, req, &reply, 2000, err, sizeof(err));
+	json_object_put(req);
+	return reply;
+}
+
+static void test_request_reply(void)
+{
+	struct sm_server_config cfg = { 0 };
+	struct sm_server_stats st;
+	struct fixture f;
+	json_object *r, *v;
+	int ret, fd;
+
+	start(&f, &cfg);
+	r = call(f.path, "{\"op\":\"echo\",\"n\":7}", &ret);
+	CU_ASSERT_EQUAL_FATAL(ret, 0);
+	CU_ASSERT(json_object_get_boolean(json_object_object_get(r, "ok")));
+	CU_ASSERT_EQUAL(json_object_get_int(json_object_object_get(r, "n")), 7);
+	/* SO_PEERCRED: this very process */
+	v = json_object_object_get(r, "pid");
+	CU_ASSERT_EQUAL(json_object_get_int64(v), getpid());
+	v = json_object_object_get(r, "uid");
+	CU_ASSERT_EQUAL(json_object_get_int64(v), getuid());
+	v = json_object_object_get(r, "may_write");
+	CU_ASSERT_EQUAL(json_object_get_boolean(v), getuid() == 0);
+	json_object_put(r);
+	r = call(f.path, "{\"op\":\"nope\"}", &ret);
+	CU_ASSERT_EQUAL(ret, 0);
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(json_object_object_get(
+		json_object_object_get(r, "error"), "code")), "unknown_op");
+	json_object_put(r);
+
+	/* errors keep the connection; handler failures answer internal */
+	fd = connect_to(f.path);
+	send_str(fd, "{\"op\":\n");
+	expect_reply(fd, "bad_json");
+	send_str(fd, "[]\n");
+	expect_reply(fd, "not_object");
+	send_str(fd, "{\"x\":1}\n");
+	expect_reply(fd, "missing_op");
+	send_str(fd, "{\"op\":\"fail\"}\n");
+	expect_reply(fd, "internal");
+	send_str(fd, "{\"op\":\"mute\"}\n");
+	expect_reply(fd, "internal");
+	send_str(fd, "{\"op\":\"echo\"}\n");
+	expect_reply(fd, "ok");
+	/* a half-closed client still gets its reply */
+	send_str(fd, "{\"op\":\"echo\"}\n");
+	shutdown(fd, SHUT_WR);
+	expect_reply(fd, "ok");
+	expect_closed(fd, 2000);
+	close(fd);
+	sm_server_stats(f.srv, &st);
+	CU_ASSERT_EQUAL(st.accepted, 3);
+	CU_ASSERT_EQUAL(st.requests, 9);
+	stop(&f);
+}
+
+static void test_sequence_and_pipeline(void)
+{
+	struct sm_server_config cfg = { 0 };
+	char line[256], want[64];
+	struct fixture f;
+	int fd, i;
+
+	start(&f, &cfg);
+	fd = connect_to(f.path);
+	for (i = 0; i < 3; i++) {
+		snprintf(line, sizeof(line), "{\"op\":\"echo\",\"n\":%d}\n", i);
+		send_str(fd, line);
+		expect_reply(fd, "ok");
+	}
+	/* one write, four lines and a blank one: four replies in order */
+	send_str(fd, "{\"op\":\"echo\",\"n\":10}\n{\"op\":\"echo\",\"n\":11}\n"
+		 "\r\n{\"op\":\"echo\",\"n\":12}\n[]\n");
+	for (i = 10; i < 13; i++) {
+		CU_ASSERT_FATAL(read_line(fd, line, sizeof(line), 2000) > 0);
+		snprintf(want, sizeof(want), "\"n\":%d", i);
+		CU_ASSERT_PTR_NOT_NULL(strstr(line, want));
+	}
+	expect_reply(fd, "not_object");
+	/* a line split over writes is one request */
+	send_str(fd, "{\"op\":\"ec");
+	usleep(20000);
+	send_str(fd, "ho\",\"n\":5}\n");
+	CU_ASSERT_FATAL(read_line(fd, line, sizeof(line), 2000) > 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "\"n\":5"));
+	close(fd);
+	stop(&f);
+}
+
+static void test_too_long(void)
+{
+	struct sm_server_config cfg = { .max_line = 1024 };
+	struct sm_server_stats st;
+	char line[2100];
+	struct fixture f;
+	int fd;
+
+	start(&f, &cfg);
+	/* exactly the limit is fine */
+	fd = connect_to(f.path);
+	memset(line, ' ', 1024);
+	memcpy(line, "{\"op\":\"echo\"}", 13);
+	strcpy(line + 1024, "\n");
+	send_str(fd, line);
+	expect_reply(fd, "ok");
+	/* one more byte is not: too_long, then the server closes */
+	memset(line, ' ', 2000);
+	strcpy(line + 2000, "\n");
+	send_str(fd, line);
+	expect_reply(fd, "too_long");
+	expect_closed(fd, 2000);
+	close(fd);
+	sm_server_stats(f.srv, &st);
+	CU_ASSERT_EQUAL(st.too_long, 1);
+	stop(&f);
+}
+
+/* A client that stays silent (or half-way) delays nobody. */
+static void test_silent_client(void)
+{
+	struct sm_server_config cfg = { 0 };
+	struct fixture f;
+	json_object *r;
+	int a, b, ret;
+	int64_t t;
+
+	start(&f, &cfg);
+	a = connect_to(f.path);
+	b = connect_to(f.path);
+	send_str(b, "{\"op\":\"echo\",");
+	t = ms();
+	r = call(f.path, "{\"op\":\"echo\"}", &ret);
+	t = ms() - t;
+	CU_ASSERT_EQUAL(ret, 0);
+	json_object_put(r);
+	fprintf(stderr, "[reply beside a silent client: %lld ms] ",
+		(long long)t);
+	CU_ASSERT(t < 100);
+	close(a);
+	close(b);
+	stop(&f);
+}
+
+/* Collects the server's log lines; read only after the server stopped. */
+static void log_line(void *ctx, const char *msg)
+{
+	char *buf = ctx;
+	size_t n = strlen(buf);
+
+	snprintf(buf + n, 1024 - n, "%s\n", msg);
+}
+
+static void test_deadlines(void)
+{
+	char log[1024] = "", want[128];
+	struct sm_server_config cfg = {
+		.line_ms = 150, .idle_ms = 400, .log = log_line, .ctx = log
+	};
+	char line[256], c[32];
+	struct sm_server_stats st;
+	struct fixture f;
+	int64_t t0, ta, tb;
+	int a, b;
+
+	start(&f, &cfg);
+	t0 = ms();
+	a = connect_to(f.path);
+	b = connect_to(f.path);
+	send_str(a, "{\"op\":\"echo\"");
+	CU_ASSERT_FATAL(read_line(a, line, sizeof(line), 2000) > 0);
+	ta = ms() - t0;
+	CU_ASSERT_STRING_EQUAL(code_of(line, c, sizeof(c)), "timeout");
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "not completed within 150 ms"));
+	expect_closed(a, 1000);
+	CU_ASSERT_FATAL(read_line(b, line, sizeof(line), 2000) > 0);
+	tb = ms() - t0;
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "idle for 400 ms"));
+	expect_closed(b, 1000);
+	fprintf(stderr, "[slow line closed at %lld ms, idle at %lld ms] ",
+		(long long)ta, (long long)tb);
+	CU_ASSERT(ta >= 140 && ta < 400);
+	CU_ASSERT(tb >= 390 && tb < 800);
+	close(a);
+	close(b);
+	sm_server_stats(f.srv, &st);
+	CU_ASSERT_EQUAL(st.timeouts, 2);
+	stop(&f);
+	snprintf(want, sizeof(want), "client pid %d uid %u: closed: timeout: "
+		 "request line not completed within 150 ms\n", (int)getpid(),
+		 (unsigned int)getuid());
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, want));
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "closed: timeout: idle for 400 ms\n"));
+}
+
+static void test_max_clients(void)
+{
+	struct sm_server_config cfg = { .max_clients = 2 };
+	struct sm_server_stats st;
+	struct fixture f;
+	int a, b, c;
+
+	start(&f, &cfg);
+	a = connect_to(f.path);
+	b = connect_to(f.path);
+	send_str(a, "{\"op\":\"echo\"}\n");
+	expect_reply(a, "ok");
+	send_str(b, "{\"op\":\"echo\"}\n");
+	expect_reply(b, "ok");
+	c = connect_to(f.path);
+	expect_reply(c, "busy");
+	expect_closed(c, 2000);
+	close(c);
+	/* a slot freed is a slot to have */
+	close(a);
+	c = connect_to(f.path);
+	send_str(c, "{\"op\":\"echo\"}\n");
+	expect_reply(c, "ok");
+	close(b);
+	close(c);
+	sm_server_stats(f.srv, &st);
+	CU_ASSERT_EQUAL(st.busy, 1);
+	CU_ASSERT_EQUAL(st.accepted, 3);
+	stop(&f);
+}
+
+/* A client that never reads is dropped at max_out; others go on. */
+static void test_unread_replies(void)
+{
+	struct sm_server_config cfg = { .max_out = 16384 };
+	struct timeval tv = { .tv_sec = 2 };
+	struct sm_server_stats st;
+	char req[4200], buf[65536];
+	struct fixture f;
+	int a, i, ret = 0;
+	json_object *r;
+	ssize_t n;
+	int64_t t;
+
+	start(&f, &cfg);
+	/* a burst whose replies exceed max_out is fine while they can go */
+	snprintf(req, sizeof(req), "{\"op\":\"echo\",\"pad\":\"%3000d\"}\n", 0);
+	for (i = 0; i < 10; i++)
+		memcpy(buf + i * strlen(req), req, strlen(req) + 1);
+	a = connect_to(f.path);
+	send_str(a, buf);
+	for (i = 0; i < 10; i++)
+		CU_ASSERT_FATAL(read_line(a, buf, sizeof(buf), 2000) > 3000);
+	close(a);
+
+	a = connect_to(f.path);
+	/* a blocked server would block these sends: fail, do not hang */
+	setsockopt(a, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	snprintf(req, sizeof(req), "{\"op\":\"echo\",\"pad\":\"%4000d\"}\n", 0);
+	for (i = 0; i < 1000; i++) {
+		n = send(a, req, strlen(req), MSG_NOSIGNAL);
+		if (n < 0)
+			break;
+	}
+	CU_ASSERT(i < 1000);
+	CU_ASSERT(errno == EPIPE || errno == ECONNRESET);
+	t = ms();
+	r = call(f.path, "{\"op\":\"echo\"}", &ret);
+	t = ms() - t;
+	CU_ASSERT_EQUAL(ret, 0);
+	CU_ASSERT(t < 100);
+	json_object_put(r);
+	/* what was sent before the drop can be read, then the end */
+	while ((n = recv(a, buf, sizeof(buf), 0)) > 0)
+		;
+	CU_ASSERT(n == 0 || errno == ECONNRESET);
+	close(a);
+	sm_server_stats(f.srv, &st);
+	CU_ASSERT_EQUAL(st.overflows, 1);
+	fprintf(stderr, "[dropped after %d requests; next reply %lld ms] ",
+		i, (long long)t);
+	stop(&f);
+}
+
+static void test_socket_file(void)
+{
+	struct sm_server_config cfg = { .group = 4242 };
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct sm_server *other;
+	char err[256], path[200];
+	struct fixture f;
+	struct stat st;
+	mode_t old;
+	int fd;
+
+	old = umask(0);
+	start(&f, &cfg);
+	umask(old);
+	CU_ASSERT_FATAL(stat(f.path, &st) == 0);
+	CU_ASSERT(S_ISSOCK(st.st_mode));
+	CU_ASSERT_EQUAL(st.st_mode & 07777, 0660);
+	CU_ASSERT_EQUAL(st.st_gid, 4242);
+	/* a live server's socket is not taken over */
+	cfg.group = SM_NO_GROUP;
+	CU_ASSERT_EQUAL(sm_server_start(&cfg, &other, err, sizeof(err)),
+			-EADDRINUSE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "another server is listening"));
+	CU_ASSERT_EQUAL(stat(f.path, &st), 0);
+	sm_server_stop(f.srv);
+
+	/* a stale socket nobody listens on is replaced, under umask 077 */
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	strcpy(a.sun_path, f.path);
+	CU_ASSERT_FATAL(bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0);
+	close(fd);
+	old = umask(077);
+	CU_ASSERT_EQUAL(sm_server_start(&cfg, &f.srv, err, sizeof(err)), 0);
+	umask(old);
+	CU_ASSERT_FATAL(stat(f.path, &st) == 0);
+	CU_ASSERT_EQUAL(st.st_mode & 07777, 0660);
+	sm_server_stop(f.srv);
+
+	/* anything else at the path stays */
+	fd = open(f.path, O_CREAT | O_WRONLY, 0600);
+	close(fd);
+	CU_ASSERT_EQUAL(sm_server_start(&cfg, &other, err, sizeof(err)),
+			-EEXIST);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "exists and is not a socket"));
+	CU_ASSERT(stat(f.path, &st) == 0 && S_ISREG(st.st_mode));
+	unlink(f.path);
+	memset(path, 'x', sizeof(path) - 1);
+	path[sizeof(path) - 1] = '\0';
+	cfg.path = path;
+	CU_ASSERT_EQUAL(sm_server_start(&cfg, &other, err, sizeof(err)),
+			-ENAMETOOLONG);
+	cfg.handler = NULL;
+	CU_ASSERT_EQUAL(sm_server_start(&cfg, &other, err, sizeof(err)),
+			-EINVAL);
+	CU_ASSERT(rmdir(f.dir) == 0);
+}
+
+/*
+ * sm_call from a child running as nobody (uid and gid 65534): 0 when it
+ * is answered with may_write, 1 when the socket refuses it (EACCES), 2
+ * for anything else.
+ */
+static int call_as_nobody(const char *path)
+{
+	json_object *req, *r = NULL;
+	char err[256];
+	int status, ret;
+	pid_t pid;
+
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (!pid) {
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(3);
+		req = json_tokener_parse("{\"op\":\"echo\"}");
+		ret = sm_call(path, req, &r, 2000, err, sizeof(err));
+		if (ret == -EACCES)
+			_exit(1);
+		_exit(!ret && json_object_get_boolean(
+			json_object_object_get(r, "may_write")) ? 0 : 2);
+	}
+	CU_ASSERT_FATAL(waitpid(pid, &status, 0) == pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The mode is what keeps others out; the group lets its members in. */
+static void test_permissions(void)
+{
+	struct sm_server_config cfg = { .group = 4242 };
+	struct fixture f;
+	char err[256];
+
+	if (getuid()) {
+		fprintf(stderr, "[not root: cannot act as another user] ");
+		return;
+	}
+	start(&f, &cfg);
+	CU_ASSERT_FATAL(chmod(f.dir, 0755) == 0);
+	CU_ASSERT_EQUAL(call_as_nobody(f.path), 1);
+	sm_server_stop(f.srv);
+	cfg.group = 65534;
+	CU_ASSERT_FATAL(sm_server_start(&cfg, &f.srv, err, sizeof(err)) == 0);
+	CU_ASSERT_EQUAL(call_as_nobody(f.path), 0);
+	stop(&f);
+}
+
+/* A group with a member whose primary group is another: *uid, gid. */
+static bool find_supplementary(uid_t *uid, gid_t *gid)
+{
+	struct passwd *pw;
+	struct group *g;
+	bool found = false;
+
+	setgrent();
+	while (!found && (g = getgrent())) {
+		if (!g->gr_mem[0])
+			continue;
+		pw = getpwnam(g->gr_mem[0]);
+		if (pw && pw->pw_gid != g->gr_gid && pw->pw_uid) {
+			*uid = pw->pw_uid;
+			*gid = g->gr_gid;
+			found = true;
+		}
+	}
+	endgrent();
+	return found;
+}
+
+static void test_may_write(void)
+{
+	struct sm_peer root = { .pid = 1, .uid = 0, .gid = 0 };
+	struct sm_peer nobody = { .pid = 2, .uid = 65534, .gid = 65534 };
+	struct sm_peer stranger = { .pid = 3, .uid = 4242424, .gid = 4242 };
+	struct passwd *pw = getpwuid(65534);
+	struct sm_peer p = { .pid = 4 };
+
+	CU_ASSERT(sm_peer_may_write(&root, 4242));
+	CU_ASSERT(sm_peer_may_write(&root, SM_NO_GROUP));
+	CU_ASSERT(!sm_peer_may_write(&nobody, SM_NO_GROUP));
+	/* nobody is not in group 4242, nor in root's group */
+	CU_ASSERT(!sm_peer_may_write(&nobody, 4242));
+	CU_ASSERT(!sm_peer_may_write(&nobody, 0));
+	/* the process's own gid counts */
+	CU_ASSERT(sm_peer_may_write(&nobody, 65534));
+	CU_ASSERT(sm_peer_may_write(&stranger, 4242));
+	CU_ASSERT(!sm_peer_may_write(&stranger, 4243));
+	/* the passwd entry's primary group, whatever the process's gid */
+	CU_ASSERT_FATAL(pw != NULL);
+	p.uid = pw->pw_uid;
+	p.gid = 4242;
+	CU_ASSERT(sm_peer_may_write(&p, pw->pw_gid));
+	/* a supplementary group from /etc/group */
+	if (find_supplementary(&p.uid, &p.gid)) {
+		gid_t g = p.gid;
+
+		p.gid = 4242;
+		CU_ASSERT(sm_peer_may_write(&p, g));
+		CU_ASSERT(!sm_peer_may_write(&p, 4243));
+	} else {
+		fprintf(stderr, "[no supplementary group here to check] ");
+	}
+}
+
+static void test_call_errors(void)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	json_object *req = json_tokener_parse("{\"op\":\"echo\"}"), *r = NULL;
+	char dir[] = "/tmp/gpuaware-call-XXXXXX", path[96], err[256];
+	int64_t t;
+	int fd;
+
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/sock", dir);
+	CU_ASSERT_EQUAL(sm_call(path, req, &r, 500, err, sizeof(err)), -ENOENT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "connect"));
+	/* bound, not listening: refused */
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	strcpy(a.sun_path, path);
+	CU_ASSERT_FATAL(bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0);
+	CU_ASSERT_EQUAL(sm_call(path, req, &r, 500, err, sizeof(err)),
+			-ECONNREFUSED);
+	/* listening, never answering: the deadline holds */
+	CU_ASSERT_FATAL(listen(fd, 4) == 0);
+	t = ms();
+	CU_ASSERT_EQUAL(sm_call(path, req, &r, 200, err, sizeof(err)),
+			-ETIMEDOUT);
+	t = ms() - t;
+	fprintf(stderr, "[sm_call timeout 200 ms took %lld ms] ", (long long)t);
+	CU_ASSERT(t >= 195 && t < 500);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no reply within 200 ms"));
+	CU_ASSERT_PTR_NULL(r);
+	close(fd);
+	unlink(path);
+	CU_ASSERT(rmdir(dir) == 0);
+	json_object_put(req);
+}
+
+TU_SUITE(server,
+	 { "request and reply", test_request_reply },
+	 { "sequence and pipeline", test_sequence_and_pipeline },
+	 { "too long", test_too_long },
+	 { "silent client", test_silent_client },
+	 { "deadlines", test_deadlines },
+	 { "max clients", test_max_clients },
+	 { "unread replies", test_unread_replies },
+	 { "socket file", test_socket_file },
+	 { "permissions", test_permissions },
+	 { "may write", test_may_write },
+	 { "sm_call errors", test_call_errors })
