@@ -65,7 +65,7 @@ $(B)/libgpuaware.so: $(call obj,$(PLUGIN_SRC)) $(B)/libgpcore.a plugins/opensm/p
 		-o $@ $(call obj,$(PLUGIN_SRC)) $(B)/libgpcore.a -liniparser \
 		-ljson-c -lpthread $(LDLIBS_CORE)
 
-$(B)/ibpoolroute: $(call obj,$(POOLROUTE_SRC)) $(B)/libgpcore.a
+$(B)/ibpoolroute: $(call obj,$(POOLROUTE_SRC)) $(B)/libpoold.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -libnetdisc -libmad -libumad -ljson-c \
 		$(LDLIBS_CORE)
 
