@@ -17,16 +17,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-pass=0
-fail=0
-ok() {
-	pass=$((pass + 1))
-	echo "PASS $1"
-}
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL $1${2:+: $2}"
-}
+. tests/offline/lib.sh
 
 # A logger that appends to a file, and ibpoolroute for the expansion
 # (no scontrol here: a fake one would hide the fallback).
