@@ -433,6 +433,40 @@ static void test_restart(void)
 	rm_state();
 }
 
+/*
+ * A timer frees a lease (not journaled), then the clock steps back and
+ * the GPUs go to a new allocation: replay must free the old lease before
+ * the new one, so records carry the pool's clock, not the caller's.
+ */
+static void test_clock_back(void)
+{
+	char err[256] = "", before[1024], after[1024];
+	const struct pool_alloc *a;
+
+	setup(TWO_HOSTS);
+	strcpy(dir, "/tmp/pool-state-XXXXXX");
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	CU_ASSERT_EQUAL_FATAL(pool_open_state(pool, dir, 0, err, sizeof(err)),
+			      0);
+	CU_ASSERT_EQUAL(alloc(4, 1000, 100, NULL, &a, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(pool_expire(pool, 250), 1);
+	CU_ASSERT_EQUAL(alloc(4, 1000, 150, NULL, &a, err, sizeof(err)), 0);
+	/* the lease counts from the latest time seen */
+	CU_ASSERT_EQUAL(a->expires, 350);
+	dump(before, sizeof(before));
+	restart(150);
+	dump(after, sizeof(after));
+	CU_ASSERT_STRING_EQUAL(before, after);
+	CU_ASSERT_EQUAL(pool_nallocs(pool), 1);
+	/* and the clock survives a compaction */
+	CU_ASSERT_EQUAL(pool_compact(pool, err, sizeof(err)), 0);
+	restart(0);
+	CU_ASSERT_EQUAL(pool_renew(pool, 2, 1000, 10, 0, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(pool_alloc_find(pool, 2)->expires, 260);
+	teardown();
+	rm_state();
+}
+
 static int skip_state(void *ctx, struct json_object *o, char *err,
 		      size_t len)
 {
@@ -493,4 +527,5 @@ TU_SUITE(pool,
 	 { "deterministic ties", test_ties },
 	 { "jobs", test_jobs },
 	 { "restart", test_restart },
+	 { "clock stepping back", test_clock_back },
 	 { "replay conflict", test_replay_conflict })

@@ -30,6 +30,12 @@ struct pool {
 	struct pool_job *jobs;
 	size_t njobs, job_cap;
 	uint64_t next_id;
+	/*
+	 * The latest time any call or record named: records carry it, not
+	 * the caller's clock, so a clock stepping back cannot make replay
+	 * keep a lease that a timer freed before (that is not journaled).
+	 */
+	time_t clock;
 	struct pool_journal *j;
 };
 
@@ -151,10 +157,19 @@ static void drop_alloc(struct pool *p, size_t i)
 	p->nallocs--;
 }
 
+/* Advance the pool's clock to now; returns the clock. */
+static time_t tick(struct pool *p, time_t now)
+{
+	if (now > p->clock)
+		p->clock = now;
+	return p->clock;
+}
+
 size_t pool_expire(struct pool *p, time_t now)
 {
 	size_t i = 0, n = 0;
 
+	now = tick(p, now);
 	while (i < p->nallocs) {
 		if (p->allocs[i].expires <= now) {
 			drop_alloc(p, i);
@@ -438,13 +453,16 @@ static int commit(struct pool *p, struct json_object *rec, char *err,
 	return ret;
 }
 
-static struct json_object *record(const char *op, time_t at)
+/* A record of op at the pool's clock, advanced to now. */
+static struct json_object *record(struct pool *p, const char *op,
+				  time_t now)
 {
 	struct json_object *o = json_object_new_object();
 
 	if (o) {
 		json_object_object_add(o, "op", json_object_new_string(op));
-		json_object_object_add(o, "at", json_object_new_int64(at));
+		json_object_object_add(o, "at",
+				       json_object_new_int64(tick(p, now)));
 	}
 	return o;
 }
@@ -456,11 +474,12 @@ static int restore_cb(void *ctx, struct json_object *state, char *err,
 {
 	struct pool *p = ctx;
 	struct json_object *a, *jb;
-	int64_t next;
+	int64_t next, clock;
 	size_t i;
 	int ret;
 
 	if (!get_int(state, "next_id", 1, INT64_MAX, &next) ||
+	    !get_int(state, "clock", INT64_MIN, INT64_MAX, &clock) ||
 	    !json_object_object_get_ex(state, "allocs", &a) ||
 	    !json_object_object_get_ex(state, "jobs", &jb) ||
 	    !json_object_is_type(a, json_type_array) ||
@@ -479,6 +498,7 @@ static int restore_cb(void *ctx, struct json_object *state, char *err,
 	if ((uint64_t)next < p->next_id)
 		return fail(err, len, -EINVAL, "next_id below an allocation");
 	p->next_id = next;
+	tick(p, clock);
 	return 0;
 }
 
@@ -518,6 +538,7 @@ static struct json_object *state_json(const struct pool *p)
 		return NULL;
 	}
 	json_object_object_add(s, "next_id", json_object_new_uint64(p->next_id));
+	json_object_object_add(s, "clock", json_object_new_int64(p->clock));
 	json_object_object_add(s, "allocs", a);
 	json_object_object_add(s, "jobs", jb);
 	for (i = 0; i < p->nallocs; i++) {
@@ -763,6 +784,7 @@ int pool_alloc(struct pool *p, const struct pool_request *rq,
 {
 	unsigned int nfree, unreach, lease;
 	struct pool_alloc a = { 0 };
+	time_t now;
 	struct json_object *rec;
 	struct hcand *hc;
 	struct cand *c;
@@ -774,6 +796,7 @@ int pool_alloc(struct pool *p, const struct pool_request *rq,
 	if (ret)
 		return ret;
 	pool_expire(p, rq->now);
+	now = p->clock;
 	nfree = total_free(p);
 	c = calloc(nfree + 1, sizeof(*c));
 	hc = calloc(p->cfg->nhosts + 1, sizeof(*hc));
@@ -799,11 +822,11 @@ int pool_alloc(struct pool *p, const struct pool_request *rq,
 	a.uid = rq->uid;
 	a.client = (char *)rq->client;
 	a.job = (char *)(rq->job ? rq->job : "");
-	a.expires = rq->now + lease;
+	a.expires = now + lease;
 	rec = alloc_json(p, &a);
 	if (rec) {
 		json_object_object_add(rec, "op", json_object_new_string("alloc"));
-		json_object_object_add(rec, "at", json_object_new_int64(rq->now));
+		json_object_object_add(rec, "at", json_object_new_int64(now));
 	}
 	ret = commit(p, rec, err, len);
 	if (!ret)
@@ -839,7 +862,7 @@ int pool_release(struct pool *p, uint64_t id, uid_t uid, time_t now,
 	i = owned(p, id, uid, err, len);
 	if (i < 0)
 		return i;
-	rec = record("release", now);
+	rec = record(p, "release", now);
 	if (rec)
 		json_object_object_add(rec, "id", json_object_new_uint64(id));
 	return commit(p, rec, err, len);
@@ -858,11 +881,12 @@ int pool_renew(struct pool *p, uint64_t id, uid_t uid, unsigned int lease_s,
 	i = owned(p, id, uid, err, len);
 	if (i < 0)
 		return i;
-	rec = record("renew", now);
+	rec = record(p, "renew", now);
 	if (rec) {
 		json_object_object_add(rec, "id", json_object_new_uint64(id));
 		json_object_object_add(rec, "expires", json_object_new_int64(
-			now + (lease_s ? lease_s : p->cfg->lease_default_s)));
+			p->clock + (lease_s ? lease_s :
+				    p->cfg->lease_default_s)));
 	}
 	return commit(p, rec, err, len);
 }
@@ -876,7 +900,7 @@ int pool_job_start(struct pool *p, const char *job, char *const *hosts,
 	if (!job || !*job || strlen(job) > POOL_JOB_MAX)
 		return fail(err, len, -EINVAL, "job id must be 1..%d characters",
 			    POOL_JOB_MAX);
-	rec = record("job.start", now);
+	rec = record(p, "job.start", now);
 	h = json_object_new_array();
 	if (!rec || !h) {
 		json_object_put(h);
@@ -897,7 +921,7 @@ int pool_job_end(struct pool *p, const char *job, time_t now, char *err,
 
 	if (job_index(p, job) < 0)
 		return fail(err, len, -ENOENT, "no job '%s'", job);
-	rec = record("job.end", now);
+	rec = record(p, "job.end", now);
 	if (rec)
 		json_object_object_add(rec, "job", json_object_new_string(job));
 	return commit(p, rec, err, len);

@@ -123,6 +123,9 @@ int pool_job_end(struct pool *p, const char *job, time_t now, char *err,
  * Free the allocations whose lease ended at or before now; returns how
  * many.  Not journaled: every record carries its time and replay expires
  * leases before applying it, so replay frees them at the same point.
+ * That time is the pool's clock, the latest now any call gave (kept in
+ * the snapshot too): leases count from it, and a clock stepping back
+ * cannot make replay keep a lease a timer freed.
  */
 size_t pool_expire(struct pool *p, time_t now);
 
