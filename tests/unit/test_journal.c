@@ -6,9 +6,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "tu.h"
@@ -310,6 +312,47 @@ static void test_corrupt_middle(void)
 }
 
 /*
+ * A write cut short (here by RLIMIT_FSIZE, as a full disk would) leaves
+ * no partial line behind: the next record must not follow torn bytes,
+ * which replay would take for a corrupt record in the middle.
+ */
+static void test_failed_append(void)
+{
+	struct json_object *r = json_object_new_object();
+	struct rlimit old, lim;
+	struct pool_journal *j;
+	void (*prev)(int);
+	char err[256] = "", *b;
+	size_t n, m;
+	struct sum s;
+
+	new_dir();
+	j = open_sum(&s);
+	add(j, &s, 1);
+	free(slurp(POOL_JOURNAL_FILE, &n));
+	json_object_object_add(r, "add", json_object_new_int64(2));
+	CU_ASSERT_FATAL(getrlimit(RLIMIT_FSIZE, &old) == 0);
+	lim = old;
+	lim.rlim_cur = n + 10;
+	prev = signal(SIGXFSZ, SIG_IGN);
+	CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+	CU_ASSERT_EQUAL(pool_journal_append(j, r, err, sizeof(err)), -EFBIG);
+	CU_ASSERT(setrlimit(RLIMIT_FSIZE, &old) == 0);
+	signal(SIGXFSZ, prev);
+	json_object_put(r);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, POOL_JOURNAL_FILE ": File too large"));
+	CU_ASSERT_EQUAL(pool_journal_seq(j), 1);
+	b = slurp(POOL_JOURNAL_FILE, &m);
+	CU_ASSERT_EQUAL(m, n);
+	free(b);
+	add(j, &s, 4);
+	CU_ASSERT_EQUAL(pool_journal_seq(j), 2);
+	pool_journal_close(j);
+	expect_state(5, 2, 2);
+	rm_dir();
+}
+
+/*
  * Compaction's steps are: write the temporary snapshot, rename it, fsync
  * the directory, truncate the journal.  Rebuild the files as a crash
  * after each step leaves them and check replay gives the same state.
@@ -396,4 +439,5 @@ TU_SUITE(pool_journal,
 	 { "lock", test_lock },
 	 { "torn last record", test_torn },
 	 { "corrupt middle record", test_corrupt_middle },
+	 { "failed append", test_failed_append },
 	 { "compaction crash points", test_compaction_crashes })

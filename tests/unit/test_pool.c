@@ -370,6 +370,17 @@ static void dump(char *buf, size_t len)
 			 pool_job_find(pool, "7")->nhosts);
 }
 
+/* Journal the pool's changes in a new directory dir. */
+static void open_state(void)
+{
+	char err[256] = "";
+
+	strcpy(dir, "/tmp/pool-state-XXXXXX");
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	CU_ASSERT_EQUAL_FATAL(pool_open_state(pool, dir, 0, err, sizeof(err)),
+			      0);
+}
+
 /* Restart: a new pool on the same config replays dir at now. */
 static void restart(time_t now)
 {
@@ -388,10 +399,7 @@ static void test_restart(void)
 	const struct pool_alloc *a;
 
 	setup(THREE_HOSTS);
-	strcpy(dir, "/tmp/pool-state-XXXXXX");
-	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
-	CU_ASSERT_EQUAL_FATAL(pool_open_state(pool, dir, 0, err, sizeof(err)),
-			      0);
+	open_state();
 	CU_ASSERT_EQUAL(pool_job_start(pool, "7", hosts, 3, 0, err,
 				       sizeof(err)), 0);
 	CU_ASSERT_EQUAL(alloc(8, 1000, 0, "7", &a, err, sizeof(err)), 0);
@@ -444,10 +452,7 @@ static void test_clock_back(void)
 	const struct pool_alloc *a;
 
 	setup(TWO_HOSTS);
-	strcpy(dir, "/tmp/pool-state-XXXXXX");
-	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
-	CU_ASSERT_EQUAL_FATAL(pool_open_state(pool, dir, 0, err, sizeof(err)),
-			      0);
+	open_state();
 	CU_ASSERT_EQUAL(alloc(4, 1000, 100, NULL, &a, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(pool_expire(pool, 250), 1);
 	CU_ASSERT_EQUAL(alloc(4, 1000, 150, NULL, &a, err, sizeof(err)), 0);
@@ -493,10 +498,7 @@ static void test_replay_conflict(void)
 	char err[256] = "", *at;
 
 	setup(TWO_HOSTS);
-	strcpy(dir, "/tmp/pool-state-XXXXXX");
-	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
-	CU_ASSERT_EQUAL_FATAL(pool_open_state(pool, dir, 0, err, sizeof(err)),
-			      0);
+	open_state();
 	take(1);
 	pool_free(pool);
 	pool = NULL;
