@@ -13,6 +13,7 @@
 #include "tu.h"
 #include "tools/ibpoold/place.h"
 #include "topology/gen.h"
+#include "topology/netfile.h"
 
 static struct fabric *xgft(unsigned int levels, const unsigned int *down,
 			   const unsigned int *up)
@@ -119,7 +120,7 @@ static void test_export_rail(void)
 static struct pool_config cfg;
 static struct pool *pool;
 
-/* A pool with every host of f, 8 GPUs each behind its port GUID. */
+/* A pool with every host of f, gpus GPUs each behind its port GUID. */
 static void pool_on(const struct fabric *f, unsigned int gpus)
 {
 	char path[] = "/tmp/place-cfg-XXXXXX", err[512], name[64];
@@ -327,8 +328,64 @@ static void test_place_torus(void)
 	fab_free(f);
 }
 
+/* CA node of f whose port 1 has guid, or whose description is desc. */
+static bool has_port(const struct fabric *f, const struct pool_hca *h)
+{
+	size_t n;
+
+	for (n = 0; n < f->nnodes; n++)
+		if (!fab_is_sw(f, n) &&
+		    (h->desc ? !strcmp(f->nodes[n].desc, h->desc) :
+		     fab_port(f, n, 1)->guid == h->guid))
+			return true;
+	return false;
+}
+
+/*
+ * The sample config of ibsim-configs against its fabric: every HCA it
+ * names exists, the export is the 2-level tree of four leaves under one
+ * spine layer, and 32 GPUs at 4 per host fill two leaves.
+ */
+static void test_sample(void)
+{
+	struct pool_placement pl;
+	struct fabric *f = NULL;
+	struct pool_tree t;
+	char err[512], *s;
+	size_t h;
+
+	CU_ASSERT_EQUAL_FATAL(fab_load_net("ibsim-configs/ft2-tiny.net", &f,
+					   err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(pool_config_load("ibsim-configs/pool-ft2-tiny.conf",
+					       &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(cfg.nhosts, 16);
+	for (h = 0; h < cfg.nhosts; h++)
+		CU_ASSERT(has_port(f, &cfg.hosts[h].hca[0]));
+	CU_ASSERT_PTR_NOT_NULL(cfg.hosts[15].hca[0].desc);
+	CU_ASSERT_EQUAL_FATAL(pool_new(&cfg, &pool), 0);
+	CU_ASSERT_EQUAL_FATAL(pool_tree_build(f, &t, err, sizeof(err)), 0);
+	s = exported(&t, pool_export_slurm);
+	CU_ASSERT_STRING_EQUAL(s,
+		"SwitchName=s0 Nodes=h[01-04]\n"
+		"SwitchName=s1 Nodes=h[05-08]\n"
+		"SwitchName=s2 Nodes=h[09-12]\n"
+		"SwitchName=s3 Nodes=h[13-16]\n"
+		"SwitchName=s4 Switches=s[0-3]\n");
+	free(s);
+	CU_ASSERT_EQUAL(pool_place(pool, &cfg, &t, 32, 4, NULL, &pl, err,
+				   sizeof(err)), 0);
+	expect_run(&pl, 0, 8);
+	CU_ASSERT_EQUAL(pl.span, 1);
+	CU_ASSERT_EQUAL(pl.groups, 2);
+	pool_placement_release(&pl);
+	pool_off();
+	pool_tree_release(&t);
+	fab_free(f);
+}
+
 TU_SUITE(pool_place,
 	 { "export fat-tree", test_export_tree },
 	 { "export rail-optimized", test_export_rail },
 	 { "place on a fat-tree", test_place_tree },
-	 { "place on a torus", test_place_torus })
+	 { "place on a torus", test_place_torus },
+	 { "sample config on ft2-tiny", test_sample })
