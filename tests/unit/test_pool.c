@@ -5,9 +5,11 @@
  * owners, jobs, ties, and the state surviving a restart.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "tu.h"
@@ -472,6 +474,39 @@ static void test_clock_back(void)
 	rm_state();
 }
 
+/* A change whose record cannot be made durable changes nothing. */
+static void test_journal_full(void)
+{
+	char err[256] = "";
+	const struct pool_alloc *a;
+	struct rlimit old, lim;
+	void (*prev)(int);
+
+	setup(TWO_HOSTS);
+	open_state();
+	CU_ASSERT_FATAL(getrlimit(RLIMIT_FSIZE, &old) == 0);
+	lim = old;
+	lim.rlim_cur = 1;
+	prev = signal(SIGXFSZ, SIG_IGN);
+	CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+	CU_ASSERT_EQUAL(alloc(2, 1000, 0, NULL, &a, err, sizeof(err)), -EFBIG);
+	CU_ASSERT_PTR_NULL(a);
+	CU_ASSERT_EQUAL(pool_job_start(pool, "1", NULL, 0, 0, err,
+				       sizeof(err)), -EFBIG);
+	CU_ASSERT(setrlimit(RLIMIT_FSIZE, &old) == 0);
+	signal(SIGXFSZ, prev);
+	CU_ASSERT_EQUAL(pool_nallocs(pool), 0);
+	CU_ASSERT_PTR_NULL(pool_job_find(pool, "1"));
+	CU_ASSERT_EQUAL(pool_free_gpus(pool, 0), 2);
+	/* and the next change gets the id the failed one would have had */
+	a = take(1);
+	CU_ASSERT_EQUAL(a->id, 1);
+	restart(0);
+	CU_ASSERT_EQUAL(pool_nallocs(pool), 1);
+	teardown();
+	rm_state();
+}
+
 static int skip_state(void *ctx, struct json_object *o, char *err,
 		      size_t len)
 {
@@ -530,4 +565,5 @@ TU_SUITE(pool,
 	 { "jobs", test_jobs },
 	 { "restart", test_restart },
 	 { "clock stepping back", test_clock_back },
+	 { "journal full", test_journal_full },
 	 { "replay conflict", test_replay_conflict })
