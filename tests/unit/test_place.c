@@ -55,6 +55,7 @@ static void test_export_tree(void)
 	struct fabric *f = xgft(3, down, up);
 	struct pool_tree t;
 	char err[256], *s;
+	size_t n;
 
 	CU_ASSERT_EQUAL_FATAL(pool_tree_build(f, &t, err, sizeof(err)), 0);
 	CU_ASSERT(t.fattree);
@@ -80,6 +81,18 @@ static void test_export_tree(void)
 		"node0001 fabric.topograph.run/tier-1=s0 fabric.topograph.run/tier-2=s4 fabric.topograph.run/tier-3=s6\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(s,
 		"node0006 fabric.topograph.run/tier-1=s2 fabric.topograph.run/tier-2=s5 fabric.topograph.run/tier-3=s6\n"));
+	free(s);
+	pool_tree_release(&t);
+
+	/* a host whose cable is out is no part of the topology */
+	for (n = 0; n < f->nnodes; n++)
+		if (!strcmp(f->nodes[n].desc, "node0008 mlx5_0"))
+			CU_ASSERT_EQUAL(fab_unlink(f, n, 1), 0);
+	CU_ASSERT_EQUAL_FATAL(pool_tree_build(f, &t, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(t.nhosts, 7);
+	CU_ASSERT_EQUAL(pool_tree_host(&t, "node0008"), -1);
+	s = exported(&t, pool_export_slurm);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s, "SwitchName=s3 Nodes=node0007\n"));
 	free(s);
 	pool_tree_release(&t);
 	fab_free(f);

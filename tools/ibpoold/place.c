@@ -40,9 +40,24 @@ long pool_tree_host(const struct pool_tree *t, const char *name)
 	return hit ? hit - t->host : -1;
 }
 
+/* A CA with a port cabled to a switch. */
+static bool cabled(const struct fabric *f, uint32_t n)
+{
+	unsigned int p;
+	uint32_t peer;
+
+	for (p = 1; p <= f->nodes[n].nports; p++) {
+		peer = fab_port(f, n, p)->peer;
+		if (peer != FAB_NONE && fab_is_sw(f, peer))
+			return true;
+	}
+	return false;
+}
+
 /*
  * Every CA port cabled to a switch, as (host, switch) sorted by host;
- * fills t->host with the distinct host names.
+ * fills t->host with the distinct names of hosts with such a port, so
+ * every host has at least one.
  */
 static int attachments(const struct fabric *f, struct pool_tree *t,
 		       struct att **out, size_t *nout)
@@ -62,7 +77,7 @@ static int attachments(const struct fabric *f, struct pool_tree *t,
 	if (!t->host || !a)
 		goto out_nomem;
 	for (i = 0; i < f->nnodes; i++) {
-		if (fab_is_sw(f, i))
+		if (fab_is_sw(f, i) || !cabled(f, i))
 			continue;
 		fab_host_name(f, i, name, sizeof(name));
 		t->host[t->nhosts] = strdup(name);
@@ -116,10 +131,6 @@ static uint32_t level_row(const struct pool_tree *t, uint32_t *uf,
 	for (h = 0, i = 0; h < t->nhosts; h++) {
 		while (i < na && a[i].host < h)
 			i++;
-		if (i == na || a[i].host != h) {
-			row[h] = n++;	/* a host without a cable: alone */
-			continue;
-		}
 		r = swg_find(uf, a[i].sw);
 		if (id[r] == UINT32_MAX)
 			id[r] = n++;
@@ -139,8 +150,8 @@ static void keep_level(struct pool_tree *t, const uint32_t *row, uint32_t n)
 }
 
 /*
- * Levels 0 .. top: switches up to `upto` (fabric levels, or all with
- * FT_NO_LEVEL marking the non-tree case) joined by their cables.
+ * Join in uf the switches whose level is at most upto by their cables;
+ * every switch when level is NULL.
  */
 static void join_up_to(const struct fabric *f, const uint8_t *level,
 		       unsigned int upto, uint32_t *uf)
