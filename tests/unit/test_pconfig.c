@@ -163,6 +163,11 @@ static void test_refusals(void)
 		"1: [host a/b]: expected [host NAME] with a host name of letters, digits, '.', '-', '_'");
 	refused("[host a]\ngpus=1\ngpu_type=\nhca=0x1\n", -EINVAL,
 		"3: [host a] gpu_type: empty");
+	/* iniparser would merge these silently */
+	refused(HOST "[host A]\ngpus=2\n", -EINVAL,
+		"5: [host a]: repeated (first at line 1)");
+	refused("[host a]\ngpus=1\ngpu_type=x\nGPUS = 2\nhca=0x1\n", -EINVAL,
+		"4: [host a] gpus: repeated (first at line 2)");
 }
 
 static void test_unreadable(void)

@@ -44,39 +44,64 @@ static void norm(const char *s, size_t l, char *buf, size_t cap)
 }
 
 /*
- * Line of key in section sec (its last one: iniparser keeps the last
- * value), or of the section header when key is NULL; 0 when not found.
- * Only the message needs it: the values come from iniparser.
+ * Scan the file's lines as iniparser reads them, calling fn(ctx, sec,
+ * key, line) per section header (key NULL) and per key; sec and key are
+ * stripped and lower-cased.  Only messages and the check for repeats
+ * need this: the values come from iniparser.
  */
-static unsigned int find_line(const char *path, const char *sec,
-			      const char *key)
+static void scan(const char *path,
+		 void (*fn)(void *ctx, const char *sec, const char *key,
+			    unsigned int line), void *ctx)
 {
-	unsigned int n = 0, found = 0;
 	char cur[512] = "", name[512];
 	FILE *in = fopen(path, "r");
 	char *buf = NULL, *p, *q;
+	unsigned int n = 0;
 	size_t cap = 0;
 
 	if (!in)
-		return 0;
+		return;
 	while (getline(&buf, &cap, in) > 0) {
 		n++;
 		p = buf + strspn(buf, " \t");
 		if (*p == '[' && (q = strchr(p, ']'))) {
 			norm(p + 1, q - p - 1, cur, sizeof(cur));
-			if (!key && !strcmp(cur, sec)) {
-				found = n;
-				break;
-			}
-		} else if (key && (q = strchr(p, '=')) && !strcmp(cur, sec)) {
+			fn(ctx, cur, NULL, n);
+		} else if ((q = strchr(p, '=')) && *p != ';' && *p != '#') {
 			norm(p, q - p, name, sizeof(name));
-			if (!strcmp(name, key))
-				found = n;
+			fn(ctx, cur, name, n);
 		}
 	}
 	free(buf);
 	fclose(in);
-	return found;
+}
+
+struct where {
+	const char *sec, *key;
+	unsigned int line;
+};
+
+static void where_cb(void *ctx, const char *sec, const char *key,
+		     unsigned int line)
+{
+	struct where *w = ctx;
+
+	if (!strcmp(sec, w->sec) && (key && w->key ? !strcmp(key, w->key) :
+				     !key && !w->key))
+		w->line = line;
+}
+
+/*
+ * Line of key in section sec, or of the section header when key is NULL:
+ * the last one (iniparser keeps the last value), 0 when not found.
+ */
+static unsigned int find_line(const char *path, const char *sec,
+			      const char *key)
+{
+	struct where w = { sec, key, 0 };
+
+	scan(path, where_cb, &w);
+	return w.line;
 }
 
 static unsigned int count_lines(const char *path)
@@ -329,6 +354,78 @@ static int check_keys(struct ld *l)
 	return 0;
 }
 
+/* Section headers and keys as the file spells them, with their lines. */
+struct seen_one {
+	char *sec, *key;	/* key NULL for a header */
+	unsigned int line;
+};
+
+struct seen {
+	struct seen_one *v;
+	size_t n, cap;
+	int ret;
+};
+
+static void seen_cb(void *ctx, const char *sec, const char *key,
+		    unsigned int line)
+{
+	struct seen *s = ctx;
+
+	if (s->ret || (s->ret = tio_grow((void **)&s->v, &s->cap, s->n + 1,
+					 sizeof(*s->v))))
+		return;
+	s->v[s->n].sec = strdup(sec);
+	s->v[s->n].key = key ? strdup(key) : NULL;
+	s->v[s->n].line = line;
+	if (!s->v[s->n].sec || (key && !s->v[s->n].key))
+		s->ret = -ENOMEM;
+	s->n++;
+}
+
+static int cmp_seen(const void *a, const void *b)
+{
+	const struct seen_one *x = a, *y = b;
+	int c = strcmp(x->sec, y->sec);
+
+	if (!c)
+		c = strcmp(x->key ? x->key : "", y->key ? y->key : "");
+	if (!c && !x->key != !y->key)
+		c = x->key ? 1 : -1;
+	return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/*
+ * iniparser merges a repeated section or key silently (the last value
+ * wins): refuse the first repeat in the file.  One scan, sorted.
+ */
+static int check_repeats(struct ld *l)
+{
+	struct seen s = { 0 };
+	size_t i, first = SIZE_MAX;
+	int ret;
+
+	scan(l->path, seen_cb, &s);
+	ret = s.ret;
+	if (!ret)
+		qsort(s.v, s.n, sizeof(*s.v), cmp_seen);
+	for (i = 1; !ret && i < s.n; i++)
+		if (!strcmp(s.v[i].sec, s.v[i - 1].sec) &&
+		    !s.v[i].key == !s.v[i - 1].key &&
+		    (!s.v[i].key || !strcmp(s.v[i].key, s.v[i - 1].key)) &&
+		    (first == SIZE_MAX || s.v[i].line < s.v[first].line))
+			first = i;
+	if (!ret && first != SIZE_MAX)
+		ret = fail(l, s.v[first].sec, s.v[first].key, -EINVAL,
+			   "repeated (first at line %u)",
+			   s.v[first - 1].line);
+	for (i = 0; i < s.n; i++) {
+		free(s.v[i].sec);
+		free(s.v[i].key);
+	}
+	free(s.v);
+	return ret;
+}
+
 struct ref {
 	uint64_t guid;
 	const char *desc;
@@ -481,7 +578,9 @@ int pool_config_load(const char *path, struct pool_config *c, char *err,
 			 ini_msg[0] ? ini_msg : "no reason given");
 		goto out_release;
 	}
-	ret = check_keys(&l);
+	ret = check_repeats(&l);
+	if (!ret)
+		ret = check_keys(&l);
 	if (!ret)
 		ret = sections(&l);
 	if (!ret)
