@@ -59,7 +59,8 @@ struct pool_config {
  * wrong" (LINE is the key's line, the section's for a missing key, 0 when
  * the file has neither).  Refused: unreadable or unparsable files, unknown
  * sections and keys, missing required keys (gpus, gpu_type, hca), bad
- * numbers, an unknown group, no host, a GUID or description named twice.
+ * numbers, an unknown group, no host, a section or key given twice, a
+ * GUID or description named twice.
  */
 int pool_config_load(const char *path, struct pool_config *c, char *err,
 		     size_t len);
