@@ -28,6 +28,7 @@ CORE_SRC := $(wildcard topology/*.c routing/*.c sm/*.c)
 PLUGIN_SRC := $(wildcard plugins/opensm/*.c)
 POOLROUTE_SRC := $(wildcard tools/ibpoolroute/*.c)
 TOPOGEN_SRC := $(wildcard tools/ibtopogen/*.c)
+POOLD_SRC := $(filter-out tools/ibpoold/main.c,$(wildcard tools/ibpoold/*.c))
 UNIT_SRC := $(wildcard tests/unit/*.c)
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
@@ -54,20 +55,25 @@ $(B)/libgpcore.a: $(CORE_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
+# ibpoold's modules, without its main, so unit tests link them too.
+$(B)/libpoold.a: $(call obj,$(POOLD_SRC))
+	rm -f $@
+	ar rcs $@ $^
+
 # The plugin's OpenSM symbols resolve against the opensm binary at load time.
 $(B)/libgpuaware.so: $(call obj,$(PLUGIN_SRC)) $(B)/libgpcore.a plugins/opensm/plugin.map
 	$(CC) -shared $(LDFLAGS) -Wl,--version-script=plugins/opensm/plugin.map \
 		-o $@ $(call obj,$(PLUGIN_SRC)) $(B)/libgpcore.a -liniparser \
 		-ljson-c -lpthread $(LDLIBS_CORE)
 
-$(B)/ibpoolroute: $(call obj,$(POOLROUTE_SRC)) $(B)/libgpcore.a
+$(B)/ibpoolroute: $(call obj,$(POOLROUTE_SRC)) $(B)/libpoold.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -libnetdisc -libmad -libumad -ljson-c \
 		$(LDLIBS_CORE)
 
 $(B)/ibtopogen: $(call obj,$(TOPOGEN_SRC)) $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CORE)
 
-$(B)/unit-tests: $(call obj,$(UNIT_SRC)) $(B)/libgpcore.a
+$(B)/unit-tests: $(call obj,$(UNIT_SRC)) $(B)/libpoold.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lcunit -liniparser -ljson-c -lpthread \
 		$(LDLIBS_CORE)
 
@@ -93,7 +99,7 @@ deps:
 
 # Every public header compiles on its own.
 headers:
-	@for h in $(wildcard topology/*.h routing/*.h sm/*.h); do \
+	@for h in $(wildcard topology/*.h routing/*.h sm/*.h tools/ibpoold/*.h); do \
 		echo "#include \"$$h\"" | $(CC) $(CPPFLAGS) -std=c11 $(WARN) \
 			-x c -fsyntax-only - || exit 1; done
 

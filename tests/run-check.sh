@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The whole suite: unit tests, offline CLI tests, then (unless --offline)
-# the ibsim end-to-end tests.  Ends with one "N passed, N failed" line.
+# The whole suite: unit tests, offline CLI and Slurm hook tests, then
+# (unless --offline) the ibsim end-to-end tests.  Ends with one
+# "N passed, N failed" line.
 set -u
 B=${1:-build}
 MODE=${2:-}
@@ -24,6 +25,7 @@ run() {
 
 run unit "$B/unit-tests"
 run offline tests/offline/t-cli.sh "$B"
+run slurm tests/offline/t-slurm.sh "$B"
 if [ "$MODE" != "--offline" ]; then
 	run ibsim tests/ibsim/run-all.sh "$B"
 fi

@@ -14,16 +14,7 @@ D=tests/data
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT INT TERM
 
-pass=0
-fail=0
-ok() {
-	pass=$((pass + 1))
-	echo "PASS $1"
-}
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL $1${2:+: $2}"
-}
+. tests/offline/lib.sh
 
 # run CMD...: stdout in $w/out, stderr in $w/err, exit status in $rc.
 # A sanitizer report is a failure of its own, whatever the status.

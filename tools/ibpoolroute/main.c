@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ibpoolroute.h"
+#include "tools/ibpoold/hostlist.h"
 
 #define PROG "ibpoolroute"
 
@@ -200,6 +201,26 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 	return PR_OK;
 }
 
+/*
+ * Hidden mode for the Slurm hooks where scontrol is missing: one name per
+ * line, as "scontrol show hostnames" prints them.
+ */
+static int expand_hostlist(const char *expr)
+{
+	char err[512], **names;
+	size_t n, i;
+
+	if (pool_hostlist_expand(expr, POOL_HOSTLIST_MAX, &names, &n, err,
+				 sizeof(err))) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return PR_ERR;
+	}
+	for (i = 0; i < n; i++)
+		puts(names[i]);
+	pool_hostlist_free(names, n);
+	return PR_OK;
+}
+
 int main(int argc, char **argv)
 {
 	struct option lopts[NOPTS + 1];
@@ -231,6 +252,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return PR_OK;
 	}
+	if (argc == 3 && !strcmp(argv[1], "--expand-hostlist"))
+		return expand_hostlist(argv[2]);
 	for (i = 0; i < NCMDS; i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			cmd = &cmds[i];

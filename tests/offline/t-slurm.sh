@@ -1,0 +1,132 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The Slurm hooks against a fake ibpoold (a perl-base Unix socket server
+# that records the request and answers as told): the request lines, and
+# exit 0 with a syslog line when the daemon is down, silent or refusing.
+# usage: t-slurm.sh [BUILDDIR]; prints PASS/FAIL lines and a summary.
+set -eu
+cd "$(dirname "$0")/../.."
+B=${1:-build}
+S=plugins/slurm
+
+w=$(mktemp -d)
+srv=
+cleanup() {
+	if [ -n "$srv" ]; then kill "$srv" 2>/dev/null || true; fi
+	rm -rf "$w"
+}
+trap cleanup EXIT INT TERM
+
+. tests/offline/lib.sh
+
+# A logger that appends to a file, and ibpoolroute for the expansion
+# (no scontrol here: a fake one would hide the fallback).
+mkdir "$w/bin"
+cat > "$w/bin/logger" <<EOT
+#!/bin/sh
+echo "\$*" >> "$w/syslog"
+EOT
+chmod +x "$w/bin/logger"
+ln -s "$(pwd)/$B/ibpoolroute" "$w/bin/ibpoolroute"
+PATH="$w/bin:$PATH"
+export PATH
+export GPUAWARE_POOL_SOCKET="$w/pool.sock" GPUAWARE_TIMEOUT=1
+
+# serve REPLY: answer one connection with REPLY ("" : never answer),
+# recording the request line in $w/req; ready once the socket exists.
+serve() {
+	rm -f "$w/pool.sock" "$w/req"
+	perl -MIO::Socket::UNIX -e '
+		my $l = IO::Socket::UNIX->new(Type => SOCK_STREAM(),
+			Local => $ARGV[0], Listen => 1) or die "listen: $!";
+		my $c = $l->accept or die "accept: $!";
+		my $req = <$c>;
+		open(my $f, ">", $ARGV[1]) or die; print $f $req; close $f;
+		if ($ARGV[2] eq "") { sleep 10; exit 0 }
+		print $c "$ARGV[2]\n";
+	' "$w/pool.sock" "$w/req" "$1" &
+	srv=$!
+	i=0
+	while [ ! -S "$w/pool.sock" ] && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
+# hook NAME SCRIPT: run it; it must exit 0.  Seconds taken in $took;
+# the server has recorded the request before it answers, so stop it.
+hook() {
+	rm -f "$w/syslog"
+	t0=$(date +%s)
+	if "$S/$2" > "$w/out" 2>&1; then
+		ok "$1: exit 0"
+	else
+		bad "$1: exit 0" "exit $?"
+	fi
+	took=$(($(date +%s) - t0))
+	if [ -n "$srv" ]; then
+		kill "$srv" 2>/dev/null || true
+		wait "$srv" 2>/dev/null || true
+		srv=
+	fi
+}
+
+# expect_req NAME LINE: the server got exactly LINE.
+expect_req() {
+	if [ "$(cat "$w/req" 2>/dev/null)" = "$2" ]; then
+		ok "$1"
+	else
+		bad "$1" "got '$(cat "$w/req" 2>/dev/null)'"
+	fi
+}
+
+# expect_log NAME PATTERN: syslog got a gpuaware line with PATTERN.
+expect_log() {
+	if grep -q -- "-t gpuaware .*$2" "$w/syslog" 2>/dev/null; then
+		ok "$1"
+	else
+		bad "$1" "syslog: $(cat "$w/syslog" 2>/dev/null)"
+	fi
+}
+
+export SLURM_JOB_ID=42 SLURM_JOB_NODELIST='gpu[01-02],cpu1'
+
+serve '{ "ok": true }'
+hook "prolog, daemon up" prolog-slurmctld.sh
+expect_req "prolog request" \
+	'{"op":"job.start","job":"42","hosts":["gpu01","gpu02","cpu1"]}'
+if [ -s "$w/syslog" ]; then
+	bad "prolog, daemon up: nothing logged" "$(cat "$w/syslog")"
+else
+	ok "prolog, daemon up: nothing logged"
+fi
+
+serve '{"ok":true}'
+hook "epilog, daemon up" epilog-slurmctld.sh
+expect_req "epilog request" '{"op":"job.end","job":"42"}'
+
+rm -f "$w/pool.sock"
+hook "prolog, daemon down" prolog-slurmctld.sh
+expect_log "prolog, daemon down: logged" "job.start for job 42: ibpoold at $w/pool.sock unavailable: cannot connect"
+
+serve ''
+hook "epilog, daemon silent" epilog-slurmctld.sh
+if [ "$took" -le 3 ]; then
+	ok "epilog, daemon silent: bounded by the timeout"
+else
+	bad "epilog, daemon silent: bounded by the timeout"
+fi
+expect_log "epilog, daemon silent: logged" "job.end for job 42: .*timed out"
+
+serve '{"ok":false,"error":{"code":"ENOENT","message":"no job"}}'
+hook "epilog, refused" epilog-slurmctld.sh
+expect_log "epilog, refused: logged" "ibpoold refused: .*no job"
+
+SLURM_JOB_NODELIST='gpu[01-' hook "prolog, bad nodelist" prolog-slurmctld.sh
+expect_log "prolog, bad nodelist: logged" "cannot expand nodelist 'gpu\[01-'"
+
+SLURM_JOB_ID='4"2' hook "prolog, bad job id" prolog-slurmctld.sh
+expect_log "prolog, bad job id: logged" "bad or missing SLURM_JOB_ID"
+
+echo "t-slurm: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

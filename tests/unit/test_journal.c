@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Journal: the framing, replay, a torn or corrupt last record, a corrupt
+ * middle one, lost records, the lock, and every crash point of a
+ * compaction, rebuilt file by file, on a toy state (a running sum).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "tu.h"
+#include "tools/ibpoold/journal.h"
+
+struct sum {
+	long sum;
+	long count;
+};
+
+static int restore(void *ctx, struct json_object *state, char *err,
+		   size_t len)
+{
+	struct sum *s = ctx;
+	struct json_object *v, *c;
+
+	if (!json_object_object_get_ex(state, "sum", &v) ||
+	    !json_object_object_get_ex(state, "count", &c)) {
+		snprintf(err, len, "no sum");
+		return -EINVAL;
+	}
+	s->sum = json_object_get_int64(v);
+	s->count = json_object_get_int64(c);
+	return 0;
+}
+
+static int apply(void *ctx, uint64_t seq, struct json_object *rec,
+		 char *err, size_t len)
+{
+	struct sum *s = ctx;
+	struct json_object *v;
+
+	(void)seq;
+	if (!json_object_object_get_ex(rec, "add", &v)) {
+		snprintf(err, len, "no add");
+		return -EINVAL;
+	}
+	s->sum += json_object_get_int64(v);
+	s->count++;
+	return 0;
+}
+
+static const struct pool_journal_ops ops = { restore, apply };
+
+static char dir[64];
+
+static void path_of(char *buf, const char *name)
+{
+	snprintf(buf, 128, "%s/%s", dir, name);
+}
+
+/* Whole file into a new buffer (NULL, *n 0 when missing). */
+static char *slurp(const char *name, size_t *n)
+{
+	char p[128], *buf;
+	FILE *f;
+	long l;
+
+	path_of(p, name);
+	*n = 0;
+	f = fopen(p, "r");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	l = ftell(f);
+	rewind(f);
+	buf = malloc(l + 1);
+	CU_ASSERT_FATAL(buf != NULL);
+	*n = fread(buf, 1, l, f);
+	buf[*n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* Replace file name by n bytes of data; NULL data removes it. */
+static void put_file(const char *name, const char *data, size_t n)
+{
+	char p[128];
+	FILE *f;
+
+	path_of(p, name);
+	unlink(p);
+	if (!data)
+		return;
+	f = fopen(p, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT(fwrite(data, 1, n, f) == n);
+	fclose(f);
+}
+
+static void new_dir(void)
+{
+	strcpy(dir, "/tmp/journal-XXXXXX");
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+}
+
+static void rm_dir(void)
+{
+	put_file(POOL_JOURNAL_FILE, NULL, 0);
+	put_file(POOL_SNAPSHOT_FILE, NULL, 0);
+	put_file(POOL_SNAPSHOT_TMP, NULL, 0);
+	CU_ASSERT(rmdir(dir) == 0);
+}
+
+static struct pool_journal *open_sum(struct sum *s)
+{
+	struct pool_journal *j;
+	char err[256] = "";
+
+	memset(s, 0, sizeof(*s));
+	CU_ASSERT_EQUAL_FATAL(pool_journal_open(dir, &ops, s, &j, err,
+						sizeof(err)), 0);
+	return j;
+}
+
+/* Journal v, then apply it to s as the pool would: after it is durable. */
+static void add(struct pool_journal *j, struct sum *s, long v)
+{
+	struct json_object *r = json_object_new_object();
+	char err[256];
+
+	json_object_object_add(r, "add", json_object_new_int64(v));
+	CU_ASSERT_EQUAL(pool_journal_append(j, r, err, sizeof(err)), 0);
+	json_object_put(r);
+	s->sum += v;
+	s->count++;
+}
+
+static void compact(struct pool_journal *j, const struct sum *s)
+{
+	struct json_object *st = json_object_new_object();
+	char err[256];
+
+	json_object_object_add(st, "sum", json_object_new_int64(s->sum));
+	json_object_object_add(st, "count", json_object_new_int64(s->count));
+	CU_ASSERT_EQUAL(pool_journal_compact(j, st, err, sizeof(err)), 0);
+	json_object_put(st);
+}
+
+/* Reopen dir and expect sum, count and the last seq. */
+static void expect_state(long sum, long count, uint64_t seq)
+{
+	struct pool_journal *j;
+	struct sum s;
+
+	j = open_sum(&s);
+	CU_ASSERT_EQUAL(s.sum, sum);
+	CU_ASSERT_EQUAL(s.count, count);
+	CU_ASSERT_EQUAL(pool_journal_seq(j), seq);
+	pool_journal_close(j);
+}
+
+/* Reopening fails with ret and a message containing msg. */
+static void expect_refused(int ret, const char *msg)
+{
+	struct pool_journal *j = (struct pool_journal *)1;
+	char err[256] = "";
+	struct sum s = { 0 };
+
+	CU_ASSERT_EQUAL(pool_journal_open(dir, &ops, &s, &j, err,
+					  sizeof(err)), ret);
+	CU_ASSERT_PTR_NULL(j);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, msg));
+}
+
+static void test_frame(void)
+{
+	struct pool_journal *j;
+	struct sum s;
+	size_t n;
+	char *b;
+
+	new_dir();
+	j = open_sum(&s);
+	add(j, &s, 5);
+	pool_journal_close(j);
+	b = slurp(POOL_JOURNAL_FILE, &n);
+	/* CRC-32 of "seq":1,"rec":{"add":5}} from zlib.crc32 */
+	CU_ASSERT_STRING_EQUAL(b, "{\"crc\":\"ae9ab9a1\",\"seq\":1,\"rec\":{\"add\":5}}\n");
+	free(b);
+	rm_dir();
+}
+
+static void test_replay(void)
+{
+	struct pool_journal *j;
+	struct sum s;
+	int i;
+
+	new_dir();
+	j = open_sum(&s);
+	CU_ASSERT_EQUAL(pool_journal_seq(j), 0);
+	for (i = 1; i <= 5; i++)
+		add(j, &s, i);
+	CU_ASSERT_EQUAL(pool_journal_seq(j), 5);
+	pool_journal_close(j);
+	expect_state(15, 5, 5);
+	/* an apply error stops the replay, with file and line */
+	j = open_sum(&s);
+	{
+		struct json_object *r = json_object_new_object();
+		char err[256];
+
+		CU_ASSERT_EQUAL(pool_journal_append(j, r, err, sizeof(err)), 0);
+		json_object_put(r);
+	}
+	pool_journal_close(j);
+	expect_refused(-EINVAL, POOL_JOURNAL_FILE ":6: no add");
+	rm_dir();
+}
+
+static void test_lock(void)
+{
+	struct pool_journal *j;
+	struct sum s;
+
+	new_dir();
+	j = open_sum(&s);
+	expect_refused(-EBUSY, "in use by another ibpoold");
+	pool_journal_close(j);
+	expect_state(0, 0, 0);
+	rm_dir();
+}
+
+/* Three records 1, 2, 4; then damage applied by the caller. */
+static char *three(size_t *n)
+{
+	struct pool_journal *j;
+	struct sum s;
+
+	new_dir();
+	j = open_sum(&s);
+	add(j, &s, 1);
+	add(j, &s, 2);
+	add(j, &s, 4);
+	pool_journal_close(j);
+	return slurp(POOL_JOURNAL_FILE, n);
+}
+
+static void test_torn(void)
+{
+	struct pool_journal *j;
+	struct sum s;
+	size_t n, m;
+	char *b, *c;
+
+	/* the last write stopped half way */
+	b = three(&n);
+	put_file(POOL_JOURNAL_FILE, b, n - 5);
+	j = open_sum(&s);
+	CU_ASSERT_EQUAL(s.sum, 3);
+	CU_ASSERT_EQUAL(pool_journal_seq(j), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(pool_journal_note(j), "line 3"));
+	/* cut where line 3 starts */
+	c = slurp(POOL_JOURNAL_FILE, &m);
+	CU_ASSERT_EQUAL(m, (size_t)(strchr(strchr(b, '\n') + 1, '\n') + 1 - b));
+	free(c);
+	/* the next record follows the good ones, not the torn bytes */
+	add(j, &s, 8);
+	pool_journal_close(j);
+	expect_state(11, 3, 3);
+	free(b);
+	rm_dir();
+
+	/* a whole last line with a flipped byte is cut too */
+	b = three(&n);
+	b[n - 4] ^= 1;
+	put_file(POOL_JOURNAL_FILE, b, n);
+	j = open_sum(&s);
+	CU_ASSERT_EQUAL(s.sum, 3);
+	CU_ASSERT_STRING_NOT_EQUAL(pool_journal_note(j), "");
+	pool_journal_close(j);
+	expect_state(3, 2, 2);
+	free(b);
+	rm_dir();
+}
+
+static void test_corrupt_middle(void)
+{
+	size_t n;
+	char *b, *l2;
+
+	b = three(&n);
+	l2 = strchr(b, '\n') + 1;
+	l2[30] ^= 1;
+	put_file(POOL_JOURNAL_FILE, b, n);
+	expect_refused(-EBADMSG, POOL_JOURNAL_FILE ":2: corrupt record");
+	free(b);
+	rm_dir();
+
+	/* a lost line between good ones is a gap, not a torn tail */
+	b = three(&n);
+	l2 = strchr(b, '\n') + 1;
+	memmove(l2, strchr(l2, '\n') + 1, strlen(strchr(l2, '\n') + 1) + 1);
+	put_file(POOL_JOURNAL_FILE, b, strlen(b));
+	expect_refused(-EBADMSG, ":2: record 3 where 2 was due");
+	free(b);
+	rm_dir();
+}
+
+/*
+ * A write cut short (here by RLIMIT_FSIZE, as a full disk would) leaves
+ * no partial line behind: the next record must not follow torn bytes,
+ * which replay would take for a corrupt record in the middle.
+ */
+static void test_failed_append(void)
+{
+	struct json_object *r = json_object_new_object();
+	struct rlimit old, lim;
+	struct pool_journal *j;
+	void (*prev)(int);
+	char err[256] = "", *b;
+	size_t n, m;
+	struct sum s;
+
+	new_dir();
+	j = open_sum(&s);
+	add(j, &s, 1);
+	free(slurp(POOL_JOURNAL_FILE, &n));
+	json_object_object_add(r, "add", json_object_new_int64(2));
+	CU_ASSERT_FATAL(getrlimit(RLIMIT_FSIZE, &old) == 0);
+	lim = old;
+	lim.rlim_cur = n + 10;
+	prev = signal(SIGXFSZ, SIG_IGN);
+	CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+	CU_ASSERT_EQUAL(pool_journal_append(j, r, err, sizeof(err)), -EFBIG);
+	CU_ASSERT(setrlimit(RLIMIT_FSIZE, &old) == 0);
+	signal(SIGXFSZ, prev);
+	json_object_put(r);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, POOL_JOURNAL_FILE ": File too large"));
+	CU_ASSERT_EQUAL(pool_journal_seq(j), 1);
+	b = slurp(POOL_JOURNAL_FILE, &m);
+	CU_ASSERT_EQUAL(m, n);
+	free(b);
+	add(j, &s, 4);
+	CU_ASSERT_EQUAL(pool_journal_seq(j), 2);
+	pool_journal_close(j);
+	expect_state(5, 2, 2);
+	rm_dir();
+}
+
+/*
+ * Compaction's steps are: write the temporary snapshot, rename it, fsync
+ * the directory, truncate the journal.  Rebuild the files as a crash
+ * after each step leaves them and check replay gives the same state.
+ */
+static void test_compaction_crashes(void)
+{
+	char *snap_a, *snap_b, *j34, *j56, *p;
+	size_t na, nb, n34, n56;
+	struct pool_journal *j;
+	struct sum s;
+
+	new_dir();
+	j = open_sum(&s);
+	add(j, &s, 1);
+	add(j, &s, 2);
+	compact(j, &s);		/* snapshot A: seq 2, sum 3 */
+	add(j, &s, 4);
+	add(j, &s, 8);		/* journal: records 3 and 4, sum 15 */
+	pool_journal_close(j);
+	snap_a = slurp(POOL_SNAPSHOT_FILE, &na);
+	j34 = slurp(POOL_JOURNAL_FILE, &n34);
+	CU_ASSERT_PTR_NOT_NULL(strstr(snap_a, "\"seq\":2,\"state\":{\"sum\":3,\"count\":2}"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(j34, "\"seq\":3,"));
+	j = open_sum(&s);
+	compact(j, &s);		/* snapshot B: seq 4, sum 15 */
+	pool_journal_close(j);
+	snap_b = slurp(POOL_SNAPSHOT_FILE, &nb);
+	CU_ASSERT_PTR_NOT_NULL(strstr(snap_b, "\"seq\":4,\"state\":{\"sum\":15,\"count\":4}"));
+	free(slurp(POOL_JOURNAL_FILE, &n56));
+	CU_ASSERT_EQUAL(n56, 0);
+	expect_state(15, 4, 4);
+
+	/* crash while the temporary file is written: A and 3, 4 */
+	put_file(POOL_SNAPSHOT_FILE, snap_a, na);
+	put_file(POOL_JOURNAL_FILE, j34, n34);
+	put_file(POOL_SNAPSHOT_TMP, snap_b, nb / 2);
+	expect_state(15, 4, 4);
+	free(slurp(POOL_SNAPSHOT_TMP, &n56));
+	CU_ASSERT_EQUAL(n56, 0);	/* the leftover was removed */
+	/* ... or after it was written whole, before the rename */
+	put_file(POOL_SNAPSHOT_TMP, snap_b, nb);
+	expect_state(15, 4, 4);
+
+	/* renamed, journal not yet truncated: records 3, 4 are skipped */
+	put_file(POOL_SNAPSHOT_FILE, snap_b, nb);
+	expect_state(15, 4, 4);
+	/* ... and appending there continues the sequence */
+	j = open_sum(&s);
+	add(j, &s, 16);
+	pool_journal_close(j);
+	expect_state(31, 5, 5);
+
+	/* truncated: snapshot B alone */
+	put_file(POOL_JOURNAL_FILE, "", 0);
+	expect_state(15, 4, 4);
+
+	/* a snapshot is renamed whole or not at all: damage is fatal */
+	snap_b[nb / 2] ^= 1;
+	put_file(POOL_SNAPSHOT_FILE, snap_b, nb);
+	expect_refused(-EBADMSG, POOL_SNAPSHOT_FILE ": not one whole record");
+	snap_b[nb / 2] ^= 1;
+
+	/* B, then record 6 without record 5: records were lost */
+	put_file(POOL_SNAPSHOT_FILE, snap_b, nb);
+	put_file(POOL_JOURNAL_FILE, "", 0);
+	j = open_sum(&s);
+	add(j, &s, 16);
+	add(j, &s, 32);
+	pool_journal_close(j);
+	j56 = slurp(POOL_JOURNAL_FILE, &n56);
+	p = strchr(j56, '\n') + 1;
+	put_file(POOL_JOURNAL_FILE, p, strlen(p));
+	expect_refused(-EBADMSG, ":1: record 6 where 5 was due");
+	free(snap_a);
+	free(snap_b);
+	free(j34);
+	free(j56);
+	rm_dir();
+}
+
+TU_SUITE(pool_journal,
+	 { "frame", test_frame },
+	 { "replay", test_replay },
+	 { "lock", test_lock },
+	 { "torn last record", test_torn },
+	 { "corrupt middle record", test_corrupt_middle },
+	 { "failed append", test_failed_append },
+	 { "compaction crash points", test_compaction_crashes })

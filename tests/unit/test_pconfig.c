@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+/* ibpoold config: a full file, defaults, and every refusal with FILE:LINE. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tu.h"
+#include "tools/ibpoold/config.h"
+
+static char path[64];
+
+/* Write text to a fresh temporary file named in path. */
+static void write_conf(const char *text)
+{
+	FILE *f;
+	int fd;
+
+	strcpy(path, "/tmp/pconfig-XXXXXX");
+	fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	f = fdopen(fd, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_full(void)
+{
+	struct pool_config c;
+	char err[512] = "";
+
+	write_conf("; ibpoold\n"
+		   "[pool]\n"
+		   "socket = /tmp/p.sock\n"
+		   "state_dir = /tmp/state\n"
+		   "sm_socket = /tmp/sm.sock\n"
+		   "telemetry_interval_ms = 250\n"
+		   "group = root\n"
+		   "lease_default_s = 600\n"
+		   "\n"
+		   "[host GPU01]\n"
+		   "gpus = 8\n"
+		   "gpu_type = H100\n"
+		   "hca = 0x0002c90300000001, 0x0002C90300000003,0x5,0x7\n"
+		   "[host gpu02]\n"
+		   "gpus = 2\n"
+		   "gpu_type = A100 80GB\n"
+		   "hca = gpu02 mlx5_0\n");
+	CU_ASSERT_EQUAL_FATAL(pool_config_load(path, &c, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(c.socket, "/tmp/p.sock");
+	CU_ASSERT_STRING_EQUAL(c.state_dir, "/tmp/state");
+	CU_ASSERT_STRING_EQUAL(c.sm_socket, "/tmp/sm.sock");
+	CU_ASSERT_EQUAL(c.telemetry_interval_ms, 250);
+	CU_ASSERT_EQUAL(c.lease_default_s, 600);
+	CU_ASSERT_STRING_EQUAL(c.group, "root");
+	CU_ASSERT_EQUAL(c.gid, 0);
+	CU_ASSERT_EQUAL_FATAL(c.nhosts, 2);
+	/* iniparser lower-cases section names */
+	CU_ASSERT_STRING_EQUAL(c.hosts[0].name, "gpu01");
+	CU_ASSERT_EQUAL(c.hosts[0].gpus, 8);
+	CU_ASSERT_STRING_EQUAL(c.hosts[0].gpu_type, "H100");
+	CU_ASSERT_EQUAL_FATAL(c.hosts[0].nhca, 4);
+	CU_ASSERT_EQUAL(c.hosts[0].hca[0].guid, 0x0002c90300000001ULL);
+	CU_ASSERT_EQUAL(c.hosts[0].hca[1].guid, 0x0002c90300000003ULL);
+	CU_ASSERT_EQUAL(c.hosts[0].hca[3].guid, 7);
+	CU_ASSERT_PTR_NULL(c.hosts[0].hca[0].desc);
+	/* 8 GPUs on 4 rails: two per HCA */
+	CU_ASSERT_EQUAL(pool_gpu_rail(&c.hosts[0], 0), 0);
+	CU_ASSERT_EQUAL(pool_gpu_rail(&c.hosts[0], 1), 0);
+	CU_ASSERT_EQUAL(pool_gpu_rail(&c.hosts[0], 2), 1);
+	CU_ASSERT_EQUAL(pool_gpu_rail(&c.hosts[0], 7), 3);
+	CU_ASSERT_STRING_EQUAL(c.hosts[1].gpu_type, "A100 80GB");
+	CU_ASSERT_EQUAL_FATAL(c.hosts[1].nhca, 1);
+	CU_ASSERT_EQUAL(c.hosts[1].hca[0].guid, 0);
+	CU_ASSERT_STRING_EQUAL(c.hosts[1].hca[0].desc, "gpu02 mlx5_0");
+	pool_config_release(&c);
+	unlink(path);
+}
+
+static void test_defaults(void)
+{
+	struct pool_config c;
+	char err[512] = "";
+
+	write_conf("[host a]\ngpus=1\ngpu_type=x\nhca=0x1\n");
+	CU_ASSERT_EQUAL_FATAL(pool_config_load(path, &c, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(c.socket, POOL_CFG_SOCKET);
+	CU_ASSERT_STRING_EQUAL(c.state_dir, POOL_CFG_STATE_DIR);
+	CU_ASSERT_STRING_EQUAL(c.sm_socket, POOL_CFG_SM_SOCKET);
+	CU_ASSERT_EQUAL(c.telemetry_interval_ms, POOL_CFG_TELEMETRY_MS);
+	CU_ASSERT_EQUAL(c.lease_default_s, POOL_CFG_LEASE_S);
+	CU_ASSERT_PTR_NULL(c.group);
+	pool_config_release(&c);
+	unlink(path);
+}
+
+/* text is refused with ret, and err is "PATH:" followed by want. */
+static void refused(const char *text, int ret, const char *want)
+{
+	struct pool_config c;
+	char err[512] = "", full[600];
+
+	write_conf(text);
+	CU_ASSERT_EQUAL(pool_config_load(path, &c, err, sizeof(err)), ret);
+	snprintf(full, sizeof(full), "%s:%s", path, want);
+	if (strcmp(err, full))
+		fprintf(stderr, "\nwant %s\n got %s\n", full, err);
+	CU_ASSERT_STRING_EQUAL(err, full);
+	CU_ASSERT_PTR_NULL(c.hosts);
+	CU_ASSERT_PTR_NULL(c.socket);
+	unlink(path);
+}
+
+#define HOST "[host a]\ngpus=1\ngpu_type=x\nhca=0x1\n"
+
+static void test_refusals(void)
+{
+	refused(HOST "[pools]\nx=1\n", -EINVAL,
+		"5: [pools]: unknown section (expected [pool] or [host NAME])");
+	refused("[pool]\nsockets = /x\n" HOST, -EINVAL,
+		"2: [pool] sockets: unknown key");
+	refused(HOST "color = red\n", -EINVAL,
+		"5: [host a] color: unknown key");
+	refused("top = 1\n" HOST, -EINVAL,
+		"1: [] top: key outside any section");
+	refused("[host a]\ngpus=1\nhca=0x1\n", -EINVAL,
+		"1: [host a] gpu_type: required key missing");
+	refused("[host a]\ngpu_type=x\nhca=0x1\n", -EINVAL,
+		"1: [host a] gpus: required key missing");
+	refused("[host a]\ngpus=65\ngpu_type=x\nhca=0x1\n", -EINVAL,
+		"2: [host a] gpus: '65' is not a GPU count in 1..64");
+	refused("[host a]\ngpus=0\ngpu_type=x\nhca=0x1\n", -EINVAL,
+		"2: [host a] gpus: '0' is not a GPU count in 1..64");
+	refused("[host a]\ngpus=4x\ngpu_type=x\nhca=0x1\n", -EINVAL,
+		"2: [host a] gpus: '4x' is not a GPU count in 1..64");
+	refused("[pool]\n\ntelemetry_interval_ms = 5\n" HOST, -EINVAL,
+		"3: [pool] telemetry_interval_ms: '5' is not a number of milliseconds in 10..600000");
+	refused("[pool]\nlease_default_s = -1\n" HOST, -EINVAL,
+		"2: [pool] lease_default_s: '-1' is not a number of seconds in 1..2592000");
+	refused("[pool]\ngroup = no-such-group-gpuaware\n" HOST, -ENOENT,
+		"2: [pool] group: unknown group 'no-such-group-gpuaware'");
+	refused("[pool]\nsocket = relative.sock\n" HOST, -EINVAL,
+		"2: [pool] socket: 'relative.sock' is not an absolute path");
+	refused("[pool]\n", -EINVAL, "1: no [host NAME] section");
+	refused("[host a]\ngpus=1\ngpu_type=x\nhca=0x1,,0x2\n", -EINVAL,
+		"4: [host a] hca: entry 2 '' is neither a port GUID 0x1..0xffffffffffffffff nor a node description");
+	refused("[host a]\ngpus=1\ngpu_type=x\nhca=0x12345678901234567\n",
+		-EINVAL,
+		"4: [host a] hca: entry 1 '0x12345678901234567' is neither a port GUID 0x1..0xffffffffffffffff nor a node description");
+	refused("[host a]\ngpus=1\ngpu_type=x\nhca=0x0\n", -EINVAL,
+		"4: [host a] hca: entry 1 '0x0' is neither a port GUID 0x1..0xffffffffffffffff nor a node description");
+	refused(HOST "[host b]\ngpus=1\ngpu_type=x\n\nhca = 0x2, 0x01\n",
+		-EEXIST,
+		"9: [host b] hca: port GUID 0x0000000000000001 already given for host a");
+	refused("[host a]\ngpus=1\ngpu_type=x\nhca=a mlx5_0,a mlx5_0\n",
+		-EEXIST,
+		"4: [host a] hca: node description 'a mlx5_0' already given for host a");
+	refused("[host]\ngpus=1\ngpu_type=x\nhca=0x1\n", -EINVAL,
+		"1: [host]: expected [host NAME] with a host name of letters, digits, '.', '-', '_'");
+	refused("[host a/b]\ngpus=1\ngpu_type=x\nhca=0x1\n", -EINVAL,
+		"1: [host a/b]: expected [host NAME] with a host name of letters, digits, '.', '-', '_'");
+	refused("[host a]\ngpus=1\ngpu_type=\nhca=0x1\n", -EINVAL,
+		"3: [host a] gpu_type: empty");
+	/* iniparser would merge these silently */
+	refused(HOST "[host A]\ngpus=2\n", -EINVAL,
+		"5: [host a]: repeated (first at line 1)");
+	refused("[host a]\ngpus=1\ngpu_type=x\nGPUS = 2\nhca=0x1\n", -EINVAL,
+		"4: [host a] gpus: repeated (first at line 2)");
+}
+
+static void test_unreadable(void)
+{
+	struct pool_config c;
+	char err[512] = "";
+
+	CU_ASSERT_EQUAL(pool_config_load("/nonexistent/ibpoold.conf", &c, err,
+					 sizeof(err)), -ENOENT);
+	CU_ASSERT_STRING_EQUAL(err,
+			       "/nonexistent/ibpoold.conf:0: No such file or directory");
+	CU_ASSERT_EQUAL(pool_config_load("/tmp", &c, err, sizeof(err)),
+			-EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "/tmp:0: not a regular file");
+}
+
+TU_SUITE(pool_config,
+	 { "full file", test_full },
+	 { "defaults", test_defaults },
+	 { "refusals", test_refusals },
+	 { "unreadable", test_unreadable })

@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Placement and topology export on generated fabrics: grouping by leaf
+ * and pod, rail-optimized units, scoring with busy and loaded hosts, the
+ * hop-distance fallback on a torus, Slurm and Kubernetes text.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tu.h"
+#include "tools/ibpoold/place.h"
+#include "topology/gen.h"
+#include "topology/netfile.h"
+
+static struct fabric *xgft(unsigned int levels, const unsigned int *down,
+			   const unsigned int *up)
+{
+	struct gen_fattree ft = { .levels = levels, .parallel = 1 };
+	struct fabric *f = NULL;
+	struct gen_opts o;
+	char err[256];
+
+	gen_opts_init(&o);
+	memcpy(ft.down, down, levels * sizeof(*down));
+	memcpy(ft.up, up, (levels - 1) * sizeof(*up));
+	CU_ASSERT_FATAL(!gen_fattree(&ft, &o, &f, err, sizeof(err)));
+	return f;
+}
+
+/* What an export wrote, into a string the caller frees. */
+static char *exported(const struct pool_tree *t,
+		      int (*fn)(const struct pool_tree *, FILE *))
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&buf, &n);
+
+	CU_ASSERT_FATAL(m != NULL);
+	CU_ASSERT_EQUAL(fn(t, m), 0);
+	fclose(m);
+	return buf;
+}
+
+/*
+ * XGFT(3; 2,2,2; 2,2): hosts 2k-1, 2k on leaf k-1; level-1 switches join
+ * leaves pairwise (0-1, 2-3) into pods; the cores join the pods.  So
+ * four leaf groups s0-s3, two pods s4 (s0, s1) and s5 (s2, s3), root s6.
+ */
+static void test_export_tree(void)
+{
+	static const unsigned int down[] = { 2, 2, 2 }, up[] = { 2, 2 };
+	struct fabric *f = xgft(3, down, up);
+	struct pool_tree t;
+	char err[256], *s;
+	size_t n;
+
+	CU_ASSERT_EQUAL_FATAL(pool_tree_build(f, &t, err, sizeof(err)), 0);
+	CU_ASSERT(t.fattree);
+	CU_ASSERT_EQUAL(t.nhosts, 8);
+	CU_ASSERT_EQUAL_FATAL(t.nlevels, 3);
+	CU_ASSERT_EQUAL(t.ngrp[0], 4);
+	CU_ASSERT_EQUAL(t.ngrp[1], 2);
+	CU_ASSERT_EQUAL(t.ngrp[2], 1);
+	CU_ASSERT_EQUAL(pool_tree_host(&t, "NODE0003"), 2);
+	CU_ASSERT_EQUAL(pool_tree_host(&t, "node0009"), -1);
+	s = exported(&t, pool_export_slurm);
+	CU_ASSERT_STRING_EQUAL(s,
+		"SwitchName=s0 Nodes=node[0001-0002]\n"
+		"SwitchName=s1 Nodes=node[0003-0004]\n"
+		"SwitchName=s2 Nodes=node[0005-0006]\n"
+		"SwitchName=s3 Nodes=node[0007-0008]\n"
+		"SwitchName=s4 Switches=s[0-1]\n"
+		"SwitchName=s5 Switches=s[2-3]\n"
+		"SwitchName=s6 Switches=s[4-5]\n");
+	free(s);
+	s = exported(&t, pool_export_k8s);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s,
+		"node0001 fabric.topograph.run/tier-1=s0 fabric.topograph.run/tier-2=s4 fabric.topograph.run/tier-3=s6\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(s,
+		"node0006 fabric.topograph.run/tier-1=s2 fabric.topograph.run/tier-2=s5 fabric.topograph.run/tier-3=s6\n"));
+	free(s);
+	pool_tree_release(&t);
+
+	/* a host whose cable is out is no part of the topology */
+	for (n = 0; n < f->nnodes; n++)
+		if (!strcmp(f->nodes[n].desc, "node0008 mlx5_0"))
+			CU_ASSERT_EQUAL(fab_unlink(f, n, 1), 0);
+	CU_ASSERT_EQUAL_FATAL(pool_tree_build(f, &t, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(t.nhosts, 7);
+	CU_ASSERT_EQUAL(pool_tree_host(&t, "node0008"), -1);
+	s = exported(&t, pool_export_slurm);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s, "SwitchName=s3 Nodes=node0007\n"));
+	free(s);
+	pool_tree_release(&t);
+	fab_free(f);
+}
+
+/*
+ * Rail-optimized, 2 SUs of 2 hosts with 2 rails, one spine group: a
+ * host's two HCAs sit on its SU's two rail leaves, which therefore form
+ * one level-0 group per SU; the spines join the SUs.
+ */
+static void test_export_rail(void)
+{
+	struct gen_rail r;
+	struct gen_opts o;
+	struct fabric *f = NULL;
+	struct pool_tree t;
+	char err[256], *s;
+
+	gen_rail_init(&r);
+	r.sus = 2;
+	r.hosts_per_su = 2;
+	r.rails = 2;
+	r.spines = 2;
+	gen_opts_init(&o);
+	CU_ASSERT_FATAL(!gen_rail(&r, &o, &f, err, sizeof(err)));
+	CU_ASSERT_EQUAL_FATAL(pool_tree_build(f, &t, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(t.nhosts, 4);
+	s = exported(&t, pool_export_slurm);
+	CU_ASSERT_STRING_EQUAL(s,
+		"SwitchName=s0 Nodes=node[0001-0002]\n"
+		"SwitchName=s1 Nodes=node[0003-0004]\n"
+		"SwitchName=s2 Switches=s[0-1]\n");
+	free(s);
+	pool_tree_release(&t);
+	fab_free(f);
+}
+
+static struct pool_config cfg;
+static struct pool *pool;
+
+/* A pool with every host of f, gpus GPUs each behind its port GUID. */
+static void pool_on(const struct fabric *f, unsigned int gpus)
+{
+	char path[] = "/tmp/place-cfg-XXXXXX", err[512], name[64];
+	int fd = mkstemp(path);
+	FILE *out;
+	size_t n;
+
+	CU_ASSERT_FATAL(fd >= 0);
+	out = fdopen(fd, "w");
+	for (n = 0; n < f->nnodes; n++) {
+		if (fab_is_sw(f, n))
+			continue;
+		fab_host_name(f, n, name, sizeof(name));
+		fprintf(out, "[host %s]\ngpus=%u\ngpu_type=x\nhca=0x%llx\n",
+			name, gpus,
+			(unsigned long long)fab_port(f, n, 1)->guid);
+	}
+	fclose(out);
+	CU_ASSERT_EQUAL_FATAL(pool_config_load(path, &cfg, err, sizeof(err)), 0);
+	unlink(path);
+	CU_ASSERT_EQUAL_FATAL(pool_new(&cfg, &pool), 0);
+}
+
+static void pool_off(void)
+{
+	pool_free(pool);
+	pool_config_release(&cfg);
+}
+
+/* Oracle that reaches only the host named by ctx. */
+static int only(void *ctx, const char *client, const struct pool_port *port,
+		uint32_t *dlid, double *load)
+{
+	(void)client;
+	*dlid = 1;
+	*load = 0;
+	return strcmp(port->host, ctx) ? -EHOSTUNREACH : 0;
+}
+
+/* Make host name lose n of its GPUs. */
+static void busy(const char *name, unsigned int n)
+{
+	struct pool_request rq = { .uid = 1, .client = "c", .ngpus = n,
+				   .now = 0 };
+	const struct pool_alloc *a;
+	char err[256];
+
+	CU_ASSERT_EQUAL(pool_alloc(pool, &rq, only, (void *)name, &a, err,
+				   sizeof(err)), 0);
+}
+
+/* The placement's hosts are config hosts first .. first + n - 1. */
+static void expect_run(const struct pool_placement *pl, uint32_t first,
+		       size_t n)
+{
+	size_t i;
+
+	CU_ASSERT_EQUAL_FATAL(pl->nhosts, n);
+	for (i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(pl->hosts[i], first + i);
+}
+
+/*
+ * 4-ary 3-tree: 64 hosts, host k (0-based) on leaf k / 4, pods of four
+ * leaves (16 hosts).  Config order is fabric order, so config host k is
+ * node k + 1.
+ */
+static void test_place_tree(void)
+{
+	struct gen_fattree ft;
+	struct gen_opts o;
+	struct fabric *f = NULL;
+	struct pool_placement pl;
+	struct pool_tree t;
+	double load[64] = { 0 };
+	char err[256];
+	int i;
+
+	gen_opts_init(&o);
+	CU_ASSERT_FATAL(!gen_fattree_kary(&ft, 4, 3, err, sizeof(err)));
+	CU_ASSERT_FATAL(!gen_fattree(&ft, &o, &f, err, sizeof(err)));
+	CU_ASSERT_EQUAL_FATAL(pool_tree_build(f, &t, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(t.nlevels, 3);
+	CU_ASSERT_EQUAL(t.ngrp[0], 16);
+	CU_ASSERT_EQUAL(t.ngrp[1], 4);
+	pool_on(f, 8);
+
+	/* all free: the first leaf */
+	CU_ASSERT_EQUAL(pool_place(pool, &cfg, &t, 32, 8, load, &pl, err,
+				   sizeof(err)), 0);
+	expect_run(&pl, 0, 4);
+	CU_ASSERT_EQUAL(pl.span, 0);
+	CU_ASSERT_EQUAL(pl.groups, 1);
+	pool_placement_release(&pl);
+
+	/* node0002 short of GPUs, leaf 2 loaded: leaf 1 */
+	busy("node0002", 1);
+	for (i = 8; i < 12; i++)
+		load[i] = 1;
+	CU_ASSERT_EQUAL(pool_place(pool, &cfg, &t, 32, 8, load, &pl, err,
+				   sizeof(err)), 0);
+	expect_run(&pl, 4, 4);
+	pool_placement_release(&pl);
+
+	/* leaf 1 loaded too: the least loaded full leaf is leaf 3 */
+	for (i = 4; i < 8; i++)
+		load[i] = 1;
+	CU_ASSERT_EQUAL(pool_place(pool, &cfg, &t, 32, 8, load, &pl, err,
+				   sizeof(err)), 0);
+	expect_run(&pl, 12, 4);
+	CU_ASSERT_EQUAL(pl.load, 0);
+	pool_placement_release(&pl);
+
+	/*
+	 * 6 hosts fit no leaf: one pod.  Pod 0 can do two leaves but only
+	 * with load (leaf 3 whole, two loaded hosts of leaf 1); pod 1 takes
+	 * leaf 4 whole and two hosts of leaf 5 without any.
+	 */
+	CU_ASSERT_EQUAL(pool_place(pool, &cfg, &t, 48, 8, load, &pl, err,
+				   sizeof(err)), 0);
+	expect_run(&pl, 16, 6);
+	CU_ASSERT_EQUAL(pl.span, 1);
+	CU_ASSERT_EQUAL(pl.groups, 2);
+	pool_placement_release(&pl);
+
+	/* the last host asks for 8 too; 7 free still fit 4 per host */
+	CU_ASSERT_EQUAL(pool_place(pool, &cfg, &t, 6, 4, NULL, &pl, err,
+				   sizeof(err)), 0);
+	expect_run(&pl, 0, 2);
+	pool_placement_release(&pl);
+
+	/* all 64 hosts whole: node0002 is one short */
+	CU_ASSERT_EQUAL(pool_place(pool, &cfg, &t, 512, 8, load, &pl, err,
+				   sizeof(err)), -ENOSPC);
+	CU_ASSERT_STRING_EQUAL(err, "64 hosts with 8 free GPUs needed, 63 have them");
+	CU_ASSERT_PTR_NULL(pl.hosts);
+	/* 63 hosts span the whole tree */
+	CU_ASSERT_EQUAL(pool_place(pool, &cfg, &t, 504, 8, load, &pl, err,
+				   sizeof(err)), 0);
+	CU_ASSERT_EQUAL(pl.nhosts, 63);
+	CU_ASSERT_EQUAL(pl.span, 2);
+	CU_ASSERT_EQUAL(pl.groups, 16);
+	CU_ASSERT_EQUAL(pl.load, 8);
+	pool_placement_release(&pl);
+	CU_ASSERT_EQUAL(pool_place(pool, &cfg, &t, 8, 0, NULL, &pl, err,
+				   sizeof(err)), -EINVAL);
+
+	pool_off();
+	pool_tree_release(&t);
+	fab_free(f);
+}
+
+/* 4x4 torus, one host per switch: hop distance instead of levels. */
+static void test_place_torus(void)
+{
+	struct pool_placement pl;
+	struct gen_torus gt;
+	struct gen_opts o;
+	struct fabric *f = NULL;
+	struct pool_tree t;
+	char err[256], *s;
+	size_t i;
+
+	gen_opts_init(&o);
+	gen_torus_init(&gt, true);
+	gt.ndims = 2;
+	CU_ASSERT_FATAL(!gen_torus(&gt, &o, &f, err, sizeof(err)));
+	CU_ASSERT_EQUAL_FATAL(pool_tree_build(f, &t, err, sizeof(err)), 0);
+	CU_ASSERT(!t.fattree);
+	CU_ASSERT_EQUAL_FATAL(t.nlevels, 2);
+	CU_ASSERT_EQUAL(t.ngrp[0], 16);
+	CU_ASSERT_EQUAL(t.ngrp[1], 1);
+	s = exported(&t, pool_export_slurm);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s, "SwitchName=s0 Nodes=node0001\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(s, "\nSwitchName=s16 Switches=s[0-15]\n"));
+	free(s);
+	pool_on(f, 4);
+
+	/* a switch and its four neighbours: one hop from the centre */
+	CU_ASSERT_EQUAL(pool_place(pool, &cfg, &t, 20, 4, NULL, &pl, err,
+				   sizeof(err)), 0);
+	CU_ASSERT_EQUAL(pl.nhosts, 5);
+	CU_ASSERT_EQUAL(pl.span, 1);
+	CU_ASSERT_EQUAL(pl.groups, 5);
+	CU_ASSERT_EQUAL(pl.hosts[0], 0);
+	pool_placement_release(&pl);
+
+	/* the first centre's host busy: still one hop, elsewhere */
+	busy("node0001", 1);
+	CU_ASSERT_EQUAL(pool_place(pool, &cfg, &t, 20, 4, NULL, &pl, err,
+				   sizeof(err)), 0);
+	CU_ASSERT_EQUAL(pl.nhosts, 5);
+	CU_ASSERT_EQUAL(pl.span, 1);
+	for (i = 0; i < pl.nhosts; i++)
+		CU_ASSERT_NOT_EQUAL(pl.hosts[i], 0);
+	pool_placement_release(&pl);
+	/* six hosts need a second ring */
+	CU_ASSERT_EQUAL(pool_place(pool, &cfg, &t, 24, 4, NULL, &pl, err,
+				   sizeof(err)), 0);
+	CU_ASSERT_EQUAL(pl.span, 2);
+	pool_placement_release(&pl);
+
+	pool_off();
+	pool_tree_release(&t);
+	fab_free(f);
+}
+
+/* CA node of f whose port 1 has guid, or whose description is desc. */
+static bool has_port(const struct fabric *f, const struct pool_hca *h)
+{
+	size_t n;
+
+	for (n = 0; n < f->nnodes; n++)
+		if (!fab_is_sw(f, n) &&
+		    (h->desc ? !strcmp(f->nodes[n].desc, h->desc) :
+		     fab_port(f, n, 1)->guid == h->guid))
+			return true;
+	return false;
+}
+
+/*
+ * The sample config of ibsim-configs against its fabric: every HCA it
+ * names exists, the export is the 2-level tree of four leaves under one
+ * spine layer, and 32 GPUs at 4 per host fill two leaves.
+ */
+static void test_sample(void)
+{
+	struct pool_placement pl;
+	struct fabric *f = NULL;
+	struct pool_tree t;
+	char err[512], *s;
+	size_t h;
+
+	CU_ASSERT_EQUAL_FATAL(fab_load_net("ibsim-configs/ft2-tiny.net", &f,
+					   err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(pool_config_load("ibsim-configs/pool-ft2-tiny.conf",
+					       &cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(cfg.nhosts, 16);
+	for (h = 0; h < cfg.nhosts; h++)
+		CU_ASSERT(has_port(f, &cfg.hosts[h].hca[0]));
+	CU_ASSERT_PTR_NOT_NULL(cfg.hosts[15].hca[0].desc);
+	CU_ASSERT_EQUAL_FATAL(pool_new(&cfg, &pool), 0);
+	CU_ASSERT_EQUAL_FATAL(pool_tree_build(f, &t, err, sizeof(err)), 0);
+	s = exported(&t, pool_export_slurm);
+	CU_ASSERT_STRING_EQUAL(s,
+		"SwitchName=s0 Nodes=h[01-04]\n"
+		"SwitchName=s1 Nodes=h[05-08]\n"
+		"SwitchName=s2 Nodes=h[09-12]\n"
+		"SwitchName=s3 Nodes=h[13-16]\n"
+		"SwitchName=s4 Switches=s[0-3]\n");
+	free(s);
+	CU_ASSERT_EQUAL(pool_place(pool, &cfg, &t, 32, 4, NULL, &pl, err,
+				   sizeof(err)), 0);
+	expect_run(&pl, 0, 8);
+	CU_ASSERT_EQUAL(pl.span, 1);
+	CU_ASSERT_EQUAL(pl.groups, 2);
+	pool_placement_release(&pl);
+	pool_off();
+	pool_tree_release(&t);
+	fab_free(f);
+}
+
+TU_SUITE(pool_place,
+	 { "export fat-tree", test_export_tree },
+	 { "export rail-optimized", test_export_rail },
+	 { "place on a fat-tree", test_place_tree },
+	 { "place on a torus", test_place_torus },
+	 { "sample config on ft2-tiny", test_sample })

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ibpoold's INI configuration: the [pool] settings and one [host NAME]
+ * section per GPU host (GPUs, GPU type, HCA ports by rail).  A file with
+ * anything wrong in it is refused, never half-used.
+ */
+#ifndef GPUAWARE_POOL_CONFIG_H
+#define GPUAWARE_POOL_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define POOL_CFG_SOCKET "/run/gpuaware/pool.sock"
+#define POOL_CFG_STATE_DIR "/var/lib/gpuaware"
+#define POOL_CFG_SM_SOCKET "/run/gpuaware/sm.sock"
+#define POOL_CFG_TELEMETRY_MS 1000
+#define POOL_CFG_TELEMETRY_MIN 10
+#define POOL_CFG_TELEMETRY_MAX 600000
+#define POOL_CFG_LEASE_S 3600
+#define POOL_CFG_LEASE_MAX (30 * 86400)
+#define POOL_MAX_GPUS 64	/* per host */
+#define POOL_MAX_HCAS 32	/* per host */
+
+/*
+ * One HCA port of a host, as the config names it: by port GUID, or (guid
+ * 0) by node description, matched against the fabric later.
+ */
+struct pool_hca {
+	uint64_t guid;
+	char *desc;		/* owned; NULL when given by GUID */
+};
+
+struct pool_host_cfg {
+	char *name;		/* owned; lower case, as iniparser stores it */
+	char *gpu_type;		/* owned */
+	unsigned int gpus;	/* 1..POOL_MAX_GPUS */
+	unsigned int nhca;	/* 1..POOL_MAX_HCAS; hca[i] is rail i */
+	struct pool_hca *hca;	/* owned */
+};
+
+/* Everything owned; pool_config_release() frees it. */
+struct pool_config {
+	char *socket;
+	char *state_dir;
+	char *sm_socket;
+	unsigned int telemetry_interval_ms;
+	unsigned int lease_default_s;
+	char *group;		/* NULL: none set */
+	gid_t gid;		/* group's, when group is set */
+	struct pool_host_cfg *hosts;	/* in file order */
+	size_t nhosts;
+};
+
+/*
+ * Load and check the file at path into c.  Returns 0, or a negative errno
+ * with c released and one line in err: "FILE:LINE: [section] key: what is
+ * wrong" (LINE is the key's line, the section's for a missing key, 0 when
+ * the file has neither).  Refused: unreadable or unparsable files, unknown
+ * sections and keys, missing required keys (gpus, gpu_type, hca), bad
+ * numbers, an unknown group, no host, a section or key given twice, a
+ * GUID or description named twice.
+ */
+int pool_config_load(const char *path, struct pool_config *c, char *err,
+		     size_t len);
+
+void pool_config_release(struct pool_config *c);
+
+/* The rail (hca index) GPU g of h uses: g * nhca / gpus. */
+static inline unsigned int pool_gpu_rail(const struct pool_host_cfg *h,
+					 unsigned int g)
+{
+	return g * h->nhca / h->gpus;
+}
+
+#endif

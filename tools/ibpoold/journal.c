@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Journal and snapshot files: CRC-framed JSON lines, fsync before an
+ * append returns, replay that cuts a torn tail, crash-safe compaction.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "journal.h"
+
+#define CRC_PREFIX "{\"crc\":\""
+#define BODY_OFF 18		/* {"crc":"12345678", */
+#define SNAPSHOT_MAX (256 << 20)
+
+/* Owned: dir, the descriptors. */
+struct pool_journal {
+	char *dir;
+	int dirfd;
+	int fd;			/* the journal, O_APPEND, flock()ed */
+	off_t size;		/* durable length */
+	uint64_t seq;
+	bool broken;		/* a failed append could not be undone */
+	char note[256];
+};
+
+__attribute__((format(printf, 5, 6)))
+static int fail(char *err, size_t len, const struct pool_journal *j,
+		int ret, const char *fmt, ...)
+{
+	va_list ap;
+	int o = snprintf(err, len, "%s/", j->dir);
+
+	if (o >= 0 && (size_t)o < len) {
+		va_start(ap, fmt);
+		vsnprintf(err + o, len - o, fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}
+
+/* CRC-32 as zlib and Ethernet compute it (reflected 0xedb88320). */
+static uint32_t crc32_ieee(const char *p, size_t n)
+{
+	uint32_t c = 0xffffffffu;
+	int k;
+
+	while (n--) {
+		c ^= (unsigned char)*p++;
+		for (k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0xedb88320u & -(c & 1));
+	}
+	return ~c;
+}
+
+/* The framed line, newline included, in *line (caller frees). */
+static int frame(uint64_t seq, const char *key, struct json_object *o,
+		 char **line, size_t *n)
+{
+	const char *js = json_object_to_json_string_ext(o,
+							JSON_C_TO_STRING_PLAIN);
+	char *body;
+	int k;
+
+	*line = NULL;
+	if (!js || asprintf(&body, "\"seq\":%" PRIu64 ",\"%s\":%s}", seq, key,
+			    js) < 0)
+		return -ENOMEM;
+	k = asprintf(line, CRC_PREFIX "%08x\",%s\n",
+		     crc32_ieee(body, strlen(body)), body);
+	free(body);
+	if (k < 0) {
+		*line = NULL;
+		return -ENOMEM;
+	}
+	*n = k;
+	return k > POOL_JOURNAL_LINE_MAX ? -E2BIG : 0;
+}
+
+/*
+ * Check one line (n bytes, no newline) framed with key; on success
+ * *whole is the parsed line (the caller puts it), *payload borrowed
+ * from it.  -EBADMSG for anything wrong.
+ */
+static int unframe(const char *line, size_t n, const char *key,
+		   struct json_object **whole, uint64_t *seq,
+		   struct json_object **payload)
+{
+	struct json_tokener *tok;
+	struct json_object *o = NULL, *s, *p;
+	unsigned int crc;
+	char hex[9];
+
+	*whole = NULL;
+	if (n <= BODY_OFF || memcmp(line, CRC_PREFIX, strlen(CRC_PREFIX)) ||
+	    memcmp(line + 16, "\",", 2))
+		return -EBADMSG;
+	memcpy(hex, line + 8, 8);
+	hex[8] = '\0';
+	if (strspn(hex, "0123456789abcdef") != 8 ||
+	    sscanf(hex, "%x", &crc) != 1 ||
+	    crc != crc32_ieee(line + BODY_OFF, n - BODY_OFF))
+		return -EBADMSG;
+	tok = json_tokener_new();
+	if (!tok)
+		return -ENOMEM;
+	o = json_tokener_parse_ex(tok, line, n);
+	if (!o || json_tokener_get_parse_end(tok) != n ||
+	    !json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, "seq", &s) ||
+	    !json_object_is_type(s, json_type_int) ||
+	    json_object_get_int64(s) < 1 ||
+	    !json_object_object_get_ex(o, key, &p) ||
+	    !json_object_is_type(p, json_type_object)) {
+		json_tokener_free(tok);
+		json_object_put(o);
+		return -EBADMSG;
+	}
+	json_tokener_free(tok);
+	*seq = json_object_get_int64(s);
+	*payload = p;
+	*whole = o;
+	return 0;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	ssize_t w;
+
+	while (n) {
+		w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		p += w;
+		n -= w;
+	}
+	return 0;
+}
+
+/* Snapshot, if any: restore() its state; *base is its seq, else 0. */
+static int read_snapshot(struct pool_journal *j,
+			 const struct pool_journal_ops *ops, void *ctx,
+			 uint64_t *base, char *err, size_t len)
+{
+	struct json_object *whole, *state;
+	char *buf = NULL;
+	struct stat st;
+	ssize_t r;
+	size_t o;
+	int fd, ret;
+
+	*base = 0;
+	fd = openat(j->dirfd, POOL_SNAPSHOT_FILE, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0 || fstat(fd, &st)) {
+		ret = -errno;
+		goto out_err;
+	}
+	if (st.st_size > SNAPSHOT_MAX || st.st_size < 1) {
+		ret = -EBADMSG;
+		goto out_err;
+	}
+	buf = malloc(st.st_size);
+	if (!buf) {
+		ret = -ENOMEM;
+		goto out_err;
+	}
+	for (o = 0; o < (size_t)st.st_size; o += r) {
+		r = read(fd, buf + o, st.st_size - o);
+		if (r <= 0) {
+			ret = r ? -errno : -EBADMSG;
+			goto out_err;
+		}
+	}
+	if (buf[o - 1] != '\n' || memchr(buf, '\n', o - 1)) {
+		ret = -EBADMSG;
+		goto out_err;
+	}
+	ret = unframe(buf, o - 1, "state", &whole, base, &state);
+	if (ret)
+		goto out_err;
+	o = snprintf(err, len, "%s/" POOL_SNAPSHOT_FILE ": ", j->dir);
+	ret = ops->restore(ctx, state, err + (o < len ? o : len),
+			   o < len ? len - o : 0);
+	json_object_put(whole);
+	goto out;
+out_err:
+	fail(err, len, j, ret, POOL_SNAPSHOT_FILE ": %s",
+	     ret == -EBADMSG ? "not one whole record with a good CRC" :
+	     strerror(-ret));
+out:
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/* Cut the journal at off, where a torn record starts. */
+static int cut_tail(struct pool_journal *j, off_t off, unsigned int line,
+		    char *err, size_t len)
+{
+	if (ftruncate(j->fd, off) || fsync(j->fd))
+		return fail(err, len, j, -errno,
+			    POOL_JOURNAL_FILE ": cannot cut torn record at line %u: %s",
+			    line, strerror(errno));
+	snprintf(j->note, sizeof(j->note),
+		 "%s/" POOL_JOURNAL_FILE ": cut a torn or corrupt last record at line %u",
+		 j->dir, line);
+	return 0;
+}
+
+/* Apply one good record of the journal if it is newer than base. */
+static int replay_one(struct pool_journal *j,
+		      const struct pool_journal_ops *ops, void *ctx,
+		      uint64_t base, uint64_t seq, struct json_object *rec,
+		      unsigned int line, char *err, size_t len)
+{
+	uint64_t want = j->seq ? j->seq + 1 : seq <= base ? seq : base + 1;
+	int o;
+
+	if (seq != want)
+		return fail(err, len, j, -EBADMSG,
+			    POOL_JOURNAL_FILE ":%u: record %" PRIu64 " where %" PRIu64 " was due (records lost)",
+			    line, seq, want);
+	j->seq = seq;
+	if (seq <= base)
+		return 0;
+	o = snprintf(err, len, "%s/" POOL_JOURNAL_FILE ":%u: ", j->dir, line);
+	if (o < 0 || (size_t)o >= len)
+		o = len ? len - 1 : 0;
+	return ops->apply(ctx, seq, rec, err + o, len - o);
+}
+
+static int replay(struct pool_journal *j, const struct pool_journal_ops *ops,
+		  void *ctx, uint64_t base, char *err, size_t len)
+{
+	struct json_object *whole, *rec;
+	unsigned int line = 0;
+	char *buf = NULL;
+	size_t cap = 0;
+	struct stat st;
+	off_t off = 0;
+	uint64_t seq;
+	ssize_t n;
+	FILE *in;
+	int fd, ret = 0;
+
+	fd = dup(j->fd);
+	if (fd < 0 || fstat(fd, &st) || !(in = fdopen(fd, "r"))) {
+		ret = -errno;
+		if (fd >= 0)
+			close(fd);
+		return fail(err, len, j, ret, POOL_JOURNAL_FILE ": %s",
+			    strerror(-ret));
+	}
+	while (!ret && (n = getline(&buf, &cap, in)) > 0) {
+		line++;
+		ret = buf[n - 1] == '\n' ?
+		      unframe(buf, n - 1, "rec", &whole, &seq, &rec) : -EBADMSG;
+		if (ret == -EBADMSG && off + n >= st.st_size) {
+			ret = cut_tail(j, off, line, err, len);
+			break;
+		}
+		if (ret == -EBADMSG)
+			ret = fail(err, len, j, ret,
+				   POOL_JOURNAL_FILE ":%u: corrupt record (bad frame or CRC) with %lld bytes after it",
+				   line, (long long)(st.st_size - off - n));
+		if (ret)
+			break;
+		ret = replay_one(j, ops, ctx, base, seq, rec, line, err, len);
+		json_object_put(whole);
+		off += n;
+	}
+	if (!ret && ferror(in))
+		ret = fail(err, len, j, -EIO, POOL_JOURNAL_FILE ": read error");
+	free(buf);
+	fclose(in);
+	if (j->seq < base)
+		j->seq = base;
+	j->size = off;
+	return ret;
+}
+
+int pool_journal_open(const char *dir, const struct pool_journal_ops *ops,
+		      void *ctx, struct pool_journal **out, char *err,
+		      size_t len)
+{
+	struct pool_journal *j;
+	uint64_t base;
+	int ret;
+
+	*out = NULL;
+	j = calloc(1, sizeof(*j));
+	if (!j || !(j->dir = strdup(dir))) {
+		free(j);
+		snprintf(err, len, "%s: out of memory", dir);
+		return -ENOMEM;
+	}
+	j->fd = -1;
+	j->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (j->dirfd < 0) {
+		ret = fail(err, len, j, -errno, ": %s", strerror(errno));
+		goto out_close;
+	}
+	j->fd = openat(j->dirfd, POOL_JOURNAL_FILE,
+		       O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (j->fd < 0 || fsync(j->dirfd)) {
+		ret = fail(err, len, j, -errno, POOL_JOURNAL_FILE ": %s",
+			   strerror(errno));
+		goto out_close;
+	}
+	if (flock(j->fd, LOCK_EX | LOCK_NB)) {
+		ret = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		fail(err, len, j, ret, POOL_JOURNAL_FILE ": %s", ret == -EBUSY ?
+		     "in use by another ibpoold" : strerror(-ret));
+		goto out_close;
+	}
+	/* A compaction that crashed before its rename left the old state. */
+	if (unlinkat(j->dirfd, POOL_SNAPSHOT_TMP, 0) && errno != ENOENT) {
+		ret = fail(err, len, j, -errno, POOL_SNAPSHOT_TMP ": %s",
+			   strerror(errno));
+		goto out_close;
+	}
+	ret = read_snapshot(j, ops, ctx, &base, err, len);
+	if (!ret)
+		ret = replay(j, ops, ctx, base, err, len);
+	if (ret)
+		goto out_close;
+	*out = j;
+	return 0;
+out_close:
+	pool_journal_close(j);
+	return ret;
+}
+
+int pool_journal_append(struct pool_journal *j, struct json_object *rec,
+			char *err, size_t len)
+{
+	char *line;
+	size_t n;
+	int ret;
+
+	if (j->broken)
+		return fail(err, len, j, -EIO,
+			    POOL_JOURNAL_FILE ": an earlier append failed and could not be undone");
+	ret = frame(j->seq + 1, "rec", rec, &line, &n);
+	if (ret) {
+		free(line);
+		return fail(err, len, j, ret, POOL_JOURNAL_FILE ": %s",
+			    ret == -E2BIG ? "record too long" : strerror(-ret));
+	}
+	ret = write_all(j->fd, line, n);
+	free(line);
+	if (!ret && fdatasync(j->fd))
+		ret = -errno;
+	if (ret) {
+		/* A partial line would turn the next append's into a bad
+		 * record in the middle; a failed fsync leaves it unknown. */
+		if (ftruncate(j->fd, j->size) || fsync(j->fd))
+			j->broken = true;
+		return fail(err, len, j, ret, POOL_JOURNAL_FILE ": %s",
+			    strerror(-ret));
+	}
+	j->size += n;
+	j->seq++;
+	return 0;
+}
+
+int pool_journal_compact(struct pool_journal *j, struct json_object *state,
+			 char *err, size_t len)
+{
+	char *line = NULL;
+	size_t n;
+	int fd, ret;
+
+	if (j->broken)
+		return fail(err, len, j, -EIO,
+			    POOL_JOURNAL_FILE ": an earlier append failed and could not be undone");
+	ret = frame(j->seq, "state", state, &line, &n);
+	if (ret == -E2BIG && n <= SNAPSHOT_MAX)
+		ret = 0;
+	if (ret)
+		goto out_free;
+	fd = openat(j->dirfd, POOL_SNAPSHOT_TMP,
+		    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		ret = -errno;
+		goto out_free;
+	}
+	ret = write_all(fd, line, n);
+	if (!ret && fsync(fd))
+		ret = -errno;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && (renameat(j->dirfd, POOL_SNAPSHOT_TMP, j->dirfd,
+			      POOL_SNAPSHOT_FILE) || fsync(j->dirfd)))
+		ret = -errno;
+	if (ret) {
+		unlinkat(j->dirfd, POOL_SNAPSHOT_TMP, 0);
+		goto out_free;
+	}
+	/* The snapshot covers every record: the journal may go. */
+	if (ftruncate(j->fd, 0) || fsync(j->fd)) {
+		ret = -errno;
+		j->broken = true;
+		goto out_free;
+	}
+	j->size = 0;
+out_free:
+	free(line);
+	if (ret)
+		fail(err, len, j, ret, POOL_SNAPSHOT_FILE ": compaction failed: %s",
+		     strerror(-ret));
+	return ret;
+}
+
+uint64_t pool_journal_seq(const struct pool_journal *j)
+{
+	return j->seq;
+}
+
+const char *pool_journal_note(const struct pool_journal *j)
+{
+	return j->note;
+}
+
+void pool_journal_close(struct pool_journal *j)
+{
+	if (!j)
+		return;
+	if (j->fd >= 0)
+		close(j->fd);
+	if (j->dirfd >= 0)
+		close(j->dirfd);
+	free(j->dir);
+	free(j);
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ibpoold's durable state: an append-only journal of JSON records, each
+ * durable before append returns, compacted into an atomically replaced
+ * snapshot.  What a record means is the caller's (pool.c); this module
+ * only frames, orders, checks and replays them.
+ */
+#ifndef GPUAWARE_POOL_JOURNAL_H
+#define GPUAWARE_POOL_JOURNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+/*
+ * Files in the state directory.  Each holds lines
+ *   {"crc":"1234abcd","seq":N,"rec":{...}}      (journal)
+ *   {"crc":"1234abcd","seq":N,"state":{...}}    (snapshot, one line)
+ * where crc is the CRC-32 (IEEE) of the line's bytes after the first
+ * comma, up to the closing brace, and seq counts records from 1 without
+ * gaps.  The snapshot holds the state after record seq; records up to
+ * seq that are still in the journal are skipped on replay.
+ */
+#define POOL_JOURNAL_FILE "journal.jsonl"
+#define POOL_SNAPSHOT_FILE "snapshot.json"
+#define POOL_SNAPSHOT_TMP "snapshot.json.tmp"
+#define POOL_JOURNAL_LINE_MAX (1 << 20)
+
+/*
+ * How replay hands the state back: restore() once with the snapshot's
+ * state (not called without a snapshot), then apply() per newer record,
+ * in order.  The objects are borrowed for the call.  A non-zero return
+ * stops the replay and is returned by pool_journal_open(), with err
+ * (already prefixed with file and line) completed by the callback.
+ */
+struct pool_journal_ops {
+	int (*restore)(void *ctx, struct json_object *state, char *err,
+		       size_t len);
+	int (*apply)(void *ctx, uint64_t seq, struct json_object *rec,
+		     char *err, size_t len);
+};
+
+struct pool_journal;
+
+/*
+ * Open (creating them if needed) the journal in the existing directory
+ * dir, replay snapshot and journal through ops, and keep the journal open
+ * for appends, locked against a second opener (-EBUSY).  A torn or
+ * corrupt last record is cut off (pool_journal_note() says so); a bad
+ * record before the last one, a gap in the sequence or a bad snapshot is
+ * -EBADMSG.  Errors leave *out NULL with "FILE[:LINE]: message" in err.
+ */
+int pool_journal_open(const char *dir, const struct pool_journal_ops *ops,
+		      void *ctx, struct pool_journal **out, char *err,
+		      size_t len);
+
+/*
+ * Append rec (borrowed) as the next record and fsync it.  Returns 0 once
+ * it is durable; on error nothing was added (a partial line is cut off
+ * again), or, when even that failed, the journal refuses every later
+ * append with -EIO.
+ */
+int pool_journal_append(struct pool_journal *j, struct json_object *rec,
+			char *err, size_t len);
+
+/*
+ * Replace the snapshot by state (borrowed: the state after the last
+ * record) and empty the journal: temporary file, fsync, rename, fsync of
+ * the directory, then truncation of the journal and its fsync.  A crash
+ * at any point replays to the same state.
+ */
+int pool_journal_compact(struct pool_journal *j, struct json_object *state,
+			 char *err, size_t len);
+
+/* Sequence number of the last durable record (0: none yet). */
+uint64_t pool_journal_seq(const struct pool_journal *j);
+
+/* What replay repaired ("cut a torn last record at line 7"), or "". */
+const char *pool_journal_note(const struct pool_journal *j);
+
+void pool_journal_close(struct pool_journal *j);
+
+#endif

@@ -1,0 +1,635 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Host grouping by fat-tree level (or switch and hop distance elsewhere),
+ * placement scoring over it, and the Slurm and Kubernetes exports.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "hostlist.h"
+#include "place.h"
+
+/* A host's HCA on a switch: tree host index, fabric switch node. */
+struct att {
+	uint32_t host;
+	uint32_t sw;
+};
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcasecmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_att(const void *a, const void *b)
+{
+	const struct att *x = a, *y = b;
+
+	if (x->host != y->host)
+		return x->host < y->host ? -1 : 1;
+	return x->sw < y->sw ? -1 : x->sw > y->sw;
+}
+
+long pool_tree_host(const struct pool_tree *t, const char *name)
+{
+	char *const *hit = bsearch(&name, t->host, t->nhosts, sizeof(*t->host),
+				   cmp_name);
+
+	return hit ? hit - t->host : -1;
+}
+
+/* A CA with a port cabled to a switch. */
+static bool cabled(const struct fabric *f, uint32_t n)
+{
+	unsigned int p;
+	uint32_t peer;
+
+	for (p = 1; p <= f->nodes[n].nports; p++) {
+		peer = fab_port(f, n, p)->peer;
+		if (peer != FAB_NONE && fab_is_sw(f, peer))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Every CA port cabled to a switch, as (host, switch) sorted by host;
+ * fills t->host with the distinct names of hosts with such a port, so
+ * every host has at least one.
+ */
+static int attachments(const struct fabric *f, struct pool_tree *t,
+		       struct att **out, size_t *nout)
+{
+	char name[POOL_HOST_NAME_MAX + 1];
+	size_t n = 0, i, k;
+	struct att *a;
+	unsigned int p;
+	uint32_t peer;
+
+	*out = NULL;
+	for (i = 0; i < f->nnodes; i++)
+		for (p = 1; !fab_is_sw(f, i) && p <= f->nodes[i].nports; p++)
+			n += fab_port(f, i, p)->peer != FAB_NONE;
+	t->host = calloc(f->nca + 1, sizeof(*t->host));
+	a = calloc(n + 1, sizeof(*a));
+	if (!t->host || !a)
+		goto out_nomem;
+	for (i = 0; i < f->nnodes; i++) {
+		if (fab_is_sw(f, i) || !cabled(f, i))
+			continue;
+		fab_host_name(f, i, name, sizeof(name));
+		t->host[t->nhosts] = strdup(name);
+		if (!t->host[t->nhosts])
+			goto out_nomem;
+		t->nhosts++;
+	}
+	qsort(t->host, t->nhosts, sizeof(*t->host), cmp_name);
+	for (i = k = 0; i < t->nhosts; i++) {
+		if (k && !strcasecmp(t->host[k - 1], t->host[i]))
+			free(t->host[i]);
+		else
+			t->host[k++] = t->host[i];
+	}
+	t->nhosts = k;
+	for (n = 0, i = 0; i < f->nnodes; i++) {
+		if (fab_is_sw(f, i))
+			continue;
+		fab_host_name(f, i, name, sizeof(name));
+		for (p = 1; p <= f->nodes[i].nports; p++) {
+			peer = fab_port(f, i, p)->peer;
+			if (peer == FAB_NONE || !fab_is_sw(f, peer))
+				continue;
+			a[n].host = pool_tree_host(t, name);
+			a[n++].sw = peer;
+		}
+	}
+	qsort(a, n, sizeof(*a), cmp_att);
+	*out = a;
+	*nout = n;
+	return 0;
+out_nomem:
+	free(a);
+	return -ENOMEM;
+}
+
+/*
+ * One level: join each host's switches in uf, then number the groups in
+ * host order into row.  Returns the group count.
+ */
+static uint32_t level_row(const struct pool_tree *t, uint32_t *uf,
+			  const struct att *a, size_t na, uint32_t *row,
+			  uint32_t *id)
+{
+	uint32_t n = 0, r;
+	size_t i, h;
+
+	for (i = 1; i < na; i++)
+		if (a[i].host == a[i - 1].host)
+			swg_union(uf, a[i - 1].sw, a[i].sw);
+	for (h = 0, i = 0; h < t->nhosts; h++) {
+		while (i < na && a[i].host < h)
+			i++;
+		r = swg_find(uf, a[i].sw);
+		if (id[r] == UINT32_MAX)
+			id[r] = n++;
+		row[h] = id[r];
+	}
+	return n;
+}
+
+/* Keep row as the next level unless it groups as the last kept one. */
+static void keep_level(struct pool_tree *t, const uint32_t *row, uint32_t n)
+{
+	if (t->nlevels && t->ngrp[t->nlevels - 1] == n)
+		return;
+	memcpy(t->grp + (size_t)t->nlevels * t->nhosts, row,
+	       t->nhosts * sizeof(*row));
+	t->ngrp[t->nlevels++] = n;
+}
+
+/*
+ * Join in uf the switches whose level is at most upto by their cables;
+ * every switch when level is NULL.
+ */
+static void join_up_to(const struct fabric *f, const uint8_t *level,
+		       unsigned int upto, uint32_t *uf)
+{
+	size_t n;
+	unsigned int p;
+
+	for (n = 0; n < f->nnodes; n++) {
+		if (!fab_is_sw(f, n) || (level && level[n] > upto))
+			continue;
+		for (p = 1; p <= f->nodes[n].nports; p++) {
+			uint32_t q = fab_port(f, n, p)->peer;
+
+			if (q != FAB_NONE && fab_is_sw(f, q) &&
+			    (!level || level[q] <= upto))
+				swg_union(uf, n, q);
+		}
+	}
+}
+
+static int build_levels(const struct fabric *f, struct pool_tree *t,
+			const struct ft_info *ft, const struct att *a,
+			size_t na)
+{
+	uint32_t *uf, *id, *row, nl;
+	unsigned int l, nfab;
+	size_t i;
+
+	nfab = ft->tree ? ft->nlevels - ft->leaf_level : 2;
+	t->grp = calloc((size_t)nfab * t->nhosts + 1, sizeof(*t->grp));
+	uf = malloc((f->nnodes + 1) * sizeof(*uf));
+	id = malloc((f->nnodes + 1) * sizeof(*id));
+	row = malloc((t->nhosts + 1) * sizeof(*row));
+	if (!t->grp || !uf || !id || !row) {
+		free(uf);
+		free(id);
+		free(row);
+		return -ENOMEM;
+	}
+	for (i = 0; i < f->nnodes; i++)
+		uf[i] = i;
+	for (l = 0; l < nfab && l < FT_MAX_LEVELS; l++) {
+		if (ft->tree)
+			join_up_to(f, ft->level, ft->leaf_level + l, uf);
+		else if (l)
+			join_up_to(f, NULL, 0, uf);
+		memset(id, 0xff, (f->nnodes + 1) * sizeof(*id));
+		nl = level_row(t, uf, a, na, row, id);
+		keep_level(t, row, nl);
+	}
+	free(uf);
+	free(id);
+	free(row);
+	return 0;
+}
+
+int pool_tree_build(const struct fabric *f, struct pool_tree *t, char *err,
+		    size_t len)
+{
+	struct ft_info ft;
+	struct att *a = NULL;
+	size_t na = 0, h, i;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	ret = attachments(f, t, &a, &na);
+	if (ret)
+		goto out_release;
+	ret = ft_recognise(f, &ft);
+	if (ret)
+		goto out_release;
+	t->fattree = ft.tree;
+	ret = build_levels(f, t, &ft, a, na);
+	ft_info_release(&ft);
+	if (ret || t->fattree)
+		goto out_release;
+	ret = swg_build(f, &t->g);
+	t->host_sw = malloc((t->nhosts + 1) * sizeof(*t->host_sw));
+	if (!ret && !t->host_sw)
+		ret = -ENOMEM;
+	if (ret)
+		goto out_release;
+	for (h = 0, i = 0; h < t->nhosts; h++) {
+		while (i < na && a[i].host < h)
+			i++;
+		t->host_sw[h] = i < na && a[i].host == h ?
+				t->g.loc[a[i].sw] : FAB_NONE;
+	}
+out_release:
+	free(a);
+	if (!ret)
+		return 0;
+	pool_tree_release(t);
+	snprintf(err, len, "fabric grouping: %s", strerror(-ret));
+	return ret;
+}
+
+void pool_tree_release(struct pool_tree *t)
+{
+	size_t h;
+
+	for (h = 0; h < t->nhosts; h++)
+		free(t->host[h]);
+	free(t->host);
+	free(t->grp);
+	free(t->host_sw);
+	swg_release(&t->g);
+	memset(t, 0, sizeof(*t));
+}
+
+void pool_placement_release(struct pool_placement *pl)
+{
+	free(pl->hosts);
+	memset(pl, 0, sizeof(*pl));
+}
+
+/* --- placement --- */
+
+/* An eligible host and what the current ordering needs of it. */
+struct elig {
+	uint32_t cfg, ti;	/* config and tree host index */
+	double load;
+	uint32_t key;		/* group at the level looked at, or hops */
+	uint32_t leaf;		/* level-0 group, or switch */
+	uint32_t lcount;	/* eligible hosts of its leaf in the group */
+	double lload;		/* their summed load */
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct elig *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->leaf != y->leaf)
+		return x->leaf < y->leaf ? -1 : 1;
+	return x->cfg < y->cfg ? -1 : x->cfg > y->cfg;
+}
+
+/* Fullest leaf first, then least loaded leaf, then host load, order. */
+static int cmp_fill(const void *a, const void *b)
+{
+	const struct elig *x = a, *y = b;
+
+	if (x->lcount != y->lcount)
+		return x->lcount > y->lcount ? -1 : 1;
+	if (x->lload != y->lload)
+		return x->lload < y->lload ? -1 : 1;
+	if (x->leaf != y->leaf)
+		return x->leaf < y->leaf ? -1 : 1;
+	if (x->load != y->load)
+		return x->load < y->load ? -1 : 1;
+	return x->cfg < y->cfg ? -1 : x->cfg > y->cfg;
+}
+
+/* Nearest first (key holds hops), then load, then config order. */
+static int cmp_near(const void *a, const void *b)
+{
+	const struct elig *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->load != y->load)
+		return x->load < y->load ? -1 : 1;
+	return x->cfg < y->cfg ? -1 : x->cfg > y->cfg;
+}
+
+/* Score of the first need of e (in taking order): leaves and load. */
+static void score(const struct elig *e, size_t need, unsigned int *groups,
+		  double *load)
+{
+	size_t i, k;
+
+	*groups = 0;
+	*load = 0;
+	for (i = 0; i < need; i++) {
+		*load += e[i].load;
+		for (k = 0; k < i && e[k].leaf != e[i].leaf; k++)
+			;
+		*groups += k == i;
+	}
+}
+
+/* Better: fewer groups, then less load; ties keep the earlier one. */
+static bool better(unsigned int g, double l, const struct pool_placement *b)
+{
+	return !b->hosts || g < b->groups || (g == b->groups && l < b->load);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Make the first need of e the placement pl (hosts by config order). */
+static int take(const struct elig *e, size_t need, unsigned int span,
+		struct pool_placement *pl)
+{
+	uint32_t *h = malloc(need * sizeof(*h));
+	size_t i;
+
+	if (!h)
+		return -ENOMEM;
+	for (i = 0; i < need; i++)
+		h[i] = e[i].cfg;
+	qsort(h, need, sizeof(*h), cmp_u32);
+	free(pl->hosts);
+	pl->hosts = h;
+	pl->nhosts = need;
+	pl->span = span;
+	score(e, need, &pl->groups, &pl->load);
+	return 0;
+}
+
+/* Per element of one group run: its leaf's count and load in the run. */
+static void leaf_stats(struct elig *e, size_t n)
+{
+	size_t i, j, k;
+	double s;
+
+	for (i = 0; i < n; i = j) {
+		for (s = 0, j = i; j < n && e[j].leaf == e[i].leaf; j++)
+			s += e[j].load;
+		for (k = i; k < j; k++) {
+			e[k].lcount = j - i;
+			e[k].lload = s;
+		}
+	}
+}
+
+static int place_tree(const struct pool_tree *t, struct elig *e, size_t ne,
+		      size_t need, struct pool_placement *pl)
+{
+	unsigned int l, g;
+	size_t i, j;
+	double ld;
+	int ret;
+
+	for (l = 0; l < t->nlevels; l++) {
+		for (i = 0; i < ne; i++)
+			e[i].key = t->grp[(size_t)l * t->nhosts + e[i].ti];
+		qsort(e, ne, sizeof(*e), cmp_key);
+		for (i = 0; i < ne; i = j) {
+			for (j = i; j < ne && e[j].key == e[i].key; j++)
+				;
+			if (j - i < need)
+				continue;
+			leaf_stats(e + i, j - i);
+			qsort(e + i, j - i, sizeof(*e), cmp_fill);
+			score(e + i, need, &g, &ld);
+			if (!better(g, ld, pl))
+				continue;
+			/* the run stays contiguous for the loop */
+			ret = take(e + i, need, l, pl);
+			if (ret)
+				return ret;
+		}
+		if (pl->hosts)
+			return 0;
+	}
+	return 0;
+}
+
+/* Hops from local switch c to every switch, UINT32_MAX unreachable. */
+static void bfs(const struct swg *g, uint32_t c, uint32_t *dist,
+		uint32_t *q)
+{
+	size_t head = 0, tail = 0;
+	uint32_t u, k;
+
+	memset(dist, 0xff, g->n * sizeof(*dist));
+	dist[c] = 0;
+	q[tail++] = c;
+	while (head < tail) {
+		u = q[head++];
+		for (k = g->off[u]; k < g->off[u + 1]; k++)
+			if (dist[g->nb[k]] == UINT32_MAX) {
+				dist[g->nb[k]] = dist[u] + 1;
+				q[tail++] = g->nb[k];
+			}
+	}
+}
+
+static int place_hops(const struct pool_tree *t, struct elig *e, size_t ne,
+		      size_t need, struct pool_placement *pl)
+{
+	uint32_t *dist = malloc((t->g.n + 1) * sizeof(*dist));
+	uint32_t *q = malloc((t->g.n + 1) * sizeof(*q));
+	unsigned int g;
+	bool centre;
+	size_t i, n;
+	uint32_t c;
+	double ld;
+	int ret = 0;
+
+	if (!dist || !q) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	for (c = 0; c < t->g.n && !ret; c++) {
+		for (centre = false, i = 0; i < ne; i++)
+			centre |= e[i].leaf == c;
+		if (!centre)
+			continue;
+		bfs(&t->g, c, dist, q);
+		for (n = 0, i = 0; i < ne; i++) {
+			e[i].key = e[i].leaf == FAB_NONE ? UINT32_MAX :
+				   dist[e[i].leaf];
+			n += e[i].key != UINT32_MAX;
+		}
+		if (n < need)
+			continue;
+		qsort(e, ne, sizeof(*e), cmp_near);
+		score(e, need, &g, &ld);
+		if (!pl->hosts || e[need - 1].key < pl->span ||
+		    (e[need - 1].key == pl->span && better(g, ld, pl)))
+			ret = take(e, need, e[need - 1].key, pl);
+	}
+out_free:
+	free(dist);
+	free(q);
+	return ret;
+}
+
+int pool_place(const struct pool *p, const struct pool_config *cfg,
+	       const struct pool_tree *t, unsigned int ngpus,
+	       unsigned int gpus_per_host, const double *load,
+	       struct pool_placement *out, char *err, size_t len)
+{
+	size_t need, ne = 0, h;
+	struct elig *e;
+	long ti;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (!ngpus || !gpus_per_host || gpus_per_host > POOL_MAX_GPUS) {
+		snprintf(err, len, "bad request: %u GPUs, %u per host", ngpus,
+			 gpus_per_host);
+		return -EINVAL;
+	}
+	need = (ngpus + gpus_per_host - 1) / gpus_per_host;
+	e = calloc(cfg->nhosts + 1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	for (h = 0; h < cfg->nhosts; h++) {
+		ti = pool_tree_host(t, cfg->hosts[h].name);
+		if (ti < 0 || pool_free_gpus(p, h) < gpus_per_host)
+			continue;
+		e[ne].cfg = h;
+		e[ne].ti = ti;
+		e[ne].load = load ? load[h] : 0;
+		e[ne].leaf = t->fattree ? t->grp[ti] : t->host_sw[ti];
+		ne++;
+	}
+	ret = -ENOSPC;
+	if (ne >= need)
+		ret = t->fattree ? place_tree(t, e, ne, need, out) :
+		      place_hops(t, e, ne, need, out);
+	if (!ret && !out->hosts)
+		ret = -ENOSPC;
+	if (ret == -ENOSPC)
+		snprintf(err, len, "%zu hosts with %u free GPUs needed, %zu have them%s",
+			 need, gpus_per_host, ne,
+			 ne >= need ? ", but not within one connected part" : "");
+	free(e);
+	if (ret)
+		pool_placement_release(out);
+	return ret;
+}
+
+/* --- exports --- */
+
+/*
+ * Hosts bucketed by their group at level l, a counting sort: group g's
+ * are ord[off[g] .. off[g + 1]), in name order.
+ */
+static int buckets(const struct pool_tree *t, unsigned int l, uint32_t **off,
+		   uint32_t **ord)
+{
+	const uint32_t *row = t->grp + (size_t)l * t->nhosts;
+	size_t h;
+	uint32_t g;
+
+	*off = calloc(t->ngrp[l] + 2, sizeof(**off));
+	*ord = malloc((t->nhosts + 1) * sizeof(**ord));
+	if (!*off || !*ord) {
+		free(*off);
+		free(*ord);
+		return -ENOMEM;
+	}
+	for (h = 0; h < t->nhosts; h++)
+		(*off)[row[h] + 2]++;
+	for (g = 0; g < t->ngrp[l]; g++)
+		(*off)[g + 2] += (*off)[g + 1];
+	for (h = 0; h < t->nhosts; h++)
+		(*ord)[(*off)[row[h] + 1]++] = h;
+	return 0;
+}
+
+/* Group g of level l as Slurm names it: s<k>, k counted from the leaves. */
+static uint32_t switch_no(const struct pool_tree *t, unsigned int l,
+			  uint32_t g)
+{
+	unsigned int i;
+
+	for (i = 0; i < l; i++)
+		g += t->ngrp[i];
+	return g;
+}
+
+/* One SwitchName line for group g of level l, members ord[a .. b). */
+static int slurm_line(const struct pool_tree *t, unsigned int l, uint32_t g,
+		      const uint32_t *ord, uint32_t a, uint32_t b, FILE *out)
+{
+	char **names = calloc(b - a + 1, sizeof(*names)), *list = NULL;
+	const uint32_t *below = t->grp + (size_t)(l ? l - 1 : 0) * t->nhosts;
+	size_t n = 0, i;
+	int ret = -ENOMEM;
+
+	if (!names)
+		return ret;
+	for (i = a; i < b; i++) {
+		if (!l) {
+			names[n++] = t->host[ord[i]];
+			continue;
+		}
+		if (asprintf(&names[n], "s%u",
+			     switch_no(t, l - 1, below[ord[i]])) < 0)
+			goto out_free;
+		n++;
+	}
+	ret = pool_hostlist_compress(names, n, &list);
+	if (!ret && fprintf(out, "SwitchName=s%u %s=%s\n", switch_no(t, l, g),
+			    l ? "Switches" : "Nodes", list) < 0)
+		ret = -EIO;
+	free(list);
+out_free:
+	for (i = 0; l && i < n; i++)
+		free(names[i]);
+	free(names);
+	return ret;
+}
+
+int pool_export_slurm(const struct pool_tree *t, FILE *out)
+{
+	uint32_t *off, *ord, g;
+	unsigned int l;
+	int ret = 0;
+
+	for (l = 0; l < t->nlevels && !ret; l++) {
+		ret = buckets(t, l, &off, &ord);
+		if (ret)
+			break;
+		for (g = 0; !ret && g < t->ngrp[l]; g++)
+			ret = slurm_line(t, l, g, ord, off[g], off[g + 1], out);
+		free(off);
+		free(ord);
+	}
+	return ret;
+}
+
+int pool_export_k8s(const struct pool_tree *t, FILE *out)
+{
+	unsigned int l;
+	size_t h;
+
+	for (h = 0; h < t->nhosts; h++) {
+		if (fprintf(out, "%s", t->host[h]) < 0)
+			return -EIO;
+		for (l = 0; l < t->nlevels; l++)
+			if (fprintf(out, " fabric.topograph.run/tier-%u=s%u",
+				    l + 1, switch_no(t, l,
+				    t->grp[(size_t)l * t->nhosts + h])) < 0)
+				return -EIO;
+		if (fputc('\n', out) == EOF)
+			return -EIO;
+	}
+	return 0;
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Job placement: which hosts a job of N GPUs should get so it spans the
+ * fewest switch levels, and the same host grouping exported as a Slurm
+ * topology.conf (tree plugin) and as Kubernetes node labels.
+ */
+#ifndef GPUAWARE_POOL_PLACE_H
+#define GPUAWARE_POOL_PLACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pool.h"
+#include "topology/fabric.h"
+#include "topology/fattree.h"
+#include "topology/swgraph.h"
+
+/*
+ * The fabric's hosts (CA node descriptions' first word, case-insensitive;
+ * a host's HCAs are joined by name) grouped by level.
+ *
+ * Fat-tree (ft_recognise): the level-l group of a host is the connected
+ * part of the switches at most l levels above the leaves that holds its
+ * leaves; a rail-optimized host's rail leaves count as one.  Level 0 is
+ * a leaf (or a scalable unit of rail leaves), level 1 a pod, and so on.
+ *
+ * Anything else: level 0 is the host's switch, level 1 the connected
+ * fabric; placement then measures hop distance between switches.
+ *
+ * Levels that group exactly as the one below are left out, so the top
+ * level is the first with one group per connected part.  Groups are
+ * numbered per level in the order of their first host by name.
+ * Everything owned; pool_tree_release() frees it.
+ */
+struct pool_tree {
+	bool fattree;
+	unsigned int nlevels;
+	size_t nhosts;
+	char **host;		/* sorted case-insensitively */
+	uint32_t *grp;		/* grp[l * nhosts + h] */
+	uint32_t ngrp[FT_MAX_LEVELS];
+	struct swg g;		/* non-tree only */
+	uint32_t *host_sw;	/* non-tree: local switch of each host */
+};
+
+int pool_tree_build(const struct fabric *f, struct pool_tree *t, char *err,
+		    size_t len);
+void pool_tree_release(struct pool_tree *t);
+
+/* Index of host name, or -1 when the fabric has no such host. */
+long pool_tree_host(const struct pool_tree *t, const char *name);
+
+/* Owned hosts array; pool_placement_release() frees it. */
+struct pool_placement {
+	size_t nhosts;
+	uint32_t *hosts;	/* config host indices */
+	unsigned int span;	/* tree: group level; else hops from the centre */
+	unsigned int groups;	/* level-0 groups (leaves, switches) used */
+	double load;		/* summed host load */
+};
+
+/*
+ * Best hosts for a job of ngpus GPUs, gpus_per_host on each (the last
+ * host may need fewer but is asked for as many): hosts of the pool with
+ * that many free GPUs now that the fabric knows.  Fat-trees: the lowest
+ * level at which one group holds enough; among that level's groups the
+ * placement using the fewest leaves, then the least summed load (load[h]
+ * per config host, NULL for none), then the first group.  Within a group
+ * leaves are filled fullest first (least loaded, then first, on ties),
+ * hosts least loaded first, then in config order.  Other fabrics: for
+ * each switch as centre, the nearest hosts by hops (then load, then
+ * config order); the fewest hops from the centre, then fewest switches,
+ * then least load, then the first centre.  -ENOSPC with "N hosts with G
+ * free GPUs needed, M have them".
+ */
+int pool_place(const struct pool *p, const struct pool_config *cfg,
+	       const struct pool_tree *t, unsigned int ngpus,
+	       unsigned int gpus_per_host, const double *load,
+	       struct pool_placement *out, char *err, size_t len);
+void pool_placement_release(struct pool_placement *pl);
+
+/*
+ * Slurm topology.conf for the tree plugin: group g of level l is switch
+ * "s<k>" with k counting groups level by level from the leaves;
+ * "SwitchName=s0 Nodes=gpu[01-04]" for level 0, "SwitchName=s10
+ * Switches=s[0-3]" above.  Returns 0 or a negative errno.
+ */
+int pool_export_slurm(const struct pool_tree *t, FILE *out);
+
+/*
+ * One line per host: "NAME fabric.topograph.run/tier-1=s0
+ * fabric.topograph.run/tier-2=s4 ...", tier l+1 naming its level-l group
+ * as the Slurm export does; ready for "kubectl label node".
+ */
+int pool_export_k8s(const struct pool_tree *t, FILE *out);
+
+#endif

@@ -1,0 +1,963 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Pool state and the allocation policy.  Operations check, build a
+ * journal record, make it durable, then apply() it: replay runs the same
+ * apply(), so the state after a restart is the state before it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hostlist.h"
+#include "journal.h"
+#include "pool.h"
+#include "topology/textio.h"
+
+struct phost {
+	unsigned int nfree;
+	uint64_t owner[POOL_MAX_GPUS];	/* allocation id per GPU, 0 free */
+};
+
+/* Owns everything but cfg. */
+struct pool {
+	const struct pool_config *cfg;
+	struct phost *hosts;
+	struct pool_alloc *allocs;	/* ascending id */
+	size_t nallocs, alloc_cap;
+	struct pool_job *jobs;
+	size_t njobs, job_cap;
+	uint64_t next_id;
+	/*
+	 * The latest time any call or record named: records carry it, not
+	 * the caller's clock, so a clock stepping back cannot make replay
+	 * keep a lease that a timer freed before (that is not journaled).
+	 */
+	time_t clock;
+	struct pool_journal *j;
+};
+
+__attribute__((format(printf, 4, 5)))
+static int fail(char *err, size_t len, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+int pool_new(const struct pool_config *cfg, struct pool **out)
+{
+	struct pool *p = calloc(1, sizeof(*p));
+	size_t h;
+
+	*out = NULL;
+	if (!p)
+		return -ENOMEM;
+	p->hosts = calloc(cfg->nhosts + 1, sizeof(*p->hosts));
+	if (!p->hosts) {
+		free(p);
+		return -ENOMEM;
+	}
+	p->cfg = cfg;
+	p->next_id = 1;
+	for (h = 0; h < cfg->nhosts; h++)
+		p->hosts[h].nfree = cfg->hosts[h].gpus;
+	*out = p;
+	return 0;
+}
+
+static void alloc_release(struct pool_alloc *a)
+{
+	free(a->client);
+	free(a->job);
+	free(a->gpus);
+}
+
+static void job_release(struct pool_job *jb)
+{
+	size_t i;
+
+	for (i = 0; i < jb->nhosts; i++)
+		free(jb->hosts[i]);
+	free(jb->hosts);
+	free(jb->id);
+}
+
+void pool_free(struct pool *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nallocs; i++)
+		alloc_release(&p->allocs[i]);
+	for (i = 0; i < p->njobs; i++)
+		job_release(&p->jobs[i]);
+	pool_journal_close(p->j);
+	free(p->allocs);
+	free(p->jobs);
+	free(p->hosts);
+	free(p);
+}
+
+static long host_index(const struct pool *p, const char *name)
+{
+	size_t h;
+
+	for (h = 0; h < p->cfg->nhosts; h++)
+		if (!strcmp(p->cfg->hosts[h].name, name))
+			return h;
+	return -1;
+}
+
+static long alloc_index(const struct pool *p, uint64_t id)
+{
+	size_t lo = 0, hi = p->nallocs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->allocs[mid].id == id)
+			return mid;
+		if (p->allocs[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static long job_index(const struct pool *p, const char *job)
+{
+	size_t i;
+
+	for (i = 0; i < p->njobs; i++)
+		if (!strcmp(p->jobs[i].id, job))
+			return i;
+	return -1;
+}
+
+/* Drop allocation i, its GPUs back to free. */
+static void drop_alloc(struct pool *p, size_t i)
+{
+	struct pool_alloc *a = &p->allocs[i];
+	unsigned int k;
+
+	for (k = 0; k < a->ngpus; k++) {
+		p->hosts[a->gpus[k].host].owner[a->gpus[k].gpu] = 0;
+		p->hosts[a->gpus[k].host].nfree++;
+	}
+	alloc_release(a);
+	memmove(a, a + 1, (p->nallocs - i - 1) * sizeof(*a));
+	p->nallocs--;
+}
+
+/* Advance the pool's clock to now; returns the clock. */
+static time_t tick(struct pool *p, time_t now)
+{
+	if (now > p->clock)
+		p->clock = now;
+	return p->clock;
+}
+
+size_t pool_expire(struct pool *p, time_t now)
+{
+	size_t i = 0, n = 0;
+
+	now = tick(p, now);
+	while (i < p->nallocs) {
+		if (p->allocs[i].expires <= now) {
+			drop_alloc(p, i);
+			n++;
+		} else {
+			i++;
+		}
+	}
+	return n;
+}
+
+/* --- records: one JSON shape for journal, snapshot and replay --- */
+
+static struct json_object *alloc_json(const struct pool *p,
+				      const struct pool_alloc *a)
+{
+	struct json_object *o = json_object_new_object(), *g, *x;
+	const struct pool_host_cfg *hc;
+	char guid[24];
+	unsigned int k;
+
+	g = json_object_new_array();
+	if (!o || !g)
+		goto out_put;
+	json_object_object_add(o, "id", json_object_new_uint64(a->id));
+	json_object_object_add(o, "uid", json_object_new_int64(a->uid));
+	json_object_object_add(o, "client", json_object_new_string(a->client));
+	if (*a->job)
+		json_object_object_add(o, "job", json_object_new_string(a->job));
+	json_object_object_add(o, "expires", json_object_new_int64(a->expires));
+	json_object_object_add(o, "gpus", g);
+	for (k = 0; k < a->ngpus; k++) {
+		hc = &p->cfg->hosts[a->gpus[k].host];
+		x = json_object_new_object();
+		if (!x || json_object_array_add(g, x))
+			goto out_put;
+		json_object_object_add(x, "host",
+				       json_object_new_string(hc->name));
+		json_object_object_add(x, "gpu",
+				       json_object_new_int(a->gpus[k].gpu));
+		json_object_object_add(x, "rail",
+				       json_object_new_int(a->gpus[k].rail));
+		if (hc->hca[a->gpus[k].rail].guid) {
+			snprintf(guid, sizeof(guid), "0x%016" PRIx64,
+				 hc->hca[a->gpus[k].rail].guid);
+			json_object_object_add(x, "port_guid",
+					       json_object_new_string(guid));
+		}
+		json_object_object_add(x, "dlid",
+				       json_object_new_int64(a->gpus[k].dlid));
+	}
+	return o;
+out_put:
+	json_object_put(o);
+	if (!o)
+		json_object_put(g);
+	return NULL;
+}
+
+static bool get_int(struct json_object *o, const char *k, int64_t lo,
+		    int64_t hi, int64_t *v)
+{
+	struct json_object *x;
+
+	if (!json_object_object_get_ex(o, k, &x) ||
+	    !json_object_is_type(x, json_type_int))
+		return false;
+	*v = json_object_get_int64(x);
+	return *v >= lo && *v <= hi;
+}
+
+static const char *get_str(struct json_object *o, const char *k)
+{
+	struct json_object *x;
+
+	if (!json_object_object_get_ex(o, k, &x) ||
+	    !json_object_is_type(x, json_type_string))
+		return NULL;
+	return json_object_get_string(x);
+}
+
+/* One GPU of an alloc record into r, checking it names a free GPU. */
+static int take_gpu(struct pool *p, struct json_object *x,
+		    struct pool_gpu_ref *r, char *err, size_t len)
+{
+	const char *host = get_str(x, "host");
+	long h = host ? host_index(p, host) : -1;
+	int64_t g, rail, dlid;
+
+	if (h < 0)
+		return fail(err, len, -EINVAL, "GPU on host '%s', which the config does not have",
+			    host ? host : "?");
+	if (!get_int(x, "gpu", 0, p->cfg->hosts[h].gpus - 1, &g) ||
+	    !get_int(x, "rail", 0, p->cfg->hosts[h].nhca - 1, &rail) ||
+	    !get_int(x, "dlid", 0, UINT32_MAX, &dlid))
+		return fail(err, len, -EINVAL, "bad GPU of host %s (the config has %u GPUs, %u HCAs)",
+			    host, p->cfg->hosts[h].gpus, p->cfg->hosts[h].nhca);
+	if (rail != pool_gpu_rail(&p->cfg->hosts[h], g))
+		return fail(err, len, -EINVAL, "%s GPU %" PRId64 " on rail %" PRId64 ", the config puts it on rail %u",
+			    host, g, rail, pool_gpu_rail(&p->cfg->hosts[h], g));
+	if (p->hosts[h].owner[g])
+		return fail(err, len, -EEXIST, "%s GPU %" PRId64 " already held by allocation %" PRIu64,
+			    host, g, p->hosts[h].owner[g]);
+	r->host = h;
+	r->gpu = g;
+	r->rail = rail;
+	r->dlid = dlid;
+	return 0;
+}
+
+/* Insert the allocation an alloc record (or snapshot entry) describes. */
+static int take_alloc(struct pool *p, struct json_object *o, char *err,
+		      size_t len)
+{
+	struct pool_alloc a = { 0 }, *slot;
+	struct json_object *g;
+	const char *client = get_str(o, "client"), *job = get_str(o, "job");
+	int64_t id, uid, exp;
+	size_t k, n;
+	int ret;
+
+	if (!get_int(o, "id", 1, INT64_MAX, &id) ||
+	    !get_int(o, "uid", 0, UINT32_MAX, &uid) ||
+	    !get_int(o, "expires", INT64_MIN, INT64_MAX, &exp) || !client ||
+	    !json_object_object_get_ex(o, "gpus", &g) ||
+	    !json_object_is_type(g, json_type_array) ||
+	    !(n = json_object_array_length(g)))
+		return fail(err, len, -EINVAL, "malformed allocation");
+	if ((uint64_t)id < p->next_id)
+		return fail(err, len, -EINVAL, "allocation %" PRId64 " after %" PRIu64 " was handed out",
+			    id, p->next_id - 1);
+	a.id = id;
+	a.uid = uid;
+	a.expires = exp;
+	a.client = strdup(client);
+	a.job = strdup(job ? job : "");
+	a.gpus = calloc(n, sizeof(*a.gpus));
+	ret = -ENOMEM;
+	if (!a.client || !a.job || !a.gpus ||
+	    tio_grow((void **)&p->allocs, &p->alloc_cap, p->nallocs + 1,
+		     sizeof(*p->allocs)))
+		goto out_release;
+	for (k = 0; k < n; k++) {
+		ret = take_gpu(p, json_object_array_get_idx(g, k), &a.gpus[k],
+			       err, len);
+		if (ret)
+			goto out_undo;
+		/* claimed now, so a GPU named twice in one record fails */
+		p->hosts[a.gpus[k].host].owner[a.gpus[k].gpu] = a.id;
+		a.ngpus++;
+	}
+	for (k = 0; k < n; k++)
+		p->hosts[a.gpus[k].host].nfree--;
+	slot = &p->allocs[p->nallocs++];
+	*slot = a;
+	p->next_id = a.id + 1;
+	return 0;
+out_undo:
+	for (k = 0; k < a.ngpus; k++)
+		p->hosts[a.gpus[k].host].owner[a.gpus[k].gpu] = 0;
+out_release:
+	alloc_release(&a);
+	return ret == -ENOMEM ? fail(err, len, ret, "out of memory") : ret;
+}
+
+static int take_job(struct pool *p, struct json_object *o, char *err,
+		    size_t len)
+{
+	const char *id = get_str(o, "job");
+	struct pool_job jb = { 0 };
+	struct json_object *h, *x;
+	long old;
+	size_t k, n;
+
+	if (!id || !json_object_object_get_ex(o, "hosts", &h) ||
+	    !json_object_is_type(h, json_type_array))
+		return fail(err, len, -EINVAL, "malformed job");
+	n = json_object_array_length(h);
+	jb.id = strdup(id);
+	jb.hosts = calloc(n + 1, sizeof(*jb.hosts));
+	if (!jb.id || !jb.hosts)
+		goto out_nomem;
+	for (k = 0; k < n; k++) {
+		x = json_object_array_get_idx(h, k);
+		if (!json_object_is_type(x, json_type_string)) {
+			job_release(&jb);
+			return fail(err, len, -EINVAL, "malformed job");
+		}
+		jb.hosts[k] = strdup(json_object_get_string(x));
+		if (!jb.hosts[k])
+			goto out_nomem;
+		jb.nhosts++;
+	}
+	old = job_index(p, id);
+	if (old >= 0) {
+		job_release(&p->jobs[old]);
+		p->jobs[old] = jb;
+		return 0;
+	}
+	if (tio_grow((void **)&p->jobs, &p->job_cap, p->njobs + 1,
+		     sizeof(*p->jobs)))
+		goto out_nomem;
+	p->jobs[p->njobs++] = jb;
+	return 0;
+out_nomem:
+	job_release(&jb);
+	return fail(err, len, -ENOMEM, "out of memory");
+}
+
+static void end_job(struct pool *p, size_t i)
+{
+	size_t k = 0;
+
+	while (k < p->nallocs) {
+		if (!strcmp(p->allocs[k].job, p->jobs[i].id))
+			drop_alloc(p, k);
+		else
+			k++;
+	}
+	job_release(&p->jobs[i]);
+	memmove(&p->jobs[i], &p->jobs[i + 1],
+		(p->njobs - i - 1) * sizeof(*p->jobs));
+	p->njobs--;
+}
+
+/* The one place records change the state, live and on replay. */
+static int apply(struct pool *p, struct json_object *rec, char *err,
+		 size_t len)
+{
+	const char *op = get_str(rec, "op"), *job;
+	int64_t at, id, exp;
+	long i;
+
+	if (!op || !get_int(rec, "at", INT64_MIN, INT64_MAX, &at))
+		return fail(err, len, -EINVAL, "record without op or time");
+	pool_expire(p, at);
+	if (!strcmp(op, "alloc"))
+		return take_alloc(p, rec, err, len);
+	if (!strcmp(op, "job.start"))
+		return take_job(p, rec, err, len);
+	if (!strcmp(op, "job.end")) {
+		job = get_str(rec, "job");
+		i = job ? job_index(p, job) : -1;
+		if (i < 0)
+			return fail(err, len, -ENOENT, "end of unknown job");
+		end_job(p, i);
+		return 0;
+	}
+	if (strcmp(op, "release") && strcmp(op, "renew"))
+		return fail(err, len, -EINVAL, "unknown op '%s'", op);
+	if (!get_int(rec, "id", 1, INT64_MAX, &id) ||
+	    (i = alloc_index(p, id)) < 0)
+		return fail(err, len, -ENOENT, "%s of unknown allocation", op);
+	if (!strcmp(op, "release")) {
+		drop_alloc(p, i);
+		return 0;
+	}
+	if (!get_int(rec, "expires", INT64_MIN, INT64_MAX, &exp))
+		return fail(err, len, -EINVAL, "renew without expiry");
+	p->allocs[i].expires = exp;
+	return 0;
+}
+
+/* Journal rec (consumed) if there is a journal, then apply it. */
+static int commit(struct pool *p, struct json_object *rec, char *err,
+		  size_t len)
+{
+	int ret = 0;
+
+	if (!rec)
+		return fail(err, len, -ENOMEM, "out of memory");
+	if (p->j)
+		ret = pool_journal_append(p->j, rec, err, len);
+	if (!ret) {
+		ret = apply(p, rec, err, len);
+		/* durable but not applied: state and journal now differ */
+		if (ret)
+			ret = -EIO;
+	}
+	json_object_put(rec);
+	return ret;
+}
+
+/* A record of op at the pool's clock, advanced to now. */
+static struct json_object *record(struct pool *p, const char *op,
+				  time_t now)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (o) {
+		json_object_object_add(o, "op", json_object_new_string(op));
+		json_object_object_add(o, "at",
+				       json_object_new_int64(tick(p, now)));
+	}
+	return o;
+}
+
+/* --- state files --- */
+
+static int restore_cb(void *ctx, struct json_object *state, char *err,
+		      size_t len)
+{
+	struct pool *p = ctx;
+	struct json_object *a, *jb;
+	int64_t next, clock;
+	size_t i;
+	int ret;
+
+	if (!get_int(state, "next_id", 1, INT64_MAX, &next) ||
+	    !get_int(state, "clock", INT64_MIN, INT64_MAX, &clock) ||
+	    !json_object_object_get_ex(state, "allocs", &a) ||
+	    !json_object_object_get_ex(state, "jobs", &jb) ||
+	    !json_object_is_type(a, json_type_array) ||
+	    !json_object_is_type(jb, json_type_array))
+		return fail(err, len, -EINVAL, "malformed pool state");
+	for (i = 0; i < json_object_array_length(a); i++) {
+		ret = take_alloc(p, json_object_array_get_idx(a, i), err, len);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < json_object_array_length(jb); i++) {
+		ret = take_job(p, json_object_array_get_idx(jb, i), err, len);
+		if (ret)
+			return ret;
+	}
+	if ((uint64_t)next < p->next_id)
+		return fail(err, len, -EINVAL, "next_id below an allocation");
+	p->next_id = next;
+	tick(p, clock);
+	return 0;
+}
+
+static int apply_cb(void *ctx, uint64_t seq, struct json_object *rec,
+		    char *err, size_t len)
+{
+	(void)seq;
+	return apply(ctx, rec, err, len);
+}
+
+int pool_open_state(struct pool *p, const char *dir, time_t now,
+		    char *err, size_t len)
+{
+	static const struct pool_journal_ops ops = { restore_cb, apply_cb };
+	int ret;
+
+	if (p->j || p->nallocs || p->njobs)
+		return fail(err, len, -EBUSY, "pool state already loaded");
+	ret = pool_journal_open(dir, &ops, p, &p->j, err, len);
+	if (ret)
+		return ret;
+	pool_expire(p, now);
+	return 0;
+}
+
+static struct json_object *state_json(const struct pool *p)
+{
+	struct json_object *s = json_object_new_object(), *a, *jb, *x, *h;
+	size_t i, k;
+
+	a = json_object_new_array();
+	jb = json_object_new_array();
+	if (!s || !a || !jb) {
+		json_object_put(a);
+		json_object_put(jb);
+		json_object_put(s);
+		return NULL;
+	}
+	json_object_object_add(s, "next_id", json_object_new_uint64(p->next_id));
+	json_object_object_add(s, "clock", json_object_new_int64(p->clock));
+	json_object_object_add(s, "allocs", a);
+	json_object_object_add(s, "jobs", jb);
+	for (i = 0; i < p->nallocs; i++) {
+		x = alloc_json(p, &p->allocs[i]);
+		if (!x || json_object_array_add(a, x))
+			goto out_put;
+	}
+	for (i = 0; i < p->njobs; i++) {
+		x = json_object_new_object();
+		h = json_object_new_array();
+		if (!x || !h || json_object_array_add(jb, x)) {
+			json_object_put(x);
+			json_object_put(h);
+			goto out_put;
+		}
+		json_object_object_add(x, "job",
+				       json_object_new_string(p->jobs[i].id));
+		json_object_object_add(x, "hosts", h);
+		for (k = 0; k < p->jobs[i].nhosts; k++)
+			json_object_array_add(h, json_object_new_string(
+						      p->jobs[i].hosts[k]));
+	}
+	return s;
+out_put:
+	json_object_put(s);
+	return NULL;
+}
+
+int pool_compact(struct pool *p, char *err, size_t len)
+{
+	struct json_object *s;
+	int ret;
+
+	if (!p->j)
+		return fail(err, len, -ENOENT, "no state directory opened");
+	s = state_json(p);
+	if (!s)
+		return fail(err, len, -ENOMEM, "out of memory");
+	ret = pool_journal_compact(p->j, s, err, len);
+	json_object_put(s);
+	return ret;
+}
+
+const char *pool_state_note(const struct pool *p)
+{
+	return p->j ? pool_journal_note(p->j) : "";
+}
+
+/* --- the allocation policy --- */
+
+/* A free GPU the client can reach. */
+struct cand {
+	uint32_t host;
+	unsigned int gpu, rail, ord;	/* ord: free GPUs before it on its rail */
+	uint32_t dlid;
+	double load;
+};
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->host != y->host)
+		return x->host < y->host ? -1 : 1;
+	if (x->ord != y->ord)
+		return x->ord < y->ord ? -1 : 1;
+	if (x->load != y->load)
+		return x->load < y->load ? -1 : 1;
+	return x->gpu < y->gpu ? -1 : x->gpu > y->gpu;
+}
+
+/* Per host: its candidates c[first..first+n), in the order to take them. */
+struct hcand {
+	size_t first, n;
+	bool used;
+};
+
+/*
+ * Candidates of every host, grouped by host, each host's in taking order.
+ * The oracle is asked once per host and rail.  Returns the count or a
+ * negative errno; *unreach counts free GPUs behind unreachable ports.
+ */
+static long candidates(const struct pool *p, const char *client,
+		       pool_cost_fn cost, void *ctx, struct cand *c,
+		       struct hcand *hc, unsigned int *unreach)
+{
+	unsigned int g, r, ord[POOL_MAX_HCAS];
+	uint32_t dlid[POOL_MAX_HCAS];
+	double load[POOL_MAX_HCAS];
+	bool ok[POOL_MAX_HCAS], asked[POOL_MAX_HCAS];
+	size_t h, n = 0;
+
+	*unreach = 0;
+	for (h = 0; h < p->cfg->nhosts; h++) {
+		const struct pool_host_cfg *cf = &p->cfg->hosts[h];
+
+		hc[h].first = n;
+		memset(asked, 0, sizeof(asked));
+		memset(ord, 0, sizeof(ord));
+		for (g = 0; g < cf->gpus; g++) {
+			if (p->hosts[h].owner[g])
+				continue;
+			r = pool_gpu_rail(cf, g);
+			if (!asked[r]) {
+				struct pool_port port = { cf->name, r,
+							  &cf->hca[r] };
+
+				asked[r] = true;
+				ok[r] = !cost(ctx, client, &port, &dlid[r],
+					      &load[r]);
+			}
+			if (!ok[r]) {
+				(*unreach)++;
+				continue;
+			}
+			c[n].host = h;
+			c[n].gpu = g;
+			c[n].rail = r;
+			c[n].ord = ord[r]++;
+			c[n].dlid = dlid[r];
+			c[n++].load = load[r];
+		}
+		hc[h].n = n - hc[h].first;
+	}
+	qsort(c, n, sizeof(*c), cmp_cand);
+	return n;
+}
+
+static double take_cost(const struct cand *c, const struct hcand *h,
+			size_t m)
+{
+	double s = 0;
+	size_t i;
+
+	for (i = 0; i < m; i++)
+		s += c[h->first + i].load;
+	return s;
+}
+
+/*
+ * The host to take m GPUs from: among unused hosts with m candidates,
+ * the cheapest for m, then the one with fewest spare (keeps big hosts
+ * whole), then config order.  -1 when none has m.
+ */
+static long best_fit(const struct cand *c, const struct hcand *hc,
+		     size_t nh, size_t m)
+{
+	double best = 0, x;
+	long b = -1;
+	size_t h;
+
+	for (h = 0; h < nh; h++) {
+		if (hc[h].used || hc[h].n < m)
+			continue;
+		x = take_cost(c, &hc[h], m);
+		if (b < 0 || x < best || (x == best && hc[h].n < hc[b].n)) {
+			best = x;
+			b = h;
+		}
+	}
+	return b;
+}
+
+/*
+ * The host to take whole when none can hold the rest: most candidates,
+ * then the cheapest per GPU, then config order.
+ */
+static long biggest(const struct cand *c, const struct hcand *hc, size_t nh)
+{
+	double best = 0, x;
+	long b = -1;
+	size_t h;
+
+	for (h = 0; h < nh; h++) {
+		if (hc[h].used || !hc[h].n)
+			continue;
+		x = take_cost(c, &hc[h], hc[h].n) / hc[h].n;
+		if (b < 0 || hc[h].n > hc[b].n ||
+		    (hc[h].n == hc[b].n && x < best)) {
+			best = x;
+			b = h;
+		}
+	}
+	return b;
+}
+
+/* Pick rq->ngpus of the candidates into a->gpus. */
+static void choose(const struct cand *c, struct hcand *hc, size_t nh,
+		   struct pool_alloc *a)
+{
+	size_t left = a->ngpus, m, i, k = 0;
+	long h;
+
+	while (left) {
+		h = best_fit(c, hc, nh, left);
+		if (h < 0)
+			h = biggest(c, hc, nh);
+		m = hc[h].n < left ? hc[h].n : left;
+		for (i = 0; i < m; i++, k++) {
+			const struct cand *x = &c[hc[h].first + i];
+
+			a->gpus[k].host = x->host;
+			a->gpus[k].gpu = x->gpu;
+			a->gpus[k].rail = x->rail;
+			a->gpus[k].dlid = x->dlid;
+		}
+		hc[h].used = true;
+		left -= m;
+	}
+}
+
+static unsigned int total_free(const struct pool *p)
+{
+	unsigned int n = 0;
+	size_t h;
+
+	for (h = 0; h < p->cfg->nhosts; h++)
+		n += p->hosts[h].nfree;
+	return n;
+}
+
+static int check_request(const struct pool *p, const struct pool_request *rq,
+			 char *err, size_t len)
+{
+	if (!rq->ngpus || rq->ngpus > p->cfg->nhosts * POOL_MAX_GPUS)
+		return fail(err, len, -EINVAL, "cannot allocate %u GPUs",
+			    rq->ngpus);
+	if (rq->lease_s > POOL_CFG_LEASE_MAX)
+		return fail(err, len, -EINVAL, "lease of %u s is longer than %d s",
+			    rq->lease_s, POOL_CFG_LEASE_MAX);
+	if (!rq->client || !*rq->client ||
+	    strlen(rq->client) > POOL_HOST_NAME_MAX)
+		return fail(err, len, -EINVAL, "bad client host name");
+	if (rq->job && strlen(rq->job) > POOL_JOB_MAX)
+		return fail(err, len, -EINVAL, "job id longer than %d",
+			    POOL_JOB_MAX);
+	return 0;
+}
+
+int pool_alloc(struct pool *p, const struct pool_request *rq,
+	       pool_cost_fn cost, void *ctx, const struct pool_alloc **out,
+	       char *err, size_t len)
+{
+	unsigned int nfree, unreach, lease;
+	struct pool_alloc a = { 0 };
+	time_t now;
+	struct json_object *rec;
+	struct hcand *hc;
+	struct cand *c;
+	long n;
+	int ret;
+
+	*out = NULL;
+	ret = check_request(p, rq, err, len);
+	if (ret)
+		return ret;
+	pool_expire(p, rq->now);
+	now = p->clock;
+	nfree = total_free(p);
+	c = calloc(nfree + 1, sizeof(*c));
+	hc = calloc(p->cfg->nhosts + 1, sizeof(*hc));
+	a.gpus = calloc(rq->ngpus, sizeof(*a.gpus));
+	if (!c || !hc || !a.gpus) {
+		ret = fail(err, len, -ENOMEM, "out of memory");
+		goto out_free;
+	}
+	n = candidates(p, rq->client, cost, ctx, c, hc, &unreach);
+	if (n < rq->ngpus) {
+		if (unreach)
+			ret = fail(err, len, -ENOSPC, "%u GPUs requested, %u free, %u of them unreachable from %s",
+				   rq->ngpus, nfree, unreach, rq->client);
+		else
+			ret = fail(err, len, -ENOSPC, "%u GPUs requested, %u free",
+				   rq->ngpus, nfree);
+		goto out_free;
+	}
+	a.ngpus = rq->ngpus;
+	choose(c, hc, p->cfg->nhosts, &a);
+	lease = rq->lease_s ? rq->lease_s : p->cfg->lease_default_s;
+	a.id = p->next_id;
+	a.uid = rq->uid;
+	a.client = (char *)rq->client;
+	a.job = (char *)(rq->job ? rq->job : "");
+	a.expires = now + lease;
+	rec = alloc_json(p, &a);
+	if (rec) {
+		json_object_object_add(rec, "op", json_object_new_string("alloc"));
+		json_object_object_add(rec, "at", json_object_new_int64(now));
+	}
+	ret = commit(p, rec, err, len);
+	if (!ret)
+		*out = &p->allocs[p->nallocs - 1];
+out_free:
+	free(a.gpus);
+	free(hc);
+	free(c);
+	return ret;
+}
+
+/* Allocation id for a change by uid, or a negative errno. */
+static long owned(const struct pool *p, uint64_t id, uid_t uid, char *err,
+		  size_t len)
+{
+	long i = alloc_index(p, id);
+
+	if (i < 0)
+		return fail(err, len, -ENOENT, "no allocation %" PRIu64, id);
+	if (uid && p->allocs[i].uid != uid)
+		return fail(err, len, -EPERM, "allocation %" PRIu64 " belongs to uid %u",
+			    id, (unsigned int)p->allocs[i].uid);
+	return i;
+}
+
+int pool_release(struct pool *p, uint64_t id, uid_t uid, time_t now,
+		 char *err, size_t len)
+{
+	struct json_object *rec;
+	long i;
+
+	pool_expire(p, now);
+	i = owned(p, id, uid, err, len);
+	if (i < 0)
+		return i;
+	rec = record(p, "release", now);
+	if (rec)
+		json_object_object_add(rec, "id", json_object_new_uint64(id));
+	return commit(p, rec, err, len);
+}
+
+int pool_renew(struct pool *p, uint64_t id, uid_t uid, unsigned int lease_s,
+	       time_t now, char *err, size_t len)
+{
+	struct json_object *rec;
+	long i;
+
+	if (lease_s > POOL_CFG_LEASE_MAX)
+		return fail(err, len, -EINVAL, "lease of %u s is longer than %d s",
+			    lease_s, POOL_CFG_LEASE_MAX);
+	pool_expire(p, now);
+	i = owned(p, id, uid, err, len);
+	if (i < 0)
+		return i;
+	rec = record(p, "renew", now);
+	if (rec) {
+		json_object_object_add(rec, "id", json_object_new_uint64(id));
+		json_object_object_add(rec, "expires", json_object_new_int64(
+			p->clock + (lease_s ? lease_s :
+				    p->cfg->lease_default_s)));
+	}
+	return commit(p, rec, err, len);
+}
+
+int pool_job_start(struct pool *p, const char *job, char *const *hosts,
+		   size_t nhosts, time_t now, char *err, size_t len)
+{
+	struct json_object *rec, *h;
+	size_t i;
+
+	if (!job || !*job || strlen(job) > POOL_JOB_MAX)
+		return fail(err, len, -EINVAL, "job id must be 1..%d characters",
+			    POOL_JOB_MAX);
+	rec = record(p, "job.start", now);
+	h = json_object_new_array();
+	if (!rec || !h) {
+		json_object_put(h);
+		json_object_put(rec);
+		return fail(err, len, -ENOMEM, "out of memory");
+	}
+	json_object_object_add(rec, "job", json_object_new_string(job));
+	json_object_object_add(rec, "hosts", h);
+	for (i = 0; i < nhosts; i++)
+		json_object_array_add(h, json_object_new_string(hosts[i]));
+	return commit(p, rec, err, len);
+}
+
+int pool_job_end(struct pool *p, const char *job, time_t now, char *err,
+		 size_t len)
+{
+	struct json_object *rec;
+
+	if (job_index(p, job) < 0)
+		return fail(err, len, -ENOENT, "no job '%s'", job);
+	rec = record(p, "job.end", now);
+	if (rec)
+		json_object_object_add(rec, "job", json_object_new_string(job));
+	return commit(p, rec, err, len);
+}
+
+size_t pool_nallocs(const struct pool *p)
+{
+	return p->nallocs;
+}
+
+const struct pool_alloc *pool_alloc_at(const struct pool *p, size_t i)
+{
+	return i < p->nallocs ? &p->allocs[i] : NULL;
+}
+
+const struct pool_alloc *pool_alloc_find(const struct pool *p, uint64_t id)
+{
+	long i = alloc_index(p, id);
+
+	return i < 0 ? NULL : &p->allocs[i];
+}
+
+const struct pool_job *pool_job_find(const struct pool *p, const char *job)
+{
+	long i = job_index(p, job);
+
+	return i < 0 ? NULL : &p->jobs[i];
+}
+
+unsigned int pool_free_gpus(const struct pool *p, size_t h)
+{
+	return h < p->cfg->nhosts ? p->hosts[h].nfree : 0;
+}
+
+uint64_t pool_gpu_owner(const struct pool *p, size_t h, unsigned int g)
+{
+	return h < p->cfg->nhosts && g < POOL_MAX_GPUS ?
+	       p->hosts[h].owner[g] : 0;
+}

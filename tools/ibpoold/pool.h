@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The GPU pool: hosts and GPUs from the config, allocations with leases,
+ * jobs.  Every change is a journal record, durable before the call
+ * returns and applied by the same code on replay.
+ */
+#ifndef GPUAWARE_POOL_POOL_H
+#define GPUAWARE_POOL_POOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "config.h"
+
+#define POOL_JOB_MAX 64		/* longest job id */
+
+/* The HCA port a GPU sends through, as the cost oracle gets it. */
+struct pool_port {
+	const char *host;
+	unsigned int rail;	/* index into the host's hca list */
+	const struct pool_hca *hca;
+};
+
+/*
+ * The cost oracle: path from the client host to port.  Sets *dlid (the
+ * LID the client should address) and *load (higher is worse); returns 0,
+ * or a negative errno when the port cannot be reached (its GPUs are then
+ * not offered).  The daemon's answers with the least-loaded of the port's
+ * 2^LMC LIDs and that path's load.
+ */
+typedef int (*pool_cost_fn)(void *ctx, const char *client,
+			    const struct pool_port *port, uint32_t *dlid,
+			    double *load);
+
+struct pool_gpu_ref {
+	uint32_t host;		/* index into the config's hosts */
+	unsigned int gpu;
+	unsigned int rail;
+	uint32_t dlid;
+};
+
+/* Owned by the pool; valid until the next call that changes it. */
+struct pool_alloc {
+	uint64_t id;		/* from 1, never reused */
+	uid_t uid;		/* owner */
+	char *client;		/* host the GPUs were chosen for */
+	char *job;		/* "" when none */
+	time_t expires;		/* wall clock */
+	unsigned int ngpus;
+	struct pool_gpu_ref *gpus;
+};
+
+struct pool_job {
+	char *id;
+	char **hosts;
+	size_t nhosts;
+};
+
+struct pool_request {
+	uid_t uid;
+	const char *client;	/* host name of the client */
+	unsigned int ngpus;
+	unsigned int lease_s;	/* 0: the config's lease_default_s */
+	const char *job;	/* NULL or "": none */
+	time_t now;
+};
+
+struct pool;
+
+/* A pool over cfg, which is borrowed and must outlive it. */
+int pool_new(const struct pool_config *cfg, struct pool **out);
+void pool_free(struct pool *p);
+
+/*
+ * Replay the state in dir (see journal.h), then free the leases expired
+ * at now; from here on every change is journaled there.  Without this
+ * call the pool lives in memory only.  Errors carry file and line.
+ */
+int pool_open_state(struct pool *p, const char *dir, time_t now,
+		    char *err, size_t len);
+
+/* Snapshot the state and empty the journal (pool_journal_compact). */
+int pool_compact(struct pool *p, char *err, size_t len);
+
+/* Replay note of the journal (a cut torn record), "" for none. */
+const char *pool_state_note(const struct pool *p);
+
+/*
+ * Allocate rq->ngpus GPUs after freeing expired leases.  Each free GPU
+ * costs its HCA's path load (the oracle is asked once per host and rail);
+ * the GPUs come from as few hosts as can hold them, the cheapest such
+ * hosts, and within a host spread over its HCAs before doubling up on
+ * one (two GPUs behind one HCA share its port), cheapest first.  Ties go
+ * to config order, then GPU number.  *out points at the new allocation.
+ * -ENOSPC with "N GPUs requested, M free" (and how many of those the
+ * client cannot reach), -EINVAL for a bad request, or a journal error.
+ */
+int pool_alloc(struct pool *p, const struct pool_request *rq,
+	       pool_cost_fn cost, void *ctx, const struct pool_alloc **out,
+	       char *err, size_t len);
+
+/*
+ * Release or renew (lease_s 0: the default) allocation id, by its owner
+ * or root: -ENOENT unknown or expired, -EPERM someone else's.
+ */
+int pool_release(struct pool *p, uint64_t id, uid_t uid, time_t now,
+		 char *err, size_t len);
+int pool_renew(struct pool *p, uint64_t id, uid_t uid, unsigned int lease_s,
+	       time_t now, char *err, size_t len);
+
+/*
+ * A job started on hosts (replacing an earlier start of the same id), or
+ * ended: its allocations are released with it; -ENOENT for an unknown job.
+ */
+int pool_job_start(struct pool *p, const char *job, char *const *hosts,
+		   size_t nhosts, time_t now, char *err, size_t len);
+int pool_job_end(struct pool *p, const char *job, time_t now, char *err,
+		 size_t len);
+
+/*
+ * Free the allocations whose lease ended at or before now; returns how
+ * many.  Not journaled: every record carries its time and replay expires
+ * leases before applying it, so replay frees them at the same point.
+ * That time is the pool's clock, the latest now any call gave (kept in
+ * the snapshot too): leases count from it, and a clock stepping back
+ * cannot make replay keep a lease a timer freed.
+ */
+size_t pool_expire(struct pool *p, time_t now);
+
+/* Allocations by ascending id, i < pool_nallocs(). */
+size_t pool_nallocs(const struct pool *p);
+const struct pool_alloc *pool_alloc_at(const struct pool *p, size_t i);
+const struct pool_alloc *pool_alloc_find(const struct pool *p, uint64_t id);
+
+const struct pool_job *pool_job_find(const struct pool *p, const char *job);
+
+/* Free GPUs of config host h; the allocation holding GPU g, 0 if none. */
+unsigned int pool_free_gpus(const struct pool *p, size_t h);
+uint64_t pool_gpu_owner(const struct pool *p, size_t h, unsigned int g);
+
+#endif
