@@ -42,6 +42,7 @@ struct dmap {
 
 struct ftr {
 	const struct fabric *f;
+	const struct rt_jobs *jobs;	/* NULL: no jobs */
 	struct rt_tables *t;
 	uint32_t nsw;
 	size_t w;		/* words per bitset */
@@ -329,32 +330,113 @@ static void build_reach(struct ftr *r)
 }
 
 /*
- * Destination keys: CA LIDs numbered leaf by leaf (port order), each
- * port's 2^lmc LIDs consecutive so they take different slots; switch LIDs
- * after them.  idx[l][lid] = (key / U_l) % nslot[l].
+ * Key bases per bucket (a job, then bucket njobs for CAs in none): jobs
+ * by size x weight, heaviest first, so each job's keys are one block.
+ * Consecutive keys take consecutive slots at the leaves and consecutive
+ * key / U at the levels above, so a job's own destinations spread evenly
+ * over every switch's up ports, and small jobs take disjoint slot ranges.
+ */
+static int job_bases(const struct ftr *r, const uint32_t *cnt,
+		     uint32_t *base)
+{
+	const struct rt_jobs *js = r->jobs;
+	uint32_t *order = malloc((js->njobs + 1) * sizeof(*order));
+	uint32_t i, j, k = 0;
+
+	if (!order)
+		return -ENOMEM;
+	for (i = 0; i < js->njobs; i++) {
+		uint64_t wi = (uint64_t)cnt[i] * js->job[i].weight;
+
+		/* insertion sort, stable: the job count is small */
+		for (j = i; j > 0 && (uint64_t)cnt[order[j - 1]] *
+			     js->job[order[j - 1]].weight < wi; j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+	}
+	order[js->njobs] = js->njobs;
+	for (i = 0; i <= js->njobs; i++) {
+		base[order[i]] = k;
+		k += cnt[order[i]];
+	}
+	free(order);
+	return 0;
+}
+
+/* The key bucket of a CA LID: its job, or njobs. */
+static uint32_t bucket(const struct ftr *r, uint32_t ca)
+{
+	uint32_t j = rt_job_of(r->jobs, ca);
+
+	return j == RT_JOB_NONE ? (r->jobs ? r->jobs->njobs : 0) : j;
+}
+
+/*
+ * CA LIDs numbered leaf by leaf (port order) within their bucket, each
+ * port's 2^lmc LIDs consecutive so they take different slots.  Pass 0
+ * counts, pass 1 numbers; *k is the count.
+ */
+static int ca_keys(struct ftr *r, uint32_t *k)
+{
+	const struct rt_tables *t = r->t;
+	uint32_t nb = r->jobs ? r->jobs->njobs + 1 : 1, s, *cnt, *base;
+	unsigned int p, j, pass;
+	int ret = -ENOMEM;
+
+	cnt = calloc(nb, sizeof(*cnt));
+	base = calloc(nb, sizeof(*base));
+	if (!cnt || !base)
+		goto out;
+	for (pass = 0; pass < 2; pass++) {
+		if (pass && nb > 1 && (ret = job_bases(r, cnt, base)))
+			goto out;
+		for (s = 0; pass && s < nb; s++)
+			*k += cnt[s];
+		for (s = 0; s < r->nsw; s++) {
+			uint32_t sn = t->sw_node[s];
+
+			for (p = 1; p <= r->f->nodes[sn].nports; p++) {
+				const struct fab_port *fp = fab_port(r->f, sn, p);
+				const struct fab_port *cp;
+				uint32_t b;
+
+				if (fp->peer == FAB_NONE ||
+				    fab_is_sw(r->f, fp->peer))
+					continue;
+				cp = fab_port(r->f, fp->peer, fp->peer_port);
+				b = bucket(r, fp->peer);
+				for (j = 0; cp->lid && j < 1u << cp->lmc; j++)
+					if (cp->lid + j <= t->top) {
+						if (pass)
+							r->key[cp->lid + j] =
+								base[b]++;
+						else
+							cnt[b]++;
+					}
+			}
+		}
+	}
+	ret = 0;
+out:
+	free(cnt);
+	free(base);
+	return ret;
+}
+
+/*
+ * Destination keys: CA LIDs by ca_keys(), switch LIDs after them.
+ * idx[l][lid] = (key / U_l) % nslot[l].
  */
 static int build_keys(struct ftr *r)
 {
 	const struct rt_tables *t = r->t;
-	uint32_t s, k = 0, n;
-	unsigned int lid, p, l, j;
+	uint32_t k = 0, n;
+	unsigned int lid, l;
 	uint64_t u;
+	int ret = ca_keys(r, &k);
 
-	for (s = 0; s < r->nsw; s++) {
-		uint32_t sn = t->sw_node[s];
-
-		for (p = 1; p <= r->f->nodes[sn].nports; p++) {
-			const struct fab_port *fp = fab_port(r->f, sn, p);
-			const struct fab_port *cp;
-
-			if (fp->peer == FAB_NONE || fab_is_sw(r->f, fp->peer))
-				continue;
-			cp = fab_port(r->f, fp->peer, fp->peer_port);
-			for (j = 0; cp->lid && j < 1u << cp->lmc; j++)
-				if (cp->lid + j <= t->top)
-					r->key[cp->lid + j] = k++;
-		}
-	}
+	if (ret)
+		return ret;
 	for (lid = 1; lid <= t->top; lid++) {
 		n = t->lid_node[lid];
 		if (n != FAB_NONE && fab_is_sw(r->f, n))
@@ -665,7 +747,7 @@ static int ftr_init(struct ftr *r, const struct fabric *f,
 }
 
 int rt_fattree(const struct fabric *f, const struct ft_info *ft,
-	       struct rt_tables *t)
+	       const struct rt_jobs *jobs, struct rt_tables *t)
 {
 	struct ftr r;
 	uint32_t s;
@@ -674,6 +756,7 @@ int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 	if (!ft->tree || !ft->nlevels)
 		return -EINVAL;
 	ret = ftr_init(&r, f, ft, t);
+	r.jobs = jobs;
 	if (!ret)
 		ret = place_switches(&r);
 	if (!ret)

@@ -7,10 +7,14 @@
 #define GPUAWARE_FTREE_H
 
 #include "../topology/fattree.h"
+#include "jobs.h"
 #include "lft.h"
 
 /*
- * Fill t (initialised for f, local entries set) for the tree ft.
+ * Fill t (initialised for f, local entries set) for the tree ft.  With a
+ * job set (NULL for none), each job's destinations take one block of the
+ * d-mod-k keys, so its own all-to-all is balanced on every up port and
+ * jobs keep apart where they are small enough; the routes stay up*-down*.
  * Returns 0, -E2BIG when parent groups outgrow the slot scheme, or
  * -ENOMEM.  CA-to-CA routes are deadlock-free on one VL: each climbs,
  * then descends.  Switch LIDs up/down cannot reach, and LIDs a switch
@@ -19,6 +23,6 @@
  * not covered by that guarantee.
  */
 int rt_fattree(const struct fabric *f, const struct ft_info *ft,
-	       struct rt_tables *t);
+	       const struct rt_jobs *jobs, struct rt_tables *t);
 
 #endif

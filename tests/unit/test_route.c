@@ -38,7 +38,7 @@ static int route_check(struct fabric *f, enum rt_engine_id id,
 	struct rt_tables t;
 	int ret;
 
-	ret = rt_route(f, id, &t, s);
+	ret = rt_route(f, id, NULL, &t, s);
 	if (!ret)
 		ret = vf_check(&t, &o, r);
 	rt_tables_release(&t);
@@ -194,7 +194,7 @@ static void test_down_up_pairs(void)
 	CU_ASSERT_FATAL(!rt_tables_init(&t, f));
 	rt_tables_set_local(&t);
 	CU_ASSERT_FATAL(!ft_recognise(f, &ft) && ft.tree);
-	CU_ASSERT_FATAL(!rt_fattree(f, &ft, &t));
+	CU_ASSERT_FATAL(!rt_fattree(f, &ft, NULL, &t));
 	CU_ASSERT_EQUAL(rt_lft(&t, t.node_sw[l0])[fab_port(f, h1, 1)->lid],
 			RT_NO_PATH);
 	CU_ASSERT_FATAL(!vf_check(&t, NULL, &r));
@@ -207,7 +207,7 @@ static void test_down_up_pairs(void)
 	CU_ASSERT_STRING_EQUAL(s.engine, "updown");
 	CU_ASSERT_PTR_NOT_NULL(strstr(s.detail, "falling back to updown"));
 	CU_ASSERT(vf_ok(&r) && !r.cdg_cycle);
-	CU_ASSERT_EQUAL(rt_route(f, RT_ENGINE_FATTREE, &t, &s), -EIO);
+	CU_ASSERT_EQUAL(rt_route(f, RT_ENGINE_FATTREE, NULL, &t, &s), -EIO);
 	rt_tables_release(&t);
 	fab_free(f);
 }
@@ -266,7 +266,7 @@ static void test_management_routes(void)
 	uint32_t n;
 
 	CU_ASSERT(!fab_unlink(f, 0, 5));	/* leaf-0's first uplink */
-	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, &t, &s));
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, NULL, &t, &s));
 	CU_ASSERT_STRING_EQUAL(s.engine, "fattree");
 	for (n = 0; n < f->nnodes; n++)
 		for (lid = 1; fab_is_sw(f, n) && lid <= t.top; lid++)
@@ -291,7 +291,7 @@ static void test_lmc_paths(void)
 	uint8_t seen[FAB_MAX_PORTS + 1] = { 0 };
 	unsigned int i, distinct = 0;
 
-	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, &t, &s));
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, NULL, &t, &s));
 	/* destination: first CA; source leaf: the last CA's */
 	for (n = 0; n < f->nnodes; n++) {
 		if (fab_is_sw(f, n))
@@ -330,7 +330,7 @@ static void test_rails(void)
 	gen_opts_init(&o);
 	CU_ASSERT_FATAL(!gen_rail(&g, &o, &f, err, sizeof(err)));
 	CU_ASSERT_FATAL(!fab_assign_lids(f, 0));
-	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, &t, &s));
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, NULL, &t, &s));
 	CU_ASSERT_FATAL(!vf_check(&t, &vo, &r));
 	CU_ASSERT(vf_ok(&r));
 	for (a = 0; a < f->nnodes; a++)
@@ -402,7 +402,7 @@ static void test_forced_mismatch(void)
 	gen_torus_init(&tor, false);
 	CU_ASSERT_FATAL(!gen_torus(&tor, &o, &f, err, sizeof(err)));
 	CU_ASSERT_FATAL(!fab_assign_lids(f, 0));
-	CU_ASSERT_EQUAL(rt_route(f, RT_ENGINE_FATTREE, &t, &s), -ENOTSUP);
+	CU_ASSERT_EQUAL(rt_route(f, RT_ENGINE_FATTREE, NULL, &t, &s), -ENOTSUP);
 	CU_ASSERT_PTR_NOT_NULL(strstr(s.detail, "not a fat-tree"));
 	rt_tables_release(&t);
 	fab_free(f);

@@ -99,7 +99,7 @@ int pr_route(const struct pr_opts *o, char *err, size_t len)
 			 o->net, o->lmc, strerror(-ret));
 		goto out;
 	}
-	ret = rt_route(f, o->engine, &t, &sum);
+	ret = rt_route(f, o->engine, NULL, &t, &sum);
 	if (ret == -ENOTSUP) {
 		snprintf(err, len, "%s: engine %s does not fit: %s", o->net,
 			 rt_engine_name(o->engine), sum.detail);
