@@ -63,6 +63,7 @@ struct ftr {
 	uint32_t *dst_off;	/* per destination switch into dst_lid */
 	uint32_t *dst_lid;
 	uint32_t *key;		/* per LID */
+	bool *kused;		/* scratch of ca_keys with jobs: keys taken */
 	uint16_t *idx;		/* nlev * (top + 1): nominal slot per level */
 	uint32_t *nbr;		/* per fabric port: peer switch or FAB_NONE */
 	struct dmap detours;
@@ -330,97 +331,89 @@ static void build_reach(struct ftr *r)
 }
 
 /*
- * Key bases per bucket (a job, then bucket njobs for CAs in none): jobs
- * by size x weight, heaviest first, so each job's keys are one block.
- * Consecutive keys take consecutive slots at the leaves and consecutive
- * key / U at the levels above, so a job's own destinations spread evenly
- * over every switch's up ports, and small jobs take disjoint slot ranges.
+ * With jobs, a leaf's LIDs keep its block of keys (so each leaf still
+ * sends every destination of another leaf up a different port), but the
+ * order within the block is chosen: each job LID takes the free key whose
+ * leaf slot (key mod the leaf's up slots) its job has used least so far,
+ * so every job's own destinations spread evenly over the up ports.  cnt
+ * is njobs x n0 counters, lids the leaf's LIDs in port order.
  */
-static int job_bases(const struct ftr *r, const uint32_t *cnt,
-		     uint32_t *base)
+static void order_leaf(struct ftr *r, const uint32_t *lids, uint32_t n,
+		       uint32_t base, uint32_t *cnt, uint32_t n0)
 {
-	const struct rt_jobs *js = r->jobs;
-	uint32_t *order = malloc((js->njobs + 1) * sizeof(*order));
-	uint32_t i, j, k = 0;
+	uint32_t i, k, best;
+	bool *used = r->kused;
 
-	if (!order)
-		return -ENOMEM;
-	for (i = 0; i < js->njobs; i++) {
-		uint64_t wi = (uint64_t)cnt[i] * js->job[i].weight;
+	memset(used, 0, n * sizeof(*used));
+	for (i = 0; i < n; i++) {
+		uint32_t j = rt_job_of(r->jobs, r->t->lid_node[lids[i]]);
+		uint32_t *c = cnt + (size_t)j * n0;
 
-		/* insertion sort, stable: the job count is small */
-		for (j = i; j > 0 && (uint64_t)cnt[order[j - 1]] *
-			     js->job[order[j - 1]].weight < wi; j--)
-			order[j] = order[j - 1];
-		order[j] = i;
+		if (j == RT_JOB_NONE)
+			continue;
+		for (best = n, k = 0; k < n; k++)
+			if (!used[k] && (best == n || c[(base + k) % n0] <
+						       c[(base + best) % n0]))
+				best = k;
+		used[best] = true;
+		c[(base + best) % n0]++;
+		r->key[lids[i]] = base + best;
 	}
-	order[js->njobs] = js->njobs;
-	for (i = 0; i <= js->njobs; i++) {
-		base[order[i]] = k;
-		k += cnt[order[i]];
+	for (i = 0, k = 0; i < n; i++) {
+		if (rt_job_of(r->jobs, r->t->lid_node[lids[i]]) != RT_JOB_NONE)
+			continue;
+		while (used[k])
+			k++;
+		used[k] = true;
+		r->key[lids[i]] = base + k;
 	}
-	free(order);
-	return 0;
-}
-
-/* The key bucket of a CA LID: its job, or njobs. */
-static uint32_t bucket(const struct ftr *r, uint32_t ca)
-{
-	uint32_t j = rt_job_of(r->jobs, ca);
-
-	return j == RT_JOB_NONE ? (r->jobs ? r->jobs->njobs : 0) : j;
 }
 
 /*
- * CA LIDs numbered leaf by leaf (port order) within their bucket, each
- * port's 2^lmc LIDs consecutive so they take different slots.  Pass 0
- * counts, pass 1 numbers; *k is the count.
+ * CA LIDs numbered leaf by leaf (port order), each port's 2^lmc LIDs
+ * consecutive so they take different slots, reordered per leaf for the
+ * jobs; *k is the count.
  */
 static int ca_keys(struct ftr *r, uint32_t *k)
 {
 	const struct rt_tables *t = r->t;
-	uint32_t nb = r->jobs ? r->jobs->njobs + 1 : 1, s, *cnt, *base;
-	unsigned int p, j, pass;
-	int ret = -ENOMEM;
+	uint32_t s, n, *cnt = NULL, *lids = NULL;
+	uint32_t n0 = r->nslot[r->base] ? r->nslot[r->base] : 1;
+	unsigned int p, j;
 
-	cnt = calloc(nb, sizeof(*cnt));
-	base = calloc(nb, sizeof(*base));
-	if (!cnt || !base)
-		goto out;
-	for (pass = 0; pass < 2; pass++) {
-		if (pass && nb > 1 && (ret = job_bases(r, cnt, base)))
-			goto out;
-		for (s = 0; pass && s < nb; s++)
-			*k += cnt[s];
-		for (s = 0; s < r->nsw; s++) {
-			uint32_t sn = t->sw_node[s];
-
-			for (p = 1; p <= r->f->nodes[sn].nports; p++) {
-				const struct fab_port *fp = fab_port(r->f, sn, p);
-				const struct fab_port *cp;
-				uint32_t b;
-
-				if (fp->peer == FAB_NONE ||
-				    fab_is_sw(r->f, fp->peer))
-					continue;
-				cp = fab_port(r->f, fp->peer, fp->peer_port);
-				b = bucket(r, fp->peer);
-				for (j = 0; cp->lid && j < 1u << cp->lmc; j++)
-					if (cp->lid + j <= t->top) {
-						if (pass)
-							r->key[cp->lid + j] =
-								base[b]++;
-						else
-							cnt[b]++;
-					}
-			}
+	if (r->jobs) {
+		cnt = calloc((size_t)r->jobs->njobs * n0 + 1, sizeof(*cnt));
+		lids = malloc((t->top + 1) * sizeof(*lids));
+		r->kused = malloc((t->top + 1) * sizeof(*r->kused));
+		if (!cnt || !lids || !r->kused) {
+			free(cnt);
+			free(lids);
+			return -ENOMEM;
 		}
 	}
-	ret = 0;
-out:
+	for (s = 0; s < r->nsw; s++) {
+		uint32_t sn = t->sw_node[s];
+
+		for (n = 0, p = 1; p <= r->f->nodes[sn].nports; p++) {
+			const struct fab_port *fp = fab_port(r->f, sn, p);
+			const struct fab_port *cp;
+
+			if (fp->peer == FAB_NONE || fab_is_sw(r->f, fp->peer))
+				continue;
+			cp = fab_port(r->f, fp->peer, fp->peer_port);
+			for (j = 0; cp->lid && j < 1u << cp->lmc; j++)
+				if (cp->lid + j <= t->top) {
+					if (lids)
+						lids[n++] = cp->lid + j;
+					r->key[cp->lid + j] = (*k)++;
+				}
+		}
+		if (lids && n)
+			order_leaf(r, lids, n, *k - n, cnt, n0);
+	}
 	free(cnt);
-	free(base);
-	return ret;
+	free(lids);
+	return 0;
 }
 
 /*
@@ -576,6 +569,23 @@ static void down_candidates(struct ftr *r, uint32_t s)
 	}
 }
 
+/*
+ * With jobs, each leaf turns the d-mod-k slots by its own index.  Plain
+ * d-mod-k brings all traffic to a destination down one link into its
+ * leaf, so a job of n hosts loads that link with about n routes whatever
+ * the ordering; turned, the sources' leaves climb to different parents
+ * and a destination is reached over all its leaf's down links.  Each leaf
+ * still sends another leaf's destinations up distinct slots, so the
+ * whole fabric's all-to-all stays balanced.  The price: those down links
+ * now carry several destinations, of several jobs where a leaf hosts
+ * several (vf_jobload's shared links).
+ */
+static unsigned int rotation(const struct ftr *r, uint32_t s)
+{
+	return r->jobs && r->lv[s] == r->base && r->nslots[s] ?
+	       s % r->nslots[s] : 0;
+}
+
 static int route_up(struct ftr *r, uint32_t s, uint32_t d, unsigned int h,
 		    uint8_t *row)
 {
@@ -584,13 +594,13 @@ static int route_up(struct ftr *r, uint32_t s, uint32_t d, unsigned int h,
 	const uint16_t *idx = r->idx + (size_t)r->lv[s] * (r->t->top + 1);
 	uint64_t *rh = r->reach + (size_t)h * r->nsw * r->w;
 	uint8_t cand[FAB_MAX_PORTS + 1];
-	unsigned int i, n = 0, lid;
+	unsigned int i, n = 0, lid, rot = rotation(r, s);
 	uint32_t k;
 
 	if (r->intact[s] && has(ah, d)) {
 		for (k = r->dst_off[d]; k < r->dst_off[d + 1]; k++) {
 			lid = r->dst_lid[k];
-			row[lid] = slots[idx[lid]];
+			row[lid] = slots[(idx[lid] + rot) % r->nslots[s]];
 		}
 		return 0;
 	}
@@ -601,7 +611,8 @@ static int route_up(struct ftr *r, uint32_t s, uint32_t d, unsigned int h,
 			cand[n++] = slots[i];
 	for (k = r->dst_off[d]; n && k < r->dst_off[d + 1]; k++) {
 		lid = r->dst_lid[k];
-		i = r->lv[s] >= r->base ? idx[lid] : r->nslots[s];
+		i = r->lv[s] >= r->base ?
+		    (idx[lid] + rot) % r->nslots[s] : r->nslots[s];
 		row[lid] = i < r->nslots[s] && slots[i] &&
 			   has(bits(r, rh,
 				    peer_sw(r, s, slots[i])), d) ?
@@ -660,6 +671,7 @@ static void ftr_release(struct ftr *r)
 	free(r->dst_off);
 	free(r->dst_lid);
 	free(r->key);
+	free(r->kused);
 	free(r->idx);
 	free(r->nbr);
 	free(r->own);

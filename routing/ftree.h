@@ -12,9 +12,10 @@
 
 /*
  * Fill t (initialised for f, local entries set) for the tree ft.  With a
- * job set (NULL for none), each job's destinations take one block of the
- * d-mod-k keys, so its own all-to-all is balanced on every up port and
- * jobs keep apart where they are small enough; the routes stay up*-down*.
+ * job set (NULL for none: the tables do not change), each leaf orders its
+ * destinations so every job's spread evenly over the up slots, and the
+ * leaves turn their slots apart so a job's traffic to one destination
+ * arrives over all of its leaf's links; the routes stay up*-down*.
  * Returns 0, -E2BIG when parent groups outgrow the slot scheme, or
  * -ENOMEM.  CA-to-CA routes are deadlock-free on one VL: each climbs,
  * then descends.  Switch LIDs up/down cannot reach, and LIDs a switch
