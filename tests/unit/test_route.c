@@ -13,23 +13,6 @@
 #include "routing/verify.h"
 #include "topology/gen.h"
 
-static struct fabric *tree(unsigned int k, unsigned int n, double drop,
-			   uint64_t seed, unsigned int lmc)
-{
-	struct gen_fattree ft;
-	struct gen_opts o;
-	struct fabric *f = NULL;
-	char err[256];
-
-	gen_opts_init(&o);
-	o.drop = drop;
-	o.seed = seed;
-	CU_ASSERT_FATAL(!gen_fattree_kary(&ft, k, n, err, sizeof(err)));
-	CU_ASSERT_FATAL(!gen_fattree(&ft, &o, &f, err, sizeof(err)));
-	CU_ASSERT_FATAL(!fab_assign_lids(f, lmc));
-	return f;
-}
-
 /* Route f, verify, and hand back the report; the tables are released. */
 static int route_check(struct fabric *f, enum rt_engine_id id,
 		       struct vf_report *r, struct rt_summary *s)
@@ -54,7 +37,7 @@ static void test_intact_balance(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
-		struct fabric *f = tree(shapes[i][0], shapes[i][1], 0, 0, 0);
+		struct fabric *f = tu_tree(shapes[i][0], shapes[i][1], 0, 0, 0);
 
 		CU_ASSERT_FATAL(!route_check(f, RT_ENGINE_AUTO, &r, &s));
 		CU_ASSERT_STRING_EQUAL(s.engine, "fattree");
@@ -81,7 +64,7 @@ static void test_degraded_seeds(void)
 	 * misses the far leaf); then the whole fabric goes to updown.
 	 */
 	for (seed = 1; seed <= 12; seed++) {
-		struct fabric *f = tree(4, 3, 0.08, seed, 0);
+		struct fabric *f = tu_tree(4, 3, 0.08, seed, 0);
 
 		CU_ASSERT_FATAL(!route_check(f, RT_ENGINE_AUTO, &r, &s));
 		if (!strcmp(s.engine, "fattree")) {
@@ -99,7 +82,7 @@ static void test_degraded_seeds(void)
 	CU_ASSERT(ftree >= 10);
 	/* 512 hosts, 3 % of cables gone: spread better than up*-down* */
 	for (seed = 1; seed <= 4; seed++) {
-		struct fabric *f = tree(8, 3, 0.03, seed, 0);
+		struct fabric *f = tu_tree(8, 3, 0.03, seed, 0);
 
 		CU_ASSERT_FATAL(!route_check(f, RT_ENGINE_AUTO, &r, &s));
 		CU_ASSERT_FATAL(!route_check(f, RT_ENGINE_UPDOWN, &u, &s));
@@ -146,7 +129,7 @@ static void cut(struct fabric *f, const char *name, const char *prefix,
  */
 static void test_relevelled(void)
 {
-	struct fabric *f = tree(4, 3, 0, 0, 0);
+	struct fabric *f = tu_tree(4, 3, 0, 0, 0);
 	struct rt_summary s;
 	struct vf_report r;
 
@@ -258,7 +241,7 @@ static void test_chained_groups(void)
  */
 static void test_management_routes(void)
 {
-	struct fabric *f = tree(4, 2, 0, 0, 0);
+	struct fabric *f = tu_tree(4, 2, 0, 0, 0);
 	struct rt_summary s;
 	struct vf_report r;
 	struct rt_tables t;
@@ -283,7 +266,7 @@ static void test_management_routes(void)
 /* Each of a port's 2^lmc LIDs leaves a remote leaf by a different port. */
 static void test_lmc_paths(void)
 {
-	struct fabric *f = tree(4, 3, 0, 0, 2);
+	struct fabric *f = tu_tree(4, 3, 0, 0, 2);
 	struct rt_summary s;
 	struct rt_tables t;
 	uint32_t src = FAB_NONE, n;
@@ -382,7 +365,7 @@ static void test_updown_any(void)
 	fab_free(f);
 
 	/* the generic engine on a tree is still correct */
-	f = tree(4, 3, 0.05, 9, 0);
+	f = tu_tree(4, 3, 0.05, 9, 0);
 	CU_ASSERT_FATAL(!route_check(f, RT_ENGINE_UPDOWN, &r, &s));
 	CU_ASSERT(vf_ok(&r) && !r.cdg_cycle);
 	fab_free(f);
