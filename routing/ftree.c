@@ -768,7 +768,7 @@ int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 	if (!ft->tree || !ft->nlevels)
 		return -EINVAL;
 	ret = ftr_init(&r, f, ft, t);
-	r.jobs = jobs;
+	r.jobs = jobs && jobs->njobs ? jobs : NULL;	/* none routes as NULL */
 	if (!ret)
 		ret = place_switches(&r);
 	if (!ret)
