@@ -37,7 +37,8 @@ static void test_intact_balance(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
-		struct fabric *f = tu_tree(shapes[i][0], shapes[i][1], 0, 0, 0);
+		struct fabric *f = tu_tree(shapes[i][0], shapes[i][1], 0, 0,
+					   0);
 
 		CU_ASSERT_FATAL(!route_check(f, RT_ENGINE_AUTO, &r, &s));
 		CU_ASSERT_STRING_EQUAL(s.engine, "fattree");
