@@ -63,7 +63,7 @@ struct ftr {
 	uint32_t *dst_off;	/* per destination switch into dst_lid */
 	uint32_t *dst_lid;
 	uint32_t *key;		/* per LID */
-	bool *kused;		/* scratch of ca_keys with jobs: keys taken */
+	bool *kused;		/* scratch of ca_keys with jobs: keys, LIDs placed */
 	uint16_t *idx;		/* nlev * (top + 1): nominal slot per level */
 	uint32_t *nbr;		/* per fabric port: peer switch or FAB_NONE */
 	struct dmap detours;
@@ -330,37 +330,63 @@ static void build_reach(struct ftr *r)
 	}
 }
 
+/* A job's claim on even slots: its CA ports times its weight. */
+static uint64_t priority(const struct ftr *r, uint32_t lid)
+{
+	uint32_t j = rt_job_of(r->jobs, r->t->lid_node[lid]);
+
+	return j == RT_JOB_NONE ? 0 :
+	       (uint64_t)r->jobs->job[j].ports * r->jobs->job[j].weight;
+}
+
+/*
+ * The next LID of lids to place: the first unplaced one of the job with
+ * the largest claim, n when only LIDs in no job are left.
+ */
+static uint32_t next_lid(const struct ftr *r, const uint32_t *lids,
+			 uint32_t n, const bool *placed)
+{
+	uint32_t i, best = n;
+	uint64_t p, bp = 0;
+
+	for (i = 0; i < n; i++)
+		if (!placed[i] && (p = priority(r, lids[i])) > bp) {
+			bp = p;
+			best = i;
+		}
+	return best;
+}
+
 /*
  * With jobs, a leaf's LIDs keep its block of keys (so each leaf still
  * sends every destination of another leaf up a different port), but the
  * order within the block is chosen: each job LID takes the free key whose
  * leaf slot (key mod the leaf's up slots) its job has used least so far,
- * so every job's own destinations spread evenly over the up ports.  cnt
- * is njobs x n0 counters, lids the leaf's LIDs in port order.
+ * so every job's own destinations spread evenly over the up ports; the
+ * jobs with the largest size x weight choose first.  cnt is njobs x n0
+ * counters, lids the leaf's LIDs in port order.
  */
 static void order_leaf(struct ftr *r, const uint32_t *lids, uint32_t n,
 		       uint32_t base, uint32_t *cnt, uint32_t n0)
 {
+	bool *used = r->kused, *placed = r->kused + n;
 	uint32_t i, k, best;
-	bool *used = r->kused;
 
-	memset(used, 0, n * sizeof(*used));
-	for (i = 0; i < n; i++) {
+	memset(used, 0, 2 * n * sizeof(*used));
+	while ((i = next_lid(r, lids, n, placed)) < n) {
 		uint32_t j = rt_job_of(r->jobs, r->t->lid_node[lids[i]]);
 		uint32_t *c = cnt + (size_t)j * n0;
 
-		if (j == RT_JOB_NONE)
-			continue;
 		for (best = n, k = 0; k < n; k++)
 			if (!used[k] && (best == n || c[(base + k) % n0] <
 						       c[(base + best) % n0]))
 				best = k;
-		used[best] = true;
+		used[best] = placed[i] = true;
 		c[(base + best) % n0]++;
 		r->key[lids[i]] = base + best;
 	}
 	for (i = 0, k = 0; i < n; i++) {
-		if (rt_job_of(r->jobs, r->t->lid_node[lids[i]]) != RT_JOB_NONE)
+		if (placed[i])
 			continue;
 		while (used[k])
 			k++;
@@ -384,7 +410,7 @@ static int ca_keys(struct ftr *r, uint32_t *k)
 	if (r->jobs) {
 		cnt = calloc((size_t)r->jobs->njobs * n0 + 1, sizeof(*cnt));
 		lids = malloc((t->top + 1) * sizeof(*lids));
-		r->kused = malloc((t->top + 1) * sizeof(*r->kused));
+		r->kused = malloc(2 * (t->top + 1) * sizeof(*r->kused));
 		if (!cnt || !lids || !r->kused) {
 			free(cnt);
 			free(lids);
