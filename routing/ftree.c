@@ -64,6 +64,9 @@ struct ftr {
 	uint32_t *dst_lid;
 	uint32_t *key;		/* per LID */
 	bool *kused;		/* scratch of ca_keys with jobs: keys, LIDs placed */
+	uint32_t *gmem;		/* with jobs: leaf groups' keys, by group */
+	uint32_t *goff;		/* per LID: its group's start in gmem */
+	uint16_t *glen, *grank;	/* per LID: group size, own place in it */
 	uint16_t *idx;		/* nlev * (top + 1): nominal slot per level */
 	uint32_t *nbr;		/* per fabric port: peer switch or FAB_NONE */
 	struct dmap detours;
@@ -395,6 +398,65 @@ static void order_leaf(struct ftr *r, const uint32_t *lids, uint32_t n,
 	}
 }
 
+/* The group of a leaf LID: its job, or for one in none the leaf's main job. */
+static uint32_t group_of(const struct ftr *r, uint32_t lid, uint32_t main)
+{
+	uint32_t j = rt_job_of(r->jobs, r->t->lid_node[lid]);
+
+	return j == RT_JOB_NONE ? main : j;
+}
+
+/*
+ * A leaf's groups for RT_JOBS_ISOLATE: the LIDs of one job, those in no
+ * job joining the job with the most LIDs there (traffic to them is no
+ * job's own, so their links lend that job capacity without mixing jobs).
+ * gmem lists each group's keys together; lids is reordered.
+ */
+static void group_leaf(struct ftr *r, uint32_t *lids, uint32_t n,
+		       uint32_t base)
+{
+	uint32_t i, k, main = RT_JOB_NONE, most = 0, at = base;
+
+	for (i = 0; i < n; i++) {
+		uint32_t j = rt_job_of(r->jobs, r->t->lid_node[lids[i]]), c = 0;
+
+		for (k = 0; j != RT_JOB_NONE && k < n; k++)
+			c += rt_job_of(r->jobs, r->t->lid_node[lids[k]]) == j;
+		if (c > most) {
+			most = c;
+			main = j;
+		}
+	}
+	/* selection by (group, key): leaves are small */
+	for (i = 0; i < n; i++) {
+		uint32_t b = i;
+
+		for (k = i + 1; k < n; k++) {
+			uint32_t gk = group_of(r, lids[k], main);
+			uint32_t gb = group_of(r, lids[b], main);
+
+			if (gk < gb || (gk == gb && r->key[lids[k]] <
+						    r->key[lids[b]]))
+				b = k;
+		}
+		k = lids[i];
+		lids[i] = lids[b];
+		lids[b] = k;
+	}
+	for (i = 0; i < n; i = k) {
+		uint32_t g = group_of(r, lids[i], main);
+
+		for (k = i; k < n && group_of(r, lids[k], main) == g; k++) {
+			r->gmem[at + k - i] = r->key[lids[k]];
+			r->goff[lids[k]] = at;
+			r->grank[lids[k]] = k - i;
+		}
+		for (g = i; g < k; g++)
+			r->glen[lids[g]] = k - i;
+		at += k - i;
+	}
+}
+
 /*
  * CA LIDs numbered leaf by leaf (port order), each port's 2^lmc LIDs
  * consecutive so they take different slots, reordered per leaf for the
@@ -411,7 +473,12 @@ static int ca_keys(struct ftr *r, uint32_t *k)
 		cnt = calloc((size_t)r->jobs->njobs * n0 + 1, sizeof(*cnt));
 		lids = malloc((t->top + 1) * sizeof(*lids));
 		r->kused = malloc(2 * (t->top + 1) * sizeof(*r->kused));
-		if (!cnt || !lids || !r->kused) {
+		r->gmem = malloc((t->top + 1) * sizeof(*r->gmem));
+		r->goff = calloc(t->top + 1, sizeof(*r->goff));
+		r->glen = calloc(t->top + 1, sizeof(*r->glen));
+		r->grank = calloc(t->top + 1, sizeof(*r->grank));
+		if (!cnt || !lids || !r->kused || !r->gmem || !r->goff ||
+		    !r->glen || !r->grank) {
 			free(cnt);
 			free(lids);
 			return -ENOMEM;
@@ -434,8 +501,10 @@ static int ca_keys(struct ftr *r, uint32_t *k)
 					r->key[cp->lid + j] = (*k)++;
 				}
 		}
-		if (lids && n)
+		if (lids && n) {
 			order_leaf(r, lids, n, *k - n, cnt, n0);
+			group_leaf(r, lids, n, *k - n);
+		}
 	}
 	free(cnt);
 	free(lids);
@@ -600,11 +669,11 @@ static void down_candidates(struct ftr *r, uint32_t s)
  * d-mod-k brings all traffic to a destination down one link into its
  * leaf, so a job of n hosts loads that link with about n routes whatever
  * the ordering; turned, the sources' leaves climb to different parents
- * and a destination is reached over all its leaf's down links.  Each leaf
- * still sends another leaf's destinations up distinct slots, so the
- * whole fabric's all-to-all stays balanced.  The price: those down links
- * now carry several destinations, of several jobs where a leaf hosts
- * several (vf_jobload's shared links).
+ * and a destination is reached over several of its leaf's down links:
+ * all of them (RT_JOBS_SPREAD), or those of its group (RT_JOBS_ISOLATE),
+ * so those links carry no other job.  Either way each leaf still sends
+ * another leaf's destinations up distinct slots, so the whole fabric
+ * stays balanced.
  */
 static unsigned int rotation(const struct ftr *r, uint32_t s)
 {
@@ -612,12 +681,26 @@ static unsigned int rotation(const struct ftr *r, uint32_t s)
 	       s % r->nslots[s] : 0;
 }
 
+/* The nominal up slot of s for lid, turned by rot. */
+static unsigned int slot_of(const struct ftr *r, uint32_t s, unsigned int lid,
+			    unsigned int rot)
+{
+	const uint16_t *idx = r->idx + (size_t)r->lv[s] * (r->t->top + 1);
+
+	if (!rot)
+		return idx[lid];
+	if (r->jobs->policy == RT_JOBS_ISOLATE && r->glen[lid])
+		return r->gmem[r->goff[lid] +
+			       (r->grank[lid] + rot) % r->glen[lid]] %
+		       r->nslots[s];
+	return (idx[lid] + rot) % r->nslots[s];
+}
+
 static int route_up(struct ftr *r, uint32_t s, uint32_t d, unsigned int h,
 		    uint8_t *row)
 {
 	const uint64_t *ah = r->all + ((size_t)h * r->nsw + s) * r->w;
 	const uint8_t *slots = r->slot_port + r->slot_off[s];
-	const uint16_t *idx = r->idx + (size_t)r->lv[s] * (r->t->top + 1);
 	uint64_t *rh = r->reach + (size_t)h * r->nsw * r->w;
 	uint8_t cand[FAB_MAX_PORTS + 1];
 	unsigned int i, n = 0, lid, rot = rotation(r, s);
@@ -626,7 +709,7 @@ static int route_up(struct ftr *r, uint32_t s, uint32_t d, unsigned int h,
 	if (r->intact[s] && has(ah, d)) {
 		for (k = r->dst_off[d]; k < r->dst_off[d + 1]; k++) {
 			lid = r->dst_lid[k];
-			row[lid] = slots[(idx[lid] + rot) % r->nslots[s]];
+			row[lid] = slots[slot_of(r, s, lid, rot)];
 		}
 		return 0;
 	}
@@ -637,8 +720,8 @@ static int route_up(struct ftr *r, uint32_t s, uint32_t d, unsigned int h,
 			cand[n++] = slots[i];
 	for (k = r->dst_off[d]; n && k < r->dst_off[d + 1]; k++) {
 		lid = r->dst_lid[k];
-		i = r->lv[s] >= r->base ?
-		    (idx[lid] + rot) % r->nslots[s] : r->nslots[s];
+		i = r->lv[s] >= r->base ? slot_of(r, s, lid, rot) :
+					  r->nslots[s];
 		row[lid] = i < r->nslots[s] && slots[i] &&
 			   has(bits(r, rh,
 				    peer_sw(r, s, slots[i])), d) ?
@@ -698,6 +781,10 @@ static void ftr_release(struct ftr *r)
 	free(r->dst_lid);
 	free(r->key);
 	free(r->kused);
+	free(r->gmem);
+	free(r->goff);
+	free(r->glen);
+	free(r->grank);
 	free(r->idx);
 	free(r->nbr);
 	free(r->own);

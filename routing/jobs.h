@@ -34,6 +34,21 @@ struct rt_job {
 };
 
 /*
+ * How the fat-tree engine uses a leaf's down links for a job's traffic
+ * (measured trade-off, see ftree.h): SPREAD over all of them, for the
+ * lowest job-own loads; ISOLATE over its own hosts' (and idle hosts')
+ * only, so no more links carry two jobs than without jobs.
+ */
+enum rt_job_policy {
+	RT_JOBS_SPREAD,
+	RT_JOBS_ISOLATE,
+};
+
+/* "spread", "isolate"; 0 or -EINVAL. */
+int rt_job_policy_parse(const char *name, enum rt_job_policy *p);
+const char *rt_job_policy_name(enum rt_job_policy p);
+
+/*
  * A job set for one fabric, which it borrows and must outlive it.  A job
  * holds whole hosts: every HCA whose host name matches (a rail-optimized
  * host's HCAs sit on different leaves but run one job), so the map is per
@@ -42,6 +57,7 @@ struct rt_job {
 struct rt_jobs {
 	const struct fabric *fab;
 	unsigned int njobs;
+	enum rt_job_policy policy;	/* RT_JOBS_SPREAD unless set */
 	struct rt_job *job;
 	uint32_t *node_job;		/* per fabric node: job index or RT_JOB_NONE */
 };
