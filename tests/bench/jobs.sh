@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Job-aware routing on a 1,024-host 3-level fat-tree: per seeded random
 # mix of 4-16 jobs, the jobs' busiest own links and the links two jobs
-# share, routed with the jobs, without them, and by OpenSM's ftree (one
+# share, routed with the jobs (policies spread and isolate), without
+# them, and by OpenSM's ftree (one
 # ibsim + OpenSM sweep, its dumps analyzed against every mix).  Prints a
 # markdown table and the averages.
 # Usage: tests/bench/jobs.sh [BUILD_DIR]; MIXES (20) mixes, FRAGMENT (4)
@@ -47,8 +48,8 @@ echo "## Job-aware routing: 1,024-host 3-level fat-tree (radix 16), $MIXES mixes
 echo
 echo "Job-own load: each job's busiest directed switch link under its own all-to-all, summed over the jobs; shared: directed switch links with own traffic of two or more jobs."
 echo
-echo "| mix | jobs | own load without | with | ftree | with / without | shared without | with | ftree | all-to-all max/mean with |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| mix | jobs | own load without | spread | isolate | ftree | spread / without | isolate / without | shared without | spread | isolate | ftree | all-to-all max/mean spread, isolate |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 mix=1
 while [ "$mix" -le "$MIXES" ]; do
 	j=$WORK/mix$mix.json
@@ -57,15 +58,19 @@ while [ "$mix" -le "$MIXES" ]; do
 	pr route --json --perms 0 --net "$NET" --jobs "$j" --measure-only \
 		>"$WORK/without.json"
 	pr route --json --perms 0 --net "$NET" --jobs "$j" >"$WORK/with.json"
+	pr route --json --perms 0 --net "$NET" --jobs "$j" \
+		--job-policy isolate >"$WORK/iso.json"
 	pr analyze --json --perms 0 --jobs "$j" "$FTREE" >"$WORK/ftree.json"
-	echo "$mix $(grep -c '"id":' "$j") $(own "$WORK/without.json") $(own "$WORK/with.json") $(own "$WORK/ftree.json") $(key "$WORK/without.json" shared_links) $(key "$WORK/with.json" shared_links) $(key "$WORK/ftree.json" shared_links) $(key "$WORK/with.json" efi_ratio)"
+	echo "$mix $(grep -c '"id":' "$j") $(own "$WORK/without.json") $(own "$WORK/with.json") $(own "$WORK/iso.json") $(own "$WORK/ftree.json") $(key "$WORK/without.json" shared_links) $(key "$WORK/with.json" shared_links) $(key "$WORK/iso.json" shared_links) $(key "$WORK/ftree.json" shared_links) $(key "$WORK/with.json" efi_ratio) $(key "$WORK/iso.json" efi_ratio)"
 	mix=$((mix + 1))
 done | awk '
-	{ r = $4 / $3; printf "| %d | %d | %d | %d | %d | %.3f | %d | %d | %d | %s |\n",
-		$1, $2, $3, $4, $5, r, $6, $7, $8, $9
-	  n++; for (i = 2; i <= 9; i++) s[i] += $i; sr += r
-	  if ($9 > a2a) a2a = $9 }
+	function max(a, b) { return a > b ? a : b }
+	{ rs = $4 / $3; ri = $5 / $3
+	  printf "| %d | %d | %d | %d | %d | %d | %.3f | %.3f | %d | %d | %d | %d | %s, %s |\n",
+		$1, $2, $3, $4, $5, $6, rs, ri, $7, $8, $9, $10, $11, $12
+	  n++; for (i = 2; i <= 10; i++) s[i] += $i; srs += rs; sri += ri
+	  a2a = max(a2a, max($11, $12)) }
 	END { if (!n) exit 1
-	  printf "| **mean** | %.1f | %.1f | %.1f | %.1f | **%.3f** | %.1f | %.1f | %.1f | max %s |\n",
-		s[2] / n, s[3] / n, s[4] / n, s[5] / n, sr / n, s[6] / n,
-		s[7] / n, s[8] / n, a2a }'
+	  printf "| **mean** | %.1f | %.1f | %.1f | %.1f | %.1f | **%.3f** | **%.3f** | %.1f | %.1f | %.1f | %.1f | max %s |\n",
+		s[2] / n, s[3] / n, s[4] / n, s[5] / n, s[6] / n, srs / n,
+		sri / n, s[7] / n, s[8] / n, s[9] / n, s[10] / n, a2a }'

@@ -275,6 +275,7 @@ check "route --jobs: job b, weight 1" grep -q "^job b       : 1 hosts (1 CA port
 check "route --jobs: shared links" grep -q "^shared links: [0-9]* of [0-9]* directed" "$w/out"
 run "$BIN" route --json --net "$net" --jobs "$jf"
 json "route --jobs --json"
+check "route --jobs: policy spread" grep -q '"job_policy": "spread"' "$w/out"
 check "route --jobs --json: job ids" grep -q '"id": "b"' "$w/out"
 check "route --jobs --json: max load" grep -q '"max_link_load": [0-9]' "$w/out"
 check "route --jobs --json: shared_links" [ -n "$(jval shared_links "$w/out")" ]
@@ -283,6 +284,11 @@ check "no --jobs, no job fields" sh -c "! grep -q shared_links '$w/out'"
 a2a=$(grep '"efi_' "$w/out")
 run "$BIN" route --json --net "$net" --jobs "$jf" --measure-only
 same "--measure-only routes as without jobs" "$(grep '"efi_' "$w/out")" "$a2a"
+check "--measure-only: no job policy" sh -c "! grep -q job_policy '$w/out'"
+run "$BIN" route --json --net "$net" --jobs "$jf" --job-policy isolate
+expect "route --job-policy isolate" 0 '"job_policy": "isolate"'
+run "$BIN" route --net "$net" --jobs "$jf" --job-policy none
+expect "unknown job policy" 2 "unknown job policy 'none'" "$w/err"
 run "$BIN" analyze --jobs "$jf" "$D/osm-ft2-ftree"
 expect "analyze --jobs" 0 "job b       : 1 hosts"
 run "$BIN" verify --jobs "$jf"
@@ -331,7 +337,7 @@ if [ -x "$TG" ]; then
 	check "ibtopogen jobs: 4 to 6 jobs" [ "$n" -ge 4 -a "$n" -le 6 ]
 	run "$BIN" route --net "$w/ft3.net" --perms 0 --jobs "$w/mix1.json"
 	expect "route a generated mix" 0 "credit loops: none"
-	same "generated mix: every job reported" "$(grep -c '^job ' "$w/out")" "$n"
+	same "generated mix: every job reported" "$(grep -c 'max own link load' "$w/out")" "$n"
 	run "$TG" jobs --net "$w/ft3.net" --jobs 5-4
 	expect "ibtopogen jobs: bad range" 2 "bad --jobs '5-4'" "$w/err"
 fi

@@ -61,9 +61,11 @@ static int jobs(const struct pr_opts *o, const struct fabric *f,
 	if (!o->jobs)
 		return 0;
 	ret = pr_jobs_load(o->jobs, f, js, err, len);
-	if (!ret)
-		res->jobs = js;
-	return ret;
+	if (ret)
+		return ret;
+	js->policy = o->job_policy;
+	res->jobs = js;
+	return 0;
 }
 
 int pr_analyze(const struct pr_opts *o, char *err, size_t len)
@@ -127,7 +129,8 @@ int pr_route(const struct pr_opts *o, char *err, size_t len)
 	}
 	if (jobs(o, f, &js, &res, err, len))
 		goto out;
-	ret = rt_route(f, o->engine, o->jobs_unrouted ? NULL : res.jobs, &t,
+	res.jobs_routed = res.jobs && !o->jobs_unrouted;
+	ret = rt_route(f, o->engine, res.jobs_routed ? res.jobs : NULL, &t,
 		       &sum);
 	if (ret == -ENOTSUP) {
 		snprintf(err, len, "%s: engine %s does not fit: %s", o->net,

@@ -28,6 +28,7 @@ struct pr_opts {
 	const char *net;	/* route: fabric file */
 	const char *jobs;	/* analyze, route: JSON job list, or NULL */
 	bool jobs_unrouted;	/* route: measure the jobs, route without */
+	enum rt_job_policy job_policy;	/* route: how the jobs are routed */
 	enum rt_engine_id engine;
 	unsigned int lmc;
 	bool ext_lids;		/* route: LIDs past 0xbfff, for scale runs */
@@ -91,6 +92,7 @@ struct pr_result {
 	const struct vf_report *vr;
 	const struct pr_live *live;	/* verify only, else NULL */
 	const struct rt_jobs *jobs;	/* --jobs, else NULL */
+	bool jobs_routed;		/* route used them (not --measure-only) */
 	const struct vf_jobload *jl;	/* their loads, with jobs */
 };
 

@@ -56,6 +56,7 @@ struct opt {
 static const struct opt opts[] = {
 	{ "net", 1, 'n', C_ROUTE, "FILE", "ibsim net file or ibnetdiscover output to route" },
 	{ "jobs", 1, 'J', C_ANALYZE | C_ROUTE, "FILE", "JSON job list: route for the jobs, report their own link loads" },
+	{ "job-policy", 1, 'O', C_ROUTE, "NAME", "with --jobs: spread (lowest job loads) or isolate (fewest shared links) (spread)" },
 	{ "measure-only", 0, 'M', C_ROUTE, NULL, "with --jobs: route as without jobs, only measure their loads" },
 	{ "engine", 1, 'e', C_ROUTE, "NAME", "auto, fattree, torus or updown (auto)" },
 	{ "lmc", 1, 'l', C_ROUTE, "N", "LIDs per CA port are 2^N, 0-7 (0)" },
@@ -78,6 +79,7 @@ static const char *const examples[] = {
 	"ibpoolroute route --net ibsim-configs/ft2-tiny.net",
 	"ibpoolroute route --net fabric.net --engine updown --lmc 1 --json",
 	"ibpoolroute route --net fabric.net --jobs jobs.json --perms 0",
+	"ibpoolroute route --net fabric.net --jobs jobs.json --job-policy isolate",
 	"ibpoolroute verify",
 	"ibpoolroute verify -C mlx5_0 -P 1 --json --perms 0",
 };
@@ -171,6 +173,10 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		break;
 	case 'M':
 		o->jobs_unrouted = true;
+		break;
+	case 'O':
+		if (rt_job_policy_parse(arg, &o->job_policy))
+			return usage_error("unknown job policy '%s'", arg);
 		break;
 	case 'e':
 		if (rt_engine_parse(arg, &o->engine))
