@@ -11,6 +11,9 @@
  * (key / U[level]) % slots makes every source converge on the same path
  * to a destination (d-mod-k); a slot that is missing or cannot reach the
  * destination detours over the valid one it was sent least often.
+ * With jobs the leaves pick their keys' order and turn their slots
+ * (order_leaf(), rotation()), trading that convergence for per-job
+ * balance.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -22,13 +22,13 @@
 struct rt_job_spec {
 	const char *id;
 	unsigned int weight;		/* 1..RT_JOB_WEIGHT_MAX */
-	const char *const *hosts;
+	const char *const *hosts;	/* nhosts entries */
 	size_t nhosts;
 };
 
 struct rt_job {
 	char *id;			/* owned */
-	unsigned int weight;
+	unsigned int weight;		/* size x weight: who is balanced first */
 	unsigned int hosts;		/* distinct hosts */
 	unsigned int ports;		/* linked CA ports of those hosts */
 };
