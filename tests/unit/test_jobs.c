@@ -24,7 +24,7 @@ struct mix {
 	char (*name)[NAME_LEN];	/* distinct host names */
 	const char **host;	/* into name, in placement order */
 	size_t nhost;
-	char id[MAX_JOBS][8];
+	char id[MAX_JOBS][16];
 	struct rt_job_spec spec[MAX_JOBS];
 	unsigned int njobs;
 };
