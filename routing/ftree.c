@@ -11,6 +11,9 @@
  * (key / U[level]) % slots makes every source converge on the same path
  * to a destination (d-mod-k); a slot that is missing or cannot reach the
  * destination detours over the valid one it was sent least often.
+ * With jobs the leaves pick their keys' order and turn their slots
+ * (order_leaf(), rotation()), trading that convergence for per-job
+ * balance.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -42,6 +45,7 @@ struct dmap {
 
 struct ftr {
 	const struct fabric *f;
+	const struct rt_jobs *jobs;	/* NULL: no jobs */
 	struct rt_tables *t;
 	uint32_t nsw;
 	size_t w;		/* words per bitset */
@@ -62,6 +66,10 @@ struct ftr {
 	uint32_t *dst_off;	/* per destination switch into dst_lid */
 	uint32_t *dst_lid;
 	uint32_t *key;		/* per LID */
+	bool *kused;		/* scratch of ca_keys with jobs: keys, LIDs placed */
+	uint32_t *gmem;		/* with jobs: leaf groups' keys, by group */
+	uint32_t *goff;		/* per LID: its group's start in gmem */
+	uint16_t *glen, *grank;	/* per LID: group size, own place in it */
 	uint16_t *idx;		/* nlev * (top + 1): nominal slot per level */
 	uint32_t *nbr;		/* per fabric port: peer switch or FAB_NONE */
 	struct dmap detours;
@@ -328,22 +336,161 @@ static void build_reach(struct ftr *r)
 	}
 }
 
+/* A job's claim on even slots: its CA ports times its weight. */
+static uint64_t priority(const struct ftr *r, uint32_t lid)
+{
+	uint32_t j = rt_job_of(r->jobs, r->t->lid_node[lid]);
+
+	return j == RT_JOB_NONE ? 0 :
+	       (uint64_t)r->jobs->job[j].ports * r->jobs->job[j].weight;
+}
+
 /*
- * Destination keys: CA LIDs numbered leaf by leaf (port order), each
- * port's 2^lmc LIDs consecutive so they take different slots; switch LIDs
- * after them.  idx[l][lid] = (key / U_l) % nslot[l].
+ * The next LID of lids to place: the first unplaced one of the job with
+ * the largest claim, n when only LIDs in no job are left.
  */
-static int build_keys(struct ftr *r)
+static uint32_t next_lid(const struct ftr *r, const uint32_t *lids,
+			 uint32_t n, const bool *placed)
+{
+	uint32_t i, best = n;
+	uint64_t p, bp = 0;
+
+	for (i = 0; i < n; i++)
+		if (!placed[i] && (p = priority(r, lids[i])) > bp) {
+			bp = p;
+			best = i;
+		}
+	return best;
+}
+
+/*
+ * With jobs, a leaf's LIDs keep its block of keys (so each leaf still
+ * sends every destination of another leaf up a different port), but the
+ * order within the block is chosen: each job LID takes the free key whose
+ * leaf slot (key mod the leaf's up slots) its job has used least so far,
+ * so every job's own destinations spread evenly over the up ports; the
+ * jobs with the largest size x weight choose first.  cnt is njobs x n0
+ * counters, lids the leaf's LIDs in port order.
+ */
+static void order_leaf(struct ftr *r, const uint32_t *lids, uint32_t n,
+		       uint32_t base, uint32_t *cnt, uint32_t n0)
+{
+	bool *used = r->kused, *placed = r->kused + n;
+	uint32_t i, k, best;
+
+	memset(used, 0, 2 * n * sizeof(*used));
+	while ((i = next_lid(r, lids, n, placed)) < n) {
+		uint32_t j = rt_job_of(r->jobs, r->t->lid_node[lids[i]]);
+		uint32_t *c = cnt + (size_t)j * n0;
+
+		for (best = n, k = 0; k < n; k++)
+			if (!used[k] && (best == n || c[(base + k) % n0] <
+						       c[(base + best) % n0]))
+				best = k;
+		used[best] = placed[i] = true;
+		c[(base + best) % n0]++;
+		r->key[lids[i]] = base + best;
+	}
+	for (i = 0, k = 0; i < n; i++) {
+		if (placed[i])
+			continue;
+		while (used[k])
+			k++;
+		used[k] = true;
+		r->key[lids[i]] = base + k;
+	}
+}
+
+/* The group of a leaf LID: its job, or for one in none the leaf's main job. */
+static uint32_t group_of(const struct ftr *r, uint32_t lid, uint32_t main)
+{
+	uint32_t j = rt_job_of(r->jobs, r->t->lid_node[lid]);
+
+	return j == RT_JOB_NONE ? main : j;
+}
+
+/*
+ * A leaf's groups for RT_JOBS_ISOLATE: the LIDs of one job, those in no
+ * job joining the job with the most LIDs there (traffic to them is no
+ * job's own, so their links lend that job capacity without mixing jobs).
+ * gmem lists each group's keys together; lids is reordered.
+ */
+static void group_leaf(struct ftr *r, uint32_t *lids, uint32_t n,
+		       uint32_t base)
+{
+	uint32_t i, k, main = RT_JOB_NONE, most = 0, at = base;
+
+	for (i = 0; i < n; i++) {
+		uint32_t j = rt_job_of(r->jobs, r->t->lid_node[lids[i]]), c = 0;
+
+		for (k = 0; j != RT_JOB_NONE && k < n; k++)
+			c += rt_job_of(r->jobs, r->t->lid_node[lids[k]]) == j;
+		if (c > most) {
+			most = c;
+			main = j;
+		}
+	}
+	/* selection by (group, key): leaves are small */
+	for (i = 0; i < n; i++) {
+		uint32_t b = i;
+
+		for (k = i + 1; k < n; k++) {
+			uint32_t gk = group_of(r, lids[k], main);
+			uint32_t gb = group_of(r, lids[b], main);
+
+			if (gk < gb || (gk == gb && r->key[lids[k]] <
+						    r->key[lids[b]]))
+				b = k;
+		}
+		k = lids[i];
+		lids[i] = lids[b];
+		lids[b] = k;
+	}
+	for (i = 0; i < n; i = k) {
+		uint32_t g = group_of(r, lids[i], main);
+
+		for (k = i; k < n && group_of(r, lids[k], main) == g; k++) {
+			r->gmem[at + k - i] = r->key[lids[k]];
+			r->goff[lids[k]] = at;
+			r->grank[lids[k]] = k - i;
+		}
+		for (g = i; g < k; g++)
+			r->glen[lids[g]] = k - i;
+		at += k - i;
+	}
+}
+
+/*
+ * CA LIDs numbered leaf by leaf (port order), each port's 2^lmc LIDs
+ * consecutive so they take different slots, reordered per leaf for the
+ * jobs; *k is the count.
+ */
+static int ca_keys(struct ftr *r, uint32_t *k)
 {
 	const struct rt_tables *t = r->t;
-	uint32_t s, k = 0, n;
-	unsigned int lid, p, l, j;
-	uint64_t u;
+	uint32_t s, n, *cnt = NULL, *lids = NULL;
+	uint32_t n0 = r->nslot[r->base] ? r->nslot[r->base] : 1;
+	unsigned int p, j;
 
+	if (r->jobs) {
+		cnt = calloc((size_t)r->jobs->njobs * n0 + 1, sizeof(*cnt));
+		lids = malloc((t->top + 1) * sizeof(*lids));
+		r->kused = malloc(2 * (t->top + 1) * sizeof(*r->kused));
+		r->gmem = malloc((t->top + 1) * sizeof(*r->gmem));
+		r->goff = calloc(t->top + 1, sizeof(*r->goff));
+		r->glen = calloc(t->top + 1, sizeof(*r->glen));
+		r->grank = calloc(t->top + 1, sizeof(*r->grank));
+		if (!cnt || !lids || !r->kused || !r->gmem || !r->goff ||
+		    !r->glen || !r->grank) {
+			free(cnt);
+			free(lids);
+			return -ENOMEM;
+		}
+	}
 	for (s = 0; s < r->nsw; s++) {
 		uint32_t sn = t->sw_node[s];
 
-		for (p = 1; p <= r->f->nodes[sn].nports; p++) {
+		for (n = 0, p = 1; p <= r->f->nodes[sn].nports; p++) {
 			const struct fab_port *fp = fab_port(r->f, sn, p);
 			const struct fab_port *cp;
 
@@ -351,10 +498,36 @@ static int build_keys(struct ftr *r)
 				continue;
 			cp = fab_port(r->f, fp->peer, fp->peer_port);
 			for (j = 0; cp->lid && j < 1u << cp->lmc; j++)
-				if (cp->lid + j <= t->top)
-					r->key[cp->lid + j] = k++;
+				if (cp->lid + j <= t->top) {
+					if (lids)
+						lids[n++] = cp->lid + j;
+					r->key[cp->lid + j] = (*k)++;
+				}
+		}
+		if (lids && n) {
+			order_leaf(r, lids, n, *k - n, cnt, n0);
+			group_leaf(r, lids, n, *k - n);
 		}
 	}
+	free(cnt);
+	free(lids);
+	return 0;
+}
+
+/*
+ * Destination keys: CA LIDs by ca_keys(), switch LIDs after them.
+ * idx[l][lid] = (key / U_l) % nslot[l].
+ */
+static int build_keys(struct ftr *r)
+{
+	const struct rt_tables *t = r->t;
+	uint32_t k = 0, n;
+	unsigned int lid, l;
+	uint64_t u;
+	int ret = ca_keys(r, &k);
+
+	if (ret)
+		return ret;
 	for (lid = 1; lid <= t->top; lid++) {
 		n = t->lid_node[lid];
 		if (n != FAB_NONE && fab_is_sw(r->f, n))
@@ -494,21 +667,52 @@ static void down_candidates(struct ftr *r, uint32_t s)
 	}
 }
 
+/*
+ * With jobs, each leaf turns the d-mod-k slots by its own index.  Plain
+ * d-mod-k brings all traffic to a destination down one link into its
+ * leaf, so a job of n hosts loads that link with about n routes whatever
+ * the ordering; turned, the sources' leaves climb to different parents
+ * and a destination is reached over several of its leaf's down links:
+ * all of them (RT_JOBS_SPREAD), or those of its group (RT_JOBS_ISOLATE),
+ * so those links carry no other job.  Either way each leaf still sends
+ * another leaf's destinations up distinct slots, so the whole fabric
+ * stays balanced.
+ */
+static unsigned int rotation(const struct ftr *r, uint32_t s)
+{
+	return r->jobs && r->lv[s] == r->base && r->nslots[s] ?
+	       s % r->nslots[s] : 0;
+}
+
+/* The nominal up slot of s for lid, turned by rot. */
+static unsigned int slot_of(const struct ftr *r, uint32_t s, unsigned int lid,
+			    unsigned int rot)
+{
+	const uint16_t *idx = r->idx + (size_t)r->lv[s] * (r->t->top + 1);
+
+	if (!rot)
+		return idx[lid];
+	if (r->jobs->policy == RT_JOBS_ISOLATE && r->glen[lid])
+		return r->gmem[r->goff[lid] +
+			       (r->grank[lid] + rot) % r->glen[lid]] %
+		       r->nslots[s];
+	return (idx[lid] + rot) % r->nslots[s];
+}
+
 static int route_up(struct ftr *r, uint32_t s, uint32_t d, unsigned int h,
 		    uint8_t *row)
 {
 	const uint64_t *ah = r->all + ((size_t)h * r->nsw + s) * r->w;
 	const uint8_t *slots = r->slot_port + r->slot_off[s];
-	const uint16_t *idx = r->idx + (size_t)r->lv[s] * (r->t->top + 1);
 	uint64_t *rh = r->reach + (size_t)h * r->nsw * r->w;
 	uint8_t cand[FAB_MAX_PORTS + 1];
-	unsigned int i, n = 0, lid;
+	unsigned int i, n = 0, lid, rot = rotation(r, s);
 	uint32_t k;
 
 	if (r->intact[s] && has(ah, d)) {
 		for (k = r->dst_off[d]; k < r->dst_off[d + 1]; k++) {
 			lid = r->dst_lid[k];
-			row[lid] = slots[idx[lid]];
+			row[lid] = slots[slot_of(r, s, lid, rot)];
 		}
 		return 0;
 	}
@@ -519,7 +723,8 @@ static int route_up(struct ftr *r, uint32_t s, uint32_t d, unsigned int h,
 			cand[n++] = slots[i];
 	for (k = r->dst_off[d]; n && k < r->dst_off[d + 1]; k++) {
 		lid = r->dst_lid[k];
-		i = r->lv[s] >= r->base ? idx[lid] : r->nslots[s];
+		i = r->lv[s] >= r->base ? slot_of(r, s, lid, rot) :
+					  r->nslots[s];
 		row[lid] = i < r->nslots[s] && slots[i] &&
 			   has(bits(r, rh,
 				    peer_sw(r, s, slots[i])), d) ?
@@ -578,6 +783,11 @@ static void ftr_release(struct ftr *r)
 	free(r->dst_off);
 	free(r->dst_lid);
 	free(r->key);
+	free(r->kused);
+	free(r->gmem);
+	free(r->goff);
+	free(r->glen);
+	free(r->grank);
 	free(r->idx);
 	free(r->nbr);
 	free(r->own);
@@ -665,7 +875,7 @@ static int ftr_init(struct ftr *r, const struct fabric *f,
 }
 
 int rt_fattree(const struct fabric *f, const struct ft_info *ft,
-	       struct rt_tables *t)
+	       const struct rt_jobs *jobs, struct rt_tables *t)
 {
 	struct ftr r;
 	uint32_t s;
@@ -674,6 +884,7 @@ int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 	if (!ft->tree || !ft->nlevels)
 		return -EINVAL;
 	ret = ftr_init(&r, f, ft, t);
+	r.jobs = jobs && jobs->njobs ? jobs : NULL;	/* none routes as NULL */
 	if (!ret)
 		ret = place_switches(&r);
 	if (!ret)

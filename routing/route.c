@@ -134,9 +134,10 @@ static int settle(const struct fabric *f, struct rt_tables *t,
 }
 
 static int fattree(const struct fabric *f, const struct ft_info *ft,
-		   struct rt_tables *t, struct rt_summary *s, bool forced)
+		   const struct rt_jobs *jobs, struct rt_tables *t,
+		   struct rt_summary *s, bool forced)
 {
-	int ret = rt_fattree(f, ft, t);
+	int ret = rt_fattree(f, ft, jobs, t);
 
 	if (ret == -E2BIG)
 		append(s, "groups too large for fat-tree slots");
@@ -223,7 +224,8 @@ static bool fits(const struct recog *rc, enum rt_engine_id id)
 }
 
 int rt_route(const struct fabric *f, enum rt_engine_id id,
-	     struct rt_tables *t, struct rt_summary *s)
+	     const struct rt_jobs *jobs, struct rt_tables *t,
+	     struct rt_summary *s)
 {
 	double t0 = now();
 	struct recog rc;
@@ -246,7 +248,7 @@ int rt_route(const struct fabric *f, enum rt_engine_id id,
 	}
 	switch (id) {
 	case RT_ENGINE_FATTREE:
-		ret = fattree(f, &rc.ft, t, s, forced);
+		ret = fattree(f, &rc.ft, jobs, t, s, forced);
 		break;
 	case RT_ENGINE_TORUS:
 		ret = torus(f, &rc.ti, t, s, forced);

@@ -6,6 +6,7 @@
 #ifndef GPUAWARE_ROUTE_H
 #define GPUAWARE_ROUTE_H
 
+#include "jobs.h"
 #include "lft.h"
 
 enum rt_engine_id {
@@ -38,9 +39,11 @@ struct rt_summary {
  * connect, a torus whose detours need more than four VLs, or a dragonfly
  * with a pair beyond two global hops, is routed by updown instead
  * (s->engine and s->detail say so).  Fat-trees are tried first, then tori
- * and meshes, then dragonflies.
+ * and meshes, then dragonflies.  jobs (NULL for none, else built for f)
+ * steers the fat-tree engine; the others route as without.
  */
 int rt_route(const struct fabric *f, enum rt_engine_id id,
-	     struct rt_tables *t, struct rt_summary *s);
+	     const struct rt_jobs *jobs, struct rt_tables *t,
+	     struct rt_summary *s);
 
 #endif

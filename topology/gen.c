@@ -90,7 +90,7 @@ void gen_opts_init(struct gen_opts *o)
 	o->ca_ports = 1;
 }
 
-static uint64_t rng_next(uint64_t *s)
+uint64_t gen_rng_next(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
 
@@ -103,7 +103,7 @@ static uint64_t rng_seed(uint64_t seed, uint64_t stream)
 {
 	uint64_t s = seed ^ (stream * 0xd1b54a32d192ed03ULL);
 
-	return rng_next(&s);
+	return gen_rng_next(&s);
 }
 
 static void shuffle(uint32_t *a, size_t n, uint64_t *s)
@@ -112,7 +112,7 @@ static void shuffle(uint32_t *a, size_t n, uint64_t *s)
 	uint32_t t;
 
 	for (i = n; i > 1; i--) {
-		j = rng_next(s) % i;
+		j = gen_rng_next(s) % i;
 		t = a[i - 1];
 		a[i - 1] = a[j];
 		a[j] = t;

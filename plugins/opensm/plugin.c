@@ -151,7 +151,8 @@ static int route_one_vl(struct ga_ctx *c)
 
 	memcpy(topo, c->sum.topology, sizeof(topo));
 	rt_tables_release(&c->tables);
-	if (rt_route(c->sweep.fab, RT_ENGINE_UPDOWN, &c->tables, &c->sum))
+	if (rt_route(c->sweep.fab, RT_ENGINE_UPDOWN, NULL, &c->tables,
+		     &c->sum))
 		return -EIO;
 	memcpy(c->sum.topology, topo, sizeof(topo));
 	return 0;
@@ -179,7 +180,8 @@ static int ga_build_lid_matrices(void *context)
 	}
 	t = now();
 	c->t_import = t - c->t_start;
-	ret = rt_route(c->sweep.fab, c->cfg.engine, &c->tables, &c->sum);
+	ret = rt_route(c->sweep.fab, c->cfg.engine, NULL, &c->tables,
+		       &c->sum);
 	if (!ret && c->sum.nvl > 1 && !vls_usable(c))
 		ret = route_one_vl(c);
 	c->t_route = now() - t;

@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # ibpoolroute without ibsim: analyze on OpenSM dumps in tests/data (and
-# broken copies of them), route on net files, usage errors; ibtopogen's
-# torus-2QoS.conf against the net file it wrote.
+# broken copies of them), route on net files, usage errors, --jobs;
+# ibtopogen's torus-2QoS.conf against the net file it wrote, its job mixes.
 # usage: t-cli.sh [BUILDDIR]; prints PASS/FAIL lines and a summary.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -251,6 +251,87 @@ expect "auto routes a ring" 0 '"engine": "updown"'
 same "updown ring has no loop" "$(jval credit_loops "$w/out")" false
 run "$BIN" route --net "$w/no-such.net"
 expect "missing net file" 2 "no-such.net" "$w/err"
+
+# --- --jobs ------------------------------------------------------------------
+# jobs FILE JSON: write a job list.
+jobs() {
+	printf '%s\n' "$2" > "$1"
+}
+jf=$w/jobs.json
+jobs "$jf" '{"jobs":[{"id":"a","hosts":["node00","node02"],"weight":2},
+	{"id":"b","hosts":["node01"]}]}'
+run "$BIN" route --net "$net" --jobs "$jf"
+expect "route --jobs" 0 "job a       : 2 hosts (2 CA ports), weight 2, max own link load"
+check "route --jobs: job b, weight 1" grep -q "^job b       : 1 hosts (1 CA ports), weight 1," "$w/out"
+check "route --jobs: shared links" grep -q "^shared links: [0-9]* of [0-9]* directed" "$w/out"
+run "$BIN" route --json --net "$net" --jobs "$jf"
+json "route --jobs --json"
+check "route --jobs: policy spread" grep -q '"job_policy": "spread"' "$w/out"
+check "route --jobs --json: job ids" grep -q '"id": "b"' "$w/out"
+check "route --jobs --json: max load" grep -q '"max_link_load": [0-9]' "$w/out"
+check "route --jobs --json: shared_links" [ -n "$(jval shared_links "$w/out")" ]
+run "$BIN" route --json --net "$net"
+check "no --jobs, no job fields" sh -c "! grep -q shared_links '$w/out'"
+a2a=$(grep '"efi_' "$w/out")
+run "$BIN" route --json --net "$net" --jobs "$jf" --measure-only
+same "--measure-only routes as without jobs" "$(grep '"efi_' "$w/out")" "$a2a"
+check "--measure-only: no job policy" sh -c "! grep -q job_policy '$w/out'"
+run "$BIN" route --json --net "$net" --jobs "$jf" --job-policy isolate
+expect "route --job-policy isolate" 0 '"job_policy": "isolate"'
+run "$BIN" route --net "$net" --jobs "$jf" --job-policy none
+expect "unknown job policy" 2 "unknown job policy 'none'" "$w/err"
+run "$BIN" analyze --jobs "$jf" "$D/osm-ft2-ftree"
+expect "analyze --jobs" 0 "job b       : 1 hosts"
+run "$BIN" verify --jobs "$jf"
+expect "verify takes no --jobs" 2 "not an option of verify" "$w/err"
+
+# jobs_error NAME JSON MESSAGE: --jobs with JSON fails with MESSAGE.
+jobs_error() {
+	jobs "$jf" "$2"
+	run "$BIN" route --net "$net" --jobs "$jf"
+	expect "$1" 2 "$jf: $3" "$w/err"
+}
+jobs_error "jobs: unknown host" '{"jobs":[{"id":"a","hosts":["node09"]}]}' \
+	"job 'a': unknown host 'node09'"
+jobs_error "jobs: duplicate id" \
+	'{"jobs":[{"id":"a","hosts":["node00"]},{"id":"a","hosts":[]}]}' \
+	"job 'a' given twice"
+jobs_error "jobs: host in two jobs" \
+	'{"jobs":[{"id":"a","hosts":["node00"]},{"id":"b","hosts":["node00"]}]}' \
+	"host 'node00' is in jobs 'a' and 'b'"
+jobs_error "jobs: bad weight" '{"jobs":[{"id":"a","hosts":[],"weight":0}]}' \
+	"job 'a': \"weight\" must be an integer 1-1000"
+jobs_error "jobs: no hosts" '{"jobs":[{"id":"a"}]}' \
+	"job 'a': \"hosts\" missing or not an array"
+jobs_error "jobs: host not a string" '{"jobs":[{"id":"a","hosts":[1]}]}' \
+	"job 'a': hosts[0] is not a string"
+jobs_error "jobs: no id" '{"jobs":[{"hosts":[]}]}' \
+	"jobs[0]: \"id\" missing or not a string"
+jobs_error "jobs: no list" '{"job":[]}' "\"jobs\" missing or not an array"
+jobs "$jf" '{"jobs":[{"id":"a",'
+run "$BIN" route --net "$net" --jobs "$jf"
+expect "jobs: bad JSON" 2 "$jf: " "$w/err"
+run "$BIN" route --net "$net" --jobs "$w/no-such.json"
+expect "jobs: missing file" 2 "no-such.json" "$w/err"
+
+# ibtopogen jobs: seeded, valid, routable
+if [ -x "$TG" ]; then
+	"$TG" fattree --radix 8 --levels 3 -o "$w/ft3.net"
+	run "$TG" jobs --net "$w/ft3.net" --jobs 4-6 --seed 9 -o "$w/mix1.json"
+	expect "ibtopogen jobs" 0
+	"$TG" jobs --net "$w/ft3.net" --jobs 4-6 --seed 9 -o "$w/mix2.json"
+	check "ibtopogen jobs: same seed, same mix" cmp -s "$w/mix1.json" "$w/mix2.json"
+	"$TG" jobs --net "$w/ft3.net" --jobs 4-6 --seed 10 -o "$w/mix2.json"
+	check "ibtopogen jobs: other seed, other mix" \
+		sh -c "! cmp -s '$w/mix1.json' '$w/mix2.json'"
+	n=$(grep -c '"id":' "$w/mix1.json")
+	check "ibtopogen jobs: 4 to 6 jobs" [ "$n" -ge 4 -a "$n" -le 6 ]
+	run "$BIN" route --net "$w/ft3.net" --perms 0 --jobs "$w/mix1.json"
+	expect "route a generated mix" 0 "credit loops: none"
+	same "generated mix: every job reported" "$(grep -c 'max own link load' "$w/out")" "$n"
+	run "$TG" jobs --net "$w/ft3.net" --jobs 5-4
+	expect "ibtopogen jobs: bad range" 2 "bad --jobs '5-4'" "$w/err"
+fi
 
 # --- ibtopogen --torus2qos --------------------------------------------------
 # t2q_check NET CONF: CONF has one size line and a seed; every seed link

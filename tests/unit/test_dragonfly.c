@@ -245,7 +245,7 @@ static void route_with(struct fabric *f, enum rt_engine_id id,
 	struct rt_tables t;
 	int ret;
 
-	ret = rt_route(f, id, &t, &s);
+	ret = rt_route(f, id, NULL, &t, &s);
 	CU_ASSERT_EQUAL(ret, 0);
 	if (ret) {
 		fprintf(stderr, "%s: %d %s\n", what, ret, s.detail);
@@ -329,7 +329,7 @@ static void cut_one(const struct shape *sh, bool global)
 				 sh->plus ? "Dragonfly+" : "dragonfly",
 				 f->nodes[n].desc, p);
 			if (refused) {
-				CU_ASSERT_EQUAL(rt_route(g, RT_ENGINE_DRAGONFLY,
+				CU_ASSERT_EQUAL(rt_route(g, RT_ENGINE_DRAGONFLY, NULL,
 							 &t, &s), -ENOTSUP);
 				rt_tables_release(&t);
 				route_with(g, RT_ENGINE_AUTO, "updown", 1, 0,
@@ -473,7 +473,7 @@ static void lmc_spread(const struct shape *sh, unsigned int lmc)
 		f = build(sh, &o, 0, 0, lmc);
 	}
 	CU_ASSERT_FATAL(!df_recognise(f, &di));
-	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_DRAGONFLY, &t, &s));
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_DRAGONFLY, NULL, &t, &s));
 	CU_ASSERT_FATAL(!vf_check(&t, &vo, &r));
 	CU_ASSERT(vf_ok(&r));
 	CU_ASSERT(s.nvl <= 3);

@@ -13,23 +13,6 @@
 #include "routing/verify.h"
 #include "topology/gen.h"
 
-static struct fabric *tree(unsigned int k, unsigned int n, double drop,
-			   uint64_t seed, unsigned int lmc)
-{
-	struct gen_fattree ft;
-	struct gen_opts o;
-	struct fabric *f = NULL;
-	char err[256];
-
-	gen_opts_init(&o);
-	o.drop = drop;
-	o.seed = seed;
-	CU_ASSERT_FATAL(!gen_fattree_kary(&ft, k, n, err, sizeof(err)));
-	CU_ASSERT_FATAL(!gen_fattree(&ft, &o, &f, err, sizeof(err)));
-	CU_ASSERT_FATAL(!fab_assign_lids(f, lmc));
-	return f;
-}
-
 /* Route f, verify, and hand back the report; the tables are released. */
 static int route_check(struct fabric *f, enum rt_engine_id id,
 		       struct vf_report *r, struct rt_summary *s)
@@ -38,7 +21,7 @@ static int route_check(struct fabric *f, enum rt_engine_id id,
 	struct rt_tables t;
 	int ret;
 
-	ret = rt_route(f, id, &t, s);
+	ret = rt_route(f, id, NULL, &t, s);
 	if (!ret)
 		ret = vf_check(&t, &o, r);
 	rt_tables_release(&t);
@@ -54,7 +37,8 @@ static void test_intact_balance(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
-		struct fabric *f = tree(shapes[i][0], shapes[i][1], 0, 0, 0);
+		struct fabric *f = tu_tree(shapes[i][0], shapes[i][1], 0, 0,
+					   0);
 
 		CU_ASSERT_FATAL(!route_check(f, RT_ENGINE_AUTO, &r, &s));
 		CU_ASSERT_STRING_EQUAL(s.engine, "fattree");
@@ -81,7 +65,7 @@ static void test_degraded_seeds(void)
 	 * misses the far leaf); then the whole fabric goes to updown.
 	 */
 	for (seed = 1; seed <= 12; seed++) {
-		struct fabric *f = tree(4, 3, 0.08, seed, 0);
+		struct fabric *f = tu_tree(4, 3, 0.08, seed, 0);
 
 		CU_ASSERT_FATAL(!route_check(f, RT_ENGINE_AUTO, &r, &s));
 		if (!strcmp(s.engine, "fattree")) {
@@ -99,7 +83,7 @@ static void test_degraded_seeds(void)
 	CU_ASSERT(ftree >= 10);
 	/* 512 hosts, 3 % of cables gone: spread better than up*-down* */
 	for (seed = 1; seed <= 4; seed++) {
-		struct fabric *f = tree(8, 3, 0.03, seed, 0);
+		struct fabric *f = tu_tree(8, 3, 0.03, seed, 0);
 
 		CU_ASSERT_FATAL(!route_check(f, RT_ENGINE_AUTO, &r, &s));
 		CU_ASSERT_FATAL(!route_check(f, RT_ENGINE_UPDOWN, &u, &s));
@@ -146,7 +130,7 @@ static void cut(struct fabric *f, const char *name, const char *prefix,
  */
 static void test_relevelled(void)
 {
-	struct fabric *f = tree(4, 3, 0, 0, 0);
+	struct fabric *f = tu_tree(4, 3, 0, 0, 0);
 	struct rt_summary s;
 	struct vf_report r;
 
@@ -194,7 +178,7 @@ static void test_down_up_pairs(void)
 	CU_ASSERT_FATAL(!rt_tables_init(&t, f));
 	rt_tables_set_local(&t);
 	CU_ASSERT_FATAL(!ft_recognise(f, &ft) && ft.tree);
-	CU_ASSERT_FATAL(!rt_fattree(f, &ft, &t));
+	CU_ASSERT_FATAL(!rt_fattree(f, &ft, NULL, &t));
 	CU_ASSERT_EQUAL(rt_lft(&t, t.node_sw[l0])[fab_port(f, h1, 1)->lid],
 			RT_NO_PATH);
 	CU_ASSERT_FATAL(!vf_check(&t, NULL, &r));
@@ -207,7 +191,7 @@ static void test_down_up_pairs(void)
 	CU_ASSERT_STRING_EQUAL(s.engine, "updown");
 	CU_ASSERT_PTR_NOT_NULL(strstr(s.detail, "falling back to updown"));
 	CU_ASSERT(vf_ok(&r) && !r.cdg_cycle);
-	CU_ASSERT_EQUAL(rt_route(f, RT_ENGINE_FATTREE, &t, &s), -EIO);
+	CU_ASSERT_EQUAL(rt_route(f, RT_ENGINE_FATTREE, NULL, &t, &s), -EIO);
 	rt_tables_release(&t);
 	fab_free(f);
 }
@@ -258,7 +242,7 @@ static void test_chained_groups(void)
  */
 static void test_management_routes(void)
 {
-	struct fabric *f = tree(4, 2, 0, 0, 0);
+	struct fabric *f = tu_tree(4, 2, 0, 0, 0);
 	struct rt_summary s;
 	struct vf_report r;
 	struct rt_tables t;
@@ -266,7 +250,7 @@ static void test_management_routes(void)
 	uint32_t n;
 
 	CU_ASSERT(!fab_unlink(f, 0, 5));	/* leaf-0's first uplink */
-	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, &t, &s));
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, NULL, &t, &s));
 	CU_ASSERT_STRING_EQUAL(s.engine, "fattree");
 	for (n = 0; n < f->nnodes; n++)
 		for (lid = 1; fab_is_sw(f, n) && lid <= t.top; lid++)
@@ -283,7 +267,7 @@ static void test_management_routes(void)
 /* Each of a port's 2^lmc LIDs leaves a remote leaf by a different port. */
 static void test_lmc_paths(void)
 {
-	struct fabric *f = tree(4, 3, 0, 0, 2);
+	struct fabric *f = tu_tree(4, 3, 0, 0, 2);
 	struct rt_summary s;
 	struct rt_tables t;
 	uint32_t src = FAB_NONE, n;
@@ -291,7 +275,7 @@ static void test_lmc_paths(void)
 	uint8_t seen[FAB_MAX_PORTS + 1] = { 0 };
 	unsigned int i, distinct = 0;
 
-	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, &t, &s));
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, NULL, &t, &s));
 	/* destination: first CA; source leaf: the last CA's */
 	for (n = 0; n < f->nnodes; n++) {
 		if (fab_is_sw(f, n))
@@ -330,7 +314,7 @@ static void test_rails(void)
 	gen_opts_init(&o);
 	CU_ASSERT_FATAL(!gen_rail(&g, &o, &f, err, sizeof(err)));
 	CU_ASSERT_FATAL(!fab_assign_lids(f, 0));
-	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, &t, &s));
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, NULL, &t, &s));
 	CU_ASSERT_FATAL(!vf_check(&t, &vo, &r));
 	CU_ASSERT(vf_ok(&r));
 	for (a = 0; a < f->nnodes; a++)
@@ -382,7 +366,7 @@ static void test_updown_any(void)
 	fab_free(f);
 
 	/* the generic engine on a tree is still correct */
-	f = tree(4, 3, 0.05, 9, 0);
+	f = tu_tree(4, 3, 0.05, 9, 0);
 	CU_ASSERT_FATAL(!route_check(f, RT_ENGINE_UPDOWN, &r, &s));
 	CU_ASSERT(vf_ok(&r) && !r.cdg_cycle);
 	fab_free(f);
@@ -402,7 +386,7 @@ static void test_forced_mismatch(void)
 	gen_torus_init(&tor, false);
 	CU_ASSERT_FATAL(!gen_torus(&tor, &o, &f, err, sizeof(err)));
 	CU_ASSERT_FATAL(!fab_assign_lids(f, 0));
-	CU_ASSERT_EQUAL(rt_route(f, RT_ENGINE_FATTREE, &t, &s), -ENOTSUP);
+	CU_ASSERT_EQUAL(rt_route(f, RT_ENGINE_FATTREE, NULL, &t, &s), -ENOTSUP);
 	CU_ASSERT_PTR_NOT_NULL(strstr(s.detail, "not a fat-tree"));
 	rt_tables_release(&t);
 	fab_free(f);

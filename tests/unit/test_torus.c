@@ -169,7 +169,7 @@ static void route_verify(struct fabric *f, unsigned int max_vl,
 	struct rt_tables t;
 	int ret;
 
-	ret = rt_route(f, RT_ENGINE_TORUS, &t, &s);
+	ret = rt_route(f, RT_ENGINE_TORUS, NULL, &t, &s);
 	CU_ASSERT_EQUAL(ret, 0);
 	if (!ret) {
 		CU_ASSERT_FATAL(!vf_check(&t, &o, &r));
@@ -199,7 +199,7 @@ static void test_engine_intact(void)
 	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
 		struct fabric *f = grid(&shapes[i], true, NULL, NULL);
 
-		CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, &t, &s));
+		CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, NULL, &t, &s));
 		CU_ASSERT_STRING_EQUAL(s.engine, "torus");
 		CU_ASSERT_EQUAL(s.nvl, shapes[i].nvl);
 		CU_ASSERT_FATAL(!vf_check(&t, &o, &r));
@@ -309,8 +309,8 @@ static void test_sl_stable(void)
 	struct rt_tables t0, t1;
 	unsigned int a, b, changed = 0, pairs = 0;
 
-	CU_ASSERT_FATAL(!rt_route(f0, RT_ENGINE_TORUS, &t0, &s0));
-	CU_ASSERT_FATAL(!rt_route(f1, RT_ENGINE_TORUS, &t1, &s1));
+	CU_ASSERT_FATAL(!rt_route(f0, RT_ENGINE_TORUS, NULL, &t0, &s0));
+	CU_ASSERT_FATAL(!rt_route(f1, RT_ENGINE_TORUS, NULL, &t1, &s1));
 	CU_ASSERT_EQUAL(t0.top, t1.top);
 	for (a = 1; a <= t0.top; a++)
 		for (b = 1; b <= t0.top; b++) {
@@ -357,7 +357,7 @@ static void test_cycle_flagged(void)
 	struct rt_tables t;
 	struct rt_vl flat;
 
-	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_TORUS, &t, &s));
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_TORUS, NULL, &t, &s));
 	CU_ASSERT_FATAL(!vf_check(&t, &o, &r));
 	CU_ASSERT(!r.cdg_cycle);
 	flat = *t.vl;

@@ -1,6 +1,25 @@
 // SPDX-License-Identifier: MIT
-/* Table walks for the unit suites. */
+/* Table walks and fabrics for the unit suites. */
+#include "tu.h"
 #include "tu_route.h"
+#include "topology/gen.h"
+
+struct fabric *tu_tree(unsigned int k, unsigned int n, double drop,
+		       uint64_t seed, unsigned int lmc)
+{
+	struct gen_fattree ft;
+	struct gen_opts o;
+	struct fabric *f = NULL;
+	char err[256];
+
+	gen_opts_init(&o);
+	o.drop = drop;
+	o.seed = seed;
+	CU_ASSERT_FATAL(!gen_fattree_kary(&ft, k, n, err, sizeof(err)));
+	CU_ASSERT_FATAL(!gen_fattree(&ft, &o, &f, err, sizeof(err)));
+	CU_ASSERT_FATAL(!fab_assign_lids(f, lmc));
+	return f;
+}
 
 bool tu_reaches(const struct rt_tables *t, uint32_t sw, unsigned int lid)
 {

@@ -13,14 +13,17 @@
 #include "topology/netfile.h"
 #include "topology/osmdump.h"
 
-/* Verify t and print the report; the exit code for what it found. */
+/* Verify t (and the jobs' loads) and print the report; the exit code. */
 static int check(const struct pr_opts *o, struct pr_result *res,
 		 const struct rt_tables *t, char *err, size_t len)
 {
+	struct vf_jobload jl;
 	struct vf_report vr;
 	int ret;
 
 	ret = vf_check(t, &o->vf, &vr);
+	if (!ret && res->jobs)
+		ret = vf_jobload(t, res->jobs, &jl);
 	if (ret) {
 		snprintf(err, len, "verifier: %s", strerror(-ret));
 		return PR_ERR;
@@ -28,7 +31,10 @@ static int check(const struct pr_opts *o, struct pr_result *res,
 	res->t = t;
 	res->vo = &o->vf;
 	res->vr = &vr;
+	res->jl = res->jobs ? &jl : NULL;
 	ret = pr_report(stdout, res, o->json);
+	if (res->jobs)
+		vf_jobload_release(&jl);
 	if (!ret && fflush(stdout))
 		ret = -errno;
 	if (ret) {
@@ -45,10 +51,28 @@ static void dump_path(char *buf, size_t len, const char *dir,
 	snprintf(buf, len, "%s/%s", dir, file);
 }
 
+/* --jobs for f into js, res->jobs pointing at it; 0 or -errno. */
+static int jobs(const struct pr_opts *o, const struct fabric *f,
+		struct rt_jobs *js, struct pr_result *res, char *err,
+		size_t len)
+{
+	int ret;
+
+	if (!o->jobs)
+		return 0;
+	ret = pr_jobs_load(o->jobs, f, js, err, len);
+	if (ret)
+		return ret;
+	js->policy = o->job_policy;
+	res->jobs = js;
+	return 0;
+}
+
 int pr_analyze(const struct pr_opts *o, char *err, size_t len)
 {
 	struct pr_result res = { .source = o->dir };
 	struct fabric *f = NULL;
+	struct rt_jobs js = { 0 };
 	struct rt_tables t;
 	struct rt_vl *vl = NULL;
 	char path[4096];
@@ -60,6 +84,8 @@ int pr_analyze(const struct pr_opts *o, char *err, size_t len)
 		return PR_ERR;
 	dump_path(path, sizeof(path), o->dir, "opensm-lfts.dump");
 	if (lftdump_load(path, f, &t, err, len))
+		goto out;
+	if (jobs(o, f, &js, &res, err, len))
 		goto out;
 	/* OpenSM writes the SL2VL dump only with QoS or a VL engine. */
 	dump_path(path, sizeof(path), o->dir, "opensm-sl2vl.dump");
@@ -76,6 +102,7 @@ int pr_analyze(const struct pr_opts *o, char *err, size_t len)
 out:
 	t.vl = NULL;
 	lftdump_vl_free(vl);
+	rt_jobs_release(&js);
 	rt_tables_release(&t);
 	fab_free(f);
 	return code;
@@ -86,6 +113,7 @@ int pr_route(const struct pr_opts *o, char *err, size_t len)
 	struct pr_result res = { .source = o->net };
 	struct rt_summary sum;
 	struct fabric *f = NULL;
+	struct rt_jobs js = { 0 };
 	struct rt_tables t;
 	int ret, code = PR_ERR;
 
@@ -99,7 +127,11 @@ int pr_route(const struct pr_opts *o, char *err, size_t len)
 			 o->net, o->lmc, strerror(-ret));
 		goto out;
 	}
-	ret = rt_route(f, o->engine, &t, &sum);
+	if (jobs(o, f, &js, &res, err, len))
+		goto out;
+	res.jobs_routed = res.jobs && !o->jobs_unrouted;
+	ret = rt_route(f, o->engine, res.jobs_routed ? res.jobs : NULL, &t,
+		       &sum);
 	if (ret == -ENOTSUP) {
 		snprintf(err, len, "%s: engine %s does not fit: %s", o->net,
 			 rt_engine_name(o->engine), sum.detail);
@@ -116,6 +148,7 @@ int pr_route(const struct pr_opts *o, char *err, size_t len)
 	if (code == PR_OK && ret)
 		code = PR_BAD;
 out:
+	rt_jobs_release(&js);
 	rt_tables_release(&t);
 	fab_free(f);
 	return code;

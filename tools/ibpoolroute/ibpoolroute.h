@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "routing/jobload.h"
 #include "routing/route.h"
 #include "routing/verify.h"
 
@@ -25,6 +26,9 @@ enum {
 struct pr_opts {
 	const char *dir;	/* analyze: dump directory */
 	const char *net;	/* route: fabric file */
+	const char *jobs;	/* analyze, route: JSON job list, or NULL */
+	bool jobs_unrouted;	/* route: measure the jobs, route without */
+	enum rt_job_policy job_policy;	/* route: how the jobs are routed */
 	enum rt_engine_id engine;
 	unsigned int lmc;
 	bool ext_lids;		/* route: LIDs past 0xbfff, for scale runs */
@@ -41,6 +45,14 @@ struct pr_opts {
 int pr_analyze(const struct pr_opts *o, char *err, size_t len);
 int pr_route(const struct pr_opts *o, char *err, size_t len);
 int pr_verify(const struct pr_opts *o, char *err, size_t len);
+
+/*
+ * Read the JSON job list at path ({"jobs":[{"id", "hosts", "weight"}]})
+ * into js for f.  Returns 0 or a negative errno with one line in err that
+ * names the file and the field, job or host; js is released on error.
+ */
+int pr_jobs_load(const char *path, const struct fabric *f,
+		 struct rt_jobs *js, char *err, size_t len);
 
 /*
  * What verify read from the live fabric and what it found beyond the
@@ -79,6 +91,9 @@ struct pr_result {
 	const struct vf_opts *vo;
 	const struct vf_report *vr;
 	const struct pr_live *live;	/* verify only, else NULL */
+	const struct rt_jobs *jobs;	/* --jobs, else NULL */
+	bool jobs_routed;		/* route used them (not --measure-only) */
+	const struct vf_jobload *jl;	/* their loads, with jobs */
 };
 
 /* Print r as aligned "key : value" lines or as one JSON object. */

@@ -56,6 +56,9 @@ struct opt {
 /* The one option table: getopt_long's and --help's. */
 static const struct opt opts[] = {
 	{ "net", 1, 'n', C_ROUTE, "FILE", "ibsim net file or ibnetdiscover output to route" },
+	{ "jobs", 1, 'J', C_ANALYZE | C_ROUTE, "FILE", "JSON job list: route for the jobs, report their own link loads" },
+	{ "job-policy", 1, 'O', C_ROUTE, "NAME", "with --jobs: spread (lowest job loads) or isolate (fewest shared links) (spread)" },
+	{ "measure-only", 0, 'M', C_ROUTE, NULL, "with --jobs: route as without jobs, only measure their loads" },
 	{ "engine", 1, 'e', C_ROUTE, "NAME", "auto, fattree, torus or updown (auto)" },
 	{ "lmc", 1, 'l', C_ROUTE, "N", "LIDs per CA port are 2^N, 0-7 (0)" },
 	{ "extended-lids", 0, 'x', C_ROUTE, NULL, "allow LIDs past 0xbfff (offline scale runs beyond one subnet)" },
@@ -73,8 +76,11 @@ static const struct opt opts[] = {
 static const char *const examples[] = {
 	"ibpoolroute analyze /var/log/opensm-dumps",
 	"ibpoolroute analyze --json --perms 0 dumps/",
+	"ibpoolroute analyze --jobs jobs.json dumps/",
 	"ibpoolroute route --net ibsim-configs/ft2-tiny.net",
 	"ibpoolroute route --net fabric.net --engine updown --lmc 1 --json",
+	"ibpoolroute route --net fabric.net --jobs jobs.json --perms 0",
+	"ibpoolroute route --net fabric.net --jobs jobs.json --job-policy isolate",
 	"ibpoolroute verify",
 	"ibpoolroute verify -C mlx5_0 -P 1 --json --perms 0",
 };
@@ -162,6 +168,16 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 	switch (c) {
 	case 'n':
 		o->net = arg;
+		break;
+	case 'J':
+		o->jobs = arg;
+		break;
+	case 'M':
+		o->jobs_unrouted = true;
+		break;
+	case 'O':
+		if (rt_job_policy_parse(arg, &o->job_policy))
+			return usage_error("unknown job policy '%s'", arg);
 		break;
 	case 'e':
 		if (rt_engine_parse(arg, &o->engine))

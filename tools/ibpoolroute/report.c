@@ -151,6 +151,25 @@ static void text_live(FILE *out, const struct pr_live *lv,
 		line(out, "live problem", "%s", lv->first);
 }
 
+/* One line per job and the shared links, under --jobs. */
+static void text_jobs(FILE *out, const struct pr_result *r)
+{
+	const struct rt_jobs *js = r->jobs;
+	char key[64];
+	unsigned int j;
+
+	if (r->jobs_routed)
+		line(out, "job policy", "%s", rt_job_policy_name(js->policy));
+	for (j = 0; j < js->njobs; j++) {
+		snprintf(key, sizeof(key), "job %s", js->job[j].id);
+		line(out, key, "%u hosts (%u CA ports), weight %u, max own link load %" PRIu64,
+		     js->job[j].hosts, js->job[j].ports, js->job[j].weight,
+		     r->jl->max[j]);
+	}
+	line(out, "shared links", "%" PRIu64 " of %" PRIu64 " directed switch links with job-own traffic carry two or more jobs",
+	     r->jl->shared, r->jl->used);
+}
+
 static void text(FILE *out, const struct pr_result *r)
 {
 	const struct fabric *f = r->t->fab;
@@ -214,6 +233,8 @@ static void text(FILE *out, const struct pr_result *r)
 	line(out, "all-to-all", "max %" PRIu64 ", mean %.2f, max/mean %.3f (per level %.3f)",
 	     vr->efi_max, vr->efi_mean, vr->efi_ratio,
 	     vr->efi_class_ratio);
+	if (r->jobs)
+		text_jobs(out, r);
 	if (vr->ebb_perms)
 		line(out, "eBB", "%.3f (%u permutations, seed %" PRIu64 ")",
 		     vr->ebb, vr->ebb_perms, r->vo->seed);
@@ -287,6 +308,31 @@ static json_object *jlive(const struct pr_live *lv)
 	return o;
 }
 
+static json_object *jjobs(const struct pr_result *r)
+{
+	const struct rt_jobs *js = r->jobs;
+	json_object *a = json_object_new_array(), *o;
+	unsigned int j;
+
+	for (j = 0; a && j < js->njobs; j++) {
+		o = json_object_new_object();
+		if (!o)
+			break;
+		json_object_object_add(o, "id",
+				       json_object_new_string(js->job[j].id));
+		json_object_object_add(o, "hosts",
+				       json_object_new_uint64(js->job[j].hosts));
+		json_object_object_add(o, "ca_ports",
+				       json_object_new_uint64(js->job[j].ports));
+		json_object_object_add(o, "weight",
+				       json_object_new_uint64(js->job[j].weight));
+		json_object_object_add(o, "max_link_load",
+				       json_object_new_uint64(r->jl->max[j]));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 static json_object *jobject(const struct pr_result *r)
 {
 	const struct fabric *f = r->t->fab;
@@ -350,6 +396,14 @@ static json_object *jobject(const struct pr_result *r)
 	ADD("efi_mean", jdouble(vr->efi_mean, 2));
 	ADD("efi_ratio", jdouble(vr->efi_ratio, 3));
 	ADD("efi_level_ratio", jdouble(vr->efi_class_ratio, 3));
+	if (r->jobs) {
+		ADD("jobs", jjobs(r));
+		if (r->jobs_routed)
+			ADD("job_policy", json_object_new_string(
+				rt_job_policy_name(r->jobs->policy)));
+		ADD("job_links", json_object_new_uint64(r->jl->used));
+		ADD("shared_links", json_object_new_uint64(r->jl->shared));
+	}
 	ADD("ebb", vr->ebb_perms ? jdouble(vr->ebb, 4) : NULL);
 	ADD("ebb_permutations", json_object_new_uint64(vr->ebb_perms));
 	ADD("seed", json_object_new_uint64(r->vo->seed));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* ibtopogen: generate fat-tree, rail, torus, mesh and dragonfly fabrics as
- * ibsim net files, and OpenSM's torus-2QoS.conf for a torus or mesh. */
+ * ibsim net files, OpenSM's torus-2QoS.conf for a torus or mesh, and job
+ * mixes for a fabric (jobmix.c). */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobmix.h"
 #include "topology/fabric.h"
 #include "topology/gen.h"
 #include "topology/netfile.h"
@@ -149,7 +151,9 @@ static void usage(FILE *out)
 	size_t i, j;
 
 	fputs("Usage: ibtopogen fattree|rail|torus|mesh|dragonfly [options] [-o FILE]\n"
-	      "Write a generated fabric as an ibsim net file.\n", out);
+	      "       ibtopogen jobs --net FILE [options] (see jobs --help)\n"
+	      "Write a generated fabric as an ibsim net file, or a random job mix\n"
+	      "for one as JSON.\n", out);
 	for (j = 0; j < sizeof(sect) / sizeof(sect[0]); j++) {
 		fprintf(out, "\n%s options:\n", sect[j]);
 		for (i = 0; i < NOPTS; i++) {
@@ -173,7 +177,8 @@ static void usage(FILE *out)
 	      "  ibtopogen rail --sus 4 --hosts-per-su 32 --rails 8 --spines 16 --parallel 2\n"
 	      "  ibtopogen torus --dims 4x4x4 --fail-link sw-0-0-0:sw-1-0-0\n"
 	      "  ibtopogen torus --dims 8x8x8 --hosts-per-switch 2 -o t.net --torus2qos torus-2QoS.conf\n"
-	      "  ibtopogen dragonfly --switches-per-group 4 --global-links 2 -o df.net\n",
+	      "  ibtopogen dragonfly --switches-per-group 4 --global-links 2 -o df.net\n"
+	      "  ibtopogen jobs --net df.net --jobs 4-16 --seed 3 -o jobs.json\n",
 	      out);
 }
 
@@ -726,6 +731,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (!strcmp(argv[1], "jobs"))
+		return jobmix_main(argc - 1, argv + 1);
 	memset(&c, 0, sizeof(c));
 	gen_opts_init(&c.go);
 	parse(&c, argc, argv);

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: MIT
+/* Job sets: resolve the scheduler's host names and port GUIDs to CA nodes. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobs.h"
+
+#define HOST_LEN 256
+
+static const char *const policies[] = {
+	[RT_JOBS_SPREAD] = "spread",
+	[RT_JOBS_ISOLATE] = "isolate",
+};
+
+int rt_job_policy_parse(const char *name, enum rt_job_policy *p)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
+		if (name && !strcmp(name, policies[i])) {
+			*p = i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *rt_job_policy_name(enum rt_job_policy p)
+{
+	return (size_t)p < sizeof(policies) / sizeof(policies[0]) ?
+	       policies[p] : "?";
+}
+
+/* A CA node under its host name, sorted for lookups. */
+struct host {
+	char *name;
+	uint32_t node;
+};
+
+struct ctx {
+	struct rt_jobs *js;
+	const struct fabric *f;
+	struct host *h;		/* nh entries, sorted by name, then node */
+	size_t nh;
+	char *err;
+	size_t len;
+};
+
+static int cmp_host(const void *a, const void *b)
+{
+	const struct host *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->node > y->node) - (x->node < y->node);
+}
+
+static int index_hosts(struct ctx *c)
+{
+	const struct fabric *f = c->f;
+	char buf[HOST_LEN];
+	size_t n;
+
+	c->h = calloc(f->nca ? f->nca : 1, sizeof(*c->h));
+	if (!c->h)
+		return -ENOMEM;
+	for (n = 0; n < f->nnodes; n++) {
+		if (fab_is_sw(f, n))
+			continue;
+		fab_host_name(f, n, buf, sizeof(buf));
+		c->h[c->nh].name = strdup(buf);
+		if (!c->h[c->nh].name)
+			return -ENOMEM;
+		c->h[c->nh++].node = n;
+	}
+	qsort(c->h, c->nh, sizeof(*c->h), cmp_host);
+	return 0;
+}
+
+/* The CA node with a port of GUID g, FAB_NONE if none. */
+static uint32_t guid_node(const struct fabric *f, uint64_t g)
+{
+	unsigned int p;
+	size_t n;
+
+	for (n = 0; n < f->nnodes; n++)
+		for (p = 1; !fab_is_sw(f, n) && p <= f->nodes[n].nports; p++)
+			if (fab_port(f, n, p)->guid == g)
+				return n;
+	return FAB_NONE;
+}
+
+static bool parse_guid(const char *s, uint64_t *g)
+{
+	char *end;
+
+	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || !s[2])
+		return false;
+	errno = 0;
+	*g = strtoull(s + 2, &end, 16);
+	return !errno && !*end;
+}
+
+/* First index of name in the sorted host index, or nh. */
+static size_t find_host(const struct ctx *c, const char *name)
+{
+	size_t lo = 0, hi = c->nh;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(c->h[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nh && !strcmp(c->h[lo].name, name) ? lo : c->nh;
+}
+
+/* Put node n into job j; a node already in another job is an error. */
+static int claim(struct ctx *c, uint32_t n, uint32_t j, const char *what)
+{
+	struct rt_jobs *js = c->js;
+	const struct fabric *f = c->f;
+	unsigned int p;
+
+	if (js->node_job[n] == j)
+		return 0;
+	if (js->node_job[n] != RT_JOB_NONE) {
+		snprintf(c->err, c->len, "host '%s' is in jobs '%s' and '%s'",
+			 what, js->job[js->node_job[n]].id, js->job[j].id);
+		return -EEXIST;
+	}
+	js->node_job[n] = j;
+	for (p = 1; p <= f->nodes[n].nports; p++)
+		js->job[j].ports += fab_port(f, n, p)->peer != FAB_NONE;
+	return 0;
+}
+
+/* One hosts entry: a host name (every HCA of it) or a port GUID's host. */
+static int add_host(struct ctx *c, uint32_t j, const char *s)
+{
+	char name[HOST_LEN];
+	uint64_t g;
+	uint32_t n;
+	size_t i;
+	int ret;
+
+	if (parse_guid(s, &g)) {
+		n = guid_node(c->f, g);
+		if (n == FAB_NONE) {
+			snprintf(c->err, c->len, "job '%s': no CA port has GUID %s",
+				 c->js->job[j].id, s);
+			return -ENOENT;
+		}
+		fab_host_name(c->f, n, name, sizeof(name));
+		s = name;
+	}
+	i = find_host(c, s);
+	if (i == c->nh) {
+		snprintf(c->err, c->len, "job '%s': unknown host '%s'",
+			 c->js->job[j].id, s);
+		return -ENOENT;
+	}
+	if (c->js->node_job[c->h[i].node] == j)
+		return 0;	/* named twice, or by a GUID and a name */
+	for (; i < c->nh && !strcmp(c->h[i].name, s); i++)
+		if ((ret = claim(c, c->h[i].node, j, s)))
+			return ret;
+	c->js->job[j].hosts++;
+	return 0;
+}
+
+static int add_job(struct ctx *c, uint32_t j, const struct rt_job_spec *sp)
+{
+	struct rt_jobs *js = c->js;
+	size_t i;
+	int ret;
+
+	if (!sp->id || !*sp->id) {
+		snprintf(c->err, c->len, "job %u: empty id", j + 1);
+		return -EINVAL;
+	}
+	for (i = 0; i < j; i++)
+		if (!strcmp(js->job[i].id, sp->id)) {
+			snprintf(c->err, c->len, "job '%s' given twice", sp->id);
+			return -EEXIST;
+		}
+	if (sp->weight < 1 || sp->weight > RT_JOB_WEIGHT_MAX) {
+		snprintf(c->err, c->len, "job '%s': weight %u not in 1-%u",
+			 sp->id, sp->weight, RT_JOB_WEIGHT_MAX);
+		return -EINVAL;
+	}
+	js->job[j].id = strdup(sp->id);
+	if (!js->job[j].id)
+		return -ENOMEM;
+	js->job[j].weight = sp->weight;
+	js->njobs = j + 1;
+	for (i = 0; i < sp->nhosts; i++)
+		if ((ret = add_host(c, j, sp->hosts[i])))
+			return ret;
+	return 0;
+}
+
+int rt_jobs_build(struct rt_jobs *js, const struct fabric *f,
+		  const struct rt_job_spec *spec, size_t n, char *err,
+		  size_t len)
+{
+	struct ctx c = { .js = js, .f = f, .err = err, .len = len };
+	size_t i;
+	int ret;
+
+	memset(js, 0, sizeof(*js));
+	*err = '\0';
+	js->fab = f;
+	js->job = calloc(n ? n : 1, sizeof(*js->job));
+	js->node_job = malloc((f->nnodes ? f->nnodes : 1) *
+			      sizeof(*js->node_job));
+	ret = -ENOMEM;
+	if (!js->job || !js->node_job)
+		goto out;
+	for (i = 0; i < f->nnodes; i++)
+		js->node_job[i] = RT_JOB_NONE;
+	ret = index_hosts(&c);
+	for (i = 0; !ret && i < n; i++)
+		ret = add_job(&c, i, &spec[i]);
+out:
+	if (ret == -ENOMEM && !*err)
+		snprintf(err, len, "out of memory");
+	for (i = 0; c.h && i < c.nh; i++)
+		free(c.h[i].name);
+	free(c.h);
+	if (ret)
+		rt_jobs_release(js);
+	return ret;
+}
+
+void rt_jobs_release(struct rt_jobs *js)
+{
+	unsigned int j;
+
+	for (j = 0; js->job && j < js->njobs; j++)
+		free(js->job[j].id);
+	free(js->job);
+	free(js->node_job);
+	memset(js, 0, sizeof(*js));
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The running jobs the engines route for: which CA node belongs to which
+ * job, and each job's id and weight.  Built from host names or port GUIDs.
+ */
+#ifndef GPUAWARE_JOBS_H
+#define GPUAWARE_JOBS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../topology/fabric.h"
+
+#define RT_JOB_NONE UINT32_MAX
+#define RT_JOB_WEIGHT_MAX 1000
+
+/*
+ * One job as the scheduler names it; all borrowed.  An entry of hosts is
+ * a port GUID when it reads as 0x and hex digits, else a host name (the
+ * first word of a CA's node description).
+ */
+struct rt_job_spec {
+	const char *id;
+	unsigned int weight;		/* 1..RT_JOB_WEIGHT_MAX */
+	const char *const *hosts;	/* nhosts entries */
+	size_t nhosts;
+};
+
+struct rt_job {
+	char *id;			/* owned */
+	unsigned int weight;		/* size x weight: who is balanced first */
+	unsigned int hosts;		/* distinct hosts */
+	unsigned int ports;		/* linked CA ports of those hosts */
+};
+
+/*
+ * How the fat-tree engine uses a leaf's down links for a job's traffic
+ * (measured trade-off, see ftree.h): SPREAD over all of them, for the
+ * lowest job-own loads; ISOLATE over its own hosts' (and idle hosts')
+ * only, so no more links carry two jobs than without jobs.
+ */
+enum rt_job_policy {
+	RT_JOBS_SPREAD,
+	RT_JOBS_ISOLATE,
+};
+
+/* "spread", "isolate"; 0 or -EINVAL. */
+int rt_job_policy_parse(const char *name, enum rt_job_policy *p);
+const char *rt_job_policy_name(enum rt_job_policy p);
+
+/*
+ * A job set for one fabric, which it borrows and must outlive it.  A job
+ * holds whole hosts: every HCA whose host name matches (a rail-optimized
+ * host's HCAs sit on different leaves but run one job), so the map is per
+ * CA node, not per port.  Owned; rt_jobs_release() frees it.
+ */
+struct rt_jobs {
+	const struct fabric *fab;
+	unsigned int njobs;
+	enum rt_job_policy policy;	/* RT_JOBS_SPREAD unless set */
+	struct rt_job *job;
+	uint32_t *node_job;		/* per fabric node: job index or RT_JOB_NONE */
+};
+
+/*
+ * Build js for f from n specs.  Returns 0, -ENOMEM, or -EINVAL/-ENOENT/
+ * -EEXIST with one line in err naming the job and the host: a bad id or
+ * weight, an unknown host or GUID, a host in two jobs, a duplicate id.
+ * js needs rt_jobs_release() only after success.
+ */
+int rt_jobs_build(struct rt_jobs *js, const struct fabric *f,
+		  const struct rt_job_spec *spec, size_t n, char *err,
+		  size_t len);
+void rt_jobs_release(struct rt_jobs *js);
+
+/* Job of fabric node, RT_JOB_NONE without one or without a job set. */
+static inline uint32_t rt_job_of(const struct rt_jobs *js, uint32_t node)
+{
+	return js && node != FAB_NONE ? js->node_job[node] : RT_JOB_NONE;
+}
+
+#endif

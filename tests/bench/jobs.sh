@@ -1,0 +1,76 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Job-aware routing on a 1,024-host 3-level fat-tree: per seeded random
+# mix of 4-16 jobs, the jobs' busiest own links and the links two jobs
+# share, routed with the jobs (policies spread and isolate), without
+# them, and by OpenSM's ftree (one
+# ibsim + OpenSM sweep, its dumps analyzed against every mix).  Prints a
+# markdown table and the averages.
+# Usage: tests/bench/jobs.sh [BUILD_DIR]; MIXES (20) mixes, FRAGMENT (4)
+# for ibtopogen jobs --fragment.
+set -eu
+B=${1:-build}
+export B
+. "$(dirname "$0")/../ibsim/lib.sh"
+t_init bench-jobs
+
+MIXES=${MIXES:-20}
+FRAGMENT=${FRAGMENT:-4}
+NET=$WORK/ft3-1k.net
+"$BDIR/ibtopogen" fattree --radix 16 --levels 3 -o "$NET"
+
+# key JSON NAME: a top-level scalar of ibpoolroute --json output.
+key() {
+	awk -v k="\"$2\":" '$1 == k { v = $2; sub(/,$/, "", v);
+		gsub(/"/, "", v); print v; exit }' "$1"
+}
+
+# pr CMD...: ibpoolroute CMD; exit 1 (the routing has a problem) is
+# still a report, 2 is an error.
+pr() {
+	"$BDIR/ibpoolroute" "$@" || [ $? -eq 1 ]
+}
+
+# own JSON: the jobs' max own link loads, summed over the jobs.
+own() {
+	awk '$1 == "\"max_link_load\":" { s += $2 } END { print s + 0 }' "$1"
+}
+
+# OpenSM's ftree, once: its tables do not depend on the jobs.
+sim_start "$NET"
+conf=$(engine_conf ftree ftree "")
+osm_once "$conf"
+sim_stop
+FTREE=$WORK/ftree.dump
+t_need "$FTREE/opensm-lfts.dump" "$FTREE/opensm-subnet.lst"
+
+echo "## Job-aware routing: 1,024-host 3-level fat-tree (radix 16), $MIXES mixes of 4-16 jobs, hosts in runs of 1-$FRAGMENT"
+echo
+echo "Job-own load: each job's busiest directed switch link under its own all-to-all, summed over the jobs; shared: directed switch links with own traffic of two or more jobs."
+echo
+echo "| mix | jobs | own load without | spread | isolate | ftree | spread / without | isolate / without | shared without | spread | isolate | ftree | all-to-all max/mean spread, isolate |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+mix=1
+while [ "$mix" -le "$MIXES" ]; do
+	j=$WORK/mix$mix.json
+	"$BDIR/ibtopogen" jobs --net "$NET" --jobs 4-16 --seed "$mix" \
+		--fragment "$FRAGMENT" -o "$j"
+	pr route --json --perms 0 --net "$NET" --jobs "$j" --measure-only \
+		>"$WORK/without.json"
+	pr route --json --perms 0 --net "$NET" --jobs "$j" >"$WORK/with.json"
+	pr route --json --perms 0 --net "$NET" --jobs "$j" \
+		--job-policy isolate >"$WORK/iso.json"
+	pr analyze --json --perms 0 --jobs "$j" "$FTREE" >"$WORK/ftree.json"
+	echo "$mix $(grep -c '"id":' "$j") $(own "$WORK/without.json") $(own "$WORK/with.json") $(own "$WORK/iso.json") $(own "$WORK/ftree.json") $(key "$WORK/without.json" shared_links) $(key "$WORK/with.json" shared_links) $(key "$WORK/iso.json" shared_links) $(key "$WORK/ftree.json" shared_links) $(key "$WORK/with.json" efi_ratio) $(key "$WORK/iso.json" efi_ratio)"
+	mix=$((mix + 1))
+done | awk '
+	function max(a, b) { return a > b ? a : b }
+	{ rs = $4 / $3; ri = $5 / $3
+	  printf "| %d | %d | %d | %d | %d | %d | %.3f | %.3f | %d | %d | %d | %d | %s, %s |\n",
+		$1, $2, $3, $4, $5, $6, rs, ri, $7, $8, $9, $10, $11, $12
+	  n++; for (i = 2; i <= 10; i++) s[i] += $i; srs += rs; sri += ri
+	  a2a = max(a2a, max($11, $12)) }
+	END { if (!n) exit 1
+	  printf "| **mean** | %.1f | %.1f | %.1f | %.1f | %.1f | **%.3f** | **%.3f** | %.1f | %.1f | %.1f | %.1f | max %s |\n",
+		s[2] / n, s[3] / n, s[4] / n, s[5] / n, s[6] / n, srs / n,
+		sri / n, s[7] / n, s[8] / n, s[9] / n, s[10] / n, a2a }'

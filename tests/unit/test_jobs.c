@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Job-aware routing: job sets from host names and GUIDs, the fat-tree
+ * engine with seeded job mixes (unchanged without jobs, correct and
+ * better balanced per job with them), and the job-own load metric.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tu.h"
+#include "tu_route.h"
+#include "routing/jobload.h"
+#include "routing/route.h"
+#include "routing/verify.h"
+#include "topology/gen.h"
+
+#define MAX_JOBS 16
+#define NAME_LEN 64
+
+/* A seeded job mix: hosts shuffled, cut into jobs, a tenth left idle. */
+struct mix {
+	char (*name)[NAME_LEN];	/* distinct host names */
+	const char **host;	/* into name, in placement order */
+	size_t nhost;
+	char id[MAX_JOBS][16];
+	struct rt_job_spec spec[MAX_JOBS];
+	unsigned int njobs;
+};
+
+static struct fabric *rail(void)
+{
+	struct gen_rail r = { .sus = 2, .hosts_per_su = 8, .rails = 4,
+			      .spines = 4, .spine_groups = 1, .parallel = 1 };
+	struct gen_opts o;
+	struct fabric *f = NULL;
+	char err[256];
+
+	gen_opts_init(&o);
+	CU_ASSERT_FATAL(!gen_rail(&r, &o, &f, err, sizeof(err)));
+	CU_ASSERT_FATAL(!fab_assign_lids(f, 0));
+	return f;
+}
+
+static void mix_hosts(struct mix *m, const struct fabric *f)
+{
+	size_t n, i;
+
+	m->name = calloc(f->nca, sizeof(*m->name));
+	m->host = calloc(f->nca, sizeof(*m->host));
+	CU_ASSERT_FATAL(m->name && m->host);
+	for (n = 0; n < f->nnodes; n++) {
+		if (fab_is_sw(f, n))
+			continue;
+		fab_host_name(f, n, m->name[m->nhost], NAME_LEN);
+		for (i = 0; i < m->nhost; i++)
+			if (!strcmp(m->name[i], m->name[m->nhost]))
+				break;
+		if (i == m->nhost)
+			m->nhost++;
+	}
+}
+
+static void mix_make(struct mix *m, const struct fabric *f,
+		     unsigned int njobs, uint64_t seed)
+{
+	size_t i, j, at = 0, busy;
+
+	memset(m, 0, sizeof(*m));
+	mix_hosts(m, f);
+	for (i = 0; i < m->nhost; i++)
+		m->host[i] = m->name[i];
+	for (i = m->nhost; i > 1; i--) {
+		const char *t;
+
+		j = gen_rng_next(&seed) % i;
+		t = m->host[i - 1];
+		m->host[i - 1] = m->host[j];
+		m->host[j] = t;
+	}
+	busy = m->nhost - m->nhost / 10;
+	for (j = 0; j < njobs && at < busy; j++) {
+		size_t size = 2 + gen_rng_next(&seed) % (2 * busy / njobs);
+
+		if (size > busy - at || j + 1 == njobs)
+			size = busy - at;
+		snprintf(m->id[j], sizeof(m->id[j]), "j%zu", j + 1);
+		m->spec[j] = (struct rt_job_spec){ .id = m->id[j],
+			.weight = 1 + j % 3, .hosts = m->host + at,
+			.nhosts = size };
+		at += size;
+	}
+	m->njobs = j;
+}
+
+static void mix_free(struct mix *m)
+{
+	free(m->name);
+	free(m->host);
+}
+
+static void jobs_of(struct rt_jobs *js, const struct fabric *f,
+		    const struct mix *m)
+{
+	char err[256];
+
+	CU_ASSERT_FATAL(!rt_jobs_build(js, f, m->spec, m->njobs, err,
+				       sizeof(err)));
+}
+
+/* Route f (with js or without), check it, measure the jobs on it. */
+struct run {
+	struct vf_report vr;
+	struct vf_jobload jl;
+	uint64_t sum_max;	/* per-job max own loads, summed */
+};
+
+static void run(const struct fabric *f, const struct rt_jobs *route_js,
+		const struct rt_jobs *js, struct run *r)
+{
+	struct vf_opts o = { .ebb_perms = 0 };
+	struct rt_summary s;
+	struct rt_tables t;
+	unsigned int j;
+
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, route_js, &t, &s));
+	CU_ASSERT_STRING_EQUAL(s.engine, "fattree");
+	CU_ASSERT_FATAL(!vf_check(&t, &o, &r->vr));
+	CU_ASSERT_FATAL(!vf_jobload(&t, js, &r->jl));
+	for (r->sum_max = 0, j = 0; j < r->jl.njobs; j++)
+		r->sum_max += r->jl.max[j];
+	rt_tables_release(&t);
+}
+
+static struct fabric *fabric(unsigned int i)
+{
+	switch (i) {
+	case 0: return tu_tree(8, 2, 0, 0, 0);
+	case 1: return tu_tree(6, 3, 0, 0, 0);
+	case 2: return tu_tree(6, 3, 0.05, 3, 0);
+	case 3: return rail();
+	default: return tu_tree(6, 3, 0, 0, 1);
+	}
+}
+
+#define NFABRICS 5
+
+/* An empty job set routes exactly as no job set. */
+static void test_no_jobs_same(void)
+{
+	struct rt_summary s;
+	struct rt_tables a, b;
+	struct rt_jobs js;
+	unsigned int i;
+	char err[64];
+
+	for (i = 0; i < NFABRICS; i++) {
+		struct fabric *f = fabric(i);
+
+		CU_ASSERT_FATAL(!rt_jobs_build(&js, f, NULL, 0, err,
+					       sizeof(err)));
+		CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, NULL, &a, &s));
+		CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, &js, &b, &s));
+		CU_ASSERT_EQUAL(a.top, b.top);
+		CU_ASSERT(!memcmp(a.lft, b.lft, (size_t)a.nsw * (a.top + 1)));
+		rt_tables_release(&a);
+		rt_tables_release(&b);
+		rt_jobs_release(&js);
+		fab_free(f);
+	}
+}
+
+/*
+ * One policy on every fabric, three mixes each: every pair is still
+ * delivered, no credit loop, the whole fabric as balanced as without;
+ * the jobs' own loads (summed per-job maxima) at most bound[i] times
+ * those without jobs, and shared links at most shared[i] times.
+ */
+static void mixes(enum rt_job_policy policy, const double *bound,
+		  const double *shared)
+{
+	unsigned int i, seed;
+
+	for (i = 0; i < NFABRICS; i++) {
+		struct fabric *f = fabric(i);
+		uint64_t with = 0, without = 0, sh_with = 0, sh_without = 0;
+
+		for (seed = 1; seed <= 3; seed++) {
+			struct run a, b;
+			struct rt_jobs js;
+			struct mix m;
+
+			mix_make(&m, f, 4 + seed, seed);
+			jobs_of(&js, f, &m);
+			js.policy = policy;
+			run(f, NULL, &js, &a);
+			run(f, &js, &js, &b);
+			CU_ASSERT_EQUAL(b.vr.unreachable, 0);
+			CU_ASSERT_EQUAL(b.vr.pairs, a.vr.pairs);
+			CU_ASSERT(b.vr.cdg_checked && !b.vr.cdg_cycle);
+			CU_ASSERT(b.vr.efi_ratio <= a.vr.efi_ratio + 0.001);
+			with += b.sum_max;
+			without += a.sum_max;
+			sh_with += b.jl.shared;
+			sh_without += a.jl.shared;
+			vf_jobload_release(&a.jl);
+			vf_jobload_release(&b.jl);
+			rt_jobs_release(&js);
+			mix_free(&m);
+		}
+		CU_ASSERT(with <= bound[i] * without);
+		CU_ASSERT(sh_with <= shared[i] * sh_without);
+		fab_free(f);
+	}
+}
+
+/* Lower own loads, more shared links: the trade-off ftree.h describes. */
+static void test_spread(void)
+{
+	/* measured 0.701, 0.655, 0.640, 0.532, 0.718 */
+	static const double bound[NFABRICS] = { 0.76, 0.71, 0.70, 0.59, 0.77 };
+	/* measured 2.098, 2.019, 1.149, 1.231, 1.194 */
+	static const double shared[NFABRICS] = { 2.2, 2.1, 1.2, 1.3, 1.25 };
+
+	mixes(RT_JOBS_SPREAD, bound, shared);
+}
+
+/*
+ * Loads about as without jobs (lower on the rail tree, where hosts in no
+ * job lend their links); shared links within a few percent of the same:
+ * isolate keeps the down links into leaves to one job each, but which up
+ * links two jobs meet on moves with the turned slots.
+ */
+static void test_isolate(void)
+{
+	/* measured 0.988, 0.998, 0.934, 0.830, 1.033 */
+	static const double bound[NFABRICS] = { 1.0, 1.02, 0.97, 0.88, 1.06 };
+	/* measured 1.052, 1.006, 1.013, 1.173, 1.066 */
+	static const double shared[NFABRICS] = { 1.1, 1.05, 1.05, 1.22, 1.1 };
+
+	mixes(RT_JOBS_ISOLATE, bound, shared);
+}
+
+static struct rt_job_spec spec(const char *id, unsigned int weight,
+			       const char *const *hosts, size_t n)
+{
+	return (struct rt_job_spec){ .id = id, .weight = weight,
+				     .hosts = hosts, .nhosts = n };
+}
+
+/* Each bad input gives its errno and a message naming what is wrong. */
+static void expect_error(const struct fabric *f,
+			 const struct rt_job_spec *sp, size_t n, int want,
+			 const char *says)
+{
+	struct rt_jobs js;
+	char err[256];
+
+	CU_ASSERT_EQUAL(rt_jobs_build(&js, f, sp, n, err, sizeof(err)), want);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, says));
+	CU_ASSERT_PTR_NULL(js.job);
+	CU_ASSERT_PTR_NULL(js.node_job);
+}
+
+static void test_build_errors(void)
+{
+	/* job j1 holds hosts 0 and 1; the second job is each case */
+	static const struct {
+		const char *id;
+		unsigned int weight;
+		const char *host;	/* NULL: host 1 */
+		int ret;
+		const char *says;
+	} cases[] = {
+		{ "j2", 1, "nosuchhost", -ENOENT,
+		  "job 'j2': unknown host 'nosuchhost'" },
+		{ "j2", 1, "0xdeadbeef", -ENOENT, "no CA port has GUID 0xdeadbeef" },
+		{ "j2", 1, NULL, -EEXIST, "is in jobs 'j1' and 'j2'" },
+		{ "j1", 1, NULL, -EEXIST, "job 'j1' given twice" },
+		{ "j2", 0, NULL, -EINVAL, "job 'j2': weight 0 not in 1-1000" },
+		{ "j2", 1001, NULL, -EINVAL, "weight 1001" },
+		{ "", 1, NULL, -EINVAL, "job 2: empty id" },
+	};
+	struct fabric *f = tu_tree(4, 2, 0, 0, 0);
+	struct rt_job_spec sp[2];
+	const char *a[2], *b[1];
+	struct mix m;
+	size_t i;
+
+	memset(&m, 0, sizeof(m));
+	mix_hosts(&m, f);
+	a[0] = m.name[0];
+	a[1] = m.name[1];
+	sp[0] = spec("j1", 1, a, 2);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		b[0] = cases[i].host ? cases[i].host : m.name[1];
+		sp[1] = spec(cases[i].id, cases[i].weight, b, 1);
+		expect_error(f, sp, 2, cases[i].ret, cases[i].says);
+	}
+	mix_free(&m);
+	fab_free(f);
+}
+
+/* A GUID names its host; a host holds all its HCAs; twice is once. */
+static void test_build_hosts(void)
+{
+	struct gen_fattree ft;
+	struct gen_opts o;
+	struct fabric *f = NULL;
+	struct rt_job_spec sp;
+	struct rt_jobs js;
+	const char *h[3];
+	char err[256], guid[24], name[NAME_LEN];
+	uint32_t n, first = FAB_NONE, cnt = 0;
+
+	gen_opts_init(&o);
+	o.hcas = 2;
+	CU_ASSERT_FATAL(!gen_fattree_kary(&ft, 4, 2, err, sizeof(err)));
+	CU_ASSERT_FATAL(!gen_fattree(&ft, &o, &f, err, sizeof(err)));
+	for (n = 0; first == FAB_NONE && n < f->nnodes; n++)
+		if (!fab_is_sw(f, n))
+			first = n;
+	fab_host_name(f, first, name, sizeof(name));
+	snprintf(guid, sizeof(guid), "0x%llx",
+		 (unsigned long long)fab_port(f, first, 1)->guid);
+	h[0] = guid;
+	h[1] = name;
+	h[2] = name;
+	sp = spec("one", 7, h, 3);
+	CU_ASSERT_FATAL(!rt_jobs_build(&js, f, &sp, 1, err, sizeof(err)));
+	for (n = 0; n < f->nnodes; n++)
+		cnt += js.node_job[n] == 0;
+	CU_ASSERT_EQUAL(cnt, 2);
+	CU_ASSERT_EQUAL(js.job[0].hosts, 1);
+	CU_ASSERT_EQUAL(js.job[0].ports, 2);
+	CU_ASSERT_EQUAL(js.job[0].weight, 7);
+	CU_ASSERT_STRING_EQUAL(js.job[0].id, "one");
+	rt_jobs_release(&js);
+	fab_free(f);
+}
+
+/* The loads of jobs sp on t are max0 (of the first), used and shared. */
+static void expect_load(const struct rt_tables *t, const struct fabric *f,
+			const struct rt_job_spec *sp, size_t n,
+			uint64_t max0, uint64_t used, uint64_t shared)
+{
+	struct vf_jobload jl;
+	struct rt_jobs js;
+	char err[256];
+
+	CU_ASSERT_FATAL(!rt_jobs_build(&js, f, sp, n, err, sizeof(err)));
+	CU_ASSERT_FATAL(!vf_jobload(t, &js, &jl));
+	CU_ASSERT_EQUAL(jl.njobs, n);
+	CU_ASSERT_EQUAL(jl.max[0], max0);
+	CU_ASSERT_EQUAL(jl.used, used);
+	CU_ASSERT_EQUAL(jl.shared, shared);
+	vf_jobload_release(&jl);
+	rt_jobs_release(&js);
+}
+
+/*
+ * Loads by hand on a 4-ary 2-tree routed without jobs (d-mod-k: host i
+ * of a leaf is reached through spine i).  Hosts 0-3 are on leaf 0, 4-7
+ * on leaf 1, 8-11 on leaf 2.
+ */
+static void test_jobload(void)
+{
+	struct fabric *f = tu_tree(4, 2, 0, 0, 0);
+	struct rt_job_spec sp[2];
+	struct rt_summary s;
+	struct rt_tables t;
+	struct mix m;
+	const char *a[4], *b[2];
+
+	memset(&m, 0, sizeof(m));
+	mix_hosts(&m, f);
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, NULL, &t, &s));
+	a[0] = m.name[0];
+	a[1] = m.name[4];
+	a[2] = m.name[1];
+	a[3] = m.name[5];
+	/* 0 <-> 4: one route each way over spine 0, four directed links */
+	sp[0] = spec("a", 1, a, 2);
+	expect_load(&t, f, sp, 1, 1, 4, 0);
+	/* 0, 1 <-> 4, 5: two sources per destination on each link */
+	sp[0] = spec("a", 1, a, 4);
+	expect_load(&t, f, sp, 1, 2, 8, 0);
+	/* and b = 1 <-> 8: 1 -> 8 climbs leaf 0 to spine 0 as 0 -> 4 does */
+	b[0] = m.name[1];
+	b[1] = m.name[8];
+	sp[0] = spec("a", 1, a, 2);
+	sp[1] = spec("b", 1, b, 2);
+	expect_load(&t, f, sp, 2, 1, 7, 1);
+	rt_tables_release(&t);
+	mix_free(&m);
+	fab_free(f);
+}
+
+TU_SUITE(jobs,
+	 { "job set errors", test_build_errors },
+	 { "job set hosts and GUIDs", test_build_hosts },
+	 { "job-own loads", test_jobload },
+	 { "no jobs, same tables", test_no_jobs_same },
+	 { "spread: correct, lower own loads", test_spread },
+	 { "isolate: correct, no more shared links", test_isolate })

@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ibtopogen jobs: a seeded random job mix for a fabric, as the hint
+ * socket's JSON, with hosts scattered the way a busy scheduler leaves them.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobmix.h"
+#include "topology/gen.h"
+#include "topology/netfile.h"
+
+#define HOST_LEN 256
+#define SIZE_SPREAD 16.0	/* largest job over smallest, before rounding */
+
+struct mix {
+	const char *net, *output;
+	unsigned int lo, hi;
+	uint64_t seed;
+	unsigned int frag;	/* longest run of neighbouring hosts */
+	char **host;		/* distinct host names, node order; owned */
+	uint32_t nhost;
+	uint32_t *perm;		/* hosts in placement order */
+	uint32_t *size;		/* per job */
+	unsigned int njobs;
+};
+
+static const struct option lopts[] = {
+	{ "net", 1, NULL, 'n' },
+	{ "jobs", 1, NULL, 'J' },
+	{ "seed", 1, NULL, 's' },
+	{ "fragment", 1, NULL, 'f' },
+	{ "output", 1, NULL, 'o' },
+	{ "help", 0, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage: ibtopogen jobs --net FILE [--jobs MIN-MAX] [--seed N] [-o FILE]\n\n"
+		"  -n, --net FILE      fabric whose hosts the jobs take\n"
+		"  -J, --jobs MIN-MAX  number of jobs, drawn uniformly (4-16)\n"
+		"  -s, --seed N        seed of the mix (0)\n"
+		"  -f, --fragment N    hosts kept together: runs of 1 to N neighbours (4)\n"
+		"  -o, --output FILE   write the JSON to FILE (default stdout)\n"
+		"  -h, --help          show this help\n");
+}
+
+/* Uniform in [0, n). */
+static uint32_t below(uint64_t *x, uint32_t n)
+{
+	return (uint32_t)((gen_rng_next(x) >> 32) * n >> 32);
+}
+
+static double unit(uint64_t *x)
+{
+	return (gen_rng_next(x) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static int parse(struct mix *m, int argc, char **argv, char *err, size_t len)
+{
+	char *end;
+	int c;
+
+	m->lo = 4;
+	m->hi = 16;
+	m->frag = 4;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":n:J:s:f:o:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'n': m->net = optarg; break;
+		case 'o': m->output = optarg; break;
+		case 's':
+			errno = 0;
+			m->seed = strtoull(optarg, &end, 10);
+			if (errno || *end || *optarg < '0' || *optarg > '9') {
+				snprintf(err, len, "bad seed '%s'", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'f':
+			if (sscanf(optarg, "%u%c", &m->frag, &(char){ 0 }) != 1 ||
+			    !m->frag) {
+				snprintf(err, len, "bad --fragment '%s' (1 or more)",
+					 optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'J':
+			if (sscanf(optarg, "%u-%u", &m->lo, &m->hi) != 2 &&
+			    sscanf(optarg, "%u", &m->lo) == 1)
+				m->hi = m->lo;
+			if (!m->lo || m->hi < m->lo) {
+				snprintf(err, len, "bad --jobs '%s' (MIN-MAX, 1 or more)",
+					 optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			snprintf(err, len, "bad option '%s' (try jobs --help)",
+				 argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc || !m->net) {
+		snprintf(err, len, optind < argc ? "unexpected argument" :
+			 "jobs needs --net FILE");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A CA's host name and node, for sorting out a host's other HCAs. */
+struct named {
+	char *name;
+	uint32_t node;
+};
+
+static int cmp_name(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->node > y->node) - (x->node < y->node);
+}
+
+static int cmp_node(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+
+	return (x->node > y->node) - (x->node < y->node);
+}
+
+/* Distinct host names of f's CAs, by first node (a host's HCAs once). */
+static int hosts(struct mix *m, const struct fabric *f)
+{
+	struct named *v = calloc(f->nca ? f->nca : 1, sizeof(*v));
+	char buf[HOST_LEN];
+	uint32_t n, k = 0, i;
+	int ret = -ENOMEM;
+
+	m->host = calloc(f->nca ? f->nca : 1, sizeof(*m->host));
+	if (!v || !m->host)
+		goto out;
+	for (n = 0; n < f->nnodes; n++) {
+		if (fab_is_sw(f, n))
+			continue;
+		fab_host_name(f, n, buf, sizeof(buf));
+		v[k].node = n;
+		if (!(v[k++].name = strdup(buf)))
+			goto out;
+	}
+	qsort(v, k, sizeof(*v), cmp_name);
+	for (i = 0, n = 0; i < k; i++)
+		if (!n || strcmp(v[n - 1].name, v[i].name)) {
+			struct named t = v[n];
+
+			v[n++] = v[i];
+			v[i] = t;
+		}
+	qsort(v, n, sizeof(*v), cmp_node);
+	for (i = 0; i < n; i++) {
+		m->host[i] = v[i].name;
+		v[i].name = NULL;
+	}
+	m->nhost = n;
+	ret = 0;
+out:
+	for (i = 0; v && i < k; i++)
+		free(v[i].name);
+	free(v);
+	return ret;
+}
+
+/*
+ * Placement order: runs of 1..m->frag neighbouring hosts, the runs
+ * shuffled, so jobs get a few hosts together and the rest scattered.
+ */
+static int place(struct mix *m, uint64_t *x)
+{
+	uint32_t *start = malloc((m->nhost + 1) * sizeof(*start));
+	uint32_t *ord = malloc((m->nhost + 1) * sizeof(*ord));
+	uint32_t nf = 0, i, k = 0, j;
+	int ret = -ENOMEM;
+
+	m->perm = malloc((m->nhost ? m->nhost : 1) * sizeof(*m->perm));
+	if (!start || !ord || !m->perm)
+		goto out;
+	for (i = 0; i < m->nhost; i += 1 + below(x, m->frag)) {
+		ord[nf] = nf;
+		start[nf++] = i;
+	}
+	start[nf] = m->nhost;
+	for (i = nf; i > 1; i--) {
+		uint32_t t, r = below(x, i);
+
+		t = ord[i - 1];
+		ord[i - 1] = ord[r];
+		ord[r] = t;
+	}
+	for (i = 0; i < nf; i++)
+		for (j = start[ord[i]]; j < start[ord[i] + 1]; j++)
+			m->perm[k++] = j;
+	ret = 0;
+out:
+	free(start);
+	free(ord);
+	return ret;
+}
+
+/* Job sizes: log-uniform spread, 75 to 100 % of the hosts busy. */
+static int sizes(struct mix *m, uint64_t *x)
+{
+	double *w, sum = 0, busy;
+	uint32_t j, left;
+
+	m->njobs = m->lo + below(x, m->hi - m->lo + 1);
+	if (m->njobs > m->nhost)
+		m->njobs = m->nhost;
+	w = malloc((m->njobs ? m->njobs : 1) * sizeof(*w));
+	m->size = calloc(m->njobs ? m->njobs : 1, sizeof(*m->size));
+	if (!w || !m->size) {
+		free(w);
+		return -ENOMEM;
+	}
+	for (j = 0; j < m->njobs; j++)
+		sum += w[j] = exp(unit(x) * log(SIZE_SPREAD));
+	busy = m->nhost * (0.75 + 0.25 * unit(x)) - m->njobs;
+	left = m->nhost;
+	for (j = 0; j < m->njobs; j++) {
+		m->size[j] = 1 + (uint32_t)(busy * w[j] / sum);
+		if (m->size[j] > left)
+			m->size[j] = left;
+		left -= m->size[j];
+	}
+	free(w);
+	return 0;
+}
+
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++)
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(out, "\\u%04x", *s);
+		else
+			fputc(*s, out);
+	fputc('"', out);
+}
+
+/* Most jobs weigh 1; one in four 2, 5 or 10. */
+static int write_mix(const struct mix *m, FILE *out, uint64_t *x)
+{
+	static const unsigned int heavy[] = { 2, 5, 10 };
+	uint32_t j, i, k = 0;
+
+	fprintf(out, "{\"jobs\":[");
+	for (j = 0; j < m->njobs; j++) {
+		unsigned int w = below(x, 4) ? 1 : heavy[below(x, 3)];
+
+		fprintf(out, "%s\n {\"id\":\"j%u\",\"weight\":%u,\"hosts\":[",
+			j ? "," : "", j + 1, w);
+		for (i = 0; i < m->size[j]; i++, k++) {
+			fputs(i ? "," : "", out);
+			json_str(out, m->host[m->perm[k]]);
+		}
+		fprintf(out, "]}");
+	}
+	fprintf(out, "\n]}\n");
+	return ferror(out) ? -EIO : 0;
+}
+
+static int run(struct mix *m, char *err, size_t len)
+{
+	struct fabric *f = NULL;
+	uint64_t x = m->seed;
+	FILE *out = stdout;
+	int ret;
+
+	if (fab_load_net(m->net, &f, err, len))
+		return -EINVAL;
+	ret = hosts(m, f);
+	if (!ret)
+		ret = place(m, &x);
+	if (!ret)
+		ret = sizes(m, &x);
+	if (ret)
+		goto out;
+	if (m->output && !(out = fopen(m->output, "w"))) {
+		ret = -errno;
+		snprintf(err, len, "%s: %s", m->output, strerror(errno));
+		goto out;
+	}
+	ret = write_mix(m, out, &x);
+	if ((out != stdout ? fclose(out) : fflush(out)) && !ret)
+		ret = -EIO;
+	if (ret)
+		snprintf(err, len, "writing %s: %s",
+			 m->output ? m->output : "stdout", strerror(-ret));
+out:
+	if (ret == -ENOMEM)
+		snprintf(err, len, "out of memory");
+	fab_free(f);
+	return ret;
+}
+
+int jobmix_main(int argc, char **argv)
+{
+	struct mix m = { 0 };
+	char err[512] = "";
+	uint32_t i;
+	int ret = parse(&m, argc, argv, err, sizeof(err));
+
+	if (!ret)
+		ret = run(&m, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "ibtopogen: %s\n", err);
+	for (i = 0; i < m.nhost; i++)
+		free(m.host[i]);
+	free(m.host);
+	free(m.perm);
+	free(m.size);
+	return !ret ? 0 : ret == -ENOMEM || ret == -EIO ? 1 : 2;
+}
