@@ -167,6 +167,16 @@ static int set_engine(struct ga_cfg *c, const char *v)
 	return 0;
 }
 
+static int set_policy(struct ga_cfg *c, const char *v)
+{
+	return rt_job_policy_parse(v, &c->job_policy);
+}
+
+static const char *show_policy(const struct ga_cfg *c)
+{
+	return rt_job_policy_name(c->job_policy);
+}
+
 static const char *show_engine(const struct ga_cfg *c)
 {
 	return rt_engine_name(c->engine);
@@ -189,6 +199,8 @@ struct key {
 static const struct key keys[] = {
 	{ "routing:engine", "auto, fattree, torus, dragonfly or updown", set_engine,
 	  show_engine },
+	{ "routing:job_policy", "spread or isolate", set_policy,
+	  show_policy },
 	{ "log:verbosity", "0-3, quiet, normal, verbose or debug",
 	  set_verbosity, show_verbosity },
 	{ "hints:socket", "an absolute socket path of at most 107 bytes, or empty for none",

@@ -8,6 +8,7 @@
 
 #include <sys/types.h>
 
+#include "../../routing/jobs.h"
 #include "../../routing/route.h"
 
 #define GA_CFG_DEFAULT_PATH "/etc/opensm/gpuaware.conf"
@@ -26,6 +27,7 @@ enum ga_verbosity {
 struct ga_cfg {
 	enum rt_engine_id engine;
 	enum ga_verbosity verbosity;
+	enum rt_job_policy job_policy;	/* how jobs share a leaf's links */
 	/* [hints]: the job-hint socket; an empty socket path turns it off */
 	char hints_socket[108];		/* a sockaddr_un path */
 	char hints_dir[256];		/* where the job table is kept */

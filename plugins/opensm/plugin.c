@@ -22,6 +22,7 @@
 #include "../../routing/verify.h"
 #include "config.h"
 #include "export.h"
+#include "hints.h"
 #include "import.h"
 #include "vl.h"
 
@@ -65,6 +66,11 @@ struct ga_ctx {
 	struct ga_vl live;	/* SLs and SL2VL of the tables last installed */
 	double t_start, t_import, t_route, t_hops;	/* wall seconds */
 	double cpu_start;	/* this thread's CPU seconds */
+	struct ga_hints *hints;	/* the job-hint socket, NULL when off */
+	struct rt_jobs jobs;	/* this sweep's, when have_jobs */
+	bool have_jobs;
+	uint64_t hints_gen;	/* generation of the table routed for */
+	struct ga_hints_routing done;	/* what state will report */
 };
 
 static double clock_s(clockid_t id)
@@ -85,6 +91,9 @@ static void drop_sweep(struct ga_ctx *c)
 	if (c->routed)
 		rt_tables_release(&c->tables);
 	c->routed = false;
+	if (c->have_jobs)
+		rt_jobs_release(&c->jobs);
+	c->have_jobs = false;
 	ga_sweep_release(&c->sweep);
 }
 
@@ -145,13 +154,38 @@ static bool vls_usable(struct ga_ctx *c)
 	return true;
 }
 
+/*
+ * The job set of this sweep from the hint table; routing goes on without
+ * jobs when it cannot be built (said in the log).
+ */
+static void sweep_jobs(struct ga_ctx *c)
+{
+	char err[256];
+	int ret;
+
+	if (!c->hints)
+		return;
+	ret = ga_hints_jobs(c->hints, c->sweep.fab, c->cfg.job_policy,
+			    &c->jobs, &c->hints_gen, err, sizeof(err));
+	if (ret < 0)
+		GA_LOG(&c->osm->log, OSM_LOG_ERROR,
+			"ERR GA33: cannot route for the job table (generation %" PRIu64 "): %s; routing without jobs\n",
+			c->hints_gen, err);
+	c->have_jobs = ret > 0;
+}
+
+static const struct rt_jobs *jobs_of(const struct ga_ctx *c)
+{
+	return c->have_jobs ? &c->jobs : NULL;
+}
+
 static int route_one_vl(struct ga_ctx *c)
 {
 	char topo[sizeof(c->sum.topology)];
 
 	memcpy(topo, c->sum.topology, sizeof(topo));
 	rt_tables_release(&c->tables);
-	if (rt_route(c->sweep.fab, RT_ENGINE_UPDOWN, NULL, &c->tables,
+	if (rt_route(c->sweep.fab, RT_ENGINE_UPDOWN, jobs_of(c), &c->tables,
 		     &c->sum))
 		return -EIO;
 	memcpy(c->sum.topology, topo, sizeof(topo));
@@ -180,7 +214,8 @@ static int ga_build_lid_matrices(void *context)
 	}
 	t = now();
 	c->t_import = t - c->t_start;
-	ret = rt_route(c->sweep.fab, c->cfg.engine, NULL, &c->tables,
+	sweep_jobs(c);
+	ret = rt_route(c->sweep.fab, c->cfg.engine, jobs_of(c), &c->tables,
 		       &c->sum);
 	if (!ret && c->sum.nvl > 1 && !vls_usable(c))
 		ret = route_one_vl(c);
@@ -229,6 +264,11 @@ static bool check_quality(struct ga_ctx *c)
 	if (r.ebb_perms)
 		snprintf(ebb, sizeof(ebb), "%.3f (%u perms)", r.ebb,
 			 r.ebb_perms);
+	c->done.checked = true;
+	c->done.pairs = r.pairs;
+	c->done.unreachable = r.unreachable;
+	c->done.credit_loop = r.cdg_cycle;
+	c->done.efi_ratio = r.efi_ratio;
 	GA_LOG(log, OSM_LOG_INFO,
 		"quality: %" PRIu64 " pairs, %" PRIu64 " unreachable (%" PRIu64 " holes, %" PRIu64 " loops), %" PRIu64 " disconnected by cabling, %" PRIu64 " of %" PRIu64 " switch-LID pairs unreachable, max %u hops, %s on %u VL(s), EFI max %" PRIu64 " (%.2fx mean, %.2fx per level), eBB %s, verified in %.1f ms\n",
 		r.pairs, r.unreachable, r.holes, r.loops, r.disconnected,
@@ -272,6 +312,20 @@ static void log_summary(struct ga_ctx *c)
 		c->sum.check_seconds * 1e3, c->t_hops * 1e3);
 }
 
+/* What the hint socket's state request will say of this routing. */
+static void note_routing(struct ga_ctx *c)
+{
+	struct ga_hints_routing *d = &c->done;
+
+	d->generation = c->hints_gen;
+	snprintf(d->topology, sizeof(d->topology), "%s", c->sum.topology);
+	snprintf(d->engine, sizeof(d->engine), "%s", c->sum.engine);
+	d->nvl = c->sum.nvl;
+	d->jobs = c->have_jobs ? c->jobs.njobs : 0;
+	d->ms = (now() - c->t_start) * 1e3;
+	ga_hints_routed(c->hints, d);
+}
+
 /* Hand this sweep's tables to OpenSM, which pushes the changed blocks. */
 static int ga_build_fwd_tables(void *context)
 {
@@ -279,6 +333,7 @@ static int ga_build_fwd_tables(void *context)
 	osm_log_t *log = &c->osm->log;
 	int ret;
 
+	memset(&c->done, 0, sizeof(c->done));
 	if (!c->routed) {
 		GA_LOG(log, OSM_LOG_ERROR,
 			"ERR GA08: no routing from this sweep to install\n");
@@ -303,6 +358,8 @@ static int ga_build_fwd_tables(void *context)
 			strerror(-ret));
 		return refuse(c);
 	}
+	if (c->hints)
+		note_routing(c);
 	drop_sweep(c);
 	return 0;
 }
@@ -340,6 +397,46 @@ static const external_routing_engine_module_t ga_module = {
 	.name = GA_ENGINE_NAME,
 	.setup = ga_setup,
 };
+
+/*
+ * A reroute as the console's: OpenSM recomputes the routing without a
+ * new discovery and sends the LFT blocks that changed.
+ */
+static void kick(void *ctx)
+{
+	struct ga_ctx *c = ctx;
+
+	c->osm->subn.force_reroute = TRUE;
+	osm_opensm_sweep(c->osm);
+}
+
+static void hints_log(void *ctx, bool error, const char *msg)
+{
+	struct ga_ctx *c = ctx;
+
+	GA_LOG(&c->osm->log, error ? OSM_LOG_ERROR : OSM_LOG_INFO, "%s\n",
+		msg);
+}
+
+/* The hint socket is optional: without it the plugin routes as before. */
+static void start_hints(struct ga_ctx *c)
+{
+	const struct ga_hints_ops ops = { kick, hints_log, c };
+	char err[256];
+
+	if (!c->cfg.hints_socket[0])
+		return;
+	if (ga_hints_start(&c->cfg, &ops, &c->hints, err, sizeof(err))) {
+		GA_LOG(&c->osm->log, OSM_LOG_ERROR,
+			"ERR GA32: no job-hint socket at %s: %s; routing without job hints\n",
+			c->cfg.hints_socket, err);
+		return;
+	}
+	GA_LOG(&c->osm->log, OSM_LOG_INFO,
+		"job-hint socket %s (state in %s, reroutes at most every %u ms)\n",
+		c->cfg.hints_socket, c->cfg.hints_dir,
+		c->cfg.hints_interval_ms);
+}
 
 static void cfg_log(void *ctx, enum ga_cfg_level lvl, const char *msg)
 {
@@ -384,6 +481,7 @@ static void *ga_create(struct osm_opensm *osm)
 		"routing engine '%s' registered (plugin built for %s, engine %s, verbosity %s)\n",
 		GA_ENGINE_NAME, GA_OSM_BUILT_FOR, rt_engine_name(c->cfg.engine),
 		ga_verbosity_name(c->cfg.verbosity));
+	start_hints(c);
 	return c;
 }
 
@@ -393,17 +491,23 @@ static void ga_delete(void *data)
 
 	if (!c)
 		return;
+	ga_hints_stop(c->hints);
 	drop_sweep(c);
 	ga_vl_release(&c->live);
 	free(c);
 }
 
-/* Events carry nothing the routing uses yet; accept and ignore them. */
+/*
+ * OpenSM reports the unicast routing done once every LFT block it sent
+ * was acknowledged: from then on the hint socket's state names it.
+ */
 static void ga_report(void *data, osm_epi_event_id_t id, void *event)
 {
-	(void)data;
-	(void)id;
+	struct ga_ctx *c = data;
+
 	(void)event;
+	if (c && c->hints && id == OSM_EVENT_ID_UCAST_ROUTING_DONE)
+		ga_hints_in_switches(c->hints);
 }
 
 osm_event_plugin_t osm_event_plugin = {

@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The hint socket inside OpenSM: requests are served on the sm/ server's
+ * thread, accepted changes wake a kicker thread that asks OpenSM for a
+ * reroute at most once per interval, and the routing thread reads the
+ * table through snapshots.  OpenSM's threads never wait on a client.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "../../sm/hints.h"
+#include "../../sm/server.h"
+#include "hints.h"
+
+struct ga_hints {
+	struct ga_cfg cfg;
+	struct ga_hints_ops ops;
+	struct sm_hints *tbl;
+	struct sm_server *srv;
+
+	pthread_mutex_t lock;	/* everything below */
+	pthread_cond_t wake;
+	pthread_t kicker;
+	bool kicker_up, stop, pending;
+	struct timespec last_kick;
+	uint64_t kicks;
+	/* host names and CA port GUIDs of the last fabric, sorted; owned */
+	char **names;
+	size_t nnames;
+	bool have_fabric;
+	struct ga_hints_routing handed, live;
+	bool have_handed, have_live;
+	uint64_t routings;	/* of ours that reached the switches */
+};
+
+__attribute__((format(printf, 3, 4)))
+static void say(const struct ga_hints *h, bool error, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	h->ops.log(h->ops.ctx, error, buf);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool has_name(char *const *names, size_t n, const char *host)
+{
+	return bsearch(&host, names, n, sizeof(*names), cmp_name) != NULL;
+}
+
+/*
+ * Before the first sweep nothing is known of the fabric: hosts are taken
+ * as they come, and those the fabric lacks are left out when routing.
+ */
+static bool known(void *ctx, const char *host)
+{
+	struct ga_hints *h = ctx;
+	bool ok;
+
+	pthread_mutex_lock(&h->lock);
+	ok = !h->have_fabric || has_name(h->names, h->nnames, host);
+	pthread_mutex_unlock(&h->lock);
+	return ok;
+}
+
+static void free_names(char **names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static int add_name(char **names, size_t *n, const char *s)
+{
+	names[*n] = strdup(s);
+	if (!names[*n])
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+/* Host names and canonical CA port GUIDs of f, sorted, duplicates gone. */
+static int fabric_names(const struct fabric *f, char ***out, size_t *nout)
+{
+	char **names = calloc(2 * f->nports + 1, sizeof(*names));
+	char buf[128];
+	size_t n = 0, i, j;
+	uint32_t v;
+	unsigned int p;
+	int ret = 0;
+
+	if (!names)
+		return -ENOMEM;
+	for (v = 0; v < f->nnodes && !ret; v++) {
+		if (fab_is_sw(f, v))
+			continue;
+		fab_host_name(f, v, buf, sizeof(buf));
+		if (*buf)
+			ret = add_name(names, &n, buf);
+		for (p = 1; p <= f->nodes[v].nports && !ret; p++) {
+			snprintf(buf, sizeof(buf), "0x%016" PRIx64,
+				 fab_port(f, v, p)->guid);
+			ret = add_name(names, &n, buf);
+		}
+	}
+	if (ret) {
+		free_names(names, n);
+		return ret;
+	}
+	qsort(names, n, sizeof(*names), cmp_name);
+	for (i = j = 0; i < n; i++) {
+		if (j && !strcmp(names[j - 1], names[i]))
+			free(names[i]);
+		else
+			names[j++] = names[i];
+	}
+	*out = names;
+	*nout = j;
+	return 0;
+}
+
+static void mark_pending(struct ga_hints *h)
+{
+	pthread_mutex_lock(&h->lock);
+	h->pending = true;
+	pthread_cond_signal(&h->wake);
+	pthread_mutex_unlock(&h->lock);
+}
+
+static struct timespec add_ms(struct timespec t, unsigned int ms)
+{
+	t.tv_sec += ms / 1000;
+	t.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (t.tv_nsec >= 1000000000) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000;
+	}
+	return t;
+}
+
+/*
+ * Changes are coalesced: the first after a quiet spell reroutes at once,
+ * those within the interval after a reroute wait for its end and then
+ * make one.
+ */
+static void *kicker(void *arg)
+{
+	struct ga_hints *h = arg;
+	struct timespec due;
+
+	pthread_mutex_lock(&h->lock);
+	while (!h->stop) {
+		if (!h->pending) {
+			pthread_cond_wait(&h->wake, &h->lock);
+			continue;
+		}
+		due = add_ms(h->last_kick, h->cfg.hints_interval_ms);
+		if (pthread_cond_timedwait(&h->wake, &h->lock, &due) !=
+		    ETIMEDOUT)
+			continue;
+		h->pending = false;
+		h->kicks++;
+		clock_gettime(CLOCK_MONOTONIC, &h->last_kick);
+		pthread_mutex_unlock(&h->lock);
+		h->ops.kick(h->ops.ctx);
+		pthread_mutex_lock(&h->lock);
+	}
+	pthread_mutex_unlock(&h->lock);
+	return NULL;
+}
+
+static int add_u64(json_object *o, const char *k, uint64_t v)
+{
+	return sm_json_add(o, k, json_object_new_uint64(v));
+}
+
+/* JSON null: json-c's NULL, which sm_json_add() takes for no memory. */
+static int add_null(json_object *o, const char *k)
+{
+	return json_object_object_add(o, k, NULL) ? -ENOMEM : 0;
+}
+
+static int add_routing(json_object *r, const struct ga_hints_routing *x)
+{
+	json_object *q;
+	int ret;
+
+	ret = sm_json_add(r, "topology", json_object_new_string(x->topology));
+	ret = ret ? ret : sm_json_add(r, "engine",
+				      json_object_new_string(x->engine));
+	ret = ret ? ret : sm_json_add(r, "route_ms",
+				      json_object_new_double(x->ms));
+	ret = ret ? ret : add_u64(r, "vls", x->nvl);
+	ret = ret ? ret : add_u64(r, "jobs_routed", x->jobs);
+	if (ret || !x->checked)
+		return ret ? ret : add_null(r, "quality");
+	q = json_object_new_object();
+	if (!q)
+		return -ENOMEM;
+	ret = add_u64(q, "pairs", x->pairs);
+	ret = ret ? ret : add_u64(q, "unreachable", x->unreachable);
+	ret = ret ? ret : sm_json_add(q, "credit_loops",
+				      json_object_new_boolean(x->credit_loop));
+	ret = ret ? ret : sm_json_add(q, "efi_ratio",
+				      json_object_new_double(x->efi_ratio));
+	if (ret) {
+		json_object_put(q);
+		return ret;
+	}
+	return sm_json_add(r, "quality", q);
+}
+
+/*
+ * The state request: what is in the switches (routed_generation, null
+ * before the first routing arrived there) against the table now.
+ */
+static json_object *state_reply(struct ga_hints *h)
+{
+	const struct sm_hints_snap *s = sm_hints_snapshot(h->tbl);
+	json_object *r = sm_reply_ok();
+	struct ga_hints_routing live;
+	bool have, pending;
+	uint64_t routings;
+	int ret;
+
+	pthread_mutex_lock(&h->lock);
+	live = h->live;
+	have = h->have_live;
+	pending = h->pending;
+	routings = h->routings;
+	pthread_mutex_unlock(&h->lock);
+	ret = r ? add_u64(r, "hints_generation", s->generation) : -ENOMEM;
+	ret = ret ? ret : add_u64(r, "routings", routings);
+	ret = ret ? ret : add_u64(r, "jobs", s->njobs);
+	ret = ret ? ret : have ? add_u64(r, "routed_generation",
+					    live.generation) :
+				 add_null(r, "routed_generation");
+	ret = ret ? ret : sm_json_add(r, "reroute_pending",
+				      json_object_new_boolean(pending));
+	if (!ret && have)
+		ret = add_routing(r, &live);
+	sm_hints_put(s);
+	if (ret) {
+		json_object_put(r);
+		return NULL;
+	}
+	return r;
+}
+
+static bool ok_reply(json_object *reply)
+{
+	json_object *ok;
+
+	return json_object_object_get_ex(reply, "ok", &ok) &&
+	       json_object_get_boolean(ok);
+}
+
+static int handle(void *ctx, const struct sm_peer *p, json_object *req,
+		  json_object **reply)
+{
+	struct ga_hints *h = ctx;
+	const char *op = sm_proto_op(req);
+	int ret;
+
+	if (!strcmp(op, "state")) {
+		*reply = state_reply(h);
+		return *reply ? 0 : -ENOMEM;
+	}
+	if (!strcmp(op, "reroute")) {
+		if (!p->may_write) {
+			*reply = sm_reply_error(SM_ERR_FORBIDDEN,
+						"reroute: uid %u may not change the routing (root or group %s)",
+						(unsigned int)p->uid,
+						h->cfg.hints_group_name[0] ?
+						h->cfg.hints_group_name : "none");
+			return *reply ? 0 : -ENOMEM;
+		}
+		mark_pending(h);
+		*reply = sm_reply_ok();
+		return *reply ? 0 : -ENOMEM;
+	}
+	ret = sm_hints_serve(h->tbl, req, p->may_write, reply);
+	if (ret == -EOPNOTSUPP) {
+		*reply = sm_reply_error(SM_ERR_UNKNOWN_OP,
+					"unknown op '%s': this socket serves hints.set, hints.add, hints.remove, hints.get, state and reroute",
+					op);
+		return *reply ? 0 : -ENOMEM;
+	}
+	if (!ret && strcmp(op, "hints.get") && ok_reply(*reply))
+		mark_pending(h);
+	return ret;
+}
+
+static void server_log(void *ctx, const char *msg)
+{
+	say(ctx, false, "hint socket: %s", msg);
+}
+
+/* mkdir -p with mode for the missing parts; existing ones are kept. */
+static int make_dirs(const char *path, mode_t mode)
+{
+	char buf[PATH_MAX], *p, c;
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	for (p = buf + 1; ; p++) {
+		if (*p && *p != '/')
+			continue;
+		c = *p;
+		*p = '\0';
+		if (mkdir(buf, mode) && errno != EEXIST)
+			return -errno;
+		if (!c)
+			return 0;
+		*p = c;
+	}
+}
+
+static int socket_dir(const char *sock)
+{
+	char dir[sizeof(((struct ga_cfg *)0)->hints_socket)], *slash;
+
+	snprintf(dir, sizeof(dir), "%s", sock);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = '\0';
+	return make_dirs(dir, 0755);
+}
+
+static void load_table(struct ga_hints *h)
+{
+	char err[256];
+	int ret = make_dirs(h->cfg.hints_dir, 0750);
+
+	if (ret) {
+		say(h, true, "ERR GA30: cannot create the hint state directory %s: %s; job tables will not be kept",
+		    h->cfg.hints_dir, strerror(-ret));
+		return;
+	}
+	ret = sm_hints_load(h->tbl, h->cfg.hints_dir, err, sizeof(err));
+	if (ret)
+		say(h, true, "ERR GA31: %s; starting with no jobs", err);
+}
+
+static int start_server(struct ga_hints *h, char *err, size_t len)
+{
+	struct sm_server_config sc = {
+		.path = h->cfg.hints_socket,
+		.group = h->cfg.hints_group,
+		.handler = handle,
+		.ctx = h,
+		.log = server_log,
+	};
+	int ret = socket_dir(h->cfg.hints_socket);
+
+	if (ret) {
+		snprintf(err, len, "cannot create the directory of %s: %s",
+			 h->cfg.hints_socket, strerror(-ret));
+		return ret;
+	}
+	return sm_server_start(&sc, &h->srv, err, len);
+}
+
+int ga_hints_start(const struct ga_cfg *cfg, const struct ga_hints_ops *ops,
+		   struct ga_hints **out, char *err, size_t len)
+{
+	struct ga_hints *h = calloc(1, sizeof(*h));
+	pthread_condattr_t ca;
+	int ret = -ENOMEM;
+
+	*out = NULL;
+	if (!h) {
+		snprintf(err, len, "out of memory");
+		return ret;
+	}
+	h->cfg = *cfg;
+	h->ops = *ops;
+	pthread_mutex_init(&h->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&h->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	ret = sm_hints_new(cfg->hints_dir, known, h, &h->tbl);
+	if (ret) {
+		snprintf(err, len, "out of memory");
+		goto out_free;
+	}
+	load_table(h);
+	ret = -pthread_create(&h->kicker, NULL, kicker, h);
+	if (ret) {
+		snprintf(err, len, "cannot start the reroute thread: %s",
+			 strerror(-ret));
+		goto out_free;
+	}
+	h->kicker_up = true;
+	ret = start_server(h, err, len);
+	if (ret)
+		goto out_free;
+	*out = h;
+	return 0;
+out_free:
+	ga_hints_stop(h);
+	return ret;
+}
+
+void ga_hints_stop(struct ga_hints *h)
+{
+	if (!h)
+		return;
+	if (h->srv)
+		sm_server_stop(h->srv);
+	if (h->kicker_up) {
+		pthread_mutex_lock(&h->lock);
+		h->stop = true;
+		pthread_cond_signal(&h->wake);
+		pthread_mutex_unlock(&h->lock);
+		pthread_join(h->kicker, NULL);
+	}
+	if (h->tbl)
+		sm_hints_free(h->tbl);
+	free_names(h->names, h->nnames);
+	pthread_cond_destroy(&h->wake);
+	pthread_mutex_destroy(&h->lock);
+	free(h);
+}
+
+/* The hosts of job j that names has, into hosts[]; how many. */
+static size_t present(const struct sm_job *j, char *const *names, size_t n,
+		      const char **hosts)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < j->nhosts; i++)
+		if (has_name(names, n, j->hosts[i]))
+			hosts[k++] = j->hosts[i];
+	return k;
+}
+
+static int build_jobs(const struct sm_hints_snap *s, const struct fabric *f,
+		      char *const *names, size_t n, enum rt_job_policy policy,
+		      struct rt_jobs *js, char *err, size_t len)
+{
+	struct rt_job_spec *spec = calloc(s->njobs + 1, sizeof(*spec));
+	const char **hosts;
+	size_t i, k, total = 0, nspec = 0;
+	int ret = -ENOMEM;
+
+	for (i = 0; i < s->njobs; i++)
+		total += s->jobs[i].nhosts;
+	hosts = calloc(total + 1, sizeof(*hosts));
+	if (!spec || !hosts) {
+		snprintf(err, len, "out of memory");
+		goto out;
+	}
+	for (i = 0, total = 0; i < s->njobs; i++) {
+		k = present(&s->jobs[i], names, n, hosts + total);
+		if (!k)
+			continue;
+		spec[nspec].id = s->jobs[i].id;
+		spec[nspec].weight = s->jobs[i].weight;
+		spec[nspec].hosts = hosts + total;
+		spec[nspec].nhosts = k;
+		nspec++;
+		total += k;
+	}
+	ret = 0;
+	if (nspec) {
+		ret = rt_jobs_build(js, f, spec, nspec, err, len);
+		if (!ret) {
+			js->policy = policy;
+			ret = 1;
+		}
+	}
+out:
+	free(spec);
+	free(hosts);
+	return ret;
+}
+
+int ga_hints_jobs(struct ga_hints *h, const struct fabric *f,
+		  enum rt_job_policy policy, struct rt_jobs *js,
+		  uint64_t *gen, char *err, size_t len)
+{
+	const struct sm_hints_snap *s;
+	char **names, **old;
+	size_t n, nold;
+	int ret = fabric_names(f, &names, &n);
+
+	if (ret) {
+		snprintf(err, len, "out of memory");
+		return ret;
+	}
+	s = sm_hints_snapshot(h->tbl);
+	*gen = s->generation;
+	pthread_mutex_lock(&h->lock);
+	h->have_handed = false;
+	pthread_mutex_unlock(&h->lock);
+	ret = s->njobs ? build_jobs(s, f, names, n, policy, js, err, len) : 0;
+	sm_hints_put(s);
+	pthread_mutex_lock(&h->lock);
+	old = h->names;
+	nold = h->nnames;
+	h->names = names;
+	h->nnames = n;
+	h->have_fabric = true;
+	pthread_mutex_unlock(&h->lock);
+	free_names(old, nold);
+	return ret;
+}
+
+void ga_hints_routed(struct ga_hints *h, const struct ga_hints_routing *r)
+{
+	pthread_mutex_lock(&h->lock);
+	h->handed = *r;
+	h->have_handed = true;
+	pthread_mutex_unlock(&h->lock);
+}
+
+void ga_hints_in_switches(struct ga_hints *h)
+{
+	pthread_mutex_lock(&h->lock);
+	h->live = h->handed;
+	h->have_live = h->have_handed;
+	h->routings += h->have_handed;
+	pthread_mutex_unlock(&h->lock);
+}

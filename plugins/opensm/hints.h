@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The plugin's job-hint socket: the sm/ server on its own thread, the job
+ * table it changes, the reroutes those changes ask for, and the state it
+ * reports.  No OpenSM types: the reroute is a callback.
+ */
+#ifndef GPUAWARE_GA_HINTS_H
+#define GPUAWARE_GA_HINTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../routing/jobs.h"
+#include "../../routing/route.h"
+#include "config.h"
+
+struct ga_hints;
+
+/*
+ * What the plugin gives the hint socket.  kick starts a reroute and must
+ * not block (it runs on the socket's own threads); log gets one finished
+ * line, error or not.
+ */
+struct ga_hints_ops {
+	void (*kick)(void *ctx);
+	void (*log)(void *ctx, bool error, const char *msg);
+	void *ctx;
+};
+
+/*
+ * Load the kept job table from cfg->hints_dir, create the socket and start
+ * its threads.  A table that cannot be read is logged and replaced by an
+ * empty one; a socket that cannot be made is an error (-errno, err says
+ * why) and nothing runs.  cfg and ops are copied.
+ */
+int ga_hints_start(const struct ga_cfg *cfg, const struct ga_hints_ops *ops,
+		   struct ga_hints **out, char *err, size_t len);
+
+/* Stop the threads, remove the socket, free everything.  NULL is fine. */
+void ga_hints_stop(struct ga_hints *h);
+
+/*
+ * Per sweep, on OpenSM's routing thread.  ga_hints_jobs() records the
+ * fabric's host names and CA port GUIDs (what later requests are checked
+ * against) and builds js for f from the current table, leaving out the
+ * hosts f does not have; *gen is that table's generation.  Returns 1 with
+ * js to release when there are jobs, 0 when there are none (js untouched),
+ * or a negative errno with err filled.
+ */
+int ga_hints_jobs(struct ga_hints *h, const struct fabric *f,
+		  enum rt_job_policy policy, struct rt_jobs *js,
+		  uint64_t *gen, char *err, size_t len);
+
+/* What the last routing handed to OpenSM was, for the state request. */
+struct ga_hints_routing {
+	uint64_t generation;	/* of the job table it was routed for */
+	char topology[32];
+	char engine[16];
+	unsigned int nvl;
+	unsigned int jobs;	/* jobs routed for */
+	double ms;		/* wall time of the plugin's routing */
+	/* the verifier's numbers when it ran (verbosity verbose or more) */
+	bool checked;
+	uint64_t pairs, unreachable;
+	bool credit_loop;
+	double efi_ratio;
+};
+
+/* Tables for r went to OpenSM; not yet in the switches. */
+void ga_hints_routed(struct ga_hints *h, const struct ga_hints_routing *r);
+
+/*
+ * OpenSM says the unicast routing is in the switches: the routing this
+ * sweep handed over is what state reports from now on; after a sweep the
+ * plugin did not route (OpenSM fell back to another engine) there is
+ * none, and routed_generation is null.
+ */
+void ga_hints_in_switches(struct ga_hints *h);
+
+#endif
