@@ -22,6 +22,8 @@ enum {
 	PR_ERR = 2,		/* usage, input or internal error */
 };
 
+#define PR_SM_SOCKET "/run/gpuaware/sm.sock"
+
 /* Strings point into argv. */
 struct pr_opts {
 	const char *dir;	/* analyze: dump directory */
@@ -36,6 +38,13 @@ struct pr_opts {
 	const char *ca;		/* verify: local CA, NULL for the first */
 	unsigned int ca_port;	/* verify: its port, 0 for the first active */
 	struct vf_opts vf;
+	/* the SM's hint socket: hints, state, reroute */
+	const char *socket;
+	unsigned int weight;	/* hints add */
+	bool wait;		/* until the switches hold the new routing */
+	unsigned int timeout_ms;
+	char **pos;		/* positional arguments after the command */
+	int npos;
 };
 
 /*
@@ -45,6 +54,9 @@ struct pr_opts {
 int pr_analyze(const struct pr_opts *o, char *err, size_t len);
 int pr_route(const struct pr_opts *o, char *err, size_t len);
 int pr_verify(const struct pr_opts *o, char *err, size_t len);
+int pr_hints(const struct pr_opts *o, char *err, size_t len);
+int pr_state(const struct pr_opts *o, char *err, size_t len);
+int pr_reroute(const struct pr_opts *o, char *err, size_t len);
 
 /*
  * Read the JSON job list at path ({"jobs":[{"id", "hosts", "weight"}]})

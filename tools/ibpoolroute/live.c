@@ -806,13 +806,38 @@ bool pr_live_ok(const struct pr_live *r)
 	return !r->inactive && !r->no_path && !r->vl_drops && !r->missing;
 }
 
+/* --jobs: their own loads on the tables read from the switches. */
+static int job_loads(struct live *l, const struct pr_opts *o,
+		     struct rt_jobs *js, struct vf_jobload *jl,
+		     struct pr_result *res, char *err, size_t len)
+{
+	int ret;
+
+	if (!o->jobs)
+		return 0;
+	ret = pr_jobs_load(o->jobs, l->t.fab, js, err, len);
+	if (ret)
+		return ret;
+	ret = vf_jobload(&l->t, js, jl);
+	if (ret) {
+		rt_jobs_release(js);
+		snprintf(err, len, "job loads: %s", strerror(-ret));
+		return ret;
+	}
+	res->jobs = js;
+	res->jl = jl;
+	return 0;
+}
+
 static int check(struct live *l, const struct pr_opts *o, char *err,
 		 size_t len)
 {
 	struct pr_result res = { .source = l->rep.source, .sl2vl = "live",
 				 .live = &l->rep };
+	struct vf_jobload jl;
+	struct rt_jobs js;
 	struct vf_report vr;
-	int ret;
+	int ret, code = PR_ERR;
 
 	l->vl = (struct rt_vl){ .nvl = 1, .path_sl = cb_path_sl,
 				.sl2vl = cb_sl2vl, .ctx = l };
@@ -823,6 +848,8 @@ static int check(struct live *l, const struct pr_opts *o, char *err,
 		return PR_ERR;
 	}
 	check_paths(l);
+	if (job_loads(l, o, &js, &jl, &res, err, len))
+		return PR_ERR;
 	res.t = &l->t;
 	res.vo = &o->vf;
 	res.vr = &vr;
@@ -832,9 +859,15 @@ static int check(struct live *l, const struct pr_opts *o, char *err,
 	if (ret) {
 		snprintf(err, len, "cannot write the report: %s",
 			 strerror(-ret));
-		return PR_ERR;
+		goto out;
 	}
-	return vf_ok(&vr) && pr_live_ok(&l->rep) ? PR_OK : PR_BAD;
+	code = vf_ok(&vr) && pr_live_ok(&l->rep) ? PR_OK : PR_BAD;
+out:
+	if (res.jobs) {
+		vf_jobload_release(&jl);
+		rt_jobs_release(&js);
+	}
+	return code;
 }
 
 static void live_release(struct live *l)

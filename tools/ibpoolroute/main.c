@@ -21,14 +21,19 @@ enum {
 	C_ANALYZE = 1 << 0,
 	C_ROUTE = 1 << 1,
 	C_VERIFY = 1 << 2,
-	C_ALL = C_ANALYZE | C_ROUTE | C_VERIFY,
+	C_HINTS = 1 << 3,
+	C_STATE = 1 << 4,
+	C_REROUTE = 1 << 5,
+	C_SM = C_HINTS | C_STATE | C_REROUTE,
+	C_ALL = C_ANALYZE | C_ROUTE | C_VERIFY | C_SM,
+	C_CHECKS = C_ANALYZE | C_ROUTE | C_VERIFY,
 };
 
 struct cmd {
 	const char *name;
 	unsigned int bit;
 	const char *args;	/* positional arguments, for usage */
-	unsigned int npos;	/* how many it takes */
+	int npos;		/* how many it takes; -N: at least N */
 	const char *help;
 	int (*run)(const struct pr_opts *o, char *err, size_t len);
 };
@@ -42,6 +47,14 @@ static const struct cmd cmds[] = {
 	{ "verify", C_VERIFY, "[-C CA -P PORT]", 0,
 	  "check the live fabric: switch LFTs and SL2VL, SA path SLs",
 	  pr_verify },
+	{ "hints", C_HINTS, "get|set|add|remove ...", -1,
+	  "the SM's job table: show it, replace it, add or remove a job",
+	  pr_hints },
+	{ "state", C_STATE, "", 0,
+	  "what the SM routed for: topology, engine, generations, quality",
+	  pr_state },
+	{ "reroute", C_REROUTE, "", 0,
+	  "ask the SM to route again now", pr_reroute },
 };
 
 struct opt {
@@ -56,7 +69,7 @@ struct opt {
 /* The one option table: getopt_long's and --help's. */
 static const struct opt opts[] = {
 	{ "net", 1, 'n', C_ROUTE, "FILE", "ibsim net file or ibnetdiscover output to route" },
-	{ "jobs", 1, 'J', C_ANALYZE | C_ROUTE, "FILE", "JSON job list: route for the jobs, report their own link loads" },
+	{ "jobs", 1, 'J', C_CHECKS, "FILE", "JSON job list: route for the jobs, report their own link loads" },
 	{ "job-policy", 1, 'O', C_ROUTE, "NAME", "with --jobs: spread (lowest job loads) or isolate (fewest shared links) (spread)" },
 	{ "measure-only", 0, 'M', C_ROUTE, NULL, "with --jobs: route as without jobs, only measure their loads" },
 	{ "engine", 1, 'e', C_ROUTE, "NAME", "auto, fattree, torus or updown (auto)" },
@@ -64,9 +77,13 @@ static const struct opt opts[] = {
 	{ "extended-lids", 0, 'x', C_ROUTE, NULL, "allow LIDs past 0xbfff (offline scale runs beyond one subnet)" },
 	{ "Ca", 1, 'C', C_VERIFY, "CA", "local CA to query through (the first)" },
 	{ "Port", 1, 'P', C_VERIFY, "PORT", "its port (the first active)" },
+	{ "socket", 1, 'S', C_SM, "PATH", "the SM's hint socket (" PR_SM_SOCKET ")" },
+	{ "weight", 1, 'w', C_HINTS, "N", "hints add: the job's weight, 1-1000 (1)" },
+	{ "wait", 0, 'W', C_HINTS | C_REROUTE, NULL, "return once the switches hold the routing for the change" },
+	{ "timeout", 1, 'T', C_SM, "MS", "give up after MS milliseconds (5000; with --wait 60000)" },
 	{ "json", 0, 'j', C_ALL, NULL, "print one JSON object instead of text" },
-	{ "perms", 1, 'p', C_ALL, "N", "random permutations for eBB, 0 skips it (100)" },
-	{ "seed", 1, 's', C_ALL, "S", "seed of the eBB permutations (1)" },
+	{ "perms", 1, 'p', C_CHECKS, "N", "random permutations for eBB, 0 skips it (100)" },
+	{ "seed", 1, 's', C_CHECKS, "S", "seed of the eBB permutations (1)" },
 	{ "help", 0, 'h', C_ALL, NULL, "show this help" },
 };
 
@@ -83,11 +100,15 @@ static const char *const examples[] = {
 	"ibpoolroute route --net fabric.net --jobs jobs.json --job-policy isolate",
 	"ibpoolroute verify",
 	"ibpoolroute verify -C mlx5_0 -P 1 --json --perms 0",
+	"ibpoolroute hints set jobs.json --wait",
+	"ibpoolroute hints add j7 gpu01 gpu02 0x0002c90300a1b2c4 --weight 2",
+	"ibpoolroute hints remove j7",
+	"ibpoolroute state --json",
 };
 
 static void usage(FILE *out)
 {
-	char left[40];
+	char left[48];
 	size_t i, k;
 
 	fprintf(out, "Usage: " PROG " COMMAND [options]\n\nCommands:\n");
@@ -200,6 +221,23 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 					   FAB_MAX_PORTS);
 		o->ca_port = v;
 		break;
+	case 'S':
+		o->socket = arg;
+		break;
+	case 'w':
+		if (number(arg, 1000, &v) || !v)
+			return usage_error("bad weight '%s' (1-1000)", arg);
+		o->weight = v;
+		break;
+	case 'W':
+		o->wait = true;
+		break;
+	case 'T':
+		if (number(arg, 3600000, &v) || !v)
+			return usage_error("bad timeout '%s' (1-3600000 ms)",
+					   arg);
+		o->timeout_ms = v;
+		break;
 	case 'j':
 		o->json = true;
 		break;
@@ -243,6 +281,8 @@ int main(int argc, char **argv)
 	struct pr_opts o = {
 		.engine = RT_ENGINE_AUTO,
 		.vf = { .ebb_perms = VF_DEFAULT_PERMS, .seed = 1 },
+		.socket = PR_SM_SOCKET,
+		.weight = 1,
 	};
 	char sopts[2 * NOPTS + 2], *sp = sopts, err[512];
 	const struct cmd *cmd = NULL;
@@ -298,14 +338,17 @@ int main(int argc, char **argv)
 			return ret;
 	}
 	npos = argc - 1 - optind;
-	if (npos != (int)cmd->npos)
+	if (cmd->npos >= 0 ? npos != cmd->npos : npos < -cmd->npos)
 		return usage_error("%s: wrong number of arguments", cmd->name);
-	if (cmd->npos)
+	o.pos = argv + 1 + optind;
+	o.npos = npos;
+	if (cmd->npos > 0)
 		o.dir = argv[1 + optind];
 	if (cmd->bit == C_ROUTE && !o.net)
 		return usage_error("%s needs --net FILE", cmd->name);
+	err[0] = '\0';
 	ret = cmd->run(&o, err, sizeof(err));
-	if (ret == PR_ERR)
+	if (ret != PR_OK && err[0])
 		fprintf(stderr, PROG ": %s\n", err);
 	return ret;
 }

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ibpoolroute hints / state / reroute: requests to the SM's hint socket
+ * (docs/protocol.md), printed as text or as the reply's JSON.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ibpoolroute.h"
+#include "sm/proto.h"
+#include "sm/server.h"
+
+#define TIMEOUT_MS 5000
+#define WAIT_MS 60000
+
+static unsigned int timeout(const struct pr_opts *o)
+{
+	return o->timeout_ms ? o->timeout_ms : o->wait ? WAIT_MS : TIMEOUT_MS;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/*
+ * One request; PR_OK with *reply an ok reply, PR_BAD with the server's
+ * error in err (code: message), PR_ERR when it could not be asked.
+ */
+static int call(const struct pr_opts *o, json_object *req,
+		json_object **reply, char *err, size_t len)
+{
+	json_object *e, *code, *msg;
+	char why[256];
+	int ret;
+
+	ret = sm_call(o->socket, req, reply, (int)timeout(o), why,
+		      sizeof(why));
+	json_object_put(req);
+	if (ret) {
+		snprintf(err, len, "%s", why);
+		return PR_ERR;
+	}
+	if (!json_object_object_get_ex(*reply, "error", &e))
+		return PR_OK;
+	json_object_object_get_ex(e, "code", &code);
+	json_object_object_get_ex(e, "message", &msg);
+	snprintf(err, len, "%s: %s", json_object_get_string(code),
+		 json_object_get_string(msg));
+	json_object_put(*reply);
+	*reply = NULL;
+	return PR_BAD;
+}
+
+static json_object *request(const char *op)
+{
+	json_object *r = json_object_new_object();
+
+	if (r && sm_json_add(r, "op", json_object_new_string(op))) {
+		json_object_put(r);
+		return NULL;
+	}
+	return r;
+}
+
+static uint64_t u64(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ?
+	       (uint64_t)json_object_get_int64(v) : 0;
+}
+
+static const char *str(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && v ?
+	       json_object_get_string(v) : "-";
+}
+
+/*
+ * Poll state until the switches hold a routing of generation gen or
+ * later, and more than `routings` of them arrived; PR_OK, or PR_ERR on
+ * timeout.
+ */
+static int wait_routed(const struct pr_opts *o, uint64_t gen,
+		       uint64_t routings, char *err, size_t len)
+{
+	double end = now_ms() + timeout(o);
+	json_object *r, *rg;
+	bool done;
+	int ret;
+
+	for (;;) {
+		ret = call(o, request("state"), &r, err, len);
+		if (ret)
+			return ret;
+		done = json_object_object_get_ex(r, "routed_generation", &rg) &&
+		       rg && (uint64_t)json_object_get_int64(rg) >= gen &&
+		       u64(r, "routings") > routings;
+		json_object_put(r);
+		if (done)
+			return PR_OK;
+		if (now_ms() > end) {
+			snprintf(err, len, "generation %" PRIu64 " not in the switches after %u ms",
+				 gen, timeout(o));
+			return PR_ERR;
+		}
+		usleep(20000);
+	}
+}
+
+/* The number of routings in the switches so far, for wait_routed(). */
+static int routings_now(const struct pr_opts *o, uint64_t *n, char *err,
+			size_t len)
+{
+	json_object *r;
+	int ret = o->wait ? call(o, request("state"), &r, err, len) : PR_OK;
+
+	*n = 0;
+	if (!o->wait || ret)
+		return ret;
+	*n = u64(r, "routings");
+	json_object_put(r);
+	return PR_OK;
+}
+
+static void print_json(json_object *r)
+{
+	puts(json_object_to_json_string_ext(r, JSON_C_TO_STRING_PRETTY |
+					    JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+static void print_jobs(json_object *r)
+{
+	json_object *jobs, *j, *hosts;
+	size_t i, k, n;
+
+	printf("generation %" PRIu64 "\n", u64(r, "generation"));
+	if (!json_object_object_get_ex(r, "jobs", &jobs))
+		return;
+	n = json_object_array_length(jobs);
+	printf("%zu job%s\n", n, n == 1 ? "" : "s");
+	for (i = 0; i < n; i++) {
+		j = json_object_array_get_idx(jobs, i);
+		json_object_object_get_ex(j, "hosts", &hosts);
+		printf("  %-16s weight %-4" PRIu64 " %zu host%s:", str(j, "id"),
+		       u64(j, "weight"), json_object_array_length(hosts),
+		       json_object_array_length(hosts) == 1 ? "" : "s");
+		for (k = 0; k < json_object_array_length(hosts); k++)
+			printf(" %s", json_object_get_string(
+				       json_object_array_get_idx(hosts, k)));
+		putchar('\n');
+	}
+}
+
+/* The request for hints set FILE|-: the file's {"jobs":[...]}. */
+static json_object *set_request(const char *path, char *err, size_t len)
+{
+	json_object *req = strcmp(path, "-") ?
+			   json_object_from_file(path) :
+			   json_object_from_fd(STDIN_FILENO);
+
+	if (!req || !json_object_is_type(req, json_type_object)) {
+		snprintf(err, len, "%s: not a JSON object: %s", path,
+			 json_util_get_last_err() ? json_util_get_last_err() :
+			 "wrong type");
+		json_object_put(req);
+		return NULL;
+	}
+	if (sm_json_add(req, "op", json_object_new_string("hints.set"))) {
+		json_object_put(req);
+		snprintf(err, len, "out of memory");
+		return NULL;
+	}
+	return req;
+}
+
+/* hints add ID HOST...: one job. */
+static json_object *add_request(const struct pr_opts *o)
+{
+	json_object *req = request("hints.add");
+	json_object *job = json_object_new_object();
+	json_object *hosts = json_object_new_array();
+	int i, ret = !req || !job || !hosts;
+
+	for (i = 2; !ret && i < o->npos; i++)
+		ret = json_object_array_add(hosts,
+					    json_object_new_string(o->pos[i]));
+	ret = ret ? ret : sm_json_add(job, "id",
+				      json_object_new_string(o->pos[1]));
+	ret = ret ? ret : sm_json_add(job, "weight",
+				      json_object_new_int(o->weight));
+	ret = ret ? ret : sm_json_add(job, "hosts", hosts);
+	hosts = NULL;
+	ret = ret ? ret : sm_json_add(req, "job", job);
+	job = NULL;
+	json_object_put(hosts);
+	json_object_put(job);
+	if (ret) {
+		json_object_put(req);
+		return NULL;
+	}
+	return req;
+}
+
+static json_object *remove_request(const char *id)
+{
+	json_object *req = request("hints.remove");
+
+	if (req && sm_json_add(req, "id", json_object_new_string(id))) {
+		json_object_put(req);
+		return NULL;
+	}
+	return req;
+}
+
+/* A change done: say its generation, wait for it when asked. */
+static int changed(const struct pr_opts *o, json_object *r,
+		   uint64_t routings, char *err, size_t len)
+{
+	uint64_t gen = u64(r, "generation");
+	int ret = o->wait ? wait_routed(o, gen, routings, err, len) : PR_OK;
+
+	if (o->json)
+		print_json(r);
+	else if (!ret)
+		printf("job table at generation %" PRIu64 "%s\n", gen,
+		       o->wait ? ", routed and in the switches" : "");
+	return ret;
+}
+
+int pr_hints(const struct pr_opts *o, char *err, size_t len)
+{
+	const char *what = o->pos[0];
+	json_object *req = NULL, *r;
+	uint64_t routings;
+	int ret;
+
+	if (!strcmp(what, "get") && o->npos == 1)
+		req = request("hints.get");
+	else if (!strcmp(what, "set") && o->npos == 2)
+		req = set_request(o->pos[1], err, len);
+	else if (!strcmp(what, "add") && o->npos >= 3)
+		req = add_request(o);
+	else if (!strcmp(what, "remove") && o->npos == 2)
+		req = remove_request(o->pos[1]);
+	else {
+		snprintf(err, len, "hints: use get, set FILE, add ID HOST... or remove ID");
+		return PR_ERR;
+	}
+	if (!req) {
+		if (!*err)
+			snprintf(err, len, "out of memory");
+		return PR_ERR;
+	}
+	ret = routings_now(o, &routings, err, len);
+	if (ret) {
+		json_object_put(req);
+		return ret;
+	}
+	ret = call(o, req, &r, err, len);
+	if (ret)
+		return ret;
+	if (!strcmp(what, "get")) {
+		if (o->json)
+			print_json(r);
+		else
+			print_jobs(r);
+	} else {
+		ret = changed(o, r, routings, err, len);
+	}
+	json_object_put(r);
+	return ret;
+}
+
+static void print_state(json_object *r)
+{
+	json_object *rg, *q;
+
+	json_object_object_get_ex(r, "routed_generation", &rg);
+	printf("job table    : generation %" PRIu64 ", %" PRIu64 " jobs%s\n",
+	       u64(r, "hints_generation"), u64(r, "jobs"),
+	       json_object_get_boolean(json_object_object_get(r, "reroute_pending")) ?
+	       ", reroute pending" : "");
+	if (!rg) {
+		printf("in switches  : no gpuaware routing yet\n");
+		return;
+	}
+	printf("in switches  : generation %" PRIu64 " (%" PRIu64 " jobs routed)\n",
+	       u64(r, "routed_generation"), u64(r, "jobs_routed"));
+	printf("routing      : topology %s, engine %s, %" PRIu64 " VL%s, %.1f ms\n",
+	       str(r, "topology"), str(r, "engine"), u64(r, "vls"),
+	       u64(r, "vls") == 1 ? "" : "s",
+	       json_object_get_double(json_object_object_get(r, "route_ms")));
+	if (json_object_object_get_ex(r, "quality", &q) && q)
+		printf("quality      : %" PRIu64 " pairs, %" PRIu64 " unreachable, %s, all-to-all max/mean %.3f\n",
+		       u64(q, "pairs"), u64(q, "unreachable"),
+		       json_object_get_boolean(json_object_object_get(q, "credit_loops")) ?
+		       "CREDIT LOOP" : "no credit loop",
+		       json_object_get_double(json_object_object_get(q, "efi_ratio")));
+	else
+		printf("quality      : not checked (plugin verbosity below verbose)\n");
+}
+
+int pr_state(const struct pr_opts *o, char *err, size_t len)
+{
+	json_object *r;
+	int ret = call(o, request("state"), &r, err, len);
+
+	if (ret)
+		return ret;
+	if (o->json)
+		print_json(r);
+	else
+		print_state(r);
+	json_object_put(r);
+	return PR_OK;
+}
+
+int pr_reroute(const struct pr_opts *o, char *err, size_t len)
+{
+	json_object *r;
+	uint64_t routings;
+	int ret = routings_now(o, &routings, err, len);
+
+	ret = ret ? ret : call(o, request("reroute"), &r, err, len);
+	if (ret)
+		return ret;
+	json_object_put(r);
+	ret = o->wait ? wait_routed(o, 0, routings, err, len) : PR_OK;
+	if (!ret && !o->json)
+		printf("%s\n", o->wait ? "rerouted, the switches hold the new routing" :
+		       "reroute requested");
+	return ret;
+}
