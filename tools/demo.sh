@@ -16,8 +16,8 @@ say() { printf '\n== %s\n' "$*"; }
 
 say "fabric: $(basename "$NET") under ibsim"
 sim_start "$NET"
-printf '[routing]\nengine = auto\n[log]\nverbosity = verbose\n' \
-	>"$WORK/gpuaware.conf"
+plugin_ini "$WORK/gpuaware.conf" '[routing]' 'engine = auto' '[log]' \
+	'verbosity = verbose'
 
 for e in gpuaware ftree; do
 	conf=$(engine_conf "$e" "$e" "$WORK/gpuaware.conf")

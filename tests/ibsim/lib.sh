@@ -195,6 +195,16 @@ osm_conf() {
 	echo "$conf"
 }
 
+# plugin_ini FILE LINE...: the plugin's INI file, with LINEs and a
+# [hints] section keeping the job-hint socket and table in $WORK, so no
+# run shares them with another or with the machine's.
+plugin_ini() {
+	local f=$1
+	shift
+	printf '%s\n' "$@" "[hints]" "socket = $WORK/sm.sock" \
+		"state_dir = $WORK/hints" >"$f"
+}
+
 # engine_conf NAME ENGINE PLUGIN_CONF: osm_conf routing with ENGINE; for
 # gpuaware, loading the plugin with PLUGIN_CONF.  Prints the path.
 engine_conf() {

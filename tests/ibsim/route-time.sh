@@ -15,7 +15,7 @@ net=$1
 shift
 [ $# -gt 0 ] || set -- ftree
 sim_start "$net"
-printf '[log]\nverbosity = %s\n' "${VERBOSITY:-normal}" >"$WORK/plugin.ini"
+plugin_ini "$WORK/plugin.ini" '[log]' "verbosity = ${VERBOSITY:-normal}"
 for e in gpuaware "$@"; do
 	conf=$(engine_conf "$e" "$e" "$WORK/plugin.ini")
 	osm_env timeout 600 opensm -F "$conf" -o >"$conf.out" 2>&1 ||

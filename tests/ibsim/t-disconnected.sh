@@ -14,7 +14,7 @@ set -eu
 t_init disconnected
 
 NET=$CONFIGS/islands-tiny.net
-printf '[log]\nverbosity = verbose\n' >"$WORK/gpuaware.conf"
+plugin_ini "$WORK/gpuaware.conf" '[log]' 'verbosity = verbose'
 
 # plugin_conf NAME [KEY VALUE]...
 plugin_conf() {

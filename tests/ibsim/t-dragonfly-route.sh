@@ -27,8 +27,8 @@ global_cable() {
 		if (a[1] != b[1]) { print cur, substr($0, 2) + 0; exit } }' "$1"
 }
 
-printf '[routing]\nengine = auto\n[log]\nverbosity = verbose\n' \
-	>"$WORK/gpuaware.conf"
+plugin_ini "$WORK/gpuaware.conf" '[routing]' 'engine = auto' '[log]' \
+	'verbosity = verbose'
 
 sim_start "$NET"
 # shellcheck disable=SC2046

@@ -81,8 +81,8 @@ check_plugin_log() {
 		t_fail "no clean quality line for routing $2 in $1"
 }
 
-printf '[routing]\nengine = auto\n[log]\nverbosity = verbose\n' \
-	>"$WORK/gpuaware.conf"
+plugin_ini "$WORK/gpuaware.conf" '[routing]' 'engine = auto' '[log]' \
+	'verbosity = verbose'
 
 for fab in $FABRICS; do
 	net=$CONFIGS/$fab

@@ -23,8 +23,8 @@ sw_port() {
 		print sw, substr($0, 2) + 0; exit }' "$1"
 }
 
-printf '[routing]\nengine = auto\n[log]\nverbosity = verbose\n' \
-	>"$WORK/gpuaware.conf"
+plugin_ini "$WORK/gpuaware.conf" '[routing]' 'engine = auto' '[log]' \
+	'verbosity = verbose'
 
 for fab in $FABRICS; do
 	net=$CONFIGS/$fab

@@ -1,0 +1,102 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# GPU-job hints end to end: OpenSM with the plugin's hint socket routes a
+# 128-host 3-level fat-tree; a job table sent with `ibpoolroute hints set
+# --wait` comes back only once its routing is in the switches, and the
+# jobs' own all-to-all link loads on the LFTs read back from the switches
+# (`ibpoolroute verify --jobs`) are lower than before.  The table survives an OpenSM restart; a client
+# that may not write is refused and changes nothing; a client that
+# connects and says nothing does not hold up a reroute.
+set -eu
+. "$(dirname "$0")/lib.sh"
+t_init hints
+t_need "$BDIR/ibpoolroute" "$BDIR/ibtopogen"
+
+NET=$CONFIGS/ft3-small.net
+SOCK=$WORK/sm.sock
+
+pr() { "$BDIR/ibpoolroute" "$@" --socket "$SOCK"; }
+
+# own_load NAME: the jobs' busiest own links, summed over the jobs, in
+# the LFTs read from the switches now.
+own_load() {
+	(cd "$WORK" && client_env "$BDIR/ibpoolroute" verify --perms 0 --json \
+		--jobs "$WORK/jobs.json" >"$WORK/$1.json" 2>"$WORK/$1.err") ||
+		t_fail "verify --jobs ($1) failed: $(tail -2 "$WORK/$1.err")"
+	awk -F: '/"max_link_load"/ { gsub(/[ ,]/, "", $2); s += $2 }
+		END { print s + 0 }' "$WORK/$1.json"
+}
+
+state_has() { pr state --json 2>/dev/null | grep -q "$1"; }
+
+"$BDIR/ibtopogen" jobs --net "$NET" --jobs 4-8 --seed 3 -o "$WORK/jobs.json"
+plugin_ini "$WORK/gpuaware.conf" '[log]' 'verbosity = verbose'
+sim_start "$NET"
+# shellcheck disable=SC2046
+conf=$(osm_conf ga $(fragment_keys "$CONFIGS/opensm-gpuaware.conf") \
+	event_plugin_options "$WORK/gpuaware.conf" sweep_interval 2)
+osm_start "$conf"
+poll 60 sweeps_done "$WORK/ga.log" 1 || t_fail "no routing"
+no_errors "$WORK/ga.log"
+log_has "$WORK/ga.log" "gpuaware: job-hint socket $SOCK" 1 ||
+	t_fail "no hint socket line"
+[ "$(stat -c %a "$SOCK")" = 660 ] || t_fail "socket mode $(stat -c %a "$SOCK")"
+poll 30 state_has '"routed_generation":0' || t_fail "state: $(pr state --json)"
+check_pushed "$WORK/ga.dump"
+b=$(own_load before)
+
+t0=$(date +%s%N)
+pr hints set "$WORK/jobs.json" --wait --timeout 30000 >"$WORK/set.out" ||
+	t_fail "hints set --wait: $(cat "$WORK/set.out")"
+ms=$((($(date +%s%N) - t0) / 1000000))
+grep -q "generation 1, routed and in the switches" "$WORK/set.out" ||
+	t_fail "hints set: $(cat "$WORK/set.out")"
+pr state >"$WORK/state.out"
+grep -q "in switches  : generation 1 (5 jobs routed)" "$WORK/state.out" ||
+	t_fail "state after set: $(cat "$WORK/state.out")"
+a=$(own_load after)
+[ "$a" -lt "$b" ] || t_fail "jobs' own load not lower with hints: $a vs $b"
+t_log "hints set to LFTs in the switches: $ms ms; jobs' own load $b -> $a"
+verify_live hinted
+
+# Refused: a peer that may not write (here: cannot even reach the
+# socket) changes nothing.
+chmod 711 "$WORK"
+if setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	"$BDIR/ibpoolroute" hints remove j1 --socket "$SOCK" \
+	>"$WORK/nobody.out" 2>&1; then
+	t_fail "nobody removed a job: $(cat "$WORK/nobody.out")"
+fi
+chmod 700 "$WORK"
+grep -q "Permission denied" "$WORK/nobody.out" ||
+	t_fail "nobody: $(cat "$WORK/nobody.out")"
+pr hints get | grep -q "^5 jobs" || t_fail "the table changed: $(pr hints get)"
+pr hints add j1 node0001 >"$WORK/dup.out" 2>&1 && t_fail "duplicate id taken"
+grep -q "duplicate_id" "$WORK/dup.out" || t_fail "dup: $(cat "$WORK/dup.out")"
+pr hints add jx nosuchhost >"$WORK/unk.out" 2>&1 && t_fail "unknown host taken"
+grep -q "unknown_host" "$WORK/unk.out" || t_fail "unknown: $(cat "$WORK/unk.out")"
+
+# A client that connects and sends nothing holds up nobody.
+perl -MIO::Socket::UNIX -e '
+	my $s = IO::Socket::UNIX->new(Peer => $ARGV[0]) or die "connect: $!";
+	sleep 20;' "$SOCK" &
+SILENT=$!
+T_PIDS="$T_PIDS $SILENT"
+t0=$(date +%s%N)
+pr hints remove j5 --wait --timeout 10000 >"$WORK/rm.out" ||
+	t_fail "remove with a silent client connected: $(cat "$WORK/rm.out")"
+rm_ms=$((($(date +%s%N) - t0) / 1000000))
+kill "$SILENT" 2>/dev/null || true
+t_log "remove + reroute with a silent client connected: $rm_ms ms"
+
+# The table outlives OpenSM.
+osm_stop
+[ -s "$WORK/hints/hints.json" ] || t_fail "no kept table"
+osm_start "$conf"
+poll 60 state_has '"routed_generation":2' ||
+	t_fail "after restart: $(pr state --json 2>&1)"
+pr hints get | grep -q "^4 jobs" || t_fail "after restart: $(pr hints get)"
+no_errors "$WORK/ga.log"
+t_log "restart: job table at generation 2 back and routed"
+osm_stop
+sim_stop
