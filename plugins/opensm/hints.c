@@ -218,7 +218,9 @@ static int add_routing(json_object *r, const struct ga_hints_routing *x)
 	ret = ret ? ret : add_u64(q, "unreachable", x->unreachable);
 	ret = ret ? ret : sm_json_add(q, "credit_loops",
 				      json_object_new_boolean(x->credit_loop));
-	ret = ret ? ret : sm_json_add(q, "efi_ratio",
+	ret = ret ? ret : add_u64(q, "max_hops", x->max_hops);
+	ret = ret ? ret : add_u64(q, "efi_max", x->efi_max);
+	ret = ret ? ret : sm_json_add(q, "efi_max_mean",
 				      json_object_new_double(x->efi_ratio));
 	if (ret) {
 		json_object_put(q);
@@ -272,28 +274,46 @@ static bool ok_reply(json_object *reply)
 	       json_object_get_boolean(ok);
 }
 
+/* reroute: merged into a pending one; the reply names the table now. */
+static json_object *reroute_reply(struct ga_hints *h,
+				  const struct sm_peer *p)
+{
+	const struct sm_hints_snap *s;
+	json_object *r;
+
+	if (!p->may_write)
+		return sm_reply_error(SM_ERR_FORBIDDEN,
+				      "reroute: uid %u may not change the routing (root or group %s)",
+				      (unsigned int)p->uid,
+				      h->cfg.hints_group_name[0] ?
+				      h->cfg.hints_group_name : "none");
+	mark_pending(h);
+	s = sm_hints_snapshot(h->tbl);
+	r = sm_reply_ok();
+	if (r && add_u64(r, "hints_generation", s->generation)) {
+		json_object_put(r);
+		r = NULL;
+	}
+	sm_hints_put(s);
+	return r;
+}
+
 static int handle(void *ctx, const struct sm_peer *p, json_object *req,
 		  json_object **reply)
 {
+	static const char *const only_op[] = { "op", NULL };
 	struct ga_hints *h = ctx;
 	const char *op = sm_proto_op(req);
+	bool state = !strcmp(op, "state"), reroute = !strcmp(op, "reroute");
+	struct sm_error e;
 	int ret;
 
-	if (!strcmp(op, "state")) {
-		*reply = state_reply(h);
+	if ((state || reroute) && sm_check_fields(req, only_op, &e)) {
+		*reply = sm_reply_from_error(&e);
 		return *reply ? 0 : -ENOMEM;
 	}
-	if (!strcmp(op, "reroute")) {
-		if (!p->may_write) {
-			*reply = sm_reply_error(SM_ERR_FORBIDDEN,
-						"reroute: uid %u may not change the routing (root or group %s)",
-						(unsigned int)p->uid,
-						h->cfg.hints_group_name[0] ?
-						h->cfg.hints_group_name : "none");
-			return *reply ? 0 : -ENOMEM;
-		}
-		mark_pending(h);
-		*reply = sm_reply_ok();
+	if (state || reroute) {
+		*reply = state ? state_reply(h) : reroute_reply(h, p);
 		return *reply ? 0 : -ENOMEM;
 	}
 	ret = sm_hints_serve(h->tbl, req, p->may_write, reply);

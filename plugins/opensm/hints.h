@@ -64,6 +64,8 @@ struct ga_hints_routing {
 	bool checked;
 	uint64_t pairs, unreachable;
 	bool credit_loop;
+	unsigned int max_hops;
+	uint64_t efi_max;
 	double efi_ratio;
 };
 

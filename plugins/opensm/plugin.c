@@ -268,6 +268,8 @@ static bool check_quality(struct ga_ctx *c)
 	c->done.pairs = r.pairs;
 	c->done.unreachable = r.unreachable;
 	c->done.credit_loop = r.cdg_cycle;
+	c->done.max_hops = r.max_hops;
+	c->done.efi_max = r.efi_max;
 	c->done.efi_ratio = r.efi_ratio;
 	GA_LOG(log, OSM_LOG_INFO,
 		"quality: %" PRIu64 " pairs, %" PRIu64 " unreachable (%" PRIu64 " holes, %" PRIu64 " loops), %" PRIu64 " disconnected by cabling, %" PRIu64 " of %" PRIu64 " switch-LID pairs unreachable, max %u hops, %s on %u VL(s), EFI max %" PRIu64 " (%.2fx mean, %.2fx per level), eBB %s, verified in %.1f ms\n",

@@ -302,11 +302,12 @@ static void print_state(json_object *r)
 	       u64(r, "vls") == 1 ? "" : "s",
 	       json_object_get_double(json_object_object_get(r, "route_ms")));
 	if (json_object_object_get_ex(r, "quality", &q) && q)
-		printf("quality      : %" PRIu64 " pairs, %" PRIu64 " unreachable, %s, all-to-all max/mean %.3f\n",
+		printf("quality      : %" PRIu64 " pairs, %" PRIu64 " unreachable, %s, max %" PRIu64 " hops, all-to-all max %" PRIu64 " (%.3f x mean)\n",
 		       u64(q, "pairs"), u64(q, "unreachable"),
 		       json_object_get_boolean(json_object_object_get(q, "credit_loops")) ?
-		       "CREDIT LOOP" : "no credit loop",
-		       json_object_get_double(json_object_object_get(q, "efi_ratio")));
+		       "CREDIT LOOP" : "no credit loop", u64(q, "max_hops"),
+		       u64(q, "efi_max"),
+		       json_object_get_double(json_object_object_get(q, "efi_max_mean")));
 	else
 		printf("quality      : not checked (plugin verbosity below verbose)\n");
 }

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The plugin's hint socket without OpenSM: requests over the real socket,
+ * reroutes coalesced into kicks, the state of what reached the switches,
+ * and the job set built for a fabric from the table.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tu.h"
+#include "plugins/opensm/config.h"
+#include "plugins/opensm/hints.h"
+#include "sm/server.h"
+#include "topology/gen.h"
+
+static atomic_uint kicks;
+
+static void kick(void *ctx)
+{
+	(void)ctx;
+	atomic_fetch_add(&kicks, 1);
+}
+
+static void quiet(void *ctx, bool error, const char *msg)
+{
+	(void)ctx;
+	if (error)
+		fprintf(stderr, "hints: %s\n", msg);
+}
+
+struct fix {
+	char dir[64];
+	struct ga_cfg cfg;
+	struct ga_hints *h;
+};
+
+static void start(struct fix *x, unsigned int interval_ms)
+{
+	const struct ga_hints_ops ops = { kick, quiet, NULL };
+	char err[256];
+
+	snprintf(x->dir, sizeof(x->dir), "/tmp/tu-gahints.XXXXXX");
+	CU_ASSERT_FATAL(mkdtemp(x->dir) != NULL);
+	ga_cfg_defaults(&x->cfg);
+	snprintf(x->cfg.hints_socket, sizeof(x->cfg.hints_socket),
+		 "%s/run/sm.sock", x->dir);
+	snprintf(x->cfg.hints_dir, sizeof(x->cfg.hints_dir), "%s/state",
+		 x->dir);
+	x->cfg.hints_interval_ms = interval_ms;
+	atomic_store(&kicks, 0);
+	CU_ASSERT_FATAL(!ga_hints_start(&x->cfg, &ops, &x->h, err,
+					sizeof(err)));
+}
+
+static void stop(struct fix *x)
+{
+	char cmd[128];
+
+	ga_hints_stop(x->h);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", x->dir);
+	CU_ASSERT(system(cmd) == 0);
+}
+
+/* One request line to the socket; the reply, owned by the caller. */
+static json_object *ask(const struct fix *x, const char *line)
+{
+	json_object *req = json_tokener_parse(line), *r = NULL;
+	char err[256];
+
+	CU_ASSERT_FATAL(req != NULL);
+	CU_ASSERT_EQUAL_FATAL(sm_call(x->cfg.hints_socket, req, &r, 2000,
+				      err, sizeof(err)), 0);
+	json_object_put(req);
+	return r;
+}
+
+static bool ok(json_object *r)
+{
+	return json_object_get_boolean(json_object_object_get(r, "ok"));
+}
+
+static const char *code(json_object *r)
+{
+	json_object *e = json_object_object_get(r, "error");
+
+	return e ? json_object_get_string(json_object_object_get(e, "code")) :
+		   "";
+}
+
+static int64_t num(json_object *r, const char *k)
+{
+	return json_object_get_int64(json_object_object_get(r, k));
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static struct fabric *tree(void)
+{
+	struct gen_fattree g;
+	struct gen_opts o;
+	struct fabric *f = NULL;
+	char err[256];
+
+	gen_opts_init(&o);
+	CU_ASSERT_FATAL(!gen_fattree_kary(&g, 4, 2, err, sizeof(err)));
+	CU_ASSERT_FATAL(!gen_fattree(&g, &o, &f, err, sizeof(err)));
+	CU_ASSERT_FATAL(!fab_assign_lids(f, 0));
+	return f;
+}
+
+static void test_socket_and_state(void)
+{
+	struct stat st;
+	struct fix x;
+	json_object *r;
+
+	start(&x, 0);
+	CU_ASSERT_FATAL(!stat(x.cfg.hints_socket, &st));
+	CU_ASSERT_EQUAL(st.st_mode & 0777, 0660);
+	r = ask(&x, "{\"op\":\"state\"}");
+	CU_ASSERT(ok(r));
+	CU_ASSERT_EQUAL(num(r, "hints_generation"), 0);
+	CU_ASSERT(json_object_object_get_ex(r, "routed_generation", NULL));
+	CU_ASSERT(json_object_object_get(r, "routed_generation") == NULL);
+	CU_ASSERT(!json_object_object_get_ex(r, "engine", NULL));
+	json_object_put(r);
+	r = ask(&x, "{\"op\":\"state\",\"verbose\":true}");
+	CU_ASSERT_STRING_EQUAL(code(r), "bad_request");
+	json_object_put(r);
+	r = ask(&x, "{\"op\":\"frobnicate\"}");
+	CU_ASSERT_STRING_EQUAL(code(r), "unknown_op");
+	json_object_put(r);
+	/* root may write: a change kicks a reroute at once */
+	r = ask(&x, "{\"op\":\"hints.set\",\"jobs\":[{\"id\":\"j1\",\"hosts\":[\"node0001\",\"node0002\"]}]}");
+	CU_ASSERT(ok(r));
+	CU_ASSERT_EQUAL(num(r, "generation"), 1);
+	json_object_put(r);
+	sleep_ms(100);
+	CU_ASSERT_EQUAL(atomic_load(&kicks), 1);
+	r = ask(&x, "{\"op\":\"reroute\"}");
+	CU_ASSERT(ok(r));
+	CU_ASSERT_EQUAL(num(r, "hints_generation"), 1);
+	json_object_put(r);
+	sleep_ms(100);
+	CU_ASSERT_EQUAL(atomic_load(&kicks), 2);
+	stop(&x);
+}
+
+/*
+ * Changes within the interval make one reroute at its end.  Each change
+ * is synced to disk first, so a few stay well inside 1.5 s.
+ */
+static void test_coalesced(void)
+{
+	struct fix x;
+	json_object *r;
+	int i;
+
+	start(&x, 1500);
+	r = ask(&x, "{\"op\":\"reroute\"}");
+	json_object_put(r);
+	sleep_ms(100);
+	CU_ASSERT_EQUAL(atomic_load(&kicks), 1);
+	for (i = 0; i < 3; i++) {
+		r = ask(&x, "{\"op\":\"hints.add\",\"job\":{\"id\":\"j0\",\"hosts\":[\"a\"]}}");
+		json_object_put(r);
+		r = ask(&x, "{\"op\":\"hints.remove\",\"id\":\"j0\"}");
+		CU_ASSERT(ok(r));
+		json_object_put(r);
+	}
+	r = ask(&x, "{\"op\":\"state\"}");
+	CU_ASSERT(json_object_get_boolean(
+		json_object_object_get(r, "reroute_pending")));
+	CU_ASSERT_EQUAL(num(r, "hints_generation"), 6);
+	json_object_put(r);
+	CU_ASSERT_EQUAL(atomic_load(&kicks), 1);
+	sleep_ms(1800);
+	CU_ASSERT_EQUAL(atomic_load(&kicks), 2);
+	r = ask(&x, "{\"op\":\"hints.get\"}");
+	CU_ASSERT(ok(r));
+	json_object_put(r);
+	sleep_ms(300);
+	CU_ASSERT_EQUAL(atomic_load(&kicks), 2);
+	stop(&x);
+}
+
+/*
+ * The routing thread's side: the job set from the table (hosts the
+ * fabric lacks left out), then state once it is in the switches; a
+ * sweep the plugin did not route leaves no routed generation.
+ */
+static void test_routed_generation(void)
+{
+	struct ga_hints_routing hr = { .nvl = 1, .jobs = 1 };
+	struct fabric *f = tree();
+	struct rt_jobs js;
+	uint64_t gen;
+	char err[256];
+	struct fix x;
+	json_object *r;
+
+	start(&x, 0);
+	r = ask(&x, "{\"op\":\"hints.set\",\"jobs\":[{\"id\":\"j1\",\"hosts\":[\"node0001\",\"gone\"]},{\"id\":\"j2\",\"hosts\":[\"gone2\"]}]}");
+	CU_ASSERT(ok(r));
+	json_object_put(r);
+	CU_ASSERT_EQUAL(ga_hints_jobs(x.h, f, RT_JOBS_SPREAD, &js, &gen, err,
+				      sizeof(err)), 1);
+	CU_ASSERT_EQUAL(gen, 1);
+	CU_ASSERT_EQUAL(js.njobs, 1);
+	CU_ASSERT_STRING_EQUAL(js.job[0].id, "j1");
+	CU_ASSERT_EQUAL(js.job[0].hosts, 1);
+	rt_jobs_release(&js);
+	/* now the fabric is known: hosts are checked */
+	r = ask(&x, "{\"op\":\"hints.add\",\"job\":{\"id\":\"j3\",\"hosts\":[\"nosuch\"]}}");
+	CU_ASSERT_STRING_EQUAL(code(r), "unknown_host");
+	json_object_put(r);
+	r = ask(&x, "{\"op\":\"hints.add\",\"job\":{\"id\":\"j3\",\"hosts\":[\"node0003\"]}}");
+	CU_ASSERT(ok(r));
+	json_object_put(r);
+	hr.generation = gen;
+	snprintf(hr.topology, sizeof(hr.topology), "fat-tree");
+	snprintf(hr.engine, sizeof(hr.engine), "fattree");
+	ga_hints_routed(x.h, &hr);
+	r = ask(&x, "{\"op\":\"state\"}");
+	CU_ASSERT(json_object_object_get(r, "routed_generation") == NULL);
+	json_object_put(r);
+	ga_hints_in_switches(x.h);
+	r = ask(&x, "{\"op\":\"state\"}");
+	CU_ASSERT_EQUAL(num(r, "routed_generation"), 1);
+	CU_ASSERT_EQUAL(num(r, "hints_generation"), 2);
+	CU_ASSERT_EQUAL(num(r, "routings"), 1);
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(
+		json_object_object_get(r, "engine")), "fattree");
+	CU_ASSERT(json_object_object_get_ex(r, "quality", NULL));
+	json_object_put(r);
+	/* a sweep the plugin did not route: nothing of ours is in there */
+	CU_ASSERT_EQUAL(ga_hints_jobs(x.h, f, RT_JOBS_SPREAD, &js, &gen, err,
+				      sizeof(err)), 1);
+	rt_jobs_release(&js);
+	ga_hints_in_switches(x.h);
+	r = ask(&x, "{\"op\":\"state\"}");
+	CU_ASSERT(json_object_object_get(r, "routed_generation") == NULL);
+	CU_ASSERT_EQUAL(num(r, "routings"), 1);
+	json_object_put(r);
+	stop(&x);
+	fab_free(f);
+}
+
+/* The table outlives the socket: a new start reloads it. */
+static void test_kept(void)
+{
+	const struct ga_hints_ops ops = { kick, quiet, NULL };
+	struct ga_hints *h2;
+	char err[256];
+	struct fix x;
+	json_object *r;
+
+	start(&x, 0);
+	r = ask(&x, "{\"op\":\"hints.add\",\"job\":{\"id\":\"keep\",\"hosts\":[\"h1\"],\"weight\":3}}");
+	CU_ASSERT(ok(r));
+	json_object_put(r);
+	ga_hints_stop(x.h);
+	CU_ASSERT_FATAL(!ga_hints_start(&x.cfg, &ops, &h2, err, sizeof(err)));
+	x.h = h2;
+	r = ask(&x, "{\"op\":\"hints.get\"}");
+	CU_ASSERT_EQUAL(num(r, "generation"), 1);
+	CU_ASSERT_EQUAL(json_object_array_length(
+		json_object_object_get(r, "jobs")), 1);
+	json_object_put(r);
+	stop(&x);
+}
+
+TU_SUITE(gahints,
+	 { "socket and state", test_socket_and_state },
+	 { "reroutes coalesced", test_coalesced },
+	 { "routed generation", test_routed_generation },
+	 { "table kept", test_kept })
