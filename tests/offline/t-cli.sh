@@ -282,8 +282,18 @@ run "$BIN" route --net "$net" --jobs "$jf" --job-policy none
 expect "unknown job policy" 2 "unknown job policy 'none'" "$w/err"
 run "$BIN" analyze --jobs "$jf" "$D/osm-ft2-ftree"
 expect "analyze --jobs" 0 "job b       : 1 hosts"
-run "$BIN" verify --jobs "$jf"
-expect "verify takes no --jobs" 2 "not an option of verify" "$w/err"
+run "$BIN" verify --jobs "$jf" --lmc 1
+expect "verify takes no --lmc" 2 "not an option of verify" "$w/err"
+run "$BIN" state --perms 3
+expect "state takes no --perms" 2 "not an option of state" "$w/err"
+run "$BIN" hints frob --socket "$w/none.sock"
+expect "hints: unknown request" 2 "use get, set FILE" "$w/err"
+run "$BIN" hints add j1 --socket "$w/none.sock"
+expect "hints add needs hosts" 2 "use get, set FILE" "$w/err"
+run "$BIN" hints get --socket "$w/none.sock"
+expect "hints: no socket" 2 "none.sock: connect: No such file" "$w/err"
+run "$BIN" hints add j1 h1 --weight 0 --socket "$w/none.sock"
+expect "hints add: bad weight" 2 "bad weight '0'" "$w/err"
 
 # jobs_error NAME JSON MESSAGE: --jobs with JSON fails with MESSAGE.
 jobs_error() {
