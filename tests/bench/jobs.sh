@@ -5,14 +5,16 @@
 # share, routed with the jobs (policies spread and isolate), without
 # them, and by OpenSM's ftree (one
 # ibsim + OpenSM sweep, its dumps analyzed against every mix).  Prints a
-# markdown table and the averages.
+# markdown table and the averages; then the time from hints.set on the
+# plugin's socket to the new LFTs in the switches.
 # Usage: tests/bench/jobs.sh [BUILD_DIR]; MIXES (20) mixes, FRAGMENT (4)
-# for ibtopogen jobs --fragment.
+# for ibtopogen jobs --fragment, LATENCY (5) mixes timed live.
 set -eu
 B=${1:-build}
 export B
 . "$(dirname "$0")/../ibsim/lib.sh"
 t_init bench-jobs
+cd "$WORK"
 
 MIXES=${MIXES:-20}
 FRAGMENT=${FRAGMENT:-4}
@@ -74,3 +76,27 @@ done | awk '
 	  printf "| **mean** | %.1f | %.1f | %.1f | %.1f | %.1f | **%.3f** | **%.3f** | %.1f | %.1f | %.1f | %.1f | max %s |\n",
 		s[2] / n, s[3] / n, s[4] / n, s[5] / n, s[6] / n, srs / n,
 		sri / n, s[7] / n, s[8] / n, s[9] / n, s[10] / n, a2a }'
+
+# hints.set to LFTs in the switches: OpenSM with the plugin on the same
+# fabric, each of the first LATENCY mixes sent with --wait, which returns
+# once OpenSM reports the new routing acknowledged by every switch.
+LATENCY=${LATENCY:-5}
+[ "$LATENCY" -le "$MIXES" ] || LATENCY=$MIXES
+plugin_ini "$WORK/ga.ini" '[log]' 'verbosity = normal'
+sim_start "$NET"
+conf=$(engine_conf ga gpuaware "$WORK/ga.ini")
+osm_start "$conf"
+poll 300 log_has "$WORK/ga.log" "SUBNET UP" 1 || t_fail "OpenSM did not come up"
+mix=1
+while [ "$mix" -le "$LATENCY" ]; do
+	t0=$(date +%s%N)
+	"$BDIR/ibpoolroute" hints set "$WORK/mix$mix.json" --wait \
+		--socket "$WORK/sm.sock" >/dev/null ||
+		t_fail "hints set mix $mix did not reach the switches"
+	echo $((($(date +%s%N) - t0) / 1000000))
+	mix=$((mix + 1))
+done | sort -n | awk '{ v[NR] = $1 } END { if (!NR) exit 1
+	printf "\nhints.set to the new LFTs in the switches (ibpoolroute hints set --wait, %d mixes): min %d ms, median %d ms, max %d ms\n",
+		NR, v[1], v[int((NR + 1) / 2)], v[NR] }'
+osm_stop
+sim_stop

@@ -1,11 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # make bench: gpuaware against OpenSM's own engines on the same fabrics in
-# the same run, under ibsim (fat-trees, 3D tori, dragonflies), then the
-# routing core offline at 65,536 hosts.  Prints markdown tables for
-# docs/benchmarks.md.  Usage: tests/bench/run.sh [BUILD_DIR];
+# the same run, under ibsim (fat-trees, 3D tori, dragonflies, GPU-job
+# hints), then the routing core offline at 65,536 hosts.  Prints markdown
+# tables for docs/benchmarks.md.  Usage: tests/bench/run.sh [BUILD_DIR];
 # BENCH_QUICK=1 runs small fabrics; BENCH_SECTIONS picks from "fattree
-# torus dragonfly offline" (default: all four).
+# torus dragonfly jobs offline" (default: all).
 set -eu
 B=${1:-build}
 export B
@@ -18,7 +18,7 @@ ENGINES=${ENGINES:-"gpuaware ftree updn minhop dfsssp nue"}
 TORUS_ENGINES=${TORUS_ENGINES:-"gpuaware torus-2QoS dor lash dfsssp nue minhop"}
 DF_ENGINES=${DF_ENGINES:-"gpuaware dfsssp lash nue minhop"}
 SEEDS=${SEEDS:-"1 2 3"}
-SECTIONS=${BENCH_SECTIONS:-"fattree torus dragonfly offline"}
+SECTIONS=${BENCH_SECTIONS:-"fattree torus dragonfly jobs offline"}
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	BIG=$CONFIGS/ft3-small.net
 	DEG_ARGS="--radix 8 --levels 3"
@@ -34,7 +34,7 @@ else
 fi
 # One switch away from the seeds and from the SM's host on every size.
 TORUS_FAILED=sw-1-2-3
-printf '[log]\nverbosity = normal\n' >"$WORK/plugin.ini"
+plugin_ini "$WORK/plugin.ini" '[log]' 'verbosity = normal'
 
 # span LOG: engine used and ms from the sweep's first "building routing
 # with" to its "tables configured on all switches" (log flags 0x47).
@@ -309,6 +309,14 @@ if section torus; then
 fi
 if section dragonfly; then
 	dragonfly_section
+fi
+if section jobs; then
+	echo
+	if [ "${BENCH_QUICK:-0}" = 1 ]; then
+		MIXES=${MIXES:-3} LATENCY=${LATENCY:-2} sh "$TOP/tests/bench/jobs.sh" "$BDIR"
+	else
+		sh "$TOP/tests/bench/jobs.sh" "$BDIR"
+	fi
 fi
 if section offline; then
 	offline_section
