@@ -82,7 +82,7 @@ $(B)/unit-tests: $(call obj,$(UNIT_SRC)) $(UNIT_PLUGIN) $(B)/libpoold.a \
 		$(LDLIBS_CORE)
 
 # The fuzz target builds its sources itself, instrumented for libFuzzer.
-FUZZ_SRC := tests/fuzz/fuzz_proto.c sm/proto.c sm/hints.c
+FUZZ_SRC := tests/fuzz/fuzz_proto.c sm/proto.c sm/hints.c sm/durable.c
 
 $(B)/fuzz-proto: $(FUZZ_SRC) $(wildcard sm/*.h)
 	@mkdir -p $(B)

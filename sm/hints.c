@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "durable.h"
 #include "hints.h"
 
 #define FILE_VERSION 1
@@ -421,74 +422,46 @@ static int sys_error(char *err, size_t len, const char *path,
 	return ret;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	ssize_t w;
-
-	while (n) {
-		w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= w;
-	}
-	return 0;
-}
-
+/* The whole table and its generation, replacing dir/hints.json. */
 static int save_snap(const struct sm_hints_snap *s, const char *dir,
 		     char *err, size_t len)
 {
-	char path[PATH_MAX], tmp[PATH_MAX];
+	char path[PATH_MAX], *buf = NULL;
 	json_object *o = json_object_new_object();
-	const char *text;
-	int fd, ret;
+	const char *text, *step = "open directory";
+	int dfd = -1, ret;
 	size_t n;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, SM_HINTS_FILE);
-	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, SM_HINTS_FILE);
 	if (!o || sm_json_add(o, "version", json_object_new_int(FILE_VERSION)) ||
-	    snap_json(s, o)) {
-		snprintf(err, len, "%s: out of memory", path);
-		ret = -ENOMEM;
-		goto out_put;
-	}
+	    snap_json(s, o))
+		goto out_nomem;
 	text = json_object_to_json_string_length(o, JSON_C_TO_STRING_PRETTY |
 						 JSON_C_TO_STRING_NOSLASHESCAPE,
 						 &n);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		ret = sys_error(err, len, path, "create temporary file");
-		goto out_put;
-	}
-	if (write_all(fd, text, n) || write_all(fd, "\n", 1)) {
-		ret = sys_error(err, len, path, "write temporary file");
-		goto out_close;
-	}
-	if (fsync(fd)) {
-		ret = sys_error(err, len, path, "fsync temporary file");
-		goto out_close;
-	}
-	if (close(fd)) {
-		ret = sys_error(err, len, path, "close temporary file");
-		goto out_unlink;
-	}
-	if (rename(tmp, path)) {
-		ret = sys_error(err, len, path, "rename");
-		goto out_unlink;
-	}
-	/* the rename itself is durable only once the directory is synced */
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	ret = fd < 0 || fsync(fd) ? sys_error(err, len, dir, "fsync directory") : 0;
-	if (fd >= 0)
-		close(fd);
-	goto out_put;
-out_close:
-	close(fd);
-out_unlink:
-	unlink(tmp);
-out_put:
+	buf = malloc(n + 1);
+	if (!text || !buf)
+		goto out_nomem;
+	memcpy(buf, text, n);
+	buf[n] = '\n';
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ret = dfd < 0 ? -errno : sm_replace_at(dfd, "." SM_HINTS_FILE ".tmp",
+					       SM_HINTS_FILE, buf, n + 1, 0600,
+					       &step);
+	if (dfd < 0)
+		step = "create temporary file";
+	if (ret)
+		snprintf(err, len, "%s: %s: %s",
+			 strcmp(step, "fsync directory") ? path : dir, step,
+			 strerror(-ret));
+	goto out;
+out_nomem:
+	snprintf(err, len, "%s: out of memory", path);
+	ret = -ENOMEM;
+out:
+	if (dfd >= 0)
+		close(dfd);
+	free(buf);
 	json_object_put(o);
 	return ret;
 }

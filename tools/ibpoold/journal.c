@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "journal.h"
+#include "sm/durable.h"
 
 #define CRC_PREFIX "{\"crc\":\""
 #define BODY_OFF 18		/* {"crc":"12345678", */
@@ -127,22 +128,6 @@ static int unframe(const char *line, size_t n, const char *key,
 	*seq = json_object_get_int64(s);
 	*payload = p;
 	*whole = o;
-	return 0;
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	ssize_t w;
-
-	while (n) {
-		w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		p += w;
-		n -= w;
-	}
 	return 0;
 }
 
@@ -359,7 +344,7 @@ int pool_journal_append(struct pool_journal *j, struct json_object *rec,
 		return fail(err, len, j, ret, POOL_JOURNAL_FILE ": %s",
 			    ret == -E2BIG ? "record too long" : strerror(-ret));
 	}
-	ret = write_all(j->fd, line, n);
+	ret = sm_write_all(j->fd, line, n);
 	free(line);
 	if (!ret && fdatasync(j->fd))
 		ret = -errno;
@@ -379,9 +364,10 @@ int pool_journal_append(struct pool_journal *j, struct json_object *rec,
 int pool_journal_compact(struct pool_journal *j, struct json_object *state,
 			 char *err, size_t len)
 {
+	const char *step = "frame";
 	char *line = NULL;
 	size_t n;
-	int fd, ret;
+	int ret;
 
 	if (j->broken)
 		return fail(err, len, j, -EIO,
@@ -391,27 +377,14 @@ int pool_journal_compact(struct pool_journal *j, struct json_object *state,
 		ret = 0;
 	if (ret)
 		goto out_free;
-	fd = openat(j->dirfd, POOL_SNAPSHOT_TMP,
-		    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		ret = -errno;
+	ret = sm_replace_at(j->dirfd, POOL_SNAPSHOT_TMP, POOL_SNAPSHOT_FILE,
+			    line, n, 0600, &step);
+	if (ret)
 		goto out_free;
-	}
-	ret = write_all(fd, line, n);
-	if (!ret && fsync(fd))
-		ret = -errno;
-	if (close(fd) && !ret)
-		ret = -errno;
-	if (!ret && (renameat(j->dirfd, POOL_SNAPSHOT_TMP, j->dirfd,
-			      POOL_SNAPSHOT_FILE) || fsync(j->dirfd)))
-		ret = -errno;
-	if (ret) {
-		unlinkat(j->dirfd, POOL_SNAPSHOT_TMP, 0);
-		goto out_free;
-	}
 	/* The snapshot covers every record: the journal may go. */
 	if (ftruncate(j->fd, 0) || fsync(j->fd)) {
 		ret = -errno;
+		step = "truncate " POOL_JOURNAL_FILE;
 		j->broken = true;
 		goto out_free;
 	}
@@ -419,8 +392,8 @@ int pool_journal_compact(struct pool_journal *j, struct json_object *state,
 out_free:
 	free(line);
 	if (ret)
-		fail(err, len, j, ret, POOL_SNAPSHOT_FILE ": compaction failed: %s",
-		     strerror(-ret));
+		fail(err, len, j, ret, POOL_SNAPSHOT_FILE ": compaction failed: %s: %s",
+		     step, strerror(-ret));
 	return ret;
 }
 

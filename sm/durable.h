@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Durable file writes for state that must survive a crash: the hint
+ * table's file and the pool daemon's journal and snapshot.
+ */
+#ifndef GPUAWARE_DURABLE_H
+#define GPUAWARE_DURABLE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Write all n bytes of p to fd, retrying short writes; 0 or -errno. */
+int sm_write_all(int fd, const void *p, size_t n);
+
+/*
+ * Replace name in directory dirfd by data, so that a crash leaves either
+ * the old file or the new one whole: data goes to tmp in the same
+ * directory (mode, truncated first), is synced, renamed over name, and
+ * the directory is synced.  Returns 0, or a negative errno with *step
+ * naming what failed ("create temporary file", "write temporary file",
+ * "fsync temporary file", "close temporary file", "rename", "fsync
+ * directory"); tmp is removed then and name is as it was.
+ */
+int sm_replace_at(int dirfd, const char *tmp, const char *name,
+		  const void *data, size_t len, mode_t mode,
+		  const char **step);
+
+#endif
