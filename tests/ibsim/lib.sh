@@ -432,3 +432,27 @@ no_errors() {
 	! grep -q "gpuaware: ERR" "$1" ||
 		t_fail "plugin errors: $(grep 'gpuaware: ERR' "$1" | head -2)"
 }
+
+# qos_off_refused NET TOPOLOGY NVL: with QoS off a routing that needs NVL
+# data VLs is refused with the line saying what to set, and up*-down*
+# routes on VL 0 meanwhile (checked live).  Uses $WORK/gpuaware.conf.
+qos_off_refused() {
+	sim_start "$1"
+	# shellcheck disable=SC2046
+	conf=$(osm_conf noqos $(fragment_keys \
+		"$CONFIGS/opensm-gpuaware-torus.conf") \
+		event_plugin_options "$WORK/gpuaware.conf" qos FALSE)
+	osm_start "$conf"
+	poll 60 sweeps_done "$WORK/noqos.log" 1 ||
+		t_fail "no routing without QoS"
+	log_has "$WORK/noqos.log" "ERR GA23: $2 routing needs $3 data VLs, but QoS is off .* set 'qos TRUE'" 1 ||
+		t_fail "no refusal line without QoS"
+	log_has "$WORK/noqos.log" "gpuaware: topology $2, engine updown" 1 ||
+		t_fail "without QoS the $2 is not routed by up*-down*"
+	verify_live noqos
+	grep -q "credit loops: none (1 VL" "$WORK/noqos.verify" ||
+		t_fail "without QoS the routing uses more than VL 0"
+	osm_stop
+	sim_stop
+	t_log "QoS off: refused with ERR GA23, up*-down* on VL 0 verified"
+}

@@ -78,21 +78,5 @@ for fab in $FABRICS; do
 	mv "$WORK"/ga.* "$WORK/$name/"
 done
 
-# QoS off on a torus that needs two VLs: refused, up*-down* instead.
-net=$CONFIGS/torus-6x6.net
-sim_start "$net"
-# shellcheck disable=SC2046
-conf=$(osm_conf noqos $(fragment_keys "$CONFIGS/opensm-gpuaware-torus.conf") \
-	event_plugin_options "$WORK/gpuaware.conf" qos FALSE)
-osm_start "$conf"
-poll 60 sweeps_done "$WORK/noqos.log" 1 || t_fail "no routing without QoS"
-log_has "$WORK/noqos.log" "ERR GA23: torus routing needs 2 data VLs, but QoS is off .* set 'qos TRUE'" 1 ||
-	t_fail "no refusal line without QoS"
-log_has "$WORK/noqos.log" "gpuaware: topology torus, engine updown" 1 ||
-	t_fail "without QoS the torus is not routed by up*-down*"
-verify_live noqos
-grep -q "credit loops: none (1 VL" "$WORK/noqos.verify" ||
-	t_fail "without QoS the routing uses more than VL 0"
-osm_stop
-sim_stop
-t_log "QoS off: refused with ERR GA23, up*-down* on VL 0 verified"
+# QoS off: refused with what to set, up*-down* on VL 0 meanwhile.
+qos_off_refused "$CONFIGS/torus-6x6.net" torus 2
