@@ -26,6 +26,7 @@ endif
 
 CORE_SRC := $(wildcard topology/*.c routing/*.c sm/*.c)
 PLUGIN_SRC := $(wildcard plugins/opensm/*.c)
+LIVE_SRC := $(wildcard tools/live/*.c)
 POOLROUTE_SRC := $(wildcard tools/ibpoolroute/*.c)
 TOPOGEN_SRC := $(wildcard tools/ibtopogen/*.c)
 UNIT_SRC := $(wildcard tests/unit/*.c)
@@ -54,13 +55,19 @@ $(B)/libgpcore.a: $(CORE_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
+# The live-fabric reader the tools share; it links libibnetdisc and libibmad.
+$(B)/libibview.a: $(call obj,$(LIVE_SRC))
+	rm -f $@
+	ar rcs $@ $^
+
 # The plugin's OpenSM symbols resolve against the opensm binary at load time.
 $(B)/libgpuaware.so: $(call obj,$(PLUGIN_SRC)) $(B)/libgpcore.a plugins/opensm/plugin.map
 	$(CC) -shared $(LDFLAGS) -Wl,--version-script=plugins/opensm/plugin.map \
 		-o $@ $(call obj,$(PLUGIN_SRC)) $(B)/libgpcore.a -liniparser \
 		-ljson-c -lpthread $(LDLIBS_CORE)
 
-$(B)/ibpoolroute: $(call obj,$(POOLROUTE_SRC)) $(B)/libgpcore.a
+$(B)/ibpoolroute: $(call obj,$(POOLROUTE_SRC)) $(B)/libibview.a \
+		$(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -libnetdisc -libmad -libumad -ljson-c \
 		$(LDLIBS_CORE)
 
@@ -93,7 +100,7 @@ deps:
 
 # Every public header compiles on its own.
 headers:
-	@for h in $(wildcard topology/*.h routing/*.h sm/*.h); do \
+	@for h in $(wildcard topology/*.h routing/*.h sm/*.h tools/live/*.h); do \
 		echo "#include \"$$h\"" | $(CC) $(CPPFLAGS) -std=c11 $(WARN) \
 			-x c -fsyntax-only - || exit 1; done
 
