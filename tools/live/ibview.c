@@ -39,6 +39,11 @@
 
 #define PORT_ACTIVE 4		/* PortInfo:PortState */
 
+/* PerfMgt ClassPortInfo:CapabilityMask (IBA 1.3 table 231). */
+#define PM_CAP_EXT_WIDTH (1u << 9)	/* PortCountersExtended */
+#define PM_CAP_EXT_NOIETF (1u << 10)	/* the same without the IETF counters */
+#define PM_CAP_XMIT_WAIT (1u << 12)	/* PortXmitWait counts */
+
 /* A node's GUID and fabric index, sorted by GUID to find link peers. */
 struct gidx {
 	uint64_t guid;
@@ -151,7 +156,8 @@ static const char *ca_or_first(const struct ibv *v)
  */
 static int open_port(struct ibv *v, char *err, size_t len)
 {
-	int classes[] = { IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_SA_CLASS };
+	int classes[] = { IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_SA_CLASS,
+			  IB_PERFORMANCE_CLASS };
 	char *ca = *v->ca ? v->ca : NULL;
 	ibnd_config_t cfg;
 
@@ -166,7 +172,7 @@ static int open_port(struct ibv *v, char *err, size_t len)
 			 ca_or_first(v), v->port);
 		return -EIO;
 	}
-	v->mad = mad_rpc_open_port(ca, v->port, classes, 3);
+	v->mad = mad_rpc_open_port(ca, v->port, classes, 4);
 	if (!v->mad) {
 		snprintf(err, len, "cannot open %s port %u: %s",
 			 ca_or_first(v), v->port, strerror(errno));
@@ -689,5 +695,112 @@ int ibv_path_record(struct ibv *v, unsigned int slid, unsigned int dlid,
 	p->sl = mad_get_field(buf, 0, IB_SA_PR_SL_F);
 	p->mtu = buf[PR_MTU_BYTE] & PR_CODE_MASK;
 	p->rate = buf[PR_RATE_BYTE] & PR_CODE_MASK;
+	return 0;
+}
+
+/* A PerfMgt Get of attr for port (0: the class) of the switch at id. */
+static int pma_get(struct ibv *v, ib_portid_t *id, unsigned int port,
+		   unsigned int attr, uint8_t *buf, struct ibv_sample *s)
+{
+	s->queries++;
+	memset(buf, 0, IB_MAD_SIZE);
+	return pma_query_via(buf, id, port, 0, attr, v->mad) ? 0 : -EIO;
+}
+
+/*
+ * Switch n's linked ports into s->c from s->n on; on failure they are
+ * taken out again, so a switch is in a sample whole or not at all.
+ */
+static int read_switch_counters(struct ibv *v, uint32_t n,
+				struct ibv_sample *s)
+{
+	const struct fabric *f = v->f;
+	uint8_t buf[IB_MAD_SIZE];
+	size_t first = s->n;
+	unsigned int cap, p;
+	ib_portid_t id;
+	int ret;
+
+	memset(&id, 0, sizeof(id));
+	id.lid = fab_port(f, n, 0)->lid;
+	if (!id.lid)
+		return -EADDRNOTAVAIL;
+	ret = pma_get(v, &id, 0, CLASS_PORT_INFO, buf, s);
+	if (ret)
+		return ret;
+	cap = mad_get_field(buf, 0, IB_CPI_CAPMASK_F);
+	for (p = 1; p <= f->nodes[n].nports; p++) {
+		const struct fab_port *fp = fab_port(f, n, p);
+		struct ibv_ctr *c = &s->c[s->n];
+
+		if (fp->peer == FAB_NONE)
+			continue;
+		ret = pma_get(v, &id, p, IB_GSI_PORT_COUNTERS, buf, s);
+		if (ret)
+			goto out_drop;
+		*c = (struct ibv_ctr){
+			.guid = f->nodes[n].guid,
+			.peer_guid = f->nodes[fp->peer].guid,
+			.node = n, .peer = fp->peer,
+			.port = p, .peer_port = fp->peer_port,
+			.xmit_data = mad_get_field(buf, 0, IB_PC_XMT_BYTES_F),
+			.xmit_wait = mad_get_field(buf, 0, IB_PC_XMT_WAIT_F),
+		};
+		if (!(cap & PM_CAP_XMIT_WAIT))
+			c->flags |= IBV_CTR_NO_WAIT;
+		if (cap & (PM_CAP_EXT_WIDTH | PM_CAP_EXT_NOIETF)) {
+			ret = pma_get(v, &id, p, IB_GSI_PORT_COUNTERS_EXT, buf,
+				      s);
+			if (ret)
+				goto out_drop;
+			c->xmit_data = mad_get_field64(buf, 0,
+						       IB_PC_EXT_XMT_BYTES_F);
+			c->flags |= IBV_CTR_EXT;
+		}
+		c->t = now();
+		s->n++;
+	}
+	return 0;
+out_drop:
+	s->n = first;
+	return ret;
+}
+
+int ibv_read_counters(struct ibv *v, struct ibv_sample *s, char *err,
+		      size_t len)
+{
+	const struct fabric *f = v->f;
+	size_t links = 0, n;
+	unsigned int p;
+	double t0 = now();
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	if (!f) {
+		snprintf(err, len, "no fabric discovered");
+		return -EINVAL;
+	}
+	for (n = 0; n < f->nnodes; n++)
+		for (p = 1; fab_is_sw(f, n) && p <= f->nodes[n].nports; p++)
+			links += fab_port(f, n, p)->peer != FAB_NONE;
+	s->c = calloc(links + 1, sizeof(*s->c));
+	s->fail = calloc(f->nsw + 1, sizeof(*s->fail));
+	if (!s->c || !s->fail) {
+		ibv_sample_release(s);
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	for (n = 0; n < f->nnodes; n++) {
+		if (!fab_is_sw(f, n))
+			continue;
+		ret = read_switch_counters(v, n, s);
+		if (ret)
+			s->fail[s->nfail++] = (struct ibv_ctr_fail){
+				.guid = f->nodes[n].guid, .node = n,
+				.err = ret,
+			};
+	}
+	ibv_sample_sort(s);
+	s->seconds = now() - t0;
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "routing/lft.h"
+#include "tools/live/counters.h"
 
 /*
  * One local port and what was read through it.  Not thread safe: libibmad
@@ -104,5 +105,16 @@ struct ibv_path {
  */
 int ibv_path_record(struct ibv *v, unsigned int slid, unsigned int dlid,
 		    struct ibv_path *p);
+
+/*
+ * One sample of PortXmitData and PortXmitWait of every switch port cabled
+ * to a switch or CA, from each switch's PMA at its LID: ClassPortInfo,
+ * then PortCounters per port and PortCountersExtended where ClassPortInfo
+ * offers it.  A switch that does not answer goes into s->fail, its links
+ * out of the sample, and the sweep goes on.  *s is the caller's, freed with
+ * ibv_sample_release(); returns 0 or -ENOMEM.
+ */
+int ibv_read_counters(struct ibv *v, struct ibv_sample *s, char *err,
+		      size_t len);
 
 #endif
