@@ -74,7 +74,7 @@ $(B)/ibpoolroute: $(call obj,$(POOLROUTE_SRC)) $(B)/libibview.a \
 $(B)/ibtopogen: $(call obj,$(TOPOGEN_SRC)) $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CORE)
 
-$(B)/unit-tests: $(call obj,$(UNIT_SRC)) $(B)/libgpcore.a
+$(B)/unit-tests: $(call obj,$(UNIT_SRC)) $(B)/libibview.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lcunit -liniparser -ljson-c -lpthread \
 		$(LDLIBS_CORE)
 
