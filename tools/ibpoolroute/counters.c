@@ -200,6 +200,7 @@ static int json(FILE *out, const struct sweep *sw, const struct ibv_rate *r,
 		json_object_array_add(links, jlink(sw, &r[i]));
 	json_object_object_add(o, "links", links);
 	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+					   JSON_C_TO_STRING_SPACED |
 					   JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (!s || fprintf(out, "%s\n", s) < 0)
 		ret = s ? -EIO : -ENOMEM;

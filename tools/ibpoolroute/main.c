@@ -65,7 +65,7 @@ static const struct opt opts[] = {
 	{ "extended-lids", 0, 'x', C_ROUTE, NULL, "allow LIDs past 0xbfff (offline scale runs beyond one subnet)" },
 	{ "Ca", 1, 'C', C_VERIFY | C_COUNTERS, "CA", "local CA to query through (the first)" },
 	{ "Port", 1, 'P', C_VERIFY | C_COUNTERS, "PORT", "its port (the first active)" },
-	{ "interval", 1, 'i', C_COUNTERS, "MS", "time between the two samples, 1-3600000 ms (1000)" },
+	{ "interval", 1, 'i', C_COUNTERS, "MS", "wait between the two samples, 1-3600000 ms (1000)" },
 	{ "json", 0, 'j', C_ALL, NULL, "print one JSON object instead of text" },
 	{ "perms", 1, 'p', C_CHECKS, "N", "random permutations for eBB, 0 skips it (100)" },
 	{ "seed", 1, 's', C_CHECKS, "S", "seed of the eBB permutations (1)" },
