@@ -90,6 +90,9 @@ static void text(FILE *out, const struct sweep *sw, const struct ibv_rate *r,
 	size_t i;
 
 	fprintf(out, "source      : %s\n", ibv_source(sw->v));
+	fprintf(out, "fabric      : %zu switches, %zu CAs, discovered in %.3f s\n",
+		ibv_fabric(sw->v)->nsw, ibv_fabric(sw->v)->nca,
+		ibv_stats(sw->v)->discover_seconds);
 	fprintf(out, "sampled     : %zu links of %zu switches, 2 samples %.3f s apart\n",
 		b->n, ibv_fabric(sw->v)->nsw - b->nfail, sw->interval);
 	fprintf(out, "sweep       : %" PRIu64 " PerfMgt queries in %.3f s\n",
@@ -188,6 +191,12 @@ static int json(FILE *out, const struct sweep *sw, const struct ibv_rate *r,
 		return -ENOMEM;
 	json_object_object_add(o, "source", json_object_new_string(
 				   ibv_source(sw->v)));
+	json_object_object_add(o, "switches",
+			       json_object_new_uint64(ibv_fabric(sw->v)->nsw));
+	json_object_object_add(o, "cas",
+			       json_object_new_uint64(ibv_fabric(sw->v)->nca));
+	json_object_object_add(o, "discover_s", json_object_new_double(
+				   ibv_stats(sw->v)->discover_seconds));
 	json_object_object_add(o, "interval_s",
 			       json_object_new_double(sw->interval));
 	json_object_object_add(o, "sweep_s",

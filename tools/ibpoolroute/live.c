@@ -197,7 +197,6 @@ static int query_sa(struct live *l, char *err, size_t len)
 			if (same_port(l, a, b) || !joined(l, a, b))
 				continue;
 			ret = ibv_path_record(l->v, a, b, &pr);
-			l->rep.sa_queries++;
 			if (ret == -ENOENT) {
 				l->sl[(size_t)i * l->nlid + j] = SL_NOPATH;
 				l->rep.no_path++;
@@ -210,11 +209,12 @@ static int query_sa(struct live *l, char *err, size_t len)
 					 a, b, l->rep.sm_lid, strerror(-ret));
 				return ret;
 			}
-			sl = pr.sl;
-			l->sl[(size_t)i * l->nlid + j] = sl & (NSL - 1);
-			l->rep.sls |= 1u << (sl & (NSL - 1));
+			sl = pr.sl & (NSL - 1);
+			l->sl[(size_t)i * l->nlid + j] = sl;
+			l->rep.sls |= 1u << sl;
 		}
 	l->rep.sa_seconds = now() - t0;
+	l->rep.sa_queries = ibv_stats(l->v)->sa_queries;
 	return 0;
 }
 
