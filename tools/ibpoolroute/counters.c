@@ -103,8 +103,10 @@ static void text(FILE *out, const struct sweep *sw, const struct ibv_rate *r,
 		const struct ibv_ctr_fail *e = i < sw->a->nfail ?
 			&sw->a->fail[i] : &b->fail[i - sw->a->nfail];
 
-		fprintf(out, "not answering: 0x%016" PRIx64 " '%s': %s\n",
-			e->guid, desc(sw->v, e->node), strerror(-e->err));
+		fprintf(out, "not answering: 0x%016" PRIx64 " '%s' (%s sample): %s\n",
+			e->guid, desc(sw->v, e->node),
+			i < sw->a->nfail ? "first" : "second",
+			strerror(-e->err));
 	}
 	fprintf(out, "%4s  %-22s %-22s %16s %14s  %-6s %s\n", "rank", "from",
 		"to", "bytes/s", "xmit-wait/s", "flags", "names");
@@ -133,10 +135,14 @@ static json_object *jfails(const struct sweep *sw)
 			&sw->a->fail[i] : &sw->b->fail[i - sw->a->nfail];
 		json_object *o = json_object_new_object();
 
+		if (!o)
+			break;
 		json_object_object_add(o, "guid", json_object_new_string(
 					   hex(g, sizeof(g), e->guid)));
 		json_object_object_add(o, "name", json_object_new_string(
 					   desc(sw->v, e->node)));
+		json_object_object_add(o, "sample", json_object_new_int(
+					   i < sw->a->nfail ? 1 : 2));
 		json_object_object_add(o, "error", json_object_new_string(
 					   strerror(-e->err)));
 		json_object_array_add(a, o);
@@ -150,6 +156,8 @@ static json_object *jlink(const struct sweep *sw, const struct ibv_rate *r)
 	char g[24];
 	size_t i;
 
+	if (!o)
+		return NULL;
 	json_object_object_add(o, "switch", json_object_new_string(
 				   desc(sw->v, r->node)));
 	json_object_object_add(o, "guid", json_object_new_string(
@@ -171,7 +179,7 @@ static json_object *jlink(const struct sweep *sw, const struct ibv_rate *r)
 	json_object_object_add(o, "xmit_wait_per_s",
 			       json_object_new_double(r->wait_per_s));
 	fl = json_object_new_array();
-	for (i = 0; i < sizeof(flag_names) / sizeof(flag_names[0]); i++)
+	for (i = 0; fl && i < sizeof(flag_names) / sizeof(flag_names[0]); i++)
 		if (r->flags & (1u << i))
 			json_object_array_add(fl, json_object_new_string(
 						  flag_names[i]));
