@@ -10,9 +10,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ibv_ctr.flags */
-#define IBV_CTR_EXT	(1u << 0)	/* xmit_data is 64-bit (PortCountersExtended) */
-#define IBV_CTR_NO_WAIT	(1u << 1)	/* the port does not count PortXmitWait */
+/*
+ * ibv_ctr.flags: EXT, xmit_data is 64-bit (PortCountersExtended); NO_WAIT,
+ * the port does not count PortXmitWait.
+ */
+#define IBV_CTR_EXT	(1u << 0)
+#define IBV_CTR_NO_WAIT	(1u << 1)
 
 /* 32-bit PortCounters stop at this value instead of wrapping (IBA 16.1.3.5). */
 #define IBV_CTR32_MAX UINT32_MAX
@@ -27,17 +30,17 @@ struct ibv_ctr {
 	uint64_t peer_guid;	/* the node its port is cabled to */
 	double t;		/* CLOCK_MONOTONIC seconds of the read */
 	uint64_t xmit_data;	/* PortXmitData: 4-byte words */
-	uint64_t xmit_wait;	/* PortXmitWait: ticks with data but no credit */
+	uint64_t xmit_wait;	/* PortXmitWait: ticks waiting for credit */
 	uint32_t node, peer;
 	uint8_t port, peer_port;
 	uint8_t flags;		/* IBV_CTR_* */
 };
 
-/* A switch whose PMA did not answer: its links are missing from the sample. */
+/* A switch whose PMA did not answer: its links are not in the sample. */
 struct ibv_ctr_fail {
 	uint64_t guid;
 	uint32_t node;
-	int err;		/* negative errno: -ETIMEDOUT, -EADDRNOTAVAIL (no LID) */
+	int err;		/* -EIO no answer, -EADDRNOTAVAIL no LID */
 };
 
 /*
@@ -58,19 +61,24 @@ void ibv_sample_release(struct ibv_sample *s);
 /* Sort s->c by (guid, port), as ibv_counter_delta() expects. */
 void ibv_sample_sort(struct ibv_sample *s);
 
-/* ibv_rate.flags */
-#define IBV_RATE_NEW	(1u << 0)	/* only in the later sample: no rate */
-#define IBV_RATE_GONE	(1u << 1)	/* only in the earlier sample: no rate */
-/* A counter went down (cleared in between): counted from 0, a lower bound;
- * data changed width (PortCountersExtended came or went): no data. */
+/*
+ * ibv_rate.flags.  NEW: only in the later sample, GONE: only in the
+ * earlier; neither has a rate.  RESET: a counter went down (cleared in
+ * between) and is counted from 0, a lower bound; or the data changed width
+ * (PortCountersExtended came or went) and has no difference.  SAT: a
+ * 32-bit counter hit its maximum, a lower bound.  NO_WAIT: the port does
+ * not count PortXmitWait.
+ */
+#define IBV_RATE_NEW	(1u << 0)
+#define IBV_RATE_GONE	(1u << 1)
 #define IBV_RATE_RESET	(1u << 2)
-#define IBV_RATE_SAT	(1u << 3)	/* a 32-bit counter hit its maximum: a lower bound */
-#define IBV_RATE_NO_WAIT (1u << 4)	/* the port does not count PortXmitWait */
+#define IBV_RATE_SAT	(1u << 3)
+#define IBV_RATE_NO_WAIT (1u << 4)
 
 /* One directed link's traffic between two samples. */
 struct ibv_rate {
 	uint64_t guid, peer_guid;
-	uint32_t node, peer;	/* from the later sample (GONE: the earlier) */
+	uint32_t node, peer;	/* the later sample's (GONE: the earlier's) */
 	uint8_t port, peer_port;
 	unsigned int flags;	/* IBV_RATE_* */
 	uint64_t data_bytes;	/* PortXmitData difference, in bytes */

@@ -41,7 +41,7 @@
 
 /* PerfMgt ClassPortInfo:CapabilityMask (IBA 1.3 table 231). */
 #define PM_CAP_EXT_WIDTH (1u << 9)	/* PortCountersExtended */
-#define PM_CAP_EXT_NOIETF (1u << 10)	/* the same without the IETF counters */
+#define PM_CAP_EXT_NOIETF (1u << 10)	/* the same, no IETF counters */
 #define PM_CAP_XMIT_WAIT (1u << 12)	/* PortXmitWait counts */
 
 /* A node's GUID and fabric index, sorted by GUID to find link peers. */
@@ -71,7 +71,7 @@ struct ibv {
 	uint8_t *vle;
 	size_t *vle_off;
 	size_t nvle;
-	ib_portid_t sm;		/* the SA's address, sm.lid 0 until resolved */
+	ib_portid_t sm;		/* the SA's address, lid 0 until resolved */
 	unsigned int local_port;
 	char source[128];
 	struct ibv_stats st;

@@ -24,11 +24,11 @@ struct ibv;
 
 /* What the reads cost, for reports; counts grow over the handle's life. */
 struct ibv_stats {
-	uint64_t smps;		/* SMP Gets sent (LFT blocks, SL2VL tables) */
+	uint64_t smps;		/* SMP Gets: LFT blocks, SL2VL tables */
 	uint64_t sa_queries;	/* PathRecord Gets */
 	uint64_t sl2vl_tables;	/* SL2VL tables read */
 	uint64_t no_sl_map;	/* ports without SL mapping: all on VL 0 */
-	uint32_t short_lft;	/* switches whose LinearFDBTop is below the top LID */
+	uint32_t short_lft;	/* switches with LinearFDBTop below the top LID */
 	double discover_seconds;	/* the last ibv_discover() */
 };
 
