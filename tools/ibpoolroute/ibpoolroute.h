@@ -37,6 +37,7 @@ struct pr_opts {
 	bool json;
 	const char *ca;		/* verify: local CA, NULL for the first */
 	unsigned int ca_port;	/* verify: its port, 0 for the first active */
+	unsigned int interval_ms;	/* counters: between the two samples */
 	struct vf_opts vf;
 	/* the SM's hint socket: hints, state, reroute */
 	const char *socket;
@@ -65,6 +66,8 @@ int pr_reroute(const struct pr_opts *o, char *err, size_t len);
  */
 int pr_jobs_load(const char *path, const struct fabric *f,
 		 struct rt_jobs *js, char *err, size_t len);
+/* Not a check: PR_BAD means a switch did not answer. */
+int pr_counters(const struct pr_opts *o, char *err, size_t len);
 
 /*
  * What verify read from the live fabric and what it found beyond the

@@ -24,9 +24,10 @@ enum {
 	C_HINTS = 1 << 3,
 	C_STATE = 1 << 4,
 	C_REROUTE = 1 << 5,
+	C_COUNTERS = 1 << 6,
 	C_SM = C_HINTS | C_STATE | C_REROUTE,
-	C_ALL = C_ANALYZE | C_ROUTE | C_VERIFY | C_SM,
 	C_CHECKS = C_ANALYZE | C_ROUTE | C_VERIFY,
+	C_ALL = C_CHECKS | C_COUNTERS | C_SM,
 };
 
 struct cmd {
@@ -47,6 +48,9 @@ static const struct cmd cmds[] = {
 	{ "verify", C_VERIFY, "[-C CA -P PORT]", 0,
 	  "check the live fabric: switch LFTs and SL2VL, SA path SLs",
 	  pr_verify },
+	{ "counters", C_COUNTERS, "[--interval MS]", 0,
+	  "data and xmit-wait rate of every switch port, busiest first",
+	  pr_counters },
 	{ "hints", C_HINTS, "get|set|add|remove ...", -1,
 	  "the SM's job table: show it, replace it, add or remove a job",
 	  pr_hints },
@@ -75,8 +79,9 @@ static const struct opt opts[] = {
 	{ "engine", 1, 'e', C_ROUTE, "NAME", "auto, fattree, torus or updown (auto)" },
 	{ "lmc", 1, 'l', C_ROUTE, "N", "LIDs per CA port are 2^N, 0-7 (0)" },
 	{ "extended-lids", 0, 'x', C_ROUTE, NULL, "allow LIDs past 0xbfff (offline scale runs beyond one subnet)" },
-	{ "Ca", 1, 'C', C_VERIFY, "CA", "local CA to query through (the first)" },
-	{ "Port", 1, 'P', C_VERIFY, "PORT", "its port (the first active)" },
+	{ "Ca", 1, 'C', C_VERIFY | C_COUNTERS, "CA", "local CA to query through (the first)" },
+	{ "Port", 1, 'P', C_VERIFY | C_COUNTERS, "PORT", "its port (the first active)" },
+	{ "interval", 1, 'i', C_COUNTERS, "MS", "wait between the two samples, 1-3600000 ms (1000)" },
 	{ "socket", 1, 'S', C_SM, "PATH", "the SM's hint socket (" PR_SM_SOCKET ")" },
 	{ "weight", 1, 'w', C_HINTS, "N", "hints add: the job's weight, 1-1000 (1)" },
 	{ "wait", 0, 'W', C_HINTS | C_REROUTE, NULL, "return once the switches hold the routing for the change" },
@@ -100,6 +105,7 @@ static const char *const examples[] = {
 	"ibpoolroute route --net fabric.net --jobs jobs.json --job-policy isolate",
 	"ibpoolroute verify",
 	"ibpoolroute verify -C mlx5_0 -P 1 --json --perms 0",
+	"ibpoolroute counters --interval 5000",
 	"ibpoolroute hints set jobs.json --wait",
 	"ibpoolroute hints add j7 gpu01 gpu02 0x0002c90300a1b2c4 --weight 2",
 	"ibpoolroute hints remove j7",
@@ -137,7 +143,7 @@ static void usage(FILE *out)
 		}
 		fputc('\n', out);
 	}
-	fprintf(out, "\nExit status: 0 the routing checks out, 1 it does not, 2 usage, input or I/O error.\n\nExamples:\n");
+	fprintf(out, "\nExit status: 0 the routing checks out, 1 it does not (counters: a switch did not answer), 2 usage, input or I/O error.\n\nExamples:\n");
 	for (i = 0; i < sizeof(examples) / sizeof(examples[0]); i++)
 		fprintf(out, "  %s\n", examples[i]);
 }
@@ -238,6 +244,12 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 					   arg);
 		o->timeout_ms = v;
 		break;
+	case 'i':
+		if (number(arg, 3600000, &v) || !v)
+			return usage_error("bad interval '%s' (1-3600000 ms)",
+					   arg);
+		o->interval_ms = v;
+		break;
 	case 'j':
 		o->json = true;
 		break;
@@ -280,6 +292,7 @@ int main(int argc, char **argv)
 	struct option lopts[NOPTS + 1];
 	struct pr_opts o = {
 		.engine = RT_ENGINE_AUTO,
+		.interval_ms = 1000,
 		.vf = { .ebb_perms = VF_DEFAULT_PERMS, .seed = 1 },
 		.socket = PR_SM_SOCKET,
 		.weight = 1,
