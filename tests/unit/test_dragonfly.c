@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tu.h"
+#include "tu_route.h"
 #include "routing/route.h"
 #include "routing/verify.h"
 #include "topology/dragonfly.h"
@@ -557,6 +558,64 @@ static void test_lmc_degraded(void)
 		}
 }
 
+/*
+ * The dragonfly engine's whole output (LFTs, path SLs, SL2VL) on every
+ * intact shape, at LMC 0, 1 and 2, and with lost global cables or lost
+ * local cables of plain dragonflies, against hashes recorded before the
+ * engine learnt Dragonfly+ local cuts: those must not change a table
+ * entry of these.
+ */
+static void test_golden(void)
+{
+	static const struct {
+		size_t shape;
+		unsigned int lmc;
+		double drop_global, drop_local;
+		uint64_t hash;
+	} cases[] = {
+		{ 0, 0, 0, 0, 0xb16950cc8f2a573ull },
+		{ 1, 0, 0, 0, 0x8b15a69e9e16a087ull },
+		{ 2, 0, 0, 0, 0xd5642f7b9dff9ffbull },
+		{ 3, 0, 0, 0, 0x7cbb332156de109dull },
+		{ 4, 0, 0, 0, 0xe453ff91aca16597ull },
+		{ 5, 0, 0, 0, 0xec921fd5507df925ull },
+		{ 6, 0, 0, 0, 0x27b6a20ebaaea5dfull },
+		{ 7, 0, 0, 0, 0x7aae2fb49abcc1f8ull },
+		{ 8, 0, 0, 0, 0xa62be0fdb30da9afull },
+		{ 0, 1, 0, 0, 0x46e30aa5bd45b347ull },
+		{ 0, 2, 0, 0, 0xd2bcd66dd4770412ull },
+		{ 6, 1, 0, 0, 0x2ae3e1cbbd7985a3ull },
+		{ 7, 2, 0, 0, 0xa851c3fc26f0a2a7ull },
+		{ 8, 1, 0, 0, 0x512ec4336db0ef44ull },
+		{ 5, 2, 0, 0, 0x8d2a56cddf2b1c0eull },
+		{ 0, 0, 0.2, 0, 0xb5aa4bbca3f5d429ull },
+		{ 6, 0, 0.2, 0, 0x92f80512b549e033ull },
+		{ 4, 0, 0.1, 0, 0xe772d8161ce48cd6ull },
+		{ 0, 0, 0, 0.05, 0x678ace90906fc7c2ull },
+		{ 6, 1, 0.1, 0, 0x9d1bf6513fd05c4cull },
+	};
+	struct rt_summary s;
+	struct rt_tables t;
+	struct gen_opts o;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fabric *f;
+
+		gen_opts_init(&o);
+		o.shuffle = i % 2;
+		o.shuffle_seed = 11;
+		o.seed = 1;
+		f = build(&shapes[cases[i].shape], &o, cases[i].drop_global,
+			  cases[i].drop_local, cases[i].lmc);
+		CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_DRAGONFLY, NULL, &t,
+					  &s));
+		tu_golden(&t, cases[i].hash, s.detail);
+		rt_tables_release(&t);
+		fab_free(f);
+	}
+}
+
 TU_SUITE(dragonfly,
 	 { "recognise shapes", test_recognise_shapes },
 	 { "recognise failures", test_recognise_failures },
@@ -565,4 +624,5 @@ TU_SUITE(dragonfly,
 	 { "engine one cable cut", test_engine_one_cable_cut },
 	 { "engine degraded", test_engine_degraded },
 	 { "LMC LIDs on other global cables", test_lmc_other_global },
-	 { "LMC on degraded fabrics", test_lmc_degraded })
+	 { "LMC on degraded fabrics", test_lmc_degraded },
+	 { "output unchanged", test_golden })
