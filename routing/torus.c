@@ -51,8 +51,9 @@ struct eng {
 	struct tvl *tv;
 	unsigned int nd;
 	int dl[TOR_MAX_DIMS];	/* dateline bit of a dimension, -1 none */
-	/* per destination: dateline_bits() of a coordinate, by dimension */
-	uint8_t wb[TOR_MAX_DIMS][256];
+	uint8_t dld[MAX_DATELINES];	/* dimension of a dateline bit */
+	/* per destination, by dimension and coordinate: see dest_tables() */
+	uint8_t dir[TOR_MAX_DIMS][256], wb[TOR_MAX_DIMS][256];
 	uint8_t *co;		/* nsw x TOR_MAX_DIMS */
 	uint32_t *nbr;		/* nsw x NSLOT: next switch, FAB_NONE */
 	uint8_t *np;		/* nsw x NSLOT: parallel cables */
@@ -235,9 +236,11 @@ static bool arc_open(const struct eng *e, uint32_t c, unsigned int d,
 	return c != FAB_NONE;
 }
 
-/* Next slot of dimension order from c to T, NOSLOT when it is cut off. */
-static unsigned int dor_slot(const struct eng *e, uint32_t c, uint32_t T,
-			     unsigned int par)
+/*
+ * Next slot of dimension order from c to T, NOSLOT when it is cut off;
+ * dest_tables() of T's.
+ */
+static unsigned int dor_slot(const struct eng *e, uint32_t c, uint32_t T)
 {
 	unsigned int d, a, b, dir;
 
@@ -246,7 +249,7 @@ static unsigned int dor_slot(const struct eng *e, uint32_t c, uint32_t T,
 		b = co(e, T)[d];
 		if (a == b)
 			continue;
-		dir = pick_dir(e, d, a, b, par);
+		dir = e->dir[d][a];
 		if (e->whole[(size_t)c * TOR_MAX_DIMS + d] ||
 		    arc_open(e, c, d, dir, b))
 			return 2 * d + dir;
@@ -284,30 +287,37 @@ static unsigned int dateline_bits(const struct eng *e, uint32_t c,
 }
 
 /*
- * dateline_bits() towards one destination, by coordinate: each switch
- * then ORs one table entry per dimension instead of picking directions.
+ * pick_dir() and dateline_bits() towards one destination, by coordinate:
+ * each switch then reads a table entry per dimension instead of picking
+ * directions.
  */
-static void wrap_table(struct eng *e, uint32_t T, unsigned int par)
+static void dest_tables(struct eng *e, uint32_t T, unsigned int par)
 {
-	unsigned int d, a;
+	unsigned int d, a, b;
 
-	for (d = 0; d < e->nd; d++)
-		for (a = 0; a < e->ti->radix[d]; a++)
-			e->wb[d][a] = ring_bit(e, d, a, co(e, T)[d], par);
+	for (d = 0; d < e->nd; d++) {
+		b = co(e, T)[d];
+		for (a = 0; a < e->ti->radix[d]; a++) {
+			e->dir[d][a] = pick_dir(e, d, a, b, par);
+			e->wb[d][a] = ring_bit(e, d, a, b, par);
+		}
+	}
 }
 
 static unsigned int table_bits(const struct eng *e, uint32_t c)
 {
 	const uint8_t *a = co(e, c);
-	unsigned int d, bits = 0;
+	unsigned int i, d, bits = 0;
 
-	for (d = 0; d < e->nd; d++)
+	for (i = 0; i < e->tv->ndl; i++) {
+		d = e->dld[i];
 		bits |= e->wb[d][a[d]];
+	}
 	return bits;
 }
 
 /* Dimension order from every switch to T, memoised along each walk. */
-static void dor_tree(struct eng *e, uint32_t T, unsigned int par)
+static void dor_tree(struct eng *e, uint32_t T)
 {
 	uint32_t c, cur, n = e->t->nsw, depth;
 	unsigned int k;
@@ -319,7 +329,7 @@ static void dor_tree(struct eng *e, uint32_t T, unsigned int par)
 	e->hop[T] = NOSLOT;
 	for (c = 0; c < n; c++) {
 		for (cur = c, depth = 0; e->st[cur] == ST_UNK; depth++) {
-			k = dor_slot(e, cur, T, par);
+			k = dor_slot(e, cur, T);
 			e->hop[cur] = k;
 			e->qa[depth] = cur;
 			if (k == NOSLOT || depth >= n) {
@@ -452,7 +462,7 @@ static bool reach(struct eng *e, uint32_t s2, unsigned int k2,
 
 /*
  * The rest of a dimension-order route from s2 on, whose next hop is slot
- * k2, has the dependencies of s2's own route (added for it, wrap_table()
+ * k2, has the dependencies of s2's own route (added for it, dest_tables()
  * of the same destination): both take the same hops, and on SL sl the
  * same VLs when sl and s2's SL agree on the ring of k2, the only one
  * left whose dateline bit can differ (later rings' coordinates are the
@@ -670,8 +680,8 @@ static int route_dest(struct eng *e, uint32_t T, unsigned int par)
 	first = e->loff[T] + par;
 	if (first >= e->loff[T + 1])
 		return 0;
-	dor_tree(e, T, par);
-	wrap_table(e, T, par);
+	dest_tables(e, T, par);
+	dor_tree(e, T);
 	for (c = 0; c < n && !det; c++)
 		det = e->st[c] == ST_DET;
 	if (det)
@@ -749,6 +759,7 @@ static int setup(struct eng *e, const struct tor_info *ti,
 		if (ti->wrap[d] && ti->radix[d] >= 5) {
 			if (tv->ndl == MAX_DATELINES)
 				return -ENOTSUP;
+			e->dld[tv->ndl] = d;
 			e->dl[d] = tv->ndl++;
 		}
 	}
