@@ -26,6 +26,15 @@
  * of the port: a global cable from X + delta is the second hop, a local
  * one heading out to X - delta is I's.  Group E = I + delta would be
  * read wrongly on both counts, so it keeps the minimal route.
+ *
+ * A Dragonfly+ leaf that lost its cable to a spine is not reached
+ * through that spine: no global cable landing there is picked for it.
+ * The spine itself reaches it through another leaf and spine (three
+ * local hops), for management traffic only.  Sources on the leaf that
+ * need a cable of that spine leave through another spine with a cable
+ * to the same group, else go up another spine, down another leaf and up
+ * to it, all on VL 0 before the global hop: off the pattern, so the
+ * dependency check clears them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -300,7 +309,7 @@ static bool joined(const struct eng *e, uint32_t s, uint32_t w)
  * Inside one group: the local cable to T, else through a switch cabled
  * to both (the leaf-spine-leaf of Dragonfly+, or round a failed cable).
  */
-static uint8_t local_next(struct eng *e, uint32_t c, uint32_t T,
+static uint8_t local_next(const struct eng *e, uint32_t c, uint32_t T,
 			  unsigned int key)
 {
 	const struct fabric *f = e->t->fab;
@@ -330,6 +339,30 @@ static uint8_t to_switch(struct eng *e, uint32_t s, uint32_t u,
 	return s == u ? RT_NO_PATH : local_next(e, s, u, key);
 }
 
+/*
+ * c's way to T in their group: local_next(), else a local hop to a
+ * switch that has one (a Dragonfly+ spine that lost its cable to leaf T
+ * goes down to another leaf, which goes up to a spine of T's).  That
+ * switch's own route does not come back: c is joined to no switch that
+ * is joined to T.
+ */
+static uint8_t to_dest(const struct eng *e, uint32_t c, uint32_t T,
+		       unsigned int key)
+{
+	const struct fabric *f = e->t->fab;
+	unsigned int p, np = f->nodes[e->t->sw_node[c]].nports, n = 0;
+	uint8_t cand[FAB_MAX_PORTS + 1], out;
+
+	out = local_next(e, c, T, key);
+	if (out != RT_NO_PATH)
+		return out;
+	for (p = 1; p <= np; p++)
+		if (cls(e, c, p) == CLS_LOCAL &&
+		    local_next(e, peer_sw(e, c, p), T, 0) != RT_NO_PATH)
+			cand[n++] = p;
+	return n ? cand[key % n] : RT_NO_PATH;
+}
+
 static const struct cable *cables(const struct eng *e, uint32_t G,
 				  uint32_t D, uint32_t *n)
 {
@@ -340,9 +373,23 @@ static const struct cable *cables(const struct eng *e, uint32_t G,
 }
 
 /*
+ * Whether cable cb may carry a route from c (NONE: from anywhere in its
+ * group) to T: its far end reaches T in one local hop, and c reaches its
+ * near end in at most two (not so from a Dragonfly+ leaf that lost its
+ * cable to that spine).
+ */
+static bool usable(const struct eng *e, const struct cable *cb, uint32_t c,
+		   uint32_t T)
+{
+	return joined(e, cb->x, T) &&
+	       (c == NONE || cb->u == c ||
+		local_next(e, c, cb->u, 0) != RT_NO_PATH);
+}
+
+/*
  * The cable from group G to T's group for key: c's own when it has one
- * (then the route is minimal from c), else the key-th of G's; only cables
- * whose far end reaches T in one local hop.  NULL when there is none.
+ * (then the route is minimal from c), else the key-th of G's that are
+ * usable().  NULL when there is none.
  */
 static const struct cable *pick(const struct eng *e, uint32_t G,
 				uint32_t c, uint32_t T, unsigned int key)
@@ -351,7 +398,7 @@ static const struct cable *pick(const struct eng *e, uint32_t G,
 	const struct cable *cb = cables(e, G, e->grp[T], &n);
 
 	for (i = 0; i < n; i++)
-		if (joined(e, cb[i].x, T)) {
+		if (usable(e, &cb[i], c, T)) {
 			ok++;
 			own += cb[i].u == c;
 		}
@@ -359,7 +406,8 @@ static const struct cable *pick(const struct eng *e, uint32_t G,
 		return NULL;
 	key %= own ? own : ok;
 	for (i = 0; i < n; i++)
-		if (joined(e, cb[i].x, T) && (!own || cb[i].u == c) && !key--)
+		if (usable(e, &cb[i], c, T) && (!own || cb[i].u == c) &&
+		    !key--)
 			return &cb[i];
 	return NULL;
 }
@@ -423,6 +471,34 @@ static uint32_t pick_via(const struct eng *e, uint32_t G, uint32_t T,
 	return NONE;
 }
 
+/*
+ * From c, which reaches none of its group's cables to T's group (a
+ * Dragonfly+ leaf that lost its cable to the spine that has them), a
+ * local hop to a switch that does: one with such a cable of its own,
+ * else one a local hop from it.  The route then goes down and up again
+ * before its global hop, off the pattern, for the dependency check.
+ */
+static uint8_t stranded_hop(const struct eng *e, uint32_t c, uint32_t T,
+			    unsigned int key)
+{
+	unsigned int p, np = e->t->fab->nodes[e->t->sw_node[c]].nports;
+	unsigned int n = 0, pass;
+	uint8_t cand[FAB_MAX_PORTS + 1];
+	const struct cable *cb;
+	uint32_t w;
+
+	for (pass = 0; pass < 2 && !n; pass++)
+		for (p = 1; p <= np; p++) {
+			if (cls(e, c, p) != CLS_LOCAL)
+				continue;
+			w = peer_sw(e, c, p);
+			cb = pick(e, e->grp[c], w, T, 0);
+			if (cb && (pass || cb->u == w))
+				cand[n++] = p;
+		}
+	return n ? cand[key % n] : RT_NO_PATH;
+}
+
 /* Minimal next hop from c (not in T's group) towards T. */
 static uint8_t minimal(struct eng *e, uint32_t c, uint32_t T,
 		       unsigned int key)
@@ -430,7 +506,8 @@ static uint8_t minimal(struct eng *e, uint32_t c, uint32_t T,
 	const struct cable *cb = pick(e, e->grp[c], c, T, key);
 
 	if (!cb)
-		return RT_NO_PATH;
+		return pick(e, e->grp[c], NONE, T, 0) ?
+			stranded_hop(e, c, T, key) : RT_NO_PATH;
 	if (cb->u == c)
 		return cb->port;
 	return to_switch(e, c, cb->u, key);
@@ -447,7 +524,7 @@ static uint8_t next_hop(struct eng *e, uint32_t c, uint32_t T,
 	uint8_t out;
 
 	if (G == e->grp[T])
-		return local_next(e, c, T, key);
+		return to_dest(e, c, T, key);
 	if (e->mark[c] == e->stamp)
 		return minimal(e, c, T, key);
 	if (!li) {
@@ -567,7 +644,7 @@ static uint8_t valiant_hop(struct eng *e, uint32_t c, uint32_t T,
 	const struct cable *cb;
 
 	if (G == e->grp[T])
-		return local_next(e, c, T, key);
+		return to_dest(e, c, T, key);
 	cb = cables(e, G, e->vI, &n);
 	if (G == e->vI || G == e->vE || !n)
 		return minimal(e, c, T, key);
