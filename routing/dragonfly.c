@@ -374,14 +374,14 @@ static const struct cable *cables(const struct eng *e, uint32_t G,
 
 /*
  * Whether cable cb may carry a route from c (NONE: from anywhere in its
- * group) to T: its far end reaches T in one local hop, and c reaches its
- * near end in at most two (not so from a Dragonfly+ leaf that lost its
- * cable to that spine).
+ * group) to T (NONE: into the far group only): its far end reaches T in
+ * one local hop, and c reaches its near end in at most two (not so from
+ * a Dragonfly+ leaf that lost its cable to that spine).
  */
 static bool usable(const struct eng *e, const struct cable *cb, uint32_t c,
 		   uint32_t T)
 {
-	return joined(e, cb->x, T) &&
+	return (T == NONE || joined(e, cb->x, T)) &&
 	       (c == NONE || cb->u == c ||
 		local_next(e, c, cb->u, 0) != RT_NO_PATH);
 }
@@ -471,31 +471,39 @@ static uint32_t pick_via(const struct eng *e, uint32_t G, uint32_t T,
 	return NONE;
 }
 
+/* Has s a cable to group H usable() for T, of its own or any? */
+static bool leaves_to(const struct eng *e, uint32_t s, uint32_t H,
+		      uint32_t T, bool own)
+{
+	uint32_t n, i;
+	const struct cable *cb = cables(e, e->grp[s], H, &n);
+
+	for (i = 0; i < n; i++)
+		if (usable(e, &cb[i], s, T) && (!own || cb[i].u == s))
+			return true;
+	return false;
+}
+
 /*
- * From c, which reaches none of its group's cables to T's group (a
- * Dragonfly+ leaf that lost its cable to the spine that has them), a
- * local hop to a switch that does: one with such a cable of its own,
- * else one a local hop from it.  The route then goes down and up again
- * before its global hop, off the pattern, for the dependency check.
+ * From c, which reaches none of its group's cables to group H usable()
+ * for T (a Dragonfly+ leaf that lost its cable to the spine that has
+ * them), a local hop to a switch that does: one with such a cable of its
+ * own, else one a local hop from it.  The route then goes down and up
+ * again before its global hop, off the pattern, for the dependency
+ * check.
  */
-static uint8_t stranded_hop(const struct eng *e, uint32_t c, uint32_t T,
-			    unsigned int key)
+static uint8_t stranded_hop(const struct eng *e, uint32_t c, uint32_t H,
+			    uint32_t T, unsigned int key)
 {
 	unsigned int p, np = e->t->fab->nodes[e->t->sw_node[c]].nports;
 	unsigned int n = 0, pass;
 	uint8_t cand[FAB_MAX_PORTS + 1];
-	const struct cable *cb;
-	uint32_t w;
 
 	for (pass = 0; pass < 2 && !n; pass++)
-		for (p = 1; p <= np; p++) {
-			if (cls(e, c, p) != CLS_LOCAL)
-				continue;
-			w = peer_sw(e, c, p);
-			cb = pick(e, e->grp[c], w, T, 0);
-			if (cb && (pass || cb->u == w))
+		for (p = 1; p <= np; p++)
+			if (cls(e, c, p) == CLS_LOCAL &&
+			    leaves_to(e, peer_sw(e, c, p), H, T, !pass))
 				cand[n++] = p;
-		}
 	return n ? cand[key % n] : RT_NO_PATH;
 }
 
@@ -507,7 +515,7 @@ static uint8_t minimal(struct eng *e, uint32_t c, uint32_t T,
 
 	if (!cb)
 		return pick(e, e->grp[c], NONE, T, 0) ?
-			stranded_hop(e, c, T, key) : RT_NO_PATH;
+			stranded_hop(e, c, e->grp[T], T, key) : RT_NO_PATH;
 	if (cb->u == c)
 		return cb->port;
 	return to_switch(e, c, cb->u, key);
@@ -639,7 +647,7 @@ static bool valiant_lid(struct eng *e, uint32_t T, unsigned int li,
 static uint8_t valiant_hop(struct eng *e, uint32_t c, uint32_t T,
 			   unsigned int key)
 {
-	uint32_t G = e->grp[c], n, i, own = 0;
+	uint32_t G = e->grp[c], n, i, own = 0, ok = 0;
 	unsigned int k = key;
 	const struct cable *cb;
 
@@ -648,11 +656,15 @@ static uint8_t valiant_hop(struct eng *e, uint32_t c, uint32_t T,
 	cb = cables(e, G, e->vI, &n);
 	if (G == e->vI || G == e->vE || !n)
 		return minimal(e, c, T, key);
-	for (i = 0; i < n; i++)
-		own += cb[i].u == c;
-	k %= own ? own : n;
 	for (i = 0; i < n; i++) {
-		if (own && cb[i].u != c)
+		own += cb[i].u == c;
+		ok += usable(e, &cb[i], c, NONE);
+	}
+	if (!ok)
+		return stranded_hop(e, c, e->vI, NONE, key);
+	k %= own ? own : ok;
+	for (i = 0; i < n; i++) {
+		if (own ? cb[i].u != c : !usable(e, &cb[i], c, NONE))
 			continue;
 		if (!k--)
 			break;

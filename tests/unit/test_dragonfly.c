@@ -296,13 +296,15 @@ static void test_engine_intact(void)
 }
 
 /*
- * Every cable of one kind of an intact shape cut in turn, then routed
- * by the dragonfly engine and verified: every pair delivered, no credit
- * loop, two VLs.  A Dragonfly+ leaf that lost a spine leaves through its
- * other spines, and the spine reaches it through another leaf.
+ * Every cable of one kind of an intact shape with LIDs at LMC lmc cut in
+ * turn, then routed by the dragonfly engine and verified: every pair
+ * delivered, no credit loop, two VLs (three with LMC).  A Dragonfly+ leaf
+ * that lost a spine leaves through its other spines, and the spine
+ * reaches it through another leaf.
  */
-static void cut_one(const struct shape *sh, bool global)
+static void cut_one(const struct shape *sh, bool global, unsigned int lmc)
 {
+	struct gen_opts o;
 	struct fabric *f = plain(sh, false);
 	struct df_info di;
 	char what[96];
@@ -321,12 +323,13 @@ static void cut_one(const struct shape *sh, bool global)
 			    fp->peer < n ||
 			    di.global[f->nodes[n].port0 + p] != global)
 				continue;
-			g = plain(sh, false);
+			gen_opts_init(&o);
+			g = build(sh, &o, 0, 0, lmc);
 			CU_ASSERT_FATAL(!fab_unlink(g, n, p));
-			snprintf(what, sizeof(what), "%s without %s[%u]",
-				 sh->plus ? "Dragonfly+" : "dragonfly",
+			snprintf(what, sizeof(what), "%s LMC %u without %s[%u]",
+				 sh->plus ? "Dragonfly+" : "dragonfly", lmc,
 				 f->nodes[n].desc, p);
-			route_verify(g, 2, 0, what);
+			route_verify(g, lmc ? 3 : 2, 0, what);
 			fab_free(g);
 			cut++;
 		}
@@ -339,12 +342,15 @@ static void cut_one(const struct shape *sh, bool global)
 /* Every single global and every single local cable of 9-group ones. */
 static void test_engine_one_cable_cut(void)
 {
-	cut_one(&shapes[0], true);
-	cut_one(&shapes[0], false);
-	cut_one(&shapes[6], true);
-	cut_one(&shapes[6], false);
-	cut_one(&shapes[7], false);
-	cut_one(&shapes[8], false);
+	cut_one(&shapes[0], true, 0);
+	cut_one(&shapes[0], false, 0);
+	cut_one(&shapes[6], true, 0);
+	cut_one(&shapes[6], false, 0);
+	cut_one(&shapes[7], false, 0);
+	cut_one(&shapes[8], false, 0);
+	cut_one(&shapes[7], false, 1);
+	cut_one(&shapes[6], false, 1);
+	cut_one(&shapes[8], false, 1);
 }
 
 /*
