@@ -31,10 +31,10 @@
  * through that spine: no global cable landing there is picked for it.
  * The spine itself reaches it through another leaf and spine (three
  * local hops), for management traffic only.  Sources on the leaf that
- * need a cable of that spine leave through another spine with a cable
- * to the same group, else go up another spine, down another leaf and up
- * to it, all on VL 0 before the global hop: off the pattern, so the
- * dependency check clears them.
+ * need a cable of that spine (minimal, Valiant or a way round) leave
+ * through another spine with a cable to the same group, else go up
+ * another spine, down another leaf and up to it, all on VL 0 before the
+ * global hop: off the pattern, so the dependency check clears them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -471,29 +471,34 @@ static uint32_t pick_via(const struct eng *e, uint32_t G, uint32_t T,
 	return NONE;
 }
 
-/* Has s a cable to group H usable() for T, of its own or any? */
+/*
+ * Has s a cable to group H usable() for T, of its own or any?  With want,
+ * only that cable counts.
+ */
 static bool leaves_to(const struct eng *e, uint32_t s, uint32_t H,
-		      uint32_t T, bool own)
+		      uint32_t T, const struct cable *want, bool own)
 {
 	uint32_t n, i;
 	const struct cable *cb = cables(e, e->grp[s], H, &n);
 
 	for (i = 0; i < n; i++)
-		if (usable(e, &cb[i], s, T) && (!own || cb[i].u == s))
+		if ((!want || &cb[i] == want) && usable(e, &cb[i], s, T) &&
+		    (!own || cb[i].u == s))
 			return true;
 	return false;
 }
 
 /*
  * From c, which reaches none of its group's cables to group H usable()
- * for T (a Dragonfly+ leaf that lost its cable to the spine that has
- * them), a local hop to a switch that does: one with such a cable of its
- * own, else one a local hop from it.  The route then goes down and up
- * again before its global hop, off the pattern, for the dependency
- * check.
+ * for T (or not cable want), as a Dragonfly+ leaf that lost its cable to
+ * the spine that has them: a local hop to a switch that does, one with
+ * such a cable of its own, else one a local hop from it.  The route then
+ * goes down and up again before its global hop, off the pattern, for the
+ * dependency check.
  */
 static uint8_t stranded_hop(const struct eng *e, uint32_t c, uint32_t H,
-			    uint32_t T, unsigned int key)
+			    uint32_t T, const struct cable *want,
+			    unsigned int key)
 {
 	unsigned int p, np = e->t->fab->nodes[e->t->sw_node[c]].nports;
 	unsigned int n = 0, pass;
@@ -502,7 +507,7 @@ static uint8_t stranded_hop(const struct eng *e, uint32_t c, uint32_t H,
 	for (pass = 0; pass < 2 && !n; pass++)
 		for (p = 1; p <= np; p++)
 			if (cls(e, c, p) == CLS_LOCAL &&
-			    leaves_to(e, peer_sw(e, c, p), H, T, !pass))
+			    leaves_to(e, peer_sw(e, c, p), H, T, want, !pass))
 				cand[n++] = p;
 	return n ? cand[key % n] : RT_NO_PATH;
 }
@@ -515,7 +520,8 @@ static uint8_t minimal(struct eng *e, uint32_t c, uint32_t T,
 
 	if (!cb)
 		return pick(e, e->grp[c], NONE, T, 0) ?
-			stranded_hop(e, c, e->grp[T], T, key) : RT_NO_PATH;
+			stranded_hop(e, c, e->grp[T], T, NULL, key) :
+			RT_NO_PATH;
 	if (cb->u == c)
 		return cb->port;
 	return to_switch(e, c, cb->u, key);
@@ -546,6 +552,9 @@ static uint8_t next_hop(struct eng *e, uint32_t c, uint32_t T,
 	if (e->cab[v].u == c)
 		return e->cab[v].port;
 	out = to_switch(e, c, e->cab[v].u, key);
+	if (out == RT_NO_PATH)
+		out = stranded_hop(e, c, e->grp[e->cab[v].x], NONE,
+				   &e->cab[v], key);
 	return out != RT_NO_PATH || !li ? out : minimal(e, c, T, key);
 }
 
@@ -661,7 +670,7 @@ static uint8_t valiant_hop(struct eng *e, uint32_t c, uint32_t T,
 		ok += usable(e, &cb[i], c, NONE);
 	}
 	if (!ok)
-		return stranded_hop(e, c, e->vI, NONE, key);
+		return stranded_hop(e, c, e->vI, NONE, NULL, key);
 	k %= own ? own : ok;
 	for (i = 0; i < n; i++) {
 		if (own ? cb[i].u != c : !usable(e, &cb[i], c, NONE))
