@@ -106,6 +106,9 @@ struct eng {
 	uint32_t *via;		/* per group: cable to its intermediate, NONE */
 	bool *hosted;		/* per switch: has a host to send from */
 	bool *fill;		/* per switch: some switch has no route to it */
+	/* per switch: some switch of its group with a global cable is more
+	 * than two local hops away (a Dragonfly+ leaf that lost a spine) */
+	bool *short_of;
 	size_t valiant, around, around3, irregular, holes, pairs;
 	unsigned int slmax;
 	unsigned int maxvl;
@@ -382,7 +385,7 @@ static bool usable(const struct eng *e, const struct cable *cb, uint32_t c,
 		   uint32_t T)
 {
 	return (T == NONE || joined(e, cb->x, T)) &&
-	       (c == NONE || cb->u == c ||
+	       (c == NONE || cb->u == c || !e->short_of[c] ||
 		local_next(e, c, cb->u, 0) != RT_NO_PATH);
 }
 
@@ -964,6 +967,22 @@ static int index_cables(struct eng *e)
 	return 0;
 }
 
+/* Mark the switches usable() must look at closer. */
+static void find_short(struct eng *e)
+{
+	uint32_t s, H, n, i;
+	const struct cable *cb;
+
+	for (s = 0; s < e->nsw; s++)
+		for (H = 0; e->grp[s] != NONE && H < e->g; H++) {
+			cb = cables(e, e->grp[s], H, &n);
+			for (i = 0; i < n; i++)
+				e->short_of[s] |= cb[i].u != s &&
+					local_next(e, s, cb[i].u, 0) ==
+					RT_NO_PATH;
+		}
+}
+
 /*
  * The Valiant classes: deltas 1, 2, ... for which D, I and E are three
  * groups, at most NVAL; none with fewer than four groups, where no
@@ -1021,9 +1040,10 @@ static int setup(struct eng *e, const struct df_info *di,
 	e->dep = calloc(t->nsw + 1, sizeof(*e->dep));
 	e->hosted = calloc(t->nsw + 1, sizeof(*e->hosted));
 	e->fill = calloc(t->nsw + 1, sizeof(*e->fill));
+	e->short_of = calloc(t->nsw + 1, sizeof(*e->short_of));
 	e->via = malloc((e->g + 1) * sizeof(*e->via));
 	if (!dv->lid_sw || !dv->sl || !dv->cls || !e->grp || !e->mark ||
-	    !e->dep || !e->hosted || !e->fill || !e->via)
+	    !e->dep || !e->hosted || !e->fill || !e->short_of || !e->via)
 		return -ENOMEM;
 	for (s = 0; s < t->nsw; s++) {
 		n = t->sw_node[s];
@@ -1045,8 +1065,10 @@ static int setup(struct eng *e, const struct df_info *di,
 		dv->lid_sw[lid] = t->lid_node[lid] == FAB_NONE ? NONE :
 				  rt_lid_switch(t, lid);
 	ret = index_cables(e);
-	if (!ret)
+	if (!ret) {
+		find_short(e);
 		ret = valiant_classes(e);
+	}
 	return ret ? ret : rt_lids_by_switch(t, &e->loff, &e->lids);
 }
 
@@ -1062,6 +1084,7 @@ static void eng_release(struct eng *e)
 	free(e->dep);
 	free(e->hosted);
 	free(e->fill);
+	free(e->short_of);
 	free(e->via);
 }
 
