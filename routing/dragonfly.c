@@ -109,6 +109,7 @@ struct eng {
 	/* per switch: some switch of its group with a global cable is more
 	 * than two local hops away (a Dragonfly+ leaf that lost a spine) */
 	bool *short_of;
+	uint32_t *ldist, *lq, ldist_of;	/* local_dist() */
 	size_t valiant, around, around3, irregular, holes, pairs;
 	unsigned int slmax;
 	unsigned int maxvl;
@@ -343,26 +344,61 @@ static uint8_t to_switch(struct eng *e, uint32_t s, uint32_t u,
 }
 
 /*
- * c's way to T in their group: local_next(), else a local hop to a
- * switch that has one (a Dragonfly+ spine that lost its cable to leaf T
- * goes down to another leaf, which goes up to a spine of T's).  That
- * switch's own route does not come back: c is joined to no switch that
- * is joined to T.
+ * Local hops from every switch to T inside T's group, breadth first,
+ * into e->ldist (NONE: no way there); kept while T is the same.
  */
-static uint8_t to_dest(const struct eng *e, uint32_t c, uint32_t T,
+static void local_dist(struct eng *e, uint32_t T)
+{
+	uint32_t *q = e->lq, nq = 0, i, s, w;
+	unsigned int p, np;
+
+	if (e->ldist_of == T)
+		return;
+	e->ldist_of = T;
+	for (s = 0; s < e->nsw; s++)
+		e->ldist[s] = NONE;
+	e->ldist[T] = 0;
+	q[nq++] = T;
+	for (i = 0; i < nq; i++) {
+		s = q[i];
+		np = e->t->fab->nodes[e->t->sw_node[s]].nports;
+		for (p = 1; p <= np; p++) {
+			w = cls(e, s, p) == CLS_LOCAL ? peer_sw(e, s, p) : NONE;
+			if (w == NONE || e->ldist[w] != NONE)
+				continue;
+			e->ldist[w] = e->ldist[s] + 1;
+			q[nq++] = w;
+		}
+	}
+}
+
+/*
+ * c's way to T in their group: local_next(), else a local hop one step
+ * nearer T (a Dragonfly+ spine that lost its cable to leaf T goes down
+ * to another leaf, which goes up to a spine of T's; two leaves with no
+ * spine in common go up, down and up).  Each hop is one nearer T, so no
+ * route comes back.
+ */
+static uint8_t to_dest(struct eng *e, uint32_t c, uint32_t T,
 		       unsigned int key)
 {
 	const struct fabric *f = e->t->fab;
 	unsigned int p, np = f->nodes[e->t->sw_node[c]].nports, n = 0;
 	uint8_t cand[FAB_MAX_PORTS + 1], out;
+	uint32_t w;
 
 	out = local_next(e, c, T, key);
 	if (out != RT_NO_PATH)
 		return out;
-	for (p = 1; p <= np; p++)
-		if (cls(e, c, p) == CLS_LOCAL &&
-		    local_next(e, peer_sw(e, c, p), T, 0) != RT_NO_PATH)
+	local_dist(e, T);
+	if (e->ldist[c] == NONE)
+		return RT_NO_PATH;
+	for (p = 1; p <= np; p++) {
+		w = cls(e, c, p) == CLS_LOCAL ? peer_sw(e, c, p) : NONE;
+		if (w != NONE && e->ldist[w] != NONE &&
+		    e->ldist[w] + 1 == e->ldist[c])
 			cand[n++] = p;
+	}
 	return n ? cand[key % n] : RT_NO_PATH;
 }
 
@@ -1041,9 +1077,13 @@ static int setup(struct eng *e, const struct df_info *di,
 	e->hosted = calloc(t->nsw + 1, sizeof(*e->hosted));
 	e->fill = calloc(t->nsw + 1, sizeof(*e->fill));
 	e->short_of = calloc(t->nsw + 1, sizeof(*e->short_of));
+	e->ldist = malloc((t->nsw + 1) * sizeof(*e->ldist));
+	e->lq = malloc((t->nsw + 1) * sizeof(*e->lq));
+	e->ldist_of = NONE;
 	e->via = malloc((e->g + 1) * sizeof(*e->via));
 	if (!dv->lid_sw || !dv->sl || !dv->cls || !e->grp || !e->mark ||
-	    !e->dep || !e->hosted || !e->fill || !e->short_of || !e->via)
+	    !e->dep || !e->hosted || !e->fill || !e->short_of ||
+	    !e->ldist || !e->lq || !e->via)
 		return -ENOMEM;
 	for (s = 0; s < t->nsw; s++) {
 		n = t->sw_node[s];
@@ -1085,6 +1125,8 @@ static void eng_release(struct eng *e)
 	free(e->hosted);
 	free(e->fill);
 	free(e->short_of);
+	free(e->ldist);
+	free(e->lq);
 	free(e->via);
 }
 
