@@ -30,11 +30,13 @@
  * A Dragonfly+ leaf that lost its cable to a spine is not reached
  * through that spine: no global cable landing there is picked for it.
  * The spine itself reaches it through another leaf and spine (three
- * local hops), for management traffic only.  Sources on the leaf that
- * need a cable of that spine (minimal, Valiant or a way round) leave
- * through another spine with a cable to the same group, else go up
- * another spine, down another leaf and up to it, all on VL 0 before the
- * global hop: off the pattern, so the dependency check clears them.
+ * local hops), for management traffic only; two leaves that lost their
+ * common spines go up, down and up (SL 1, checked).  Sources on the
+ * leaf that need a cable of that spine (minimal, Valiant or a way
+ * round) leave through another spine with a cable to the same group,
+ * else go up another spine, down another leaf and up to it, all on VL 0
+ * before the global hop: off the pattern, so the dependency check
+ * clears them.
  */
 #include <errno.h>
 #include <stdio.h>
