@@ -384,16 +384,26 @@ static void test_golden(void)
 		const char *sw, *link;
 		uint64_t hash;
 	} cases[] = {
-		{ { "8x8x8", true, 2, 1, "", 0 }, NULL, NULL, 0xf643fa63b6fa7317ull },
-		{ { "8x8x8", true, 2, 1, "", 0 }, "sw-1-2-3", NULL, 0x2db87f33f4047037ull },
-		{ { "4x4x4", true, 2, 1, "", 0 }, NULL, NULL, 0x4f22844d07012b64ull },
-		{ { "4x4x4", true, 2, 1, "", 0 }, "sw-1-2-3", NULL, 0x26ca1f199a61fb35ull },
-		{ { "5x5x5", true, 1, 1, "", 0 }, "sw-0-0-0", NULL, 0xfc9d45a6085efc11ull },
-		{ { "5x5x3", true, 1, 1, "", 0 }, NULL, "sw-0-0-0:sw-1-0-0", 0xa171a4ab803ade47ull },
-		{ { "6x6", true, 1, 2, "", 0 }, "sw-2-2", NULL, 0x9484821477e0a3d2ull },
-		{ { "7x5x2", true, 1, 1, "", 0 }, NULL, NULL, 0x9478342aa0233deaull },
-		{ { "6x5x4", false, 1, 2, "", 0 }, "sw-1-2-1", NULL, 0x8e130570930df53dull },
-		{ { "4x4", false, 1, 1, "", 0 }, "sw-1-1", NULL, 0x739cdfc64c19d040ull },
+		{ { "8x8x8", true, 2, 1, "", 0 }, NULL, NULL,
+		  0xf643fa63b6fa7317ull },
+		{ { "8x8x8", true, 2, 1, "", 0 }, "sw-1-2-3", NULL,
+		  0x2db87f33f4047037ull },
+		{ { "4x4x4", true, 2, 1, "", 0 }, NULL, NULL,
+		  0x4f22844d07012b64ull },
+		{ { "4x4x4", true, 2, 1, "", 0 }, "sw-1-2-3", NULL,
+		  0x26ca1f199a61fb35ull },
+		{ { "5x5x5", true, 1, 1, "", 0 }, "sw-0-0-0", NULL,
+		  0xfc9d45a6085efc11ull },
+		{ { "5x5x3", true, 1, 1, "", 0 }, NULL, "sw-0-0-0:sw-1-0-0",
+		  0xa171a4ab803ade47ull },
+		{ { "6x6", true, 1, 2, "", 0 }, "sw-2-2", NULL,
+		  0x9484821477e0a3d2ull },
+		{ { "7x5x2", true, 1, 1, "", 0 }, NULL, NULL,
+		  0x9478342aa0233deaull },
+		{ { "6x5x4", false, 1, 2, "", 0 }, "sw-1-2-1", NULL,
+		  0x8e130570930df53dull },
+		{ { "4x4", false, 1, 1, "", 0 }, "sw-1-1", NULL,
+		  0x739cdfc64c19d040ull },
 	};
 	struct rt_summary s;
 	struct rt_tables t;
