@@ -26,6 +26,17 @@
  * of the port: a global cable from X + delta is the second hop, a local
  * one heading out to X - delta is I's.  Group E = I + delta would be
  * read wrongly on both counts, so it keeps the minimal route.
+ *
+ * A Dragonfly+ leaf that lost its cable to a spine is not reached
+ * through that spine: no global cable landing there is picked for it.
+ * The spine itself reaches it through another leaf and spine (three
+ * local hops), for management traffic only; two leaves that lost their
+ * common spines go up, down and up (SL 1, checked).  Sources on the
+ * leaf that need a cable of that spine (minimal, Valiant or a way
+ * round) leave through another spine with a cable to the same group,
+ * else go up another spine, down another leaf and up to it, all on VL 0
+ * before the global hop: off the pattern, so the dependency check
+ * clears them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -97,6 +108,10 @@ struct eng {
 	uint32_t *via;		/* per group: cable to its intermediate, NONE */
 	bool *hosted;		/* per switch: has a host to send from */
 	bool *fill;		/* per switch: some switch has no route to it */
+	/* per switch: some switch of its group with a global cable is more
+	 * than two local hops away (a Dragonfly+ leaf that lost a spine) */
+	bool *short_of;
+	uint32_t *ldist, *lq, ldist_of;	/* local_dist() */
 	size_t valiant, around, around3, irregular, holes, pairs;
 	unsigned int slmax;
 	unsigned int maxvl;
@@ -300,7 +315,7 @@ static bool joined(const struct eng *e, uint32_t s, uint32_t w)
  * Inside one group: the local cable to T, else through a switch cabled
  * to both (the leaf-spine-leaf of Dragonfly+, or round a failed cable).
  */
-static uint8_t local_next(struct eng *e, uint32_t c, uint32_t T,
+static uint8_t local_next(const struct eng *e, uint32_t c, uint32_t T,
 			  unsigned int key)
 {
 	const struct fabric *f = e->t->fab;
@@ -330,6 +345,65 @@ static uint8_t to_switch(struct eng *e, uint32_t s, uint32_t u,
 	return s == u ? RT_NO_PATH : local_next(e, s, u, key);
 }
 
+/*
+ * Local hops from every switch to T inside T's group, breadth first,
+ * into e->ldist (NONE: no way there); kept while T is the same.
+ */
+static void local_dist(struct eng *e, uint32_t T)
+{
+	uint32_t *q = e->lq, nq = 0, i, s, w;
+	unsigned int p, np;
+
+	if (e->ldist_of == T)
+		return;
+	e->ldist_of = T;
+	for (s = 0; s < e->nsw; s++)
+		e->ldist[s] = NONE;
+	e->ldist[T] = 0;
+	q[nq++] = T;
+	for (i = 0; i < nq; i++) {
+		s = q[i];
+		np = e->t->fab->nodes[e->t->sw_node[s]].nports;
+		for (p = 1; p <= np; p++) {
+			w = cls(e, s, p) == CLS_LOCAL ? peer_sw(e, s, p) : NONE;
+			if (w == NONE || e->ldist[w] != NONE)
+				continue;
+			e->ldist[w] = e->ldist[s] + 1;
+			q[nq++] = w;
+		}
+	}
+}
+
+/*
+ * c's way to T in their group: local_next(), else a local hop one step
+ * nearer T (a Dragonfly+ spine that lost its cable to leaf T goes down
+ * to another leaf, which goes up to a spine of T's; two leaves with no
+ * spine in common go up, down and up).  Each hop is one nearer T, so no
+ * route comes back.
+ */
+static uint8_t to_dest(struct eng *e, uint32_t c, uint32_t T,
+		       unsigned int key)
+{
+	const struct fabric *f = e->t->fab;
+	unsigned int p, np = f->nodes[e->t->sw_node[c]].nports, n = 0;
+	uint8_t cand[FAB_MAX_PORTS + 1], out;
+	uint32_t w;
+
+	out = local_next(e, c, T, key);
+	if (out != RT_NO_PATH)
+		return out;
+	local_dist(e, T);
+	if (e->ldist[c] == NONE)
+		return RT_NO_PATH;
+	for (p = 1; p <= np; p++) {
+		w = cls(e, c, p) == CLS_LOCAL ? peer_sw(e, c, p) : NONE;
+		if (w != NONE && e->ldist[w] != NONE &&
+		    e->ldist[w] + 1 == e->ldist[c])
+			cand[n++] = p;
+	}
+	return n ? cand[key % n] : RT_NO_PATH;
+}
+
 static const struct cable *cables(const struct eng *e, uint32_t G,
 				  uint32_t D, uint32_t *n)
 {
@@ -340,9 +414,23 @@ static const struct cable *cables(const struct eng *e, uint32_t G,
 }
 
 /*
+ * Whether cable cb may carry a route from c (NONE: from anywhere in its
+ * group) to T (NONE: into the far group only): its far end reaches T in
+ * one local hop, and c reaches its near end in at most two (not so from
+ * a Dragonfly+ leaf that lost its cable to that spine).
+ */
+static bool usable(const struct eng *e, const struct cable *cb, uint32_t c,
+		   uint32_t T)
+{
+	return (T == NONE || joined(e, cb->x, T)) &&
+	       (c == NONE || cb->u == c || !e->short_of[c] ||
+		local_next(e, c, cb->u, 0) != RT_NO_PATH);
+}
+
+/*
  * The cable from group G to T's group for key: c's own when it has one
- * (then the route is minimal from c), else the key-th of G's; only cables
- * whose far end reaches T in one local hop.  NULL when there is none.
+ * (then the route is minimal from c), else the key-th of G's that are
+ * usable().  NULL when there is none.
  */
 static const struct cable *pick(const struct eng *e, uint32_t G,
 				uint32_t c, uint32_t T, unsigned int key)
@@ -351,7 +439,7 @@ static const struct cable *pick(const struct eng *e, uint32_t G,
 	const struct cable *cb = cables(e, G, e->grp[T], &n);
 
 	for (i = 0; i < n; i++)
-		if (joined(e, cb[i].x, T)) {
+		if (usable(e, &cb[i], c, T)) {
 			ok++;
 			own += cb[i].u == c;
 		}
@@ -359,7 +447,8 @@ static const struct cable *pick(const struct eng *e, uint32_t G,
 		return NULL;
 	key %= own ? own : ok;
 	for (i = 0; i < n; i++)
-		if (joined(e, cb[i].x, T) && (!own || cb[i].u == c) && !key--)
+		if (usable(e, &cb[i], c, T) && (!own || cb[i].u == c) &&
+		    !key--)
 			return &cb[i];
 	return NULL;
 }
@@ -423,6 +512,47 @@ static uint32_t pick_via(const struct eng *e, uint32_t G, uint32_t T,
 	return NONE;
 }
 
+/*
+ * Has s a cable to group H usable() for T, of its own or any?  With want,
+ * only that cable counts.
+ */
+static bool leaves_to(const struct eng *e, uint32_t s, uint32_t H,
+		      uint32_t T, const struct cable *want, bool own)
+{
+	uint32_t n, i;
+	const struct cable *cb = cables(e, e->grp[s], H, &n);
+
+	for (i = 0; i < n; i++)
+		if ((!want || &cb[i] == want) && usable(e, &cb[i], s, T) &&
+		    (!own || cb[i].u == s))
+			return true;
+	return false;
+}
+
+/*
+ * From c, which reaches none of its group's cables to group H usable()
+ * for T (or not cable want), as a Dragonfly+ leaf that lost its cable to
+ * the spine that has them: a local hop to a switch that does, one with
+ * such a cable of its own, else one a local hop from it.  The route then
+ * goes down and up again before its global hop, off the pattern, for the
+ * dependency check.
+ */
+static uint8_t stranded_hop(const struct eng *e, uint32_t c, uint32_t H,
+			    uint32_t T, const struct cable *want,
+			    unsigned int key)
+{
+	unsigned int p, np = e->t->fab->nodes[e->t->sw_node[c]].nports;
+	unsigned int n = 0, pass;
+	uint8_t cand[FAB_MAX_PORTS + 1];
+
+	for (pass = 0; pass < 2 && !n; pass++)
+		for (p = 1; p <= np; p++)
+			if (cls(e, c, p) == CLS_LOCAL &&
+			    leaves_to(e, peer_sw(e, c, p), H, T, want, !pass))
+				cand[n++] = p;
+	return n ? cand[key % n] : RT_NO_PATH;
+}
+
 /* Minimal next hop from c (not in T's group) towards T. */
 static uint8_t minimal(struct eng *e, uint32_t c, uint32_t T,
 		       unsigned int key)
@@ -430,7 +560,9 @@ static uint8_t minimal(struct eng *e, uint32_t c, uint32_t T,
 	const struct cable *cb = pick(e, e->grp[c], c, T, key);
 
 	if (!cb)
-		return RT_NO_PATH;
+		return pick(e, e->grp[c], NONE, T, 0) ?
+			stranded_hop(e, c, e->grp[T], T, NULL, key) :
+			RT_NO_PATH;
 	if (cb->u == c)
 		return cb->port;
 	return to_switch(e, c, cb->u, key);
@@ -447,7 +579,7 @@ static uint8_t next_hop(struct eng *e, uint32_t c, uint32_t T,
 	uint8_t out;
 
 	if (G == e->grp[T])
-		return local_next(e, c, T, key);
+		return to_dest(e, c, T, key);
 	if (e->mark[c] == e->stamp)
 		return minimal(e, c, T, key);
 	if (!li) {
@@ -461,6 +593,9 @@ static uint8_t next_hop(struct eng *e, uint32_t c, uint32_t T,
 	if (e->cab[v].u == c)
 		return e->cab[v].port;
 	out = to_switch(e, c, e->cab[v].u, key);
+	if (out == RT_NO_PATH)
+		out = stranded_hop(e, c, e->grp[e->cab[v].x], NONE,
+				   &e->cab[v], key);
 	return out != RT_NO_PATH || !li ? out : minimal(e, c, T, key);
 }
 
@@ -562,20 +697,24 @@ static bool valiant_lid(struct eng *e, uint32_t T, unsigned int li,
 static uint8_t valiant_hop(struct eng *e, uint32_t c, uint32_t T,
 			   unsigned int key)
 {
-	uint32_t G = e->grp[c], n, i, own = 0;
+	uint32_t G = e->grp[c], n, i, own = 0, ok = 0;
 	unsigned int k = key;
 	const struct cable *cb;
 
 	if (G == e->grp[T])
-		return local_next(e, c, T, key);
+		return to_dest(e, c, T, key);
 	cb = cables(e, G, e->vI, &n);
 	if (G == e->vI || G == e->vE || !n)
 		return minimal(e, c, T, key);
-	for (i = 0; i < n; i++)
-		own += cb[i].u == c;
-	k %= own ? own : n;
 	for (i = 0; i < n; i++) {
-		if (own && cb[i].u != c)
+		own += cb[i].u == c;
+		ok += usable(e, &cb[i], c, NONE);
+	}
+	if (!ok)
+		return stranded_hop(e, c, e->vI, NONE, NULL, key);
+	k %= own ? own : ok;
+	for (i = 0; i < n; i++) {
+		if (own ? cb[i].u != c : !usable(e, &cb[i], c, NONE))
 			continue;
 		if (!k--)
 			break;
@@ -866,6 +1005,22 @@ static int index_cables(struct eng *e)
 	return 0;
 }
 
+/* Mark the switches usable() must look at closer. */
+static void find_short(struct eng *e)
+{
+	uint32_t s, H, n, i;
+	const struct cable *cb;
+
+	for (s = 0; s < e->nsw; s++)
+		for (H = 0; e->grp[s] != NONE && H < e->g; H++) {
+			cb = cables(e, e->grp[s], H, &n);
+			for (i = 0; i < n; i++)
+				e->short_of[s] |= cb[i].u != s &&
+					local_next(e, s, cb[i].u, 0) ==
+					RT_NO_PATH;
+		}
+}
+
 /*
  * The Valiant classes: deltas 1, 2, ... for which D, I and E are three
  * groups, at most NVAL; none with fewer than four groups, where no
@@ -923,9 +1078,14 @@ static int setup(struct eng *e, const struct df_info *di,
 	e->dep = calloc(t->nsw + 1, sizeof(*e->dep));
 	e->hosted = calloc(t->nsw + 1, sizeof(*e->hosted));
 	e->fill = calloc(t->nsw + 1, sizeof(*e->fill));
+	e->short_of = calloc(t->nsw + 1, sizeof(*e->short_of));
+	e->ldist = malloc((t->nsw + 1) * sizeof(*e->ldist));
+	e->lq = malloc((t->nsw + 1) * sizeof(*e->lq));
+	e->ldist_of = NONE;
 	e->via = malloc((e->g + 1) * sizeof(*e->via));
 	if (!dv->lid_sw || !dv->sl || !dv->cls || !e->grp || !e->mark ||
-	    !e->dep || !e->hosted || !e->fill || !e->via)
+	    !e->dep || !e->hosted || !e->fill || !e->short_of ||
+	    !e->ldist || !e->lq || !e->via)
 		return -ENOMEM;
 	for (s = 0; s < t->nsw; s++) {
 		n = t->sw_node[s];
@@ -947,8 +1107,10 @@ static int setup(struct eng *e, const struct df_info *di,
 		dv->lid_sw[lid] = t->lid_node[lid] == FAB_NONE ? NONE :
 				  rt_lid_switch(t, lid);
 	ret = index_cables(e);
-	if (!ret)
+	if (!ret) {
+		find_short(e);
 		ret = valiant_classes(e);
+	}
 	return ret ? ret : rt_lids_by_switch(t, &e->loff, &e->lids);
 }
 
@@ -964,6 +1126,9 @@ static void eng_release(struct eng *e)
 	free(e->dep);
 	free(e->hosted);
 	free(e->fill);
+	free(e->short_of);
+	free(e->ldist);
+	free(e->lq);
 	free(e->via);
 }
 

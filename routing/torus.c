@@ -51,6 +51,9 @@ struct eng {
 	struct tvl *tv;
 	unsigned int nd;
 	int dl[TOR_MAX_DIMS];	/* dateline bit of a dimension, -1 none */
+	uint8_t dld[MAX_DATELINES];	/* dimension of a dateline bit */
+	/* per destination, by dimension and coordinate: see dest_tables() */
+	uint8_t dir[TOR_MAX_DIMS][256], wb[TOR_MAX_DIMS][256];
 	uint8_t *co;		/* nsw x TOR_MAX_DIMS */
 	uint32_t *nbr;		/* nsw x NSLOT: next switch, FAB_NONE */
 	uint8_t *np;		/* nsw x NSLOT: parallel cables */
@@ -233,9 +236,11 @@ static bool arc_open(const struct eng *e, uint32_t c, unsigned int d,
 	return c != FAB_NONE;
 }
 
-/* Next slot of dimension order from c to T, NOSLOT when it is cut off. */
-static unsigned int dor_slot(const struct eng *e, uint32_t c, uint32_t T,
-			     unsigned int par)
+/*
+ * Next slot of dimension order from c to T, NOSLOT when it is cut off;
+ * dest_tables() of T's.
+ */
+static unsigned int dor_slot(const struct eng *e, uint32_t c, uint32_t T)
 {
 	unsigned int d, a, b, dir;
 
@@ -244,7 +249,7 @@ static unsigned int dor_slot(const struct eng *e, uint32_t c, uint32_t T,
 		b = co(e, T)[d];
 		if (a == b)
 			continue;
-		dir = pick_dir(e, d, a, b, par);
+		dir = e->dir[d][a];
 		if (e->whole[(size_t)c * TOR_MAX_DIMS + d] ||
 		    arc_open(e, c, d, dir, b))
 			return 2 * d + dir;
@@ -256,26 +261,63 @@ static unsigned int dor_slot(const struct eng *e, uint32_t c, uint32_t T,
 	return NOSLOT;
 }
 
+/* The SL bit of d's ring when the minimal route from a to b wraps in it. */
+static unsigned int ring_bit(const struct eng *e, unsigned int d,
+			     unsigned int a, unsigned int b, unsigned int par)
+{
+	unsigned int dir;
+
+	if (e->dl[d] < 0 || a == b)
+		return 0;
+	dir = pick_dir(e, d, a, b, par);
+	if ((dir == 0 && b < a) || (dir == 1 && b > a))
+		return 1u << e->dl[d];
+	return 0;
+}
+
 /* SL bits of the intact torus: which rings the minimal route wraps in. */
 static unsigned int dateline_bits(const struct eng *e, uint32_t c,
 				  uint32_t T, unsigned int par)
 {
-	unsigned int d, a, b, dir, bits = 0;
+	unsigned int d, bits = 0;
+
+	for (d = 0; d < e->nd; d++)
+		bits |= ring_bit(e, d, co(e, c)[d], co(e, T)[d], par);
+	return bits;
+}
+
+/*
+ * pick_dir() and dateline_bits() towards one destination, by coordinate:
+ * each switch then reads a table entry per dimension instead of picking
+ * directions.
+ */
+static void dest_tables(struct eng *e, uint32_t T, unsigned int par)
+{
+	unsigned int d, a, b;
 
 	for (d = 0; d < e->nd; d++) {
-		a = co(e, c)[d];
 		b = co(e, T)[d];
-		if (e->dl[d] < 0 || a == b)
-			continue;
-		dir = pick_dir(e, d, a, b, par);
-		if ((dir == 0 && b < a) || (dir == 1 && b > a))
-			bits |= 1u << e->dl[d];
+		for (a = 0; a < e->ti->radix[d]; a++) {
+			e->dir[d][a] = pick_dir(e, d, a, b, par);
+			e->wb[d][a] = ring_bit(e, d, a, b, par);
+		}
+	}
+}
+
+static unsigned int table_bits(const struct eng *e, uint32_t c)
+{
+	const uint8_t *a = co(e, c);
+	unsigned int i, d, bits = 0;
+
+	for (i = 0; i < e->tv->ndl; i++) {
+		d = e->dld[i];
+		bits |= e->wb[d][a[d]];
 	}
 	return bits;
 }
 
 /* Dimension order from every switch to T, memoised along each walk. */
-static void dor_tree(struct eng *e, uint32_t T, unsigned int par)
+static void dor_tree(struct eng *e, uint32_t T)
 {
 	uint32_t c, cur, n = e->t->nsw, depth;
 	unsigned int k;
@@ -287,7 +329,7 @@ static void dor_tree(struct eng *e, uint32_t T, unsigned int par)
 	e->hop[T] = NOSLOT;
 	for (c = 0; c < n; c++) {
 		for (cur = c, depth = 0; e->st[cur] == ST_UNK; depth++) {
-			k = dor_slot(e, cur, T, par);
+			k = dor_slot(e, cur, T);
 			e->hop[cur] = k;
 			e->qa[depth] = cur;
 			if (k == NOSLOT || depth >= n) {
@@ -419,12 +461,65 @@ static bool reach(struct eng *e, uint32_t s2, unsigned int k2,
 }
 
 /*
- * Add the dependencies of the route src -> dst that DLID lid takes, on SL
- * sl.  Checked: stop at the first that would close a cycle and take back
- * what this route added.  Returns true when added.
+ * The rest of a dimension-order route from s2 on, whose next hop is slot
+ * k2, has the dependencies of s2's own route (added for it, dest_tables()
+ * of the same destination): both take the same hops, and on SL sl the
+ * same VLs when sl and s2's SL agree on the ring of k2, the only one
+ * left whose dateline bit can differ (later rings' coordinates are the
+ * source's, earlier ones take no more hops).
+ */
+static bool rest_shared(const struct eng *e, uint32_t s2, unsigned int k2,
+			unsigned int sl)
+{
+	unsigned int d = k2 / 2;
+
+	return e->dl[d] < 0 || !((sl ^ e->wb[d][co(e, s2)[d]]) &
+				 1u << e->dl[d]);
+}
+
+/* VL of a hop on slot k with SL sl before any detour takes layer 1. */
+static unsigned int slot_vl(const struct eng *e, unsigned int k,
+			    unsigned int sl)
+{
+	int dl = e->dl[k / 2];
+
+	return dl < 0 ? 0 : sl >> dl & 1;
+}
+
+/*
+ * Add the dependencies of c's dimension-order route to T on SL sl, from
+ * dor_tree()'s hops, as far as they are not those of a switch on the way
+ * (each served switch adds its own).
+ */
+static void add_dor(struct eng *e, uint32_t c, uint32_t T, unsigned int sl)
+{
+	unsigned int k = e->hop[c], k2, vl = slot_vl(e, k, sl), vl2;
+	uint32_t s2;
+
+	if (vl > e->maxvl)
+		e->maxvl = vl;
+	/* len[] falls by one a hop: the walk ends at T */
+	for (s2 = nbr(e, c)[k]; s2 != T; s2 = nbr(e, c)[k]) {
+		k2 = e->hop[s2];
+		vl2 = slot_vl(e, k2, sl);
+		*succ(e, c, k, vl) |= 1ull << (k2 * CVL + vl2);
+		if (rest_shared(e, s2, k2, sl))
+			return;
+		if (vl2 > e->maxvl)
+			e->maxvl = vl2;
+		c = s2;
+		k = k2;
+		vl = vl2;
+	}
+}
+
+/*
+ * Add the dependencies of the detour src -> dst that DLID lid takes, on
+ * SL sl, unless one would close a cycle: then take back what this route
+ * added and return false.
  */
 static bool add_path(struct eng *e, uint32_t src, uint32_t dst,
-		     unsigned int lid, unsigned int sl, bool checked)
+		     unsigned int lid, unsigned int sl)
 {
 	uint64_t *um[64], ub[64];
 	unsigned int nu = 0, k, k2, vl, vl2, i, maxvl, p;
@@ -449,16 +544,14 @@ static bool add_path(struct eng *e, uint32_t src, uint32_t dst,
 		m = succ(e, s, k, vl);
 		bit = 1ull << (k2 * CVL + vl2);
 		if (!(*m & bit)) {
-			if (checked && (nu == 64 || reach(e, s2, k2, vl2, s, k, vl))) {
+			if (nu == 64 || reach(e, s2, k2, vl2, s, k, vl)) {
 				while (nu-- > 0)
 					*um[nu] &= ~ub[nu];
 				return false;
 			}
 			*m |= bit;
-			if (checked) {
-				um[nu] = m;
-				ub[nu++] = bit;
-			}
+			um[nu] = m;
+			ub[nu++] = bit;
 		}
 		s = s2;
 		k = k2;
@@ -561,11 +654,25 @@ static uint8_t pick_port(const struct eng *e, uint32_t c, unsigned int k,
 	return e->port[i * e->par + ((q & 1 ? np - 1 - m : m) + key) % np];
 }
 
+/* c's LFT and SL entries for the DLIDs of T with tie parity par. */
+static void fill_rows(struct eng *e, uint32_t c, uint32_t T,
+		      unsigned int par, unsigned int bits)
+{
+	uint8_t *lft = rt_lft(e->t, c);
+	uint8_t *sl = e->tv->sl + (size_t)c * (e->t->top + 1);
+	uint32_t j, lid;
+
+	for (j = e->loff[T] + par; j < e->loff[T + 1]; j += 2) {
+		lid = e->lids[j];
+		lft[lid] = pick_port(e, c, e->hop[c], T, j - e->loff[T]);
+		sl[lid] = bits;
+	}
+}
+
 /* Rows, SLs and dependencies for the DLIDs of T with tie parity par. */
 static int route_dest(struct eng *e, uint32_t T, unsigned int par)
 {
-	uint32_t c, j, n = e->t->nsw, first;
-	size_t row = e->t->top + 1;
+	uint32_t c, n = e->t->nsw, first;
 	unsigned int bits;
 	bool det = false;
 	int ret;
@@ -573,26 +680,20 @@ static int route_dest(struct eng *e, uint32_t T, unsigned int par)
 	first = e->loff[T] + par;
 	if (first >= e->loff[T + 1])
 		return 0;
-	dor_tree(e, T, par);
+	dest_tables(e, T, par);
+	dor_tree(e, T);
 	for (c = 0; c < n && !det; c++)
 		det = e->st[c] == ST_DET;
 	if (det)
 		detour(e, T, par);
-	for (j = first; j < e->loff[T + 1]; j += 2)
-		for (c = 0; c < n; c++)
-			if (c != T && e->hop[c] != NOSLOT)
-				rt_lft(e->t, c)[e->lids[j]] =
-					pick_port(e, c, e->hop[c], T,
-						  j - e->loff[T]);
 	first = e->lids[first];
 	for (c = 0; c < n; c++) {
 		if (c == T || e->hop[c] == NOSLOT)
 			continue;
-		bits = dateline_bits(e, c, T, par);
-		for (j = e->loff[T] + par; j < e->loff[T + 1]; j += 2)
-			e->tv->sl[(size_t)c * row + e->lids[j]] = bits;
+		bits = table_bits(e, c);
+		fill_rows(e, c, T, par, bits);
 		if (e->st[c] == ST_DOR) {
-			add_path(e, c, T, first, bits, false);
+			add_dor(e, c, T, bits);
 			continue;
 		}
 		ret = note_detour(e, c, T, first, par);
@@ -623,7 +724,7 @@ static int place_detours(struct eng *e)
 		cand[2] = 1u << tv->ndl;
 		nc = bits ? 3 : 2;
 		for (c = 0; c < nc; c++)
-			if (add_path(e, d->src, d->dst, d->lid, cand[c], true))
+			if (add_path(e, d->src, d->dst, d->lid, cand[c]))
 				break;
 		if (c == nc)
 			return -ELOOP;
@@ -658,6 +759,7 @@ static int setup(struct eng *e, const struct tor_info *ti,
 		if (ti->wrap[d] && ti->radix[d] >= 5) {
 			if (tv->ndl == MAX_DATELINES)
 				return -ENOTSUP;
+			e->dld[tv->ndl] = d;
 			e->dl[d] = tv->ndl++;
 		}
 	}

@@ -24,4 +24,15 @@ bool tu_reaches(const struct rt_tables *t, uint32_t sw, unsigned int lid);
 struct fabric *tu_tree(unsigned int k, unsigned int n, double drop,
 		       uint64_t seed, unsigned int lmc);
 
+/*
+ * FNV-1a over everything an engine hands OpenSM: every LFT entry, and with
+ * VL data the VL count, every used (SLID, DLID) path SL and every SL2VL
+ * entry of every switch port pair and of a CA port.  Golden values of
+ * these pin an engine's output while its code changes.
+ */
+uint64_t tu_tables_hash(const struct rt_tables *t);
+
+/* Assert that t hashes to want; else print what it hashes to and what. */
+void tu_golden(const struct rt_tables *t, uint64_t want, const char *what);
+
 #endif
