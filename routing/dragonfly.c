@@ -910,6 +910,13 @@ static int walk(struct eng *e, uint32_t src, unsigned int lid, uint32_t T,
 		if (e->hosted[src] && !regular)
 			e->irregular++;
 	}
+	/*
+	 * A switch with no host sends no data, only management packets on
+	 * VL 15: its ways round need no SL of their own, and taking one
+	 * would leave fewer for the hosts'.
+	 */
+	if (sl >= SL_AROUND && sl < SL_VAL && !e->hosted[src])
+		sl = 0;
 	if (sl >= SL_AROUND && sl < SL_VAL) {
 		ret = place_around(e, &r, &sl);
 		if (ret)

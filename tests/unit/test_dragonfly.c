@@ -255,6 +255,9 @@ static void route_with(struct fabric *f, enum rt_engine_id id,
 	}
 	if (engine)
 		CU_ASSERT_STRING_EQUAL(s.engine, engine);
+	if (engine && strcmp(s.engine, engine))
+		fprintf(stderr, "%s: engine %s, want %s: %s\n", what, s.engine,
+			engine, s.detail);
 	CU_ASSERT_FATAL(!vf_check(&t, &o, &r));
 	CU_ASSERT(vf_ok(&r));
 	CU_ASSERT_EQUAL(r.unreachable, 0);
@@ -436,8 +439,8 @@ static void test_plus_cuts(void)
 		{ 8, 0, 0.15, 1, "dragonfly" },
 		{ 8, 0, 0.15, 2, "dragonfly" },
 		{ 6, 1, 0.02, 1, "dragonfly" },
-		{ 6, 1, 0.02, 2, "updown" },
-		{ 6, 1, 0.04, 1, "updown" },
+		{ 6, 1, 0.02, 2, "dragonfly" },
+		{ 6, 1, 0.04, 1, "dragonfly" },
 		{ 6, 1, 0.04, 2, "updown" },
 		{ 6, 1, 0.08, 1, "updown" },
 		{ 6, 1, 0.08, 2, "updown" },
@@ -613,6 +616,7 @@ static void test_lmc_other_global(void)
 	lmc_spread(&shapes[0], 1);
 	lmc_spread(&shapes[0], 2);
 	lmc_spread(&shapes[6], 1);
+	lmc_spread(&shapes[6], 2);
 	lmc_spread(&shapes[5], 2);
 }
 
@@ -643,9 +647,11 @@ static void test_lmc_degraded(void)
 /*
  * The dragonfly engine's whole output (LFTs, path SLs, SL2VL) on every
  * intact shape, at LMC 0, 1 and 2, and with lost global cables or lost
- * local cables of plain dragonflies, against hashes recorded before the
- * engine learnt Dragonfly+ local cuts: those must not change a table
- * entry of these.
+ * local cables of plain dragonflies, against recorded hashes: a change
+ * of the engine must not move a table entry of these unless it means to
+ * (the Dragonfly+ ones were recorded again when switches without hosts
+ * stopped taking SLs for their ways round, which changed only their
+ * path SLs and the SL2VL entries those SLs held).
  */
 static void test_golden(void)
 {
@@ -666,15 +672,15 @@ static void test_golden(void)
 		{ 8, 0, 0, 0, 0xa62be0fdb30da9afull },
 		{ 0, 1, 0, 0, 0x46e30aa5bd45b347ull },
 		{ 0, 2, 0, 0, 0xd2bcd66dd4770412ull },
-		{ 6, 1, 0, 0, 0x2ae3e1cbbd7985a3ull },
-		{ 7, 2, 0, 0, 0xa851c3fc26f0a2a7ull },
-		{ 8, 1, 0, 0, 0x512ec4336db0ef44ull },
+		{ 6, 1, 0, 0, 0x9022581a121d5c6full },
+		{ 7, 2, 0, 0, 0x61d11603c10a7f51ull },
+		{ 8, 1, 0, 0, 0x2b0212c291cf6d74ull },
 		{ 5, 2, 0, 0, 0x8d2a56cddf2b1c0eull },
 		{ 0, 0, 0.2, 0, 0xb5aa4bbca3f5d429ull },
-		{ 6, 0, 0.2, 0, 0x92f80512b549e033ull },
+		{ 6, 0, 0.2, 0, 0x04a94665990a2313ull },
 		{ 4, 0, 0.1, 0, 0xe772d8161ce48cd6ull },
 		{ 0, 0, 0, 0.05, 0x678ace90906fc7c2ull },
-		{ 6, 1, 0.1, 0, 0x9d1bf6513fd05c4cull },
+		{ 6, 1, 0.1, 0, 0x3a728d8c1ed8e7cdull },
 	};
 	struct rt_summary s;
 	struct rt_tables t;
