@@ -189,6 +189,49 @@ static int find_dup(char *const *v, size_t n, const char **dup)
 	return 0;
 }
 
+/* (host, job) pairs of a table, to find a host two jobs hold. */
+struct holder {
+	const char *host;
+	size_t job;
+};
+
+static int cmp_holder(const void *a, const void *b)
+{
+	const struct holder *x = a, *y = b;
+
+	return strcmp(x->host, y->host);
+}
+
+/*
+ * A host runs one job at a time: bad_request naming the host and both
+ * jobs when two of s's hold it.  0, or a negative errno with e filled.
+ */
+static int check_shared(const struct sm_hints_snap *s, struct sm_error *e)
+{
+	struct holder *h;
+	size_t i, k, n = 0;
+	int ret = 0;
+
+	for (i = 0; i < s->njobs; i++)
+		n += s->jobs[i].nhosts;
+	h = malloc((n + 1) * sizeof(*h));
+	if (!h)
+		return sm_error_set(e, SM_ERR_INTERNAL, "out of memory");
+	for (i = 0, n = 0; i < s->njobs; i++)
+		for (k = 0; k < s->jobs[i].nhosts; k++)
+			h[n++] = (struct holder){ s->jobs[i].hosts[k], i };
+	qsort(h, n, sizeof(*h), cmp_holder);
+	for (i = 1; i < n && !ret; i++)
+		if (!strcmp(h[i - 1].host, h[i].host))
+			ret = sm_error_set(e, SM_ERR_BAD_REQUEST,
+					   "host '%s' is in jobs '%s' and '%s'",
+					   h[i].host,
+					   s->jobs[h[i - 1].job].id,
+					   s->jobs[h[i].job].id);
+	free(h);
+	return ret;
+}
+
 static int parse_hosts(json_object *arr, struct sm_job *j, struct sm_error *e)
 {
 	size_t i, n = json_object_array_length(arr);
@@ -307,6 +350,8 @@ static int parse_jobs(json_object *arr, sm_host_known_fn known, void *ctx,
 	else if (dup)
 		ret = sm_error_set(e, SM_ERR_DUPLICATE_ID,
 				   "job '%s' listed twice", dup);
+	if (!ret)
+		ret = check_shared(s, e);
 	if (ret)
 		goto out_free;
 	free(ids);
@@ -570,6 +615,11 @@ int sm_hints_add(struct sm_hints *h, json_object *req, uint64_t *gen,
 	}
 	s->jobs[s->njobs++] = j;
 	memset(&j, 0, sizeof(j));
+	ret = check_shared(s, e);
+	if (ret) {
+		snap_free(s);
+		goto out_unlock;
+	}
 	ret = commit(h, s, gen, e);
 out_unlock:
 	pthread_mutex_unlock(&h->wlock);

@@ -30,8 +30,10 @@ struct ga_hints {
 	pthread_cond_t wake;
 	pthread_t kicker;
 	bool kicker_up, stop, pending;
+	bool unrouted;		/* kicked, no routing begun since */
 	struct timespec last_kick;
-	uint64_t kicks;
+	uint64_t kicks;		/* reroutes sent to OpenSM */
+	uint64_t sweep_kicks;	/* kicks before this sweep's routing */
 	/* host names and CA port GUIDs of the last fabric, sorted; owned */
 	char **names;
 	size_t nnames;
@@ -136,12 +138,17 @@ static int fabric_names(const struct fabric *f, char ***out, size_t *nout)
 	return 0;
 }
 
-static void mark_pending(struct ga_hints *h)
+/* Ask for a reroute; the number of the kick that will answer it. */
+static uint64_t mark_pending(struct ga_hints *h)
 {
+	uint64_t ticket;
+
 	pthread_mutex_lock(&h->lock);
 	h->pending = true;
+	ticket = h->kicks + 1;
 	pthread_cond_signal(&h->wake);
 	pthread_mutex_unlock(&h->lock);
+	return ticket;
 }
 
 static struct timespec add_ms(struct timespec t, unsigned int ms)
@@ -158,7 +165,7 @@ static struct timespec add_ms(struct timespec t, unsigned int ms)
 /*
  * Changes are coalesced: the first after a quiet spell reroutes at once,
  * those within the interval after a reroute wait for its end and then
- * make one.
+ * make one.  A reroute asked now is answered by kick number kicks + 1.
  */
 static void *kicker(void *arg)
 {
@@ -173,9 +180,10 @@ static void *kicker(void *arg)
 		}
 		due = add_ms(h->last_kick, h->cfg.hints_interval_ms);
 		if (pthread_cond_timedwait(&h->wake, &h->lock, &due) !=
-		    ETIMEDOUT)
+		    ETIMEDOUT || h->stop)
 			continue;
 		h->pending = false;
+		h->unrouted = true;
 		h->kicks++;
 		clock_gettime(CLOCK_MONOTONIC, &h->last_kick);
 		pthread_mutex_unlock(&h->lock);
@@ -245,7 +253,7 @@ static json_object *state_reply(struct ga_hints *h)
 	pthread_mutex_lock(&h->lock);
 	live = h->live;
 	have = h->have_live;
-	pending = h->pending;
+	pending = h->pending || h->unrouted;
 	routings = h->routings;
 	pthread_mutex_unlock(&h->lock);
 	ret = r ? add_u64(r, "hints_generation", s->generation) : -ENOMEM;
@@ -256,6 +264,8 @@ static json_object *state_reply(struct ga_hints *h)
 				 add_null(r, "routed_generation");
 	ret = ret ? ret : sm_json_add(r, "reroute_pending",
 				      json_object_new_boolean(pending));
+	if (!ret && have)
+		ret = add_u64(r, "reroutes_routed", live.reroutes);
 	if (!ret && have)
 		ret = add_routing(r, &live);
 	sm_hints_put(s);
@@ -280,6 +290,7 @@ static json_object *reroute_reply(struct ga_hints *h,
 {
 	const struct sm_hints_snap *s;
 	json_object *r;
+	uint64_t ticket;
 
 	if (!p->may_write)
 		return sm_reply_error(SM_ERR_FORBIDDEN,
@@ -287,10 +298,11 @@ static json_object *reroute_reply(struct ga_hints *h,
 				      (unsigned int)p->uid,
 				      h->cfg.hints_group_name[0] ?
 				      h->cfg.hints_group_name : "none");
-	mark_pending(h);
+	ticket = mark_pending(h);
 	s = sm_hints_snapshot(h->tbl);
 	r = sm_reply_ok();
-	if (r && add_u64(r, "hints_generation", s->generation)) {
+	if (r && (add_u64(r, "hints_generation", s->generation) ||
+		  add_u64(r, "reroute", ticket))) {
 		json_object_put(r);
 		r = NULL;
 	}
@@ -365,19 +377,28 @@ static int socket_dir(const char *sock)
 	return make_dirs(dir, 0755);
 }
 
-static void load_table(struct ga_hints *h)
+/*
+ * The table, kept in the state directory; when that cannot be made the
+ * table lives in memory only (said once), rather than refusing every
+ * change.
+ */
+static int open_table(struct ga_hints *h)
 {
 	char err[256];
 	int ret = make_dirs(h->cfg.hints_dir, 0750);
 
 	if (ret) {
-		say(h, true, "ERR GA30: cannot create the hint state directory %s: %s; job tables will not be kept",
+		say(h, true, "ERR GA30: cannot create the hint state directory %s: %s; job tables are kept in memory only",
 		    h->cfg.hints_dir, strerror(-ret));
-		return;
+		return sm_hints_new(NULL, known, h, &h->tbl);
 	}
+	ret = sm_hints_new(h->cfg.hints_dir, known, h, &h->tbl);
+	if (ret)
+		return ret;
 	ret = sm_hints_load(h->tbl, h->cfg.hints_dir, err, sizeof(err));
 	if (ret)
 		say(h, true, "ERR GA31: %s; starting with no jobs", err);
+	return 0;
 }
 
 static int start_server(struct ga_hints *h, char *err, size_t len)
@@ -418,12 +439,11 @@ int ga_hints_start(const struct ga_cfg *cfg, const struct ga_hints_ops *ops,
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&h->wake, &ca);
 	pthread_condattr_destroy(&ca);
-	ret = sm_hints_new(cfg->hints_dir, known, h, &h->tbl);
+	ret = open_table(h);
 	if (ret) {
 		snprintf(err, len, "out of memory");
 		goto out_free;
 	}
-	load_table(h);
 	ret = -pthread_create(&h->kicker, NULL, kicker, h);
 	if (ret) {
 		snprintf(err, len, "cannot start the reroute thread: %s",
@@ -530,9 +550,6 @@ int ga_hints_jobs(struct ga_hints *h, const struct fabric *f,
 	}
 	s = sm_hints_snapshot(h->tbl);
 	*gen = s->generation;
-	pthread_mutex_lock(&h->lock);
-	h->have_handed = false;
-	pthread_mutex_unlock(&h->lock);
 	ret = s->njobs ? build_jobs(s, f, names, n, policy, js, err, len) : 0;
 	sm_hints_put(s);
 	pthread_mutex_lock(&h->lock);
@@ -546,19 +563,30 @@ int ga_hints_jobs(struct ga_hints *h, const struct fabric *f,
 	return ret;
 }
 
+void ga_hints_sweep_begin(struct ga_hints *h)
+{
+	pthread_mutex_lock(&h->lock);
+	h->have_handed = false;
+	h->unrouted = false;
+	h->sweep_kicks = h->kicks;
+	pthread_mutex_unlock(&h->lock);
+}
+
 void ga_hints_routed(struct ga_hints *h, const struct ga_hints_routing *r)
 {
 	pthread_mutex_lock(&h->lock);
 	h->handed = *r;
+	h->handed.reroutes = h->sweep_kicks;
 	h->have_handed = true;
 	pthread_mutex_unlock(&h->lock);
 }
 
-void ga_hints_in_switches(struct ga_hints *h)
+void ga_hints_in_switches(struct ga_hints *h, bool ok)
 {
 	pthread_mutex_lock(&h->lock);
 	h->live = h->handed;
-	h->have_live = h->have_handed;
-	h->routings += h->have_handed;
+	h->have_live = ok && h->have_handed;
+	h->routings += h->have_live;
+	h->have_handed = false;
 	pthread_mutex_unlock(&h->lock);
 }

@@ -41,7 +41,14 @@ int ga_hints_start(const struct ga_cfg *cfg, const struct ga_hints_ops *ops,
 void ga_hints_stop(struct ga_hints *h);
 
 /*
- * Per sweep, on OpenSM's routing thread.  ga_hints_jobs() records the
+ * Per sweep, on OpenSM's routing thread, first thing: a routing starts
+ * that answers every reroute asked so far, and nothing of this sweep is
+ * in the switches yet.
+ */
+void ga_hints_sweep_begin(struct ga_hints *h);
+
+/*
+ * Then ga_hints_jobs() records the
  * fabric's host names and CA port GUIDs (what later requests are checked
  * against) and builds js for f from the current table, leaving out the
  * hosts f does not have; *gen is that table's generation.  Returns 1 with
@@ -55,6 +62,7 @@ int ga_hints_jobs(struct ga_hints *h, const struct fabric *f,
 /* What the last routing handed to OpenSM was, for the state request. */
 struct ga_hints_routing {
 	uint64_t generation;	/* of the job table it was routed for */
+	uint64_t reroutes;	/* reroutes asked before it began (set here) */
 	char topology[32];
 	char engine[16];
 	unsigned int nvl;
@@ -73,11 +81,12 @@ struct ga_hints_routing {
 void ga_hints_routed(struct ga_hints *h, const struct ga_hints_routing *r);
 
 /*
- * OpenSM says the unicast routing is in the switches: the routing this
- * sweep handed over is what state reports from now on; after a sweep the
- * plugin did not route (OpenSM fell back to another engine) there is
- * none, and routed_generation is null.
+ * OpenSM says the unicast routing is done.  With ok (every LFT block was
+ * acknowledged) the routing this sweep handed over is what state reports
+ * from now on; after a sweep the plugin did not route (OpenSM fell back
+ * to another engine), or with !ok, nothing of ours is known to be in the
+ * switches and routed_generation is null.
  */
-void ga_hints_in_switches(struct ga_hints *h);
+void ga_hints_in_switches(struct ga_hints *h, bool ok);
 
 #endif

@@ -202,6 +202,8 @@ static int ga_build_lid_matrices(void *context)
 
 	/* Left over only if OpenSM skipped our second callback. */
 	drop_sweep(c);
+	if (c->hints)
+		ga_hints_sweep_begin(c->hints);
 	memset(&c->sum, 0, sizeof(c->sum));
 	c->t_start = now();
 	c->cpu_start = clock_s(CLOCK_THREAD_CPUTIME_ID);
@@ -500,8 +502,10 @@ static void ga_delete(void *data)
 }
 
 /*
- * OpenSM reports the unicast routing done once every LFT block it sent
- * was acknowledged: from then on the hint socket's state names it.
+ * OpenSM reports the unicast routing done after waiting for every LFT
+ * block it sent; a block that failed left subnet_initialization_error
+ * set (the heavy sweep reports done all the same), and then the switches
+ * may hold older blocks.  Read on the state manager's own thread.
  */
 static void ga_report(void *data, osm_epi_event_id_t id, void *event)
 {
@@ -509,7 +513,8 @@ static void ga_report(void *data, osm_epi_event_id_t id, void *event)
 
 	(void)event;
 	if (c && c->hints && id == OSM_EVENT_ID_UCAST_ROUTING_DONE)
-		ga_hints_in_switches(c->hints);
+		ga_hints_in_switches(c->hints,
+				     !c->osm->subn.subnet_initialization_error);
 }
 
 osm_event_plugin_t osm_event_plugin = {

@@ -59,17 +59,24 @@ a=$(own_load after)
 t_log "hints set to LFTs in the switches: $ms ms; jobs' own load $b -> $a"
 verify_live hinted
 
-# Refused: a peer that may not write (here: cannot even reach the
-# socket) changes nothing.
+# Refused: a peer that may not write changes nothing, whether the
+# socket's mode keeps it out or, opened to it, the server says no.
+nobody() {
+	setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$BDIR/ibpoolroute" "$@" --socket "$SOCK"
+}
 chmod 711 "$WORK"
-if setpriv --reuid=nobody --regid=nogroup --clear-groups \
-	"$BDIR/ibpoolroute" hints remove j1 --socket "$SOCK" \
-	>"$WORK/nobody.out" 2>&1; then
+nobody hints remove j1 >"$WORK/nobody.out" 2>&1 &&
 	t_fail "nobody removed a job: $(cat "$WORK/nobody.out")"
-fi
-chmod 700 "$WORK"
 grep -q "Permission denied" "$WORK/nobody.out" ||
 	t_fail "nobody: $(cat "$WORK/nobody.out")"
+chmod 666 "$SOCK"
+rc=0
+nobody hints remove j1 >"$WORK/nobody.out" 2>&1 || rc=$?
+chmod 660 "$SOCK"
+chmod 700 "$WORK"
+[ "$rc" -eq 1 ] && grep -q "forbidden: " "$WORK/nobody.out" ||
+	t_fail "nobody on an open socket: exit $rc: $(cat "$WORK/nobody.out")"
 pr hints get | grep -q "^5 jobs" || t_fail "the table changed: $(pr hints get)"
 pr hints add j1 node0001 >"$WORK/dup.out" 2>&1 && t_fail "duplicate id taken"
 grep -q "duplicate_id" "$WORK/dup.out" || t_fail "dup: $(cat "$WORK/dup.out")"
@@ -87,6 +94,11 @@ pr hints remove j5 --wait --timeout 10000 >"$WORK/rm.out" ||
 	t_fail "remove with a silent client connected: $(cat "$WORK/rm.out")"
 rm_ms=$((($(date +%s%N) - t0) / 1000000))
 kill "$SILENT" 2>/dev/null || true
+r0=$(pr state --json | awk -F: '/"routings"/ { gsub(/[ ,]/, "", $2); print $2 }')
+pr reroute --wait --timeout 10000 >"$WORK/rr.out" ||
+	t_fail "reroute --wait: $(cat "$WORK/rr.out")"
+r1=$(pr state --json | awk -F: '/"routings"/ { gsub(/[ ,]/, "", $2); print $2 }')
+[ "$r1" -gt "$r0" ] || t_fail "reroute --wait returned with no new routing ($r0, $r1)"
 t_log "remove + reroute with a silent client connected: $rm_ms ms"
 
 # The table outlives OpenSM.

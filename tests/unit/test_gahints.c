@@ -195,14 +195,39 @@ static void test_coalesced(void)
 	stop(&x);
 }
 
+/* One sweep of the routing thread: begin, jobs, routed, done. */
+static void sweep(struct fix *x, const struct fabric *f, bool ours, bool ok)
+{
+	struct ga_hints_routing hr = { .nvl = 1 };
+	struct rt_jobs js;
+	uint64_t gen = 0;
+	char err[256];
+	int ret;
+
+	ga_hints_sweep_begin(x->h);
+	ret = ga_hints_jobs(x->h, f, RT_JOBS_SPREAD, &js, &gen, err,
+			    sizeof(err));
+	CU_ASSERT(ret >= 0);
+	if (ret > 0) {
+		hr.jobs = js.njobs;
+		rt_jobs_release(&js);
+	}
+	hr.generation = gen;
+	snprintf(hr.topology, sizeof(hr.topology), "fat-tree");
+	snprintf(hr.engine, sizeof(hr.engine), "fattree");
+	if (ours)
+		ga_hints_routed(x->h, &hr);
+	ga_hints_in_switches(x->h, ok);
+}
+
 /*
  * The routing thread's side: the job set from the table (hosts the
  * fabric lacks left out), then state once it is in the switches; a
- * sweep the plugin did not route leaves no routed generation.
+ * sweep the plugin did not route, or whose blocks did not all arrive,
+ * leaves no routed generation.
  */
 static void test_routed_generation(void)
 {
-	struct ga_hints_routing hr = { .nvl = 1, .jobs = 1 };
 	struct fabric *f = tree();
 	struct rt_jobs js;
 	uint64_t gen;
@@ -214,6 +239,7 @@ static void test_routed_generation(void)
 	r = ask(&x, "{\"op\":\"hints.set\",\"jobs\":[{\"id\":\"j1\",\"hosts\":[\"node0001\",\"gone\"]},{\"id\":\"j2\",\"hosts\":[\"gone2\"]}]}");
 	CU_ASSERT(ok(r));
 	json_object_put(r);
+	ga_hints_sweep_begin(x.h);
 	CU_ASSERT_EQUAL(ga_hints_jobs(x.h, f, RT_JOBS_SPREAD, &js, &gen, err,
 				      sizeof(err)), 1);
 	CU_ASSERT_EQUAL(gen, 1);
@@ -225,33 +251,77 @@ static void test_routed_generation(void)
 	r = ask(&x, "{\"op\":\"hints.add\",\"job\":{\"id\":\"j3\",\"hosts\":[\"nosuch\"]}}");
 	CU_ASSERT_STRING_EQUAL(code(r), "unknown_host");
 	json_object_put(r);
+	r = ask(&x, "{\"op\":\"hints.add\",\"job\":{\"id\":\"j3\",\"hosts\":[\"node0001\"]}}");
+	CU_ASSERT_STRING_EQUAL(code(r), "bad_request");
+	json_object_put(r);
 	r = ask(&x, "{\"op\":\"hints.add\",\"job\":{\"id\":\"j3\",\"hosts\":[\"node0003\"]}}");
 	CU_ASSERT(ok(r));
 	json_object_put(r);
-	hr.generation = gen;
-	snprintf(hr.topology, sizeof(hr.topology), "fat-tree");
-	snprintf(hr.engine, sizeof(hr.engine), "fattree");
-	ga_hints_routed(x.h, &hr);
+	sweep(&x, f, true, true);
 	r = ask(&x, "{\"op\":\"state\"}");
-	CU_ASSERT(json_object_object_get(r, "routed_generation") == NULL);
-	json_object_put(r);
-	ga_hints_in_switches(x.h);
-	r = ask(&x, "{\"op\":\"state\"}");
-	CU_ASSERT_EQUAL(num(r, "routed_generation"), 1);
-	CU_ASSERT_EQUAL(num(r, "hints_generation"), 2);
+	CU_ASSERT_EQUAL(num(r, "routed_generation"), 2);
+	CU_ASSERT_EQUAL(num(r, "jobs_routed"), 2);
 	CU_ASSERT_EQUAL(num(r, "routings"), 1);
 	CU_ASSERT_STRING_EQUAL(json_object_get_string(
 		json_object_object_get(r, "engine")), "fattree");
 	CU_ASSERT(json_object_object_get_ex(r, "quality", NULL));
 	json_object_put(r);
-	/* a sweep the plugin did not route: nothing of ours is in there */
-	CU_ASSERT_EQUAL(ga_hints_jobs(x.h, f, RT_JOBS_SPREAD, &js, &gen, err,
-				      sizeof(err)), 1);
-	rt_jobs_release(&js);
-	ga_hints_in_switches(x.h);
+	/* OpenSM fell back (import failed, another engine): none of ours */
+	ga_hints_sweep_begin(x.h);
+	ga_hints_in_switches(x.h, true);
 	r = ask(&x, "{\"op\":\"state\"}");
 	CU_ASSERT(json_object_object_get(r, "routed_generation") == NULL);
 	CU_ASSERT_EQUAL(num(r, "routings"), 1);
+	json_object_put(r);
+	/* ours, but an LFT block failed */
+	sweep(&x, f, true, false);
+	r = ask(&x, "{\"op\":\"state\"}");
+	CU_ASSERT(json_object_object_get(r, "routed_generation") == NULL);
+	json_object_put(r);
+	/* a done event with no sweep begun reports nothing twice */
+	sweep(&x, f, true, true);
+	ga_hints_in_switches(x.h, true);
+	r = ask(&x, "{\"op\":\"state\"}");
+	CU_ASSERT(json_object_object_get(r, "routed_generation") == NULL);
+	CU_ASSERT_EQUAL(num(r, "routings"), 2);
+	json_object_put(r);
+	stop(&x);
+	fab_free(f);
+}
+
+/*
+ * A reroute's ticket is answered only by a routing begun after the kick
+ * it asked for, not by one already under way.
+ */
+static void test_reroute_ticket(void)
+{
+	struct fabric *f = tree();
+	struct fix x;
+	json_object *r;
+	int64_t ticket;
+
+	start(&x, 0);
+	sweep(&x, f, true, true);
+	r = ask(&x, "{\"op\":\"state\"}");
+	CU_ASSERT_EQUAL(num(r, "reroutes_routed"), 0);
+	json_object_put(r);
+	ga_hints_sweep_begin(x.h);	/* a routing under way ... */
+	r = ask(&x, "{\"op\":\"reroute\"}");
+	ticket = num(r, "reroute");
+	CU_ASSERT_EQUAL(ticket, 1);
+	json_object_put(r);
+	sleep_ms(100);
+	CU_ASSERT_EQUAL(atomic_load(&kicks), 1);
+	ga_hints_in_switches(x.h, true);	/* ... lands: not the answer */
+	r = ask(&x, "{\"op\":\"state\"}");
+	CU_ASSERT(json_object_get_boolean(
+		json_object_object_get(r, "reroute_pending")));
+	json_object_put(r);
+	sweep(&x, f, true, true);		/* the kicked one */
+	r = ask(&x, "{\"op\":\"state\"}");
+	CU_ASSERT(num(r, "reroutes_routed") >= ticket);
+	CU_ASSERT(!json_object_get_boolean(
+		json_object_object_get(r, "reroute_pending")));
 	json_object_put(r);
 	stop(&x);
 	fab_free(f);
@@ -285,4 +355,5 @@ TU_SUITE(gahints,
 	 { "socket and state", test_socket_and_state },
 	 { "reroutes coalesced", test_coalesced },
 	 { "routed generation", test_routed_generation },
+	 { "reroute ticket", test_reroute_ticket },
 	 { "table kept", test_kept })

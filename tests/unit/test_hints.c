@@ -249,15 +249,35 @@ static void test_table_full(void)
 	jobs = json_object_new_array();
 	json_object_object_add(req, "jobs", jobs);
 	for (i = 0; i < SM_HINTS_MAX_JOBS; i++) {
-		job = json_tokener_parse("{\"hosts\":[\"h\"]}");
+		job = json_tokener_parse("{\"hosts\":[]}");
 		snprintf(id, sizeof(id), "j%d", i);
 		json_object_object_add(job, "id", json_object_new_string(id));
+		snprintf(id, sizeof(id), "h%d", i);
+		json_object_array_add(json_object_object_get(job, "hosts"),
+				      json_object_new_string(id));
 		json_object_array_add(jobs, job);
 	}
 	CU_ASSERT_EQUAL(sm_hints_set(h, req, NULL, &e), 0);
 	json_object_put(req);
-	refused(h, sm_hints_add, "{\"job\":{\"id\":\"one-more\",\"hosts\":[\"h\"]}}",
+	refused(h, sm_hints_add, "{\"job\":{\"id\":\"one-more\",\"hosts\":[\"hx\"]}}",
 		SM_ERR_BAD_REQUEST, "job 'one-more': the table is full (4096 jobs)");
+	sm_hints_free(h);
+}
+
+/* A host runs one job: a second job naming it is refused, set or add. */
+static void test_shared_host(void)
+{
+	struct sm_hints *h = new_table(NULL);
+
+	refused(h, sm_hints_set,
+		"{\"jobs\":[{\"id\":\"a\",\"hosts\":[\"g1\",\"g2\"]},{\"id\":\"b\",\"hosts\":[\"g3\",\"g2\"]}]}",
+		SM_ERR_BAD_REQUEST, "host 'g2' is in jobs 'a' and 'b'");
+	ok(h, sm_hints_add, "{\"job\":{\"id\":\"a\",\"hosts\":[\"g1\",\"0xA\"]}}");
+	refused(h, sm_hints_add,
+		"{\"job\":{\"id\":\"b\",\"hosts\":[\"0x000000000000000a\"]}}",
+		SM_ERR_BAD_REQUEST,
+		"host '0x000000000000000a' is in jobs 'a' and 'b'");
+	ok(h, sm_hints_add, "{\"job\":{\"id\":\"b\",\"hosts\":[\"g2\"]}}");
 	sm_hints_free(h);
 }
 
@@ -604,6 +624,7 @@ TU_SUITE(hints,
 	 { "set refusals", test_set_refusals },
 	 { "add and remove", test_add_remove },
 	 { "table full", test_table_full },
+	 { "a host in one job", test_shared_host },
 	 { "generation", test_generation },
 	 { "snapshots", test_snapshot },
 	 { "snapshots beside a writer", test_snapshot_threads },

@@ -31,18 +31,22 @@ static double now_ms(void)
 }
 
 /*
- * One request; PR_OK with *reply an ok reply, PR_BAD with the server's
- * error in err (code: message), PR_ERR when it could not be asked.
+ * One request within ms; PR_OK with *reply an ok reply, PR_BAD with the
+ * server's error in err (code: message), PR_ERR when it could not be
+ * asked.  req is consumed.
  */
-static int call(const struct pr_opts *o, json_object *req,
-		json_object **reply, char *err, size_t len)
+static int call_within(const struct pr_opts *o, json_object *req,
+		       json_object **reply, int ms, char *err, size_t len)
 {
 	json_object *e, *code, *msg;
 	char why[256];
 	int ret;
 
-	ret = sm_call(o->socket, req, reply, (int)timeout(o), why,
-		      sizeof(why));
+	if (!req) {
+		snprintf(err, len, "out of memory");
+		return PR_ERR;
+	}
+	ret = sm_call(o->socket, req, reply, ms, why, sizeof(why));
 	json_object_put(req);
 	if (ret) {
 		snprintf(err, len, "%s", why);
@@ -57,6 +61,12 @@ static int call(const struct pr_opts *o, json_object *req,
 	json_object_put(*reply);
 	*reply = NULL;
 	return PR_BAD;
+}
+
+static int call(const struct pr_opts *o, json_object *req,
+		json_object **reply, char *err, size_t len)
+{
+	return call_within(o, req, reply, (int)timeout(o), err, len);
 }
 
 static json_object *request(const char *op)
@@ -87,50 +97,36 @@ static const char *str(json_object *o, const char *key)
 }
 
 /*
- * Poll state until the switches hold a routing of generation gen or
- * later, and more than `routings` of them arrived; PR_OK, or PR_ERR on
- * timeout.
+ * Poll state until its field key (routed_generation, reroutes_routed)
+ * reaches want, all within the one --timeout; PR_OK, or PR_ERR saying
+ * what was accepted and is not in the switches yet.
  */
-static int wait_routed(const struct pr_opts *o, uint64_t gen,
-		       uint64_t routings, char *err, size_t len)
+static int wait_routed(const struct pr_opts *o, const char *key,
+		       uint64_t want, const char *what, char *err, size_t len)
 {
-	double end = now_ms() + timeout(o);
-	json_object *r, *rg;
+	double end = now_ms() + timeout(o), left;
+	json_object *r, *v;
 	bool done;
 	int ret;
 
 	for (;;) {
-		ret = call(o, request("state"), &r, err, len);
-		if (ret)
+		left = end - now_ms();
+		ret = left < 1 ? PR_ERR :
+		      call_within(o, request("state"), &r, (int)left, err, len);
+		if (ret == PR_BAD)
 			return ret;
-		done = json_object_object_get_ex(r, "routed_generation", &rg) &&
-		       rg && (uint64_t)json_object_get_int64(rg) >= gen &&
-		       u64(r, "routings") > routings;
+		if (ret) {
+			snprintf(err, len, "%s accepted, not yet in the switches after %u ms",
+				 what, timeout(o));
+			return PR_ERR;
+		}
+		done = json_object_object_get_ex(r, key, &v) && v &&
+		       (uint64_t)json_object_get_int64(v) >= want;
 		json_object_put(r);
 		if (done)
 			return PR_OK;
-		if (now_ms() > end) {
-			snprintf(err, len, "generation %" PRIu64 " not in the switches after %u ms",
-				 gen, timeout(o));
-			return PR_ERR;
-		}
 		usleep(20000);
 	}
-}
-
-/* The number of routings in the switches so far, for wait_routed(). */
-static int routings_now(const struct pr_opts *o, uint64_t *n, char *err,
-			size_t len)
-{
-	json_object *r;
-	int ret = o->wait ? call(o, request("state"), &r, err, len) : PR_OK;
-
-	*n = 0;
-	if (!o->wait || ret)
-		return ret;
-	*n = u64(r, "routings");
-	json_object_put(r);
-	return PR_OK;
 }
 
 static void print_json(json_object *r)
@@ -184,25 +180,33 @@ static json_object *set_request(const char *path, char *err, size_t len)
 	return req;
 }
 
-/* hints add ID HOST...: one job. */
+/* hints add ID HOST...: one job; NULL when out of memory. */
 static json_object *add_request(const struct pr_opts *o)
 {
 	json_object *req = request("hints.add");
 	json_object *job = json_object_new_object();
 	json_object *hosts = json_object_new_array();
+	json_object *h;
 	int i, ret = !req || !job || !hosts;
 
-	for (i = 2; !ret && i < o->npos; i++)
-		ret = json_object_array_add(hosts,
-					    json_object_new_string(o->pos[i]));
+	for (i = 2; !ret && i < o->npos; i++) {
+		h = json_object_new_string(o->pos[i]);
+		ret = !h || json_object_array_add(hosts, h);
+		if (ret)
+			json_object_put(h);
+	}
 	ret = ret ? ret : sm_json_add(job, "id",
 				      json_object_new_string(o->pos[1]));
 	ret = ret ? ret : sm_json_add(job, "weight",
 				      json_object_new_int(o->weight));
-	ret = ret ? ret : sm_json_add(job, "hosts", hosts);
-	hosts = NULL;
-	ret = ret ? ret : sm_json_add(req, "job", job);
-	job = NULL;
+	if (!ret) {
+		ret = sm_json_add(job, "hosts", hosts);
+		hosts = NULL;
+	}
+	if (!ret) {
+		ret = sm_json_add(req, "job", job);
+		job = NULL;
+	}
 	json_object_put(hosts);
 	json_object_put(job);
 	if (ret) {
@@ -224,12 +228,17 @@ static json_object *remove_request(const char *id)
 }
 
 /* A change done: say its generation, wait for it when asked. */
-static int changed(const struct pr_opts *o, json_object *r,
-		   uint64_t routings, char *err, size_t len)
+static int changed(const struct pr_opts *o, json_object *r, char *err,
+		   size_t len)
 {
 	uint64_t gen = u64(r, "generation");
-	int ret = o->wait ? wait_routed(o, gen, routings, err, len) : PR_OK;
+	char what[64];
+	int ret = PR_OK;
 
+	snprintf(what, sizeof(what), "the job table at generation %" PRIu64,
+		 gen);
+	if (o->wait)
+		ret = wait_routed(o, "routed_generation", gen, what, err, len);
 	if (o->json)
 		print_json(r);
 	else if (!ret)
@@ -241,8 +250,7 @@ static int changed(const struct pr_opts *o, json_object *r,
 int pr_hints(const struct pr_opts *o, char *err, size_t len)
 {
 	const char *what = o->pos[0];
-	json_object *req = NULL, *r;
-	uint64_t routings;
+	json_object *req, *r;
 	int ret;
 
 	if (!strcmp(what, "get") && o->npos == 1)
@@ -257,16 +265,8 @@ int pr_hints(const struct pr_opts *o, char *err, size_t len)
 		snprintf(err, len, "hints: use get, set FILE, add ID HOST... or remove ID");
 		return PR_ERR;
 	}
-	if (!req) {
-		if (!*err)
-			snprintf(err, len, "out of memory");
+	if (!req && *err)
 		return PR_ERR;
-	}
-	ret = routings_now(o, &routings, err, len);
-	if (ret) {
-		json_object_put(req);
-		return ret;
-	}
 	ret = call(o, req, &r, err, len);
 	if (ret)
 		return ret;
@@ -276,7 +276,7 @@ int pr_hints(const struct pr_opts *o, char *err, size_t len)
 		else
 			print_jobs(r);
 	} else {
-		ret = changed(o, r, routings, err, len);
+		ret = changed(o, r, err, len);
 	}
 	json_object_put(r);
 	return ret;
@@ -292,7 +292,9 @@ static void print_state(json_object *r)
 	       json_object_get_boolean(json_object_object_get(r, "reroute_pending")) ?
 	       ", reroute pending" : "");
 	if (!rg) {
-		printf("in switches  : no gpuaware routing yet\n");
+		printf("in switches  : %s\n", u64(r, "routings") ?
+		       "not gpuaware's routing (OpenSM's last routing fell back to another engine, or an LFT block failed)" :
+		       "no gpuaware routing yet");
 		return;
 	}
 	printf("in switches  : generation %" PRIu64 " (%" PRIu64 " jobs routed)\n",
@@ -327,19 +329,26 @@ int pr_state(const struct pr_opts *o, char *err, size_t len)
 	return PR_OK;
 }
 
+/*
+ * The reply names the reroute (a ticket); --wait polls until a routing
+ * begun after it is in the switches, not one that was already under way.
+ */
 int pr_reroute(const struct pr_opts *o, char *err, size_t len)
 {
 	json_object *r;
-	uint64_t routings;
-	int ret = routings_now(o, &routings, err, len);
+	uint64_t ticket;
+	int ret = call(o, request("reroute"), &r, err, len);
 
-	ret = ret ? ret : call(o, request("reroute"), &r, err, len);
 	if (ret)
 		return ret;
-	json_object_put(r);
-	ret = o->wait ? wait_routed(o, 0, routings, err, len) : PR_OK;
-	if (!ret && !o->json)
+	ticket = u64(r, "reroute");
+	ret = o->wait ? wait_routed(o, "reroutes_routed", ticket,
+				    "the reroute", err, len) : PR_OK;
+	if (o->json)
+		print_json(r);
+	else if (!ret)
 		printf("%s\n", o->wait ? "rerouted, the switches hold the new routing" :
 		       "reroute requested");
+	json_object_put(r);
 	return ret;
 }
