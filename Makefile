@@ -34,7 +34,7 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 CORE_OBJ := $(call obj,$(CORE_SRC))
 
-PROGS := $(B)/libgpuaware.so $(B)/ibpoolroute $(B)/ibtopogen
+PROGS := $(B)/libgpuaware.so $(B)/ibpoolroute $(B)/ibtopogen $(B)/ibpoold
 
 .PHONY: all check check-sanitize check-unit check-ibsim demo bench install \
 	uninstall clean deps headers fuzz fuzz-smoke FORCE
@@ -68,6 +68,10 @@ $(B)/libgpuaware.so: $(call obj,$(PLUGIN_SRC)) $(B)/libgpcore.a plugins/opensm/p
 
 $(B)/ibpoolroute: $(call obj,$(POOLROUTE_SRC)) $(B)/libpoold.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -libnetdisc -libmad -libumad -ljson-c \
+		$(LDLIBS_CORE)
+
+$(B)/ibpoold: $(call obj,tools/ibpoold/main.c) $(B)/libpoold.a $(B)/libgpcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ -libverbs -liniparser -ljson-c -lpthread \
 		$(LDLIBS_CORE)
 
 $(B)/ibtopogen: $(call obj,$(TOPOGEN_SRC)) $(B)/libgpcore.a
@@ -129,7 +133,8 @@ install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) \
 		$(DESTDIR)$(SYSCONFDIR)/opensm $(DESTDIR)$(MANDIR)/man1
 	install -m 0644 $(B)/libgpuaware.so $(DESTDIR)$(LIBDIR)/libgpuaware.so
-	install -m 0755 $(B)/ibpoolroute $(B)/ibtopogen $(DESTDIR)$(BINDIR)/
+	install -m 0755 $(B)/ibpoolroute $(B)/ibtopogen $(B)/ibpoold \
+		$(DESTDIR)$(BINDIR)/
 	install -m 0644 docs/ibpoolroute.1 docs/ibtopogen.1 \
 		$(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 plugins/opensm/gpuaware.conf \
@@ -139,6 +144,7 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libgpuaware.so \
 		$(DESTDIR)$(BINDIR)/ibpoolroute $(DESTDIR)$(BINDIR)/ibtopogen \
+		$(DESTDIR)$(BINDIR)/ibpoold \
 		$(DESTDIR)$(SYSCONFDIR)/opensm/gpuaware.conf.sample \
 		$(DESTDIR)$(MANDIR)/man1/ibpoolroute.1 \
 		$(DESTDIR)$(MANDIR)/man1/ibtopogen.1

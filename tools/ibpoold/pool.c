@@ -951,6 +951,16 @@ const struct pool_job *pool_job_find(const struct pool *p, const char *job)
 	return i < 0 ? NULL : &p->jobs[i];
 }
 
+size_t pool_njobs(const struct pool *p)
+{
+	return p->njobs;
+}
+
+const struct pool_job *pool_job_at(const struct pool *p, size_t i)
+{
+	return &p->jobs[i];
+}
+
 unsigned int pool_free_gpus(const struct pool *p, size_t h)
 {
 	return h < p->cfg->nhosts ? p->hosts[h].nfree : 0;

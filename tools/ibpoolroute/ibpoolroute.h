@@ -23,7 +23,7 @@ enum {
 
 /* Strings point into argv. */
 struct pr_opts {
-	const char *dir;	/* analyze: dump directory */
+	const char *dir;	/* analyze: dump directory; release, renew: id */
 	const char *net;	/* route: fabric file */
 	enum rt_engine_id engine;
 	unsigned int lmc;
@@ -32,6 +32,16 @@ struct pr_opts {
 	const char *ca;		/* verify: local CA, NULL for the first */
 	unsigned int ca_port;	/* verify: its port, 0 for the first active */
 	struct vf_opts vf;
+	/* the pool subcommands */
+	const char *socket;	/* ibpoold's socket */
+	const char *client;	/* alloc: NULL for this host */
+	unsigned int gpus;	/* alloc, place */
+	unsigned int per_host;	/* place */
+	unsigned int lease;	/* alloc, renew: seconds, 0 for the default */
+	const char *job;	/* alloc: job of the allocation; jobs: start */
+	const char *hosts;	/* jobs --start: hostlist expression */
+	const char *end;	/* jobs: job to end */
+	const char *format;	/* topology: slurm-tree or k8s-labels */
 };
 
 /*
@@ -41,6 +51,20 @@ struct pr_opts {
 int pr_analyze(const struct pr_opts *o, char *err, size_t len);
 int pr_route(const struct pr_opts *o, char *err, size_t len);
 int pr_verify(const struct pr_opts *o, char *err, size_t len);
+
+/*
+ * Pool subcommands (pool.c), one request to o->socket each: PR_OK, PR_BAD
+ * when ibpoold refused (its error printed), PR_ERR when it was not
+ * reached.
+ */
+int pr_pool_status(const struct pr_opts *o, char *err, size_t len);
+int pr_pool_alloc(const struct pr_opts *o, char *err, size_t len);
+int pr_pool_release(const struct pr_opts *o, char *err, size_t len);
+int pr_pool_renew(const struct pr_opts *o, char *err, size_t len);
+int pr_pool_list(const struct pr_opts *o, char *err, size_t len);
+int pr_pool_place(const struct pr_opts *o, char *err, size_t len);
+int pr_pool_jobs(const struct pr_opts *o, char *err, size_t len);
+int pr_pool_topology(const struct pr_opts *o, char *err, size_t len);
 
 /*
  * What verify read from the live fabric and what it found beyond the

@@ -21,8 +21,23 @@ enum {
 	C_ANALYZE = 1 << 0,
 	C_ROUTE = 1 << 1,
 	C_VERIFY = 1 << 2,
-	C_ALL = C_ANALYZE | C_ROUTE | C_VERIFY,
+	C_ROUTING = C_ANALYZE | C_ROUTE | C_VERIFY,
+	/* ibpoold's socket */
+	C_POOL = 1 << 3,
+	C_ALLOC = 1 << 4,
+	C_RELEASE = 1 << 5,
+	C_RENEW = 1 << 6,
+	C_LIST = 1 << 7,
+	C_PLACE = 1 << 8,
+	C_JOBS = 1 << 9,
+	C_TOPO = 1 << 10,
+	C_POOLD = C_POOL | C_ALLOC | C_RELEASE | C_RENEW | C_LIST | C_PLACE |
+		  C_JOBS | C_TOPO,
+	C_ALL = C_ROUTING | C_POOLD,
 };
+
+#define POOL_SOCKET_DEFAULT "/run/gpuaware/pool.sock"
+
 
 struct cmd {
 	const char *name;
@@ -42,6 +57,23 @@ static const struct cmd cmds[] = {
 	{ "verify", C_VERIFY, "[-C CA -P PORT]", 0,
 	  "check the live fabric: switch LFTs and SL2VL, SA path SLs",
 	  pr_verify },
+	{ "pool", C_POOL, "", 0, "ibpoold: hosts, free GPUs, fabric, relay",
+	  pr_pool_status },
+	{ "alloc", C_ALLOC, "--gpus N", 0,
+	  "ibpoold: allocate GPUs for --client (this host)", pr_pool_alloc },
+	{ "release", C_RELEASE, "ID", 1, "ibpoold: release an allocation",
+	  pr_pool_release },
+	{ "renew", C_RENEW, "ID", 1, "ibpoold: renew an allocation's lease",
+	  pr_pool_renew },
+	{ "allocs", C_LIST, "", 0, "ibpoold: list the allocations",
+	  pr_pool_list },
+	{ "place", C_PLACE, "--gpus N --per-host G", 0,
+	  "ibpoold: where a job of N GPUs should run", pr_pool_place },
+	{ "jobs", C_JOBS, "[--start J --hosts H|--end J]", 0,
+	  "ibpoold: list, start or end jobs", pr_pool_jobs },
+	{ "topology", C_TOPO, "[--format F]", 0,
+	  "ibpoold: the fabric as Slurm topology.conf or k8s labels",
+	  pr_pool_topology },
 };
 
 struct opt {
@@ -62,8 +94,18 @@ static const struct opt opts[] = {
 	{ "Ca", 1, 'C', C_VERIFY, "CA", "local CA to query through (the first)" },
 	{ "Port", 1, 'P', C_VERIFY, "PORT", "its port (the first active)" },
 	{ "json", 0, 'j', C_ALL, NULL, "print one JSON object instead of text" },
-	{ "perms", 1, 'p', C_ALL, "N", "random permutations for eBB, 0 skips it (100)" },
-	{ "seed", 1, 's', C_ALL, "S", "seed of the eBB permutations (1)" },
+	{ "perms", 1, 'p', C_ROUTING, "N", "random permutations for eBB, 0 skips it (100)" },
+	{ "seed", 1, 's', C_ROUTING, "S", "seed of the eBB permutations (1)" },
+	{ "socket", 1, 'S', C_POOLD, "PATH", "ibpoold's socket ($GPUAWARE_POOL_SOCKET, else " POOL_SOCKET_DEFAULT ")" },
+	{ "client", 1, 'c', C_ALLOC, "HOST", "host the GPUs are for (this host)" },
+	{ "gpus", 1, 'g', C_ALLOC | C_PLACE, "N", "GPUs wanted" },
+	{ "per-host", 1, 'G', C_PLACE, "G", "GPUs per host" },
+	{ "lease", 1, 'L', C_ALLOC | C_RENEW, "S", "lease in seconds (the pool's default)" },
+	{ "job", 1, 'J', C_ALLOC, "JOB", "job the allocation belongs to" },
+	{ "start", 1, 'b', C_JOBS, "JOB", "record that JOB started on --hosts" },
+	{ "hosts", 1, 'H', C_JOBS, "EXPR", "hosts of --start, a Slurm hostlist" },
+	{ "end", 1, 'E', C_JOBS, "JOB", "record that JOB ended" },
+	{ "format", 1, 'f', C_TOPO, "F", "slurm-tree or k8s-labels (slurm-tree)" },
 	{ "help", 0, 'h', C_ALL, NULL, "show this help" },
 };
 
@@ -77,6 +119,11 @@ static const char *const examples[] = {
 	"ibpoolroute route --net fabric.net --engine updown --lmc 1 --json",
 	"ibpoolroute verify",
 	"ibpoolroute verify -C mlx5_0 -P 1 --json --perms 0",
+	"ibpoolroute alloc --client node07 --gpus 4 --lease 600 --job j1",
+	"ibpoolroute release 12",
+	"ibpoolroute place --gpus 32 --per-host 8 --json",
+	"ibpoolroute jobs --start j1 --hosts 'node[01-04]'",
+	"ibpoolroute topology --format k8s-labels",
 };
 
 static void usage(FILE *out)
@@ -110,7 +157,7 @@ static void usage(FILE *out)
 		}
 		fputc('\n', out);
 	}
-	fprintf(out, "\nExit status: 0 the routing checks out, 1 it does not, 2 usage, input or I/O error.\n\nExamples:\n");
+	fprintf(out, "\nExit status: 0 the routing checks out (pool commands: done), 1 it does not (ibpoold refused), 2 usage, input or I/O error.\n\nExamples:\n");
 	for (i = 0; i < sizeof(examples) / sizeof(examples[0]); i++)
 		fprintf(out, "  %s\n", examples[i]);
 }
@@ -186,6 +233,36 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		break;
 	case 'j':
 		o->json = true;
+		break;
+	case 'S':
+		o->socket = arg;
+		break;
+	case 'c':
+		o->client = arg;
+		break;
+	case 'g':
+	case 'G':
+		if (number(arg, 65536, &v) || !v)
+			return usage_error("bad GPU count '%s'", arg);
+		*(c == 'g' ? &o->gpus : &o->per_host) = v;
+		break;
+	case 'L':
+		if (number(arg, UINT_MAX, &v) || !v)
+			return usage_error("bad lease '%s' (seconds)", arg);
+		o->lease = v;
+		break;
+	case 'J':
+	case 'b':
+		o->job = arg;
+		break;
+	case 'H':
+		o->hosts = arg;
+		break;
+	case 'E':
+		o->end = arg;
+		break;
+	case 'f':
+		o->format = arg;
 		break;
 	case 'p':
 		if (number(arg, UINT_MAX, &v))
@@ -288,6 +365,18 @@ int main(int argc, char **argv)
 		o.dir = argv[1 + optind];
 	if (cmd->bit == C_ROUTE && !o.net)
 		return usage_error("%s needs --net FILE", cmd->name);
+	if ((cmd->bit & (C_ALLOC | C_PLACE)) && !o.gpus)
+		return usage_error("%s needs --gpus N", cmd->name);
+	if (cmd->bit == C_PLACE && !o.per_host)
+		return usage_error("%s needs --per-host G", cmd->name);
+	if (cmd->bit == C_JOBS && (!o.job != !o.hosts || (o.job && o.end)))
+		return usage_error("jobs takes --start JOB --hosts EXPR, or --end JOB");
+	if (!o.socket)
+		o.socket = getenv("GPUAWARE_POOL_SOCKET");
+	if (!o.socket)
+		o.socket = POOL_SOCKET_DEFAULT;
+	if (!o.format)
+		o.format = "slurm-tree";
 	ret = cmd->run(&o, err, sizeof(err));
 	if (ret == PR_ERR)
 		fprintf(stderr, PROG ": %s\n", err);
