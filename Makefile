@@ -81,6 +81,11 @@ $(B)/unit-tests: $(call obj,$(UNIT_SRC)) $(B)/libpoold.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lcunit -liniparser -ljson-c -lpthread \
 		$(LDLIBS_CORE)
 
+# ibpoold's load generator for tests/bench/poold.sh; built by check so it
+# stays compilable.
+$(B)/poold-load: $(call obj,tests/bench/poold-load.c)
+	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
+
 # The fuzz target builds its sources itself, instrumented for libFuzzer.
 FUZZ_SRC := tests/fuzz/fuzz_proto.c sm/proto.c sm/hints.c
 
@@ -114,7 +119,7 @@ check-ibsim: all
 	tests/ibsim/run-all.sh $(B)
 
 check: deps
-	$(MAKE) all headers $(B)/unit-tests
+	$(MAKE) all headers $(B)/unit-tests $(B)/poold-load
 	tests/run-check.sh $(B)
 
 check-sanitize: deps
