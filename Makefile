@@ -7,6 +7,7 @@ LIBDIR ?= $(shell dpkg-architecture -qDEB_HOST_MULTIARCH >/dev/null 2>&1 && echo
 BINDIR ?= $(PREFIX)/bin
 SYSCONFDIR ?= /etc
 MANDIR ?= $(PREFIX)/share/man
+UNITDIR ?= $(PREFIX)/lib/systemd/system
 
 CC ?= cc
 FUZZ_CC ?= clang
@@ -144,6 +145,9 @@ install: all
 		$(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 plugins/opensm/gpuaware.conf \
 		$(DESTDIR)$(SYSCONFDIR)/opensm/gpuaware.conf.sample
+	install -d $(DESTDIR)$(UNITDIR)
+	sed 's|@BINDIR@|$(BINDIR)|' docs/ibpoold.service > \
+		$(DESTDIR)$(UNITDIR)/ibpoold.service
 	if [ -z "$(DESTDIR)" ]; then ldconfig; fi
 
 uninstall:
@@ -151,6 +155,7 @@ uninstall:
 		$(DESTDIR)$(BINDIR)/ibpoolroute $(DESTDIR)$(BINDIR)/ibtopogen \
 		$(DESTDIR)$(BINDIR)/ibpoold \
 		$(DESTDIR)$(SYSCONFDIR)/opensm/gpuaware.conf.sample \
+		$(DESTDIR)$(UNITDIR)/ibpoold.service \
 		$(DESTDIR)$(MANDIR)/man1/ibpoolroute.1 \
 		$(DESTDIR)$(MANDIR)/man1/ibtopogen.1
 
