@@ -37,13 +37,36 @@ static long hca_port(const struct poold *d, const struct pool_hca *h)
 	return x ? x->port : -ENOENT;
 }
 
-static long cfg_host(const struct pool_config *cfg, const char *name)
+/* qsort_r/bsearch key: a name against a config host index. */
+static int cmp_name(const void *key, const void *elem, void *cfg)
 {
-	size_t h;
+	const struct pool_config *c = cfg;
 
-	for (h = 0; h < cfg->nhosts; h++)
-		if (!strcasecmp(cfg->hosts[h].name, name))
-			return h;
+	return strcasecmp(key, c->hosts[*(const uint32_t *)elem].name);
+}
+
+static int cmp_host(const void *a, const void *b, void *cfg)
+{
+	const struct pool_config *c = cfg;
+
+	return cmp_name(c->hosts[*(const uint32_t *)a].name, b, cfg);
+}
+
+static long cfg_host(const struct poold *d, const char *name)
+{
+	size_t lo = 0, hi = d->cfg->nhosts, mid;
+	int c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		c = cmp_name(name, &d->byname[mid], (void *)d->cfg);
+		if (!c)
+			return d->byname[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
 	return -1;
 }
 
@@ -54,13 +77,13 @@ static long cfg_host(const struct pool_config *cfg, const char *name)
 static size_t client_ports(const struct poold *d, const char *client,
 			   uint32_t *idx)
 {
-	long h = cfg_host(d->cfg, client), x;
+	long h = cfg_host(d, client), x;
 	size_t k = 0;
 	unsigned int r;
 
 	if (h >= 0) {
 		for (r = 0; r < d->cfg->hosts[h].nhca; r++) {
-			x = hca_port(d, &d->cfg->hosts[h].hca[r]);
+			x = d->port[d->hoff[h] + r];
 			if (x >= 0)
 				idx[k++] = x;
 		}
@@ -113,7 +136,7 @@ static int gpu_paths(const struct poold *d, const struct pool_alloc *a,
 		     struct pool_path *r)
 {
 	const struct pool_gpu_ref *x = &a->gpus[g];
-	long port = hca_port(d, &d->cfg->hosts[x->host].hca[x->rail]);
+	long port = d->port[d->hoff[x->host] + x->rail];
 
 	if (port < 0)
 		return port;
@@ -226,17 +249,24 @@ int poold_init(struct poold *d, const struct pool_config *cfg,
 	for (h = 0; h < cfg->nhosts; h++)
 		n += cfg->hosts[h].nhca;
 	d->hcas = calloc(n + 1, sizeof(*d->hcas));
-	if (!d->hcas) {
+	d->port = calloc(n + 1, sizeof(*d->port));
+	d->hoff = calloc(cfg->nhosts + 1, sizeof(*d->hoff));
+	d->byname = calloc(cfg->nhosts + 1, sizeof(*d->byname));
+	if (!d->hcas || !d->port || !d->hoff || !d->byname) {
 		snprintf(err, len, "out of memory");
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto out_free;
 	}
-	for (h = 0; h < cfg->nhosts; h++)
+	for (h = 0; h < cfg->nhosts; h++) {
+		d->hoff[h] = d->nhcas;
+		d->byname[h] = h;
 		for (r = 0; r < cfg->hosts[h].nhca; r++) {
 			const struct pool_hca *x = &cfg->hosts[h].hca[r];
 			struct poold_hca *e = &d->hcas[d->nhcas++];
 
 			e->hca = x;
 			e->port = pool_view_hca(view, x);
+			d->port[d->hoff[h] + r] = e->port;
 			if (e->port < 0 && x->desc)
 				poold_log(LOG_WARNING, "host %s rail %u: %s '%s': its GPUs are not offered",
 					  cfg->hosts[h].name, r,
@@ -246,23 +276,39 @@ int poold_init(struct poold *d, const struct pool_config *cfg,
 					  cfg->hosts[h].name, r, x->guid,
 					  e->port == -ENOLINK ? "is not cabled" : "is not in the fabric");
 		}
+	}
 	qsort(d->hcas, d->nhcas, sizeof(*d->hcas), cmp_hca);
+	qsort_r(d->byname, cfg->nhosts, sizeof(*d->byname), cmp_host,
+		(void *)cfg);
 	ret = pool_tree_build(view->fab, &d->tree, err, len);
+	if (ret)
+		goto out_free;
+	ret = pool_tree_bind(&d->tree, cfg);
 	if (ret) {
-		free(d->hcas);
-		return ret;
+		snprintf(err, len, "out of memory");
+		pool_tree_release(&d->tree);
+		goto out_free;
 	}
 	pthread_mutex_init(&d->lock, NULL);
 	d->loads_stale = true;
 	fresh_loads(d);
 	post_jobs(d);
 	return 0;
+out_free:
+	free(d->byname);
+	free(d->hoff);
+	free(d->port);
+	free(d->hcas);
+	return ret;
 }
 
 void poold_release(struct poold *d)
 {
 	pool_tree_release(&d->tree);
 	pthread_mutex_destroy(&d->lock);
+	free(d->byname);
+	free(d->hoff);
+	free(d->port);
 	free(d->hcas);
 }
 
@@ -323,7 +369,7 @@ static json_object *gpu_json(const struct poold *d, const struct pool_alloc *a,
 	json_object *o = json_object_new_object(), *path;
 	struct pool_path_attr at;
 	struct pool_path f, r;
-	uint32_t src, dst;
+	uint32_t src = 0, dst = 0;
 	char buf[64];
 	unsigned int i;
 	int ret = -ENOMEM;
@@ -553,7 +599,7 @@ static double host_load(const struct poold *d, size_t h)
 	long x;
 
 	for (r = 0; r < d->cfg->hosts[h].nhca; r++) {
-		x = hca_port(d, &d->cfg->hosts[h].hca[r]);
+		x = d->port[d->hoff[h] + r];
 		if (x < 0)
 			continue;
 		s += v->alloc[x] + v->meas[x];

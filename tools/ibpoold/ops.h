@@ -45,6 +45,9 @@ struct poold {
 	struct pool_tree tree;
 	struct poold_hca *hcas;	/* sorted by hca pointer */
 	size_t nhcas;
+	long *port;		/* port of host h's rail r: port[hoff[h] + r] */
+	size_t *hoff;
+	uint32_t *byname;	/* config hosts sorted by name */
 	pthread_mutex_t lock;
 	bool loads_stale;	/* allocation loads to recompute */
 	uint64_t changes;	/* acknowledged since the last compaction */

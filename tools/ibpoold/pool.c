@@ -662,8 +662,9 @@ static long candidates(const struct pool *p, const char *client,
 			c[n++].load = load[r];
 		}
 		hc[h].n = n - hc[h].first;
+		/* Made host by host: sorting each host's run is enough. */
+		qsort(c + hc[h].first, hc[h].n, sizeof(*c), cmp_cand);
 	}
-	qsort(c, n, sizeof(*c), cmp_cand);
 	return n;
 }
 
