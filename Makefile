@@ -27,6 +27,7 @@ endif
 
 CORE_SRC := $(wildcard topology/*.c routing/*.c sm/*.c)
 PLUGIN_SRC := $(wildcard plugins/opensm/*.c)
+LIVE_SRC := $(wildcard tools/live/*.c)
 POOLROUTE_SRC := $(wildcard tools/ibpoolroute/*.c)
 TOPOGEN_SRC := $(wildcard tools/ibtopogen/*.c)
 POOLD_SRC := $(filter-out tools/ibpoold/main.c,$(wildcard tools/ibpoold/*.c))
@@ -61,13 +62,19 @@ $(B)/libpoold.a: $(call obj,$(POOLD_SRC))
 	rm -f $@
 	ar rcs $@ $^
 
+# The live-fabric reader the tools share; it links libibnetdisc and libibmad.
+$(B)/libibview.a: $(call obj,$(LIVE_SRC))
+	rm -f $@
+	ar rcs $@ $^
+
 # The plugin's OpenSM symbols resolve against the opensm binary at load time.
 $(B)/libgpuaware.so: $(call obj,$(PLUGIN_SRC)) $(B)/libgpcore.a plugins/opensm/plugin.map
 	$(CC) -shared $(LDFLAGS) -Wl,--version-script=plugins/opensm/plugin.map \
 		-o $@ $(call obj,$(PLUGIN_SRC)) $(B)/libgpcore.a -liniparser \
 		-ljson-c -lpthread $(LDLIBS_CORE)
 
-$(B)/ibpoolroute: $(call obj,$(POOLROUTE_SRC)) $(B)/libpoold.a $(B)/libgpcore.a
+$(B)/ibpoolroute: $(call obj,$(POOLROUTE_SRC)) $(B)/libpoold.a \
+		$(B)/libibview.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -libnetdisc -libmad -libumad -ljson-c \
 		$(LDLIBS_CORE)
 
@@ -78,7 +85,8 @@ $(B)/ibpoold: $(call obj,tools/ibpoold/main.c) $(B)/libpoold.a $(B)/libgpcore.a
 $(B)/ibtopogen: $(call obj,$(TOPOGEN_SRC)) $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CORE)
 
-$(B)/unit-tests: $(call obj,$(UNIT_SRC)) $(B)/libpoold.a $(B)/libgpcore.a
+$(B)/unit-tests: $(call obj,$(UNIT_SRC)) $(B)/libpoold.a $(B)/libibview.a \
+		$(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lcunit -liniparser -ljson-c -lpthread \
 		$(LDLIBS_CORE)
 
@@ -109,7 +117,8 @@ deps:
 
 # Every public header compiles on its own.
 headers:
-	@for h in $(wildcard topology/*.h routing/*.h sm/*.h tools/ibpoold/*.h); do \
+	@for h in $(wildcard topology/*.h routing/*.h sm/*.h tools/ibpoold/*.h \
+		tools/live/*.h); do \
 		echo "#include \"$$h\"" | $(CC) $(CPPFLAGS) -std=c11 $(WARN) \
 			-x c -fsyntax-only - || exit 1; done
 

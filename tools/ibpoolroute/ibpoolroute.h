@@ -31,6 +31,7 @@ struct pr_opts {
 	bool json;
 	const char *ca;		/* verify: local CA, NULL for the first */
 	unsigned int ca_port;	/* verify: its port, 0 for the first active */
+	unsigned int interval_ms;	/* counters: between the two samples */
 	struct vf_opts vf;
 	/* the pool subcommands */
 	const char *socket;	/* ibpoold's socket */
@@ -51,6 +52,8 @@ struct pr_opts {
 int pr_analyze(const struct pr_opts *o, char *err, size_t len);
 int pr_route(const struct pr_opts *o, char *err, size_t len);
 int pr_verify(const struct pr_opts *o, char *err, size_t len);
+/* Not a check: PR_BAD means a switch did not answer. */
+int pr_counters(const struct pr_opts *o, char *err, size_t len);
 
 /*
  * Pool subcommands (pool.c), one request to o->socket each: PR_OK, PR_BAD

@@ -21,23 +21,23 @@ enum {
 	C_ANALYZE = 1 << 0,
 	C_ROUTE = 1 << 1,
 	C_VERIFY = 1 << 2,
-	C_ROUTING = C_ANALYZE | C_ROUTE | C_VERIFY,
+	C_COUNTERS = 1 << 3,
+	C_CHECKS = C_ANALYZE | C_ROUTE | C_VERIFY,
 	/* ibpoold's socket */
-	C_POOL = 1 << 3,
-	C_ALLOC = 1 << 4,
-	C_RELEASE = 1 << 5,
-	C_RENEW = 1 << 6,
-	C_LIST = 1 << 7,
-	C_PLACE = 1 << 8,
-	C_JOBS = 1 << 9,
-	C_TOPO = 1 << 10,
+	C_POOL = 1 << 4,
+	C_ALLOC = 1 << 5,
+	C_RELEASE = 1 << 6,
+	C_RENEW = 1 << 7,
+	C_LIST = 1 << 8,
+	C_PLACE = 1 << 9,
+	C_JOBS = 1 << 10,
+	C_TOPO = 1 << 11,
 	C_POOLD = C_POOL | C_ALLOC | C_RELEASE | C_RENEW | C_LIST | C_PLACE |
 		  C_JOBS | C_TOPO,
-	C_ALL = C_ROUTING | C_POOLD,
+	C_ALL = C_CHECKS | C_COUNTERS | C_POOLD,
 };
 
 #define POOL_SOCKET_DEFAULT "/run/gpuaware/pool.sock"
-
 
 struct cmd {
 	const char *name;
@@ -57,6 +57,9 @@ static const struct cmd cmds[] = {
 	{ "verify", C_VERIFY, "[-C CA -P PORT]", 0,
 	  "check the live fabric: switch LFTs and SL2VL, SA path SLs",
 	  pr_verify },
+	{ "counters", C_COUNTERS, "[--interval MS]", 0,
+	  "data and xmit-wait rate of every switch port, busiest first",
+	  pr_counters },
 	{ "pool", C_POOL, "", 0, "ibpoold: hosts, free GPUs, fabric, relay",
 	  pr_pool_status },
 	{ "alloc", C_ALLOC, "--gpus N", 0,
@@ -91,11 +94,12 @@ static const struct opt opts[] = {
 	{ "engine", 1, 'e', C_ROUTE, "NAME", "auto, fattree, torus or updown (auto)" },
 	{ "lmc", 1, 'l', C_ROUTE, "N", "LIDs per CA port are 2^N, 0-7 (0)" },
 	{ "extended-lids", 0, 'x', C_ROUTE, NULL, "allow LIDs past 0xbfff (offline scale runs beyond one subnet)" },
-	{ "Ca", 1, 'C', C_VERIFY, "CA", "local CA to query through (the first)" },
-	{ "Port", 1, 'P', C_VERIFY, "PORT", "its port (the first active)" },
+	{ "Ca", 1, 'C', C_VERIFY | C_COUNTERS, "CA", "local CA to query through (the first)" },
+	{ "Port", 1, 'P', C_VERIFY | C_COUNTERS, "PORT", "its port (the first active)" },
+	{ "interval", 1, 'i', C_COUNTERS, "MS", "wait between the two samples, 1-3600000 ms (1000)" },
 	{ "json", 0, 'j', C_ALL, NULL, "print one JSON object instead of text" },
-	{ "perms", 1, 'p', C_ROUTING, "N", "random permutations for eBB, 0 skips it (100)" },
-	{ "seed", 1, 's', C_ROUTING, "S", "seed of the eBB permutations (1)" },
+	{ "perms", 1, 'p', C_CHECKS, "N", "random permutations for eBB, 0 skips it (100)" },
+	{ "seed", 1, 's', C_CHECKS, "S", "seed of the eBB permutations (1)" },
 	{ "socket", 1, 'S', C_POOLD, "PATH", "ibpoold's socket ($GPUAWARE_POOL_SOCKET, else " POOL_SOCKET_DEFAULT ")" },
 	{ "client", 1, 'c', C_ALLOC, "HOST", "host the GPUs are for (this host)" },
 	{ "gpus", 1, 'g', C_ALLOC | C_PLACE, "N", "GPUs wanted" },
@@ -119,6 +123,7 @@ static const char *const examples[] = {
 	"ibpoolroute route --net fabric.net --engine updown --lmc 1 --json",
 	"ibpoolroute verify",
 	"ibpoolroute verify -C mlx5_0 -P 1 --json --perms 0",
+	"ibpoolroute counters --interval 5000",
 	"ibpoolroute alloc --client node07 --gpus 4 --lease 600 --job j1",
 	"ibpoolroute release 12",
 	"ibpoolroute place --gpus 32 --per-host 8 --json",
@@ -157,7 +162,7 @@ static void usage(FILE *out)
 		}
 		fputc('\n', out);
 	}
-	fprintf(out, "\nExit status: 0 the routing checks out (pool commands: done), 1 it does not (ibpoold refused), 2 usage, input or I/O error.\n\nExamples:\n");
+	fprintf(out, "\nExit status: 0 the routing checks out (pool commands: done), 1 it does not (counters: a switch did not answer; pool commands: ibpoold refused), 2 usage, input or I/O error.\n\nExamples:\n");
 	for (i = 0; i < sizeof(examples) / sizeof(examples[0]); i++)
 		fprintf(out, "  %s\n", examples[i]);
 }
@@ -231,6 +236,12 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 					   FAB_MAX_PORTS);
 		o->ca_port = v;
 		break;
+	case 'i':
+		if (number(arg, 3600000, &v) || !v)
+			return usage_error("bad interval '%s' (1-3600000 ms)",
+					   arg);
+		o->interval_ms = v;
+		break;
 	case 'j':
 		o->json = true;
 		break;
@@ -303,6 +314,7 @@ int main(int argc, char **argv)
 	struct option lopts[NOPTS + 1];
 	struct pr_opts o = {
 		.engine = RT_ENGINE_AUTO,
+		.interval_ms = 1000,
 		.vf = { .ebb_perms = VF_DEFAULT_PERMS, .seed = 1 },
 	};
 	char sopts[2 * NOPTS + 2], *sp = sopts, err[512];

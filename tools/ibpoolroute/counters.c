@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: MIT
+/*
+ * counters: the traffic on every switch port right now.  Discovers the
+ * fabric, samples the port counters twice and prints each directed link's
+ * data and xmit-wait rate, busiest first.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "ibpoolroute.h"
+#include "tools/live/ibview.h"
+
+/* What the report needs besides the rates; all borrowed. */
+struct sweep {
+	const struct ibv *v;
+	const struct ibv_sample *a, *b;
+	double interval;	/* between the starts of the two sweeps */
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+	while (nanosleep(&ts, &ts))
+		if (errno != EINTR)
+			return -errno;
+	return 0;
+}
+
+/* Links with a rate first, busiest data, then most waiting. */
+static int cmp_busy(const void *x, const void *y)
+{
+	const struct ibv_rate *a = x, *b = y;
+	bool na = a->flags & (IBV_RATE_NEW | IBV_RATE_GONE);
+	bool nb = b->flags & (IBV_RATE_NEW | IBV_RATE_GONE);
+
+	if (na != nb)
+		return na - nb;
+	if (a->bytes_per_s != b->bytes_per_s)
+		return a->bytes_per_s < b->bytes_per_s ? 1 : -1;
+	if (a->wait_per_s != b->wait_per_s)
+		return a->wait_per_s < b->wait_per_s ? 1 : -1;
+	if (a->guid != b->guid)
+		return a->guid < b->guid ? -1 : 1;
+	return a->port - b->port;
+}
+
+static const char *const flag_names[] = {
+	"new", "gone", "reset", "saturated", "no-xmit-wait",
+};
+
+/* "-" or the flags joined by ','. */
+static const char *flags_str(unsigned int flags, char *buf, size_t len)
+{
+	size_t i, off = 0;
+
+	*buf = '\0';
+	for (i = 0; i < sizeof(flag_names) / sizeof(flag_names[0]); i++)
+		if (flags & (1u << i))
+			off += snprintf(buf + off, off < len ? len - off : 0,
+					"%s%s", off ? "," : "", flag_names[i]);
+	return *buf ? buf : "-";
+}
+
+static const char *desc(const struct ibv *v, uint32_t n)
+{
+	const struct fabric *f = ibv_fabric(v);
+
+	return n < f->nnodes ? f->nodes[n].desc : "?";
+}
+
+static void text(FILE *out, const struct sweep *sw, const struct ibv_rate *r,
+		 size_t n)
+{
+	const struct ibv_sample *b = sw->b;
+	char fl[64];
+	size_t i;
+
+	fprintf(out, "source      : %s\n", ibv_source(sw->v));
+	fprintf(out, "fabric      : %zu switches, %zu CAs, discovered in %.3f s\n",
+		ibv_fabric(sw->v)->nsw, ibv_fabric(sw->v)->nca,
+		ibv_stats(sw->v)->discover_seconds);
+	fprintf(out, "sampled     : %zu links of %zu switches, 2 samples %.3f s apart\n",
+		b->n, ibv_fabric(sw->v)->nsw - b->nfail, sw->interval);
+	fprintf(out, "sweep       : %" PRIu64 " PerfMgt queries in %.3f s\n",
+		b->queries, b->seconds);
+	if (!sw->a->nfail && !b->nfail)
+		fprintf(out, "not answering: none\n");
+	for (i = 0; i < sw->a->nfail + b->nfail; i++) {
+		const struct ibv_ctr_fail *e = i < sw->a->nfail ?
+			&sw->a->fail[i] : &b->fail[i - sw->a->nfail];
+
+		fprintf(out, "not answering: 0x%016" PRIx64 " '%s' (%s sample): %s\n",
+			e->guid, desc(sw->v, e->node),
+			i < sw->a->nfail ? "first" : "second",
+			strerror(-e->err));
+	}
+	fprintf(out, "%4s  %-22s %-22s %16s %14s  %-6s %s\n", "rank", "from",
+		"to", "bytes/s", "xmit-wait/s", "flags", "names");
+	for (i = 0; i < n; i++)
+		fprintf(out, "%4zu  0x%016" PRIx64 ":%-3u 0x%016" PRIx64 ":%-3u %16.1f %14.1f  %-6s %s -> %s\n",
+			i + 1, r[i].guid, r[i].port, r[i].peer_guid,
+			r[i].peer_port, r[i].bytes_per_s, r[i].wait_per_s,
+			flags_str(r[i].flags, fl, sizeof(fl)),
+			desc(sw->v, r[i].node), desc(sw->v, r[i].peer));
+}
+
+static char *hex(char *buf, size_t len, uint64_t guid)
+{
+	snprintf(buf, len, "0x%016" PRIx64, guid);
+	return buf;
+}
+
+static json_object *jfails(const struct sweep *sw)
+{
+	json_object *a = json_object_new_array();
+	char g[24];
+	size_t i;
+
+	for (i = 0; a && i < sw->a->nfail + sw->b->nfail; i++) {
+		const struct ibv_ctr_fail *e = i < sw->a->nfail ?
+			&sw->a->fail[i] : &sw->b->fail[i - sw->a->nfail];
+		json_object *o = json_object_new_object();
+
+		if (!o)
+			break;
+		json_object_object_add(o, "guid", json_object_new_string(
+					   hex(g, sizeof(g), e->guid)));
+		json_object_object_add(o, "name", json_object_new_string(
+					   desc(sw->v, e->node)));
+		json_object_object_add(o, "sample", json_object_new_int(
+					   i < sw->a->nfail ? 1 : 2));
+		json_object_object_add(o, "error", json_object_new_string(
+					   strerror(-e->err)));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static json_object *jlink(const struct sweep *sw, const struct ibv_rate *r)
+{
+	json_object *o = json_object_new_object(), *fl;
+	char g[24];
+	size_t i;
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "switch", json_object_new_string(
+				   desc(sw->v, r->node)));
+	json_object_object_add(o, "guid", json_object_new_string(
+				   hex(g, sizeof(g), r->guid)));
+	json_object_object_add(o, "port", json_object_new_int(r->port));
+	json_object_object_add(o, "peer", json_object_new_string(
+				   desc(sw->v, r->peer)));
+	json_object_object_add(o, "peer_guid", json_object_new_string(
+				   hex(g, sizeof(g), r->peer_guid)));
+	json_object_object_add(o, "peer_port",
+			       json_object_new_int(r->peer_port));
+	json_object_object_add(o, "data_bytes",
+			       json_object_new_uint64(r->data_bytes));
+	json_object_object_add(o, "xmit_wait",
+			       json_object_new_uint64(r->wait_ticks));
+	json_object_object_add(o, "seconds", json_object_new_double(r->seconds));
+	json_object_object_add(o, "bytes_per_s",
+			       json_object_new_double(r->bytes_per_s));
+	json_object_object_add(o, "xmit_wait_per_s",
+			       json_object_new_double(r->wait_per_s));
+	fl = json_object_new_array();
+	for (i = 0; fl && i < sizeof(flag_names) / sizeof(flag_names[0]); i++)
+		if (r->flags & (1u << i))
+			json_object_array_add(fl, json_object_new_string(
+						  flag_names[i]));
+	json_object_object_add(o, "flags", fl);
+	return o;
+}
+
+static int json(FILE *out, const struct sweep *sw, const struct ibv_rate *r,
+		size_t n)
+{
+	json_object *o = json_object_new_object(), *links;
+	const char *s;
+	size_t i;
+	int ret = 0;
+
+	if (!o)
+		return -ENOMEM;
+	json_object_object_add(o, "source", json_object_new_string(
+				   ibv_source(sw->v)));
+	json_object_object_add(o, "switches",
+			       json_object_new_uint64(ibv_fabric(sw->v)->nsw));
+	json_object_object_add(o, "cas",
+			       json_object_new_uint64(ibv_fabric(sw->v)->nca));
+	json_object_object_add(o, "discover_s", json_object_new_double(
+				   ibv_stats(sw->v)->discover_seconds));
+	json_object_object_add(o, "interval_s",
+			       json_object_new_double(sw->interval));
+	json_object_object_add(o, "sweep_s",
+			       json_object_new_double(sw->b->seconds));
+	json_object_object_add(o, "queries",
+			       json_object_new_uint64(sw->b->queries));
+	json_object_object_add(o, "not_answering", jfails(sw));
+	links = json_object_new_array();
+	for (i = 0; links && i < n; i++)
+		json_object_array_add(links, jlink(sw, &r[i]));
+	json_object_object_add(o, "links", links);
+	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+					   JSON_C_TO_STRING_SPACED |
+					   JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!s || fprintf(out, "%s\n", s) < 0)
+		ret = s ? -EIO : -ENOMEM;
+	json_object_put(o);
+	return ret;
+}
+
+int pr_counters(const struct pr_opts *o, char *err, size_t len)
+{
+	struct ibv_sample a = { 0 }, b = { 0 };
+	struct ibv_rate *r = NULL;
+	struct sweep sw;
+	struct ibv *v;
+	double t0;
+	size_t n = 0;
+	int ret, code = PR_ERR;
+
+	if (ibv_open(&v, o->ca, o->ca_port, err, len))
+		return PR_ERR;
+	if (ibv_discover(v, err, len))
+		goto out;
+	t0 = now();
+	if (ibv_read_counters(v, &a, err, len))
+		goto out;
+	/* Tests wait for this line to change counters between the sweeps. */
+	fprintf(stderr, "ibpoolroute: sampled %zu links, again in %u ms\n",
+		a.n, o->interval_ms);
+	ret = sleep_ms(o->interval_ms);
+	sw = (struct sweep){ .v = v, .a = &a, .b = &b,
+			     .interval = now() - t0 };
+	if (!ret && ibv_read_counters(v, &b, err, len))
+		goto out;
+	if (!ret)
+		ret = ibv_counter_delta(&a, &b, &r, &n);
+	if (ret) {
+		snprintf(err, len, "%s", strerror(-ret));
+		goto out;
+	}
+	qsort(r, n, sizeof(*r), cmp_busy);
+	if (o->json)
+		ret = json(stdout, &sw, r, n);
+	else
+		text(stdout, &sw, r, n);
+	if (!ret && fflush(stdout))
+		ret = -errno;
+	if (ret) {
+		snprintf(err, len, "cannot write the report: %s",
+			 strerror(-ret));
+		goto out;
+	}
+	code = a.nfail || b.nfail ? PR_BAD : PR_OK;
+out:
+	free(r);
+	ibv_sample_release(&b);
+	ibv_sample_release(&a);
+	ibv_close(v);
+	return code;
+}

@@ -1,0 +1,806 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The live fabric through one local port: ibnetdisc discovery turned into
+ * a struct fabric, LFT and SL2VL reads by directed route, SA PathRecords.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <infiniband/ibnetdisc.h>
+#include <infiniband/mad.h>
+#include <infiniband/umad.h>
+
+#include "ibview.h"
+
+#define NSL 16
+
+/* One stored SL2VL entry: the VL, or UNREAD for a table nobody read. */
+#define VLE_VL 0x0f
+#define VLE_UNREAD 0x20
+
+/* PathRecord component mask bits (IBA 1.3 table 209, PathRecord). */
+#define PR_COMP_DLID (1ull << 4)
+#define PR_COMP_SLID (1ull << 5)
+
+/*
+ * PathRecord bytes libibmad 44 has no field for (IBA 1.3 table 209):
+ * selector in the top two bits, the MTU or rate code below.
+ */
+#define PR_MTU_BYTE 54
+#define PR_RATE_BYTE 55
+#define PR_CODE_MASK 0x3f
+
+/* PortInfo:CapabilityMask IsSLMappingSupported. */
+#define CAP_SL_MAP (1u << 4)
+
+#define PORT_ACTIVE 4		/* PortInfo:PortState */
+
+/* PerfMgt ClassPortInfo:CapabilityMask (IBA 1.3 table 231). */
+#define PM_CAP_EXT_WIDTH (1u << 9)	/* PortCountersExtended */
+#define PM_CAP_EXT_NOIETF (1u << 10)	/* the same, no IETF counters */
+#define PM_CAP_XMIT_WAIT (1u << 12)	/* PortXmitWait counts */
+
+/* A node's GUID and fabric index, sorted by GUID to find link peers. */
+struct gidx {
+	uint64_t guid;
+	uint32_t n;
+};
+
+/*
+ * Everything read through one port, owned and freed by ibv_close();
+ * node[] points into nd.
+ */
+struct ibv {
+	char ca[UMAD_CA_NAME_LEN];	/* "" for the first CA */
+	unsigned int port;		/* as asked, 0 for the first active */
+	struct ibmad_port *mad;
+	ibnd_fabric_t *nd;
+	struct fabric *f;
+	struct rt_tables t;
+	ibnd_node_t **node;	/* fabric node -> its ibnd node */
+	struct gidx *byguid;
+	size_t nnodes;
+	/*
+	 * SL2VL entries: node n's at vle + vle_off[n]; a switch's are
+	 * ((in * (nports + 1)) + out) * NSL + sl, a CA's port * NSL + sl.
+	 */
+	uint8_t *vle;
+	size_t *vle_off;
+	size_t nvle;
+	ib_portid_t sm;		/* the SA's address, lid 0 until resolved */
+	unsigned int local_port;
+	char source[128];
+	struct ibv_stats st;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static const char *node_name(const struct ibv *v, uint32_t n)
+{
+	return v->f->nodes[n].desc;
+}
+
+int ibv_open(struct ibv **out, const char *ca, unsigned int port, char *err,
+	     size_t len)
+{
+	struct ibv *v;
+
+	if (ca && strlen(ca) >= sizeof(v->ca)) {
+		snprintf(err, len, "CA name '%s' is too long", ca);
+		return -ENAMETOOLONG;
+	}
+	v = calloc(1, sizeof(*v));
+	if (!v) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	if (ca)
+		strcpy(v->ca, ca);
+	v->port = port;
+	*out = v;
+	return 0;
+}
+
+/* Drop what one discovery built; the MAD port stays. */
+static void forget(struct ibv *v)
+{
+	v->t.vl = NULL;
+	rt_tables_release(&v->t);
+	memset(&v->t, 0, sizeof(v->t));
+	free(v->vle);
+	free(v->vle_off);
+	free(v->byguid);
+	free(v->node);
+	fab_free(v->f);
+	if (v->nd)
+		ibnd_destroy_fabric(v->nd);
+	v->vle = NULL;
+	v->vle_off = NULL;
+	v->nvle = 0;
+	v->byguid = NULL;
+	v->node = NULL;
+	v->nnodes = 0;
+	v->f = NULL;
+	v->nd = NULL;
+	memset(&v->sm, 0, sizeof(v->sm));
+}
+
+void ibv_close(struct ibv *v)
+{
+	if (!v)
+		return;
+	forget(v);
+	if (v->mad)
+		mad_rpc_close_port(v->mad);
+	free(v);
+}
+
+static const char *ca_or_first(const struct ibv *v)
+{
+	return *v->ca ? v->ca : "the first CA";
+}
+
+/*
+ * Discovery first: ibnetdisc opens and closes a port of its own, and
+ * umad2sim delivers each management class to one open port per process.
+ */
+static int open_port(struct ibv *v, char *err, size_t len)
+{
+	int classes[] = { IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_SA_CLASS,
+			  IB_PERFORMANCE_CLASS };
+	char *ca = *v->ca ? v->ca : NULL;
+	ibnd_config_t cfg;
+
+	if (v->mad) {
+		mad_rpc_close_port(v->mad);
+		v->mad = NULL;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	v->nd = ibnd_discover_fabric(ca, v->port, NULL, &cfg);
+	if (!v->nd) {
+		snprintf(err, len, "fabric discovery through %s port %u failed",
+			 ca_or_first(v), v->port);
+		return -EIO;
+	}
+	v->mad = mad_rpc_open_port(ca, v->port, classes, 4);
+	if (!v->mad) {
+		snprintf(err, len, "cannot open %s port %u: %s",
+			 ca_or_first(v), v->port, strerror(errno));
+		return -ENODEV;
+	}
+	v->local_port = v->nd->from_portnum;
+	snprintf(v->source, sizeof(v->source), "live fabric via '%s' port %u",
+		 v->nd->from_node ? v->nd->from_node->nodedesc : "?",
+		 v->local_port);
+	return 0;
+}
+
+static int cmp_gidx(const void *a, const void *b)
+{
+	const struct gidx *x = a, *y = b;
+
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
+static uint32_t find_node(const struct ibv *v, uint64_t guid)
+{
+	struct gidx key = { .guid = guid }, *hit;
+
+	hit = bsearch(&key, v->byguid, v->nnodes, sizeof(key), cmp_gidx);
+	return hit ? hit->n : FAB_NONE;
+}
+
+/* A PortInfo field ibnetdisc cached; libibmad's getters only read. */
+static unsigned int pi_field(const ibnd_port_t *p, enum MAD_FIELDS f)
+{
+	return mad_get_field((void *)p->info, 0, f);
+}
+
+/* Active width in lanes and per-lane rate in 100 Mb/s, 0 when unknown. */
+static void port_rate(const ibnd_port_t *p, unsigned int *w,
+		      unsigned int *sp)
+{
+	static const struct {
+		unsigned int code, val;
+	} widths[] = { { 1, 1 }, { 2, 4 }, { 4, 8 }, { 8, 12 }, { 16, 2 } },
+	  speeds[] = { { 1, 25 }, { 2, 50 }, { 4, 100 } },
+	  exts[] = { { 1, 140 }, { 2, 250 }, { 4, 500 }, { 8, 1000 } };
+	unsigned int c, i;
+
+	*w = *sp = 0;
+	c = pi_field(p, IB_PORT_LINK_WIDTH_ACTIVE_F);
+	for (i = 0; i < sizeof(widths) / sizeof(widths[0]); i++)
+		if (widths[i].code == c)
+			*w = widths[i].val;
+	c = pi_field(p, IB_PORT_LINK_SPEED_ACTIVE_F);
+	for (i = 0; i < sizeof(speeds) / sizeof(speeds[0]); i++)
+		if (speeds[i].code == c)
+			*sp = speeds[i].val;
+	c = pi_field(p, IB_PORT_LINK_SPEED_EXT_ACTIVE_F);
+	for (i = 0; i < sizeof(exts) / sizeof(exts[0]); i++)
+		if (exts[i].code == c)
+			*sp = exts[i].val;
+}
+
+static int add_node(struct ibv *v, ibnd_node_t *nd, char *err, size_t len)
+{
+	struct fabric *f = v->f;
+	enum fab_type type;
+	unsigned int p;
+	int n;
+
+	if (nd->type != IB_NODE_SWITCH && nd->type != IB_NODE_CA) {
+		snprintf(err, len, "node 0x%016" PRIx64 " ('%s') is a router: not supported",
+			 nd->guid, nd->nodedesc);
+		return -ENOTSUP;
+	}
+	type = nd->type == IB_NODE_SWITCH ? FAB_SW : FAB_CA;
+	if (nd->numports < 1 || nd->numports > FAB_MAX_PORTS) {
+		snprintf(err, len, "node 0x%016" PRIx64 " has %d ports",
+			 nd->guid, nd->numports);
+		return -EINVAL;
+	}
+	n = fab_add_node(f, type, nd->numports, nd->guid, nd->nodedesc);
+	if (n < 0) {
+		snprintf(err, len, "cannot add node: %s", strerror(-n));
+		return n;
+	}
+	f->nodes[n].sysguid = mad_get_field64(nd->info, 0,
+					      IB_NODE_SYSTEM_GUID_F);
+	for (p = type == FAB_SW ? 0 : 1; p <= (unsigned int)nd->numports;
+	     p++) {
+		const ibnd_port_t *ip = nd->ports[p];
+		struct fab_port *fp = fab_port(f, n, p);
+
+		if (!ip || (type == FAB_SW && p))
+			continue;
+		fp->guid = ip->guid;
+		fp->lid = ip->base_lid;
+		fp->lmc = type == FAB_SW ? 0 : ip->lmc;
+	}
+	v->node[n] = nd;
+	v->byguid[n] = (struct gidx){ nd->guid, n };
+	return 0;
+}
+
+static int add_links(struct ibv *v, uint32_t n, char *err, size_t len)
+{
+	const ibnd_node_t *nd = v->node[n];
+	unsigned int p, w, sp;
+	uint32_t m;
+	int ret;
+
+	for (p = 1; p <= (unsigned int)nd->numports; p++) {
+		const ibnd_port_t *ip = nd->ports[p], *rp;
+
+		if (!ip || !(rp = ip->remoteport))
+			continue;
+		m = find_node(v, rp->node->guid);
+		if (m == FAB_NONE || rp->portnum < 1 ||
+		    rp->portnum > v->f->nodes[m].nports) {
+			snprintf(err, len, "port 0x%016" PRIx64 "[%u] links to an unknown port",
+				 nd->guid, p);
+			return -EINVAL;
+		}
+		port_rate(ip, &w, &sp);
+		ret = fab_link(v->f, n, p, m, rp->portnum, w, sp);
+		if (ret) {
+			snprintf(err, len, "cannot link 0x%016" PRIx64 "[%u]: %s",
+				 nd->guid, p, strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* The fabric graph of what ibnetdisc found, LIDs as the SM set them. */
+static int build_fabric(struct ibv *v, char *err, size_t len)
+{
+	ibnd_node_t *nd;
+	size_t i;
+	int ret;
+
+	for (nd = v->nd->nodes; nd; nd = nd->next)
+		v->nnodes++;
+	v->f = fab_new();
+	v->node = calloc(v->nnodes ? v->nnodes : 1, sizeof(*v->node));
+	v->byguid = calloc(v->nnodes ? v->nnodes : 1, sizeof(*v->byguid));
+	if (!v->f || !v->node || !v->byguid) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	for (nd = v->nd->nodes; nd; nd = nd->next)
+		if ((ret = add_node(v, nd, err, len)))
+			return ret;
+	qsort(v->byguid, v->nnodes, sizeof(*v->byguid), cmp_gidx);
+	for (i = 1; i < v->nnodes; i++)
+		if (v->byguid[i].guid == v->byguid[i - 1].guid) {
+			snprintf(err, len, "node GUID 0x%016" PRIx64 " seen twice",
+				 v->byguid[i].guid);
+			return -EINVAL;
+		}
+	for (i = 0; i < v->nnodes; i++)
+		if ((ret = add_links(v, i, err, len)))
+			return ret;
+	ret = rt_tables_init(&v->t, v->f);
+	if (ret)
+		snprintf(err, len, "out of memory");
+	return ret;
+}
+
+/* Room for every SL2VL entry of the fabric, all unread. */
+static int alloc_sl2vl(struct ibv *v)
+{
+	const struct fabric *f = v->f;
+	size_t n, total = 0;
+
+	v->vle_off = malloc((f->nnodes ? f->nnodes : 1) * sizeof(*v->vle_off));
+	if (!v->vle_off)
+		return -ENOMEM;
+	for (n = 0; n < f->nnodes; n++) {
+		size_t np1 = f->nodes[n].nports + 1;
+
+		v->vle_off[n] = total;
+		total += (fab_is_sw(f, n) ? np1 * np1 : np1) * NSL;
+	}
+	v->vle = malloc(total ? total : 1);
+	if (!v->vle)
+		return -ENOMEM;
+	memset(v->vle, VLE_UNREAD, total);
+	v->nvle = total;
+	return 0;
+}
+
+int ibv_discover(struct ibv *v, char *err, size_t len)
+{
+	double t0 = now();
+	int ret;
+
+	forget(v);
+	ret = open_port(v, err, len);
+	if (!ret)
+		ret = build_fabric(v, err, len);
+	if (!ret && (ret = alloc_sl2vl(v)))
+		snprintf(err, len, "out of memory");
+	v->st.discover_seconds = now() - t0;
+	return ret;
+}
+
+const struct fabric *ibv_fabric(const struct ibv *v)
+{
+	return v->f;
+}
+
+struct rt_tables *ibv_tables(struct ibv *v)
+{
+	return &v->t;
+}
+
+const char *ibv_source(const struct ibv *v)
+{
+	return v->source;
+}
+
+unsigned int ibv_local_port(const struct ibv *v)
+{
+	return v->local_port;
+}
+
+const struct ibv_stats *ibv_stats(const struct ibv *v)
+{
+	return &v->st;
+}
+
+static const ibnd_port_t *nd_port(const struct ibv *v, uint32_t n,
+				  unsigned int p)
+{
+	if (!v->node || n >= v->nnodes || p > (unsigned int)v->node[n]->numports)
+		return NULL;
+	return v->node[n]->ports[p];
+}
+
+bool ibv_port_active(const struct ibv *v, uint32_t n, unsigned int p)
+{
+	const ibnd_port_t *ip = nd_port(v, n, p);
+
+	return ip && pi_field(ip, IB_PORT_STATE_F) == PORT_ACTIVE;
+}
+
+unsigned int ibv_oper_vls(const struct ibv *v, uint32_t n, unsigned int p)
+{
+	const ibnd_port_t *ip = nd_port(v, n, p);
+	unsigned int ov;
+
+	if (!ip)
+		return 1;
+	ov = pi_field(ip, IB_PORT_OPER_VLS_F);
+	if (ov >= 5)
+		return 15;
+	return ov ? 1u << (ov - 1) : 1;
+}
+
+static int smp_get(struct ibv *v, ib_portid_t *to, unsigned int attr,
+		   unsigned int mod, uint8_t *buf, int *status)
+{
+	ib_portid_t id = *to;
+
+	*status = 0;
+	v->st.smps++;
+	memset(buf, 0, IB_SMP_DATA_SIZE);
+	if (smp_query_status_via(buf, &id, attr, mod, 0, status, v->mad))
+		return 0;
+	return *status ? -EPROTO : -ETIMEDOUT;
+}
+
+static const char *smp_error(int ret, int status, char *buf, size_t len)
+{
+	if (ret == -EPROTO)
+		snprintf(buf, len, "MAD status 0x%x", status);
+	else
+		snprintf(buf, len, "no answer");
+	return buf;
+}
+
+/* Switch s's LFT, blocks up to its LinearFDBTop; LIDs above it drop. */
+static int read_lft(struct ibv *v, uint32_t s, char *err, size_t len)
+{
+	uint32_t n = v->t.sw_node[s];
+	ibnd_node_t *nd = v->node[n];
+	uint8_t buf[IB_SMP_DATA_SIZE], *row = rt_lft(&v->t, s);
+	unsigned int fdbtop, top, b, i, lid;
+	int ret, status;
+	char why[32];
+
+	fdbtop = mad_get_field(nd->switchinfo, 0, IB_SW_LINEAR_FDB_TOP_F);
+	top = fdbtop < v->t.top ? fdbtop : v->t.top;
+	if (fdbtop < v->t.top)
+		v->st.short_lft++;
+	for (b = 0; b <= top / 64; b++) {
+		ret = smp_get(v, &nd->path_portid, IB_ATTR_LINEARFORWTBL, b,
+			      buf, &status);
+		if (ret) {
+			snprintf(err, len, "cannot read LFT block %u of switch 0x%016" PRIx64 " ('%s'): %s",
+				 b, nd->guid, node_name(v, n),
+				 smp_error(ret, status, why, sizeof(why)));
+			return ret;
+		}
+		for (i = 0; i < 64 && (lid = b * 64 + i) <= top; i++)
+			row[lid] = buf[i];
+	}
+	return 0;
+}
+
+int ibv_read_lfts(struct ibv *v, char *err, size_t len)
+{
+	uint32_t s;
+	int ret;
+
+	for (s = 0; s < v->t.nsw; s++)
+		if ((ret = read_lft(v, s, err, len)))
+			return ret;
+	return 0;
+}
+
+static void store_sl2vl(uint8_t *e, uint64_t map)
+{
+	unsigned int sl;
+
+	for (sl = 0; sl < NSL; sl++)
+		e[sl] = map >> (60 - 4 * sl) & VLE_VL;
+}
+
+/*
+ * One SL2VL table into e.  A port that refuses the attribute and does not
+ * claim SL mapping sends every SL on VL 0, as the IBA says; any other
+ * failure is an error.
+ */
+static int read_one_sl2vl(struct ibv *v, ib_portid_t *to, unsigned int mod,
+			  bool sl_map, uint8_t *e, int *status)
+{
+	uint8_t buf[IB_SMP_DATA_SIZE];
+	int ret;
+
+	ret = smp_get(v, to, IB_ATTR_SLVL_TABLE, mod, buf, status);
+	if (ret == -EPROTO && !sl_map) {
+		memset(e, 0, NSL);
+		v->st.no_sl_map++;
+		return 0;
+	}
+	if (ret)
+		return ret;
+	store_sl2vl(e, mad_get_field64(buf, 0, IB_SLTOVL_MAPPING_TABLE_F));
+	v->st.sl2vl_tables++;
+	return 0;
+}
+
+static bool has_sl_map(const ibnd_port_t *p)
+{
+	return p && pi_field(p, IB_PORT_CAPMASK_F) & CAP_SL_MAP;
+}
+
+/* Switch n's tables for every pair of linked ports. */
+static int read_sw_sl2vl(struct ibv *v, uint32_t n, char *err, size_t len)
+{
+	const struct fabric *f = v->f;
+	ibnd_node_t *nd = v->node[n];
+	unsigned int np = f->nodes[n].nports, in, out;
+	bool sl_map = has_sl_map(nd->ports[0]);
+	int ret, status;
+	char why[32];
+
+	for (in = 1; in <= np; in++) {
+		if (fab_port(f, n, in)->peer == FAB_NONE)
+			continue;
+		for (out = 1; out <= np; out++) {
+			uint8_t *e = v->vle + v->vle_off[n] +
+				     ((size_t)in * (np + 1) + out) * NSL;
+
+			if (fab_port(f, n, out)->peer == FAB_NONE)
+				continue;
+			ret = read_one_sl2vl(v, &nd->path_portid,
+					     in << 8 | out, sl_map, e, &status);
+			if (ret) {
+				snprintf(err, len, "cannot read SL2VL in %u out %u of switch 0x%016" PRIx64 " ('%s'): %s",
+					 in, out, nd->guid, node_name(v, n),
+					 smp_error(ret, status, why,
+						   sizeof(why)));
+				return ret;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * A directed route that enters CA n at port p: through the switch it is
+ * cabled to, so each port of a multi-port CA answers for itself.
+ */
+static int ca_route(const struct ibv *v, uint32_t n, unsigned int p,
+		    ib_portid_t *id)
+{
+	const struct fab_port *fp = fab_port(v->f, n, p);
+
+	if (!fab_is_sw(v->f, fp->peer)) {
+		*id = v->node[n]->path_portid;
+		return 0;
+	}
+	*id = v->node[fp->peer]->path_portid;
+	if (id->lid || id->drpath.cnt + 1 >= IB_SUBNET_PATH_HOPS_MAX)
+		return -E2BIG;
+	id->drpath.p[++id->drpath.cnt] = fp->peer_port;
+	return 0;
+}
+
+static int read_ca_sl2vl(struct ibv *v, uint32_t n, char *err, size_t len)
+{
+	ibnd_node_t *nd = v->node[n];
+	ib_portid_t id;
+	unsigned int p;
+	int ret, status = 0;
+	char why[32];
+
+	for (p = 1; p <= v->f->nodes[n].nports; p++) {
+		if (fab_port(v->f, n, p)->peer == FAB_NONE)
+			continue;
+		ret = ca_route(v, n, p, &id);
+		if (!ret)
+			ret = read_one_sl2vl(v, &id, 0, has_sl_map(nd->ports[p]),
+					     v->vle + v->vle_off[n] + p * NSL,
+					     &status);
+		if (ret) {
+			snprintf(err, len, "cannot read SL2VL of CA 0x%016" PRIx64 " ('%s') port %u: %s",
+				 nd->guid, node_name(v, n), p,
+				 ret == -E2BIG ? "no directed route" :
+				 smp_error(ret, status, why, sizeof(why)));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int ibv_read_sl2vl(struct ibv *v, char *err, size_t len)
+{
+	const struct fabric *f = v->f;
+	size_t n;
+	int ret;
+
+	for (n = 0; n < f->nnodes; n++) {
+		ret = fab_is_sw(f, n) ? read_sw_sl2vl(v, n, err, len) :
+					read_ca_sl2vl(v, n, err, len);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int ibv_sl2vl(const struct ibv *v, uint32_t n, unsigned int in,
+	      unsigned int out, unsigned int sl, size_t *slot)
+{
+	unsigned int np;
+	size_t i;
+
+	if (!v->f || n >= v->f->nnodes)
+		return -EINVAL;
+	np = v->f->nodes[n].nports;
+	if (in > np || out > np || sl >= NSL)
+		return -EINVAL;
+	if (fab_is_sw(v->f, n))
+		i = v->vle_off[n] + ((size_t)in * (np + 1) + out) * NSL + sl;
+	else
+		i = v->vle_off[n] + (size_t)out * NSL + sl;
+	if (v->vle[i] & VLE_UNREAD)
+		return -ENOENT;
+	if (slot)
+		*slot = i;
+	return v->vle[i] & VLE_VL;
+}
+
+size_t ibv_sl2vl_slots(const struct ibv *v)
+{
+	return v->nvle;
+}
+
+int ibv_sm_lid(struct ibv *v, unsigned int *lid)
+{
+	if (!v->sm.lid && (!v->mad ||
+			   ib_resolve_smlid_via(&v->sm, 0, v->mad) ||
+			   !v->sm.lid)) {
+		memset(&v->sm, 0, sizeof(v->sm));
+		return -EIO;
+	}
+	*lid = v->sm.lid;
+	return 0;
+}
+
+/*
+ * A Get, not one GetTable per source: umad2sim (ibsim) has no RMPP and
+ * cuts an SA answer at its first MAD.
+ */
+int ibv_path_record(struct ibv *v, unsigned int slid, unsigned int dlid,
+		    struct ibv_path *p)
+{
+	uint8_t buf[IB_SA_DATA_SIZE];
+	unsigned int lid;
+	ib_rpc_v1_t rpc;
+
+	if (ibv_sm_lid(v, &lid))
+		return -EIO;
+	memset(&rpc, 0, sizeof(rpc));
+	rpc.mgtclass = IB_SA_CLASS | IB_MAD_RPC_VERSION1;
+	rpc.method = IB_MAD_METHOD_GET;
+	rpc.attr.id = IB_SA_ATTR_PATHRECORD;
+	rpc.mask = PR_COMP_SLID | PR_COMP_DLID;
+	rpc.datasz = IB_SA_DATA_SIZE;
+	rpc.dataoffs = IB_SA_DATA_OFFS;
+	rpc.trid = mad_trid();
+	memset(buf, 0, sizeof(buf));
+	mad_set_field(buf, 0, IB_SA_PR_SLID_F, slid);
+	mad_set_field(buf, 0, IB_SA_PR_DLID_F, dlid);
+	v->st.sa_queries++;
+	if (!mad_rpc_rmpp(v->mad, (ib_rpc_t *)&rpc, &v->sm, NULL, buf))
+		return rpc.error ? -rpc.error : -ENOENT;
+	if (mad_get_field(buf, 0, IB_SA_PR_SLID_F) != slid ||
+	    mad_get_field(buf, 0, IB_SA_PR_DLID_F) != dlid)
+		return -EPROTO;
+	p->sl = mad_get_field(buf, 0, IB_SA_PR_SL_F);
+	p->mtu = buf[PR_MTU_BYTE] & PR_CODE_MASK;
+	p->rate = buf[PR_RATE_BYTE] & PR_CODE_MASK;
+	return 0;
+}
+
+/* A PerfMgt Get of attr for port (0: the class) of the switch at id. */
+static int pma_get(struct ibv *v, ib_portid_t *id, unsigned int port,
+		   unsigned int attr, uint8_t *buf, struct ibv_sample *s)
+{
+	s->queries++;
+	memset(buf, 0, IB_MAD_SIZE);
+	return pma_query_via(buf, id, port, 0, attr, v->mad) ? 0 : -EIO;
+}
+
+/*
+ * Switch n's linked ports into s->c from s->n on; on failure they are
+ * taken out again, so a switch is in a sample whole or not at all.
+ */
+static int read_switch_counters(struct ibv *v, uint32_t n,
+				struct ibv_sample *s)
+{
+	const struct fabric *f = v->f;
+	uint8_t buf[IB_MAD_SIZE];
+	size_t first = s->n;
+	unsigned int cap, p;
+	ib_portid_t id;
+	int ret;
+
+	memset(&id, 0, sizeof(id));
+	id.lid = fab_port(f, n, 0)->lid;
+	if (!id.lid)
+		return -EADDRNOTAVAIL;
+	ret = pma_get(v, &id, 0, CLASS_PORT_INFO, buf, s);
+	if (ret)
+		return ret;
+	cap = mad_get_field(buf, 0, IB_CPI_CAPMASK_F);
+	for (p = 1; p <= f->nodes[n].nports; p++) {
+		const struct fab_port *fp = fab_port(f, n, p);
+		struct ibv_ctr *c = &s->c[s->n];
+
+		if (fp->peer == FAB_NONE)
+			continue;
+		ret = pma_get(v, &id, p, IB_GSI_PORT_COUNTERS, buf, s);
+		if (ret)
+			goto out_drop;
+		*c = (struct ibv_ctr){
+			.guid = f->nodes[n].guid,
+			.peer_guid = f->nodes[fp->peer].guid,
+			.node = n, .peer = fp->peer,
+			.port = p, .peer_port = fp->peer_port,
+			.xmit_data = mad_get_field(buf, 0, IB_PC_XMT_BYTES_F),
+			.xmit_wait = mad_get_field(buf, 0, IB_PC_XMT_WAIT_F),
+		};
+		if (!(cap & PM_CAP_XMIT_WAIT))
+			c->flags |= IBV_CTR_NO_WAIT;
+		if (cap & (PM_CAP_EXT_WIDTH | PM_CAP_EXT_NOIETF)) {
+			ret = pma_get(v, &id, p, IB_GSI_PORT_COUNTERS_EXT, buf,
+				      s);
+			if (ret)
+				goto out_drop;
+			c->xmit_data = mad_get_field64(buf, 0,
+						       IB_PC_EXT_XMT_BYTES_F);
+			c->flags |= IBV_CTR_EXT;
+		}
+		c->t = now();
+		s->n++;
+	}
+	return 0;
+out_drop:
+	s->n = first;
+	return ret;
+}
+
+int ibv_read_counters(struct ibv *v, struct ibv_sample *s, char *err,
+		      size_t len)
+{
+	const struct fabric *f = v->f;
+	size_t links = 0, n;
+	unsigned int p;
+	double t0 = now();
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	if (!f) {
+		snprintf(err, len, "no fabric discovered");
+		return -EINVAL;
+	}
+	for (n = 0; n < f->nnodes; n++)
+		for (p = 1; fab_is_sw(f, n) && p <= f->nodes[n].nports; p++)
+			links += fab_port(f, n, p)->peer != FAB_NONE;
+	s->c = calloc(links + 1, sizeof(*s->c));
+	s->fail = calloc(f->nsw + 1, sizeof(*s->fail));
+	if (!s->c || !s->fail) {
+		ibv_sample_release(s);
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	for (n = 0; n < f->nnodes; n++) {
+		if (!fab_is_sw(f, n))
+			continue;
+		ret = read_switch_counters(v, n, s);
+		if (ret)
+			s->fail[s->nfail++] = (struct ibv_ctr_fail){
+				.guid = f->nodes[n].guid, .node = n,
+				.err = ret,
+			};
+	}
+	ibv_sample_sort(s);
+	s->seconds = now() - t0;
+	return 0;
+}
