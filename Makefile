@@ -78,9 +78,10 @@ $(B)/ibpoolroute: $(call obj,$(POOLROUTE_SRC)) $(B)/libpoold.a \
 	$(CC) $(LDFLAGS) -o $@ $^ -libnetdisc -libmad -libumad -ljson-c \
 		$(LDLIBS_CORE)
 
-$(B)/ibpoold: $(call obj,tools/ibpoold/main.c) $(B)/libpoold.a $(B)/libgpcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ -libverbs -liniparser -ljson-c -lpthread \
-		$(LDLIBS_CORE)
+$(B)/ibpoold: $(call obj,tools/ibpoold/main.c) $(B)/libpoold.a \
+		$(B)/libibview.a $(B)/libgpcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ -libnetdisc -libmad -libumad -libverbs \
+		-liniparser -ljson-c -lpthread $(LDLIBS_CORE)
 
 $(B)/ibtopogen: $(call obj,$(TOPOGEN_SRC)) $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CORE)

@@ -22,6 +22,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "live.h"
 #include "log.h"
 #include "ops.h"
 
@@ -31,6 +32,8 @@
 struct args {
 	const char *config;
 	const char *net;	/* offline source; NULL: live */
+	const char *ca;		/* live: local CA, NULL the first */
+	unsigned int port;	/* live: its port, 0 the first active */
 	unsigned int lmc;
 	enum rt_engine_id engine;
 	bool daemon;
@@ -52,6 +55,8 @@ static const struct opt opts[] = {
 	{ "net", 1, 'n', "FILE", "offline: route this ibsim net file instead of reading the live fabric" },
 	{ "lmc", 1, 'l', "N", "offline: LIDs per CA port are 2^N, 0-7 (0)" },
 	{ "engine", 1, 'e', "NAME", "offline: auto, fattree, torus, dragonfly or updown (auto)" },
+	{ "Ca", 1, 'C', "CA", "live: local CA to read the fabric through (the first)" },
+	{ "Port", 1, 'P', "PORT", "live: its port (the first active)" },
 	{ "daemon", 0, 'd', NULL, "detach once serving; log to syslog" },
 	{ "pid-file", 1, 'p', "FILE", "with --daemon: write the pid there" },
 	{ "print-host", 0, 'H', NULL, "print this machine's [host] section from its RDMA ports and exit" },
@@ -119,6 +124,19 @@ static int parse(int argc, char **argv, struct args *a)
 				return 2;
 			}
 			break;
+		case 'C':
+			a->ca = optarg;
+			break;
+		case 'P':
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || !v ||
+			    v > FAB_MAX_PORTS) {
+				fprintf(stderr, PROG ": bad port '%s'\n", optarg);
+				return 2;
+			}
+			a->port = v;
+			break;
 		case 'd':
 			a->daemon = true;
 			break;
@@ -156,6 +174,10 @@ static int parse(int argc, char **argv, struct args *a)
 	}
 	if ((a->lmc || a->engine != RT_ENGINE_AUTO) && !a->net) {
 		fprintf(stderr, PROG ": --lmc and --engine need --net (the live fabric has its own)\n");
+		return 2;
+	}
+	if ((a->ca || a->port) && a->net) {
+		fprintf(stderr, PROG ": --Ca and --Port read the live fabric, not --net\n");
 		return 2;
 	}
 	return 0;
@@ -346,21 +368,123 @@ static void server_log(void *ctx, const char *msg)
 	poold_log(LOG_NOTICE, "client: %s", msg);
 }
 
-/* Serve until SIGTERM or SIGINT; timers on this thread. */
-static void serve(struct poold *d, const sigset_t *sigs)
+static double mono(void)
 {
-	struct timespec ts = { TICK_MS / 1000, (TICK_MS % 1000) * 1000000L };
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * The plugin's routed_generation from its state, or -1 when it does not
+ * answer (then the routing is taken as unchanged).
+ */
+static int64_t routed_generation(const char *sm_socket)
+{
+	json_object *req = json_object_new_object(), *reply = NULL;
+	char err[256];
+	int64_t gen = -1;
+
+	if (req && !sm_json_add(req, "op", json_object_new_string("state")) &&
+	    !sm_call(sm_socket, req, &reply, 1000, err, sizeof(err)) &&
+	    json_object_get_boolean(json_object_object_get(reply, "ok")))
+		gen = json_object_get_int64(
+			json_object_object_get(reply, "routed_generation"));
+	json_object_put(reply);
+	json_object_put(req);
+	return gen;
+}
+
+/* A new discovery and LFTs in place of the view; logged on failure. */
+static void refresh(struct poold *d, struct pool_live *live, const char *why)
+{
+	struct pool_view *v, *old;
+	char err[512];
+
+	if (pool_live_view(live, &v, err, sizeof(err))) {
+		poold_log(LOG_WARNING, "fabric refresh (%s): %s; keeping the last view",
+			  why, err);
+		return;
+	}
+	if (poold_swap_view(d, v, &old, err, sizeof(err)))
+		poold_log(LOG_WARNING, "fabric refresh (%s): %s; keeping the last view",
+			  why, err);
+	else
+		poold_log(LOG_INFO, "fabric refreshed (%s): %zu switches, %zu CAs, LMC %u",
+			  why, v->fab->nsw, v->fab->nca, v->lmc);
+	pool_view_free(old);
+}
+
+/*
+ * Live telemetry: counters into link loads, and a new view when links
+ * came or went or the SM routed again.
+ */
+static void telemetry(struct poold *d, struct pool_live *live,
+		      int64_t *routed)
+{
+	int64_t gen = routed_generation(d->cfg->sm_socket);
+	char err[512];
+	int ret;
+
+	if (gen >= 0 && *routed >= 0 && gen != *routed) {
+		*routed = gen;
+		refresh(d, live, "the SM routed again");
+		return;
+	}
+	if (gen >= 0)
+		*routed = gen;
+	ret = pool_live_sample(live, err, sizeof(err));
+	if (ret < 0) {
+		poold_log(LOG_WARNING, "counters: %s", err);
+		return;
+	}
+	if (ret > 0) {
+		refresh(d, live, "links came or went");
+		return;
+	}
+	pthread_mutex_lock(&d->lock);
+	pool_live_apply(live, d->view);
+	pthread_mutex_unlock(&d->lock);
+}
+
+/*
+ * Serve until SIGTERM or SIGINT; timers on this thread: expiry and
+ * compaction every second, live telemetry every telemetry_interval_ms.
+ */
+static void serve(struct poold *d, struct pool_live *live,
+		  const sigset_t *sigs)
+{
+	unsigned int ms = d->cfg->telemetry_interval_ms;
+	struct timespec ts;
+	double next_tick = mono(), next_tele = mono(), t, wait;
+	int64_t routed = live ? routed_generation(d->cfg->sm_socket) : -1;
 	siginfo_t si;
 	int sig;
 
 	for (;;) {
+		t = mono();
+		if (t >= next_tick) {
+			poold_tick(d, false);
+			next_tick = t + TICK_MS / 1000.0;
+		}
+		if (live && t >= next_tele) {
+			telemetry(d, live, &routed);
+			next_tele = mono() + ms / 1000.0;
+		}
+		wait = next_tick - mono();
+		if (live && next_tele - mono() < wait)
+			wait = next_tele - mono();
+		if (wait < 0.001)
+			wait = 0.001;
+		ts.tv_sec = (time_t)wait;
+		ts.tv_nsec = (long)((wait - ts.tv_sec) * 1e9);
 		sig = sigtimedwait(sigs, &si, &ts);
 		if (sig == SIGTERM || sig == SIGINT) {
 			poold_log(LOG_INFO, "%s: stopping",
 				  sig == SIGTERM ? "SIGTERM" : "SIGINT");
 			return;
 		}
-		poold_tick(d, false);
 	}
 }
 
@@ -369,10 +493,11 @@ static int run(const struct args *a)
 	struct sm_server_config sc = { 0 };
 	struct pool_config cfg;
 	struct pool_view *view = NULL;
+	struct pool_live *live = NULL;
 	struct poold_relay *relay = NULL;
 	struct sm_server *srv = NULL;
 	struct pool *pool = NULL;
-	struct poold d;
+	struct poold d = { 0 };
 	sigset_t sigs;
 	char err[1024];
 	int ready = -1, ret;
@@ -391,14 +516,17 @@ static int run(const struct args *a)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (a->net)
+	if (a->net) {
 		ret = pool_view_offline(a->net, a->lmc, a->engine, &view, err,
 					sizeof(err));
-	else
-		ret = pool_view_live(NULL, 0, &view, err, sizeof(err));
+	} else {
+		ret = pool_live_open(a->ca, a->port, &live, err, sizeof(err));
+		if (!ret)
+			ret = pool_live_view(live, &view, err, sizeof(err));
+	}
 	if (ret) {
 		poold_log(LOG_ERR, "%s", err);
-		goto out_cfg;
+		goto out_view;
 	}
 	poold_log(LOG_INFO, "fabric: %s: %s, engine %s, %zu switches, %zu CAs, LMC %u",
 		  view->source, view->route.topology, view->route.engine,
@@ -464,7 +592,7 @@ static int run(const struct args *a)
 		detached(ready);
 		ready = -1;
 	}
-	serve(&d, &sigs);
+	serve(&d, live, &sigs);
 	ret = 0;
 	if (a->pid_file)
 		unlink(a->pid_file);
@@ -480,8 +608,8 @@ out_relay:
 out_pool:
 	pool_free(pool);
 out_view:
-	pool_view_free(view);
-out_cfg:
+	pool_view_free(d.view ? d.view : view);
+	pool_live_close(live);
 	pool_config_release(&cfg);
 	return ret ? 1 : 0;
 }

@@ -232,34 +232,34 @@ static void post_jobs(struct poold *d)
 		poold_log(LOG_ERR, "relay: out of memory, the plugin's job table is behind");
 }
 
-int poold_init(struct poold *d, const struct pool_config *cfg,
-	       struct pool *pool, struct pool_view *view,
-	       struct poold_relay *relay, char *err, size_t len)
+/*
+ * Make view d's: the host tree and every configured HCA's port in it,
+ * loads charged again.  On error d keeps its view.
+ */
+static int bind_view(struct poold *d, struct pool_view *view, char *err,
+		     size_t len)
 {
-	size_t h, n = 0;
+	const struct pool_config *cfg = d->cfg;
+	struct pool_tree tree;
 	unsigned int r;
+	size_t h;
 	int ret;
 
-	memset(d, 0, sizeof(*d));
-	d->cfg = cfg;
-	d->pool = pool;
-	d->view = view;
-	d->relay = relay;
-	d->now = time;
-	for (h = 0; h < cfg->nhosts; h++)
-		n += cfg->hosts[h].nhca;
-	d->hcas = calloc(n + 1, sizeof(*d->hcas));
-	d->port = calloc(n + 1, sizeof(*d->port));
-	d->hoff = calloc(cfg->nhosts + 1, sizeof(*d->hoff));
-	d->byname = calloc(cfg->nhosts + 1, sizeof(*d->byname));
-	if (!d->hcas || !d->port || !d->hoff || !d->byname) {
+	ret = pool_tree_build(view->fab, &tree, err, len);
+	if (ret)
+		return ret;
+	ret = pool_tree_bind(&tree, cfg);
+	if (ret) {
 		snprintf(err, len, "out of memory");
-		ret = -ENOMEM;
-		goto out_free;
+		pool_tree_release(&tree);
+		return ret;
 	}
+	pool_tree_release(&d->tree);
+	d->tree = tree;
+	d->view = view;
+	d->nhcas = 0;
 	for (h = 0; h < cfg->nhosts; h++) {
 		d->hoff[h] = d->nhcas;
-		d->byname[h] = h;
 		for (r = 0; r < cfg->hosts[h].nhca; r++) {
 			const struct pool_hca *x = &cfg->hosts[h].hca[r];
 			struct poold_hca *e = &d->hcas[d->nhcas++];
@@ -278,20 +278,42 @@ int poold_init(struct poold *d, const struct pool_config *cfg,
 		}
 	}
 	qsort(d->hcas, d->nhcas, sizeof(*d->hcas), cmp_hca);
-	qsort_r(d->byname, cfg->nhosts, sizeof(*d->byname), cmp_host,
-		(void *)cfg);
-	ret = pool_tree_build(view->fab, &d->tree, err, len);
-	if (ret)
-		goto out_free;
-	ret = pool_tree_bind(&d->tree, cfg);
-	if (ret) {
-		snprintf(err, len, "out of memory");
-		pool_tree_release(&d->tree);
-		goto out_free;
-	}
-	pthread_mutex_init(&d->lock, NULL);
 	d->loads_stale = true;
 	fresh_loads(d);
+	return 0;
+}
+
+int poold_init(struct poold *d, const struct pool_config *cfg,
+	       struct pool *pool, struct pool_view *view,
+	       struct poold_relay *relay, char *err, size_t len)
+{
+	size_t h, n = 0;
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	d->cfg = cfg;
+	d->pool = pool;
+	d->relay = relay;
+	d->now = time;
+	for (h = 0; h < cfg->nhosts; h++)
+		n += cfg->hosts[h].nhca;
+	d->hcas = calloc(n + 1, sizeof(*d->hcas));
+	d->port = calloc(n + 1, sizeof(*d->port));
+	d->hoff = calloc(cfg->nhosts + 1, sizeof(*d->hoff));
+	d->byname = calloc(cfg->nhosts + 1, sizeof(*d->byname));
+	if (!d->hcas || !d->port || !d->hoff || !d->byname) {
+		snprintf(err, len, "out of memory");
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	for (h = 0; h < cfg->nhosts; h++)
+		d->byname[h] = h;
+	qsort_r(d->byname, cfg->nhosts, sizeof(*d->byname), cmp_host,
+		(void *)cfg);
+	ret = bind_view(d, view, err, len);
+	if (ret)
+		goto out_free;
+	pthread_mutex_init(&d->lock, NULL);
 	post_jobs(d);
 	return 0;
 out_free:
@@ -299,6 +321,20 @@ out_free:
 	free(d->hoff);
 	free(d->port);
 	free(d->hcas);
+	return ret;
+}
+
+int poold_swap_view(struct poold *d, struct pool_view *view,
+		    struct pool_view **old, char *err, size_t len)
+{
+	int ret;
+
+	pthread_mutex_lock(&d->lock);
+	*old = d->view;
+	ret = bind_view(d, view, err, len);
+	if (ret)
+		*old = view;
+	pthread_mutex_unlock(&d->lock);
 	return ret;
 }
 

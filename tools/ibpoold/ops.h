@@ -64,6 +64,14 @@ int poold_init(struct poold *d, const struct pool_config *cfg,
 	       struct poold_relay *relay, char *err, size_t len);
 void poold_release(struct poold *d);
 
+/*
+ * Replace the view (a new discovery): HCAs found again, the host tree
+ * rebuilt, allocation loads charged on the new paths.  *old is the view
+ * to free: the previous one, or view itself when it was refused.
+ */
+int poold_swap_view(struct poold *d, struct pool_view *view,
+		    struct pool_view **old, char *err, size_t len);
+
 /* The sm_handler_fn of the pool socket; ctx is the struct poold. */
 int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
 		 json_object **reply);

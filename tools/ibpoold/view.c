@@ -16,24 +16,20 @@
 /* Offline paths: the net file has no MTU, and 4096 is what IB allows. */
 #define VIEW_DEFAULT_MTU 4096
 
-int pool_view_build(struct fabric *f, unsigned int lmc, enum rt_engine_id e,
-		    const char *source, struct pool_view **out, char *err,
-		    size_t len)
+/* A view of f (owned from here, also on error), without routing yet. */
+static struct pool_view *view_new(struct fabric *f, const char *source,
+				  char *err, size_t len)
 {
-	struct pool_view *v;
-	size_t n;
+	struct pool_view *v = calloc(1, sizeof(*v));
 	unsigned int p;
-	int ret;
+	size_t n;
 
-	*out = NULL;
-	v = calloc(1, sizeof(*v));
 	if (!v) {
 		fab_free(f);
 		snprintf(err, len, "out of memory");
-		return -ENOMEM;
+		return NULL;
 	}
 	v->fab = f;
-	v->lmc = lmc;
 	v->subnet_prefix = POOL_GID_PREFIX;
 	snprintf(v->source, sizeof(v->source), "%s", source);
 	v->port_node = calloc(f->nports + 1, sizeof(*v->port_node));
@@ -41,12 +37,27 @@ int pool_view_build(struct fabric *f, unsigned int lmc, enum rt_engine_id e,
 	v->meas = calloc(f->nports + 1, sizeof(*v->meas));
 	if (!v->port_node || !v->alloc || !v->meas) {
 		snprintf(err, len, "out of memory");
-		ret = -ENOMEM;
-		goto out_free;
+		pool_view_free(v);
+		return NULL;
 	}
 	for (n = 0; n < f->nnodes; n++)
 		for (p = 0; p <= f->nodes[n].nports; p++)
 			v->port_node[f->nodes[n].port0 + p] = n;
+	return v;
+}
+
+int pool_view_build(struct fabric *f, unsigned int lmc, enum rt_engine_id e,
+		    const char *source, struct pool_view **out, char *err,
+		    size_t len)
+{
+	struct pool_view *v;
+	int ret;
+
+	*out = NULL;
+	v = view_new(f, source, err, len);
+	if (!v)
+		return -ENOMEM;
+	v->lmc = lmc;
 	ret = fab_assign_lids(f, lmc);
 	if (ret) {
 		snprintf(err, len, "%s: LIDs with LMC %u: %s", source, lmc,
@@ -82,14 +93,42 @@ int pool_view_offline(const char *net, unsigned int lmc, enum rt_engine_id e,
 	return pool_view_build(f, lmc, e, src, out, err, len);
 }
 
-int pool_view_live(const char *ca, unsigned int port, struct pool_view **out,
-		   char *err, size_t len)
+int pool_view_adopt(struct fabric *f, const struct rt_tables *t,
+		    const char *source, struct pool_view **out, char *err,
+		    size_t len)
 {
-	(void)ca;
-	(void)port;
+	struct pool_view *v;
+	unsigned int p;
+	size_t n;
+	int ret;
+
 	*out = NULL;
-	snprintf(err, len, "live fabric view not built (run with --net FILE)");
-	return -ENOSYS;
+	v = view_new(f, source, err, len);
+	if (!v)
+		return -ENOMEM;
+	ret = rt_tables_init(&v->rt, f);
+	if (ret) {
+		snprintf(err, len, "out of memory");
+		goto out_free;
+	}
+	if (v->rt.nsw != t->nsw || v->rt.top != t->top) {
+		snprintf(err, len, "%s: tables of another fabric (%u switches, top LID %u; the fabric has %u, %u)",
+			 source, t->nsw, t->top, v->rt.nsw, v->rt.top);
+		ret = -EINVAL;
+		goto out_free;
+	}
+	memcpy(v->rt.lft, t->lft, (size_t)t->nsw * (t->top + 1));
+	for (n = 0; n < f->nnodes; n++)
+		for (p = 1; p <= f->nodes[n].nports && !fab_is_sw(f, n); p++)
+			if (fab_port(f, n, p)->lmc > v->lmc)
+				v->lmc = fab_port(f, n, p)->lmc;
+	snprintf(v->route.topology, sizeof(v->route.topology), "live");
+	snprintf(v->route.engine, sizeof(v->route.engine), "the SM's");
+	*out = v;
+	return 0;
+out_free:
+	pool_view_free(v);
+	return ret;
 }
 
 void pool_view_free(struct pool_view *v)
@@ -283,6 +322,9 @@ void pool_view_attr(const struct pool_view *v, uint32_t src,
 	unsigned int i;
 	double r;
 
+	if (v->path_attr &&
+	    !v->path_attr(v->path_ctx, f->ports[src].lid, p->dlid, a))
+		return;
 	a->sl = t->vl ? t->vl->path_sl(t, f->ports[src].lid, p->dlid) : 0;
 	a->mtu = VIEW_DEFAULT_MTU;
 	a->rate = 0;

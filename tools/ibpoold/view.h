@@ -20,6 +20,8 @@
 #define POOL_PATH_MAX 64	/* links on one path, both CA links included */
 #define POOL_GID_PREFIX 0xfe80000000000000ULL	/* default subnet prefix */
 
+struct pool_path_attr;
+
 /*
  * A directed link is named by the port it leaves: an index into
  * fab->ports.  Loads are per such index: alloc[] counts the allocation
@@ -38,6 +40,15 @@ struct pool_view {
 	uint32_t *port_node;	/* port index -> node */
 	double *alloc;
 	double *meas;
+	/*
+	 * The live source's path records (SL, MTU, rate from the SA), or
+	 * NULL: then from the routing's path_sl and the ports.  Nonzero
+	 * return falls back the same way.
+	 */
+	int (*path_attr)(void *ctx, unsigned int slid, unsigned int dlid,
+			 struct pool_path_attr *a);
+	void *path_ctx;
+	uint64_t epoch;		/* the live discovery it came from */
 };
 
 /* A path from a CA port towards a LID: the links it leaves, in order. */
@@ -62,17 +73,18 @@ int pool_view_build(struct fabric *f, unsigned int lmc, enum rt_engine_id e,
 		    const char *source, struct pool_view **out, char *err,
 		    size_t len);
 
+/*
+ * Take f (owned from here, also on error) with the routing t of a fabric
+ * of the same nodes in the same order (the live source's copy), LFT rows
+ * copied.  -EINVAL when t does not fit f.
+ */
+int pool_view_adopt(struct fabric *f, const struct rt_tables *t,
+		    const char *source, struct pool_view **out, char *err,
+		    size_t len);
+
 /* The offline source: an ibsim net file, routed here. */
 int pool_view_offline(const char *net, unsigned int lmc, enum rt_engine_id e,
 		      struct pool_view **out, char *err, size_t len);
-
-/*
- * The live source: discovery, LFTs and path records through the live
- * module.  Until that module is merged this is -ENOSYS with "live fabric
- * view not built" in err.
- */
-int pool_view_live(const char *ca, unsigned int port, struct pool_view **out,
-		   char *err, size_t len);
 
 void pool_view_free(struct pool_view *v);
 
