@@ -470,9 +470,15 @@ static int alloc_fields(const struct poold *d, const struct pool_alloc *a,
 	gpus = json_object_new_array();
 	if (sm_json_add(o, "gpus", gpus))
 		return -ENOMEM;
-	for (g = 0; g < a->ngpus; g++)
-		if (json_object_array_add(gpus, gpu_json(d, a, cp, ncp, g)))
+	for (g = 0; g < a->ngpus; g++) {
+		json_object *x = gpu_json(d, a, cp, ncp, g);
+
+		/* json-c would add a NULL as a JSON null */
+		if (!x || json_object_array_add(gpus, x)) {
+			json_object_put(x);
 			return -ENOMEM;
+		}
+	}
 	return 0;
 }
 
