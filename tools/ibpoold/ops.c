@@ -383,6 +383,12 @@ static int add_int(json_object *o, const char *k, int64_t v)
 	return sm_json_add(o, k, json_object_new_int64(v));
 }
 
+/* A JSON null (sm_json_add() takes NULL for a failed allocation). */
+static int add_null(json_object *o, const char *k)
+{
+	return json_object_object_add(o, k, NULL) ? -ENOMEM : 0;
+}
+
 /* "fe80:0000:0000:0000:0002:c903:0000:0002": prefix and port GUID. */
 static void gid_string(uint64_t prefix, uint64_t guid, char *buf, size_t len)
 {
@@ -418,7 +424,7 @@ static json_object *gpu_json(const struct poold *d, const struct pool_alloc *a,
 		goto out_put;
 	if (gpu_paths(d, a, cp, ncp, g, &src, &dst, &f, &r)) {
 		/* The fabric changed under the allocation: say so. */
-		if (sm_json_add(o, "path", NULL))
+		if (add_null(o, "path"))
 			goto out_put;
 		return o;
 	}
@@ -427,7 +433,9 @@ static json_object *gpu_json(const struct poold *d, const struct pool_alloc *a,
 		goto out_put;
 	gid_string(v->subnet_prefix, v->fab->ports[dst].guid, buf, sizeof(buf));
 	pool_view_attr(v, src, &f, &at);
-	if (add_str(o, "gid", buf) || add_int(o, "sl", at.sl) ||
+	if (add_str(o, "gid", buf) ||
+	    (at.sl == POOL_SL_UNKNOWN ? add_null(o, "sl") :
+	     add_int(o, "sl", at.sl)) ||
 	    add_int(o, "mtu", at.mtu) ||
 	    sm_json_add(o, "rate", json_object_new_double(at.rate)))
 		goto out_put;
@@ -876,7 +884,7 @@ static int op_status(struct poold *d, const struct sm_peer *p,
 	    add_int(fab, "hcas_missing", missing))
 		return -ENOMEM;
 	if (!d->relay)
-		return sm_json_add(reply, "relay", NULL);
+		return add_null(reply, "relay");
 	poold_relay_status(d->relay, &st);
 	rel = json_object_new_object();
 	if (sm_json_add(reply, "relay", rel) ||

@@ -325,7 +325,11 @@ void pool_view_attr(const struct pool_view *v, uint32_t src,
 	if (v->path_attr &&
 	    !v->path_attr(v->path_ctx, f->ports[src].lid, p->dlid, a))
 		return;
-	a->sl = t->vl ? t->vl->path_sl(t, f->ports[src].lid, p->dlid) : 0;
+	if (v->path_attr)
+		a->sl = POOL_SL_UNKNOWN;
+	else
+		a->sl = t->vl ? t->vl->path_sl(t, f->ports[src].lid,
+					       p->dlid) : 0;
 	a->mtu = VIEW_DEFAULT_MTU;
 	a->rate = 0;
 	for (i = 0; i < p->n; i++) {

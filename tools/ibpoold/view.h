@@ -58,9 +58,12 @@ struct pool_path {
 	uint32_t link[POOL_PATH_MAX];
 };
 
+/* SL not known: the live source's SA was not asked (busy); never guess 0. */
+#define POOL_SL_UNKNOWN 0xffu
+
 /* What a client needs to address a path. */
 struct pool_path_attr {
-	unsigned int sl;
+	unsigned int sl;	/* or POOL_SL_UNKNOWN */
 	unsigned int mtu;	/* bytes */
 	double rate;		/* Gb/s: the slowest link */
 };
@@ -135,7 +138,12 @@ void pool_view_charge(struct pool_view *v, const struct pool_path *p,
 /* Forget every allocation load (before charging them all again). */
 void pool_view_clear_alloc(struct pool_view *v);
 
-/* SL of (SLID of src, p->dlid), MTU and rate of path p from src. */
+/*
+ * SL of (SLID of src, p->dlid), MTU and rate of path p from src: the
+ * live source's path record, else the routing's path_sl and the ports;
+ * POOL_SL_UNKNOWN when the live source could not answer (the SL matters
+ * on tori and dragonflies: a guess could close a credit loop).
+ */
 void pool_view_attr(const struct pool_view *v, uint32_t src,
 		    const struct pool_path *p, struct pool_path_attr *a);
 

@@ -132,9 +132,10 @@ static void print_alloc(json_object *a)
 	for (i = 0; i < len_of(gpus); i++) {
 		g = json_object_array_get_idx(gpus, i);
 		path = arr(g, "path");
-		printf("  %-12s gpu %-2" PRId64 " port %s DLID %" PRId64 " SL %" PRId64 " MTU %" PRId64 " rate %g load %.3f\n",
+		/* "-": SL not known (null), never shown as 0 */
+		printf("  %-12s gpu %-2" PRId64 " port %s DLID %" PRId64 " SL %s MTU %" PRId64 " rate %g load %.3f\n",
 		       str(g, "host"), num(g, "gpu"), str(g, "port_guid"),
-		       num(g, "dlid"), num(g, "sl"), num(g, "mtu"),
+		       num(g, "dlid"), str(g, "sl"), num(g, "mtu"),
 		       dbl(g, "rate"), dbl(g, "load"));
 		printf("  %-12s GID %s path", "", str(g, "gid"));
 		if (!path)
