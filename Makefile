@@ -7,6 +7,7 @@ LIBDIR ?= $(shell dpkg-architecture -qDEB_HOST_MULTIARCH >/dev/null 2>&1 && echo
 BINDIR ?= $(PREFIX)/bin
 SYSCONFDIR ?= /etc
 MANDIR ?= $(PREFIX)/share/man
+UNITDIR ?= $(PREFIX)/lib/systemd/system
 
 CC ?= cc
 FUZZ_CC ?= clang
@@ -35,7 +36,7 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 CORE_OBJ := $(call obj,$(CORE_SRC))
 
-PROGS := $(B)/libgpuaware.so $(B)/ibpoolroute $(B)/ibtopogen
+PROGS := $(B)/libgpuaware.so $(B)/ibpoolroute $(B)/ibtopogen $(B)/ibpoold
 
 .PHONY: all check check-sanitize check-unit check-ibsim demo bench install \
 	uninstall clean deps headers fuzz fuzz-smoke FORCE
@@ -77,6 +78,11 @@ $(B)/ibpoolroute: $(call obj,$(POOLROUTE_SRC)) $(B)/libpoold.a \
 	$(CC) $(LDFLAGS) -o $@ $^ -libnetdisc -libmad -libumad -ljson-c \
 		$(LDLIBS_CORE)
 
+$(B)/ibpoold: $(call obj,tools/ibpoold/main.c) $(B)/libpoold.a \
+		$(B)/libibview.a $(B)/libgpcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ -libnetdisc -libmad -libumad -libverbs \
+		-liniparser -ljson-c -lpthread $(LDLIBS_CORE)
+
 $(B)/ibtopogen: $(call obj,$(TOPOGEN_SRC)) $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CORE)
 
@@ -87,6 +93,11 @@ $(B)/unit-tests: $(call obj,$(UNIT_SRC)) $(UNIT_PLUGIN) $(B)/libpoold.a \
 		$(B)/libibview.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lcunit -liniparser -ljson-c -lpthread \
 		$(LDLIBS_CORE)
+
+# ibpoold's load generator for tests/bench/poold.sh; built by check so it
+# stays compilable.
+$(B)/poold-load: $(call obj,tests/bench/poold-load.c)
+	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
 
 # The fuzz target builds its sources itself, instrumented for libFuzzer.
 FUZZ_SRC := tests/fuzz/fuzz_proto.c sm/proto.c sm/hints.c sm/durable.c
@@ -110,7 +121,8 @@ deps:
 
 # Every public header compiles on its own.
 headers:
-	@for h in $(wildcard topology/*.h routing/*.h sm/*.h tools/ibpoold/*.h tools/live/*.h); do \
+	@for h in $(wildcard topology/*.h routing/*.h sm/*.h tools/ibpoold/*.h \
+		tools/live/*.h); do \
 		echo "#include \"$$h\"" | $(CC) $(CPPFLAGS) -std=c11 $(WARN) \
 			-x c -fsyntax-only - || exit 1; done
 
@@ -121,7 +133,7 @@ check-ibsim: all
 	tests/ibsim/run-all.sh $(B)
 
 check: deps
-	$(MAKE) all headers $(B)/unit-tests
+	$(MAKE) all headers $(B)/unit-tests $(B)/poold-load
 	tests/run-check.sh $(B)
 
 check-sanitize: deps
@@ -140,17 +152,23 @@ install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) \
 		$(DESTDIR)$(SYSCONFDIR)/opensm $(DESTDIR)$(MANDIR)/man1
 	install -m 0644 $(B)/libgpuaware.so $(DESTDIR)$(LIBDIR)/libgpuaware.so
-	install -m 0755 $(B)/ibpoolroute $(B)/ibtopogen $(DESTDIR)$(BINDIR)/
+	install -m 0755 $(B)/ibpoolroute $(B)/ibtopogen $(B)/ibpoold \
+		$(DESTDIR)$(BINDIR)/
 	install -m 0644 docs/ibpoolroute.1 docs/ibtopogen.1 \
 		$(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 plugins/opensm/gpuaware.conf \
 		$(DESTDIR)$(SYSCONFDIR)/opensm/gpuaware.conf.sample
+	install -d $(DESTDIR)$(UNITDIR)
+	sed 's|@BINDIR@|$(BINDIR)|' docs/ibpoold.service > \
+		$(DESTDIR)$(UNITDIR)/ibpoold.service
 	if [ -z "$(DESTDIR)" ]; then ldconfig; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libgpuaware.so \
 		$(DESTDIR)$(BINDIR)/ibpoolroute $(DESTDIR)$(BINDIR)/ibtopogen \
+		$(DESTDIR)$(BINDIR)/ibpoold \
 		$(DESTDIR)$(SYSCONFDIR)/opensm/gpuaware.conf.sample \
+		$(DESTDIR)$(UNITDIR)/ibpoold.service \
 		$(DESTDIR)$(MANDIR)/man1/ibpoolroute.1 \
 		$(DESTDIR)$(MANDIR)/man1/ibtopogen.1
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The whole suite: unit tests, offline CLI and Slurm hook tests, then
+# The whole suite: unit tests, offline CLI, Slurm hook and ibpoold tests, then
 # (unless --offline) the ibsim end-to-end tests.  Ends with one
 # "N passed, N failed" line.
 set -u
@@ -26,6 +26,7 @@ run() {
 run unit "$B/unit-tests"
 run offline tests/offline/t-cli.sh "$B"
 run slurm tests/offline/t-slurm.sh "$B"
+run poold tests/offline/t-poold.sh "$B"
 if [ "$MODE" != "--offline" ]; then
 	run ibsim tests/ibsim/run-all.sh "$B"
 fi

@@ -249,6 +249,21 @@ out_release:
 	return ret;
 }
 
+int pool_tree_bind(struct pool_tree *t, const struct pool_config *cfg)
+{
+	long *ti = malloc((cfg->nhosts + 1) * sizeof(*ti));
+	size_t h;
+
+	if (!ti)
+		return -ENOMEM;
+	for (h = 0; h < cfg->nhosts; h++)
+		ti[h] = pool_tree_host(t, cfg->hosts[h].name);
+	free(t->cfg_host);
+	t->cfg_host = ti;
+	t->cfg = cfg;
+	return 0;
+}
+
 void pool_tree_release(struct pool_tree *t)
 {
 	size_t h;
@@ -258,6 +273,7 @@ void pool_tree_release(struct pool_tree *t)
 	free(t->host);
 	free(t->grp);
 	free(t->host_sw);
+	free(t->cfg_host);
 	swg_release(&t->g);
 	memset(t, 0, sizeof(*t));
 }
@@ -280,15 +296,23 @@ struct elig {
 	double lload;		/* their summed load */
 };
 
-static int cmp_key(const void *a, const void *b)
+/*
+ * One stable counting sort of in into out by key (or leaf), values below
+ * range; cnt holds range + 1 counters.
+ */
+static void count_sort(const struct elig *in, struct elig *out, size_t n,
+		       bool leaf, uint32_t range, uint32_t *cnt)
 {
-	const struct elig *x = a, *y = b;
+	size_t i;
+	uint32_t k;
 
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	if (x->leaf != y->leaf)
-		return x->leaf < y->leaf ? -1 : 1;
-	return x->cfg < y->cfg ? -1 : x->cfg > y->cfg;
+	memset(cnt, 0, (range + 1) * sizeof(*cnt));
+	for (i = 0; i < n; i++)
+		cnt[(leaf ? in[i].leaf : in[i].key) + 1]++;
+	for (k = 0; k < range; k++)
+		cnt[k + 1] += cnt[k];
+	for (i = 0; i < n; i++)
+		out[cnt[leaf ? in[i].leaf : in[i].key]++] = in[i];
 }
 
 /* Fullest leaf first, then least loaded leaf, then host load, order. */
@@ -384,18 +408,36 @@ static void leaf_stats(struct elig *e, size_t n)
 	}
 }
 
+/*
+ * e comes in config order.  Each level orders it by group, then leaf,
+ * then config order: two stable counting sorts (leaf, then group) from
+ * that order, linear where a comparison sort was most of a query.
+ */
 static int place_tree(const struct pool_tree *t, struct elig *e, size_t ne,
 		      size_t need, struct pool_placement *pl)
 {
+	struct elig *base = malloc((ne + 1) * sizeof(*base));
+	struct elig *tmp = malloc((ne + 1) * sizeof(*tmp));
+	uint32_t range = 0, *cnt;
 	unsigned int l, g;
 	size_t i, j;
 	double ld;
-	int ret;
+	int ret = 0;
 
+	for (l = 0; l < t->nlevels; l++)
+		if (t->ngrp[l] > range)
+			range = t->ngrp[l];
+	cnt = malloc((range + 1) * sizeof(*cnt));
+	if (!base || !tmp || !cnt) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	memcpy(base, e, ne * sizeof(*e));
+	count_sort(base, tmp, ne, true, t->ngrp[0], cnt);
 	for (l = 0; l < t->nlevels; l++) {
 		for (i = 0; i < ne; i++)
-			e[i].key = t->grp[(size_t)l * t->nhosts + e[i].ti];
-		qsort(e, ne, sizeof(*e), cmp_key);
+			tmp[i].key = t->grp[(size_t)l * t->nhosts + tmp[i].ti];
+		count_sort(tmp, e, ne, false, t->ngrp[l], cnt);
 		for (i = 0; i < ne; i = j) {
 			for (j = i; j < ne && e[j].key == e[i].key; j++)
 				;
@@ -409,12 +451,16 @@ static int place_tree(const struct pool_tree *t, struct elig *e, size_t ne,
 			/* the run stays contiguous for the loop */
 			ret = take(e + i, need, l, pl);
 			if (ret)
-				return ret;
+				goto out_free;
 		}
 		if (pl->hosts)
-			return 0;
+			break;
 	}
-	return 0;
+out_free:
+	free(cnt);
+	free(tmp);
+	free(base);
+	return ret;
 }
 
 /* Hops from local switch c to every switch, UINT32_MAX unreachable. */
@@ -499,7 +545,8 @@ int pool_place(const struct pool *p, const struct pool_config *cfg,
 	if (!e)
 		return -ENOMEM;
 	for (h = 0; h < cfg->nhosts; h++) {
-		ti = pool_tree_host(t, cfg->hosts[h].name);
+		ti = t->cfg == cfg ? t->cfg_host[h] :
+				     pool_tree_host(t, cfg->hosts[h].name);
 		if (ti < 0 || pool_free_gpus(p, h) < gpus_per_host)
 			continue;
 		e[ne].cfg = h;

@@ -43,6 +43,8 @@ struct pool_tree {
 	uint32_t ngrp[FT_MAX_LEVELS];
 	struct swg g;		/* non-tree only */
 	uint32_t *host_sw;	/* non-tree: local switch of each host */
+	const struct pool_config *cfg;	/* pool_tree_bind()'s, or NULL */
+	long *cfg_host;		/* tree index of each of cfg's hosts, -1 */
 };
 
 int pool_tree_build(const struct fabric *f, struct pool_tree *t, char *err,
@@ -51,6 +53,13 @@ void pool_tree_release(struct pool_tree *t);
 
 /* Index of host name, or -1 when the fabric has no such host. */
 long pool_tree_host(const struct pool_tree *t, const char *name);
+
+/*
+ * Look up cfg's hosts once (cfg borrowed, outliving t): pool_place()
+ * with that cfg then skips a name search per host and request.
+ * Returns 0 or -ENOMEM (t still usable unbound).
+ */
+int pool_tree_bind(struct pool_tree *t, const struct pool_config *cfg);
 
 /* Owned hosts array; pool_placement_release() frees it. */
 struct pool_placement {

@@ -662,8 +662,9 @@ static long candidates(const struct pool *p, const char *client,
 			c[n++].load = load[r];
 		}
 		hc[h].n = n - hc[h].first;
+		/* Made host by host: sorting each host's run is enough. */
+		qsort(c + hc[h].first, hc[h].n, sizeof(*c), cmp_cand);
 	}
-	qsort(c, n, sizeof(*c), cmp_cand);
 	return n;
 }
 
@@ -949,6 +950,16 @@ const struct pool_job *pool_job_find(const struct pool *p, const char *job)
 	long i = job_index(p, job);
 
 	return i < 0 ? NULL : &p->jobs[i];
+}
+
+size_t pool_njobs(const struct pool *p)
+{
+	return p->njobs;
+}
+
+const struct pool_job *pool_job_at(const struct pool *p, size_t i)
+{
+	return &p->jobs[i];
 }
 
 unsigned int pool_free_gpus(const struct pool *p, size_t h)

@@ -136,6 +136,10 @@ const struct pool_alloc *pool_alloc_find(const struct pool *p, uint64_t id);
 
 const struct pool_job *pool_job_find(const struct pool *p, const char *job);
 
+/* Jobs in the order they started, i < pool_njobs(). */
+size_t pool_njobs(const struct pool *p);
+const struct pool_job *pool_job_at(const struct pool *p, size_t i);
+
 /* Free GPUs of config host h; the allocation holding GPU g, 0 if none. */
 unsigned int pool_free_gpus(const struct pool *p, size_t h);
 uint64_t pool_gpu_owner(const struct pool *p, size_t h, unsigned int g);

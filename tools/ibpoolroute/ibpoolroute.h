@@ -26,7 +26,7 @@ enum {
 
 /* Strings point into argv. */
 struct pr_opts {
-	const char *dir;	/* analyze: dump directory */
+	const char *dir;	/* analyze: dump directory; release, renew: id */
 	const char *net;	/* route: fabric file */
 	const char *jobs;	/* analyze, route: JSON job list, or NULL */
 	bool jobs_unrouted;	/* route: measure the jobs, route without */
@@ -39,13 +39,24 @@ struct pr_opts {
 	unsigned int ca_port;	/* verify: its port, 0 for the first active */
 	unsigned int interval_ms;	/* counters: between the two samples */
 	struct vf_opts vf;
-	/* the SM's hint socket: hints, state, reroute */
+	/* the sockets: the SM's hint socket or ibpoold's, NULL for each
+	 * command's default */
 	const char *socket;
+	/* hints, state, reroute */
 	unsigned int weight;	/* hints add */
 	bool wait;		/* until the switches hold the new routing */
 	unsigned int timeout_ms;
 	char **pos;		/* positional arguments after the command */
 	int npos;
+	/* the pool subcommands */
+	const char *client;	/* alloc: NULL for this host */
+	unsigned int gpus;	/* alloc, place */
+	unsigned int per_host;	/* place */
+	unsigned int lease;	/* alloc, renew: seconds, 0 for the default */
+	const char *job;	/* alloc: job of the allocation; jobs: start */
+	const char *hosts;	/* jobs --start: hostlist expression */
+	const char *end;	/* jobs: job to end */
+	const char *format;	/* topology: slurm-tree or k8s-labels */
 };
 
 /*
@@ -68,6 +79,20 @@ int pr_jobs_load(const char *path, const struct fabric *f,
 		 struct rt_jobs *js, char *err, size_t len);
 /* Not a check: PR_BAD means a switch did not answer. */
 int pr_counters(const struct pr_opts *o, char *err, size_t len);
+
+/*
+ * Pool subcommands (pool.c), one request to o->socket each: PR_OK, PR_BAD
+ * when ibpoold refused (its error printed), PR_ERR when it was not
+ * reached.
+ */
+int pr_pool_status(const struct pr_opts *o, char *err, size_t len);
+int pr_pool_alloc(const struct pr_opts *o, char *err, size_t len);
+int pr_pool_release(const struct pr_opts *o, char *err, size_t len);
+int pr_pool_renew(const struct pr_opts *o, char *err, size_t len);
+int pr_pool_list(const struct pr_opts *o, char *err, size_t len);
+int pr_pool_place(const struct pr_opts *o, char *err, size_t len);
+int pr_pool_jobs(const struct pr_opts *o, char *err, size_t len);
+int pr_pool_topology(const struct pr_opts *o, char *err, size_t len);
 
 /*
  * What verify read from the live fabric and what it found beyond the

@@ -27,8 +27,21 @@ enum {
 	C_COUNTERS = 1 << 6,
 	C_SM = C_HINTS | C_STATE | C_REROUTE,
 	C_CHECKS = C_ANALYZE | C_ROUTE | C_VERIFY,
-	C_ALL = C_CHECKS | C_COUNTERS | C_SM,
+	/* ibpoold's socket */
+	C_POOL = 1 << 7,
+	C_ALLOC = 1 << 8,
+	C_RELEASE = 1 << 9,
+	C_RENEW = 1 << 10,
+	C_LIST = 1 << 11,
+	C_PLACE = 1 << 12,
+	C_JOBS = 1 << 13,
+	C_TOPO = 1 << 14,
+	C_POOLD = C_POOL | C_ALLOC | C_RELEASE | C_RENEW | C_LIST | C_PLACE |
+		  C_JOBS | C_TOPO,
+	C_ALL = C_CHECKS | C_COUNTERS | C_SM | C_POOLD,
 };
+
+#define POOL_SOCKET_DEFAULT "/run/gpuaware/pool.sock"
 
 struct cmd {
 	const char *name;
@@ -59,6 +72,23 @@ static const struct cmd cmds[] = {
 	  pr_state },
 	{ "reroute", C_REROUTE, "", 0,
 	  "ask the SM to route again now", pr_reroute },
+	{ "pool", C_POOL, "", 0, "ibpoold: hosts, free GPUs, fabric, relay",
+	  pr_pool_status },
+	{ "alloc", C_ALLOC, "--gpus N", 0,
+	  "ibpoold: allocate GPUs for --client (this host)", pr_pool_alloc },
+	{ "release", C_RELEASE, "ID", 1, "ibpoold: release an allocation",
+	  pr_pool_release },
+	{ "renew", C_RENEW, "ID", 1, "ibpoold: renew an allocation's lease",
+	  pr_pool_renew },
+	{ "allocs", C_LIST, "", 0, "ibpoold: list the allocations",
+	  pr_pool_list },
+	{ "place", C_PLACE, "--gpus N --per-host G", 0,
+	  "ibpoold: where a job of N GPUs should run", pr_pool_place },
+	{ "jobs", C_JOBS, "[--start J --hosts H|--end J]", 0,
+	  "ibpoold: list, start or end jobs", pr_pool_jobs },
+	{ "topology", C_TOPO, "[--format F]", 0,
+	  "ibpoold: the fabric as Slurm topology.conf or k8s labels",
+	  pr_pool_topology },
 };
 
 struct opt {
@@ -82,13 +112,22 @@ static const struct opt opts[] = {
 	{ "Ca", 1, 'C', C_VERIFY | C_COUNTERS, "CA", "local CA to query through (the first)" },
 	{ "Port", 1, 'P', C_VERIFY | C_COUNTERS, "PORT", "its port (the first active)" },
 	{ "interval", 1, 'i', C_COUNTERS, "MS", "wait between the two samples, 1-3600000 ms (1000)" },
-	{ "socket", 1, 'S', C_SM, "PATH", "the SM's hint socket (" PR_SM_SOCKET ")" },
+	{ "socket", 1, 'S', C_SM | C_POOLD, "PATH", "the SM's hint socket (" PR_SM_SOCKET ") or ibpoold's ($GPUAWARE_POOL_SOCKET, else " POOL_SOCKET_DEFAULT ")" },
 	{ "weight", 1, 'w', C_HINTS, "N", "hints add: the job's weight, 1-1000 (1)" },
 	{ "wait", 0, 'W', C_HINTS | C_REROUTE, NULL, "return once the switches hold the routing for the change" },
 	{ "timeout", 1, 'T', C_SM, "MS", "give up after MS milliseconds (5000; with --wait 60000)" },
 	{ "json", 0, 'j', C_ALL, NULL, "print one JSON object instead of text" },
 	{ "perms", 1, 'p', C_CHECKS, "N", "random permutations for eBB, 0 skips it (100)" },
 	{ "seed", 1, 's', C_CHECKS, "S", "seed of the eBB permutations (1)" },
+	{ "client", 1, 'c', C_ALLOC, "HOST", "host the GPUs are for (this host)" },
+	{ "gpus", 1, 'g', C_ALLOC | C_PLACE, "N", "GPUs wanted" },
+	{ "per-host", 1, 'G', C_PLACE, "G", "GPUs per host" },
+	{ "lease", 1, 'L', C_ALLOC | C_RENEW, "S", "lease in seconds (the pool's default)" },
+	{ "job", 1, 'k', C_ALLOC, "JOB", "job the allocation belongs to" },
+	{ "start", 1, 'b', C_JOBS, "JOB", "record that JOB started on --hosts" },
+	{ "hosts", 1, 'H', C_JOBS, "EXPR", "hosts of --start, a Slurm hostlist" },
+	{ "end", 1, 'E', C_JOBS, "JOB", "record that JOB ended" },
+	{ "format", 1, 'f', C_TOPO, "F", "slurm-tree or k8s-labels (slurm-tree)" },
 	{ "help", 0, 'h', C_ALL, NULL, "show this help" },
 };
 
@@ -110,6 +149,11 @@ static const char *const examples[] = {
 	"ibpoolroute hints add j7 gpu01 gpu02 0x0002c90300a1b2c4 --weight 2",
 	"ibpoolroute hints remove j7",
 	"ibpoolroute state --json",
+	"ibpoolroute alloc --client node07 --gpus 4 --lease 600 --job j1",
+	"ibpoolroute release 12",
+	"ibpoolroute place --gpus 32 --per-host 8 --json",
+	"ibpoolroute jobs --start j1 --hosts 'node[01-04]'",
+	"ibpoolroute topology --format k8s-labels",
 };
 
 static void usage(FILE *out)
@@ -143,7 +187,7 @@ static void usage(FILE *out)
 		}
 		fputc('\n', out);
 	}
-	fprintf(out, "\nExit status: 0 the routing checks out, 1 it does not (counters: a switch did not answer), 2 usage, input or I/O error.\n\nExamples:\n");
+	fprintf(out, "\nExit status: 0 the routing checks out (pool commands: done), 1 it does not (counters: a switch did not answer; pool commands: ibpoold refused), 2 usage, input or I/O error.\n\nExamples:\n");
 	for (i = 0; i < sizeof(examples) / sizeof(examples[0]); i++)
 		fprintf(out, "  %s\n", examples[i]);
 }
@@ -253,6 +297,33 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 	case 'j':
 		o->json = true;
 		break;
+	case 'c':
+		o->client = arg;
+		break;
+	case 'g':
+	case 'G':
+		if (number(arg, 65536, &v) || !v)
+			return usage_error("bad GPU count '%s'", arg);
+		*(c == 'g' ? &o->gpus : &o->per_host) = v;
+		break;
+	case 'L':
+		if (number(arg, UINT_MAX, &v) || !v)
+			return usage_error("bad lease '%s' (seconds)", arg);
+		o->lease = v;
+		break;
+	case 'k':
+	case 'b':
+		o->job = arg;
+		break;
+	case 'H':
+		o->hosts = arg;
+		break;
+	case 'E':
+		o->end = arg;
+		break;
+	case 'f':
+		o->format = arg;
+		break;
 	case 'p':
 		if (number(arg, UINT_MAX, &v))
 			return usage_error("bad permutation count '%s'", arg);
@@ -294,7 +365,6 @@ int main(int argc, char **argv)
 		.engine = RT_ENGINE_AUTO,
 		.interval_ms = 1000,
 		.vf = { .ebb_perms = VF_DEFAULT_PERMS, .seed = 1 },
-		.socket = PR_SM_SOCKET,
 		.weight = 1,
 	};
 	char sopts[2 * NOPTS + 2], *sp = sopts, err[512];
@@ -360,6 +430,19 @@ int main(int argc, char **argv)
 	if (cmd->bit == C_ROUTE && !o.net)
 		return usage_error("%s needs --net FILE", cmd->name);
 	err[0] = '\0';
+	if ((cmd->bit & (C_ALLOC | C_PLACE)) && !o.gpus)
+		return usage_error("%s needs --gpus N", cmd->name);
+	if (cmd->bit == C_PLACE && !o.per_host)
+		return usage_error("%s needs --per-host G", cmd->name);
+	if (cmd->bit == C_JOBS && (!o.job != !o.hosts || (o.job && o.end)))
+		return usage_error("jobs takes --start JOB --hosts EXPR, or --end JOB");
+	if (!o.socket && (cmd->bit & C_POOLD))
+		o.socket = getenv("GPUAWARE_POOL_SOCKET");
+	if (!o.socket)
+		o.socket = cmd->bit & C_POOLD ? POOL_SOCKET_DEFAULT :
+					       PR_SM_SOCKET;
+	if (!o.format)
+		o.format = "slurm-tree";
 	ret = cmd->run(&o, err, sizeof(err));
 	if (ret != PR_OK && err[0])
 		fprintf(stderr, PROG ": %s\n", err);

@@ -1,0 +1,628 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ibpoold: the GPU pool daemon.  Loads the config, the fabric view and
+ * the journaled state, serves the pool socket on the server thread,
+ * relays jobs to the plugin on the relay thread, and runs the timers
+ * (lease expiry, compaction) on the main thread until SIGTERM or SIGINT.
+ */
+#include <ctype.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "live.h"
+#include "log.h"
+#include "ops.h"
+
+#define PROG "ibpoold"
+#define TICK_MS 1000	/* expiry and compaction check */
+
+struct args {
+	const char *config;
+	const char *net;	/* offline source; NULL: live */
+	const char *ca;		/* live: local CA, NULL the first */
+	unsigned int port;	/* live: its port, 0 the first active */
+	unsigned int lmc;
+	enum rt_engine_id engine;
+	bool daemon;
+	const char *pid_file;
+	bool print_host;
+};
+
+struct opt {
+	const char *name;
+	int has_arg;
+	int val;
+	const char *arg;
+	const char *help;
+};
+
+/* The one option table: getopt_long's and --help's. */
+static const struct opt opts[] = {
+	{ "config", 1, 'c', "FILE", "the pool configuration (INI)" },
+	{ "net", 1, 'n', "FILE", "offline: route this ibsim net file instead of reading the live fabric" },
+	{ "lmc", 1, 'l', "N", "offline: LIDs per CA port are 2^N, 0-7 (0)" },
+	{ "engine", 1, 'e', "NAME", "offline: auto, fattree, torus, dragonfly or updown (auto)" },
+	{ "Ca", 1, 'C', "CA", "live: local CA to read the fabric through (the first)" },
+	{ "Port", 1, 'P', "PORT", "live: its port (the first active)" },
+	{ "daemon", 0, 'd', NULL, "detach once serving; log to syslog" },
+	{ "pid-file", 1, 'p', "FILE", "with --daemon: write the pid there" },
+	{ "print-host", 0, 'H', NULL, "print this machine's [host] section from its RDMA ports and exit" },
+	{ "help", 0, 'h', NULL, "show this help" },
+};
+
+#define NOPTS (sizeof(opts) / sizeof(opts[0]))
+
+static void usage(FILE *out)
+{
+	char left[40];
+	size_t i;
+
+	fprintf(out, "Usage: " PROG " -c FILE [options]\n       " PROG " --print-host\n\nOptions:\n");
+	for (i = 0; i < NOPTS; i++) {
+		snprintf(left, sizeof(left), "-%c, --%s%s%s", opts[i].val,
+			 opts[i].name, opts[i].arg ? " " : "",
+			 opts[i].arg ? opts[i].arg : "");
+		fprintf(out, "  %-24s %s\n", left, opts[i].help);
+	}
+	fprintf(out, "\nExamples:\n  " PROG " -c /etc/gpuaware/pool.conf\n  " PROG " -c pool.conf --net ibsim-configs/ft2-small.net --lmc 1\n  " PROG " --print-host >> /etc/gpuaware/pool.conf\n");
+}
+
+static int parse(int argc, char **argv, struct args *a)
+{
+	struct option lopts[NOPTS + 1];
+	char sopts[2 * NOPTS + 2], *sp = sopts, *end;
+	unsigned long v;
+	size_t i;
+	int c;
+
+	*sp++ = ':';
+	for (i = 0; i < NOPTS; i++) {
+		lopts[i] = (struct option){ opts[i].name, opts[i].has_arg,
+					    NULL, opts[i].val };
+		*sp++ = opts[i].val;
+		if (opts[i].has_arg)
+			*sp++ = ':';
+	}
+	memset(&lopts[NOPTS], 0, sizeof(lopts[NOPTS]));
+	*sp = '\0';
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			a->config = optarg;
+			break;
+		case 'n':
+			a->net = optarg;
+			break;
+		case 'l':
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || v > 7) {
+				fprintf(stderr, PROG ": bad LMC '%s' (0-7)\n",
+					optarg);
+				return 2;
+			}
+			a->lmc = v;
+			break;
+		case 'e':
+			if (rt_engine_parse(optarg, &a->engine)) {
+				fprintf(stderr, PROG ": unknown engine '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'C':
+			a->ca = optarg;
+			break;
+		case 'P':
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || !v ||
+			    v > FAB_MAX_PORTS) {
+				fprintf(stderr, PROG ": bad port '%s'\n", optarg);
+				return 2;
+			}
+			a->port = v;
+			break;
+		case 'd':
+			a->daemon = true;
+			break;
+		case 'p':
+			a->pid_file = optarg;
+			break;
+		case 'H':
+			a->print_host = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case ':':
+			fprintf(stderr, PROG ": option '%s' needs an argument\n\n",
+				argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		default:
+			fprintf(stderr, PROG ": unknown option '%s'\n\n",
+				argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, PROG ": unexpected argument '%s'\n\n",
+			argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (!a->config && !a->print_host) {
+		fprintf(stderr, PROG ": -c FILE is required\n\n");
+		usage(stderr);
+		return 2;
+	}
+	if ((a->lmc || a->engine != RT_ENGINE_AUTO) && !a->net) {
+		fprintf(stderr, PROG ": --lmc and --engine need --net (the live fabric has its own)\n");
+		return 2;
+	}
+	if ((a->ca || a->port) && a->net) {
+		fprintf(stderr, PROG ": --Ca and --Port read the live fabric, not --net\n");
+		return 2;
+	}
+	return 0;
+}
+
+/* --- --print-host --- */
+
+static const char *port_state(enum ibv_port_state s)
+{
+	switch (s) {
+	case IBV_PORT_ACTIVE:
+		return "ACTIVE";
+	case IBV_PORT_INIT:
+		return "INIT";
+	case IBV_PORT_ARMED:
+		return "ARMED";
+	case IBV_PORT_DOWN:
+		return "DOWN";
+	default:
+		return "other";
+	}
+}
+
+/*
+ * This machine's RDMA ports as a [host] section: the InfiniBand ports'
+ * GUIDs in device order make the hca list (rail i = entry i); other
+ * ports are listed as comments.
+ */
+static int print_host(void)
+{
+	struct ibv_device **list;
+	char name[256], *dot, hca[2048] = "";
+	int n, i;
+	size_t used = 0;
+
+	list = ibv_get_device_list(&n);
+	if (!list || !n) {
+		fprintf(stderr, PROG ": no RDMA device found%s%s\n",
+			list ? "" : ": ", list ? "" : strerror(errno));
+		if (list)
+			ibv_free_device_list(list);
+		return 1;
+	}
+	if (gethostname(name, sizeof(name)))
+		snprintf(name, sizeof(name), "HOSTNAME");
+	name[sizeof(name) - 1] = '\0';
+	dot = strchr(name, '.');
+	if (dot)
+		*dot = '\0';
+	for (dot = name; *dot; dot++)
+		*dot = tolower((unsigned char)*dot);
+	printf("; RDMA ports of %s, from libibverbs\n", name);
+	for (i = 0; i < n; i++) {
+		struct ibv_context *ctx = ibv_open_device(list[i]);
+		struct ibv_device_attr da;
+		struct ibv_port_attr pa;
+		union ibv_gid gid;
+		unsigned int p;
+		uint64_t guid;
+
+		if (!ctx || ibv_query_device(ctx, &da)) {
+			printf("; %s: cannot open: %s\n",
+			       ibv_get_device_name(list[i]), strerror(errno));
+			if (ctx)
+				ibv_close_device(ctx);
+			continue;
+		}
+		for (p = 1; p <= da.phys_port_cnt; p++) {
+			if (ibv_query_port(ctx, p, &pa) ||
+			    ibv_query_gid(ctx, p, 0, &gid))
+				continue;
+			memcpy(&guid, gid.raw + 8, 8);
+			guid = be64toh(guid);
+			printf("; %s port %u: guid 0x%016" PRIx64 " lid %u state %s link %s\n",
+			       ibv_get_device_name(list[i]), p, guid, pa.lid,
+			       port_state(pa.state),
+			       pa.link_layer == IBV_LINK_LAYER_ETHERNET ?
+			       "Ethernet" : "InfiniBand");
+			if (pa.link_layer == IBV_LINK_LAYER_ETHERNET ||
+			    used + 24 >= sizeof(hca))
+				continue;
+			used += snprintf(hca + used, sizeof(hca) - used,
+					 "%s0x%016" PRIx64, used ? ", " : "",
+					 guid);
+		}
+		ibv_close_device(ctx);
+	}
+	ibv_free_device_list(list);
+	if (!used) {
+		fprintf(stderr, PROG ": no InfiniBand port found\n");
+		return 1;
+	}
+	printf("[host %s]\ngpus = 0            ; fill in: GPUs in this host, 1..%d\ngpu_type = unknown  ; fill in: H100, A100, ...\nhca = %s\n",
+	       name, POOL_MAX_GPUS, hca);
+	return 0;
+}
+
+/* --- process --- */
+
+/*
+ * Detach: fork, setsid, fork again.  The first parent waits on a pipe
+ * until the daemon says it serves (a byte) or failed (EOF), so the
+ * command's exit status tells the start's outcome.  Returns the write
+ * end in the daemon, never returns in the parents.
+ */
+static int detach(void)
+{
+	int fd[2];
+	char c;
+	pid_t pid;
+
+	if (pipe(fd)) {
+		poold_log(LOG_ERR, "pipe: %s", strerror(errno));
+		exit(1);
+	}
+	pid = fork();
+	if (pid < 0) {
+		poold_log(LOG_ERR, "fork: %s", strerror(errno));
+		exit(1);
+	}
+	if (pid > 0) {
+		close(fd[1]);
+		exit(read(fd[0], &c, 1) == 1 ? 0 : 1);
+	}
+	close(fd[0]);
+	if (setsid() < 0)
+		exit(1);
+	pid = fork();
+	if (pid < 0)
+		exit(1);
+	if (pid > 0)
+		_exit(0);
+	if (chdir("/"))
+		exit(1);
+	umask(022);
+	return fd[1];
+}
+
+/* The daemon serves: release the waiting parent, leave the terminal. */
+static void detached(int ready)
+{
+	int null = open("/dev/null", O_RDWR);
+
+	poold_log_syslog(true);
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		if (null > 2)
+			close(null);
+	}
+	if (write(ready, "", 1) != 1)
+		poold_log(LOG_WARNING, "could not tell the parent we serve");
+	close(ready);
+}
+
+static int write_pid(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fprintf(f, "%ld\n", (long)getpid()) < 0 || fclose(f)) {
+		poold_log(LOG_ERR, "%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* The socket's directory, created 0755 when missing: clients reach it. */
+static int socket_dir(const char *path)
+{
+	char *copy = strdup(path), *dir;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	dir = dirname(copy);
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		ret = -errno;
+		poold_log(LOG_ERR, "%s: %s", dir, strerror(errno));
+	}
+	free(copy);
+	return ret;
+}
+
+static void server_log(void *ctx, const char *msg)
+{
+	(void)ctx;
+	poold_log(LOG_NOTICE, "client: %s", msg);
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * The plugin's routed_generation from its state, or -1 when it does not
+ * answer (then the routing is taken as unchanged).
+ */
+static int64_t routed_generation(const char *sm_socket)
+{
+	json_object *req = json_object_new_object(), *reply = NULL;
+	char err[256];
+	int64_t gen = -1;
+
+	if (req && !sm_json_add(req, "op", json_object_new_string("state")) &&
+	    !sm_call(sm_socket, req, &reply, 1000, err, sizeof(err)) &&
+	    json_object_get_boolean(json_object_object_get(reply, "ok")))
+		gen = json_object_get_int64(
+			json_object_object_get(reply, "routed_generation"));
+	json_object_put(reply);
+	json_object_put(req);
+	return gen;
+}
+
+/* A new discovery and LFTs in place of the view; logged on failure. */
+static void refresh(struct poold *d, struct pool_live *live, const char *why)
+{
+	struct pool_view *v, *old;
+	char err[512];
+
+	if (pool_live_view(live, &v, err, sizeof(err))) {
+		poold_log(LOG_WARNING, "fabric refresh (%s): %s; keeping the last view",
+			  why, err);
+		return;
+	}
+	if (poold_swap_view(d, v, &old, err, sizeof(err)))
+		poold_log(LOG_WARNING, "fabric refresh (%s): %s; keeping the last view",
+			  why, err);
+	else
+		poold_log(LOG_INFO, "fabric refreshed (%s): %zu switches, %zu CAs, LMC %u",
+			  why, v->fab->nsw, v->fab->nca, v->lmc);
+	pool_view_free(old);
+}
+
+/*
+ * Live telemetry: counters into link loads, and a new view when links
+ * came or went or the SM routed again.
+ */
+static void telemetry(struct poold *d, struct pool_live *live,
+		      int64_t *routed)
+{
+	int64_t gen = routed_generation(d->cfg->sm_socket);
+	char err[512];
+	int ret;
+
+	if (gen >= 0 && *routed >= 0 && gen != *routed) {
+		*routed = gen;
+		refresh(d, live, "the SM routed again");
+		return;
+	}
+	if (gen >= 0)
+		*routed = gen;
+	ret = pool_live_sample(live, err, sizeof(err));
+	if (ret < 0) {
+		poold_log(LOG_WARNING, "counters: %s", err);
+		return;
+	}
+	if (ret > 0) {
+		refresh(d, live, "links came or went");
+		return;
+	}
+	pthread_mutex_lock(&d->lock);
+	pool_live_apply(live, d->view);
+	pthread_mutex_unlock(&d->lock);
+}
+
+/*
+ * Serve until SIGTERM or SIGINT; timers on this thread: expiry and
+ * compaction every second, live telemetry every telemetry_interval_ms.
+ */
+static void serve(struct poold *d, struct pool_live *live,
+		  const sigset_t *sigs)
+{
+	unsigned int ms = d->cfg->telemetry_interval_ms;
+	struct timespec ts;
+	double next_tick = mono(), next_tele = mono(), t, wait;
+	int64_t routed = live ? routed_generation(d->cfg->sm_socket) : -1;
+	siginfo_t si;
+	int sig;
+
+	for (;;) {
+		t = mono();
+		if (t >= next_tick) {
+			poold_tick(d, false);
+			next_tick = t + TICK_MS / 1000.0;
+		}
+		if (live && t >= next_tele) {
+			telemetry(d, live, &routed);
+			next_tele = mono() + ms / 1000.0;
+		}
+		wait = next_tick - mono();
+		if (live && next_tele - mono() < wait)
+			wait = next_tele - mono();
+		if (wait < 0.001)
+			wait = 0.001;
+		ts.tv_sec = (time_t)wait;
+		ts.tv_nsec = (long)((wait - ts.tv_sec) * 1e9);
+		sig = sigtimedwait(sigs, &si, &ts);
+		if (sig == SIGTERM || sig == SIGINT) {
+			poold_log(LOG_INFO, "%s: stopping",
+				  sig == SIGTERM ? "SIGTERM" : "SIGINT");
+			return;
+		}
+	}
+}
+
+static int run(const struct args *a)
+{
+	struct sm_server_config sc = { 0 };
+	struct pool_config cfg;
+	struct pool_view *view = NULL;
+	struct pool_live *live = NULL;
+	struct poold_relay *relay = NULL;
+	struct sm_server *srv = NULL;
+	struct pool *pool = NULL;
+	struct poold d = { 0 };
+	sigset_t sigs;
+	char err[1024];
+	int ready = -1, ret;
+
+	ret = pool_config_load(a->config, &cfg, err, sizeof(err));
+	if (ret) {
+		poold_log(LOG_ERR, "%s", err);
+		return 1;
+	}
+	if (a->daemon)
+		ready = detach();
+	/* Threads inherit the mask: signals reach the main thread only. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (a->net) {
+		ret = pool_view_offline(a->net, a->lmc, a->engine, &view, err,
+					sizeof(err));
+	} else {
+		ret = pool_live_open(a->ca, a->port, &live, err, sizeof(err));
+		if (!ret)
+			ret = pool_live_view(live, &view, err, sizeof(err));
+	}
+	if (ret) {
+		poold_log(LOG_ERR, "%s", err);
+		goto out_view;
+	}
+	poold_log(LOG_INFO, "fabric: %s: %s, engine %s, %zu switches, %zu CAs, LMC %u",
+		  view->source, view->route.topology, view->route.engine,
+		  view->fab->nsw, view->fab->nca, view->lmc);
+	ret = pool_new(&cfg, &pool);
+	if (ret) {
+		poold_log(LOG_ERR, "out of memory");
+		goto out_view;
+	}
+	if (mkdir(cfg.state_dir, 0750) && errno != EEXIST) {
+		ret = -errno;
+		poold_log(LOG_ERR, "%s: %s", cfg.state_dir, strerror(errno));
+		goto out_pool;
+	}
+	ret = pool_open_state(pool, cfg.state_dir, time(NULL), err,
+			      sizeof(err));
+	if (ret) {
+		poold_log(LOG_ERR, "%s", err);
+		goto out_pool;
+	}
+	if (*pool_state_note(pool))
+		poold_log(LOG_WARNING, "journal: %s", pool_state_note(pool));
+	ret = poold_relay_start(cfg.sm_socket, cfg.telemetry_interval_ms,
+				&relay);
+	if (ret) {
+		poold_log(LOG_ERR, "relay thread: %s", strerror(-ret));
+		goto out_pool;
+	}
+	ret = poold_init(&d, &cfg, pool, view, relay, err, sizeof(err));
+	if (ret) {
+		poold_log(LOG_ERR, "%s", err);
+		goto out_relay;
+	}
+	ret = socket_dir(cfg.socket);
+	if (ret)
+		goto out_ops;
+	sc.path = cfg.socket;
+	sc.group = cfg.group ? cfg.gid : SM_NO_GROUP;
+	sc.handler = poold_handle;
+	sc.ctx = &d;
+	sc.log = server_log;
+	ret = sm_server_start(&sc, &srv, err, sizeof(err));
+	if (ret) {
+		poold_log(LOG_ERR, "%s", err);
+		goto out_ops;
+	}
+	/*
+	 * Anyone may connect: every operation checks the peer itself
+	 * (SO_PEERCRED), and reads and one's own allocations are open.
+	 */
+	if (chmod(cfg.socket, 0666)) {
+		ret = -errno;
+		poold_log(LOG_ERR, "%s: chmod: %s", cfg.socket,
+			  strerror(errno));
+		goto out_srv;
+	}
+	if (a->pid_file && (ret = write_pid(a->pid_file)))
+		goto out_srv;
+	poold_log(LOG_INFO, "serving %s: %zu hosts, %zu allocations, %zu jobs, state in %s",
+		  cfg.socket, cfg.nhosts, pool_nallocs(pool), pool_njobs(pool),
+		  cfg.state_dir);
+	if (ready >= 0) {
+		detached(ready);
+		ready = -1;
+	}
+	serve(&d, live, &sigs);
+	ret = 0;
+	if (a->pid_file)
+		unlink(a->pid_file);
+out_srv:
+	sm_server_stop(srv);
+out_ops:
+	/* The relay stops after the server: no post reaches a freed relay. */
+	if (!ret)
+		poold_tick(&d, true);
+	poold_release(&d);
+out_relay:
+	poold_relay_stop(relay);
+out_pool:
+	pool_free(pool);
+out_view:
+	pool_view_free(d.view ? d.view : view);
+	pool_live_close(live);
+	pool_config_release(&cfg);
+	return ret ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct args a = { .engine = RT_ENGINE_AUTO };
+	int ret;
+
+	ret = parse(argc, argv, &a);
+	if (ret)
+		return ret;
+	if (a.print_host)
+		return print_host();
+	return run(&a);
+}

@@ -1,0 +1,960 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The pool socket's operations.  Each checks its fields, takes the lock,
+ * calls the pool (which makes a change durable before it returns), and
+ * only then builds the reply: nothing is acknowledged that a restart
+ * could lose.  Allocation loads are charged per directed link along the
+ * client-GPU paths, both ways, and recomputed after releases.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "ops.h"
+#include "sm/hints.h"
+
+/* A path's cost as one number: busiest link, then (a thousandth) the sum. */
+#define POOLD_SUM_WEIGHT 1e-3
+
+static int cmp_hca(const void *a, const void *b)
+{
+	const struct poold_hca *x = a, *y = b;
+
+	return (uintptr_t)x->hca < (uintptr_t)y->hca ? -1 :
+	       (uintptr_t)x->hca > (uintptr_t)y->hca;
+}
+
+/* The CA port index of a configured HCA, or a negative errno. */
+static long hca_port(const struct poold *d, const struct pool_hca *h)
+{
+	struct poold_hca key = { .hca = h }, *x;
+
+	x = bsearch(&key, d->hcas, d->nhcas, sizeof(*x), cmp_hca);
+	return x ? x->port : -ENOENT;
+}
+
+/* qsort_r/bsearch key: a name against a config host index. */
+static int cmp_name(const void *key, const void *elem, void *cfg)
+{
+	const struct pool_config *c = cfg;
+
+	return strcasecmp(key, c->hosts[*(const uint32_t *)elem].name);
+}
+
+static int cmp_host(const void *a, const void *b, void *cfg)
+{
+	const struct pool_config *c = cfg;
+
+	return cmp_name(c->hosts[*(const uint32_t *)a].name, b, cfg);
+}
+
+static long cfg_host(const struct poold *d, const char *name)
+{
+	size_t lo = 0, hi = d->cfg->nhosts, mid;
+	int c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		c = cmp_name(name, &d->byname[mid], (void *)d->cfg);
+		if (!c)
+			return d->byname[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return -1;
+}
+
+/*
+ * The client's ports, rail by rail: a configured host's HCAs in config
+ * order (those the fabric has), else the fabric's CAs of that host name.
+ */
+static size_t client_ports(const struct poold *d, const char *client,
+			   uint32_t *idx)
+{
+	long h = cfg_host(d, client), x;
+	size_t k = 0;
+	unsigned int r;
+
+	if (h >= 0) {
+		for (r = 0; r < d->cfg->hosts[h].nhca; r++) {
+			x = d->port[d->hoff[h] + r];
+			if (x >= 0)
+				idx[k++] = x;
+		}
+		if (k)
+			return k;
+	}
+	return pool_view_host_ports(d->view, client, idx, POOL_MAX_HCAS);
+}
+
+static double pair_cost(const struct pool_view *v, const struct pool_path *f,
+			const struct pool_path *r)
+{
+	double m1, s1, m2, s2;
+
+	pool_view_cost(v, f, &m1, &s1);
+	pool_view_cost(v, r, &m2, &s2);
+	return (m1 > m2 ? m1 : m2) + POOLD_SUM_WEIGHT * (s1 + s2);
+}
+
+struct oracle {
+	const struct poold *d;
+	uint32_t cp[POOL_MAX_HCAS];
+	size_t ncp;
+};
+
+static int oracle(void *ctx, const char *client, const struct pool_port *port,
+		  uint32_t *dlid, double *load)
+{
+	const struct oracle *o = ctx;
+	struct pool_path f, r;
+	long dst = hca_port(o->d, port->hca);
+	int ret;
+
+	(void)client;
+	if (dst < 0)
+		return dst;
+	ret = pool_view_choose(o->d->view, o->cp[port->rail % o->ncp], dst,
+			       &f, &r);
+	if (ret)
+		return ret;
+	*dlid = f.dlid;
+	*load = pair_cost(o->d->view, &f, &r);
+	return 0;
+}
+
+/* Both paths of GPU g of a; -errno when the fabric lost them. */
+static int gpu_paths(const struct poold *d, const struct pool_alloc *a,
+		     const uint32_t *cp, size_t ncp, unsigned int g,
+		     uint32_t *src, uint32_t *dst, struct pool_path *f,
+		     struct pool_path *r)
+{
+	const struct pool_gpu_ref *x = &a->gpus[g];
+	long port = d->port[d->hoff[x->host] + x->rail];
+
+	if (port < 0)
+		return port;
+	if (!ncp)
+		return -ENOENT;
+	*src = cp[x->rail % ncp];
+	*dst = port;
+	return pool_view_pair(d->view, *src, *dst, x->dlid, f, r);
+}
+
+static void charge(struct poold *d, const struct pool_alloc *a, double w)
+{
+	uint32_t cp[POOL_MAX_HCAS], src, dst;
+	struct pool_path f, r;
+	size_t ncp = client_ports(d, a->client, cp);
+	unsigned int g;
+
+	for (g = 0; g < a->ngpus; g++)
+		if (!gpu_paths(d, a, cp, ncp, g, &src, &dst, &f, &r)) {
+			pool_view_charge(d->view, &f, w);
+			pool_view_charge(d->view, &r, w);
+		}
+}
+
+static void fresh_loads(struct poold *d)
+{
+	size_t i;
+
+	if (!d->loads_stale)
+		return;
+	pool_view_clear_alloc(d->view);
+	for (i = 0; i < pool_nallocs(d->pool); i++)
+		charge(d, pool_alloc_at(d->pool, i), 1);
+	d->loads_stale = false;
+}
+
+static json_object *jobs_json(const struct poold *d, bool for_hints)
+{
+	json_object *arr = json_object_new_array(), *o, *h;
+	size_t i, k, n;
+
+	if (!arr)
+		return NULL;
+	for (i = 0; i < pool_njobs(d->pool); i++) {
+		const struct pool_job *jb = pool_job_at(d->pool, i);
+
+		o = json_object_new_object();
+		h = json_object_new_array();
+		if (!o || !h || json_object_array_add(arr, o)) {
+			json_object_put(o);
+			json_object_put(h);
+			goto out_put;
+		}
+		if (sm_json_add(o, for_hints ? "id" : "job",
+				json_object_new_string(jb->id)) ||
+		    sm_json_add(o, "hosts", h))
+			goto out_put;
+		for (k = 0; k < jb->nhosts; k++)
+			if (json_object_array_add(h,
+				json_object_new_string(jb->hosts[k])))
+				goto out_put;
+		if (for_hints)
+			continue;
+		h = json_object_new_array();
+		if (sm_json_add(o, "allocs", h))
+			goto out_put;
+		for (n = 0; n < pool_nallocs(d->pool); n++) {
+			const struct pool_alloc *a = pool_alloc_at(d->pool, n);
+			char id[24];
+
+			snprintf(id, sizeof(id), "%" PRIu64, a->id);
+			if (!strcmp(a->job, jb->id) &&
+			    json_object_array_add(h, json_object_new_string(id)))
+				goto out_put;
+		}
+	}
+	return arr;
+out_put:
+	json_object_put(arr);
+	return NULL;
+}
+
+static void post_jobs(struct poold *d)
+{
+	json_object *jobs;
+
+	if (!d->relay)
+		return;
+	jobs = jobs_json(d, true);
+	if (jobs)
+		poold_relay_post(d->relay, jobs);
+	else
+		poold_log(LOG_ERR, "relay: out of memory, the plugin's job table is behind");
+}
+
+/*
+ * Make view d's: the host tree and every configured HCA's port in it,
+ * loads charged again.  On error d keeps its view.
+ */
+static int bind_view(struct poold *d, struct pool_view *view, char *err,
+		     size_t len)
+{
+	const struct pool_config *cfg = d->cfg;
+	struct pool_tree tree;
+	unsigned int r;
+	size_t h;
+	int ret;
+
+	ret = pool_tree_build(view->fab, &tree, err, len);
+	if (ret)
+		return ret;
+	ret = pool_tree_bind(&tree, cfg);
+	if (ret) {
+		snprintf(err, len, "out of memory");
+		pool_tree_release(&tree);
+		return ret;
+	}
+	pool_tree_release(&d->tree);
+	d->tree = tree;
+	d->view = view;
+	d->nhcas = 0;
+	for (h = 0; h < cfg->nhosts; h++) {
+		d->hoff[h] = d->nhcas;
+		for (r = 0; r < cfg->hosts[h].nhca; r++) {
+			const struct pool_hca *x = &cfg->hosts[h].hca[r];
+			struct poold_hca *e = &d->hcas[d->nhcas++];
+
+			e->hca = x;
+			e->port = pool_view_hca(view, x);
+			d->port[d->hoff[h] + r] = e->port;
+			if (e->port < 0 && x->desc)
+				poold_log(LOG_WARNING, "host %s rail %u: %s '%s': its GPUs are not offered",
+					  cfg->hosts[h].name, r,
+					  e->port == -ENOLINK ? "no cabled port on" : "no CA", x->desc);
+			else if (e->port < 0)
+				poold_log(LOG_WARNING, "host %s rail %u: port 0x%016" PRIx64 " %s: its GPUs are not offered",
+					  cfg->hosts[h].name, r, x->guid,
+					  e->port == -ENOLINK ? "is not cabled" : "is not in the fabric");
+		}
+	}
+	qsort(d->hcas, d->nhcas, sizeof(*d->hcas), cmp_hca);
+	d->loads_stale = true;
+	fresh_loads(d);
+	return 0;
+}
+
+int poold_init(struct poold *d, const struct pool_config *cfg,
+	       struct pool *pool, struct pool_view *view,
+	       struct poold_relay *relay, char *err, size_t len)
+{
+	size_t h, n = 0;
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	d->cfg = cfg;
+	d->pool = pool;
+	d->relay = relay;
+	d->now = time;
+	for (h = 0; h < cfg->nhosts; h++)
+		n += cfg->hosts[h].nhca;
+	d->hcas = calloc(n + 1, sizeof(*d->hcas));
+	d->port = calloc(n + 1, sizeof(*d->port));
+	d->hoff = calloc(cfg->nhosts + 1, sizeof(*d->hoff));
+	d->byname = calloc(cfg->nhosts + 1, sizeof(*d->byname));
+	if (!d->hcas || !d->port || !d->hoff || !d->byname) {
+		snprintf(err, len, "out of memory");
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	for (h = 0; h < cfg->nhosts; h++)
+		d->byname[h] = h;
+	qsort_r(d->byname, cfg->nhosts, sizeof(*d->byname), cmp_host,
+		(void *)cfg);
+	ret = bind_view(d, view, err, len);
+	if (ret)
+		goto out_free;
+	pthread_mutex_init(&d->lock, NULL);
+	post_jobs(d);
+	return 0;
+out_free:
+	free(d->byname);
+	free(d->hoff);
+	free(d->port);
+	free(d->hcas);
+	return ret;
+}
+
+int poold_swap_view(struct poold *d, struct pool_view *view,
+		    struct pool_view **old, char *err, size_t len)
+{
+	int ret;
+
+	pthread_mutex_lock(&d->lock);
+	*old = d->view;
+	ret = bind_view(d, view, err, len);
+	if (ret)
+		*old = view;
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
+
+void poold_release(struct poold *d)
+{
+	pool_tree_release(&d->tree);
+	pthread_mutex_destroy(&d->lock);
+	free(d->byname);
+	free(d->hoff);
+	free(d->port);
+	free(d->hcas);
+}
+
+int poold_tick(struct poold *d, bool force)
+{
+	char err[512];
+	size_t n;
+	int ret = 0;
+
+	pthread_mutex_lock(&d->lock);
+	n = pool_expire(d->pool, d->now(NULL));
+	if (n) {
+		poold_log(LOG_INFO, "%zu lease%s expired", n, n > 1 ? "s" : "");
+		d->loads_stale = true;
+	}
+	if (force || d->changes >= POOLD_COMPACT_RECORDS) {
+		ret = pool_compact(d->pool, err, sizeof(err));
+		if (ret)
+			poold_log(LOG_ERR, "compaction: %s", err);
+		else
+			d->changes = 0;
+	}
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
+
+/* --- replies --- */
+
+static int add_str(json_object *o, const char *k, const char *v)
+{
+	return sm_json_add(o, k, json_object_new_string(v));
+}
+
+static int add_int(json_object *o, const char *k, int64_t v)
+{
+	return sm_json_add(o, k, json_object_new_int64(v));
+}
+
+/* A JSON null (sm_json_add() takes NULL for a failed allocation). */
+static int add_null(json_object *o, const char *k)
+{
+	return json_object_object_add(o, k, NULL) ? -ENOMEM : 0;
+}
+
+/* "fe80:0000:0000:0000:0002:c903:0000:0002": prefix and port GUID. */
+static void gid_string(uint64_t prefix, uint64_t guid, char *buf, size_t len)
+{
+	snprintf(buf, len, "%04x:%04x:%04x:%04x:%04x:%04x:%04x:%04x",
+		 (unsigned int)(prefix >> 48) & 0xffff,
+		 (unsigned int)(prefix >> 32) & 0xffff,
+		 (unsigned int)(prefix >> 16) & 0xffff,
+		 (unsigned int)prefix & 0xffff,
+		 (unsigned int)(guid >> 48) & 0xffff,
+		 (unsigned int)(guid >> 32) & 0xffff,
+		 (unsigned int)(guid >> 16) & 0xffff,
+		 (unsigned int)guid & 0xffff);
+}
+
+static json_object *gpu_json(const struct poold *d, const struct pool_alloc *a,
+			     const uint32_t *cp, size_t ncp, unsigned int g)
+{
+	const struct pool_gpu_ref *x = &a->gpus[g];
+	const struct pool_view *v = d->view;
+	json_object *o = json_object_new_object(), *path;
+	struct pool_path_attr at;
+	struct pool_path f, r;
+	uint32_t src = 0, dst = 0;
+	char buf[64];
+	unsigned int i;
+	int ret = -ENOMEM;
+
+	if (!o)
+		return NULL;
+	if (add_str(o, "host", d->cfg->hosts[x->host].name) ||
+	    add_int(o, "gpu", x->gpu) || add_int(o, "rail", x->rail) ||
+	    add_int(o, "dlid", x->dlid))
+		goto out_put;
+	if (gpu_paths(d, a, cp, ncp, g, &src, &dst, &f, &r)) {
+		/* The fabric changed under the allocation: say so. */
+		if (add_null(o, "path"))
+			goto out_put;
+		return o;
+	}
+	snprintf(buf, sizeof(buf), "0x%016" PRIx64, v->fab->ports[dst].guid);
+	if (add_str(o, "port_guid", buf))
+		goto out_put;
+	gid_string(v->subnet_prefix, v->fab->ports[dst].guid, buf, sizeof(buf));
+	pool_view_attr(v, src, &f, &at);
+	if (add_str(o, "gid", buf) ||
+	    (at.sl == POOL_SL_UNKNOWN ? add_null(o, "sl") :
+	     add_int(o, "sl", at.sl)) ||
+	    add_int(o, "mtu", at.mtu) ||
+	    sm_json_add(o, "rate", json_object_new_double(at.rate)))
+		goto out_put;
+	path = json_object_new_array();
+	if (sm_json_add(o, "path", path))
+		goto out_put;
+	for (i = 0; i < f.n; i++) {
+		if (pool_view_is_ca_link(v, f.link[i]))
+			continue;
+		pool_view_hop(v, f.link[i], buf, sizeof(buf));
+		if (json_object_array_add(path, json_object_new_string(buf)))
+			goto out_put;
+	}
+	if (sm_json_add(o, "load", json_object_new_double(pair_cost(v, &f, &r))))
+		goto out_put;
+	ret = 0;
+out_put:
+	if (ret) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* The allocation's fields into o. */
+static int alloc_fields(const struct poold *d, const struct pool_alloc *a,
+			json_object *o)
+{
+	uint32_t cp[POOL_MAX_HCAS];
+	size_t ncp = client_ports(d, a->client, cp);
+	json_object *gpus;
+	char id[24];
+	unsigned int g;
+
+	snprintf(id, sizeof(id), "%" PRIu64, a->id);
+	if (add_str(o, "id", id) || add_str(o, "client", a->client) ||
+	    add_str(o, "job", a->job) || add_int(o, "uid", a->uid) ||
+	    add_int(o, "expires", a->expires))
+		return -ENOMEM;
+	gpus = json_object_new_array();
+	if (sm_json_add(o, "gpus", gpus))
+		return -ENOMEM;
+	for (g = 0; g < a->ngpus; g++) {
+		json_object *x = gpu_json(d, a, cp, ncp, g);
+
+		/* json-c would add a NULL as a JSON null */
+		if (!x || json_object_array_add(gpus, x)) {
+			json_object_put(x);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* A pool error as a protocol error. */
+static int pool_error(struct sm_error *e, int ret, const char *msg)
+{
+	enum sm_err code;
+
+	switch (ret) {
+	case -ENOSPC:
+	case -EINVAL:
+		code = SM_ERR_BAD_REQUEST;
+		break;
+	case -ENOENT:
+		code = SM_ERR_NOT_FOUND;
+		break;
+	case -EPERM:
+		code = SM_ERR_FORBIDDEN;
+		break;
+	default:
+		code = SM_ERR_INTERNAL;
+	}
+	return sm_error_set(e, code, "%s", msg);
+}
+
+static int get_id(json_object *req, uint64_t *id, struct sm_error *e)
+{
+	const char *s = NULL;
+	char *end;
+	int ret;
+
+	ret = sm_get_string(req, "id", true, &s, e);
+	if (ret)
+		return ret;
+	errno = 0;
+	*id = strtoull(s, &end, 10);
+	if (!isdigit((unsigned char)*s) || *end || errno || !*id)
+		return sm_error_set(e, SM_ERR_BAD_REQUEST, "field 'id' must be an allocation id, not '%s'", s);
+	return 0;
+}
+
+/* --- operations --- */
+
+struct op {
+	const char *name;
+	bool write;		/* root or the configured group only */
+	const char *const *fields;
+	int (*fn)(struct poold *d, const struct sm_peer *p, json_object *req,
+		  json_object *reply, struct sm_error *e);
+};
+
+static int op_alloc(struct poold *d, const struct sm_peer *p,
+		    json_object *req, json_object *reply, struct sm_error *e)
+{
+	struct oracle o = { .d = d };
+	struct pool_request rq = { .uid = p->uid, .job = NULL };
+	const struct pool_alloc *a;
+	int64_t gpus, lease = 0;
+	char msg[256];
+	int ret;
+
+	if ((ret = sm_get_string(req, "client", true, &rq.client, e)) ||
+	    (ret = sm_get_int(req, "gpus", true, 1,
+			      (int64_t)d->cfg->nhosts * POOL_MAX_GPUS, &gpus,
+			      e)) ||
+	    (ret = sm_get_int(req, "lease_s", false, 1, POOL_CFG_LEASE_MAX,
+			      &lease, e)) ||
+	    (ret = sm_get_string(req, "job", false, &rq.job, e)))
+		return ret;
+	o.ncp = client_ports(d, rq.client, o.cp);
+	if (!o.ncp)
+		return sm_error_set(e, SM_ERR_UNKNOWN_HOST, "client '%s' has no cabled port in the fabric",
+				    rq.client);
+	rq.ngpus = gpus;
+	rq.lease_s = lease;
+	rq.now = d->now(NULL);
+	if (pool_expire(d->pool, rq.now))
+		d->loads_stale = true;
+	fresh_loads(d);
+	ret = pool_alloc(d->pool, &rq, oracle, &o, &a, msg, sizeof(msg));
+	if (ret)
+		return pool_error(e, ret, msg);
+	d->changes++;
+	charge(d, a, 1);
+	return alloc_fields(d, a, reply);
+}
+
+static int op_release(struct poold *d, const struct sm_peer *p,
+		      json_object *req, json_object *reply, struct sm_error *e)
+{
+	char msg[256];
+	uint64_t id;
+	int ret;
+
+	if ((ret = get_id(req, &id, e)))
+		return ret;
+	ret = pool_release(d->pool, id, p->uid, d->now(NULL), msg,
+			   sizeof(msg));
+	if (ret)
+		return pool_error(e, ret, msg);
+	d->changes++;
+	d->loads_stale = true;
+	return sm_json_add(reply, "id", json_object_get(json_object_object_get(req, "id")));
+}
+
+static int op_renew(struct poold *d, const struct sm_peer *p,
+		    json_object *req, json_object *reply, struct sm_error *e)
+{
+	int64_t lease = 0;
+	char msg[256];
+	uint64_t id;
+	int ret;
+
+	if ((ret = get_id(req, &id, e)) ||
+	    (ret = sm_get_int(req, "lease_s", false, 1, POOL_CFG_LEASE_MAX,
+			      &lease, e)))
+		return ret;
+	ret = pool_renew(d->pool, id, p->uid, lease, d->now(NULL), msg,
+			 sizeof(msg));
+	if (ret)
+		return pool_error(e, ret, msg);
+	d->changes++;
+	return alloc_fields(d, pool_alloc_find(d->pool, id), reply);
+}
+
+static int op_alloc_list(struct poold *d, const struct sm_peer *p,
+			 json_object *req, json_object *reply,
+			 struct sm_error *e)
+{
+	json_object *arr = json_object_new_array(), *o;
+	size_t i;
+
+	(void)p;
+	(void)req;
+	(void)e;
+	if (sm_json_add(reply, "allocs", arr))
+		return -ENOMEM;
+	if (pool_expire(d->pool, d->now(NULL)))
+		d->loads_stale = true;
+	fresh_loads(d);
+	for (i = 0; i < pool_nallocs(d->pool); i++) {
+		o = json_object_new_object();
+		if (json_object_array_add(arr, o)) {
+			json_object_put(o);
+			return -ENOMEM;
+		}
+		if (alloc_fields(d, pool_alloc_at(d->pool, i), o))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Load on a host's own cables, both ways: what placement weighs. */
+static double host_load(const struct poold *d, size_t h)
+{
+	const struct pool_view *v = d->view;
+	const struct fabric *f = v->fab;
+	double s = 0;
+	unsigned int r;
+	long x;
+
+	for (r = 0; r < d->cfg->hosts[h].nhca; r++) {
+		x = d->port[d->hoff[h] + r];
+		if (x < 0)
+			continue;
+		s += v->alloc[x] + v->meas[x];
+		x = fab_port(f, f->ports[x].peer, f->ports[x].peer_port) -
+		    f->ports;
+		s += v->alloc[x] + v->meas[x];
+	}
+	return s;
+}
+
+static int op_place(struct poold *d, const struct sm_peer *p,
+		    json_object *req, json_object *reply, struct sm_error *e)
+{
+	struct pool_placement pl;
+	json_object *hosts, *score;
+	int64_t gpus, per;
+	char msg[256];
+	double *load;
+	size_t i;
+	int ret;
+
+	(void)p;
+	if ((ret = sm_get_int(req, "gpus", true, 1,
+			      (int64_t)d->cfg->nhosts * POOL_MAX_GPUS, &gpus,
+			      e)) ||
+	    (ret = sm_get_int(req, "gpus_per_host", true, 1, POOL_MAX_GPUS,
+			      &per, e)))
+		return ret;
+	load = calloc(d->cfg->nhosts + 1, sizeof(*load));
+	if (!load)
+		return -ENOMEM;
+	fresh_loads(d);
+	for (i = 0; i < d->cfg->nhosts; i++)
+		load[i] = host_load(d, i);
+	ret = pool_place(d->pool, d->cfg, &d->tree, gpus, per, load, &pl, msg,
+			 sizeof(msg));
+	free(load);
+	if (ret)
+		return pool_error(e, ret, msg);
+	ret = -ENOMEM;
+	hosts = json_object_new_array();
+	score = json_object_new_object();
+	if (sm_json_add(reply, "hosts", hosts) ||
+	    sm_json_add(reply, "score", score))
+		goto out_release;
+	for (i = 0; i < pl.nhosts; i++)
+		if (json_object_array_add(hosts, json_object_new_string(
+				d->cfg->hosts[pl.hosts[i]].name)))
+			goto out_release;
+	if (add_int(score, d->tree.fattree ? "level" : "hops", pl.span) ||
+	    add_int(score, "leaves", pl.groups) ||
+	    sm_json_add(score, "load", json_object_new_double(pl.load)))
+		goto out_release;
+	ret = 0;
+out_release:
+	pool_placement_release(&pl);
+	return ret;
+}
+
+/* Job ids as the plugin's hint table takes them, so the relay can. */
+static int check_job_id(const char *id, struct sm_error *e)
+{
+	size_t i, n = strlen(id);
+
+	if (!n || n > SM_HINTS_ID_MAX)
+		return sm_error_set(e, SM_ERR_BAD_REQUEST, "field 'job' must be 1..%d characters",
+				    SM_HINTS_ID_MAX);
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)id[i]) && !strchr("._:-", id[i]))
+			return sm_error_set(e, SM_ERR_BAD_REQUEST, "job '%s': only A-Z a-z 0-9 . _ : - are allowed",
+					    id);
+	return 0;
+}
+
+static int op_job_start(struct poold *d, const struct sm_peer *p,
+			json_object *req, json_object *reply,
+			struct sm_error *e)
+{
+	const char *job;
+	json_object *arr, *x;
+	char msg[256], **hosts = NULL;
+	size_t i, k, n;
+	int ret;
+
+	(void)p;
+	if ((ret = sm_get_string(req, "job", true, &job, e)) ||
+	    (ret = check_job_id(job, e)) ||
+	    (ret = sm_get_array(req, "hosts", true, &arr, e)))
+		return ret;
+	n = json_object_array_length(arr);
+	if (!n)
+		return sm_error_set(e, SM_ERR_BAD_REQUEST, "job '%s': field 'hosts' must not be empty", job);
+	hosts = calloc(n, sizeof(*hosts));
+	if (!hosts)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		x = json_object_array_get_idx(arr, i);
+		if (!json_object_is_type(x, json_type_string)) {
+			ret = sm_error_set(e, SM_ERR_BAD_REQUEST, "job '%s': hosts[%zu] must be a string", job, i);
+			goto out_free;
+		}
+		hosts[i] = (char *)json_object_get_string(x);
+		if (pool_tree_host(&d->tree, hosts[i]) < 0) {
+			ret = sm_error_set(e, SM_ERR_UNKNOWN_HOST, "job '%s': unknown host '%s'", job, hosts[i]);
+			goto out_free;
+		}
+		for (k = 0; k < i; k++)
+			if (!strcasecmp(hosts[k], hosts[i])) {
+				ret = sm_error_set(e, SM_ERR_BAD_REQUEST, "job '%s': host '%s' listed twice", job, hosts[i]);
+				goto out_free;
+			}
+	}
+	ret = pool_job_start(d->pool, job, hosts, n, d->now(NULL), msg,
+			     sizeof(msg));
+	if (ret) {
+		ret = pool_error(e, ret, msg);
+		goto out_free;
+	}
+	d->changes++;
+	d->loads_stale = true;
+	post_jobs(d);
+	ret = add_str(reply, "job", job);
+out_free:
+	free(hosts);
+	return ret;
+}
+
+static int op_job_end(struct poold *d, const struct sm_peer *p,
+		      json_object *req, json_object *reply,
+		      struct sm_error *e)
+{
+	const char *job;
+	char msg[256];
+	int ret;
+
+	(void)p;
+	if ((ret = sm_get_string(req, "job", true, &job, e)))
+		return ret;
+	ret = pool_job_end(d->pool, job, d->now(NULL), msg, sizeof(msg));
+	if (ret)
+		return pool_error(e, ret, msg);
+	d->changes++;
+	d->loads_stale = true;
+	post_jobs(d);
+	return add_str(reply, "job", job);
+}
+
+static int op_job_list(struct poold *d, const struct sm_peer *p,
+		       json_object *req, json_object *reply,
+		       struct sm_error *e)
+{
+	(void)p;
+	(void)req;
+	(void)e;
+	return sm_json_add(reply, "jobs", jobs_json(d, false));
+}
+
+static int op_export(struct poold *d, const struct sm_peer *p,
+		     json_object *req, json_object *reply, struct sm_error *e)
+{
+	const char *fmt;
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *m;
+	int ret;
+
+	(void)p;
+	if ((ret = sm_get_string(req, "format", true, &fmt, e)))
+		return ret;
+	if (strcmp(fmt, "slurm-tree") && strcmp(fmt, "k8s-labels"))
+		return sm_error_set(e, SM_ERR_BAD_REQUEST, "field 'format' must be 'slurm-tree' or 'k8s-labels', not '%s'", fmt);
+	m = open_memstream(&buf, &n);
+	if (!m)
+		return -ENOMEM;
+	ret = fmt[0] == 's' ? pool_export_slurm(&d->tree, m) :
+			      pool_export_k8s(&d->tree, m);
+	if (fclose(m) && !ret)
+		ret = -ENOMEM;
+	if (!ret && (add_str(reply, "format", fmt) ||
+		     add_str(reply, "text", buf)))
+		ret = -ENOMEM;
+	free(buf);
+	return ret;
+}
+
+static int op_status(struct poold *d, const struct sm_peer *p,
+		     json_object *req, json_object *reply, struct sm_error *e)
+{
+	const struct pool_view *v = d->view;
+	json_object *fab, *hosts, *h, *rel;
+	struct poold_relay_status st;
+	unsigned int gpus = 0, nfree = 0, fr;
+	size_t i, missing = 0;
+
+	(void)p;
+	(void)req;
+	(void)e;
+	if (pool_expire(d->pool, d->now(NULL)))
+		d->loads_stale = true;
+	hosts = json_object_new_array();
+	if (sm_json_add(reply, "hosts", hosts))
+		return -ENOMEM;
+	for (i = 0; i < d->cfg->nhosts; i++) {
+		const struct pool_host_cfg *c = &d->cfg->hosts[i];
+
+		fr = pool_free_gpus(d->pool, i);
+		gpus += c->gpus;
+		nfree += fr;
+		h = json_object_new_object();
+		if (json_object_array_add(hosts, h)) {
+			json_object_put(h);
+			return -ENOMEM;
+		}
+		if (add_str(h, "host", c->name) ||
+		    add_str(h, "gpu_type", c->gpu_type) ||
+		    add_int(h, "gpus", c->gpus) || add_int(h, "free", fr))
+			return -ENOMEM;
+	}
+	for (i = 0; i < d->nhcas; i++)
+		missing += d->hcas[i].port < 0;
+	fab = json_object_new_object();
+	if (add_int(reply, "gpus", gpus) || add_int(reply, "free", nfree) ||
+	    add_int(reply, "allocs", pool_nallocs(d->pool)) ||
+	    add_int(reply, "jobs", pool_njobs(d->pool)) ||
+	    sm_json_add(reply, "fabric", fab) ||
+	    add_str(fab, "source", v->source) ||
+	    add_str(fab, "topology", v->route.topology) ||
+	    add_str(fab, "engine", v->route.engine) ||
+	    add_int(fab, "lmc", v->lmc) ||
+	    add_int(fab, "switches", v->fab->nsw) ||
+	    add_int(fab, "cas", v->fab->nca) ||
+	    add_int(fab, "hcas_missing", missing))
+		return -ENOMEM;
+	if (!d->relay)
+		return add_null(reply, "relay");
+	poold_relay_status(d->relay, &st);
+	rel = json_object_new_object();
+	if (sm_json_add(reply, "relay", rel) ||
+	    sm_json_add(rel, "up", json_object_new_boolean(st.up)) ||
+	    sm_json_add(rel, "synced", json_object_new_boolean(st.synced)) ||
+	    add_int(rel, "sent", st.sent) ||
+	    add_int(rel, "generation", st.generation) ||
+	    add_str(rel, "error", st.error))
+		return -ENOMEM;
+	return 0;
+}
+
+#define FIELDS(...) (const char *const[]){ "op", __VA_ARGS__, NULL }
+
+static const struct op ops[] = {
+	{ "pool.status", false, FIELDS(NULL), op_status },
+	{ "alloc", false, FIELDS("client", "gpus", "lease_s", "job"),
+	  op_alloc },
+	{ "release", false, FIELDS("id"), op_release },
+	{ "renew", false, FIELDS("id", "lease_s"), op_renew },
+	{ "alloc.list", false, FIELDS(NULL), op_alloc_list },
+	{ "place", false, FIELDS("gpus", "gpus_per_host"), op_place },
+	{ "job.start", true, FIELDS("job", "hosts"), op_job_start },
+	{ "job.end", true, FIELDS("job"), op_job_end },
+	{ "job.list", false, FIELDS(NULL), op_job_list },
+	{ "topology.export", false, FIELDS("format"), op_export },
+};
+
+int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
+		 json_object **reply)
+{
+	struct poold *d = ctx;
+	const char *name = sm_proto_op(req);
+	const struct op *op = NULL;
+	struct sm_error e;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strcmp(ops[i].name, name))
+			op = &ops[i];
+	if (!op) {
+		*reply = sm_reply_error(SM_ERR_UNKNOWN_OP, "unknown op '%s'",
+					name);
+		return *reply ? 0 : -ENOMEM;
+	}
+	if (op->write && !p->may_write) {
+		*reply = sm_reply_error(SM_ERR_FORBIDDEN, "%s needs root or the group '%s'",
+					name, d->cfg->group ? d->cfg->group : "(none set)");
+		return *reply ? 0 : -ENOMEM;
+	}
+	if (sm_check_fields(req, op->fields, &e)) {
+		*reply = sm_reply_from_error(&e);
+		return *reply ? 0 : -ENOMEM;
+	}
+	*reply = sm_reply_ok();
+	if (!*reply)
+		return -ENOMEM;
+	pthread_mutex_lock(&d->lock);
+	ret = op->fn(d, p, req, *reply, &e);
+	pthread_mutex_unlock(&d->lock);
+	if (ret == -ENOMEM) {
+		json_object_put(*reply);
+		*reply = NULL;
+		return ret;
+	}
+	if (ret) {
+		json_object_put(*reply);
+		*reply = sm_reply_from_error(&e);
+		return *reply ? 0 : -ENOMEM;
+	}
+	return 0;
+}

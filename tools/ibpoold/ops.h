@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ibpoold's operations on the pool socket (docs/protocol.md, "Pool
+ * daemon"), the cost oracle pool_alloc() asks, and the periodic work:
+ * lease expiry and journal compaction.  One lock serialises the server
+ * thread's requests and the main thread's timers.
+ */
+#ifndef GPUAWARE_POOL_OPS_H
+#define GPUAWARE_POOL_OPS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "config.h"
+#include "place.h"
+#include "pool.h"
+#include "relay.h"
+#include "view.h"
+#include "sm/server.h"
+
+/* Compact the journal after this many acknowledged changes. */
+#define POOLD_COMPACT_RECORDS 4096
+
+/* A configured HCA and where the view found it (-errno: not found). */
+struct poold_hca {
+	const struct pool_hca *hca;
+	long port;
+};
+
+/*
+ * Borrows cfg, pool, view and relay (NULL: no relay), which must outlive
+ * it; owns the rest.  now() is the clock (time() by default), replaced
+ * by tests.
+ */
+struct poold {
+	const struct pool_config *cfg;
+	struct pool *pool;
+	struct pool_view *view;
+	struct poold_relay *relay;
+	struct pool_tree tree;
+	struct poold_hca *hcas;	/* sorted by hca pointer */
+	size_t nhcas;
+	long *port;		/* port of host h's rail r: port[hoff[h] + r] */
+	size_t *hoff;
+	uint32_t *byname;	/* config hosts sorted by name */
+	pthread_mutex_t lock;
+	bool loads_stale;	/* allocation loads to recompute */
+	uint64_t changes;	/* acknowledged since the last compaction */
+	time_t (*now)(time_t *);
+};
+
+/*
+ * Build the host tree and find every configured HCA in the view (one
+ * log line per HCA it lacks), charge the replayed allocations and post
+ * the job table to the relay.
+ */
+int poold_init(struct poold *d, const struct pool_config *cfg,
+	       struct pool *pool, struct pool_view *view,
+	       struct poold_relay *relay, char *err, size_t len);
+void poold_release(struct poold *d);
+
+/*
+ * Replace the view (a new discovery): HCAs found again, the host tree
+ * rebuilt, allocation loads charged on the new paths.  *old is the view
+ * to free: the previous one, or view itself when it was refused.
+ */
+int poold_swap_view(struct poold *d, struct pool_view *view,
+		    struct pool_view **old, char *err, size_t len);
+
+/* The sm_handler_fn of the pool socket; ctx is the struct poold. */
+int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
+		 json_object **reply);
+
+/*
+ * Timer work at now: expire leases, and compact the journal after
+ * POOLD_COMPACT_RECORDS changes (always when force).  Returns 0 or the
+ * compaction's negative errno (logged).
+ */
+int poold_tick(struct poold *d, bool force);
+
+#endif
