@@ -1,13 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # The plugin routes a 9-group dragonfly (72 hosts) in a real OpenSM under
-# ibsim, LMC 1 so every host's second LID takes a third group where it
-# can: the tables reach the switches, and `ibpoolroute verify` (LFTs and
-# SL2VL read from the switches, the SA's path SL for every LID pair)
-# finds every pair connected and no credit loop on 2 VLs; again after a
-# global cable is unlinked from the ibsim console.  Without QoS the
-# routing is refused with a line saying what to set, and up*-down* on VL
-# 0 routes meanwhile.
+# ibsim, LMC 1 so every host's second LID goes through an intermediate
+# group: the tables reach the switches, and `ibpoolroute verify` (LFTs
+# and SL2VL read from the switches, the SA's path SL for every LID pair)
+# finds every pair connected and no credit loop on 3 VLs; again after a
+# global cable is unlinked from the ibsim console.  A Dragonfly+ the
+# same (2 VLs, LMC 0) after a leaf-spine cable is unlinked.  Without QoS
+# the routing is refused with a line saying what to set, and up*-down*
+# on VL 0 routes meanwhile.
 set -eu
 . "$(dirname "$0")/lib.sh"
 t_init dragonfly-route
@@ -61,6 +62,36 @@ log_has "$WORK/ga.log" "gpuaware: recogniser: .* 35 global cables, canonical, 1 
 	t_fail "the lost global cable is not reported"
 verify_live global
 t_log "without $1[$2]: $(grep -o '[0-9]* go round a missing global cable' "$WORK/ga.log" | tail -1), $(grep 'credit loops' "$WORK/global.verify")"
+osm_stop
+sim_stop
+
+# Dragonfly+ (leaf/spine groups), then one leaf-spine cable cut: still
+# the dragonfly engine, verified live.
+"$BDIR/ibtopogen" dragonfly --plus -o "$WORK/dfplus.net"
+sim_start "$WORK/dfplus.net"
+# shellcheck disable=SC2046
+conf=$(osm_conf plus $(fragment_keys "$CONFIGS/opensm-gpuaware-torus.conf") \
+	event_plugin_options "$WORK/gpuaware.conf" sweep_interval 2)
+osm_start "$conf"
+poll 60 sweeps_done "$WORK/plus.log" 1 || t_fail "Dragonfly+: no routing"
+no_errors "$WORK/plus.log"
+log_has "$WORK/plus.log" "gpuaware: topology dragonfly+, engine dragonfly" 1 ||
+	t_fail "Dragonfly+ not routed as one: $(grep 'gpuaware: topology' "$WORK/plus.log" | head -1)"
+verify_live plus
+set -- $(awk '/^Switch/ { match($0, /"[^"]*"/);
+	cur = substr($0, RSTART + 1, RLENGTH - 2); next }
+	cur ~ /-leaf/ && /^\[[0-9]+\][ \t]*"g[0-9]+-spine/ {
+		print cur, substr($0, 2) + 0; exit }' "$WORK/dfplus.net")
+[ $# -eq 2 ] || t_fail "no leaf-spine cable in the Dragonfly+"
+t_log "Dragonfly+: unlink leaf-spine cable $1[$2]"
+sim_cmd "Unlink \"$1\"[$2]"
+poll 60 sweeps_done "$WORK/plus.log" 2 ||
+	t_fail "Dragonfly+: no rerouting without $1[$2]"
+no_errors "$WORK/plus.log"
+log_has "$WORK/plus.log" "gpuaware: topology dragonfly+, engine dragonfly" 2 ||
+	t_fail "Dragonfly+ without $1[$2] not routed by the dragonfly engine: $(grep 'gpuaware: recogniser' "$WORK/plus.log" | tail -1)"
+verify_live plus-cut
+t_log "Dragonfly+ without $1[$2]: $(grep 'credit loops' "$WORK/plus-cut.verify")"
 osm_stop
 sim_stop
 
