@@ -112,16 +112,20 @@ static void reset(struct rt_tables *t, struct rt_summary *s)
 }
 
 /*
- * An engine's result, checked.  Level-based up/down cannot join two
- * leaves whose only common neighbours lie below them (a down-up turn), a
- * tree with miswired pods is past the slot scheme, a torus's detours can
- * run out of VLs, a dragonfly can miss a route of two global hops; there, when the engine was picked automatically, the
- * single-root up*-down* engine, which reaches every connected pair,
- * routes the whole fabric instead.  A forced engine reports the failure.
+ * An engine's result and what it said of it (msg, "" for nothing),
+ * checked.  Level-based up/down cannot join two leaves whose only common
+ * neighbours lie below them (a down-up turn), a tree with miswired pods
+ * is past the slot scheme, a torus's detours can run out of VLs, a
+ * dragonfly can miss a route of two global hops; there, when the engine
+ * was picked automatically, the single-root up*-down* engine, which
+ * reaches every connected pair, routes the whole fabric instead.  A
+ * forced engine reports the failure.
  */
 static int settle(const struct fabric *f, struct rt_tables *t,
-		  struct rt_summary *s, int ret, bool forced)
+		  struct rt_summary *s, int ret, const char *msg, bool forced)
 {
+	if (*msg)
+		append(s, msg);
 	if (!ret)
 		ret = check(t, s);
 	if (!ret || ret == -ENOMEM)
@@ -139,9 +143,8 @@ static int fattree(const struct fabric *f, const struct ft_info *ft,
 {
 	int ret = rt_fattree(f, ft, jobs, t);
 
-	if (ret == -E2BIG)
-		append(s, "groups too large for fat-tree slots");
-	return settle(f, t, s, ret, forced);
+	return settle(f, t, s, ret, ret == -E2BIG ?
+		      "groups too large for fat-tree slots" : "", forced);
 }
 
 static int torus(const struct fabric *f, const struct tor_info *ti,
@@ -150,9 +153,7 @@ static int torus(const struct fabric *f, const struct tor_info *ti,
 	char msg[200];
 	int ret = rt_torus(f, ti, t, msg, sizeof(msg));
 
-	if (*msg)
-		append(s, msg);
-	return settle(f, t, s, ret, forced);
+	return settle(f, t, s, ret, msg, forced);
 }
 
 static int dragonfly(const struct fabric *f, const struct df_info *di,
@@ -161,9 +162,7 @@ static int dragonfly(const struct fabric *f, const struct df_info *di,
 	char msg[300];
 	int ret = rt_dragonfly(f, di, t, msg, sizeof(msg));
 
-	if (*msg)
-		append(s, msg);
-	return settle(f, t, s, ret, forced);
+	return settle(f, t, s, ret, msg, forced);
 }
 
 static const char *topology(const struct recog *rc)
