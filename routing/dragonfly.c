@@ -848,20 +848,14 @@ static int place_around(struct eng *e, const struct route *r,
 }
 
 /*
- * Walk src -> lid: its SL and the VLs it rides.  Routes from hosts the
- * scheme does not order by itself are counted in irregular, for the
- * dependency check to clear; routes a switch alone sends on are
- * management traffic.  A hole to a switch LID is left for the management
- * routes; one to a host is counted.
- */
-/*
  * Whether r is a Valiant route val_vl() reads right: from a group other
  * than I, E and D, at most one local hop, a global one into I, one or
- * two local ones there (two: Dragonfly+, or round a failed cable, then
- * checked as off the pattern), the global one into D, at most one local
- * one.
+ * two local ones there, the global one into D, at most one local one.
+ * Two local hops in I are the pattern only in Dragonfly+; round a failed
+ * cable of a plain dragonfly *regular is false, for the dependency check.
  */
-static bool valiant_route(struct eng *e, const struct route *r, uint32_t T)
+static bool valiant_route(const struct eng *e, const struct route *r,
+			  uint32_t T, bool *regular)
 {
 	unsigned int i, g1 = 0, g2 = 0, n = 0;
 	uint32_t G = e->grp[r->sw[0]];
@@ -878,11 +872,17 @@ static bool valiant_route(struct eng *e, const struct route *r, uint32_t T)
 	if (n != 2 || g1 > 1 || g2 - g1 > 3 || r->hops - g2 > 2 ||
 	    e->grp[r->sw[g1 + 1]] != e->vI)
 		return false;
-	if (g2 - g1 == 3 && !e->di->plus)
-		e->irregular++;
+	*regular = g2 - g1 < 3 || e->di->plus;
 	return true;
 }
 
+/*
+ * Walk src -> lid: its SL and the VLs it rides.  Routes from hosts the
+ * scheme does not order by itself are counted in irregular, for the
+ * dependency check to clear; routes a switch alone sends on are
+ * management traffic.  A hole to a switch LID is left for the management
+ * routes; one to a host is counted.
+ */
 static int walk(struct eng *e, uint32_t src, unsigned int lid, uint32_t T,
 		unsigned int li)
 {
@@ -900,9 +900,10 @@ static int walk(struct eng *e, uint32_t src, unsigned int lid, uint32_t T,
 	}
 	if (ret)
 		return ret;
-	if (valiant_route(e, &r, T)) {
+	if (valiant_route(e, &r, T, &regular)) {
 		sl = SL_VAL + e->vcls;
 		e->vroutes++;
+		e->irregular += !regular;
 		/* the host link after the second global hop */
 		e->maxvl = 2;
 	} else {
