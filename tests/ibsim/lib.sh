@@ -444,18 +444,28 @@ no_errors() {
 		t_fail "plugin errors: $(grep 'gpuaware: ERR' "$1" | head -2)"
 }
 
+# osm_up NAME FRAGMENT KEY VALUE...: a resident OpenSM loading the plugin
+# with $WORK/gpuaware.conf, its opensm.conf the keys of
+# ibsim-configs/FRAGMENT and then KEY VALUE; returns once its first
+# routing is installed and the subnet up.  Its config is in CONF, its
+# log in $WORK/NAME.log.
+osm_up() {
+	local name=$1 frag=$2
+	shift 2
+	# shellcheck disable=SC2046
+	CONF=$(osm_conf "$name" $(fragment_keys "$CONFIGS/$frag") \
+		event_plugin_options "$WORK/gpuaware.conf" "$@")
+	osm_start "$CONF"
+	poll 60 sweeps_done "$WORK/$name.log" 1 ||
+		t_fail "$name: no routing"
+}
+
 # qos_off_refused NET TOPOLOGY NVL: with QoS off a routing that needs NVL
 # data VLs is refused with the line saying what to set, and up*-down*
 # routes on VL 0 meanwhile (checked live).  Uses $WORK/gpuaware.conf.
 qos_off_refused() {
 	sim_start "$1"
-	# shellcheck disable=SC2046
-	conf=$(osm_conf noqos $(fragment_keys \
-		"$CONFIGS/opensm-gpuaware-torus.conf") \
-		event_plugin_options "$WORK/gpuaware.conf" qos FALSE)
-	osm_start "$conf"
-	poll 60 sweeps_done "$WORK/noqos.log" 1 ||
-		t_fail "no routing without QoS"
+	osm_up noqos opensm-gpuaware-torus.conf qos FALSE
 	log_has "$WORK/noqos.log" "ERR GA23: $2 routing needs $3 data VLs, but QoS is off .* set 'qos TRUE'" 1 ||
 		t_fail "no refusal line without QoS"
 	log_has "$WORK/noqos.log" "gpuaware: topology $2, engine updown" 1 ||

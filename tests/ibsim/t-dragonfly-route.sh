@@ -32,11 +32,7 @@ plugin_ini "$WORK/gpuaware.conf" '[routing]' 'engine = auto' '[log]' \
 	'verbosity = verbose'
 
 sim_start "$NET"
-# shellcheck disable=SC2046
-conf=$(osm_conf ga $(fragment_keys "$CONFIGS/opensm-gpuaware-torus.conf") \
-	event_plugin_options "$WORK/gpuaware.conf" lmc 1 sweep_interval 2)
-osm_start "$conf"
-poll 60 sweeps_done "$WORK/ga.log" 1 || t_fail "no routing"
+osm_up ga opensm-gpuaware-torus.conf lmc 1 sweep_interval 2
 no_errors "$WORK/ga.log"
 log_has "$WORK/ga.log" "gpuaware: topology dragonfly, engine dragonfly" 1 ||
 	t_fail "not routed as a dragonfly: $(grep 'gpuaware: topology' "$WORK/ga.log" | head -1)"
@@ -69,11 +65,7 @@ sim_stop
 # the dragonfly engine, verified live.
 "$BDIR/ibtopogen" dragonfly --plus -o "$WORK/dfplus.net"
 sim_start "$WORK/dfplus.net"
-# shellcheck disable=SC2046
-conf=$(osm_conf plus $(fragment_keys "$CONFIGS/opensm-gpuaware-torus.conf") \
-	event_plugin_options "$WORK/gpuaware.conf" sweep_interval 2)
-osm_start "$conf"
-poll 60 sweeps_done "$WORK/plus.log" 1 || t_fail "Dragonfly+: no routing"
+osm_up plus opensm-gpuaware-torus.conf sweep_interval 2
 no_errors "$WORK/plus.log"
 log_has "$WORK/plus.log" "gpuaware: topology dragonfly+, engine dragonfly" 1 ||
 	t_fail "Dragonfly+ not routed as one: $(grep 'gpuaware: topology' "$WORK/plus.log" | head -1)"

@@ -32,11 +32,7 @@ state_has() { pr state --json 2>/dev/null | grep -q "$1"; }
 "$BDIR/ibtopogen" jobs --net "$NET" --jobs 4-8 --seed 3 -o "$WORK/jobs.json"
 plugin_ini "$WORK/gpuaware.conf" '[log]' 'verbosity = verbose'
 sim_start "$NET"
-# shellcheck disable=SC2046
-conf=$(osm_conf ga $(fragment_keys "$CONFIGS/opensm-gpuaware.conf") \
-	event_plugin_options "$WORK/gpuaware.conf" sweep_interval 2)
-osm_start "$conf"
-poll 60 sweeps_done "$WORK/ga.log" 1 || t_fail "no routing"
+osm_up ga opensm-gpuaware.conf sweep_interval 2
 no_errors "$WORK/ga.log"
 log_has "$WORK/ga.log" "gpuaware: job-hint socket $SOCK" 1 ||
 	t_fail "no hint socket line"
@@ -104,7 +100,7 @@ t_log "remove + reroute with a silent client connected: $rm_ms ms"
 # The table outlives OpenSM.
 osm_stop
 [ -s "$WORK/hints/hints.json" ] || t_fail "no kept table"
-osm_start "$conf"
+osm_start "$CONF"
 poll 60 state_has '"routed_generation":2' ||
 	t_fail "after restart: $(pr state --json 2>&1)"
 pr hints get | grep -q "^4 jobs" || t_fail "after restart: $(pr hints get)"

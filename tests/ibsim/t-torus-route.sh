@@ -32,12 +32,7 @@ for fab in $FABRICS; do
 	t_need "$net"
 	t_log "$fab"
 	sim_start "$net"
-	# shellcheck disable=SC2046
-	conf=$(osm_conf ga $(fragment_keys \
-		"$CONFIGS/opensm-gpuaware-torus.conf") \
-		event_plugin_options "$WORK/gpuaware.conf" sweep_interval 2)
-	osm_start "$conf"
-	poll 60 sweeps_done "$WORK/ga.log" 1 || t_fail "$fab: no routing"
+	osm_up ga opensm-gpuaware-torus.conf sweep_interval 2
 	no_errors "$WORK/ga.log"
 	log_has "$WORK/ga.log" "gpuaware: topology torus, engine torus" 1 ||
 		t_fail "$fab: not routed as a torus: $(grep 'gpuaware: topology' "$WORK/ga.log" | head -1)"
