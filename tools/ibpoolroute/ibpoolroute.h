@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <json-c/json.h>
+
 #include "routing/jobload.h"
 #include "routing/route.h"
 #include "routing/verify.h"
@@ -77,6 +79,21 @@ int pr_reroute(const struct pr_opts *o, char *err, size_t len);
  */
 int pr_jobs_load(const char *path, const struct fabric *f,
 		 struct rt_jobs *js, char *err, size_t len);
+/*
+ * Requests to a socket (client.c).  pr_request() makes {"op":op} and
+ * pr_with() adds a field, both NULL when out of memory (then req and v
+ * are dropped).  pr_call() sends req (consumed, NULL reads as out of
+ * memory) to o->socket within ms: PR_OK with *reply an ok reply to put,
+ * PR_BAD when refused (with --json the error reply is printed, else err
+ * holds "code: message"), PR_ERR with err when it could not be asked.
+ * pr_str() is a member as a string, "-" when absent.
+ */
+json_object *pr_request(const char *op);
+json_object *pr_with(json_object *req, const char *key, json_object *v);
+int pr_call(const struct pr_opts *o, json_object *req, json_object **reply,
+	    int ms, char *err, size_t len);
+const char *pr_str(json_object *o, const char *key);
+
 /* Not a check: PR_BAD means a switch did not answer. */
 int pr_counters(const struct pr_opts *o, char *err, size_t len);
 

@@ -17,13 +17,6 @@
 
 #define POOL_TIMEOUT_MS 10000
 
-static const char *str(json_object *o, const char *k)
-{
-	json_object *v = json_object_object_get(o, k);
-
-	return v ? json_object_get_string(v) : "-";
-}
-
 static int64_t num(json_object *o, const char *k)
 {
 	return json_object_get_int64(json_object_object_get(o, k));
@@ -46,63 +39,10 @@ static size_t len_of(json_object *a)
 	return a ? json_object_array_length(a) : 0;
 }
 
-/*
- * Send req (consumed) to the socket.  PR_OK with *reply an ok reply,
- * PR_BAD when the daemon refused (its error printed), PR_ERR with err.
- */
 static int call(const struct pr_opts *o, json_object *req,
 		json_object **reply, char *err, size_t len)
 {
-	json_object *e;
-	int ret;
-
-	*reply = NULL;
-	if (!req) {
-		snprintf(err, len, "out of memory");
-		return PR_ERR;
-	}
-	ret = sm_call(o->socket, req, reply, POOL_TIMEOUT_MS, err, len);
-	json_object_put(req);
-	if (ret)
-		return PR_ERR;
-	if (json_object_get_boolean(json_object_object_get(*reply, "ok")))
-		return PR_OK;
-	if (o->json) {
-		puts(json_object_to_json_string_ext(*reply,
-						    JSON_C_TO_STRING_PLAIN));
-	} else {
-		e = json_object_object_get(*reply, "error");
-		fprintf(stderr, "ibpoolroute: %s: %s\n", str(e, "code"),
-			str(e, "message"));
-	}
-	json_object_put(*reply);
-	*reply = NULL;
-	return PR_BAD;
-}
-
-static json_object *request(const char *op)
-{
-	json_object *req = json_object_new_object();
-
-	if (req && sm_json_add(req, "op", json_object_new_string(op))) {
-		json_object_put(req);
-		return NULL;
-	}
-	return req;
-}
-
-/* Add a field; on failure the request is dropped and NULL returned. */
-static json_object *with(json_object *req, const char *k, json_object *v)
-{
-	if (!req) {
-		json_object_put(v);
-		return NULL;
-	}
-	if (sm_json_add(req, k, v)) {
-		json_object_put(req);
-		return NULL;
-	}
-	return req;
+	return pr_call(o, req, reply, POOL_TIMEOUT_MS, err, len);
 }
 
 /* Print the reply and drop it: JSON as it came, or text by print. */
@@ -127,17 +67,17 @@ static void print_alloc(json_object *a)
 
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
 	printf("Allocation %s: client %s, uid %" PRId64 ", job %s, %zu GPUs, expires %s\n",
-	       str(a, "id"), str(a, "client"), num(a, "uid"),
-	       *str(a, "job") ? str(a, "job") : "-", len_of(gpus), when);
+	       pr_str(a, "id"), pr_str(a, "client"), num(a, "uid"),
+	       *pr_str(a, "job") ? pr_str(a, "job") : "-", len_of(gpus), when);
 	for (i = 0; i < len_of(gpus); i++) {
 		g = json_object_array_get_idx(gpus, i);
 		path = arr(g, "path");
 		/* "-": SL not known (null), never shown as 0 */
 		printf("  %-12s gpu %-2" PRId64 " port %s DLID %" PRId64 " SL %s MTU %" PRId64 " rate %g load %.3f\n",
-		       str(g, "host"), num(g, "gpu"), str(g, "port_guid"),
-		       num(g, "dlid"), str(g, "sl"), num(g, "mtu"),
+		       pr_str(g, "host"), num(g, "gpu"), pr_str(g, "port_guid"),
+		       num(g, "dlid"), pr_str(g, "sl"), num(g, "mtu"),
 		       dbl(g, "rate"), dbl(g, "load"));
-		printf("  %-12s GID %s path", "", str(g, "gid"));
+		printf("  %-12s GID %s path", "", pr_str(g, "gid"));
 		if (!path)
 			printf(" lost (the fabric changed)");
 		for (k = 0; k < len_of(path); k++)
@@ -159,7 +99,7 @@ static void print_status(json_object *r)
 	       len_of(hosts), num(r, "gpus"), num(r, "free"),
 	       num(r, "allocs"), num(r, "jobs"));
 	printf("Fabric: %s: %s, engine %s, LMC %" PRId64 ", %" PRId64 " switches, %" PRId64 " CAs, %" PRId64 " configured HCAs missing\n",
-	       str(fab, "source"), str(fab, "topology"), str(fab, "engine"),
+	       pr_str(fab, "source"), pr_str(fab, "topology"), pr_str(fab, "engine"),
 	       num(fab, "lmc"), num(fab, "switches"), num(fab, "cas"),
 	       num(fab, "hcas_missing"));
 	if (rel)
@@ -167,12 +107,12 @@ static void print_status(json_object *r)
 		       json_object_get_boolean(json_object_object_get(rel, "up")) ? "up" : "down",
 		       json_object_get_boolean(json_object_object_get(rel, "synced")) ? "in sync" : "behind",
 		       num(rel, "sent"), num(rel, "generation"),
-		       *str(rel, "error") ? ": " : "", str(rel, "error"));
+		       *pr_str(rel, "error") ? ": " : "", pr_str(rel, "error"));
 	printf("%-16s %-10s %5s %5s\n", "Host", "Type", "GPUs", "Free");
 	for (i = 0; i < len_of(hosts); i++) {
 		h = json_object_array_get_idx(hosts, i);
 		printf("%-16s %-10s %5" PRId64 " %5" PRId64 "\n",
-		       str(h, "host"), str(h, "gpu_type"), num(h, "gpus"),
+		       pr_str(h, "host"), pr_str(h, "gpu_type"), num(h, "gpus"),
 		       num(h, "free"));
 	}
 }
@@ -190,7 +130,7 @@ static void print_allocs(json_object *r)
 
 static void print_released(json_object *r)
 {
-	printf("Released allocation %s\n", str(r, "id"));
+	printf("Released allocation %s\n", pr_str(r, "id"));
 }
 
 /* Names of a JSON array of strings, as one hostlist expression. */
@@ -234,7 +174,7 @@ static void print_jobs(json_object *r)
 	for (i = 0; i < len_of(jobs); i++) {
 		j = json_object_array_get_idx(jobs, i);
 		al = arr(j, "allocs");
-		printf("%-16s ", str(j, "job"));
+		printf("%-16s ", pr_str(j, "job"));
 		print_hostlist(arr(j, "hosts"));
 		printf(" allocations:");
 		if (!len_of(al))
@@ -248,18 +188,18 @@ static void print_jobs(json_object *r)
 
 static void print_job_done(json_object *r)
 {
-	printf("Job %s recorded\n", str(r, "job"));
+	printf("Job %s recorded\n", pr_str(r, "job"));
 }
 
 static void print_text(json_object *r)
 {
-	fputs(str(r, "text"), stdout);
+	fputs(pr_str(r, "text"), stdout);
 }
 
 int pr_pool_status(const struct pr_opts *o, char *err, size_t len)
 {
 	json_object *reply;
-	int ret = call(o, request("pool.status"), &reply, err, len);
+	int ret = call(o, pr_request("pool.status"), &reply, err, len);
 
 	return ret ? ret : show(o, reply, print_status);
 }
@@ -280,12 +220,12 @@ int pr_pool_alloc(const struct pr_opts *o, char *err, size_t len)
 		host[strcspn(host, ".")] = '\0';
 		client = host;
 	}
-	req = with(request("alloc"), "client", json_object_new_string(client));
-	req = with(req, "gpus", json_object_new_int64(o->gpus));
+	req = pr_with(pr_request("alloc"), "client", json_object_new_string(client));
+	req = pr_with(req, "gpus", json_object_new_int64(o->gpus));
 	if (o->lease)
-		req = with(req, "lease_s", json_object_new_int64(o->lease));
+		req = pr_with(req, "lease_s", json_object_new_int64(o->lease));
 	if (o->job)
-		req = with(req, "job", json_object_new_string(o->job));
+		req = pr_with(req, "job", json_object_new_string(o->job));
 	ret = call(o, req, &reply, err, len);
 	return ret ? ret : show(o, reply, print_alloc);
 }
@@ -293,7 +233,7 @@ int pr_pool_alloc(const struct pr_opts *o, char *err, size_t len)
 int pr_pool_release(const struct pr_opts *o, char *err, size_t len)
 {
 	json_object *reply;
-	int ret = call(o, with(request("release"), "id",
+	int ret = call(o, pr_with(pr_request("release"), "id",
 			       json_object_new_string(o->dir)),
 		       &reply, err, len);
 
@@ -305,9 +245,9 @@ int pr_pool_renew(const struct pr_opts *o, char *err, size_t len)
 	json_object *req, *reply;
 	int ret;
 
-	req = with(request("renew"), "id", json_object_new_string(o->dir));
+	req = pr_with(pr_request("renew"), "id", json_object_new_string(o->dir));
 	if (o->lease)
-		req = with(req, "lease_s", json_object_new_int64(o->lease));
+		req = pr_with(req, "lease_s", json_object_new_int64(o->lease));
 	ret = call(o, req, &reply, err, len);
 	return ret ? ret : show(o, reply, print_alloc);
 }
@@ -315,7 +255,7 @@ int pr_pool_renew(const struct pr_opts *o, char *err, size_t len)
 int pr_pool_list(const struct pr_opts *o, char *err, size_t len)
 {
 	json_object *reply;
-	int ret = call(o, request("alloc.list"), &reply, err, len);
+	int ret = call(o, pr_request("alloc.list"), &reply, err, len);
 
 	return ret ? ret : show(o, reply, print_allocs);
 }
@@ -325,8 +265,8 @@ int pr_pool_place(const struct pr_opts *o, char *err, size_t len)
 	json_object *req, *reply;
 	int ret;
 
-	req = with(request("place"), "gpus", json_object_new_int64(o->gpus));
-	req = with(req, "gpus_per_host", json_object_new_int64(o->per_host));
+	req = pr_with(pr_request("place"), "gpus", json_object_new_int64(o->gpus));
+	req = pr_with(req, "gpus_per_host", json_object_new_int64(o->per_host));
 	ret = call(o, req, &reply, err, len);
 	return ret ? ret : show(o, reply, print_place);
 }
@@ -340,13 +280,13 @@ int pr_pool_jobs(const struct pr_opts *o, char *err, size_t len)
 	int ret;
 
 	if (o->end) {
-		req = with(request("job.end"), "job",
+		req = pr_with(pr_request("job.end"), "job",
 			   json_object_new_string(o->end));
 		ret = call(o, req, &reply, err, len);
 		return ret ? ret : show(o, reply, print_job_done);
 	}
 	if (!o->job) {
-		ret = call(o, request("job.list"), &reply, err, len);
+		ret = call(o, pr_request("job.list"), &reply, err, len);
 		return ret ? ret : show(o, reply, print_jobs);
 	}
 	if (pool_hostlist_expand(o->hosts, POOL_HOSTLIST_MAX, &names, &n, err,
@@ -360,8 +300,8 @@ int pr_pool_jobs(const struct pr_opts *o, char *err, size_t len)
 			hosts = NULL;
 		}
 	pool_hostlist_free(names, n);
-	req = with(request("job.start"), "job", json_object_new_string(o->job));
-	req = with(req, "hosts", hosts);
+	req = pr_with(pr_request("job.start"), "job", json_object_new_string(o->job));
+	req = pr_with(req, "hosts", hosts);
 	ret = call(o, req, &reply, err, len);
 	return ret ? ret : show(o, reply, print_job_done);
 }
@@ -369,7 +309,7 @@ int pr_pool_jobs(const struct pr_opts *o, char *err, size_t len)
 int pr_pool_topology(const struct pr_opts *o, char *err, size_t len)
 {
 	json_object *reply;
-	int ret = call(o, with(request("topology.export"), "format",
+	int ret = call(o, pr_with(pr_request("topology.export"), "format",
 			       json_object_new_string(o->format)),
 		       &reply, err, len);
 

@@ -30,54 +30,10 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/*
- * One request within ms; PR_OK with *reply an ok reply, PR_BAD with the
- * server's error in err (code: message), PR_ERR when it could not be
- * asked.  req is consumed.
- */
-static int call_within(const struct pr_opts *o, json_object *req,
-		       json_object **reply, int ms, char *err, size_t len)
-{
-	json_object *e, *code, *msg;
-	char why[256];
-	int ret;
-
-	if (!req) {
-		snprintf(err, len, "out of memory");
-		return PR_ERR;
-	}
-	ret = sm_call(o->socket, req, reply, ms, why, sizeof(why));
-	json_object_put(req);
-	if (ret) {
-		snprintf(err, len, "%s", why);
-		return PR_ERR;
-	}
-	if (!json_object_object_get_ex(*reply, "error", &e))
-		return PR_OK;
-	json_object_object_get_ex(e, "code", &code);
-	json_object_object_get_ex(e, "message", &msg);
-	snprintf(err, len, "%s: %s", json_object_get_string(code),
-		 json_object_get_string(msg));
-	json_object_put(*reply);
-	*reply = NULL;
-	return PR_BAD;
-}
-
 static int call(const struct pr_opts *o, json_object *req,
 		json_object **reply, char *err, size_t len)
 {
-	return call_within(o, req, reply, (int)timeout(o), err, len);
-}
-
-static json_object *request(const char *op)
-{
-	json_object *r = json_object_new_object();
-
-	if (r && sm_json_add(r, "op", json_object_new_string(op))) {
-		json_object_put(r);
-		return NULL;
-	}
-	return r;
+	return pr_call(o, req, reply, (int)timeout(o), err, len);
 }
 
 static uint64_t u64(json_object *o, const char *key)
@@ -86,14 +42,6 @@ static uint64_t u64(json_object *o, const char *key)
 
 	return json_object_object_get_ex(o, key, &v) ?
 	       (uint64_t)json_object_get_int64(v) : 0;
-}
-
-static const char *str(json_object *o, const char *key)
-{
-	json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) && v ?
-	       json_object_get_string(v) : "-";
 }
 
 /*
@@ -112,7 +60,7 @@ static int wait_routed(const struct pr_opts *o, const char *key,
 	for (;;) {
 		left = end - now_ms();
 		ret = left < 1 ? PR_ERR :
-		      call_within(o, request("state"), &r, (int)left, err, len);
+		      pr_call(o, pr_request("state"), &r, (int)left, err, len);
 		if (ret == PR_BAD)
 			return ret;
 		if (ret) {
@@ -148,7 +96,7 @@ static void print_jobs(json_object *r)
 	for (i = 0; i < n; i++) {
 		j = json_object_array_get_idx(jobs, i);
 		json_object_object_get_ex(j, "hosts", &hosts);
-		printf("  %-16s weight %-4" PRIu64 " %zu host%s:", str(j, "id"),
+		printf("  %-16s weight %-4" PRIu64 " %zu host%s:", pr_str(j, "id"),
 		       u64(j, "weight"), json_object_array_length(hosts),
 		       json_object_array_length(hosts) == 1 ? "" : "s");
 		for (k = 0; k < json_object_array_length(hosts); k++)
@@ -183,48 +131,28 @@ static json_object *set_request(const char *path, char *err, size_t len)
 /* hints add ID HOST...: one job; NULL when out of memory. */
 static json_object *add_request(const struct pr_opts *o)
 {
-	json_object *req = request("hints.add");
-	json_object *job = json_object_new_object();
-	json_object *hosts = json_object_new_array();
-	json_object *h;
-	int i, ret = !req || !job || !hosts;
+	json_object *hosts = json_object_new_array(), *h, *job;
+	int i;
 
-	for (i = 2; !ret && i < o->npos; i++) {
+	for (i = 2; hosts && i < o->npos; i++) {
 		h = json_object_new_string(o->pos[i]);
-		ret = !h || json_object_array_add(hosts, h);
-		if (ret)
+		if (!h || json_object_array_add(hosts, h)) {
 			json_object_put(h);
+			json_object_put(hosts);
+			hosts = NULL;
+		}
 	}
-	ret = ret ? ret : sm_json_add(job, "id",
-				      json_object_new_string(o->pos[1]));
-	ret = ret ? ret : sm_json_add(job, "weight",
-				      json_object_new_int(o->weight));
-	if (!ret) {
-		ret = sm_json_add(job, "hosts", hosts);
-		hosts = NULL;
-	}
-	if (!ret) {
-		ret = sm_json_add(req, "job", job);
-		job = NULL;
-	}
-	json_object_put(hosts);
-	json_object_put(job);
-	if (ret) {
-		json_object_put(req);
-		return NULL;
-	}
-	return req;
+	job = pr_with(json_object_new_object(), "id",
+		      json_object_new_string(o->pos[1]));
+	job = pr_with(job, "weight", json_object_new_int(o->weight));
+	job = pr_with(job, "hosts", hosts);
+	return pr_with(pr_request("hints.add"), "job", job);
 }
 
 static json_object *remove_request(const char *id)
 {
-	json_object *req = request("hints.remove");
-
-	if (req && sm_json_add(req, "id", json_object_new_string(id))) {
-		json_object_put(req);
-		return NULL;
-	}
-	return req;
+	return pr_with(pr_request("hints.remove"), "id",
+		       json_object_new_string(id));
 }
 
 /* A change done: say its generation, wait for it when asked. */
@@ -254,7 +182,7 @@ int pr_hints(const struct pr_opts *o, char *err, size_t len)
 	int ret;
 
 	if (!strcmp(what, "get") && o->npos == 1)
-		req = request("hints.get");
+		req = pr_request("hints.get");
 	else if (!strcmp(what, "set") && o->npos == 2)
 		req = set_request(o->pos[1], err, len);
 	else if (!strcmp(what, "add") && o->npos >= 3)
@@ -300,7 +228,7 @@ static void print_state(json_object *r)
 	printf("in switches  : generation %" PRIu64 " (%" PRIu64 " jobs routed)\n",
 	       u64(r, "routed_generation"), u64(r, "jobs_routed"));
 	printf("routing      : topology %s, engine %s, %" PRIu64 " VL%s, %.1f ms\n",
-	       str(r, "topology"), str(r, "engine"), u64(r, "vls"),
+	       pr_str(r, "topology"), pr_str(r, "engine"), u64(r, "vls"),
 	       u64(r, "vls") == 1 ? "" : "s",
 	       json_object_get_double(json_object_object_get(r, "route_ms")));
 	if (json_object_object_get_ex(r, "quality", &q) && q)
@@ -317,7 +245,7 @@ static void print_state(json_object *r)
 int pr_state(const struct pr_opts *o, char *err, size_t len)
 {
 	json_object *r;
-	int ret = call(o, request("state"), &r, err, len);
+	int ret = call(o, pr_request("state"), &r, err, len);
 
 	if (ret)
 		return ret;
@@ -337,7 +265,7 @@ int pr_reroute(const struct pr_opts *o, char *err, size_t len)
 {
 	json_object *r;
 	uint64_t ticket;
-	int ret = call(o, request("reroute"), &r, err, len);
+	int ret = call(o, pr_request("reroute"), &r, err, len);
 
 	if (ret)
 		return ret;
