@@ -377,10 +377,12 @@ static double mono(void)
 }
 
 /*
- * The plugin's routed_generation from its state, or -1 when it does not
- * answer (then the routing is taken as unchanged).
+ * The plugin's routings that reached the switches, from its state, or -1
+ * when it does not answer (then the routing is taken as unchanged).  Not
+ * routed_generation: that is the job table's, and stays the same when
+ * the SM routes again because a cable came or went.
  */
-static int64_t routed_generation(const char *sm_socket)
+static int64_t routings(const char *sm_socket)
 {
 	json_object *req = json_object_new_object(), *reply = NULL;
 	char err[256];
@@ -390,50 +392,57 @@ static int64_t routed_generation(const char *sm_socket)
 	    !sm_call(sm_socket, req, &reply, 1000, err, sizeof(err)) &&
 	    json_object_get_boolean(json_object_object_get(reply, "ok")))
 		gen = json_object_get_int64(
-			json_object_object_get(reply, "routed_generation"));
+			json_object_object_get(reply, "routings"));
 	json_object_put(reply);
 	json_object_put(req);
 	return gen;
 }
 
-/* A new discovery and LFTs in place of the view; logged on failure. */
-static void refresh(struct poold *d, struct pool_live *live, const char *why)
+/*
+ * A new discovery and LFTs in place of the view: 0, or -1 (logged) with
+ * the last view kept.
+ */
+static int refresh(struct poold *d, struct pool_live *live, const char *why)
 {
 	struct pool_view *v, *old;
 	char err[512];
+	int ret;
 
 	if (pool_live_view(live, &v, err, sizeof(err))) {
 		poold_log(LOG_WARNING, "fabric refresh (%s): %s; keeping the last view",
 			  why, err);
-		return;
+		return -1;
 	}
-	if (poold_swap_view(d, v, &old, err, sizeof(err)))
+	ret = poold_swap_view(d, v, &old, err, sizeof(err));
+	if (ret)
 		poold_log(LOG_WARNING, "fabric refresh (%s): %s; keeping the last view",
 			  why, err);
 	else
 		poold_log(LOG_INFO, "fabric refreshed (%s): %zu switches, %zu CAs, LMC %u",
 			  why, v->fab->nsw, v->fab->nca, v->lmc);
 	pool_view_free(old);
+	return ret ? -1 : 0;
 }
 
 /*
  * Live telemetry: counters into link loads, and a new view when links
- * came or went or the SM routed again.
+ * came or went or the SM routed again (tried again next time when the
+ * discovery failed, say in the middle of the SM's sweep).
  */
 static void telemetry(struct poold *d, struct pool_live *live,
 		      int64_t *routed)
 {
-	int64_t gen = routed_generation(d->cfg->sm_socket);
+	int64_t n = routings(d->cfg->sm_socket);
 	char err[512];
 	int ret;
 
-	if (gen >= 0 && *routed >= 0 && gen != *routed) {
-		*routed = gen;
-		refresh(d, live, "the SM routed again");
+	if (n >= 0 && *routed >= 0 && n != *routed) {
+		if (!refresh(d, live, "the SM routed again"))
+			*routed = n;
 		return;
 	}
-	if (gen >= 0)
-		*routed = gen;
+	if (n >= 0)
+		*routed = n;
 	ret = pool_live_sample(live, err, sizeof(err));
 	if (ret < 0) {
 		poold_log(LOG_WARNING, "counters: %s", err);
@@ -458,7 +467,7 @@ static void serve(struct poold *d, struct pool_live *live,
 	unsigned int ms = d->cfg->telemetry_interval_ms;
 	struct timespec ts;
 	double next_tick = mono(), next_tele = mono(), t, wait;
-	int64_t routed = live ? routed_generation(d->cfg->sm_socket) : -1;
+	int64_t routed = live ? routings(d->cfg->sm_socket) : -1;
 	siginfo_t si;
 	int sig;
 
