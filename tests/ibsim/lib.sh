@@ -9,6 +9,7 @@ TOP=${GPUAWARE_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 B=${B:-build}
 case $B in /*) BDIR=$B ;; *) BDIR=$TOP/$B ;; esac
 CONFIGS=$TOP/ibsim-configs
+. "$TOP/tests/json.sh"
 # OpenSM dlopen()s "libgpuaware.so": the build directory comes first.
 OSM_LIBS="$BDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 PLUGIN_LINE="gpuaware tables configured on all switches"
@@ -477,3 +478,27 @@ qos_off_refused() {
 	sim_stop
 	t_log "QoS off: refused with ERR GA23, up*-down* on VL 0 verified"
 }
+
+# poold_live TELEMETRY_MS: ibpoold on the live fabric with
+# ibsim-configs/pool-ft2-tiny.conf, its socket and state in $WORK and
+# $WORK/sm.sock (the plugin's, given plugin_ini) as sm_socket; returns
+# once it serves, its pid in PD, its log in $WORK/poold.err.  pr runs
+# ibpoolroute on its socket.
+poold_live() {
+	sed -e "s#^socket = .*#socket = $WORK/pool.sock#" \
+		-e "s#^state_dir = .*#state_dir = $WORK/state#" \
+		-e "s#^sm_socket = .*#sm_socket = $WORK/sm.sock#" \
+		-e "s#^telemetry_interval_ms = .*#telemetry_interval_ms = $1#" \
+		"$CONFIGS/pool-ft2-tiny.conf" >"$WORK/pool.conf"
+	# Not through client_env, a function: $! must be the daemon itself.
+	env LD_PRELOAD="$(san_preload "$BDIR/ibpoold")$UMAD2SIM" \
+		"$BDIR/ibpoold" -c "$WORK/pool.conf" 2>"$WORK/poold.err" &
+	PD=$!
+	T_PIDS="$T_PIDS $PD"
+	poll 30 poold_up ||
+		t_fail "ibpoold did not serve: $(tail -3 "$WORK/poold.err")"
+}
+
+pr() { "$BDIR/ibpoolroute" "$@" --socket "$WORK/pool.sock"; }
+
+poold_up() { pr pool >/dev/null 2>&1; }

@@ -17,26 +17,8 @@ conf=$(osm_conf live routing_engine minhop lmc 1)
 osm_start "$conf"
 wait_log "$WORK/live.log" "> SUBNET UP$" 1 30
 
-sed -e "s#^socket = .*#socket = $WORK/pool.sock#" \
-	-e "s#^state_dir = .*#state_dir = $WORK/state#" \
-	-e "s#^sm_socket = .*#sm_socket = $WORK/sm.sock#" \
-	-e "s#^telemetry_interval_ms = .*#telemetry_interval_ms = 500#" \
-	"$CONFIGS/pool-ft2-tiny.conf" >"$WORK/pool.conf"
-# Not through client_env, a function: $! must be the daemon itself.
-env LD_PRELOAD="$(san_preload "$BDIR/ibpoold")$UMAD2SIM" "$BDIR/ibpoold" \
-	-c "$WORK/pool.conf" 2>"$WORK/poold.err" &
-PD=$!
-T_PIDS="$T_PIDS $PD"
+poold_live 500
 R="$BDIR/ibpoolroute"
-up() { "$R" pool --socket "$WORK/pool.sock" >/dev/null 2>&1; }
-poll 30 up || t_fail "ibpoold did not serve: $(tail -3 "$WORK/poold.err")"
-
-json() {
-	perl -MJSON::PP -e '
-		local $/; open(my $f, "<", $ARGV[0]) or die "$ARGV[0]: $!";
-		my $r = decode_json(<$f>); my $v = eval $ARGV[1];
-		die $@ if $@; print "$v\n";' "$1" "$2"
-}
 
 "$R" pool --socket "$WORK/pool.sock" --json >"$WORK/st"
 case "$(json "$WORK/st" '$r->{fabric}{source}')" in
@@ -77,7 +59,7 @@ done <"$WORK/gpus"
 "$R" release --socket "$WORK/pool.sock" 1 >/dev/null || t_fail "release"
 # A few telemetry rounds (counters, the plugin asked) leave it serving.
 sleep 1.5
-up || t_fail "ibpoold stopped serving: $(tail -3 "$WORK/poold.err")"
+poold_up || t_fail "ibpoold stopped serving: $(tail -3 "$WORK/poold.err")"
 ! grep -q "counters:" "$WORK/poold.err" ||
 	t_fail "counter sweeps failed: $(grep counters: "$WORK/poold.err" | tail -1)"
 kill "$PD"

@@ -27,6 +27,7 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 . tests/offline/lib.sh
+. tests/json.sh
 
 # The socket's directory must let any user reach the socket (the daemon
 # makes it 0755 when missing); mktemp's 0700 would lock them out.
@@ -71,14 +72,6 @@ start() {
 		fi
 		sleep 0.05
 	done
-}
-
-# jq-like: json FILE EXPR prints the perl expression EXPR over $r.
-json() {
-	perl -MJSON::PP -e '
-		local $/; open(my $f, "<", $ARGV[0]) or die "$ARGV[0]: $!";
-		my $r = decode_json(<$f>); my $v = eval $ARGV[1];
-		die $@ if $@; print "$v\n";' "$1" "$2"
 }
 
 # expect NAME WANT GOT
