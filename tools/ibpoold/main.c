@@ -5,12 +5,10 @@
  * relays jobs to the plugin on the relay thread, and runs the timers
  * (lease expiry, compaction) on the main thread until SIGTERM or SIGINT.
  */
-#include <ctype.h>
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <libgen.h>
 #include <pthread.h>
 #include <signal.h>
@@ -22,9 +20,11 @@
 
 #include <infiniband/verbs.h>
 
+#include "hostsec.h"
 #include "live.h"
 #include "log.h"
 #include "ops.h"
+#include "topology/textio.h"
 
 #define PROG "ibpoold"
 #define TICK_MS 1000	/* expiry and compaction check */
@@ -201,78 +201,75 @@ static const char *port_state(enum ibv_port_state s)
 	}
 }
 
+/* Device i's ports appended to *v (*n of them, room for *cap). */
+static int read_ports(struct ibv_device *dev, struct pool_rdma_port **v,
+		      size_t *n, size_t *cap)
+{
+	struct ibv_context *ctx = ibv_open_device(dev);
+	struct pool_rdma_port x = { .dev = ibv_get_device_name(dev) };
+	struct ibv_device_attr da;
+	struct ibv_port_attr pa;
+	union ibv_gid gid;
+	int ret = 0;
+
+	if (!ctx || ibv_query_device(ctx, &da)) {
+		x.err = errno ? errno : EIO;
+		da.phys_port_cnt = 0;
+		ret = tio_grow((void **)v, cap, *n + 1, sizeof(**v));
+		if (!ret)
+			(*v)[(*n)++] = x;
+	}
+	for (x.port = 1; !ret && x.port <= da.phys_port_cnt; x.port++) {
+		if (ibv_query_port(ctx, x.port, &pa) ||
+		    ibv_query_gid(ctx, x.port, 0, &gid))
+			continue;
+		memcpy(&x.guid, gid.raw + 8, 8);
+		x.guid = be64toh(x.guid);
+		x.lid = pa.lid;
+		x.state = port_state(pa.state);
+		x.ethernet = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
+		ret = tio_grow((void **)v, cap, *n + 1, sizeof(**v));
+		if (!ret)
+			(*v)[(*n)++] = x;
+	}
+	if (ctx)
+		ibv_close_device(ctx);
+	return ret;
+}
+
 /*
- * This machine's RDMA ports as a [host] section: the InfiniBand ports'
- * GUIDs in device order make the hca list (rail i = entry i); other
- * ports are listed as comments.
+ * This machine's RDMA ports as a [host] section (hostsec.h); with no
+ * RDMA device or no InfiniBand port it says so and returns 1.
  */
 static int print_host(void)
 {
+	struct pool_rdma_port *v = NULL;
 	struct ibv_device **list;
-	char name[256], *dot, hca[2048] = "";
-	int n, i;
-	size_t used = 0;
+	char raw[256], name[256];
+	size_t n = 0, cap = 0;
+	int ndev, i, ret = 0;
 
-	list = ibv_get_device_list(&n);
-	if (!list || !n) {
+	list = ibv_get_device_list(&ndev);
+	if (!list || !ndev) {
 		fprintf(stderr, PROG ": no RDMA device found%s%s\n",
 			list ? "" : ": ", list ? "" : strerror(errno));
 		if (list)
 			ibv_free_device_list(list);
 		return 1;
 	}
-	if (gethostname(name, sizeof(name)))
-		snprintf(name, sizeof(name), "HOSTNAME");
-	name[sizeof(name) - 1] = '\0';
-	dot = strchr(name, '.');
-	if (dot)
-		*dot = '\0';
-	for (dot = name; *dot; dot++)
-		*dot = tolower((unsigned char)*dot);
-	printf("; RDMA ports of %s, from libibverbs\n", name);
-	for (i = 0; i < n; i++) {
-		struct ibv_context *ctx = ibv_open_device(list[i]);
-		struct ibv_device_attr da;
-		struct ibv_port_attr pa;
-		union ibv_gid gid;
-		unsigned int p;
-		uint64_t guid;
-
-		if (!ctx || ibv_query_device(ctx, &da)) {
-			printf("; %s: cannot open: %s\n",
-			       ibv_get_device_name(list[i]), strerror(errno));
-			if (ctx)
-				ibv_close_device(ctx);
-			continue;
-		}
-		for (p = 1; p <= da.phys_port_cnt; p++) {
-			if (ibv_query_port(ctx, p, &pa) ||
-			    ibv_query_gid(ctx, p, 0, &gid))
-				continue;
-			memcpy(&guid, gid.raw + 8, 8);
-			guid = be64toh(guid);
-			printf("; %s port %u: guid 0x%016" PRIx64 " lid %u state %s link %s\n",
-			       ibv_get_device_name(list[i]), p, guid, pa.lid,
-			       port_state(pa.state),
-			       pa.link_layer == IBV_LINK_LAYER_ETHERNET ?
-			       "Ethernet" : "InfiniBand");
-			if (pa.link_layer == IBV_LINK_LAYER_ETHERNET ||
-			    used + 24 >= sizeof(hca))
-				continue;
-			used += snprintf(hca + used, sizeof(hca) - used,
-					 "%s0x%016" PRIx64, used ? ", " : "",
-					 guid);
-		}
-		ibv_close_device(ctx);
-	}
-	ibv_free_device_list(list);
-	if (!used) {
+	if (gethostname(raw, sizeof(raw)))
+		snprintf(raw, sizeof(raw), "HOSTNAME");
+	raw[sizeof(raw) - 1] = '\0';
+	pool_host_name(raw, name, sizeof(name));
+	for (i = 0; !ret && i < ndev; i++)
+		ret = read_ports(list[i], &v, &n, &cap);
+	if (ret)
+		fprintf(stderr, PROG ": out of memory\n");
+	else if ((ret = pool_host_section(stdout, name, v, n)))
 		fprintf(stderr, PROG ": no InfiniBand port found\n");
-		return 1;
-	}
-	printf("[host %s]\ngpus = 0            ; fill in: GPUs in this host, 1..%d\ngpu_type = unknown  ; fill in: H100, A100, ...\nhca = %s\n",
-	       name, POOL_MAX_GPUS, hca);
-	return 0;
+	ibv_free_device_list(list);
+	free(v);
+	return ret ? 1 : 0;
 }
 
 /* --- process --- */

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+/*
+ * --print-host's section from made-up ports: the comment per port, the
+ * hca list of the InfiniBand ones in order, and a section the config
+ * loader takes once gpus is filled in.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tu.h"
+#include "tools/ibpoold/config.h"
+#include "tools/ibpoold/hostsec.h"
+
+/* The section for p into a malloc'ed string (*s); returns the result. */
+static int section(const char *name, const struct pool_rdma_port *p,
+		   size_t n, char **s)
+{
+	size_t len;
+	FILE *f = open_memstream(s, &len);
+	int ret;
+
+	CU_ASSERT_FATAL(f != NULL);
+	ret = pool_host_section(f, name, p, n);
+	fclose(f);
+	return ret;
+}
+
+static const struct pool_rdma_port mixed[] = {
+	{ .dev = "mlx5_0", .port = 1, .guid = 0x0002c90300001002ULL,
+	  .lid = 2, .state = "ACTIVE" },
+	{ .dev = "mlx5_1", .err = EACCES },
+	{ .dev = "mlx5_2", .port = 1, .guid = 0x0c42a10300ab0001ULL,
+	  .state = "ACTIVE", .ethernet = true },
+	{ .dev = "mlx5_3", .port = 2, .guid = 0x0002c9030000100aULL,
+	  .lid = 17, .state = "DOWN" },
+};
+
+static void test_mixed(void)
+{
+	char *s = NULL;
+
+	CU_ASSERT_EQUAL(section("gpu07", mixed, 4, &s), 0);
+	CU_ASSERT_STRING_EQUAL(s,
+		"; RDMA ports of gpu07, from libibverbs\n"
+		"; mlx5_0 port 1: guid 0x0002c90300001002 lid 2 state ACTIVE link InfiniBand\n"
+		"; mlx5_1: cannot open: Permission denied\n"
+		"; mlx5_2 port 1: guid 0x0c42a10300ab0001 lid 0 state ACTIVE link Ethernet\n"
+		"; mlx5_3 port 2: guid 0x0002c9030000100a lid 17 state DOWN link InfiniBand\n"
+		"[host gpu07]\n"
+		"gpus = 0            ; fill in: GPUs in this host, 1..64\n"
+		"gpu_type = unknown  ; fill in: H100, A100, ...\n"
+		"hca = 0x0002c90300001002, 0x0002c9030000100a\n");
+	free(s);
+}
+
+/* Ethernet only: the ports listed, no section, -ENOENT. */
+static void test_no_ib(void)
+{
+	char *s = NULL;
+
+	CU_ASSERT_EQUAL(section("gpu07", mixed + 1, 2, &s), -ENOENT);
+	CU_ASSERT_PTR_NULL(strstr(s, "[host"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(s, "mlx5_2 port 1:"));
+	free(s);
+}
+
+/* More InfiniBand ports than a host may have: the first 32 are hca. */
+static void test_many(void)
+{
+	struct pool_rdma_port p[POOL_MAX_HCAS + 2];
+	char *s = NULL, *hca;
+	size_t i;
+
+	for (i = 0; i < POOL_MAX_HCAS + 2; i++)
+		p[i] = (struct pool_rdma_port){ .dev = "mlx5_0",
+			.port = i + 1, .guid = 0x100 + i, .state = "ACTIVE" };
+	CU_ASSERT_EQUAL(section("big", p, POOL_MAX_HCAS + 2, &s), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s, "; 34 InfiniBand ports: the config takes the first 32\n"));
+	hca = strstr(s, "\nhca = ");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(hca);
+	CU_ASSERT_PTR_NOT_NULL(strstr(hca, ", 0x000000000000011f\n"));
+	CU_ASSERT_PTR_NULL(strstr(hca, "0x0000000000000120"));
+	free(s);
+}
+
+/* With gpus filled in, the output is a config ibpoold loads. */
+static void test_loads(void)
+{
+	char path[] = "/tmp/hostsec-XXXXXX", err[512] = "", *s = NULL, *g;
+	struct pool_config c;
+	FILE *f;
+	int fd;
+
+	CU_ASSERT_EQUAL_FATAL(section("gpu07", mixed, 4, &s), 0);
+	g = strstr(s, "gpus = 0 ");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+	g[7] = '8';
+	fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	f = fdopen(fd, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs(s, f);
+	fclose(f);
+	CU_ASSERT_EQUAL_FATAL(pool_config_load(path, &c, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.nhosts, 1);
+	CU_ASSERT_STRING_EQUAL(c.hosts[0].name, "gpu07");
+	CU_ASSERT_EQUAL(c.hosts[0].gpus, 8);
+	CU_ASSERT_STRING_EQUAL(c.hosts[0].gpu_type, "unknown");
+	CU_ASSERT_EQUAL_FATAL(c.hosts[0].nhca, 2);
+	CU_ASSERT_EQUAL(c.hosts[0].hca[0].guid, 0x0002c90300001002ULL);
+	CU_ASSERT_EQUAL(c.hosts[0].hca[1].guid, 0x0002c9030000100aULL);
+	pool_config_release(&c);
+	unlink(path);
+	free(s);
+}
+
+static void test_name(void)
+{
+	char b[16];
+
+	pool_host_name("GPU07.cluster.example", b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "gpu07");
+	pool_host_name("a-very-long-host-name", b, sizeof(b));
+	CU_ASSERT_STRING_EQUAL(b, "a-very-long-hos");
+}
+
+TU_SUITE(hostsec, { "mixed", test_mixed }, { "no_ib", test_no_ib },
+	 { "many", test_many }, { "loads", test_loads },
+	 { "name", test_name })
