@@ -620,9 +620,27 @@ out_view:
 	return ret ? 1 : 0;
 }
 
+/*
+ * path against the working directory, which the daemon leaves (chdir
+ * "/") before it reads --net and writes --pid-file: malloc'ed, or NULL.
+ */
+static char *absolute(const char *path)
+{
+	char *cwd, *abs = NULL;
+
+	if (*path == '/')
+		return strdup(path);
+	cwd = getcwd(NULL, 0);
+	if (cwd && asprintf(&abs, "%s/%s", cwd, path) < 0)
+		abs = NULL;
+	free(cwd);
+	return abs;
+}
+
 int main(int argc, char **argv)
 {
 	struct args a = { .engine = RT_ENGINE_AUTO };
+	char *net = NULL, *pid = NULL;
 	int ret;
 
 	ret = parse(argc, argv, &a);
@@ -630,5 +648,14 @@ int main(int argc, char **argv)
 		return ret;
 	if (a.print_host)
 		return print_host();
-	return run(&a);
+	if ((a.net && !(a.net = net = absolute(a.net))) ||
+	    (a.pid_file && !(a.pid_file = pid = absolute(a.pid_file)))) {
+		fprintf(stderr, PROG ": %s\n", strerror(errno));
+		ret = 1;
+	} else {
+		ret = run(&a);
+	}
+	free(net);
+	free(pid);
+	return ret;
 }
