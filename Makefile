@@ -150,12 +150,14 @@ bench: deps
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) \
-		$(DESTDIR)$(SYSCONFDIR)/opensm $(DESTDIR)$(MANDIR)/man1
+		$(DESTDIR)$(SYSCONFDIR)/opensm $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man8
 	install -m 0644 $(B)/libgpuaware.so $(DESTDIR)$(LIBDIR)/libgpuaware.so
 	install -m 0755 $(B)/ibpoolroute $(B)/ibtopogen $(B)/ibpoold \
 		$(DESTDIR)$(BINDIR)/
 	install -m 0644 docs/ibpoolroute.1 docs/ibtopogen.1 \
 		$(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 docs/ibpoold.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 plugins/opensm/gpuaware.conf \
 		$(DESTDIR)$(SYSCONFDIR)/opensm/gpuaware.conf.sample
 	install -d $(DESTDIR)$(UNITDIR)
@@ -170,7 +172,8 @@ uninstall:
 		$(DESTDIR)$(SYSCONFDIR)/opensm/gpuaware.conf.sample \
 		$(DESTDIR)$(UNITDIR)/ibpoold.service \
 		$(DESTDIR)$(MANDIR)/man1/ibpoolroute.1 \
-		$(DESTDIR)$(MANDIR)/man1/ibtopogen.1
+		$(DESTDIR)$(MANDIR)/man1/ibtopogen.1 \
+		$(DESTDIR)$(MANDIR)/man8/ibpoold.8
 
 clean:
 	rm -rf build build-san
