@@ -11,15 +11,17 @@
  * (key / U[level]) % slots makes every source converge on the same path
  * to a destination (d-mod-k); a slot that is missing or cannot reach the
  * destination detours over the valid one it was sent least often.
- * With jobs the leaves pick their keys' order and turn their slots
- * (order_leaf(), rotation()), trading that convergence for per-job
- * balance.
+ * With jobs under RT_JOBS_ISOLATE the leaves pick their keys' order and
+ * turn their slots (order_leaf(), rotation()), trading that convergence
+ * for per-job balance; RT_JOBS_SPREAD leaves it to the job pass.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ftree.h"
+#include "jobload.h"
+#include "jobpass.h"
 
 #define FT_MAX_SLOTS 4096	/* up slots of a switch: positions x parallel */
 
@@ -668,15 +670,14 @@ static void down_candidates(struct ftr *r, uint32_t s)
 }
 
 /*
- * With jobs, each leaf turns the d-mod-k slots by its own index.  Plain
- * d-mod-k brings all traffic to a destination down one link into its
- * leaf, so a job of n hosts loads that link with about n routes whatever
- * the ordering; turned, the sources' leaves climb to different parents
- * and a destination is reached over several of its leaf's down links:
- * all of them (RT_JOBS_SPREAD), or those of its group (RT_JOBS_ISOLATE),
- * so those links carry no other job.  Either way each leaf still sends
- * another leaf's destinations up distinct slots, so the whole fabric
- * stays balanced.
+ * With isolated jobs, each leaf turns the d-mod-k slots by its own index.
+ * Plain d-mod-k brings all traffic to a destination down one link into
+ * its leaf, so a job of n hosts loads that link with about n routes
+ * whatever the ordering; turned, the sources' leaves climb to different
+ * parents and a destination is reached over several of the down links of
+ * its group, which carry no other job.  Each leaf still sends another
+ * leaf's destinations up distinct slots, so the whole fabric stays
+ * balanced.
  */
 static unsigned int rotation(const struct ftr *r, uint32_t s)
 {
@@ -874,17 +875,52 @@ static int ftr_init(struct ftr *r, const struct fabric *f,
 	return 0;
 }
 
-int rt_fattree(const struct fabric *f, const struct ft_info *ft,
-	       const struct rt_jobs *jobs, struct rt_tables *t)
+/*
+ * The job pass's choices at s towards ds: the children ds is below, else
+ * the parents that reach it turning at the lowest level, as route_switch
+ * takes them, so any mix stays minimal and up*-down*.
+ */
+static unsigned int cands(void *ctx, uint32_t s, uint32_t ds, uint8_t *out)
+{
+	const struct ftr *r = ctx;
+	bool dn = has(bits(r, r->down, s), ds);
+	const uint64_t *rh = NULL;
+	unsigned int p, h, n = 0;
+	uint32_t q;
+
+	if (r->lv[s] == FT_NO_LEVEL)
+		return 0;
+	for (h = r->lv[s] + 1; !dn && !rh && h < r->nlev; h++)
+		if (has(r->reach + ((size_t)h * r->nsw + s) * r->w, ds))
+			rh = r->reach + (size_t)h * r->nsw * r->w;
+	if (!dn && !rh)
+		return 0;
+	for (p = 1; p <= r->f->nodes[r->t->sw_node[s]].nports; p++) {
+		q = peer_sw(r, s, p);
+		if (q == FAB_NONE)
+			continue;
+		if (dn ? r->lv[q] + 1 == r->lv[s] &&
+			 has(bits(r, r->down, q), ds) :
+			 is_up(r, s, q) && has(rh + (size_t)q * r->w, ds))
+			out[n++] = p;
+	}
+	return n;
+}
+
+/*
+ * One routing of the tree: turn (or NULL) turns the leaves' slots, then
+ * the job pass runs for pass (or NULL).
+ */
+static int route_tree(const struct fabric *f, const struct ft_info *ft,
+		      const struct rt_jobs *turn, const struct rt_jobs *pass,
+		      struct rt_tables *t, struct rt_jobpass_stats *st)
 {
 	struct ftr r;
 	uint32_t s;
 	int ret;
 
-	if (!ft->tree || !ft->nlevels)
-		return -EINVAL;
 	ret = ftr_init(&r, f, ft, t);
-	r.jobs = jobs && jobs->njobs ? jobs : NULL;	/* none routes as NULL */
+	r.jobs = turn;
 	if (!ret)
 		ret = place_switches(&r);
 	if (!ret)
@@ -898,6 +934,69 @@ int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 			ret = route_switch(&r, s);
 	if (!ret && rt_fill_unrouted(t, r.unrouted) < 0)
 		ret = -ENOMEM;
+	if (!ret && pass)
+		ret = rt_jobpass(t, pass, cands, &r, st);
 	ftr_release(&r);
 	return ret;
+}
+
+/* Jobs' busiest own links summed, and links shared, of t; 0 or -ENOMEM. */
+static int score(const struct rt_tables *t, const struct rt_jobs *jobs,
+		 uint64_t *own, uint64_t *shared)
+{
+	struct vf_jobload jl;
+	unsigned int j;
+
+	if (vf_jobload(t, jobs, &jl))
+		return -ENOMEM;
+	for (*own = 0, j = 0; j < jl.njobs; j++)
+		*own += jl.max[j];
+	*shared = jl.shared;
+	vf_jobload_release(&jl);
+	return 0;
+}
+
+/*
+ * Spread jobs: the job pass over the routes without jobs, or the turned
+ * slots (whose balance is d-mod-k's) where the pass cannot keep the
+ * whole fabric balanced or does not share fewer links for loads within
+ * 5 % of theirs: the pass wins on large trees, the slots on small ones
+ * (a route is a large step there) and on rail trees.
+ */
+static int spread(const struct fabric *f, const struct ft_info *ft,
+		  const struct rt_jobs *jobs, struct rt_tables *t)
+{
+	struct rt_jobpass_stats st;
+	uint64_t o1, s1, o2, s2;
+	struct rt_tables t2;
+	int ret;
+
+	ret = route_tree(f, ft, NULL, jobs, t, &st);
+	if (ret)
+		return ret;
+	ret = rt_tables_init(&t2, f);
+	if (ret)
+		return ret;
+	rt_tables_set_local(&t2);
+	ret = route_tree(f, ft, jobs, NULL, &t2, NULL);
+	if (!ret)
+		ret = score(t, jobs, &o1, &s1);
+	if (!ret)
+		ret = score(&t2, jobs, &o2, &s2);
+	if (!ret && (!st.balanced || s1 >= s2 || o1 * 100 > o2 * 105))
+		memcpy(t->lft, t2.lft, (size_t)t->nsw * (t->top + 1));
+	rt_tables_release(&t2);
+	return ret;
+}
+
+int rt_fattree(const struct fabric *f, const struct ft_info *ft,
+	       const struct rt_jobs *jobs, struct rt_tables *t)
+{
+	if (!ft->tree || !ft->nlevels)
+		return -EINVAL;
+	if (!jobs || !jobs->njobs)
+		return route_tree(f, ft, NULL, NULL, t, NULL);
+	if (jobs->policy == RT_JOBS_ISOLATE)
+		return route_tree(f, ft, jobs, NULL, t, NULL);
+	return spread(f, ft, jobs, t);
 }

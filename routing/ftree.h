@@ -12,15 +12,18 @@
 
 /*
  * Fill t (initialised for f, local entries set) for the tree ft.  With a
- * job set (NULL or empty for none: the tables do not change), each leaf
- * orders its destinations so every job's spread evenly over the up slots,
- * and the leaves turn their slots apart so traffic to one destination
- * arrives over several of its leaf's links instead of one: all of them
- * (RT_JOBS_SPREAD; on a 1,024-host tree a job's busiest own link carries
- * about half as much with hosts scattered, but links carry several jobs)
- * or its job's and idle hosts' (RT_JOBS_ISOLATE; no more shared links
- * than without jobs, a few percent less load).  The routes stay
- * up*-down* and the whole fabric as balanced as without jobs.
+ * job set (NULL or empty for none: the tables do not change):
+ * RT_JOBS_SPREAD routes as without jobs, then lets the job pass
+ * (jobpass.h) re-choose every CA LID's routes among the minimal up*-down*
+ * ports, so traffic to a job's host arrives over several of its leaf's
+ * links, at a price per link newly shared between jobs (on a 1,024-host
+ * tree with jobs in runs of 1-4 hosts: busiest own links 22 % lighter,
+ * 38 % more shared links, docs/benchmarks.md); RT_JOBS_ISOLATE orders each
+ * leaf's destinations so every job's spread evenly over the up slots and
+ * turns the leaves' slots apart so a destination is reached over its
+ * job's and idle hosts' down links only (no more shared links than
+ * without jobs, a few percent less load).  The routes stay up*-down*
+ * and the whole fabric within 10 % of its mean all-to-all link load.
  * Returns 0, -E2BIG when parent groups outgrow the slot scheme, or
  * -ENOMEM.  CA-to-CA routes are deadlock-free on one VL: each climbs,
  * then descends.  Switch LIDs up/down cannot reach, and LIDs a switch

@@ -34,10 +34,10 @@ struct rt_job {
 };
 
 /*
- * How the fat-tree engine uses a leaf's down links for a job's traffic
- * (measured trade-off, see ftree.h): SPREAD over all of them, for the
- * lowest job-own loads; ISOLATE over its own hosts' (and idle hosts')
- * only, so no more links carry two jobs than without jobs.
+ * How the fat-tree engine trades a job's own load against links shared
+ * with other jobs (measured, see ftree.h): SPREAD for the lowest job-own
+ * loads, sharing links where that buys enough; ISOLATE so no more links
+ * carry two jobs than without jobs.
  */
 enum rt_job_policy {
 	RT_JOBS_SPREAD,
