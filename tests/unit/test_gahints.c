@@ -5,6 +5,7 @@
  * and the job set built for a fabric from the table.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "tu.h"
+#include "tu_route.h"
 #include "plugins/opensm/config.h"
 #include "plugins/opensm/hints.h"
 #include "sm/server.h"
@@ -27,11 +29,21 @@ static void kick(void *ctx)
 	atomic_fetch_add(&kicks, 1);
 }
 
+/* The last error line, for tests that expect one; the others print it. */
+static pthread_mutex_t said_lock = PTHREAD_MUTEX_INITIALIZER;
+static char said[512];
+static bool expect_said;
+
 static void quiet(void *ctx, bool error, const char *msg)
 {
 	(void)ctx;
-	if (error)
+	if (!error)
+		return;
+	pthread_mutex_lock(&said_lock);
+	snprintf(said, sizeof(said), "%s", msg);
+	if (!expect_said)
 		fprintf(stderr, "hints: %s\n", msg);
+	pthread_mutex_unlock(&said_lock);
 }
 
 struct fix {
@@ -327,6 +339,95 @@ static void test_reroute_ticket(void)
 	fab_free(f);
 }
 
+static const char *message(json_object *r)
+{
+	json_object *e = json_object_object_get(r, "error");
+
+	return e ? json_object_get_string(json_object_object_get(e,
+								 "message")) :
+		   "";
+}
+
+/*
+ * Once the fabric is known, a host's name and its port GUIDs are one
+ * host: two jobs naming it both ways are refused, naming both jobs.
+ */
+static void test_alias_refused(void)
+{
+	struct fabric *f = tree();
+	char guid[24], line[512], want[256];
+	struct fix x;
+	json_object *r;
+
+	tu_ca_named(f, "node0002", guid);
+	start(&x, 0);
+	sweep(&x, f, true, true);
+	snprintf(line, sizeof(line),
+		 "{\"op\":\"hints.set\",\"jobs\":[{\"id\":\"j1\",\"hosts\":[\"node0001\",\"node0002\"]},{\"id\":\"j2\",\"hosts\":[\"%s\"]}]}",
+		 guid);
+	r = ask(&x, line);
+	CU_ASSERT_STRING_EQUAL(code(r), "bad_request");
+	snprintf(want, sizeof(want),
+		 "host 'node0002' is in jobs 'j1' and 'j2' (as '%s', the same node)",
+		 guid);
+	CU_ASSERT_STRING_EQUAL(message(r), want);
+	json_object_put(r);
+	r = ask(&x, "{\"op\":\"hints.get\"}");
+	CU_ASSERT_EQUAL(num(r, "generation"), 0);
+	json_object_put(r);
+	stop(&x);
+	fab_free(f);
+}
+
+/*
+ * The fabric changes after the table was checked: node0003 is renamed
+ * node0002, so j2's GUID of it is now a host of j1.  The sweep leaves
+ * j2 out, says so, and routes j1 and j3.
+ */
+static void test_sweep_drops_clash(void)
+{
+	struct fabric *f = tree();
+	char guid[24], line[512];
+	struct rt_jobs js;
+	uint64_t gen;
+	uint32_t n3;
+	char err[256];
+	struct fix x;
+	json_object *r;
+
+	n3 = tu_ca_named(f, "node0003", guid);
+	start(&x, 0);
+	sweep(&x, f, true, true);
+	snprintf(line, sizeof(line),
+		 "{\"op\":\"hints.set\",\"jobs\":[{\"id\":\"j1\",\"hosts\":[\"node0001\",\"node0002\"]},{\"id\":\"j2\",\"hosts\":[\"%s\",\"node0004\"]},{\"id\":\"j3\",\"hosts\":[\"node0005\"]}]}",
+		 guid);
+	r = ask(&x, line);
+	CU_ASSERT(ok(r));
+	json_object_put(r);
+	free(f->nodes[n3].desc);
+	f->nodes[n3].desc = strdup("node0002 mlx5_1");
+	CU_ASSERT_FATAL(f->nodes[n3].desc != NULL);
+	expect_said = true;
+	ga_hints_sweep_begin(x.h);
+	CU_ASSERT_EQUAL_FATAL(ga_hints_jobs(x.h, f, RT_JOBS_SPREAD, &js, &gen,
+					    err, sizeof(err)), 1);
+	expect_said = false;
+	CU_ASSERT_EQUAL_FATAL(js.njobs, 2);
+	CU_ASSERT_STRING_EQUAL(js.job[0].id, "j1");
+	CU_ASSERT_STRING_EQUAL(js.job[1].id, "j3");
+	CU_ASSERT_EQUAL(js.job[0].hosts, 2);
+	CU_ASSERT_EQUAL(js.node_job[n3], 0);
+	snprintf(line, sizeof(line),
+		 "ERR GA34: job 'j2' left out: host 'node0002' is in jobs 'j1' and 'j2' (as '%s'); routing the other jobs",
+		 guid);
+	pthread_mutex_lock(&said_lock);
+	CU_ASSERT_STRING_EQUAL(said, line);
+	pthread_mutex_unlock(&said_lock);
+	rt_jobs_release(&js);
+	stop(&x);
+	fab_free(f);
+}
+
 /* The table outlives the socket: a new start reloads it. */
 static void test_kept(void)
 {
@@ -356,4 +457,6 @@ TU_SUITE(gahints,
 	 { "reroutes coalesced", test_coalesced },
 	 { "routed generation", test_routed_generation },
 	 { "reroute ticket", test_reroute_ticket },
-	 { "table kept", test_kept })
+	 { "table kept", test_kept },
+	 { "a host by name and by GUID refused", test_alias_refused },
+	 { "a clash the fabric made drops one job", test_sweep_drops_clash })
