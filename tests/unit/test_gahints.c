@@ -19,6 +19,7 @@
 #include "plugins/opensm/config.h"
 #include "plugins/opensm/hints.h"
 #include "sm/server.h"
+#include "tools/ibpoold/relay.h"
 #include "topology/gen.h"
 
 static atomic_uint kicks;
@@ -428,6 +429,100 @@ static void test_sweep_drops_clash(void)
 	fab_free(f);
 }
 
+/* The jobs of the table now, as "id/owner id/owner ..." ("-": none). */
+static void table_of(const struct fix *x, char *buf, size_t len)
+{
+	json_object *r = ask(x, "{\"op\":\"hints.get\"}"), *jobs, *j, *o;
+	size_t i, at = 0;
+
+	jobs = json_object_object_get(r, "jobs");
+	buf[0] = '\0';
+	for (i = 0; i < json_object_array_length(jobs) && at < len; i++) {
+		j = json_object_array_get_idx(jobs, i);
+		o = json_object_object_get(j, "owner");
+		at += snprintf(buf + at, len - at, "%s%s/%s", i ? " " : "",
+			       json_object_get_string(
+				       json_object_object_get(j, "id")),
+			       o ? json_object_get_string(o) : "-");
+	}
+	json_object_put(r);
+}
+
+/* Poll (up to 5 s) until the table reads want; false if it never does. */
+static bool table_becomes(const struct fix *x, const char *want)
+{
+	char now[256];
+	int i;
+
+	for (i = 0; i < 250; i++) {
+		table_of(x, now, sizeof(now));
+		if (!strcmp(now, want))
+			return true;
+		sleep_ms(20);
+	}
+	fprintf(stderr, "\ntable '%s', expected '%s'\n", now, want);
+	return false;
+}
+
+static void relay_post(struct poold_relay *rl, const char *jobs)
+{
+	json_object *j = json_tokener_parse(jobs);
+
+	CU_ASSERT_FATAL(j != NULL);
+	poold_relay_post(rl, j);
+}
+
+/*
+ * ibpoold's relay against the real hint socket: it sets its own jobs
+ * and leaves those set directly alone; a hints.set without owner that
+ * drops them is undone at its next check, the direct jobs kept; a job
+ * of its that takes a direct job's host is refused, the error kept in
+ * its status, the table unchanged.
+ */
+static void test_relay_owner(void)
+{
+	struct poold_relay_status st;
+	struct poold_relay *rl;
+	struct fix x;
+	json_object *r;
+	int i;
+
+	start(&x, 0);
+	r = ask(&x, "{\"op\":\"hints.add\",\"job\":{\"id\":\"s1\",\"hosts\":[\"node0001\"],\"owner\":\"slurm\"}}");
+	CU_ASSERT(ok(r));
+	json_object_put(r);
+	CU_ASSERT_FATAL(!poold_relay_start(x.cfg.hints_socket, "ibpoold", 50,
+					   &rl));
+	relay_post(rl, "[{\"id\":\"p1\",\"hosts\":[\"node0002\",\"node0003\"]}]");
+	CU_ASSERT(table_becomes(&x, "s1/slurm p1/ibpoold"));
+	/* someone replaces the whole table: the relay puts its job back */
+	r = ask(&x, "{\"op\":\"hints.set\",\"jobs\":[{\"id\":\"s1\",\"hosts\":[\"node0001\"]},{\"id\":\"d\",\"hosts\":[\"node0005\"]}]}");
+	CU_ASSERT(ok(r));
+	json_object_put(r);
+	CU_ASSERT(table_becomes(&x, "s1/- d/- p1/ibpoold"));
+	relay_post(rl, "[{\"id\":\"p1\",\"hosts\":[\"node0002\"]},{\"id\":\"p2\",\"hosts\":[\"node0004\"]}]");
+	CU_ASSERT(table_becomes(&x, "s1/- d/- p1/ibpoold p2/ibpoold"));
+	/* a job on a host someone else's job holds: refused, said, kept */
+	relay_post(rl, "[{\"id\":\"p3\",\"hosts\":[\"node0005\"]}]");
+	for (i = 0; i < 250; i++) {
+		poold_relay_status(rl, &st);
+		if (st.error[0])
+			break;
+		sleep_ms(20);
+	}
+	CU_ASSERT(!st.synced);
+	CU_ASSERT_STRING_EQUAL(st.error,
+			       "hints.set refused: host 'node0005' is in jobs 'd' and 'p3' (owner ibpoold)");
+	table_of(&x, st.error, sizeof(st.error));
+	CU_ASSERT_STRING_EQUAL(st.error, "s1/- d/- p1/ibpoold p2/ibpoold");
+	/* once the direct job is gone, the relay gets through */
+	r = ask(&x, "{\"op\":\"hints.remove\",\"id\":\"d\"}");
+	json_object_put(r);
+	CU_ASSERT(table_becomes(&x, "s1/- p3/ibpoold"));
+	poold_relay_stop(rl);
+	stop(&x);
+}
+
 /* The table outlives the socket: a new start reloads it. */
 static void test_kept(void)
 {
@@ -459,4 +554,5 @@ TU_SUITE(gahints,
 	 { "reroute ticket", test_reroute_ticket },
 	 { "table kept", test_kept },
 	 { "a host by name and by GUID refused", test_alias_refused },
-	 { "a clash the fabric made drops one job", test_sweep_drops_clash })
+	 { "a clash the fabric made drops one job", test_sweep_drops_clash },
+	 { "the relay keeps to its own jobs", test_relay_owner })
