@@ -77,7 +77,7 @@ static const struct alias *find_alias(const struct alias *names, size_t n,
 {
 	const struct alias key = { .name = (char *)host };
 
-	return bsearch(&key, names, n, sizeof(*names), cmp_alias);
+	return n ? bsearch(&key, names, n, sizeof(*names), cmp_alias) : NULL;
 }
 
 /*
