@@ -2,6 +2,7 @@
 /* Job sets: resolve the scheduler's host names and port GUIDs to CA nodes. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,9 @@ struct ctx {
 	const struct fabric *f;
 	struct host *h;		/* nh entries, sorted by name, then node */
 	size_t nh;
+	rt_jobs_drop_fn drop;	/* NULL: a host in two jobs fails the set */
+	void *dctx;
+	bool shared;		/* the last error is a host in two jobs */
 	char *err;
 	size_t len;
 };
@@ -118,8 +122,12 @@ static size_t find_host(const struct ctx *c, const char *name)
 	return lo < c->nh && !strcmp(c->h[lo].name, name) ? lo : c->nh;
 }
 
-/* Put node n into job j; a node already in another job is an error. */
-static int claim(struct ctx *c, uint32_t n, uint32_t j, const char *what)
+/*
+ * Put node n into job j; a node already in another job is an error
+ * naming the host, and as what job j named it when that differs.
+ */
+static int claim(struct ctx *c, uint32_t n, uint32_t j, const char *what,
+		 const char *as)
 {
 	struct rt_jobs *js = c->js;
 	const struct fabric *f = c->f;
@@ -128,8 +136,12 @@ static int claim(struct ctx *c, uint32_t n, uint32_t j, const char *what)
 	if (js->node_job[n] == j)
 		return 0;
 	if (js->node_job[n] != RT_JOB_NONE) {
-		snprintf(c->err, c->len, "host '%s' is in jobs '%s' and '%s'",
-			 what, js->job[js->node_job[n]].id, js->job[j].id);
+		snprintf(c->err, c->len, "host '%s' is in jobs '%s' and '%s'%s%s%s",
+			 what, js->job[js->node_job[n]].id, js->job[j].id,
+			 strcmp(what, as) ? " (as '" : "",
+			 strcmp(what, as) ? as : "",
+			 strcmp(what, as) ? "')" : "");
+		c->shared = true;
 		return -EEXIST;
 	}
 	js->node_job[n] = j;
@@ -138,10 +150,14 @@ static int claim(struct ctx *c, uint32_t n, uint32_t j, const char *what)
 	return 0;
 }
 
-/* One hosts entry: a host name (every HCA of it) or a port GUID's host. */
-static int add_host(struct ctx *c, uint32_t j, const char *s)
+/*
+ * One hosts entry: a host name (every HCA of it) or a port GUID's host
+ * (that HCA alone when it has no host name: nameless CAs are no host).
+ */
+static int add_host(struct ctx *c, uint32_t j, const char *as)
 {
 	char name[HOST_LEN];
+	const char *s = as;
 	uint64_t g;
 	uint32_t n;
 	size_t i;
@@ -154,7 +170,11 @@ static int add_host(struct ctx *c, uint32_t j, const char *s)
 				 c->js->job[j].id, s);
 			return -ENOENT;
 		}
-		fab_host_name(c->f, n, name, sizeof(name));
+		if (!fab_host_name(c->f, n, name, sizeof(name))) {
+			ret = claim(c, n, j, as, as);
+			c->js->job[j].hosts += !ret;
+			return ret;
+		}
 		s = name;
 	}
 	i = find_host(c, s);
@@ -166,17 +186,37 @@ static int add_host(struct ctx *c, uint32_t j, const char *s)
 	if (c->js->node_job[c->h[i].node] == j)
 		return 0;	/* named twice, or by a GUID and a name */
 	for (; i < c->nh && !strcmp(c->h[i].name, s); i++)
-		if ((ret = claim(c, c->h[i].node, j, s)))
+		if ((ret = claim(c, c->h[i].node, j, s, as)))
 			return ret;
 	c->js->job[j].hosts++;
 	return 0;
 }
 
-static int add_job(struct ctx *c, uint32_t j, const struct rt_job_spec *sp)
+/* Take job j, which named a host an earlier job holds, back out. */
+static void drop_job(struct ctx *c, uint32_t j)
 {
 	struct rt_jobs *js = c->js;
+	char msg[512];
+	size_t n;
+
+	snprintf(msg, sizeof(msg), "job '%s' left out: %s", js->job[j].id,
+		 c->err);
+	c->drop(c->dctx, msg);
+	for (n = 0; n < c->f->nnodes; n++)
+		if (js->node_job[n] == j)
+			js->node_job[n] = RT_JOB_NONE;
+	free(js->job[j].id);
+	memset(&js->job[j], 0, sizeof(js->job[j]));
+	js->njobs = j;
+	*c->err = '\0';
+}
+
+static int add_job(struct ctx *c, const struct rt_job_spec *sp)
+{
+	struct rt_jobs *js = c->js;
+	uint32_t j = js->njobs;
 	size_t i;
-	int ret;
+	int ret = 0;
 
 	if (!sp->id || !*sp->id) {
 		snprintf(c->err, c->len, "job %u: empty id", j + 1);
@@ -197,17 +237,22 @@ static int add_job(struct ctx *c, uint32_t j, const struct rt_job_spec *sp)
 		return -ENOMEM;
 	js->job[j].weight = sp->weight;
 	js->njobs = j + 1;
-	for (i = 0; i < sp->nhosts; i++)
-		if ((ret = add_host(c, j, sp->hosts[i])))
-			return ret;
-	return 0;
+	c->shared = false;
+	for (i = 0; i < sp->nhosts && !ret; i++)
+		ret = add_host(c, j, sp->hosts[i]);
+	if (ret && c->shared && c->drop) {
+		drop_job(c, j);
+		return 0;
+	}
+	return ret;
 }
 
-int rt_jobs_build(struct rt_jobs *js, const struct fabric *f,
-		  const struct rt_job_spec *spec, size_t n, char *err,
-		  size_t len)
+int rt_jobs_build_drop(struct rt_jobs *js, const struct fabric *f,
+		       const struct rt_job_spec *spec, size_t n,
+		       rt_jobs_drop_fn drop, void *ctx, char *err, size_t len)
 {
-	struct ctx c = { .js = js, .f = f, .err = err, .len = len };
+	struct ctx c = { .js = js, .f = f, .drop = drop, .dctx = ctx,
+			 .err = err, .len = len };
 	size_t i;
 	int ret;
 
@@ -224,7 +269,7 @@ int rt_jobs_build(struct rt_jobs *js, const struct fabric *f,
 		js->node_job[i] = RT_JOB_NONE;
 	ret = index_hosts(&c);
 	for (i = 0; !ret && i < n; i++)
-		ret = add_job(&c, i, &spec[i]);
+		ret = add_job(&c, &spec[i]);
 out:
 	if (ret == -ENOMEM && !*err)
 		snprintf(err, len, "out of memory");
@@ -234,6 +279,13 @@ out:
 	if (ret)
 		rt_jobs_release(js);
 	return ret;
+}
+
+int rt_jobs_build(struct rt_jobs *js, const struct fabric *f,
+		  const struct rt_job_spec *spec, size_t n, char *err,
+		  size_t len)
+{
+	return rt_jobs_build_drop(js, f, spec, n, NULL, NULL, err, len);
 }
 
 void rt_jobs_release(struct rt_jobs *js)

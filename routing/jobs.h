@@ -71,6 +71,20 @@ struct rt_jobs {
 int rt_jobs_build(struct rt_jobs *js, const struct fabric *f,
 		  const struct rt_job_spec *spec, size_t n, char *err,
 		  size_t len);
+/* Told one line for each job rt_jobs_build_drop() leaves out. */
+typedef void (*rt_jobs_drop_fn)(void *ctx, const char *msg);
+
+/*
+ * rt_jobs_build(), except that a job naming a host an earlier job holds
+ * is left out, with drop told which and why ("job 'b' left out: host
+ * 'gpu1' is in jobs 'a' and 'b'"), and the others are kept: for a table
+ * checked against an older fabric (a node description changed since, so
+ * a name and a GUID two jobs gave became one host).  js may end with no
+ * jobs; it needs rt_jobs_release() after success all the same.
+ */
+int rt_jobs_build_drop(struct rt_jobs *js, const struct fabric *f,
+		       const struct rt_job_spec *spec, size_t n,
+		       rt_jobs_drop_fn drop, void *ctx, char *err, size_t len);
 void rt_jobs_release(struct rt_jobs *js);
 
 /* Job of fabric node, RT_JOB_NONE without one or without a job set. */

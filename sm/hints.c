@@ -15,7 +15,7 @@
 #include "durable.h"
 #include "hints.h"
 
-#define FILE_VERSION 1
+#define FILE_VERSION 2	/* 2 added owners; 1 still loads */
 #define FILE_MAX (64u << 20)
 
 /*
@@ -40,6 +40,7 @@ static void job_release(struct sm_job *j)
 		free(j->hosts[i]);
 	free(j->hosts);
 	free(j->id);
+	free(j->owner);
 }
 
 static void snap_free(struct sm_hints_snap *s)
@@ -121,12 +122,25 @@ void sm_hints_free(struct sm_hints *h)
 	free(h);
 }
 
-static bool valid_id(const char *id)
+/* A job id or an owner: 1..64 characters of the safe set. */
+static bool valid_name(const char *id)
 {
 	size_t n = strspn(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 			  "abcdefghijklmnopqrstuvwxyz0123456789._:-");
 
+	_Static_assert(SM_HINTS_ID_MAX == SM_HINTS_OWNER_MAX,
+		       "one check for ids and owners");
 	return n && n <= SM_HINTS_ID_MAX && !id[n];
+}
+
+/* Owner o: 0, or bad_request naming where it was given. */
+static int check_owner(const char *o, const char *where, struct sm_error *e)
+{
+	if (valid_name(o))
+		return 0;
+	return sm_error_set(e, SM_ERR_BAD_REQUEST,
+			    "%s must be 1..%d characters of A-Z a-z 0-9 . _ : -",
+			    where, SM_HINTS_OWNER_MAX);
 }
 
 /* A malloc'd canonical copy of host, or NULL with e filled. */
@@ -189,24 +203,85 @@ static int find_dup(char *const *v, size_t n, const char **dup)
 	return 0;
 }
 
-/* (host, job) pairs of a table, to find a host two jobs hold. */
+/* (host, node, job) triples of a table, to find a node two jobs hold. */
 struct holder {
-	const char *host;
+	const char *host;	/* as the job names it */
+	char *node;		/* host itself, or a malloc'd alias */
 	size_t job;
 };
 
 static int cmp_holder(const void *a, const void *b)
 {
 	const struct holder *x = a, *y = b;
+	int c = strcmp(x->node, y->node);
 
-	return strcmp(x->host, y->host);
+	return c ? c : (x->job > y->job) - (x->job < y->job);
+}
+
+/* "'j1'", or "'j1' (owner slurm)": a job as messages name it. */
+static const char *who(const struct sm_job *j, char *buf, size_t len)
+{
+	if (j->owner)
+		snprintf(buf, len, "'%s' (owner %s)", j->id, j->owner);
+	else
+		snprintf(buf, len, "'%s'", j->id);
+	return buf;
+}
+
+/* x's node, as known says; 0 or -ENOMEM. */
+static int node_of(struct holder *x, sm_host_known_fn known, void *ctx)
+{
+	char node[SM_HINTS_NODE_MAX];
+
+	x->node = (char *)x->host;
+	snprintf(node, sizeof(node), "%s", x->host);
+	if (!known || !known(ctx, x->host, node) || !strcmp(node, x->host))
+		return 0;
+	x->node = strdup(node);
+	return x->node ? 0 : -ENOMEM;
+}
+
+/*
+ * The holder before i of the job before i's, naming the node as i does
+ * if that job has such a name, for the clearer message.
+ */
+static const struct holder *same_name(const struct holder *h, size_t i)
+{
+	size_t k;
+
+	for (k = i - 1; k > 0 && h[k - 1].job == h[i - 1].job &&
+	     !strcmp(h[k - 1].node, h[i].node); k--)
+		if (!strcmp(h[k - 1].host, h[i].host))
+			return &h[k - 1];
+	return &h[i - 1];
+}
+
+static int shared_error(const struct sm_hints_snap *s, const struct holder *a,
+			const struct holder *b, struct sm_error *e)
+{
+	char wa[SM_HINTS_ID_MAX + SM_HINTS_OWNER_MAX + 16];
+	char wb[sizeof(wa)];
+
+	who(&s->jobs[a->job], wa, sizeof(wa));
+	who(&s->jobs[b->job], wb, sizeof(wb));
+	if (!strcmp(a->host, b->host))
+		return sm_error_set(e, SM_ERR_BAD_REQUEST,
+				    "host '%s' is in jobs %s and %s", a->host,
+				    wa, wb);
+	return sm_error_set(e, SM_ERR_BAD_REQUEST,
+			    "host '%s' is in jobs %s and %s (as '%s', the same node)",
+			    a->host, wa, wb, b->host);
 }
 
 /*
  * A host runs one job at a time: bad_request naming the host and both
- * jobs when two of s's hold it.  0, or a negative errno with e filled.
+ * jobs when a node is in two of s's, one of them first_new or later (the
+ * jobs the change brings; a conflict among the others came from the
+ * fabric changing, and the router leaves it out).  Aliases are found
+ * through known.  0, or a negative errno with e filled.
  */
-static int check_shared(const struct sm_hints_snap *s, struct sm_error *e)
+static int check_shared(const struct sm_hints_snap *s, size_t first_new,
+			sm_host_known_fn known, void *ctx, struct sm_error *e)
 {
 	struct holder *h;
 	size_t i, k, n = 0;
@@ -214,20 +289,27 @@ static int check_shared(const struct sm_hints_snap *s, struct sm_error *e)
 
 	for (i = 0; i < s->njobs; i++)
 		n += s->jobs[i].nhosts;
-	h = malloc((n + 1) * sizeof(*h));
+	h = calloc(n + 1, sizeof(*h));
 	if (!h)
 		return sm_error_set(e, SM_ERR_INTERNAL, "out of memory");
-	for (i = 0, n = 0; i < s->njobs; i++)
-		for (k = 0; k < s->jobs[i].nhosts; k++)
-			h[n++] = (struct holder){ s->jobs[i].hosts[k], i };
+	for (i = 0, n = 0; i < s->njobs && !ret; i++)
+		for (k = 0; k < s->jobs[i].nhosts && !ret; k++) {
+			h[n] = (struct holder){ s->jobs[i].hosts[k], NULL, i };
+			ret = node_of(&h[n++], known, ctx);
+		}
+	if (ret) {
+		ret = sm_error_set(e, SM_ERR_INTERNAL, "out of memory");
+		goto out;
+	}
 	qsort(h, n, sizeof(*h), cmp_holder);
 	for (i = 1; i < n && !ret; i++)
-		if (!strcmp(h[i - 1].host, h[i].host))
-			ret = sm_error_set(e, SM_ERR_BAD_REQUEST,
-					   "host '%s' is in jobs '%s' and '%s'",
-					   h[i].host,
-					   s->jobs[h[i - 1].job].id,
-					   s->jobs[h[i].job].id);
+		if (!strcmp(h[i - 1].node, h[i].node) &&
+		    h[i - 1].job != h[i].job && h[i].job >= first_new)
+			ret = shared_error(s, same_name(h, i), &h[i], e);
+out:
+	for (i = 0; i < n; i++)
+		if (h[i].node != h[i].host)
+			free(h[i].node);
 	free(h);
 	return ret;
 }
@@ -263,14 +345,43 @@ static int parse_hosts(json_object *arr, struct sm_job *j, struct sm_error *e)
 }
 
 /*
- * Fill j from the job object o; where ("jobs[3]", "job") names it until
- * its id is known.  known NULL skips the fabric check.  On error j holds
- * what was built so far for the caller to release.
+ * j's owner: the job's own "owner", which must be owner when that is not
+ * NULL (an owner's set makes every job its own).
  */
-static int parse_job(json_object *o, const char *where, sm_host_known_fn known,
-		     void *ctx, struct sm_job *j, struct sm_error *e)
+static int parse_owner(json_object *o, const char *owner, struct sm_job *j,
+		       struct sm_error *e)
 {
-	static const char *const fields[] = { "id", "hosts", "weight", NULL };
+	const char *mine = NULL;
+	int ret = sm_get_string(o, "owner", false, &mine, e);
+
+	if (!ret && mine)
+		ret = check_owner(mine, "field 'owner'", e);
+	if (!ret && mine && owner && strcmp(mine, owner))
+		ret = sm_error_set(e, SM_ERR_BAD_REQUEST,
+				   "owner '%s' in a set of owner '%s'", mine,
+				   owner);
+	mine = owner ? owner : mine;
+	if (ret || !mine)
+		return ret;
+	j->owner = strdup(mine);
+	return j->owner ? 0 : sm_error_set(e, SM_ERR_INTERNAL,
+					   "out of memory");
+}
+
+/*
+ * Fill j from the job object o; where ("jobs[3]", "job") names it until
+ * its id is known; owner, when not NULL, is the set's.  known NULL skips
+ * the fabric check.  On error j holds what was built so far for the
+ * caller to release.
+ */
+static int parse_job(json_object *o, const char *where, const char *owner,
+		     sm_host_known_fn known, void *ctx, struct sm_job *j,
+		     struct sm_error *e)
+{
+	static const char *const fields[] = {
+		"id", "hosts", "weight", "owner", NULL
+	};
+	char node[SM_HINTS_NODE_MAX];
 	json_object *hosts;
 	int64_t weight = 1;
 	const char *id;
@@ -283,7 +394,7 @@ static int parse_job(json_object *o, const char *where, sm_host_known_fn known,
 	ret = sm_get_string(o, "id", true, &id, e);
 	if (ret)
 		goto out_where;
-	if (!valid_id(id)) {
+	if (!valid_name(id)) {
 		ret = sm_error_set(e, SM_ERR_BAD_REQUEST,
 				   "field 'id' must be 1..%d characters of A-Z a-z 0-9 . _ : -",
 				   SM_HINTS_ID_MAX);
@@ -300,8 +411,10 @@ static int parse_job(json_object *o, const char *where, sm_host_known_fn known,
 	if (!ret)
 		ret = sm_get_int(o, "weight", false, 1, SM_HINTS_WEIGHT_MAX,
 				 &weight, e);
+	if (!ret)
+		ret = parse_owner(o, owner, j, e);
 	for (i = 0; !ret && known && i < j->nhosts; i++)
-		if (!known(ctx, j->hosts[i]))
+		if (!known(ctx, j->hosts[i], strcpy(node, j->hosts[i])))
 			ret = sm_error_set(e, SM_ERR_UNKNOWN_HOST,
 					   "unknown host '%s'", j->hosts[i]);
 	j->weight = weight;
@@ -315,9 +428,12 @@ out_where:
 
 /*
  * *out is a new table of the jobs in arr (set, or a state file), ids
- * unique.  0, or a negative errno with e filled when any job is wrong.
+ * unique, owner's when owner is not NULL.  Hosts in two jobs are the
+ * caller's to check.  0, or a negative errno with e filled when any job
+ * is wrong.
  */
-static int parse_jobs(json_object *arr, sm_host_known_fn known, void *ctx,
+static int parse_jobs(json_object *arr, const char *owner,
+		      sm_host_known_fn known, void *ctx,
 		      struct sm_hints_snap **out, struct sm_error *e)
 {
 	size_t i, n = json_object_array_length(arr);
@@ -339,8 +455,8 @@ static int parse_jobs(json_object *arr, sm_host_known_fn known, void *ctx,
 	for (i = 0; i < n; i++) {
 		snprintf(where, sizeof(where), "jobs[%zu]", i);
 		s->njobs++;
-		ret = parse_job(json_object_array_get_idx(arr, i), where, known,
-				ctx, &s->jobs[i], e);
+		ret = parse_job(json_object_array_get_idx(arr, i), where,
+				owner, known, ctx, &s->jobs[i], e);
 		if (ret)
 			goto out_free;
 		ids[i] = s->jobs[i].id;
@@ -350,8 +466,6 @@ static int parse_jobs(json_object *arr, sm_host_known_fn known, void *ctx,
 	else if (dup)
 		ret = sm_error_set(e, SM_ERR_DUPLICATE_ID,
 				   "job '%s' listed twice", dup);
-	if (!ret)
-		ret = check_shared(s, e);
 	if (ret)
 		goto out_free;
 	free(ids);
@@ -370,8 +484,9 @@ static int job_copy(struct sm_job *d, const struct sm_job *s)
 
 	d->weight = s->weight;
 	d->id = strdup(s->id);
+	d->owner = s->owner ? strdup(s->owner) : NULL;
 	d->hosts = calloc(s->nhosts, sizeof(*d->hosts));
-	if (!d->id || !d->hosts)
+	if (!d->id || !d->hosts || (s->owner && !d->owner))
 		return -ENOMEM;
 	for (i = 0; i < s->nhosts; i++) {
 		d->hosts[i] = strdup(s->hosts[i]);
@@ -382,9 +497,18 @@ static int job_copy(struct sm_job *d, const struct sm_job *s)
 	return 0;
 }
 
-/* A copy of s with room for extra more jobs, leaving out job skip. */
+static bool owned_by(const struct sm_job *j, const char *owner)
+{
+	return owner && j->owner && !strcmp(j->owner, owner);
+}
+
+/*
+ * A copy of s with room for extra more jobs, leaving out job skip and
+ * the jobs of owner (NULL: none).
+ */
 static struct sm_hints_snap *snap_copy(const struct sm_hints_snap *s,
-				       size_t extra, const struct sm_job *skip)
+				       size_t extra, const struct sm_job *skip,
+				       const char *owner)
 {
 	struct sm_hints_snap *c = snap_alloc(s->njobs + extra);
 	size_t i;
@@ -392,7 +516,7 @@ static struct sm_hints_snap *snap_copy(const struct sm_hints_snap *s,
 	if (!c)
 		return NULL;
 	for (i = 0; i < s->njobs; i++) {
-		if (&s->jobs[i] == skip)
+		if (&s->jobs[i] == skip || owned_by(&s->jobs[i], owner))
 			continue;
 		if (job_copy(&c->jobs[c->njobs++], &s->jobs[i])) {
 			snap_free(c);
@@ -418,6 +542,9 @@ static json_object *job_json(const struct sm_job *j)
 	    sm_json_add(o, "hosts", hosts))
 		goto out_put_o;
 	if (sm_json_add(o, "weight", json_object_new_int(j->weight)))
+		goto out_put_o;
+	if (j->owner &&
+	    sm_json_add(o, "owner", json_object_new_string(j->owner)))
 		goto out_put_o;
 	return o;
 out_put:
@@ -548,27 +675,6 @@ static int commit(struct sm_hints *h, struct sm_hints_snap *s, uint64_t *gen,
 	return 0;
 }
 
-int sm_hints_set(struct sm_hints *h, json_object *req, uint64_t *gen,
-		 struct sm_error *e)
-{
-	static const char *const fields[] = { "op", "jobs", NULL };
-	struct sm_hints_snap *s;
-	json_object *jobs;
-	int ret;
-
-	ret = sm_check_fields(req, fields, e);
-	if (!ret)
-		ret = sm_get_array(req, "jobs", true, &jobs, e);
-	if (ret)
-		return ret;
-	pthread_mutex_lock(&h->wlock);
-	ret = parse_jobs(jobs, h->known, h->ctx, &s, e);
-	if (!ret)
-		ret = commit(h, s, gen, e);
-	pthread_mutex_unlock(&h->wlock);
-	return ret;
-}
-
 static struct sm_job *find_job(const struct sm_hints_snap *s, const char *id)
 {
 	size_t i;
@@ -579,10 +685,90 @@ static struct sm_job *find_job(const struct sm_hints_snap *s, const char *id)
 	return NULL;
 }
 
+/*
+ * An owner's set: *s (its new jobs, replaced) after the jobs of cur that
+ * are not owner's, *kept of them.  0, or a negative errno with e filled
+ * (an id another owner holds, too many jobs) and *s freed.
+ */
+static int keep_others(const struct sm_hints_snap *cur, const char *owner,
+		       struct sm_hints_snap **s, size_t *kept,
+		       struct sm_error *e)
+{
+	struct sm_hints_snap *m, *n = *s;
+	char w[SM_HINTS_ID_MAX + SM_HINTS_OWNER_MAX + 16];
+	const struct sm_job *j;
+	size_t i;
+	int ret = 0;
+
+	*s = NULL;
+	for (i = 0; i < n->njobs && !ret; i++) {
+		j = find_job(cur, n->jobs[i].id);
+		if (j && !owned_by(j, owner))
+			ret = sm_error_set(e, SM_ERR_DUPLICATE_ID,
+					   "job %s already exists",
+					   who(j, w, sizeof(w)));
+	}
+	m = ret ? NULL : snap_copy(cur, n->njobs, NULL, owner);
+	if (!ret && !m)
+		ret = sm_error_set(e, SM_ERR_INTERNAL, "out of memory");
+	if (!ret && m->njobs + n->njobs > SM_HINTS_MAX_JOBS)
+		ret = sm_error_set(e, SM_ERR_BAD_REQUEST,
+				   "%zu jobs and the others' %zu, at most %d",
+				   n->njobs, m->njobs, SM_HINTS_MAX_JOBS);
+	if (ret) {
+		if (m)
+			snap_free(m);
+		snap_free(n);
+		return ret;
+	}
+	*kept = m->njobs;
+	memcpy(m->jobs + m->njobs, n->jobs, n->njobs * sizeof(*n->jobs));
+	m->njobs += n->njobs;
+	n->njobs = 0;
+	snap_free(n);
+	*s = m;
+	return 0;
+}
+
+int sm_hints_set(struct sm_hints *h, json_object *req, uint64_t *gen,
+		 struct sm_error *e)
+{
+	static const char *const fields[] = { "op", "jobs", "owner", NULL };
+	struct sm_hints_snap *s = NULL;
+	const char *owner = NULL;
+	size_t kept = 0;
+	json_object *jobs;
+	int ret;
+
+	ret = sm_check_fields(req, fields, e);
+	if (!ret)
+		ret = sm_get_array(req, "jobs", true, &jobs, e);
+	if (!ret)
+		ret = sm_get_string(req, "owner", false, &owner, e);
+	if (!ret && owner)
+		ret = check_owner(owner, "field 'owner'", e);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&h->wlock);
+	ret = parse_jobs(jobs, owner, h->known, h->ctx, &s, e);
+	if (!ret && owner)
+		ret = keep_others(h->cur, owner, &s, &kept, e);
+	if (!ret)
+		ret = check_shared(s, kept, h->known, h->ctx, e);
+	if (!ret)
+		ret = commit(h, s, gen, e);
+	else if (s)
+		snap_free(s);
+	pthread_mutex_unlock(&h->wlock);
+	return ret;
+}
+
 int sm_hints_add(struct sm_hints *h, json_object *req, uint64_t *gen,
 		 struct sm_error *e)
 {
 	static const char *const fields[] = { "op", "job", NULL };
+	char w[SM_HINTS_ID_MAX + SM_HINTS_OWNER_MAX + 16];
+	const struct sm_job *old;
 	struct sm_hints_snap *s;
 	struct sm_job j = { 0 };
 	json_object *o;
@@ -594,12 +780,14 @@ int sm_hints_add(struct sm_hints *h, json_object *req, uint64_t *gen,
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&h->wlock);
-	ret = parse_job(o, "job", h->known, h->ctx, &j, e);
+	ret = parse_job(o, "job", NULL, h->known, h->ctx, &j, e);
 	if (ret)
 		goto out_unlock;
-	if (find_job(h->cur, j.id)) {
+	old = find_job(h->cur, j.id);
+	if (old) {
 		ret = sm_error_set(e, SM_ERR_DUPLICATE_ID,
-				   "job '%s' already exists", j.id);
+				   "job %s already exists",
+				   who(old, w, sizeof(w)));
 		goto out_unlock;
 	}
 	if (h->cur->njobs >= SM_HINTS_MAX_JOBS) {
@@ -608,14 +796,14 @@ int sm_hints_add(struct sm_hints *h, json_object *req, uint64_t *gen,
 				   j.id, SM_HINTS_MAX_JOBS);
 		goto out_unlock;
 	}
-	s = snap_copy(h->cur, 1, NULL);
+	s = snap_copy(h->cur, 1, NULL, NULL);
 	if (!s) {
 		ret = sm_error_set(e, SM_ERR_INTERNAL, "out of memory");
 		goto out_unlock;
 	}
 	s->jobs[s->njobs++] = j;
 	memset(&j, 0, sizeof(j));
-	ret = check_shared(s, e);
+	ret = check_shared(s, s->njobs - 1, h->known, h->ctx, e);
 	if (ret) {
 		snap_free(s);
 		goto out_unlock;
@@ -647,7 +835,7 @@ int sm_hints_remove(struct sm_hints *h, json_object *req, uint64_t *gen,
 		ret = sm_error_set(e, SM_ERR_NOT_FOUND, "no job '%.80s'", id);
 		goto out_unlock;
 	}
-	s = snap_copy(h->cur, 0, j);
+	s = snap_copy(h->cur, 0, j, NULL);
 	ret = s ? commit(h, s, gen, e) :
 		sm_error_set(e, SM_ERR_INTERNAL, "out of memory");
 out_unlock:
@@ -726,14 +914,20 @@ static int load_file(const char *path, struct sm_hints_snap **out,
 	if (!ret)
 		ret = sm_check_fields(o, fields, &e);
 	if (!ret)
-		ret = sm_get_int(o, "version", true, FILE_VERSION, FILE_VERSION,
+		ret = sm_get_int(o, "version", true, 1, FILE_VERSION,
 				 &version, &e);
 	if (!ret)
 		ret = sm_get_int(o, "generation", true, 0, INT64_MAX, &gen, &e);
 	if (!ret)
 		ret = sm_get_array(o, "jobs", true, &jobs, &e);
 	if (!ret)
-		ret = parse_jobs(jobs, NULL, NULL, out, &e);
+		ret = parse_jobs(jobs, NULL, NULL, NULL, out, &e);
+	if (!ret)
+		ret = check_shared(*out, 0, NULL, NULL, &e);
+	if (ret && *out) {
+		snap_free(*out);
+		*out = NULL;
+	}
 	if (ret)
 		snprintf(err, len, "%s: %s", path, e.msg);
 	else

@@ -15,7 +15,9 @@
 #include "proto.h"
 
 #define SM_HINTS_ID_MAX 64	/* job id: 1..64 of [A-Za-z0-9._:-] */
+#define SM_HINTS_OWNER_MAX 64	/* owner: as a job id */
 #define SM_HINTS_HOST_MAX 64	/* host: a node description's 64 bytes */
+#define SM_HINTS_NODE_MAX 128	/* a node identity, NUL included */
 #define SM_HINTS_WEIGHT_MAX 1000
 #define SM_HINTS_MAX_JOBS 4096
 #define SM_HINTS_FILE "hints.json"
@@ -27,6 +29,7 @@
  */
 struct sm_job {
 	char *id;
+	char *owner;		/* who set it; NULL: nobody in particular */
 	char **hosts;
 	size_t nhosts;
 	unsigned int weight;	/* 1..SM_HINTS_WEIGHT_MAX */
@@ -46,11 +49,15 @@ struct sm_hints_snap {
 };
 
 /*
- * Whether host (a name or a canonical GUID) is in the fabric.  Called on
- * the thread that changes the table, holding the writers' lock but never
- * the one snapshots take; it must not call sm_hints_* changes.
+ * Whether host (a name or a canonical GUID) is in the fabric, and which
+ * node it is: node (SM_HINTS_NODE_MAX bytes) holds a copy of host on
+ * entry, and the function may replace it with a string every alias of
+ * that node shares (its host name and its ports' GUIDs), so that a job
+ * naming a host by GUID and another by name are seen to share it.
+ * Called on the thread that changes the table, holding the writers' lock
+ * but never the one snapshots take; it must not call sm_hints_* changes.
  */
-typedef bool (*sm_host_known_fn)(void *ctx, const char *host);
+typedef bool (*sm_host_known_fn)(void *ctx, const char *host, char *node);
 
 struct sm_hints;
 
@@ -70,11 +77,17 @@ void sm_hints_free(struct sm_hints *h);
  * The requests.  Each returns 0 with the change made and the generation
  * bumped by one (the new one in *gen unless gen is NULL), or a negative
  * errno with e filled (bad_request, unknown_host, duplicate_id,
- * not_found, internal) and the table exactly as it was.  Messages name the job, host and field at fault.
+ * not_found, internal) and the table exactly as it was.  Messages name
+ * the job, host and field at fault.
  *   set:    {"jobs":[JOB, ...]}  replaces the whole table
+ *           {"owner":"O","jobs":[JOB, ...]}  replaces O's jobs only,
+ *           keeping the others'; the new jobs are O's
  *   add:    {"job":JOB}          duplicate_id when the id exists
  *   remove: {"id":"ID"}          not_found when it does not
- * JOB is {"id":ID,"hosts":[HOST, ...],"weight":N}, weight optional (1).
+ * JOB is {"id":ID,"hosts":[HOST, ...],"weight":N,"owner":"O"}, weight
+ * optional (1), owner optional (none; in an owner's set, that owner).
+ * A host (or an alias of it, see sm_host_known_fn) in two jobs is
+ * bad_request naming both; only jobs the request brings are checked.
  * The request's "op" is allowed and ignored; other unknown fields are
  * bad_request.
  */
@@ -85,7 +98,7 @@ int sm_hints_add(struct sm_hints *h, json_object *req, uint64_t *gen,
 int sm_hints_remove(struct sm_hints *h, json_object *req, uint64_t *gen,
 		    struct sm_error *e);
 
-/* Add "jobs" and "generation" of the current table to reply. */
+/* Add "jobs" (with owners) and "generation" of the table to reply. */
 int sm_hints_get(struct sm_hints *h, json_object *reply);
 
 /*
@@ -101,7 +114,8 @@ const struct sm_hints_snap *sm_hints_snapshot(struct sm_hints *h);
 void sm_hints_put(const struct sm_hints_snap *s);
 
 /*
- * Write the current table and generation to dir/hints.json atomically:
+ * Write the current table, owners and generation to dir/hints.json
+ * atomically (version 2; version 1 files, without owners, still load):
  * a temporary file in dir, fsync, rename, fsync of dir.  Returns 0 or a
  * negative errno with err naming the file and the failing step.
  */

@@ -20,6 +20,16 @@
 #include "../../sm/server.h"
 #include "hints.h"
 
+/*
+ * A name the fabric knows a CA by, and the node it names: what every
+ * name of one host shares, so that aliases are seen to be one host.
+ */
+struct alias {
+	char *name;	/* a host name or a canonical port GUID; owned */
+	char *node;	/* the host name, or for a CA without one its node
+			   GUID after a blank (no name has one); owned */
+};
+
 struct ga_hints {
 	struct ga_cfg cfg;
 	struct ga_hints_ops ops;
@@ -35,7 +45,7 @@ struct ga_hints {
 	uint64_t kicks;		/* reroutes sent to OpenSM */
 	uint64_t sweep_kicks;	/* kicks before this sweep's routing */
 	/* host names and CA port GUIDs of the last fabric, sorted; owned */
-	char **names;
+	struct alias *names;
 	size_t nnames;
 	bool have_fabric;
 	struct ga_hints_routing handed, live;
@@ -55,83 +65,113 @@ static void say(const struct ga_hints *h, bool error, const char *fmt, ...)
 	h->ops.log(h->ops.ctx, error, buf);
 }
 
-static int cmp_name(const void *a, const void *b)
+static int cmp_alias(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const struct alias *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
 }
 
-static bool has_name(char *const *names, size_t n, const char *host)
+static const struct alias *find_alias(const struct alias *names, size_t n,
+				      const char *host)
 {
-	return bsearch(&host, names, n, sizeof(*names), cmp_name) != NULL;
+	const struct alias key = { .name = (char *)host };
+
+	return n ? bsearch(&key, names, n, sizeof(*names), cmp_alias) : NULL;
 }
 
 /*
  * Before the first sweep nothing is known of the fabric: hosts are taken
- * as they come, and those the fabric lacks are left out when routing.
+ * as they come (each its own node), and those the fabric lacks are left
+ * out when routing.
  */
-static bool known(void *ctx, const char *host)
+static bool known(void *ctx, const char *host, char *node)
 {
 	struct ga_hints *h = ctx;
+	const struct alias *a;
 	bool ok;
 
 	pthread_mutex_lock(&h->lock);
-	ok = !h->have_fabric || has_name(h->names, h->nnames, host);
+	a = find_alias(h->names, h->nnames, host);
+	ok = !h->have_fabric || a;
+	if (a)
+		snprintf(node, SM_HINTS_NODE_MAX, "%s", a->node);
 	pthread_mutex_unlock(&h->lock);
 	return ok;
 }
 
-static void free_names(char **names, size_t n)
+static void free_names(struct alias *names, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		free(names[i]);
+	for (i = 0; i < n; i++) {
+		free(names[i].name);
+		free(names[i].node);
+	}
 	free(names);
 }
 
-static int add_name(char **names, size_t *n, const char *s)
+static int add_alias(struct alias *names, size_t *n, const char *name,
+		     const char *node)
 {
-	names[*n] = strdup(s);
-	if (!names[*n])
+	names[*n].name = strdup(name);
+	names[*n].node = strdup(node);
+	if (!names[*n].name || !names[*n].node) {
+		free(names[*n].name);
+		free(names[*n].node);
 		return -ENOMEM;
+	}
 	(*n)++;
 	return 0;
 }
 
-/* Host names and canonical CA port GUIDs of f, sorted, duplicates gone. */
-static int fabric_names(const struct fabric *f, char ***out, size_t *nout)
+/* CA v's names: its host name and its ports' GUIDs, all naming one node. */
+static int ca_aliases(const struct fabric *f, uint32_t v, struct alias *names,
+		      size_t *n)
 {
-	char **names = calloc(2 * f->nports + 1, sizeof(*names));
-	char buf[128];
+	char node[SM_HINTS_NODE_MAX], guid[20];
+	unsigned int p;
+	int ret = 0;
+
+	if (fab_host_name(f, v, node, sizeof(node)))
+		ret = add_alias(names, n, node, node);
+	else
+		snprintf(node, sizeof(node), " 0x%016" PRIx64,
+			 f->nodes[v].guid);
+	for (p = 1; p <= f->nodes[v].nports && !ret; p++) {
+		snprintf(guid, sizeof(guid), "0x%016" PRIx64,
+			 fab_port(f, v, p)->guid);
+		ret = add_alias(names, n, guid, node);
+	}
+	return ret;
+}
+
+/* Names of f's CAs with their nodes, sorted by name, duplicates gone. */
+static int fabric_names(const struct fabric *f, struct alias **out,
+			size_t *nout)
+{
+	struct alias *names = calloc(2 * f->nports + 1, sizeof(*names));
 	size_t n = 0, i, j;
 	uint32_t v;
-	unsigned int p;
 	int ret = 0;
 
 	if (!names)
 		return -ENOMEM;
-	for (v = 0; v < f->nnodes && !ret; v++) {
-		if (fab_is_sw(f, v))
-			continue;
-		fab_host_name(f, v, buf, sizeof(buf));
-		if (*buf)
-			ret = add_name(names, &n, buf);
-		for (p = 1; p <= f->nodes[v].nports && !ret; p++) {
-			snprintf(buf, sizeof(buf), "0x%016" PRIx64,
-				 fab_port(f, v, p)->guid);
-			ret = add_name(names, &n, buf);
-		}
-	}
+	for (v = 0; v < f->nnodes && !ret; v++)
+		if (!fab_is_sw(f, v))
+			ret = ca_aliases(f, v, names, &n);
 	if (ret) {
 		free_names(names, n);
 		return ret;
 	}
-	qsort(names, n, sizeof(*names), cmp_name);
+	qsort(names, n, sizeof(*names), cmp_alias);
 	for (i = j = 0; i < n; i++) {
-		if (j && !strcmp(names[j - 1], names[i]))
-			free(names[i]);
-		else
+		if (j && !strcmp(names[j - 1].name, names[i].name)) {
+			free(names[i].name);
+			free(names[i].node);
+		} else {
 			names[j++] = names[i];
+		}
 	}
 	*out = names;
 	*nout = j;
@@ -483,20 +523,31 @@ void ga_hints_stop(struct ga_hints *h)
 }
 
 /* The hosts of job j that names has, into hosts[]; how many. */
-static size_t present(const struct sm_job *j, char *const *names, size_t n,
-		      const char **hosts)
+static size_t present(const struct sm_job *j, const struct alias *names,
+		      size_t n, const char **hosts)
 {
 	size_t i, k = 0;
 
 	for (i = 0; i < j->nhosts; i++)
-		if (has_name(names, n, j->hosts[i]))
+		if (find_alias(names, n, j->hosts[i]))
 			hosts[k++] = j->hosts[i];
 	return k;
 }
 
-static int build_jobs(const struct sm_hints_snap *s, const struct fabric *f,
-		      char *const *names, size_t n, enum rt_job_policy policy,
-		      struct rt_jobs *js, char *err, size_t len)
+/*
+ * A job the table accepted can meet another on one host here: the
+ * fabric changed since (a node description now names the host a GUID
+ * of the other job is on).  The later job is left out, not all jobs.
+ */
+static void dropped(void *ctx, const char *msg)
+{
+	say(ctx, true, "ERR GA34: %s; routing the other jobs", msg);
+}
+
+static int build_jobs(struct ga_hints *h, const struct sm_hints_snap *s,
+		      const struct fabric *f, const struct alias *names,
+		      size_t n, enum rt_job_policy policy, struct rt_jobs *js,
+		      char *err, size_t len)
 {
 	struct rt_job_spec *spec = calloc(s->njobs + 1, sizeof(*spec));
 	const char **hosts;
@@ -521,13 +572,13 @@ static int build_jobs(const struct sm_hints_snap *s, const struct fabric *f,
 		nspec++;
 		total += k;
 	}
-	ret = 0;
-	if (nspec) {
-		ret = rt_jobs_build(js, f, spec, nspec, err, len);
-		if (!ret) {
-			js->policy = policy;
-			ret = 1;
-		}
+	ret = nspec ? rt_jobs_build_drop(js, f, spec, nspec, dropped, h, err,
+					 len) : 0;
+	if (!ret && nspec && !js->njobs)
+		rt_jobs_release(js);
+	else if (!ret && nspec) {
+		js->policy = policy;
+		ret = 1;
 	}
 out:
 	free(spec);
@@ -540,7 +591,7 @@ int ga_hints_jobs(struct ga_hints *h, const struct fabric *f,
 		  uint64_t *gen, char *err, size_t len)
 {
 	const struct sm_hints_snap *s;
-	char **names, **old;
+	struct alias *names, *old;
 	size_t n, nold;
 	int ret = fabric_names(f, &names, &n);
 
@@ -550,7 +601,8 @@ int ga_hints_jobs(struct ga_hints *h, const struct fabric *f,
 	}
 	s = sm_hints_snapshot(h->tbl);
 	*gen = s->generation;
-	ret = s->njobs ? build_jobs(s, f, names, n, policy, js, err, len) : 0;
+	ret = s->njobs ? build_jobs(h, s, f, names, n, policy, js, err, len) :
+			 0;
 	sm_hints_put(s);
 	pthread_mutex_lock(&h->lock);
 	old = h->names;

@@ -48,12 +48,13 @@ void ga_hints_stop(struct ga_hints *h);
 void ga_hints_sweep_begin(struct ga_hints *h);
 
 /*
- * Then ga_hints_jobs() records the
- * fabric's host names and CA port GUIDs (what later requests are checked
- * against) and builds js for f from the current table, leaving out the
- * hosts f does not have; *gen is that table's generation.  Returns 1 with
- * js to release when there are jobs, 0 when there are none (js untouched),
- * or a negative errno with err filled.
+ * Then ga_hints_jobs() records the fabric's host names and CA port GUIDs,
+ * each with the host it names (what later requests are checked against,
+ * aliases included), and builds js for f from the current table, leaving
+ * out the hosts f does not have, and a job that meets an earlier one on a
+ * host of f (logged as ERR GA34, the others kept); *gen is that table's
+ * generation.  Returns 1 with js to release when there are jobs, 0 when
+ * there are none (js untouched), or a negative errno with err filled.
  */
 int ga_hints_jobs(struct ga_hints *h, const struct fabric *f,
 		  enum rt_job_policy policy, struct rt_jobs *js,

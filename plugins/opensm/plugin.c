@@ -155,8 +155,10 @@ static bool vls_usable(struct ga_ctx *c)
 }
 
 /*
- * The job set of this sweep from the hint table; routing goes on without
- * jobs when it cannot be built (said in the log).
+ * The job set of this sweep from the hint table.  A job that meets
+ * another on a host is left out there (ERR GA34), the rest routed;
+ * routing goes on without jobs only when the set cannot be built at all
+ * (out of memory, said in the log).
  */
 static void sweep_jobs(struct ga_ctx *c)
 {

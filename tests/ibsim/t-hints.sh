@@ -6,7 +6,8 @@
 # jobs' own all-to-all link loads on the LFTs read back from the switches
 # (`ibpoolroute verify --jobs`) are lower than before.  The table survives an OpenSM restart; a client
 # that may not write is refused and changes nothing; a client that
-# connects and says nothing does not hold up a reroute.
+# connects and says nothing does not hold up a reroute.  A port GUID and
+# its host's name are one host; an owner's set keeps the others' jobs.
 set -eu
 . "$(dirname "$0")/lib.sh"
 t_init hints
@@ -106,5 +107,40 @@ poll 60 state_has '"routed_generation":2' ||
 pr hints get | grep -q "^4 jobs" || t_fail "after restart: $(pr hints get)"
 no_errors "$WORK/ga.log"
 t_log "restart: job table at generation 2 back and routed"
+
+# A host's port GUID is that host: a job naming it beside the job that
+# names the host is refused, naming both.  ibsim's port GUID is the
+# caguid + 1.
+host=$(perl -MJSON::PP -0777 -ne 'print decode_json($_)->{jobs}[1]{hosts}[0]' "$WORK/jobs.json")
+cg=$(awk -v h="\"$host " '/^caguid=/ { g = substr($0, 8) }
+	/^Hca/ && index($0, h) { print g; exit }' "$NET")
+guid=$(printf '0x%016x' $((cg + 1)))
+pr hints add ja "$guid" >"$WORK/alias.out" 2>&1 && t_fail "$guid taken beside $host"
+grep -q "bad_request: host '$host' is in jobs 'j2' and 'ja' (as '$guid', the same node)" \
+	"$WORK/alias.out" || t_fail "alias: $(cat "$WORK/alias.out")"
+
+# An owner's set touches its own jobs only.
+idle=$(perl -MJSON::PP -0777 -ne 'my %u = map { $_ => 1 }
+	map { @{$_->{hosts}} } @{decode_json($_)->{jobs}};
+	for (1 .. 128) { my $h = sprintf("node%04d", $_);
+		if (!$u{$h}) { print $h; last } }' "$WORK/jobs.json")
+printf '{"jobs":[{"id":"p1","hosts":["%s"]}]}\n' "$idle" >"$WORK/own.json"
+pr hints set --owner ibpoold "$WORK/own.json" --wait --timeout 30000 \
+	>"$WORK/own.out" 2>&1 || t_fail "owner set: $(cat "$WORK/own.out")"
+pr hints get >"$WORK/own.get"
+grep -q "^5 jobs" "$WORK/own.get" && grep -q "p1 .*owner ibpoold 1 host: $idle" \
+	"$WORK/own.get" || t_fail "owner set: $(cat "$WORK/own.get")"
+pr state | grep -q "in switches  : generation 3 (5 jobs routed)" ||
+	t_fail "owner's job not routed: $(pr state)"
+printf '{"jobs":[{"id":"j2","hosts":["%s"]}]}\n' "$idle" >"$WORK/own2.json"
+pr hints set --owner ibpoold "$WORK/own2.json" >"$WORK/own2.out" 2>&1 &&
+	t_fail "an owner's set took j2"
+grep -q "duplicate_id: job 'j2' already exists" "$WORK/own2.out" ||
+	t_fail "owner clash: $(cat "$WORK/own2.out")"
+echo '{"jobs":[]}' >"$WORK/own3.json"
+pr hints set --owner ibpoold "$WORK/own3.json" >/dev/null
+pr hints get | grep -q "^4 jobs" || t_fail "owner's jobs not gone: $(pr hints get)"
+no_errors "$WORK/ga.log"
+t_log "aliases refused, an owner's set kept the others' jobs"
 osm_stop
 sim_stop

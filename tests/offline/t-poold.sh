@@ -93,26 +93,38 @@ refused() {
 	fi
 }
 
-# The fake plugin: answers hints.set (generation + 1, table kept) and
-# hints.get, one request per connection, logging each hints.set line.
+# The fake plugin: answers hints.set (generation + 1; with an owner
+# only that owner's jobs replaced, the others kept, a kept job "direct"
+# on node0032 standing for a Slurm hook's) and hints.get, one request per
+# connection, logging each hints.set line.
 fake_plugin() {
-	perl -MIO::Socket::UNIX -e '
+	perl -MIO::Socket::UNIX -MJSON::PP -e '
 		my ($path, $log) = @ARGV;
 		unlink $path;
 		my $l = IO::Socket::UNIX->new(Type => SOCK_STREAM(),
 			Local => $path, Listen => 5) or die "listen: $!";
-		my ($gen, $jobs) = (0, "[]");
+		my $gen = 0;
+		my @jobs = ({ id => "direct", hosts => ["node0032"],
+			      weight => 1 });
 		while (my $c = $l->accept) {
 			my $req = <$c>;
 			next unless defined $req;
-			if ($req =~ /"op":"hints.set"/) {
+			my $r = decode_json($req);
+			if ($r->{op} eq "hints.set") {
 				$gen++;
-				($jobs) = $req =~ /"jobs":(\[.*\])/;
+				my $o = $r->{owner};
+				@jobs = grep { defined $o &&
+					(!defined $_->{owner} || $_->{owner} ne $o)
+				} @jobs;
+				push @jobs, map { { %$_, weight => 1,
+					defined $o ? (owner => $o) : () } }
+					@{$r->{jobs}};
 				open(my $f, ">>", $log) or die; print $f $req;
 				close $f;
 				print $c "{\"ok\":true,\"generation\":$gen}\n";
 			} else {
-				print $c "{\"ok\":true,\"generation\":$gen,\"jobs\":$jobs}\n";
+				print $c encode_json({ ok => JSON::PP::true,
+					generation => $gen, jobs => \@jobs }), "\n";
 			}
 			close $c;
 		}' "$w/sm.sock" "$w/hints.log" &
@@ -285,8 +297,16 @@ expect "topology: k8s labels per host" 32 "$(grep -c 'fabric.topograph.run/tier-
 "$R" jobs --json > "$w/jobs"
 expect "jobs: listed with the allocation" "j1 node0001,node0002,node0003,node0004 1" \
 	"$(json "$w/jobs" 'my $j = $r->{jobs}[0]; "$j->{job} " . join(",", @{$j->{hosts}}) . " " . join(",", @{$j->{allocs}})')"
-wait_for "relay: the plugin got j1" \
-	grep -q '"jobs":\[{"id":"j1","hosts":\["node0001","node0002","node0003","node0004"\]}\]' "$w/hints.log"
+wait_for "relay: the plugin got j1, as owner ibpoold" \
+	grep -q '"owner":"ibpoold","jobs":\[{"id":"j1","hosts":\["node0001","node0002","node0003","node0004"\]}\]' "$w/hints.log"
+# The plugin's table holds the direct job and j1: the relay, checking
+# every 100 ms, is content and sends j1 once.
+sleep 0.5
+expect "relay: one set while the plugin holds its jobs" 1 \
+	"$(grep -c '"id":"j1"' "$w/hints.log")"
+"$R" hints get --socket "$w/sm.sock" --json > "$w/hg"
+expect "relay: the direct job kept beside the pool's" "direct:- j1:ibpoold" \
+	"$(json "$w/hg" 'join(" ", map { "$_->{id}:" . ($_->{owner} // "-") } @{$r->{jobs}})')"
 # The plugin restarts with an empty table: the relay sends it again.
 kill "$fake"
 wait "$fake" 2>/dev/null || true

@@ -5,6 +5,7 @@
  * and the job set built for a fabric from the table.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,9 +15,11 @@
 #include <unistd.h>
 
 #include "tu.h"
+#include "tu_route.h"
 #include "plugins/opensm/config.h"
 #include "plugins/opensm/hints.h"
 #include "sm/server.h"
+#include "tools/ibpoold/relay.h"
 #include "topology/gen.h"
 
 static atomic_uint kicks;
@@ -27,11 +30,21 @@ static void kick(void *ctx)
 	atomic_fetch_add(&kicks, 1);
 }
 
+/* The last error line, for tests that expect one; the others print it. */
+static pthread_mutex_t said_lock = PTHREAD_MUTEX_INITIALIZER;
+static char said[512];
+static bool expect_said;
+
 static void quiet(void *ctx, bool error, const char *msg)
 {
 	(void)ctx;
-	if (error)
+	if (!error)
+		return;
+	pthread_mutex_lock(&said_lock);
+	snprintf(said, sizeof(said), "%s", msg);
+	if (!expect_said)
 		fprintf(stderr, "hints: %s\n", msg);
+	pthread_mutex_unlock(&said_lock);
 }
 
 struct fix {
@@ -327,6 +340,189 @@ static void test_reroute_ticket(void)
 	fab_free(f);
 }
 
+static const char *message(json_object *r)
+{
+	json_object *e = json_object_object_get(r, "error");
+
+	return e ? json_object_get_string(json_object_object_get(e,
+								 "message")) :
+		   "";
+}
+
+/*
+ * Once the fabric is known, a host's name and its port GUIDs are one
+ * host: two jobs naming it both ways are refused, naming both jobs.
+ */
+static void test_alias_refused(void)
+{
+	struct fabric *f = tree();
+	char guid[24], line[512], want[256];
+	struct fix x;
+	json_object *r;
+
+	tu_ca_named(f, "node0002", guid);
+	start(&x, 0);
+	sweep(&x, f, true, true);
+	snprintf(line, sizeof(line),
+		 "{\"op\":\"hints.set\",\"jobs\":[{\"id\":\"j1\",\"hosts\":[\"node0001\",\"node0002\"]},{\"id\":\"j2\",\"hosts\":[\"%s\"]}]}",
+		 guid);
+	r = ask(&x, line);
+	CU_ASSERT_STRING_EQUAL(code(r), "bad_request");
+	snprintf(want, sizeof(want),
+		 "host 'node0002' is in jobs 'j1' and 'j2' (as '%s', the same node)",
+		 guid);
+	CU_ASSERT_STRING_EQUAL(message(r), want);
+	json_object_put(r);
+	r = ask(&x, "{\"op\":\"hints.get\"}");
+	CU_ASSERT_EQUAL(num(r, "generation"), 0);
+	json_object_put(r);
+	stop(&x);
+	fab_free(f);
+}
+
+/*
+ * The fabric changes after the table was checked: node0003 is renamed
+ * node0002, so j2's GUID of it is now a host of j1.  The sweep leaves
+ * j2 out, says so, and routes j1 and j3.
+ */
+static void test_sweep_drops_clash(void)
+{
+	struct fabric *f = tree();
+	char guid[24], line[512];
+	struct rt_jobs js;
+	uint64_t gen;
+	uint32_t n3;
+	char err[256];
+	struct fix x;
+	json_object *r;
+
+	n3 = tu_ca_named(f, "node0003", guid);
+	start(&x, 0);
+	sweep(&x, f, true, true);
+	snprintf(line, sizeof(line),
+		 "{\"op\":\"hints.set\",\"jobs\":[{\"id\":\"j1\",\"hosts\":[\"node0001\",\"node0002\"]},{\"id\":\"j2\",\"hosts\":[\"%s\",\"node0004\"]},{\"id\":\"j3\",\"hosts\":[\"node0005\"]}]}",
+		 guid);
+	r = ask(&x, line);
+	CU_ASSERT(ok(r));
+	json_object_put(r);
+	free(f->nodes[n3].desc);
+	f->nodes[n3].desc = strdup("node0002 mlx5_1");
+	CU_ASSERT_FATAL(f->nodes[n3].desc != NULL);
+	expect_said = true;
+	ga_hints_sweep_begin(x.h);
+	CU_ASSERT_EQUAL_FATAL(ga_hints_jobs(x.h, f, RT_JOBS_SPREAD, &js, &gen,
+					    err, sizeof(err)), 1);
+	expect_said = false;
+	CU_ASSERT_EQUAL_FATAL(js.njobs, 2);
+	CU_ASSERT_STRING_EQUAL(js.job[0].id, "j1");
+	CU_ASSERT_STRING_EQUAL(js.job[1].id, "j3");
+	CU_ASSERT_EQUAL(js.job[0].hosts, 2);
+	CU_ASSERT_EQUAL(js.node_job[n3], 0);
+	snprintf(line, sizeof(line),
+		 "ERR GA34: job 'j2' left out: host 'node0002' is in jobs 'j1' and 'j2' (as '%s'); routing the other jobs",
+		 guid);
+	pthread_mutex_lock(&said_lock);
+	CU_ASSERT_STRING_EQUAL(said, line);
+	pthread_mutex_unlock(&said_lock);
+	rt_jobs_release(&js);
+	stop(&x);
+	fab_free(f);
+}
+
+/* The jobs of the table now, as "id/owner id/owner ..." ("-": none). */
+static void table_of(const struct fix *x, char *buf, size_t len)
+{
+	json_object *r = ask(x, "{\"op\":\"hints.get\"}"), *jobs, *j, *o;
+	size_t i, at = 0;
+
+	jobs = json_object_object_get(r, "jobs");
+	buf[0] = '\0';
+	for (i = 0; i < json_object_array_length(jobs) && at < len; i++) {
+		j = json_object_array_get_idx(jobs, i);
+		o = json_object_object_get(j, "owner");
+		at += snprintf(buf + at, len - at, "%s%s/%s", i ? " " : "",
+			       json_object_get_string(
+				       json_object_object_get(j, "id")),
+			       o ? json_object_get_string(o) : "-");
+	}
+	json_object_put(r);
+}
+
+/* Poll (up to 5 s) until the table reads want; false if it never does. */
+static bool table_becomes(const struct fix *x, const char *want)
+{
+	char now[256];
+	int i;
+
+	for (i = 0; i < 250; i++) {
+		table_of(x, now, sizeof(now));
+		if (!strcmp(now, want))
+			return true;
+		sleep_ms(20);
+	}
+	fprintf(stderr, "\ntable '%s', expected '%s'\n", now, want);
+	return false;
+}
+
+static void relay_post(struct poold_relay *rl, const char *jobs)
+{
+	json_object *j = json_tokener_parse(jobs);
+
+	CU_ASSERT_FATAL(j != NULL);
+	poold_relay_post(rl, j);
+}
+
+/*
+ * ibpoold's relay against the real hint socket: it sets its own jobs
+ * and leaves those set directly alone; a hints.set without owner that
+ * drops them is undone at its next check, the direct jobs kept; a job
+ * of its that takes a direct job's host is refused, the error kept in
+ * its status, the table unchanged.
+ */
+static void test_relay_owner(void)
+{
+	struct poold_relay_status st;
+	struct poold_relay *rl;
+	struct fix x;
+	json_object *r;
+	int i;
+
+	start(&x, 0);
+	r = ask(&x, "{\"op\":\"hints.add\",\"job\":{\"id\":\"s1\",\"hosts\":[\"node0001\"],\"owner\":\"slurm\"}}");
+	CU_ASSERT(ok(r));
+	json_object_put(r);
+	CU_ASSERT_FATAL(!poold_relay_start(x.cfg.hints_socket, "ibpoold", 50,
+					   &rl));
+	relay_post(rl, "[{\"id\":\"p1\",\"hosts\":[\"node0002\",\"node0003\"]}]");
+	CU_ASSERT(table_becomes(&x, "s1/slurm p1/ibpoold"));
+	/* someone replaces the whole table: the relay puts its job back */
+	r = ask(&x, "{\"op\":\"hints.set\",\"jobs\":[{\"id\":\"s1\",\"hosts\":[\"node0001\"]},{\"id\":\"d\",\"hosts\":[\"node0005\"]}]}");
+	CU_ASSERT(ok(r));
+	json_object_put(r);
+	CU_ASSERT(table_becomes(&x, "s1/- d/- p1/ibpoold"));
+	relay_post(rl, "[{\"id\":\"p1\",\"hosts\":[\"node0002\"]},{\"id\":\"p2\",\"hosts\":[\"node0004\"]}]");
+	CU_ASSERT(table_becomes(&x, "s1/- d/- p1/ibpoold p2/ibpoold"));
+	/* a job on a host someone else's job holds: refused, said, kept */
+	relay_post(rl, "[{\"id\":\"p3\",\"hosts\":[\"node0005\"]}]");
+	for (i = 0; i < 250; i++) {
+		poold_relay_status(rl, &st);
+		if (st.error[0])
+			break;
+		sleep_ms(20);
+	}
+	CU_ASSERT(!st.synced);
+	CU_ASSERT_STRING_EQUAL(st.error,
+			       "hints.set refused: host 'node0005' is in jobs 'd' and 'p3' (owner ibpoold)");
+	table_of(&x, st.error, sizeof(st.error));
+	CU_ASSERT_STRING_EQUAL(st.error, "s1/- d/- p1/ibpoold p2/ibpoold");
+	/* once the direct job is gone, the relay gets through */
+	r = ask(&x, "{\"op\":\"hints.remove\",\"id\":\"d\"}");
+	json_object_put(r);
+	CU_ASSERT(table_becomes(&x, "s1/- p3/ibpoold"));
+	poold_relay_stop(rl);
+	stop(&x);
+}
+
 /* The table outlives the socket: a new start reloads it. */
 static void test_kept(void)
 {
@@ -356,4 +552,7 @@ TU_SUITE(gahints,
 	 { "reroutes coalesced", test_coalesced },
 	 { "routed generation", test_routed_generation },
 	 { "reroute ticket", test_reroute_ticket },
-	 { "table kept", test_kept })
+	 { "table kept", test_kept },
+	 { "a host by name and by GUID refused", test_alias_refused },
+	 { "a clash the fabric made drops one job", test_sweep_drops_clash },
+	 { "the relay keeps to its own jobs", test_relay_owner })

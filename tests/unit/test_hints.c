@@ -15,10 +15,17 @@
 typedef int (*change_fn)(struct sm_hints *h, json_object *req, uint64_t *gen,
 			 struct sm_error *e);
 
-/* Hosts whose name starts with "x" are not in the fabric. */
-static bool known(void *ctx, const char *host)
+/*
+ * Hosts whose name starts with "x" are not in the fabric; with *ctx
+ * true, port GUIDs 0xa1 and 0xa2 are on hosts gpu1 and gpu2.
+ */
+static bool known(void *ctx, const char *host, char *node)
 {
-	(void)ctx;
+	const bool *alias = ctx;
+
+	if (alias && *alias && !strncmp(host, "0x00000000000000a", 17) &&
+	    (host[17] == '1' || host[17] == '2') && !host[18])
+		snprintf(node, SM_HINTS_NODE_MAX, "gpu%c", host[17]);
 	return host[0] != 'x';
 }
 
@@ -281,6 +288,127 @@ static void test_shared_host(void)
 	sm_hints_free(h);
 }
 
+/*
+ * A GUID and a host name of one node are one host: refused across jobs
+ * whichever way they are given, allowed within one job.  A conflict the
+ * fabric made among jobs already in the table blocks no other change.
+ */
+static void test_alias_host(void)
+{
+	struct sm_hints *h = NULL;
+	bool alias = true;
+
+	CU_ASSERT_FATAL(sm_hints_new(NULL, known, &alias, &h) == 0);
+	refused(h, sm_hints_set,
+		"{\"jobs\":[{\"id\":\"a\",\"hosts\":[\"gpu1\"]},{\"id\":\"b\",\"hosts\":[\"0xA1\"]}]}",
+		SM_ERR_BAD_REQUEST,
+		"host 'gpu1' is in jobs 'a' and 'b' (as '0x00000000000000a1', the same node)");
+	ok(h, sm_hints_add, "{\"job\":{\"id\":\"a\",\"hosts\":[\"0xa1\",\"gpu1\"]}}");
+	refused(h, sm_hints_add, "{\"job\":{\"id\":\"b\",\"hosts\":[\"gpu1\"]}}",
+		SM_ERR_BAD_REQUEST, "host 'gpu1' is in jobs 'a' and 'b'");
+	refused(h, sm_hints_add, "{\"job\":{\"id\":\"b\",\"hosts\":[\"g\",\"0xa1\"]}}",
+		SM_ERR_BAD_REQUEST, "host '0x00000000000000a1' is in jobs 'a' and 'b'");
+	ok(h, sm_hints_add, "{\"job\":{\"id\":\"b\",\"hosts\":[\"0xa2\"]}}");
+	refused(h, sm_hints_add, "{\"job\":{\"id\":\"c\",\"hosts\":[\"gpu2\"]}}",
+		SM_ERR_BAD_REQUEST,
+		"host '0x00000000000000a2' is in jobs 'b' and 'c' (as 'gpu2', the same node)");
+
+	/* the fabric makes gpu2 and 0xa2 one host after both were taken */
+	alias = false;
+	ok(h, sm_hints_add, "{\"job\":{\"id\":\"c\",\"hosts\":[\"gpu2\"]}}");
+	alias = true;
+	ok(h, sm_hints_add, "{\"job\":{\"id\":\"d\",\"hosts\":[\"gpu3\"]}}");
+	ok(h, sm_hints_remove, "{\"id\":\"b\"}");
+	sm_hints_free(h);
+}
+
+/*
+ * Owners: a set with an owner replaces that owner's jobs only and
+ * refuses to touch the others'; a set without one replaces everything.
+ */
+static void test_owners(void)
+{
+	struct sm_hints *h = new_table(NULL);
+	char *s;
+
+	ok(h, sm_hints_add, "{\"job\":{\"id\":\"m\",\"hosts\":[\"g9\"]}}");
+	ok(h, sm_hints_set, "{\"owner\":\"slurm\",\"jobs\":[{\"id\":\"s1\",\"hosts\":[\"g1\"]}]}");
+	ok(h, sm_hints_set, "{\"owner\":\"ibpoold\",\"jobs\":[{\"id\":\"p1\",\"hosts\":[\"g2\"],\"owner\":\"ibpoold\"}]}");
+	s = dump(h);
+	CU_ASSERT_STRING_EQUAL(s, "{\"generation\":3,\"jobs\":["
+			       "{\"id\":\"m\",\"hosts\":[\"g9\"],\"weight\":1},"
+			       "{\"id\":\"s1\",\"hosts\":[\"g1\"],\"weight\":1,\"owner\":\"slurm\"},"
+			       "{\"id\":\"p1\",\"hosts\":[\"g2\"],\"weight\":1,\"owner\":\"ibpoold\"}]}");
+	free(s);
+	/* the relay re-syncs its own jobs: slurm's and m stay */
+	ok(h, sm_hints_set, "{\"op\":\"hints.set\",\"owner\":\"ibpoold\",\"jobs\":[{\"id\":\"p2\",\"hosts\":[\"g2\",\"g3\"],\"weight\":2},{\"id\":\"p1\",\"hosts\":[\"g4\"]}]}");
+	s = dump(h);
+	CU_ASSERT_STRING_EQUAL(s, "{\"generation\":4,\"jobs\":["
+			       "{\"id\":\"m\",\"hosts\":[\"g9\"],\"weight\":1},"
+			       "{\"id\":\"s1\",\"hosts\":[\"g1\"],\"weight\":1,\"owner\":\"slurm\"},"
+			       "{\"id\":\"p2\",\"hosts\":[\"g2\",\"g3\"],\"weight\":2,\"owner\":\"ibpoold\"},"
+			       "{\"id\":\"p1\",\"hosts\":[\"g4\"],\"weight\":1,\"owner\":\"ibpoold\"}]}");
+	free(s);
+	refused(h, sm_hints_set, "{\"owner\":\"ibpoold\",\"jobs\":[{\"id\":\"p1\",\"hosts\":[\"g1\"]}]}",
+		SM_ERR_BAD_REQUEST,
+		"host 'g1' is in jobs 's1' (owner slurm) and 'p1' (owner ibpoold)");
+	refused(h, sm_hints_set, "{\"owner\":\"ibpoold\",\"jobs\":[{\"id\":\"p1\",\"hosts\":[\"g9\"]}]}",
+		SM_ERR_BAD_REQUEST, "host 'g9' is in jobs 'm' and 'p1' (owner ibpoold)");
+	refused(h, sm_hints_set, "{\"owner\":\"ibpoold\",\"jobs\":[{\"id\":\"s1\",\"hosts\":[\"g5\"]}]}",
+		SM_ERR_DUPLICATE_ID, "job 's1' (owner slurm) already exists");
+	refused(h, sm_hints_set, "{\"owner\":\"ibpoold\",\"jobs\":[{\"id\":\"m\",\"hosts\":[\"g5\"]}]}",
+		SM_ERR_DUPLICATE_ID, "job 'm' already exists");
+	refused(h, sm_hints_set, "{\"owner\":\"ibpoold\",\"jobs\":[{\"id\":\"q\",\"hosts\":[\"g5\"],\"owner\":\"slurm\"}]}",
+		SM_ERR_BAD_REQUEST, "job 'q': owner 'slurm' in a set of owner 'ibpoold'");
+	refused(h, sm_hints_set, "{\"owner\":\"\",\"jobs\":[]}", SM_ERR_BAD_REQUEST,
+		"field 'owner' must be 1..64 characters of A-Z a-z 0-9 . _ : -");
+	refused(h, sm_hints_set, "{\"owner\":7,\"jobs\":[]}", SM_ERR_BAD_REQUEST,
+		"field 'owner' must be a string");
+	refused(h, sm_hints_add, "{\"job\":{\"id\":\"p1\",\"hosts\":[\"g7\"]}}",
+		SM_ERR_DUPLICATE_ID, "job 'p1' (owner ibpoold) already exists");
+	refused(h, sm_hints_add, "{\"job\":{\"id\":\"q\",\"hosts\":[\"g7\"],\"owner\":\"a b\"}}",
+		SM_ERR_BAD_REQUEST,
+		"job 'q': field 'owner' must be 1..64 characters of A-Z a-z 0-9 . _ : -");
+	ok(h, sm_hints_add, "{\"job\":{\"id\":\"s2\",\"hosts\":[\"g7\"],\"owner\":\"slurm\"}}");
+	/* an owner with no jobs left: its set of none removes its jobs */
+	ok(h, sm_hints_set, "{\"owner\":\"slurm\",\"jobs\":[]}");
+	s = dump(h);
+	CU_ASSERT_STRING_EQUAL(s, "{\"generation\":6,\"jobs\":["
+			       "{\"id\":\"m\",\"hosts\":[\"g9\"],\"weight\":1},"
+			       "{\"id\":\"p2\",\"hosts\":[\"g2\",\"g3\"],\"weight\":2,\"owner\":\"ibpoold\"},"
+			       "{\"id\":\"p1\",\"hosts\":[\"g4\"],\"weight\":1,\"owner\":\"ibpoold\"}]}");
+	free(s);
+	/* without an owner: the whole table, owners as the jobs give them */
+	ok(h, sm_hints_set, "{\"jobs\":[{\"id\":\"p1\",\"hosts\":[\"g4\"],\"owner\":\"ibpoold\"},{\"id\":\"z\",\"hosts\":[\"g2\"]}]}");
+	s = dump(h);
+	CU_ASSERT_STRING_EQUAL(s, "{\"generation\":7,\"jobs\":["
+			       "{\"id\":\"p1\",\"hosts\":[\"g4\"],\"weight\":1,\"owner\":\"ibpoold\"},"
+			       "{\"id\":\"z\",\"hosts\":[\"g2\"],\"weight\":1}]}");
+	free(s);
+	sm_hints_free(h);
+}
+
+/* An owner's set may not grow the table past its bound with the others'. */
+static void test_owner_full(void)
+{
+	struct sm_hints *h = new_table(NULL);
+	char *req = malloc(64 * 4100), *p = req;
+	int i;
+
+	CU_ASSERT_FATAL(req != NULL);
+	p += sprintf(p, "{\"jobs\":[");
+	for (i = 0; i < SM_HINTS_MAX_JOBS - 1; i++)
+		p += sprintf(p, "%s{\"id\":\"j%d\",\"hosts\":[\"h%d\"]}",
+			     i ? "," : "", i, i);
+	sprintf(p, "]}");
+	ok(h, sm_hints_set, req);
+	ok(h, sm_hints_set, "{\"owner\":\"o\",\"jobs\":[{\"id\":\"a\",\"hosts\":[\"k1\"]}]}");
+	refused(h, sm_hints_set, "{\"owner\":\"o\",\"jobs\":[{\"id\":\"a\",\"hosts\":[\"y1\"]},{\"id\":\"b\",\"hosts\":[\"y2\"]}]}",
+		SM_ERR_BAD_REQUEST, "2 jobs and the others' 4095, at most 4096");
+	free(req);
+	sm_hints_free(h);
+}
+
 static void test_generation(void)
 {
 	struct sm_hints *h = new_table(NULL);
@@ -478,16 +606,42 @@ static void test_save_load(void)
 	free(a);
 	ok(h, sm_hints_set, table);
 	ok(h, sm_hints_add, "{\"job\":{\"id\":\"j3\",\"hosts\":[\"0x1\"]}}");
+	ok(h, sm_hints_set, "{\"owner\":\"ibpoold\",\"jobs\":[{\"id\":\"p\",\"hosts\":[\"g\"]}]}");
 	CU_ASSERT_EQUAL(sm_hints_save(h, dir, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(sm_hints_load(g, dir, err, sizeof(err)), 0);
 	a = dump(h);
 	b = dump(g);
 	CU_ASSERT_STRING_EQUAL(a, b);
-	CU_ASSERT_PTR_NOT_NULL(strstr(b, "\"generation\":2"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(b, "\"generation\":3"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(b, "\"owner\":\"ibpoold\""));
 	free(a);
 	free(b);
 	sm_hints_free(h);
 	sm_hints_free(g);
+	rmdir_all(dir);
+}
+
+/* A state file of version 1, from before owners, loads: no owners. */
+static void test_load_v1(void)
+{
+	static const char v1[] =
+		"{\"version\":1,\"generation\":9,\"jobs\":["
+		"{\"id\":\"a\",\"hosts\":[\"h1\",\"0x0000000000000001\"],\"weight\":3}]}\n";
+	struct sm_hints *h = new_table(NULL);
+	char *dir = tmpdir(), err[256], *s;
+
+	write_file(dir, v1, sizeof(v1) - 1);
+	CU_ASSERT_EQUAL(sm_hints_load(h, dir, err, sizeof(err)), 0);
+	s = dump(h);
+	CU_ASSERT_STRING_EQUAL(s, "{\"generation\":9,\"jobs\":["
+			       "{\"id\":\"a\",\"hosts\":[\"h1\",\"0x0000000000000001\"],\"weight\":3}]}");
+	free(s);
+	/* an owner's set leaves the owner-less job alone */
+	ok(h, sm_hints_set, "{\"owner\":\"ibpoold\",\"jobs\":[]}");
+	s = dump(h);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"id\":\"a\""));
+	free(s);
+	sm_hints_free(h);
 	rmdir_all(dir);
 }
 
@@ -560,8 +714,8 @@ static void test_corrupt(void)
 
 	load_fails("garbage\n", 8, "unexpected character");
 	load_fails("[]", 2, "expected a JSON object, not array");
-	load_fails("{\"version\":2,\"generation\":1,\"jobs\":[]}", 38,
-		   "field 'version' must be an integer 1..1");
+	load_fails("{\"version\":3,\"generation\":1,\"jobs\":[]}", 38,
+		   "field 'version' must be an integer 1..2");
 	load_fails("{\"version\":1,\"jobs\":[]}", 23,
 		   "missing field 'generation'");
 	load_fails(bad_job, sizeof(bad_job) - 1,
@@ -625,6 +779,10 @@ TU_SUITE(hints,
 	 { "add and remove", test_add_remove },
 	 { "table full", test_table_full },
 	 { "a host in one job", test_shared_host },
+	 { "a host by name and by GUID", test_alias_host },
+	 { "owners", test_owners },
+	 { "owner's set and the bound", test_owner_full },
+	 { "version 1 state file", test_load_v1 },
 	 { "generation", test_generation },
 	 { "snapshots", test_snapshot },
 	 { "snapshots beside a writer", test_snapshot_threads },

@@ -342,6 +342,114 @@ static void test_build_hosts(void)
 	fab_free(f);
 }
 
+struct drops {
+	unsigned int n;
+	char last[512];
+};
+
+static void note_drop(void *ctx, const char *msg)
+{
+	struct drops *d = ctx;
+
+	d->n++;
+	snprintf(d->last, sizeof(d->last), "%s", msg);
+}
+
+/*
+ * A job that meets an earlier one on a host (here by a GUID of it) is
+ * left out, said, and the others kept; the strict build fails instead.
+ */
+static void test_build_drop(void)
+{
+	struct fabric *f = tu_tree(4, 2, 0, 0, 0);
+	const char *a[2], *b[2], *c[1];
+	struct rt_job_spec sp[3];
+	struct drops d = { 0 };
+	struct rt_jobs js;
+	char err[256], guid[24], want[512];
+	uint32_t n1, n2, n3, n;
+	unsigned int cnt = 0;
+	struct mix m;
+
+	memset(&m, 0, sizeof(m));
+	mix_hosts(&m, f);
+	n1 = tu_ca_named(f, m.name[1], guid);
+	n2 = tu_ca_named(f, m.name[2], NULL);
+	n3 = tu_ca_named(f, m.name[3], NULL);
+	a[0] = m.name[0];
+	a[1] = m.name[1];
+	b[0] = m.name[2];	/* claimed before the clash: given back */
+	b[1] = guid;
+	c[0] = m.name[3];
+	sp[0] = spec("j1", 1, a, 2);
+	sp[1] = spec("j2", 1, b, 2);
+	sp[2] = spec("j3", 2, c, 1);
+	expect_error(f, sp, 3, -EEXIST, "is in jobs 'j1' and 'j2'");
+	CU_ASSERT_FATAL(!rt_jobs_build_drop(&js, f, sp, 3, note_drop, &d, err,
+					    sizeof(err)));
+	CU_ASSERT_EQUAL(d.n, 1);
+	snprintf(want, sizeof(want),
+		 "job 'j2' left out: host '%s' is in jobs 'j1' and 'j2' (as '%s')",
+		 m.name[1], guid);
+	CU_ASSERT_STRING_EQUAL(d.last, want);
+	CU_ASSERT_EQUAL_FATAL(js.njobs, 2);
+	CU_ASSERT_STRING_EQUAL(js.job[1].id, "j3");
+	CU_ASSERT_EQUAL(js.job[1].weight, 2);
+	CU_ASSERT_EQUAL(js.node_job[n1], 0);
+	CU_ASSERT_EQUAL(js.node_job[n2], RT_JOB_NONE);
+	CU_ASSERT_EQUAL(js.node_job[n3], 1);
+	for (n = 0; n < f->nnodes; n++)
+		cnt += js.node_job[n] != RT_JOB_NONE;
+	CU_ASSERT_EQUAL(cnt, 3);
+	CU_ASSERT_STRING_EQUAL(err, "");
+	rt_jobs_release(&js);
+
+	/* other errors still fail the whole set */
+	c[0] = "nosuchhost";
+	CU_ASSERT_EQUAL(rt_jobs_build_drop(&js, f, sp, 3, note_drop, &d, err,
+					   sizeof(err)), -ENOENT);
+	CU_ASSERT_EQUAL(d.n, 2);
+	mix_free(&m);
+	fab_free(f);
+}
+
+/* A port GUID of a CA without a host name is that CA alone. */
+static void test_build_nameless(void)
+{
+	struct fabric *f = tu_tree(4, 2, 0, 0, 0);
+	struct rt_job_spec sp[2];
+	const char *a[1], *b[1];
+	char err[256], ga[24], gb[24];
+	uint32_t n, x = FAB_NONE, y = FAB_NONE;
+	struct rt_jobs js;
+
+	for (n = 0; n < f->nnodes && y == FAB_NONE; n++) {
+		if (fab_is_sw(f, n))
+			continue;
+		free(f->nodes[n].desc);
+		f->nodes[n].desc = strdup("");
+		CU_ASSERT_FATAL(f->nodes[n].desc != NULL);
+		if (x == FAB_NONE)
+			x = n;
+		else
+			y = n;
+	}
+	snprintf(ga, sizeof(ga), "0x%llx",
+		 (unsigned long long)fab_port(f, x, 1)->guid);
+	snprintf(gb, sizeof(gb), "0x%llx",
+		 (unsigned long long)fab_port(f, y, 1)->guid);
+	a[0] = ga;
+	b[0] = gb;
+	sp[0] = spec("j1", 1, a, 1);
+	sp[1] = spec("j2", 1, b, 1);
+	CU_ASSERT_FATAL(!rt_jobs_build(&js, f, sp, 2, err, sizeof(err)));
+	CU_ASSERT_EQUAL(js.node_job[x], 0);
+	CU_ASSERT_EQUAL(js.node_job[y], 1);
+	CU_ASSERT_EQUAL(js.job[0].hosts, 1);
+	rt_jobs_release(&js);
+	fab_free(f);
+}
+
 /* The loads of jobs sp on t are max0 (of the first), used and shared. */
 static void expect_load(const struct rt_tables *t, const struct fabric *f,
 			const struct rt_job_spec *sp, size_t n,
@@ -402,6 +510,8 @@ static void test_jobload(void)
 TU_SUITE(jobs,
 	 { "job set errors", test_build_errors },
 	 { "job set hosts and GUIDs", test_build_hosts },
+	 { "job set leaves a clashing job out", test_build_drop },
+	 { "job set: GUIDs of nameless CAs", test_build_nameless },
 	 { "job-own loads", test_jobload },
 	 { "no jobs, same tables", test_no_jobs_same },
 	 { "spread: correct, lower own loads", test_spread },

@@ -36,6 +36,7 @@ static void test_full(void)
 		   "socket = /tmp/p.sock\n"
 		   "state_dir = /tmp/state\n"
 		   "sm_socket = /tmp/sm.sock\n"
+		   "sm_owner = pool-b\n"
 		   "telemetry_interval_ms = 250\n"
 		   "group = root\n"
 		   "lease_default_s = 600\n"
@@ -52,6 +53,7 @@ static void test_full(void)
 	CU_ASSERT_STRING_EQUAL(c.socket, "/tmp/p.sock");
 	CU_ASSERT_STRING_EQUAL(c.state_dir, "/tmp/state");
 	CU_ASSERT_STRING_EQUAL(c.sm_socket, "/tmp/sm.sock");
+	CU_ASSERT_STRING_EQUAL(c.sm_owner, "pool-b");
 	CU_ASSERT_EQUAL(c.telemetry_interval_ms, 250);
 	CU_ASSERT_EQUAL(c.lease_default_s, 600);
 	CU_ASSERT_STRING_EQUAL(c.group, "root");
@@ -89,6 +91,7 @@ static void test_defaults(void)
 	CU_ASSERT_STRING_EQUAL(c.socket, POOL_CFG_SOCKET);
 	CU_ASSERT_STRING_EQUAL(c.state_dir, POOL_CFG_STATE_DIR);
 	CU_ASSERT_STRING_EQUAL(c.sm_socket, POOL_CFG_SM_SOCKET);
+	CU_ASSERT_STRING_EQUAL(c.sm_owner, "ibpoold");
 	CU_ASSERT_EQUAL(c.telemetry_interval_ms, POOL_CFG_TELEMETRY_MS);
 	CU_ASSERT_EQUAL(c.lease_default_s, POOL_CFG_LEASE_S);
 	CU_ASSERT_PTR_NULL(c.group);
@@ -121,6 +124,8 @@ static void test_refusals(void)
 		"5: [pools]: unknown section (expected [pool] or [host NAME])");
 	refused("[pool]\nsockets = /x\n" HOST, -EINVAL,
 		"2: [pool] sockets: unknown key");
+	refused("[pool]\nsm_owner = pool b\n" HOST, -EINVAL,
+		"2: [pool] sm_owner: 'pool b' is not 1..64 of A-Z a-z 0-9 . _ : -");
 	refused(HOST "color = red\n", -EINVAL,
 		"5: [host a] color: unknown key");
 	refused("top = 1\n" HOST, -EINVAL,

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* Table walks and fabrics for the unit suites. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "tu.h"
 #include "tu_route.h"
 #include "topology/gen.h"
@@ -106,4 +110,22 @@ void tu_golden(const struct rt_tables *t, uint64_t want, const char *what)
 	if (h != want)
 		fprintf(stderr, "golden %#llx, want %#llx: %s\n",
 			(unsigned long long)h, (unsigned long long)want, what);
+}
+
+uint32_t tu_ca_named(const struct fabric *f, const char *name, char *guid)
+{
+	char buf[256];
+	uint32_t n;
+
+	for (n = 0; n < f->nnodes; n++) {
+		if (fab_is_sw(f, n))
+			continue;
+		fab_host_name(f, n, buf, sizeof(buf));
+		if (!strcmp(buf, name))
+			break;
+	}
+	CU_ASSERT_FATAL(n < f->nnodes);
+	if (guid)
+		snprintf(guid, 24, "0x%016" PRIx64, fab_port(f, n, 1)->guid);
+	return n;
 }

@@ -25,6 +25,13 @@ struct fabric *tu_tree(unsigned int k, unsigned int n, double drop,
 		       uint64_t seed, unsigned int lmc);
 
 /*
+ * The first CA whose host name is name, and its port 1's GUID as
+ * "0x" and 16 digits in guid (24 bytes) unless guid is NULL; fails the
+ * test when there is none.
+ */
+uint32_t tu_ca_named(const struct fabric *f, const char *name, char *guid);
+
+/*
  * FNV-1a over everything an engine hands OpenSM: every LFT entry, and with
  * VL data the VL count, every used (SLID, DLID) path SL and every SL2VL
  * entry of every switch port pair and of a CA port.  Golden values of

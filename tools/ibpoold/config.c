@@ -178,6 +178,15 @@ static int pool_key(struct ld *l, const char *key, const char *v)
 			       !strcmp(key, "sm_socket") ? &c->sm_socket :
 			       &c->state_dir, v);
 	}
+	if (!strcmp(key, "sm_owner")) {
+		n = strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			   "abcdefghijklmnopqrstuvwxyz0123456789._:-");
+		if (!n || n > 64 || v[n])
+			return fail(l, "pool", key, -EINVAL,
+				    "'%s' is not 1..64 of A-Z a-z 0-9 . _ : -",
+				    v);
+		return set_str(&c->sm_owner, v);
+	}
 	if (!strcmp(key, "telemetry_interval_ms")) {
 		if (parse_uint(v, POOL_CFG_TELEMETRY_MIN,
 			       POOL_CFG_TELEMETRY_MAX, &n))
@@ -523,7 +532,9 @@ static int defaults(struct pool_config *c)
 	c->socket = strdup(POOL_CFG_SOCKET);
 	c->state_dir = strdup(POOL_CFG_STATE_DIR);
 	c->sm_socket = strdup(POOL_CFG_SM_SOCKET);
-	return c->socket && c->state_dir && c->sm_socket ? 0 : -ENOMEM;
+	c->sm_owner = strdup(POOL_CFG_SM_OWNER);
+	return c->socket && c->state_dir && c->sm_socket && c->sm_owner ?
+	       0 : -ENOMEM;
 }
 
 /*
@@ -614,6 +625,7 @@ void pool_config_release(struct pool_config *c)
 	free(c->socket);
 	free(c->state_dir);
 	free(c->sm_socket);
+	free(c->sm_owner);
 	free(c->group);
 	memset(c, 0, sizeof(*c));
 }

@@ -15,6 +15,7 @@
 #define POOL_CFG_SOCKET "/run/gpuaware/pool.sock"
 #define POOL_CFG_STATE_DIR "/var/lib/gpuaware"
 #define POOL_CFG_SM_SOCKET "/run/gpuaware/sm.sock"
+#define POOL_CFG_SM_OWNER "ibpoold"	/* of the relayed jobs */
 #define POOL_CFG_TELEMETRY_MS 1000
 #define POOL_CFG_TELEMETRY_MIN 10
 #define POOL_CFG_TELEMETRY_MAX 600000
@@ -45,6 +46,7 @@ struct pool_config {
 	char *socket;
 	char *state_dir;
 	char *sm_socket;
+	char *sm_owner;		/* as a job id: 1..64 of [A-Za-z0-9._:-] */
 	unsigned int telemetry_interval_ms;
 	unsigned int lease_default_s;
 	char *group;		/* NULL: none set */

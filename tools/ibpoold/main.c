@@ -555,8 +555,8 @@ static int run(const struct args *a)
 	}
 	if (*pool_state_note(pool))
 		poold_log(LOG_WARNING, "journal: %s", pool_state_note(pool));
-	ret = poold_relay_start(cfg.sm_socket, cfg.telemetry_interval_ms,
-				&relay);
+	ret = poold_relay_start(cfg.sm_socket, cfg.sm_owner,
+				cfg.telemetry_interval_ms, &relay);
 	if (ret) {
 		poold_log(LOG_ERR, "relay thread: %s", strerror(-ret));
 		goto out_pool;

@@ -19,6 +19,7 @@
 
 struct poold_relay {
 	char *path;
+	char *owner;		/* of our jobs in the plugin's table */
 	unsigned int interval_ms;
 	pthread_t thread;
 	pthread_mutex_t lock;
@@ -63,39 +64,67 @@ static bool same_str(json_object *a, json_object *b)
 				 json_object_get_string(b));
 }
 
-/* Whether the plugin's jobs (with weights) are ours, in order. */
-static bool same_jobs(json_object *ours, json_object *theirs)
+/*
+ * The plugin's jobs of owner, in its order, borrowed into a new array;
+ * NULL when theirs is no array or out of memory.
+ */
+static json_object *owned(json_object *theirs, const char *owner)
+{
+	json_object *mine, *j, *o;
+	size_t i;
+
+	if (!json_object_is_type(theirs, json_type_array))
+		return NULL;
+	mine = json_object_new_array();
+	for (i = 0; mine && i < json_object_array_length(theirs); i++) {
+		j = json_object_array_get_idx(theirs, i);
+		o = json_object_object_get(j, "owner");
+		if (!o || strcmp(json_object_get_string(o), owner))
+			continue;
+		if (json_object_array_add(mine, json_object_get(j))) {
+			json_object_put(j);
+			json_object_put(mine);
+			mine = NULL;
+		}
+	}
+	return mine;
+}
+
+/* Whether the plugin's jobs of owner are ours (ids and hosts), in order. */
+static bool same_jobs(json_object *ours, json_object *all, const char *owner)
 {
 	size_t i, k, n = json_object_array_length(ours);
+	json_object *theirs = owned(all, owner);
+	bool same = theirs && json_object_array_length(theirs) == n;
 
-	if (!json_object_is_type(theirs, json_type_array) ||
-	    json_object_array_length(theirs) != n)
-		return false;
-	for (i = 0; i < n; i++) {
+	for (i = 0; same && i < n; i++) {
 		json_object *a = json_object_array_get_idx(ours, i);
 		json_object *b = json_object_array_get_idx(theirs, i);
 		json_object *ha = json_object_object_get(a, "hosts");
 		json_object *hb = json_object_object_get(b, "hosts");
 
-		if (!same_str(json_object_object_get(a, "id"),
-			      json_object_object_get(b, "id")) ||
-		    !json_object_is_type(hb, json_type_array) ||
-		    json_object_array_length(ha) !=
-		    json_object_array_length(hb))
-			return false;
-		for (k = 0; k < json_object_array_length(ha); k++)
-			if (!same_str(json_object_array_get_idx(ha, k),
-				      json_object_array_get_idx(hb, k)))
-				return false;
+		same = same_str(json_object_object_get(a, "id"),
+				json_object_object_get(b, "id")) &&
+		       json_object_is_type(hb, json_type_array) &&
+		       json_object_array_length(ha) ==
+		       json_object_array_length(hb);
+		for (k = 0; same && k < json_object_array_length(ha); k++)
+			same = same_str(json_object_array_get_idx(ha, k),
+					json_object_array_get_idx(hb, k));
 	}
-	return true;
+	json_object_put(theirs);
+	return same;
 }
 
-static json_object *request(const char *op, json_object *jobs)
+/* hints.get, or with jobs our hints.set: our jobs, the others' kept. */
+static json_object *request(const char *op, json_object *jobs,
+			    const char *owner)
 {
 	json_object *req = json_object_new_object();
 
 	if (!req || sm_json_add(req, "op", json_object_new_string(op)) ||
+	    (jobs && sm_json_add(req, "owner",
+				 json_object_new_string(owner))) ||
 	    (jobs && sm_json_add(req, "jobs", json_object_get(jobs)))) {
 		json_object_put(req);
 		return NULL;
@@ -117,7 +146,7 @@ static bool round_trip(struct poold_relay *r, json_object *jobs, bool fresh,
 	*err = '\0';
 	*set = false;
 	if (!fresh) {
-		req = request("hints.get", NULL);
+		req = request("hints.get", NULL, NULL);
 		if (!req) {
 			snprintf(err, len, "out of memory");
 			return false;
@@ -125,9 +154,10 @@ static bool round_trip(struct poold_relay *r, json_object *jobs, bool fresh,
 		if (!ask(r, req, &reply, err, len)) {
 			ok = generation(reply) >= *gen &&
 			     same_jobs(jobs, json_object_object_get(reply,
-								    "jobs"));
+								    "jobs"),
+				       r->owner);
 			if (!ok)
-				poold_log(LOG_NOTICE, "relay: the plugin's job table went back (generation %llu, ours %llu); sending it again",
+				poold_log(LOG_NOTICE, "relay: the plugin's table no longer holds our jobs as sent (generation %llu, ours %llu); sending them again",
 					  (unsigned long long)generation(reply),
 					  (unsigned long long)*gen);
 			else
@@ -139,7 +169,7 @@ static bool round_trip(struct poold_relay *r, json_object *jobs, bool fresh,
 		if (ok || *err)
 			return ok;
 	}
-	req = request("hints.set", jobs);
+	req = request("hints.set", jobs, r->owner);
 	if (!req) {
 		snprintf(err, len, "out of memory");
 		return false;
@@ -227,8 +257,8 @@ static void *relay_main(void *arg)
 	return NULL;
 }
 
-int poold_relay_start(const char *sm_socket, unsigned int interval_ms,
-		      struct poold_relay **out)
+int poold_relay_start(const char *sm_socket, const char *owner,
+		      unsigned int interval_ms, struct poold_relay **out)
 {
 	struct poold_relay *r = calloc(1, sizeof(*r));
 	pthread_condattr_t ca;
@@ -238,7 +268,8 @@ int poold_relay_start(const char *sm_socket, unsigned int interval_ms,
 	if (!r)
 		return -ENOMEM;
 	r->path = strdup(sm_socket);
-	if (!r->path) {
+	r->owner = strdup(owner);
+	if (!r->path || !r->owner) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
@@ -258,6 +289,7 @@ out_sync:
 	pthread_mutex_destroy(&r->lock);
 out_free:
 	free(r->path);
+	free(r->owner);
 	free(r);
 	return ret;
 }
@@ -297,5 +329,6 @@ void poold_relay_stop(struct poold_relay *r)
 	pthread_mutex_destroy(&r->lock);
 	json_object_put(r->jobs);
 	free(r->path);
+	free(r->owner);
 	free(r);
 }

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The job relay: a thread of its own that keeps the plugin's hint table
- * (hints.set on the SM socket) equal to the pool's job table, so the
- * server thread never waits on the plugin.  It re-sends the table when
- * it changes, when the plugin was down, and when the plugin's table went
- * back (a lower generation, or other jobs: a restart that lost it).
+ * The job relay: a thread of its own that keeps the jobs of one owner in
+ * the plugin's hint table (hints.set with "owner" on the SM socket) equal
+ * to the pool's job table, so the server thread never waits on the
+ * plugin; jobs other clients set directly are left alone.  It re-sends
+ * the table when it changes, when the plugin was down, and when the
+ * plugin's jobs of that owner went back (a lower generation, or other
+ * jobs: a restart that lost them, a hints.set without owner).
  */
 #ifndef GPUAWARE_POOL_RELAY_H
 #define GPUAWARE_POOL_RELAY_H
@@ -25,11 +27,12 @@ struct poold_relay_status {
 struct poold_relay;
 
 /*
- * Start the thread talking to sm_socket (copied), checking the plugin
- * every interval_ms.  Returns 0 or a negative errno.
+ * Start the thread talking to sm_socket, relaying as owner (both
+ * copied; owner as the plugin takes a job id), checking the plugin every
+ * interval_ms.  Returns 0 or a negative errno.
  */
-int poold_relay_start(const char *sm_socket, unsigned int interval_ms,
-		      struct poold_relay **out);
+int poold_relay_start(const char *sm_socket, const char *owner,
+		      unsigned int interval_ms, struct poold_relay **out);
 
 /*
  * The whole job table to relay: an array of {"id","hosts"} objects,

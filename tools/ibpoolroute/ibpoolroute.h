@@ -46,6 +46,7 @@ struct pr_opts {
 	const char *socket;
 	/* hints, state, reroute */
 	unsigned int weight;	/* hints add */
+	const char *owner;	/* hints set, add: NULL for none */
 	bool wait;		/* until the switches hold the new routing */
 	unsigned int timeout_ms;
 	char **pos;		/* positional arguments after the command */

@@ -114,6 +114,7 @@ static const struct opt opts[] = {
 	{ "interval", 1, 'i', C_COUNTERS, "MS", "wait between the two samples, 1-3600000 ms (1000)" },
 	{ "socket", 1, 'S', C_SM | C_POOLD, "PATH", "the SM's hint socket (" PR_SM_SOCKET ") or ibpoold's ($GPUAWARE_POOL_SOCKET, else " POOL_SOCKET_DEFAULT ")" },
 	{ "weight", 1, 'w', C_HINTS, "N", "hints add: the job's weight, 1-1000 (1)" },
+	{ "owner", 1, 'o', C_HINTS, "NAME", "hints add: the job's owner; hints set: replace only NAME's jobs, keeping the others'" },
 	{ "wait", 0, 'W', C_HINTS | C_REROUTE, NULL, "return once the switches hold the routing for the change" },
 	{ "timeout", 1, 'T', C_SM, "MS", "give up after MS milliseconds (5000; with --wait 60000)" },
 	{ "json", 0, 'j', C_ALL, NULL, "print one JSON object instead of text" },
@@ -147,6 +148,7 @@ static const char *const examples[] = {
 	"ibpoolroute counters --interval 5000",
 	"ibpoolroute hints set jobs.json --wait",
 	"ibpoolroute hints add j7 gpu01 gpu02 0x0002c90300a1b2c4 --weight 2",
+	"ibpoolroute hints set --owner slurm slurm-jobs.json",
 	"ibpoolroute hints remove j7",
 	"ibpoolroute state --json",
 	"ibpoolroute alloc --client node07 --gpus 4 --lease 600 --job j1",
@@ -281,6 +283,9 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		break;
 	case 'W':
 		o->wait = true;
+		break;
+	case 'o':
+		o->owner = arg;
 		break;
 	case 'T':
 		if (number(arg, 3600000, &v) || !v)

@@ -86,6 +86,7 @@ static void print_json(json_object *r)
 static void print_jobs(json_object *r)
 {
 	json_object *jobs, *j, *hosts;
+	char own[80];
 	size_t i, k, n;
 
 	printf("generation %" PRIu64 "\n", u64(r, "generation"));
@@ -96,8 +97,13 @@ static void print_jobs(json_object *r)
 	for (i = 0; i < n; i++) {
 		j = json_object_array_get_idx(jobs, i);
 		json_object_object_get_ex(j, "hosts", &hosts);
-		printf("  %-16s weight %-4" PRIu64 " %zu host%s:", pr_str(j, "id"),
-		       u64(j, "weight"), json_object_array_length(hosts),
+		own[0] = '\0';
+		if (json_object_object_get_ex(j, "owner", NULL))
+			snprintf(own, sizeof(own), "owner %s ",
+				 pr_str(j, "owner"));
+		printf("  %-16s weight %-4" PRIu64 " %s%zu host%s:",
+		       pr_str(j, "id"), u64(j, "weight"), own,
+		       json_object_array_length(hosts),
 		       json_object_array_length(hosts) == 1 ? "" : "s");
 		for (k = 0; k < json_object_array_length(hosts); k++)
 			printf(" %s", json_object_get_string(
@@ -106,8 +112,12 @@ static void print_jobs(json_object *r)
 	}
 }
 
-/* The request for hints set FILE|-: the file's {"jobs":[...]}. */
-static json_object *set_request(const char *path, char *err, size_t len)
+/*
+ * The request for hints set FILE|-: the file's {"jobs":[...]}, with
+ * --owner its "owner".
+ */
+static json_object *set_request(const char *path, const char *owner,
+				char *err, size_t len)
 {
 	json_object *req = strcmp(path, "-") ?
 			   json_object_from_file(path) :
@@ -120,7 +130,9 @@ static json_object *set_request(const char *path, char *err, size_t len)
 		json_object_put(req);
 		return NULL;
 	}
-	if (sm_json_add(req, "op", json_object_new_string("hints.set"))) {
+	if (sm_json_add(req, "op", json_object_new_string("hints.set")) ||
+	    (owner && sm_json_add(req, "owner",
+				  json_object_new_string(owner)))) {
 		json_object_put(req);
 		snprintf(err, len, "out of memory");
 		return NULL;
@@ -146,6 +158,8 @@ static json_object *add_request(const struct pr_opts *o)
 		      json_object_new_string(o->pos[1]));
 	job = pr_with(job, "weight", json_object_new_int(o->weight));
 	job = pr_with(job, "hosts", hosts);
+	if (o->owner)
+		job = pr_with(job, "owner", json_object_new_string(o->owner));
 	return pr_with(pr_request("hints.add"), "job", job);
 }
 
@@ -184,7 +198,7 @@ int pr_hints(const struct pr_opts *o, char *err, size_t len)
 	if (!strcmp(what, "get") && o->npos == 1)
 		req = pr_request("hints.get");
 	else if (!strcmp(what, "set") && o->npos == 2)
-		req = set_request(o->pos[1], err, len);
+		req = set_request(o->pos[1], o->owner, err, len);
 	else if (!strcmp(what, "add") && o->npos >= 3)
 		req = add_request(o);
 	else if (!strcmp(what, "remove") && o->npos == 2)
