@@ -940,13 +940,12 @@ static int walk(struct eng *e, uint32_t src, unsigned int lid, uint32_t T,
 	return 0;
 }
 
-static int route_lid(struct eng *e, uint32_t T, unsigned int lid,
-		     unsigned int key)
+/* Every switch's LFT entry for lid of T (LMC index li) by key. */
+static void column(struct eng *e, uint32_t T, unsigned int lid,
+		   unsigned int li, unsigned int key)
 {
-	unsigned int li = lmc_index(e->t, lid);
 	bool val = valiant_lid(e, T, li, key);
 	uint32_t c;
-	int ret;
 
 	if (!val)
 		choose_vias(e, T, lid, li, key);
@@ -955,6 +954,16 @@ static int route_lid(struct eng *e, uint32_t T, unsigned int lid,
 			rt_lft(e->t, c)[lid] = val ?
 				valiant_hop(e, c, T, key) :
 				next_hop(e, c, T, li, key);
+}
+
+static int route_lid(struct eng *e, uint32_t T, unsigned int lid,
+		     unsigned int key)
+{
+	unsigned int li = lmc_index(e->t, lid);
+	uint32_t c;
+	int ret;
+
+	column(e, T, lid, li, key);
 	for (c = 0; c < e->nsw; c++) {
 		if (c == T || e->grp[c] == NONE)
 			continue;
