@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "dragonfly.h"
+#include "jobplan.h"
 #include "verify.h"
 
 #define CLS_NONE 0
@@ -56,6 +57,7 @@
 #define SL_MAX 15
 #define NVAL (SL_MAX - SL_VAL + 1)
 #define MAX_LOCAL 4		/* local hops a minimal route takes at most */
+#define JOB_KEYS 8		/* keys a job LID tries (cables, classes turn) */
 
 /*
  * VLs of the ways round, per (switch, SL, in port, out port): open
@@ -102,6 +104,7 @@ struct eng {
 	struct cable *cab;
 	uint16_t *xd;		/* nsw x g: cables from a switch to a group */
 	uint32_t *loff, *lids;	/* LIDs by delivering switch */
+	uint32_t *lkey;		/* per entry of lids: the key it is routed by */
 	/* per LID: switches that go straight to D (they land a third
 	 * group's Valiant route), and those that leave their group on one */
 	uint32_t *mark, *dep, stamp;
@@ -940,13 +943,12 @@ static int walk(struct eng *e, uint32_t src, unsigned int lid, uint32_t T,
 	return 0;
 }
 
-static int route_lid(struct eng *e, uint32_t T, unsigned int lid,
-		     unsigned int key)
+/* Every switch's LFT entry for lid of T (LMC index li) by key. */
+static void column(struct eng *e, uint32_t T, unsigned int lid,
+		   unsigned int li, unsigned int key)
 {
-	unsigned int li = lmc_index(e->t, lid);
 	bool val = valiant_lid(e, T, li, key);
 	uint32_t c;
-	int ret;
 
 	if (!val)
 		choose_vias(e, T, lid, li, key);
@@ -955,6 +957,16 @@ static int route_lid(struct eng *e, uint32_t T, unsigned int lid,
 			rt_lft(e->t, c)[lid] = val ?
 				valiant_hop(e, c, T, key) :
 				next_hop(e, c, T, li, key);
+}
+
+static int route_lid(struct eng *e, uint32_t T, unsigned int lid,
+		     unsigned int key)
+{
+	unsigned int li = lmc_index(e->t, lid);
+	uint32_t c;
+	int ret;
+
+	column(e, T, lid, li, key);
 	for (c = 0; c < e->nsw; c++) {
 		if (c == T || e->grp[c] == NONE)
 			continue;
@@ -1059,6 +1071,23 @@ static int valiant_classes(struct eng *e)
 	return 0;
 }
 
+/* Each switch's LIDs by its index plus their rank there. */
+static int default_keys(struct eng *e)
+{
+	uint32_t s, j;
+	int ret = rt_lids_by_switch(e->t, &e->loff, &e->lids);
+
+	if (ret)
+		return ret;
+	e->lkey = malloc((e->loff[e->nsw] + 1) * sizeof(*e->lkey));
+	if (!e->lkey)
+		return -ENOMEM;
+	for (s = 0; s < e->nsw; s++)
+		for (j = e->loff[s]; j < e->loff[s + 1]; j++)
+			e->lkey[j] = s + j - e->loff[s];
+	return 0;
+}
+
 static int setup(struct eng *e, const struct df_info *di,
 		 struct rt_tables *t, unsigned int top_vl)
 {
@@ -1119,7 +1148,7 @@ static int setup(struct eng *e, const struct df_info *di,
 		find_short(e);
 		ret = valiant_classes(e);
 	}
-	return ret ? ret : rt_lids_by_switch(t, &e->loff, &e->lids);
+	return ret ? ret : default_keys(e);
 }
 
 static void eng_release(struct eng *e)
@@ -1130,6 +1159,7 @@ static void eng_release(struct eng *e)
 	free(e->xd);
 	free(e->loff);
 	free(e->lids);
+	free(e->lkey);
 	free(e->mark);
 	free(e->dep);
 	free(e->hosted);
@@ -1193,22 +1223,89 @@ static int finish(struct eng *e, struct rt_tables *t, char *detail,
 	return 0;
 }
 
+/*
+ * The job LID at entry j of T's: of JOB_KEYS keys from its default on,
+ * the one whose routes cost its job least, the default unless another is
+ * strictly better.  route_lid() overwrites the entries tried.
+ */
+static void plan_lid(struct eng *e, struct rt_jobplan *jp, uint32_t T,
+		     uint32_t j)
+{
+	unsigned int lid = e->lids[j], li = lmc_index(e->t, lid), o;
+	uint32_t bk = e->lkey[j];
+	struct rt_jp_cost best, c;
+
+	column(e, T, lid, li, bk);
+	rt_jobplan_add(jp, lid, true);
+	rt_jobplan_cost(jp, lid, &best);
+	for (o = 1; o < JOB_KEYS; o++) {
+		column(e, T, lid, li, e->lkey[j] + o);
+		rt_jobplan_cost(jp, lid, &c);
+		if (rt_jobplan_better(&c, &best)) {
+			best = c;
+			bk = e->lkey[j] + o;
+		}
+	}
+	column(e, T, lid, li, bk);
+	rt_jobplan_add(jp, lid, false);
+	e->lkey[j] = bk;
+}
+
+/*
+ * Keys of the job LIDs; a job whose busiest own link they do not lower
+ * keeps the defaults.
+ */
+static int plan(struct eng *e, const struct rt_jobs *js)
+{
+	uint32_t nl = e->loff[e->nsw], T, j, jb, *dkey;
+	struct rt_jobplan jp;
+	bool *keep;
+	int ret;
+
+	ret = rt_jobplan_init(&jp, e->t, js);
+	dkey = malloc((nl + 1) * sizeof(*dkey));
+	keep = calloc(js->njobs, sizeof(*keep));
+	if (!ret && (!dkey || !keep))
+		ret = -ENOMEM;
+	if (ret)
+		goto out;
+	memcpy(dkey, e->lkey, nl * sizeof(*dkey));
+	for (T = 0; T < e->nsw; T++)
+		for (j = e->loff[T]; e->grp[T] != NONE && j < e->loff[T + 1];
+		     j++)
+			if (rt_jobplan_job(&jp, e->lids[j]) != RT_JOB_NONE)
+				plan_lid(e, &jp, T, j);
+	for (jb = 0; jb < js->njobs; jb++)
+		keep[jb] = rt_jobplan_keep(&jp, jb);
+	for (j = 0; j < nl; j++) {
+		jb = rt_jobplan_job(&jp, e->lids[j]);
+		if (jb != RT_JOB_NONE && !keep[jb])
+			e->lkey[j] = dkey[j];
+	}
+out:
+	free(dkey);
+	free(keep);
+	rt_jobplan_release(&jp);
+	return ret;
+}
+
 /* One routing with the ways round's last hops on VL top_vl. */
-static int route_once(const struct df_info *di, struct rt_tables *t,
-		      unsigned int top_vl, bool *around3, char *detail,
-		      size_t len)
+static int route_once(const struct df_info *di, const struct rt_jobs *js,
+		      struct rt_tables *t, unsigned int top_vl,
+		      bool *around3, char *detail, size_t len)
 {
 	struct eng e = { 0 };
-	uint32_t T, j, k;
+	uint32_t T, j;
 	int ret;
 
 	ret = setup(&e, di, t, top_vl);
+	if (!ret && js && js->njobs)
+		ret = plan(&e, js);
 	for (T = 0; !ret && T < t->nsw; T++) {
 		if (e.grp[T] == NONE)
 			continue;
-		k = 0;
-		for (j = e.loff[T]; !ret && j < e.loff[T + 1]; j++, k++)
-			ret = route_lid(&e, T, e.lids[j], T + k);
+		for (j = e.loff[T]; !ret && j < e.loff[T + 1]; j++)
+			ret = route_lid(&e, T, e.lids[j], e.lkey[j]);
 	}
 	if (ret == -ELOOP)
 		snprintf(detail, len, "a route does not arrive within %u hops",
@@ -1239,7 +1336,8 @@ static int route_once(const struct df_info *di, struct rt_tables *t,
  * when they close a cycle there, their last hops move to VL 2.
  */
 int rt_dragonfly(const struct fabric *f, const struct df_info *di,
-		 struct rt_tables *t, char *detail, size_t len)
+		 const struct rt_jobs *jobs, struct rt_tables *t, char *detail,
+		 size_t len)
 {
 	bool around3;
 	int ret;
@@ -1248,10 +1346,10 @@ int rt_dragonfly(const struct fabric *f, const struct df_info *di,
 	*detail = 0;
 	if (!di->dragonfly)
 		return -ENOTSUP;
-	ret = route_once(di, t, 1, &around3, detail, len);
+	ret = route_once(di, jobs, t, 1, &around3, detail, len);
 	if (ret == -EDEADLK && around3) {
 		rt_tables_reset(t);
-		ret = route_once(di, t, 2, &around3, detail, len);
+		ret = route_once(di, jobs, t, 2, &around3, detail, len);
 	}
 	return ret == -EDEADLK ? -ELOOP : ret;
 }

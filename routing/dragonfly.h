@@ -11,10 +11,14 @@
 #include <stddef.h>
 
 #include "../topology/dragonfly.h"
+#include "jobs.h"
 #include "lft.h"
 
 /*
- * Route f, recognised as di, into t (initialised, local routes set).  On
+ * Route f, recognised as di, into t (initialised, local routes set).
+ * jobs (NULL or empty for none, else built for f) picks each job LID's
+ * global cable, entry and exit switches and Valiant class for its job's
+ * own loads; without, the tables are those of no jobs.  On
  * success t->vl and t->own_vl hold the SL and VL tables (released with
  * t); detail says how many pairs go through a third group and why.
  * Returns 0, -ENOMEM, -ENOTSUP when a switch has no route to a LID with
@@ -22,6 +26,7 @@
  * cables close a credit loop (detail says which).
  */
 int rt_dragonfly(const struct fabric *f, const struct df_info *di,
-		 struct rt_tables *t, char *detail, size_t len);
+		 const struct rt_jobs *jobs, struct rt_tables *t, char *detail,
+		 size_t len);
 
 #endif

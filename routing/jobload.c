@@ -14,6 +14,7 @@ struct jl_ctx {
 	uint32_t *src;		/* per switch index: the job's CA ports there */
 	uint32_t *load;		/* per fabric port of a switch: routes */
 	uint32_t *owner;	/* per fabric port: job + 1, 0, OWNER_SHARED */
+	uint32_t *path;		/* nsw: one route's links */
 };
 
 /* The switch index a CA port is cabled to, FAB_NONE if none. */
@@ -29,21 +30,10 @@ static uint32_t ca_switch(const struct jl_ctx *c, uint32_t n, unsigned int p)
 /* Add cnt routes from switch s towards lid to every link on the way. */
 static void walk(struct jl_ctx *c, uint32_t s, unsigned int lid, uint32_t cnt)
 {
-	uint32_t hops, n;
+	unsigned int i, n = rt_route_links(c->t, s, lid, c->path, c->t->nsw);
 
-	for (hops = 0; hops < c->t->nsw; hops++) {
-		uint8_t p = rt_lft(c->t, s)[lid];
-		const struct fab_port *fp;
-
-		n = c->t->sw_node[s];
-		if (p == 0 || p == RT_NO_PATH || p > c->f->nodes[n].nports)
-			return;
-		fp = fab_port(c->f, n, p);
-		if (fp->peer == FAB_NONE || !fab_is_sw(c->f, fp->peer))
-			return;
-		c->load[c->f->nodes[n].port0 + p] += cnt;
-		s = c->t->node_sw[fp->peer];
-	}
+	for (i = 0; i < n; i++)
+		c->load[c->path[i]] += cnt;
 }
 
 /* Job j's all-to-all into c->load, then its max and link owners. */
@@ -97,7 +87,8 @@ int vf_jobload(const struct rt_tables *t, const struct rt_jobs *js,
 	c.src = calloc(t->nsw ? t->nsw : 1, sizeof(*c.src));
 	c.load = calloc(np, sizeof(*c.load));
 	c.owner = calloc(np, sizeof(*c.owner));
-	if (!jl->max || !c.src || !c.load || !c.owner)
+	c.path = calloc(t->nsw ? t->nsw : 1, sizeof(*c.path));
+	if (!jl->max || !c.src || !c.load || !c.owner || !c.path)
 		goto out;
 	jl->njobs = js->njobs;
 	for (j = 0; j < js->njobs; j++)
@@ -111,6 +102,7 @@ out:
 	free(c.src);
 	free(c.load);
 	free(c.owner);
+	free(c.path);
 	if (ret)
 		vf_jobload_release(jl);
 	return ret;

@@ -168,6 +168,29 @@ int rt_adj_build(struct rt_adj *a, const struct rt_tables *t)
 	return 0;
 }
 
+unsigned int rt_route_links(const struct rt_tables *t, uint32_t s,
+			    unsigned int lid, uint32_t *out, unsigned int max)
+{
+	const struct fabric *f = t->fab;
+	const struct fab_port *fp;
+	unsigned int n = 0;
+	uint32_t hops, node;
+	uint8_t p;
+
+	for (hops = 0; hops < t->nsw && n < max; hops++) {
+		node = t->sw_node[s];
+		p = rt_lft(t, s)[lid];
+		if (p == 0 || p == RT_NO_PATH || p > f->nodes[node].nports)
+			break;
+		fp = fab_port(f, node, p);
+		if (fp->peer == FAB_NONE || !fab_is_sw(f, fp->peer))
+			break;
+		out[n++] = f->nodes[node].port0 + p;
+		s = t->node_sw[fp->peer];
+	}
+	return n;
+}
+
 uint32_t rt_lid_switch(const struct rt_tables *t, unsigned int lid)
 {
 	uint32_t n = t->lid_node[lid];

@@ -84,6 +84,15 @@ struct rt_adj {
 int rt_adj_build(struct rt_adj *a, const struct rt_tables *t);
 void rt_adj_release(struct rt_adj *a);
 
+/*
+ * The switch-to-switch hops from switch s towards lid along t: each as the
+ * fabric port index (node's port0 + port) it leaves by, at most max of
+ * them into out.  Stops at a hole, a CA port or a free one (the route
+ * arrived or ends there) and after nsw hops (a loop).  Returns the count.
+ */
+unsigned int rt_route_links(const struct rt_tables *t, uint32_t s,
+			    unsigned int lid, uint32_t *out, unsigned int max);
+
 /* Switch index that delivers lid, FAB_NONE when no linked port owns it. */
 uint32_t rt_lid_switch(const struct rt_tables *t, unsigned int lid);
 

@@ -148,19 +148,21 @@ static int fattree(const struct fabric *f, const struct ft_info *ft,
 }
 
 static int torus(const struct fabric *f, const struct tor_info *ti,
-		 struct rt_tables *t, struct rt_summary *s, bool forced)
+		 const struct rt_jobs *jobs, struct rt_tables *t,
+		 struct rt_summary *s, bool forced)
 {
 	char msg[200];
-	int ret = rt_torus(f, ti, t, msg, sizeof(msg));
+	int ret = rt_torus(f, ti, jobs, t, msg, sizeof(msg));
 
 	return settle(f, t, s, ret, msg, forced);
 }
 
 static int dragonfly(const struct fabric *f, const struct df_info *di,
-		     struct rt_tables *t, struct rt_summary *s, bool forced)
+		     const struct rt_jobs *jobs, struct rt_tables *t,
+		     struct rt_summary *s, bool forced)
 {
 	char msg[300];
-	int ret = rt_dragonfly(f, di, t, msg, sizeof(msg));
+	int ret = rt_dragonfly(f, di, jobs, t, msg, sizeof(msg));
 
 	return settle(f, t, s, ret, msg, forced);
 }
@@ -250,10 +252,10 @@ int rt_route(const struct fabric *f, enum rt_engine_id id,
 		ret = fattree(f, &rc.ft, jobs, t, s, forced);
 		break;
 	case RT_ENGINE_TORUS:
-		ret = torus(f, &rc.ti, t, s, forced);
+		ret = torus(f, &rc.ti, jobs, t, s, forced);
 		break;
 	case RT_ENGINE_DRAGONFLY:
-		ret = dragonfly(f, &rc.di, t, s, forced);
+		ret = dragonfly(f, &rc.di, jobs, t, s, forced);
 		break;
 	default:
 		ret = updown(f, t, s);

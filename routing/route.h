@@ -40,7 +40,8 @@ struct rt_summary {
  * with a pair beyond two global hops, is routed by updown instead
  * (s->engine and s->detail say so).  Fat-trees are tried first, then tori
  * and meshes, then dragonflies.  jobs (NULL for none, else built for f)
- * steers the fat-tree engine; the others route as without.
+ * steers the fat-tree, torus and dragonfly engines; up*-down* routes as
+ * without.
  */
 int rt_route(const struct fabric *f, enum rt_engine_id id,
 	     const struct rt_jobs *jobs, struct rt_tables *t,

@@ -8,12 +8,21 @@
  * dimension order cannot join (a failed switch in their turn) detour by
  * shortest paths; each takes the first of layer 0 or layer 1 (VLs 2-3)
  * where its channel dependencies close no cycle, checked as it is added.
+ *
+ * A destination's LIDs fall in classes routed alike: a class's bit d says
+ * which way a tie (half-way round an even ring) goes in dimension d, its
+ * bit 0 also turns the detours' ties.  Without jobs the LIDs of a switch
+ * alternate between class 0 and the class of every tie bit; with jobs
+ * each job LID takes the class and parallel-cable key whose routes load
+ * its job's own links least (jobplan.h), minimal and on the same VLs
+ * either way.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobplan.h"
 #include "torus.h"
 
 #define NSLOT (2 * TOR_MAX_DIMS)	/* (dimension, direction) per switch */
@@ -41,8 +50,8 @@ struct tvl {
 /* A pair dimension order cannot join, routed by shortest detour. */
 struct det {
 	uint32_t src, dst;
-	unsigned int lid;	/* one DLID of dst with this tie parity */
-	uint8_t par;
+	unsigned int lid;	/* one DLID of dst of this class */
+	uint8_t par;		/* the class */
 };
 
 struct eng {
@@ -62,6 +71,10 @@ struct eng {
 	uint8_t *pslot;		/* nsw x 256: slot of a port */
 	bool *whole;		/* nsw x TOR_MAX_DIMS: the switch's line is intact */
 	uint32_t *loff, *lids;	/* LIDs by delivering switch */
+	/* per entry of lids: its class and its parallel-cable key */
+	uint8_t *lcls;
+	uint32_t *lkey;
+	unsigned int ties;	/* classes' bits that turn something */
 	/* per destination */
 	uint8_t *st, *hop;
 	uint32_t *len, *lab, *qa, *qb;
@@ -209,9 +222,9 @@ static bool line_whole(const struct eng *e, uint32_t s, unsigned int d)
 	return !e->ti->wrap[d] || n == 2 || nbr(e, cur)[2 * d] != FAB_NONE;
 }
 
-/* The minimal direction from a to b in d; ties split by the DLID. */
+/* The minimal direction from a to b in d; ties split by the class. */
 static unsigned int pick_dir(const struct eng *e, unsigned int d,
-			     unsigned int a, unsigned int b, unsigned int par)
+			     unsigned int a, unsigned int b, unsigned int cl)
 {
 	unsigned int n = e->ti->radix[d], fwd;
 
@@ -220,7 +233,7 @@ static unsigned int pick_dir(const struct eng *e, unsigned int d,
 	fwd = (b + n - a) % n;
 	if (2 * fwd != n)
 		return 2 * fwd > n;
-	return (a + par) & 1;
+	return (a + (cl >> d & 1)) & 1;
 }
 
 static bool arc_open(const struct eng *e, uint32_t c, unsigned int d,
@@ -410,7 +423,7 @@ static void detour(struct eng *e, uint32_t T, unsigned int par)
 			continue;
 		best = NOSLOT;
 		bl = INF;
-		rot = (T + par + s) % NSLOT;
+		rot = (T + (par & 1) + s) % NSLOT;
 		for (i = 0; i < NSLOT; i++) {
 			k = (i + rot) % NSLOT;
 			u = nbr(e, s)[k];
@@ -629,8 +642,9 @@ static int note_detour(struct eng *e, uint32_t c, uint32_t T,
  * the nearest destinations (every source behind it) and the fewest to
  * the farthest, so ranks by the distance still to go, dealt back and
  * forth over the cables, even out; the destination's position across
- * the cable's dimension and its LID rank j shift the deal.  (Ties split by the parity of j, not
- * of the LID, which the SM may hand out in coordinate order.)
+ * the cable's dimension and its key j (its LID rank without jobs) shift
+ * the deal.  (Ties split by the parity of the rank, not of the LID, which
+ * the SM may hand out in coordinate order.)
  */
 static uint8_t pick_port(const struct eng *e, uint32_t c, unsigned int k,
 			 uint32_t T, unsigned int j)
@@ -654,7 +668,7 @@ static uint8_t pick_port(const struct eng *e, uint32_t c, unsigned int k,
 	return e->port[i * e->par + ((q & 1 ? np - 1 - m : m) + key) % np];
 }
 
-/* c's LFT and SL entries for the DLIDs of T with tie parity par. */
+/* c's LFT and SL entries for the DLIDs of T of class par. */
 static void fill_rows(struct eng *e, uint32_t c, uint32_t T,
 		      unsigned int par, unsigned int bits)
 {
@@ -662,30 +676,42 @@ static void fill_rows(struct eng *e, uint32_t c, uint32_t T,
 	uint8_t *sl = e->tv->sl + (size_t)c * (e->t->top + 1);
 	uint32_t j, lid;
 
-	for (j = e->loff[T] + par; j < e->loff[T + 1]; j += 2) {
+	for (j = e->loff[T]; j < e->loff[T + 1]; j++) {
+		if (e->lcls[j] != par)
+			continue;
 		lid = e->lids[j];
-		lft[lid] = pick_port(e, c, e->hop[c], T, j - e->loff[T]);
+		lft[lid] = pick_port(e, c, e->hop[c], T, e->lkey[j]);
 		sl[lid] = bits;
 	}
 }
 
-/* Rows, SLs and dependencies for the DLIDs of T with tie parity par. */
-static int route_dest(struct eng *e, uint32_t T, unsigned int par)
+/* dest_tables(), dor_tree() and detour() towards T for class par. */
+static void hops_to(struct eng *e, uint32_t T, unsigned int par)
 {
-	uint32_t c, n = e->t->nsw, first;
-	unsigned int bits;
+	uint32_t c, n = e->t->nsw;
 	bool det = false;
-	int ret;
 
-	first = e->loff[T] + par;
-	if (first >= e->loff[T + 1])
-		return 0;
 	dest_tables(e, T, par);
 	dor_tree(e, T);
 	for (c = 0; c < n && !det; c++)
 		det = e->st[c] == ST_DET;
 	if (det)
 		detour(e, T, par);
+}
+
+/* Rows, SLs and dependencies for the DLIDs of T of class par. */
+static int route_dest(struct eng *e, uint32_t T, unsigned int par)
+{
+	uint32_t c, n = e->t->nsw, first;
+	unsigned int bits;
+	int ret;
+
+	for (first = e->loff[T]; first < e->loff[T + 1] &&
+	     e->lcls[first] != par; first++)
+		;
+	if (first >= e->loff[T + 1])
+		return 0;
+	hops_to(e, T, par);
 	first = e->lids[first];
 	for (c = 0; c < n; c++) {
 		if (c == T || e->hop[c] == NOSLOT)
@@ -730,11 +756,39 @@ static int place_detours(struct eng *e)
 			return -ELOOP;
 		sl = cand[c];
 		e->layer1 += c > 0;
-		for (j = e->loff[d->dst] + d->par; j < e->loff[d->dst + 1];
-		     j += 2)
-			e->tv->sl[(size_t)d->src * row + e->lids[j]] = sl;
+		for (j = e->loff[d->dst]; j < e->loff[d->dst + 1]; j++)
+			if (e->lcls[j] == d->par)
+				e->tv->sl[(size_t)d->src * row + e->lids[j]] =
+					sl;
 	}
 	tv->layer1 = e->layer1 > 0;
+	return 0;
+}
+
+/*
+ * The classes that route differently: a tie bit per even ring of more
+ * than two switches, and bit 0 for the detours.  Each switch's LIDs
+ * alternate between class 0 and the last, their keys count up.
+ */
+static int default_classes(struct eng *e)
+{
+	uint32_t n = e->loff[e->t->nsw], s, j;
+	unsigned int d;
+
+	e->ties = 1;
+	for (d = 0; d < e->nd; d++)
+		if (e->ti->wrap[d] && e->ti->radix[d] > 2 &&
+		    !(e->ti->radix[d] & 1))
+			e->ties |= 1u << d;
+	e->lcls = malloc(n + 1);
+	e->lkey = malloc((n + 1) * sizeof(*e->lkey));
+	if (!e->lcls || !e->lkey)
+		return -ENOMEM;
+	for (s = 0; s < e->t->nsw; s++)
+		for (j = e->loff[s]; j < e->loff[s + 1]; j++) {
+			e->lkey[j] = j - e->loff[s];
+			e->lcls[j] = e->lkey[j] & 1 ? e->ties : 0;
+		}
 	return 0;
 }
 
@@ -809,7 +863,8 @@ static int setup(struct eng *e, const struct tor_info *ti,
 	for (lid = 0; lid <= t->top; lid++)
 		tv->lid_sw[lid] = t->lid_node[lid] == FAB_NONE ? FAB_NONE :
 				  rt_lid_switch(t, lid);
-	return rt_lids_by_switch(t, &e->loff, &e->lids);
+	ret = rt_lids_by_switch(t, &e->loff, &e->lids);
+	return ret ? ret : default_classes(e);
 }
 
 static void eng_release(struct eng *e)
@@ -822,6 +877,8 @@ static void eng_release(struct eng *e)
 	free(e->whole);
 	free(e->loff);
 	free(e->lids);
+	free(e->lcls);
+	free(e->lkey);
 	free(e->st);
 	free(e->hop);
 	free(e->len);
@@ -835,11 +892,121 @@ static void eng_release(struct eng *e)
 	free(e->det);
 }
 
+/* LFT entries of every switch but T for lid along hop (from hops_to()). */
+static void write_column(struct eng *e, uint32_t T, unsigned int lid,
+			 const uint8_t *hop, uint32_t key)
+{
+	uint32_t c;
+
+	for (c = 0; c < e->t->nsw; c++)
+		if (c != T)
+			rt_lft(e->t, c)[lid] = hop[c] == NOSLOT ? RT_NO_PATH :
+					       pick_port(e, c, hop[c], T, key);
+}
+
+/*
+ * The job LID at entry j of T's: the class and parallel-cable key whose
+ * routes (hops: every class's, from hops_to()) cost its job least, the
+ * default unless another is strictly better.  Its column is left empty
+ * for route_dest().
+ */
+static void plan_lid(struct eng *e, struct rt_jobplan *jp, uint32_t T,
+		     uint32_t j, const uint8_t *hops)
+{
+	size_t n = e->t->nsw;
+	unsigned int lid = e->lids[j], cl, o, bc = e->lcls[j];
+	uint32_t bk = e->lkey[j], key;
+	struct rt_jp_cost best, c;
+
+	write_column(e, T, lid, hops + bc * n, bk);
+	rt_jobplan_add(jp, lid, true);
+	rt_jobplan_cost(jp, lid, &best);
+	for (cl = 0; cl <= e->ties; cl++)
+		for (o = 0; !(cl & ~e->ties) && o < e->par; o++) {
+			key = e->lkey[j] + 2 * o;
+			if (cl == e->lcls[j] && !o)
+				continue;
+			write_column(e, T, lid, hops + cl * n, key);
+			rt_jobplan_cost(jp, lid, &c);
+			if (rt_jobplan_better(&c, &best)) {
+				best = c;
+				bc = cl;
+				bk = key;
+			}
+		}
+	write_column(e, T, lid, hops + bc * n, bk);
+	rt_jobplan_add(jp, lid, false);
+	e->lcls[j] = bc;
+	e->lkey[j] = bk;
+	for (o = 0; o < n; o++)
+		if (o != T)
+			rt_lft(e->t, o)[lid] = RT_NO_PATH;
+}
+
+/*
+ * Classes and keys of the job LIDs, destination by destination; a job
+ * whose busiest own link the choice does not lower keeps the defaults.
+ */
+static int plan(struct eng *e, const struct rt_jobs *js)
+{
+	uint32_t n = e->t->nsw, nl = e->loff[n], T, j, jb;
+	struct rt_jobplan jp;
+	uint8_t *hops, *dcls;
+	uint32_t *dkey;
+	unsigned int cl;
+	bool *keep;
+	int ret;
+
+	ret = rt_jobplan_init(&jp, e->t, js);
+	hops = malloc((size_t)n * (e->ties + 1));
+	dcls = malloc(nl + 1);
+	dkey = malloc((nl + 1) * sizeof(*dkey));
+	keep = calloc(js->njobs, sizeof(*keep));
+	if (!ret && (!hops || !dcls || !dkey || !keep))
+		ret = -ENOMEM;
+	if (ret)
+		goto out;
+	memcpy(dcls, e->lcls, nl);
+	memcpy(dkey, e->lkey, nl * sizeof(*dkey));
+	for (T = 0; T < n; T++) {
+		for (j = e->loff[T]; j < e->loff[T + 1] &&
+		     rt_jobplan_job(&jp, e->lids[j]) == RT_JOB_NONE; j++)
+			;
+		if (j == e->loff[T + 1])
+			continue;
+		for (cl = 0; cl <= e->ties; cl++)
+			if (!(cl & ~e->ties)) {
+				hops_to(e, T, cl);
+				memcpy(hops + (size_t)cl * n, e->hop, n);
+			}
+		for (; j < e->loff[T + 1]; j++)
+			if (rt_jobplan_job(&jp, e->lids[j]) != RT_JOB_NONE)
+				plan_lid(e, &jp, T, j, hops);
+	}
+	for (jb = 0; jb < js->njobs; jb++)
+		keep[jb] = rt_jobplan_keep(&jp, jb);
+	for (j = 0; j < nl; j++) {
+		jb = rt_jobplan_job(&jp, e->lids[j]);
+		if (jb != RT_JOB_NONE && !keep[jb]) {
+			e->lcls[j] = dcls[j];
+			e->lkey[j] = dkey[j];
+		}
+	}
+out:
+	free(hops);
+	free(dcls);
+	free(dkey);
+	free(keep);
+	rt_jobplan_release(&jp);
+	return ret;
+}
+
 int rt_torus(const struct fabric *f, const struct tor_info *ti,
-	     struct rt_tables *t, char *detail, size_t len)
+	     const struct rt_jobs *jobs, struct rt_tables *t, char *detail,
+	     size_t len)
 {
 	struct eng e = { 0 };
-	unsigned int par;
+	unsigned int cl;
 	uint32_t T;
 	int ret;
 
@@ -851,9 +1018,12 @@ int rt_torus(const struct fabric *f, const struct tor_info *ti,
 	if (ret == -ENOTSUP)
 		snprintf(detail, len, "more than %d rings need a dateline",
 			 MAX_DATELINES);
+	if (!ret && jobs && jobs->njobs)
+		ret = plan(&e, jobs);
 	for (T = 0; !ret && T < t->nsw; T++)
-		for (par = 0; !ret && par < 2; par++)
-			ret = route_dest(&e, T, par);
+		for (cl = 0; !ret && cl <= e.ties; cl++)
+			if (!(cl & ~e.ties))
+				ret = route_dest(&e, T, cl);
 	if (!ret && has_cycle(&e)) {
 		snprintf(detail, len, "dimension-order routes close a credit loop");
 		ret = -ELOOP;

@@ -10,16 +10,21 @@
 #include <stddef.h>
 
 #include "../topology/torus.h"
+#include "jobs.h"
 #include "lft.h"
 
 /*
- * Route f, recognised as ti, into t (initialised, local routes set).  On
- * success t->vl and t->own_vl hold the SL and VL tables (released with
- * t).  detail gets what a log line needs: VLs, detoured pairs.
+ * Route f, recognised as ti, into t (initialised, local routes set).
+ * jobs (NULL or empty for none, else built for f) picks each job LID's
+ * ties and parallel cables for its job's own loads; without, the tables
+ * are those of no jobs.  On success t->vl and t->own_vl hold the SL and
+ * VL tables (released with t).  detail gets what a log line needs: VLs,
+ * detoured pairs.
  * Returns 0, -ENOMEM, -ENOTSUP (more than three rings that need a
  * dateline) or -ELOOP (the detours need more than four VLs).
  */
 int rt_torus(const struct fabric *f, const struct tor_info *ti,
-	     struct rt_tables *t, char *detail, size_t len);
+	     const struct rt_jobs *jobs, struct rt_tables *t, char *detail,
+	     size_t len);
 
 #endif
