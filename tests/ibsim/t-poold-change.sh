@@ -78,17 +78,22 @@ check_pushed "$WORK/ga.dump"
 	t_fail "intact: $(lfts_match "$WORK/base")"
 pr release "$(cat "$WORK/base.id")" >/dev/null
 
-# (b) One up-link busy, then the other: PortXmitData raised by 1 TB (in
-# 4-byte words) every 0.1 s, as traffic would, by a loop in the
-# background.  Unloaded, ibsim's links carry only MADs, whose counts
-# break the ties: each up-link in turn must be avoided, three
-# allocations in a row (each released again).
+# (b) One up-link busy, then the other, as traffic would make them, by a
+# loop in the background every 0.1 s: the first sends (PortXmitData up
+# by 1 TB in 4-byte words), the second stalls (PortXmitWait up by 2e7
+# ticks; the 32-bit counter lasts 20 s at that rate).  Unloaded, ibsim's
+# links carry only MADs, whose counts break the ties: each up-link in
+# turn must be avoided, three allocations in a row (each released again).
 busy_start() {
 	(
-		data=0
+		n=0
 		while :; do
-			data=$((data + 250000000000))
-			sim_cmd "PerformanceSet \"leaf-1\"[$1] PortCountersExtended.PortXmitData=$data"
+			n=$((n + 1))
+			if [ "$1" = 5 ]; then
+				sim_cmd "PerformanceSet \"leaf-1\"[$1] PortCountersExtended.PortXmitData=$((n * 250000000000))"
+			else
+				sim_cmd "PerformanceSet \"leaf-1\"[$1] PortCounters.PortXmitWait=$((n * 20000000))"
+			fi
 			sleep 0.1
 		done
 	) &

@@ -7,6 +7,7 @@
  * back to the ports' attributes instead of waiting.
  */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,6 +207,21 @@ out_unlock:
 	return ret;
 }
 
+/*
+ * A link's share of stalls: PortXmitWait ticks against the 4-byte words
+ * it sent meanwhile.  A tick's length is the device's, so this is no
+ * time fraction, but a link that mostly waits for credits comes near 1
+ * whatever its data rate, which is what allocations should avoid.
+ */
+static double stall(const struct ibv_rate *r)
+{
+	double w = (double)r->wait_ticks;
+
+	if ((r->flags & IBV_RATE_NO_WAIT) || w <= 0)
+		return 0;
+	return w / (w + r->data_bytes / 4.0);
+}
+
 void pool_live_apply(struct pool_live *l, struct pool_view *v)
 {
 	const struct fabric *f = v->fab;
@@ -229,7 +245,7 @@ void pool_live_apply(struct pool_live *l, struct pool_view *v)
 		cap = fp->width * fp->speed * 1e8 / 8;
 		if (cap > 0)
 			v->meas[f->nodes[r->node].port0 + r->port] =
-				r->bytes_per_s / cap;
+				fmax(r->bytes_per_s / cap, stall(r));
 	}
 out_unlock:
 	pthread_mutex_unlock(&l->lock);
