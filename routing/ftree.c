@@ -960,8 +960,9 @@ static int score(const struct rt_tables *t, const struct rt_jobs *jobs,
  * Spread jobs: the job pass over the routes without jobs, or the turned
  * slots (whose balance is d-mod-k's) where the pass cannot keep the
  * whole fabric balanced or does not share fewer links for loads within
- * 5 % of theirs: the pass wins on large trees, the slots on small ones
- * (a route is a large step there) and on rail trees.
+ * 5 % of theirs: the pass wins on mid-sized trees, the slots on small
+ * ones (a route is a large step there), on rail trees, and on trees too
+ * large for the pass's budget.
  */
 static int spread(const struct fabric *f, const struct ft_info *ft,
 		  const struct rt_jobs *jobs, struct rt_tables *t)
@@ -972,8 +973,8 @@ static int spread(const struct fabric *f, const struct ft_info *ft,
 	int ret;
 
 	ret = route_tree(f, ft, NULL, jobs, t, &st);
-	if (ret)
-		return ret;
+	if (ret || st.skipped)
+		return ret ? ret : route_tree(f, ft, jobs, NULL, t, NULL);
 	ret = rt_tables_init(&t2, f);
 	if (ret)
 		return ret;

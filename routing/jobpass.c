@@ -28,10 +28,14 @@ struct jp {
 	uint32_t *order;	/* switches with hosts, job's first */
 	uint32_t nsrc;		/* of order, with the job's ports */
 	uint32_t nhost;		/* of order, all */
+	uint32_t nlid;		/* CA LIDs */
 	uint32_t *a2a, *own, *users;	/* per fabric port */
 	uint32_t *lids;		/* the job's CA LIDs */
 	uint32_t *dsw;		/* per LID: switch its port is cabled to */
 	bool *placed;		/* per LID: routed, in a2a */
+	uint32_t *nbr;		/* per fabric port of a switch: peer switch */
+	uint32_t *cseen;	/* per switch: destination its cands are of */
+	uint8_t *cnum, *cport;	/* per switch: cands, FAB_MAX_PORTS each */
 	uint32_t *seen;		/* per switch: walk that filled the memo */
 	uint32_t *fixed;	/* per switch: destination that fixed it */
 	double *memo;
@@ -40,19 +44,30 @@ struct jp {
 	double cap, mean, size, target;
 };
 
+/* The switch behind port p of s, FAB_NONE if none; *e its fabric port. */
 static uint32_t peer_of(const struct jp *j, uint32_t s, unsigned int p,
 			uint32_t *e)
 {
 	const struct fab_node *n = &j->f->nodes[j->t->sw_node[s]];
-	const struct fab_port *fp;
 
 	if (p == 0 || p > n->nports)
 		return FAB_NONE;
-	fp = fab_port(j->f, j->t->sw_node[s], p);
 	*e = n->port0 + p;
-	if (fp->peer == FAB_NONE || !fab_is_sw(j->f, fp->peer))
-		return FAB_NONE;
-	return j->t->node_sw[fp->peer];
+	return j->nbr[*e];
+}
+
+/* The candidates of s towards lid's switch, asked once per destination. */
+static const uint8_t *cands_of(struct jp *j, uint32_t s, unsigned int lid,
+			       unsigned int *n)
+{
+	uint8_t *c = j->cport + (size_t)s * FAB_MAX_PORTS;
+
+	if (j->cseen[s] != j->dest) {
+		j->cnum[s] = j->cands(j->cctx, s, j->dsw[lid], c);
+		j->cseen[s] = j->dest;
+	}
+	*n = j->cnum[s];
+	return c;
 }
 
 /* Add cnt to load along the current route from s to lid. */
@@ -95,7 +110,7 @@ static double link_cost(const struct jp *j, uint32_t e, uint32_t c,
 static double best(struct jp *j, uint32_t s, unsigned int lid, uint32_t c,
 		   uint32_t w, unsigned int depth)
 {
-	uint8_t cand[FAB_MAX_PORTS + 1];
+	const uint8_t *cand;
 	double v, b = DBL_MAX;
 	unsigned int i, n;
 	uint32_t q, e;
@@ -107,10 +122,10 @@ static double best(struct jp *j, uint32_t s, unsigned int lid, uint32_t c,
 	if (depth >= JP_MAX_HOPS)
 		return DBL_MAX;
 	if (j->fixed[s] == j->dest) {
-		cand[0] = rt_lft(j->t, s)[lid];
+		cand = rt_lft(j->t, s) + lid;
 		n = 1;
 	} else {
-		n = j->cands(j->cctx, s, j->dsw[lid], cand);
+		cand = cands_of(j, s, lid, &n);
 	}
 	j->mport[s] = 0;
 	for (i = 0; i < n; i++) {
@@ -287,6 +302,17 @@ static void setup(struct jp *j)
 	uint32_t i, s, n, e, lid;
 	unsigned int p;
 
+	for (i = 0; i <= j->f->nports; i++)
+		j->nbr[i] = FAB_NONE;
+	for (s = 0; s < t->nsw; s++)
+		for (p = 1; p <= j->f->nodes[t->sw_node[s]].nports; p++) {
+			const struct fab_port *fp = fab_port(j->f, t->sw_node[s],
+							     p);
+
+			if (fp->peer != FAB_NONE && fab_is_sw(j->f, fp->peer))
+				j->nbr[j->f->nodes[t->sw_node[s]].port0 + p] =
+					t->node_sw[fp->peer];
+		}
 	for (lid = 0; lid <= t->top; lid++) {
 		const struct fab_port *cp;
 
@@ -298,6 +324,7 @@ static void setup(struct jp *j)
 		if (cp->peer == FAB_NONE || !fab_is_sw(j->f, cp->peer))
 			continue;
 		j->dsw[lid] = t->node_sw[cp->peer];
+		j->nlid++;
 		if (cp->lid == lid)
 			j->hosts[j->dsw[lid]]++;
 	}
@@ -347,6 +374,10 @@ static void jp_release(struct jp *j)
 	free(j->lids);
 	free(j->dsw);
 	free(j->placed);
+	free(j->nbr);
+	free(j->cseen);
+	free(j->cnum);
+	free(j->cport);
 	free(j->seen);
 	free(j->fixed);
 	free(j->memo);
@@ -376,16 +407,26 @@ int rt_jobpass(struct rt_tables *t, const struct rt_jobs *jobs,
 	j.lids = calloc(nl, sizeof(*j.lids));
 	j.dsw = calloc(nl, sizeof(*j.dsw));
 	j.placed = calloc(nl, sizeof(*j.placed));
+	j.nbr = malloc(np * sizeof(*j.nbr));
+	j.cseen = calloc(nsw, sizeof(*j.cseen));
+	j.cnum = calloc(nsw, 1);
+	j.cport = malloc(nsw * FAB_MAX_PORTS);
 	j.seen = calloc(nsw, sizeof(*j.seen));
 	j.fixed = calloc(nsw, sizeof(*j.fixed));
 	j.memo = calloc(nsw, sizeof(*j.memo));
 	j.mport = calloc(nsw, sizeof(*j.mport));
 	ord = malloc(jobs->njobs * sizeof(*ord));
 	if (!j.hosts || !j.src || !j.order || !j.a2a || !j.own || !j.users ||
-	    !j.lids || !j.dsw || !j.placed || !j.seen || !j.fixed ||
+	    !j.lids || !j.dsw || !j.placed || !j.nbr || !j.cseen || !j.cnum ||
+	    !j.cport || !j.seen || !j.fixed ||
 	    !j.memo || !j.mport || !ord)
 		goto out;
 	setup(&j);
+	if ((double)j.nlid * j.nhost * t->nsw > RT_JOBPASS_BUDGET) {
+		st->skipped = true;
+		ret = 0;
+		goto out;
+	}
 	for (i = 0; i < jobs->njobs; i++)
 		ord[i] = i;
 	qsort_r(ord, jobs->njobs, sizeof(*ord), cmp_job, (void *)jobs);

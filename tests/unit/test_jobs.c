@@ -13,6 +13,7 @@
 #include "tu.h"
 #include "tu_route.h"
 #include "routing/jobload.h"
+#include "routing/jobpass.h"
 #include "routing/route.h"
 #include "routing/verify.h"
 #include "topology/gen.h"
@@ -637,6 +638,136 @@ static void test_vl_engines(void)
 	}
 }
 
+/* Switch hop distances, for candidates that only ever get closer. */
+struct hops {
+	const struct rt_tables *t;
+	uint32_t *d;		/* nsw x nsw */
+};
+
+static void hops_make(struct hops *h, const struct rt_tables *t)
+{
+	const struct fabric *f = t->fab;
+	uint32_t *q = malloc(t->nsw * sizeof(*q)), a, b, s, n, x;
+	unsigned int p;
+
+	h->t = t;
+	h->d = malloc((size_t)t->nsw * t->nsw * sizeof(*h->d));
+	CU_ASSERT_FATAL(q && h->d);
+	memset(h->d, 0xff, (size_t)t->nsw * t->nsw * sizeof(*h->d));
+	for (s = 0; s < t->nsw; s++) {
+		uint32_t *d = h->d + (size_t)s * t->nsw;
+
+		d[s] = 0;
+		for (q[0] = s, a = 0, b = 1; a < b; a++) {
+			n = t->sw_node[q[a]];
+			for (p = 1; p <= f->nodes[n].nports; p++) {
+				const struct fab_port *fp = fab_port(f, n, p);
+
+				if (fp->peer == FAB_NONE ||
+				    !fab_is_sw(f, fp->peer))
+					continue;
+				x = t->node_sw[fp->peer];
+				if (d[x] == UINT32_MAX) {
+					d[x] = d[q[a]] + 1;
+					q[b++] = x;
+				}
+			}
+		}
+	}
+	free(q);
+}
+
+/* Every port one hop closer to ds: min-hop, which on a tree is up-down. */
+static unsigned int closer(void *ctx, uint32_t s, uint32_t ds, uint8_t *out)
+{
+	const struct hops *h = ctx;
+	const struct fabric *f = h->t->fab;
+	const uint32_t *d = h->d + (size_t)ds * h->t->nsw;
+	uint32_t n = h->t->sw_node[s];
+	unsigned int p, k = 0;
+
+	for (p = 1; p <= f->nodes[n].nports; p++) {
+		const struct fab_port *fp = fab_port(f, n, p);
+
+		if (fp->peer != FAB_NONE && fab_is_sw(f, fp->peer) &&
+		    d[h->t->node_sw[fp->peer]] + 1 == d[s])
+			out[k++] = p;
+	}
+	return k;
+}
+
+/*
+ * The pass on its own, with min-hop candidates: every pair still
+ * delivered, no loop, no credit loop, and no job's busiest own link
+ * heavier than before (a job that would not gain keeps its routes).
+ */
+static void test_pass(void)
+{
+	struct fabric *f = tu_tree(6, 3, 0, 0, 0);
+	struct vf_opts o = { .ebb_perms = 0 };
+	struct rt_jobpass_stats st;
+	struct vf_jobload a, b;
+	struct vf_report vr;
+	struct rt_summary s;
+	struct rt_tables t;
+	struct rt_jobs js;
+	struct hops h;
+	struct mix m;
+	unsigned int j;
+
+	mix_make(&m, f, 6, 7);
+	jobs_of(&js, f, &m);
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, NULL, &t, &s));
+	CU_ASSERT_FATAL(!vf_jobload(&t, &js, &a));
+	hops_make(&h, &t);
+	CU_ASSERT_FATAL(!rt_jobpass(&t, &js, closer, &h, &st));
+	CU_ASSERT(!st.skipped);
+	CU_ASSERT_FATAL(!vf_check(&t, &o, &vr));
+	CU_ASSERT_EQUAL(vr.unreachable, 0);
+	CU_ASSERT(vr.cdg_checked && !vr.cdg_cycle);
+	CU_ASSERT_FATAL(!vf_jobload(&t, &js, &b));
+	for (j = 0; j < js.njobs; j++)
+		CU_ASSERT(b.max[j] <= a.max[j]);
+	CU_ASSERT(st.own_after < st.own_before);
+	CU_ASSERT_EQUAL(st.shared, b.shared);
+	vf_jobload_release(&a);
+	vf_jobload_release(&b);
+	free(h.d);
+	rt_tables_release(&t);
+	rt_jobs_release(&js);
+	mix_free(&m);
+	fab_free(f);
+}
+
+/* Past the budget the pass leaves the tables alone and says so. */
+static void test_pass_budget(void)
+{
+	struct fabric *f = tu_tree(24, 3, 0, 0, 0);
+	struct rt_jobpass_stats st;
+	struct rt_summary s;
+	struct rt_tables t;
+	struct rt_jobs js;
+	struct mix m;
+	uint8_t *copy;
+	size_t n;
+
+	mix_make(&m, f, 8, 3);
+	jobs_of(&js, f, &m);
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, NULL, &t, &s));
+	n = (size_t)t.nsw * (t.top + 1);
+	copy = malloc(n);
+	CU_ASSERT_FATAL(copy != NULL);
+	memcpy(copy, t.lft, n);
+	CU_ASSERT_FATAL(!rt_jobpass(&t, &js, closer, NULL, &st));
+	CU_ASSERT(st.skipped);
+	CU_ASSERT(!memcmp(copy, t.lft, n));
+	free(copy);
+	rt_tables_release(&t);
+	rt_jobs_release(&js);
+	mix_free(&m);
+	fab_free(f);
+}
+
 TU_SUITE(jobs,
 	 { "job set errors", test_build_errors },
 	 { "job set hosts and GUIDs", test_build_hosts },
@@ -646,4 +777,6 @@ TU_SUITE(jobs,
 	 { "no jobs, same tables", test_no_jobs_same },
 	 { "spread: correct, lower own loads", test_spread },
 	 { "isolate: correct, no more shared links", test_isolate },
+	 { "job pass: correct, no job heavier", test_pass },
+	 { "job pass: skips past its budget", test_pass_budget },
 	 { "torus, dragonfly: correct, lower own loads", test_vl_engines })
