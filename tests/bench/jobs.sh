@@ -38,6 +38,11 @@ own() {
 	awk '$1 == "\"max_link_load\":" { s += $2 } END { print s + 0 }' "$1"
 }
 
+# bound JSON: the loads no routing gets the jobs' busiest links below.
+bound() {
+	awk '$1 == "\"load_bound\":" { s += $2 } END { print s + 0 }' "$1"
+}
+
 # OpenSM's ftree, once: its tables do not depend on the jobs.
 sim_start "$NET"
 conf=$(engine_conf ftree ftree "")
@@ -48,10 +53,10 @@ t_need "$FTREE/opensm-lfts.dump" "$FTREE/opensm-subnet.lst"
 
 echo "## Job-aware routing: 1,024-host 3-level fat-tree (radix 16), $MIXES mixes of 4-16 jobs, hosts in runs of 1-$FRAGMENT"
 echo
-echo "Job-own load: each job's busiest directed switch link under its own all-to-all, summed over the jobs; shared: directed switch links with own traffic of two or more jobs."
+echo "Job-own load: each job's busiest directed switch link under its own all-to-all, summed over the jobs; bound: the load no routing gets below (ibpoolroute's load_bound); shared: directed switch links with own traffic of two or more jobs."
 echo
-echo "| mix | jobs | own load without | spread | isolate | ftree | spread / without | isolate / without | shared without | spread | isolate | ftree | all-to-all max/mean spread, isolate |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| mix | jobs | own load without | spread | isolate | ftree | bound | spread / without | isolate / without | bound / without | shared without | spread | isolate | ftree | all-to-all max/mean spread, isolate |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 mix=1
 while [ "$mix" -le "$MIXES" ]; do
 	j=$WORK/mix$mix.json
@@ -63,19 +68,21 @@ while [ "$mix" -le "$MIXES" ]; do
 	pr route --json --perms 0 --net "$NET" --jobs "$j" \
 		--job-policy isolate >"$WORK/iso.json"
 	pr analyze --json --perms 0 --jobs "$j" "$FTREE" >"$WORK/ftree.json"
-	echo "$mix $(grep -c '"id":' "$j") $(own "$WORK/without.json") $(own "$WORK/with.json") $(own "$WORK/iso.json") $(own "$WORK/ftree.json") $(key "$WORK/without.json" shared_links) $(key "$WORK/with.json" shared_links) $(key "$WORK/iso.json" shared_links) $(key "$WORK/ftree.json" shared_links) $(key "$WORK/with.json" efi_ratio) $(key "$WORK/iso.json" efi_ratio)"
+	echo "$mix $(grep -c '"id":' "$j") $(own "$WORK/without.json") $(own "$WORK/with.json") $(own "$WORK/iso.json") $(own "$WORK/ftree.json") $(key "$WORK/without.json" shared_links) $(key "$WORK/with.json" shared_links) $(key "$WORK/iso.json" shared_links) $(key "$WORK/ftree.json" shared_links) $(key "$WORK/with.json" efi_ratio) $(key "$WORK/iso.json" efi_ratio) $(bound "$WORK/without.json")"
 	mix=$((mix + 1))
 done | awk '
 	function max(a, b) { return a > b ? a : b }
-	{ rs = $4 / $3; ri = $5 / $3
-	  printf "| %d | %d | %d | %d | %d | %d | %.3f | %.3f | %d | %d | %d | %d | %s, %s |\n",
-		$1, $2, $3, $4, $5, $6, rs, ri, $7, $8, $9, $10, $11, $12
-	  n++; for (i = 2; i <= 10; i++) s[i] += $i; srs += rs; sri += ri
+	{ rs = $4 / $3; ri = $5 / $3; rb = $13 / $3
+	  printf "| %d | %d | %d | %d | %d | %d | %d | %.3f | %.3f | %.3f | %d | %d | %d | %d | %s, %s |\n",
+		$1, $2, $3, $4, $5, $6, $13, rs, ri, rb, $7, $8, $9, $10, $11, $12
+	  n++; for (i = 2; i <= 10; i++) s[i] += $i; s[13] += $13
+	  srs += rs; sri += ri; srb += rb
 	  a2a = max(a2a, max($11, $12)) }
 	END { if (!n) exit 1
-	  printf "| **mean** | %.1f | %.1f | %.1f | %.1f | %.1f | **%.3f** | **%.3f** | %.1f | %.1f | %.1f | %.1f | max %s |\n",
-		s[2] / n, s[3] / n, s[4] / n, s[5] / n, s[6] / n, srs / n,
-		sri / n, s[7] / n, s[8] / n, s[9] / n, s[10] / n, a2a }'
+	  printf "| **mean** | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | **%.3f** | **%.3f** | **%.3f** | %.1f | %.1f | %.1f | %.1f | max %s |\n",
+		s[2] / n, s[3] / n, s[4] / n, s[5] / n, s[6] / n, s[13] / n,
+		srs / n, sri / n, srb / n, s[7] / n, s[8] / n, s[9] / n,
+		s[10] / n, a2a }'
 
 # hints.set to LFTs in the switches: OpenSM with the plugin on the same
 # fabric, each of the first LATENCY mixes sent with --wait, which returns

@@ -118,20 +118,29 @@ struct run {
 	uint64_t sum_max;	/* per-job max own loads, summed */
 };
 
-static void run(const struct fabric *f, const struct rt_jobs *route_js,
-		const struct rt_jobs *js, struct run *r)
+/*
+ * Route f with engine id (which must be engine want, if given), check
+ * it, measure the jobs on it; no job's busiest own link may be below the
+ * bound that holds for any routing.
+ */
+static void route_run(const struct fabric *f, enum rt_engine_id id,
+		      const char *want, const struct rt_jobs *route_js,
+		      const struct rt_jobs *js, struct run *r)
 {
 	struct vf_opts o = { .ebb_perms = 0 };
 	struct rt_summary s;
 	struct rt_tables t;
 	unsigned int j;
 
-	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, route_js, &t, &s));
-	CU_ASSERT_STRING_EQUAL(s.engine, "fattree");
+	CU_ASSERT_FATAL(!rt_route(f, id, route_js, &t, &s));
+	if (want)
+		CU_ASSERT_STRING_EQUAL(s.engine, want);
 	CU_ASSERT_FATAL(!vf_check(&t, &o, &r->vr));
 	CU_ASSERT_FATAL(!vf_jobload(&t, js, &r->jl));
-	for (r->sum_max = 0, j = 0; j < r->jl.njobs; j++)
+	for (r->sum_max = 0, j = 0; j < r->jl.njobs; j++) {
 		r->sum_max += r->jl.max[j];
+		CU_ASSERT(r->jl.max[j] >= r->jl.bound[j]);
+	}
 	rt_tables_release(&t);
 }
 
@@ -197,8 +206,8 @@ static void mixes(enum rt_job_policy policy, const double *bound,
 			mix_make(&m, f, 4 + seed, seed);
 			jobs_of(&js, f, &m);
 			js.policy = policy;
-			run(f, NULL, &js, &a);
-			run(f, &js, &js, &b);
+			route_run(f, RT_ENGINE_AUTO, "fattree", NULL, &js, &a);
+			route_run(f, RT_ENGINE_AUTO, "fattree", &js, &js, &b);
 			CU_ASSERT_EQUAL(b.vr.unreachable, 0);
 			CU_ASSERT_EQUAL(b.vr.pairs, a.vr.pairs);
 			CU_ASSERT(b.vr.cdg_checked && !b.vr.cdg_cycle);
@@ -454,8 +463,8 @@ static void test_build_nameless(void)
 
 /* The loads of jobs sp on t are max0 (of the first), used and shared. */
 static void expect_load(const struct rt_tables *t, const struct fabric *f,
-			const struct rt_job_spec *sp, size_t n,
-			uint64_t max0, uint64_t used, uint64_t shared)
+			const struct rt_job_spec *sp, size_t n, uint64_t max0,
+			uint64_t bound0, uint64_t used, uint64_t shared)
 {
 	struct vf_jobload jl;
 	struct rt_jobs js;
@@ -465,6 +474,7 @@ static void expect_load(const struct rt_tables *t, const struct fabric *f,
 	CU_ASSERT_FATAL(!vf_jobload(t, &js, &jl));
 	CU_ASSERT_EQUAL(jl.njobs, n);
 	CU_ASSERT_EQUAL(jl.max[0], max0);
+	CU_ASSERT_EQUAL(jl.bound[0], bound0);
 	CU_ASSERT_EQUAL(jl.used, used);
 	CU_ASSERT_EQUAL(jl.shared, shared);
 	vf_jobload_release(&jl);
@@ -483,7 +493,8 @@ static void test_jobload(void)
 	struct rt_summary s;
 	struct rt_tables t;
 	struct mix m;
-	const char *a[4], *b[2];
+	const char *a[8], *b[2];
+	unsigned int i;
 
 	memset(&m, 0, sizeof(m));
 	mix_hosts(&m, f);
@@ -494,16 +505,21 @@ static void test_jobload(void)
 	a[3] = m.name[5];
 	/* 0 <-> 4: one route each way over spine 0, four directed links */
 	sp[0] = spec("a", 1, a, 2);
-	expect_load(&t, f, sp, 1, 1, 4, 0);
+	expect_load(&t, f, sp, 1, 1, 1, 4, 0);
 	/* 0, 1 <-> 4, 5: two sources per destination on each link */
 	sp[0] = spec("a", 1, a, 4);
-	expect_load(&t, f, sp, 1, 2, 8, 0);
+	expect_load(&t, f, sp, 1, 2, 1, 8, 0);
 	/* and b = 1 <-> 8: 1 -> 8 climbs leaf 0 to spine 0 as 0 -> 4 does */
 	b[0] = m.name[1];
 	b[1] = m.name[8];
 	sp[0] = spec("a", 1, a, 2);
 	sp[1] = spec("b", 1, b, 2);
-	expect_load(&t, f, sp, 2, 1, 7, 1);
+	expect_load(&t, f, sp, 2, 1, 1, 7, 1);
+	/* leaves 0 and 1 whole: 4 x 4 routes each way over 4 links, 4 each */
+	for (i = 0; i < 8; i++)
+		a[i] = m.name[i];
+	sp[0] = spec("a", 1, a, 8);
+	expect_load(&t, f, sp, 1, 4, 4, 16, 0);
 	rt_tables_release(&t);
 	mix_free(&m);
 	fab_free(f);
@@ -557,24 +573,6 @@ static struct fabric *vl_fabric(unsigned int i, enum rt_engine_id *id)
 
 #define NVL_FABRICS 5
 
-/* Route f with engine id, check it, measure the jobs on it. */
-static void vl_run(const struct fabric *f, enum rt_engine_id id,
-		   const struct rt_jobs *route_js, const struct rt_jobs *js,
-		   struct run *r)
-{
-	struct vf_opts o = { .ebb_perms = 0 };
-	struct rt_summary s;
-	struct rt_tables t;
-	unsigned int j;
-
-	CU_ASSERT_FATAL(!rt_route(f, id, route_js, &t, &s));
-	CU_ASSERT_FATAL(!vf_check(&t, &o, &r->vr));
-	CU_ASSERT_FATAL(!vf_jobload(&t, js, &r->jl));
-	for (r->sum_max = 0, j = 0; j < r->jl.njobs; j++)
-		r->sum_max += r->jl.max[j];
-	rt_tables_release(&t);
-}
-
 /*
  * Torus and dragonfly with seeded mixes: every pair delivered, no credit
  * loop on the engines' VLs; no job's busiest own link above the one
@@ -609,8 +607,8 @@ static void test_vl_engines(void)
 
 			mix_make(&m, f, 3 + seed, seed);
 			jobs_of(&js, f, &m);
-			vl_run(f, id, NULL, &js, &x);
-			vl_run(f, id, &js, &js, &y);
+			route_run(f, id, NULL, NULL, &js, &x);
+			route_run(f, id, NULL, &js, &js, &y);
 			CU_ASSERT_EQUAL(y.vr.unreachable, 0);
 			CU_ASSERT_EQUAL(y.vr.pairs, x.vr.pairs);
 			CU_ASSERT(y.vr.cdg_checked && !y.vr.cdg_cycle);

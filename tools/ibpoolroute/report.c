@@ -162,9 +162,9 @@ static void text_jobs(FILE *out, const struct pr_result *r)
 		line(out, "job policy", "%s", rt_job_policy_name(js->policy));
 	for (j = 0; j < js->njobs; j++) {
 		snprintf(key, sizeof(key), "job %s", js->job[j].id);
-		line(out, key, "%u hosts (%u CA ports), weight %u, max own link load %" PRIu64,
+		line(out, key, "%u hosts (%u CA ports), weight %u, max own link load %" PRIu64 " (no routing below %" PRIu64 ")",
 		     js->job[j].hosts, js->job[j].ports, js->job[j].weight,
-		     r->jl->max[j]);
+		     r->jl->max[j], r->jl->bound[j]);
 	}
 	line(out, "shared links", "%" PRIu64 " of %" PRIu64 " directed switch links with job-own traffic carry two or more jobs",
 	     r->jl->shared, r->jl->used);
@@ -328,6 +328,8 @@ static json_object *jjobs(const struct pr_result *r)
 				       json_object_new_uint64(js->job[j].weight));
 		json_object_object_add(o, "max_link_load",
 				       json_object_new_uint64(r->jl->max[j]));
+		json_object_object_add(o, "load_bound",
+				       json_object_new_uint64(r->jl->bound[j]));
 		json_object_array_add(a, o);
 	}
 	return a;
