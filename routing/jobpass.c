@@ -34,6 +34,7 @@ struct jp {
 	uint32_t *dsw;		/* per LID: switch its port is cabled to */
 	bool *placed;		/* per LID: routed, in a2a */
 	uint32_t *nbr;		/* per fabric port of a switch: peer switch */
+	uint32_t *path;		/* nsw: one route's links */
 	uint32_t *cseen;	/* per switch: destination its cands are of */
 	uint8_t *cnum, *cport;	/* per switch: cands, FAB_MAX_PORTS each */
 	uint32_t *seen;		/* per switch: walk that filled the memo */
@@ -74,15 +75,10 @@ static const uint8_t *cands_of(struct jp *j, uint32_t s, unsigned int lid,
 static void follow(struct jp *j, uint32_t *load, uint32_t s,
 		   unsigned int lid, int64_t cnt)
 {
-	unsigned int h;
-	uint32_t e;
+	unsigned int i, n = rt_route_links(j->t, s, lid, j->path, j->t->nsw);
 
-	for (h = 0; h < JP_MAX_HOPS && s != j->dsw[lid]; h++) {
-		s = peer_of(j, s, rt_lft(j->t, s)[lid], &e);
-		if (s == FAB_NONE)
-			return;
-		load[e] += cnt;
-	}
+	for (i = 0; i < n; i++)
+		load[j->path[i]] += cnt;
 }
 
 /* Cost of c own and w all-to-all routes more on link e. */
@@ -375,6 +371,7 @@ static void jp_release(struct jp *j)
 	free(j->dsw);
 	free(j->placed);
 	free(j->nbr);
+	free(j->path);
 	free(j->cseen);
 	free(j->cnum);
 	free(j->cport);
@@ -408,6 +405,7 @@ int rt_jobpass(struct rt_tables *t, const struct rt_jobs *jobs,
 	j.dsw = calloc(nl, sizeof(*j.dsw));
 	j.placed = calloc(nl, sizeof(*j.placed));
 	j.nbr = malloc(np * sizeof(*j.nbr));
+	j.path = malloc(nsw * sizeof(*j.path));
 	j.cseen = calloc(nsw, sizeof(*j.cseen));
 	j.cnum = calloc(nsw, 1);
 	j.cport = malloc(nsw * FAB_MAX_PORTS);
@@ -417,7 +415,7 @@ int rt_jobpass(struct rt_tables *t, const struct rt_jobs *jobs,
 	j.mport = calloc(nsw, sizeof(*j.mport));
 	ord = malloc(jobs->njobs * sizeof(*ord));
 	if (!j.hosts || !j.src || !j.order || !j.a2a || !j.own || !j.users ||
-	    !j.lids || !j.dsw || !j.placed || !j.nbr || !j.cseen || !j.cnum ||
+	    !j.lids || !j.dsw || !j.placed || !j.nbr || !j.path || !j.cseen || !j.cnum ||
 	    !j.cport || !j.seen || !j.fixed ||
 	    !j.memo || !j.mport || !ord)
 		goto out;
