@@ -818,21 +818,34 @@ out_unlock:
 int sm_hints_remove(struct sm_hints *h, json_object *req, uint64_t *gen,
 		    struct sm_error *e)
 {
-	static const char *const fields[] = { "op", "id", NULL };
+	static const char *const fields[] = { "op", "id", "owner", NULL };
+	const char *id, *owner = NULL;
 	struct sm_hints_snap *s;
 	struct sm_job *j;
-	const char *id;
 	int ret;
 
 	ret = sm_check_fields(req, fields, e);
 	if (!ret)
 		ret = sm_get_string(req, "id", true, &id, e);
+	if (!ret)
+		ret = sm_get_string(req, "owner", false, &owner, e);
+	if (!ret && owner)
+		ret = check_owner(owner, "field 'owner'", e);
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&h->wlock);
 	j = find_job(h->cur, id);
 	if (!j) {
 		ret = sm_error_set(e, SM_ERR_NOT_FOUND, "no job '%.80s'", id);
+		goto out_unlock;
+	}
+	/* an owner removes its own jobs only; no owner, anybody's */
+	if (owner && !owned_by(j, owner)) {
+		ret = sm_error_set(e, SM_ERR_FORBIDDEN,
+				   "job '%.80s' is %s%s%s, not owner %s's",
+				   id, j->owner ? "owner " : "",
+				   j->owner ? j->owner : "without owner",
+				   j->owner ? "'s" : "", owner);
 		goto out_unlock;
 	}
 	s = snap_copy(h->cur, 0, j, NULL);

@@ -370,10 +370,20 @@ static void test_owners(void)
 		SM_ERR_BAD_REQUEST,
 		"job 'q': field 'owner' must be 1..64 characters of A-Z a-z 0-9 . _ : -");
 	ok(h, sm_hints_add, "{\"job\":{\"id\":\"s2\",\"hosts\":[\"g7\"],\"owner\":\"slurm\"}}");
+	/* a remove with an owner takes that owner's jobs only */
+	refused(h, sm_hints_remove, "{\"id\":\"s2\",\"owner\":\"ibpoold\"}",
+		SM_ERR_FORBIDDEN, "job 's2' is owner slurm's, not owner ibpoold's");
+	refused(h, sm_hints_remove, "{\"id\":\"m\",\"owner\":\"ibpoold\"}",
+		SM_ERR_FORBIDDEN, "job 'm' is without owner, not owner ibpoold's");
+	refused(h, sm_hints_remove, "{\"id\":\"m\",\"owner\":\"a b\"}",
+		SM_ERR_BAD_REQUEST,
+		"field 'owner' must be 1..64 characters of A-Z a-z 0-9 . _ : -");
+	ok(h, sm_hints_remove, "{\"id\":\"s2\",\"owner\":\"slurm\"}");
+	ok(h, sm_hints_add, "{\"job\":{\"id\":\"s2\",\"hosts\":[\"g7\"],\"owner\":\"slurm\"}}");
 	/* an owner with no jobs left: its set of none removes its jobs */
 	ok(h, sm_hints_set, "{\"owner\":\"slurm\",\"jobs\":[]}");
 	s = dump(h);
-	CU_ASSERT_STRING_EQUAL(s, "{\"generation\":6,\"jobs\":["
+	CU_ASSERT_STRING_EQUAL(s, "{\"generation\":8,\"jobs\":["
 			       "{\"id\":\"m\",\"hosts\":[\"g9\"],\"weight\":1},"
 			       "{\"id\":\"p2\",\"hosts\":[\"g2\",\"g3\"],\"weight\":2,\"owner\":\"ibpoold\"},"
 			       "{\"id\":\"p1\",\"hosts\":[\"g4\"],\"weight\":1,\"owner\":\"ibpoold\"}]}");
@@ -381,7 +391,7 @@ static void test_owners(void)
 	/* without an owner: the whole table, owners as the jobs give them */
 	ok(h, sm_hints_set, "{\"jobs\":[{\"id\":\"p1\",\"hosts\":[\"g4\"],\"owner\":\"ibpoold\"},{\"id\":\"z\",\"hosts\":[\"g2\"]}]}");
 	s = dump(h);
-	CU_ASSERT_STRING_EQUAL(s, "{\"generation\":7,\"jobs\":["
+	CU_ASSERT_STRING_EQUAL(s, "{\"generation\":9,\"jobs\":["
 			       "{\"id\":\"p1\",\"hosts\":[\"g4\"],\"weight\":1,\"owner\":\"ibpoold\"},"
 			       "{\"id\":\"z\",\"hosts\":[\"g2\"],\"weight\":1}]}");
 	free(s);

@@ -114,7 +114,7 @@ static const struct opt opts[] = {
 	{ "interval", 1, 'i', C_COUNTERS, "MS", "wait between the two samples, 1-3600000 ms (1000)" },
 	{ "socket", 1, 'S', C_SM | C_POOLD, "PATH", "the SM's hint socket (" PR_SM_SOCKET ") or ibpoold's ($GPUAWARE_POOL_SOCKET, else " POOL_SOCKET_DEFAULT ")" },
 	{ "weight", 1, 'w', C_HINTS, "N", "hints add: the job's weight, 1-1000 (1)" },
-	{ "owner", 1, 'o', C_HINTS, "NAME", "hints add: the job's owner; hints set: replace only NAME's jobs, keeping the others'" },
+	{ "owner", 1, 'o', C_HINTS, "NAME", "hints add: the job's owner; hints set: replace only NAME's jobs, keeping the others'; hints remove: only a job of NAME" },
 	{ "wait", 0, 'W', C_HINTS | C_REROUTE, NULL, "return once the switches hold the routing for the change" },
 	{ "timeout", 1, 'T', C_SM, "MS", "give up after MS milliseconds (5000; with --wait 60000)" },
 	{ "json", 0, 'j', C_ALL, NULL, "print one JSON object instead of text" },

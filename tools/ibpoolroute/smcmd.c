@@ -163,10 +163,13 @@ static json_object *add_request(const struct pr_opts *o)
 	return pr_with(pr_request("hints.add"), "job", job);
 }
 
-static json_object *remove_request(const char *id)
+static json_object *remove_request(const char *id, const char *owner)
 {
-	return pr_with(pr_request("hints.remove"), "id",
-		       json_object_new_string(id));
+	json_object *req = pr_with(pr_request("hints.remove"), "id",
+				   json_object_new_string(id));
+
+	return owner ? pr_with(req, "owner", json_object_new_string(owner)) :
+		       req;
 }
 
 /* A change done: say its generation, wait for it when asked. */
@@ -202,7 +205,7 @@ int pr_hints(const struct pr_opts *o, char *err, size_t len)
 	else if (!strcmp(what, "add") && o->npos >= 3)
 		req = add_request(o);
 	else if (!strcmp(what, "remove") && o->npos == 2)
-		req = remove_request(o->pos[1]);
+		req = remove_request(o->pos[1], o->owner);
 	else {
 		snprintf(err, len, "hints: use get, set FILE, add ID HOST... or remove ID");
 		return PR_ERR;
