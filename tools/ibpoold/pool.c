@@ -37,6 +37,10 @@ struct pool {
 	 */
 	time_t clock;
 	struct pool_journal *j;
+	/* pool_alloc()'s scratch, kept: big enough to hold every free GPU */
+	struct cand *cand;
+	size_t cand_cap;
+	struct hcand *hc;
 };
 
 __attribute__((format(printf, 4, 5)))
@@ -99,6 +103,8 @@ void pool_free(struct pool *p)
 	for (i = 0; i < p->njobs; i++)
 		job_release(&p->jobs[i]);
 	pool_journal_close(p->j);
+	free(p->cand);
+	free(p->hc);
 	free(p->allocs);
 	free(p->jobs);
 	free(p->hosts);
@@ -610,6 +616,20 @@ static int cmp_cand(const void *a, const void *b)
 	return x->gpu < y->gpu ? -1 : x->gpu > y->gpu;
 }
 
+/* One host's few candidates (POOL_MAX_GPUS at most) into taking order. */
+static void sort_host(struct cand *c, size_t n)
+{
+	struct cand x;
+	size_t i, k;
+
+	for (i = 1; i < n; i++) {
+		x = c[i];
+		for (k = i; k > 0 && cmp_cand(&c[k - 1], &x) > 0; k--)
+			c[k] = c[k - 1];
+		c[k] = x;
+	}
+}
+
 /* Per host: its candidates c[first..first+n), in the order to take them. */
 struct hcand {
 	size_t first, n;
@@ -644,7 +664,7 @@ static long candidates(const struct pool *p, const char *client,
 			r = pool_gpu_rail(cf, g);
 			if (!asked[r]) {
 				struct pool_port port = { cf->name, r,
-							  &cf->hca[r] };
+							  &cf->hca[r], h };
 
 				asked[r] = true;
 				ok[r] = !cost(ctx, client, &port, &dlid[r],
@@ -663,7 +683,7 @@ static long candidates(const struct pool *p, const char *client,
 		}
 		hc[h].n = n - hc[h].first;
 		/* Made host by host: sorting each host's run is enough. */
-		qsort(c + hc[h].first, hc[h].n, sizeof(*c), cmp_cand);
+		sort_host(c + hc[h].first, hc[h].n);
 	}
 	return n;
 }
@@ -799,13 +819,18 @@ int pool_alloc(struct pool *p, const struct pool_request *rq,
 	pool_expire(p, rq->now);
 	now = p->clock;
 	nfree = total_free(p);
-	c = calloc(nfree + 1, sizeof(*c));
-	hc = calloc(p->cfg->nhosts + 1, sizeof(*hc));
+	if (!p->hc)
+		p->hc = malloc((p->cfg->nhosts + 1) * sizeof(*p->hc));
 	a.gpus = calloc(rq->ngpus, sizeof(*a.gpus));
-	if (!c || !hc || !a.gpus) {
+	if (!p->hc || !a.gpus ||
+	    tio_grow((void **)&p->cand, &p->cand_cap, nfree + 1,
+		     sizeof(*p->cand))) {
 		ret = fail(err, len, -ENOMEM, "out of memory");
 		goto out_free;
 	}
+	c = p->cand;
+	hc = p->hc;
+	memset(hc, 0, p->cfg->nhosts * sizeof(*hc));
 	n = candidates(p, rq->client, cost, ctx, c, hc, &unreach);
 	if (n < rq->ngpus) {
 		if (unreach)
@@ -834,8 +859,6 @@ int pool_alloc(struct pool *p, const struct pool_request *rq,
 		*out = &p->allocs[p->nallocs - 1];
 out_free:
 	free(a.gpus);
-	free(hc);
-	free(c);
 	return ret;
 }
 
