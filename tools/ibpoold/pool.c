@@ -25,6 +25,8 @@ struct phost {
 struct pool {
 	const struct pool_config *cfg;
 	struct phost *hosts;
+	/* per host, bit g: GPU g held; dense, for the scan of every host */
+	uint64_t *held;
 	struct pool_alloc *allocs;	/* ascending id */
 	size_t nallocs, alloc_cap;
 	struct pool_job *jobs;
@@ -63,7 +65,10 @@ int pool_new(const struct pool_config *cfg, struct pool **out)
 	if (!p)
 		return -ENOMEM;
 	p->hosts = calloc(cfg->nhosts + 1, sizeof(*p->hosts));
-	if (!p->hosts) {
+	p->held = calloc(cfg->nhosts + 1, sizeof(*p->held));
+	if (!p->hosts || !p->held) {
+		free(p->hosts);
+		free(p->held);
 		free(p);
 		return -ENOMEM;
 	}
@@ -107,6 +112,7 @@ void pool_free(struct pool *p)
 	free(p->hc);
 	free(p->allocs);
 	free(p->jobs);
+	free(p->held);
 	free(p->hosts);
 	free(p);
 }
@@ -148,6 +154,19 @@ static long job_index(const struct pool *p, const char *job)
 	return -1;
 }
 
+_Static_assert(POOL_MAX_GPUS <= 64, "a host's GPUs are bits of a word");
+
+/* GPU g of host h held by allocation id, or free when id is 0. */
+static void set_owner(struct pool *p, uint32_t h, unsigned int g,
+		      uint64_t id)
+{
+	p->hosts[h].owner[g] = id;
+	if (id)
+		p->held[h] |= 1ull << g;
+	else
+		p->held[h] &= ~(1ull << g);
+}
+
 /* Drop allocation i, its GPUs back to free. */
 static void drop_alloc(struct pool *p, size_t i)
 {
@@ -155,7 +174,7 @@ static void drop_alloc(struct pool *p, size_t i)
 	unsigned int k;
 
 	for (k = 0; k < a->ngpus; k++) {
-		p->hosts[a->gpus[k].host].owner[a->gpus[k].gpu] = 0;
+		set_owner(p, a->gpus[k].host, a->gpus[k].gpu, 0);
 		p->hosts[a->gpus[k].host].nfree++;
 	}
 	alloc_release(a);
@@ -324,7 +343,7 @@ static int take_alloc(struct pool *p, struct json_object *o, char *err,
 		if (ret)
 			goto out_undo;
 		/* claimed now, so a GPU named twice in one record fails */
-		p->hosts[a.gpus[k].host].owner[a.gpus[k].gpu] = a.id;
+		set_owner(p, a.gpus[k].host, a.gpus[k].gpu, a.id);
 		a.ngpus++;
 	}
 	for (k = 0; k < n; k++)
@@ -335,7 +354,7 @@ static int take_alloc(struct pool *p, struct json_object *o, char *err,
 	return 0;
 out_undo:
 	for (k = 0; k < a.ngpus; k++)
-		p->hosts[a.gpus[k].host].owner[a.gpus[k].gpu] = 0;
+		set_owner(p, a.gpus[k].host, a.gpus[k].gpu, 0);
 out_release:
 	alloc_release(&a);
 	return ret == -ENOMEM ? fail(err, len, ret, "out of memory") : ret;
@@ -656,10 +675,10 @@ static long candidates(const struct pool *p, const char *client,
 		const struct pool_host_cfg *cf = &p->cfg->hosts[h];
 
 		hc[h].first = n;
-		memset(asked, 0, sizeof(asked));
-		memset(ord, 0, sizeof(ord));
+		memset(asked, 0, cf->nhca * sizeof(*asked));
+		memset(ord, 0, cf->nhca * sizeof(*ord));
 		for (g = 0; g < cf->gpus; g++) {
-			if (p->hosts[h].owner[g])
+			if (p->held[h] >> g & 1)
 				continue;
 			r = pool_gpu_rail(cf, g);
 			if (!asked[r]) {
