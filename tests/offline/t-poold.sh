@@ -218,6 +218,7 @@ expect "alloc: paths follow the cabling" ok "$(check_paths "$w/a1")"
 # With its leaf full, node0001's next two allocations leave the leaf,
 # each by another up-link (tests/unit/test_view.c shows the load steers
 # the LMC choice; here it must at least not pile up).
+"$R" allocs --json > "$w/list0"
 "$R" alloc --client node0001 --gpus 4 --json > "$w/a5"
 "$R" alloc --client node0001 --gpus 4 --json > "$w/a6"
 expect "alloc: two allocations leave the leaf by other up-links" ok "$(perl -MJSON::PP -e '
@@ -232,6 +233,10 @@ expect "alloc: paths follow the cabling, other leaves" ok "$(check_paths "$w/a5"
 
 "$R" allocs --json > "$w/list"
 expect "allocs: the two left listed" "1 2" "$(json "$w/list" 'join " ", map { $_->{id} } @{$r->{allocs}}')"
+# A release takes its own load back: the two left weigh as before.
+loads='join " ", map { map { $_->{load} } @{$_->{gpus}} } @{$r->{allocs}}'
+expect "release: the loads as before the two" "$(json "$w/list0" "$loads")" \
+	"$(json "$w/list" "$loads")"
 expect "allocs: paths follow the cabling" ok "$(check_paths "$w/list")"
 expect "allocs: same shape as alloc" "$(json "$w/a1" 'join ",", sort keys %{$r->{gpus}[0]}')" \
 	"$(json "$w/list" 'join ",", sort keys %{$r->{allocs}[0]{gpus}[0]}')"

@@ -229,6 +229,20 @@ static void test_place_tree(void)
 	CU_ASSERT_EQUAL(pl.groups, 1);
 	pool_placement_release(&pl);
 
+	/*
+	 * A leaf without load stops the search only while no load is
+	 * below 0: one is, on leaf 4, which then wins.
+	 */
+	for (i = 12; i < 16; i++)
+		load[i] = -1;
+	CU_ASSERT_EQUAL(pool_place(pool, &cfg, &t, 32, 8, load, &pl, err,
+				   sizeof(err)), 0);
+	expect_run(&pl, 12, 4);
+	CU_ASSERT_EQUAL(pl.load, -4);
+	pool_placement_release(&pl);
+	for (i = 12; i < 16; i++)
+		load[i] = 0;
+
 	/* node0002 short of GPUs, leaf 2 loaded: leaf 1 */
 	busy("node0002", 1);
 	for (i = 8; i < 12; i++)

@@ -3,7 +3,8 @@
  * ibpoold's fabric view on generated fat-trees routed with LMC 1 and 2:
  * LFT walks end at the port owning the DLID, the DLID choice spreads a
  * client's allocations over its leaf's up-links and avoids a loaded
- * link, and ties go to the lowest LID.
+ * link, and ties go to the lowest LID.  The walk cache answers as the
+ * LFTs do, through evictions and in a view of changed cabling.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,8 +14,12 @@
 #include "tools/ibpoold/view.h"
 #include "topology/gen.h"
 
-/* Folded Clos of radix 8, two levels: 8 leaves of 4 hosts, 4 spines. */
-static struct pool_view *clos(unsigned int lmc)
+/*
+ * Folded Clos of radix 8, two levels: 8 leaves of 4 hosts, 4 spines;
+ * port cut_port (0: none) of node cut_node left uncabled.
+ */
+static struct pool_view *clos_cut(unsigned int lmc, uint32_t cut_node,
+				  unsigned int cut_port)
 {
 	struct gen_fattree ft;
 	struct pool_view *v = NULL;
@@ -25,10 +30,17 @@ static struct pool_view *clos(unsigned int lmc)
 	gen_opts_init(&o);
 	CU_ASSERT_FATAL(!gen_fattree_radix(&ft, 8, 2, err, sizeof(err)));
 	CU_ASSERT_FATAL(!gen_fattree(&ft, &o, &f, err, sizeof(err)));
+	if (cut_port)
+		CU_ASSERT_FATAL(!fab_unlink(f, cut_node, cut_port));
 	CU_ASSERT_FATAL(!pool_view_build(f, lmc, RT_ENGINE_AUTO, "test", &v,
 					 err, sizeof(err)));
 	CU_ASSERT_STRING_EQUAL(v->route.engine, "fattree");
 	return v;
+}
+
+static struct pool_view *clos(unsigned int lmc)
+{
+	return clos_cut(lmc, 0, 0);
 }
 
 /* Port index of host k's HCA (hosts count from 1). */
@@ -176,7 +188,92 @@ static void test_attr(void)
 	pool_view_free(v);
 }
 
+static bool same_path(const struct pool_path *a, const struct pool_path *b)
+{
+	return a->dlid == b->dlid && a->n == b->n &&
+	       !memcmp(a->link, b->link, a->n * sizeof(*a->link));
+}
+
+/*
+ * Every pair's cached paths against fresh LFT walks, twice over: more
+ * rows (a row per source, one per client LID) than the cache keeps, so
+ * the second round meets evicted and kept rows alike.
+ */
+static void check_cache(struct pool_view *v, unsigned int *diff_from_walk)
+{
+	const struct fabric *f = v->fab;
+	struct pool_path fw, rv, f2, r2;
+	unsigned int a, b, i, round;
+
+	*diff_from_walk = 0;
+	for (round = 0; round < 2; round++)
+		for (a = 1; a <= 32; a++)
+			for (b = 1; b <= 32; b++) {
+				uint32_t s = host_port(v, a), d = host_port(v, b);
+
+				for (i = 0; i < (1u << v->lmc); i++) {
+					uint32_t dl = f->ports[d].lid + i;
+					uint32_t sl = f->ports[s].lid + i;
+					int ret = pool_view_pair(v, s, d, dl,
+								 &fw, &rv);
+
+					CU_ASSERT_EQUAL(ret,
+						pool_view_walk(v, s, dl, &f2) ?:
+						pool_view_walk(v, d, sl, &r2));
+					if (!ret && (!same_path(&fw, &f2) ||
+						     !same_path(&rv, &r2)))
+						(*diff_from_walk)++;
+				}
+			}
+}
+
+static void test_cache(void)
+{
+	struct pool_view *v = clos(1);
+	unsigned int diff;
+
+	check_cache(v, &diff);
+	CU_ASSERT_EQUAL(diff, 0);
+	pool_view_free(v);
+}
+
+/*
+ * The cache is the view's: a view of the fabric with an up-link cut (new
+ * LFTs) walks its own paths, none over the cut cable, while the old
+ * view's cached paths still cross it.
+ */
+static void test_cache_new_view(void)
+{
+	struct pool_view *old = clos(1), *v;
+	struct pool_path f, r;
+	uint32_t s, d, cut, leaf;
+	unsigned int i, diff, crossed = 0;
+
+	s = host_port(old, 1);
+	d = host_port(old, 17);
+	CU_ASSERT_EQUAL_FATAL(pool_view_choose(old, s, d, &f, &r), 0);
+	cut = uplink(&f);
+	leaf = old->port_node[cut];
+	v = clos_cut(1, leaf, cut - old->fab->nodes[leaf].port0);
+	check_cache(v, &diff);
+	CU_ASSERT_EQUAL(diff, 0);
+	for (i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL_FATAL(pool_view_pair(v, host_port(v, 1),
+			host_port(v, 17), v->fab->ports[host_port(v, 17)].lid + i,
+			&f, &r), 0);
+		CU_ASSERT_NOT_EQUAL(uplink(&f), cut);
+		CU_ASSERT_EQUAL_FATAL(pool_view_pair(old, s, d,
+			old->fab->ports[d].lid + i, &f, &r), 0);
+		crossed += uplink(&f) == cut;
+	}
+	CU_ASSERT_EQUAL(crossed, 1);
+	pool_view_free(v);
+	pool_view_free(old);
+}
+
 TU_SUITE(pool_view,
+	 { "cache", test_cache },
+	 { "cache_new_view", test_cache_new_view },
 	 { "walk_lmc1", test_walk_lmc1 },
 	 { "walk_lmc2", test_walk_lmc2 },
 	 { "spread_lmc1", test_spread_lmc1 },

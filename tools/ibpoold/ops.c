@@ -4,7 +4,8 @@
  * calls the pool (which makes a change durable before it returns), and
  * only then builds the reply: nothing is acknowledged that a restart
  * could lose.  Allocation loads are charged per directed link along the
- * client-GPU paths, both ways, and recomputed after releases.
+ * client-GPU paths, both ways, taken back on release, and recomputed
+ * after expiries, job ends and a new view.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -19,23 +20,6 @@
 
 /* A path's cost as one number: busiest link, then (a thousandth) the sum. */
 #define POOLD_SUM_WEIGHT 1e-3
-
-static int cmp_hca(const void *a, const void *b)
-{
-	const struct poold_hca *x = a, *y = b;
-
-	return (uintptr_t)x->hca < (uintptr_t)y->hca ? -1 :
-	       (uintptr_t)x->hca > (uintptr_t)y->hca;
-}
-
-/* The CA port index of a configured HCA, or a negative errno. */
-static long hca_port(const struct poold *d, const struct pool_hca *h)
-{
-	struct poold_hca key = { .hca = h }, *x;
-
-	x = bsearch(&key, d->hcas, d->nhcas, sizeof(*x), cmp_hca);
-	return x ? x->port : -ENOENT;
-}
 
 /* qsort_r/bsearch key: a name against a config host index. */
 static int cmp_name(const void *key, const void *elem, void *cfg)
@@ -114,7 +98,7 @@ static int oracle(void *ctx, const char *client, const struct pool_port *port,
 {
 	const struct oracle *o = ctx;
 	struct pool_path f, r;
-	long dst = hca_port(o->d, port->hca);
+	long dst = o->d->port[o->d->hoff[port->index] + port->rail];
 	int ret;
 
 	(void)client;
@@ -262,22 +246,19 @@ static int bind_view(struct poold *d, struct pool_view *view, char *err,
 		d->hoff[h] = d->nhcas;
 		for (r = 0; r < cfg->hosts[h].nhca; r++) {
 			const struct pool_hca *x = &cfg->hosts[h].hca[r];
-			struct poold_hca *e = &d->hcas[d->nhcas++];
+			long *e = &d->port[d->nhcas++];
 
-			e->hca = x;
-			e->port = pool_view_hca(view, x);
-			d->port[d->hoff[h] + r] = e->port;
-			if (e->port < 0 && x->desc)
+			*e = pool_view_hca(view, x);
+			if (*e < 0 && x->desc)
 				poold_log(LOG_WARNING, "host %s rail %u: %s '%s': its GPUs are not offered",
 					  cfg->hosts[h].name, r,
-					  e->port == -ENOLINK ? "no cabled port on" : "no CA", x->desc);
-			else if (e->port < 0)
+					  *e == -ENOLINK ? "no cabled port on" : "no CA", x->desc);
+			else if (*e < 0)
 				poold_log(LOG_WARNING, "host %s rail %u: port 0x%016" PRIx64 " %s: its GPUs are not offered",
 					  cfg->hosts[h].name, r, x->guid,
-					  e->port == -ENOLINK ? "is not cabled" : "is not in the fabric");
+					  *e == -ENOLINK ? "is not cabled" : "is not in the fabric");
 		}
 	}
-	qsort(d->hcas, d->nhcas, sizeof(*d->hcas), cmp_hca);
 	d->loads_stale = true;
 	fresh_loads(d);
 	return 0;
@@ -297,11 +278,10 @@ int poold_init(struct poold *d, const struct pool_config *cfg,
 	d->now = time;
 	for (h = 0; h < cfg->nhosts; h++)
 		n += cfg->hosts[h].nhca;
-	d->hcas = calloc(n + 1, sizeof(*d->hcas));
 	d->port = calloc(n + 1, sizeof(*d->port));
 	d->hoff = calloc(cfg->nhosts + 1, sizeof(*d->hoff));
 	d->byname = calloc(cfg->nhosts + 1, sizeof(*d->byname));
-	if (!d->hcas || !d->port || !d->hoff || !d->byname) {
+	if (!d->port || !d->hoff || !d->byname) {
 		snprintf(err, len, "out of memory");
 		ret = -ENOMEM;
 		goto out_free;
@@ -320,7 +300,6 @@ out_free:
 	free(d->byname);
 	free(d->hoff);
 	free(d->port);
-	free(d->hcas);
 	return ret;
 }
 
@@ -345,7 +324,6 @@ void poold_release(struct poold *d)
 	free(d->byname);
 	free(d->hoff);
 	free(d->port);
-	free(d->hcas);
 }
 
 int poold_tick(struct poold *d, bool force)
@@ -577,18 +555,29 @@ static int op_alloc(struct poold *d, const struct sm_peer *p,
 static int op_release(struct poold *d, const struct sm_peer *p,
 		      json_object *req, json_object *reply, struct sm_error *e)
 {
+	const struct pool_alloc *a;
+	time_t now = d->now(NULL);
 	char msg[256];
 	uint64_t id;
 	int ret;
 
 	if ((ret = get_id(req, &id, e)))
 		return ret;
-	ret = pool_release(d->pool, id, p->uid, d->now(NULL), msg,
-			   sizeof(msg));
+	if (pool_expire(d->pool, now))
+		d->loads_stale = true;
+	/*
+	 * Take the allocation's own charge back rather than charge every
+	 * other one again: loads are whole numbers, so exactly the same.
+	 */
+	a = d->loads_stale ? NULL : pool_alloc_find(d->pool, id);
+	if (a)
+		charge(d, a, -1);
+	ret = pool_release(d->pool, id, p->uid, now, msg, sizeof(msg));
+	if (ret && a)
+		charge(d, a, 1);
 	if (ret)
 		return pool_error(e, ret, msg);
 	d->changes++;
-	d->loads_stale = true;
 	return sm_json_add(reply, "id", json_object_get(json_object_object_get(req, "id")));
 }
 
@@ -869,7 +858,7 @@ static int op_status(struct poold *d, const struct sm_peer *p,
 			return -ENOMEM;
 	}
 	for (i = 0; i < d->nhcas; i++)
-		missing += d->hcas[i].port < 0;
+		missing += d->port[i] < 0;
 	fab = json_object_new_object();
 	if (add_int(reply, "gpus", gpus) || add_int(reply, "free", nfree) ||
 	    add_int(reply, "allocs", pool_nallocs(d->pool)) ||

@@ -26,12 +26,6 @@
 /* Compact the journal after this many acknowledged changes. */
 #define POOLD_COMPACT_RECORDS 4096
 
-/* A configured HCA and where the view found it (-errno: not found). */
-struct poold_hca {
-	const struct pool_hca *hca;
-	long port;
-};
-
 /*
  * Borrows cfg, pool, view and relay (NULL: no relay), which must outlive
  * it; owns the rest.  now() is the clock (time() by default), replaced
@@ -43,9 +37,9 @@ struct poold {
 	struct pool_view *view;
 	struct poold_relay *relay;
 	struct pool_tree tree;
-	struct poold_hca *hcas;	/* sorted by hca pointer */
-	size_t nhcas;
-	long *port;		/* port of host h's rail r: port[hoff[h] + r] */
+	size_t nhcas;		/* configured HCAs, all hosts */
+	/* port of host h's rail r, port[hoff[h] + r] (-errno: not found) */
+	long *port;
 	size_t *hoff;
 	uint32_t *byname;	/* config hosts sorted by name */
 	pthread_mutex_t lock;

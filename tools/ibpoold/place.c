@@ -331,6 +331,28 @@ static int cmp_fill(const void *a, const void *b)
 	return x->cfg < y->cfg ? -1 : x->cfg > y->cfg;
 }
 
+/*
+ * cmp_fill order, a total one (config indices differ): insertion sort
+ * for the short runs of a leaf or pod, where qsort's setup was most of
+ * a query, qsort for longer ones.
+ */
+static void sort_fill(struct elig *e, size_t n)
+{
+	struct elig x;
+	size_t i, k;
+
+	if (n > 16) {
+		qsort(e, n, sizeof(*e), cmp_fill);
+		return;
+	}
+	for (i = 1; i < n; i++) {
+		x = e[i];
+		for (k = i; k > 0 && cmp_fill(&e[k - 1], &x) > 0; k--)
+			e[k] = e[k - 1];
+		e[k] = x;
+	}
+}
+
 /* Nearest first (key holds hops), then load, then config order. */
 static int cmp_near(const void *a, const void *b)
 {
@@ -412,9 +434,11 @@ static void leaf_stats(struct elig *e, size_t n)
  * e comes in config order.  Each level orders it by group, then leaf,
  * then config order: two stable counting sorts (leaf, then group) from
  * that order, linear where a comparison sort was most of a query.
+ * nonneg: no load below 0, so a placement on one leaf without load
+ * cannot be bettered.
  */
 static int place_tree(const struct pool_tree *t, struct elig *e, size_t ne,
-		      size_t need, struct pool_placement *pl)
+		      size_t need, bool nonneg, struct pool_placement *pl)
 {
 	struct elig *base = malloc((ne + 1) * sizeof(*base));
 	struct elig *tmp = malloc((ne + 1) * sizeof(*tmp));
@@ -444,7 +468,7 @@ static int place_tree(const struct pool_tree *t, struct elig *e, size_t ne,
 			if (j - i < need)
 				continue;
 			leaf_stats(e + i, j - i);
-			qsort(e + i, j - i, sizeof(*e), cmp_fill);
+			sort_fill(e + i, j - i);
 			score(e + i, need, &g, &ld);
 			if (!better(g, ld, pl))
 				continue;
@@ -452,6 +476,9 @@ static int place_tree(const struct pool_tree *t, struct elig *e, size_t ne,
 			ret = take(e + i, need, l, pl);
 			if (ret)
 				goto out_free;
+			/* one leaf, no load: no later group does better */
+			if (pl->groups == 1 && pl->load == 0 && nonneg)
+				break;
 		}
 		if (pl->hosts)
 			break;
@@ -530,6 +557,7 @@ int pool_place(const struct pool *p, const struct pool_config *cfg,
 	       struct pool_placement *out, char *err, size_t len)
 {
 	size_t need, ne = 0, h;
+	bool nonneg = true;
 	struct elig *e;
 	long ti;
 	int ret;
@@ -552,12 +580,13 @@ int pool_place(const struct pool *p, const struct pool_config *cfg,
 		e[ne].cfg = h;
 		e[ne].ti = ti;
 		e[ne].load = load ? load[h] : 0;
+		nonneg &= !(e[ne].load < 0);
 		e[ne].leaf = t->fattree ? t->grp[ti] : t->host_sw[ti];
 		ne++;
 	}
 	ret = -ENOSPC;
 	if (ne >= need)
-		ret = t->fattree ? place_tree(t, e, ne, need, out) :
+		ret = t->fattree ? place_tree(t, e, ne, need, nonneg, out) :
 		      place_hops(t, e, ne, need, out);
 	if (!ret && !out->hosts)
 		ret = -ENOSPC;

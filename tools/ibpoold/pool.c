@@ -25,6 +25,8 @@ struct phost {
 struct pool {
 	const struct pool_config *cfg;
 	struct phost *hosts;
+	/* per host, bit g: GPU g held; dense, for the scan of every host */
+	uint64_t *held;
 	struct pool_alloc *allocs;	/* ascending id */
 	size_t nallocs, alloc_cap;
 	struct pool_job *jobs;
@@ -37,6 +39,10 @@ struct pool {
 	 */
 	time_t clock;
 	struct pool_journal *j;
+	/* pool_alloc()'s scratch, kept: big enough to hold every free GPU */
+	struct cand *cand;
+	size_t cand_cap;
+	struct hcand *hc;
 };
 
 __attribute__((format(printf, 4, 5)))
@@ -59,7 +65,10 @@ int pool_new(const struct pool_config *cfg, struct pool **out)
 	if (!p)
 		return -ENOMEM;
 	p->hosts = calloc(cfg->nhosts + 1, sizeof(*p->hosts));
-	if (!p->hosts) {
+	p->held = calloc(cfg->nhosts + 1, sizeof(*p->held));
+	if (!p->hosts || !p->held) {
+		free(p->hosts);
+		free(p->held);
 		free(p);
 		return -ENOMEM;
 	}
@@ -99,8 +108,11 @@ void pool_free(struct pool *p)
 	for (i = 0; i < p->njobs; i++)
 		job_release(&p->jobs[i]);
 	pool_journal_close(p->j);
+	free(p->cand);
+	free(p->hc);
 	free(p->allocs);
 	free(p->jobs);
+	free(p->held);
 	free(p->hosts);
 	free(p);
 }
@@ -142,6 +154,19 @@ static long job_index(const struct pool *p, const char *job)
 	return -1;
 }
 
+_Static_assert(POOL_MAX_GPUS <= 64, "a host's GPUs are bits of a word");
+
+/* GPU g of host h held by allocation id, or free when id is 0. */
+static void set_owner(struct pool *p, uint32_t h, unsigned int g,
+		      uint64_t id)
+{
+	p->hosts[h].owner[g] = id;
+	if (id)
+		p->held[h] |= 1ull << g;
+	else
+		p->held[h] &= ~(1ull << g);
+}
+
 /* Drop allocation i, its GPUs back to free. */
 static void drop_alloc(struct pool *p, size_t i)
 {
@@ -149,7 +174,7 @@ static void drop_alloc(struct pool *p, size_t i)
 	unsigned int k;
 
 	for (k = 0; k < a->ngpus; k++) {
-		p->hosts[a->gpus[k].host].owner[a->gpus[k].gpu] = 0;
+		set_owner(p, a->gpus[k].host, a->gpus[k].gpu, 0);
 		p->hosts[a->gpus[k].host].nfree++;
 	}
 	alloc_release(a);
@@ -318,7 +343,7 @@ static int take_alloc(struct pool *p, struct json_object *o, char *err,
 		if (ret)
 			goto out_undo;
 		/* claimed now, so a GPU named twice in one record fails */
-		p->hosts[a.gpus[k].host].owner[a.gpus[k].gpu] = a.id;
+		set_owner(p, a.gpus[k].host, a.gpus[k].gpu, a.id);
 		a.ngpus++;
 	}
 	for (k = 0; k < n; k++)
@@ -329,7 +354,7 @@ static int take_alloc(struct pool *p, struct json_object *o, char *err,
 	return 0;
 out_undo:
 	for (k = 0; k < a.ngpus; k++)
-		p->hosts[a.gpus[k].host].owner[a.gpus[k].gpu] = 0;
+		set_owner(p, a.gpus[k].host, a.gpus[k].gpu, 0);
 out_release:
 	alloc_release(&a);
 	return ret == -ENOMEM ? fail(err, len, ret, "out of memory") : ret;
@@ -610,6 +635,20 @@ static int cmp_cand(const void *a, const void *b)
 	return x->gpu < y->gpu ? -1 : x->gpu > y->gpu;
 }
 
+/* One host's few candidates (POOL_MAX_GPUS at most) into taking order. */
+static void sort_host(struct cand *c, size_t n)
+{
+	struct cand x;
+	size_t i, k;
+
+	for (i = 1; i < n; i++) {
+		x = c[i];
+		for (k = i; k > 0 && cmp_cand(&c[k - 1], &x) > 0; k--)
+			c[k] = c[k - 1];
+		c[k] = x;
+	}
+}
+
 /* Per host: its candidates c[first..first+n), in the order to take them. */
 struct hcand {
 	size_t first, n;
@@ -636,15 +675,15 @@ static long candidates(const struct pool *p, const char *client,
 		const struct pool_host_cfg *cf = &p->cfg->hosts[h];
 
 		hc[h].first = n;
-		memset(asked, 0, sizeof(asked));
-		memset(ord, 0, sizeof(ord));
+		memset(asked, 0, cf->nhca * sizeof(*asked));
+		memset(ord, 0, cf->nhca * sizeof(*ord));
 		for (g = 0; g < cf->gpus; g++) {
-			if (p->hosts[h].owner[g])
+			if (p->held[h] >> g & 1)
 				continue;
 			r = pool_gpu_rail(cf, g);
 			if (!asked[r]) {
 				struct pool_port port = { cf->name, r,
-							  &cf->hca[r] };
+							  &cf->hca[r], h };
 
 				asked[r] = true;
 				ok[r] = !cost(ctx, client, &port, &dlid[r],
@@ -663,7 +702,7 @@ static long candidates(const struct pool *p, const char *client,
 		}
 		hc[h].n = n - hc[h].first;
 		/* Made host by host: sorting each host's run is enough. */
-		qsort(c + hc[h].first, hc[h].n, sizeof(*c), cmp_cand);
+		sort_host(c + hc[h].first, hc[h].n);
 	}
 	return n;
 }
@@ -799,13 +838,18 @@ int pool_alloc(struct pool *p, const struct pool_request *rq,
 	pool_expire(p, rq->now);
 	now = p->clock;
 	nfree = total_free(p);
-	c = calloc(nfree + 1, sizeof(*c));
-	hc = calloc(p->cfg->nhosts + 1, sizeof(*hc));
+	if (!p->hc)
+		p->hc = malloc((p->cfg->nhosts + 1) * sizeof(*p->hc));
 	a.gpus = calloc(rq->ngpus, sizeof(*a.gpus));
-	if (!c || !hc || !a.gpus) {
+	if (!p->hc || !a.gpus ||
+	    tio_grow((void **)&p->cand, &p->cand_cap, nfree + 1,
+		     sizeof(*p->cand))) {
 		ret = fail(err, len, -ENOMEM, "out of memory");
 		goto out_free;
 	}
+	c = p->cand;
+	hc = p->hc;
+	memset(hc, 0, p->cfg->nhosts * sizeof(*hc));
 	n = candidates(p, rq->client, cost, ctx, c, hc, &unreach);
 	if (n < rq->ngpus) {
 		if (unreach)
@@ -834,8 +878,6 @@ int pool_alloc(struct pool *p, const struct pool_request *rq,
 		*out = &p->allocs[p->nallocs - 1];
 out_free:
 	free(a.gpus);
-	free(hc);
-	free(c);
 	return ret;
 }
 

@@ -21,6 +21,7 @@ struct pool_port {
 	const char *host;
 	unsigned int rail;	/* index into the host's hca list */
 	const struct pool_hca *hca;
+	size_t index;		/* the host's, into the config's hosts */
 };
 
 /*

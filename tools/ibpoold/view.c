@@ -12,9 +12,41 @@
 
 #include "view.h"
 #include "topology/netfile.h"
+#include "topology/textio.h"
 
 /* Offline paths: the net file has no MTU, and 4096 is what IB allows. */
 #define VIEW_DEFAULT_MTU 4096
+
+/*
+ * The walk cache: rows of walks that share one end, from one source port
+ * to any DLID (an allocation's forward paths, its client the source) or
+ * from any source port to one DLID (the reply paths, to the client), so
+ * that asking about every GPU port reads one row in order.  A row holds
+ * per other end an offset into its arena of paths (n, then n links);
+ * the least recently used of WALK_ROWS rows makes room for a new one.
+ */
+#define WALK_ROWS 64
+#define WALK_TO 0x80000000u	/* key of a row to one DLID */
+#define WALK_NEW 0u		/* at[] of an end not walked yet */
+#define WALK_UNREACH UINT32_MAX	/* arena n of a cached -EHOSTUNREACH */
+
+struct walk_row {
+	uint32_t key;		/* source port, or DLID | WALK_TO */
+	bool used;
+	uint64_t stamp;		/* last use, for eviction */
+	uint32_t *at;		/* per other end: 1 + arena offset */
+	size_t nat;
+	uint32_t *arena;
+	size_t n, cap;
+};
+
+struct pool_walk_cache {
+	struct walk_row row[WALK_ROWS];
+	uint64_t clock;
+	uint8_t hint[256];	/* by key hash: where its row was last */
+};
+
+_Static_assert(WALK_ROWS <= 256, "a hint names a row in a byte");
 
 /* A view of f (owned from here, also on error), without routing yet. */
 static struct pool_view *view_new(struct fabric *f, const char *source,
@@ -131,10 +163,24 @@ out_free:
 	return ret;
 }
 
+static void walks_free(struct pool_walk_cache *c)
+{
+	unsigned int i;
+
+	if (!c)
+		return;
+	for (i = 0; i < WALK_ROWS; i++) {
+		free(c->row[i].at);
+		free(c->row[i].arena);
+	}
+	free(c);
+}
+
 void pool_view_free(struct pool_view *v)
 {
 	if (!v)
 		return;
+	walks_free(v->walks);
 	rt_tables_release(&v->rt);
 	fab_free(v->fab);
 	free(v->port_node);
@@ -237,25 +283,134 @@ int pool_view_walk(const struct pool_view *v, uint32_t src, uint32_t dlid,
 	return 0;
 }
 
-void pool_view_cost(const struct pool_view *v, const struct pool_path *p,
-		    double *max, double *sum)
+/* The row of key, emptied for it if it was not cached; NULL: no memory. */
+static struct walk_row *walk_row(struct pool_view *v, uint32_t key)
+{
+	struct pool_walk_cache *c = v->walks;
+	struct walk_row *r, *old;
+	unsigned int i, h;
+	size_t nat;
+
+	if (!c && !(c = v->walks = calloc(1, sizeof(*c))))
+		return NULL;
+	h = (key * 0x9e3779b1u) >> 24;
+	r = &c->row[c->hint[h]];
+	if (!r->used || r->key != key) {
+		old = &c->row[0];
+		for (i = 0; i < WALK_ROWS; i++) {
+			r = &c->row[i];
+			if (r->used && r->key == key)
+				break;
+			if (!r->used || (old->used && r->stamp < old->stamp))
+				old = r;
+		}
+		if (i == WALK_ROWS) {
+			r = old;
+			nat = key & WALK_TO ? v->fab->nports + 1 :
+			      (size_t)v->rt.top + 1;
+			if (!r->at || r->nat < nat) {
+				free(r->at);
+				r->at = malloc(nat * sizeof(*r->at));
+				if (!r->at) {
+					r->used = false;
+					return NULL;
+				}
+			}
+			memset(r->at, 0, nat * sizeof(*r->at));
+			r->nat = nat;
+			r->n = 0;
+			r->key = key;
+			r->used = true;
+		}
+		c->hint[h] = r - c->row;
+	}
+	r->stamp = ++c->clock;
+	return r;
+}
+
+/* Walk src to dlid into row r at other end k, keeping the answer there. */
+static int walk_keep(struct pool_view *v, struct walk_row *r, uint32_t k,
+		     uint32_t src, uint32_t dlid, struct pool_path *p)
+{
+	int ret = pool_view_walk(v, src, dlid, p);
+	size_t need = r->n + 1 + (ret ? 0 : p->n);
+
+	if (need > UINT32_MAX - 1 ||
+	    tio_grow((void **)&r->arena, &r->cap, need, sizeof(*r->arena)))
+		return ret;
+	r->at[k] = r->n + 1;
+	r->arena[r->n] = ret ? WALK_UNREACH : p->n;
+	if (!ret)
+		memcpy(r->arena + r->n + 1, p->link, p->n * sizeof(*p->link));
+	r->n = need;
+	return ret;
+}
+
+/* A walk's links: in the cache or in the caller's path. */
+struct links {
+	const uint32_t *link;
+	unsigned int n;
+};
+
+/*
+ * pool_view_walk() through the cache: by_dlid keeps it in the row of
+ * walks to dlid, else in the row of walks from src.  l points into the
+ * row (valid until that row changes: a walk kept in it, or its eviction,
+ * which spares the row used last) or into p, which is filled only then.
+ */
+static int walk_cached(struct pool_view *v, uint32_t src, uint32_t dlid,
+		       bool by_dlid, struct pool_path *p, struct links *l)
+{
+	struct walk_row *r;
+	uint32_t k = by_dlid ? src : dlid, *x;
+	int ret;
+
+	l->link = p->link;
+	if (dlid >= WALK_TO || src > v->fab->nports || dlid > v->rt.top ||
+	    !(r = walk_row(v, by_dlid ? dlid | WALK_TO : src))) {
+		ret = pool_view_walk(v, src, dlid, p);
+	} else if (r->at[k] == WALK_NEW) {
+		ret = walk_keep(v, r, k, src, dlid, p);
+	} else {
+		x = r->arena + r->at[k] - 1;
+		if (*x == WALK_UNREACH)
+			return -EHOSTUNREACH;
+		l->link = x + 1;
+		l->n = *x;
+		return 0;
+	}
+	l->n = p->n;
+	return ret;
+}
+
+static void links_cost(const struct pool_view *v, const struct links *l,
+		       double *max, double *sum)
 {
 	unsigned int i;
 	double x;
 
 	*max = 0;
 	*sum = 0;
-	for (i = 0; i < p->n; i++) {
-		x = v->alloc[p->link[i]] + v->meas[p->link[i]];
+	for (i = 0; i < l->n; i++) {
+		x = v->alloc[l->link[i]] + v->meas[l->link[i]];
 		if (x > *max)
 			*max = x;
 		*sum += x;
 	}
 }
 
-int pool_view_pair(const struct pool_view *v, uint32_t src, uint32_t dst,
-		   uint32_t dlid, struct pool_path *fwd,
-		   struct pool_path *rev)
+void pool_view_cost(const struct pool_view *v, const struct pool_path *p,
+		    double *max, double *sum)
+{
+	struct links l = { p->link, p->n };
+
+	links_cost(v, &l, max, sum);
+}
+
+/* The links of both paths of (src, dst, dlid); fwd and rev as scratch. */
+static int pair_links(struct pool_view *v, uint32_t src, uint32_t dst,
+		      uint32_t dlid, struct pool_path *fwd,
+		      struct pool_path *rev, struct links *f, struct links *r)
 {
 	const struct fab_port *s = &v->fab->ports[src];
 	const struct fab_port *d = &v->fab->ports[dst];
@@ -264,27 +419,52 @@ int pool_view_pair(const struct pool_view *v, uint32_t src, uint32_t dst,
 
 	if (dlid < d->lid || off >= (1u << d->lmc))
 		return -EINVAL;
-	ret = pool_view_walk(v, src, dlid, fwd);
+	ret = walk_cached(v, src, dlid, false, fwd, f);
 	if (ret)
 		return ret;
-	return pool_view_walk(v, dst, s->lid + (off & ((1u << s->lmc) - 1)),
-			      rev);
+	return walk_cached(v, dst, s->lid + (off & ((1u << s->lmc) - 1)),
+			   true, rev, r);
 }
 
-int pool_view_choose(const struct pool_view *v, uint32_t src, uint32_t dst,
+static void fill(struct pool_path *p, uint32_t dlid, const struct links *l)
+{
+	p->dlid = dlid;
+	p->n = l->n;
+	if (l->link != p->link)
+		memcpy(p->link, l->link, l->n * sizeof(*l->link));
+}
+
+int pool_view_pair(struct pool_view *v, uint32_t src, uint32_t dst,
+		   uint32_t dlid, struct pool_path *fwd,
+		   struct pool_path *rev)
+{
+	const struct fab_port *s = &v->fab->ports[src];
+	struct links f, r;
+	int ret;
+
+	ret = pair_links(v, src, dst, dlid, fwd, rev, &f, &r);
+	if (ret)
+		return ret;
+	fill(fwd, dlid, &f);
+	fill(rev, s->lid + ((dlid - v->fab->ports[dst].lid) &
+			    ((1u << s->lmc) - 1)), &r);
+	return 0;
+}
+
+int pool_view_choose(struct pool_view *v, uint32_t src, uint32_t dst,
 		     struct pool_path *fwd, struct pool_path *rev)
 {
 	const struct fab_port *d = &v->fab->ports[dst];
-	struct pool_path f, r;
 	double bmax = 0, bsum = 0, m1, s1, m2, s2;
+	struct links f, r;
 	bool found = false;
-	uint32_t i;
+	uint32_t i, best = 0;
 
 	for (i = 0; i < (1u << d->lmc); i++) {
-		if (pool_view_pair(v, src, dst, d->lid + i, &f, &r))
+		if (pair_links(v, src, dst, d->lid + i, fwd, rev, &f, &r))
 			continue;
-		pool_view_cost(v, &f, &m1, &s1);
-		pool_view_cost(v, &r, &m2, &s2);
+		links_cost(v, &f, &m1, &s1);
+		links_cost(v, &r, &m2, &s2);
 		if (m2 > m1)
 			m1 = m2;
 		s1 += s2;
@@ -293,11 +473,11 @@ int pool_view_choose(const struct pool_view *v, uint32_t src, uint32_t dst,
 			found = true;
 			bmax = m1;
 			bsum = s1;
-			*fwd = f;
-			*rev = r;
+			best = d->lid + i;
 		}
 	}
-	return found ? 0 : -EHOSTUNREACH;
+	return found ? pool_view_pair(v, src, dst, best, fwd, rev) :
+		       -EHOSTUNREACH;
 }
 
 void pool_view_charge(struct pool_view *v, const struct pool_path *p,

@@ -49,6 +49,12 @@ struct pool_view {
 			 struct pool_path_attr *a);
 	void *path_ctx;
 	uint64_t epoch;		/* the live discovery it came from */
+	/*
+	 * Walks already made, by (source port, DLID): a view's LFTs never
+	 * change (new routing comes as a new view), so neither do its
+	 * paths, whatever the loads do.  Private to view.c.
+	 */
+	struct pool_walk_cache *walks;
 };
 
 /* A path from a CA port towards a LID: the links it leaves, in order. */
@@ -122,12 +128,14 @@ void pool_view_cost(const struct pool_view *v, const struct pool_path *p,
  * LMC offset, the source path bits the client uses) have the least load,
  * busiest link first, then summed load, then the lowest LID.  Fills fwd
  * and rev and returns 0, or -EHOSTUNREACH when no LID is reachable.
+ * Both walk through the view's cache (see struct pool_view): the same
+ * paths as pool_view_walk(); not thread-safe, the cache changes.
  */
-int pool_view_choose(const struct pool_view *v, uint32_t src, uint32_t dst,
+int pool_view_choose(struct pool_view *v, uint32_t src, uint32_t dst,
 		     struct pool_path *fwd, struct pool_path *rev);
 
 /* The same pair's paths for a DLID already chosen. */
-int pool_view_pair(const struct pool_view *v, uint32_t src, uint32_t dst,
+int pool_view_pair(struct pool_view *v, uint32_t src, uint32_t dst,
 		   uint32_t dlid, struct pool_path *fwd,
 		   struct pool_path *rev);
 
