@@ -85,7 +85,19 @@ check "daemon: nothing on the command's stdout" [ ! -s "$w/out" ]
 # Until it serves it logs on the caller's stderr (and then to syslog).
 check "daemon: its start logged on the command's stderr" \
 	grep -q "^ibpoold: serving $S: 4 hosts" "$w/err"
-check "daemon: socket mode 0666" [ "$(stat -c %a "$S")" = 666 ]
+check "daemon: socket mode 0660 by default" [ "$(stat -c %a "$S")" = 660 ]
+# As nobody: the directories let it reach the socket, the mode does not
+# (reads are open to any peer that connects, so a refusal is the mode's).
+as_nobody() {
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
+}
+cannot_read() {
+	! as_nobody "$R" pool --socket "$S" >/dev/null 2>&1
+}
+chmod 755 "$w"
+check "daemon: nobody reaches the socket's directory" \
+	as_nobody test -x "$w/run"
+check "daemon: nobody cannot connect" cannot_read
 "$R" alloc --socket "$S" --client node0001 --gpus 2 --json >"$w/a1"
 check "daemon: allocates" [ "$(json "$w/a1" 'scalar @{$r->{gpus}}')" = 2 ]
 

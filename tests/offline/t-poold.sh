@@ -30,7 +30,9 @@ trap cleanup EXIT INT TERM
 . tests/json.sh
 
 # The socket's directory must let any user reach the socket (the daemon
-# makes it 0755 when missing); mktemp's 0700 would lock them out.
+# makes it 0755 when missing); mktemp's 0700 would lock them out, and so
+# would the socket's default mode 0660: the permission checks below are
+# the daemon's own, for any user, so the socket is 0666.
 chmod 755 "$w"
 R="$(pwd)/$B/ibpoolroute"
 export GPUAWARE_POOL_SOCKET="$w/run/pool.sock"
@@ -45,6 +47,7 @@ state_dir = $w/state
 sm_socket = $w/sm.sock
 telemetry_interval_ms = 100
 lease_default_s = 600
+socket_mode = 0666
 EOT
 	for k in $(seq 1 32); do
 		h=$(printf 'node%04d' "$k")

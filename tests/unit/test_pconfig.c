@@ -38,6 +38,7 @@ static void test_full(void)
 		   "sm_socket = /tmp/sm.sock\n"
 		   "sm_owner = pool-b\n"
 		   "telemetry_interval_ms = 250\n"
+		   "socket_mode = 0666\n"
 		   "group = root\n"
 		   "lease_default_s = 600\n"
 		   "\n"
@@ -55,6 +56,7 @@ static void test_full(void)
 	CU_ASSERT_STRING_EQUAL(c.sm_socket, "/tmp/sm.sock");
 	CU_ASSERT_STRING_EQUAL(c.sm_owner, "pool-b");
 	CU_ASSERT_EQUAL(c.telemetry_interval_ms, 250);
+	CU_ASSERT_EQUAL(c.socket_mode, 0666);
 	CU_ASSERT_EQUAL(c.lease_default_s, 600);
 	CU_ASSERT_STRING_EQUAL(c.group, "root");
 	CU_ASSERT_EQUAL(c.gid, 0);
@@ -93,6 +95,7 @@ static void test_defaults(void)
 	CU_ASSERT_STRING_EQUAL(c.sm_socket, POOL_CFG_SM_SOCKET);
 	CU_ASSERT_STRING_EQUAL(c.sm_owner, "ibpoold");
 	CU_ASSERT_EQUAL(c.telemetry_interval_ms, POOL_CFG_TELEMETRY_MS);
+	CU_ASSERT_EQUAL(c.socket_mode, 0660);
 	CU_ASSERT_EQUAL(c.lease_default_s, POOL_CFG_LEASE_S);
 	CU_ASSERT_PTR_NULL(c.group);
 	pool_config_release(&c);
@@ -124,6 +127,8 @@ static void test_refusals(void)
 		"5: [pools]: unknown section (expected [pool] or [host NAME])");
 	refused("[pool]\nsockets = /x\n" HOST, -EINVAL,
 		"2: [pool] sockets: unknown key");
+	refused("[pool]\nsocket_mode = 0777\n" HOST, -EINVAL,
+		"2: [pool] socket_mode: '0777' is not 0600, 0660 or 0666");
 	refused("[pool]\nsm_owner = pool b\n" HOST, -EINVAL,
 		"2: [pool] sm_owner: 'pool b' is not 1..64 of A-Z a-z 0-9 . _ : -");
 	refused(HOST "color = red\n", -EINVAL,

@@ -197,6 +197,13 @@ static int pool_key(struct ld *l, const char *key, const char *v)
 		c->telemetry_interval_ms = n;
 		return 0;
 	}
+	if (!strcmp(key, "socket_mode")) {
+		if (strcmp(v, "0600") && strcmp(v, "0660") && strcmp(v, "0666"))
+			return fail(l, "pool", key, -EINVAL,
+				    "'%s' is not 0600, 0660 or 0666", v);
+		c->socket_mode = strtoul(v, NULL, 8);
+		return 0;
+	}
 	if (!strcmp(key, "lease_default_s")) {
 		if (parse_uint(v, 1, POOL_CFG_LEASE_MAX, &n))
 			return fail(l, "pool", key, -EINVAL,
@@ -528,6 +535,7 @@ static int defaults(struct pool_config *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->telemetry_interval_ms = POOL_CFG_TELEMETRY_MS;
+	c->socket_mode = POOL_CFG_SOCKET_MODE;
 	c->lease_default_s = POOL_CFG_LEASE_S;
 	c->socket = strdup(POOL_CFG_SOCKET);
 	c->state_dir = strdup(POOL_CFG_STATE_DIR);

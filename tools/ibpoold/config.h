@@ -17,6 +17,7 @@
 #define POOL_CFG_SM_SOCKET "/run/gpuaware/sm.sock"
 #define POOL_CFG_SM_OWNER "ibpoold"	/* of the relayed jobs */
 #define POOL_CFG_TELEMETRY_MS 1000
+#define POOL_CFG_SOCKET_MODE 0660	/* rw for owner and group */
 #define POOL_CFG_TELEMETRY_MIN 10
 #define POOL_CFG_TELEMETRY_MAX 600000
 #define POOL_CFG_LEASE_S 3600
@@ -49,6 +50,7 @@ struct pool_config {
 	char *sm_owner;		/* as a job id: 1..64 of [A-Za-z0-9._:-] */
 	unsigned int telemetry_interval_ms;
 	unsigned int lease_default_s;
+	unsigned int socket_mode;	/* of socket: 0600, 0660 or 0666 */
 	char *group;		/* NULL: none set */
 	gid_t gid;		/* group's, when group is set */
 	struct pool_host_cfg *hosts;	/* in file order */

@@ -580,10 +580,10 @@ static int run(const struct args *a)
 		goto out_ops;
 	}
 	/*
-	 * Anyone may connect: every operation checks the peer itself
-	 * (SO_PEERCRED), and reads and one's own allocations are open.
+	 * Who may connect is the mode's (the group's, by default); then
+	 * every operation checks the peer itself (SO_PEERCRED).
 	 */
-	if (chmod(cfg.socket, 0666)) {
+	if (chmod(cfg.socket, cfg.socket_mode)) {
 		ret = -errno;
 		poold_log(LOG_ERR, "%s: chmod: %s", cfg.socket,
 			  strerror(errno));
