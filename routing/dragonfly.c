@@ -1301,6 +1301,8 @@ static int route_once(const struct df_info *di, const struct rt_jobs *js,
 	ret = setup(&e, di, t, top_vl);
 	if (!ret && js && js->njobs)
 		ret = plan(&e, js);
+	if (ret == -E2BIG)	/* too many jobs to plan for: none */
+		ret = 0;
 	for (T = 0; !ret && T < t->nsw; T++) {
 		if (e.grp[T] == NONE)
 			continue;

@@ -61,6 +61,8 @@ int rt_jobplan_init(struct rt_jobplan *jp, const struct rt_tables *t,
 	size_t np = t->fab->nports + 1, nl = (size_t)js->njobs * np;
 
 	memset(jp, 0, sizeof(*jp));
+	if (nl > RT_JOBPLAN_MAX)
+		return -E2BIG;
 	jp->t = t;
 	jp->js = js;
 	jp->soff = calloc(js->njobs + 1, sizeof(*jp->soff));

@@ -37,7 +37,18 @@ struct rt_jobplan {
 	uint32_t *add, *touch, *path;	/* scratch of one route tree */
 };
 
-/* js must hold at least one job.  0 or -ENOMEM; release also after that. */
+/*
+ * Jobs x fabric ports past which the two load tables (4 bytes each) are
+ * not built: 64 MiB each; a 1,024-host torus (about 8,000 ports) takes
+ * 2,000 jobs.
+ */
+#define RT_JOBPLAN_MAX (1u << 24)
+
+/*
+ * js must hold at least one job.  0, -E2BIG past RT_JOBPLAN_MAX (the
+ * engines then route as without jobs) or -ENOMEM; release also after
+ * that.
+ */
 int rt_jobplan_init(struct rt_jobplan *jp, const struct rt_tables *t,
 		    const struct rt_jobs *js);
 void rt_jobplan_release(struct rt_jobplan *jp);

@@ -1020,6 +1020,8 @@ int rt_torus(const struct fabric *f, const struct tor_info *ti,
 			 MAX_DATELINES);
 	if (!ret && jobs && jobs->njobs)
 		ret = plan(&e, jobs);
+	if (ret == -E2BIG)	/* too many jobs to plan for: none */
+		ret = 0;
 	for (T = 0; !ret && T < t->nsw; T++)
 		for (cl = 0; !ret && cl <= e.ties; cl++)
 			if (!(cl & ~e.ties))
