@@ -145,17 +145,27 @@ static struct pool_journal *open_sum(struct sum *s)
 	return j;
 }
 
-/* Journal v, then apply it to s as the pool would: after it is durable. */
-static void add(struct pool_journal *j, struct sum *s, long v)
+typedef int (*append_fn)(struct pool_journal *j, struct json_object *rec,
+			 char *err, size_t len);
+
+/* Journal v with fn, then apply it to s as the pool would. */
+static void add_with(struct pool_journal *j, struct sum *s, long v,
+		     append_fn fn)
 {
 	struct json_object *r = json_object_new_object();
 	char err[256];
 
 	json_object_object_add(r, "add", json_object_new_int64(v));
-	CU_ASSERT_EQUAL(pool_journal_append(j, r, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(fn(j, r, err, sizeof(err)), 0);
 	json_object_put(r);
 	s->sum += v;
 	s->count++;
+}
+
+/* Durable before it is applied. */
+static void add(struct pool_journal *j, struct sum *s, long v)
+{
+	add_with(j, s, v, pool_journal_append);
 }
 
 static void compact(struct pool_journal *j, const struct sum *s)
@@ -452,17 +462,10 @@ static void test_compaction_crashes(void)
 	rm_dir();
 }
 
-/* Journal v without syncing it, and apply it to s, as group commit does. */
+/* Applied before it is durable, as with group commit. */
 static void add_unsynced(struct pool_journal *j, struct sum *s, long v)
 {
-	struct json_object *r = json_object_new_object();
-	char err[256];
-
-	json_object_object_add(r, "add", json_object_new_int64(v));
-	CU_ASSERT_EQUAL(pool_journal_write(j, r, err, sizeof(err)), 0);
-	json_object_put(r);
-	s->sum += v;
-	s->count++;
+	add_with(j, s, v, pool_journal_write);
 }
 
 static void test_group(void)
