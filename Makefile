@@ -89,10 +89,11 @@ $(B)/ibtopogen: $(call obj,$(TOPOGEN_SRC)) $(B)/libgpcore.a
 # The plugin's hint socket and config have no OpenSM types: tested here.
 UNIT_PLUGIN := $(call obj,plugins/opensm/hints.c plugins/opensm/config.c)
 
+# fdatasync is wrapped so the journal tests can make it fail.
 $(B)/unit-tests: $(call obj,$(UNIT_SRC)) $(UNIT_PLUGIN) $(B)/libpoold.a \
 		$(B)/libibview.a $(B)/libgpcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ -lcunit -liniparser -ljson-c -lpthread \
-		$(LDLIBS_CORE)
+	$(CC) $(LDFLAGS) -Wl,--wrap=fdatasync -o $@ $^ -lcunit -liniparser \
+		-ljson-c -lpthread $(LDLIBS_CORE)
 
 # ibpoold's load generator for tests/bench/poold.sh; built by check so it
 # stays compilable.

@@ -33,6 +33,11 @@ struct client {
 	int64_t line_start;	/* when the pending partial line began, or 0 */
 	int64_t last;		/* when a byte last moved either way */
 	bool closing;		/* send what is queued, read nothing, close */
+	bool eof;		/* read nothing more, answer what came, close */
+	/* Under the server's lock, for sm_server_answer(): */
+	uint64_t wait;		/* the deferred request's ticket, 0: none */
+	bool answered;		/* its reply was posted: */
+	json_object *answer;	/* that reply, owned */
 };
 
 struct sm_server {
@@ -46,7 +51,14 @@ struct sm_server {
 	struct client *cl;	/* max_clients slots, the first ncl in use */
 	unsigned int ncl;
 	struct pollfd *pfd;	/* the event fd, the listener, the clients */
-	pthread_mutex_t lock;	/* guards stats */
+	uint64_t tickets;	/* the last request's ticket */
+	/*
+	 * Guards stats, stop, and what sm_server_answer() reads: the
+	 * clients' slots up to ncl and their wait and answer.  The server
+	 * thread reads what it alone writes without it.
+	 */
+	pthread_mutex_t lock;
+	bool stop;
 	struct sm_server_stats stats;
 };
 
@@ -132,11 +144,23 @@ static void logf_client(struct sm_server *s, const struct client *c,
 static void drop(struct sm_server *s, unsigned int i)
 {
 	struct client *c = &s->cl[i];
+	json_object *late;
 
 	close(c->fd);
 	free(c->in);
 	free(c->out);
+	pthread_mutex_lock(&s->lock);
+	late = c->answer;
+	s->stats.abandoned += c->answered;
 	s->cl[i] = s->cl[--s->ncl];
+	pthread_mutex_unlock(&s->lock);
+	json_object_put(late);
+}
+
+/* Sent all it asked for, and nothing more will come: close it. */
+static bool done(const struct client *c)
+{
+	return (c->closing || (c->eof && !c->wait)) && c->off == c->nout;
 }
 
 /* Send what the client can take now; -1 when the connection is gone. */
@@ -209,17 +233,38 @@ static void refuse(struct sm_server *s, struct client *c, enum sm_err code,
 	c->closing = true;
 }
 
+/*
+ * The reply to one line; or NULL with c->wait set when the handler
+ * deferred it.  The ticket is c's before the handler runs: an answer may
+ * come before the handler returns.
+ */
 static json_object *answer(struct sm_server *s, struct client *c,
 			   const char *line, size_t len)
 {
-	json_object *req, *reply = NULL;
+	json_object *req, *reply = NULL, *stray;
 	struct sm_error e;
 	int ret;
 
 	if (sm_proto_parse(line, len, s->cfg.max_line, &req, &e))
 		return sm_reply_from_error(&e);
+	pthread_mutex_lock(&s->lock);
+	c->peer.ticket = c->wait = ++s->tickets;
+	pthread_mutex_unlock(&s->lock);
 	ret = s->cfg.handler(s->cfg.ctx, &c->peer, req, &reply);
 	json_object_put(req);
+	if (ret == SM_DEFERRED) {
+		json_object_put(reply);
+		return NULL;
+	}
+	/* an answer to a ticket the handler did not defer goes nowhere */
+	pthread_mutex_lock(&s->lock);
+	stray = c->answer;
+	s->stats.abandoned += c->answered;
+	c->wait = 0;
+	c->answered = false;
+	c->answer = NULL;
+	pthread_mutex_unlock(&s->lock);
+	json_object_put(stray);
 	if (ret >= 0 && reply)
 		return reply;
 	json_object_put(reply);
@@ -228,17 +273,18 @@ static json_object *answer(struct sm_server *s, struct client *c,
 }
 
 /*
- * Answer every complete line in c's input.  A client whose unsent replies
- * still hold max_out bytes when another is due, after a try to send them,
- * reads none of them: it is dropped (-1), so its memory stays bounded by
- * max_out and one reply.
+ * Answer every complete line in c's input, up to one whose reply is
+ * deferred.  A client whose unsent replies still hold max_out bytes when
+ * another is due, after a try to send them, reads none of them: it is
+ * dropped (-1), so its memory stays bounded by max_out and one reply.
  */
 static int serve_lines(struct sm_server *s, struct client *c, int64_t now)
 {
 	size_t start = 0, len;
+	json_object *reply;
 	char *line, *nl;
 
-	while (!c->closing &&
+	while (!c->closing && !c->wait &&
 	       (nl = memchr(c->in + start, '\n', c->nin - start))) {
 		line = c->in + start;
 		len = nl - line;
@@ -254,16 +300,19 @@ static int serve_lines(struct sm_server *s, struct client *c, int64_t now)
 			count(s, &s->stats.overflows);
 			return -1;
 		}
-		if (queue(c, answer(s, c, line, len)))
+		reply = answer(s, c, line, len);
+		c->line_start = 0;
+		if (c->wait)
+			continue;
+		if (queue(c, reply))
 			return -1;
 		count(s, &s->stats.requests);
-		c->line_start = 0;
 	}
 	memmove(c->in, c->in + start, c->nin - start);
 	c->nin -= start;
 	if (c->nin && !c->line_start)
 		c->line_start = now;
-	if (c->nin > s->cfg.max_line && !c->closing) {
+	if (c->nin > s->cfg.max_line && !c->closing && !c->wait) {
 		count(s, &s->stats.too_long);
 		refuse(s, c, SM_ERR_TOO_LONG,
 		       "request line longer than %zu bytes", s->cfg.max_line);
@@ -282,7 +331,7 @@ static int read_client(struct sm_server *s, struct client *c, int64_t now)
 		return errno == EAGAIN || errno == EINTR ? 0 : -1;
 	if (r == 0) {
 		/* a half-closed client still gets the replies it asked for */
-		c->closing = true;
+		c->eof = true;
 		return 0;
 	}
 	c->nin += r;
@@ -303,9 +352,9 @@ static void expire(struct sm_server *s, unsigned int i, int64_t now)
 {
 	struct client *c = &s->cl[i];
 
-	if (deadline(s, c) > now)
+	if (c->wait || deadline(s, c) > now)
 		return;
-	if (!c->closing) {
+	if (!c->closing && !c->eof) {
 		count(s, &s->stats.timeouts);
 		if (c->line_start &&
 		    c->line_start + s->cfg.line_ms <= c->last + s->cfg.idle_ms)
@@ -361,8 +410,10 @@ static void accept_clients(struct sm_server *s, int64_t now)
 			close(fd);
 			continue;
 		}
+		pthread_mutex_lock(&s->lock);
 		s->ncl++;
-		count(s, &s->stats.accepted);
+		s->stats.accepted++;
+		pthread_mutex_unlock(&s->lock);
 	}
 }
 
@@ -375,6 +426,8 @@ static int poll_timeout(const struct sm_server *s, int64_t now)
 	if (s->accept_after > now)
 		d = s->accept_after;
 	for (i = 0; i < s->ncl; i++) {
+		if (s->cl[i].wait)
+			continue;
 		t = deadline(s, &s->cl[i]);
 		if (d < 0 || t < d)
 			d = t;
@@ -390,12 +443,92 @@ static void serve_client(struct sm_server *s, unsigned int i, short rev,
 
 	if (rev & POLLOUT)
 		ret = flush(c, now);
-	if (!ret && (rev & (POLLIN | POLLHUP | POLLERR)) && !c->closing)
+	if (!ret && (rev & (POLLIN | POLLHUP | POLLERR)) && !c->closing &&
+	    !c->eof && !c->wait)
 		ret = read_client(s, c, now);
 	else if (!ret && (rev & (POLLHUP | POLLERR)))
 		ret = -1;
-	if (ret || (c->closing && c->off == c->nout))
+	if (ret || done(c))
 		drop(s, i);
+}
+
+/*
+ * Queue the deferred replies posted since the last round, and answer
+ * the lines their clients sent meanwhile.
+ */
+static void deliver(struct sm_server *s, int64_t now)
+{
+	struct client *c;
+	json_object *r;
+	unsigned int i;
+	bool got;
+
+	for (i = s->ncl; i-- > 0;) {
+		c = &s->cl[i];
+		pthread_mutex_lock(&s->lock);
+		got = c->answered;
+		r = c->answer;
+		if (got) {
+			c->wait = 0;
+			c->answered = false;
+			c->answer = NULL;
+		}
+		pthread_mutex_unlock(&s->lock);
+		if (!got)
+			continue;
+		if (!r)
+			r = sm_reply_error(SM_ERR_INTERNAL, "the server failed: no reply");
+		c->last = now;
+		count(s, &s->stats.requests);
+		if (queue(c, r) || serve_lines(s, c, now) || done(c))
+			drop(s, i);
+	}
+}
+
+static void wake(struct sm_server *s)
+{
+	uint64_t one = 1;
+
+	while (write(s->efd, &one, sizeof(one)) < 0 && errno == EINTR)
+		;
+}
+
+void sm_server_answer(struct sm_server *s, uint64_t ticket,
+		      json_object *reply)
+{
+	unsigned int i;
+	bool found;
+
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < s->ncl; i++)
+		if (ticket && s->cl[i].wait == ticket && !s->cl[i].answered)
+			break;
+	found = i < s->ncl;
+	if (found) {
+		s->cl[i].answer = reply;
+		s->cl[i].answered = true;
+	} else {
+		s->stats.abandoned++;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (found)
+		wake(s);
+	else
+		json_object_put(reply);
+}
+
+/* Reset the event fd; whether it asked the thread to stop. */
+static bool woken(struct sm_server *s)
+{
+	uint64_t n;
+	bool stop;
+
+	while (read(s->efd, &n, sizeof(n)) < 0 && errno == EINTR)
+		;
+	pthread_mutex_lock(&s->lock);
+	stop = s->stop;
+	pthread_mutex_unlock(&s->lock);
+	return stop;
 }
 
 static void log_poll_error(struct sm_server *s)
@@ -426,7 +559,8 @@ static void *run(void *arg)
 
 			s->pfd[i + 2] = (struct pollfd){
 				.fd = c->fd,
-				.events = (c->closing ? 0 : POLLIN) |
+				.events = (c->closing || c->eof || c->wait ?
+					   0 : POLLIN) |
 					  (c->off < c->nout ? POLLOUT : 0)
 			};
 		}
@@ -436,7 +570,7 @@ static void *run(void *arg)
 			log_poll_error(s);
 			break;
 		}
-		if (s->pfd[0].revents)
+		if (s->pfd[0].revents && woken(s))
 			break;
 		now = now_ms();
 		/* backwards: drop() moves the last client into the hole */
@@ -445,6 +579,8 @@ static void *run(void *arg)
 				serve_client(s, i, s->pfd[i + 2].revents, now);
 		for (i = s->ncl; i-- > 0;)
 			expire(s, i, now);
+		if (s->pfd[0].revents)
+			deliver(s, now);
 		if (s->pfd[1].revents)
 			accept_clients(s, now);
 	}
@@ -611,14 +747,15 @@ int sm_server_start(const struct sm_server_config *cfg,
 	/* signals stay with the SM's own threads */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
+	*out = s;
 	ret = -pthread_create(&s->thread, NULL, run, s);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret) {
+		*out = NULL;
 		snprintf(err, len, "%s: thread: %s", cfg->path, strerror(-ret));
 		remove_socket(s);
 		goto out_free;
 	}
-	*out = s;
 	return 0;
 out_nomem:
 	snprintf(err, len, "%s: out of memory", cfg->path);
@@ -631,12 +768,12 @@ out_free:
 
 void sm_server_stop(struct sm_server *s)
 {
-	uint64_t one = 1;
-
 	if (!s)
 		return;
-	while (write(s->efd, &one, sizeof(one)) < 0 && errno == EINTR)
-		;
+	pthread_mutex_lock(&s->lock);
+	s->stop = true;
+	pthread_mutex_unlock(&s->lock);
+	wake(s);
 	pthread_join(s->thread, NULL);
 	remove_socket(s);
 	server_free(s);

@@ -24,13 +24,14 @@
 /*
  * The connecting process's credentials, as the kernel saw them at
  * connect, and sm_peer_may_write() for the server's group, decided once
- * per connection.
+ * per connection; and the ticket of the request being handled.
  */
 struct sm_peer {
 	pid_t pid;
 	uid_t uid;
 	gid_t gid;
 	bool may_write;
+	uint64_t ticket;	/* this request's, for SM_DEFERRED; never 0 */
 };
 
 /*
@@ -47,9 +48,18 @@ bool sm_peer_may_write(const struct sm_peer *p, gid_t gid);
  * waits while it runs.  It sets *reply to a new ok or error reply the
  * server consumes, and returns 0; a negative errno (any *reply dropped)
  * answers internal.  req is borrowed for the call.
+ *
+ * Or it returns SM_DEFERRED (any *reply dropped) and the reply comes
+ * later: whoever holds p->ticket passes it to sm_server_answer(), from
+ * any thread, even before the handler returns.  Until then the server
+ * reads nothing more from that client (lines it already sent wait in
+ * its buffer), so replies keep the order of the requests, and the
+ * client's idle and line deadlines do not run.
  */
 typedef int (*sm_handler_fn)(void *ctx, const struct sm_peer *p,
 			     json_object *req, json_object **reply);
+
+#define SM_DEFERRED 1
 
 /*
  * Zero limits take the SM_*_DEFAULT values; group is always applied
@@ -77,6 +87,7 @@ struct sm_server_stats {
 	uint64_t too_long;	/* closed after a too_long line */
 	uint64_t timeouts;	/* closed at the line or idle deadline */
 	uint64_t overflows;	/* closed with max_out bytes unread */
+	uint64_t abandoned;	/* deferred replies whose client had gone */
 };
 
 struct sm_server;
@@ -85,13 +96,27 @@ struct sm_server;
  * Create the socket (mode SM_SOCKET_MODE whatever the umask, group
  * cfg->group; a stale socket file nobody listens on is replaced, anything
  * else at path is an error) and start the server thread.  Returns 0 with
- * *out set, or a negative errno with err saying what failed.
+ * *out set, or a negative errno with err saying what failed.  *out is set
+ * before the thread starts, so a handler may read the server from it.
  */
 int sm_server_start(const struct sm_server_config *cfg,
 		    struct sm_server **out, char *err, size_t len);
 
-/* Wake the thread, join it, close every client, remove the socket, free. */
+/*
+ * Wake the thread, join it, close every client (those waiting for a
+ * deferred reply without it), remove the socket, free.  Nobody may call
+ * sm_server_answer() once it has begun.
+ */
 void sm_server_stop(struct sm_server *s);
+
+/*
+ * The reply (consumed; NULL answers internal) to the deferred request
+ * ticket, from any thread: the server thread sends it and goes on with
+ * that client's next lines.  When the client has gone meanwhile, or the
+ * ticket is not deferred, the reply is dropped (and counted abandoned).
+ */
+void sm_server_answer(struct sm_server *s, uint64_t ticket,
+		      json_object *reply);
 
 void sm_server_stats(struct sm_server *s, struct sm_server_stats *st);
 

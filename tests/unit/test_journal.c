@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * Journal: the framing, replay, a torn or corrupt last record, a corrupt
- * middle one, lost records, the lock, and every crash point of a
- * compaction, rebuilt file by file, on a toy state (a running sum).
+ * middle one, lost records, the lock, every crash point of a compaction,
+ * rebuilt file by file, and group commit (a failed fdatasync injected),
+ * on a toy state (a running sum).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,23 @@ struct sum {
 	long sum;
 	long count;
 };
+
+/* The unit tests link with --wrap=fdatasync: fail it with this errno. */
+static int sync_errno;
+static unsigned int nsyncs;
+
+int __real_fdatasync(int fd);
+int __wrap_fdatasync(int fd);
+
+int __wrap_fdatasync(int fd)
+{
+	__atomic_add_fetch(&nsyncs, 1, __ATOMIC_SEQ_CST);
+	if (sync_errno) {
+		errno = sync_errno;
+		return -1;
+	}
+	return __real_fdatasync(fd);
+}
 
 static int restore(void *ctx, struct json_object *state, char *err,
 		   size_t len)
@@ -126,17 +145,27 @@ static struct pool_journal *open_sum(struct sum *s)
 	return j;
 }
 
-/* Journal v, then apply it to s as the pool would: after it is durable. */
-static void add(struct pool_journal *j, struct sum *s, long v)
+typedef int (*append_fn)(struct pool_journal *j, struct json_object *rec,
+			 char *err, size_t len);
+
+/* Journal v with fn, then apply it to s as the pool would. */
+static void add_with(struct pool_journal *j, struct sum *s, long v,
+		     append_fn fn)
 {
 	struct json_object *r = json_object_new_object();
 	char err[256];
 
 	json_object_object_add(r, "add", json_object_new_int64(v));
-	CU_ASSERT_EQUAL(pool_journal_append(j, r, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(fn(j, r, err, sizeof(err)), 0);
 	json_object_put(r);
 	s->sum += v;
 	s->count++;
+}
+
+/* Durable before it is applied. */
+static void add(struct pool_journal *j, struct sum *s, long v)
+{
+	add_with(j, s, v, pool_journal_append);
 }
 
 static void compact(struct pool_journal *j, const struct sum *s)
@@ -433,6 +462,137 @@ static void test_compaction_crashes(void)
 	rm_dir();
 }
 
+/* Applied before it is durable, as with group commit. */
+static void add_unsynced(struct pool_journal *j, struct sum *s, long v)
+{
+	add_with(j, s, v, pool_journal_write);
+}
+
+static void test_group(void)
+{
+	struct pool_journal *j;
+	char err[256], *b;
+	unsigned int n0;
+	struct sum s;
+	size_t n;
+
+	new_dir();
+	j = open_sum(&s);
+	add(j, &s, 1);
+	add_unsynced(j, &s, 2);
+	add_unsynced(j, &s, 4);
+	add_unsynced(j, &s, 8);
+	CU_ASSERT_EQUAL(pool_journal_seq(j), 4);
+	CU_ASSERT_EQUAL(pool_journal_durable(j), 1);
+	/* one fdatasync for the three */
+	n0 = nsyncs;
+	CU_ASSERT_EQUAL(pool_journal_sync(j, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(nsyncs - n0, 1);
+	CU_ASSERT_EQUAL(pool_journal_durable(j), 4);
+	/* nothing new: no fdatasync at all */
+	CU_ASSERT_EQUAL(pool_journal_sync(j, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(nsyncs - n0, 1);
+	/* a compaction makes the records written before it durable */
+	add_unsynced(j, &s, 16);
+	compact(j, &s);
+	CU_ASSERT_EQUAL(pool_journal_durable(j), 5);
+	add_unsynced(j, &s, 32);
+	add_unsynced(j, &s, 64);
+	pool_journal_close(j);
+	expect_state(127, 7, 7);
+
+	/* a crash tore the last record of a group: the rest replays */
+	b = slurp(POOL_JOURNAL_FILE, &n);
+	put_file(POOL_JOURNAL_FILE, b, n - 3);
+	j = open_sum(&s);
+	CU_ASSERT_EQUAL(s.sum, 63);
+	CU_ASSERT_EQUAL(pool_journal_seq(j), 6);
+	CU_ASSERT_PTR_NOT_NULL(strstr(pool_journal_note(j), "line 2"));
+	pool_journal_close(j);
+	free(b);
+	rm_dir();
+}
+
+struct writer {
+	struct pool_journal *j;
+	struct sum s;
+};
+
+static void *write_many(void *arg)
+{
+	struct writer *w = arg;
+	long v;
+
+	for (v = 1; v <= 300; v++)
+		add_unsynced(w->j, &w->s, v);
+	return NULL;
+}
+
+/* Syncs beside writes: every record ends up durable, in order. */
+static void test_group_threads(void)
+{
+	struct writer w = { 0 };
+	pthread_t th;
+	char err[256];
+	int i;
+
+	new_dir();
+	w.j = open_sum(&w.s);
+	CU_ASSERT_FATAL(pthread_create(&th, NULL, write_many, &w) == 0);
+	for (i = 0; i < 50; i++)
+		CU_ASSERT_EQUAL(pool_journal_sync(w.j, err, sizeof(err)), 0);
+	pthread_join(th, NULL);
+	CU_ASSERT(pool_journal_durable(w.j) <= 300);
+	CU_ASSERT_EQUAL(pool_journal_sync(w.j, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(pool_journal_durable(w.j), 300);
+	pool_journal_close(w.j);
+	expect_state(300 * 301 / 2, 300, 300);
+	rm_dir();
+}
+
+/*
+ * A failed fdatasync: the records not durable are cut off (no replay
+ * brings back what nobody was told of), the journal refuses everything
+ * after, and the durable ones stay.
+ */
+static void test_group_sync_fails(void)
+{
+	struct json_object *r = json_object_new_object();
+	struct pool_journal *j;
+	char err[256] = "", *b;
+	struct sum s;
+	size_t n, m;
+
+	new_dir();
+	j = open_sum(&s);
+	add(j, &s, 1);
+	add(j, &s, 2);
+	free(slurp(POOL_JOURNAL_FILE, &n));
+	add_unsynced(j, &s, 4);
+	add_unsynced(j, &s, 8);
+	sync_errno = EIO;
+	CU_ASSERT_EQUAL(pool_journal_sync(j, err, sizeof(err)), -EIO);
+	sync_errno = 0;
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "fdatasync: Input/output error"));
+	CU_ASSERT_EQUAL(pool_journal_durable(j), 2);
+	CU_ASSERT_EQUAL(pool_journal_seq(j), 4);
+	b = slurp(POOL_JOURNAL_FILE, &m);
+	CU_ASSERT_EQUAL(m, n);
+	free(b);
+	/* broken: no write, sync or compaction any more */
+	json_object_object_add(r, "add", json_object_new_int64(16));
+	CU_ASSERT_EQUAL(pool_journal_write(j, r, err, sizeof(err)), -EIO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "could not be undone"));
+	CU_ASSERT_EQUAL(pool_journal_sync(j, err, sizeof(err)), -EIO);
+	CU_ASSERT_EQUAL(pool_journal_append(j, r, err, sizeof(err)), -EIO);
+	CU_ASSERT_EQUAL(pool_journal_compact(j, r, err, sizeof(err)), -EIO);
+	CU_ASSERT_EQUAL(pool_journal_durable(j), 2);
+	json_object_put(r);
+	pool_journal_close(j);
+	expect_state(3, 2, 2);
+	rm_dir();
+}
+
 TU_SUITE(pool_journal,
 	 { "frame", test_frame },
 	 { "replay", test_replay },
@@ -440,4 +600,7 @@ TU_SUITE(pool_journal,
 	 { "torn last record", test_torn },
 	 { "corrupt middle record", test_corrupt_middle },
 	 { "failed append", test_failed_append },
-	 { "compaction crash points", test_compaction_crashes })
+	 { "compaction crash points", test_compaction_crashes },
+	 { "group commit", test_group },
+	 { "group commit: syncs beside writes", test_group_threads },
+	 { "group commit: failed fdatasync", test_group_sync_fails })

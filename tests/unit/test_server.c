@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,16 +35,109 @@ static int64_t ms(void)
 }
 
 /*
+ * Deferred requests the tests answer: their tickets and "n"s in handler
+ * order, and how many requests the handler saw.
+ */
+static struct {
+	pthread_mutex_t lock;
+	uint64_t ticket[8];
+	int n[8];
+	unsigned int ndeferred, calls;
+} later = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void later_reset(void)
+{
+	pthread_mutex_lock(&later.lock);
+	later.ndeferred = later.calls = 0;
+	pthread_mutex_unlock(&later.lock);
+}
+
+static unsigned int later_calls(void)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&later.lock);
+	n = later.calls;
+	pthread_mutex_unlock(&later.lock);
+	return n;
+}
+
+/* The ticket of the k-th deferred request, waiting up to 2 s for it. */
+static uint64_t later_ticket(unsigned int k)
+{
+	uint64_t t = 0;
+	int i;
+
+	for (i = 0; i < 2000 && !t; i++) {
+		pthread_mutex_lock(&later.lock);
+		if (k < later.ndeferred)
+			t = later.ticket[k];
+		pthread_mutex_unlock(&later.lock);
+		if (!t)
+			usleep(1000);
+	}
+	CU_ASSERT_FATAL(t != 0);
+	return t;
+}
+
+/* An ok reply carrying n, as a deferred request's answer. */
+static json_object *reply_n(int n)
+{
+	json_object *r = sm_reply_ok();
+
+	sm_json_add(r, "n", json_object_new_int(n));
+	return r;
+}
+
+/*
+ * "later" defers its reply (the test answers it), "early" answers its
+ * own ticket before it returns SM_DEFERRED, "stray" answers its ticket
+ * and still replies at once.
+ */
+static int defer(struct sm_server *srv, const struct sm_peer *p,
+		 json_object *req, const char *op, json_object **reply)
+{
+	json_object *v;
+	int n = json_object_object_get_ex(req, "n", &v) ?
+		json_object_get_int(v) : 0;
+
+	if (!strcmp(op, "early")) {
+		sm_server_answer(srv, p->ticket, reply_n(n));
+		return SM_DEFERRED;
+	}
+	if (!strcmp(op, "stray")) {
+		sm_server_answer(srv, p->ticket, reply_n(-1));
+		*reply = reply_n(n);
+		return 0;
+	}
+	pthread_mutex_lock(&later.lock);
+	if (later.ndeferred < 8) {
+		later.ticket[later.ndeferred] = p->ticket;
+		later.n[later.ndeferred++] = n;
+	}
+	pthread_mutex_unlock(&later.lock);
+	return SM_DEFERRED;
+}
+
+/*
  * "echo" answers with the peer and the request's "n" and "pad"; "fail"
- * fails; "mute" returns no reply; anything else is unknown_op.
+ * fails; "mute" returns no reply; "later", "early" and "stray" see
+ * defer(); anything else is unknown_op.  ctx is the fixture (for those
+ * three; a test with a log callback has its buffer there).
  */
 static int handler(void *ctx, const struct sm_peer *p, json_object *req,
 		   json_object **reply)
 {
+	const struct fixture *f = ctx;
 	const char *op = sm_proto_op(req);
 	json_object *v;
 
-	(void)ctx;
+	pthread_mutex_lock(&later.lock);
+	later.calls++;
+	pthread_mutex_unlock(&later.lock);
+	if (!strcmp(op, "later") || !strcmp(op, "early") ||
+	    !strcmp(op, "stray"))
+		return defer(f->srv, p, req, op, reply);
 	if (!strcmp(op, "fail"))
 		return -EIO;
 	if (!strcmp(op, "mute"))
@@ -73,6 +167,9 @@ static void start(struct fixture *f, struct sm_server_config *cfg)
 	snprintf(f->path, sizeof(f->path), "%s/sock", f->dir);
 	cfg->path = f->path;
 	cfg->handler = handler;
+	if (!cfg->ctx)
+		cfg->ctx = f;
+	later_reset();
 	if (!cfg->group)
 		cfg->group = SM_NO_GROUP;
 	ret = sm_server_start(cfg, &f->srv, err, sizeof(err));
@@ -646,6 +743,160 @@ static void test_call_errors(void)
 	json_object_put(req);
 }
 
+/* Lines from fd, each checked to carry "n":want[i]. */
+static void expect_ns(int fd, const int *want, int k)
+{
+	char line[256], n[32];
+	int i;
+
+	for (i = 0; i < k; i++) {
+		CU_ASSERT_FATAL(read_line(fd, line, sizeof(line), 2000) > 0);
+		snprintf(n, sizeof(n), "\"n\":%d", want[i]);
+		CU_ASSERT_PTR_NOT_NULL(strstr(line, n));
+	}
+}
+
+static void test_deferred_order(void)
+{
+	static const int first[] = { 1, 2, 3 }, second[] = { 4, 5 };
+	struct sm_server_config cfg = { 0 };
+	struct sm_server_stats st;
+	struct fixture f;
+	char line[256];
+	int fd, other;
+
+	start(&f, &cfg);
+	fd = connect_to(f.path);
+	other = connect_to(f.path);
+	/* pipelined: the echoes wait unread behind the deferred request */
+	send_str(fd, "{\"op\":\"later\",\"n\":1}\n{\"op\":\"echo\",\"n\":2}\n"
+		 "{\"op\":\"echo\",\"n\":3}\n");
+	later_ticket(0);
+	/* another client is served meanwhile */
+	send_str(other, "{\"op\":\"echo\"}\n");
+	expect_reply(other, "ok");
+	CU_ASSERT_EQUAL(read_line(fd, line, sizeof(line), 100), -2);
+	CU_ASSERT_EQUAL(later_calls(), 2);
+	/* from this thread, not the server's */
+	sm_server_answer(f.srv, later_ticket(0), reply_n(1));
+	expect_ns(fd, first, 3);
+	CU_ASSERT_EQUAL(later_calls(), 4);
+	/* an answer posted before the handler returned */
+	send_str(fd, "{\"op\":\"early\",\"n\":4}\n{\"op\":\"echo\",\"n\":5}\n");
+	expect_ns(fd, second, 2);
+	/* a NULL answer is an internal error; the client goes on */
+	send_str(fd, "{\"op\":\"later\"}\n");
+	sm_server_answer(f.srv, later_ticket(1), NULL);
+	expect_reply(fd, "internal");
+	send_str(fd, "{\"op\":\"echo\"}\n");
+	expect_reply(fd, "ok");
+	sm_server_stats(f.srv, &st);
+	CU_ASSERT_EQUAL(st.requests, 8);
+	CU_ASSERT_EQUAL(st.abandoned, 0);
+	close(fd);
+	close(other);
+	stop(&f);
+}
+
+/* Connect until the single slot is free again (busy before). */
+static int connect_when_free(const char *path)
+{
+	char line[256], c[32];
+	int fd, i;
+
+	for (i = 0; i < 200; i++) {
+		fd = connect_to(path);
+		send_str(fd, "{\"op\":\"echo\",\"n\":0}\n");
+		CU_ASSERT_FATAL(read_line(fd, line, sizeof(line), 2000) > 0);
+		if (!strcmp(code_of(line, c, sizeof(c)), "ok"))
+			return fd;
+		close(fd);
+		usleep(10000);
+	}
+	CU_FAIL_FATAL("the slot stayed busy");
+	return -1;
+}
+
+static void test_deferred_gone(void)
+{
+	struct sm_server_config cfg = { .max_clients = 1 };
+	struct sm_server_stats st;
+	struct fixture f;
+	char line[256];
+	int fd;
+
+	start(&f, &cfg);
+	fd = connect_to(f.path);
+	send_str(fd, "{\"op\":\"later\",\"n\":1}\n");
+	later_ticket(0);
+	close(fd);
+	/* the slot frees: the waiting client was closed, not kept */
+	fd = connect_when_free(f.path);
+	sm_server_answer(f.srv, later_ticket(0), reply_n(1));
+	/* unknown tickets go nowhere too */
+	sm_server_answer(f.srv, 0, reply_n(2));
+	sm_server_answer(f.srv, 999999, reply_n(3));
+	/* a ticket answered but not deferred is dropped */
+	send_str(fd, "{\"op\":\"stray\",\"n\":7}\n");
+	CU_ASSERT_FATAL(read_line(fd, line, sizeof(line), 2000) > 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "\"n\":7"));
+	/* and nothing else reaches the new client */
+	CU_ASSERT_EQUAL(read_line(fd, line, sizeof(line), 100), -2);
+	sm_server_stats(f.srv, &st);
+	CU_ASSERT_EQUAL(st.abandoned, 4);
+	close(fd);
+	stop(&f);
+}
+
+static void test_deferred_half_closed(void)
+{
+	static const int want[] = { 1, 2 };
+	struct sm_server_config cfg = { .idle_ms = 100, .line_ms = 100 };
+	struct fixture f;
+	int fd;
+
+	start(&f, &cfg);
+	fd = connect_to(f.path);
+	/* EOF behind a deferred request: both replies still come */
+	send_str(fd, "{\"op\":\"later\",\"n\":1}\n{\"op\":\"echo\",\"n\":2}\n");
+	shutdown(fd, SHUT_WR);
+	later_ticket(0);
+	/* well past both deadlines: a waiting client is not timed out */
+	usleep(300000);
+	sm_server_answer(f.srv, later_ticket(0), reply_n(1));
+	expect_ns(fd, want, 2);
+	expect_closed(fd, 2000);
+	close(fd);
+	stop(&f);
+}
+
+static void test_deferred_stop(void)
+{
+	struct sm_server_config cfg = { 0 };
+	struct fixture f;
+	char line[256];
+	int fd, ans, n;
+
+	start(&f, &cfg);
+	fd = connect_to(f.path);
+	ans = connect_to(f.path);
+	send_str(fd, "{\"op\":\"later\"}\n");
+	later_ticket(0);
+	send_str(ans, "{\"op\":\"later\",\"n\":1}\n");
+	/* one answer posted, perhaps not yet sent; one never */
+	sm_server_answer(f.srv, later_ticket(1), reply_n(1));
+	stop(&f);
+	/* the client still waiting is closed without a reply */
+	expect_closed(fd, 2000);
+	/* the other got its reply or was closed before it went */
+	n = read_line(ans, line, sizeof(line), 2000);
+	CU_ASSERT(n == -1 || (n > 0 && strstr(line, "\"n\":1")));
+	if (n > 0)
+		expect_closed(ans, 2000);
+	close(fd);
+	close(ans);
+}
+
 TU_SUITE(server,
 	 { "request and reply", test_request_reply },
 	 { "sequence and pipeline", test_sequence_and_pipeline },
@@ -657,4 +908,8 @@ TU_SUITE(server,
 	 { "socket file", test_socket_file },
 	 { "permissions", test_permissions },
 	 { "may write", test_may_write },
-	 { "sm_call errors", test_call_errors })
+	 { "sm_call errors", test_call_errors },
+	 { "deferred: order and pipelining", test_deferred_order },
+	 { "deferred: client gone", test_deferred_gone },
+	 { "deferred: half-closed, no deadline", test_deferred_half_closed },
+	 { "deferred: stop while pending", test_deferred_stop })

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * Journal and snapshot files: CRC-framed JSON lines, fsync before an
- * append returns, replay that cuts a torn tail, crash-safe compaction.
+ * Journal and snapshot files: CRC-framed JSON lines, one fdatasync for a
+ * group of appends, replay that cuts a torn tail, crash-safe compaction.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,14 +22,21 @@
 #define BODY_OFF 18		/* {"crc":"12345678", */
 #define SNAPSHOT_MAX (256 << 20)
 
-/* Owned: dir, the descriptors. */
+/*
+ * Owned: dir, the descriptors.  lock guards the counters, the flag and
+ * the file's length (writes, cuts, compaction); sync_lock lets one
+ * fdatasync run at a time, outside lock, so writes go on beside it.
+ */
 struct pool_journal {
 	char *dir;
 	int dirfd;
 	int fd;			/* the journal, O_APPEND, flock()ed */
-	off_t size;		/* durable length */
-	uint64_t seq;
-	bool broken;		/* a failed append could not be undone */
+	off_t size;		/* written length */
+	uint64_t seq;		/* last record written */
+	off_t dsize;		/* durable length */
+	uint64_t dseq;		/* last record durable */
+	bool broken;		/* a failed write or sync could not be undone */
+	pthread_mutex_t lock, sync_lock;
 	char note[256];
 };
 
@@ -272,7 +280,8 @@ static int replay(struct pool_journal *j, const struct pool_journal_ops *ops,
 	fclose(in);
 	if (j->seq < base)
 		j->seq = base;
-	j->size = off;
+	j->dseq = j->seq;
+	j->size = j->dsize = off;
 	return ret;
 }
 
@@ -291,6 +300,8 @@ int pool_journal_open(const char *dir, const struct pool_journal_ops *ops,
 		snprintf(err, len, "%s: out of memory", dir);
 		return -ENOMEM;
 	}
+	pthread_mutex_init(&j->lock, NULL);
+	pthread_mutex_init(&j->sync_lock, NULL);
 	j->fd = -1;
 	j->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (j->dirfd < 0) {
@@ -328,30 +339,25 @@ out_close:
 	return ret;
 }
 
-int pool_journal_append(struct pool_journal *j, struct json_object *rec,
-			char *err, size_t len)
+static int broken(struct pool_journal *j, char *err, size_t len)
 {
-	char *line;
-	size_t n;
+	return fail(err, len, j, -EIO,
+		    POOL_JOURNAL_FILE ": an earlier write or sync failed and could not be undone");
+}
+
+/* Append the framed line; j->lock held. */
+static int write_line(struct pool_journal *j, const char *line, size_t n,
+		      char *err, size_t len)
+{
 	int ret;
 
 	if (j->broken)
-		return fail(err, len, j, -EIO,
-			    POOL_JOURNAL_FILE ": an earlier append failed and could not be undone");
-	ret = frame(j->seq + 1, "rec", rec, &line, &n);
-	if (ret) {
-		free(line);
-		return fail(err, len, j, ret, POOL_JOURNAL_FILE ": %s",
-			    ret == -E2BIG ? "record too long" : strerror(-ret));
-	}
+		return broken(j, err, len);
 	ret = sm_write_all(j->fd, line, n);
-	free(line);
-	if (!ret && fdatasync(j->fd))
-		ret = -errno;
 	if (ret) {
-		/* A partial line would turn the next append's into a bad
-		 * record in the middle; a failed fsync leaves it unknown. */
-		if (ftruncate(j->fd, j->size) || fsync(j->fd))
+		/* A partial line would turn the next one into a bad record
+		 * in the middle. */
+		if (ftruncate(j->fd, j->size))
 			j->broken = true;
 		return fail(err, len, j, ret, POOL_JOURNAL_FILE ": %s",
 			    strerror(-ret));
@@ -359,6 +365,73 @@ int pool_journal_append(struct pool_journal *j, struct json_object *rec,
 	j->size += n;
 	j->seq++;
 	return 0;
+}
+
+int pool_journal_write(struct pool_journal *j, struct json_object *rec,
+		       char *err, size_t len)
+{
+	char *line;
+	size_t n;
+	int ret;
+
+	pthread_mutex_lock(&j->lock);
+	ret = frame(j->seq + 1, "rec", rec, &line, &n);
+	if (ret)
+		fail(err, len, j, ret, POOL_JOURNAL_FILE ": %s",
+		     ret == -E2BIG ? "record too long" : strerror(-ret));
+	else
+		ret = write_line(j, line, n, err, len);
+	pthread_mutex_unlock(&j->lock);
+	free(line);
+	return ret;
+}
+
+int pool_journal_sync(struct pool_journal *j, char *err, size_t len)
+{
+	uint64_t seq;
+	off_t size;
+	int ret = 0;
+
+	pthread_mutex_lock(&j->sync_lock);
+	pthread_mutex_lock(&j->lock);
+	seq = j->seq;
+	size = j->size;
+	if (j->broken)
+		ret = broken(j, err, len);
+	pthread_mutex_unlock(&j->lock);
+	if (ret || seq == pool_journal_durable(j))
+		goto out;
+	if (fdatasync(j->fd))
+		ret = -errno;
+	pthread_mutex_lock(&j->lock);
+	if (!ret && !j->broken) {
+		/* a compaction meanwhile only moved them further */
+		if (seq > j->dseq) {
+			j->dseq = seq;
+			j->dsize = size;
+		}
+	} else if (!ret) {
+		ret = broken(j, err, len);
+	} else {
+		/* What reached the disk is unknown: cut it, or stay broken. */
+		j->broken = true;
+		if (!ftruncate(j->fd, j->dsize) && !fsync(j->fd))
+			j->size = j->dsize;
+		fail(err, len, j, ret, POOL_JOURNAL_FILE ": fdatasync: %s",
+		     strerror(-ret));
+	}
+	pthread_mutex_unlock(&j->lock);
+out:
+	pthread_mutex_unlock(&j->sync_lock);
+	return ret;
+}
+
+int pool_journal_append(struct pool_journal *j, struct json_object *rec,
+			char *err, size_t len)
+{
+	int ret = pool_journal_write(j, rec, err, len);
+
+	return ret ? ret : pool_journal_sync(j, err, len);
 }
 
 int pool_journal_compact(struct pool_journal *j, struct json_object *state,
@@ -369,9 +442,11 @@ int pool_journal_compact(struct pool_journal *j, struct json_object *state,
 	size_t n;
 	int ret;
 
-	if (j->broken)
-		return fail(err, len, j, -EIO,
-			    POOL_JOURNAL_FILE ": an earlier append failed and could not be undone");
+	pthread_mutex_lock(&j->lock);
+	if (j->broken) {
+		ret = broken(j, err, len);
+		goto out_unlock;
+	}
 	ret = frame(j->seq, "state", state, &line, &n);
 	if (ret == -E2BIG && n <= SNAPSHOT_MAX)
 		ret = 0;
@@ -388,18 +463,37 @@ int pool_journal_compact(struct pool_journal *j, struct json_object *state,
 		j->broken = true;
 		goto out_free;
 	}
-	j->size = 0;
+	/* the snapshot made every record durable */
+	j->size = j->dsize = 0;
+	j->dseq = j->seq;
 out_free:
 	free(line);
 	if (ret)
 		fail(err, len, j, ret, POOL_SNAPSHOT_FILE ": compaction failed: %s: %s",
 		     step, strerror(-ret));
+out_unlock:
+	pthread_mutex_unlock(&j->lock);
 	return ret;
 }
 
-uint64_t pool_journal_seq(const struct pool_journal *j)
+static uint64_t locked(struct pool_journal *j, const uint64_t *v)
 {
-	return j->seq;
+	uint64_t seq;
+
+	pthread_mutex_lock(&j->lock);
+	seq = *v;
+	pthread_mutex_unlock(&j->lock);
+	return seq;
+}
+
+uint64_t pool_journal_seq(struct pool_journal *j)
+{
+	return locked(j, &j->seq);
+}
+
+uint64_t pool_journal_durable(struct pool_journal *j)
+{
+	return locked(j, &j->dseq);
 }
 
 const char *pool_journal_note(const struct pool_journal *j)
@@ -415,6 +509,8 @@ void pool_journal_close(struct pool_journal *j)
 		close(j->fd);
 	if (j->dirfd >= 0)
 		close(j->dirfd);
+	pthread_mutex_destroy(&j->sync_lock);
+	pthread_mutex_destroy(&j->lock);
 	free(j->dir);
 	free(j);
 }

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ibpoold's durable state: an append-only journal of JSON records, each
- * durable before append returns, compacted into an atomically replaced
- * snapshot.  What a record means is the caller's (pool.c); this module
- * only frames, orders, checks and replays them.
+ * ibpoold's durable state: an append-only journal of JSON records, made
+ * durable one by one or in groups (one fdatasync for every record
+ * written before it), compacted into an atomically replaced snapshot.
+ * What a record means is the caller's (pool.c); this module only frames,
+ * orders, checks and replays them.  Its calls may come from several
+ * threads: it locks itself.
  */
 #ifndef GPUAWARE_POOL_JOURNAL_H
 #define GPUAWARE_POOL_JOURNAL_H
@@ -59,11 +61,26 @@ int pool_journal_open(const char *dir, const struct pool_journal_ops *ops,
 /*
  * Append rec (borrowed) as the next record and fsync it.  Returns 0 once
  * it is durable; on error nothing was added (a partial line is cut off
- * again), or, when even that failed, the journal refuses every later
- * append with -EIO.
+ * again), or, when even that failed, the journal is broken: it refuses
+ * every later write, sync and compaction with -EIO.
  */
 int pool_journal_append(struct pool_journal *j, struct json_object *rec,
 			char *err, size_t len);
+
+/*
+ * Append rec (borrowed) as the next record without syncing it: it is
+ * durable once a later pool_journal_sync() returns 0.  Errors as append.
+ */
+int pool_journal_write(struct pool_journal *j, struct json_object *rec,
+		       char *err, size_t len);
+
+/*
+ * Make every record written before the call durable, with one
+ * fdatasync (none when they already are); writes may go on meanwhile.
+ * On failure the journal is broken, and the records not durable are cut
+ * off if it can be done: a restart replays none of them.
+ */
+int pool_journal_sync(struct pool_journal *j, char *err, size_t len);
 
 /*
  * Replace the snapshot by state (borrowed: the state after the last
@@ -74,8 +91,12 @@ int pool_journal_append(struct pool_journal *j, struct json_object *rec,
 int pool_journal_compact(struct pool_journal *j, struct json_object *state,
 			 char *err, size_t len);
 
-/* Sequence number of the last durable record (0: none yet). */
-uint64_t pool_journal_seq(const struct pool_journal *j);
+/*
+ * Sequence number of the last record written, and of the last durable
+ * one (0: none yet).  Once broken, the durable one stays below.
+ */
+uint64_t pool_journal_seq(struct pool_journal *j);
+uint64_t pool_journal_durable(struct pool_journal *j);
 
 /* What replay repaired ("cut a torn last record at line 7"), or "". */
 const char *pool_journal_note(const struct pool_journal *j);

@@ -2,8 +2,9 @@
 /*
  * ibpoold: the GPU pool daemon.  Loads the config, the fabric view and
  * the journaled state, serves the pool socket on the server thread,
- * relays jobs to the plugin on the relay thread, and runs the timers
- * (lease expiry, compaction) on the main thread until SIGTERM or SIGINT.
+ * syncs the journal for the replies waiting on the commit thread, relays
+ * jobs to the plugin on the relay thread, and runs the timers (lease
+ * expiry, compaction) on the main thread until SIGTERM or SIGINT.
  */
 #include <endian.h>
 #include <errno.h>
@@ -454,6 +455,14 @@ static void telemetry(struct poold *d, struct pool_live *live,
 	pthread_mutex_unlock(&d->lock);
 }
 
+/* A failed journal sync: the state is ahead of the disk, stop (exit 1). */
+static void commit_failed(void *ctx, const char *msg)
+{
+	(void)ctx;
+	poold_log(LOG_ERR, "journal: %s; stopping", msg);
+	kill(getpid(), SIGTERM);
+}
+
 /*
  * Serve until SIGTERM or SIGINT; timers on this thread: expiry and
  * compaction every second, live telemetry every telemetry_interval_ms.
@@ -501,7 +510,7 @@ static int run(const struct args *a)
 	struct pool_view *view = NULL;
 	struct pool_live *live = NULL;
 	struct poold_relay *relay = NULL;
-	struct sm_server *srv = NULL;
+	struct poold_commit *commit = NULL;
 	struct pool *pool = NULL;
 	struct poold d = { 0 };
 	sigset_t sigs;
@@ -555,6 +564,7 @@ static int run(const struct args *a)
 	}
 	if (*pool_state_note(pool))
 		poold_log(LOG_WARNING, "journal: %s", pool_state_note(pool));
+	pool_group_commit(pool);
 	ret = poold_relay_start(cfg.sm_socket, cfg.sm_owner,
 				cfg.telemetry_interval_ms, &relay);
 	if (ret) {
@@ -566,6 +576,12 @@ static int run(const struct args *a)
 		poold_log(LOG_ERR, "%s", err);
 		goto out_relay;
 	}
+	ret = poold_commit_start(pool, commit_failed, NULL, &commit);
+	if (ret) {
+		poold_log(LOG_ERR, "commit thread: %s", strerror(-ret));
+		goto out_ops;
+	}
+	d.commit = commit;
 	ret = socket_dir(cfg.socket);
 	if (ret)
 		goto out_ops;
@@ -574,7 +590,7 @@ static int run(const struct args *a)
 	sc.handler = poold_handle;
 	sc.ctx = &d;
 	sc.log = server_log;
-	ret = sm_server_start(&sc, &srv, err, sizeof(err));
+	ret = sm_server_start(&sc, &d.srv, err, sizeof(err));
 	if (ret) {
 		poold_log(LOG_ERR, "%s", err);
 		goto out_ops;
@@ -603,11 +619,17 @@ static int run(const struct args *a)
 	if (a->pid_file)
 		unlink(a->pid_file);
 out_srv:
-	sm_server_stop(srv);
+	/* The waiting replies go out first; later ones sync on their own. */
+	poold_commit_stop(commit);
+	sm_server_stop(d.srv);
 out_ops:
-	/* The relay stops after the server: no post reaches a freed relay. */
-	if (!ret)
-		poold_tick(&d, true);
+	/*
+	 * The relay stops after the server: no post reaches a freed relay.
+	 * A final compaction that fails (a broken journal) exits 1.
+	 */
+	if (!ret && poold_tick(&d, true))
+		ret = -EIO;
+	poold_commit_free(commit);
 	poold_release(&d);
 out_relay:
 	poold_relay_stop(relay);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The pool socket's operations.  Each checks its fields, takes the lock,
- * calls the pool (which makes a change durable before it returns), and
- * only then builds the reply: nothing is acknowledged that a restart
+ * calls the pool (which writes a change to the journal), and builds the
+ * reply, which waits until the journal is durable up to that point
+ * (group commit): nothing is acknowledged, or shown, that a restart
  * could lose.  Allocation loads are charged per directed link along the
  * client-GPU paths, both ways, taken back on release, and recomputed
  * after expiries, job ends and a new view.
@@ -753,6 +754,8 @@ static int op_job_start(struct poold *d, const struct sm_peer *p,
 	}
 	ret = pool_job_start(d->pool, job, hosts, n, d->now(NULL), msg,
 			     sizeof(msg));
+	if (!ret)
+		ret = pool_sync(d->pool, msg, sizeof(msg));
 	if (ret) {
 		ret = pool_error(e, ret, msg);
 		goto out_free;
@@ -778,6 +781,8 @@ static int op_job_end(struct poold *d, const struct sm_peer *p,
 	if ((ret = sm_get_string(req, "job", true, &job, e)))
 		return ret;
 	ret = pool_job_end(d->pool, job, d->now(NULL), msg, sizeof(msg));
+	if (!ret)
+		ret = pool_sync(d->pool, msg, sizeof(msg));
 	if (ret)
 		return pool_error(e, ret, msg);
 	d->changes++;
@@ -902,6 +907,31 @@ static const struct op ops[] = {
 	{ "topology.export", false, FIELDS("format"), op_export },
 };
 
+/*
+ * *reply goes once the journal is durable up to seq, the changes written
+ * when it was built: now when it already is, else through the commit
+ * thread, else after a sync here.
+ */
+static int hold(struct poold *d, const struct sm_peer *p, uint64_t seq,
+		json_object **reply)
+{
+	char err[512];
+
+	if (seq <= pool_durable(d->pool))
+		return 0;
+	if (d->commit && d->srv &&
+	    !poold_commit_queue(d->commit, d->srv, p->ticket, *reply)) {
+		*reply = NULL;
+		return SM_DEFERRED;
+	}
+	if (!pool_sync(d->pool, err, sizeof(err)))
+		return 0;
+	poold_log(LOG_ERR, "journal: %s", err);
+	json_object_put(*reply);
+	*reply = sm_reply_error(SM_ERR_INTERNAL, "journal: %s", err);
+	return *reply ? 0 : -ENOMEM;
+}
+
 int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
 		 json_object **reply)
 {
@@ -909,6 +939,7 @@ int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
 	const char *name = sm_proto_op(req);
 	const struct op *op = NULL;
 	struct sm_error e;
+	uint64_t seq;
 	size_t i;
 	int ret;
 
@@ -934,6 +965,7 @@ int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
 		return -ENOMEM;
 	pthread_mutex_lock(&d->lock);
 	ret = op->fn(d, p, req, *reply, &e);
+	seq = pool_seq(d->pool);
 	pthread_mutex_unlock(&d->lock);
 	if (ret == -ENOMEM) {
 		json_object_put(*reply);
@@ -941,9 +973,11 @@ int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
 		return ret;
 	}
 	if (ret) {
+		/* a refusal too reflects the state (a GPU held, an id gone) */
 		json_object_put(*reply);
 		*reply = sm_reply_from_error(&e);
-		return *reply ? 0 : -ENOMEM;
+		if (!*reply)
+			return -ENOMEM;
 	}
-	return 0;
+	return hold(d, p, seq, reply);
 }

@@ -16,6 +16,7 @@
 
 #include <json-c/json.h>
 
+#include "commit.h"
 #include "config.h"
 #include "place.h"
 #include "pool.h"
@@ -29,7 +30,9 @@
 /*
  * Borrows cfg, pool, view and relay (NULL: no relay), which must outlive
  * it; owns the rest.  now() is the clock (time() by default), replaced
- * by tests.
+ * by tests.  commit and srv, set by the caller before the server starts
+ * (NULL: none), are borrowed too: with both, a reply that must wait for
+ * the journal waits on the commit thread; without, the handler syncs.
  */
 struct poold {
 	const struct pool_config *cfg;
@@ -46,6 +49,8 @@ struct poold {
 	bool loads_stale;	/* allocation loads to recompute */
 	uint64_t changes;	/* acknowledged since the last compaction */
 	time_t (*now)(time_t *);
+	struct poold_commit *commit;
+	struct sm_server *srv;
 };
 
 /*
@@ -66,7 +71,12 @@ void poold_release(struct poold *d);
 int poold_swap_view(struct poold *d, struct pool_view *view,
 		    struct pool_view **old, char *err, size_t len);
 
-/* The sm_handler_fn of the pool socket; ctx is the struct poold. */
+/*
+ * The sm_handler_fn of the pool socket; ctx is the struct poold.  No
+ * reply is sent before the journal holds every change it may reflect:
+ * one built while changes were written but not yet durable is deferred
+ * (SM_DEFERRED) to the commit thread, reads included.
+ */
 int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
 		 json_object **reply);
 

@@ -39,6 +39,7 @@ struct pool {
 	 */
 	time_t clock;
 	struct pool_journal *j;
+	bool group;		/* records are synced by pool_sync() */
 	/* pool_alloc()'s scratch, kept: big enough to hold every free GPU */
 	struct cand *cand;
 	size_t cand_cap;
@@ -466,7 +467,9 @@ static int commit(struct pool *p, struct json_object *rec, char *err,
 
 	if (!rec)
 		return fail(err, len, -ENOMEM, "out of memory");
-	if (p->j)
+	if (p->j && p->group)
+		ret = pool_journal_write(p->j, rec, err, len);
+	else if (p->j)
 		ret = pool_journal_append(p->j, rec, err, len);
 	if (!ret) {
 		ret = apply(p, rec, err, len);
@@ -590,6 +593,26 @@ static struct json_object *state_json(const struct pool *p)
 out_put:
 	json_object_put(s);
 	return NULL;
+}
+
+void pool_group_commit(struct pool *p)
+{
+	p->group = true;
+}
+
+int pool_sync(struct pool *p, char *err, size_t len)
+{
+	return p->j ? pool_journal_sync(p->j, err, len) : 0;
+}
+
+uint64_t pool_seq(const struct pool *p)
+{
+	return p->j ? pool_journal_seq(p->j) : 0;
+}
+
+uint64_t pool_durable(const struct pool *p)
+{
+	return p->j ? pool_journal_durable(p->j) : 0;
 }
 
 int pool_compact(struct pool *p, char *err, size_t len)

@@ -2,7 +2,8 @@
 /*
  * The GPU pool: hosts and GPUs from the config, allocations with leases,
  * jobs.  Every change is a journal record, durable before the call
- * returns and applied by the same code on replay.
+ * returns (or, with group commit, after the next pool_sync()) and
+ * applied by the same code on replay.
  */
 #ifndef GPUAWARE_POOL_POOL_H
 #define GPUAWARE_POOL_POOL_H
@@ -81,6 +82,26 @@ void pool_free(struct pool *p);
  */
 int pool_open_state(struct pool *p, const char *dir, time_t now,
 		    char *err, size_t len);
+
+/*
+ * Group commit: from here on a change's record is written when its call
+ * returns but durable only after a pool_sync(), which makes every
+ * record written before it durable at once.  The state runs ahead of
+ * the journal meanwhile: the caller tells nobody anything the state
+ * says before pool_durable() reaches the pool_seq() of that moment.
+ */
+void pool_group_commit(struct pool *p);
+
+/*
+ * pool_sync() may run on another thread than the rest, beside them (it
+ * touches only the journal).  After a failure every later change and
+ * sync fails with -EIO (the journal is broken) and the state is ahead of
+ * any replay for good: the caller should stop.  Without a state
+ * directory it does nothing, and both counts are 0.
+ */
+int pool_sync(struct pool *p, char *err, size_t len);
+uint64_t pool_seq(const struct pool *p);	/* changes written */
+uint64_t pool_durable(const struct pool *p);	/* changes durable */
 
 /* Snapshot the state and empty the journal (pool_journal_compact). */
 int pool_compact(struct pool *p, char *err, size_t len);
