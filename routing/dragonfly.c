@@ -1292,15 +1292,18 @@ out:
 /* One routing with the ways round's last hops on VL top_vl. */
 static int route_once(const struct df_info *di, const struct rt_jobs *js,
 		      struct rt_tables *t, unsigned int top_vl,
-		      bool *around3, char *detail, size_t len)
+		      bool *around3, char *detail, size_t len,
+		      const char **use)
 {
 	struct eng e = { 0 };
 	uint32_t T, j;
 	int ret;
 
 	ret = setup(&e, di, t, top_vl);
-	if (!ret && js && js->njobs)
+	if (!ret && js && js->njobs) {
 		ret = plan(&e, js);
+		rt_jobplan_use(use, ret);
+	}
 	if (ret == -E2BIG)	/* too many jobs to plan for: none */
 		ret = 0;
 	for (T = 0; !ret && T < t->nsw; T++) {
@@ -1339,7 +1342,7 @@ static int route_once(const struct df_info *di, const struct rt_jobs *js,
  */
 int rt_dragonfly(const struct fabric *f, const struct df_info *di,
 		 const struct rt_jobs *jobs, struct rt_tables *t, char *detail,
-		 size_t len)
+		 size_t len, const char **use)
 {
 	bool around3;
 	int ret;
@@ -1348,10 +1351,10 @@ int rt_dragonfly(const struct fabric *f, const struct df_info *di,
 	*detail = 0;
 	if (!di->dragonfly)
 		return -ENOTSUP;
-	ret = route_once(di, jobs, t, 1, &around3, detail, len);
+	ret = route_once(di, jobs, t, 1, &around3, detail, len, use);
 	if (ret == -EDEADLK && around3) {
 		rt_tables_reset(t);
-		ret = route_once(di, jobs, t, 2, &around3, detail, len);
+		ret = route_once(di, jobs, t, 2, &around3, detail, len, use);
 	}
 	return ret == -EDEADLK ? -ELOOP : ret;
 }

@@ -21,12 +21,13 @@
  * own loads; without, the tables are those of no jobs.  On
  * success t->vl and t->own_vl hold the SL and VL tables (released with
  * t); detail says how many pairs go through a third group and why.
+ * *use (use may be NULL) as rt_torus() says it.
  * Returns 0, -ENOMEM, -ENOTSUP when a switch has no route to a LID with
  * at most two global hops, or -ELOOP when routes round failed local
  * cables close a credit loop (detail says which).
  */
 int rt_dragonfly(const struct fabric *f, const struct df_info *di,
 		 const struct rt_jobs *jobs, struct rt_tables *t, char *detail,
-		 size_t len);
+		 size_t len, const char **use);
 
 #endif

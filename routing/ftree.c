@@ -965,16 +965,22 @@ static int score(const struct rt_tables *t, const struct rt_jobs *jobs,
  * large for the pass's budget.
  */
 static int spread(const struct fabric *f, const struct ft_info *ft,
-		  const struct rt_jobs *jobs, struct rt_tables *t)
+		  const struct rt_jobs *jobs, struct rt_tables *t,
+		  const char **use)
 {
 	struct rt_jobpass_stats st;
 	uint64_t o1, s1, o2, s2;
 	struct rt_tables t2;
 	int ret;
 
+	*use = "job pass";
 	ret = route_tree(f, ft, NULL, jobs, t, &st);
-	if (ret || st.skipped)
-		return ret ? ret : route_tree(f, ft, jobs, NULL, t, NULL);
+	if (!ret && st.skipped) {
+		*use = "turned slots (tree too large for the job pass)";
+		return route_tree(f, ft, jobs, NULL, t, NULL);
+	}
+	if (ret)
+		return ret;
 	ret = rt_tables_init(&t2, f);
 	if (ret)
 		return ret;
@@ -984,20 +990,31 @@ static int spread(const struct fabric *f, const struct ft_info *ft,
 		ret = score(t, jobs, &o1, &s1);
 	if (!ret)
 		ret = score(&t2, jobs, &o2, &s2);
-	if (!ret && (!st.balanced || s1 >= s2 || o1 * 100 > o2 * 105))
+	if (!ret && (!st.balanced || s1 >= s2 || o1 * 100 > o2 * 105)) {
+		*use = !st.balanced ?
+		       "turned slots (the job pass unbalanced the fabric)" :
+		       "turned slots (the job pass gained less)";
 		memcpy(t->lft, t2.lft, (size_t)t->nsw * (t->top + 1));
+	}
 	rt_tables_release(&t2);
 	return ret;
 }
 
 int rt_fattree(const struct fabric *f, const struct ft_info *ft,
-	       const struct rt_jobs *jobs, struct rt_tables *t)
+	       const struct rt_jobs *jobs, struct rt_tables *t,
+	       const char **use)
 {
+	const char *u;
+
+	if (!use)
+		use = &u;
+	*use = "";
 	if (!ft->tree || !ft->nlevels)
 		return -EINVAL;
 	if (!jobs || !jobs->njobs)
 		return route_tree(f, ft, NULL, NULL, t, NULL);
+	*use = "isolated";
 	if (jobs->policy == RT_JOBS_ISOLATE)
 		return route_tree(f, ft, jobs, NULL, t, NULL);
-	return spread(f, ft, jobs, t);
+	return spread(f, ft, jobs, t, use);
 }

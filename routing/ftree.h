@@ -24,6 +24,8 @@
  * job's and idle hosts' down links only (no more shared links than
  * without jobs, a few percent less load).  The routes stay up*-down*
  * and the whole fabric within 10 % of its mean all-to-all link load.
+ * *use (use may be NULL) says how the jobs were used: "" without jobs,
+ * "job pass", "turned slots (...why)" or "isolated".
  * Returns 0, -E2BIG when parent groups outgrow the slot scheme, or
  * -ENOMEM.  CA-to-CA routes are deadlock-free on one VL: each climbs,
  * then descends.  Switch LIDs up/down cannot reach, and LIDs a switch
@@ -32,6 +34,7 @@
  * not covered by that guarantee.
  */
 int rt_fattree(const struct fabric *f, const struct ft_info *ft,
-	       const struct rt_jobs *jobs, struct rt_tables *t);
+	       const struct rt_jobs *jobs, struct rt_tables *t,
+	       const char **use);
 
 #endif

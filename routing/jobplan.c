@@ -92,6 +92,12 @@ void rt_jobplan_release(struct rt_jobplan *jp)
 	memset(jp, 0, sizeof(*jp));
 }
 
+void rt_jobplan_use(const char **use, int ret)
+{
+	if (use && (!ret || ret == -E2BIG))
+		*use = ret ? "none (too many jobs x ports)" : "planned";
+}
+
 uint32_t rt_jobplan_job(const struct rt_jobplan *jp, unsigned int lid)
 {
 	const struct rt_tables *t = jp->t;

@@ -53,6 +53,12 @@ int rt_jobplan_init(struct rt_jobplan *jp, const struct rt_tables *t,
 		    const struct rt_jobs *js);
 void rt_jobplan_release(struct rt_jobplan *jp);
 
+/*
+ * Say in *use (if use is not NULL) what plan's result ret means for the
+ * jobs: "planned" for 0, "none (too many jobs x ports)" for -E2BIG.
+ */
+void rt_jobplan_use(const char **use, int ret);
+
 /* The job whose own traffic goes to lid (a linked CA port's), or RT_JOB_NONE. */
 uint32_t rt_jobplan_job(const struct rt_jobplan *jp, unsigned int lid);
 

@@ -141,8 +141,10 @@ static int fattree(const struct fabric *f, const struct ft_info *ft,
 		   const struct rt_jobs *jobs, struct rt_tables *t,
 		   struct rt_summary *s, bool forced)
 {
-	int ret = rt_fattree(f, ft, jobs, t);
+	const char *use = "";
+	int ret = rt_fattree(f, ft, jobs, t, &use);
 
+	snprintf(s->jobs, sizeof(s->jobs), "%s", use);
 	return settle(f, t, s, ret, ret == -E2BIG ?
 		      "groups too large for fat-tree slots" : "", forced);
 }
@@ -152,8 +154,10 @@ static int torus(const struct fabric *f, const struct tor_info *ti,
 		 struct rt_summary *s, bool forced)
 {
 	char msg[200];
-	int ret = rt_torus(f, ti, jobs, t, msg, sizeof(msg));
+	const char *use = "";
+	int ret = rt_torus(f, ti, jobs, t, msg, sizeof(msg), &use);
 
+	snprintf(s->jobs, sizeof(s->jobs), "%s", use);
 	return settle(f, t, s, ret, msg, forced);
 }
 
@@ -162,8 +166,10 @@ static int dragonfly(const struct fabric *f, const struct df_info *di,
 		     struct rt_summary *s, bool forced)
 {
 	char msg[300];
-	int ret = rt_dragonfly(f, di, jobs, t, msg, sizeof(msg));
+	const char *use = "";
+	int ret = rt_dragonfly(f, di, jobs, t, msg, sizeof(msg), &use);
 
+	snprintf(s->jobs, sizeof(s->jobs), "%s", use);
 	return settle(f, t, s, ret, msg, forced);
 }
 
@@ -263,6 +269,8 @@ int rt_route(const struct fabric *f, enum rt_engine_id id,
 			ret = check(t, s);
 	}
 out:
+	if (jobs && jobs->njobs && !strcmp(s->engine, "updown"))
+		snprintf(s->jobs, sizeof(s->jobs), "none (up*/down* ignores them)");
 	s->nvl = t->vl && t->vl->nvl ? t->vl->nvl : 1;
 	df_info_release(&rc.di);
 	tor_info_release(&rc.ti);

@@ -1003,7 +1003,7 @@ out:
 
 int rt_torus(const struct fabric *f, const struct tor_info *ti,
 	     const struct rt_jobs *jobs, struct rt_tables *t, char *detail,
-	     size_t len)
+	     size_t len, const char **use)
 {
 	struct eng e = { 0 };
 	unsigned int cl;
@@ -1018,8 +1018,10 @@ int rt_torus(const struct fabric *f, const struct tor_info *ti,
 	if (ret == -ENOTSUP)
 		snprintf(detail, len, "more than %d rings need a dateline",
 			 MAX_DATELINES);
-	if (!ret && jobs && jobs->njobs)
+	if (!ret && jobs && jobs->njobs) {
 		ret = plan(&e, jobs);
+		rt_jobplan_use(use, ret);
+	}
 	if (ret == -E2BIG)	/* too many jobs to plan for: none */
 		ret = 0;
 	for (T = 0; !ret && T < t->nsw; T++)

@@ -20,11 +20,13 @@
  * are those of no jobs.  On success t->vl and t->own_vl hold the SL and
  * VL tables (released with t).  detail gets what a log line needs: VLs,
  * detoured pairs.
+ * *use (use may be NULL): "" without jobs, "planned", or "none (too
+ * many jobs x ports)" past RT_JOBPLAN_MAX.
  * Returns 0, -ENOMEM, -ENOTSUP (more than three rings that need a
  * dateline) or -ELOOP (the detours need more than four VLs).
  */
 int rt_torus(const struct fabric *f, const struct tor_info *ti,
 	     const struct rt_jobs *jobs, struct rt_tables *t, char *detail,
-	     size_t len);
+	     size_t len, const char **use);
 
 #endif

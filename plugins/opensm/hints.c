@@ -257,6 +257,8 @@ static int add_routing(json_object *r, const struct ga_hints_routing *x)
 				      json_object_new_double(x->ms));
 	ret = ret ? ret : add_u64(r, "vls", x->nvl);
 	ret = ret ? ret : add_u64(r, "jobs_routed", x->jobs);
+	ret = ret ? ret : sm_json_add(r, "job_routing",
+				      json_object_new_string(x->job_routing));
 	if (ret || !x->checked)
 		return ret ? ret : add_null(r, "quality");
 	q = json_object_new_object();

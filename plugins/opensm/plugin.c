@@ -328,6 +328,7 @@ static void note_routing(struct ga_ctx *c)
 	snprintf(d->engine, sizeof(d->engine), "%s", c->sum.engine);
 	d->nvl = c->sum.nvl;
 	d->jobs = c->have_jobs ? c->jobs.njobs : 0;
+	snprintf(d->job_routing, sizeof(d->job_routing), "%s", c->sum.jobs);
 	d->ms = (now() - c->t_start) * 1e3;
 	ga_hints_routed(c->hints, d);
 }

@@ -116,6 +116,7 @@ struct run {
 	struct vf_report vr;
 	struct vf_jobload jl;
 	uint64_t sum_max;	/* per-job max own loads, summed */
+	char use[64];		/* how the engine used the jobs */
 };
 
 /*
@@ -135,6 +136,8 @@ static void route_run(const struct fabric *f, enum rt_engine_id id,
 	CU_ASSERT_FATAL(!rt_route(f, id, route_js, &t, &s));
 	if (want)
 		CU_ASSERT_STRING_EQUAL(s.engine, want);
+	snprintf(r->use, sizeof(r->use), "%s", s.jobs);
+	CU_ASSERT_EQUAL(!route_js || !route_js->njobs, !*s.jobs);
 	CU_ASSERT_FATAL(!vf_check(&t, &o, &r->vr));
 	CU_ASSERT_FATAL(!vf_jobload(&t, js, &r->jl));
 	for (r->sum_max = 0, j = 0; j < r->jl.njobs; j++) {
@@ -187,12 +190,14 @@ static void test_no_jobs_same(void)
  * delivered, no credit loop, the whole fabric as balanced as without or
  * within 10 % of its mean link load;
  * the jobs' own loads (summed per-job maxima) at most bound[i] times
- * those without jobs, and shared links at most shared[i] times.
+ * those without jobs, and shared links at most shared[i] times; the
+ * engine says it used the jobs as use[i] (NULL: any way).  Returns how
+ * many mixes the job pass served.
  */
-static void mixes(enum rt_job_policy policy, const double *bound,
-		  const double *shared)
+static unsigned int mixes(enum rt_job_policy policy, const double *bound,
+			  const double *shared, const char *const *use)
 {
-	unsigned int i, seed;
+	unsigned int i, seed, passes = 0;
 
 	for (i = 0; i < NFABRICS; i++) {
 		struct fabric *f = fabric(i);
@@ -213,6 +218,9 @@ static void mixes(enum rt_job_policy policy, const double *bound,
 			CU_ASSERT(b.vr.cdg_checked && !b.vr.cdg_cycle);
 			CU_ASSERT(b.vr.efi_ratio <= a.vr.efi_ratio + 0.001 ||
 				  b.vr.efi_ratio <= 1.1);
+			if (use[i])
+				CU_ASSERT_STRING_EQUAL(b.use, use[i]);
+			passes += !strcmp(b.use, "job pass");
 			with += b.sum_max;
 			without += a.sum_max;
 			sh_with += b.jl.shared;
@@ -226,6 +234,7 @@ static void mixes(enum rt_job_policy policy, const double *bound,
 		CU_ASSERT(sh_with <= shared[i] * sh_without);
 		fab_free(f);
 	}
+	return passes;
 }
 
 /* Lower own loads, more shared links: the trade-off ftree.h describes. */
@@ -235,8 +244,17 @@ static void test_spread(void)
 	static const double bound[NFABRICS] = { 0.76, 0.71, 0.70, 0.59, 0.77 };
 	/* measured 2.098, 2.019, 0.848, 1.231, 1.194 */
 	static const double shared[NFABRICS] = { 2.2, 2.1, 1.2, 1.3, 1.25 };
+	/* small trees: one route is too large a step for the pass's cap */
+	static const char *const use[NFABRICS] = {
+		"turned slots (the job pass unbalanced the fabric)",
+		"turned slots (the job pass unbalanced the fabric)",
+		NULL,
+		"turned slots (the job pass gained less)",
+		"turned slots (the job pass unbalanced the fabric)",
+	};
 
-	mixes(RT_JOBS_SPREAD, bound, shared);
+	/* the pass serves two of the third tree's three mixes */
+	CU_ASSERT_EQUAL(mixes(RT_JOBS_SPREAD, bound, shared, use), 2);
 }
 
 /*
@@ -251,8 +269,11 @@ static void test_isolate(void)
 	static const double bound[NFABRICS] = { 1.0, 1.02, 0.97, 0.88, 1.06 };
 	/* measured 1.052, 1.006, 1.013, 1.173, 1.066 */
 	static const double shared[NFABRICS] = { 1.1, 1.05, 1.05, 1.22, 1.1 };
+	static const char *const use[NFABRICS] = {
+		"isolated", "isolated", "isolated", "isolated", "isolated"
+	};
 
-	mixes(RT_JOBS_ISOLATE, bound, shared);
+	CU_ASSERT_EQUAL(mixes(RT_JOBS_ISOLATE, bound, shared, use), 0);
 }
 
 static struct rt_job_spec spec(const char *id, unsigned int weight,
@@ -613,6 +634,7 @@ static void test_vl_engines(void)
 			CU_ASSERT_EQUAL(y.vr.pairs, x.vr.pairs);
 			CU_ASSERT(y.vr.cdg_checked && !y.vr.cdg_cycle);
 			CU_ASSERT(y.vr.nvl <= x.vr.nvl);
+			CU_ASSERT_STRING_EQUAL(y.use, "planned");
 			for (j = 0; j < js.njobs; j++)
 				CU_ASSERT(y.jl.max[j] <= x.jl.max[j]);
 			with += y.sum_max;
@@ -760,6 +782,11 @@ static void test_pass_budget(void)
 	CU_ASSERT(st.skipped);
 	CU_ASSERT(!memcmp(copy, t.lft, n));
 	free(copy);
+	rt_tables_release(&t);
+	/* and the fat-tree engine turns the slots instead */
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, &js, &t, &s));
+	CU_ASSERT_STRING_EQUAL(s.jobs,
+			       "turned slots (tree too large for the job pass)");
 	rt_tables_release(&t);
 	rt_jobs_release(&js);
 	mix_free(&m);

@@ -178,7 +178,7 @@ static void test_down_up_pairs(void)
 	CU_ASSERT_FATAL(!rt_tables_init(&t, f));
 	rt_tables_set_local(&t);
 	CU_ASSERT_FATAL(!ft_recognise(f, &ft) && ft.tree);
-	CU_ASSERT_FATAL(!rt_fattree(f, &ft, NULL, &t));
+	CU_ASSERT_FATAL(!rt_fattree(f, &ft, NULL, &t, NULL));
 	CU_ASSERT_EQUAL(rt_lft(&t, t.node_sw[l0])[fab_port(f, h1, 1)->lid],
 			RT_NO_PATH);
 	CU_ASSERT_FATAL(!vf_check(&t, NULL, &r));

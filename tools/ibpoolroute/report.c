@@ -158,8 +158,10 @@ static void text_jobs(FILE *out, const struct pr_result *r)
 	char key[64];
 	unsigned int j;
 
-	if (r->jobs_routed)
+	if (r->jobs_routed) {
 		line(out, "job policy", "%s", rt_job_policy_name(js->policy));
+		line(out, "job routing", "%s", r->route->jobs);
+	}
 	for (j = 0; j < js->njobs; j++) {
 		snprintf(key, sizeof(key), "job %s", js->job[j].id);
 		line(out, key, "%u hosts (%u CA ports), weight %u, max own link load %" PRIu64 " (no routing below %" PRIu64 ")",
@@ -400,9 +402,12 @@ static json_object *jobject(const struct pr_result *r)
 	ADD("efi_level_ratio", jdouble(vr->efi_class_ratio, 3));
 	if (r->jobs) {
 		ADD("jobs", jjobs(r));
-		if (r->jobs_routed)
+		if (r->jobs_routed) {
 			ADD("job_policy", json_object_new_string(
 				rt_job_policy_name(r->jobs->policy)));
+			ADD("job_routing",
+			    json_object_new_string(r->route->jobs));
+		}
 		ADD("job_links", json_object_new_uint64(r->jl->used));
 		ADD("shared_links", json_object_new_uint64(r->jl->shared));
 	}

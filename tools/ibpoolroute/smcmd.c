@@ -230,6 +230,7 @@ int pr_hints(const struct pr_opts *o, char *err, size_t len)
 static void print_state(json_object *r)
 {
 	json_object *rg, *q;
+	const char *jr;
 
 	json_object_object_get_ex(r, "routed_generation", &rg);
 	printf("job table    : generation %" PRIu64 ", %" PRIu64 " jobs%s\n",
@@ -242,8 +243,11 @@ static void print_state(json_object *r)
 		       "no gpuaware routing yet");
 		return;
 	}
-	printf("in switches  : generation %" PRIu64 " (%" PRIu64 " jobs routed)\n",
-	       u64(r, "routed_generation"), u64(r, "jobs_routed"));
+	jr = json_object_object_get(r, "job_routing") ?
+	     pr_str(r, "job_routing") : "";
+	printf("in switches  : generation %" PRIu64 " (%" PRIu64 " jobs routed%s%s)\n",
+	       u64(r, "routed_generation"), u64(r, "jobs_routed"),
+	       *jr ? ": " : "", jr);
 	printf("routing      : topology %s, engine %s, %" PRIu64 " VL%s, %.1f ms\n",
 	       pr_str(r, "topology"), pr_str(r, "engine"), u64(r, "vls"),
 	       u64(r, "vls") == 1 ? "" : "s",
