@@ -960,9 +960,10 @@ static int score(const struct rt_tables *t, const struct rt_jobs *jobs,
  * Spread jobs: the job pass over the routes without jobs, or the turned
  * slots (whose balance is d-mod-k's) where the pass cannot keep the
  * whole fabric balanced or does not share fewer links for loads within
- * 5 % of theirs: the pass wins on mid-sized trees, the slots on small
- * ones (a route is a large step there), on rail trees, and on trees too
- * large for the pass's budget.
+ * 5 % of theirs: the pass wins on trees of about a thousand hosts; the
+ * slots on a few hundred or fewer (a route's load is a large step there,
+ * and the last LIDs placed find the links into their leaves full), on
+ * rail trees, and on trees too large for the pass's budget.
  */
 static int spread(const struct fabric *f, const struct ft_info *ft,
 		  const struct rt_jobs *jobs, struct rt_tables *t,
