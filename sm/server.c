@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: MIT
-/* The poll() loop serving JSON lines on a Unix socket; peer checks; sm_call. */
+/*
+ * The poll() loop serving JSON lines on a Unix socket and optionally a
+ * TCP one; peer checks; TCP endpoints; sm_call.
+ */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <pwd.h>
@@ -22,6 +28,7 @@
 #define BACKLOG 64
 #define ACCEPT_PAUSE_MS 100	/* out of descriptors: retry accept later */
 #define CALL_MAX_REPLY (64u << 20)
+#define NFIXED 3		/* pollfds before the clients' */
 
 struct client {
 	int fd;
@@ -46,11 +53,13 @@ struct sm_server {
 	dev_t dev;
 	ino_t ino;
 	int lfd, efd;
+	int tfd;		/* the TCP socket, -1: none */
+	struct sockaddr_storage taddr;	/* its bound address */
 	int64_t accept_after;
 	pthread_t thread;
 	struct client *cl;	/* max_clients slots, the first ncl in use */
 	unsigned int ncl;
-	struct pollfd *pfd;	/* the event fd, the listener, the clients */
+	struct pollfd *pfd;	/* event fd, listeners (Unix, TCP), clients */
 	uint64_t tickets;	/* the last request's ticket */
 	/*
 	 * Guards stats, stop, and what sm_server_answer() reads: the
@@ -133,8 +142,11 @@ static void logf_client(struct sm_server *s, const struct client *c,
 
 	if (!s->cfg.log)
 		return;
-	n = snprintf(msg, sizeof(msg), "client pid %d uid %u: ",
-		     (int)c->peer.pid, (unsigned int)c->peer.uid);
+	if (c->peer.remote)
+		n = snprintf(msg, sizeof(msg), "client %s: ", c->peer.addr);
+	else
+		n = snprintf(msg, sizeof(msg), "client pid %d uid %u: ",
+			     (int)c->peer.pid, (unsigned int)c->peer.uid);
 	va_start(ap, fmt);
 	vsnprintf(msg + n, sizeof(msg) - n, fmt, ap);
 	va_end(ap);
@@ -368,35 +380,62 @@ static void expire(struct sm_server *s, unsigned int i, int64_t now)
 	drop(s, i);
 }
 
-static void accept_clients(struct sm_server *s, int64_t now)
+/*
+ * Who is at fd: SO_PEERCRED on the Unix socket; over TCP only the
+ * address a, no credentials and no write permission.
+ */
+static int identify(struct sm_server *s, struct sm_peer *p, int fd,
+		    const struct sockaddr_storage *a)
 {
-	struct client *c;
-	socklen_t sl;
 	struct ucred uc;
+	socklen_t sl = sizeof(uc);
+	int one = 1;
+
+	if (a) {
+		p->remote = true;
+		p->uid = SM_NO_UID;
+		p->gid = SM_NO_GROUP;
+		sm_tcp_name(a, p->addr, sizeof(p->addr));
+		/* one small reply per line: Nagle would only delay them */
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		return 0;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &sl))
+		return -1;
+	p->pid = uc.pid;
+	p->uid = uc.uid;
+	p->gid = uc.gid;
+	p->may_write = s->ncl < s->cfg.max_clients &&
+		sm_peer_may_write(p, s->cfg.group);
+	return 0;
+}
+
+static void accept_clients(struct sm_server *s, int lfd, bool tcp,
+			   int64_t now)
+{
+	struct sockaddr_storage a;
+	struct client *c;
+	socklen_t al;
 	int fd, n;
 
 	for (n = 0; n < BACKLOG; n++) {
-		fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		al = sizeof(a);
+		fd = accept4(lfd, (struct sockaddr *)&a, &al,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno == EMFILE || errno == ENFILE ||
 			    errno == ENOBUFS || errno == ENOMEM)
 				s->accept_after = now + ACCEPT_PAUSE_MS;
 			return;
 		}
-		sl = sizeof(uc);
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &sl)) {
-			close(fd);
-			continue;
-		}
 		c = &s->cl[s->ncl];
 		memset(c, 0, sizeof(*c));
 		c->fd = fd;
-		c->peer.pid = uc.pid;
-		c->peer.uid = uc.uid;
-		c->peer.gid = uc.gid;
 		c->last = now;
-		c->peer.may_write = s->ncl < s->cfg.max_clients &&
-			sm_peer_may_write(&c->peer, s->cfg.group);
+		if (identify(s, &c->peer, fd, tcp ? &a : NULL)) {
+			close(fd);
+			continue;
+		}
 		if (s->ncl == s->cfg.max_clients) {
 			count(s, &s->stats.busy);
 			refuse(s, c, SM_ERR_BUSY, "%u clients connected, try again",
@@ -554,10 +593,14 @@ static void *run(void *arg)
 			.fd = s->accept_after > now ? -1 : s->lfd,
 			.events = POLLIN
 		};
+		s->pfd[2] = (struct pollfd){
+			.fd = s->accept_after > now ? -1 : s->tfd,
+			.events = POLLIN
+		};
 		for (i = 0; i < s->ncl; i++) {
 			struct client *c = &s->cl[i];
 
-			s->pfd[i + 2] = (struct pollfd){
+			s->pfd[i + NFIXED] = (struct pollfd){
 				.fd = c->fd,
 				.events = (c->closing || c->eof || c->wait ?
 					   0 : POLLIN) |
@@ -565,7 +608,7 @@ static void *run(void *arg)
 			};
 		}
 		n = s->ncl;
-		if (poll(s->pfd, n + 2, poll_timeout(s, now)) < 0 &&
+		if (poll(s->pfd, n + NFIXED, poll_timeout(s, now)) < 0 &&
 		    errno != EINTR) {
 			log_poll_error(s);
 			break;
@@ -575,14 +618,17 @@ static void *run(void *arg)
 		now = now_ms();
 		/* backwards: drop() moves the last client into the hole */
 		for (i = n; i-- > 0;)
-			if (s->pfd[i + 2].revents)
-				serve_client(s, i, s->pfd[i + 2].revents, now);
+			if (s->pfd[i + NFIXED].revents)
+				serve_client(s, i, s->pfd[i + NFIXED].revents,
+					     now);
 		for (i = s->ncl; i-- > 0;)
 			expire(s, i, now);
 		if (s->pfd[0].revents)
 			deliver(s, now);
 		if (s->pfd[1].revents)
-			accept_clients(s, now);
+			accept_clients(s, s->lfd, false, now);
+		if (s->pfd[2].revents)
+			accept_clients(s, s->tfd, true, now);
 	}
 	return NULL;
 }
@@ -674,6 +720,126 @@ out_unlink:
 	return ret;
 }
 
+int sm_tcp_parse(const char *str, struct sockaddr_storage *a,
+		 socklen_t *alen)
+{
+	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)a;
+	struct sockaddr_in *v4 = (struct sockaddr_in *)a;
+	const char *port = strrchr(str, ':'), *host = str;
+	char buf[INET6_ADDRSTRLEN];
+	size_t n;
+	unsigned long v;
+	char *end;
+
+	memset(a, 0, sizeof(*a));
+	if (!port) {
+		port = str;
+		host = "127.0.0.1";
+		n = strlen(host);
+	} else {
+		n = port++ - str;
+	}
+	if (*host == '[') {
+		/* "[v6]:": the brackets must close right before the colon */
+		if (n < 2 || host[n - 1] != ']')
+			return -EINVAL;
+		host++;
+		n -= 2;
+	}
+	if (!n || n >= sizeof(buf) || *port < '0' || *port > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(port, &end, 10);
+	if (errno || *end || v > 65535)
+		return -EINVAL;
+	memcpy(buf, host, n);
+	buf[n] = '\0';
+	if (host == str + 1 && inet_pton(AF_INET6, buf, &v6->sin6_addr) == 1) {
+		v6->sin6_family = AF_INET6;
+		v6->sin6_port = htons(v);
+		*alen = sizeof(*v6);
+		return 0;
+	}
+	if (host != str + 1 && inet_pton(AF_INET, buf, &v4->sin_addr) == 1) {
+		v4->sin_family = AF_INET;
+		v4->sin_port = htons(v);
+		*alen = sizeof(*v4);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+bool sm_tcp_loopback(const struct sockaddr_storage *a)
+{
+	const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)a;
+	const struct sockaddr_in *v4 = (const struct sockaddr_in *)a;
+	const uint8_t *b = v6->sin6_addr.s6_addr;
+
+	if (a->ss_family == AF_INET)
+		return (ntohl(v4->sin_addr.s_addr) >> 24) == 127;
+	if (a->ss_family != AF_INET6)
+		return false;
+	return IN6_IS_ADDR_LOOPBACK(&v6->sin6_addr) ||
+	       (IN6_IS_ADDR_V4MAPPED(&v6->sin6_addr) && b[12] == 127);
+}
+
+void sm_tcp_name(const struct sockaddr_storage *a, char *buf, size_t len)
+{
+	const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)a;
+	const struct sockaddr_in *v4 = (const struct sockaddr_in *)a;
+	char h[INET6_ADDRSTRLEN] = "?";
+
+	if (a->ss_family == AF_INET6) {
+		inet_ntop(AF_INET6, &v6->sin6_addr, h, sizeof(h));
+		snprintf(buf, len, "[%s]:%u", h, ntohs(v6->sin6_port));
+	} else {
+		inet_ntop(AF_INET, &v4->sin_addr, h, sizeof(h));
+		snprintf(buf, len, "%s:%u", h, ntohs(v4->sin_port));
+	}
+}
+
+void sm_server_tcp_name(struct sm_server *s, char *buf, size_t len)
+{
+	if (s->tfd < 0)
+		snprintf(buf, len, "%s", "");
+	else
+		sm_tcp_name(&s->taddr, buf, len);
+}
+
+/*
+ * The TCP socket, SO_REUSEADDR so a restart does not wait out the last
+ * connections' TIME_WAIT; its bound address kept for port 0.
+ */
+static int listen_tcp(struct sm_server *s, const char *ep, char *err,
+		      size_t len)
+{
+	struct sockaddr_storage a;
+	socklen_t al;
+	char what[SM_ADDR_LEN + 8];
+	int one = 1;
+
+	snprintf(what, sizeof(what), "tcp %s", ep);
+	if (sm_tcp_parse(ep, &a, &al)) {
+		snprintf(err, len, "%s: not [ADDR:]PORT with a numeric address and a port in 0..65535",
+			 what);
+		return -EINVAL;
+	}
+	s->tfd = socket(a.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
+			SOCK_CLOEXEC, 0);
+	if (s->tfd < 0)
+		return sys_err(err, len, what, "socket");
+	if (setsockopt(s->tfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)))
+		return sys_err(err, len, what, "SO_REUSEADDR");
+	if (bind(s->tfd, (struct sockaddr *)&a, al))
+		return sys_err(err, len, what, "bind");
+	al = sizeof(s->taddr);
+	if (getsockname(s->tfd, (struct sockaddr *)&s->taddr, &al))
+		return sys_err(err, len, what, "getsockname");
+	if (listen(s->tfd, BACKLOG))
+		return sys_err(err, len, what, "listen");
+	return 0;
+}
+
 /* Unlink the socket only if it is still the one this server made. */
 static void remove_socket(struct sm_server *s)
 {
@@ -689,6 +855,8 @@ static void server_free(struct sm_server *s)
 		drop(s, s->ncl - 1);
 	if (s->lfd >= 0)
 		close(s->lfd);
+	if (s->tfd >= 0)
+		close(s->tfd);
 	if (s->efd >= 0)
 		close(s->efd);
 	pthread_mutex_destroy(&s->lock);
@@ -728,12 +896,12 @@ int sm_server_start(const struct sm_server_config *cfg,
 		goto out_nomem;
 	s->cfg = *cfg;
 	set_defaults(&s->cfg);
-	s->lfd = s->efd = -1;
+	s->lfd = s->efd = s->tfd = -1;
 	pthread_mutex_init(&s->lock, NULL);
 	s->path = strdup(cfg->path);
 	/* one slot more than the cap: the refused client's reply */
 	s->cl = calloc(s->cfg.max_clients + 1, sizeof(*s->cl));
-	s->pfd = calloc(s->cfg.max_clients + 2, sizeof(*s->pfd));
+	s->pfd = calloc(s->cfg.max_clients + NFIXED, sizeof(*s->pfd));
 	if (!s->path || !s->cl || !s->pfd)
 		goto out_nomem;
 	s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -741,6 +909,9 @@ int sm_server_start(const struct sm_server_config *cfg,
 		ret = sys_err(err, len, cfg->path, "eventfd");
 		goto out_free;
 	}
+	/* TCP first: its failure leaves no socket file behind */
+	if (cfg->tcp && (ret = listen_tcp(s, cfg->tcp, err, len)))
+		goto out_free;
 	ret = listen_socket(s, err, len);
 	if (ret)
 		goto out_free;
@@ -854,35 +1025,82 @@ static int recv_line(int fd, char **buf, size_t *n, int64_t end)
 	return 0;
 }
 
-int sm_call(const char *path, json_object *req, json_object **reply,
-	    int timeout_ms, char *err, size_t len)
+/* path's address: a Unix socket's, or after SM_TCP_PREFIX a TCP one. */
+static int call_addr(const char *path, struct sockaddr_storage *a,
+		     socklen_t *alen, char *err, size_t len)
 {
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	int64_t end = now_ms() + timeout_ms;
-	char *line, *buf = NULL;
-	struct sm_error e;
-	size_t n;
-	int fd, ret;
+	struct sockaddr_un *un = (struct sockaddr_un *)a;
+	size_t pl = strlen(SM_TCP_PREFIX);
 
-	if (strlen(path) >= sizeof(a.sun_path)) {
+	if (!strncmp(path, SM_TCP_PREFIX, pl)) {
+		if (!sm_tcp_parse(path + pl, a, alen))
+			return 0;
+		snprintf(err, len, "%s: not " SM_TCP_PREFIX "[ADDR:]PORT with a numeric address",
+			 path);
+		return -EINVAL;
+	}
+	if (strlen(path) >= sizeof(un->sun_path)) {
 		snprintf(err, len, "%s: socket path too long", path);
 		return -ENAMETOOLONG;
 	}
-	strcpy(a.sun_path, path);
+	memset(un, 0, sizeof(*un));
+	un->sun_family = AF_UNIX;
+	strcpy(un->sun_path, path);
+	*alen = sizeof(*un);
+	return 0;
+}
+
+/* Connect fd to a by the deadline; TCP's connect completes later. */
+static int dial(int fd, const struct sockaddr_storage *a, socklen_t alen,
+		int64_t end)
+{
+	socklen_t sl = sizeof(int);
+	int ret, e = 0;
+
+	if (!connect(fd, (const struct sockaddr *)a, alen))
+		return 0;
+	if (errno != EINPROGRESS)
+		return -errno;
+	ret = wait_fd(fd, POLLOUT, end);
+	if (ret)
+		return ret;
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &sl))
+		return -errno;
+	return -e;
+}
+
+int sm_call(const char *path, json_object *req, json_object **reply,
+	    int timeout_ms, char *err, size_t len)
+{
+	int64_t end = now_ms() + timeout_ms;
+	struct sockaddr_storage a;
+	char *line, *buf = NULL;
+	struct sm_error e;
+	socklen_t alen;
+	size_t n;
+	int fd, ret;
+
+	ret = call_addr(path, &a, &alen, err, len);
+	if (ret)
+		return ret;
 	line = sm_proto_line(req, &n);
 	if (!line) {
 		snprintf(err, len, "%s: out of memory", path);
 		return -ENOMEM;
 	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = socket(a.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		ret = sys_err(err, len, path, "socket");
 		goto out_free;
 	}
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a))) {
-		ret = sys_err(err, len, path, "connect");
+	ret = dial(fd, &a, alen, end);
+	if (ret == -ETIMEDOUT)
+		snprintf(err, len, "%s: connect: no answer within %d ms", path,
+			 timeout_ms);
+	else if (ret)
+		snprintf(err, len, "%s: connect: %s", path, strerror(-ret));
+	if (ret)
 		goto out_close;
-	}
 	ret = send_line(fd, line, n, end);
 	if (!ret)
 		ret = recv_line(fd, &buf, &n, end);

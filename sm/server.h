@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The Unix-socket server of the JSON-lines protocol, on its own thread,
- * that no client can stall, and the one-call client (sm_call) the CLI and
- * the daemon use.  Who may change state is decided from SO_PEERCRED.
+ * that no client can stall, optionally on a TCP socket too, and the
+ * one-call client (sm_call) the CLI and the daemon use.  Who may change
+ * state is decided from SO_PEERCRED; TCP peers have no credentials.
  */
 #ifndef GPUAWARE_SERVER_H
 #define GPUAWARE_SERVER_H
@@ -10,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "proto.h"
@@ -20,17 +22,25 @@
 #define SM_LINE_MS_DEFAULT 5000
 #define SM_IDLE_MS_DEFAULT 60000
 #define SM_NO_GROUP ((gid_t)-1)
+#define SM_NO_UID ((uid_t)-1)
+#define SM_TCP_PREFIX "tcp:"	/* sm_call's path for a TCP endpoint */
+#define SM_ADDR_LEN 64		/* "[v6 address]:port" and its '\0' */
 
 /*
  * The connecting process's credentials, as the kernel saw them at
  * connect, and sm_peer_may_write() for the server's group, decided once
- * per connection; and the ticket of the request being handled.
+ * per connection; and the ticket of the request being handled.  A TCP
+ * peer is remote: no credentials (pid 0, uid SM_NO_UID, gid SM_NO_GROUP,
+ * may_write false), only its address; what it may do is the handler's
+ * call.
  */
 struct sm_peer {
 	pid_t pid;
 	uid_t uid;
 	gid_t gid;
 	bool may_write;
+	bool remote;		/* came over TCP */
+	char addr[SM_ADDR_LEN];	/* remote: "ADDR:PORT", else "" */
 	uint64_t ticket;	/* this request's, for SM_DEFERRED; never 0 */
 };
 
@@ -54,7 +64,9 @@ bool sm_peer_may_write(const struct sm_peer *p, gid_t gid);
  * any thread, even before the handler returns.  Until then the server
  * reads nothing more from that client (lines it already sent wait in
  * its buffer), so replies keep the order of the requests, and the
- * client's idle and line deadlines do not run.
+ * client's idle and line deadlines do not run.  A Unix client gone
+ * meanwhile frees its slot at once; a TCP one when the reply is sent
+ * (its FIN may be a half-close that still wants the reply).
  */
 typedef int (*sm_handler_fn)(void *ctx, const struct sm_peer *p,
 			     json_object *req, json_object **reply);
@@ -67,6 +79,7 @@ typedef int (*sm_handler_fn)(void *ctx, const struct sm_peer *p,
  */
 struct sm_server_config {
 	const char *path;	/* socket path, copied */
+	const char *tcp;	/* "[ADDR:]PORT" to listen on too, NULL: not */
 	gid_t group;		/* socket's group, SM_NO_GROUP: leave it */
 	size_t max_line;	/* request bytes, '\n' excluded */
 	size_t max_out;		/* unsent reply bytes a client may hold */
@@ -95,7 +108,9 @@ struct sm_server;
 /*
  * Create the socket (mode SM_SOCKET_MODE whatever the umask, group
  * cfg->group; a stale socket file nobody listens on is replaced, anything
- * else at path is an error) and start the server thread.  Returns 0 with
+ * else at path is an error), the TCP one when cfg->tcp is set (port 0:
+ * one the kernel picks, see sm_server_tcp_name()), and start the server
+ * thread.  Both sockets share the limits (max_clients counts both).  Returns 0 with
  * *out set, or a negative errno with err saying what failed.  *out is set
  * before the thread starts, so a handler may read the server from it.
  */
@@ -120,12 +135,30 @@ void sm_server_answer(struct sm_server *s, uint64_t ticket,
 
 void sm_server_stats(struct sm_server *s, struct sm_server_stats *st);
 
+/* The TCP socket's bound "ADDR:PORT" into buf, "" without one. */
+void sm_server_tcp_name(struct sm_server *s, char *buf, size_t len);
+
 /*
- * Client side: connect to path, send req as one line, read one reply
- * line, all within timeout_ms.  Returns 0 with *reply a new object the
+ * A TCP endpoint "[ADDR:]PORT": ADDR a numeric IPv4 address or a
+ * bracketed IPv6 one ("[::1]"), 127.0.0.1 when left out; PORT 0..65535.
+ * Returns 0 with *a and *alen set, or -EINVAL.
+ */
+int sm_tcp_parse(const char *s, struct sockaddr_storage *a, socklen_t *alen);
+
+/* Whether a reaches this host only (127.0.0.0/8, ::1, mapped 127/8). */
+bool sm_tcp_loopback(const struct sockaddr_storage *a);
+
+/* a as "ADDR:PORT" ("[ADDR]:PORT" for IPv6) into buf. */
+void sm_tcp_name(const struct sockaddr_storage *a, char *buf, size_t len);
+
+/*
+ * Client side: connect to path (SM_TCP_PREFIX "[ADDR:]PORT": that TCP
+ * endpoint), send req as one line, read one reply line, all within
+ * timeout_ms.  Returns 0 with *reply a new object the
  * caller puts (ok or error reply alike), or a negative errno with err
  * filled: -ENOENT/-ECONNREFUSED (no server), -ETIMEDOUT, -ECONNRESET (closed
- * without a reply), -EPROTO (the reply is not a reply line).
+ * without a reply), -EPROTO (the reply is not a reply line), -EINVAL (a
+ * bad TCP endpoint).
  */
 int sm_call(const char *path, json_object *req, json_object **reply,
 	    int timeout_ms, char *err, size_t len);

@@ -82,20 +82,6 @@ expect() {
 	if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "want '$2', got '$3'"; fi
 }
 
-# refused NAME CODE CMD...: ibpoolroute exits 1 with that error code.
-refused() {
-	name=$1
-	code=$2
-	shift 2
-	st=0
-	"$@" > "$w/out" 2> "$w/err" || st=$?
-	if [ $st -eq 1 ] && grep -q "^ibpoolroute: $code: " "$w/err"; then
-		ok "$name"
-	else
-		bad "$name" "exit $st: $(cat "$w/err" "$w/out")"
-	fi
-}
-
 # The fake plugin: answers hints.set (generation + 1; with an owner
 # only that owner's jobs replaced, the others kept, a kept job "direct"
 # on node0032 standing for a Slurm hook's) and hints.get, one request per

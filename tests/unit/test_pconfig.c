@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* ibpoold config: a full file, defaults, and every refusal with FILE:LINE. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,7 @@ static void test_full(void)
 		   "socket_mode = 0666\n"
 		   "group = root\n"
 		   "lease_default_s = 600\n"
+		   "tcp = 0.0.0.0:7070\n"
 		   "\n"
 		   "[host GPU01]\n"
 		   "gpus = 8\n"
@@ -60,6 +62,8 @@ static void test_full(void)
 	CU_ASSERT_EQUAL(c.lease_default_s, 600);
 	CU_ASSERT_STRING_EQUAL(c.group, "root");
 	CU_ASSERT_EQUAL(c.gid, 0);
+	CU_ASSERT_STRING_EQUAL(c.tcp, "0.0.0.0:7070");
+	CU_ASSERT(!c.tcp_loopback);
 	CU_ASSERT_EQUAL_FATAL(c.nhosts, 2);
 	/* iniparser lower-cases section names */
 	CU_ASSERT_STRING_EQUAL(c.hosts[0].name, "gpu01");
@@ -98,6 +102,8 @@ static void test_defaults(void)
 	CU_ASSERT_EQUAL(c.socket_mode, 0660);
 	CU_ASSERT_EQUAL(c.lease_default_s, POOL_CFG_LEASE_S);
 	CU_ASSERT_PTR_NULL(c.group);
+	/* no TCP unless asked for */
+	CU_ASSERT_PTR_NULL(c.tcp);
 	pool_config_release(&c);
 	unlink(path);
 }
@@ -180,6 +186,45 @@ static void test_refusals(void)
 		"4: [host a] gpus: repeated (first at line 2)");
 }
 
+/* tcp = v loads, and reaches this host only or not. */
+static void tcp_loads(const char *v, bool loopback)
+{
+	struct pool_config c;
+	char err[512] = "", text[256];
+
+	snprintf(text, sizeof(text),
+		 "[pool]\ntcp = %s\n" HOST, v);
+	write_conf(text);
+	CU_ASSERT_EQUAL_FATAL(pool_config_load(path, &c, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(c.tcp, v);
+	CU_ASSERT_EQUAL(c.tcp_loopback, loopback);
+	pool_config_release(&c);
+	unlink(path);
+}
+
+static void test_tcp(void)
+{
+	static const char *const bad[] = {
+		"localhost:7070", "65536", "::1:7070", "", "[::1]", "1.2.3.4:",
+	};
+	char text[256], want[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "[pool]\nsocket = /x\ntcp = %s\n"
+			 HOST, bad[i]);
+		snprintf(want, sizeof(want), "3: [pool] tcp: '%s' is not [ADDR:]PORT (ADDR numeric IPv4 or [IPv6], 127.0.0.1 when left out; PORT 0..65535)",
+			 bad[i]);
+		refused(text, -EINVAL, want);
+	}
+	tcp_loads("7070", true);
+	tcp_loads("0", true);
+	tcp_loads("127.0.0.1:7070", true);
+	tcp_loads("[::1]:7070", true);
+	tcp_loads("10.0.0.5:7070", false);
+	tcp_loads("[::]:7070", false);
+}
+
 static void test_unreadable(void)
 {
 	struct pool_config c;
@@ -198,4 +243,5 @@ TU_SUITE(pool_config,
 	 { "full file", test_full },
 	 { "defaults", test_defaults },
 	 { "refusals", test_refusals },
+	 { "tcp", test_tcp },
 	 { "unreadable", test_unreadable })

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* Socket server tests over a real socket: framing, limits, deadlines, peers, sm_call. */
+/*
+ * Socket server tests over real sockets, Unix and TCP: framing, limits,
+ * deadlines, peers, endpoints, sm_call.
+ */
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <grp.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <pwd.h>
@@ -150,6 +155,8 @@ static int handler(void *ctx, const struct sm_peer *p, json_object *req,
 	sm_json_add(*reply, "uid", json_object_new_int64(p->uid));
 	sm_json_add(*reply, "pid", json_object_new_int64(p->pid));
 	sm_json_add(*reply, "may_write", json_object_new_boolean(p->may_write));
+	sm_json_add(*reply, "remote", json_object_new_boolean(p->remote));
+	sm_json_add(*reply, "addr", json_object_new_string(p->addr));
 	if (json_object_object_get_ex(req, "n", &v))
 		sm_json_add(*reply, "n", json_object_get(v));
 	if (json_object_object_get_ex(req, "pad", &v))
@@ -197,6 +204,28 @@ static int connect_to(const char *path)
 	strcpy(a.sun_path, path);
 	CU_ASSERT_FATAL(connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0);
 	return fd;
+}
+
+/* A connection to "tcp:ADDR:PORT" (SM_TCP_PREFIX). */
+static int connect_tcp(const char *tcp)
+{
+	struct sockaddr_storage a;
+	socklen_t al;
+	int fd;
+
+	CU_ASSERT_FATAL(sm_tcp_parse(tcp + strlen(SM_TCP_PREFIX), &a,
+				     &al) == 0);
+	fd = socket(a.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(connect(fd, (struct sockaddr *)&a, al) == 0);
+	return fd;
+}
+
+/* A connection to the Unix socket path or to SM_TCP_PREFIX "ADDR:PORT". */
+static int connect_any(const char *where)
+{
+	return strncmp(where, SM_TCP_PREFIX, strlen(SM_TCP_PREFIX)) ?
+	       connect_to(where) : connect_tcp(where);
 }
 
 static void send_str(int fd, const char *s)
@@ -357,11 +386,26 @@ static void test_sequence_and_pipeline(void)
 	stop(&f);
 }
 
+/* A blank line of n bytes: too_long, then the server closes fd. */
+static void expect_too_long(int fd, size_t n)
+{
+	char *line = malloc(n + 2);
+
+	CU_ASSERT_FATAL(line != NULL);
+	memset(line, ' ', n);
+	strcpy(line + n, "\n");
+	send_str(fd, line);
+	free(line);
+	expect_reply(fd, "too_long");
+	expect_closed(fd, 2000);
+	close(fd);
+}
+
 static void test_too_long(void)
 {
 	struct sm_server_config cfg = { .max_line = 1024 };
 	struct sm_server_stats st;
-	char line[2100];
+	char line[1100];
 	struct fixture f;
 	int fd;
 
@@ -373,13 +417,8 @@ static void test_too_long(void)
 	strcpy(line + 1024, "\n");
 	send_str(fd, line);
 	expect_reply(fd, "ok");
-	/* one more byte is not: too_long, then the server closes */
-	memset(line, ' ', 2000);
-	strcpy(line + 2000, "\n");
-	send_str(fd, line);
-	expect_reply(fd, "too_long");
-	expect_closed(fd, 2000);
-	close(fd);
+	/* one more byte is not */
+	expect_too_long(fd, 1025);
 	sm_server_stats(f.srv, &st);
 	CU_ASSERT_EQUAL(st.too_long, 1);
 	stop(&f);
@@ -756,31 +795,40 @@ static void expect_ns(int fd, const int *want, int k)
 	}
 }
 
+/*
+ * Pipelined on fd: two echoes wait unread behind a deferred request
+ * while other is served; the answer, from this thread, not the
+ * server's, lets all three replies go, in order.
+ */
+static void deferred_pipeline(struct fixture *f, int fd, int other)
+{
+	static const int want[] = { 1, 2, 3 };
+	char line[256];
+
+	send_str(fd, "{\"op\":\"later\",\"n\":1}\n{\"op\":\"echo\",\"n\":2}\n"
+		 "{\"op\":\"echo\",\"n\":3}\n");
+	later_ticket(0);
+	send_str(other, "{\"op\":\"echo\"}\n");
+	expect_reply(other, "ok");
+	CU_ASSERT_EQUAL(read_line(fd, line, sizeof(line), 100), -2);
+	CU_ASSERT_EQUAL(later_calls(), 2);
+	sm_server_answer(f->srv, later_ticket(0), reply_n(1));
+	expect_ns(fd, want, 3);
+	CU_ASSERT_EQUAL(later_calls(), 4);
+}
+
 static void test_deferred_order(void)
 {
-	static const int first[] = { 1, 2, 3 }, second[] = { 4, 5 };
+	static const int second[] = { 4, 5 };
 	struct sm_server_config cfg = { 0 };
 	struct sm_server_stats st;
 	struct fixture f;
-	char line[256];
 	int fd, other;
 
 	start(&f, &cfg);
 	fd = connect_to(f.path);
 	other = connect_to(f.path);
-	/* pipelined: the echoes wait unread behind the deferred request */
-	send_str(fd, "{\"op\":\"later\",\"n\":1}\n{\"op\":\"echo\",\"n\":2}\n"
-		 "{\"op\":\"echo\",\"n\":3}\n");
-	later_ticket(0);
-	/* another client is served meanwhile */
-	send_str(other, "{\"op\":\"echo\"}\n");
-	expect_reply(other, "ok");
-	CU_ASSERT_EQUAL(read_line(fd, line, sizeof(line), 100), -2);
-	CU_ASSERT_EQUAL(later_calls(), 2);
-	/* from this thread, not the server's */
-	sm_server_answer(f.srv, later_ticket(0), reply_n(1));
-	expect_ns(fd, first, 3);
-	CU_ASSERT_EQUAL(later_calls(), 4);
+	deferred_pipeline(&f, fd, other);
 	/* an answer posted before the handler returned */
 	send_str(fd, "{\"op\":\"early\",\"n\":4}\n{\"op\":\"echo\",\"n\":5}\n");
 	expect_ns(fd, second, 2);
@@ -798,14 +846,14 @@ static void test_deferred_order(void)
 	stop(&f);
 }
 
-/* Connect until the single slot is free again (busy before). */
+/* Connect until a slot is free again (busy before). */
 static int connect_when_free(const char *path)
 {
 	char line[256], c[32];
 	int fd, i;
 
 	for (i = 0; i < 200; i++) {
-		fd = connect_to(path);
+		fd = connect_any(path);
 		send_str(fd, "{\"op\":\"echo\",\"n\":0}\n");
 		CU_ASSERT_FATAL(read_line(fd, line, sizeof(line), 2000) > 0);
 		if (!strcmp(code_of(line, c, sizeof(c)), "ok"))
@@ -897,6 +945,294 @@ static void test_deferred_stop(void)
 	close(ans);
 }
 
+/* sm_tcp_parse(s) as sm_tcp_name() prints it, or "EINVAL". */
+static const char *parsed(const char *s, char *buf, size_t len)
+{
+	struct sockaddr_storage a;
+	socklen_t al;
+
+	if (sm_tcp_parse(s, &a, &al))
+		snprintf(buf, len, "EINVAL");
+	else
+		sm_tcp_name(&a, buf, len);
+	return buf;
+}
+
+static bool loopback(const char *s)
+{
+	struct sockaddr_storage a;
+	socklen_t al;
+
+	CU_ASSERT_FATAL(sm_tcp_parse(s, &a, &al) == 0);
+	return sm_tcp_loopback(&a);
+}
+
+static void test_tcp_parse(void)
+{
+	static const char *const bad[] = {
+		"", ":", ":80", "1.2.3.4:", "1.2.3.4:65536", "1.2.3.4:-1",
+		"1.2.3.4:+1", "1.2.3.4: 1", "1.2.3.4:1x", "localhost:80",
+		"1.2.3:80", "::1:80", "[::1]", "[::1]80", "[::1:80",
+		"[1.2.3.4]:80", "[]:80", "abc", "99999999999999999999",
+	};
+	char b[SM_ADDR_LEN];
+	size_t i;
+
+	CU_ASSERT_STRING_EQUAL(parsed("5000", b, sizeof(b)), "127.0.0.1:5000");
+	CU_ASSERT_STRING_EQUAL(parsed("0", b, sizeof(b)), "127.0.0.1:0");
+	CU_ASSERT_STRING_EQUAL(parsed("10.1.2.3:65535", b, sizeof(b)),
+			       "10.1.2.3:65535");
+	CU_ASSERT_STRING_EQUAL(parsed("[::1]:7", b, sizeof(b)), "[::1]:7");
+	CU_ASSERT_STRING_EQUAL(parsed("[FE80::1:2]:7", b, sizeof(b)),
+			       "[fe80::1:2]:7");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (strcmp(parsed(bad[i], b, sizeof(b)), "EINVAL"))
+			CU_FAIL_FATAL(bad[i]);
+	CU_ASSERT(loopback("80"));
+	CU_ASSERT(loopback("127.9.9.9:80"));
+	CU_ASSERT(loopback("[::1]:80"));
+	CU_ASSERT(loopback("[::ffff:127.0.0.2]:80"));
+	CU_ASSERT(!loopback("0.0.0.0:80"));
+	CU_ASSERT(!loopback("128.0.0.1:80"));
+	CU_ASSERT(!loopback("[::]:80"));
+	CU_ASSERT(!loopback("[::ffff:10.0.0.1]:80"));
+}
+
+/* Start f with a TCP socket on ep too; its "tcp:ADDR:PORT" in tcp. */
+static void start_tcp(struct fixture *f, struct sm_server_config *cfg,
+		      const char *ep, char *tcp, size_t len)
+{
+	char name[SM_ADDR_LEN];
+
+	cfg->tcp = ep;
+	start(f, cfg);
+	sm_server_tcp_name(f->srv, name, sizeof(name));
+	CU_ASSERT_FATAL(strncmp(name, "127.0.0.1:", 10) == 0 ||
+			strncmp(name, "[::1]:", 6) == 0);
+	/* port 0 asked the kernel for one */
+	CU_ASSERT_FATAL(strcmp(strrchr(name, ':'), ":0") != 0);
+	snprintf(tcp, len, SM_TCP_PREFIX "%s", name);
+}
+
+/* Over TCP: the same protocol, no credentials, the address instead. */
+static void test_tcp_peer(void)
+{
+	struct sm_server_config cfg = { 0 };
+	char tcp[SM_ADDR_LEN + 8];
+	const char *addr;
+	struct fixture f;
+	json_object *r;
+	int ret, fd;
+
+	start_tcp(&f, &cfg, "0", tcp, sizeof(tcp));
+	r = call(tcp, "{\"op\":\"echo\",\"n\":3}", &ret);
+	CU_ASSERT_EQUAL_FATAL(ret, 0);
+	CU_ASSERT_EQUAL(json_object_get_int(json_object_object_get(r, "n")), 3);
+	CU_ASSERT(json_object_get_boolean(json_object_object_get(r, "remote")));
+	CU_ASSERT(!json_object_get_boolean(json_object_object_get(r,
+								  "may_write")));
+	CU_ASSERT_EQUAL(json_object_get_int64(json_object_object_get(r, "uid")),
+			(int64_t)SM_NO_UID);
+	CU_ASSERT_EQUAL(json_object_get_int64(json_object_object_get(r, "pid")),
+			0);
+	addr = json_object_get_string(json_object_object_get(r, "addr"));
+	CU_ASSERT(addr && !strncmp(addr, "127.0.0.1:", 10) &&
+		  strcmp(addr + 10, "0") && strcmp(addr, tcp + 4));
+	json_object_put(r);
+	/* the Unix socket serves beside it, with credentials */
+	r = call(f.path, "{\"op\":\"echo\"}", &ret);
+	CU_ASSERT_EQUAL_FATAL(ret, 0);
+	CU_ASSERT(!json_object_get_boolean(json_object_object_get(r, "remote")));
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(
+		json_object_object_get(r, "addr")), "");
+	json_object_put(r);
+	/* framing and errors as on the Unix socket */
+	fd = connect_tcp(tcp);
+	send_str(fd, "{\"op\":\"echo\"}\n\n[]\n{\"op\":\n{\"op\":\"fail\"}\n");
+	expect_reply(fd, "ok");
+	expect_reply(fd, "not_object");
+	expect_reply(fd, "bad_json");
+	expect_reply(fd, "internal");
+	send_str(fd, "{\"op\":\"echo\"}\n");
+	shutdown(fd, SHUT_WR);
+	expect_reply(fd, "ok");
+	expect_closed(fd, 2000);
+	close(fd);
+	stop(&f);
+}
+
+/* Deferred replies, limits and deadlines hold for TCP clients too. */
+static void test_tcp_deferred(void)
+{
+	struct sm_server_config cfg = { .max_clients = 2 };
+	char tcp[SM_ADDR_LEN + 8];
+	struct sm_server_stats st;
+	struct fixture f;
+	int fd, other;
+
+	start_tcp(&f, &cfg, "127.0.0.1:0", tcp, sizeof(tcp));
+	fd = connect_tcp(tcp);
+	other = connect_tcp(tcp);
+	deferred_pipeline(&f, fd, other);
+	/*
+	 * Gone while waiting: a TCP FIN may be a half-close, so the slot
+	 * is held until the answer goes, then freed.
+	 */
+	send_str(other, "{\"op\":\"later\"}\n");
+	later_ticket(1);
+	close(other);
+	sm_server_answer(f.srv, later_ticket(1), reply_n(9));
+	other = connect_when_free(tcp);
+	send_str(fd, "{\"op\":\"echo\"}\n");
+	expect_reply(fd, "ok");
+	sm_server_stats(f.srv, &st);
+	CU_ASSERT_EQUAL(st.requests, 7);
+	close(other);
+	close(fd);
+	stop(&f);
+}
+
+static void test_tcp_limits(void)
+{
+	char log[1024] = "";
+	struct sm_server_config cfg = {
+		.max_clients = 1, .max_line = 64, .idle_ms = 300,
+		.log = log_line, .ctx = log
+	};
+	char tcp[SM_ADDR_LEN + 8], line[256];
+	struct sm_server_stats st;
+	struct fixture f;
+	int u, t;
+
+	start_tcp(&f, &cfg, "0", tcp, sizeof(tcp));
+	/* max_clients counts both sockets */
+	u = connect_to(f.path);
+	send_str(u, "{\"op\":\"echo\"}\n");
+	expect_reply(u, "ok");
+	t = connect_tcp(tcp);
+	expect_reply(t, "busy");
+	expect_closed(t, 2000);
+	close(t);
+	close(u);
+	/* the slot freed: too long, then closed */
+	expect_too_long(connect_when_free(tcp), 100);
+	/* a silent TCP client meets the idle deadline */
+	t = connect_tcp(tcp);
+	CU_ASSERT_FATAL(read_line(t, line, sizeof(line), 2000) > 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "idle for 300 ms"));
+	close(t);
+	sm_server_stats(f.srv, &st);
+	CU_ASSERT_EQUAL(st.busy, 1);
+	CU_ASSERT_EQUAL(st.too_long, 1);
+	CU_ASSERT_EQUAL(st.timeouts, 1);
+	stop(&f);
+	/* the log names TCP clients by address */
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "client 127.0.0.1:"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, ": closed: timeout: idle for 300 ms\n"));
+}
+
+static void test_tcp_ipv6(void)
+{
+	struct sm_server_config cfg = { .tcp = "[::1]:0" };
+	char tcp[SM_ADDR_LEN + 8], err[256];
+	struct fixture f;
+	json_object *r;
+	int ret;
+
+	strcpy(f.dir, "/tmp/gpuaware-srv-XXXXXX");
+	CU_ASSERT_FATAL(mkdtemp(f.dir) != NULL);
+	snprintf(f.path, sizeof(f.path), "%s/sock", f.dir);
+	cfg.path = f.path;
+	cfg.handler = handler;
+	cfg.ctx = &f;
+	cfg.group = SM_NO_GROUP;
+	ret = sm_server_start(&cfg, &f.srv, err, sizeof(err));
+	if (ret == -EAFNOSUPPORT || ret == -EADDRNOTAVAIL) {
+		fprintf(stderr, "[no IPv6 loopback here: %s] ", err);
+		CU_ASSERT(rmdir(f.dir) == 0);
+		return;
+	}
+	CU_ASSERT_EQUAL_FATAL(ret, 0);
+	sm_server_tcp_name(f.srv, tcp + 4, sizeof(tcp) - 4);
+	memcpy(tcp, SM_TCP_PREFIX, 4);
+	CU_ASSERT(!strncmp(tcp, "tcp:[::1]:", 10));
+	r = call(tcp, "{\"op\":\"echo\"}", &ret);
+	CU_ASSERT_EQUAL(ret, 0);
+	CU_ASSERT(!strncmp(json_object_get_string(json_object_object_get(
+		r, "addr")), "[::1]:", 6));
+	json_object_put(r);
+	stop(&f);
+}
+
+/* A TCP socket that cannot be had leaves no Unix socket behind. */
+static void test_tcp_start_errors(void)
+{
+	struct sm_server_config cfg = { .tcp = "nowhere:80" };
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	char err[256], name[SM_ADDR_LEN] = "x", busy[32];
+	socklen_t al = sizeof(a);
+	struct sm_server *other;
+	struct fixture f;
+	struct stat st;
+	int fd;
+
+	start(&f, &(struct sm_server_config){ 0 });
+	sm_server_tcp_name(f.srv, name, sizeof(name));
+	CU_ASSERT_STRING_EQUAL(name, "");
+	stop(&f);
+	CU_ASSERT_FATAL(mkdir(f.dir, 0700) == 0);
+	cfg.path = f.path;
+	cfg.handler = handler;
+	cfg.group = SM_NO_GROUP;
+	CU_ASSERT_EQUAL(sm_server_start(&cfg, &other, err, sizeof(err)),
+			-EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "tcp nowhere:80: not [ADDR:]PORT"));
+	/* a port another socket listens on */
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	CU_ASSERT_FATAL(bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0);
+	CU_ASSERT_FATAL(listen(fd, 1) == 0);
+	CU_ASSERT_FATAL(getsockname(fd, (struct sockaddr *)&a, &al) == 0);
+	snprintf(busy, sizeof(busy), "%u", ntohs(a.sin_port));
+	cfg.tcp = busy;
+	CU_ASSERT_EQUAL(sm_server_start(&cfg, &other, err, sizeof(err)),
+			-EADDRINUSE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "bind"));
+	CU_ASSERT(stat(f.path, &st) && errno == ENOENT);
+	close(fd);
+	CU_ASSERT(rmdir(f.dir) == 0);
+}
+
+static void test_tcp_call_errors(void)
+{
+	json_object *req = json_tokener_parse("{\"op\":\"echo\"}"), *r = NULL;
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	char err[256], ep[64];
+	socklen_t al = sizeof(a);
+	int fd;
+
+	CU_ASSERT_EQUAL(sm_call("tcp:localhost:80", req, &r, 500, err,
+				sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "not tcp:[ADDR:]PORT"));
+	/* bound, not listening: refused */
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	CU_ASSERT_FATAL(bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0);
+	CU_ASSERT_FATAL(getsockname(fd, (struct sockaddr *)&a, &al) == 0);
+	snprintf(ep, sizeof(ep), "tcp:%u", ntohs(a.sin_port));
+	CU_ASSERT_EQUAL(sm_call(ep, req, &r, 500, err, sizeof(err)),
+			-ECONNREFUSED);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "connect"));
+	/* listening, never answering: the deadline holds */
+	CU_ASSERT_FATAL(listen(fd, 4) == 0);
+	CU_ASSERT_EQUAL(sm_call(ep, req, &r, 200, err, sizeof(err)),
+			-ETIMEDOUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no reply within 200 ms"));
+	CU_ASSERT_PTR_NULL(r);
+	close(fd);
+	json_object_put(req);
+}
+
 TU_SUITE(server,
 	 { "request and reply", test_request_reply },
 	 { "sequence and pipeline", test_sequence_and_pipeline },
@@ -912,4 +1248,11 @@ TU_SUITE(server,
 	 { "deferred: order and pipelining", test_deferred_order },
 	 { "deferred: client gone", test_deferred_gone },
 	 { "deferred: half-closed, no deadline", test_deferred_half_closed },
-	 { "deferred: stop while pending", test_deferred_stop })
+	 { "deferred: stop while pending", test_deferred_stop },
+	 { "tcp: endpoints", test_tcp_parse },
+	 { "tcp: peer and framing", test_tcp_peer },
+	 { "tcp: deferred replies", test_tcp_deferred },
+	 { "tcp: limits and deadlines", test_tcp_limits },
+	 { "tcp: IPv6 loopback", test_tcp_ipv6 },
+	 { "tcp: start errors", test_tcp_start_errors },
+	 { "tcp: sm_call errors", test_tcp_call_errors })

@@ -15,6 +15,7 @@
 #include <iniparser/iniparser.h>
 
 #include "config.h"
+#include "sm/server.h"
 #include "topology/textio.h"
 
 #define HOST_PREFIX "host"
@@ -211,6 +212,17 @@ static int pool_key(struct ld *l, const char *key, const char *v)
 				    v, POOL_CFG_LEASE_MAX);
 		c->lease_default_s = n;
 		return 0;
+	}
+	if (!strcmp(key, "tcp")) {
+		struct sockaddr_storage a;
+		socklen_t al;
+
+		if (sm_tcp_parse(v, &a, &al))
+			return fail(l, "pool", key, -EINVAL,
+				    "'%s' is not [ADDR:]PORT (ADDR numeric IPv4 or [IPv6], 127.0.0.1 when left out; PORT 0..65535)",
+				    v);
+		c->tcp_loopback = sm_tcp_loopback(&a);
+		return set_str(&c->tcp, v);
 	}
 	if (!strcmp(key, "group")) {
 		errno = 0;
@@ -635,5 +647,6 @@ void pool_config_release(struct pool_config *c)
 	free(c->sm_socket);
 	free(c->sm_owner);
 	free(c->group);
+	free(c->tcp);
 	memset(c, 0, sizeof(*c));
 }

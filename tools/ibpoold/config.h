@@ -53,6 +53,8 @@ struct pool_config {
 	unsigned int socket_mode;	/* of socket: 0600, 0660 or 0666 */
 	char *group;		/* NULL: none set */
 	gid_t gid;		/* group's, when group is set */
+	char *tcp;		/* "[ADDR:]PORT" to serve reads on, NULL: none */
+	bool tcp_loopback;	/* tcp reaches this host only */
 	struct pool_host_cfg *hosts;	/* in file order */
 	size_t nhosts;
 };
@@ -63,8 +65,9 @@ struct pool_config {
  * wrong" (LINE is the key's line, the section's for a missing key, 0 when
  * the file has neither).  Refused: unreadable or unparsable files, unknown
  * sections and keys, missing required keys (gpus, gpu_type, hca), bad
- * numbers, an unknown group, no host, a section or key given twice, a
- * GUID or description named twice.
+ * numbers, an unknown group, a tcp that is not [ADDR:]PORT with a
+ * numeric address, no host, a section or key given twice, a GUID or
+ * description named twice.
  */
 int pool_config_load(const char *path, struct pool_config *c, char *err,
 		     size_t len);

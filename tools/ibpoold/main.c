@@ -513,8 +513,8 @@ static int run(const struct args *a)
 	struct poold_commit *commit = NULL;
 	struct pool *pool = NULL;
 	struct poold d = { 0 };
+	char err[1024], tcp[SM_ADDR_LEN];
 	sigset_t sigs;
-	char err[1024];
 	int ready = -1, ret;
 
 	ret = pool_config_load(a->config, &cfg, err, sizeof(err));
@@ -586,6 +586,7 @@ static int run(const struct args *a)
 	if (ret)
 		goto out_ops;
 	sc.path = cfg.socket;
+	sc.tcp = cfg.tcp;
 	sc.group = cfg.group ? cfg.gid : SM_NO_GROUP;
 	sc.handler = poold_handle;
 	sc.ctx = &d;
@@ -607,9 +608,14 @@ static int run(const struct args *a)
 	}
 	if (a->pid_file && (ret = write_pid(a->pid_file)))
 		goto out_srv;
-	poold_log(LOG_INFO, "serving %s: %zu hosts, %zu allocations, %zu jobs, state in %s",
-		  cfg.socket, cfg.nhosts, pool_nallocs(pool), pool_njobs(pool),
-		  cfg.state_dir);
+	sm_server_tcp_name(d.srv, tcp, sizeof(tcp));
+	if (cfg.tcp && !cfg.tcp_loopback)
+		poold_log(LOG_WARNING, "tcp %s is reachable from other hosts: anyone there can read the pool, its jobs and the fabric",
+			  tcp);
+	poold_log(LOG_INFO, "serving %s%s%s%s: %zu hosts, %zu allocations, %zu jobs, state in %s",
+		  cfg.socket, *tcp ? " and tcp " : "", tcp,
+		  *tcp ? " (reads only)" : "", cfg.nhosts, pool_nallocs(pool),
+		  pool_njobs(pool), cfg.state_dir);
 	if (ready >= 0) {
 		detached(ready);
 		ready = -1;

@@ -509,9 +509,19 @@ static int get_id(json_object *req, uint64_t *id, struct sm_error *e)
 
 /* --- operations --- */
 
+/*
+ * Who may run an operation.  A TCP peer has no credentials to own an
+ * allocation by or to check against the group: it only reads.
+ */
+enum access {
+	READ,			/* anyone who can connect, TCP included */
+	OWN,			/* a change the peer's uid owns: Unix only */
+	GROUP,			/* root or the configured group only */
+};
+
 struct op {
 	const char *name;
-	bool write;		/* root or the configured group only */
+	enum access access;
 	const char *const *fields;
 	int (*fn)(struct poold *d, const struct sm_peer *p, json_object *req,
 		  json_object *reply, struct sm_error *e);
@@ -894,17 +904,17 @@ static int op_status(struct poold *d, const struct sm_peer *p,
 #define FIELDS(...) (const char *const[]){ "op", __VA_ARGS__, NULL }
 
 static const struct op ops[] = {
-	{ "pool.status", false, FIELDS(NULL), op_status },
-	{ "alloc", false, FIELDS("client", "gpus", "lease_s", "job"),
+	{ "pool.status", READ, FIELDS(NULL), op_status },
+	{ "alloc", OWN, FIELDS("client", "gpus", "lease_s", "job"),
 	  op_alloc },
-	{ "release", false, FIELDS("id"), op_release },
-	{ "renew", false, FIELDS("id", "lease_s"), op_renew },
-	{ "alloc.list", false, FIELDS(NULL), op_alloc_list },
-	{ "place", false, FIELDS("gpus", "gpus_per_host"), op_place },
-	{ "job.start", true, FIELDS("job", "hosts"), op_job_start },
-	{ "job.end", true, FIELDS("job"), op_job_end },
-	{ "job.list", false, FIELDS(NULL), op_job_list },
-	{ "topology.export", false, FIELDS("format"), op_export },
+	{ "release", OWN, FIELDS("id"), op_release },
+	{ "renew", OWN, FIELDS("id", "lease_s"), op_renew },
+	{ "alloc.list", READ, FIELDS(NULL), op_alloc_list },
+	{ "place", READ, FIELDS("gpus", "gpus_per_host"), op_place },
+	{ "job.start", GROUP, FIELDS("job", "hosts"), op_job_start },
+	{ "job.end", GROUP, FIELDS("job"), op_job_end },
+	{ "job.list", READ, FIELDS(NULL), op_job_list },
+	{ "topology.export", READ, FIELDS("format"), op_export },
 };
 
 /*
@@ -951,7 +961,12 @@ int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
 					name);
 		return *reply ? 0 : -ENOMEM;
 	}
-	if (op->write && !p->may_write) {
+	if (op->access != READ && p->remote) {
+		*reply = sm_reply_error(SM_ERR_FORBIDDEN, "%s over TCP: no credentials; use the Unix socket",
+					name);
+		return *reply ? 0 : -ENOMEM;
+	}
+	if (op->access == GROUP && !p->may_write) {
 		*reply = sm_reply_error(SM_ERR_FORBIDDEN, "%s needs root or the group '%s'",
 					name, d->cfg->group ? d->cfg->group : "(none set)");
 		return *reply ? 0 : -ENOMEM;

@@ -112,7 +112,7 @@ static const struct opt opts[] = {
 	{ "Ca", 1, 'C', C_VERIFY | C_COUNTERS, "CA", "local CA to query through (the first)" },
 	{ "Port", 1, 'P', C_VERIFY | C_COUNTERS, "PORT", "its port (the first active)" },
 	{ "interval", 1, 'i', C_COUNTERS, "MS", "wait between the two samples, 1-3600000 ms (1000)" },
-	{ "socket", 1, 'S', C_SM | C_POOLD, "PATH", "the SM's hint socket (" PR_SM_SOCKET ") or ibpoold's ($GPUAWARE_POOL_SOCKET, else " POOL_SOCKET_DEFAULT ")" },
+	{ "socket", 1, 'S', C_SM | C_POOLD, "PATH", "the SM's hint socket (" PR_SM_SOCKET ") or ibpoold's ($GPUAWARE_POOL_SOCKET, else " POOL_SOCKET_DEFAULT "); tcp:[ADDR:]PORT: ibpoold's TCP listener, reads only" },
 	{ "weight", 1, 'w', C_HINTS, "N", "hints add: the job's weight, 1-1000 (1)" },
 	{ "owner", 1, 'o', C_HINTS, "NAME", "hints add: the job's owner; hints set: replace only NAME's jobs, keeping the others'; hints remove: only a job of NAME" },
 	{ "wait", 0, 'W', C_HINTS | C_REROUTE, NULL, "return once the switches hold the routing for the change" },
@@ -154,6 +154,7 @@ static const char *const examples[] = {
 	"ibpoolroute alloc --client node07 --gpus 4 --lease 600 --job j1",
 	"ibpoolroute release 12",
 	"ibpoolroute place --gpus 32 --per-host 8 --json",
+	"ibpoolroute pool --socket tcp:127.0.0.1:7070",
 	"ibpoolroute jobs --start j1 --hosts 'node[01-04]'",
 	"ibpoolroute topology --format k8s-labels",
 };

@@ -1,0 +1,177 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# ibpoold's optional TCP listener, offline: with [pool] tcp = 127.0.0.1:0
+# the daemon logs the port it got, listens there on loopback only, and
+# answers the reads over TCP as over the Unix socket while every change
+# is forbidden; a non-loopback address starts with a warning; a bad tcp
+# value is refused with its file, line and key; without tcp the daemon
+# has no TCP socket at all.
+# usage: t-poold-tcp.sh [BUILDDIR]; prints PASS/FAIL lines and a summary.
+set -eu
+cd "$(dirname "$0")/../.."
+B=${1:-build}
+NET=ibsim-configs/ft2-small.net
+
+w=$(mktemp -d)
+pid=
+cleanup() {
+	if [ -n "$pid" ]; then
+		kill -9 "$pid" 2>/dev/null || true
+	fi
+	rm -rf "$w"
+}
+trap cleanup EXIT INT TERM
+
+. tests/offline/lib.sh
+. tests/json.sh
+
+D=$B/ibpoold
+R=$B/ibpoolroute
+S=$w/pool.sock
+
+# conf [TCP]: the config, with "tcp = TCP" when given.
+conf() {
+	printf '[pool]\nsocket = %s\nstate_dir = %s/state\nsm_socket = %s/sm.sock\n' \
+		"$S" "$w" "$w"
+	if [ $# -gt 0 ]; then
+		printf 'tcp = %s\n' "$1"
+	fi
+	for k in 1 2 3 4; do
+		printf '[host node%04d]\ngpus = 4\ngpu_type = H100\nhca = node%04d mlx5_0\n' \
+			"$k" "$k"
+	done
+}
+
+expect() {
+	if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "want '$2', got '$3'"; fi
+}
+
+check() {
+	name=$1
+	shift
+	if "$@"; then ok "$name"; else bad "$name"; fi
+}
+
+# quiet CMD...: CMD with its output dropped.
+quiet() {
+	"$@" >/dev/null 2>&1
+}
+
+# start: the daemon on $w/pool.conf, polled (up to 10 s) until it logs
+# that it serves; its log in $w/log.
+start() {
+	: >"$w/log"
+	"$D" -c "$w/pool.conf" --net "$NET" 2>"$w/log" &
+	pid=$!
+	i=0
+	until grep -q "serving" "$w/log"; do
+		i=$((i + 1))
+		if [ $i -gt 200 ] || ! kill -0 "$pid" 2>/dev/null; then
+			echo "ibpoold did not start:"
+			cat "$w/log"
+			exit 1
+		fi
+		sleep 0.05
+	done
+}
+
+stop() {
+	kill "$pid"
+	wait "$pid" || true
+	pid=
+}
+
+# tcp_sockets PID STATE: the local "ADDR:PORT" (hex, as /proc/net/tcp
+# and tcp6 write them) of PID's TCP sockets in STATE (0A: listening;
+# "": any).
+tcp_sockets() {
+	inodes=$(ls -l "/proc/$1/fd" | sed -n 's/.*socket:\[\([0-9]*\)\]$/\1/p' |
+		tr '\n' ' ')
+	awk -v list=" $inodes " -v st="$2" \
+		'FNR > 1 && (st == "" || $4 == st) && index(list, " " $10 " ") { print $2 }' \
+		/proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+
+# forbidden OP CMD...: CMD (a change over TCP) is forbidden for want of
+# credentials.
+forbidden() {
+	op=$1
+	shift
+	refused "change over TCP: $op forbidden" forbidden "$@"
+	check "change over TCP: $op: the reason" grep -q \
+		"^ibpoolroute: forbidden: $op over TCP: no credentials; use the Unix socket" \
+		"$w/err"
+}
+
+# --- tcp = 127.0.0.1:0: the port the kernel gave, logged ---
+conf 127.0.0.1:0 >"$w/pool.conf"
+start
+port=$(sed -n 's/.* and tcp 127\.0\.0\.1:\([0-9]*\) (reads only).*/\1/p' "$w/log")
+check "tcp: the bound port is logged" [ -n "$port" ]
+check "tcp: not port 0" [ "${port:-0}" -ne 0 ]
+T=tcp:127.0.0.1:$port
+expect "tcp: one listening socket, on 127.0.0.1:$port" \
+	"$(printf '0100007F:%04X' "$port")" "$(tcp_sockets "$pid" 0A)"
+expect "tcp: no warning for loopback" 0 \
+	"$(grep -c "reachable from other hosts" "$w/log" || true)"
+
+# a change over the Unix socket, seen over TCP
+"$R" alloc --socket "$S" --client node0001 --gpus 2 --json >"$w/a1"
+id=$(json "$w/a1" '$r->{id}')
+"$R" pool --socket "$S" --json >"$w/unix"
+"$R" pool --socket "$T" --json >"$w/tcp"
+check "read over TCP: pool as over the Unix socket" cmp -s "$w/unix" "$w/tcp"
+expect "read over TCP: free GPUs" 14 "$(json "$w/tcp" '$r->{free}')"
+"$R" allocs --socket "$T" --json >"$w/out"
+expect "read over TCP: allocs" "$id" "$(json "$w/out" '$r->{allocs}[0]{id}')"
+"$R" place --socket "$T" --gpus 4 --per-host 4 --json >"$w/out"
+expect "read over TCP: place" 1 "$(json "$w/out" 'scalar @{$r->{hosts}}')"
+"$R" jobs --socket "$T" --json >"$w/out"
+expect "read over TCP: jobs" 0 "$(json "$w/out" 'scalar @{$r->{jobs}}')"
+check "read over TCP: topology" quiet "$R" topology --socket "$T"
+check "read over TCP: tcp:PORT means 127.0.0.1" \
+	quiet "$R" pool --socket "tcp:$port"
+
+forbidden alloc "$R" alloc --socket "$T" --client node0001 --gpus 1
+forbidden release "$R" release "$id" --socket "$T"
+forbidden renew "$R" renew "$id" --socket "$T"
+forbidden job.start "$R" jobs --start j1 --hosts node0001 --socket "$T"
+forbidden job.end "$R" jobs --end j1 --socket "$T"
+"$R" pool --socket "$S" --json >"$w/out"
+expect "changes over TCP: nothing changed" "14 1 0" \
+	"$(json "$w/out" '"$r->{free} $r->{allocs} $r->{jobs}"')"
+check "the Unix socket still changes: release" \
+	quiet "$R" release "$id" --socket "$S"
+stop
+check "stopped: the port is free" \
+	[ -z "$(awk -v p="$(printf ':%04X' "$port")" \
+		'FNR > 1 && $4 == "0A" && substr($2, length($2) - 4) == p' \
+		/proc/net/tcp)" ]
+
+# --- a non-loopback address: an explicit choice, warned about ---
+conf 0.0.0.0:0 >"$w/pool.conf"
+start
+check "any address: warned at start" \
+	grep -q "tcp 0.0.0.0:[0-9]* is reachable from other hosts" "$w/log"
+stop
+
+# --- bad values: refused with file, line and key ---
+for v in localhost:7070 70000 '::1:7070'; do
+	conf "$v" >"$w/pool.conf"
+	st=0
+	"$D" -c "$w/pool.conf" --net "$NET" >/dev/null 2>"$w/err" || st=$?
+	check "bad tcp '$v': exit 1" [ $st -eq 1 ]
+	check "bad tcp '$v': file, line and key" \
+		grep -q "^ibpoold: $w/pool.conf:5: \[pool\] tcp: '$v' is not \[ADDR:\]PORT" "$w/err"
+done
+
+# --- unset: no TCP socket at all ---
+conf >"$w/pool.conf"
+start
+check "unset: the Unix socket serves" quiet "$R" pool --socket "$S"
+expect "unset: no TCP socket" "" "$(tcp_sockets "$pid" "")"
+check "unset: not logged" [ -z "$(grep " and tcp " "$w/log" || true)" ]
+stop
+
+echo "t-poold-tcp: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
