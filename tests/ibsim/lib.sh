@@ -479,17 +479,24 @@ qos_off_refused() {
 	t_log "QoS off: refused with ERR GA23, up*-down* on VL 0 verified"
 }
 
-# poold_live TELEMETRY_MS: ibpoold on the live fabric with
-# ibsim-configs/pool-ft2-tiny.conf, its socket and state in $WORK and
-# $WORK/sm.sock (the plugin's, given plugin_ini) as sm_socket; returns
-# once it serves, its pid in PD, its log in $WORK/poold.err.  pr runs
-# ibpoolroute on its socket.
+# poold_live TELEMETRY_MS [LINE...]: ibpoold on the live fabric with
+# ibsim-configs/pool-ft2-tiny.conf and LINEs added to its [pool], its
+# socket and state in $WORK and $WORK/sm.sock (the plugin's, given
+# plugin_ini) as sm_socket; returns once it serves, its pid in PD, its
+# log in $WORK/poold.err.  pr runs ibpoolroute on its socket.
 poold_live() {
+	local ms=$1
+	shift
 	sed -e "s#^socket = .*#socket = $WORK/pool.sock#" \
 		-e "s#^state_dir = .*#state_dir = $WORK/state#" \
 		-e "s#^sm_socket = .*#sm_socket = $WORK/sm.sock#" \
-		-e "s#^telemetry_interval_ms = .*#telemetry_interval_ms = $1#" \
-		"$CONFIGS/pool-ft2-tiny.conf" >"$WORK/pool.conf"
+		-e "s#^telemetry_interval_ms = .*#telemetry_interval_ms = $ms#" \
+		"$CONFIGS/pool-ft2-tiny.conf" >"$WORK/pool.conf.in"
+	awk 'NR == FNR { add = add $0 "\n"; next }
+		{ print } /^\[pool\]/ { printf "%s", add }' \
+		- "$WORK/pool.conf.in" >"$WORK/pool.conf" <<EOT
+$(printf '%s\n' "$@")
+EOT
 	# Not through client_env, a function: $! must be the daemon itself.
 	env LD_PRELOAD="$(san_preload "$BDIR/ibpoold")$UMAD2SIM" \
 		"$BDIR/ibpoold" -c "$WORK/pool.conf" 2>"$WORK/poold.err" &
@@ -502,3 +509,114 @@ poold_live() {
 pr() { "$BDIR/ibpoolroute" "$@" --socket "$WORK/pool.sock"; }
 
 poold_up() { pr pool >/dev/null 2>&1; }
+
+# poold_alloc NAME ARGS...: an allocation into $WORK/NAME; prints its id.
+poold_alloc() {
+	local name=$1
+	shift
+	pr alloc --json "$@" >"$WORK/$name" ||
+		t_fail "alloc $*: $(cat "$WORK/$name")"
+	json "$WORK/$name" '$r->{id}'
+}
+
+# first_hop FILE: the first hop of the first GPU's path.
+first_hop() { json "$1" '$r->{gpus}[0]{path}[0]'; }
+
+# lft_walk NETFILE LFTDUMP FILE: walks the LFTs in LFTDUMP (as OpenSM
+# dumps them or ibroute reads them) from each allocation's client to
+# each GPU's DLID, following NETFILE's cables, for the allocation (or
+# alloc.list) FILE: each path must be that walk hop by hop and end at
+# the GPU's port.  Prints "ok" or the first mismatch.
+lft_walk() {
+	lfts_pairs "$2" >"$WORK/walk.pairs"
+	perl -MJSON::PP -e '
+		my ($net, $pairs, $file) = @ARGV;
+		my (%guid, %sw, %peer, %lft, $cur, $g);
+		open(my $n, "<", $net) or die "$net: $!";
+		while (<$n>) {
+			if (/^(?:switch|ca)guid=(0x[0-9a-fA-F]+)/) { $g = hex($1); next }
+			if (/^(Switch|Hca|Ca)\s+\d+\s+"([^"]+)"/) {
+				$cur = $2; $guid{$cur} = $g;
+				$sw{$cur} = $1 eq "Switch";
+				next;
+			}
+			$peer{"$cur:$1"} = [$2, $3] if /^\[(\d+)\]\s+"([^"]+)"\[(\d+)\]/;
+		}
+		open(my $p, "<", $pairs) or die "$pairs: $!";
+		while (<$p>) {
+			my ($sw, $l, $port) = split;
+			$lft{hex($sw) . ":" . hex($l)} = $port;
+		}
+		local $/; open(my $f, "<", $file) or die "$file: $!";
+		my $r = decode_json(<$f>);
+		for my $a ($r->{allocs} ? @{$r->{allocs}} : ($r)) {
+			for my $gp (@{$a->{gpus}}) {
+				my $at = $peer{"$a->{client}:1"}[0];
+				my @walk;
+				while (defined $at && $sw{$at} && @walk < 16) {
+					my $port = $lft{$guid{$at} . ":" . $gp->{dlid}};
+					last unless defined $port;
+					push @walk, sprintf("%d:%d", $guid{$at}, $port);
+					$at = $peer{"$at:$port"}[0];
+				}
+				my @path = map { my ($s, $q) = split /:/;
+					sprintf("%d:%d", hex($s), $q) } @{$gp->{path} // []};
+				# ibsim: port GUID = node GUID + 1
+				my $end = defined $at && sprintf("0x%016x",
+					$guid{$at} + 1) eq $gp->{port_guid};
+				next if "@walk" eq "@path" && $end;
+				print "alloc $a->{id} $gp->{host} DLID $gp->{dlid}: path ",
+					join(",", @{$gp->{path} // []}), ", the LFTs lead ",
+					join(",", map { sprintf "0x%x:%d", split /:/ } @walk),
+					" to ", $at // "nowhere", "\n";
+				exit;
+			}
+		}
+		print "ok\n";' "$1" "$WORK/walk.pairs" "$3"
+}
+
+# busy_start SWITCH PORT COUNTER: a loop in the background (its pid in
+# BUSY) makes the link leaving SWITCH by PORT busy as traffic would,
+# every 0.1 s: PortXmitData sends (PortXmitData up by 1 TB in 4-byte words),
+# "wait" stalls (PortXmitWait up by 2e7 ticks; the 32-bit counter lasts
+# 20 s at that rate).
+busy_start() {
+	(
+		n=0
+		while :; do
+			n=$((n + 1))
+			if [ "$3" = PortXmitData ]; then
+				sim_cmd "PerformanceSet \"$1\"[$2] PortCountersExtended.PortXmitData=$((n * 250000000000))"
+			else
+				sim_cmd "PerformanceSet \"$1\"[$2] PortCounters.PortXmitWait=$((n * 20000000))"
+			fi
+			sleep 0.1
+		done
+	) &
+	BUSY=$!
+	T_PIDS="$T_PIDS $BUSY"
+}
+
+# fill_leaf1: h01's leaf (h01..h04 of ft2-tiny) full, by allocations of
+# 4 GPUs (one host each) for h01 until it is; those the daemon put
+# elsewhere (the measured loads decide) are released again.  Their ids,
+# all on leaf-1, are in LEAF1_IDS, so h01's next GPUs are behind one of
+# leaf-1's up-links.
+fill_leaf1() {
+	local n=0 id off=""
+	LEAF1_IDS=""
+	until pr pool --json >"$WORK/fill.st" &&
+		[ "$(json "$WORK/fill.st" 'join " ", map { $_->{free} }
+			grep { $_->{host} =~ /^h0[1-4]$/ } @{$r->{hosts}}')" = "0 0 0 0" ]; do
+		n=$((n + 1))
+		[ $n -le 16 ] || t_fail "leaf-1 not full after 16 allocations"
+		id=$(poold_alloc fill --client h01 --gpus 4)
+		case $(json "$WORK/fill" '$r->{gpus}[0]{host}') in
+		h0[1-4]) LEAF1_IDS="$LEAF1_IDS $id" ;;
+		*) off="$off $id" ;;
+		esac
+	done
+	for id in $off; do
+		pr release "$id" >/dev/null || t_fail "release $id"
+	done
+}
