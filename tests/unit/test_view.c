@@ -4,10 +4,13 @@
  * LFT walks end at the port owning the DLID, the DLID choice spreads a
  * client's allocations over its leaf's up-links and avoids a loaded
  * link, and ties go to the lowest LID.  The walk cache answers as the
- * LFTs do, through evictions and in a view of changed cabling.
+ * LFTs do, through evictions and in a view of changed cabling.  The
+ * allocation bound stays at or below the chosen pair's cost and agrees
+ * with the choice on reachability.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tu.h"
@@ -271,6 +274,63 @@ static void test_cache_new_view(void)
 	pool_view_free(old);
 }
 
+/*
+ * pool_view_bound() against pool_view_choose() for every pair of CA
+ * ports, one host's cable cut, under random whole allocation loads and
+ * fractional measured ones; twice, the second time from the caches
+ * (more sources than the reachability rows hold).
+ */
+static void bound_vs_choose(unsigned int lmc)
+{
+	struct pool_view *v = clos(lmc);
+	uint32_t cut = host_port(v, 6), ca[64], s, d;
+	unsigned int n = 0, i, j, pass, unreach = 0, tight = 0;
+	struct pool_path f, r;
+	double lb, cost;
+	int rb, rc;
+
+	s = v->fab->ports[cut].peer;
+	d = v->fab->ports[cut].peer_port;
+	pool_view_free(v);
+	v = clos_cut(lmc, s, d);
+	for (i = 0; i < v->fab->nnodes; i++)
+		if (!fab_is_sw(v->fab, i) && n < 64)
+			ca[n++] = v->fab->nodes[i].port0 + 1;
+	srand(lmc);
+	for (i = 0; i <= v->fab->nports; i++) {
+		v->alloc[i] = rand() % 3;
+		v->meas[i] = (rand() % 5) * 0.13;
+	}
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < n; i++)
+			for (j = 0; j < n; j++) {
+				rb = pool_view_bound(v, ca[i], ca[j], &lb);
+				rc = pool_view_choose(v, ca[i], ca[j], &f, &r);
+				CU_ASSERT_EQUAL_FATAL(rb, rc);
+				if (rc) {
+					unreach++;
+					continue;
+				}
+				cost = pool_view_pair_cost(v, &f, &r);
+				CU_ASSERT(lb <= cost);
+				tight += lb == cost;
+			}
+	/* the cut host, both ways, both passes */
+	CU_ASSERT_EQUAL(unreach, 2 * (2 * n - 1));
+	CU_ASSERT(tight > 0);
+	pool_view_free(v);
+}
+
+static void test_bound_lmc1(void)
+{
+	bound_vs_choose(1);
+}
+
+static void test_bound_lmc2(void)
+{
+	bound_vs_choose(2);
+}
+
 TU_SUITE(pool_view,
 	 { "cache", test_cache },
 	 { "cache_new_view", test_cache_new_view },
@@ -279,4 +339,6 @@ TU_SUITE(pool_view,
 	 { "spread_lmc1", test_spread_lmc1 },
 	 { "spread_lmc2", test_spread_lmc2 },
 	 { "avoid_loaded", test_avoid_loaded },
-	 { "attr", test_attr })
+	 { "attr", test_attr },
+	 { "bound_lmc1", test_bound_lmc1 },
+	 { "bound_lmc2", test_bound_lmc2 })
