@@ -743,17 +743,26 @@ static size_t candidates(const struct pool *p, const char *client,
 	return n;
 }
 
+/* The GPUs of cf on rail r as bits: g * nhca / gpus == r. */
+static uint64_t rail_gpus(const struct pool_host_cfg *cf, unsigned int r)
+{
+	unsigned int lo = (r * cf->gpus + cf->nhca - 1) / cf->nhca;
+	unsigned int hi = ((r + 1) * cf->gpus + cf->nhca - 1) / cf->nhca;
+
+	return (hi >= 64 ? ~0ull : (1ull << hi) - 1) & ~((1ull << lo) - 1);
+}
+
 /*
  * Every host's candidate count and the least of its rails' bounds, from
- * the bound alone; slots for the candidates are laid out as
- * candidates() would.  Returns the count.
+ * the bound alone, rail by rail as fill() asks; slots for the
+ * candidates are laid out as candidates() would.  Returns the count.
  */
 static size_t survey(const struct pool *p, const char *client,
 		     const struct pool_oracle *o, struct hcand *hc,
 		     unsigned int *unreach)
 {
-	bool asked[POOL_MAX_HCAS], ok[POOL_MAX_HCAS];
-	unsigned int g, r;
+	unsigned int r, k;
+	uint64_t idle;
 	double lb;
 	size_t h, n = 0;
 
@@ -762,24 +771,20 @@ static size_t survey(const struct pool *p, const char *client,
 		const struct pool_host_cfg *cf = &p->cfg->hosts[h];
 
 		hc[h].first = n;
-		memset(asked, 0, cf->nhca * sizeof(*asked));
-		for (g = 0; g < cf->gpus; g++) {
-			if (p->held[h] >> g & 1)
-				continue;
-			r = pool_gpu_rail(cf, g);
-			if (!asked[r]) {
-				struct pool_port port = { cf->name, r,
-							  &cf->hca[r], h };
+		idle = ~p->held[h];
+		for (r = 0; r < cf->nhca; r++) {
+			struct pool_port port = { cf->name, r, &cf->hca[r], h };
 
-				asked[r] = true;
-				ok[r] = !o->bound(o->ctx, client, &port, &lb);
-				if (ok[r] && (!hc[h].n || lb < hc[h].lb))
-					hc[h].lb = lb;
+			k = __builtin_popcountll(idle & rail_gpus(cf, r));
+			if (!k)
+				continue;
+			if (o->bound(o->ctx, client, &port, &lb)) {
+				*unreach += k;
+				continue;
 			}
-			if (ok[r])
-				hc[h].n++;
-			else
-				(*unreach)++;
+			if (!hc[h].n || lb < hc[h].lb)
+				hc[h].lb = lb;
+			hc[h].n += k;
 		}
 		n += hc[h].n;
 	}
@@ -960,11 +965,17 @@ static long least(struct pick *k, size_t n, size_t m, bool per_gpu)
 static long fit_lazy(struct pick *k, size_t nh, size_t m)
 {
 	size_t h, n = 0;
+	double lb = 0, x = 0;
 
 	for (h = 0; h < nh; h++) {
 		if (k->hc[h].used || k->hc[h].n < m)
 			continue;
-		k->heap[n].x = take_bound(&k->hc[h], m);
+		/* hosts mostly share a bound: add it up once for them */
+		if (!n || k->hc[h].lb != lb) {
+			lb = k->hc[h].lb;
+			x = take_bound(&k->hc[h], m);
+		}
+		k->heap[n].x = x;
 		k->heap[n].n = k->hc[h].n;
 		k->heap[n++].h = h;
 	}
