@@ -18,11 +18,12 @@
 #include "topology/gen.h"
 
 /*
- * Folded Clos of radix 8, two levels: 8 leaves of 4 hosts, 4 spines;
- * port cut_port (0: none) of node cut_node left uncabled.
+ * Folded Clos of radix 8, two levels: 8 leaves of 4 hosts, 4 spines
+ * (three levels: 128 hosts); port cut_port (0: none) of node cut_node
+ * left uncabled.
  */
-static struct pool_view *clos_cut(unsigned int lmc, uint32_t cut_node,
-				  unsigned int cut_port)
+static struct pool_view *clos_cut(unsigned int levels, unsigned int lmc,
+				  uint32_t cut_node, unsigned int cut_port)
 {
 	struct gen_fattree ft;
 	struct pool_view *v = NULL;
@@ -31,7 +32,7 @@ static struct pool_view *clos_cut(unsigned int lmc, uint32_t cut_node,
 	char err[256];
 
 	gen_opts_init(&o);
-	CU_ASSERT_FATAL(!gen_fattree_radix(&ft, 8, 2, err, sizeof(err)));
+	CU_ASSERT_FATAL(!gen_fattree_radix(&ft, 8, levels, err, sizeof(err)));
 	CU_ASSERT_FATAL(!gen_fattree(&ft, &o, &f, err, sizeof(err)));
 	if (cut_port)
 		CU_ASSERT_FATAL(!fab_unlink(f, cut_node, cut_port));
@@ -43,7 +44,7 @@ static struct pool_view *clos_cut(unsigned int lmc, uint32_t cut_node,
 
 static struct pool_view *clos(unsigned int lmc)
 {
-	return clos_cut(lmc, 0, 0);
+	return clos_cut(2, lmc, 0, 0);
 }
 
 /* Port index of host k's HCA (hosts count from 1). */
@@ -257,7 +258,7 @@ static void test_cache_new_view(void)
 	CU_ASSERT_EQUAL_FATAL(pool_view_choose(old, s, d, &f, &r), 0);
 	cut = uplink(&f);
 	leaf = old->port_node[cut];
-	v = clos_cut(1, leaf, cut - old->fab->nodes[leaf].port0);
+	v = clos_cut(2, 1, leaf, cut - old->fab->nodes[leaf].port0);
 	check_cache(v, &diff);
 	CU_ASSERT_EQUAL(diff, 0);
 	for (i = 0; i < 2; i++) {
@@ -277,13 +278,14 @@ static void test_cache_new_view(void)
 /*
  * pool_view_bound() against pool_view_choose() for every pair of CA
  * ports, one host's cable cut, under random whole allocation loads and
- * fractional measured ones; twice, the second time from the caches
- * (more sources than the reachability rows hold).
+ * fractional measured ones, on a 3-level tree of 128 hosts; twice, the
+ * second time from the caches (more sources than the reachability rows
+ * hold).
  */
 static void bound_vs_choose(unsigned int lmc)
 {
-	struct pool_view *v = clos(lmc);
-	uint32_t cut = host_port(v, 6), ca[64], s, d;
+	struct pool_view *v = clos_cut(3, lmc, 0, 0);
+	uint32_t cut = host_port(v, 6), ca[128], s, d;
 	unsigned int n = 0, i, j, pass, unreach = 0, tight = 0;
 	struct pool_path f, r;
 	double lb, cost;
@@ -292,9 +294,9 @@ static void bound_vs_choose(unsigned int lmc)
 	s = v->fab->ports[cut].peer;
 	d = v->fab->ports[cut].peer_port;
 	pool_view_free(v);
-	v = clos_cut(lmc, s, d);
+	v = clos_cut(3, lmc, s, d);
 	for (i = 0; i < v->fab->nnodes; i++)
-		if (!fab_is_sw(v->fab, i) && n < 64)
+		if (!fab_is_sw(v->fab, i) && n < 128)
 			ca[n++] = v->fab->nodes[i].port0 + 1;
 	srand(lmc);
 	for (i = 0; i <= v->fab->nports; i++) {
@@ -316,6 +318,7 @@ static void bound_vs_choose(unsigned int lmc)
 				tight += lb == cost;
 			}
 	/* the cut host, both ways, both passes */
+	CU_ASSERT_EQUAL(n, 128);
 	CU_ASSERT_EQUAL(unreach, 2 * (2 * n - 1));
 	CU_ASSERT(tight > 0);
 	pool_view_free(v);

@@ -29,7 +29,7 @@
 #define WALK_TO 0x80000000u	/* key of a row to one DLID */
 #define WALK_NEW 0u		/* at[] of an end not walked yet */
 #define WALK_UNREACH UINT32_MAX	/* arena n of a cached -EHOSTUNREACH */
-#define REACH_ROWS 16		/* clients whose reachable ports are kept */
+#define REACH_ROWS 32		/* clients whose reachable ports are kept */
 
 /* A path's cost as one number: busiest link, then (a thousandth) the sum. */
 #define VIEW_SUM_WEIGHT 1e-3
