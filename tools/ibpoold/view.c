@@ -406,6 +406,11 @@ static int walk_cached(struct pool_view *v, uint32_t src, uint32_t dlid,
 	return ret;
 }
 
+static inline double link_load(const struct pool_view *v, uint32_t link)
+{
+	return v->alloc[link] + v->meas[link];
+}
+
 static void links_cost(const struct pool_view *v, const struct links *l,
 		       double *max, double *sum)
 {
@@ -415,7 +420,7 @@ static void links_cost(const struct pool_view *v, const struct links *l,
 	*max = 0;
 	*sum = 0;
 	for (i = 0; i < l->n; i++) {
-		x = v->alloc[l->link[i]] + v->meas[l->link[i]];
+		x = link_load(v, l->link[i]);
 		if (x > *max)
 			*max = x;
 		*sum += x;
@@ -605,14 +610,22 @@ static uint32_t far_end(const struct pool_view *v, uint32_t p)
 /*
  * One path's (max, sum) from its first and last link, as links_cost()
  * adds them: the links between count as 0, so the sum is made in the
- * same order and, loads being at least 0, rounds to no more.
+ * same order and, loads being at least 0, rounds to no more.  A path
+ * of one link starts and ends on it.
  */
 static void ends_cost(const struct pool_view *v, uint32_t first,
 		      uint32_t last, double *max, double *sum)
 {
-	struct links l = { (uint32_t[]){ first, last }, first == last ? 1 : 2 };
+	double x = link_load(v, first);
 
-	links_cost(v, &l, max, sum);
+	*max = x > 0 ? x : 0;
+	*sum = 0 + x;
+	if (first == last)
+		return;
+	x = link_load(v, last);
+	if (x > *max)
+		*max = x;
+	*sum += x;
 }
 
 int pool_view_bound(struct pool_view *v, uint32_t src, uint32_t dst,
