@@ -1065,7 +1065,7 @@ static int pick(struct pick *k, const struct pool_request *rq,
 		unsigned int nfree, struct pool_alloc *a, char *err,
 		size_t len)
 {
-	struct pool *p = (struct pool *)k->p;
+	const struct pool *p = k->p;
 	unsigned int unreach;
 	size_t n;
 
