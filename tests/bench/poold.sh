@@ -3,8 +3,9 @@
 # ibpoold under load, offline source: a 1,024-host fat-tree (ibtopogen
 # fattree --radix 16 --levels 3, 8 GPUs per host, LMC 1), placement
 # queries and alloc+release pairs (journal fsync on, in a temporary
-# directory) from concurrent clients; prints rates, latencies and the
-# daemon's resident memory.  Not part of make check.
+# directory) from concurrent clients; prints rates, latencies, the
+# daemon's CPU time under the load and its resident memory.  Not part of
+# make check.
 # usage: tests/bench/poold.sh [BUILD_DIR] [SECONDS] [CLIENTS]; POOLD_OPS
 # picks from "place alloc list" (list: job.list, the socket's floor),
 # POOLD_WRAP runs the daemon under a command (perf record ...).
@@ -50,6 +51,11 @@ until "$B/ibpoolroute" pool --socket "$w/pool.sock" > /dev/null 2>&1; do
 	fi
 	sleep 0.05
 done
+# the daemon's CPU seconds (user + system) so far
+cpu() {
+	awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' /proc/$pid/stat
+}
+cpu0=$(cpu)
 echo "ibpoold: $hosts hosts, $((hosts * 8)) GPUs, $(df -T "$w" | awk 'NR == 2 { print $2 }') state directory, $(nproc) CPUs"
 for op in ${POOLD_OPS:-place alloc}; do
 	case $op in
@@ -58,6 +64,7 @@ for op in ${POOLD_OPS:-place alloc}; do
 	*) "$B/poold-load" "$w/pool.sock" "$op" "$CLIENTS" "$SECS" ;;
 	esac
 done
+echo "daemon CPU under load: $(echo "$(cpu) $cpu0" | awk '{ printf "%.2f", $1 - $2 }') s"
 echo "resident memory: $(awk '/^VmRSS/ { print $2, $3 }' /proc/$pid/status), peak $(awk '/^VmHWM/ { print $2, $3 }' /proc/$pid/status)"
 kill "$pid"
 wait "$pid"

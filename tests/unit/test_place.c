@@ -178,11 +178,11 @@ static void busy(const char *name, unsigned int n)
 {
 	struct pool_request rq = { .uid = 1, .client = "c", .ngpus = n,
 				   .now = 0 };
+	struct pool_oracle o = { only, NULL, (void *)name };
 	const struct pool_alloc *a;
 	char err[256];
 
-	CU_ASSERT_EQUAL(pool_alloc(pool, &rq, only, (void *)name, &a, err,
-				   sizeof(err)), 0);
+	CU_ASSERT_EQUAL(pool_alloc(pool, &rq, &o, &a, err, sizeof(err)), 0);
 }
 
 /* The placement's hosts are config hosts first .. first + n - 1. */

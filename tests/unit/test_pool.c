@@ -2,7 +2,9 @@
 /*
  * Pool state and allocation policy against a fake cost oracle: cheapest
  * port, HCA affinity and spreading, fewest hosts, exhaustion, leases,
- * owners, jobs, ties, and the state surviving a restart.
+ * owners, jobs, ties, and the state surviving a restart.  The policy
+ * tests run again with a bound (the lazy path), and random pools compare
+ * the lazy path's choices with the exhaustive ones.
  */
 #include <errno.h>
 #include <signal.h>
@@ -18,12 +20,16 @@
 
 /*
  * Fake oracle: a port's load is load[guid & 0xff], its DLID 0x100 plus
- * that byte; ports whose byte is in the unreachable bit set fail.
+ * that byte; ports whose byte is in the unreachable bit set fail.  Its
+ * bound is the load less slack[] (a valid bound: slack at least 0);
+ * bound_unreachable makes the bound fail where the cost does not.
  */
 struct oracle {
 	double load[256];
+	double slack[256];
 	uint64_t unreachable[4];
-	unsigned int calls;
+	uint64_t bound_unreachable[4];
+	unsigned int calls, bounds;
 	char last_client[64];
 };
 
@@ -43,9 +49,25 @@ static int fake_cost(void *ctx, const char *client,
 	return 0;
 }
 
+static int fake_bound(void *ctx, const char *client,
+		      const struct pool_port *port, double *load)
+{
+	struct oracle *o = ctx;
+	unsigned int b = port->hca->guid & 0xff;
+
+	(void)client;
+	o->bounds++;
+	if ((o->unreachable[b / 64] | o->bound_unreachable[b / 64]) >>
+	    (b % 64) & 1)
+		return -EHOSTUNREACH;
+	*load = o->load[b] - o->slack[b];
+	return 0;
+}
+
 static struct pool_config cfg;
 static struct pool *pool;
 static struct oracle orc;
+static bool lazy;	/* alloc() passes the bound */
 
 /* Config from INI text, and a fresh pool on it. */
 static void setup(const char *ini)
@@ -77,7 +99,9 @@ static int alloc(unsigned int n, uid_t uid, time_t now, const char *job,
 		.job = job, .now = now,
 	};
 
-	return pool_alloc(pool, &rq, fake_cost, &orc, a, err, len);
+	struct pool_oracle o = { fake_cost, lazy ? fake_bound : NULL, &orc };
+
+	return pool_alloc(pool, &rq, &o, a, err, len);
 }
 
 /* Allocate n as uid 1000 at time 0 and expect success. */
@@ -554,6 +578,188 @@ static void test_replay_conflict(void)
 	rm_state();
 }
 
+/* The policy tests again, on the lazy path with bounds 0 to exact. */
+static void test_lazy_policy(void)
+{
+	void (*const t[])(void) = { test_cheapest, test_affinity,
+				    test_fewest_hosts, test_exhaustion,
+				    test_ties };
+	unsigned int i;
+
+	lazy = true;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		t[i]();
+	lazy = false;
+}
+
+/*
+ * Identical idle hosts, exact bounds: the first host in config order is
+ * the only one asked; the others' bounds cannot beat it.
+ */
+static void test_lazy_asks_few(void)
+{
+	char ini[2048] = "";
+	size_t n = 0;
+	unsigned int h;
+
+	for (h = 0; h < 16; h++)
+		n += snprintf(ini + n, sizeof(ini) - n,
+			      "[host h%02u]\ngpus=8\ngpu_type=x\nhca=0x%02x\n",
+			      h, h + 1);
+	setup(ini);
+	lazy = true;
+	expect_gpu(take(8), 0, "h00", 0);
+	CU_ASSERT_EQUAL(orc.calls, 1);
+	CU_ASSERT_EQUAL(orc.bounds, 16);
+	/* h01 loaded: h02 wins, h01 not asked: its bound says enough */
+	orc.load[2] = 1;
+	orc.calls = 0;
+	expect_gpu(take(8), 0, "h02", 0);
+	CU_ASSERT_EQUAL(orc.calls, 1);
+	/* h03 loaded, its bound saying nothing: asked, then h04 */
+	orc.load[4] = 1;
+	orc.slack[4] = 1;
+	orc.calls = 0;
+	expect_gpu(take(8), 0, "h04", 0);
+	CU_ASSERT_EQUAL(orc.calls, 2);
+	lazy = false;
+	teardown();
+}
+
+/* Allocate on x lazily and on y exhaustively; the same answer from both. */
+static void alloc_both(struct pool *x, struct pool *y, unsigned int n,
+		       unsigned int *cx, unsigned int *cy)
+{
+	struct pool_request rq = { .uid = 1, .client = "c", .ngpus = n,
+				   .lease_s = 100 };
+	struct pool_oracle ol = { fake_cost, fake_bound, &orc };
+	struct pool_oracle oe = { fake_cost, NULL, &orc };
+	const struct pool_alloc *a, *b;
+	char ex[256] = "", ey[256] = "";
+	unsigned int k, calls = orc.calls;
+	int rx, ry;
+
+	rx = pool_alloc(x, &rq, &ol, &a, ex, sizeof(ex));
+	*cx += orc.calls - calls;
+	calls = orc.calls;
+	ry = pool_alloc(y, &rq, &oe, &b, ey, sizeof(ey));
+	*cy += orc.calls - calls;
+	CU_ASSERT_EQUAL_FATAL(rx, ry);
+	CU_ASSERT_STRING_EQUAL(ex, ey);
+	if (rx)
+		return;
+	CU_ASSERT_EQUAL_FATAL(a->ngpus, b->ngpus);
+	for (k = 0; k < a->ngpus; k++) {
+		CU_ASSERT_EQUAL(a->gpus[k].host, b->gpus[k].host);
+		CU_ASSERT_EQUAL(a->gpus[k].gpu, b->gpus[k].gpu);
+		CU_ASSERT_EQUAL(a->gpus[k].rail, b->gpus[k].rail);
+		CU_ASSERT_EQUAL(a->gpus[k].dlid, b->gpus[k].dlid);
+	}
+}
+
+/* Release the same random allocation from both pools. */
+static void release_both(struct pool *x, struct pool *y)
+{
+	uint64_t id;
+	char err[256];
+
+	if (!pool_nallocs(x))
+		return;
+	id = pool_alloc_at(x, rand() % pool_nallocs(x))->id;
+	CU_ASSERT_EQUAL(pool_release(x, id, 0, 0, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(pool_release(y, id, 0, 0, err, sizeof(err)), 0);
+}
+
+/* A random pool of up to 24 hosts, GPU and HCA counts varying. */
+static void random_pool(void)
+{
+	char ini[8192] = "";
+	unsigned int h, r, nh = 1 + rand() % 24, gpus, nhca, b = 1;
+	size_t n = 0;
+
+	for (h = 0; h < nh; h++) {
+		gpus = 1 + rand() % 8;
+		nhca = 1 + rand() % (gpus < 4 ? gpus : 4);
+		n += snprintf(ini + n, sizeof(ini) - n,
+			      "[host h%02u]\ngpus=%u\ngpu_type=x\nhca=", h,
+			      gpus);
+		for (r = 0; r < nhca; r++)
+			n += snprintf(ini + n, sizeof(ini) - n, "%s0x%02x",
+				      r ? "," : "", b++);
+		n += snprintf(ini + n, sizeof(ini) - n, "\n");
+	}
+	setup(ini);
+}
+
+/*
+ * Loads of few values (ties) with fractions (rounding), a few ports
+ * unreachable; the bound exact, 0, or in between as mode says.
+ */
+static void random_loads(unsigned int mode)
+{
+	unsigned int b;
+
+	memset(orc.unreachable, 0, sizeof(orc.unreachable));
+	for (b = 0; b < 256; b++) {
+		orc.load[b] = rand() % 4 + (rand() % 3) * 0.1;
+		orc.slack[b] = mode == 0 ? 0 : mode == 1 ? orc.load[b] :
+			       orc.load[b] * (rand() % 4) / 3;
+		if (!(rand() % 40))
+			orc.unreachable[b / 64] |= 1ull << (b % 64);
+	}
+}
+
+static void test_lazy_random(void)
+{
+	unsigned int seed, step, cx, cy, fewer = 0;
+	struct pool *y;
+
+	for (seed = 1; seed <= 60; seed++) {
+		srand(seed);
+		random_pool();
+		CU_ASSERT_EQUAL_FATAL(pool_new(&cfg, &y), 0);
+		cx = cy = 0;
+		for (step = 0; step < 40; step++) {
+			random_loads(seed % 3);
+			if (rand() % 3)
+				alloc_both(pool, y, 1 + rand() % 12, &cx, &cy);
+			else
+				release_both(pool, y);
+		}
+		CU_ASSERT(cx <= cy);
+		fewer += cx < cy;
+		pool_free(y);
+		teardown();
+	}
+	/* exact bounds (a third of the seeds) spare most questions */
+	CU_ASSERT(fewer >= 20);
+}
+
+/*
+ * A bound that breaks its promise on a host the lazy path asks about
+ * (reachability, a load below it) sends the choice to the exhaustive
+ * pass, which asks every rail again: the same answer.
+ */
+static void test_lazy_broken_bound(void)
+{
+	unsigned int cx = 0, cy = 0;
+	struct pool *y;
+
+	setup(RAILS);
+	CU_ASSERT_EQUAL_FATAL(pool_new(&cfg, &y), 0);
+	orc.load[0x10] = 1;
+	orc.bound_unreachable[0] = 1ull << 0x11;
+	alloc_both(pool, y, 3, &cx, &cy);
+	CU_ASSERT_EQUAL(cy, 4);
+	CU_ASSERT_EQUAL(cx, 2 * cy);
+	orc.bound_unreachable[0] = 0;
+	orc.slack[0x11] = orc.slack[0x12] = orc.slack[0x13] = -2;
+	alloc_both(pool, y, 2, &cx, &cy);
+	CU_ASSERT_EQUAL(cx, 2 * cy);
+	pool_free(y);
+	teardown();
+}
+
 TU_SUITE(pool,
 	 { "cheapest port", test_cheapest },
 	 { "HCA affinity and spreading", test_affinity },
@@ -566,4 +772,8 @@ TU_SUITE(pool,
 	 { "restart", test_restart },
 	 { "clock stepping back", test_clock_back },
 	 { "journal full", test_journal_full },
-	 { "replay conflict", test_replay_conflict })
+	 { "replay conflict", test_replay_conflict },
+	 { "lazy path: the policy tests", test_lazy_policy },
+	 { "lazy path: asks few hosts", test_lazy_asks_few },
+	 { "lazy path: random pools as exhaustive", test_lazy_random },
+	 { "lazy path: a broken bound", test_lazy_broken_bound })

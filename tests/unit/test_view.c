@@ -4,10 +4,13 @@
  * LFT walks end at the port owning the DLID, the DLID choice spreads a
  * client's allocations over its leaf's up-links and avoids a loaded
  * link, and ties go to the lowest LID.  The walk cache answers as the
- * LFTs do, through evictions and in a view of changed cabling.
+ * LFTs do, through evictions and in a view of changed cabling.  The
+ * allocation bound stays at or below the chosen pair's cost and agrees
+ * with the choice on reachability.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tu.h"
@@ -15,11 +18,12 @@
 #include "topology/gen.h"
 
 /*
- * Folded Clos of radix 8, two levels: 8 leaves of 4 hosts, 4 spines;
- * port cut_port (0: none) of node cut_node left uncabled.
+ * Folded Clos of radix 8, two levels: 8 leaves of 4 hosts, 4 spines
+ * (three levels: 128 hosts); port cut_port (0: none) of node cut_node
+ * left uncabled.
  */
-static struct pool_view *clos_cut(unsigned int lmc, uint32_t cut_node,
-				  unsigned int cut_port)
+static struct pool_view *clos_cut(unsigned int levels, unsigned int lmc,
+				  uint32_t cut_node, unsigned int cut_port)
 {
 	struct gen_fattree ft;
 	struct pool_view *v = NULL;
@@ -28,7 +32,7 @@ static struct pool_view *clos_cut(unsigned int lmc, uint32_t cut_node,
 	char err[256];
 
 	gen_opts_init(&o);
-	CU_ASSERT_FATAL(!gen_fattree_radix(&ft, 8, 2, err, sizeof(err)));
+	CU_ASSERT_FATAL(!gen_fattree_radix(&ft, 8, levels, err, sizeof(err)));
 	CU_ASSERT_FATAL(!gen_fattree(&ft, &o, &f, err, sizeof(err)));
 	if (cut_port)
 		CU_ASSERT_FATAL(!fab_unlink(f, cut_node, cut_port));
@@ -40,7 +44,7 @@ static struct pool_view *clos_cut(unsigned int lmc, uint32_t cut_node,
 
 static struct pool_view *clos(unsigned int lmc)
 {
-	return clos_cut(lmc, 0, 0);
+	return clos_cut(2, lmc, 0, 0);
 }
 
 /* Port index of host k's HCA (hosts count from 1). */
@@ -254,7 +258,7 @@ static void test_cache_new_view(void)
 	CU_ASSERT_EQUAL_FATAL(pool_view_choose(old, s, d, &f, &r), 0);
 	cut = uplink(&f);
 	leaf = old->port_node[cut];
-	v = clos_cut(1, leaf, cut - old->fab->nodes[leaf].port0);
+	v = clos_cut(2, 1, leaf, cut - old->fab->nodes[leaf].port0);
 	check_cache(v, &diff);
 	CU_ASSERT_EQUAL(diff, 0);
 	for (i = 0; i < 2; i++) {
@@ -271,6 +275,65 @@ static void test_cache_new_view(void)
 	pool_view_free(old);
 }
 
+/*
+ * pool_view_bound() against pool_view_choose() for every pair of CA
+ * ports, one host's cable cut, under random whole allocation loads and
+ * fractional measured ones, on a 3-level tree of 128 hosts; twice, the
+ * second time from the caches (more sources than the reachability rows
+ * hold).
+ */
+static void bound_vs_choose(unsigned int lmc)
+{
+	struct pool_view *v = clos_cut(3, lmc, 0, 0);
+	uint32_t cut = host_port(v, 6), ca[128], s, d;
+	unsigned int n = 0, i, j, pass, unreach = 0, tight = 0;
+	struct pool_path f, r;
+	double lb, cost;
+	int rb, rc;
+
+	s = v->fab->ports[cut].peer;
+	d = v->fab->ports[cut].peer_port;
+	pool_view_free(v);
+	v = clos_cut(3, lmc, s, d);
+	for (i = 0; i < v->fab->nnodes; i++)
+		if (!fab_is_sw(v->fab, i) && n < 128)
+			ca[n++] = v->fab->nodes[i].port0 + 1;
+	srand(lmc);
+	for (i = 0; i <= v->fab->nports; i++) {
+		v->alloc[i] = rand() % 3;
+		v->meas[i] = (rand() % 5) * 0.13;
+	}
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < n; i++)
+			for (j = 0; j < n; j++) {
+				rb = pool_view_bound(v, ca[i], ca[j], &lb);
+				rc = pool_view_choose(v, ca[i], ca[j], &f, &r);
+				CU_ASSERT_EQUAL_FATAL(rb, rc);
+				if (rc) {
+					unreach++;
+					continue;
+				}
+				cost = pool_view_pair_cost(v, &f, &r);
+				CU_ASSERT(lb <= cost);
+				tight += lb == cost;
+			}
+	/* the cut host, both ways, both passes */
+	CU_ASSERT_EQUAL(n, 128);
+	CU_ASSERT_EQUAL(unreach, 2 * (2 * n - 1));
+	CU_ASSERT(tight > 0);
+	pool_view_free(v);
+}
+
+static void test_bound_lmc1(void)
+{
+	bound_vs_choose(1);
+}
+
+static void test_bound_lmc2(void)
+{
+	bound_vs_choose(2);
+}
+
 TU_SUITE(pool_view,
 	 { "cache", test_cache },
 	 { "cache_new_view", test_cache_new_view },
@@ -279,4 +342,6 @@ TU_SUITE(pool_view,
 	 { "spread_lmc1", test_spread_lmc1 },
 	 { "spread_lmc2", test_spread_lmc2 },
 	 { "avoid_loaded", test_avoid_loaded },
-	 { "attr", test_attr })
+	 { "attr", test_attr },
+	 { "bound_lmc1", test_bound_lmc1 },
+	 { "bound_lmc2", test_bound_lmc2 })

@@ -19,9 +19,6 @@
 #include "ops.h"
 #include "sm/hints.h"
 
-/* A path's cost as one number: busiest link, then (a thousandth) the sum. */
-#define POOLD_SUM_WEIGHT 1e-3
-
 /* qsort_r/bsearch key: a name against a config host index. */
 static int cmp_name(const void *key, const void *elem, void *cfg)
 {
@@ -78,16 +75,6 @@ static size_t client_ports(const struct poold *d, const char *client,
 	return pool_view_host_ports(d->view, client, idx, POOL_MAX_HCAS);
 }
 
-static double pair_cost(const struct pool_view *v, const struct pool_path *f,
-			const struct pool_path *r)
-{
-	double m1, s1, m2, s2;
-
-	pool_view_cost(v, f, &m1, &s1);
-	pool_view_cost(v, r, &m2, &s2);
-	return (m1 > m2 ? m1 : m2) + POOLD_SUM_WEIGHT * (s1 + s2);
-}
-
 struct oracle {
 	const struct poold *d;
 	uint32_t cp[POOL_MAX_HCAS];
@@ -110,8 +97,22 @@ static int oracle(void *ctx, const char *client, const struct pool_port *port,
 	if (ret)
 		return ret;
 	*dlid = f.dlid;
-	*load = pair_cost(o->d->view, &f, &r);
+	*load = pool_view_pair_cost(o->d->view, &f, &r);
 	return 0;
+}
+
+/* pool_alloc()'s cheap lower bound of what oracle() answers. */
+static int bound(void *ctx, const char *client, const struct pool_port *port,
+		 double *load)
+{
+	const struct oracle *o = ctx;
+	long dst = o->d->port[o->d->hoff[port->index] + port->rail];
+
+	(void)client;
+	if (dst < 0)
+		return dst;
+	return pool_view_bound(o->d->view, o->cp[port->rail % o->ncp], dst,
+			       load);
 }
 
 /* Both paths of GPU g of a; -errno when the fabric lost them. */
@@ -428,7 +429,7 @@ static json_object *gpu_json(const struct poold *d, const struct pool_alloc *a,
 		if (json_object_array_add(path, json_object_new_string(buf)))
 			goto out_put;
 	}
-	if (sm_json_add(o, "load", json_object_new_double(pair_cost(v, &f, &r))))
+	if (sm_json_add(o, "load", json_object_new_double(pool_view_pair_cost(v, &f, &r))))
 		goto out_put;
 	ret = 0;
 out_put:
@@ -531,6 +532,7 @@ static int op_alloc(struct poold *d, const struct sm_peer *p,
 		    json_object *req, json_object *reply, struct sm_error *e)
 {
 	struct oracle o = { .d = d };
+	const struct pool_oracle orc = { oracle, bound, &o };
 	struct pool_request rq = { .uid = p->uid, .job = NULL };
 	const struct pool_alloc *a;
 	int64_t gpus, lease = 0;
@@ -555,7 +557,7 @@ static int op_alloc(struct poold *d, const struct sm_peer *p,
 	if (pool_expire(d->pool, rq.now))
 		d->loads_stale = true;
 	fresh_loads(d);
-	ret = pool_alloc(d->pool, &rq, oracle, &o, &a, msg, sizeof(msg));
+	ret = pool_alloc(d->pool, &rq, &orc, &a, msg, sizeof(msg));
 	if (ret)
 		return pool_error(e, ret, msg);
 	d->changes++;

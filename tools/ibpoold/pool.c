@@ -44,6 +44,7 @@ struct pool {
 	struct cand *cand;
 	size_t cand_cap;
 	struct hcand *hc;
+	struct hkey *heap;
 };
 
 __attribute__((format(printf, 4, 5)))
@@ -111,6 +112,7 @@ void pool_free(struct pool *p)
 	pool_journal_close(p->j);
 	free(p->cand);
 	free(p->hc);
+	free(p->heap);
 	free(p->allocs);
 	free(p->jobs);
 	free(p->held);
@@ -675,22 +677,93 @@ static void sort_host(struct cand *c, size_t n)
 /* Per host: its candidates c[first..first+n), in the order to take them. */
 struct hcand {
 	size_t first, n;
+	double lb;		/* no candidate's load is below it */
 	bool used;
+	bool known;		/* candidates asked of the cost oracle */
 };
 
 /*
- * Candidates of every host, grouped by host, each host's in taking order.
- * The oracle is asked once per host and rail.  Returns the count or a
- * negative errno; *unreach counts free GPUs behind unreachable ports.
+ * Host h's candidates into c, in taking order; the cost oracle is asked
+ * once per rail.  Returns the count; *unreach counts free GPUs behind
+ * unreachable ports.
  */
-static long candidates(const struct pool *p, const char *client,
-		       pool_cost_fn cost, void *ctx, struct cand *c,
-		       struct hcand *hc, unsigned int *unreach)
+static size_t fill(const struct pool *p, const char *client,
+		   const struct pool_oracle *o, size_t h, struct cand *c,
+		   unsigned int *unreach)
 {
+	const struct pool_host_cfg *cf = &p->cfg->hosts[h];
 	unsigned int g, r, ord[POOL_MAX_HCAS];
 	uint32_t dlid[POOL_MAX_HCAS];
 	double load[POOL_MAX_HCAS];
 	bool ok[POOL_MAX_HCAS], asked[POOL_MAX_HCAS];
+	size_t n = 0;
+
+	memset(asked, 0, cf->nhca * sizeof(*asked));
+	memset(ord, 0, cf->nhca * sizeof(*ord));
+	for (g = 0; g < cf->gpus; g++) {
+		if (p->held[h] >> g & 1)
+			continue;
+		r = pool_gpu_rail(cf, g);
+		if (!asked[r]) {
+			struct pool_port port = { cf->name, r, &cf->hca[r], h };
+
+			asked[r] = true;
+			ok[r] = !o->cost(o->ctx, client, &port, &dlid[r],
+					 &load[r]);
+		}
+		if (!ok[r]) {
+			(*unreach)++;
+			continue;
+		}
+		c[n].host = h;
+		c[n].gpu = g;
+		c[n].rail = r;
+		c[n].ord = ord[r]++;
+		c[n].dlid = dlid[r];
+		c[n++].load = load[r];
+	}
+	sort_host(c, n);
+	return n;
+}
+
+/* Every host's candidates, host after host; returns the count. */
+static size_t candidates(const struct pool *p, const char *client,
+			 const struct pool_oracle *o, struct cand *c,
+			 struct hcand *hc, unsigned int *unreach)
+{
+	size_t h, n = 0;
+
+	*unreach = 0;
+	for (h = 0; h < p->cfg->nhosts; h++) {
+		hc[h].first = n;
+		hc[h].n = fill(p, client, o, h, c + n, unreach);
+		hc[h].known = true;
+		n += hc[h].n;
+	}
+	return n;
+}
+
+/* The GPUs of cf on rail r as bits: g * nhca / gpus == r. */
+static uint64_t rail_gpus(const struct pool_host_cfg *cf, unsigned int r)
+{
+	unsigned int lo = (r * cf->gpus + cf->nhca - 1) / cf->nhca;
+	unsigned int hi = ((r + 1) * cf->gpus + cf->nhca - 1) / cf->nhca;
+
+	return (hi >= 64 ? ~0ull : (1ull << hi) - 1) & ~((1ull << lo) - 1);
+}
+
+/*
+ * Every host's candidate count and the least of its rails' bounds, from
+ * the bound alone, rail by rail as fill() asks; slots for the
+ * candidates are laid out as candidates() would.  Returns the count.
+ */
+static size_t survey(const struct pool *p, const char *client,
+		     const struct pool_oracle *o, struct hcand *hc,
+		     unsigned int *unreach)
+{
+	unsigned int r, k;
+	uint64_t idle;
+	double lb;
 	size_t h, n = 0;
 
 	*unreach = 0;
@@ -698,34 +771,22 @@ static long candidates(const struct pool *p, const char *client,
 		const struct pool_host_cfg *cf = &p->cfg->hosts[h];
 
 		hc[h].first = n;
-		memset(asked, 0, cf->nhca * sizeof(*asked));
-		memset(ord, 0, cf->nhca * sizeof(*ord));
-		for (g = 0; g < cf->gpus; g++) {
-			if (p->held[h] >> g & 1)
-				continue;
-			r = pool_gpu_rail(cf, g);
-			if (!asked[r]) {
-				struct pool_port port = { cf->name, r,
-							  &cf->hca[r], h };
+		idle = ~p->held[h];
+		for (r = 0; r < cf->nhca; r++) {
+			struct pool_port port = { cf->name, r, &cf->hca[r], h };
 
-				asked[r] = true;
-				ok[r] = !cost(ctx, client, &port, &dlid[r],
-					      &load[r]);
-			}
-			if (!ok[r]) {
-				(*unreach)++;
+			k = __builtin_popcountll(idle & rail_gpus(cf, r));
+			if (!k)
+				continue;
+			if (o->bound(o->ctx, client, &port, &lb)) {
+				*unreach += k;
 				continue;
 			}
-			c[n].host = h;
-			c[n].gpu = g;
-			c[n].rail = r;
-			c[n].ord = ord[r]++;
-			c[n].dlid = dlid[r];
-			c[n++].load = load[r];
+			if (!hc[h].n || lb < hc[h].lb)
+				hc[h].lb = lb;
+			hc[h].n += k;
 		}
-		hc[h].n = n - hc[h].first;
-		/* Made host by host: sorting each host's run is enough. */
-		sort_host(c + hc[h].first, hc[h].n);
+		n += hc[h].n;
 	}
 	return n;
 }
@@ -738,6 +799,20 @@ static double take_cost(const struct cand *c, const struct hcand *h,
 
 	for (i = 0; i < m; i++)
 		s += c[h->first + i].load;
+	return s;
+}
+
+/*
+ * take_cost() with every load at the host's bound: added in the same
+ * order, so it rounds to no more.
+ */
+static double take_bound(const struct hcand *h, size_t m)
+{
+	double s = 0;
+	size_t i;
+
+	for (i = 0; i < m; i++)
+		s += h->lb;
 	return s;
 }
 
@@ -788,29 +863,170 @@ static long biggest(const struct cand *c, const struct hcand *hc, size_t nh)
 	return b;
 }
 
-/* Pick rq->ngpus of the candidates into a->gpus. */
-static void choose(const struct cand *c, struct hcand *hc, size_t nh,
-		   struct pool_alloc *a)
+/*
+ * best_fit() and biggest() both take the least of a key (cost, count,
+ * config order); the lazy forms pop hosts in order of the key with the
+ * bound for cost and ask the oracle about each popped until the next
+ * one's key exceeds the best found: its cost can only be higher.
+ */
+struct hkey {
+	double x;
+	size_t n;
+	uint32_t h;
+};
+
+static bool key_lt(const struct hkey *a, const struct hkey *b)
 {
-	size_t left = a->ngpus, m, i, k = 0;
+	if (a->x != b->x)
+		return a->x < b->x;
+	if (a->n != b->n)
+		return a->n < b->n;
+	return a->h < b->h;
+}
+
+static void sift_down(struct hkey *k, size_t n, size_t i)
+{
+	struct hkey x = k[i];
+	size_t j;
+
+	while ((j = 2 * i + 1) < n) {
+		if (j + 1 < n && key_lt(&k[j + 1], &k[j]))
+			j++;
+		if (!key_lt(&k[j], &x))
+			break;
+		k[i] = k[j];
+		i = j;
+	}
+	k[i] = x;
+}
+
+/* What choose() works on: every host known, or bounds (lazy). */
+struct pick {
+	const struct pool *p;
+	const char *client;
+	const struct pool_oracle *o;
+	struct cand *c;
+	struct hcand *hc;
+	struct hkey *heap;	/* lazy: one key per host */
+	bool lazy;
+	bool bad;		/* the oracle broke its bound: start over */
+};
+
+/*
+ * Ask the oracle about host h if not done yet.  false (and k->bad) when
+ * it disagrees with the bound; its candidates may then have run into
+ * the next host's slots, which the exhaustive pass lays out afresh.
+ */
+static bool known(struct pick *k, size_t h)
+{
+	struct hcand *x = &k->hc[h];
+	unsigned int unreach = 0;
+	size_t i;
+
+	if (x->known)
+		return true;
+	x->known = true;
+	if (fill(k->p, k->client, k->o, h, k->c + x->first, &unreach) !=
+	    x->n)
+		k->bad = true;
+	for (i = 0; i < x->n && !k->bad; i++)
+		k->bad = k->c[x->first + i].load < x->lb;
+	return !k->bad;
+}
+
+/* The least key's host among the n in k->heap, by their costs; -1: none. */
+static long least(struct pick *k, size_t n, size_t m, bool per_gpu)
+{
+	struct hkey *q = k->heap, top, best = { 0, 0, 0 };
+	long b = -1;
+	size_t i;
+
+	for (i = n / 2; i-- > 0;)
+		sift_down(q, n, i);
+	while (n) {
+		top = q[0];
+		if (b >= 0 && key_lt(&best, &top))
+			break;
+		q[0] = q[--n];
+		sift_down(q, n, 0);
+		if (!known(k, top.h))
+			return -1;
+		top.x = take_cost(k->c, &k->hc[top.h], per_gpu ? top.n : m);
+		if (per_gpu)
+			top.x /= top.n;
+		if (b < 0 || key_lt(&top, &best)) {
+			best = top;
+			b = top.h;
+		}
+	}
+	return b;
+}
+
+static long fit_lazy(struct pick *k, size_t nh, size_t m)
+{
+	size_t h, n = 0;
+	double lb = 0, x = 0;
+
+	for (h = 0; h < nh; h++) {
+		if (k->hc[h].used || k->hc[h].n < m)
+			continue;
+		/* hosts mostly share a bound: add it up once for them */
+		if (!n || k->hc[h].lb != lb) {
+			lb = k->hc[h].lb;
+			x = take_bound(&k->hc[h], m);
+		}
+		k->heap[n].x = x;
+		k->heap[n].n = k->hc[h].n;
+		k->heap[n++].h = h;
+	}
+	return least(k, n, m, false);
+}
+
+/* biggest(): the most candidates first, then as fit_lazy() per GPU. */
+static long biggest_lazy(struct pick *k, size_t nh)
+{
+	size_t h, n = 0, most = 0;
+
+	for (h = 0; h < nh; h++)
+		if (!k->hc[h].used && k->hc[h].n > most)
+			most = k->hc[h].n;
+	for (h = 0; h < nh && most; h++) {
+		if (k->hc[h].used || k->hc[h].n != most)
+			continue;
+		k->heap[n].x = take_bound(&k->hc[h], most) / most;
+		k->heap[n].n = most;
+		k->heap[n++].h = h;
+	}
+	return least(k, n, most, true);
+}
+
+/* Pick a->ngpus of the candidates into a->gpus; false: k->bad. */
+static bool choose(struct pick *k, size_t nh, struct pool_alloc *a)
+{
+	const struct cand *c = k->c;
+	struct hcand *hc = k->hc;
+	size_t left = a->ngpus, m, i, n = 0;
 	long h;
 
 	while (left) {
-		h = best_fit(c, hc, nh, left);
-		if (h < 0)
-			h = biggest(c, hc, nh);
+		h = k->lazy ? fit_lazy(k, nh, left) : best_fit(c, hc, nh, left);
+		if (h < 0 && !k->bad)
+			h = k->lazy ? biggest_lazy(k, nh) : biggest(c, hc, nh);
+		if (k->bad)
+			return false;
 		m = hc[h].n < left ? hc[h].n : left;
-		for (i = 0; i < m; i++, k++) {
+		for (i = 0; i < m; i++, n++) {
 			const struct cand *x = &c[hc[h].first + i];
 
-			a->gpus[k].host = x->host;
-			a->gpus[k].gpu = x->gpu;
-			a->gpus[k].rail = x->rail;
-			a->gpus[k].dlid = x->dlid;
+			a->gpus[n].host = x->host;
+			a->gpus[n].gpu = x->gpu;
+			a->gpus[n].rail = x->rail;
+			a->gpus[n].dlid = x->dlid;
 		}
 		hc[h].used = true;
 		left -= m;
 	}
+	return true;
 }
 
 static unsigned int total_free(const struct pool *p)
@@ -841,17 +1057,41 @@ static int check_request(const struct pool *p, const struct pool_request *rq,
 	return 0;
 }
 
+/*
+ * Choose rq->ngpus GPUs into a->gpus, lazily when k->lazy: 0, -ENOSPC
+ * with its message, or -EAGAIN when the oracle broke its bound.
+ */
+static int pick(struct pick *k, const struct pool_request *rq,
+		unsigned int nfree, struct pool_alloc *a, char *err,
+		size_t len)
+{
+	const struct pool *p = k->p;
+	unsigned int unreach;
+	size_t n;
+
+	memset(k->hc, 0, p->cfg->nhosts * sizeof(*k->hc));
+	n = k->lazy ? survey(p, rq->client, k->o, k->hc, &unreach) :
+		      candidates(p, rq->client, k->o, k->c, k->hc, &unreach);
+	if (n < rq->ngpus) {
+		if (unreach)
+			return fail(err, len, -ENOSPC, "%u GPUs requested, %u free, %u of them unreachable from %s",
+				    rq->ngpus, nfree, unreach, rq->client);
+		return fail(err, len, -ENOSPC, "%u GPUs requested, %u free",
+			    rq->ngpus, nfree);
+	}
+	a->ngpus = rq->ngpus;
+	return choose(k, p->cfg->nhosts, a) ? 0 : -EAGAIN;
+}
+
 int pool_alloc(struct pool *p, const struct pool_request *rq,
-	       pool_cost_fn cost, void *ctx, const struct pool_alloc **out,
+	       const struct pool_oracle *o, const struct pool_alloc **out,
 	       char *err, size_t len)
 {
-	unsigned int nfree, unreach, lease;
+	struct pick k = { .p = p, .client = rq->client, .o = o };
+	unsigned int nfree, lease;
 	struct pool_alloc a = { 0 };
-	time_t now;
 	struct json_object *rec;
-	struct hcand *hc;
-	struct cand *c;
-	long n;
+	time_t now;
 	int ret;
 
 	*out = NULL;
@@ -863,28 +1103,27 @@ int pool_alloc(struct pool *p, const struct pool_request *rq,
 	nfree = total_free(p);
 	if (!p->hc)
 		p->hc = malloc((p->cfg->nhosts + 1) * sizeof(*p->hc));
+	if (!p->heap)
+		p->heap = malloc((p->cfg->nhosts + 1) * sizeof(*p->heap));
 	a.gpus = calloc(rq->ngpus, sizeof(*a.gpus));
-	if (!p->hc || !a.gpus ||
+	if (!p->hc || !p->heap || !a.gpus ||
 	    tio_grow((void **)&p->cand, &p->cand_cap, nfree + 1,
 		     sizeof(*p->cand))) {
 		ret = fail(err, len, -ENOMEM, "out of memory");
 		goto out_free;
 	}
-	c = p->cand;
-	hc = p->hc;
-	memset(hc, 0, p->cfg->nhosts * sizeof(*hc));
-	n = candidates(p, rq->client, cost, ctx, c, hc, &unreach);
-	if (n < rq->ngpus) {
-		if (unreach)
-			ret = fail(err, len, -ENOSPC, "%u GPUs requested, %u free, %u of them unreachable from %s",
-				   rq->ngpus, nfree, unreach, rq->client);
-		else
-			ret = fail(err, len, -ENOSPC, "%u GPUs requested, %u free",
-				   rq->ngpus, nfree);
-		goto out_free;
+	k.c = p->cand;
+	k.hc = p->hc;
+	k.heap = p->heap;
+	k.lazy = o->bound;
+	ret = pick(&k, rq, nfree, &a, err, len);
+	if (ret == -EAGAIN) {
+		k.lazy = false;
+		k.bad = false;
+		ret = pick(&k, rq, nfree, &a, err, len);
 	}
-	a.ngpus = rq->ngpus;
-	choose(c, hc, p->cfg->nhosts, &a);
+	if (ret)
+		goto out_free;
 	lease = rq->lease_s ? rq->lease_s : p->cfg->lease_default_s;
 	a.id = p->next_id;
 	a.uid = rq->uid;

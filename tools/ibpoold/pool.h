@@ -36,6 +36,21 @@ typedef int (*pool_cost_fn)(void *ctx, const char *client,
 			    const struct pool_port *port, uint32_t *dlid,
 			    double *load);
 
+/*
+ * What the cost oracle will answer, cheaply: 0 with *load no more than
+ * the load it would give port now, or the negative errno it would
+ * return, exactly when it would (a GPU's reachability is never guessed).
+ */
+typedef int (*pool_bound_fn)(void *ctx, const char *client,
+			     const struct pool_port *port, double *load);
+
+/* The oracle pool_alloc() asks; bound NULL: cost is asked of every port. */
+struct pool_oracle {
+	pool_cost_fn cost;
+	pool_bound_fn bound;
+	void *ctx;
+};
+
 struct pool_gpu_ref {
 	uint32_t host;		/* index into the config's hosts */
 	unsigned int gpu;
@@ -115,12 +130,16 @@ const char *pool_state_note(const struct pool *p);
  * the GPUs come from as few hosts as can hold them, the cheapest such
  * hosts, and within a host spread over its HCAs before doubling up on
  * one (two GPUs behind one HCA share its port), cheapest first.  Ties go
- * to config order, then GPU number.  *out points at the new allocation.
+ * to config order, then GPU number.  With a bound, cost is asked only
+ * about hosts whose bound could still beat the best host found, in
+ * order of bound; the choice is the same (a cost below its bound
+ * or disagreeing on reachability is caught on the hosts asked, and
+ * then every host is asked).  *out points at the new allocation.
  * -ENOSPC with "N GPUs requested, M free" (and how many of those the
  * client cannot reach), -EINVAL for a bad request, or a journal error.
  */
 int pool_alloc(struct pool *p, const struct pool_request *rq,
-	       pool_cost_fn cost, void *ctx, const struct pool_alloc **out,
+	       const struct pool_oracle *o, const struct pool_alloc **out,
 	       char *err, size_t len);
 
 /*

@@ -29,6 +29,10 @@
 #define WALK_TO 0x80000000u	/* key of a row to one DLID */
 #define WALK_NEW 0u		/* at[] of an end not walked yet */
 #define WALK_UNREACH UINT32_MAX	/* arena n of a cached -EHOSTUNREACH */
+#define REACH_ROWS 32		/* clients whose reachable ports are kept */
+
+/* A path's cost as one number: busiest link, then (a thousandth) the sum. */
+#define VIEW_SUM_WEIGHT 1e-3
 
 struct walk_row {
 	uint32_t key;		/* source port, or DLID | WALK_TO */
@@ -40,10 +44,27 @@ struct walk_row {
 	size_t n, cap;
 };
 
+/*
+ * Whether pool_view_choose() finds a DLID from one source port, per
+ * destination port, and whether the paths' end links are known (both
+ * ports own their LIDs): as fixed as the walks, and one byte to read
+ * where the walks are four rows.
+ */
+enum { REACH_NEW, REACH_YES, REACH_ENDS, REACH_NO };
+
+struct reach_row {
+	uint32_t src;
+	bool used;
+	uint64_t stamp;
+	uint8_t *st;		/* per port, enum above */
+};
+
 struct pool_walk_cache {
 	struct walk_row row[WALK_ROWS];
 	uint64_t clock;
 	uint8_t hint[256];	/* by key hash: where its row was last */
+	struct reach_row reach[REACH_ROWS];
+	struct reach_row *reach_last;	/* asked last, asked first */
 };
 
 _Static_assert(WALK_ROWS <= 256, "a hint names a row in a byte");
@@ -173,6 +194,8 @@ static void walks_free(struct pool_walk_cache *c)
 		free(c->row[i].at);
 		free(c->row[i].arena);
 	}
+	for (i = 0; i < REACH_ROWS; i++)
+		free(c->reach[i].st);
 	free(c);
 }
 
@@ -383,6 +406,11 @@ static int walk_cached(struct pool_view *v, uint32_t src, uint32_t dlid,
 	return ret;
 }
 
+static inline double link_load(const struct pool_view *v, uint32_t link)
+{
+	return v->alloc[link] + v->meas[link];
+}
+
 static void links_cost(const struct pool_view *v, const struct links *l,
 		       double *max, double *sum)
 {
@@ -392,7 +420,7 @@ static void links_cost(const struct pool_view *v, const struct links *l,
 	*max = 0;
 	*sum = 0;
 	for (i = 0; i < l->n; i++) {
-		x = v->alloc[l->link[i]] + v->meas[l->link[i]];
+		x = link_load(v, l->link[i]);
 		if (x > *max)
 			*max = x;
 		*sum += x;
@@ -478,6 +506,143 @@ int pool_view_choose(struct pool_view *v, uint32_t src, uint32_t dst,
 	}
 	return found ? pool_view_pair(v, src, dst, best, fwd, rev) :
 		       -EHOSTUNREACH;
+}
+
+static double pair_cost(double m1, double s1, double m2, double s2)
+{
+	return (m1 > m2 ? m1 : m2) + VIEW_SUM_WEIGHT * (s1 + s2);
+}
+
+double pool_view_pair_cost(const struct pool_view *v,
+			   const struct pool_path *fwd,
+			   const struct pool_path *rev)
+{
+	double m1, s1, m2, s2;
+
+	pool_view_cost(v, fwd, &m1, &s1);
+	pool_view_cost(v, rev, &m2, &s2);
+	return pair_cost(m1, s1, m2, s2);
+}
+
+/* The reachability row of source port src; NULL: no memory. */
+static uint8_t *reach_row(struct pool_view *v, uint32_t src)
+{
+	struct pool_walk_cache *c = v->walks;
+	struct reach_row *r, *old;
+	unsigned int i;
+
+	if (!c && !(c = v->walks = calloc(1, sizeof(*c))))
+		return NULL;
+	r = c->reach_last;
+	if (r && r->used && r->src == src)
+		return r->st;
+	old = &c->reach[0];
+	for (i = 0; i < REACH_ROWS; i++) {
+		r = &c->reach[i];
+		if (r->used && r->src == src)
+			break;
+		if (!r->used || (old->used && r->stamp < old->stamp))
+			old = r;
+	}
+	if (i == REACH_ROWS) {
+		r = old;
+		if (!r->st)
+			r->st = malloc(v->fab->nports + 1);
+		if (!r->st) {
+			r->used = false;
+			return NULL;
+		}
+		memset(r->st, REACH_NEW, v->fab->nports + 1);
+		r->src = src;
+		r->used = true;
+	}
+	r->stamp = ++c->clock;
+	c->reach_last = r;
+	return r->st;
+}
+
+/* Port p's LIDs all its own in the routing (where walks to them end). */
+static bool owns_lids(const struct pool_view *v, uint32_t p)
+{
+	const struct fab_port *fp = &v->fab->ports[p];
+	uint32_t n = v->port_node[p], i, lid;
+
+	for (i = 0; i < (1u << fp->lmc); i++) {
+		lid = fp->lid + i;
+		if (lid > v->rt.top || v->rt.lid_node[lid] != n ||
+		    v->rt.lid_port[lid] != p - v->fab->nodes[n].port0)
+			return false;
+	}
+	return true;
+}
+
+/* reach_row()'s answer for (src, dst), found and kept if not known. */
+static uint8_t reaches(struct pool_view *v, uint32_t src, uint32_t dst)
+{
+	const struct fab_port *d = &v->fab->ports[dst];
+	uint8_t *st = src <= v->fab->nports && dst <= v->fab->nports ?
+		      reach_row(v, src) : NULL, x;
+	struct pool_path fwd, rev;
+	struct links f, r;
+	uint32_t i;
+	bool ok = false;
+
+	if (st && st[dst] != REACH_NEW)
+		return st[dst];
+	for (i = 0; i < (1u << d->lmc) && !ok; i++)
+		ok = !pair_links(v, src, dst, d->lid + i, &fwd, &rev, &f, &r);
+	x = !ok ? REACH_NO : owns_lids(v, src) && owns_lids(v, dst) ?
+	    REACH_ENDS : REACH_YES;
+	if (st)
+		st[dst] = x;
+	return x;
+}
+
+/* Port index of the far end of CA port p's cable. */
+static uint32_t far_end(const struct pool_view *v, uint32_t p)
+{
+	const struct fabric *f = v->fab;
+
+	return fab_port(f, f->ports[p].peer, f->ports[p].peer_port) -
+	       f->ports;
+}
+
+/*
+ * One path's (max, sum) from its first and last link, as links_cost()
+ * adds them: the links between count as 0, so the sum is made in the
+ * same order and, loads being at least 0, rounds to no more.  A path
+ * of one link starts and ends on it.
+ */
+static void ends_cost(const struct pool_view *v, uint32_t first,
+		      uint32_t last, double *max, double *sum)
+{
+	double x = link_load(v, first);
+
+	*max = x > 0 ? x : 0;
+	*sum = 0 + x;
+	if (first == last)
+		return;
+	x = link_load(v, last);
+	if (x > *max)
+		*max = x;
+	*sum += x;
+}
+
+int pool_view_bound(struct pool_view *v, uint32_t src, uint32_t dst,
+		    double *lb)
+{
+	uint8_t x = reaches(v, src, dst);
+	double m1, s1, m2, s2;
+
+	if (x == REACH_NO)
+		return -EHOSTUNREACH;
+	*lb = 0;
+	if (x != REACH_ENDS)
+		return 0;
+	ends_cost(v, src, far_end(v, dst), &m1, &s1);
+	ends_cost(v, dst, far_end(v, src), &m2, &s2);
+	*lb = pair_cost(m1, s1, m2, s2);
+	return 0;
 }
 
 void pool_view_charge(struct pool_view *v, const struct pool_path *p,

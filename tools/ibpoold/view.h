@@ -134,6 +134,26 @@ void pool_view_cost(const struct pool_view *v, const struct pool_path *p,
 int pool_view_choose(struct pool_view *v, uint32_t src, uint32_t dst,
 		     struct pool_path *fwd, struct pool_path *rev);
 
+/*
+ * The cost of a pair of paths as one number, what allocation weighs:
+ * the busiest link of either, then a thousandth of their summed load.
+ */
+double pool_view_pair_cost(const struct pool_view *v,
+			   const struct pool_path *fwd,
+			   const struct pool_path *rev);
+
+/*
+ * A lower bound on pool_view_pair_cost() of the paths
+ * pool_view_choose(v, src, dst) gives, from the four links every pair
+ * of paths between the two ports crosses (each port's cable, both
+ * ways), as long as no link's load is below 0: 0 with *lb set, or
+ * -EHOSTUNREACH exactly when pool_view_choose() fails.  Reachability is
+ * cached per source port, so this reads a few words where the choice
+ * walks every LID; not thread-safe either.
+ */
+int pool_view_bound(struct pool_view *v, uint32_t src, uint32_t dst,
+		    double *lb);
+
 /* The same pair's paths for a DLID already chosen. */
 int pool_view_pair(struct pool_view *v, uint32_t src, uint32_t dst,
 		   uint32_t dlid, struct pool_path *fwd,
