@@ -39,6 +39,7 @@ static void test_full(void)
 		   "sm_socket = /tmp/sm.sock\n"
 		   "sm_owner = pool-b\n"
 		   "telemetry_interval_ms = 250\n"
+		   "lft_check_s = 0\n"
 		   "socket_mode = 0666\n"
 		   "group = root\n"
 		   "lease_default_s = 600\n"
@@ -58,6 +59,7 @@ static void test_full(void)
 	CU_ASSERT_STRING_EQUAL(c.sm_socket, "/tmp/sm.sock");
 	CU_ASSERT_STRING_EQUAL(c.sm_owner, "pool-b");
 	CU_ASSERT_EQUAL(c.telemetry_interval_ms, 250);
+	CU_ASSERT_EQUAL(c.lft_check_s, 0);
 	CU_ASSERT_EQUAL(c.socket_mode, 0666);
 	CU_ASSERT_EQUAL(c.lease_default_s, 600);
 	CU_ASSERT_STRING_EQUAL(c.group, "root");
@@ -99,6 +101,7 @@ static void test_defaults(void)
 	CU_ASSERT_STRING_EQUAL(c.sm_socket, POOL_CFG_SM_SOCKET);
 	CU_ASSERT_STRING_EQUAL(c.sm_owner, "ibpoold");
 	CU_ASSERT_EQUAL(c.telemetry_interval_ms, POOL_CFG_TELEMETRY_MS);
+	CU_ASSERT_EQUAL(c.lft_check_s, 60);
 	CU_ASSERT_EQUAL(c.socket_mode, 0660);
 	CU_ASSERT_EQUAL(c.lease_default_s, POOL_CFG_LEASE_S);
 	CU_ASSERT_PTR_NULL(c.group);
@@ -153,6 +156,10 @@ static void test_refusals(void)
 		"2: [host a] gpus: '4x' is not a GPU count in 1..64");
 	refused("[pool]\n\ntelemetry_interval_ms = 5\n" HOST, -EINVAL,
 		"3: [pool] telemetry_interval_ms: '5' is not a number of milliseconds in 10..600000");
+	refused("[pool]\nlft_check_s = 86401\n" HOST, -EINVAL,
+		"2: [pool] lft_check_s: '86401' is not 0 (off) or a number of seconds in 1..86400");
+	refused("[pool]\nlft_check_s = 1m\n" HOST, -EINVAL,
+		"2: [pool] lft_check_s: '1m' is not 0 (off) or a number of seconds in 1..86400");
 	refused("[pool]\nlease_default_s = -1\n" HOST, -EINVAL,
 		"2: [pool] lease_default_s: '-1' is not a number of seconds in 1..2592000");
 	refused("[pool]\ngroup = no-such-group-gpuaware\n" HOST, -ENOENT,

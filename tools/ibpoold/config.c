@@ -198,6 +198,14 @@ static int pool_key(struct ld *l, const char *key, const char *v)
 		c->telemetry_interval_ms = n;
 		return 0;
 	}
+	if (!strcmp(key, "lft_check_s")) {
+		if (parse_uint(v, 0, POOL_CFG_LFT_CHECK_MAX, &n))
+			return fail(l, "pool", key, -EINVAL,
+				    "'%s' is not 0 (off) or a number of seconds in 1..%d",
+				    v, POOL_CFG_LFT_CHECK_MAX);
+		c->lft_check_s = n;
+		return 0;
+	}
 	if (!strcmp(key, "socket_mode")) {
 		if (strcmp(v, "0600") && strcmp(v, "0660") && strcmp(v, "0666"))
 			return fail(l, "pool", key, -EINVAL,
@@ -547,6 +555,7 @@ static int defaults(struct pool_config *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->telemetry_interval_ms = POOL_CFG_TELEMETRY_MS;
+	c->lft_check_s = POOL_CFG_LFT_CHECK_S;
 	c->socket_mode = POOL_CFG_SOCKET_MODE;
 	c->lease_default_s = POOL_CFG_LEASE_S;
 	c->socket = strdup(POOL_CFG_SOCKET);

@@ -21,6 +21,8 @@
 #define POOL_CFG_TELEMETRY_MIN 10
 #define POOL_CFG_TELEMETRY_MAX 600000
 #define POOL_CFG_LEASE_S 3600
+#define POOL_CFG_LFT_CHECK_S 60
+#define POOL_CFG_LFT_CHECK_MAX 86400
 #define POOL_CFG_LEASE_MAX (30 * 86400)
 #define POOL_MAX_GPUS 64	/* per host */
 #define POOL_MAX_HCAS 32	/* per host */
@@ -49,6 +51,7 @@ struct pool_config {
 	char *sm_socket;
 	char *sm_owner;		/* as a job id: 1..64 of [A-Za-z0-9._:-] */
 	unsigned int telemetry_interval_ms;
+	unsigned int lft_check_s;	/* without the plugin; 0: never */
 	unsigned int lease_default_s;
 	unsigned int socket_mode;	/* of socket: 0600, 0660 or 0666 */
 	char *group;		/* NULL: none set */

@@ -27,6 +27,7 @@ struct pool_live {
 	struct ibv *h;
 	pthread_mutex_t lock;	/* the handle and everything below */
 	uint64_t epoch;		/* discoveries made */
+	bool stale;		/* the handle's discovery made no view */
 	struct ibv_sample prev;
 	bool have_prev;
 	struct ibv_rate *rates;	/* last delta, for pool_live_apply() */
@@ -143,6 +144,7 @@ int pool_live_view(struct pool_live *l, struct pool_view **out, char *err,
 
 	*out = NULL;
 	pthread_mutex_lock(&l->lock);
+	l->stale = true;
 	ret = ibv_discover(l->h, err, len);
 	if (!ret)
 		ret = ibv_read_lfts(l->h, err, len);
@@ -158,6 +160,7 @@ int pool_live_view(struct pool_live *l, struct pool_view **out, char *err,
 	if (ret)
 		goto out_unlock;
 	l->epoch++;
+	l->stale = false;
 	(*out)->epoch = l->epoch;
 	(*out)->path_attr = path_attr;
 	(*out)->path_ctx = l;
@@ -166,6 +169,30 @@ int pool_live_view(struct pool_live *l, struct pool_view **out, char *err,
 	if (l->have_prev)
 		ibv_sample_release(&l->prev);
 	l->have_prev = false;
+out_unlock:
+	pthread_mutex_unlock(&l->lock);
+	return ret;
+}
+
+/*
+ * The handle's tables are a copy of v's until read again: the same
+ * switches and LIDs, so the rows compare byte for byte.
+ */
+int pool_live_lfts_changed(struct pool_live *l, const struct pool_view *v,
+			   char *err, size_t len)
+{
+	const struct rt_tables *t;
+	int ret;
+
+	pthread_mutex_lock(&l->lock);
+	ret = 1;
+	if (l->stale || l->epoch != v->epoch)
+		goto out_unlock;
+	ret = ibv_read_lfts(l->h, err, len);
+	if (ret)
+		goto out_unlock;
+	t = ibv_tables(l->h);
+	ret = memcmp(t->lft, v->rt.lft, (size_t)t->nsw * (t->top + 1)) != 0;
 out_unlock:
 	pthread_mutex_unlock(&l->lock);
 	return ret;

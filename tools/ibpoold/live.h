@@ -31,6 +31,15 @@ int pool_live_view(struct pool_live *l, struct pool_view **out, char *err,
 		   size_t len);
 
 /*
+ * Read every switch's LFT again (no discovery) and compare with v's, v
+ * from the latest pool_live_view(): 1 when an entry differs or v is not
+ * the latest discovery's (the caller should make a new view), 0, or a
+ * negative errno.  Main thread; v's tables never change, so no lock on v.
+ */
+int pool_live_lfts_changed(struct pool_live *l, const struct pool_view *v,
+			   char *err, size_t len);
+
+/*
  * One counter sample; with the previous one, each switch port's transmit
  * rate over its link rate goes into v->meas (v from the latest
  * pool_live_view(), else nothing is set).  Returns 1 when links came or

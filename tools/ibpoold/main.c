@@ -422,25 +422,58 @@ static int refresh(struct poold *d, struct pool_live *live, const char *why)
 	return ret ? -1 : 0;
 }
 
+/* What the telemetry remembers between runs. */
+struct tele {
+	int64_t routed;		/* the plugin's routings, -1: no plugin */
+	double next_lft;	/* no plugin: when to read the LFTs again */
+};
+
+/*
+ * Without the plugin no state tells of a new routing (an SM's reroute
+ * with no link change): every lft_check_s the switches' LFTs are read
+ * again and a new view made when one entry differs.  True when it did.
+ */
+static bool lft_check(struct poold *d, struct pool_live *live,
+		      struct tele *tl)
+{
+	unsigned int s = d->cfg->lft_check_s;
+	char err[512];
+	int ret;
+
+	if (!s || mono() < tl->next_lft)
+		return false;
+	tl->next_lft = mono() + s;
+	/* The main thread alone swaps the view: no lock to read it here. */
+	ret = pool_live_lfts_changed(live, d->view, err, sizeof(err));
+	if (ret < 0)
+		poold_log(LOG_WARNING, "LFT check: %s", err);
+	if (ret <= 0)
+		return false;
+	refresh(d, live, "LFTs changed");
+	return true;
+}
+
 /*
  * Live telemetry: counters into link loads, and a new view when links
  * came or went or the SM routed again (tried again next time when the
  * discovery failed, say in the middle of the SM's sweep).
  */
 static void telemetry(struct poold *d, struct pool_live *live,
-		      int64_t *routed)
+		      struct tele *tl)
 {
 	int64_t n = routings(d->cfg->sm_socket);
 	char err[512];
 	int ret;
 
-	if (n >= 0 && *routed >= 0 && n != *routed) {
+	if (n >= 0 && tl->routed >= 0 && n != tl->routed) {
 		if (!refresh(d, live, "the SM routed again"))
-			*routed = n;
+			tl->routed = n;
 		return;
 	}
 	if (n >= 0)
-		*routed = n;
+		tl->routed = n;
+	if (n < 0 && lft_check(d, live, tl))
+		return;
 	ret = pool_live_sample(live, err, sizeof(err));
 	if (ret < 0) {
 		poold_log(LOG_WARNING, "counters: %s", err);
@@ -473,7 +506,10 @@ static void serve(struct poold *d, struct pool_live *live,
 	unsigned int ms = d->cfg->telemetry_interval_ms;
 	struct timespec ts;
 	double next_tick = mono(), next_tele = mono(), t, wait;
-	int64_t routed = live ? routings(d->cfg->sm_socket) : -1;
+	struct tele tl = {
+		.routed = live ? routings(d->cfg->sm_socket) : -1,
+		.next_lft = mono() + d->cfg->lft_check_s,
+	};
 	siginfo_t si;
 	int sig;
 
@@ -484,7 +520,7 @@ static void serve(struct poold *d, struct pool_live *live,
 			next_tick = t + TICK_MS / 1000.0;
 		}
 		if (live && t >= next_tele) {
-			telemetry(d, live, &routed);
+			telemetry(d, live, &tl);
 			next_tele = mono() + ms / 1000.0;
 		}
 		wait = next_tick - mono();
