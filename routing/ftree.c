@@ -970,8 +970,8 @@ static int spread(const struct fabric *f, const struct ft_info *ft,
 		  const char **use)
 {
 	struct rt_jobpass_stats st;
-	uint64_t o1, s1, o2, s2;
 	struct rt_tables t2;
+	uint64_t o2, s2;
 	int ret;
 
 	*use = "job pass";
@@ -987,11 +987,11 @@ static int spread(const struct fabric *f, const struct ft_info *ft,
 		return ret;
 	rt_tables_set_local(&t2);
 	ret = route_tree(f, ft, jobs, NULL, &t2, NULL);
-	if (!ret)
-		ret = score(t, jobs, &o1, &s1);
-	if (!ret)
+	/* the pass's own sums are vf_jobload's of t: only the slots are measured */
+	if (!ret && st.balanced)
 		ret = score(&t2, jobs, &o2, &s2);
-	if (!ret && (!st.balanced || s1 >= s2 || o1 * 100 > o2 * 105)) {
+	if (!ret && (!st.balanced || st.shared >= s2 ||
+		     st.own_after * 100 > o2 * 105)) {
 		*use = !st.balanced ?
 		       "turned slots (the job pass unbalanced the fabric)" :
 		       "turned slots (the job pass gained less)";

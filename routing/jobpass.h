@@ -25,8 +25,9 @@ typedef unsigned int (*rt_cands_fn)(void *ctx, uint32_t s, uint32_t ds,
 #define RT_JOBPASS_BUDGET 1.5e8
 
 struct rt_jobpass_stats {
+	/* as vf_jobload() measures them, before the pass and after it */
 	uint64_t own_before, own_after;	/* jobs' max own loads, summed */
-	uint32_t shared;		/* directed links two jobs' own use */
+	uint32_t shared;		/* after: directed links two jobs' own use */
 	bool balanced;			/* all-to-all max within the cap */
 	bool skipped;			/* too large: t untouched */
 };

@@ -733,6 +733,7 @@ static void test_pass(void)
 	struct rt_jobs js;
 	struct hops h;
 	struct mix m;
+	uint64_t sa, sb;
 	unsigned int j;
 
 	mix_make(&m, f, 6, 7);
@@ -746,9 +747,14 @@ static void test_pass(void)
 	CU_ASSERT_EQUAL(vr.unreachable, 0);
 	CU_ASSERT(vr.cdg_checked && !vr.cdg_cycle);
 	CU_ASSERT_FATAL(!vf_jobload(&t, &js, &b));
-	for (j = 0; j < js.njobs; j++)
+	for (j = 0, sa = 0, sb = 0; j < js.njobs; j++) {
 		CU_ASSERT(b.max[j] <= a.max[j]);
+		sa += a.max[j];
+		sb += b.max[j];
+	}
 	CU_ASSERT(st.own_after < st.own_before);
+	CU_ASSERT_EQUAL(st.own_before, sa);
+	CU_ASSERT_EQUAL(st.own_after, sb);
 	CU_ASSERT_EQUAL(st.shared, b.shared);
 	vf_jobload_release(&a);
 	vf_jobload_release(&b);
