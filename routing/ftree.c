@@ -826,7 +826,6 @@ static int ftr_init(struct ftr *r, const struct fabric *f,
 	r->all = calloc(nb * r->nlev + 1, sizeof(*r->all));
 	r->key = calloc(top, sizeof(*r->key));
 	r->idx = calloc(top * (r->nlev + 1), sizeof(*r->idx));
-	r->nbr = malloc((f->nports + 1) * sizeof(*r->nbr));
 	r->own = calloc(f->nports + 1, sizeof(*r->own));
 	r->unrouted = calloc(nsw, sizeof(*r->unrouted));
 	r->dcnt = calloc(nsw, sizeof(*r->dcnt));
@@ -835,24 +834,13 @@ static int ftr_init(struct ftr *r, const struct fabric *f,
 	r->dport = malloc(nsw * (FAB_MAX_PORTS + 1));
 	if (!r->lv || !r->pos || !r->gsize || !r->slot_off || !r->nslots ||
 	    !r->intact || !r->down || !r->reach || !r->all || !r->key ||
-	    !r->idx || !r->nbr || !r->own || !r->unrouted || !r->dcnt ||
+	    !r->idx || !r->own || !r->unrouted || !r->dcnt ||
 	    !r->doff || !r->dport)
+		return -ENOMEM;
+	if (rt_peer_switches(t, &r->nbr))
 		return -ENOMEM;
 	for (s = 0; s < r->nsw; s++)
 		r->lv[s] = ft->level[t->sw_node[s]];
-	for (s = 0; s < f->nports; s++)
-		r->nbr[s] = FAB_NONE;
-	for (s = 0; s < r->nsw; s++) {
-		uint32_t n = t->sw_node[s];
-
-		for (p = 1; p <= f->nodes[n].nports; p++) {
-			const struct fab_port *fp = fab_port(f, n, p);
-
-			if (fp->peer != FAB_NONE && fab_is_sw(f, fp->peer))
-				r->nbr[f->nodes[n].port0 + p] =
-					t->node_sw[fp->peer];
-		}
-	}
 	/* Parallel links per level: the most between two switches. */
 	for (s = 0; s < r->nsw; s++) {
 		uint32_t q;

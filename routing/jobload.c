@@ -19,16 +19,6 @@ struct jl_ctx {
 	uint32_t *path;		/* nsw: one route's links */
 };
 
-/* The switch index a CA port is cabled to, FAB_NONE if none. */
-static uint32_t ca_switch(const struct jl_ctx *c, uint32_t n, unsigned int p)
-{
-	const struct fab_port *cp = fab_port(c->f, n, p);
-
-	if (cp->peer == FAB_NONE || !fab_is_sw(c->f, cp->peer))
-		return FAB_NONE;
-	return c->t->node_sw[cp->peer];
-}
-
 /* Add cnt routes from switch s towards lid to every link on the way. */
 static void walk(struct jl_ctx *c, uint32_t s, unsigned int lid, uint32_t cnt)
 {
@@ -80,12 +70,12 @@ static uint64_t one_job(struct jl_ctx *c, const struct rt_jobs *js,
 	for (n = 0; n < f->nnodes; n++)
 		for (p = 1; js->node_job[n] == j && p <= f->nodes[n].nports;
 		     p++)
-			if ((s = ca_switch(c, n, p)) != FAB_NONE)
+			if ((s = rt_port_switch(c->t, n, p)) != FAB_NONE)
 				c->src[s]++;
 	for (lid = 1; lid <= c->t->top; lid++) {
 		n = c->t->lid_node[lid];
 		if (n == FAB_NONE || js->node_job[n] != j ||
-		    (k = ca_switch(c, n, c->t->lid_port[lid])) == FAB_NONE)
+		    (k = rt_port_switch(c->t, n, c->t->lid_port[lid])) == FAB_NONE)
 			continue;
 		c->dst[k]++;
 		for (s = 0; s < c->t->nsw; s++)

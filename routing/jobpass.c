@@ -290,58 +290,50 @@ static int one_job(struct jp *j, const struct rt_jobs *js, uint32_t jb,
 	return 0;
 }
 
-/* Switch of every CA LID, hosts per switch, and the all-to-all loads. */
-static void setup(struct jp *j)
+/* Switch of every CA LID, hosts per switch, the switches with hosts. */
+static void locate(struct jp *j)
 {
 	const struct rt_tables *t = j->t;
-	uint64_t sum = 0, links = 0;
-	uint32_t i, s, n, e, lid;
-	unsigned int p;
+	uint32_t s, n, lid;
 
-	for (i = 0; i <= j->f->nports; i++)
-		j->nbr[i] = FAB_NONE;
-	for (s = 0; s < t->nsw; s++)
-		for (p = 1; p <= j->f->nodes[t->sw_node[s]].nports; p++) {
-			const struct fab_port *fp = fab_port(j->f, t->sw_node[s],
-							     p);
-
-			if (fp->peer != FAB_NONE && fab_is_sw(j->f, fp->peer))
-				j->nbr[j->f->nodes[t->sw_node[s]].port0 + p] =
-					t->node_sw[fp->peer];
-		}
 	for (lid = 0; lid <= t->top; lid++) {
-		const struct fab_port *cp;
-
 		j->dsw[lid] = FAB_NONE;
 		n = lid ? t->lid_node[lid] : FAB_NONE;
-		if (n == FAB_NONE || fab_is_sw(j->f, n))
+		if (n == FAB_NONE || fab_is_sw(j->f, n) ||
+		    (j->dsw[lid] = rt_lid_switch(t, lid)) == FAB_NONE)
 			continue;
-		cp = fab_port(j->f, n, t->lid_port[lid]);
-		if (cp->peer == FAB_NONE || !fab_is_sw(j->f, cp->peer))
-			continue;
-		j->dsw[lid] = t->node_sw[cp->peer];
 		j->nlid++;
-		if (cp->lid == lid)
+		if (fab_port(j->f, n, t->lid_port[lid])->lid == lid)
 			j->hosts[j->dsw[lid]]++;
 	}
 	for (s = 0; s < t->nsw; s++)
 		if (j->hosts[s])
 			j->order[j->nhost++] = s;
-	for (lid = 1; lid <= t->top; lid++)
+}
+
+/*
+ * The cap from the all-to-all of the routing before: its mean over the
+ * switch links, or its maximum when that is higher.
+ */
+static void set_cap(struct jp *j)
+{
+	uint64_t sum = 0, links = 0;
+	uint32_t i, s, max = 0, lid;
+
+	for (lid = 1; lid <= j->t->top; lid++)
 		for (i = 0; j->dsw[lid] != FAB_NONE && i < j->nhost; i++)
 			if ((s = j->order[i]) != j->dsw[lid])
 				follow(j, j->a2a, s, lid, j->hosts[s]);
-	for (s = 0; s < t->nsw; s++)
-		for (p = 1; p <= j->f->nodes[t->sw_node[s]].nports; p++)
-			if (peer_of(j, s, p, &e) != FAB_NONE) {
-				sum += j->a2a[e];
-				links++;
-			}
+	for (i = 0; i <= j->f->nports; i++) {
+		if (j->nbr[i] == FAB_NONE)
+			continue;
+		sum += j->a2a[i];
+		links++;
+		if (j->a2a[i] > max)
+			max = j->a2a[i];
+	}
 	j->mean = links && sum ? (double)sum / links : 1;
-	for (e = 0, i = 0; i <= j->f->nports; i++)
-		if (j->a2a[i] > e)
-			e = j->a2a[i];
-	j->cap = JP_CAP * j->mean > e ? JP_CAP * j->mean : e;
+	j->cap = JP_CAP * j->mean > max ? JP_CAP * j->mean : max;
 	/* every LID is placed afresh: the jobs' first, then the others */
 	memset(j->a2a, 0, (j->f->nports + 1) * sizeof(*j->a2a));
 }
@@ -404,7 +396,6 @@ int rt_jobpass(struct rt_tables *t, const struct rt_jobs *jobs,
 	j.lids = calloc(nl, sizeof(*j.lids));
 	j.dsw = calloc(nl, sizeof(*j.dsw));
 	j.placed = calloc(nl, sizeof(*j.placed));
-	j.nbr = malloc(np * sizeof(*j.nbr));
 	j.path = malloc(nsw * sizeof(*j.path));
 	j.cseen = calloc(nsw, sizeof(*j.cseen));
 	j.cnum = calloc(nsw, 1);
@@ -415,16 +406,19 @@ int rt_jobpass(struct rt_tables *t, const struct rt_jobs *jobs,
 	j.mport = calloc(nsw, sizeof(*j.mport));
 	ord = malloc(jobs->njobs * sizeof(*ord));
 	if (!j.hosts || !j.src || !j.order || !j.a2a || !j.own || !j.users ||
-	    !j.lids || !j.dsw || !j.placed || !j.nbr || !j.path || !j.cseen || !j.cnum ||
+	    !j.lids || !j.dsw || !j.placed || !j.path || !j.cseen || !j.cnum ||
 	    !j.cport || !j.seen || !j.fixed ||
 	    !j.memo || !j.mport || !ord)
 		goto out;
-	setup(&j);
+	ret = rt_peer_switches(t, &j.nbr);
+	if (ret)
+		goto out;
+	locate(&j);
 	if ((double)j.nlid * j.nhost * t->nsw > RT_JOBPASS_BUDGET) {
 		st->skipped = true;
-		ret = 0;
 		goto out;
 	}
+	set_cap(&j);
 	for (i = 0; i < jobs->njobs; i++)
 		ord[i] = i;
 	qsort_r(ord, jobs->njobs, sizeof(*ord), cmp_job, (void *)jobs);

@@ -8,17 +8,6 @@
 
 #define OWNER_SHARED UINT32_MAX
 
-/* The switch index CA port p of node n is cabled to, FAB_NONE if none. */
-static uint32_t ca_switch(const struct rt_tables *t, uint32_t n,
-			  unsigned int p)
-{
-	const struct fab_port *cp = fab_port(t->fab, n, p);
-
-	if (cp->peer == FAB_NONE || !fab_is_sw(t->fab, cp->peer))
-		return FAB_NONE;
-	return t->node_sw[cp->peer];
-}
-
 /* Per job, the switches its CA ports are cabled to, with their counts. */
 static int sources(struct rt_jobplan *jp)
 {
@@ -33,7 +22,7 @@ static int sources(struct rt_jobplan *jp)
 	for (n = 0; n < f->nnodes; n++) {
 		j = jp->js->node_job[n];
 		for (p = 1; j != RT_JOB_NONE && p <= f->nodes[n].nports; p++)
-			if ((s = ca_switch(t, n, p)) != FAB_NONE)
+			if ((s = rt_port_switch(t, n, p)) != FAB_NONE)
 				k += !m[(size_t)j * t->nsw + s]++;
 	}
 	jp->src = malloc((k + 1) * sizeof(*jp->src));
@@ -104,7 +93,7 @@ uint32_t rt_jobplan_job(const struct rt_jobplan *jp, unsigned int lid)
 	uint32_t n = t->lid_node[lid];
 
 	if (n == FAB_NONE || fab_is_sw(t->fab, n) ||
-	    ca_switch(t, n, t->lid_port[lid]) == FAB_NONE)
+	    rt_port_switch(t, n, t->lid_port[lid]) == FAB_NONE)
 		return RT_JOB_NONE;
 	return jp->js->node_job[n];
 }

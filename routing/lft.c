@@ -191,17 +191,42 @@ unsigned int rt_route_links(const struct rt_tables *t, uint32_t s,
 	return n;
 }
 
+uint32_t rt_port_switch(const struct rt_tables *t, uint32_t n,
+			unsigned int p)
+{
+	const struct fab_port *fp = fab_port(t->fab, n, p);
+
+	if (fp->peer == FAB_NONE || !fab_is_sw(t->fab, fp->peer))
+		return FAB_NONE;
+	return t->node_sw[fp->peer];
+}
+
 uint32_t rt_lid_switch(const struct rt_tables *t, unsigned int lid)
 {
 	uint32_t n = t->lid_node[lid];
-	const struct fab_port *cp;
 
 	if (n == FAB_NONE || fab_is_sw(t->fab, n))
 		return n == FAB_NONE ? FAB_NONE : t->node_sw[n];
-	cp = fab_port(t->fab, n, t->lid_port[lid]);
-	if (cp->peer == FAB_NONE || !fab_is_sw(t->fab, cp->peer))
-		return FAB_NONE;
-	return t->node_sw[cp->peer];
+	return rt_port_switch(t, n, t->lid_port[lid]);
+}
+
+int rt_peer_switches(const struct rt_tables *t, uint32_t **out)
+{
+	const struct fabric *f = t->fab;
+	uint32_t s, n, *nbr = malloc((f->nports + 1) * sizeof(*nbr));
+	unsigned int p;
+
+	if (!nbr)
+		return -ENOMEM;
+	for (s = 0; s <= f->nports; s++)
+		nbr[s] = FAB_NONE;
+	for (s = 0; s < t->nsw; s++) {
+		n = t->sw_node[s];
+		for (p = 1; p <= f->nodes[n].nports; p++)
+			nbr[f->nodes[n].port0 + p] = rt_port_switch(t, n, p);
+	}
+	*out = nbr;
+	return 0;
 }
 
 int rt_lids_by_switch(const struct rt_tables *t, uint32_t **off,

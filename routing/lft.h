@@ -96,6 +96,17 @@ unsigned int rt_route_links(const struct rt_tables *t, uint32_t s,
 /* Switch index that delivers lid, FAB_NONE when no linked port owns it. */
 uint32_t rt_lid_switch(const struct rt_tables *t, unsigned int lid);
 
+/* Switch index port p of node n is cabled to, FAB_NONE if none. */
+uint32_t rt_port_switch(const struct rt_tables *t, uint32_t n,
+			unsigned int p);
+
+/*
+ * *out: per fabric port of a switch, the switch index it is cabled to,
+ * FAB_NONE for every other port.  Owned by the caller (free()).
+ * Returns 0 or -ENOMEM.
+ */
+int rt_peer_switches(const struct rt_tables *t, uint32_t **out);
+
 /*
  * LIDs grouped by delivering switch: switch s delivers (*lids)[(*off)[s]]
  * up to (*off)[s + 1], ascending.  The caller frees both arrays.
