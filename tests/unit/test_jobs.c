@@ -14,6 +14,7 @@
 #include "tu_route.h"
 #include "routing/jobload.h"
 #include "routing/jobpass.h"
+#include "routing/jobsearch.h"
 #include "routing/route.h"
 #include "routing/verify.h"
 #include "topology/gen.h"
@@ -41,6 +42,21 @@ static struct fabric *rail(void)
 
 	gen_opts_init(&o);
 	CU_ASSERT_FATAL(!gen_rail(&r, &o, &f, err, sizeof(err)));
+	CU_ASSERT_FATAL(!fab_assign_lids(f, 0));
+	return f;
+}
+
+/* A folded Clos of radix r switches, as ibtopogen fattree --radix makes. */
+static struct fabric *radix_tree(unsigned int r, unsigned int levels)
+{
+	struct gen_fattree ft;
+	struct gen_opts o;
+	struct fabric *f = NULL;
+	char err[256];
+
+	gen_opts_init(&o);
+	CU_ASSERT_FATAL(!gen_fattree_radix(&ft, r, levels, err, sizeof(err)));
+	CU_ASSERT_FATAL(!gen_fattree(&ft, &o, &f, err, sizeof(err)));
 	CU_ASSERT_FATAL(!fab_assign_lids(f, 0));
 	return f;
 }
@@ -717,6 +733,41 @@ static unsigned int closer(void *ctx, uint32_t s, uint32_t ds, uint8_t *out)
 }
 
 /*
+ * t after a pass or search over routes whose job loads were a: every
+ * pair still delivered, no loop, no credit loop, no job's busiest own
+ * link heavier; before, after and shared as vf_jobload measures them.
+ * Returns the links t shares between jobs.
+ */
+static uint64_t expect_no_heavier(const struct rt_tables *t,
+				  const struct rt_jobs *js,
+				  const struct vf_jobload *a, uint64_t before,
+				  uint64_t after, uint64_t shared)
+{
+	struct vf_opts o = { .ebb_perms = 0 };
+	struct vf_jobload b;
+	struct vf_report vr;
+	uint64_t sa = 0, sb = 0, sh;
+	unsigned int j;
+
+	CU_ASSERT_FATAL(!vf_check(t, &o, &vr));
+	CU_ASSERT_EQUAL(vr.unreachable, 0);
+	CU_ASSERT_EQUAL(vr.loops, 0);
+	CU_ASSERT(vr.cdg_checked && !vr.cdg_cycle);
+	CU_ASSERT_FATAL(!vf_jobload(t, js, &b));
+	for (j = 0; j < js->njobs; j++) {
+		CU_ASSERT(b.max[j] <= a->max[j]);
+		sa += a->max[j];
+		sb += b.max[j];
+	}
+	CU_ASSERT_EQUAL(before, sa);
+	CU_ASSERT_EQUAL(after, sb);
+	CU_ASSERT_EQUAL(shared, b.shared);
+	sh = b.shared;
+	vf_jobload_release(&b);
+	return sh;
+}
+
+/*
  * The pass on its own, with min-hop candidates: every pair still
  * delivered, no loop, no credit loop, and no job's busiest own link
  * heavier than before (a job that would not gain keeps its routes).
@@ -724,17 +775,13 @@ static unsigned int closer(void *ctx, uint32_t s, uint32_t ds, uint8_t *out)
 static void test_pass(void)
 {
 	struct fabric *f = tu_tree(6, 3, 0, 0, 0);
-	struct vf_opts o = { .ebb_perms = 0 };
 	struct rt_jobpass_stats st;
-	struct vf_jobload a, b;
-	struct vf_report vr;
+	struct vf_jobload a;
 	struct rt_summary s;
 	struct rt_tables t;
 	struct rt_jobs js;
 	struct hops h;
 	struct mix m;
-	uint64_t sa, sb;
-	unsigned int j;
 
 	mix_make(&m, f, 6, 7);
 	jobs_of(&js, f, &m);
@@ -743,21 +790,10 @@ static void test_pass(void)
 	hops_make(&h, &t);
 	CU_ASSERT_FATAL(!rt_jobpass(&t, &js, closer, &h, &st));
 	CU_ASSERT(!st.skipped);
-	CU_ASSERT_FATAL(!vf_check(&t, &o, &vr));
-	CU_ASSERT_EQUAL(vr.unreachable, 0);
-	CU_ASSERT(vr.cdg_checked && !vr.cdg_cycle);
-	CU_ASSERT_FATAL(!vf_jobload(&t, &js, &b));
-	for (j = 0, sa = 0, sb = 0; j < js.njobs; j++) {
-		CU_ASSERT(b.max[j] <= a.max[j]);
-		sa += a.max[j];
-		sb += b.max[j];
-	}
+	expect_no_heavier(&t, &js, &a, st.own_before, st.own_after,
+			  st.shared);
 	CU_ASSERT(st.own_after < st.own_before);
-	CU_ASSERT_EQUAL(st.own_before, sa);
-	CU_ASSERT_EQUAL(st.own_after, sb);
-	CU_ASSERT_EQUAL(st.shared, b.shared);
 	vf_jobload_release(&a);
-	vf_jobload_release(&b);
 	free(h.d);
 	rt_tables_release(&t);
 	rt_jobs_release(&js);
@@ -799,6 +835,53 @@ static void test_pass_budget(void)
 	fab_free(f);
 }
 
+/*
+ * The search on its own, with min-hop candidates, from the routes
+ * without jobs: every pair still delivered, no loop, no credit loop, no
+ * job's busiest own link heavier, no more shared links, the all-to-all
+ * within its cap; its own counts are vf_jobload's; the same tables from
+ * the same start; and it finds fewer shared links on this tree (not on a k-ary n-tree: there the leaves' up links carry the
+ * most all-to-all routes, and any move adds to one).
+ */
+static void test_search(void)
+{
+	struct fabric *f = radix_tree(8, 3);
+	struct vf_opts o = { .ebb_perms = 0 };
+	struct rt_jobsearch_stats st, st2;
+	struct rt_tables t, t2;
+	struct vf_report va, vb;
+	struct vf_jobload a;
+	struct rt_summary s;
+	struct rt_jobs js;
+	struct hops h;
+	struct mix m;
+
+	mix_make(&m, f, 6, 7);
+	jobs_of(&js, f, &m);
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, NULL, &t, &s));
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, NULL, &t2, &s));
+	CU_ASSERT_FATAL(!vf_check(&t, &o, &va));
+	CU_ASSERT_FATAL(!vf_jobload(&t, &js, &a));
+	hops_make(&h, &t);
+	CU_ASSERT_FATAL(!rt_jobsearch(&t, &js, closer, &h, 0, &st));
+	CU_ASSERT(!st.skipped);
+	CU_ASSERT_EQUAL(st.shared_before, a.shared);
+	CU_ASSERT(expect_no_heavier(&t, &js, &a, st.own_before, st.own_after,
+				    st.shared_after) < a.shared);
+	CU_ASSERT(st.kept > 0);
+	CU_ASSERT_FATAL(!vf_check(&t, &o, &vb));
+	CU_ASSERT(vb.efi_max <= va.efi_max || vb.efi_ratio <= 1.09 + 1e-9);
+	CU_ASSERT_FATAL(!rt_jobsearch(&t2, &js, closer, &h, 0, &st2));
+	CU_ASSERT(!memcmp(t.lft, t2.lft, (size_t)t.nsw * (t.top + 1)));
+	vf_jobload_release(&a);
+	free(h.d);
+	rt_tables_release(&t);
+	rt_tables_release(&t2);
+	rt_jobs_release(&js);
+	mix_free(&m);
+	fab_free(f);
+}
+
 TU_SUITE(jobs,
 	 { "job set errors", test_build_errors },
 	 { "job set hosts and GUIDs", test_build_hosts },
@@ -810,4 +893,5 @@ TU_SUITE(jobs,
 	 { "isolate: correct, no more shared links", test_isolate },
 	 { "job pass: correct, no job heavier", test_pass },
 	 { "job pass: skips past its budget", test_pass_budget },
+	 { "job search: correct, nothing heavier or more shared", test_search },
 	 { "torus, dragonfly: correct, lower own loads", test_vl_engines })

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The job search.  Per CA LID the routes form a tree into its switch; a
+ * switch's flow is what its entry for the LID carries (own: the LID's
+ * job's ports behind it, all: every CA port), so moving one entry moves
+ * that flow from one tail of the tree to another, and only the links of
+ * the two tails change load.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobsearch.h"
+
+#define JS_CAP 1.09
+#define JS_UNSHARE 16		/* one move in this many unshares a link */
+#define JS_MAX_ENTRIES (1u << 23)	/* flows, and own loads: 32 MiB each */
+
+struct js {
+	struct rt_tables *t;
+	const struct fabric *f;
+	rt_cands_fn cands;
+	void *cctx;
+	uint32_t nj, ncl;
+	uint32_t *nbr;		/* per fabric port: peer switch */
+	uint32_t *dsw;		/* per LID: its switch, FAB_NONE */
+	uint32_t *djob;		/* per LID: its job */
+	uint32_t *clid;		/* the CA LIDs */
+	uint32_t *joff, *jcl;	/* per job: its CA LIDs' indices in clid */
+	uint32_t *hosts;	/* per switch: CA ports */
+	uint32_t *src;		/* per switch x job: the job's CA ports */
+	uint32_t *fo, *fa;	/* per CA LID x switch: own, all flow */
+	uint32_t *a2a;		/* per fabric port */
+	uint32_t *own;		/* per fabric port x job */
+	uint32_t *njob;		/* per fabric port: jobs with own routes */
+	uint32_t **hist;	/* per job: links per own load, 1..max */
+	uint32_t *max, *cap;	/* per job: busiest now, at the start */
+	uint64_t summax, atmax;
+	uint32_t shared;
+	double a2a_cap;
+	uint64_t x;
+};
+
+static uint64_t rnd(struct js *s)
+{
+	s->x ^= s->x << 13;
+	s->x ^= s->x >> 7;
+	s->x ^= s->x << 17;
+	return s->x;
+}
+
+static void own_add(struct js *s, uint32_t e, uint32_t a, int64_t d)
+{
+	uint32_t *o = &s->own[(size_t)e * s->nj + a], *h = s->hist[a];
+	uint32_t old = *o, nw = (uint32_t)(old + d);
+
+	s->summax -= s->max[a];
+	s->atmax -= s->max[a] ? h[s->max[a]] : 0;
+	if (old)
+		h[old]--;
+	if (nw)
+		h[nw]++;
+	*o = nw;
+	if (!old && nw && ++s->njob[e] == 2)
+		s->shared++;
+	if (old && !nw && s->njob[e]-- == 2)
+		s->shared--;
+	if (nw > s->max[a])
+		s->max[a] = nw;
+	while (s->max[a] && !h[s->max[a]])
+		s->max[a]--;
+	s->summax += s->max[a];
+	s->atmax += s->max[a] ? h[s->max[a]] : 0;
+}
+
+/* The next link on c's route from w: its fabric port, or FAB_NONE. */
+static uint32_t next(const struct js *s, uint32_t w, uint32_t c)
+{
+	const struct fab_node *n = &s->f->nodes[s->t->sw_node[w]];
+	uint8_t p = rt_lft(s->t, w)[s->clid[c]];
+
+	if (!p || p > n->nports || s->nbr[n->port0 + p] == FAB_NONE)
+		return FAB_NONE;
+	return n->port0 + p;
+}
+
+/* Add ob own and ab all routes along c's route from w on. */
+static void tail(struct js *s, uint32_t w, uint32_t c, int64_t ob,
+		 int64_t ab)
+{
+	uint32_t a = s->djob[s->clid[c]], ds = s->dsw[s->clid[c]], e, h;
+
+	for (h = 0; h < s->t->nsw && w != ds; h++) {
+		if ((e = next(s, w, c)) == FAB_NONE)
+			return;
+		s->a2a[e] += ab;
+		if (a != RT_JOB_NONE && ob)
+			own_add(s, e, a, ob);
+		w = s->nbr[e];
+		if (w == ds)
+			return;
+		s->fo[(size_t)c * s->t->nsw + w] += ob;
+		s->fa[(size_t)c * s->t->nsw + w] += ab;
+	}
+}
+
+/* Whether c's route from w takes ob own and ab all routes more. */
+static bool fits(const struct js *s, uint32_t w, uint32_t c, uint32_t ob,
+		 uint32_t ab)
+{
+	uint32_t a = s->djob[s->clid[c]], ds = s->dsw[s->clid[c]], e, h;
+
+	for (h = 0; h < s->t->nsw && w != ds; h++) {
+		if ((e = next(s, w, c)) == FAB_NONE)
+			return true;
+		if (s->a2a[e] + ab > s->a2a_cap)
+			return false;
+		if (a != RT_JOB_NONE &&
+		    s->own[(size_t)e * s->nj + a] + ob > s->cap[a])
+			return false;
+		w = s->nbr[e];
+	}
+	return true;
+}
+
+/* Move entry (w, c) to port p; keep it if nothing got worse. */
+static bool try_move(struct js *s, uint32_t c, uint32_t w, uint8_t p)
+{
+	size_t k = (size_t)c * s->t->nsw + w;
+	uint32_t ob = s->fo[k], ab = s->fa[k], sh = s->shared;
+	uint64_t sm = s->summax, am = s->atmax;
+	uint8_t *row = rt_lft(s->t, w) + s->clid[c], old = *row;
+
+	tail(s, w, c, -(int64_t)ob, -(int64_t)ab);
+	*row = p;
+	if (fits(s, w, c, ob, ab)) {
+		tail(s, w, c, ob, ab);
+		if (s->shared <= sh &&
+		    (s->summax < sm || (s->summax == sm && s->atmax <= am)))
+			return true;
+		tail(s, w, c, -(int64_t)ob, -(int64_t)ab);
+	}
+	*row = old;
+	tail(s, w, c, ob, ab);
+	return false;
+}
+
+static int alloc(struct js *s, const struct rt_jobs *jobs)
+{
+	size_t np = s->f->nports + 1, nl = s->t->top + 1, nsw = s->t->nsw;
+
+	s->nj = jobs->njobs;
+	s->dsw = malloc(nl * sizeof(*s->dsw));
+	s->djob = malloc(nl * sizeof(*s->djob));
+	s->clid = malloc(nl * sizeof(*s->clid));
+	s->hosts = calloc(nsw, sizeof(*s->hosts));
+	s->src = calloc(nsw * s->nj, sizeof(*s->src));
+	s->a2a = calloc(np, sizeof(*s->a2a));
+	s->own = calloc(np * s->nj, sizeof(*s->own));
+	s->njob = calloc(np, sizeof(*s->njob));
+	s->hist = calloc(s->nj, sizeof(*s->hist));
+	s->max = calloc(s->nj, sizeof(*s->max));
+	s->cap = calloc(s->nj, sizeof(*s->cap));
+	s->fo = calloc(nl * nsw, sizeof(*s->fo));
+	s->fa = calloc(nl * nsw, sizeof(*s->fa));
+	s->joff = calloc(s->nj + 1, sizeof(*s->joff));
+	s->jcl = calloc(nl, sizeof(*s->jcl));
+	if (!s->dsw || !s->djob || !s->clid || !s->hosts || !s->src ||
+	    !s->a2a || !s->own || !s->njob || !s->hist || !s->max ||
+	    !s->cap || !s->fo || !s->fa || !s->joff || !s->jcl)
+		return -ENOMEM;
+	return rt_peer_switches(s->t, &s->nbr);
+}
+
+/* The CA LIDs, their switches and jobs, and the ports per switch. */
+static void locate(struct js *s, const struct rt_jobs *jobs)
+{
+	const struct rt_tables *t = s->t;
+	uint32_t lid, n, a, c;
+
+	for (lid = 0; lid <= t->top; lid++) {
+		s->dsw[lid] = FAB_NONE;
+		s->djob[lid] = RT_JOB_NONE;
+		n = lid ? t->lid_node[lid] : FAB_NONE;
+		if (n == FAB_NONE || fab_is_sw(s->f, n) ||
+		    (s->dsw[lid] = rt_lid_switch(t, lid)) == FAB_NONE)
+			continue;
+		s->clid[s->ncl++] = lid;
+		a = s->djob[lid] = rt_job_of(jobs, n);
+		if (fab_port(s->f, n, t->lid_port[lid])->lid != lid)
+			continue;
+		s->hosts[s->dsw[lid]]++;
+		if (a != RT_JOB_NONE)
+			s->src[(size_t)s->dsw[lid] * s->nj + a]++;
+	}
+	for (c = 0; c < s->ncl; c++)
+		if ((a = s->djob[s->clid[c]]) != RT_JOB_NONE)
+			s->joff[a + 1]++;
+	for (a = 0; a < s->nj; a++)
+		s->joff[a + 1] += s->joff[a];
+	/* placed at joff[a]++, which then holds where job a + 1 starts */
+	for (c = 0; c < s->ncl; c++)
+		if ((a = s->djob[s->clid[c]]) != RT_JOB_NONE)
+			s->jcl[s->joff[a]++] = c;
+	memmove(s->joff + 1, s->joff, s->nj * sizeof(*s->joff));
+	s->joff[0] = 0;
+}
+
+/* Add ob own and ab all routes from switch w on, along c's route. */
+static void walk(struct js *s, uint32_t w, uint32_t c, uint32_t ob,
+		 uint32_t ab)
+{
+	uint32_t a = s->djob[s->clid[c]], ds = s->dsw[s->clid[c]], e, h;
+	size_t k = (size_t)c * s->t->nsw;
+
+	for (h = 0; h < s->t->nsw && w != ds; h++) {
+		s->fo[k + w] += ob;
+		s->fa[k + w] += ab;
+		if ((e = next(s, w, c)) == FAB_NONE)
+			return;
+		s->a2a[e] += ab;
+		if (ob)
+			s->own[(size_t)e * s->nj + a] += ob;
+		w = s->nbr[e];
+	}
+}
+
+/*
+ * Every host's routes to every CA LID: flows and loads; per job a
+ * histogram of its links' loads up to its busiest, which caps it; the
+ * all-to-all cap.
+ */
+static int measure(struct js *s)
+{
+	uint64_t sum = 0, links = 0, top = 0;
+	uint32_t c, w, a, lid, *o;
+	size_t e;
+
+	for (c = 0; c < s->ncl; c++) {
+		lid = s->clid[c];
+		a = s->djob[lid];
+		for (w = 0; w < s->t->nsw; w++)
+			if (s->hosts[w] && w != s->dsw[lid])
+				walk(s, w, c, a == RT_JOB_NONE ? 0 :
+				     s->src[(size_t)w * s->nj + a],
+				     s->hosts[w]);
+	}
+	for (e = 0; e <= s->f->nports; e++) {
+		o = s->own + e * s->nj;
+		for (a = 0; a < s->nj; a++) {
+			s->njob[e] += o[a] > 0;
+			if (o[a] > s->max[a])
+				s->max[a] = o[a];
+		}
+		s->shared += s->njob[e] > 1;
+		if (s->nbr[e] == FAB_NONE)
+			continue;
+		sum += s->a2a[e];
+		links++;
+		if (s->a2a[e] > top)
+			top = s->a2a[e];
+	}
+	for (a = 0; a < s->nj; a++) {
+		s->hist[a] = calloc(s->max[a] + 1, sizeof(**s->hist));
+		if (!s->hist[a])
+			return -ENOMEM;
+		s->cap[a] = s->max[a];
+	}
+	for (e = 0; e <= s->f->nports; e++)
+		for (a = 0, o = s->own + e * s->nj; a < s->nj; a++)
+			s->hist[a][o[a]] += o[a] > 0;
+	for (a = 0; a < s->nj; a++) {
+		s->summax += s->max[a];
+		s->atmax += s->max[a] ? s->hist[a][s->max[a]] : 0;
+	}
+	s->a2a_cap = links ? JS_CAP * sum / links : 0;
+	if (s->a2a_cap < top)
+		s->a2a_cap = top;
+	return 0;
+}
+
+/* A random entry carrying traffic, moved to another candidate. */
+static unsigned int one_move(struct js *s)
+{
+	uint8_t cand[FAB_MAX_PORTS];
+	uint32_t c = rnd(s) % s->ncl, lid = s->clid[c], w, k;
+	unsigned int n;
+
+	for (k = 0; k < 16; k++) {
+		w = rnd(s) % s->t->nsw;
+		if (w != s->dsw[lid] && s->fa[(size_t)c * s->t->nsw + w])
+			break;
+	}
+	if (k == 16)
+		return 0;
+	n = s->cands(s->cctx, w, s->dsw[lid], cand);
+	if (n < 2)
+		return 0;
+	k = rnd(s) % n;
+	if (cand[k] == rt_lft(s->t, w)[lid])
+		k = (k + 1) % n;
+	return try_move(s, c, w, cand[k]);
+}
+
+/*
+ * A shared link: the flows its least loaded job sends over it tried at
+ * the other candidates of the switch it leaves, one by one.
+ */
+static unsigned int unshare(struct js *s)
+{
+	uint8_t cand[FAB_MAX_PORTS];
+	const struct fab_port *fp, *rp;
+	uint32_t e, k, a, b = RT_JOB_NONE, w, c, *o;
+	unsigned int n, j, p, moved = 0;
+
+	for (k = 0; k < 64; k++) {
+		e = rnd(s) % (s->f->nports + 1);
+		if (s->njob[e] > 1)
+			break;
+	}
+	if (k == 64)
+		return 0;
+	o = s->own + (size_t)e * s->nj;
+	for (a = 0; a < s->nj; a++)
+		if (o[a] && (b == RT_JOB_NONE || o[a] < o[b]))
+			b = a;
+	fp = &s->f->ports[e];
+	rp = fab_port(s->f, fp->peer, fp->peer_port);
+	w = s->t->node_sw[rp->peer];
+	p = e - s->f->nodes[rp->peer].port0;
+	for (k = s->joff[b]; k < s->joff[b + 1] && o[b]; k++) {
+		c = s->jcl[k];
+		if (rt_lft(s->t, w)[s->clid[c]] != p ||
+		    !s->fo[(size_t)c * s->t->nsw + w])
+			continue;
+		n = s->cands(s->cctx, w, s->dsw[s->clid[c]], cand);
+		for (j = 0; j < n; j++)
+			if (cand[j] != p && try_move(s, c, w, cand[j])) {
+				moved++;
+				break;
+			}
+	}
+	return moved;
+}
+
+static void js_release(struct js *s)
+{
+	uint32_t a;
+
+	for (a = 0; s->hist && a < s->nj; a++)
+		free(s->hist[a]);
+	free(s->hist);
+	free(s->nbr);
+	free(s->dsw);
+	free(s->djob);
+	free(s->clid);
+	free(s->hosts);
+	free(s->src);
+	free(s->fo);
+	free(s->fa);
+	free(s->a2a);
+	free(s->own);
+	free(s->njob);
+	free(s->max);
+	free(s->cap);
+	free(s->joff);
+	free(s->jcl);
+}
+
+int rt_jobsearch(struct rt_tables *t, const struct rt_jobs *jobs,
+		 rt_cands_fn cands, void *ctx, uint64_t moves,
+		 struct rt_jobsearch_stats *st)
+{
+	struct js s = { .t = t, .f = t->fab, .cands = cands, .cctx = ctx,
+			.x = 0x9e3779b97f4a7c15ULL };
+	struct rt_jobsearch_stats dummy;
+	uint64_t i;
+	int ret;
+
+	if (!st)
+		st = &dummy;
+	memset(st, 0, sizeof(*st));
+	if (!jobs || !jobs->njobs)
+		return 0;
+	if ((uint64_t)(t->top + 1) * t->nsw > JS_MAX_ENTRIES ||
+	    (uint64_t)(t->fab->nports + 1) * jobs->njobs > JS_MAX_ENTRIES) {
+		st->skipped = true;
+		return 0;
+	}
+	ret = alloc(&s, jobs);
+	if (!ret) {
+		locate(&s, jobs);
+		ret = measure(&s);
+	}
+	if (ret)
+		goto out;
+	st->own_before = s.summax;
+	st->shared_before = s.shared;
+	if (!moves && s.ncl)
+		moves = RT_JOBSEARCH_WORK / s.ncl < RT_JOBSEARCH_MOVES ?
+			(uint64_t)(RT_JOBSEARCH_WORK / s.ncl) :
+			RT_JOBSEARCH_MOVES;
+	for (i = 0; s.ncl && i < moves; i++)
+		st->kept += i % JS_UNSHARE == JS_UNSHARE - 1 && s.shared ?
+			    unshare(&s) :
+			    one_move(&s);
+	st->own_after = s.summax;
+	st->shared_after = s.shared;
+out:
+	js_release(&s);
+	return ret;
+}
