@@ -22,6 +22,7 @@
 #include "ftree.h"
 #include "jobload.h"
 #include "jobpass.h"
+#include "jobsearch.h"
 
 #define FT_MAX_SLOTS 4096	/* up slots of a switch: positions x parallel */
 
@@ -896,6 +897,28 @@ static unsigned int cands(void *ctx, uint32_t s, uint32_t ds, uint8_t *out)
 }
 
 /*
+ * r for tree ft in t: levels, slots (turned for turn, or NULL), reach
+ * and keys; r needs ftr_release() whatever this returns.
+ */
+static int prepare(struct ftr *r, const struct fabric *f,
+		   const struct ft_info *ft, struct rt_tables *t,
+		   const struct rt_jobs *turn)
+{
+	int ret = ftr_init(r, f, ft, t);
+
+	r->jobs = turn;
+	if (!ret)
+		ret = place_switches(r);
+	if (!ret)
+		ret = build_slots(r);
+	if (!ret) {
+		build_reach(r);
+		ret = build_keys(r);
+	}
+	return ret;
+}
+
+/*
  * One routing of the tree: turn (or NULL) turns the leaves' slots, then
  * the job pass runs for pass (or NULL).
  */
@@ -907,16 +930,7 @@ static int route_tree(const struct fabric *f, const struct ft_info *ft,
 	uint32_t s;
 	int ret;
 
-	ret = ftr_init(&r, f, ft, t);
-	r.jobs = turn;
-	if (!ret)
-		ret = place_switches(&r);
-	if (!ret)
-		ret = build_slots(&r);
-	if (!ret) {
-		build_reach(&r);
-		ret = build_keys(&r);
-	}
+	ret = prepare(&r, f, ft, t, turn);
 	for (s = 0; !ret && s < r.nsw; s++)
 		if (r.lv[s] != FT_NO_LEVEL)
 			ret = route_switch(&r, s);
@@ -925,6 +939,38 @@ static int route_tree(const struct fabric *f, const struct ft_info *ft,
 	if (!ret && pass)
 		ret = rt_jobpass(t, pass, cands, &r, st);
 	ftr_release(&r);
+	return ret;
+}
+
+/* The job search over t, a routing of the tree; 0 or -ENOMEM. */
+static int search(const struct fabric *f, const struct ft_info *ft,
+		  const struct rt_jobs *jobs, struct rt_tables *t)
+{
+	struct ftr r;
+	int ret;
+
+	ret = prepare(&r, f, ft, t, NULL);
+	if (!ret)
+		ret = rt_jobsearch(t, jobs, cands, &r, 0, NULL);
+	ftr_release(&r);
+	return ret;
+}
+
+/*
+ * Route the tree into t2, new tables for f, the slots turned for turn
+ * (or NULL); t2 needs rt_tables_release() after 0 only.
+ */
+static int route_aside(const struct fabric *f, const struct ft_info *ft,
+		       const struct rt_jobs *turn, struct rt_tables *t2)
+{
+	int ret = rt_tables_init(t2, f);
+
+	if (ret)
+		return ret;
+	rt_tables_set_local(t2);
+	ret = route_tree(f, ft, turn, NULL, t2, NULL);
+	if (ret)
+		rt_tables_release(t2);
 	return ret;
 }
 
@@ -966,17 +1012,15 @@ static int spread(const struct fabric *f, const struct ft_info *ft,
 	ret = route_tree(f, ft, NULL, jobs, t, &st);
 	if (!ret && st.skipped) {
 		*use = "turned slots (tree too large for the job pass)";
-		return route_tree(f, ft, jobs, NULL, t, NULL);
+		ret = route_tree(f, ft, jobs, NULL, t, NULL);
+		return ret ? ret : search(f, ft, jobs, t);
 	}
+	if (!ret)
+		ret = route_aside(f, ft, jobs, &t2);
 	if (ret)
 		return ret;
-	ret = rt_tables_init(&t2, f);
-	if (ret)
-		return ret;
-	rt_tables_set_local(&t2);
-	ret = route_tree(f, ft, jobs, NULL, &t2, NULL);
 	/* the pass's own sums are vf_jobload's of t: only the slots are measured */
-	if (!ret && st.balanced)
+	if (st.balanced)
 		ret = score(&t2, jobs, &o2, &s2);
 	if (!ret && (!st.balanced || st.shared >= s2 ||
 		     st.own_after * 100 > o2 * 105)) {
@@ -986,7 +1030,35 @@ static int spread(const struct fabric *f, const struct ft_info *ft,
 		memcpy(t->lft, t2.lft, (size_t)t->nsw * (t->top + 1));
 	}
 	rt_tables_release(&t2);
-	return ret;
+	return ret ? ret : search(f, ft, jobs, t);
+}
+
+/*
+ * Isolated jobs: the slots turned apart, or the routes without jobs where
+ * those share fewer links (or as many at a lower load: the up links two
+ * jobs meet move with the turns, and on small and rail trees they meet
+ * on more), then the job search, which never shares more: so isolating
+ * never shares more links than no jobs, nor as many at a higher load.
+ */
+static int isolate(const struct fabric *f, const struct ft_info *ft,
+		   const struct rt_jobs *jobs, struct rt_tables *t)
+{
+	uint64_t o1, s1, o2, s2;
+	struct rt_tables t2;
+	int ret;
+
+	ret = route_tree(f, ft, jobs, NULL, t, NULL);
+	if (!ret)
+		ret = route_aside(f, ft, NULL, &t2);
+	if (ret)
+		return ret;
+	ret = score(t, jobs, &o1, &s1);
+	if (!ret)
+		ret = score(&t2, jobs, &o2, &s2);
+	if (!ret && (s1 > s2 || (s1 == s2 && o1 > o2)))
+		memcpy(t->lft, t2.lft, (size_t)t->nsw * (t->top + 1));
+	rt_tables_release(&t2);
+	return ret ? ret : search(f, ft, jobs, t);
 }
 
 int rt_fattree(const struct fabric *f, const struct ft_info *ft,
@@ -1004,6 +1076,6 @@ int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 		return route_tree(f, ft, NULL, NULL, t, NULL);
 	*use = "isolated";
 	if (jobs->policy == RT_JOBS_ISOLATE)
-		return route_tree(f, ft, jobs, NULL, t, NULL);
+		return isolate(f, ft, jobs, t);
 	return spread(f, ft, jobs, t, use);
 }

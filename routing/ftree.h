@@ -16,14 +16,19 @@
  * RT_JOBS_SPREAD routes as without jobs, then lets the job pass
  * (jobpass.h) re-choose every CA LID's routes among the minimal up*-down*
  * ports, so traffic to a job's host arrives over several of its leaf's
- * links, at a price per link newly shared between jobs (on a 1,024-host
- * tree with jobs in runs of 1-4 hosts: busiest own links 22 % lighter,
- * 38 % more shared links, docs/benchmarks.md); RT_JOBS_ISOLATE orders each
- * leaf's destinations so every job's spread evenly over the up slots and
- * turns the leaves' slots apart so a destination is reached over its
- * job's and idle hosts' down links only (no more shared links than
- * without jobs, a few percent less load).  The routes stay up*-down*
- * and the whole fabric within 10 % of its mean all-to-all link load.
+ * links, at a price per link newly shared between jobs (the turned slots
+ * below where the pass does worse); RT_JOBS_ISOLATE orders each leaf's
+ * destinations so every job's spread evenly over the up slots and turns
+ * the leaves' slots apart so a destination is reached over its job's and
+ * idle hosts' down links only, or keeps the routes without jobs where
+ * those share fewer links.  Both then run the job search (jobsearch.h),
+ * which moves single entries only where no job's busiest link gets
+ * heavier and no more links are shared: so isolate never shares more
+ * links than without jobs.  On a 1,024-host tree with jobs in runs of
+ * 1-4 hosts spread's busiest own links are about a fifth lighter at a
+ * third more shared links; isolate's a few percent lighter at fewer
+ * (docs/benchmarks.md).  The routes stay up*-down* and the whole fabric
+ * within 10 % of its mean all-to-all link load.
  * *use (use may be NULL) says how the jobs were used: "" without jobs,
  * "job pass", "turned slots (...why)" or "isolated".
  * Returns 0, -E2BIG when parent groups outgrow the slot scheme, or

@@ -237,6 +237,12 @@ static unsigned int mixes(enum rt_job_policy policy, const double *bound,
 			if (use[i])
 				CU_ASSERT_STRING_EQUAL(b.use, use[i]);
 			passes += !strcmp(b.use, "job pass");
+			if (policy == RT_JOBS_ISOLATE) {
+				/* never more shared; as many only no heavier */
+				CU_ASSERT(b.jl.shared <= a.jl.shared);
+				CU_ASSERT(b.jl.shared < a.jl.shared ||
+					  b.sum_max <= a.sum_max);
+			}
 			with += b.sum_max;
 			without += a.sum_max;
 			sh_with += b.jl.shared;
@@ -253,13 +259,17 @@ static unsigned int mixes(enum rt_job_policy policy, const double *bound,
 	return passes;
 }
 
-/* Lower own loads, more shared links: the trade-off ftree.h describes. */
+/*
+ * Lower own loads, more shared links on most trees: the trade-off
+ * ftree.h describes; the job search then takes back shared links where
+ * it can (on the degraded tree fewer than without jobs).
+ */
 static void test_spread(void)
 {
-	/* measured 0.701, 0.655, 0.650, 0.532, 0.718 (job pass on the third) */
-	static const double bound[NFABRICS] = { 0.76, 0.71, 0.70, 0.59, 0.77 };
-	/* measured 2.098, 2.019, 0.848, 1.231, 1.194 */
-	static const double shared[NFABRICS] = { 2.2, 2.1, 1.2, 1.3, 1.25 };
+	/* measured 0.701, 0.655, 0.559, 0.515, 0.655 (job pass on the third) */
+	static const double bound[NFABRICS] = { 0.74, 0.69, 0.59, 0.55, 0.69 };
+	/* measured 2.098, 1.735, 0.661, 1.231, 1.099 */
+	static const double shared[NFABRICS] = { 2.2, 1.8, 0.7, 1.3, 1.15 };
 	/* small trees: one route is too large a step for the pass's cap */
 	static const char *const use[NFABRICS] = {
 		"turned slots (the job pass unbalanced the fabric)",
@@ -274,17 +284,18 @@ static void test_spread(void)
 }
 
 /*
- * Loads about as without jobs (lower on the rail tree, where hosts in no
- * job lend their links); shared links within a few percent of the same:
- * isolate keeps the down links into leaves to one job each, but which up
- * links two jobs meet on moves with the turned slots.
+ * Never more shared links than without jobs, per mix (mixes() checks),
+ * and on most trees fewer at lower loads: the job search unshares links
+ * the turned slots left shared.  The 2-level tree stays as without jobs:
+ * its all-to-all is even, and any move adds a leaf's 8 hosts' routes to
+ * a link that carries 56, past the cap of 9 % over the mean.
  */
 static void test_isolate(void)
 {
-	/* measured 0.988, 0.998, 0.934, 0.830, 1.033 */
-	static const double bound[NFABRICS] = { 1.0, 1.02, 0.97, 0.88, 1.06 };
-	/* measured 1.052, 1.006, 1.013, 1.173, 1.066 */
-	static const double shared[NFABRICS] = { 1.1, 1.05, 1.05, 1.22, 1.1 };
+	/* measured 1.000, 0.998, 0.595, 0.834, 0.973 */
+	static const double bound[NFABRICS] = { 1.0, 1.0, 0.63, 0.87, 1.0 };
+	/* measured 1.000, 0.984, 0.616, 0.949, 0.921 */
+	static const double shared[NFABRICS] = { 1.0, 1.0, 0.65, 0.98, 0.95 };
 	static const char *const use[NFABRICS] = {
 		"isolated", "isolated", "isolated", "isolated", "isolated"
 	};
