@@ -4,7 +4,8 @@
 # 128-host 3-level fat-tree; a job table sent with `ibpoolroute hints set
 # --wait` comes back only once its routing is in the switches, and the
 # jobs' own all-to-all link loads on the LFTs read back from the switches
-# (`ibpoolroute verify --jobs`) are lower than before.  The table survives an OpenSM restart; a client
+# (`ibpoolroute verify --jobs`) are lower than before.  The table survives an OpenSM restart (routed
+# then with job_policy isolate: no more shared links than without jobs); a client
 # that may not write is refused and changes nothing; a client that
 # connects and says nothing does not hold up a reroute.  A port GUID and
 # its host's name are one host; an owner's set keeps the others' jobs.
@@ -30,6 +31,16 @@ own_load() {
 
 state_has() { pr state --json 2>/dev/null | grep -q "$1"; }
 
+# shared_links NAME JOBS: links two of JOBS's jobs share in the LFTs read
+# from the switches now.
+shared_links() {
+	(cd "$WORK" && client_env "$BDIR/ibpoolroute" verify --perms 0 --json \
+		--jobs "$2" >"$WORK/$1.json" 2>"$WORK/$1.err") ||
+		t_fail "verify --jobs ($1) failed: $(tail -2 "$WORK/$1.err")"
+	awk -F: '/"shared_links"/ { gsub(/[ ,]/, "", $2); print $2 }' \
+		"$WORK/$1.json"
+}
+
 "$BDIR/ibtopogen" jobs --net "$NET" --jobs 4-8 --seed 3 -o "$WORK/jobs.json"
 plugin_ini "$WORK/gpuaware.conf" '[log]' 'verbosity = verbose'
 sim_start "$NET"
@@ -41,6 +52,11 @@ log_has "$WORK/ga.log" "gpuaware: job-hint socket $SOCK" 1 ||
 poll 30 state_has '"routed_generation":0' || t_fail "state: $(pr state --json)"
 check_pushed "$WORK/ga.dump"
 b=$(own_load before)
+# the table as it is after j5's removal below, for isolate after restart
+perl -MJSON::PP -0777 -ne '$t = decode_json($_);
+	$t->{jobs} = [grep { $_->{id} ne "j5" } @{$t->{jobs}}];
+	print encode_json($t)' "$WORK/jobs.json" >"$WORK/jobs4.json"
+sb=$(shared_links before4 "$WORK/jobs4.json")
 
 t0=$(date +%s%N)
 pr hints set "$WORK/jobs.json" --wait --timeout 30000 >"$WORK/set.out" ||
@@ -98,15 +114,22 @@ r1=$(pr state --json | awk -F: '/"routings"/ { gsub(/[ ,]/, "", $2); print $2 }'
 [ "$r1" -gt "$r0" ] || t_fail "reroute --wait returned with no new routing ($r0, $r1)"
 t_log "remove + reroute with a silent client connected: $rm_ms ms"
 
-# The table outlives OpenSM.
+# The table outlives OpenSM; restarted with job_policy isolate, the jobs
+# share no more links than without them.
 osm_stop
 [ -s "$WORK/hints/hints.json" ] || t_fail "no kept table"
+printf '%s\n' '[routing]' 'job_policy = isolate' >>"$WORK/gpuaware.conf"
 osm_start "$CONF"
 poll 60 state_has '"routed_generation":2' ||
 	t_fail "after restart: $(pr state --json 2>&1)"
 pr hints get | grep -q "^4 jobs" || t_fail "after restart: $(pr hints get)"
 no_errors "$WORK/ga.log"
-t_log "restart: job table at generation 2 back and routed"
+pr state | grep -q "in switches  : generation 2 (4 jobs routed: isolated)$" ||
+	t_fail "state after restart: $(pr state)"
+si=$(shared_links isolated "$WORK/jobs4.json")
+[ "$si" -le "$sb" ] ||
+	t_fail "isolate shares more links than no jobs: $si vs $sb"
+t_log "restart: job table at generation 2 back and routed; isolate shares $si links, without jobs $sb"
 
 # A host's port GUID is that host: a job naming it beside the job that
 # names the host is refused, naming both.  ibsim's port GUID is the
