@@ -302,16 +302,44 @@ static unsigned int one_move(struct js *s)
 	return try_move(s, c, w, cand[k]);
 }
 
+/* Whether c's route from switch u crosses link e. */
+static bool crosses(const struct js *s, uint32_t u, uint32_t c, uint32_t e)
+{
+	uint32_t ds = s->dsw[s->clid[c]], x, h;
+
+	for (h = 0; h < s->t->nsw && u != ds; h++) {
+		if ((x = next(s, u, c)) == FAB_NONE)
+			return false;
+		if (x == e)
+			return true;
+		u = s->nbr[x];
+	}
+	return false;
+}
+
+/* Move entry (u, c) to the first other candidate that is kept. */
+static unsigned int move_any(struct js *s, uint32_t u, uint32_t c)
+{
+	uint8_t cand[FAB_MAX_PORTS], cur = rt_lft(s->t, u)[s->clid[c]];
+	unsigned int n = s->cands(s->cctx, u, s->dsw[s->clid[c]], cand), j;
+
+	for (j = 0; j < n; j++)
+		if (cand[j] != cur && try_move(s, c, u, cand[j]))
+			return 1;
+	return 0;
+}
+
 /*
- * A shared link: the flows its least loaded job sends over it tried at
- * the other candidates of the switch it leaves, one by one.
+ * A shared link: the routes its least loaded job sends over it moved off,
+ * at the switch it leaves or, where that has no other way (a down link),
+ * at the switches further up that feed it.
  */
 static unsigned int unshare(struct js *s)
 {
-	uint8_t cand[FAB_MAX_PORTS];
 	const struct fab_port *fp, *rp;
-	uint32_t e, k, a, b = RT_JOB_NONE, w, c, *o;
-	unsigned int n, j, p, moved = 0;
+	uint32_t e, k, a, b = RT_JOB_NONE, w, c, u, i, *o;
+	size_t row;
+	unsigned int p, moved = 0;
 
 	for (k = 0; k < 64; k++) {
 		e = rnd(s) % (s->f->nports + 1);
@@ -330,15 +358,16 @@ static unsigned int unshare(struct js *s)
 	p = e - s->f->nodes[rp->peer].port0;
 	for (k = s->joff[b]; k < s->joff[b + 1] && o[b]; k++) {
 		c = s->jcl[k];
-		if (rt_lft(s->t, w)[s->clid[c]] != p ||
-		    !s->fo[(size_t)c * s->t->nsw + w])
+		row = (size_t)c * s->t->nsw;
+		if (rt_lft(s->t, w)[s->clid[c]] != p || !s->fo[row + w])
 			continue;
-		n = s->cands(s->cctx, w, s->dsw[s->clid[c]], cand);
-		for (j = 0; j < n; j++)
-			if (cand[j] != p && try_move(s, c, w, cand[j])) {
-				moved++;
-				break;
-			}
+		moved += move_any(s, w, c);
+		for (i = 0; i < s->t->nsw && s->fo[row + w] &&
+			    rt_lft(s->t, w)[s->clid[c]] == p; i++) {
+			u = (w + 1 + i) % s->t->nsw;
+			if (u != w && s->fo[row + u] && crosses(s, u, c, e))
+				moved += move_any(s, u, c);
+		}
 	}
 	return moved;
 }

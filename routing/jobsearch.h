@@ -14,7 +14,7 @@
 #include "jobpass.h"
 
 /* Default moves: this many over the CA LIDs, at most RT_JOBSEARCH_MOVES. */
-#define RT_JOBSEARCH_WORK 2.5e8
+#define RT_JOBSEARCH_WORK 1.25e8
 #define RT_JOBSEARCH_MOVES 1000000
 
 struct rt_jobsearch_stats {
@@ -31,12 +31,14 @@ struct rt_jobsearch_stats {
  * move, from a fixed seed, so the result is reproducible: a random
  * (CA LID, switch) entry that carries hosts' traffic to another
  * candidate; and, one move in 16, a random shared link's least loaded
- * job's entries there, each to another candidate.  A move is kept when
+ * job's entries over it, each to another candidate at the switch the
+ * link leaves or, failing that, at a switch further up whose route to
+ * that destination crosses it.  A move is kept when
  * no job's busiest own link passes its load before the search, the jobs'
  * maxima summed do not grow (nor, for the same sum, the links at them),
  * the links two jobs share do not grow, and no link's all-to-all passes
  * the larger of 9 % over the mean and the maximum before.  moves 0: the
- * default budget above (a quarter to half a second on a 1,024-host
+ * default budget above (about 0.3 s on a 1,024-host or a 128-host
  * 3-level tree on this project's test machine).  Past 2^23 flow entries
  * (CA LIDs x switches) or own loads (ports x jobs) it skips, says so in
  * st->skipped and leaves t as it was.  st may be NULL.
