@@ -944,14 +944,15 @@ static int route_tree(const struct fabric *f, const struct ft_info *ft,
 
 /* The job search over t, a routing of the tree; 0 or -ENOMEM. */
 static int search(const struct fabric *f, const struct ft_info *ft,
-		  const struct rt_jobs *jobs, struct rt_tables *t)
+		  const struct rt_jobs *jobs, struct rt_tables *t,
+		  enum rt_search_goal goal)
 {
 	struct ftr r;
 	int ret;
 
 	ret = prepare(&r, f, ft, t, NULL);
 	if (!ret)
-		ret = rt_jobsearch(t, jobs, cands, &r, 0, NULL);
+		ret = rt_jobsearch(t, jobs, cands, &r, goal, 0, NULL);
 	ftr_release(&r);
 	return ret;
 }
@@ -1013,7 +1014,7 @@ static int spread(const struct fabric *f, const struct ft_info *ft,
 	if (!ret && st.skipped) {
 		*use = "turned slots (tree too large for the job pass)";
 		ret = route_tree(f, ft, jobs, NULL, t, NULL);
-		return ret ? ret : search(f, ft, jobs, t);
+		return ret ? ret : search(f, ft, jobs, t, RT_SEARCH_OWN);
 	}
 	if (!ret)
 		ret = route_aside(f, ft, jobs, &t2);
@@ -1030,7 +1031,7 @@ static int spread(const struct fabric *f, const struct ft_info *ft,
 		memcpy(t->lft, t2.lft, (size_t)t->nsw * (t->top + 1));
 	}
 	rt_tables_release(&t2);
-	return ret ? ret : search(f, ft, jobs, t);
+	return ret ? ret : search(f, ft, jobs, t, RT_SEARCH_OWN);
 }
 
 /*
@@ -1058,7 +1059,7 @@ static int isolate(const struct fabric *f, const struct ft_info *ft,
 	if (!ret && (s1 > s2 || (s1 == s2 && o1 > o2)))
 		memcpy(t->lft, t2.lft, (size_t)t->nsw * (t->top + 1));
 	rt_tables_release(&t2);
-	return ret ? ret : search(f, ft, jobs, t);
+	return ret ? ret : search(f, ft, jobs, t, RT_SEARCH_SHARED);
 }
 
 int rt_fattree(const struct fabric *f, const struct ft_info *ft,

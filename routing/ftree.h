@@ -23,11 +23,13 @@
  * idle hosts' down links only, or keeps the routes without jobs where
  * those share fewer links.  Both then run the job search (jobsearch.h),
  * which moves single entries only where no job's busiest link gets
- * heavier and no more links are shared: so isolate never shares more
- * links than without jobs.  On a 1,024-host tree with jobs in runs of
- * 1-4 hosts spread's busiest own links are 23 % lighter at 29 % more
- * shared links; isolate's 5 % lighter at 1.5 % fewer (docs/benchmarks.md).  The routes stay up*-down* and the whole fabric
- * within 10 % of its mean all-to-all link load.
+ * heavier: spread's lowers the jobs' loads first, isolate's never shares
+ * more links, so isolate never shares more than without jobs.  On a
+ * 1,024-host tree with jobs in runs of 1-4 hosts (docs/benchmarks.md)
+ * spread's busiest own links are about a quarter lighter at half as many
+ * shared links again, isolate's a few percent at fewer.  The routes stay
+ * up*-down* and the whole fabric within 10 % of its mean all-to-all link
+ * load.
  * *use (use may be NULL) says how the jobs were used: "" without jobs,
  * "job pass", "turned slots (...why)" or "isolated".
  * Returns 0, -E2BIG when parent groups outgrow the slot scheme, or

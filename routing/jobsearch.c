@@ -13,7 +13,7 @@
 #include "jobsearch.h"
 
 #define JS_CAP 1.09
-#define JS_UNSHARE 16		/* one move in this many unshares a link */
+#define JS_AIMED 16		/* one move in this many unshares, one relieves */
 #define JS_MAX_ENTRIES (1u << 23)	/* flows, and own loads: 32 MiB each */
 
 struct js {
@@ -38,6 +38,7 @@ struct js {
 	uint64_t summax, atmax;
 	uint32_t shared;
 	double a2a_cap;
+	enum rt_search_goal goal;
 	uint64_t x;
 };
 
@@ -135,8 +136,11 @@ static bool try_move(struct js *s, uint32_t c, uint32_t w, uint8_t p)
 	*row = p;
 	if (fits(s, w, c, ob, ab)) {
 		tail(s, w, c, ob, ab);
-		if (s->shared <= sh &&
-		    (s->summax < sm || (s->summax == sm && s->atmax <= am)))
+		if (s->goal == RT_SEARCH_OWN ?
+		    s->summax < sm || (s->summax == sm && (s->atmax < am ||
+		    (s->atmax == am && s->shared <= sh))) :
+		    s->shared <= sh && (s->summax < sm ||
+		    (s->summax == sm && s->atmax <= am)))
 			return true;
 		tail(s, w, c, -(int64_t)ob, -(int64_t)ab);
 	}
@@ -330,16 +334,40 @@ static unsigned int move_any(struct js *s, uint32_t u, uint32_t c)
 }
 
 /*
- * A shared link: the routes its least loaded job sends over it moved off,
- * at the switch it leaves or, where that has no other way (a down link),
- * at the switches further up that feed it.
+ * Move job b's routes off link e, a destination at a time, at the switch
+ * e leaves or, where that has no other way (a down link), at switches
+ * further up whose routes cross e; until b's load on e is under below.
  */
+static unsigned int evict(struct js *s, uint32_t e, uint32_t b,
+			  uint32_t below)
+{
+	const struct fab_port *fp = &s->f->ports[e];
+	const struct fab_port *rp = fab_port(s->f, fp->peer, fp->peer_port);
+	uint32_t w = s->t->node_sw[rp->peer], k, c, u, i;
+	uint32_t *o = s->own + (size_t)e * s->nj + b;
+	unsigned int p = e - s->f->nodes[rp->peer].port0, moved = 0;
+	size_t row;
+
+	for (k = s->joff[b]; k < s->joff[b + 1] && *o >= below; k++) {
+		c = s->jcl[k];
+		row = (size_t)c * s->t->nsw;
+		if (rt_lft(s->t, w)[s->clid[c]] != p || !s->fo[row + w])
+			continue;
+		moved += move_any(s, w, c);
+		for (i = 0; i < s->t->nsw && s->fo[row + w] &&
+			    rt_lft(s->t, w)[s->clid[c]] == p; i++) {
+			u = (w + 1 + i) % s->t->nsw;
+			if (s->fo[row + u] && crosses(s, u, c, e))
+				moved += move_any(s, u, c);
+		}
+	}
+	return moved;
+}
+
+/* A random shared link: its least loaded job's routes off it. */
 static unsigned int unshare(struct js *s)
 {
-	const struct fab_port *fp, *rp;
-	uint32_t e, k, a, b = RT_JOB_NONE, w, c, u, i, *o;
-	size_t row;
-	unsigned int p, moved = 0;
+	uint32_t e, k, a, b = RT_JOB_NONE, *o;
 
 	for (k = 0; k < 64; k++) {
 		e = rnd(s) % (s->f->nports + 1);
@@ -352,24 +380,20 @@ static unsigned int unshare(struct js *s)
 	for (a = 0; a < s->nj; a++)
 		if (o[a] && (b == RT_JOB_NONE || o[a] < o[b]))
 			b = a;
-	fp = &s->f->ports[e];
-	rp = fab_port(s->f, fp->peer, fp->peer_port);
-	w = s->t->node_sw[rp->peer];
-	p = e - s->f->nodes[rp->peer].port0;
-	for (k = s->joff[b]; k < s->joff[b + 1] && o[b]; k++) {
-		c = s->jcl[k];
-		row = (size_t)c * s->t->nsw;
-		if (rt_lft(s->t, w)[s->clid[c]] != p || !s->fo[row + w])
-			continue;
-		moved += move_any(s, w, c);
-		for (i = 0; i < s->t->nsw && s->fo[row + w] &&
-			    rt_lft(s->t, w)[s->clid[c]] == p; i++) {
-			u = (w + 1 + i) % s->t->nsw;
-			if (u != w && s->fo[row + u] && crosses(s, u, c, e))
-				moved += move_any(s, u, c);
-		}
-	}
-	return moved;
+	return evict(s, e, b, 1);
+}
+
+/* A random job's first busiest link from a random port on: lightened. */
+static unsigned int relieve(struct js *s)
+{
+	uint32_t a = rnd(s) % s->nj, n = s->f->nports + 1, e, i;
+
+	if (!s->max[a])
+		return 0;
+	for (i = 0, e = rnd(s) % n; i < n; i++, e = (e + 1) % n)
+		if (s->own[(size_t)e * s->nj + a] == s->max[a])
+			return evict(s, e, a, s->max[a]);
+	return 0;
 }
 
 static void js_release(struct js *s)
@@ -397,11 +421,11 @@ static void js_release(struct js *s)
 }
 
 int rt_jobsearch(struct rt_tables *t, const struct rt_jobs *jobs,
-		 rt_cands_fn cands, void *ctx, uint64_t moves,
-		 struct rt_jobsearch_stats *st)
+		 rt_cands_fn cands, void *ctx, enum rt_search_goal goal,
+		 uint64_t moves, struct rt_jobsearch_stats *st)
 {
 	struct js s = { .t = t, .f = t->fab, .cands = cands, .cctx = ctx,
-			.x = 0x9e3779b97f4a7c15ULL };
+			.goal = goal, .x = 0x9e3779b97f4a7c15ULL };
 	struct rt_jobsearch_stats dummy;
 	uint64_t i;
 	int ret;
@@ -430,9 +454,16 @@ int rt_jobsearch(struct rt_tables *t, const struct rt_jobs *jobs,
 			(uint64_t)(RT_JOBSEARCH_WORK / s.ncl) :
 			RT_JOBSEARCH_MOVES;
 	for (i = 0; s.ncl && i < moves; i++)
-		st->kept += i % JS_UNSHARE == JS_UNSHARE - 1 && s.shared ?
-			    unshare(&s) :
-			    one_move(&s);
+		switch (i % JS_AIMED) {
+		case JS_AIMED - 1:
+			st->kept += unshare(&s);
+			break;
+		case JS_AIMED / 2 - 1:
+			st->kept += relieve(&s);
+			break;
+		default:
+			st->kept += one_move(&s);
+		}
 	st->own_after = s.summax;
 	st->shared_after = s.shared;
 out:

@@ -2,8 +2,8 @@
 /*
  * The job search: moves single LFT entries to other ports an engine
  * allows, keeping a move only when no job's busiest own link gets
- * heavier, no more links are shared between jobs and the all-to-all
- * stays within its cap.
+ * heavier and the all-to-all stays within its cap, and when it lowers
+ * the jobs' loads or the links they share, whichever comes first.
  */
 #ifndef GPUAWARE_JOBSEARCH_H
 #define GPUAWARE_JOBSEARCH_H
@@ -14,8 +14,14 @@
 #include "jobpass.h"
 
 /* Default moves: this many over the CA LIDs, at most RT_JOBSEARCH_MOVES. */
-#define RT_JOBSEARCH_WORK 1.25e8
+#define RT_JOBSEARCH_WORK 4e7
 #define RT_JOBSEARCH_MOVES 1000000
+
+/* What a kept move must not make worse, first. */
+enum rt_search_goal {
+	RT_SEARCH_OWN,		/* the jobs' busiest own links; then shared */
+	RT_SEARCH_SHARED,	/* shared links, never more; then own loads */
+};
 
 struct rt_jobsearch_stats {
 	/* as vf_jobload() measures them, before the search and after it */
@@ -27,26 +33,29 @@ struct rt_jobsearch_stats {
 
 /*
  * Improve t, a complete routing made of cands ports (any mix of them
- * loop- and deadlock-free, as for rt_jobpass()), for jobs.  Two kinds of
- * move, from a fixed seed, so the result is reproducible: a random
- * (CA LID, switch) entry that carries hosts' traffic to another
- * candidate; and, one move in 16, a random shared link's least loaded
- * job's entries over it, each to another candidate at the switch the
- * link leaves or, failing that, at a switch further up whose route to
- * that destination crosses it.  A move is kept when
- * no job's busiest own link passes its load before the search, the jobs'
- * maxima summed do not grow (nor, for the same sum, the links at them),
- * the links two jobs share do not grow, and no link's all-to-all passes
- * the larger of 9 % over the mean and the maximum before.  moves 0: the
- * default budget above (about 0.3 s on a 1,024-host or a 128-host
- * 3-level tree on this project's test machine).  Past 2^23 flow entries
- * (CA LIDs x switches) or own loads (ports x jobs) it skips, says so in
- * st->skipped and leaves t as it was.  st may be NULL.
+ * loop- and deadlock-free, as for rt_jobpass()), for jobs.  Moves, from
+ * a fixed seed so the result is reproducible: mostly a random (CA LID,
+ * switch) entry that carries hosts' traffic, to another candidate; one in
+ * 16 a random job's busiest link, and one in 16 a random shared link's
+ * least loaded job, whose entries over that link are moved one by one to
+ * another candidate at the switch the link leaves or, failing that, at a
+ * switch further up whose route to the destination crosses it.  A move
+ * is kept only when no job's busiest own link passes its load before the
+ * search and no link's all-to-all passes the larger of 9 % over the mean
+ * and the maximum before, and then by goal: RT_SEARCH_OWN when the jobs'
+ * maxima summed drop, or stay with fewer links at them, or stay with as
+ * many and no more links shared between jobs; RT_SEARCH_SHARED when no
+ * more links are shared and the summed maxima do not grow (nor, for the
+ * same sum, the links at them).  moves 0: the default budget above
+ * (about 0.1 s on a 1,024-host 3-level tree, 0.2 s on a 128-host one, on
+ * this project's test machine).  Past 2^23 flow entries (CA LIDs x
+ * switches) or own loads (ports x jobs) it skips, says so in st->skipped
+ * and leaves t as it was.  st may be NULL.
  * Returns 0 or -ENOMEM; either way t is a routing within every bound
  * above.
  */
 int rt_jobsearch(struct rt_tables *t, const struct rt_jobs *jobs,
-		 rt_cands_fn cands, void *ctx, uint64_t moves,
-		 struct rt_jobsearch_stats *st);
+		 rt_cands_fn cands, void *ctx, enum rt_search_goal goal,
+		 uint64_t moves, struct rt_jobsearch_stats *st);
 
 #endif
