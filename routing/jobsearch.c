@@ -453,7 +453,10 @@ int rt_jobsearch(struct rt_tables *t, const struct rt_jobs *jobs,
 		moves = RT_JOBSEARCH_WORK / s.ncl < RT_JOBSEARCH_MOVES ?
 			(uint64_t)(RT_JOBSEARCH_WORK / s.ncl) :
 			RT_JOBSEARCH_MOVES;
-	for (i = 0; s.ncl && i < moves; i++)
+	for (i = 0; s.ncl && i < moves; i++) {
+		/* loads first: half the moves, then the links they share */
+		if (i == moves / 2)
+			s.goal = RT_SEARCH_SHARED;
 		switch (i % JS_AIMED) {
 		case JS_AIMED - 1:
 			st->kept += unshare(&s);
@@ -464,6 +467,7 @@ int rt_jobsearch(struct rt_tables *t, const struct rt_jobs *jobs,
 		default:
 			st->kept += one_move(&s);
 		}
+	}
 	st->own_after = s.summax;
 	st->shared_after = s.shared;
 out:

@@ -19,7 +19,7 @@
 
 /* What a kept move must not make worse, first. */
 enum rt_search_goal {
-	RT_SEARCH_OWN,		/* the jobs' busiest own links; then shared */
+	RT_SEARCH_OWN,		/* the jobs' busiest own links, half the moves */
 	RT_SEARCH_SHARED,	/* shared links, never more; then own loads */
 };
 
@@ -42,11 +42,12 @@ struct rt_jobsearch_stats {
  * switch further up whose route to the destination crosses it.  A move
  * is kept only when no job's busiest own link passes its load before the
  * search and no link's all-to-all passes the larger of 9 % over the mean
- * and the maximum before, and then by goal: RT_SEARCH_OWN when the jobs'
- * maxima summed drop, or stay with fewer links at them, or stay with as
- * many and no more links shared between jobs; RT_SEARCH_SHARED when no
- * more links are shared and the summed maxima do not grow (nor, for the
- * same sum, the links at them).  moves 0: the default budget above
+ * and the maximum before, and then by goal: RT_SEARCH_OWN, for the first
+ * half of the moves, when the jobs' maxima summed drop, or stay with
+ * fewer links at them, or stay with as many and no more links shared
+ * between jobs; RT_SEARCH_SHARED, and RT_SEARCH_OWN's second half, when
+ * no more links are shared and the summed maxima do not grow (nor, for
+ * the same sum, the links at them).  moves 0: the default budget above
  * (about 0.1 s on a 1,024-host 3-level tree, 0.2 s on a 128-host one, on
  * this project's test machine).  Past 2^23 flow entries (CA LIDs x
  * switches) or own loads (ports x jobs) it skips, says so in st->skipped
