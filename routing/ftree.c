@@ -952,7 +952,8 @@ static int search(const struct fabric *f, const struct ft_info *ft,
 
 	ret = prepare(&r, f, ft, t, NULL);
 	if (!ret)
-		ret = rt_jobsearch(t, jobs, cands, &r, goal, 0, NULL);
+		ret = rt_jobsearch(t, jobs, cands, &r, goal, jobs->search_moves,
+				   NULL);
 	ftr_release(&r);
 	return ret;
 }

@@ -13,6 +13,7 @@
 
 #define RT_JOB_NONE UINT32_MAX
 #define RT_JOB_WEIGHT_MAX 1000
+#define RT_JOB_SEARCH_MAX 100000000	/* search moves a user may ask for */
 
 /*
  * One job as the scheduler names it; all borrowed.  An entry of hosts is
@@ -58,6 +59,7 @@ struct rt_jobs {
 	const struct fabric *fab;
 	unsigned int njobs;
 	enum rt_job_policy policy;	/* RT_JOBS_SPREAD unless set */
+	uint64_t search_moves;		/* fat-tree job search, 0: default */
 	struct rt_job *job;
 	uint32_t *node_job;		/* per fabric node: job index or RT_JOB_NONE */
 };

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <grp.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -172,6 +173,27 @@ static int set_policy(struct ga_cfg *c, const char *v)
 	return rt_job_policy_parse(v, &c->job_policy);
 }
 
+static int set_moves(struct ga_cfg *c, const char *v)
+{
+	unsigned long long n;
+	char *end;
+
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (!*v || *end || errno || n > RT_JOB_SEARCH_MAX || v[0] == '-')
+		return -EINVAL;
+	c->job_search_moves = n;
+	return 0;
+}
+
+static const char *show_moves(const struct ga_cfg *c)
+{
+	static char buf[24];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, c->job_search_moves);
+	return buf;
+}
+
 static const char *show_policy(const struct ga_cfg *c)
 {
 	return rt_job_policy_name(c->job_policy);
@@ -201,6 +223,9 @@ static const struct key keys[] = {
 	  show_engine },
 	{ "routing:job_policy", "spread or isolate", set_policy,
 	  show_policy },
+	{ "routing:job_search_moves",
+	  "moves, 0 (the default budget) to 100000000", set_moves,
+	  show_moves },
 	{ "log:verbosity", "0-3, quiet, normal, verbose or debug",
 	  set_verbosity, show_verbosity },
 	{ "hints:socket", "an absolute socket path of at most 107 bytes, or empty for none",

@@ -28,6 +28,7 @@ struct ga_cfg {
 	enum rt_engine_id engine;
 	enum ga_verbosity verbosity;
 	enum rt_job_policy job_policy;	/* how jobs share a leaf's links */
+	uint64_t job_search_moves;	/* fat-tree job search, 0: default */
 	/* [hints]: the job-hint socket; an empty socket path turns it off */
 	char hints_socket[108];		/* a sockaddr_un path */
 	char hints_dir[256];		/* where the job table is kept */

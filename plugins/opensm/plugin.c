@@ -174,6 +174,7 @@ static void sweep_jobs(struct ga_ctx *c)
 			"ERR GA33: cannot route for the job table (generation %" PRIu64 "): %s; routing without jobs\n",
 			c->hints_gen, err);
 	c->have_jobs = ret > 0;
+	c->jobs.search_moves = c->cfg.job_search_moves;
 }
 
 static const struct rt_jobs *jobs_of(const struct ga_ctx *c)

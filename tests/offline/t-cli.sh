@@ -280,6 +280,12 @@ run "$BIN" route --json --net "$net" --jobs "$jf" --job-policy isolate
 expect "route --job-policy isolate" 0 '"job_policy": "isolate"'
 run "$BIN" route --net "$net" --jobs "$jf" --job-policy none
 expect "unknown job policy" 2 "unknown job policy 'none'" "$w/err"
+run "$BIN" route --net "$net" --jobs "$jf" --search-moves 100000001
+expect "search moves past the limit" 2 "bad search moves '100000001' (0-100000000)" "$w/err"
+run "$BIN" route --net "$net" --jobs "$jf" --search-moves -1
+expect "negative search moves" 2 "bad search moves '-1'" "$w/err"
+run "$BIN" route --json --net "$net" --jobs "$jf" --search-moves 500
+expect "route --search-moves" 0 '"unreachable": 0,'
 run "$BIN" analyze --jobs "$jf" "$D/osm-ft2-ftree"
 expect "analyze --jobs" 0 "job b       : 1 hosts"
 run "$BIN" verify --jobs "$jf" --lmc 1

@@ -903,6 +903,45 @@ static void test_search(void)
 	fab_free(f);
 }
 
+/*
+ * The engine's search takes the job set's budget: one move leaves the
+ * tables of a routing with almost no search, the default budget lowers
+ * the jobs' loads further and never raises them.
+ */
+static void test_search_budget(void)
+{
+	struct fabric *f = radix_tree(8, 3);
+	struct rt_summary s;
+	struct rt_tables a, b;
+	struct rt_jobs js;
+	struct vf_jobload la, lb;
+	struct mix m;
+	uint64_t sa = 0, sb = 0;
+	unsigned int j;
+
+	mix_make(&m, f, 6, 3);
+	jobs_of(&js, f, &m);
+	js.search_moves = 1;
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, &js, &a, &s));
+	js.search_moves = 0;
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, &js, &b, &s));
+	CU_ASSERT(memcmp(a.lft, b.lft, (size_t)a.nsw * (a.top + 1)) != 0);
+	CU_ASSERT_FATAL(!vf_jobload(&a, &js, &la));
+	CU_ASSERT_FATAL(!vf_jobload(&b, &js, &lb));
+	for (j = 0; j < js.njobs; j++) {
+		sa += la.max[j];
+		sb += lb.max[j];
+	}
+	CU_ASSERT(sb < sa);
+	vf_jobload_release(&la);
+	vf_jobload_release(&lb);
+	rt_tables_release(&a);
+	rt_tables_release(&b);
+	rt_jobs_release(&js);
+	mix_free(&m);
+	fab_free(f);
+}
+
 TU_SUITE(jobs,
 	 { "job set errors", test_build_errors },
 	 { "job set hosts and GUIDs", test_build_hosts },
@@ -915,4 +954,5 @@ TU_SUITE(jobs,
 	 { "job pass: correct, no job heavier", test_pass },
 	 { "job pass: skips past its budget", test_pass_budget },
 	 { "job search: correct, nothing heavier or more shared", test_search },
+	 { "job search: the job set's budget", test_search_budget },
 	 { "torus, dragonfly: correct, lower own loads", test_vl_engines })

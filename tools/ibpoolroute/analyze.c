@@ -64,6 +64,7 @@ static int jobs(const struct pr_opts *o, const struct fabric *f,
 	if (ret)
 		return ret;
 	js->policy = o->job_policy;
+	js->search_moves = o->search_moves;
 	res->jobs = js;
 	return 0;
 }

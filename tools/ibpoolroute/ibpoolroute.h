@@ -33,6 +33,7 @@ struct pr_opts {
 	const char *jobs;	/* analyze, route: JSON job list, or NULL */
 	bool jobs_unrouted;	/* route: measure the jobs, route without */
 	enum rt_job_policy job_policy;	/* route: how the jobs are routed */
+	uint64_t search_moves;		/* route: job search, 0: default */
 	enum rt_engine_id engine;
 	unsigned int lmc;
 	bool ext_lids;		/* route: LIDs past 0xbfff, for scale runs */
