@@ -21,10 +21,12 @@
  * destinations so every job's spread evenly over the up slots and turns
  * the leaves' slots apart so a destination is reached over its job's and
  * idle hosts' down links only, or keeps the routes without jobs where
- * those share fewer links.  Both then run the job search (jobsearch.h),
- * which moves single entries only where no job's busiest link gets
- * heavier: spread's lowers the jobs' loads first, isolate's never shares
- * more links, so isolate never shares more than without jobs.  On a
+ * those share fewer links (as many: where they load the jobs less).
+ * Both then run the job search (jobsearch.h; skipped past its limit, a
+ * 3-level tree of about 7,000 hosts), which moves single entries only
+ * where no job's busiest link gets heavier: spread's lowers the jobs'
+ * loads first, isolate's never shares more links, so isolate never
+ * shares more than without jobs.  On a
  * 1,024-host tree with jobs in runs of 1-4 hosts (docs/benchmarks.md)
  * spread's busiest own links are about a quarter lighter at half as many
  * shared links again, isolate's a few percent at fewer.  The routes stay

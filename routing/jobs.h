@@ -13,7 +13,7 @@
 
 #define RT_JOB_NONE UINT32_MAX
 #define RT_JOB_WEIGHT_MAX 1000
-#define RT_JOB_SEARCH_MAX 100000000	/* search moves a user may ask for */
+#define RT_JOB_SEARCH_MAX 100000000u	/* search moves a user may ask for */
 
 /*
  * One job as the scheduler names it; all borrowed.  An entry of hosts is

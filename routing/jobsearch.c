@@ -14,7 +14,7 @@
 
 #define JS_CAP 1.09
 #define JS_AIMED 16		/* one move in this many unshares, one relieves */
-#define JS_MAX_ENTRIES (1u << 23)	/* flows, and own loads: 32 MiB each */
+#define JS_MAX_ENTRIES (1u << 23)	/* flows, own loads: 32 MiB each */
 
 struct js {
 	struct rt_tables *t;
@@ -33,7 +33,7 @@ struct js {
 	uint32_t *a2a;		/* per fabric port */
 	uint32_t *own;		/* per fabric port x job */
 	uint32_t *njob;		/* per fabric port: jobs with own routes */
-	uint32_t **hist;	/* per job: links per own load, 1..max */
+	uint32_t **hist;	/* per job: links per own load, 1..cap */
 	uint32_t *max, *cap;	/* per job: busiest now, at the start */
 	uint64_t summax, atmax;
 	uint32_t shared;
@@ -111,9 +111,10 @@ static bool fits(const struct js *s, uint32_t w, uint32_t c, uint32_t ob,
 {
 	uint32_t a = s->djob[s->clid[c]], ds = s->dsw[s->clid[c]], e, h;
 
+	/* a hole or a loop is refused: the caps could not hold there */
 	for (h = 0; h < s->t->nsw && w != ds; h++) {
 		if ((e = next(s, w, c)) == FAB_NONE)
-			return true;
+			return false;
 		if (s->a2a[e] + ab > s->a2a_cap)
 			return false;
 		if (a != RT_JOB_NONE &&
@@ -121,7 +122,19 @@ static bool fits(const struct js *s, uint32_t w, uint32_t c, uint32_t ob,
 			return false;
 		w = s->nbr[e];
 	}
-	return true;
+	return w == ds;
+}
+
+/* Whether the state now is to be kept against sm, am and sh before. */
+static bool better(const struct js *s, uint64_t sm, uint64_t am,
+		   uint32_t sh)
+{
+	if (s->goal == RT_SEARCH_SHARED)
+		return s->shared <= sh && (s->summax < sm ||
+		       (s->summax == sm && s->atmax <= am));
+	if (s->summax != sm)
+		return s->summax < sm;
+	return s->atmax < am || (s->atmax == am && s->shared <= sh);
 }
 
 /* Move entry (w, c) to port p; keep it if nothing got worse. */
@@ -136,11 +149,7 @@ static bool try_move(struct js *s, uint32_t c, uint32_t w, uint8_t p)
 	*row = p;
 	if (fits(s, w, c, ob, ab)) {
 		tail(s, w, c, ob, ab);
-		if (s->goal == RT_SEARCH_OWN ?
-		    s->summax < sm || (s->summax == sm && (s->atmax < am ||
-		    (s->atmax == am && s->shared <= sh))) :
-		    s->shared <= sh && (s->summax < sm ||
-		    (s->summax == sm && s->atmax <= am)))
+		if (better(s, sm, am, sh))
 			return true;
 		tail(s, w, c, -(int64_t)ob, -(int64_t)ab);
 	}
@@ -165,15 +174,23 @@ static int alloc(struct js *s, const struct rt_jobs *jobs)
 	s->hist = calloc(s->nj, sizeof(*s->hist));
 	s->max = calloc(s->nj, sizeof(*s->max));
 	s->cap = calloc(s->nj, sizeof(*s->cap));
-	s->fo = calloc(nl * nsw, sizeof(*s->fo));
-	s->fa = calloc(nl * nsw, sizeof(*s->fa));
 	s->joff = calloc(s->nj + 1, sizeof(*s->joff));
 	s->jcl = calloc(nl, sizeof(*s->jcl));
 	if (!s->dsw || !s->djob || !s->clid || !s->hosts || !s->src ||
 	    !s->a2a || !s->own || !s->njob || !s->hist || !s->max ||
-	    !s->cap || !s->fo || !s->fa || !s->joff || !s->jcl)
+	    !s->cap || !s->joff || !s->jcl)
 		return -ENOMEM;
 	return rt_peer_switches(s->t, &s->nbr);
+}
+
+/* Flows per CA LID and switch, once locate() has counted the LIDs. */
+static int alloc_flows(struct js *s)
+{
+	size_t n = (size_t)s->ncl * s->t->nsw;
+
+	s->fo = calloc(n ? n : 1, sizeof(*s->fo));
+	s->fa = calloc(n ? n : 1, sizeof(*s->fa));
+	return s->fo && s->fa ? 0 : -ENOMEM;
 }
 
 /* The CA LIDs, their switches and jobs, and the ports per switch. */
@@ -283,12 +300,21 @@ static int measure(struct js *s)
 	return 0;
 }
 
-/* A random entry carrying traffic, moved to another candidate. */
+/*
+ * A random entry towards a job's LID that carries hosts' traffic, moved
+ * to another candidate.  LIDs in no job keep the engine's routes: moving
+ * them would change no job's load, only churn tables.
+ */
 static unsigned int one_move(struct js *s)
 {
 	uint8_t cand[FAB_MAX_PORTS];
-	uint32_t c = rnd(s) % s->ncl, lid = s->clid[c], w, k;
+	uint32_t c, lid, w, k;
 	unsigned int n;
+
+	if (!s->joff[s->nj])
+		return 0;
+	c = s->jcl[rnd(s) % s->joff[s->nj]];
+	lid = s->clid[c];
 
 	for (k = 0; k < 16; k++) {
 		w = rnd(s) % s->t->nsw;
@@ -354,7 +380,8 @@ static unsigned int evict(struct js *s, uint32_t e, uint32_t b,
 		if (rt_lft(s->t, w)[s->clid[c]] != p || !s->fo[row + w])
 			continue;
 		moved += move_any(s, w, c);
-		for (i = 0; i < s->t->nsw && s->fo[row + w] &&
+		for (i = 0; i + 1 < s->t->nsw && *o >= below &&
+			    s->fo[row + w] &&
 			    rt_lft(s->t, w)[s->clid[c]] == p; i++) {
 			u = (w + 1 + i) % s->t->nsw;
 			if (s->fo[row + u] && crosses(s, u, c, e))
@@ -435,16 +462,21 @@ int rt_jobsearch(struct rt_tables *t, const struct rt_jobs *jobs,
 	memset(st, 0, sizeof(*st));
 	if (!jobs || !jobs->njobs)
 		return 0;
-	if ((uint64_t)(t->top + 1) * t->nsw > JS_MAX_ENTRIES ||
-	    (uint64_t)(t->fab->nports + 1) * jobs->njobs > JS_MAX_ENTRIES) {
+	if ((uint64_t)(t->fab->nports + 1) * jobs->njobs > JS_MAX_ENTRIES) {
 		st->skipped = true;
 		return 0;
 	}
 	ret = alloc(&s, jobs);
-	if (!ret) {
-		locate(&s, jobs);
-		ret = measure(&s);
+	if (ret)
+		goto out;
+	locate(&s, jobs);
+	if ((uint64_t)s.ncl * t->nsw > JS_MAX_ENTRIES) {
+		st->skipped = true;
+		goto out;
 	}
+	ret = alloc_flows(&s);
+	if (!ret)
+		ret = measure(&s);
 	if (ret)
 		goto out;
 	st->own_before = s.summax;
