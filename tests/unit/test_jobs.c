@@ -904,6 +904,49 @@ static void test_search(void)
 }
 
 /*
+ * Candidates that break the search's precondition (min-hop ports over
+ * an up*-down* routing of a degraded tree, where min-hop can loop): a
+ * move onto a loop or a hole is refused, so every pair is still
+ * delivered and no job's load passes its cap (ASan would catch the
+ * histogram write a kept loop made).
+ */
+static void test_search_refuses_loops(void)
+{
+	struct fabric *f = tu_tree(6, 3, 0.05, 3, 0);
+	struct vf_opts o = { .ebb_perms = 0 };
+	struct rt_jobsearch_stats st;
+	struct vf_jobload a, b;
+	struct vf_report vr;
+	struct rt_summary s;
+	struct rt_tables t;
+	struct rt_jobs js;
+	struct hops h;
+	struct mix m;
+	unsigned int j;
+
+	mix_make(&m, f, 6, 5);
+	jobs_of(&js, f, &m);
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_UPDOWN, NULL, &t, &s));
+	CU_ASSERT_FATAL(!vf_jobload(&t, &js, &a));
+	hops_make(&h, &t);
+	CU_ASSERT_FATAL(!rt_jobsearch(&t, &js, closer, &h, RT_SEARCH_OWN,
+				      20000, &st));
+	CU_ASSERT_FATAL(!vf_check(&t, &o, &vr));
+	CU_ASSERT_EQUAL(vr.unreachable, 0);
+	CU_ASSERT_EQUAL(vr.loops, 0);
+	CU_ASSERT_FATAL(!vf_jobload(&t, &js, &b));
+	for (j = 0; j < js.njobs; j++)
+		CU_ASSERT(b.max[j] <= a.max[j]);
+	vf_jobload_release(&a);
+	vf_jobload_release(&b);
+	free(h.d);
+	rt_tables_release(&t);
+	rt_jobs_release(&js);
+	mix_free(&m);
+	fab_free(f);
+}
+
+/*
  * The engine's search takes the job set's budget: one move leaves the
  * tables of a routing with almost no search, the default budget lowers
  * the jobs' loads further and never raises them.
@@ -955,4 +998,5 @@ TU_SUITE(jobs,
 	 { "job pass: skips past its budget", test_pass_budget },
 	 { "job search: correct, nothing heavier or more shared", test_search },
 	 { "job search: the job set's budget", test_search_budget },
+	 { "job search: refuses loops and holes", test_search_refuses_loops },
 	 { "torus, dragonfly: correct, lower own loads", test_vl_engines })
