@@ -413,13 +413,19 @@ static unsigned int unshare(struct js *s)
 /* A random job's first busiest link from a random port on: lightened. */
 static unsigned int relieve(struct js *s)
 {
-	uint32_t a = rnd(s) % s->nj, n = s->f->nports + 1, e, i;
+	uint32_t a = rnd(s) % s->nj, n = s->f->nports + 1, m = s->max[a];
+	const uint32_t *o = s->own + a;
+	uint32_t start, e;
 
-	if (!s->max[a])
+	if (!m)
 		return 0;
-	for (i = 0, e = rnd(s) % n; i < n; i++, e = (e + 1) % n)
-		if (s->own[(size_t)e * s->nj + a] == s->max[a])
-			return evict(s, e, a, s->max[a]);
+	start = rnd(s) % n;
+	for (e = start; e < n; e++)
+		if (o[(size_t)e * s->nj] == m)
+			return evict(s, e, a, m);
+	for (e = 0; e < start; e++)
+		if (o[(size_t)e * s->nj] == m)
+			return evict(s, e, a, m);
 	return 0;
 }
 
