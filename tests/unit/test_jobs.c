@@ -778,37 +778,60 @@ static uint64_t expect_no_heavier(const struct rt_tables *t,
 }
 
 /*
+ * A pass or search test's start: f (owned) routed by engine id without
+ * jobs, a mix of njobs jobs from seed, their loads on that routing, and
+ * min-hop candidates over it.
+ */
+struct start {
+	struct fabric *f;
+	struct mix m;
+	struct rt_jobs js;
+	struct rt_tables t;
+	struct vf_jobload a;
+	struct hops h;
+};
+
+static void start_make(struct start *x, struct fabric *f,
+		       enum rt_engine_id id, unsigned int njobs,
+		       uint64_t seed)
+{
+	struct rt_summary s;
+
+	x->f = f;
+	mix_make(&x->m, f, njobs, seed);
+	jobs_of(&x->js, f, &x->m);
+	CU_ASSERT_FATAL(!rt_route(f, id, NULL, &x->t, &s));
+	CU_ASSERT_FATAL(!vf_jobload(&x->t, &x->js, &x->a));
+	hops_make(&x->h, &x->t);
+}
+
+static void start_free(struct start *x)
+{
+	vf_jobload_release(&x->a);
+	free(x->h.d);
+	rt_tables_release(&x->t);
+	rt_jobs_release(&x->js);
+	mix_free(&x->m);
+	fab_free(x->f);
+}
+
+/*
  * The pass on its own, with min-hop candidates: every pair still
  * delivered, no loop, no credit loop, and no job's busiest own link
  * heavier than before (a job that would not gain keeps its routes).
  */
 static void test_pass(void)
 {
-	struct fabric *f = tu_tree(6, 3, 0, 0, 0);
 	struct rt_jobpass_stats st;
-	struct vf_jobload a;
-	struct rt_summary s;
-	struct rt_tables t;
-	struct rt_jobs js;
-	struct hops h;
-	struct mix m;
+	struct start x;
 
-	mix_make(&m, f, 6, 7);
-	jobs_of(&js, f, &m);
-	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, NULL, &t, &s));
-	CU_ASSERT_FATAL(!vf_jobload(&t, &js, &a));
-	hops_make(&h, &t);
-	CU_ASSERT_FATAL(!rt_jobpass(&t, &js, closer, &h, &st));
+	start_make(&x, tu_tree(6, 3, 0, 0, 0), RT_ENGINE_AUTO, 6, 7);
+	CU_ASSERT_FATAL(!rt_jobpass(&x.t, &x.js, closer, &x.h, &st));
 	CU_ASSERT(!st.skipped);
-	expect_no_heavier(&t, &js, &a, st.own_before, st.own_after,
+	expect_no_heavier(&x.t, &x.js, &x.a, st.own_before, st.own_after,
 			  st.shared);
 	CU_ASSERT(st.own_after < st.own_before);
-	vf_jobload_release(&a);
-	free(h.d);
-	rt_tables_release(&t);
-	rt_jobs_release(&js);
-	mix_free(&m);
-	fab_free(f);
+	start_free(&x);
 }
 
 /* Past the budget the pass leaves the tables alone and says so. */
@@ -856,51 +879,39 @@ static void test_pass_budget(void)
  */
 static void test_search(void)
 {
-	struct fabric *f = radix_tree(8, 3);
 	struct vf_opts o = { .ebb_perms = 0 };
 	struct rt_jobsearch_stats st, st2;
-	struct rt_tables t, t2;
 	struct vf_report va, vb;
-	struct vf_jobload a;
 	struct rt_summary s;
-	struct rt_jobs js;
-	struct hops h;
-	struct mix m;
+	struct rt_tables t2;
+	struct start x;
 
-	mix_make(&m, f, 6, 7);
-	jobs_of(&js, f, &m);
-	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, NULL, &t, &s));
-	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, NULL, &t2, &s));
-	CU_ASSERT_FATAL(!vf_check(&t, &o, &va));
-	CU_ASSERT_FATAL(!vf_jobload(&t, &js, &a));
-	hops_make(&h, &t);
-	CU_ASSERT_FATAL(!rt_jobsearch(&t, &js, closer, &h, RT_SEARCH_SHARED, 0,
-				      &st));
+	start_make(&x, radix_tree(8, 3), RT_ENGINE_AUTO, 6, 7);
+	CU_ASSERT_FATAL(!rt_route(x.f, RT_ENGINE_AUTO, NULL, &t2, &s));
+	CU_ASSERT_FATAL(!vf_check(&x.t, &o, &va));
+	CU_ASSERT_FATAL(!rt_jobsearch(&x.t, &x.js, closer, &x.h,
+				      RT_SEARCH_SHARED, 0, &st));
 	CU_ASSERT(!st.skipped);
-	CU_ASSERT_EQUAL(st.shared_before, a.shared);
-	CU_ASSERT(expect_no_heavier(&t, &js, &a, st.own_before, st.own_after,
-				    st.shared_after) < a.shared);
+	CU_ASSERT_EQUAL(st.shared_before, x.a.shared);
+	CU_ASSERT(expect_no_heavier(&x.t, &x.js, &x.a, st.own_before,
+				    st.own_after, st.shared_after) <
+		  x.a.shared);
 	CU_ASSERT(st.kept > 0);
-	CU_ASSERT_FATAL(!vf_check(&t, &o, &vb));
+	CU_ASSERT_FATAL(!vf_check(&x.t, &o, &vb));
 	CU_ASSERT(vb.efi_max <= va.efi_max || vb.efi_ratio <= 1.09 + 1e-9);
-	CU_ASSERT_FATAL(!rt_jobsearch(&t2, &js, closer, &h, RT_SEARCH_SHARED,
-				      0, &st2));
-	CU_ASSERT(!memcmp(t.lft, t2.lft, (size_t)t.nsw * (t.top + 1)));
+	CU_ASSERT_FATAL(!rt_jobsearch(&t2, &x.js, closer, &x.h,
+				      RT_SEARCH_SHARED, 0, &st2));
+	CU_ASSERT(!memcmp(x.t.lft, t2.lft, (size_t)t2.nsw * (t2.top + 1)));
 	/* own loads first: lower, and still nothing heavier */
 	rt_tables_release(&t2);
-	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, NULL, &t2, &s));
-	CU_ASSERT_FATAL(!rt_jobsearch(&t2, &js, closer, &h, RT_SEARCH_OWN, 0,
-				      &st2));
-	expect_no_heavier(&t2, &js, &a, st2.own_before, st2.own_after,
+	CU_ASSERT_FATAL(!rt_route(x.f, RT_ENGINE_AUTO, NULL, &t2, &s));
+	CU_ASSERT_FATAL(!rt_jobsearch(&t2, &x.js, closer, &x.h, RT_SEARCH_OWN,
+				      0, &st2));
+	expect_no_heavier(&t2, &x.js, &x.a, st2.own_before, st2.own_after,
 			  st2.shared_after);
 	CU_ASSERT(st2.own_after < st2.own_before);
-	vf_jobload_release(&a);
-	free(h.d);
-	rt_tables_release(&t);
 	rt_tables_release(&t2);
-	rt_jobs_release(&js);
-	mix_free(&m);
-	fab_free(f);
+	start_free(&x);
 }
 
 /*
@@ -912,38 +923,24 @@ static void test_search(void)
  */
 static void test_search_refuses_loops(void)
 {
-	struct fabric *f = tu_tree(6, 3, 0.05, 3, 0);
 	struct vf_opts o = { .ebb_perms = 0 };
 	struct rt_jobsearch_stats st;
-	struct vf_jobload a, b;
+	struct vf_jobload b;
 	struct vf_report vr;
-	struct rt_summary s;
-	struct rt_tables t;
-	struct rt_jobs js;
-	struct hops h;
-	struct mix m;
+	struct start x;
 	unsigned int j;
 
-	mix_make(&m, f, 6, 5);
-	jobs_of(&js, f, &m);
-	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_UPDOWN, NULL, &t, &s));
-	CU_ASSERT_FATAL(!vf_jobload(&t, &js, &a));
-	hops_make(&h, &t);
-	CU_ASSERT_FATAL(!rt_jobsearch(&t, &js, closer, &h, RT_SEARCH_OWN,
-				      20000, &st));
-	CU_ASSERT_FATAL(!vf_check(&t, &o, &vr));
+	start_make(&x, tu_tree(6, 3, 0.05, 3, 0), RT_ENGINE_UPDOWN, 6, 5);
+	CU_ASSERT_FATAL(!rt_jobsearch(&x.t, &x.js, closer, &x.h,
+				      RT_SEARCH_OWN, 20000, &st));
+	CU_ASSERT_FATAL(!vf_check(&x.t, &o, &vr));
 	CU_ASSERT_EQUAL(vr.unreachable, 0);
 	CU_ASSERT_EQUAL(vr.loops, 0);
-	CU_ASSERT_FATAL(!vf_jobload(&t, &js, &b));
-	for (j = 0; j < js.njobs; j++)
-		CU_ASSERT(b.max[j] <= a.max[j]);
-	vf_jobload_release(&a);
+	CU_ASSERT_FATAL(!vf_jobload(&x.t, &x.js, &b));
+	for (j = 0; j < x.js.njobs; j++)
+		CU_ASSERT(b.max[j] <= x.a.max[j]);
 	vf_jobload_release(&b);
-	free(h.d);
-	rt_tables_release(&t);
-	rt_jobs_release(&js);
-	mix_free(&m);
-	fab_free(f);
+	start_free(&x);
 }
 
 /*
