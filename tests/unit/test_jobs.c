@@ -834,9 +834,10 @@ static void test_pass(void)
 	start_free(&x);
 }
 
-/* Past the budget the pass leaves the tables alone and says so. */
+/* Past their budgets the pass and the search leave the tables alone. */
 static void test_pass_budget(void)
 {
+	struct rt_jobsearch_stats sst;
 	struct fabric *f = tu_tree(24, 3, 0, 0, 0);
 	struct rt_jobpass_stats st;
 	struct rt_summary s;
@@ -855,6 +856,11 @@ static void test_pass_budget(void)
 	memcpy(copy, t.lft, n);
 	CU_ASSERT_FATAL(!rt_jobpass(&t, &js, closer, NULL, &st));
 	CU_ASSERT(st.skipped);
+	CU_ASSERT(!memcmp(copy, t.lft, n));
+	/* so does the search (13,824 CA LIDs x 1,728 switches) */
+	CU_ASSERT_FATAL(!rt_jobsearch(&t, &js, closer, NULL, RT_SEARCH_OWN, 0,
+				      &sst));
+	CU_ASSERT(sst.skipped && !sst.kept);
 	CU_ASSERT(!memcmp(copy, t.lft, n));
 	free(copy);
 	rt_tables_release(&t);
@@ -992,7 +998,7 @@ TU_SUITE(jobs,
 	 { "spread: correct, lower own loads", test_spread },
 	 { "isolate: correct, no more shared links", test_isolate },
 	 { "job pass: correct, no job heavier", test_pass },
-	 { "job pass: skips past its budget", test_pass_budget },
+	 { "job pass, search: skip past their budgets", test_pass_budget },
 	 { "job search: correct, nothing heavier or more shared", test_search },
 	 { "job search: the job set's budget", test_search_budget },
 	 { "job search: refuses loops and holes", test_search_refuses_loops },
