@@ -27,3 +27,29 @@ refused() {
 		bad "$name" "exit $st: $(cat "$w/err" "$w/out")"
 	fi
 }
+
+# check NAME CMD...: PASS when CMD succeeds.
+check() {
+	name=$1
+	shift
+	if "$@"; then ok "$name"; else bad "$name"; fi
+}
+
+# off_workdir VAR...: $w, a fresh work directory, removed on exit, when
+# the processes whose pids the variables VAR... hold then are killed.
+off_workdir() {
+	w=$(mktemp -d)
+	off_pidvars=$*
+	trap off_cleanup EXIT INT TERM
+}
+
+off_cleanup() {
+	for v in $off_pidvars; do
+		eval "p=\${$v:-}"
+		if [ -n "$p" ]; then
+			# shellcheck disable=SC2086 # a variable may hold several
+			kill -9 $p 2>/dev/null || true
+		fi
+	done
+	rm -rf "$w"
+}

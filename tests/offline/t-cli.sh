@@ -11,10 +11,8 @@ BIN=$B/ibpoolroute
 TG=$B/ibtopogen
 D=tests/data
 
-w=$(mktemp -d)
-trap 'rm -rf "$w"' EXIT INT TERM
-
 . tests/offline/lib.sh
+off_workdir
 
 # run CMD...: stdout in $w/out, stderr in $w/err, exit status in $rc.
 # A sanitizer report is a failure of its own, whatever the status.
@@ -57,13 +55,6 @@ json() {
 	else
 		bad "$1" "not a JSON object"
 	fi
-}
-
-# check NAME CMD...: CMD succeeds.
-check() {
-	name=$1
-	shift
-	if "$@"; then ok "$name"; else bad "$name"; fi
 }
 
 # same NAME A B: A and B are equal, non-empty numbers or strings.

@@ -13,18 +13,11 @@ cd "$(dirname "$0")/../.."
 B=${1:-build}
 NET=ibsim-configs/ft2-small.net
 
-w=$(mktemp -d)
-dpid=
-cleanup() {
-	if [ -n "$dpid" ]; then
-		kill -9 "$dpid" 2>/dev/null || true
-	fi
-	rm -rf "$w"
-}
-trap cleanup EXIT INT TERM
-
 . tests/offline/lib.sh
 . tests/json.sh
+
+dpid=
+off_workdir dpid
 
 D=$B/ibpoold
 R="$B/ibpoolroute"
@@ -37,13 +30,6 @@ S=$w/run/pool.sock
 			"$k" "$k"
 	done
 } >"$w/pool.conf"
-
-# check NAME CMD...: PASS when CMD succeeds.
-check() {
-	name=$1
-	shift
-	if "$@"; then ok "$name"; else bad "$name"; fi
-}
 
 # gone PID: poll (up to 10 s) until PID is no more.
 gone() {

@@ -12,18 +12,11 @@ cd "$(dirname "$0")/../.."
 B=${1:-build}
 NET=ibsim-configs/ft2-small.net
 
-w=$(mktemp -d)
-pid=
-cleanup() {
-	if [ -n "$pid" ]; then
-		kill -9 "$pid" 2>/dev/null || true
-	fi
-	rm -rf "$w"
-}
-trap cleanup EXIT INT TERM
-
 . tests/offline/lib.sh
 . tests/json.sh
+
+pid=
+off_workdir pid
 
 D=$B/ibpoold
 R=$B/ibpoolroute
@@ -44,12 +37,6 @@ conf() {
 
 expect() {
 	if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "want '$2', got '$3'"; fi
-}
-
-check() {
-	name=$1
-	shift
-	if "$@"; then ok "$name"; else bad "$name"; fi
 }
 
 # quiet CMD...: CMD with its output dropped.

@@ -14,20 +14,13 @@ cd "$(dirname "$0")/../.."
 B=${1:-build}
 NET=ibsim-configs/ft2-small.net
 
-w=$(mktemp -d)
+. tests/offline/lib.sh
+. tests/json.sh
+
 pid=
 fake=
 burst=
-cleanup() {
-	for p in $pid $fake $burst; do
-		kill -9 "$p" 2>/dev/null || true
-	done
-	rm -rf "$w"
-}
-trap cleanup EXIT INT TERM
-
-. tests/offline/lib.sh
-. tests/json.sh
+off_workdir pid fake burst
 
 # The socket's directory must let any user reach the socket (the daemon
 # makes it 0755 when missing); mktemp's 0700 would lock them out, and so

@@ -9,15 +9,10 @@ cd "$(dirname "$0")/../.."
 B=${1:-build}
 S=plugins/slurm
 
-w=$(mktemp -d)
-srv=
-cleanup() {
-	if [ -n "$srv" ]; then kill "$srv" 2>/dev/null || true; fi
-	rm -rf "$w"
-}
-trap cleanup EXIT INT TERM
-
 . tests/offline/lib.sh
+
+srv=
+off_workdir srv
 
 # A logger that appends to a file, and ibpoolroute for the expansion
 # (no scontrol here: a fake one would hide the fallback).
