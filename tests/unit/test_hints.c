@@ -49,6 +49,15 @@ static char *dump(struct sm_hints *h)
 	return s;
 }
 
+/* The table as hints.get gives it is want. */
+static void expect_table(struct sm_hints *h, const char *want)
+{
+	char *s = dump(h);
+
+	CU_ASSERT_STRING_EQUAL(s, want);
+	free(s);
+}
+
 static int run(struct sm_hints *h, change_fn fn, const char *text,
 	       struct sm_error *e)
 {
@@ -100,17 +109,12 @@ static const char table[] =
 static void test_set_get(void)
 {
 	struct sm_hints *h = new_table(NULL);
-	char *s;
 
-	s = dump(h);
-	CU_ASSERT_STRING_EQUAL(s, "{\"generation\":0,\"jobs\":[]}");
-	free(s);
+	expect_table(h, "{\"generation\":0,\"jobs\":[]}");
 	ok(h, sm_hints_set, table);
-	s = dump(h);
-	CU_ASSERT_STRING_EQUAL(s, "{\"generation\":1,\"jobs\":["
-			       "{\"id\":\"j1\",\"hosts\":[\"gpu1\",\"0x0000000000000abc\"],\"weight\":5},"
-			       "{\"id\":\"train.7:a-b_c\",\"hosts\":[\"gpu2 mlx5_0\"],\"weight\":1}]}");
-	free(s);
+	expect_table(h, "{\"generation\":1,\"jobs\":["
+		     "{\"id\":\"j1\",\"hosts\":[\"gpu1\",\"0x0000000000000abc\"],\"weight\":5},"
+		     "{\"id\":\"train.7:a-b_c\",\"hosts\":[\"gpu2 mlx5_0\"],\"weight\":1}]}");
 	sm_hints_free(h);
 }
 
@@ -210,7 +214,6 @@ static void test_set_refusals(void)
 static void test_add_remove(void)
 {
 	struct sm_hints *h = new_table(NULL);
-	char *s;
 
 	ok(h, sm_hints_set, table);
 	ok(h, sm_hints_add, "{\"op\":\"hints.add\",\"job\":{\"id\":\"j3\",\"hosts\":[\"gpu3\"],\"weight\":1000}}");
@@ -236,11 +239,9 @@ static void test_add_remove(void)
 		"field 'id' must be a string");
 	refused(h, sm_hints_remove, "{\"id\":\"j3\",\"ids\":[]}",
 		SM_ERR_BAD_REQUEST, "unknown field 'ids'");
-	s = dump(h);
-	CU_ASSERT_STRING_EQUAL(s, "{\"generation\":3,\"jobs\":["
-			       "{\"id\":\"train.7:a-b_c\",\"hosts\":[\"gpu2 mlx5_0\"],\"weight\":1},"
-			       "{\"id\":\"j3\",\"hosts\":[\"gpu3\"],\"weight\":1000}]}");
-	free(s);
+	expect_table(h, "{\"generation\":3,\"jobs\":["
+		     "{\"id\":\"train.7:a-b_c\",\"hosts\":[\"gpu2 mlx5_0\"],\"weight\":1},"
+		     "{\"id\":\"j3\",\"hosts\":[\"gpu3\"],\"weight\":1000}]}");
 	sm_hints_free(h);
 }
 
@@ -329,26 +330,21 @@ static void test_alias_host(void)
 static void test_owners(void)
 {
 	struct sm_hints *h = new_table(NULL);
-	char *s;
 
 	ok(h, sm_hints_add, "{\"job\":{\"id\":\"m\",\"hosts\":[\"g9\"]}}");
 	ok(h, sm_hints_set, "{\"owner\":\"slurm\",\"jobs\":[{\"id\":\"s1\",\"hosts\":[\"g1\"]}]}");
 	ok(h, sm_hints_set, "{\"owner\":\"ibpoold\",\"jobs\":[{\"id\":\"p1\",\"hosts\":[\"g2\"],\"owner\":\"ibpoold\"}]}");
-	s = dump(h);
-	CU_ASSERT_STRING_EQUAL(s, "{\"generation\":3,\"jobs\":["
-			       "{\"id\":\"m\",\"hosts\":[\"g9\"],\"weight\":1},"
-			       "{\"id\":\"s1\",\"hosts\":[\"g1\"],\"weight\":1,\"owner\":\"slurm\"},"
-			       "{\"id\":\"p1\",\"hosts\":[\"g2\"],\"weight\":1,\"owner\":\"ibpoold\"}]}");
-	free(s);
+	expect_table(h, "{\"generation\":3,\"jobs\":["
+		     "{\"id\":\"m\",\"hosts\":[\"g9\"],\"weight\":1},"
+		     "{\"id\":\"s1\",\"hosts\":[\"g1\"],\"weight\":1,\"owner\":\"slurm\"},"
+		     "{\"id\":\"p1\",\"hosts\":[\"g2\"],\"weight\":1,\"owner\":\"ibpoold\"}]}");
 	/* the relay re-syncs its own jobs: slurm's and m stay */
 	ok(h, sm_hints_set, "{\"op\":\"hints.set\",\"owner\":\"ibpoold\",\"jobs\":[{\"id\":\"p2\",\"hosts\":[\"g2\",\"g3\"],\"weight\":2},{\"id\":\"p1\",\"hosts\":[\"g4\"]}]}");
-	s = dump(h);
-	CU_ASSERT_STRING_EQUAL(s, "{\"generation\":4,\"jobs\":["
-			       "{\"id\":\"m\",\"hosts\":[\"g9\"],\"weight\":1},"
-			       "{\"id\":\"s1\",\"hosts\":[\"g1\"],\"weight\":1,\"owner\":\"slurm\"},"
-			       "{\"id\":\"p2\",\"hosts\":[\"g2\",\"g3\"],\"weight\":2,\"owner\":\"ibpoold\"},"
-			       "{\"id\":\"p1\",\"hosts\":[\"g4\"],\"weight\":1,\"owner\":\"ibpoold\"}]}");
-	free(s);
+	expect_table(h, "{\"generation\":4,\"jobs\":["
+		     "{\"id\":\"m\",\"hosts\":[\"g9\"],\"weight\":1},"
+		     "{\"id\":\"s1\",\"hosts\":[\"g1\"],\"weight\":1,\"owner\":\"slurm\"},"
+		     "{\"id\":\"p2\",\"hosts\":[\"g2\",\"g3\"],\"weight\":2,\"owner\":\"ibpoold\"},"
+		     "{\"id\":\"p1\",\"hosts\":[\"g4\"],\"weight\":1,\"owner\":\"ibpoold\"}]}");
 	refused(h, sm_hints_set, "{\"owner\":\"ibpoold\",\"jobs\":[{\"id\":\"p1\",\"hosts\":[\"g1\"]}]}",
 		SM_ERR_BAD_REQUEST,
 		"host 'g1' is in jobs 's1' (owner slurm) and 'p1' (owner ibpoold)");
@@ -382,19 +378,15 @@ static void test_owners(void)
 	ok(h, sm_hints_add, "{\"job\":{\"id\":\"s2\",\"hosts\":[\"g7\"],\"owner\":\"slurm\"}}");
 	/* an owner with no jobs left: its set of none removes its jobs */
 	ok(h, sm_hints_set, "{\"owner\":\"slurm\",\"jobs\":[]}");
-	s = dump(h);
-	CU_ASSERT_STRING_EQUAL(s, "{\"generation\":8,\"jobs\":["
-			       "{\"id\":\"m\",\"hosts\":[\"g9\"],\"weight\":1},"
-			       "{\"id\":\"p2\",\"hosts\":[\"g2\",\"g3\"],\"weight\":2,\"owner\":\"ibpoold\"},"
-			       "{\"id\":\"p1\",\"hosts\":[\"g4\"],\"weight\":1,\"owner\":\"ibpoold\"}]}");
-	free(s);
+	expect_table(h, "{\"generation\":8,\"jobs\":["
+		     "{\"id\":\"m\",\"hosts\":[\"g9\"],\"weight\":1},"
+		     "{\"id\":\"p2\",\"hosts\":[\"g2\",\"g3\"],\"weight\":2,\"owner\":\"ibpoold\"},"
+		     "{\"id\":\"p1\",\"hosts\":[\"g4\"],\"weight\":1,\"owner\":\"ibpoold\"}]}");
 	/* without an owner: the whole table, owners as the jobs give them */
 	ok(h, sm_hints_set, "{\"jobs\":[{\"id\":\"p1\",\"hosts\":[\"g4\"],\"owner\":\"ibpoold\"},{\"id\":\"z\",\"hosts\":[\"g2\"]}]}");
-	s = dump(h);
-	CU_ASSERT_STRING_EQUAL(s, "{\"generation\":9,\"jobs\":["
-			       "{\"id\":\"p1\",\"hosts\":[\"g4\"],\"weight\":1,\"owner\":\"ibpoold\"},"
-			       "{\"id\":\"z\",\"hosts\":[\"g2\"],\"weight\":1}]}");
-	free(s);
+	expect_table(h, "{\"generation\":9,\"jobs\":["
+		     "{\"id\":\"p1\",\"hosts\":[\"g4\"],\"weight\":1,\"owner\":\"ibpoold\"},"
+		     "{\"id\":\"z\",\"hosts\":[\"g2\"],\"weight\":1}]}");
 	sm_hints_free(h);
 }
 
@@ -642,10 +634,8 @@ static void test_load_v1(void)
 
 	write_file(dir, v1, sizeof(v1) - 1);
 	CU_ASSERT_EQUAL(sm_hints_load(h, dir, err, sizeof(err)), 0);
-	s = dump(h);
-	CU_ASSERT_STRING_EQUAL(s, "{\"generation\":9,\"jobs\":["
-			       "{\"id\":\"a\",\"hosts\":[\"h1\",\"0x0000000000000001\"],\"weight\":3}]}");
-	free(s);
+	expect_table(h, "{\"generation\":9,\"jobs\":["
+		     "{\"id\":\"a\",\"hosts\":[\"h1\",\"0x0000000000000001\"],\"weight\":3}]}");
 	/* an owner's set leaves the owner-less job alone */
 	ok(h, sm_hints_set, "{\"owner\":\"ibpoold\",\"jobs\":[]}");
 	s = dump(h);
@@ -695,7 +685,7 @@ static void test_persist(void)
 static void load_fails(const char *text, size_t n, const char *msg)
 {
 	struct sm_hints *h = new_table(NULL);
-	char *dir = tmpdir(), err[256], want[512], *s;
+	char *dir = tmpdir(), err[256], want[512];
 
 	ok(h, sm_hints_set, table);
 	write_file(dir, text, n);
@@ -705,9 +695,7 @@ static void load_fails(const char *text, size_t n, const char *msg)
 		fprintf(stderr, "\n'%s', expected '%s'\n", err, want);
 		CU_FAIL("load error");
 	}
-	s = dump(h);
-	CU_ASSERT_STRING_EQUAL(s, "{\"generation\":0,\"jobs\":[]}");
-	free(s);
+	expect_table(h, "{\"generation\":0,\"jobs\":[]}");
 	sm_hints_free(h);
 	rmdir_all(dir);
 }
@@ -752,7 +740,7 @@ static void test_corrupt(void)
 static void test_file_errors(void)
 {
 	struct sm_hints *h = new_table(NULL);
-	char *dir = tmpdir(), path[256], want[512], err[256], *s;
+	char *dir = tmpdir(), path[256], want[512], err[256];
 	int fd;
 
 	ok(h, sm_hints_set, table);
@@ -767,9 +755,7 @@ static void test_file_errors(void)
 	CU_ASSERT_EQUAL(sm_hints_load(h, dir, err, sizeof(err)), -EISDIR);
 	snprintf(want, sizeof(want), "%s: read: Is a directory", path);
 	CU_ASSERT_STRING_EQUAL(err, want);
-	s = dump(h);
-	CU_ASSERT_STRING_EQUAL(s, "{\"generation\":0,\"jobs\":[]}");
-	free(s);
+	expect_table(h, "{\"generation\":0,\"jobs\":[]}");
 	CU_ASSERT(rmdir(path) == 0);
 
 	/* a sparse file past the size limit is refused unread */
