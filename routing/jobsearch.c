@@ -23,6 +23,10 @@ struct js {
 	void *cctx;
 	uint32_t nj, ncl;
 	uint32_t *nbr;		/* per fabric port: peer switch */
+	uint32_t *p0;		/* per switch: its fabric port 0 */
+	uint8_t *np;		/* per switch: its ports */
+	uint32_t *up, *seen;	/* per switch: feeders(), its marks */
+	uint32_t stamp;
 	uint32_t *dsw;		/* per LID: its switch, FAB_NONE */
 	uint32_t *djob;		/* per LID: its job */
 	uint32_t *clid;		/* the CA LIDs */
@@ -77,12 +81,11 @@ static void own_add(struct js *s, uint32_t e, uint32_t a, int64_t d)
 /* The next link on c's route from w: its fabric port, or FAB_NONE. */
 static uint32_t next(const struct js *s, uint32_t w, uint32_t c)
 {
-	const struct fab_node *n = &s->f->nodes[s->t->sw_node[w]];
 	uint8_t p = rt_lft(s->t, w)[s->clid[c]];
 
-	if (!p || p > n->nports || s->nbr[n->port0 + p] == FAB_NONE)
+	if (!p || p > s->np[w] || s->nbr[s->p0[w] + p] == FAB_NONE)
 		return FAB_NONE;
-	return n->port0 + p;
+	return s->p0[w] + p;
 }
 
 /* Add ob own and ab all routes along c's route from w on. */
@@ -160,7 +163,7 @@ static bool try_move(struct js *s, uint32_t c, uint32_t w, uint8_t p)
 
 static int alloc(struct js *s, const struct rt_jobs *jobs)
 {
-	size_t np = s->f->nports + 1, nl = s->t->top + 1, nsw = s->t->nsw;
+	size_t np = s->f->nports + 1, nl = s->t->top + 1, nsw = s->t->nsw, w;
 
 	s->nj = jobs->njobs;
 	s->dsw = malloc(nl * sizeof(*s->dsw));
@@ -176,10 +179,19 @@ static int alloc(struct js *s, const struct rt_jobs *jobs)
 	s->cap = calloc(s->nj, sizeof(*s->cap));
 	s->joff = calloc(s->nj + 1, sizeof(*s->joff));
 	s->jcl = calloc(nl, sizeof(*s->jcl));
+	s->p0 = malloc(nsw * sizeof(*s->p0));
+	s->np = malloc(nsw ? nsw : 1);
+	s->up = malloc(nsw * sizeof(*s->up));
+	s->seen = calloc(nsw, sizeof(*s->seen));
 	if (!s->dsw || !s->djob || !s->clid || !s->hosts || !s->src ||
 	    !s->a2a || !s->own || !s->njob || !s->hist || !s->max ||
-	    !s->cap || !s->joff || !s->jcl)
+	    !s->cap || !s->joff || !s->jcl || !s->p0 || !s->np || !s->up ||
+	    !s->seen)
 		return -ENOMEM;
+	for (w = 0; w < nsw; w++) {
+		s->p0[w] = s->f->nodes[s->t->sw_node[w]].port0;
+		s->np[w] = s->f->nodes[s->t->sw_node[w]].nports;
+	}
 	return rt_peer_switches(s->t, &s->nbr);
 }
 
@@ -347,6 +359,40 @@ static bool crosses(const struct js *s, uint32_t u, uint32_t c, uint32_t e)
 	return false;
 }
 
+/*
+ * The switches with own flow whose route for c leads into w, nearest
+ * first, into s->up (w itself first); their count.  The routes are a
+ * tree, walked backwards from w: much less than asking every switch.
+ */
+static uint32_t feeders(struct js *s, uint32_t w, uint32_t c)
+{
+	size_t row = (size_t)c * s->t->nsw;
+	uint32_t n = 0, h = 0, x, v, e;
+	unsigned int p;
+
+	if (!++s->stamp) {
+		memset(s->seen, 0, s->t->nsw * sizeof(*s->seen));
+		s->stamp = 1;
+	}
+	s->up[n++] = w;
+	s->seen[w] = s->stamp;
+	while (h < n) {
+		x = s->up[h++];
+		for (p = 1; p <= s->np[x]; p++) {
+			v = s->nbr[s->p0[x] + p];
+			if (v == FAB_NONE || s->seen[v] == s->stamp ||
+			    !s->fo[row + v])
+				continue;
+			e = next(s, v, c);
+			if (e != FAB_NONE && s->nbr[e] == x) {
+				s->seen[v] = s->stamp;
+				s->up[n++] = v;
+			}
+		}
+	}
+	return n;
+}
+
 /* Move entry (u, c) to the first other candidate that is kept. */
 static unsigned int move_any(struct js *s, uint32_t u, uint32_t c)
 {
@@ -362,16 +408,17 @@ static unsigned int move_any(struct js *s, uint32_t u, uint32_t c)
 /*
  * Move job b's routes off link e, a destination at a time, at the switch
  * e leaves or, where that has no other way (a down link), at switches
- * further up whose routes cross e; until b's load on e is under below.
+ * further up whose routes lead into it, nearest first; until b's load on
+ * e is under below.
  */
 static unsigned int evict(struct js *s, uint32_t e, uint32_t b,
 			  uint32_t below)
 {
 	const struct fab_port *fp = &s->f->ports[e];
 	const struct fab_port *rp = fab_port(s->f, fp->peer, fp->peer_port);
-	uint32_t w = s->t->node_sw[rp->peer], k, c, u, i;
+	uint32_t w = s->t->node_sw[rp->peer], k, c, u, i, n;
 	uint32_t *o = s->own + (size_t)e * s->nj + b;
-	unsigned int p = e - s->f->nodes[rp->peer].port0, moved = 0;
+	unsigned int p = e - s->p0[w], moved = 0;
 	size_t row;
 
 	for (k = s->joff[b]; k < s->joff[b + 1] && *o >= below; k++) {
@@ -380,10 +427,12 @@ static unsigned int evict(struct js *s, uint32_t e, uint32_t b,
 		if (rt_lft(s->t, w)[s->clid[c]] != p || !s->fo[row + w])
 			continue;
 		moved += move_any(s, w, c);
-		for (i = 0; i + 1 < s->t->nsw && *o >= below &&
-			    s->fo[row + w] &&
-			    rt_lft(s->t, w)[s->clid[c]] == p; i++) {
-			u = (w + 1 + i) % s->t->nsw;
+		if (rt_lft(s->t, w)[s->clid[c]] != p)
+			continue;
+		n = feeders(s, w, c);
+		for (i = 1; i < n && *o >= below && s->fo[row + w]; i++) {
+			u = s->up[i];
+			/* an earlier move here may have taken u's route away */
 			if (s->fo[row + u] && crosses(s, u, c, e))
 				moved += move_any(s, u, c);
 		}
@@ -437,6 +486,10 @@ static void js_release(struct js *s)
 		free(s->hist[a]);
 	free(s->hist);
 	free(s->nbr);
+	free(s->p0);
+	free(s->np);
+	free(s->up);
+	free(s->seen);
 	free(s->dsw);
 	free(s->djob);
 	free(s->clid);
