@@ -942,18 +942,40 @@ static int route_tree(const struct fabric *f, const struct ft_info *ft,
 	return ret;
 }
 
-/* The job search over t, a routing of the tree; 0 or -ENOMEM. */
+/* What the job routing was, as told to the admin: searched or not. */
+struct ft_use {
+	const char *searched, *unsearched;
+};
+
+static const struct ft_use FT_PASS = {
+	"job pass", "job pass (too large for the job search)" };
+static const struct ft_use FT_UNBALANCED = {
+	"turned slots (the job pass unbalanced the fabric)",
+	"turned slots (the job pass unbalanced the fabric; too large for the job search)" };
+static const struct ft_use FT_LESS = {
+	"turned slots (the job pass gained less)",
+	"turned slots (the job pass gained less; too large for the job search)" };
+static const struct ft_use FT_LARGE = {
+	"turned slots (tree too large for the job pass)",
+	"turned slots (tree too large for the job pass and the job search)" };
+static const struct ft_use FT_ISOLATED = {
+	"isolated", "isolated (too large for the job search)" };
+
+/* The job search over t, a routing of the tree, told as u; 0 or -ENOMEM. */
 static int search(const struct fabric *f, const struct ft_info *ft,
 		  const struct rt_jobs *jobs, struct rt_tables *t,
-		  enum rt_search_goal goal)
+		  enum rt_search_goal goal, const struct ft_use *u,
+		  const char **use)
 {
+	struct rt_jobsearch_stats st;
 	struct ftr r;
 	int ret;
 
 	ret = prepare(&r, f, ft, t, NULL);
 	if (!ret)
 		ret = rt_jobsearch(t, jobs, cands, &r, goal, jobs->search_moves,
-				   NULL);
+				   &st);
+	*use = !ret && st.skipped ? u->unsearched : u->searched;
 	ftr_release(&r);
 	return ret;
 }
@@ -1005,17 +1027,17 @@ static int spread(const struct fabric *f, const struct ft_info *ft,
 		  const struct rt_jobs *jobs, struct rt_tables *t,
 		  const char **use)
 {
+	const struct ft_use *u = &FT_PASS;
 	struct rt_jobpass_stats st;
 	struct rt_tables t2;
 	uint64_t o2, s2;
 	int ret;
 
-	*use = "job pass";
 	ret = route_tree(f, ft, NULL, jobs, t, &st);
 	if (!ret && st.skipped) {
-		*use = "turned slots (tree too large for the job pass)";
 		ret = route_tree(f, ft, jobs, NULL, t, NULL);
-		return ret ? ret : search(f, ft, jobs, t, RT_SEARCH_OWN);
+		return ret ? ret : search(f, ft, jobs, t, RT_SEARCH_OWN,
+					  &FT_LARGE, use);
 	}
 	if (!ret)
 		ret = route_aside(f, ft, jobs, &t2);
@@ -1026,13 +1048,11 @@ static int spread(const struct fabric *f, const struct ft_info *ft,
 		ret = score(&t2, jobs, &o2, &s2);
 	if (!ret && (!st.balanced || st.shared >= s2 ||
 		     st.own_after * 100 > o2 * 105)) {
-		*use = !st.balanced ?
-		       "turned slots (the job pass unbalanced the fabric)" :
-		       "turned slots (the job pass gained less)";
+		u = !st.balanced ? &FT_UNBALANCED : &FT_LESS;
 		memcpy(t->lft, t2.lft, (size_t)t->nsw * (t->top + 1));
 	}
 	rt_tables_release(&t2);
-	return ret ? ret : search(f, ft, jobs, t, RT_SEARCH_OWN);
+	return ret ? ret : search(f, ft, jobs, t, RT_SEARCH_OWN, u, use);
 }
 
 /*
@@ -1043,7 +1063,8 @@ static int spread(const struct fabric *f, const struct ft_info *ft,
  * never shares more links than no jobs, nor as many at a higher load.
  */
 static int isolate(const struct fabric *f, const struct ft_info *ft,
-		   const struct rt_jobs *jobs, struct rt_tables *t)
+		   const struct rt_jobs *jobs, struct rt_tables *t,
+		   const char **use)
 {
 	uint64_t o1, s1, o2, s2;
 	struct rt_tables t2;
@@ -1060,7 +1081,8 @@ static int isolate(const struct fabric *f, const struct ft_info *ft,
 	if (!ret && (s1 > s2 || (s1 == s2 && o1 > o2)))
 		memcpy(t->lft, t2.lft, (size_t)t->nsw * (t->top + 1));
 	rt_tables_release(&t2);
-	return ret ? ret : search(f, ft, jobs, t, RT_SEARCH_SHARED);
+	return ret ? ret : search(f, ft, jobs, t, RT_SEARCH_SHARED,
+				  &FT_ISOLATED, use);
 }
 
 int rt_fattree(const struct fabric *f, const struct ft_info *ft,
@@ -1076,8 +1098,7 @@ int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 		return -EINVAL;
 	if (!jobs || !jobs->njobs)
 		return route_tree(f, ft, NULL, NULL, t, NULL);
-	*use = "isolated";
 	if (jobs->policy == RT_JOBS_ISOLATE)
-		return isolate(f, ft, jobs, t);
+		return isolate(f, ft, jobs, t, use);
 	return spread(f, ft, jobs, t, use);
 }

@@ -33,7 +33,8 @@
  * up*-down* and the whole fabric within 10 % of its mean all-to-all link
  * load.
  * *use (use may be NULL) says how the jobs were used: "" without jobs,
- * "job pass", "turned slots (...why)" or "isolated".
+ * "job pass", "turned slots (...why)" or "isolated", each saying "too
+ * large for the job search" where the search skipped.
  * Returns 0, -E2BIG when parent groups outgrow the slot scheme, or
  * -ENOMEM.  CA-to-CA routes are deadlock-free on one VL: each climbs,
  * then descends.  Switch LIDs up/down cannot reach, and LIDs a switch

@@ -28,7 +28,7 @@ struct rt_summary {
 	double seconds;		/* wall time of recognise + route */
 	double check_seconds;	/* wall time of the connectivity check */
 	unsigned int nvl;	/* data VLs the tables need (t->vl), 1 without */
-	char jobs[64];		/* how the engine used the jobs, "" for none */
+	char jobs[96];		/* how the engine used the jobs, "" for none */
 };
 
 /*

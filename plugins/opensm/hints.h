@@ -68,7 +68,7 @@ struct ga_hints_routing {
 	char engine[16];
 	unsigned int nvl;
 	unsigned int jobs;	/* jobs routed for */
-	char job_routing[64];	/* how the engine used them (rt_summary) */
+	char job_routing[96];	/* how the engine used them (rt_summary) */
 	double ms;		/* wall time of the plugin's routing */
 	/* the verifier's numbers when it ran (verbosity verbose or more) */
 	bool checked;

@@ -132,7 +132,7 @@ struct run {
 	struct vf_report vr;
 	struct vf_jobload jl;
 	uint64_t sum_max;	/* per-job max own loads, summed */
-	char use[64];		/* how the engine used the jobs */
+	char use[96];		/* how the engine used the jobs */
 };
 
 /*
@@ -864,10 +864,15 @@ static void test_pass_budget(void)
 	CU_ASSERT(!memcmp(copy, t.lft, n));
 	free(copy);
 	rt_tables_release(&t);
-	/* and the fat-tree engine turns the slots instead */
+	/* the fat-tree engine turns the slots instead, and says so */
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, &js, &t, &s));
+	CU_ASSERT_STRING_EQUAL(s.jobs, "turned slots (tree too large for the "
+			       "job pass and the job search)");
+	rt_tables_release(&t);
+	js.policy = RT_JOBS_ISOLATE;
 	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, &js, &t, &s));
 	CU_ASSERT_STRING_EQUAL(s.jobs,
-			       "turned slots (tree too large for the job pass)");
+			       "isolated (too large for the job search)");
 	rt_tables_release(&t);
 	rt_jobs_release(&js);
 	mix_free(&m);
