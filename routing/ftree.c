@@ -967,14 +967,14 @@ static int search(const struct fabric *f, const struct ft_info *ft,
 		  enum rt_search_goal goal, const struct ft_use *u,
 		  const char **use)
 {
+	const struct rt_search how = { goal, jobs->search_moves, 0, NULL };
 	struct rt_jobsearch_stats st;
 	struct ftr r;
 	int ret;
 
 	ret = prepare(&r, f, ft, t, NULL);
 	if (!ret)
-		ret = rt_jobsearch(t, jobs, cands, &r, goal, jobs->search_moves,
-				   &st);
+		ret = rt_jobsearch(t, jobs, cands, &r, &how, &st);
 	*use = !ret && st.skipped ? u->unsearched : u->searched;
 	ftr_release(&r);
 	return ret;
@@ -1101,4 +1101,33 @@ int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 	if (jobs->policy == RT_JOBS_ISOLATE)
 		return isolate(f, ft, jobs, t, use);
 	return spread(f, ft, jobs, t, use);
+}
+
+int rt_fattree_refine(const struct fabric *f, const struct ft_info *ft,
+		      const struct rt_jobs *jobs, struct rt_tables *t,
+		      uint64_t moves, const atomic_bool *stop,
+		      struct rt_jobsearch_stats *st)
+{
+	struct rt_search how = { RT_SEARCH_BOTH, moves, 0, stop };
+	struct rt_tables t2;
+	uint64_t own, shared;
+	struct ftr r;
+	int ret;
+
+	if (!ft->tree || !ft->nlevels || !jobs || !jobs->njobs)
+		return -EINVAL;
+	/* the cap: the links the jobs share when routed as without them */
+	ret = route_aside(f, ft, NULL, &t2);
+	if (ret)
+		return ret;
+	ret = score(&t2, jobs, &own, &shared);
+	rt_tables_release(&t2);
+	if (ret)
+		return ret;
+	how.shared_cap = (uint32_t)shared;
+	ret = prepare(&r, f, ft, t, NULL);
+	if (!ret)
+		ret = rt_jobsearch(t, jobs, cands, &r, &how, st);
+	ftr_release(&r);
+	return ret;
 }

@@ -6,8 +6,11 @@
 #ifndef GPUAWARE_FTREE_H
 #define GPUAWARE_FTREE_H
 
+#include <stdatomic.h>
+
 #include "../topology/fattree.h"
 #include "jobs.h"
+#include "jobsearch.h"
 #include "lft.h"
 
 /*
@@ -45,5 +48,19 @@
 int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 	       const struct rt_jobs *jobs, struct rt_tables *t,
 	       const char **use);
+
+/*
+ * Go on from t, rt_fattree()'s routing of f for jobs, with a longer job
+ * search (RT_SEARCH_BOTH, moves of them, 0 for the default budget):
+ * links shared between jobs first, until no more than when routed
+ * without jobs, then the jobs' busiest own links, never past that.  For
+ * a job change's routing that can take seconds: the tables stay valid
+ * throughout, and *stop (may be NULL) ends the search early.  Returns 0,
+ * -EINVAL (no tree or no jobs) or -ENOMEM; st may be NULL.
+ */
+int rt_fattree_refine(const struct fabric *f, const struct ft_info *ft,
+		      const struct rt_jobs *jobs, struct rt_tables *t,
+		      uint64_t moves, const atomic_bool *stop,
+		      struct rt_jobsearch_stats *st);
 
 #endif

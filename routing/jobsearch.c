@@ -14,6 +14,7 @@
 
 #define JS_CAP 1.09
 #define JS_AIMED 16		/* one move in this many unshares, one relieves */
+#define JS_UNSHARE_BOTH 2	/* RT_SEARCH_BOTH above its cap: unshares */
 #define JS_MAX_ENTRIES (1u << 23)	/* flows, own loads: 32 MiB each */
 
 struct js {
@@ -40,7 +41,7 @@ struct js {
 	uint32_t **hist;	/* per job: links per own load, 1..cap */
 	uint32_t *max, *cap;	/* per job: busiest now, at the start */
 	uint64_t summax, atmax;
-	uint32_t shared;
+	uint32_t shared, shared_cap;
 	double a2a_cap;
 	enum rt_search_goal goal;
 	uint64_t x;
@@ -132,6 +133,15 @@ static bool fits(const struct js *s, uint32_t w, uint32_t c, uint32_t ob,
 static bool better(const struct js *s, uint64_t sm, uint64_t am,
 		   uint32_t sh)
 {
+	uint64_t now, was;
+
+	if (s->goal == RT_SEARCH_BOTH && sh > s->shared_cap) {
+		now = s->summax * RT_SEARCH_LINKS_PER_LOAD + s->shared;
+		was = sm * RT_SEARCH_LINKS_PER_LOAD + sh;
+		return now < was || (now == was && s->atmax <= am);
+	}
+	if (s->goal == RT_SEARCH_BOTH && s->shared > s->shared_cap)
+		return false;
 	if (s->goal == RT_SEARCH_SHARED)
 		return s->shared <= sh && (s->summax < sm ||
 		       (s->summax == sm && s->atmax <= am));
@@ -507,13 +517,14 @@ static void js_release(struct js *s)
 }
 
 int rt_jobsearch(struct rt_tables *t, const struct rt_jobs *jobs,
-		 rt_cands_fn cands, void *ctx, enum rt_search_goal goal,
-		 uint64_t moves, struct rt_jobsearch_stats *st)
+		 rt_cands_fn cands, void *ctx, const struct rt_search *how,
+		 struct rt_jobsearch_stats *st)
 {
 	struct js s = { .t = t, .f = t->fab, .cands = cands, .cctx = ctx,
-			.goal = goal, .x = 0x9e3779b97f4a7c15ULL };
+			.goal = how->goal, .shared_cap = how->shared_cap,
+			.x = 0x9e3779b97f4a7c15ULL };
 	struct rt_jobsearch_stats dummy;
-	uint64_t i;
+	uint64_t i, moves = how->moves;
 	int ret;
 
 	if (!st)
@@ -545,9 +556,17 @@ int rt_jobsearch(struct rt_tables *t, const struct rt_jobs *jobs,
 			(uint64_t)(RT_JOBSEARCH_WORK / s.ncl) :
 			RT_JOBSEARCH_MOVES;
 	for (i = 0; s.ncl && i < moves; i++) {
+		if (how->stop && !(i & 1023) && atomic_load(how->stop))
+			break;
 		/* loads first: half the moves, then the links they share */
-		if (i == moves / 2)
+		if (i == moves / 2 && s.goal == RT_SEARCH_OWN)
 			s.goal = RT_SEARCH_SHARED;
+		/* above its cap RT_SEARCH_BOTH gains most by unsharing */
+		if (s.goal == RT_SEARCH_BOTH && s.shared > s.shared_cap &&
+		    i % JS_UNSHARE_BOTH == 1) {
+			st->kept += unshare(&s);
+			continue;
+		}
 		switch (i % JS_AIMED) {
 		case JS_AIMED - 1:
 			st->kept += unshare(&s);
@@ -559,6 +578,7 @@ int rt_jobsearch(struct rt_tables *t, const struct rt_jobs *jobs,
 			st->kept += one_move(&s);
 		}
 	}
+	st->moves = i;
 	st->own_after = s.summax;
 	st->shared_after = s.shared;
 out:

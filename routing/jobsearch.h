@@ -8,6 +8,7 @@
 #ifndef GPUAWARE_JOBSEARCH_H
 #define GPUAWARE_JOBSEARCH_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -21,19 +22,32 @@
 enum rt_search_goal {
 	RT_SEARCH_OWN,		/* the jobs' busiest own links, half the moves */
 	RT_SEARCH_SHARED,	/* shared links, never more; then own loads */
+	RT_SEARCH_BOTH,		/* shared links down to a cap, then own loads */
+};
+
+/* A load step is worth this many shared links to RT_SEARCH_BOTH. */
+#define RT_SEARCH_LINKS_PER_LOAD 20
+
+struct rt_search {
+	enum rt_search_goal goal;
+	uint64_t moves;			/* 0: the default budget */
+	uint32_t shared_cap;		/* RT_SEARCH_BOTH's */
+	const atomic_bool *stop;	/* NULL, or true to end early */
 };
 
 struct rt_jobsearch_stats {
 	/* as vf_jobload() measures them, before the search and after it */
 	uint64_t own_before, own_after;	/* jobs' max own loads, summed */
 	uint32_t shared_before, shared_after;
+	uint64_t moves;			/* made: fewer when stopped */
 	uint64_t kept;			/* moves kept */
 	bool skipped;			/* too large: t untouched */
 };
 
 /*
  * Improve t, a complete routing made of cands ports (any mix of them
- * loop- and deadlock-free, as for rt_jobpass()), for jobs.  Moves, from
+ * loop- and deadlock-free, as for rt_jobpass()), for jobs, as how says.
+ * Moves, from
  * a fixed seed so the result is reproducible: mostly a random (job's CA
  * LID, switch) entry that carries hosts' traffic, to another candidate
  * (LIDs in no job keep their routes: moving them would only churn); one in
@@ -48,7 +62,13 @@ struct rt_jobsearch_stats {
  * fewer links at them, or stay with as many and no more links shared
  * between jobs; RT_SEARCH_SHARED, and RT_SEARCH_OWN's second half, when
  * no more links are shared and the summed maxima do not grow (nor, for
- * the same sum, the links at them).  moves 0: the default budget above
+ * the same sum, the links at them); RT_SEARCH_BOTH, while more links
+ * than shared_cap are shared, when the summed maxima times
+ * RT_SEARCH_LINKS_PER_LOAD plus the shared links drop (or stay with no
+ * more links at the maxima), every other move then aimed at a shared
+ * link, and from there on as RT_SEARCH_OWN's first half but never past
+ * shared_cap.  how->stop, when set, is polled every
+ * 1,024 moves.  moves 0: the default budget above
  * (about 0.15 s on a 1,024-host 3-level tree, 0.3 s on a 128-host one, on
  * this project's test machine).  A move onto a hole or a loop is refused.
  * Past 2^23 flow entries (CA LIDs x switches: a 3-level tree of about
@@ -58,7 +78,7 @@ struct rt_jobsearch_stats {
  * above.
  */
 int rt_jobsearch(struct rt_tables *t, const struct rt_jobs *jobs,
-		 rt_cands_fn cands, void *ctx, enum rt_search_goal goal,
-		 uint64_t moves, struct rt_jobsearch_stats *st);
+		 rt_cands_fn cands, void *ctx, const struct rt_search *how,
+		 struct rt_jobsearch_stats *st);
 
 #endif

@@ -278,3 +278,41 @@ out:
 	s->seconds = now() - t0 - s->check_seconds;
 	return ret;
 }
+
+int rt_refine(const struct fabric *f, struct rt_summary *s,
+	      const struct rt_jobs *jobs, struct rt_tables *t,
+	      uint64_t moves, const atomic_bool *stop,
+	      struct rt_jobsearch_stats *st)
+{
+	struct rt_jobsearch_stats dummy;
+	char use[sizeof(s->jobs)];
+	double t0 = now();
+	struct ft_info ft;
+	int ret;
+
+	if (!st)
+		st = &dummy;
+	memset(st, 0, sizeof(*st));
+	if (strcmp(s->engine, names[RT_ENGINE_FATTREE]) || !jobs ||
+	    !jobs->njobs)
+		return -ENOTSUP;
+	memset(&ft, 0, sizeof(ft));
+	ret = ft_recognise(f, &ft);
+	if (!ret && !ft.tree)
+		ret = -ENOTSUP;
+	if (!ret)
+		ret = rt_fattree_refine(f, &ft, jobs, t, moves, stop, st);
+	if (!ret && stop && atomic_load(stop))
+		ret = -ECANCELED;
+	if (!ret && st->skipped)
+		ret = -E2BIG;
+	if (!ret)
+		ret = check(t, s);
+	if (!ret) {
+		memcpy(use, s->jobs, sizeof(use));
+		snprintf(s->jobs, sizeof(s->jobs), "%.80s, refined", use);
+	}
+	ft_info_release(&ft);
+	s->refine_seconds = now() - t0;
+	return ret;
+}

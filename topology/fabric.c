@@ -219,3 +219,30 @@ size_t fab_host_name(const struct fabric *f, uint32_t n, char *buf,
 	buf[l] = '\0';
 	return l;
 }
+
+bool fab_same(const struct fabric *a, const struct fabric *b)
+{
+	const struct fab_node *x, *y;
+	const struct fab_port *p, *q;
+	size_t i;
+
+	if (a->nnodes != b->nnodes || a->nports != b->nports)
+		return false;
+	for (i = 0; i < a->nnodes; i++) {
+		x = &a->nodes[i];
+		y = &b->nodes[i];
+		if (x->guid != y->guid || x->type != y->type ||
+		    x->nports != y->nports || x->port0 != y->port0 ||
+		    strcmp(x->desc ? x->desc : "", y->desc ? y->desc : ""))
+			return false;
+	}
+	for (i = 0; i < a->nports; i++) {
+		p = &a->ports[i];
+		q = &b->ports[i];
+		if (p->guid != q->guid || p->peer != q->peer ||
+		    p->peer_port != q->peer_port || p->lid != q->lid ||
+		    p->lmc != q->lmc)
+			return false;
+	}
+	return true;
+}

@@ -108,6 +108,13 @@ unsigned int fab_max_lid(const struct fabric *f);
 size_t fab_sw_links(const struct fabric *f);
 
 /*
+ * Whether a and b are the same fabric to a router: the same nodes in the
+ * same order (GUIDs, types, ports, descriptions), links and LIDs, so that
+ * tables built for one serve the other.  Link rates are not compared.
+ */
+bool fab_same(const struct fabric *a, const struct fabric *b);
+
+/*
  * Host name of a CA: the first word of its description ("node01 mlx5_0"
  * gives "node01"), copied into buf.  Returns the length.
  */

@@ -277,6 +277,16 @@ run "$BIN" route --net "$net" --jobs "$jf" --search-moves -1
 expect "negative search moves" 2 "bad search moves '-1'" "$w/err"
 run "$BIN" route --json --net "$net" --jobs "$jf" --search-moves 500
 expect "route --search-moves" 0 '"unreachable": 0,'
+run "$BIN" route --net "$net" --jobs "$jf" --refine-moves 100000001
+expect "refine moves past the limit" 2 "bad refine moves '100000001' (0-100000000)" "$w/err"
+run "$BIN" route --json --net "$net" --jobs "$jf" --refine-moves 20000
+expect "route --refine-moves" 0 ', refined"'
+check "route --refine-moves: its time" [ -n "$(jval refine_seconds "$w/out")" ]
+check "route --refine-moves: all delivered" grep -q '"unreachable": 0,' "$w/out"
+run "$BIN" route --net "$net" --jobs "$jf" --refine-moves 20000 --engine updown
+expect "refine needs the fat-tree engine" 2 "cannot refine: not the fat-tree engine's routing" "$w/err"
+run "$BIN" route --json --net "$net" --jobs "$jf" --refine-moves 0
+check "--refine-moves 0: not refined" sh -c "! grep -q refined '$w/out'"
 run "$BIN" analyze --jobs "$jf" "$D/osm-ft2-ftree"
 expect "analyze --jobs" 0 "job b       : 1 hosts"
 run "$BIN" verify --jobs "$jf" --lmc 1

@@ -6,6 +6,7 @@
  * load metric.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -723,6 +724,9 @@ static void hops_make(struct hops *h, const struct rt_tables *t)
 	free(q);
 }
 
+static const struct rt_search own_first = { RT_SEARCH_OWN, 0, 0, NULL };
+static const struct rt_search shared_first = { RT_SEARCH_SHARED, 0, 0, NULL };
+
 /* Every port one hop closer to ds: min-hop, which on a tree is up-down. */
 static unsigned int closer(void *ctx, uint32_t s, uint32_t ds, uint8_t *out)
 {
@@ -858,7 +862,7 @@ static void test_pass_budget(void)
 	CU_ASSERT(st.skipped);
 	CU_ASSERT(!memcmp(copy, t.lft, n));
 	/* so does the search (13,824 CA LIDs x 1,728 switches) */
-	CU_ASSERT_FATAL(!rt_jobsearch(&t, &js, closer, NULL, RT_SEARCH_OWN, 0,
+	CU_ASSERT_FATAL(!rt_jobsearch(&t, &js, closer, NULL, &own_first,
 				      &sst));
 	CU_ASSERT(sst.skipped && !sst.kept);
 	CU_ASSERT(!memcmp(copy, t.lft, n));
@@ -901,7 +905,7 @@ static void test_search(void)
 	CU_ASSERT_FATAL(!rt_route(x.f, RT_ENGINE_AUTO, NULL, &t2, &s));
 	CU_ASSERT_FATAL(!vf_check(&x.t, &o, &va));
 	CU_ASSERT_FATAL(!rt_jobsearch(&x.t, &x.js, closer, &x.h,
-				      RT_SEARCH_SHARED, 0, &st));
+				      &shared_first, &st));
 	CU_ASSERT(!st.skipped);
 	CU_ASSERT_EQUAL(st.shared_before, x.a.shared);
 	CU_ASSERT(expect_no_heavier(&x.t, &x.js, &x.a, st.own_before,
@@ -911,13 +915,13 @@ static void test_search(void)
 	CU_ASSERT_FATAL(!vf_check(&x.t, &o, &vb));
 	CU_ASSERT(vb.efi_max <= va.efi_max || vb.efi_ratio <= 1.09 + 1e-9);
 	CU_ASSERT_FATAL(!rt_jobsearch(&t2, &x.js, closer, &x.h,
-				      RT_SEARCH_SHARED, 0, &st2));
+				      &shared_first, &st2));
 	CU_ASSERT(!memcmp(x.t.lft, t2.lft, (size_t)t2.nsw * (t2.top + 1)));
 	/* own loads first: lower, and still nothing heavier */
 	rt_tables_release(&t2);
 	CU_ASSERT_FATAL(!rt_route(x.f, RT_ENGINE_AUTO, NULL, &t2, &s));
-	CU_ASSERT_FATAL(!rt_jobsearch(&t2, &x.js, closer, &x.h, RT_SEARCH_OWN,
-				      0, &st2));
+	CU_ASSERT_FATAL(!rt_jobsearch(&t2, &x.js, closer, &x.h, &own_first,
+				      &st2));
 	expect_no_heavier(&t2, &x.js, &x.a, st2.own_before, st2.own_after,
 			  st2.shared_after);
 	CU_ASSERT(st2.own_after < st2.own_before);
@@ -943,7 +947,8 @@ static void test_search_refuses_loops(void)
 
 	start_make(&x, tu_tree(6, 3, 0.05, 3, 0), RT_ENGINE_UPDOWN, 6, 5);
 	CU_ASSERT_FATAL(!rt_jobsearch(&x.t, &x.js, closer, &x.h,
-				      RT_SEARCH_OWN, 20000, &st));
+				      &(struct rt_search){ RT_SEARCH_OWN, 20000, 0,
+							   NULL }, &st));
 	CU_ASSERT_FATAL(!vf_check(&x.t, &o, &vr));
 	CU_ASSERT_EQUAL(vr.unreachable, 0);
 	CU_ASSERT_EQUAL(vr.loops, 0);
@@ -993,6 +998,111 @@ static void test_search_budget(void)
 	fab_free(f);
 }
 
+/* The summed busiest own links and the shared links of t for js. */
+static void loads(const struct rt_tables *t, const struct rt_jobs *js,
+		  uint64_t *own, uint32_t *shared)
+{
+	struct vf_jobload l;
+	unsigned int j;
+
+	CU_ASSERT_FATAL(!vf_jobload(t, js, &l));
+	for (*own = 0, j = 0; j < l.njobs; j++)
+		*own += l.max[j];
+	*shared = l.shared;
+	vf_jobload_release(&l);
+}
+
+/* The spread routing of a 128-host radix-8 tree for a seeded mix. */
+struct spread {
+	struct fabric *f;
+	struct mix m;
+	struct rt_jobs js;
+	struct rt_tables t;
+	struct rt_summary s;
+};
+
+static void spread_make(struct spread *x)
+{
+	x->f = radix_tree(8, 3);
+	mix_make(&x->m, x->f, 6, 3);
+	jobs_of(&x->js, x->f, &x->m);
+	CU_ASSERT_FATAL(!rt_route(x->f, RT_ENGINE_AUTO, &x->js, &x->t, &x->s));
+}
+
+static void spread_free(struct spread *x)
+{
+	rt_tables_release(&x->t);
+	rt_jobs_release(&x->js);
+	mix_free(&x->m);
+	fab_free(x->f);
+}
+
+/*
+ * Refining spread's routing: every pair delivered, no loop or credit
+ * loop, no job's busiest link heavier, the all-to-all within its cap;
+ * shared links down to as many as without jobs, or else the links
+ * shared plus RT_SEARCH_LINKS_PER_LOAD per load step lower; the same
+ * tables twice; stopped, -ECANCELED and tables still whole; not the
+ * fat-tree engine's, -ENOTSUP.
+ */
+static void test_refine(void)
+{
+	struct vf_opts o = { .ebb_perms = 0 };
+	struct rt_jobsearch_stats st;
+	struct rt_tables t0;
+	struct vf_jobload a, b;
+	struct vf_report vr;
+	struct spread x, y;
+	uint64_t o1, o2;
+	uint32_t s0, s1, s2;
+	atomic_bool stop;
+	unsigned int j;
+
+	spread_make(&x);
+	CU_ASSERT_FATAL(!rt_route(x.f, RT_ENGINE_AUTO, NULL, &t0, &y.s));
+	loads(&t0, &x.js, &o1, &s0);
+	rt_tables_release(&t0);
+	CU_ASSERT_FATAL(!vf_jobload(&x.t, &x.js, &a));
+	loads(&x.t, &x.js, &o1, &s1);
+	CU_ASSERT_FATAL(!rt_refine(x.f, &x.s, &x.js, &x.t, 300000, NULL, &st));
+	CU_ASSERT_EQUAL(st.moves, 300000);
+	CU_ASSERT(strstr(x.s.jobs, ", refined") != NULL);
+	CU_ASSERT_FATAL(!vf_check(&x.t, &o, &vr));
+	CU_ASSERT(vf_ok(&vr));
+	CU_ASSERT(vr.efi_ratio <= 1.09 + 1e-9);
+	CU_ASSERT_FATAL(!vf_jobload(&x.t, &x.js, &b));
+	for (j = 0; j < x.js.njobs; j++)
+		CU_ASSERT(b.max[j] <= a.max[j]);
+	vf_jobload_release(&a);
+	vf_jobload_release(&b);
+	loads(&x.t, &x.js, &o2, &s2);
+	CU_ASSERT_EQUAL(o2, st.own_after);
+	CU_ASSERT_EQUAL(s2, st.shared_after);
+	CU_ASSERT(s2 <= s0 || o2 * RT_SEARCH_LINKS_PER_LOAD + s2 <
+			      o1 * RT_SEARCH_LINKS_PER_LOAD + s1);
+	CU_ASSERT(s2 < s1);
+
+	spread_make(&y);
+	CU_ASSERT_FATAL(!rt_refine(y.f, &y.s, &y.js, &y.t, 300000, NULL, NULL));
+	CU_ASSERT(!memcmp(x.t.lft, y.t.lft, (size_t)x.t.nsw * (x.t.top + 1)));
+	spread_free(&y);
+
+	spread_make(&y);
+	atomic_init(&stop, true);
+	CU_ASSERT_EQUAL(rt_refine(y.f, &y.s, &y.js, &y.t, 300000, &stop, &st),
+			-ECANCELED);
+	CU_ASSERT(st.moves < 300000);
+	CU_ASSERT(strstr(y.s.jobs, "refined") == NULL);
+	CU_ASSERT_FATAL(!vf_check(&y.t, &o, &vr));
+	CU_ASSERT(vf_ok(&vr));
+	rt_tables_release(&y.t);
+	CU_ASSERT_FATAL(!rt_route(y.f, RT_ENGINE_UPDOWN, &y.js, &y.t, &y.s));
+	CU_ASSERT_EQUAL(rt_refine(y.f, &y.s, &y.js, &y.t, 1000, NULL, NULL),
+			-ENOTSUP);
+	spread_free(&y);
+	spread_free(&x);
+}
+
 TU_SUITE(jobs,
 	 { "job set errors", test_build_errors },
 	 { "job set hosts and GUIDs", test_build_hosts },
@@ -1007,4 +1117,5 @@ TU_SUITE(jobs,
 	 { "job search: correct, nothing heavier or more shared", test_search },
 	 { "job search: the job set's budget", test_search_budget },
 	 { "job search: refuses loops and holes", test_search_refuses_loops },
+	 { "refine: correct, fewer shared links", test_refine },
 	 { "torus, dragonfly: correct, lower own loads", test_vl_engines })

@@ -144,6 +144,17 @@ int pr_route(const struct pr_opts *o, char *err, size_t len)
 			 strerror(-ret));
 		goto out;
 	}
+	if (!ret && o->refine_moves && res.jobs_routed) {
+		ret = rt_refine(f, &sum, res.jobs, &t, o->refine_moves, NULL,
+				NULL);
+		if (ret && ret != -EIO) {
+			snprintf(err, len, "%s: cannot refine: %s", o->net,
+				 ret == -ENOTSUP ? "not the fat-tree engine's routing" :
+				 ret == -E2BIG ? "too large for the job search" :
+				 strerror(-ret));
+			goto out;
+		}
+	}
 	res.route = &sum;
 	code = check(o, &res, &t, err, len);
 	if (code == PR_OK && ret)

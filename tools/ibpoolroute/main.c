@@ -106,6 +106,7 @@ static const struct opt opts[] = {
 	{ "jobs", 1, 'J', C_CHECKS, "FILE", "JSON job list: route for the jobs, report their own link loads" },
 	{ "job-policy", 1, 'O', C_ROUTE, "NAME", "with --jobs: spread (lowest job loads) or isolate (fewest shared links) (spread)" },
 	{ "search-moves", 1, 'm', C_ROUTE, "N", "with --jobs on a fat-tree: job search moves, 0-100000000 (0: the default budget)" },
+	{ "refine-moves", 1, 'R', C_ROUTE, "N", "with --jobs on a fat-tree: then refine as the plugin does, N moves (1-100000000; 0: not)" },
 	{ "measure-only", 0, 'M', C_ROUTE, NULL, "with --jobs: route as without jobs, only measure their loads" },
 	{ "engine", 1, 'e', C_ROUTE, "NAME", "auto, fattree, torus or updown (auto)" },
 	{ "lmc", 1, 'l', C_ROUTE, "N", "LIDs per CA port are 2^N, 0-7 (0)" },
@@ -263,6 +264,12 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 			return usage_error("bad search moves '%s' (0-%u)", arg,
 					   RT_JOB_SEARCH_MAX);
 		o->search_moves = v;
+		break;
+	case 'R':
+		if (number(arg, RT_JOB_SEARCH_MAX, &v))
+			return usage_error("bad refine moves '%s' (0-%u)", arg,
+					   RT_JOB_SEARCH_MAX);
+		o->refine_moves = v;
 		break;
 	case 'l':
 		if (number(arg, 7, &v))

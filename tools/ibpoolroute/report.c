@@ -199,6 +199,8 @@ static void text(FILE *out, const struct pr_result *r)
 		else
 			line(out, "route time", "%.0f us (then %.0f us checking it)",
 			     rs->seconds * 1e6, rs->check_seconds * 1e6);
+		if (rs->refine_seconds > 0)
+			line(out, "refine time", "%.3f s", rs->refine_seconds);
 	}
 	if (r->live)
 		text_live(out, r->live, r->t);
@@ -363,6 +365,8 @@ static json_object *jobject(const struct pr_result *r)
 		ADD("engine", json_object_new_string(rs->engine));
 		ADD("route_seconds", jdouble(rs->seconds, 6));
 		ADD("check_seconds", jdouble(rs->check_seconds, 6));
+		if (rs->refine_seconds > 0)
+			ADD("refine_seconds", jdouble(rs->refine_seconds, 6));
 	}
 	ADD("sl2vl", r->sl2vl ? json_object_new_string(r->sl2vl) : NULL);
 	if (r->live)
