@@ -60,6 +60,7 @@ void ga_cfg_defaults(struct ga_cfg *c)
 	snprintf(c->hints_dir, sizeof(c->hints_dir), "%s", GA_HINTS_DIR);
 	c->hints_interval_ms = GA_HINTS_INTERVAL_MS;
 	c->hints_group = GA_NO_GROUP;
+	c->job_refine_moves = GA_REFINE_MOVES;
 }
 
 /* An absolute path that fits buf, or "" (socket only: off). */
@@ -173,7 +174,8 @@ static int set_policy(struct ga_cfg *c, const char *v)
 	return rt_job_policy_parse(v, &c->job_policy);
 }
 
-static int set_moves(struct ga_cfg *c, const char *v)
+/* A count of search moves, 0 to RT_JOB_SEARCH_MAX, into *out. */
+static int parse_moves(const char *v, uint64_t *out)
 {
 	unsigned long long n;
 	char *end;
@@ -182,16 +184,36 @@ static int set_moves(struct ga_cfg *c, const char *v)
 	n = strtoull(v, &end, 10);
 	if (!*v || *end || errno || n > RT_JOB_SEARCH_MAX || v[0] == '-')
 		return -EINVAL;
-	c->job_search_moves = n;
+	*out = n;
 	return 0;
+}
+
+static const char *show_count(uint64_t n)
+{
+	static char buf[24];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, n);
+	return buf;
+}
+
+static int set_moves(struct ga_cfg *c, const char *v)
+{
+	return parse_moves(v, &c->job_search_moves);
 }
 
 static const char *show_moves(const struct ga_cfg *c)
 {
-	static char buf[24];
+	return show_count(c->job_search_moves);
+}
 
-	snprintf(buf, sizeof(buf), "%" PRIu64, c->job_search_moves);
-	return buf;
+static int set_refine(struct ga_cfg *c, const char *v)
+{
+	return parse_moves(v, &c->job_refine_moves);
+}
+
+static const char *show_refine(const struct ga_cfg *c)
+{
+	return show_count(c->job_refine_moves);
 }
 
 static const char *show_policy(const struct ga_cfg *c)
@@ -226,6 +248,9 @@ static const struct key keys[] = {
 	{ "routing:job_search_moves",
 	  "moves, 0 (the default budget) to 100000000", set_moves,
 	  show_moves },
+	{ "routing:job_refine_moves",
+	  "moves, 0 (no refinement) to 100000000", set_refine,
+	  show_refine },
 	{ "log:verbosity", "0-3, quiet, normal, verbose or debug",
 	  set_verbosity, show_verbosity },
 	{ "hints:socket", "an absolute socket path of at most 107 bytes, or empty for none",

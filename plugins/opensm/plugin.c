@@ -24,6 +24,7 @@
 #include "export.h"
 #include "hints.h"
 #include "import.h"
+#include "refine.h"
 #include "vl.h"
 
 /*
@@ -71,6 +72,8 @@ struct ga_ctx {
 	bool have_jobs;
 	uint64_t hints_gen;	/* generation of the table routed for */
 	struct ga_hints_routing done;	/* what state will report */
+	struct ga_refine *refine;	/* NULL: no background refinement */
+	bool refined;		/* this sweep installs a refined routing */
 };
 
 static double clock_s(clockid_t id)
@@ -220,7 +223,13 @@ static int ga_build_lid_matrices(void *context)
 	t = now();
 	c->t_import = t - c->t_start;
 	sweep_jobs(c);
-	ret = rt_route(c->sweep.fab, c->cfg.engine, jobs_of(c), &c->tables,
+	/* a refinement still running was for an older fabric or table */
+	ga_refine_stop(c->refine);
+	c->refined = c->have_jobs &&
+		     ga_refine_take(c->refine, c->sweep.fab, c->hints_gen,
+				    &c->tables, &c->sum);
+	ret = c->refined ? 0 :
+	      rt_route(c->sweep.fab, c->cfg.engine, jobs_of(c), &c->tables,
 		       &c->sum);
 	if (!ret && c->sum.nvl > 1 && !vls_usable(c))
 		ret = route_one_vl(c);
@@ -334,6 +343,34 @@ static void note_routing(struct ga_ctx *c)
 	ga_hints_routed(c->hints, d);
 }
 
+/*
+ * A fat-tree routing for jobs goes on being searched in the background;
+ * the sweep's fabric, tables and jobs move to the worker.
+ */
+static void start_refine(struct ga_ctx *c)
+{
+	const char *ft = rt_engine_name(RT_ENGINE_FATTREE);
+	int ret;
+
+	if (!c->refine || !c->cfg.job_refine_moves || !c->have_jobs ||
+	    !c->routed || strcmp(c->sum.engine, ft) ||
+	    strstr(c->sum.jobs, "too large for the job search"))
+		return;
+	ret = ga_refine_start(c->refine, c->sweep.fab, &c->tables, &c->jobs,
+			      &c->sum, c->hints_gen, c->cfg.job_refine_moves);
+	c->sweep.fab = NULL;
+	c->routed = false;
+	c->have_jobs = false;
+	if (ret)
+		GA_LOG(&c->osm->log, OSM_LOG_ERROR,
+			"ERR GA34: cannot refine the job routing in the background: %s\n",
+			strerror(-ret));
+	else if (c->cfg.verbosity >= GA_NORMAL)
+		GA_LOG(&c->osm->log, OSM_LOG_INFO,
+			"refining the job routing in the background (%" PRIu64 " moves)\n",
+			c->cfg.job_refine_moves);
+}
+
 /* Hand this sweep's tables to OpenSM, which pushes the changed blocks. */
 static int ga_build_fwd_tables(void *context)
 {
@@ -368,6 +405,8 @@ static int ga_build_fwd_tables(void *context)
 	}
 	if (c->hints)
 		note_routing(c);
+	if (!c->refined)
+		start_refine(c);
 	drop_sweep(c);
 	return 0;
 }
@@ -416,6 +455,26 @@ static void kick(void *ctx)
 
 	c->osm->subn.force_reroute = TRUE;
 	osm_opensm_sweep(c->osm);
+}
+
+/* On the refinement worker: a refined routing is installed by a reroute. */
+static void refine_done(void *ctx, int ret,
+			const struct rt_jobsearch_stats *st, double seconds)
+{
+	struct ga_ctx *c = ctx;
+
+	if (ret) {
+		GA_LOG(&c->osm->log, OSM_LOG_ERROR,
+			"ERR GA35: the job routing stays unrefined: %s\n",
+			ret == -EIO ? "the search lost a pair" : strerror(-ret));
+		return;
+	}
+	if (c->cfg.verbosity >= GA_NORMAL)
+		GA_LOG(&c->osm->log, OSM_LOG_INFO,
+			"job routing refined in %.1f s (%" PRIu64 " moves): links two jobs share %u -> %u, jobs' busiest links summed %" PRIu64 " -> %" PRIu64 "; rerouting\n",
+			seconds, st->moves, st->shared_before,
+			st->shared_after, st->own_before, st->own_after);
+	kick(c);
 }
 
 static void hints_log(void *ctx, bool error, const char *msg)
@@ -485,6 +544,9 @@ static void *ga_create(struct osm_opensm *osm)
 		free(c);
 		return NULL;
 	}
+	if (ga_refine_new(&c->refine, refine_done, c))
+		GA_LOG(&osm->log, OSM_LOG_ERROR,
+			"ERR GA36: out of memory: no background refinement\n");
 	GA_LOG(&osm->log, OSM_LOG_INFO,
 		"routing engine '%s' registered (plugin built for %s, engine %s, verbosity %s)\n",
 		GA_ENGINE_NAME, GA_OSM_BUILT_FOR, rt_engine_name(c->cfg.engine),
@@ -499,6 +561,8 @@ static void ga_delete(void *data)
 
 	if (!c)
 		return;
+	/* first: its worker may ask OpenSM for a sweep */
+	ga_refine_free(c->refine);
 	ga_hints_stop(c->hints);
 	drop_sweep(c);
 	ga_vl_release(&c->live);

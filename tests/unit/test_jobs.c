@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tu.h"
 #include "tu_route.h"
@@ -19,6 +20,7 @@
 #include "routing/route.h"
 #include "routing/verify.h"
 #include "topology/gen.h"
+#include "plugins/opensm/refine.h"
 
 #define MAX_JOBS 16
 #define NAME_LEN 64
@@ -1103,6 +1105,72 @@ static void test_refine(void)
 	spread_free(&x);
 }
 
+static atomic_int refine_calls;
+
+static void refine_done(void *ctx, int ret,
+			const struct rt_jobsearch_stats *st, double seconds)
+{
+	(void)ctx;
+	(void)st;
+	(void)seconds;
+	CU_ASSERT_EQUAL(ret, 0);
+	atomic_fetch_add(&refine_calls, 1);
+}
+
+/*
+ * The plugin's worker: it refines what it was given, calls back once,
+ * and hands the result out for the same job generation on a fabric
+ * equal to its own (the same tables rt_refine() makes), never for
+ * another generation or a changed fabric; stopped, it hands out nothing
+ * and does not call back.
+ */
+static void test_refine_worker(void)
+{
+	struct timespec ms = { 0, 1000000 };
+	struct ga_refine *r;
+	struct rt_summary s;
+	struct rt_tables t;
+	struct spread x, y;
+	unsigned int i;
+
+	CU_ASSERT_FATAL(!ga_refine_new(&r, refine_done, NULL));
+	atomic_init(&refine_calls, 0);
+	spread_make(&x);
+	CU_ASSERT_FATAL(!ga_refine_start(r, x.f, &x.t, &x.js, &x.s, 7, 100000));
+	mix_free(&x.m);
+	for (i = 0; i < 60000 && !atomic_load(&refine_calls); i++)
+		nanosleep(&ms, NULL);
+	ga_refine_stop(r);
+	CU_ASSERT_EQUAL(atomic_load(&refine_calls), 1);
+
+	spread_make(&y);
+	CU_ASSERT(!ga_refine_take(r, y.f, 8, &t, &s));
+	CU_ASSERT_FATAL(ga_refine_take(r, y.f, 7, &t, &s));
+	CU_ASSERT(strstr(s.jobs, ", refined") != NULL);
+	CU_ASSERT_FATAL(!rt_refine(y.f, &y.s, &y.js, &y.t, 100000, NULL, NULL));
+	CU_ASSERT(!memcmp(t.lft, y.t.lft, (size_t)t.nsw * (t.top + 1)));
+	CU_ASSERT(t.fab == y.f);
+	rt_tables_release(&t);
+	/* kept for the next sweep of the same fabric */
+	CU_ASSERT_FATAL(ga_refine_take(r, y.f, 7, &t, &s));
+	rt_tables_release(&t);
+	CU_ASSERT_FATAL(!fab_unlink(y.f, y.t.sw_node[0], 1));
+	CU_ASSERT(!ga_refine_take(r, y.f, 7, &t, &s));
+	spread_free(&y);
+
+	/* stopped at once: nothing to take, no call */
+	spread_make(&x);
+	CU_ASSERT_FATAL(!ga_refine_start(r, x.f, &x.t, &x.js, &x.s, 9,
+					 100000000));
+	mix_free(&x.m);
+	ga_refine_stop(r);
+	spread_make(&y);
+	CU_ASSERT(!ga_refine_take(r, y.f, 9, &t, &s));
+	CU_ASSERT_EQUAL(atomic_load(&refine_calls), 1);
+	spread_free(&y);
+	ga_refine_free(r);
+}
+
 TU_SUITE(jobs,
 	 { "job set errors", test_build_errors },
 	 { "job set hosts and GUIDs", test_build_hosts },
@@ -1118,4 +1186,5 @@ TU_SUITE(jobs,
 	 { "job search: the job set's budget", test_search_budget },
 	 { "job search: refuses loops and holes", test_search_refuses_loops },
 	 { "refine: correct, fewer shared links", test_refine },
+	 { "refine: the plugin's worker", test_refine_worker },
 	 { "torus, dragonfly: correct, lower own loads", test_vl_engines })

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Background refinement: once a routing for jobs is in the switches, a
+ * worker thread goes on with the fat-tree job search (rt_refine()) on
+ * that sweep's fabric and tables, then asks for a reroute that installs
+ * the result, for as long as the fabric and the job table stay the same.
+ */
+#ifndef GPUAWARE_REFINE_H
+#define GPUAWARE_REFINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../../routing/route.h"
+
+struct ga_refine;
+
+/*
+ * Called on the worker thread when a refinement ends by itself: ret is
+ * rt_refine()'s, st its search, seconds its wall time.  Not called when
+ * stopped.
+ */
+typedef void (*ga_refine_done_fn)(void *ctx, int ret,
+				  const struct rt_jobsearch_stats *st,
+				  double seconds);
+
+/* *r is the caller's, for ga_refine_free(); 0 or -ENOMEM. */
+int ga_refine_new(struct ga_refine **r, ga_refine_done_fn done, void *ctx);
+
+/* Stop, wait for and free everything; r may be NULL. */
+void ga_refine_free(struct ga_refine *r);
+
+/*
+ * Refine t (the routing of f for jobs, for hint generation gen, as sum
+ * tells) with moves moves, in the background.  Takes over f, t and jobs
+ * (left empty: the caller must not use or release them) whatever the
+ * result; what an earlier start left is dropped.  0 or -errno (then all
+ * three are already released).
+ */
+int ga_refine_start(struct ga_refine *r, struct fabric *f,
+		    struct rt_tables *t, struct rt_jobs *jobs,
+		    const struct rt_summary *sum, uint64_t gen,
+		    uint64_t moves);
+
+/* Stop a running refinement, if any, and wait for it; its work is lost. */
+void ga_refine_stop(struct ga_refine *r);
+
+/*
+ * Whether a finished refinement is for gen and a fabric fab_same() as f;
+ * if so t (uninitialised) gets a copy of its tables, built for f, and
+ * sum its summary, and true is returned.  Kept for later sweeps of the
+ * same fabric and table until the next start.  Call after
+ * ga_refine_stop().
+ */
+bool ga_refine_take(struct ga_refine *r, const struct fabric *f,
+		    uint64_t gen, struct rt_tables *t,
+		    struct rt_summary *sum);
+
+#endif

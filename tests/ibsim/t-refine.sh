@@ -1,0 +1,98 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Background refinement end to end, with the default budget: after a job
+# table's routing is in the switches, the plugin goes on searching and
+# installs the result by a reroute of the same generation (state: "job
+# pass, refined").  The LFTs read back from the switches are the ones the
+# log reports, every pair is delivered without credit loops, the jobs
+# share no more links than without them and their busiest links are no
+# heavier than the first routing's.  A later reroute of the same fabric
+# and table keeps the refined tables; a table change routes afresh and
+# refines again.
+set -eu
+. "$(dirname "$0")/lib.sh"
+t_init refine
+t_need "$BDIR/ibpoolroute" "$BDIR/ibtopogen"
+
+NET=$CONFIGS/ft3-small.net
+SOCK=$WORK/sm.sock
+LINE="gpuaware: job routing refined in"
+
+pr() { "$BDIR/ibpoolroute" "$@" --socket "$SOCK"; }
+
+state_has() { pr state --json 2>/dev/null | grep -q "$1"; }
+
+# refined_at GEN: the switches hold generation GEN, refined.
+refined_at() {
+	pr state --json >"$WORK/state.json" 2>/dev/null &&
+		grep -q "\"routed_generation\":$1," "$WORK/state.json" &&
+		grep -q '"job_routing":"job pass, refined"' "$WORK/state.json"
+}
+
+# measure NAME: "OWN SHARED" of the jobs in the LFTs read back now: their
+# busiest own links summed, the links two of them share.
+measure() {
+	(cd "$WORK" && client_env "$BDIR/ibpoolroute" verify --perms 0 --json \
+		--jobs "$WORK/jobs.json" >"$WORK/$1.json" 2>"$WORK/$1.err") ||
+		t_fail "verify --jobs ($1) failed: $(tail -2 "$WORK/$1.err")"
+	awk -F: '/"max_link_load"/ { gsub(/[ ,]/, "", $2); s += $2 }
+		/"shared_links"/ { gsub(/[ ,]/, "", $2); sh = $2 }
+		END { print s + 0, sh + 0 }' "$WORK/$1.json"
+}
+
+# logged N: "SHARED_BEFORE SHARED_AFTER OWN_BEFORE OWN_AFTER" of the Nth
+# refinement line.
+logged() {
+	grep -- "$LINE" "$WORK/ga.log" | sed -n "$1p" | perl -ne \
+		'/share (\d+) -> (\d+), .* summed (\d+) -> (\d+);/ and print "$1 $2 $3 $4"'
+}
+
+"$BDIR/ibtopogen" jobs --net "$NET" --jobs 4-8 --seed 3 -o "$WORK/jobs.json"
+plugin_ini "$WORK/gpuaware.conf" '[log]' 'verbosity = verbose'
+sim_start "$NET"
+osm_up ga opensm-gpuaware.conf sweep_interval 2
+poll 30 state_has '"routed_generation":0' || t_fail "state: $(pr state --json)"
+set -- $(measure without)
+ow=$1 sw=$2
+
+pr hints set "$WORK/jobs.json" --wait --timeout 30000 >"$WORK/set.out" ||
+	t_fail "hints set --wait: $(cat "$WORK/set.out")"
+log_has "$WORK/ga.log" "refining the job routing in the background (6000000 moves)" 1 ||
+	t_fail "no refinement started"
+poll 120 refined_at 1 || t_fail "not refined: $(pr state --json)"
+pr state | grep -q "in switches  : generation 1 (5 jobs routed: job pass, refined)$" ||
+	t_fail "state: $(pr state)"
+no_errors "$WORK/ga.log"
+set -- $(logged 1)
+[ $# -eq 4 ] || t_fail "refinement line: $(grep -- "$LINE" "$WORK/ga.log")"
+sh0=$1 sh1=$2 o0=$3 o1=$4
+set -- $(measure refined)
+[ "$1" -eq "$o1" ] && [ "$2" -eq "$sh1" ] ||
+	t_fail "switches hold own $1, shared $2; the log said $o1, $sh1"
+[ "$o1" -le "$o0" ] || t_fail "refined jobs heavier: $o0 -> $o1"
+[ "$sh1" -le "$sw" ] || t_fail "refined shares $sh1 links, without jobs $sw"
+[ "$o1" -lt "$ow" ] || t_fail "refined no lighter than without jobs: $o1 vs $ow"
+verify_live refined
+t_log "refined: shared $sh0 -> $sh1 (without jobs $sw), own $o0 -> $o1 (without $ow)"
+
+# the same fabric and table: the refined tables stay
+pr reroute --wait --timeout 30000 >"$WORK/rr.out" ||
+	t_fail "reroute --wait: $(cat "$WORK/rr.out")"
+state_has '"job_routing":"job pass, refined"' ||
+	t_fail "reroute lost the refinement: $(pr state --json)"
+set -- $(measure again)
+[ "$1" -eq "$o1" ] && [ "$2" -eq "$sh1" ] ||
+	t_fail "after a reroute: own $1, shared $2 (refined $o1, $sh1)"
+log_has "$WORK/ga.log" "refining the job routing in the background" 2 &&
+	t_fail "a refined routing was refined again"
+
+# a new table: routed afresh, then refined again
+pr hints remove j1 --wait --timeout 30000 >"$WORK/rm.out" ||
+	t_fail "remove: $(cat "$WORK/rm.out")"
+poll 120 refined_at 2 ||
+	t_fail "generation 2 not refined: $(pr state --json)"
+log_has "$WORK/ga.log" "$LINE" 2 || t_fail "no second refinement line"
+no_errors "$WORK/ga.log"
+t_log "kept over a reroute; refined again for a new table"
+osm_stop
+sim_stop
