@@ -947,19 +947,33 @@ struct ft_use {
 	const char *searched, *unsearched;
 };
 
-static const struct ft_use FT_PASS = {
+static const struct ft_use ft_pass = {
 	"job pass", "job pass (too large for the job search)" };
-static const struct ft_use FT_UNBALANCED = {
+static const struct ft_use ft_unbalanced = {
 	"turned slots (the job pass unbalanced the fabric)",
 	"turned slots (the job pass unbalanced the fabric; too large for the job search)" };
-static const struct ft_use FT_LESS = {
+static const struct ft_use ft_less = {
 	"turned slots (the job pass gained less)",
 	"turned slots (the job pass gained less; too large for the job search)" };
-static const struct ft_use FT_LARGE = {
+static const struct ft_use ft_large = {
 	"turned slots (tree too large for the job pass)",
 	"turned slots (tree too large for the job pass and the job search)" };
-static const struct ft_use FT_ISOLATED = {
+static const struct ft_use ft_isolated = {
 	"isolated", "isolated (too large for the job search)" };
+
+static const struct ft_use *const ft_uses[] = {
+	&ft_pass, &ft_unbalanced, &ft_less, &ft_large, &ft_isolated,
+};
+
+bool rt_fattree_unsearched(const char *use)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(ft_uses) / sizeof(ft_uses[0]); i++)
+		if (use == ft_uses[i]->unsearched)
+			return true;
+	return false;
+}
 
 /* The job search over t, a routing of the tree, told as u; 0 or -ENOMEM. */
 static int search(const struct fabric *f, const struct ft_info *ft,
@@ -1027,7 +1041,7 @@ static int spread(const struct fabric *f, const struct ft_info *ft,
 		  const struct rt_jobs *jobs, struct rt_tables *t,
 		  const char **use)
 {
-	const struct ft_use *u = &FT_PASS;
+	const struct ft_use *u = &ft_pass;
 	struct rt_jobpass_stats st;
 	struct rt_tables t2;
 	uint64_t o2, s2;
@@ -1037,7 +1051,7 @@ static int spread(const struct fabric *f, const struct ft_info *ft,
 	if (!ret && st.skipped) {
 		ret = route_tree(f, ft, jobs, NULL, t, NULL);
 		return ret ? ret : search(f, ft, jobs, t, RT_SEARCH_OWN,
-					  &FT_LARGE, use);
+					  &ft_large, use);
 	}
 	if (!ret)
 		ret = route_aside(f, ft, jobs, &t2);
@@ -1048,7 +1062,7 @@ static int spread(const struct fabric *f, const struct ft_info *ft,
 		ret = score(&t2, jobs, &o2, &s2);
 	if (!ret && (!st.balanced || st.shared >= s2 ||
 		     st.own_after * 100 > o2 * 105)) {
-		u = !st.balanced ? &FT_UNBALANCED : &FT_LESS;
+		u = !st.balanced ? &ft_unbalanced : &ft_less;
 		memcpy(t->lft, t2.lft, (size_t)t->nsw * (t->top + 1));
 	}
 	rt_tables_release(&t2);
@@ -1082,7 +1096,7 @@ static int isolate(const struct fabric *f, const struct ft_info *ft,
 		memcpy(t->lft, t2.lft, (size_t)t->nsw * (t->top + 1));
 	rt_tables_release(&t2);
 	return ret ? ret : search(f, ft, jobs, t, RT_SEARCH_SHARED,
-				  &FT_ISOLATED, use);
+				  &ft_isolated, use);
 }
 
 int rt_fattree(const struct fabric *f, const struct ft_info *ft,
@@ -1125,6 +1139,8 @@ int rt_fattree_refine(const struct fabric *f, const struct ft_info *ft,
 	if (ret)
 		return ret;
 	how.shared_cap = (uint32_t)shared;
+	if (stop && atomic_load(stop))
+		return 0;
 	ret = prepare(&r, f, ft, t, NULL);
 	if (!ret)
 		ret = rt_jobsearch(t, jobs, cands, &r, &how, st);

@@ -37,7 +37,8 @@
  * load.
  * *use (use may be NULL) says how the jobs were used: "" without jobs,
  * "job pass", "turned slots (...why)" or "isolated", each saying "too
- * large for the job search" where the search skipped.
+ * large for the job search" where the search skipped, as does
+ * rt_fattree_unsearched() of *use.
  * Returns 0, -E2BIG when parent groups outgrow the slot scheme, or
  * -ENOMEM.  CA-to-CA routes are deadlock-free on one VL: each climbs,
  * then descends.  Switch LIDs up/down cannot reach, and LIDs a switch
@@ -49,14 +50,20 @@ int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 	       const struct rt_jobs *jobs, struct rt_tables *t,
 	       const char **use);
 
+/* Whether use, from rt_fattree(), says the job search skipped. */
+bool rt_fattree_unsearched(const char *use);
+
 /*
  * Go on from t, rt_fattree()'s routing of f for jobs, with a longer job
- * search (RT_SEARCH_BOTH, moves of them, 0 for the default budget):
- * links shared between jobs first, until no more than when routed
- * without jobs, then the jobs' busiest own links, never past that.  For
- * a job change's routing that can take seconds: the tables stay valid
- * throughout, and *stop (may be NULL) ends the search early.  Returns 0,
- * -EINVAL (no tree or no jobs) or -ENOMEM; st may be NULL.
+ * search (RT_SEARCH_BOTH, moves of them, 0 for the default budget): while
+ * more links are shared between jobs than when routed without them, a
+ * trade of one load step on the jobs' busiest links for
+ * RT_SEARCH_LINKS_PER_LOAD shared links; from there on lighter busiest
+ * links, never sharing more.  It can take seconds: the tables stay valid
+ * throughout, and *stop (may be NULL) ends the search early (returning
+ * 0).  Returns 0 (st->skipped: too large for the search, t unchanged),
+ * -EINVAL (no tree or no jobs), -E2BIG (parent groups past the slot
+ * scheme) or -ENOMEM; st may be NULL.
  */
 int rt_fattree_refine(const struct fabric *f, const struct ft_info *ft,
 		      const struct rt_jobs *jobs, struct rt_tables *t,

@@ -545,6 +545,9 @@ int rt_jobsearch(struct rt_tables *t, const struct rt_jobs *jobs,
 		goto out;
 	}
 	ret = alloc_flows(&s);
+	/* stopped already: measuring is the search's longest setup step */
+	if (!ret && how->stop && atomic_load(how->stop))
+		goto out;
 	if (!ret)
 		ret = measure(&s);
 	if (ret)

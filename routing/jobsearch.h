@@ -46,12 +46,11 @@ struct rt_jobsearch_stats {
 
 /*
  * Improve t, a complete routing made of cands ports (any mix of them
- * loop- and deadlock-free, as for rt_jobpass()), for jobs, as how says.
- * Moves, from
- * a fixed seed so the result is reproducible: mostly a random (job's CA
- * LID, switch) entry that carries hosts' traffic, to another candidate
- * (LIDs in no job keep their routes: moving them would only churn); one in
- * 16 a random job's busiest link, and one in 16 a random shared link's
+ * loop- and deadlock-free, as for rt_jobpass()), for jobs, as how (not
+ * NULL) says.  Moves, from a fixed seed so the result is reproducible:
+ * mostly a random (job's CA LID, switch) entry that carries hosts'
+ * traffic, to another candidate (LIDs in no job keep their routes:
+ * moving them would only churn); one in 16 a random job's busiest link, and one in 16 a random shared link's
  * least loaded job, whose entries over that link are moved one by one to
  * another candidate at the switch the link leaves or, failing that, at a
  * switch further up whose route to the destination crosses it.  A move

@@ -145,6 +145,7 @@ static int fattree(const struct fabric *f, const struct ft_info *ft,
 	int ret = rt_fattree(f, ft, jobs, t, &use);
 
 	snprintf(s->jobs, sizeof(s->jobs), "%s", use);
+	s->unsearched = rt_fattree_unsearched(use);
 	return settle(f, t, s, ret, ret == -E2BIG ?
 		      "groups too large for fat-tree slots" : "", forced);
 }

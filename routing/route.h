@@ -32,6 +32,7 @@ struct rt_summary {
 	double check_seconds;	/* wall time of the connectivity check */
 	unsigned int nvl;	/* data VLs the tables need (t->vl), 1 without */
 	char jobs[96];		/* how the engine used the jobs, "" for none */
+	bool unsearched;	/* fat-tree: too large for the job search */
 	double refine_seconds;	/* wall time of rt_refine(), 0 without */
 };
 
@@ -54,16 +55,18 @@ int rt_route(const struct fabric *f, enum rt_engine_id id,
 
 /*
  * Refine t, the routing rt_route() made of f for jobs as s tells, with
- * the fat-tree engine's long job search (rt_fattree_refine(): fewer links
- * shared between jobs, down to as many as without them, then lighter job
- * links; moves of it, 0 for its default).  It can take seconds; *stop
- * (may be NULL) ends it early.  Then checked as rt_route() checks, and
- * s->jobs gets ", refined".  Returns 0; -ENOTSUP when t is not the
- * fat-tree engine's routing for jobs and -E2BIG when the tree is past
- * the search's limit (t unchanged either way); -ECANCELED when stopped
- * or -ENOMEM (t valid, partly refined); -EIO when a pair was lost (t is
- * to be dropped; the search should make that impossible).  s->jobs
- * changes only on 0.  st may be NULL.
+ * the fat-tree engine's long job search (rt_fattree_refine(): shared
+ * links traded against load steps until no more are shared than without
+ * jobs, then lighter job links; moves of it, 0 for its default).  It can
+ * take seconds; *stop (may be NULL) ends it early.  Then checked as
+ * rt_route() checks, and s->jobs gets ", refined"; s->refine_seconds is
+ * its time.  Returns 0; -ENOTSUP when t is not the fat-tree engine's
+ * routing for jobs, -E2BIG when the tree is past the search's limit or
+ * the slot scheme, -EINVAL for no tree (t unchanged in these three);
+ * -ECANCELED when stopped or -ENOMEM (t valid, partly refined); -EIO when
+ * a pair was lost (t is to be dropped, s->detail says which; the search
+ * should make that impossible).  s->jobs changes only on 0.  st may be
+ * NULL.
  */
 int rt_refine(const struct fabric *f, struct rt_summary *s,
 	      const struct rt_jobs *jobs, struct rt_tables *t,

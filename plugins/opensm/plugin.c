@@ -55,7 +55,9 @@ _Static_assert(__builtin_strcmp(OSM_VERSION, GA_OSM_BUILT_FOR) == 0,
 /*
  * The plugin context, shared by the event plugin and the routing engine.
  * sweep and tables live from build_lid_matrices to the end of
- * ucast_build_fwd_tables of the same sweep, never longer.
+ * ucast_build_fwd_tables of the same sweep, never longer: a fat-tree
+ * routing for jobs then moves (fabric, tables and jobs) to the
+ * refinement worker.
  */
 struct ga_ctx {
 	osm_opensm_t *osm;	/* borrowed: OpenSM outlives the plugin */
@@ -74,6 +76,7 @@ struct ga_ctx {
 	struct ga_hints_routing done;	/* what state will report */
 	struct ga_refine *refine;	/* NULL: no background refinement */
 	bool refined;		/* this sweep installs a refined routing */
+	bool refining;		/* a refinement for this sweep's goes on */
 };
 
 static double clock_s(clockid_t id)
@@ -100,9 +103,14 @@ static void drop_sweep(struct ga_ctx *c)
 	ga_sweep_release(&c->sweep);
 }
 
-/* Give up on this sweep after the hop tables were written. */
+/*
+ * Give up on this sweep after the hop tables were written; a refined
+ * routing refused is not offered again.
+ */
 static int refuse(struct ga_ctx *c)
 {
+	if (c->refined)
+		ga_refine_drop(c->refine);
 	ga_export_clear_hops(&c->sweep);
 	drop_sweep(c);
 	return -1;
@@ -223,9 +231,16 @@ static int ga_build_lid_matrices(void *context)
 	t = now();
 	c->t_import = t - c->t_start;
 	sweep_jobs(c);
-	/* a refinement still running was for an older fabric or table */
-	ga_refine_stop(c->refine);
-	c->refined = c->have_jobs &&
+	/*
+	 * One still searching for this fabric and table goes on (a console
+	 * reroute, OpenSM's sweeps after an error); any other is stopped.
+	 */
+	c->refining = c->have_jobs &&
+		      ga_refine_busy_with(c->refine, c->sweep.fab,
+					  c->hints_gen);
+	if (!c->refining)
+		ga_refine_stop(c->refine);
+	c->refined = c->have_jobs && !c->refining &&
 		     ga_refine_take(c->refine, c->sweep.fab, c->hints_gen,
 				    &c->tables, &c->sum);
 	ret = c->refined ? 0 :
@@ -353,8 +368,8 @@ static void start_refine(struct ga_ctx *c)
 	int ret;
 
 	if (!c->refine || !c->cfg.job_refine_moves || !c->have_jobs ||
-	    !c->routed || strcmp(c->sum.engine, ft) ||
-	    strstr(c->sum.jobs, "too large for the job search"))
+	    !c->routed || strcmp(c->sum.engine, ft) || c->sum.unsearched ||
+	    c->refining)
 		return;
 	ret = ga_refine_start(c->refine, c->sweep.fab, &c->tables, &c->jobs,
 			      &c->sum, c->hints_gen, c->cfg.job_refine_moves);
@@ -363,7 +378,7 @@ static void start_refine(struct ga_ctx *c)
 	c->have_jobs = false;
 	if (ret)
 		GA_LOG(&c->osm->log, OSM_LOG_ERROR,
-			"ERR GA34: cannot refine the job routing in the background: %s\n",
+			"ERR GA37: cannot refine the job routing in the background: %s\n",
 			strerror(-ret));
 	else if (c->cfg.verbosity >= GA_NORMAL)
 		GA_LOG(&c->osm->log, OSM_LOG_INFO,
@@ -465,7 +480,7 @@ static void refine_done(void *ctx, int ret,
 
 	if (ret) {
 		GA_LOG(&c->osm->log, OSM_LOG_ERROR,
-			"ERR GA35: the job routing stays unrefined: %s\n",
+			"ERR GA38: the job routing stays unrefined: %s\n",
 			ret == -EIO ? "the search lost a pair" : strerror(-ret));
 		return;
 	}
@@ -546,7 +561,7 @@ static void *ga_create(struct osm_opensm *osm)
 	}
 	if (ga_refine_new(&c->refine, refine_done, c))
 		GA_LOG(&osm->log, OSM_LOG_ERROR,
-			"ERR GA36: out of memory: no background refinement\n");
+			"ERR GA39: out of memory: no background refinement\n");
 	GA_LOG(&osm->log, OSM_LOG_INFO,
 		"routing engine '%s' registered (plugin built for %s, engine %s, verbosity %s)\n",
 		GA_ENGINE_NAME, GA_OSM_BUILT_FOR, rt_engine_name(c->cfg.engine),

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "refine.h"
@@ -24,8 +23,12 @@ struct ga_refine {
 	pthread_t thr;
 	bool joinable;
 	atomic_bool stop;
-	/* the work: the worker's while it runs, then the result */
-	struct fabric *fab;		/* owned */
+	atomic_bool finished;		/* the worker is past its search */
+	/*
+	 * The work, all owned: the worker's while it runs (fab and gen it
+	 * only reads), then the result.
+	 */
+	struct fabric *fab;
 	struct rt_tables t;
 	struct rt_jobs jobs;
 	bool have;			/* fab, t and jobs are set */
@@ -33,14 +36,6 @@ struct ga_refine {
 	uint64_t gen, moves;
 	bool ready;			/* finished: t is the result */
 };
-
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void drop_work(struct ga_refine *r)
 {
@@ -58,7 +53,6 @@ static void *work(void *arg)
 {
 	struct ga_refine *r = arg;
 	struct rt_jobsearch_stats st;
-	double t0 = mono();
 	int ret;
 
 	/* Linux nices threads one by one; failing to is harmless */
@@ -67,8 +61,9 @@ static void *work(void *arg)
 	ret = rt_refine(r->fab, &r->sum, &r->jobs, &r->t, r->moves, &r->stop,
 			&st);
 	r->ready = !ret;
+	atomic_store(&r->finished, true);
 	if (!atomic_load(&r->stop))
-		r->done(r->ctx, ret, &st, mono() - t0);
+		r->done(r->ctx, ret, &st, r->sum.refine_seconds);
 	return NULL;
 }
 
@@ -80,6 +75,7 @@ int ga_refine_new(struct ga_refine **r, ga_refine_done_fn done, void *ctx)
 	(*r)->done = done;
 	(*r)->ctx = ctx;
 	atomic_init(&(*r)->stop, false);
+	atomic_init(&(*r)->finished, false);
 	return 0;
 }
 
@@ -92,15 +88,6 @@ void ga_refine_stop(struct ga_refine *r)
 	r->joinable = false;
 	if (!r->ready)
 		drop_work(r);
-}
-
-void ga_refine_free(struct ga_refine *r)
-{
-	if (!r)
-		return;
-	ga_refine_stop(r);
-	drop_work(r);
-	free(r);
 }
 
 int ga_refine_start(struct ga_refine *r, struct fabric *f,
@@ -122,6 +109,7 @@ int ga_refine_start(struct ga_refine *r, struct fabric *f,
 	r->gen = gen;
 	r->moves = moves;
 	atomic_store(&r->stop, false);
+	atomic_store(&r->finished, false);
 	ret = pthread_create(&r->thr, NULL, work, r);
 	if (ret) {
 		drop_work(r);
@@ -131,15 +119,39 @@ int ga_refine_start(struct ga_refine *r, struct fabric *f,
 	return 0;
 }
 
+bool ga_refine_busy_with(struct ga_refine *r, const struct fabric *f,
+			 uint64_t gen)
+{
+	return r && r->joinable && !atomic_load(&r->finished) &&
+	       r->gen == gen && fab_same(r->fab, f);
+}
+
+void ga_refine_drop(struct ga_refine *r)
+{
+	if (!r)
+		return;
+	ga_refine_stop(r);
+	drop_work(r);
+}
+
+void ga_refine_free(struct ga_refine *r)
+{
+	ga_refine_drop(r);
+	free(r);
+}
+
 bool ga_refine_take(struct ga_refine *r, const struct fabric *f,
 		    uint64_t gen, struct rt_tables *t,
 		    struct rt_summary *sum)
 {
+	/* only the tables are copied: engines with VLs are not refined */
 	if (!r || r->joinable || !r->ready || r->gen != gen ||
-	    r->t.own_vl || !fab_same(r->fab, f))
+	    r->t.own_vl || r->t.vl || !fab_same(r->fab, f))
 		return false;
-	if (rt_tables_init(t, f))
+	if (rt_tables_init(t, f)) {
+		memset(t, 0, sizeof(*t));
 		return false;
+	}
 	memcpy(t->lft, r->t.lft, (size_t)t->nsw * (t->top + 1));
 	*sum = r->sum;
 	return true;

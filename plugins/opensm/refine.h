@@ -18,7 +18,7 @@ struct ga_refine;
 /*
  * Called on the worker thread when a refinement ends by itself: ret is
  * rt_refine()'s, st its search, seconds its wall time.  Not called when
- * stopped.
+ * stopped before the search ended.
  */
 typedef void (*ga_refine_done_fn)(void *ctx, int ret,
 				  const struct rt_jobsearch_stats *st,
@@ -29,6 +29,9 @@ int ga_refine_new(struct ga_refine **r, ga_refine_done_fn done, void *ctx);
 
 /* Stop, wait for and free everything; r may be NULL. */
 void ga_refine_free(struct ga_refine *r);
+
+/* Stop as ga_refine_stop() and drop any result too; r may be NULL. */
+void ga_refine_drop(struct ga_refine *r);
 
 /*
  * Refine t (the routing of f for jobs, for hint generation gen, as sum
@@ -42,14 +45,28 @@ int ga_refine_start(struct ga_refine *r, struct fabric *f,
 		    const struct rt_summary *sum, uint64_t gen,
 		    uint64_t moves);
 
-/* Stop a running refinement, if any, and wait for it; its work is lost. */
+/*
+ * Stop a running refinement, if any, and wait for it (a few ms: the
+ * search looks at the stop flag every 1,024 moves and between its
+ * phases); a finished one's result is kept, an unfinished one's lost.
+ * r may be NULL.
+ */
 void ga_refine_stop(struct ga_refine *r);
+
+/*
+ * Whether a refinement still searching is for gen and a fabric
+ * fab_same() as f: one a new sweep of the same fabric and table can let
+ * run.  r may be NULL.
+ */
+bool ga_refine_busy_with(struct ga_refine *r, const struct fabric *f,
+			 uint64_t gen);
 
 /*
  * Whether a finished refinement is for gen and a fabric fab_same() as f;
  * if so t (uninitialised) gets a copy of its tables, built for f, and
- * sum its summary, and true is returned.  Kept for later sweeps of the
- * same fabric and table until the next start.  Call after
+ * sum its summary, and true is returned (t then needs
+ * rt_tables_release()).  Kept for later sweeps of the same fabric and
+ * table until the next start or ga_refine_drop().  Call after
  * ga_refine_stop().
  */
 bool ga_refine_take(struct ga_refine *r, const struct fabric *f,

@@ -6,6 +6,7 @@
  * load metric.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -874,11 +875,13 @@ static void test_pass_budget(void)
 	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, &js, &t, &s));
 	CU_ASSERT_STRING_EQUAL(s.jobs, "turned slots (tree too large for the "
 			       "job pass and the job search)");
+	CU_ASSERT(s.unsearched);
 	rt_tables_release(&t);
 	js.policy = RT_JOBS_ISOLATE;
 	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, &js, &t, &s));
 	CU_ASSERT_STRING_EQUAL(s.jobs,
 			       "isolated (too large for the job search)");
+	CU_ASSERT(s.unsearched);
 	rt_tables_release(&t);
 	rt_jobs_release(&js);
 	mix_free(&m);
@@ -1039,6 +1042,16 @@ static void spread_free(struct spread *x)
 	fab_free(x->f);
 }
 
+/* Sets *arg after 50 ms: a refinement stopped in its search. */
+static void *stop_soon(void *arg)
+{
+	struct timespec ms50 = { 0, 50000000 };
+
+	nanosleep(&ms50, NULL);
+	atomic_store((atomic_bool *)arg, true);
+	return NULL;
+}
+
 /*
  * Refining spread's routing: every pair delivered, no loop or credit
  * loop, no job's busiest link heavier, the all-to-all within its cap;
@@ -1055,17 +1068,19 @@ static void test_refine(void)
 	struct vf_jobload a, b;
 	struct vf_report vr;
 	struct spread x, y;
-	uint64_t o1, o2;
+	uint64_t o0, o1, o2;
 	uint32_t s0, s1, s2;
 	atomic_bool stop;
+	pthread_t thr;
 	unsigned int j;
 
 	spread_make(&x);
 	CU_ASSERT_FATAL(!rt_route(x.f, RT_ENGINE_AUTO, NULL, &t0, &y.s));
-	loads(&t0, &x.js, &o1, &s0);
+	loads(&t0, &x.js, &o0, &s0);
 	rt_tables_release(&t0);
 	CU_ASSERT_FATAL(!vf_jobload(&x.t, &x.js, &a));
 	loads(&x.t, &x.js, &o1, &s1);
+	CU_ASSERT(!x.s.unsearched);
 	CU_ASSERT_FATAL(!rt_refine(x.f, &x.s, &x.js, &x.t, 300000, NULL, &st));
 	CU_ASSERT_EQUAL(st.moves, 300000);
 	CU_ASSERT(strstr(x.s.jobs, ", refined") != NULL);
@@ -1080,9 +1095,12 @@ static void test_refine(void)
 	loads(&x.t, &x.js, &o2, &s2);
 	CU_ASSERT_EQUAL(o2, st.own_after);
 	CU_ASSERT_EQUAL(s2, st.shared_after);
+	/* above the cap without jobs' s0, the weighted sum drops */
+	CU_ASSERT(s1 > s0);
 	CU_ASSERT(s2 <= s0 || o2 * RT_SEARCH_LINKS_PER_LOAD + s2 <
 			      o1 * RT_SEARCH_LINKS_PER_LOAD + s1);
 	CU_ASSERT(s2 < s1);
+	CU_ASSERT(o2 < o0);
 
 	spread_make(&y);
 	CU_ASSERT_FATAL(!rt_refine(y.f, &y.s, &y.js, &y.t, 300000, NULL, NULL));
@@ -1093,7 +1111,15 @@ static void test_refine(void)
 	atomic_init(&stop, true);
 	CU_ASSERT_EQUAL(rt_refine(y.f, &y.s, &y.js, &y.t, 300000, &stop, &st),
 			-ECANCELED);
-	CU_ASSERT(st.moves < 300000);
+	CU_ASSERT_EQUAL(st.moves, 0);
+	CU_ASSERT(strstr(y.s.jobs, "refined") == NULL);
+	/* stopped in the middle: the tables are whole */
+	atomic_store(&stop, false);
+	CU_ASSERT_FATAL(!pthread_create(&thr, NULL, stop_soon, &stop));
+	CU_ASSERT_EQUAL(rt_refine(y.f, &y.s, &y.js, &y.t, 100000000, &stop,
+				  &st), -ECANCELED);
+	pthread_join(thr, NULL);
+	CU_ASSERT(st.moves > 0 && st.moves < 100000000);
 	CU_ASSERT(strstr(y.s.jobs, "refined") == NULL);
 	CU_ASSERT_FATAL(!vf_check(&y.t, &o, &vr));
 	CU_ASSERT(vf_ok(&vr));
@@ -1107,6 +1133,7 @@ static void test_refine(void)
 
 static atomic_int refine_calls;
 
+/* On the worker thread: the main thread only sleeps meanwhile. */
 static void refine_done(void *ctx, int ret,
 			const struct rt_jobsearch_stats *st, double seconds)
 {
