@@ -231,7 +231,8 @@ bool fab_same(const struct fabric *a, const struct fabric *b)
 	for (i = 0; i < a->nnodes; i++) {
 		x = &a->nodes[i];
 		y = &b->nodes[i];
-		if (x->guid != y->guid || x->type != y->type ||
+		if (x->guid != y->guid || x->sysguid != y->sysguid ||
+		    x->type != y->type ||
 		    x->nports != y->nports || x->port0 != y->port0 ||
 		    strcmp(x->desc ? x->desc : "", y->desc ? y->desc : ""))
 			return false;

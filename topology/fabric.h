@@ -109,8 +109,9 @@ size_t fab_sw_links(const struct fabric *f);
 
 /*
  * Whether a and b are the same fabric to a router: the same nodes in the
- * same order (GUIDs, types, ports, descriptions), links and LIDs, so that
- * tables built for one serve the other.  Link rates are not compared.
+ * same order (GUIDs, system GUIDs, types, ports, descriptions), links and
+ * LIDs, so that tables built for one serve the other.  Link rates are not
+ * compared.
  */
 bool fab_same(const struct fabric *a, const struct fabric *b);
 
