@@ -488,6 +488,16 @@ static unsigned int relieve(struct js *s)
 	return 0;
 }
 
+/*
+ * RT_SEARCH_BOTH still above its cap after its moves goes on, for as
+ * many again at most: the mixes that need it get there in about that.
+ */
+static bool over_cap(const struct js *s, uint64_t i, uint64_t moves)
+{
+	return s->goal == RT_SEARCH_BOTH && s->shared > s->shared_cap &&
+	       i < 2 * moves;
+}
+
 static void js_release(struct js *s)
 {
 	uint32_t a;
@@ -558,7 +568,7 @@ int rt_jobsearch(struct rt_tables *t, const struct rt_jobs *jobs,
 		moves = RT_JOBSEARCH_WORK / s.ncl < RT_JOBSEARCH_MOVES ?
 			(uint64_t)(RT_JOBSEARCH_WORK / s.ncl) :
 			RT_JOBSEARCH_MOVES;
-	for (i = 0; s.ncl && i < moves; i++) {
+	for (i = 0; s.ncl && (i < moves || over_cap(&s, i, moves)); i++) {
 		if (how->stop && !(i & 1023) && atomic_load(how->stop))
 			break;
 		/* loads first: half the moves, then the links they share */

@@ -66,7 +66,8 @@ struct rt_jobsearch_stats {
  * RT_SEARCH_LINKS_PER_LOAD plus the shared links drop (or stay with no
  * more links at the maxima), every other move then aimed at a shared
  * link, and from there on as RT_SEARCH_OWN's first half but never past
- * shared_cap.  how->stop, when set, is polled every
+ * shared_cap; still above it after its moves, it goes on for as many
+ * again at most, until it is not.  how->stop, when set, is polled every
  * 1,024 moves.  moves 0: the default budget above
  * (about 0.15 s on a 1,024-host 3-level tree, 0.3 s on a 128-host one, on
  * this project's test machine).  A move onto a hole or a loop is refused.

@@ -1082,7 +1082,6 @@ static void test_refine(void)
 	loads(&x.t, &x.js, &o1, &s1);
 	CU_ASSERT(!x.s.unsearched);
 	CU_ASSERT_FATAL(!rt_refine(x.f, &x.s, &x.js, &x.t, 300000, NULL, &st));
-	CU_ASSERT_EQUAL(st.moves, 300000);
 	CU_ASSERT(strstr(x.s.jobs, ", refined") != NULL);
 	CU_ASSERT_FATAL(!vf_check(&x.t, &o, &vr));
 	CU_ASSERT(vf_ok(&vr));
@@ -1095,6 +1094,9 @@ static void test_refine(void)
 	loads(&x.t, &x.js, &o2, &s2);
 	CU_ASSERT_EQUAL(o2, st.own_after);
 	CU_ASSERT_EQUAL(s2, st.shared_after);
+	/* past its moves only while above the cap, twice them at most */
+	CU_ASSERT(st.moves >= 300000 && st.moves <= 600000);
+	CU_ASSERT(st.moves == 300000 || st.moves == 600000 || s2 <= s0);
 	/* above the cap without jobs' s0, the weighted sum drops */
 	CU_ASSERT(s1 > s0);
 	CU_ASSERT(s2 <= s0 || o2 * RT_SEARCH_LINKS_PER_LOAD + s2 <
