@@ -975,7 +975,23 @@ bool rt_fattree_unsearched(const char *use)
 	return false;
 }
 
-/* The job search over t, a routing of the tree, told as u; 0 or -ENOMEM. */
+/* The job search over t, a routing of the tree, among its candidates. */
+static int run_search(const struct fabric *f, const struct ft_info *ft,
+		      const struct rt_jobs *jobs, struct rt_tables *t,
+		      const struct rt_search *how,
+		      struct rt_jobsearch_stats *st)
+{
+	struct ftr r;
+	int ret;
+
+	ret = prepare(&r, f, ft, t, NULL);
+	if (!ret)
+		ret = rt_jobsearch(t, jobs, cands, &r, how, st);
+	ftr_release(&r);
+	return ret;
+}
+
+/* The engine's job search over t, told as u; 0 or -ENOMEM. */
 static int search(const struct fabric *f, const struct ft_info *ft,
 		  const struct rt_jobs *jobs, struct rt_tables *t,
 		  enum rt_search_goal goal, const struct ft_use *u,
@@ -983,14 +999,9 @@ static int search(const struct fabric *f, const struct ft_info *ft,
 {
 	const struct rt_search how = { goal, jobs->search_moves, 0, NULL };
 	struct rt_jobsearch_stats st;
-	struct ftr r;
-	int ret;
+	int ret = run_search(f, ft, jobs, t, &how, &st);
 
-	ret = prepare(&r, f, ft, t, NULL);
-	if (!ret)
-		ret = rt_jobsearch(t, jobs, cands, &r, &how, &st);
 	*use = !ret && st.skipped ? u->unsearched : u->searched;
-	ftr_release(&r);
 	return ret;
 }
 
@@ -1026,6 +1037,24 @@ static int score(const struct rt_tables *t, const struct rt_jobs *jobs,
 	*shared = jl.shared;
 	vf_jobload_release(&jl);
 	return 0;
+}
+
+/*
+ * The routes without jobs into t2 (see route_aside()) and how they load
+ * the jobs: own, their busiest links summed, and shared links.
+ */
+static int route_without(const struct fabric *f, const struct ft_info *ft,
+			 const struct rt_jobs *jobs, struct rt_tables *t2,
+			 uint64_t *own, uint64_t *shared)
+{
+	int ret = route_aside(f, ft, NULL, t2);
+
+	if (ret)
+		return ret;
+	ret = score(t2, jobs, own, shared);
+	if (ret)
+		rt_tables_release(t2);
+	return ret;
 }
 
 /*
@@ -1086,12 +1115,10 @@ static int isolate(const struct fabric *f, const struct ft_info *ft,
 
 	ret = route_tree(f, ft, jobs, NULL, t, NULL);
 	if (!ret)
-		ret = route_aside(f, ft, NULL, &t2);
+		ret = route_without(f, ft, jobs, &t2, &o2, &s2);
 	if (ret)
 		return ret;
 	ret = score(t, jobs, &o1, &s1);
-	if (!ret)
-		ret = score(&t2, jobs, &o2, &s2);
 	if (!ret && (s1 > s2 || (s1 == s2 && o1 > o2)))
 		memcpy(t->lft, t2.lft, (size_t)t->nsw * (t->top + 1));
 	rt_tables_release(&t2);
@@ -1125,25 +1152,17 @@ int rt_fattree_refine(const struct fabric *f, const struct ft_info *ft,
 	struct rt_search how = { RT_SEARCH_BOTH, moves, 0, stop };
 	struct rt_tables t2;
 	uint64_t own, shared;
-	struct ftr r;
 	int ret;
 
 	if (!ft->tree || !ft->nlevels || !jobs || !jobs->njobs)
 		return -EINVAL;
 	/* the cap: the links the jobs share when routed as without them */
-	ret = route_aside(f, ft, NULL, &t2);
+	ret = route_without(f, ft, jobs, &t2, &own, &shared);
 	if (ret)
 		return ret;
-	ret = score(&t2, jobs, &own, &shared);
 	rt_tables_release(&t2);
-	if (ret)
-		return ret;
 	how.shared_cap = (uint32_t)shared;
 	if (stop && atomic_load(stop))
 		return 0;
-	ret = prepare(&r, f, ft, t, NULL);
-	if (!ret)
-		ret = rt_jobsearch(t, jobs, cands, &r, &how, st);
-	ftr_release(&r);
-	return ret;
+	return run_search(f, ft, jobs, t, &how, st);
 }

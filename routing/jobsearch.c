@@ -129,6 +129,12 @@ static bool fits(const struct js *s, uint32_t w, uint32_t c, uint32_t ob,
 	return w == ds;
 }
 
+/* RT_SEARCH_BOTH with more links shared than its cap. */
+static bool above_cap(const struct js *s)
+{
+	return s->goal == RT_SEARCH_BOTH && s->shared > s->shared_cap;
+}
+
 /* Whether the state now is to be kept against sm, am and sh before. */
 static bool better(const struct js *s, uint64_t sm, uint64_t am,
 		   uint32_t sh)
@@ -140,7 +146,7 @@ static bool better(const struct js *s, uint64_t sm, uint64_t am,
 		was = sm * RT_SEARCH_LINKS_PER_LOAD + sh;
 		return now < was || (now == was && s->atmax <= am);
 	}
-	if (s->goal == RT_SEARCH_BOTH && s->shared > s->shared_cap)
+	if (above_cap(s))
 		return false;
 	if (s->goal == RT_SEARCH_SHARED)
 		return s->shared <= sh && (s->summax < sm ||
@@ -494,8 +500,7 @@ static unsigned int relieve(struct js *s)
  */
 static bool over_cap(const struct js *s, uint64_t i, uint64_t moves)
 {
-	return s->goal == RT_SEARCH_BOTH && s->shared > s->shared_cap &&
-	       i < 2 * moves;
+	return above_cap(s) && i < 2 * moves;
 }
 
 static void js_release(struct js *s)
@@ -575,8 +580,7 @@ int rt_jobsearch(struct rt_tables *t, const struct rt_jobs *jobs,
 		if (i == moves / 2 && s.goal == RT_SEARCH_OWN)
 			s.goal = RT_SEARCH_SHARED;
 		/* above its cap RT_SEARCH_BOTH gains most by unsharing */
-		if (s.goal == RT_SEARCH_BOTH && s.shared > s.shared_cap &&
-		    i % JS_UNSHARE_BOTH == 1) {
+		if (above_cap(&s) && i % JS_UNSHARE_BOTH == 1) {
 			st->kept += unshare(&s);
 			continue;
 		}
