@@ -101,14 +101,6 @@ sim_start "$NET"
 conf=$(engine_conf ga gpuaware "$WORK/ga.ini")
 osm_start "$conf"
 poll 300 log_has "$WORK/ga.log" "SUBNET UP" 1 || t_fail "OpenSM did not come up"
-# refined_at GEN: the switches hold job generation GEN, refined.
-refined_at() {
-	"$BDIR/ibpoolroute" state --json --socket "$WORK/sm.sock" \
-		>"$WORK/state.json" 2>/dev/null &&
-		grep -q "\"routed_generation\":$1," "$WORK/state.json" &&
-		grep -q '"job_routing":"[^"]*, refined"' "$WORK/state.json"
-}
-
 mix=1
 while [ "$mix" -le "$LATENCY" ]; do
 	t0=$(date +%s%N)

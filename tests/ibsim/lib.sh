@@ -440,6 +440,16 @@ sweeps_done() {
 	[ "$tc" -ge "$2" ] && [ "$up" -ge "$2" ]
 }
 
+# refined_at GEN: the plugin's state ($WORK/sm.sock, plugin_ini's) says
+# the switches hold job generation GEN, refined; the reply is left in
+# $WORK/state.json.
+refined_at() {
+	"$BDIR/ibpoolroute" state --json --socket "$WORK/sm.sock" \
+		>"$WORK/state.json" 2>/dev/null &&
+		grep -q "\"routed_generation\":$1," "$WORK/state.json" &&
+		grep -q '"job_routing":"[^"]*, refined"' "$WORK/state.json"
+}
+
 no_errors() {
 	! grep -q "gpuaware: ERR" "$1" ||
 		t_fail "plugin errors: $(grep 'gpuaware: ERR' "$1" | head -2)"

@@ -23,13 +23,6 @@ pr() { "$BDIR/ibpoolroute" "$@" --socket "$SOCK"; }
 
 state_has() { pr state --json 2>/dev/null | grep -q "$1"; }
 
-# refined_at GEN: the switches hold generation GEN, refined.
-refined_at() {
-	pr state --json >"$WORK/state.json" 2>/dev/null &&
-		grep -q "\"routed_generation\":$1," "$WORK/state.json" &&
-		grep -q '"job_routing":"job pass, refined"' "$WORK/state.json"
-}
-
 # measure NAME: "OWN SHARED" of the jobs in the LFTs read back now: their
 # busiest own links summed, the links two of them share.
 measure() {
@@ -95,6 +88,8 @@ pr hints remove j1 --wait --timeout 30000 >"$WORK/rm.out" ||
 	t_fail "remove: $(cat "$WORK/rm.out")"
 poll 120 refined_at 2 ||
 	t_fail "generation 2 not refined: $(pr state --json)"
+grep -q '"job_routing":"job pass, refined"' "$WORK/state.json" ||
+	t_fail "generation 2: $(cat "$WORK/state.json")"
 log_has "$WORK/ga.log" "$LINE" 2 || t_fail "no second refinement line"
 no_errors "$WORK/ga.log"
 t_log "kept over a reroute; refined again for a new table"
