@@ -58,7 +58,8 @@ bool rt_fattree_unsearched(const char *use);
  * search (RT_SEARCH_BOTH, moves of them, 0 for the default budget): while
  * more links are shared between jobs than when routed without them, a
  * trade of one load step on the jobs' busiest links for
- * RT_SEARCH_LINKS_PER_LOAD shared links; from there on lighter busiest
+ * RT_SEARCH_LINKS_PER_LOAD shared links, and in overtime a slack of
+ * 1/RT_SEARCH_SLACK on each job for fewer; from there on lighter busiest
  * links, never sharing more.  It can take seconds: the tables stay valid
  * throughout, and *stop (may be NULL) ends the search early (returning
  * 0).  Returns 0 (st->skipped: too large for the search, t unchanged),

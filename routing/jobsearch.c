@@ -44,6 +44,9 @@ struct js {
 	uint32_t shared, shared_cap;
 	double a2a_cap;
 	enum rt_search_goal goal;
+	uint8_t *undo;		/* overtime: the tables before it, else NULL */
+	uint64_t undo_own;	/* and their summed maxima, shared links */
+	uint32_t undo_shared;
 	uint64_t x;
 };
 
@@ -141,6 +144,10 @@ static bool better(const struct js *s, uint64_t sm, uint64_t am,
 {
 	uint64_t now, was;
 
+	/* overtime: the loads' slack is spent on unsharing alone */
+	if (s->undo && sh > s->shared_cap)
+		return s->shared < sh || (s->shared == sh &&
+		       (s->summax < sm || (s->summax == sm && s->atmax <= am)));
 	if (s->goal == RT_SEARCH_BOTH && sh > s->shared_cap) {
 		now = s->summax * RT_SEARCH_LINKS_PER_LOAD + s->shared;
 		was = sm * RT_SEARCH_LINKS_PER_LOAD + sh;
@@ -310,7 +317,8 @@ static int measure(struct js *s)
 			top = s->a2a[e];
 	}
 	for (a = 0; a < s->nj; a++) {
-		s->hist[a] = calloc(s->max[a] + 1, sizeof(**s->hist));
+		s->hist[a] = calloc(s->max[a] + s->max[a] / RT_SEARCH_SLACK + 1,
+				    sizeof(**s->hist));
 		if (!s->hist[a])
 			return -ENOMEM;
 		s->cap[a] = s->max[a];
@@ -503,6 +511,28 @@ static bool over_cap(const struct js *s, uint64_t i, uint64_t moves)
 	return above_cap(s) && i < 2 * moves;
 }
 
+/*
+ * Overtime: the search's single-entry moves seldom unshare a link
+ * without some job's busiest link getting heavier, so each job may now
+ * grow by 1/RT_SEARCH_SLACK of its load; the tables are kept to go back to
+ * should the cap still not be reached.
+ */
+static int overtime(struct js *s)
+{
+	size_t n = (size_t)s->t->nsw * (s->t->top + 1);
+	uint32_t a;
+
+	s->undo = malloc(n ? n : 1);
+	if (!s->undo)
+		return -ENOMEM;
+	memcpy(s->undo, s->t->lft, n);
+	s->undo_own = s->summax;
+	s->undo_shared = s->shared;
+	for (a = 0; a < s->nj; a++)
+		s->cap[a] = s->max[a] + s->max[a] / RT_SEARCH_SLACK;
+	return 0;
+}
+
 static void js_release(struct js *s)
 {
 	uint32_t a;
@@ -529,6 +559,7 @@ static void js_release(struct js *s)
 	free(s->cap);
 	free(s->joff);
 	free(s->jcl);
+	free(s->undo);
 }
 
 int rt_jobsearch(struct rt_tables *t, const struct rt_jobs *jobs,
@@ -576,6 +607,8 @@ int rt_jobsearch(struct rt_tables *t, const struct rt_jobs *jobs,
 	for (i = 0; s.ncl && (i < moves || over_cap(&s, i, moves)); i++) {
 		if (how->stop && !(i & 1023) && atomic_load(how->stop))
 			break;
+		if (i == moves && (ret = overtime(&s)))
+			break;
 		/* loads first: half the moves, then the links they share */
 		if (i == moves / 2 && s.goal == RT_SEARCH_OWN)
 			s.goal = RT_SEARCH_SHARED;
@@ -598,6 +631,11 @@ int rt_jobsearch(struct rt_tables *t, const struct rt_jobs *jobs,
 	st->moves = i;
 	st->own_after = s.summax;
 	st->shared_after = s.shared;
+	if (s.undo && above_cap(&s)) {
+		memcpy(t->lft, s.undo, (size_t)t->nsw * (t->top + 1));
+		st->own_after = s.undo_own;
+		st->shared_after = s.undo_shared;
+	}
 out:
 	js_release(&s);
 	return ret;

@@ -27,6 +27,8 @@ enum rt_search_goal {
 
 /* A load step is worth this many shared links to RT_SEARCH_BOTH. */
 #define RT_SEARCH_LINKS_PER_LOAD 20
+/* Its overtime lets each job's busiest link grow by 1/this. */
+#define RT_SEARCH_SLACK 16
 
 struct rt_search {
 	enum rt_search_goal goal;
@@ -66,8 +68,12 @@ struct rt_jobsearch_stats {
  * RT_SEARCH_LINKS_PER_LOAD plus the shared links drop (or stay with no
  * more links at the maxima), every other move then aimed at a shared
  * link, and from there on as RT_SEARCH_OWN's first half but never past
- * shared_cap; still above it after its moves, it goes on for as many
- * again at most, until it is not.  how->stop, when set, is polled every
+ * shared_cap.  Still above shared_cap after its moves, RT_SEARCH_BOTH
+ * goes on for as many again at most, until it is not, in overtime: each
+ * job's busiest link may pass its load at the start of overtime by
+ * 1/RT_SEARCH_SLACK, and a move is kept when fewer links are shared, or
+ * as many and the loads drop; should overtime not reach shared_cap, t
+ * goes back to the tables overtime began with.  how->stop, when set, is polled every
  * 1,024 moves.  moves 0: the default budget above
  * (about 0.15 s on a 1,024-host 3-level tree, 0.3 s on a 128-host one, on
  * this project's test machine).  A move onto a hole or a loop is refused.

@@ -7,9 +7,9 @@
 # log reports, every pair is delivered without credit loops, the jobs
 # share no more links than without them (or else 20 x their busiest links
 # + shared links dropped) and their busiest links are no heavier than the
-# first routing's.  A later reroute of the same fabric
-# and table keeps the refined tables; a table change routes afresh and
-# refines again.
+# first routing's (but by the search's overtime slack).  A later reroute
+# of the same fabric and table keeps the refined tables; a table change
+# routes afresh and refines again.
 set -eu
 . "$(dirname "$0")/lib.sh"
 t_init refine
@@ -63,7 +63,10 @@ sh0=$1 sh1=$2 o0=$3 o1=$4
 set -- $(measure refined)
 [ "$1" -eq "$o1" ] && [ "$2" -eq "$sh1" ] ||
 	t_fail "switches hold own $1, shared $2; the log said $o1, $sh1"
-[ "$o1" -le "$o0" ] || t_fail "refined jobs heavier: $o0 -> $o1"
+# summed, the jobs' busiest links are no heavier, but by overtime's slack
+# (1/16) when that met the cap
+[ "$o1" -le "$o0" ] || { [ "$sh1" -le "$sw" ] && [ $((16 * o1)) -le $((17 * o0)) ]; } ||
+	t_fail "refined jobs heavier: $o0 -> $o1 (shared $sh1, without jobs $sw)"
 # what RT_SEARCH_BOTH keeps: at most as many shared links as without
 # jobs, or else 20 x own + shared lower than the first routing's
 [ "$sh1" -le "$sw" ] || [ $((20 * o1 + sh1)) -lt $((20 * o0 + sh0)) ] ||
