@@ -26,7 +26,7 @@ struct js {
 	uint32_t *nbr;		/* per fabric port: peer switch */
 	uint32_t *p0;		/* per switch: its fabric port 0 */
 	uint8_t *np;		/* per switch: its ports */
-	uint32_t *up, *seen;	/* per switch: feeders(), its marks */
+	uint32_t *up, *seen;	/* per switch: feeders(); stamp()'s marks */
 	uint32_t stamp;
 	uint32_t *dsw;		/* per LID: its switch, FAB_NONE */
 	uint32_t *djob;		/* per LID: its job */
@@ -92,9 +92,22 @@ static uint32_t next(const struct js *s, uint32_t w, uint32_t c)
 	return s->p0[w] + p;
 }
 
-/* Add ob own and ab all routes along c's route from w on. */
-static void tail(struct js *s, uint32_t w, uint32_t c, int64_t ob,
-		 int64_t ab)
+/* A fresh mark for s->seen. */
+static uint32_t stamp(struct js *s)
+{
+	if (!++s->stamp) {
+		memset(s->seen, 0, s->t->nsw * sizeof(*s->seen));
+		s->stamp = 1;
+	}
+	return s->stamp;
+}
+
+/*
+ * Add ob own and ab all routes along c's route from w on, up to switch
+ * to or the LID's switch (the flows there unchanged).
+ */
+static void tail(struct js *s, uint32_t w, uint32_t to, uint32_t c,
+		 int64_t ob, int64_t ab)
 {
 	uint32_t a = s->djob[s->clid[c]], ds = s->dsw[s->clid[c]], e, h;
 
@@ -105,31 +118,52 @@ static void tail(struct js *s, uint32_t w, uint32_t c, int64_t ob,
 		if (a != RT_JOB_NONE && ob)
 			own_add(s, e, a, ob);
 		w = s->nbr[e];
-		if (w == ds)
+		if (w == ds || w == to)
 			return;
 		s->fo[(size_t)c * s->t->nsw + w] += ob;
 		s->fa[(size_t)c * s->t->nsw + w] += ab;
 	}
 }
 
-/* Whether c's route from w takes ob own and ab all routes more. */
-static bool fits(const struct js *s, uint32_t w, uint32_t c, uint32_t ob,
-		 uint32_t ab)
+/* A fresh mark on the switches of c's route from w; the mark. */
+static uint32_t mark(struct js *s, uint32_t w, uint32_t c)
 {
-	uint32_t a = s->djob[s->clid[c]], ds = s->dsw[s->clid[c]], e, h;
+	uint32_t ds = s->dsw[s->clid[c]], m = stamp(s), e, h;
 
-	/* a hole or a loop is refused: the caps could not hold there */
+	s->seen[w] = m;
 	for (h = 0; h < s->t->nsw && w != ds; h++) {
 		if ((e = next(s, w, c)) == FAB_NONE)
-			return false;
+			break;
+		w = s->nbr[e];
+		s->seen[w] = m;
+	}
+	return m;
+}
+
+/*
+ * Where c's route from w, its entry at w changed, meets the route it had,
+ * whose switches carry mark m: past there nothing changes.  On the way,
+ * links only the new route takes; whether they take ob own and ab all
+ * routes more.  FAB_NONE for a hole, a loop or a cap passed.
+ */
+static uint32_t meets(const struct js *s, uint32_t w, uint32_t c,
+		      uint32_t m, uint32_t ob, uint32_t ab)
+{
+	uint32_t a = s->djob[s->clid[c]], x = w, e, h;
+
+	for (h = 0; h < s->t->nsw; h++) {
+		if ((e = next(s, x, c)) == FAB_NONE)
+			return FAB_NONE;
 		if (s->a2a[e] + ab > s->a2a_cap)
-			return false;
+			return FAB_NONE;
 		if (a != RT_JOB_NONE &&
 		    s->own[(size_t)e * s->nj + a] + ob > s->cap[a])
-			return false;
-		w = s->nbr[e];
+			return FAB_NONE;
+		x = s->nbr[e];
+		if (s->seen[x] == m)
+			return x == w ? FAB_NONE : x;
 	}
-	return w == ds;
+	return FAB_NONE;
 }
 
 /* RT_SEARCH_BOTH with more links shared than its cap. */
@@ -163,24 +197,31 @@ static bool better(const struct js *s, uint64_t sm, uint64_t am,
 	return s->atmax < am || (s->atmax == am && s->shared <= sh);
 }
 
-/* Move entry (w, c) to port p; keep it if nothing got worse. */
+/*
+ * Move entry (w, c) to port p; keep it if nothing got worse.  Only the
+ * two routes' parts before they meet change load.
+ */
 static bool try_move(struct js *s, uint32_t c, uint32_t w, uint8_t p)
 {
 	size_t k = (size_t)c * s->t->nsw + w;
-	uint32_t ob = s->fo[k], ab = s->fa[k], sh = s->shared;
+	uint32_t ob = s->fo[k], ab = s->fa[k], sh = s->shared, m, x;
 	uint64_t sm = s->summax, am = s->atmax;
 	uint8_t *row = rt_lft(s->t, w) + s->clid[c], old = *row;
 
-	tail(s, w, c, -(int64_t)ob, -(int64_t)ab);
+	m = mark(s, w, c);
 	*row = p;
-	if (fits(s, w, c, ob, ab)) {
-		tail(s, w, c, ob, ab);
-		if (better(s, sm, am, sh))
-			return true;
-		tail(s, w, c, -(int64_t)ob, -(int64_t)ab);
-	}
+	x = meets(s, w, c, m, ob, ab);
 	*row = old;
-	tail(s, w, c, ob, ab);
+	if (x == FAB_NONE)
+		return false;
+	tail(s, w, x, c, -(int64_t)ob, -(int64_t)ab);
+	*row = p;
+	tail(s, w, x, c, ob, ab);
+	if (better(s, sm, am, sh))
+		return true;
+	tail(s, w, x, c, -(int64_t)ob, -(int64_t)ab);
+	*row = old;
+	tail(s, w, x, c, ob, ab);
 	return false;
 }
 
@@ -391,25 +432,22 @@ static bool crosses(const struct js *s, uint32_t u, uint32_t c, uint32_t e)
 static uint32_t feeders(struct js *s, uint32_t w, uint32_t c)
 {
 	size_t row = (size_t)c * s->t->nsw;
-	uint32_t n = 0, h = 0, x, v, e;
+	uint32_t n = 0, h = 0, x, v, e, m;
 	unsigned int p;
 
-	if (!++s->stamp) {
-		memset(s->seen, 0, s->t->nsw * sizeof(*s->seen));
-		s->stamp = 1;
-	}
+	m = stamp(s);
 	s->up[n++] = w;
-	s->seen[w] = s->stamp;
+	s->seen[w] = m;
 	while (h < n) {
 		x = s->up[h++];
 		for (p = 1; p <= s->np[x]; p++) {
 			v = s->nbr[s->p0[x] + p];
-			if (v == FAB_NONE || s->seen[v] == s->stamp ||
+			if (v == FAB_NONE || s->seen[v] == m ||
 			    !s->fo[row + v])
 				continue;
 			e = next(s, v, c);
 			if (e != FAB_NONE && s->nbr[e] == x) {
-				s->seen[v] = s->stamp;
+				s->seen[v] = m;
 				s->up[n++] = v;
 			}
 		}
