@@ -15,6 +15,7 @@
 #define JS_CAP 1.09
 #define JS_AIMED 16		/* one move in this many unshares, one relieves */
 #define JS_UNSHARE_BOTH 2	/* RT_SEARCH_BOTH above its cap: unshares */
+#define JS_IDLE 12		/* RT_SEARCH_BOTH at it: ends after moves/this */
 #define JS_MAX_ENTRIES (1u << 23)	/* flows, own loads: 32 MiB each */
 
 struct js {
@@ -47,6 +48,7 @@ struct js {
 	uint8_t *undo;		/* overtime: the tables before it, else NULL */
 	uint64_t undo_own;	/* and their summed maxima, shared links */
 	uint32_t undo_shared;
+	uint64_t low, at;	/* RT_SEARCH_BOTH: lowest summax, since when */
 	uint64_t x;
 };
 
@@ -571,6 +573,22 @@ static int overtime(struct js *s)
 	return 0;
 }
 
+/*
+ * RT_SEARCH_BOTH at its cap ends once the jobs' loads have not dropped
+ * for moves / JS_IDLE: from there on it mostly unshares a few links more,
+ * which the cap does not ask for, at the cost of seconds.
+ */
+static bool settled(struct js *s, uint64_t i, uint64_t moves)
+{
+	if (s->goal != RT_SEARCH_BOTH)
+		return false;
+	if (s->summax < s->low || s->shared > s->shared_cap) {
+		s->low = s->summax;
+		s->at = i;
+	}
+	return i - s->at > moves / JS_IDLE;
+}
+
 static void js_release(struct js *s)
 {
 	uint32_t a;
@@ -636,7 +654,7 @@ int rt_jobsearch(struct rt_tables *t, const struct rt_jobs *jobs,
 		ret = measure(&s);
 	if (ret)
 		goto out;
-	st->own_before = s.summax;
+	st->own_before = s.low = s.summax;
 	st->shared_before = s.shared;
 	if (!moves && s.ncl)
 		moves = RT_JOBSEARCH_WORK / s.ncl < RT_JOBSEARCH_MOVES ?
@@ -644,6 +662,8 @@ int rt_jobsearch(struct rt_tables *t, const struct rt_jobs *jobs,
 			RT_JOBSEARCH_MOVES;
 	for (i = 0; s.ncl && (i < moves || over_cap(&s, i, moves)); i++) {
 		if (how->stop && !(i & 1023) && atomic_load(how->stop))
+			break;
+		if (settled(&s, i, moves))
 			break;
 		if (i == moves && (ret = overtime(&s)))
 			break;
