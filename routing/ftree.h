@@ -59,8 +59,10 @@ bool rt_fattree_unsearched(const char *use);
  * more links are shared between jobs than when routed without them, a
  * trade of one load step on the jobs' busiest links for
  * RT_SEARCH_LINKS_PER_LOAD shared links, and in overtime a slack of
- * 1/RT_SEARCH_SLACK on each job for fewer; from there on lighter busiest
- * links, never sharing more.  It can take seconds: the tables stay valid
+ * 1/RT_SEARCH_SLACK on each job for fewer (undone if that does not get
+ * there); from there on lighter busiest links, never sharing more, until
+ * they stop getting lighter (rt_jobsearch() has the details).  It can
+ * take seconds: the tables stay valid
  * throughout, and *stop (may be NULL) ends the search early (returning
  * 0).  Returns 0 (st->skipped: too large for the search, t unchanged),
  * -EINVAL (no tree or no jobs), -E2BIG (parent groups past the slot

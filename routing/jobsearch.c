@@ -15,7 +15,7 @@
 #define JS_CAP 1.09
 #define JS_AIMED 16		/* one move in this many unshares, one relieves */
 #define JS_UNSHARE_BOTH 2	/* RT_SEARCH_BOTH above its cap: unshares */
-#define JS_IDLE 12		/* RT_SEARCH_BOTH at it: ends after moves/this */
+#define JS_IDLE 12		/* RT_SEARCH_BOTH at its cap: idle moves/this */
 #define JS_MAX_ENTRIES (1u << 23)	/* flows, own loads: 32 MiB each */
 
 struct js {
@@ -40,15 +40,15 @@ struct js {
 	uint32_t *own;		/* per fabric port x job */
 	uint32_t *njob;		/* per fabric port: jobs with own routes */
 	uint32_t **hist;	/* per job: links per own load, 1..cap */
-	uint32_t *max, *cap;	/* per job: busiest now, at the start */
+	uint32_t *max, *cap;	/* per job: busiest now; the start's, overtime's */
 	uint64_t summax, atmax;
 	uint32_t shared, shared_cap;
 	double a2a_cap;
 	enum rt_search_goal goal;
-	uint8_t *undo;		/* overtime: the tables before it, else NULL */
+	uint8_t *undo;		/* overtime: job LIDs' entries before it */
 	uint64_t undo_own;	/* and their summed maxima, shared links */
 	uint32_t undo_shared;
-	uint64_t low, at;	/* RT_SEARCH_BOTH: lowest summax, since when */
+	uint64_t idle_low, idle_at;	/* at the cap: lowest summax, when */
 	uint64_t x;
 };
 
@@ -127,7 +127,10 @@ static void tail(struct js *s, uint32_t w, uint32_t to, uint32_t c,
 	}
 }
 
-/* A fresh mark on the switches of c's route from w; the mark. */
+/*
+ * A fresh mark on the switches of c's route from w; the mark, or 0 when
+ * the route does not reach the LID's switch (a move there is refused).
+ */
 static uint32_t mark(struct js *s, uint32_t w, uint32_t c)
 {
 	uint32_t ds = s->dsw[s->clid[c]], m = stamp(s), e, h;
@@ -135,11 +138,11 @@ static uint32_t mark(struct js *s, uint32_t w, uint32_t c)
 	s->seen[w] = m;
 	for (h = 0; h < s->t->nsw && w != ds; h++) {
 		if ((e = next(s, w, c)) == FAB_NONE)
-			break;
+			return 0;
 		w = s->nbr[e];
 		s->seen[w] = m;
 	}
-	return m;
+	return w == ds ? m : 0;
 }
 
 /*
@@ -180,7 +183,7 @@ static bool better(const struct js *s, uint64_t sm, uint64_t am,
 {
 	uint64_t now, was;
 
-	/* overtime: the loads' slack is spent on unsharing alone */
+	/* overtime: the loads' slack is spent on unsharing first */
 	if (s->undo && sh > s->shared_cap)
 		return s->shared < sh || (s->shared == sh &&
 		       (s->summax < sm || (s->summax == sm && s->atmax <= am)));
@@ -211,6 +214,8 @@ static bool try_move(struct js *s, uint32_t c, uint32_t w, uint8_t p)
 	uint8_t *row = rt_lft(s->t, w) + s->clid[c], old = *row;
 
 	m = mark(s, w, c);
+	if (!m)
+		return false;
 	*row = p;
 	x = meets(s, w, c, m, ob, ab);
 	*row = old;
@@ -543,50 +548,73 @@ static unsigned int relieve(struct js *s)
 }
 
 /*
- * RT_SEARCH_BOTH still above its cap after its moves goes on, for as
- * many again at most: the mixes that need it get there in about that.
+ * Whether to go on: the moves; RT_SEARCH_BOTH still above its cap after
+ * them goes on for as many again at most (the mixes that need it get
+ * there in about that), and, once overtime got there, lowers the loads
+ * as at its cap, within those.
  */
-static bool over_cap(const struct js *s, uint64_t i, uint64_t moves)
+static bool more(const struct js *s, uint64_t i, uint64_t moves)
 {
-	return above_cap(s) && i < 2 * moves;
+	return i < moves || ((above_cap(s) || s->undo) && i < 2 * moves);
+}
+
+/* Job LIDs' entries into s->undo, or back from it. */
+static void undo_copy(struct js *s, bool back)
+{
+	uint32_t k, w, nsw = s->t->nsw;
+	uint8_t *u = s->undo, *e;
+
+	for (k = 0; k < s->joff[s->nj]; k++)
+		for (w = 0; w < nsw; w++, u++) {
+			e = rt_lft(s->t, w) + s->clid[s->jcl[k]];
+			if (back)
+				*e = *u;
+			else
+				*u = *e;
+		}
 }
 
 /*
  * Overtime: the search's single-entry moves seldom unshare a link
  * without some job's busiest link getting heavier, so each job may now
- * grow by 1/RT_SEARCH_SLACK of its load; the tables are kept to go back to
- * should the cap still not be reached.
+ * grow by 1/RT_SEARCH_SLACK of its load; the job LIDs' entries (the only
+ * ones moved) are kept to go back to should the cap still not be
+ * reached.  Whether it began: without memory for that, the search ends.
  */
-static int overtime(struct js *s)
+static bool overtime(struct js *s)
 {
-	size_t n = (size_t)s->t->nsw * (s->t->top + 1);
+	size_t n = (size_t)s->joff[s->nj] * s->t->nsw;
 	uint32_t a;
 
 	s->undo = malloc(n ? n : 1);
 	if (!s->undo)
-		return -ENOMEM;
-	memcpy(s->undo, s->t->lft, n);
+		return false;
+	undo_copy(s, false);
 	s->undo_own = s->summax;
 	s->undo_shared = s->shared;
 	for (a = 0; a < s->nj; a++)
 		s->cap[a] = s->max[a] + s->max[a] / RT_SEARCH_SLACK;
-	return 0;
+	return true;
 }
 
 /*
- * RT_SEARCH_BOTH at its cap ends once the jobs' loads have not dropped
- * for moves / JS_IDLE: from there on it mostly unshares a few links more,
- * which the cap does not ask for, at the cost of seconds.
+ * Notes move i's progress; whether RT_SEARCH_BOTH, at its cap, is to end:
+ * its jobs' loads have not dropped for moves / JS_IDLE.  From there on it
+ * mostly unshares a few links more, which the cap does not ask for, at
+ * the cost of seconds.
  */
 static bool settled(struct js *s, uint64_t i, uint64_t moves)
 {
 	if (s->goal != RT_SEARCH_BOTH)
 		return false;
-	if (s->summax < s->low || s->shared > s->shared_cap) {
-		s->low = s->summax;
-		s->at = i;
+	if (s->shared > s->shared_cap) {
+		s->idle_low = UINT64_MAX;
+		s->idle_at = i;
+	} else if (s->summax < s->idle_low) {
+		s->idle_low = s->summax;
+		s->idle_at = i;
 	}
-	return i - s->at > moves / JS_IDLE;
+	return i - s->idle_at > moves / JS_IDLE;
 }
 
 static void js_release(struct js *s)
@@ -654,18 +682,19 @@ int rt_jobsearch(struct rt_tables *t, const struct rt_jobs *jobs,
 		ret = measure(&s);
 	if (ret)
 		goto out;
-	st->own_before = s.low = s.summax;
+	st->own_before = s.summax;
+	s.idle_low = UINT64_MAX;
 	st->shared_before = s.shared;
 	if (!moves && s.ncl)
 		moves = RT_JOBSEARCH_WORK / s.ncl < RT_JOBSEARCH_MOVES ?
 			(uint64_t)(RT_JOBSEARCH_WORK / s.ncl) :
 			RT_JOBSEARCH_MOVES;
-	for (i = 0; s.ncl && (i < moves || over_cap(&s, i, moves)); i++) {
+	for (i = 0; s.ncl && more(&s, i, moves); i++) {
 		if (how->stop && !(i & 1023) && atomic_load(how->stop))
 			break;
 		if (settled(&s, i, moves))
 			break;
-		if (i == moves && (ret = overtime(&s)))
+		if (i == moves && !overtime(&s))
 			break;
 		/* loads first: half the moves, then the links they share */
 		if (i == moves / 2 && s.goal == RT_SEARCH_OWN)
@@ -689,8 +718,9 @@ int rt_jobsearch(struct rt_tables *t, const struct rt_jobs *jobs,
 	st->moves = i;
 	st->own_after = s.summax;
 	st->shared_after = s.shared;
+	st->slack = s.undo && !above_cap(&s);
 	if (s.undo && above_cap(&s)) {
-		memcpy(t->lft, s.undo, (size_t)t->nsw * (t->top + 1));
+		undo_copy(&s, true);
 		st->own_after = s.undo_own;
 		st->shared_after = s.undo_shared;
 	}
