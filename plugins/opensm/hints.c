@@ -245,6 +245,14 @@ static int add_null(json_object *o, const char *k)
 	return json_object_object_add(o, k, NULL) ? -ENOMEM : 0;
 }
 
+static const char *const refinements[] = {
+	[GA_REFINEMENT_NONE] = "none",
+	[GA_REFINEMENT_OFF] = "off",
+	[GA_REFINEMENT_RUNNING] = "running",
+	[GA_REFINEMENT_INSTALLED] = "installed",
+	[GA_REFINEMENT_FAILED] = "failed",
+};
+
 static int add_routing(json_object *r, const struct ga_hints_routing *x)
 {
 	json_object *q;
@@ -259,6 +267,8 @@ static int add_routing(json_object *r, const struct ga_hints_routing *x)
 	ret = ret ? ret : add_u64(r, "jobs_routed", x->jobs);
 	ret = ret ? ret : sm_json_add(r, "job_routing",
 				      json_object_new_string(x->job_routing));
+	ret = ret ? ret : sm_json_add(r, "refinement", json_object_new_string(
+				      refinements[x->refinement]));
 	if (ret || !x->checked)
 		return ret ? ret : add_null(r, "quality");
 	q = json_object_new_object();
@@ -642,5 +652,16 @@ void ga_hints_in_switches(struct ga_hints *h, bool ok)
 	h->have_live = ok && h->have_handed;
 	h->routings += h->have_live;
 	h->have_handed = false;
+	pthread_mutex_unlock(&h->lock);
+}
+
+void ga_hints_refinement(struct ga_hints *h, uint64_t gen,
+			 enum ga_refinement r)
+{
+	pthread_mutex_lock(&h->lock);
+	if (h->have_handed && h->handed.generation == gen)
+		h->handed.refinement = r;
+	if (h->have_live && h->live.generation == gen)
+		h->live.refinement = r;
 	pthread_mutex_unlock(&h->lock);
 }

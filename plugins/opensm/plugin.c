@@ -343,6 +343,28 @@ static void log_summary(struct ga_ctx *c)
 		c->sum.check_seconds * 1e3, c->t_hops * 1e3);
 }
 
+/* Whether start_refine() will refine this sweep's routing. */
+static bool refinable(const struct ga_ctx *c)
+{
+	return c->refine && c->cfg.job_refine_moves && c->have_jobs &&
+	       c->routed && !strcmp(c->sum.engine,
+				    rt_engine_name(RT_ENGINE_FATTREE)) &&
+	       !c->sum.unsearched;
+}
+
+/* What comes of this routing in the background, for the state request. */
+static enum ga_refinement refinement(const struct ga_ctx *c)
+{
+	if (c->refined)
+		return GA_REFINEMENT_INSTALLED;
+	if (c->refining || refinable(c))
+		return GA_REFINEMENT_RUNNING;
+	if (!c->have_jobs)
+		return GA_REFINEMENT_NONE;
+	return c->cfg.job_refine_moves ? GA_REFINEMENT_NONE :
+					 GA_REFINEMENT_OFF;
+}
+
 /* What the hint socket's state request will say of this routing. */
 static void note_routing(struct ga_ctx *c)
 {
@@ -354,6 +376,7 @@ static void note_routing(struct ga_ctx *c)
 	d->nvl = c->sum.nvl;
 	d->jobs = c->have_jobs ? c->jobs.njobs : 0;
 	snprintf(d->job_routing, sizeof(d->job_routing), "%s", c->sum.jobs);
+	d->refinement = refinement(c);
 	d->ms = (now() - c->t_start) * 1e3;
 	ga_hints_routed(c->hints, d);
 }
@@ -364,23 +387,23 @@ static void note_routing(struct ga_ctx *c)
  */
 static void start_refine(struct ga_ctx *c)
 {
-	const char *ft = rt_engine_name(RT_ENGINE_FATTREE);
 	int ret;
 
-	if (!c->refine || !c->cfg.job_refine_moves || !c->have_jobs ||
-	    !c->routed || strcmp(c->sum.engine, ft) || c->sum.unsearched ||
-	    c->refining)
+	if (!refinable(c) || c->refining)
 		return;
 	ret = ga_refine_start(c->refine, c->sweep.fab, &c->tables, &c->jobs,
 			      &c->sum, c->hints_gen, c->cfg.job_refine_moves);
 	c->sweep.fab = NULL;
 	c->routed = false;
 	c->have_jobs = false;
-	if (ret)
+	if (ret) {
 		GA_LOG(&c->osm->log, OSM_LOG_ERROR,
 			"ERR GA37: cannot refine the job routing in the background: %s\n",
 			strerror(-ret));
-	else if (c->cfg.verbosity >= GA_NORMAL)
+		if (c->hints)
+			ga_hints_refinement(c->hints, c->hints_gen,
+					    GA_REFINEMENT_FAILED);
+	} else if (c->cfg.verbosity >= GA_NORMAL)
 		GA_LOG(&c->osm->log, OSM_LOG_INFO,
 			"refining the job routing in the background (%" PRIu64 " moves)\n",
 			c->cfg.job_refine_moves);
@@ -473,7 +496,7 @@ static void kick(void *ctx)
 }
 
 /* On the refinement worker: a refined routing is installed by a reroute. */
-static void refine_done(void *ctx, int ret,
+static void refine_done(void *ctx, int ret, uint64_t gen,
 			const struct rt_jobsearch_stats *st, double seconds)
 {
 	struct ga_ctx *c = ctx;
@@ -482,6 +505,9 @@ static void refine_done(void *ctx, int ret,
 		GA_LOG(&c->osm->log, OSM_LOG_ERROR,
 			"ERR GA38: the job routing stays unrefined: %s\n",
 			ret == -EIO ? "the search lost a pair" : strerror(-ret));
+		if (c->hints)
+			ga_hints_refinement(c->hints, gen,
+					    GA_REFINEMENT_FAILED);
 		return;
 	}
 	if (c->cfg.verbosity >= GA_NORMAL)

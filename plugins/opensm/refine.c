@@ -63,7 +63,7 @@ static void *work(void *arg)
 	r->ready = !ret;
 	atomic_store(&r->finished, true);
 	if (!atomic_load(&r->stop))
-		r->done(r->ctx, ret, &st, r->sum.refine_seconds);
+		r->done(r->ctx, ret, r->gen, &st, r->sum.refine_seconds);
 	return NULL;
 }
 

@@ -17,10 +17,11 @@ struct ga_refine;
 
 /*
  * Called on the worker thread when a refinement ends by itself: ret is
- * rt_refine()'s, st its search, seconds its wall time.  Not called when
- * stopped before the search ended.
+ * rt_refine()'s, gen the hint generation it was for, st its search,
+ * seconds its wall time.  Not called when stopped before the search
+ * ended.
  */
-typedef void (*ga_refine_done_fn)(void *ctx, int ret,
+typedef void (*ga_refine_done_fn)(void *ctx, int ret, uint64_t gen,
 				  const struct rt_jobsearch_stats *st,
 				  double seconds);
 

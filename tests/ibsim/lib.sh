@@ -447,7 +447,7 @@ refined_at() {
 	"$BDIR/ibpoolroute" state --json --socket "$WORK/sm.sock" \
 		>"$WORK/state.json" 2>/dev/null &&
 		grep -q "\"routed_generation\":$1," "$WORK/state.json" &&
-		grep -q '"job_routing":"[^"]*, refined"' "$WORK/state.json"
+		grep -q '"refinement":"installed"' "$WORK/state.json"
 }
 
 no_errors() {

@@ -70,6 +70,8 @@ grep -q "generation 1, routed and in the switches" "$WORK/set.out" ||
 pr state >"$WORK/state.out"
 grep -Eq "in switches  : generation 1 \(5 jobs routed: (job pass|turned slots \(.+\))\)$" "$WORK/state.out" ||
 	t_fail "state after set: $(cat "$WORK/state.out")"
+grep -q "^refinement   : off" "$WORK/state.out" ||
+	t_fail "refinement after set: $(cat "$WORK/state.out")"
 a=$(own_load after)
 [ "$a" -lt "$b" ] || t_fail "jobs' own load not lower with hints: $a vs $b"
 t_log "hints set to LFTs in the switches: $ms ms; jobs' own load $b -> $a"

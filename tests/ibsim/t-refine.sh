@@ -53,9 +53,15 @@ pr hints set "$WORK/jobs.json" --wait --timeout 30000 >"$WORK/set.out" ||
 	t_fail "hints set --wait: $(cat "$WORK/set.out")"
 log_has "$WORK/ga.log" "refining the job routing in the background (6000000 moves)" 1 ||
 	t_fail "no refinement started"
+# the first routing says a refined one follows (unless that is in already)
+state_has '"refinement":"running"' || state_has '"refinement":"installed"' ||
+	t_fail "refinement: $(pr state --json)"
 poll 120 refined_at 1 || t_fail "not refined: $(pr state --json)"
-pr state | grep -q "in switches  : generation 1 (5 jobs routed: job pass, refined)$" ||
-	t_fail "state: $(pr state)"
+pr state >"$WORK/state.out"
+grep -q "in switches  : generation 1 (5 jobs routed: job pass, refined)$" \
+	"$WORK/state.out" || t_fail "state: $(cat "$WORK/state.out")"
+grep -q "^refinement   : installed" "$WORK/state.out" ||
+	t_fail "state: $(cat "$WORK/state.out")"
 no_errors "$WORK/ga.log"
 set -- $(logged 1)
 [ $# -eq 4 ] || t_fail "refinement line: $(grep -- "$LINE" "$WORK/ga.log")"

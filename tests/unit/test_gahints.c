@@ -233,11 +233,20 @@ static void sweep(struct fix *x, const struct fabric *f, bool ours, bool ok)
 	ga_hints_in_switches(x->h, ok);
 }
 
+static const char *refinement(json_object *r)
+{
+	const char *s = json_object_get_string(
+		json_object_object_get(r, "refinement"));
+
+	return s ? s : "";
+}
+
 /*
  * The routing thread's side: the job set from the table (hosts the
- * fabric lacks left out), then state once it is in the switches; a
- * sweep the plugin did not route, or whose blocks did not all arrive,
- * leaves no routed generation.
+ * fabric lacks left out), then state once it is in the switches, and
+ * the background refinement's news of that routing only; a sweep the
+ * plugin did not route, or whose blocks did not all arrive, leaves no
+ * routed generation.
  */
 static void test_routed_generation(void)
 {
@@ -278,6 +287,17 @@ static void test_routed_generation(void)
 	CU_ASSERT_STRING_EQUAL(json_object_get_string(
 		json_object_object_get(r, "engine")), "fattree");
 	CU_ASSERT(json_object_object_get_ex(r, "quality", NULL));
+	CU_ASSERT_STRING_EQUAL(refinement(r), "none");
+	json_object_put(r);
+	/* the refinement's news: only of the generation in the switches */
+	ga_hints_refinement(x.h, 2, GA_REFINEMENT_RUNNING);
+	ga_hints_refinement(x.h, 1, GA_REFINEMENT_FAILED);
+	r = ask(&x, "{\"op\":\"state\"}");
+	CU_ASSERT_STRING_EQUAL(refinement(r), "running");
+	json_object_put(r);
+	ga_hints_refinement(x.h, 2, GA_REFINEMENT_FAILED);
+	r = ask(&x, "{\"op\":\"state\"}");
+	CU_ASSERT_STRING_EQUAL(refinement(r), "failed");
 	json_object_put(r);
 	/* OpenSM fell back (import failed, another engine): none of ours */
 	ga_hints_sweep_begin(x.h);

@@ -1198,13 +1198,14 @@ static void test_refine(void)
 static atomic_int refine_calls;
 
 /* On the worker thread: the main thread only sleeps meanwhile. */
-static void refine_done(void *ctx, int ret,
+static void refine_done(void *ctx, int ret, uint64_t gen,
 			const struct rt_jobsearch_stats *st, double seconds)
 {
 	(void)ctx;
 	(void)st;
 	(void)seconds;
 	CU_ASSERT_EQUAL(ret, 0);
+	CU_ASSERT_EQUAL(gen, 7);
 	atomic_fetch_add(&refine_calls, 1);
 }
 

@@ -227,10 +227,24 @@ int pr_hints(const struct pr_opts *o, char *err, size_t len)
 	return ret;
 }
 
+/* The plugin's refinement state, said for a reader. */
+static const char *refinement_text(const char *rf)
+{
+	if (!strcmp(rf, "running"))
+		return "running (a refined routing follows by a reroute)";
+	if (!strcmp(rf, "installed"))
+		return "installed (this is the refined routing)";
+	if (!strcmp(rf, "off"))
+		return "off (job_refine_moves = 0)";
+	if (!strcmp(rf, "failed"))
+		return "failed (this routing stays; see the SM's log)";
+	return rf;
+}
+
 static void print_state(json_object *r)
 {
 	json_object *rg, *q;
-	const char *jr;
+	const char *jr, *rf;
 
 	json_object_object_get_ex(r, "routed_generation", &rg);
 	printf("job table    : generation %" PRIu64 ", %" PRIu64 " jobs%s\n",
@@ -248,6 +262,10 @@ static void print_state(json_object *r)
 	printf("in switches  : generation %" PRIu64 " (%" PRIu64 " jobs routed%s%s)\n",
 	       u64(r, "routed_generation"), u64(r, "jobs_routed"),
 	       *jr ? ": " : "", jr);
+	rf = json_object_object_get(r, "refinement") ?
+	     pr_str(r, "refinement") : "none";
+	if (strcmp(rf, "none"))
+		printf("refinement   : %s\n", refinement_text(rf));
 	printf("routing      : topology %s, engine %s, %" PRIu64 " VL%s, %.1f ms\n",
 	       pr_str(r, "topology"), pr_str(r, "engine"), u64(r, "vls"),
 	       u64(r, "vls") == 1 ? "" : "s",
