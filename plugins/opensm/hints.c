@@ -252,9 +252,12 @@ static const char *const refinements[] = {
 	[GA_REFINEMENT_INSTALLED] = "installed",
 	[GA_REFINEMENT_FAILED] = "failed",
 };
+_Static_assert(sizeof(refinements) / sizeof(*refinements) ==
+	       GA_REFINEMENT_FAILED + 1, "a name for every refinement");
 
 static int add_routing(json_object *r, const struct ga_hints_routing *x)
 {
+	const char *rf = refinements[x->refinement];
 	json_object *q;
 	int ret;
 
@@ -267,8 +270,8 @@ static int add_routing(json_object *r, const struct ga_hints_routing *x)
 	ret = ret ? ret : add_u64(r, "jobs_routed", x->jobs);
 	ret = ret ? ret : sm_json_add(r, "job_routing",
 				      json_object_new_string(x->job_routing));
-	ret = ret ? ret : sm_json_add(r, "refinement", json_object_new_string(
-				      refinements[x->refinement]));
+	ret = ret ? ret : sm_json_add(r, "refinement",
+				      json_object_new_string(rf));
 	if (ret || !x->checked)
 		return ret ? ret : add_null(r, "quality");
 	q = json_object_new_object();

@@ -78,7 +78,7 @@ struct ga_hints_routing {
 	unsigned int nvl;
 	unsigned int jobs;	/* jobs routed for */
 	char job_routing[96];	/* how the engine used them (rt_summary) */
-	enum ga_refinement refinement;
+	enum ga_refinement refinement;	/* of it, in the background */
 	double ms;		/* wall time of the plugin's routing */
 	/* the verifier's numbers when it ran (verbosity verbose or more) */
 	bool checked;

@@ -343,7 +343,7 @@ static void log_summary(struct ga_ctx *c)
 		c->sum.check_seconds * 1e3, c->t_hops * 1e3);
 }
 
-/* Whether start_refine() will refine this sweep's routing. */
+/* Whether this sweep's routing is one to refine in the background. */
 static bool refinable(const struct ga_ctx *c)
 {
 	return c->refine && c->cfg.job_refine_moves && c->have_jobs &&
@@ -355,14 +355,14 @@ static bool refinable(const struct ga_ctx *c)
 /* What comes of this routing in the background, for the state request. */
 static enum ga_refinement refinement(const struct ga_ctx *c)
 {
+	if (!c->have_jobs || !c->routed || c->sum.unsearched ||
+	    strcmp(c->sum.engine, rt_engine_name(RT_ENGINE_FATTREE)))
+		return GA_REFINEMENT_NONE;
+	if (!c->cfg.job_refine_moves)
+		return GA_REFINEMENT_OFF;
 	if (c->refined)
 		return GA_REFINEMENT_INSTALLED;
-	if (c->refining || refinable(c))
-		return GA_REFINEMENT_RUNNING;
-	if (!c->have_jobs)
-		return GA_REFINEMENT_NONE;
-	return c->cfg.job_refine_moves ? GA_REFINEMENT_NONE :
-					 GA_REFINEMENT_OFF;
+	return c->refine ? GA_REFINEMENT_RUNNING : GA_REFINEMENT_FAILED;
 }
 
 /* What the hint socket's state request will say of this routing. */
@@ -379,6 +379,14 @@ static void note_routing(struct ga_ctx *c)
 	d->refinement = refinement(c);
 	d->ms = (now() - c->t_start) * 1e3;
 	ga_hints_routed(c->hints, d);
+	/*
+	 * A worker going on from an earlier sweep may have failed before
+	 * there was this routing to tell; one failing from now on tells it.
+	 */
+	if (d->refinement == GA_REFINEMENT_RUNNING && c->refining &&
+	    ga_refine_failed(c->refine))
+		ga_hints_refinement(c->hints, c->hints_gen,
+				    GA_REFINEMENT_FAILED);
 }
 
 /*

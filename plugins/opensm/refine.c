@@ -126,6 +126,12 @@ bool ga_refine_busy_with(struct ga_refine *r, const struct fabric *f,
 	       r->gen == gen && fab_same(r->fab, f);
 }
 
+bool ga_refine_failed(struct ga_refine *r)
+{
+	/* ready is written before finished is set, and never after */
+	return r && r->joinable && atomic_load(&r->finished) && !r->ready;
+}
+
 void ga_refine_drop(struct ga_refine *r)
 {
 	if (!r)

@@ -63,6 +63,13 @@ bool ga_refine_busy_with(struct ga_refine *r, const struct fabric *f,
 			 uint64_t gen);
 
 /*
+ * Whether the refinement last started has ended by itself without a
+ * result; safe while it runs (its callback may be about to say so).
+ * r may be NULL.
+ */
+bool ga_refine_failed(struct ga_refine *r);
+
+/*
  * Whether a finished refinement is for gen and a fabric fab_same() as f;
  * if so t (uninitialised) gets a copy of its tables, built for f, and
  * sum its summary, and true is returned (t then needs

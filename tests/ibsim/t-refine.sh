@@ -84,7 +84,8 @@ t_log "refined: shared $sh0 -> $sh1 (without jobs $sw), own $o0 -> $o1 (without 
 # the same fabric and table: the refined tables stay
 pr reroute --wait --timeout 30000 >"$WORK/rr.out" ||
 	t_fail "reroute --wait: $(cat "$WORK/rr.out")"
-state_has '"job_routing":"job pass, refined"' ||
+state_has '"job_routing":"job pass, refined"' &&
+	state_has '"refinement":"installed"' ||
 	t_fail "reroute lost the refinement: $(pr state --json)"
 set -- $(measure again)
 [ "$1" -eq "$o1" ] && [ "$2" -eq "$sh1" ] ||

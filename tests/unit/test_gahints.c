@@ -250,6 +250,7 @@ static const char *refinement(json_object *r)
  */
 static void test_routed_generation(void)
 {
+	struct ga_hints_routing hr = { 0 };
 	struct fabric *f = tree();
 	struct rt_jobs js;
 	uint64_t gen;
@@ -317,6 +318,18 @@ static void test_routed_generation(void)
 	r = ask(&x, "{\"op\":\"state\"}");
 	CU_ASSERT(json_object_object_get(r, "routed_generation") == NULL);
 	CU_ASSERT_EQUAL(num(r, "routings"), 2);
+	json_object_put(r);
+	/* news of a routing handed over but not yet in the switches stays */
+	ga_hints_sweep_begin(x.h);
+	hr.generation = 2;
+	hr.refinement = GA_REFINEMENT_RUNNING;
+	ga_hints_routed(x.h, &hr);
+	ga_hints_refinement(x.h, 2, GA_REFINEMENT_INSTALLED);
+	ga_hints_refinement(x.h, 3, GA_REFINEMENT_FAILED);
+	ga_hints_in_switches(x.h, true);
+	r = ask(&x, "{\"op\":\"state\"}");
+	CU_ASSERT_EQUAL(num(r, "routed_generation"), 2);
+	CU_ASSERT_STRING_EQUAL(refinement(r), "installed");
 	json_object_put(r);
 	stop(&x);
 	fab_free(f);
