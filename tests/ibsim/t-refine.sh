@@ -46,6 +46,8 @@ plugin_ini "$WORK/gpuaware.conf" '[log]' 'verbosity = verbose'
 sim_start "$NET"
 osm_up ga opensm-gpuaware.conf sweep_interval 2
 poll 30 state_has '"routed_generation":0' || t_fail "state: $(pr state --json)"
+# no jobs, nothing to refine
+state_has '"refinement":"none"' || t_fail "refinement: $(pr state --json)"
 set -- $(measure without)
 ow=$1 sw=$2
 
