@@ -343,16 +343,10 @@ static void log_summary(struct ga_ctx *c)
 		c->sum.check_seconds * 1e3, c->t_hops * 1e3);
 }
 
-/* Whether this sweep's routing is one to refine in the background. */
-static bool refinable(const struct ga_ctx *c)
-{
-	return c->refine && c->cfg.job_refine_moves && c->have_jobs &&
-	       c->routed && !strcmp(c->sum.engine,
-				    rt_engine_name(RT_ENGINE_FATTREE)) &&
-	       !c->sum.unsearched;
-}
-
-/* What comes of this routing in the background, for the state request. */
+/*
+ * What comes of this routing in the background, for the state request;
+ * GA_REFINEMENT_RUNNING also tells start_refine() to refine it.
+ */
 static enum ga_refinement refinement(const struct ga_ctx *c)
 {
 	if (!c->have_jobs || !c->routed || c->sum.unsearched ||
@@ -397,7 +391,7 @@ static void start_refine(struct ga_ctx *c)
 {
 	int ret;
 
-	if (!refinable(c) || c->refining)
+	if (refinement(c) != GA_REFINEMENT_RUNNING || c->refining)
 		return;
 	ret = ga_refine_start(c->refine, c->sweep.fab, &c->tables, &c->jobs,
 			      &c->sum, c->hints_gen, c->cfg.job_refine_moves);
