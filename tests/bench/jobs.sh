@@ -104,8 +104,7 @@ poll 300 log_has "$WORK/ga.log" "SUBNET UP" 1 || t_fail "OpenSM did not come up"
 mix=1
 while [ "$mix" -le "$LATENCY" ]; do
 	t0=$(date +%s%N)
-	"$BDIR/ibpoolroute" hints set "$WORK/mix$mix.json" --wait \
-		--socket "$WORK/sm.sock" >/dev/null ||
+	sm hints set "$WORK/mix$mix.json" --wait >/dev/null ||
 		t_fail "hints set mix $mix did not reach the switches"
 	t1=$(date +%s%N)
 	poll 300 refined_at "$mix" || t_fail "mix $mix not refined"

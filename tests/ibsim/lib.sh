@@ -440,14 +440,31 @@ sweeps_done() {
 	[ "$tc" -ge "$2" ] && [ "$up" -ge "$2" ]
 }
 
-# refined_at GEN: the plugin's state ($WORK/sm.sock, plugin_ini's) says
-# the switches hold job generation GEN, refined; the reply is left in
-# $WORK/state.json.
+# sm CMD...: ibpoolroute CMD on the plugin's hint socket ($WORK/sm.sock,
+# plugin_ini's).
+sm() { "$BDIR/ibpoolroute" "$@" --socket "$WORK/sm.sock"; }
+
+# sm_state_has TEXT: the plugin's state, as JSON, holds TEXT.
+sm_state_has() { sm state --json 2>/dev/null | grep -q "$1"; }
+
+# refined_at GEN: the plugin's state says the switches hold job
+# generation GEN, refined; the reply is left in $WORK/state.json.
 refined_at() {
-	"$BDIR/ibpoolroute" state --json --socket "$WORK/sm.sock" \
-		>"$WORK/state.json" 2>/dev/null &&
+	sm state --json >"$WORK/state.json" 2>/dev/null &&
 		grep -q "\"routed_generation\":$1," "$WORK/state.json" &&
 		grep -q '"refinement":"installed"' "$WORK/state.json"
+}
+
+# live_jobs NAME JOBS: "OWN SHARED" of the jobs in file JOBS in the LFTs
+# read back from the switches now: their busiest own links summed, the
+# links two of them share; the report is left in $WORK/NAME.json.
+live_jobs() {
+	(cd "$WORK" && client_env "$BDIR/ibpoolroute" verify --perms 0 --json \
+		--jobs "$2" >"$WORK/$1.json" 2>"$WORK/$1.err") ||
+		t_fail "verify --jobs ($1) failed: $(tail -2 "$WORK/$1.err")"
+	awk -F: '/"max_link_load"/ { gsub(/[ ,]/, "", $2); s += $2 }
+		/"shared_links"/ { gsub(/[ ,]/, "", $2); sh = $2 }
+		END { print s + 0, sh + 0 }' "$WORK/$1.json"
 }
 
 no_errors() {

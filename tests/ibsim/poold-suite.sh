@@ -158,7 +158,7 @@ if [ "$ENGINE" = gpuaware ]; then
 	# The plugin's state: the generation the relay set, then routed.
 	relayed() {
 		relay >"$WORK/relay" &&
-			"$BDIR/ibpoolroute" state --socket "$WORK/sm.sock" --json >"$WORK/sm-state" &&
+			sm state --json >"$WORK/sm-state" &&
 			read -r up synced sent gen _ <"$WORK/relay" &&
 			[ "$up $synced" = "1 1" ] && [ "$sent" -ge 1 ] &&
 			[ "$(json "$WORK/sm-state" '$r->{hints_generation}')" = "$gen" ] &&
@@ -166,7 +166,7 @@ if [ "$ENGINE" = gpuaware ]; then
 	}
 	poll 30 relayed ||
 		t_fail "j1 not routed by the plugin: relay $(cat "$WORK/relay"), state $(cat "$WORK/sm-state")"
-	"$BDIR/ibpoolroute" hints get --socket "$WORK/sm.sock" --json >"$WORK/sm-hints"
+	sm hints get --json >"$WORK/sm-hints"
 	[ "$(json "$WORK/sm-hints" 'join " ", map { "$_->{id}:$_->{owner}:" . join(",", @{$_->{hosts}}) } @{$r->{jobs}}')" = "j1:ibpoold:h01,h05" ] ||
 		t_fail "the plugin's table: $(cat "$WORK/sm-hints")"
 	t_log "job.start: the plugin's generation $(json "$WORK/sm-state" '$r->{hints_generation}') holds j1, routed"

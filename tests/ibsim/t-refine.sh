@@ -16,23 +16,7 @@ t_init refine
 t_need "$BDIR/ibpoolroute" "$BDIR/ibtopogen"
 
 NET=$CONFIGS/ft3-small.net
-SOCK=$WORK/sm.sock
 LINE="gpuaware: job routing refined in"
-
-pr() { "$BDIR/ibpoolroute" "$@" --socket "$SOCK"; }
-
-state_has() { pr state --json 2>/dev/null | grep -q "$1"; }
-
-# measure NAME: "OWN SHARED" of the jobs in the LFTs read back now: their
-# busiest own links summed, the links two of them share.
-measure() {
-	(cd "$WORK" && client_env "$BDIR/ibpoolroute" verify --perms 0 --json \
-		--jobs "$WORK/jobs.json" >"$WORK/$1.json" 2>"$WORK/$1.err") ||
-		t_fail "verify --jobs ($1) failed: $(tail -2 "$WORK/$1.err")"
-	awk -F: '/"max_link_load"/ { gsub(/[ ,]/, "", $2); s += $2 }
-		/"shared_links"/ { gsub(/[ ,]/, "", $2); sh = $2 }
-		END { print s + 0, sh + 0 }' "$WORK/$1.json"
-}
 
 # logged N: "SHARED_BEFORE SHARED_AFTER OWN_BEFORE OWN_AFTER" of the Nth
 # refinement line.
@@ -45,21 +29,21 @@ logged() {
 plugin_ini "$WORK/gpuaware.conf" '[log]' 'verbosity = verbose'
 sim_start "$NET"
 osm_up ga opensm-gpuaware.conf sweep_interval 2
-poll 30 state_has '"routed_generation":0' || t_fail "state: $(pr state --json)"
+poll 30 sm_state_has '"routed_generation":0' || t_fail "state: $(sm state --json)"
 # no jobs, nothing to refine
-state_has '"refinement":"none"' || t_fail "refinement: $(pr state --json)"
-set -- $(measure without)
+sm_state_has '"refinement":"none"' || t_fail "refinement: $(sm state --json)"
+set -- $(live_jobs without "$WORK/jobs.json")
 ow=$1 sw=$2
 
-pr hints set "$WORK/jobs.json" --wait --timeout 30000 >"$WORK/set.out" ||
+sm hints set "$WORK/jobs.json" --wait --timeout 30000 >"$WORK/set.out" ||
 	t_fail "hints set --wait: $(cat "$WORK/set.out")"
 log_has "$WORK/ga.log" "refining the job routing in the background (6000000 moves)" 1 ||
 	t_fail "no refinement started"
 # the first routing says a refined one follows (unless that is in already)
-state_has '"refinement":"running"' || state_has '"refinement":"installed"' ||
-	t_fail "refinement: $(pr state --json)"
-poll 120 refined_at 1 || t_fail "not refined: $(pr state --json)"
-pr state >"$WORK/state.out"
+sm_state_has '"refinement":"running"' || sm_state_has '"refinement":"installed"' ||
+	t_fail "refinement: $(sm state --json)"
+poll 120 refined_at 1 || t_fail "not refined: $(sm state --json)"
+sm state >"$WORK/state.out"
 grep -q "in switches  : generation 1 (5 jobs routed: job pass, refined)$" \
 	"$WORK/state.out" || t_fail "state: $(cat "$WORK/state.out")"
 grep -q "^refinement   : installed" "$WORK/state.out" ||
@@ -68,7 +52,7 @@ no_errors "$WORK/ga.log"
 set -- $(logged 1)
 [ $# -eq 4 ] || t_fail "refinement line: $(grep -- "$LINE" "$WORK/ga.log")"
 sh0=$1 sh1=$2 o0=$3 o1=$4
-set -- $(measure refined)
+set -- $(live_jobs refined "$WORK/jobs.json")
 [ "$1" -eq "$o1" ] && [ "$2" -eq "$sh1" ] ||
 	t_fail "switches hold own $1, shared $2; the log said $o1, $sh1"
 # summed, the jobs' busiest links are no heavier, but by overtime's slack
@@ -84,22 +68,22 @@ verify_live refined
 t_log "refined: shared $sh0 -> $sh1 (without jobs $sw), own $o0 -> $o1 (without $ow)"
 
 # the same fabric and table: the refined tables stay
-pr reroute --wait --timeout 30000 >"$WORK/rr.out" ||
+sm reroute --wait --timeout 30000 >"$WORK/rr.out" ||
 	t_fail "reroute --wait: $(cat "$WORK/rr.out")"
-state_has '"job_routing":"job pass, refined"' &&
-	state_has '"refinement":"installed"' ||
-	t_fail "reroute lost the refinement: $(pr state --json)"
-set -- $(measure again)
+sm_state_has '"job_routing":"job pass, refined"' &&
+	sm_state_has '"refinement":"installed"' ||
+	t_fail "reroute lost the refinement: $(sm state --json)"
+set -- $(live_jobs again "$WORK/jobs.json")
 [ "$1" -eq "$o1" ] && [ "$2" -eq "$sh1" ] ||
 	t_fail "after a reroute: own $1, shared $2 (refined $o1, $sh1)"
 log_has "$WORK/ga.log" "refining the job routing in the background" 2 &&
 	t_fail "a refined routing was refined again"
 
 # a new table: routed afresh, then refined again
-pr hints remove j1 --wait --timeout 30000 >"$WORK/rm.out" ||
+sm hints remove j1 --wait --timeout 30000 >"$WORK/rm.out" ||
 	t_fail "remove: $(cat "$WORK/rm.out")"
 poll 120 refined_at 2 ||
-	t_fail "generation 2 not refined: $(pr state --json)"
+	t_fail "generation 2 not refined: $(sm state --json)"
 grep -q '"job_routing":"job pass, refined"' "$WORK/state.json" ||
 	t_fail "generation 2: $(cat "$WORK/state.json")"
 log_has "$WORK/ga.log" "$LINE" 2 || t_fail "no second refinement line"
