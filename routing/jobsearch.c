@@ -177,6 +177,12 @@ static bool above_cap(const struct js *s)
 	return s->goal == RT_SEARCH_BOTH && s->shared > s->shared_cap;
 }
 
+/* Summed maxima below sm, or as many with no more links at them. */
+static bool no_heavier(const struct js *s, uint64_t sm, uint64_t am)
+{
+	return s->summax < sm || (s->summax == sm && s->atmax <= am);
+}
+
 /* Whether the state now is to be kept against sm, am and sh before. */
 static bool better(const struct js *s, uint64_t sm, uint64_t am,
 		   uint32_t sh)
@@ -185,8 +191,8 @@ static bool better(const struct js *s, uint64_t sm, uint64_t am,
 
 	/* overtime: the loads' slack is spent on unsharing first */
 	if (s->undo && sh > s->shared_cap)
-		return s->shared < sh || (s->shared == sh &&
-		       (s->summax < sm || (s->summax == sm && s->atmax <= am)));
+		return s->shared < sh ||
+		       (s->shared == sh && no_heavier(s, sm, am));
 	if (s->goal == RT_SEARCH_BOTH && sh > s->shared_cap) {
 		now = s->summax * RT_SEARCH_LINKS_PER_LOAD + s->shared;
 		was = sm * RT_SEARCH_LINKS_PER_LOAD + sh;
@@ -195,8 +201,7 @@ static bool better(const struct js *s, uint64_t sm, uint64_t am,
 	if (above_cap(s))
 		return false;
 	if (s->goal == RT_SEARCH_SHARED)
-		return s->shared <= sh && (s->summax < sm ||
-		       (s->summax == sm && s->atmax <= am));
+		return s->shared <= sh && no_heavier(s, sm, am);
 	if (s->summax != sm)
 		return s->summax < sm;
 	return s->atmax < am || (s->atmax == am && s->shared <= sh);
