@@ -1062,17 +1062,25 @@ static void test_search_budget(void)
 	fab_free(f);
 }
 
-/* The summed busiest own links and the shared links of t for js. */
+/* The summed busiest own links and the shared links of l. */
+static void sums(const struct vf_jobload *l, uint64_t *own,
+		 uint32_t *shared)
+{
+	unsigned int j;
+
+	for (*own = 0, j = 0; j < l->njobs; j++)
+		*own += l->max[j];
+	*shared = l->shared;
+}
+
+/* The same of t for js. */
 static void loads(const struct rt_tables *t, const struct rt_jobs *js,
 		  uint64_t *own, uint32_t *shared)
 {
 	struct vf_jobload l;
-	unsigned int j;
 
 	CU_ASSERT_FATAL(!vf_jobload(t, js, &l));
-	for (*own = 0, j = 0; j < l.njobs; j++)
-		*own += l.max[j];
-	*shared = l.shared;
+	sums(&l, own, shared);
 	vf_jobload_release(&l);
 }
 
@@ -1114,10 +1122,9 @@ static void *stop_soon(void *arg)
 /*
  * Refining spread's routing: every pair delivered, no loop or credit
  * loop, no job's busiest link heavier (but by overtime's slack), the
- * all-to-all within its cap;
- * shared links down to as many as without jobs, or else the links
- * shared plus RT_SEARCH_LINKS_PER_LOAD per load step lower; the same
- * tables twice; stopped, -ECANCELED and tables still whole; not the
+ * all-to-all within its cap; shared links down to as many as without
+ * jobs, or else the links shared plus RT_SEARCH_LINKS_PER_LOAD per load
+ * step lower; the same tables twice; stopped, -ECANCELED and tables still whole; not the
  * fat-tree engine's, -ENOTSUP.
  */
 static void test_refine(void)
@@ -1139,7 +1146,7 @@ static void test_refine(void)
 	loads(&t0, &x.js, &o0, &s0);
 	rt_tables_release(&t0);
 	CU_ASSERT_FATAL(!vf_jobload(&x.t, &x.js, &a));
-	loads(&x.t, &x.js, &o1, &s1);
+	sums(&a, &o1, &s1);
 	CU_ASSERT(!x.s.unsearched);
 	CU_ASSERT_FATAL(!rt_refine(x.f, &x.s, &x.js, &x.t, 300000, NULL, &st));
 	CU_ASSERT(strstr(x.s.jobs, ", refined") != NULL);
@@ -1147,7 +1154,7 @@ static void test_refine(void)
 	CU_ASSERT(vf_ok(&vr));
 	CU_ASSERT(vr.efi_ratio <= 1.09 + 1e-9);
 	CU_ASSERT_FATAL(!vf_jobload(&x.t, &x.js, &b));
-	loads(&x.t, &x.js, &o2, &s2);
+	sums(&b, &o2, &s2);
 	/* overtime that met the cap may spend the slack */
 	for (j = 0; j < x.js.njobs; j++)
 		CU_ASSERT(b.max[j] <= a.max[j] + (st.slack ?
