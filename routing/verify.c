@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../topology/gen.h"
 #include "verify.h"
 
 /* vf_swp.nbr: a switch index, or one of these */
@@ -961,20 +962,6 @@ out:
 	return ret;
 }
 
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static uint32_t below(uint64_t *x, uint32_t n)
-{
-	return (splitmix64(x) >> 32) * n >> 32;
-}
-
 enum { EBB_WALK, EBB_DISC, EBB_FAIL, EBB_DELIV };
 
 #define EBB_BATCH 32	/* flows walked in lockstep so their loads overlap */
@@ -1106,7 +1093,7 @@ static int ebb_run(const struct vf_ctx *c, const struct vf_opts *o,
 		for (i = 0; i < c->nsrc; i++)
 			perm[i] = i;
 		for (i = c->nsrc; i > 1; i--) {
-			j = below(&rng, i);
+			j = gen_rng_below(&rng, i);
 			x = perm[i - 1];
 			perm[i - 1] = perm[j];
 			perm[j] = x;

@@ -99,6 +99,11 @@ uint64_t gen_rng_next(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
+uint32_t gen_rng_below(uint64_t *s, uint32_t n)
+{
+	return (uint32_t)((gen_rng_next(s) >> 32) * n >> 32);
+}
+
 static uint64_t rng_seed(uint64_t seed, uint64_t stream)
 {
 	uint64_t s = seed ^ (stream * 0xd1b54a32d192ed03ULL);

@@ -51,12 +51,6 @@ static void usage(FILE *out)
 		"  -h, --help          show this help\n");
 }
 
-/* Uniform in [0, n). */
-static uint32_t below(uint64_t *x, uint32_t n)
-{
-	return (uint32_t)((gen_rng_next(x) >> 32) * n >> 32);
-}
-
 static double unit(uint64_t *x)
 {
 	return (gen_rng_next(x) >> 11) * (1.0 / 9007199254740992.0);
@@ -195,13 +189,13 @@ static int place(struct mix *m, uint64_t *x)
 	m->perm = malloc((m->nhost ? m->nhost : 1) * sizeof(*m->perm));
 	if (!start || !ord || !m->perm)
 		goto out;
-	for (i = 0; i < m->nhost; i += 1 + below(x, m->frag)) {
+	for (i = 0; i < m->nhost; i += 1 + gen_rng_below(x, m->frag)) {
 		ord[nf] = nf;
 		start[nf++] = i;
 	}
 	start[nf] = m->nhost;
 	for (i = nf; i > 1; i--) {
-		uint32_t t, r = below(x, i);
+		uint32_t t, r = gen_rng_below(x, i);
 
 		t = ord[i - 1];
 		ord[i - 1] = ord[r];
@@ -223,7 +217,7 @@ static int sizes(struct mix *m, uint64_t *x)
 	double *w, sum = 0, busy;
 	uint32_t j, left;
 
-	m->njobs = m->lo + below(x, m->hi - m->lo + 1);
+	m->njobs = m->lo + gen_rng_below(x, m->hi - m->lo + 1);
 	if (m->njobs > m->nhost)
 		m->njobs = m->nhost;
 	w = malloc((m->njobs ? m->njobs : 1) * sizeof(*w));
@@ -267,7 +261,7 @@ static int write_mix(const struct mix *m, FILE *out, uint64_t *x)
 
 	fprintf(out, "{\"jobs\":[");
 	for (j = 0; j < m->njobs; j++) {
-		unsigned int w = below(x, 4) ? 1 : heavy[below(x, 3)];
+		unsigned int w = gen_rng_below(x, 4) ? 1 : heavy[gen_rng_below(x, 3)];
 
 		fprintf(out, "%s\n {\"id\":\"j%u\",\"weight\":%u,\"hosts\":[",
 			j ? "," : "", j + 1, w);
