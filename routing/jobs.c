@@ -47,6 +47,8 @@ struct ctx {
 	size_t nh;
 	rt_jobs_drop_fn drop;	/* NULL: a host in two jobs fails the set */
 	void *dctx;
+	uint32_t *seq;		/* CA nodes as claimed: jobs in order, hosts */
+	size_t nseq;		/* in the order listed */
 	bool shared;		/* the last error is a host in two jobs */
 	char *err;
 	size_t len;
@@ -145,6 +147,7 @@ static int claim(struct ctx *c, uint32_t n, uint32_t j, const char *what,
 		return -EEXIST;
 	}
 	js->node_job[n] = j;
+	c->seq[c->nseq++] = n;
 	for (p = 1; p <= f->nodes[n].nports; p++)
 		js->job[j].ports += fab_port(f, n, p)->peer != FAB_NONE;
 	return 0;
@@ -205,6 +208,9 @@ static void drop_job(struct ctx *c, uint32_t j)
 	for (n = 0; n < c->f->nnodes; n++)
 		if (js->node_job[n] == j)
 			js->node_job[n] = RT_JOB_NONE;
+	/* job j is the last one added: its nodes end the claim order */
+	while (c->nseq && js->node_job[c->seq[c->nseq - 1]] == RT_JOB_NONE)
+		c->nseq--;
 	free(js->job[j].id);
 	memset(&js->job[j], 0, sizeof(js->job[j]));
 	js->njobs = j;
@@ -247,6 +253,41 @@ static int add_job(struct ctx *c, const struct rt_job_spec *sp)
 	return ret;
 }
 
+/* Each job's ranks: its nodes' linked ports, in claim order. */
+static int rank_jobs(struct ctx *c)
+{
+	struct rt_jobs *js = c->js;
+	const struct fabric *f = c->f;
+	uint32_t j, *at;
+	unsigned int p;
+	size_t i;
+
+	js->rank_off = calloc(js->njobs + 1, sizeof(*js->rank_off));
+	at = calloc(js->njobs + 1, sizeof(*at));
+	if (!js->rank_off || !at) {
+		free(at);
+		return -ENOMEM;
+	}
+	for (j = 0; j < js->njobs; j++)
+		js->rank_off[j + 1] = js->rank_off[j] + js->job[j].ports;
+	js->rank = calloc(js->rank_off[js->njobs] + 1, sizeof(*js->rank));
+	if (!js->rank) {
+		free(at);
+		return -ENOMEM;
+	}
+	memcpy(at, js->rank_off, js->njobs * sizeof(*at));
+	for (i = 0; i < c->nseq; i++) {
+		uint32_t n = c->seq[i];
+
+		j = js->node_job[n];
+		for (p = 1; p <= f->nodes[n].nports; p++)
+			if (fab_port(f, n, p)->peer != FAB_NONE)
+				js->rank[at[j]++] = (struct rt_rank){ n, p };
+	}
+	free(at);
+	return 0;
+}
+
 int rt_jobs_build_drop(struct rt_jobs *js, const struct fabric *f,
 		       const struct rt_job_spec *spec, size_t n,
 		       rt_jobs_drop_fn drop, void *ctx, char *err, size_t len)
@@ -262,20 +303,24 @@ int rt_jobs_build_drop(struct rt_jobs *js, const struct fabric *f,
 	js->job = calloc(n ? n : 1, sizeof(*js->job));
 	js->node_job = malloc((f->nnodes ? f->nnodes : 1) *
 			      sizeof(*js->node_job));
+	c.seq = malloc((f->nnodes ? f->nnodes : 1) * sizeof(*c.seq));
 	ret = -ENOMEM;
-	if (!js->job || !js->node_job)
+	if (!js->job || !js->node_job || !c.seq)
 		goto out;
 	for (i = 0; i < f->nnodes; i++)
 		js->node_job[i] = RT_JOB_NONE;
 	ret = index_hosts(&c);
 	for (i = 0; !ret && i < n; i++)
 		ret = add_job(&c, &spec[i]);
+	if (!ret)
+		ret = rank_jobs(&c);
 out:
 	if (ret == -ENOMEM && !*err)
 		snprintf(err, len, "out of memory");
 	for (i = 0; c.h && i < c.nh; i++)
 		free(c.h[i].name);
 	free(c.h);
+	free(c.seq);
 	if (ret)
 		rt_jobs_release(js);
 	return ret;
@@ -296,5 +341,7 @@ void rt_jobs_release(struct rt_jobs *js)
 		free(js->job[j].id);
 	free(js->job);
 	free(js->node_job);
+	free(js->rank_off);
+	free(js->rank);
 	memset(js, 0, sizeof(*js));
 }

@@ -49,11 +49,20 @@ enum rt_job_policy {
 int rt_job_policy_parse(const char *name, enum rt_job_policy *p);
 const char *rt_job_policy_name(enum rt_job_policy p);
 
+/* One rank of a job: a linked CA port. */
+struct rt_rank {
+	uint32_t node;
+	uint8_t port;
+};
+
 /*
  * A job set for one fabric, which it borrows and must outlive it.  A job
  * holds whole hosts: every HCA whose host name matches (a rail-optimized
  * host's HCAs sit on different leaves but run one job), so the map is per
- * CA node, not per port.  Owned; rt_jobs_release() frees it.
+ * CA node, not per port.  Its ranks are its hosts' linked CA ports in the
+ * order the scheduler listed the hosts (a host's HCAs in node order, an
+ * HCA's ports in port order): the rank order a launcher gives them.
+ * Owned; rt_jobs_release() frees it.
  */
 struct rt_jobs {
 	const struct fabric *fab;
@@ -62,6 +71,8 @@ struct rt_jobs {
 	uint64_t search_moves;		/* fat-tree job search, 0: default */
 	struct rt_job *job;
 	uint32_t *node_job;		/* per fabric node: job index or RT_JOB_NONE */
+	uint32_t *rank_off;		/* njobs + 1: job j's ranks in rank[] */
+	struct rt_rank *rank;
 };
 
 /*

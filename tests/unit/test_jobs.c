@@ -464,6 +464,11 @@ static void test_build_drop(void)
 		cnt += js.node_job[n] != RT_JOB_NONE;
 	CU_ASSERT_EQUAL(cnt, 3);
 	CU_ASSERT_STRING_EQUAL(err, "");
+	/* the left-out job's ranks go with it */
+	CU_ASSERT_EQUAL_FATAL(js.rank_off[2], 3);
+	CU_ASSERT_EQUAL(js.rank_off[1], 2);
+	CU_ASSERT_EQUAL(js.rank[1].node, n1);
+	CU_ASSERT_EQUAL(js.rank[2].node, n3);
 	rt_jobs_release(&js);
 
 	/* other errors still fail the whole set */
@@ -472,6 +477,57 @@ static void test_build_drop(void)
 					   sizeof(err)), -ENOENT);
 	CU_ASSERT_EQUAL(d.n, 2);
 	mix_free(&m);
+	fab_free(f);
+}
+
+/*
+ * Ranks are the hosts' linked CA ports in the order the hosts were
+ * listed, a host named twice once, each HCA of a host in node order.
+ */
+static void test_build_ranks(void)
+{
+	struct gen_fattree ft;
+	struct gen_opts o;
+	struct fabric *f = NULL;
+	struct rt_job_spec sp[2];
+	const char *a[4], *b[1];
+	uint32_t hca[4][2], n;
+	struct rt_jobs js;
+	char err[256], name[4][NAME_LEN];
+	unsigned int k = 0, i;
+
+	gen_opts_init(&o);
+	o.hcas = 2;
+	CU_ASSERT_FATAL(!gen_fattree_kary(&ft, 4, 2, err, sizeof(err)));
+	CU_ASSERT_FATAL(!gen_fattree(&ft, &o, &f, err, sizeof(err)));
+	CU_ASSERT_FATAL(!fab_assign_lids(f, 0));
+	/* the first four hosts, each with its two HCAs in node order */
+	for (n = 0; n < f->nnodes && k < 8; n++) {
+		if (fab_is_sw(f, n))
+			continue;
+		fab_host_name(f, n, name[k / 2], NAME_LEN);
+		hca[k / 2][k % 2] = n;
+		k++;
+	}
+	a[0] = name[3];
+	a[1] = name[0];
+	a[2] = name[3];
+	a[3] = name[2];
+	b[0] = name[1];
+	sp[0] = spec("j1", 1, a, 4);
+	sp[1] = spec("j2", 1, b, 1);
+	CU_ASSERT_FATAL(!rt_jobs_build(&js, f, sp, 2, err, sizeof(err)));
+	CU_ASSERT_EQUAL_FATAL(js.rank_off[1], 6);
+	CU_ASSERT_EQUAL_FATAL(js.rank_off[2], 8);
+	for (i = 0; i < 6; i++) {
+		static const unsigned int host[] = { 3, 3, 0, 0, 2, 2 };
+
+		CU_ASSERT_EQUAL(js.rank[i].node, hca[host[i]][i % 2]);
+		CU_ASSERT_EQUAL(js.rank[i].port, 1);
+	}
+	CU_ASSERT_EQUAL(js.rank[6].node, hca[1][0]);
+	CU_ASSERT_EQUAL(js.rank[7].node, hca[1][1]);
+	rt_jobs_release(&js);
 	fab_free(f);
 }
 
@@ -1275,6 +1331,7 @@ TU_SUITE(jobs,
 	 { "job set hosts and GUIDs", test_build_hosts },
 	 { "job set leaves a clashing job out", test_build_drop },
 	 { "job set: GUIDs of nameless CAs", test_build_nameless },
+	 { "job set: ranks in host list order", test_build_ranks },
 	 { "job-own loads", test_jobload },
 	 { "no jobs, same tables", test_no_jobs_same },
 	 { "spread: correct, lower own loads", test_spread },
