@@ -1,0 +1,581 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Concurrent collectives on the flow model: the flows of each round walked
+ * through the tables, then rated max-min fairly by progressive filling.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../topology/gen.h"
+#include "collsim.h"
+
+static const char *const patterns[] = {
+	[CS_RING] = "ring",
+	[CS_ALLTOALL] = "alltoall",
+};
+
+int cs_pattern_parse(const char *name, enum cs_pattern *p)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(patterns) / sizeof(patterns[0]); i++)
+		if (name && !strcmp(name, patterns[i])) {
+			*p = i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *cs_pattern_name(enum cs_pattern p)
+{
+	return (size_t)p < sizeof(patterns) / sizeof(patterns[0]) ?
+	       patterns[p] : "?";
+}
+
+struct hent {
+	double share;
+	uint32_t link;		/* dense id */
+};
+
+/*
+ * Progressive filling's state over the links of one round, dense ids
+ * given in order of first use.  Shares only grow as flows freeze (a flow
+ * frozen at the smallest share leaves the others more each), so a heap
+ * with stale entries checked when popped finds the next bottleneck.
+ */
+struct mm {
+	uint32_t nlinks;	/* link ids below this */
+	uint32_t *dense;	/* per link id: dense id, UINT32_MAX unused */
+	uint32_t *ids;		/* dense -> link id */
+	uint32_t nused;
+	double *rem;		/* per dense link: capacity left */
+	uint32_t *cnt;		/* flows not frozen */
+	uint32_t *loff;		/* dense links' flows, CSR */
+	uint32_t *lfl;
+	struct hent *heap;
+	size_t nheap;
+	bool *frozen;		/* per flow */
+	uint32_t maxflows;
+	size_t maxrefs;
+};
+
+static void mm_release(struct mm *m)
+{
+	free(m->dense);
+	free(m->ids);
+	free(m->rem);
+	free(m->cnt);
+	free(m->loff);
+	free(m->lfl);
+	free(m->heap);
+	free(m->frozen);
+	memset(m, 0, sizeof(*m));
+}
+
+static int mm_init(struct mm *m, uint32_t nlinks)
+{
+	uint32_t i;
+
+	memset(m, 0, sizeof(*m));
+	m->nlinks = nlinks;
+	m->dense = malloc((nlinks ? nlinks : 1) * sizeof(*m->dense));
+	m->ids = malloc((nlinks ? nlinks : 1) * sizeof(*m->ids));
+	m->rem = malloc((nlinks ? nlinks : 1) * sizeof(*m->rem));
+	m->cnt = malloc((nlinks ? nlinks : 1) * sizeof(*m->cnt));
+	m->loff = malloc((nlinks + 1) * sizeof(*m->loff));
+	if (!m->dense || !m->ids || !m->rem || !m->cnt || !m->loff) {
+		mm_release(m);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nlinks; i++)
+		m->dense[i] = UINT32_MAX;
+	return 0;
+}
+
+/* Room for n flows crossing refs links in all. */
+static int mm_reserve(struct mm *m, uint32_t n, size_t refs)
+{
+	void *p;
+
+	if (n > m->maxflows) {
+		p = realloc(m->frozen, n * sizeof(*m->frozen));
+		if (!p)
+			return -ENOMEM;
+		m->frozen = p;
+		m->maxflows = n;
+	}
+	if (refs > m->maxrefs) {
+		p = realloc(m->lfl, refs * sizeof(*m->lfl));
+		if (!p)
+			return -ENOMEM;
+		m->lfl = p;
+		p = realloc(m->heap, (refs + m->nlinks + 1) * sizeof(*m->heap));
+		if (!p)
+			return -ENOMEM;
+		m->heap = p;
+		m->maxrefs = refs;
+	}
+	return 0;
+}
+
+static void heap_push(struct mm *m, double share, uint32_t d)
+{
+	size_t i = m->nheap++;
+
+	while (i) {
+		size_t up = (i - 1) / 2;
+
+		if (m->heap[up].share <= share)
+			break;
+		m->heap[i] = m->heap[up];
+		i = up;
+	}
+	m->heap[i] = (struct hent){ share, d };
+}
+
+static struct hent heap_pop(struct mm *m)
+{
+	struct hent top = m->heap[0], last = m->heap[--m->nheap];
+	size_t i = 0, c;
+
+	while ((c = 2 * i + 1) < m->nheap) {
+		if (c + 1 < m->nheap && m->heap[c + 1].share < m->heap[c].share)
+			c++;
+		if (last.share <= m->heap[c].share)
+			break;
+		m->heap[i] = m->heap[c];
+		i = c;
+	}
+	if (m->nheap)
+		m->heap[i] = last;
+	return top;
+}
+
+/* Dense ids for the round's links and the flows of each, CSR. */
+static void mm_index(struct mm *m, uint32_t n, const uint32_t *off,
+		     const uint32_t *lnk)
+{
+	uint32_t i, d;
+	size_t k;
+
+	m->nused = 0;
+	for (k = 0; k < off[n]; k++) {
+		d = m->dense[lnk[k]];
+		if (d == UINT32_MAX) {
+			d = m->dense[lnk[k]] = m->nused;
+			m->ids[m->nused++] = lnk[k];
+			m->cnt[d] = 0;
+		}
+		m->cnt[d]++;
+	}
+	m->loff[0] = 0;
+	for (d = 0; d < m->nused; d++) {
+		m->loff[d + 1] = m->loff[d] + m->cnt[d];
+		m->rem[d] = 1.0;
+	}
+	for (d = 0; d < m->nused; d++)
+		m->cnt[d] = m->loff[d];
+	for (i = 0; i < n; i++)
+		for (k = off[i]; k < off[i + 1]; k++)
+			m->lfl[m->cnt[m->dense[lnk[k]]]++] = i;
+	for (d = 0; d < m->nused; d++)
+		m->cnt[d] -= m->loff[d];
+}
+
+/* Freeze flow i at rate r: its links give up r each. */
+static void freeze(struct mm *m, uint32_t i, double r, const uint32_t *off,
+		   const uint32_t *lnk, double *rate)
+{
+	size_t k;
+
+	m->frozen[i] = true;
+	rate[i] = r;
+	for (k = off[i]; k < off[i + 1]; k++) {
+		uint32_t d = m->dense[lnk[k]];
+
+		m->rem[d] = m->rem[d] > r ? m->rem[d] - r : 0;
+		m->cnt[d]--;
+	}
+}
+
+static int mm_solve(struct mm *m, uint32_t n, const uint32_t *off,
+		    const uint32_t *lnk, double *rate)
+{
+	uint32_t i, d;
+	size_t k;
+	int ret = mm_reserve(m, n, off[n]);
+
+	if (ret)
+		return ret;
+	mm_index(m, n, off, lnk);
+	for (i = 0; i < n; i++) {
+		m->frozen[i] = off[i] == off[i + 1];
+		rate[i] = 1.0;
+	}
+	m->nheap = 0;
+	for (d = 0; d < m->nused; d++)
+		heap_push(m, m->rem[d] / m->cnt[d], d);
+	while (m->nheap) {
+		struct hent h = heap_pop(m);
+		double share;
+
+		d = h.link;
+		if (!m->cnt[d])
+			continue;
+		share = m->rem[d] / m->cnt[d];
+		if (share > h.share * (1 + 1e-12) + 1e-15) {
+			heap_push(m, share, d);
+			continue;
+		}
+		for (k = m->loff[d]; k < m->loff[d + 1]; k++)
+			if (!m->frozen[m->lfl[k]])
+				freeze(m, m->lfl[k], share, off, lnk, rate);
+	}
+	for (d = 0; d < m->nused; d++)
+		m->dense[m->ids[d]] = UINT32_MAX;
+	return 0;
+}
+
+int cs_maxmin(uint32_t n, const uint32_t *off, const uint32_t *lnk,
+	      uint32_t nlinks, double *rate)
+{
+	struct mm m;
+	int ret = mm_init(&m, nlinks);
+
+	if (!ret)
+		ret = mm_solve(&m, n, off, lnk, rate);
+	mm_release(&m);
+	return ret;
+}
+
+/* One round's flows: links as fabric port indices, CSR. */
+struct round {
+	uint32_t n, cap;
+	uint32_t *off;		/* cap + 1 */
+	uint32_t *job;		/* per flow */
+	bool *lost;		/* per flow: not delivered */
+	uint32_t *lnk;
+	size_t nlnk, lcap;
+	double *rate;
+};
+
+static void round_release(struct round *w)
+{
+	free(w->off);
+	free(w->job);
+	free(w->lost);
+	free(w->lnk);
+	free(w->rate);
+}
+
+static int round_init(struct round *w, uint32_t cap)
+{
+	memset(w, 0, sizeof(*w));
+	w->cap = cap;
+	w->off = malloc((cap + 1) * sizeof(*w->off));
+	w->job = malloc((cap ? cap : 1) * sizeof(*w->job));
+	w->lost = malloc((cap ? cap : 1) * sizeof(*w->lost));
+	w->rate = malloc((cap ? cap : 1) * sizeof(*w->rate));
+	w->lcap = (size_t)(cap ? cap : 1) * 8;
+	w->lnk = malloc(w->lcap * sizeof(*w->lnk));
+	if (!w->off || !w->job || !w->lost || !w->rate || !w->lnk) {
+		round_release(w);
+		return -ENOMEM;
+	}
+	w->off[0] = 0;
+	return 0;
+}
+
+static int room(struct round *w, size_t more)
+{
+	uint32_t *p;
+
+	if (w->nlnk + more <= w->lcap)
+		return 0;
+	p = realloc(w->lnk, (w->lcap * 2 + more) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	w->lnk = p;
+	w->lcap = w->lcap * 2 + more;
+	return 0;
+}
+
+/* Fabric port index of node n's port p. */
+static uint32_t gport(const struct fabric *f, uint32_t n, unsigned int p)
+{
+	return f->nodes[n].port0 + p;
+}
+
+/*
+ * Append flow a -> b of job j: the links it crosses, or none and lost
+ * when the tables do not deliver it (a hole, a dead port, a loop).
+ */
+static int add_flow(struct round *w, const struct rt_tables *t,
+		    struct rt_rank a, struct rt_rank b, uint32_t j)
+{
+	const struct fabric *f = t->fab;
+	const struct fab_port *fp = fab_port(f, a.node, a.port);
+	unsigned int lid = fab_port(f, b.node, b.port)->lid, hops;
+	size_t start = w->nlnk;
+	uint32_t s, g, peer = fp->peer;
+	int ret = room(w, 1);
+
+	if (ret)
+		return ret;
+	w->lnk[w->nlnk++] = gport(f, a.node, a.port);
+	s = peer != FAB_NONE && fab_is_sw(f, peer) ? t->node_sw[peer] :
+						     FAB_NONE;
+	for (hops = 0; s != FAB_NONE && lid && lid <= t->top &&
+		       hops <= t->nsw; hops++) {
+		unsigned int o = rt_lft(t, s)[lid];
+		uint32_t sn = t->sw_node[s];
+
+		if (!o || o > f->nodes[sn].nports || (ret = room(w, 1)))
+			break;
+		g = gport(f, sn, o);
+		w->lnk[w->nlnk++] = g;
+		peer = f->ports[g].peer;
+		fp = &f->ports[g];
+		s = peer != FAB_NONE && fab_is_sw(f, peer) ? t->node_sw[peer] :
+							     FAB_NONE;
+	}
+	if (ret)
+		return ret;
+	w->job[w->n] = j;
+	w->lost[w->n] = peer != b.node || fp->peer_port != b.port;
+	if (w->lost[w->n])
+		w->nlnk = start;
+	w->off[++w->n] = w->nlnk;
+	return 0;
+}
+
+struct sim {
+	const struct rt_tables *t;
+	const struct rt_jobs *js;
+	const struct cs_opts *o;
+	struct cs_result *r;
+	uint32_t *order;	/* per rank slot: index into js->rank */
+	uint32_t *first;	/* per job: all-to-all starting shift */
+	double *inv;		/* per job: sum of 1 / round bandwidth */
+	bool *zero;		/* per job: a round at rate 0 */
+	double *rbw;		/* per job: this round's bandwidth */
+	struct round w;
+	struct mm m;
+};
+
+static uint32_t ranks(const struct rt_jobs *js, uint32_t j)
+{
+	return js->rank_off[j + 1] - js->rank_off[j];
+}
+
+/* The switch a rank's port is cabled to, FAB_NONE for none. */
+static uint32_t leaf_of(const struct rt_tables *t, struct rt_rank k)
+{
+	uint32_t peer = fab_port(t->fab, k.node, k.port)->peer;
+
+	return peer != FAB_NONE && fab_is_sw(t->fab, peer) ?
+	       t->node_sw[peer] : FAB_NONE;
+}
+
+void cs_ring_order(const struct rt_tables *t, const struct rt_jobs *js,
+		   uint32_t j, uint32_t *out)
+{
+	const struct rt_rank *rk = js->rank + js->rank_off[j];
+	uint32_t n = ranks(js, j), i, k, at = 0;
+
+	/* selection by first appearance: a job has few leaves */
+	for (i = 0; i < n; i++) {
+		uint32_t leaf = leaf_of(t, rk[i]);
+		bool seen = false;
+
+		for (k = 0; k < at && !seen; k++)
+			seen = leaf_of(t, rk[out[k]]) == leaf;
+		if (seen)
+			continue;
+		for (k = i; k < n; k++)
+			if (leaf_of(t, rk[k]) == leaf)
+				out[at++] = k;
+	}
+}
+
+/* Every job's all-to-all rank order, seeded shuffle or as given. */
+static void a2a_order(struct sim *c)
+{
+	const struct rt_jobs *js = c->js;
+	uint64_t rng = c->o->seed ^ 0x2545f4914f6cdd1dull;
+	uint32_t j, i, x, *ord;
+
+	for (j = 0; j < js->njobs; j++) {
+		uint32_t n = ranks(js, j);
+
+		ord = c->order + js->rank_off[j];
+		for (i = 0; i < n; i++)
+			ord[i] = i;
+		for (i = n; c->o->shuffle && i > 1; i--) {
+			uint32_t k = gen_rng_below(&rng, i);
+
+			x = ord[i - 1];
+			ord[i - 1] = ord[k];
+			ord[k] = x;
+		}
+		c->first[j] = n > 1 ? gen_rng_below(&rng, n - 1) : 0;
+	}
+}
+
+/* Rate the round's flows and take each job's slowest. */
+static int run_round(struct sim *c)
+{
+	struct round *w = &c->w;
+	uint32_t i, j;
+	int ret = mm_solve(&c->m, w->n, w->off, w->lnk, w->rate);
+
+	if (ret)
+		return ret;
+	for (j = 0; j < c->js->njobs; j++)
+		c->rbw[j] = 1.0;
+	for (i = 0; i < w->n; i++) {
+		double r = w->lost[i] ? 0 : w->rate[i];
+
+		c->r->lost += w->lost[i];
+		if (r < c->rbw[w->job[i]])
+			c->rbw[w->job[i]] = r;
+	}
+	c->r->flows += w->n;
+	return 0;
+}
+
+static int ring(struct sim *c)
+{
+	const struct rt_jobs *js = c->js;
+	uint32_t j, i;
+	int ret = 0;
+
+	c->w.n = 0;
+	c->w.nlnk = 0;
+	for (j = 0; j < js->njobs && !ret; j++) {
+		const struct rt_rank *rk = js->rank + js->rank_off[j];
+		uint32_t n = ranks(js, j), *ord = c->order + js->rank_off[j];
+
+		if (n < 2)
+			continue;
+		cs_ring_order(c->t, js, j, ord);
+		for (i = 0; i < n && !ret; i++)
+			ret = add_flow(&c->w, c->t, rk[ord[i]],
+				       rk[ord[(i + 1) % n]], j);
+	}
+	if (!ret)
+		ret = run_round(c);
+	for (j = 0; !ret && j < js->njobs; j++)
+		c->r->bw[j] = ranks(js, j) > 1 ? c->rbw[j] : 0;
+	c->r->rounds = 1;
+	return ret;
+}
+
+static int alltoall(struct sim *c)
+{
+	const struct rt_jobs *js = c->js;
+	uint32_t j, i, rnd, nr = c->o->rounds;
+	int ret = 0;
+
+	a2a_order(c);
+	for (j = 0; !c->o->rounds && j < js->njobs; j++)
+		if (ranks(js, j) > nr + 1)
+			nr = ranks(js, j) - 1;
+	for (rnd = 0; rnd < nr && !ret; rnd++) {
+		c->w.n = 0;
+		c->w.nlnk = 0;
+		for (j = 0; j < js->njobs && !ret; j++) {
+			const struct rt_rank *rk = js->rank + js->rank_off[j];
+			uint32_t n = ranks(js, j), s;
+			const uint32_t *ord = c->order + js->rank_off[j];
+
+			if (n < 2)
+				continue;
+			s = 1 + (c->first[j] + rnd) % (n - 1);
+			for (i = 0; i < n && !ret; i++)
+				ret = add_flow(&c->w, c->t, rk[ord[i]],
+					       rk[ord[(i + s) % n]], j);
+		}
+		if (!ret)
+			ret = run_round(c);
+		for (j = 0; !ret && j < js->njobs; j++) {
+			if (ranks(js, j) < 2)
+				continue;
+			if (c->rbw[j] > 0)
+				c->inv[j] += 1 / c->rbw[j];
+			else
+				c->zero[j] = true;
+		}
+	}
+	for (j = 0; !ret && j < js->njobs; j++)
+		c->r->bw[j] = ranks(js, j) < 2 || c->zero[j] || !nr ? 0 :
+			      nr / c->inv[j];
+	c->r->rounds = nr;
+	return ret;
+}
+
+static void summarise(struct cs_result *r, const struct rt_jobs *js)
+{
+	double sum = 0;
+	uint32_t j;
+
+	r->worst = 0;
+	for (j = 0; j < js->njobs; j++) {
+		if (ranks(js, j) < 2)
+			continue;
+		if (!r->active || r->bw[j] < r->worst)
+			r->worst = r->bw[j];
+		sum += r->bw[j];
+		r->active++;
+	}
+	r->mean = r->active ? sum / r->active : 0;
+}
+
+static void sim_release(struct sim *c)
+{
+	free(c->order);
+	free(c->first);
+	free(c->inv);
+	free(c->zero);
+	free(c->rbw);
+	round_release(&c->w);
+	mm_release(&c->m);
+}
+
+int cs_run(const struct rt_tables *t, const struct rt_jobs *js,
+	   const struct cs_opts *o, struct cs_result *r)
+{
+	struct sim c = { .t = t, .js = js, .o = o, .r = r };
+	uint32_t nj = js->njobs ? js->njobs : 1;
+	uint32_t nr = js->rank_off ? js->rank_off[js->njobs] : 0;
+	int ret = -ENOMEM;
+
+	memset(r, 0, sizeof(*r));
+	r->pattern = o->pattern;
+	r->njobs = js->njobs;
+	r->bw = calloc(nj, sizeof(*r->bw));
+	c.order = calloc(nr ? nr : 1, sizeof(*c.order));
+	c.first = calloc(nj, sizeof(*c.first));
+	c.inv = calloc(nj, sizeof(*c.inv));
+	c.zero = calloc(nj, sizeof(*c.zero));
+	c.rbw = calloc(nj, sizeof(*c.rbw));
+	if (!r->bw || !c.order || !c.first || !c.inv || !c.zero || !c.rbw)
+		goto out;
+	if (round_init(&c.w, nr) || mm_init(&c.m, t->fab->nports))
+		goto out;
+	ret = o->pattern == CS_RING ? ring(&c) : alltoall(&c);
+	if (!ret)
+		summarise(r, js);
+out:
+	sim_release(&c);
+	if (ret)
+		cs_result_release(r);
+	return ret;
+}
+
+void cs_result_release(struct cs_result *r)
+{
+	free(r->bw);
+	r->bw = NULL;
+}

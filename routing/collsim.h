@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The flow-level model of concurrent collectives: every job runs its ring
+ * all-reduce or its all-to-all at the same time over a routing's tables,
+ * links shared max-min fairly.  What a job feels, not a link count.
+ */
+#ifndef GPUAWARE_COLLSIM_H
+#define GPUAWARE_COLLSIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "jobs.h"
+#include "lft.h"
+
+/*
+ * The model.  Every directed link, a CA's own link in each direction
+ * included, has capacity 1 (line rate).  A flow follows the tables from
+ * its source CA port to its destination's base LID.  All flows of a round
+ * run at once and share links max-min fairly (progressive filling: every
+ * flow grows at the same pace until a link it crosses is full).  A job's
+ * bandwidth in a round is its slowest flow's; a flow the tables do not
+ * deliver has rate 0.
+ *
+ * CS_RING: NCCL's ring, ranks grouped by leaf switch (the switch a rank's
+ * port is cabled to; leaves in the order of their first rank, ranks in
+ * rank order within a leaf), each rank sending to the next, the last to
+ * the first.  One round: a ring's steps all move the same flows.
+ *
+ * CS_ALLTOALL: shift rounds, rank i sending to rank i + s (mod n) in
+ * round s, over the job's rank order (the scheduler's host order, or a
+ * seeded random one).  Jobs are not in step with each other: each starts
+ * at a seeded random shift and they run the same number of rounds, the
+ * largest job's n - 1 unless told, smaller jobs starting over.  A job's
+ * all-to-all bandwidth is rounds over the sum of 1 / its round bandwidth:
+ * the rate at which its collective completes.
+ */
+enum cs_pattern {
+	CS_RING,
+	CS_ALLTOALL,
+};
+
+/* "ring", "alltoall"; 0 or -EINVAL. */
+int cs_pattern_parse(const char *name, enum cs_pattern *p);
+const char *cs_pattern_name(enum cs_pattern p);
+
+struct cs_opts {
+	enum cs_pattern pattern;
+	unsigned int rounds;	/* all-to-all rounds, 0: the largest job's */
+	uint64_t seed;		/* the jobs' first shifts (and shuffle) */
+	bool shuffle;		/* all-to-all over a seeded random rank order */
+};
+
+/* Owned; cs_result_release() frees it. */
+struct cs_result {
+	enum cs_pattern pattern;
+	unsigned int njobs;
+	double *bw;		/* per job, fraction of line rate */
+	double mean, worst;	/* over the jobs with two ranks or more */
+	unsigned int active;	/* those jobs */
+	unsigned int rounds;
+	uint64_t flows;		/* simulated, over all rounds */
+	uint64_t lost;		/* of those, not delivered by the tables */
+};
+
+/*
+ * Run js's jobs (of t's fabric) on t as o says into r.  Returns 0 or
+ * -ENOMEM; r needs cs_result_release() only after 0.
+ */
+int cs_run(const struct rt_tables *t, const struct rt_jobs *js,
+	   const struct cs_opts *o, struct cs_result *r);
+void cs_result_release(struct cs_result *r);
+
+/*
+ * The ring order of job j: its ranks' indices into js->rank (from
+ * js->rank_off[j]) as CS_RING orders them, into out (room for the job's
+ * ranks).  The routing that serves rings uses the same order.
+ */
+void cs_ring_order(const struct rt_tables *t, const struct rt_jobs *js,
+		   uint32_t j, uint32_t *out);
+
+/*
+ * Max-min fair rates of n flows over links of capacity 1: flow i crosses
+ * the links lnk[off[i]] up to lnk[off[i + 1]] (ids below nlinks, each at
+ * most once per flow); rate[i] gets its rate, 1 for a flow that crosses
+ * none.  Returns 0 or -ENOMEM.
+ */
+int cs_maxmin(uint32_t n, const uint32_t *off, const uint32_t *lnk,
+	      uint32_t nlinks, double *rate);
+
+#endif

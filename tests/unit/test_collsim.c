@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The collectives model: max-min rates with known answers, and ring and
+ * all-to-all bandwidths on a hand-made fabric worked out by hand.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "tu.h"
+#include "routing/collsim.h"
+#include "routing/route.h"
+
+#define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
+
+static void test_shared_link(void)
+{
+	const uint32_t off[] = { 0, 1, 2 }, lnk[] = { 0, 0 };
+	double rate[2];
+
+	CU_ASSERT_FATAL(!cs_maxmin(2, off, lnk, 1, rate));
+	CU_ASSERT(NEAR(rate[0], 0.5));
+	CU_ASSERT(NEAR(rate[1], 0.5));
+}
+
+/*
+ * f0 and f1 share link 0; f1, f2 and f3 share link 1, which holds f1 to a
+ * third: link 0 gives f0 the two thirds f1 cannot take.  Without f3, f1
+ * rises to a half and f0 falls to a half.
+ */
+static void test_bottleneck_freed(void)
+{
+	const uint32_t off[] = { 0, 1, 3, 4, 5 }, lnk[] = { 0, 0, 1, 1, 1 };
+	double rate[4];
+
+	CU_ASSERT_FATAL(!cs_maxmin(4, off, lnk, 2, rate));
+	CU_ASSERT(NEAR(rate[0], 2.0 / 3));
+	CU_ASSERT(NEAR(rate[1], 1.0 / 3));
+	CU_ASSERT(NEAR(rate[2], 1.0 / 3));
+	CU_ASSERT(NEAR(rate[3], 1.0 / 3));
+	CU_ASSERT_FATAL(!cs_maxmin(3, off, lnk, 2, rate));
+	CU_ASSERT(NEAR(rate[0], 0.5));
+	CU_ASSERT(NEAR(rate[1], 0.5));
+	CU_ASSERT(NEAR(rate[2], 0.5));
+}
+
+/* A long flow over three links, each shared with one short flow. */
+static void test_parking_lot(void)
+{
+	const uint32_t off[] = { 0, 3, 4, 5, 6 }, lnk[] = { 0, 1, 2, 0, 1, 2 };
+	double rate[4];
+	int i;
+
+	CU_ASSERT_FATAL(!cs_maxmin(4, off, lnk, 3, rate));
+	for (i = 0; i < 4; i++)
+		CU_ASSERT(NEAR(rate[i], 0.5));
+}
+
+/* Flows over no link run at line rate; links used by none are fine. */
+static void test_empty(void)
+{
+	const uint32_t off[] = { 0, 0, 1 }, lnk[] = { 5 };
+	double rate[2];
+
+	CU_ASSERT_FATAL(!cs_maxmin(2, off, lnk, 8, rate));
+	CU_ASSERT(NEAR(rate[0], 1));
+	CU_ASSERT(NEAR(rate[1], 1));
+}
+
+/*
+ * Two switches joined by one cable, hosts a1 a2 a3 on the first and b1 b2
+ * b3 on the second, routed up/down.
+ */
+static struct fabric *pair(void)
+{
+	struct fabric *f = fab_new();
+
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT_FATAL(fab_add_node(f, FAB_SW, 4, 0x10, "s1") == 0);
+	CU_ASSERT_FATAL(fab_add_node(f, FAB_SW, 4, 0x20, "s2") == 1);
+	CU_ASSERT_FATAL(fab_add_node(f, FAB_CA, 1, 0x11, "a1 hca") == 2);
+	CU_ASSERT_FATAL(fab_add_node(f, FAB_CA, 1, 0x12, "a2 hca") == 3);
+	CU_ASSERT_FATAL(fab_add_node(f, FAB_CA, 1, 0x21, "b1 hca") == 4);
+	CU_ASSERT_FATAL(fab_add_node(f, FAB_CA, 1, 0x22, "b2 hca") == 5);
+	CU_ASSERT_FATAL(fab_add_node(f, FAB_CA, 1, 0x13, "a3 hca") == 6);
+	CU_ASSERT_FATAL(fab_add_node(f, FAB_CA, 1, 0x23, "b3 hca") == 7);
+	CU_ASSERT_FATAL(!fab_link(f, 0, 1, 1, 1, 4, 250));
+	CU_ASSERT_FATAL(!fab_link(f, 0, 2, 2, 1, 4, 250));
+	CU_ASSERT_FATAL(!fab_link(f, 0, 3, 3, 1, 4, 250));
+	CU_ASSERT_FATAL(!fab_link(f, 1, 2, 4, 1, 4, 250));
+	CU_ASSERT_FATAL(!fab_link(f, 1, 3, 5, 1, 4, 250));
+	CU_ASSERT_FATAL(!fab_link(f, 0, 4, 6, 1, 4, 250));
+	CU_ASSERT_FATAL(!fab_link(f, 1, 4, 7, 1, 4, 250));
+	CU_ASSERT_FATAL(!fab_assign_lids(f, 0));
+	return f;
+}
+
+struct pair_run {
+	struct fabric *f;
+	struct rt_tables t;
+	struct rt_jobs js;
+	struct rt_summary sum;
+};
+
+static void pair_start(struct pair_run *p, const struct rt_job_spec *sp,
+		       size_t n)
+{
+	char err[256];
+
+	p->f = pair();
+	CU_ASSERT_FATAL(!rt_route(p->f, RT_ENGINE_UPDOWN, NULL, &p->t,
+				  &p->sum));
+	CU_ASSERT_FATAL(!rt_jobs_build(&p->js, p->f, sp, n, err,
+				       sizeof(err)));
+}
+
+static void pair_end(struct pair_run *p)
+{
+	rt_jobs_release(&p->js);
+	rt_tables_release(&p->t);
+	fab_free(p->f);
+}
+
+static double run(struct pair_run *p, enum cs_pattern pat, unsigned int j)
+{
+	struct cs_opts o = { .pattern = pat };
+	struct cs_result r;
+	double bw;
+
+	CU_ASSERT_FATAL(!cs_run(&p->t, &p->js, &o, &r));
+	CU_ASSERT_EQUAL(r.lost, 0);
+	bw = r.bw[j];
+	cs_result_release(&r);
+	return bw;
+}
+
+/* Two jobs, each with a host on both sides: their rings share the cable. */
+static void test_two_rings(void)
+{
+	static const char *const h1[] = { "a1", "b1" }, *const h2[] = { "a2", "b2" };
+	const struct rt_job_spec sp[] = {
+		{ "j1", 1, h1, 2 }, { "j2", 1, h2, 2 },
+	};
+	struct pair_run p;
+
+	pair_start(&p, sp, 2);
+	CU_ASSERT(NEAR(run(&p, CS_RING, 0), 0.5));
+	CU_ASSERT(NEAR(run(&p, CS_RING, 1), 0.5));
+	CU_ASSERT(NEAR(run(&p, CS_ALLTOALL, 0), 0.5));
+	pair_end(&p);
+	/* alone, a job has the cable to itself */
+	pair_start(&p, sp, 1);
+	CU_ASSERT(NEAR(run(&p, CS_RING, 0), 1));
+	pair_end(&p);
+}
+
+/*
+ * One job listed a1 b1 a2 b2: the ring goes by leaf (a1 a2 b1 b2), one
+ * flow each way over the cable; the all-to-all's shifts 1 and 3 put two
+ * flows on it each way, shift 2 none: 3 rounds in 2 + 1 + 2 time units.
+ */
+static void test_ring_by_leaf(void)
+{
+	static const char *const h[] = { "a1", "b1", "a2", "b2" };
+	const struct rt_job_spec sp = { "j", 1, h, 4 };
+	struct pair_run p;
+	uint32_t ord[4];
+
+	pair_start(&p, &sp, 1);
+	cs_ring_order(&p.t, &p.js, 0, ord);
+	CU_ASSERT(ord[0] == 0 && ord[1] == 2 && ord[2] == 1 && ord[3] == 3);
+	CU_ASSERT(NEAR(run(&p, CS_RING, 0), 1));
+	CU_ASSERT(NEAR(run(&p, CS_ALLTOALL, 0), 0.6));
+	pair_end(&p);
+}
+
+/* A hole in the tables: the flow is lost and its job gets nothing. */
+static void test_lost(void)
+{
+	static const char *const h[] = { "a1", "b1" };
+	const struct rt_job_spec sp = { "j", 1, h, 2 };
+	struct cs_opts o = { .pattern = CS_RING };
+	struct cs_result r;
+	struct pair_run p;
+	unsigned int lid;
+
+	pair_start(&p, &sp, 1);
+	lid = fab_port(p.f, 4, 1)->lid;
+	rt_lft(&p.t, p.t.node_sw[0])[lid] = RT_NO_PATH;
+	CU_ASSERT_FATAL(!cs_run(&p.t, &p.js, &o, &r));
+	CU_ASSERT_EQUAL(r.lost, 1);
+	CU_ASSERT_EQUAL(r.flows, 2);
+	CU_ASSERT(NEAR(r.bw[0], 0));
+	CU_ASSERT(NEAR(r.worst, 0));
+	cs_result_release(&r);
+	pair_end(&p);
+}
+
+/* The same seed gives the same answer; rounds can be capped. */
+static void test_rounds(void)
+{
+	static const char *const h[] = { "a1", "b1", "a2", "b2" };
+	const struct rt_job_spec sp = { "j", 1, h, 4 };
+	struct cs_opts o = { .pattern = CS_ALLTOALL, .rounds = 1 };
+	struct cs_result r;
+	struct pair_run p;
+
+	pair_start(&p, &sp, 1);
+	CU_ASSERT_FATAL(!cs_run(&p.t, &p.js, &o, &r));
+	CU_ASSERT_EQUAL(r.rounds, 1);
+	CU_ASSERT_EQUAL(r.flows, 4);
+	CU_ASSERT(NEAR(r.bw[0], 0.5) || NEAR(r.bw[0], 1));
+	CU_ASSERT_EQUAL(r.active, 1);
+	cs_result_release(&r);
+	pair_end(&p);
+}
+
+/* Every job runs as many rounds as the largest job has shifts. */
+static void test_rounds_largest(void)
+{
+	static const char *const h1[] = { "a1", "b1" };
+	static const char *const h2[] = { "a2", "b2", "a3", "b3" };
+	const struct rt_job_spec sp[] = {
+		{ "small", 1, h1, 2 }, { "large", 1, h2, 4 },
+	};
+	struct cs_opts o = { .pattern = CS_ALLTOALL, .seed = 7 };
+	struct cs_result r;
+	struct pair_run p;
+
+	pair_start(&p, sp, 2);
+	CU_ASSERT_FATAL(!cs_run(&p.t, &p.js, &o, &r));
+	CU_ASSERT_EQUAL(r.rounds, 3);
+	CU_ASSERT_EQUAL(r.flows, 3 * (2 + 4));
+	CU_ASSERT_EQUAL(r.active, 2);
+	CU_ASSERT(r.worst <= r.mean);
+	cs_result_release(&r);
+	pair_end(&p);
+}
+
+static void test_pattern_names(void)
+{
+	enum cs_pattern p;
+
+	CU_ASSERT(!cs_pattern_parse("ring", &p) && p == CS_RING);
+	CU_ASSERT(!cs_pattern_parse("alltoall", &p) && p == CS_ALLTOALL);
+	CU_ASSERT(cs_pattern_parse("allreduce", &p) < 0);
+	CU_ASSERT_STRING_EQUAL(cs_pattern_name(CS_ALLTOALL), "alltoall");
+}
+
+TU_SUITE(collsim,
+	 { "shared link halves two flows", test_shared_link },
+	 { "a bottleneck freed raises the rest", test_bottleneck_freed },
+	 { "parking lot", test_parking_lot },
+	 { "flows without links", test_empty },
+	 { "two rings share a cable", test_two_rings },
+	 { "ring by leaf, all-to-all by rank", test_ring_by_leaf },
+	 { "a lost flow stops its job", test_lost },
+	 { "capped rounds", test_rounds },
+	 { "rounds of the largest job", test_rounds_largest },
+	 { "pattern names", test_pattern_names })
