@@ -348,7 +348,60 @@ if [ -x "$TG" ]; then
 	same "generated mix: every job reported" "$(grep -c 'max own link load' "$w/out")" "$n"
 	run "$TG" jobs --net "$w/ft3.net" --jobs 5-4
 	expect "ibtopogen jobs: bad range" 2 "bad --jobs '5-4'" "$w/err"
+	run "$TG" jobs --net "$w/ft3.net" --jobs 3 --sizes 4-8 --seed 2 \
+		-o "$w/sized.json"
+	expect "ibtopogen jobs --sizes" 0
+	check "ibtopogen jobs --sizes: 3 jobs of 4-8 hosts" awk '
+		/"id":/ { n++; h = gsub(/"node/, ""); if (h < 4 || h > 8) bad = 1 }
+		END { exit bad || n != 3 }' "$w/sized.json"
+	run "$TG" jobs --net "$w/ft3.net" --sizes 8-4
+	expect "ibtopogen jobs: bad sizes" 2 "bad --sizes '8-4'" "$w/err"
+
+	# simulate: routed here with and without the jobs
+	run "$BIN" simulate --net "$w/ft3.net" --jobs "$w/mix1.json" --perms 5
+	expect "simulate --net" 0 "alltoall mean"
+	check "simulate: ring, eBB and a line per job and pattern" sh -c "
+		grep -q '^ring worst *:' '$w/out' && grep -q '^ebb *:' '$w/out' &&
+		[ \$(grep -c ' a2a *:' '$w/out') -eq $n ] &&
+		[ \$(grep -c ' ring *:' '$w/out') -eq $n ]"
+	run "$BIN" simulate --net "$w/ft3.net" --jobs "$w/mix1.json" --json \
+		--pattern ring --perms 0
+	expect "simulate --json" 0
+	json "simulate --json: one object"
+	nw=$(grep -c '"name": "with jobs"' "$w/out" || :)
+	no=$(grep -c '"name": "without jobs"' "$w/out" || :)
+	check "simulate --json: two routings, ring only" sh -c "
+		[ '$nw' = 1 ] && [ '$no' = 1 ] && grep -q ring_mean '$w/out' &&
+		! grep -q alltoall '$w/out'"
+	run "$BIN" simulate --net "$w/ft3.net" --jobs "$w/mix1.json" \
+		--measure-only --perms 0 --pattern alltoall --rounds 3
+	expect "simulate --measure-only" 0 "without jobs"
+	check "simulate --measure-only: one routing" sh -c \
+		"! grep -q 'with jobs' '$w/out'"
+	run "$BIN" simulate --net "$w/ft3.net"
+	expect "simulate: needs --jobs" 2 "needs --jobs" "$w/err"
+	run "$BIN" simulate --net "$w/ft3.net" --dump "$D/osm-2sw-minhop" \
+		--jobs "$w/mix1.json"
+	expect "simulate: --net or --dump" 2 "not both" "$w/err"
+	run "$BIN" simulate --net "$w/ft3.net" --jobs "$w/mix1.json" \
+		--pattern allreduce
+	expect "simulate: bad pattern" 2 "unknown pattern 'allreduce'" "$w/err"
+	run "$BIN" simulate --net "$w/ft3.net" --jobs "$w/mix1.json" --rounds 0
+	expect "simulate: bad rounds" 2 "bad rounds '0'" "$w/err"
 fi
+
+# simulate on OpenSM's dump: two hosts a switch apart, then a hole.
+jobs "$w/pair.json" '{"jobs":[{"id":"a","hosts":["Hca1","Hca2"]}]}'
+run "$BIN" simulate --dump "$D/osm-2sw-minhop" --jobs "$w/pair.json"
+expect "simulate --dump" 0 "a ring"
+check "simulate --dump: line rate alone" grep -q '^ring mean *: *1.000' "$w/out"
+copy osm-2sw-minhop
+lf=$w/osm-2sw-minhop/opensm-lfts.dump
+ln=$(grep -n '^0x0004 003' "$lf" | head -1 | cut -d: -f1)
+sed -i "${ln}s/^0x0004 003/0x0004 007/" "$lf"
+run "$BIN" simulate --dump "$w/osm-2sw-minhop" --jobs "$w/pair.json"
+expect "simulate: a lost flow, exit 1" 1 "LOST"
+check "simulate: the lost job gets nothing" grep -q '^ring worst *: *0.000' "$w/out"
 
 # --- ibtopogen --torus2qos --------------------------------------------------
 # t2q_check NET CONF: CONF has one size line and a seed; every seed link

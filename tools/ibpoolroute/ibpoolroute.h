@@ -13,6 +13,7 @@
 
 #include <json-c/json.h>
 
+#include "routing/collsim.h"
 #include "routing/jobload.h"
 #include "routing/route.h"
 #include "routing/verify.h"
@@ -29,7 +30,12 @@ enum {
 /* Strings point into argv. */
 struct pr_opts {
 	const char *dir;	/* analyze: dump directory; release, renew: id */
-	const char *net;	/* route: fabric file */
+	const char *net;	/* route, simulate: fabric file */
+	const char *dump;	/* simulate: OpenSM's dump directory */
+	enum cs_pattern pattern;	/* simulate: the one asked for */
+	bool pattern_set;		/* else both */
+	unsigned int rounds;	/* simulate: all-to-all rounds, 0: all */
+	bool shuffle;		/* simulate: all-to-all in a random rank order */
 	const char *jobs;	/* analyze, route: JSON job list, or NULL */
 	bool jobs_unrouted;	/* route: measure the jobs, route without */
 	enum rt_job_policy job_policy;	/* route: how the jobs are routed */
@@ -74,6 +80,12 @@ int pr_verify(const struct pr_opts *o, char *err, size_t len);
 int pr_hints(const struct pr_opts *o, char *err, size_t len);
 int pr_state(const struct pr_opts *o, char *err, size_t len);
 int pr_reroute(const struct pr_opts *o, char *err, size_t len);
+
+/*
+ * The jobs' collectives on the flow model (routing/collsim.h): PR_OK,
+ * PR_BAD when the tables lose a flow, PR_ERR with err.
+ */
+int pr_simulate(const struct pr_opts *o, char *err, size_t len);
 
 /*
  * Read the JSON job list at path ({"jobs":[{"id", "hosts", "weight"}]})

@@ -36,9 +36,10 @@ enum {
 	C_PLACE = 1 << 12,
 	C_JOBS = 1 << 13,
 	C_TOPO = 1 << 14,
+	C_SIM = 1 << 15,
 	C_POOLD = C_POOL | C_ALLOC | C_RELEASE | C_RENEW | C_LIST | C_PLACE |
 		  C_JOBS | C_TOPO,
-	C_ALL = C_CHECKS | C_COUNTERS | C_SM | C_POOLD,
+	C_ALL = C_CHECKS | C_COUNTERS | C_SM | C_POOLD | C_SIM,
 };
 
 #define POOL_SOCKET_DEFAULT "/run/gpuaware/pool.sock"
@@ -61,6 +62,9 @@ static const struct cmd cmds[] = {
 	{ "verify", C_VERIFY, "[-C CA -P PORT]", 0,
 	  "check the live fabric: switch LFTs and SL2VL, SA path SLs",
 	  pr_verify },
+	{ "simulate", C_SIM, "--jobs FILE", 0,
+	  "the jobs' collectives at once on a routing: bandwidth per job",
+	  pr_simulate },
 	{ "counters", C_COUNTERS, "[--interval MS]", 0,
 	  "data and xmit-wait rate of every switch port, busiest first",
 	  pr_counters },
@@ -102,17 +106,21 @@ struct opt {
 
 /* The one option table: getopt_long's and --help's. */
 static const struct opt opts[] = {
-	{ "net", 1, 'n', C_ROUTE, "FILE", "ibsim net file or ibnetdiscover output to route" },
-	{ "jobs", 1, 'J', C_CHECKS, "FILE", "JSON job list: route for the jobs, report their own link loads" },
-	{ "job-policy", 1, 'O', C_ROUTE, "NAME", "with --jobs: spread (lowest job loads) or isolate (fewest shared links) (spread)" },
-	{ "search-moves", 1, 'm', C_ROUTE, "N", "with --jobs on a fat-tree: job search moves, 0-100000000 (0: the default budget)" },
+	{ "net", 1, 'n', C_ROUTE | C_SIM, "FILE", "ibsim net file or ibnetdiscover output to route" },
+	{ "dump", 1, 'D', C_SIM, "DIR", "the routing OpenSM dumped into DIR instead of the live one" },
+	{ "jobs", 1, 'J', C_CHECKS | C_SIM, "FILE", "JSON job list: route for the jobs, report their own link loads" },
+	{ "job-policy", 1, 'O', C_ROUTE | C_SIM, "NAME", "with --jobs: spread (lowest job loads) or isolate (fewest shared links) (spread)" },
+	{ "search-moves", 1, 'm', C_ROUTE | C_SIM, "N", "with --jobs on a fat-tree: job search moves, 0-100000000 (0: the default budget)" },
+	{ "pattern", 1, 't', C_SIM, "NAME", "ring or alltoall (both)" },
+	{ "rounds", 1, 'r', C_SIM, "N", "all-to-all rounds, 1-1000000 (the largest job's ranks - 1)" },
+	{ "shuffle", 0, 'u', C_SIM, NULL, "all-to-all over a random rank order (--seed), not the host list's" },
 	{ "refine-moves", 1, 'R', C_ROUTE, "N", "with --jobs on a fat-tree: then refine as the plugin does, N moves (1-100000000; 0: not)" },
-	{ "measure-only", 0, 'M', C_ROUTE, NULL, "with --jobs: route as without jobs, only measure their loads" },
-	{ "engine", 1, 'e', C_ROUTE, "NAME", "auto, fattree, torus or updown (auto)" },
-	{ "lmc", 1, 'l', C_ROUTE, "N", "LIDs per CA port are 2^N, 0-7 (0)" },
+	{ "measure-only", 0, 'M', C_ROUTE | C_SIM, NULL, "with --jobs: route as without jobs, only measure their loads" },
+	{ "engine", 1, 'e', C_ROUTE | C_SIM, "NAME", "auto, fattree, torus or updown (auto)" },
+	{ "lmc", 1, 'l', C_ROUTE | C_SIM, "N", "LIDs per CA port are 2^N, 0-7 (0)" },
 	{ "extended-lids", 0, 'x', C_ROUTE, NULL, "allow LIDs past 0xbfff (offline scale runs beyond one subnet)" },
-	{ "Ca", 1, 'C', C_VERIFY | C_COUNTERS, "CA", "local CA to query through (the first)" },
-	{ "Port", 1, 'P', C_VERIFY | C_COUNTERS, "PORT", "its port (the first active)" },
+	{ "Ca", 1, 'C', C_VERIFY | C_COUNTERS | C_SIM, "CA", "local CA to query through (the first)" },
+	{ "Port", 1, 'P', C_VERIFY | C_COUNTERS | C_SIM, "PORT", "its port (the first active)" },
 	{ "interval", 1, 'i', C_COUNTERS, "MS", "wait between the two samples, 1-3600000 ms (1000)" },
 	{ "socket", 1, 'S', C_SM | C_POOLD, "PATH", "the SM's hint socket (" PR_SM_SOCKET ") or ibpoold's ($GPUAWARE_POOL_SOCKET, else " POOL_SOCKET_DEFAULT "); tcp:[ADDR:]PORT: ibpoold's TCP listener, reads only" },
 	{ "weight", 1, 'w', C_HINTS, "N", "hints add: the job's weight, 1-1000 (1)" },
@@ -120,8 +128,8 @@ static const struct opt opts[] = {
 	{ "wait", 0, 'W', C_HINTS | C_REROUTE, NULL, "return once the switches hold the routing for the change" },
 	{ "timeout", 1, 'T', C_SM, "MS", "give up after MS milliseconds (5000; with --wait 60000)" },
 	{ "json", 0, 'j', C_ALL, NULL, "print one JSON object instead of text" },
-	{ "perms", 1, 'p', C_CHECKS, "N", "random permutations for eBB, 0 skips it (100)" },
-	{ "seed", 1, 's', C_CHECKS, "S", "seed of the eBB permutations (1)" },
+	{ "perms", 1, 'p', C_CHECKS | C_SIM, "N", "random permutations for eBB, 0 skips it (100)" },
+	{ "seed", 1, 's', C_CHECKS | C_SIM, "S", "seed of the eBB permutations (1) and the all-to-all's shifts" },
 	{ "client", 1, 'c', C_ALLOC, "HOST", "host the GPUs are for (this host)" },
 	{ "gpus", 1, 'g', C_ALLOC | C_PLACE, "N", "GPUs wanted" },
 	{ "per-host", 1, 'G', C_PLACE, "G", "GPUs per host" },
@@ -147,6 +155,8 @@ static const char *const examples[] = {
 	"ibpoolroute route --net fabric.net --jobs jobs.json --job-policy isolate",
 	"ibpoolroute verify",
 	"ibpoolroute verify -C mlx5_0 -P 1 --json --perms 0",
+	"ibpoolroute simulate --net fabric.net --jobs jobs.json",
+	"ibpoolroute simulate --jobs jobs.json --pattern ring --json",
 	"ibpoolroute counters --interval 5000",
 	"ibpoolroute hints set jobs.json --wait",
 	"ibpoolroute hints add j7 gpu01 gpu02 0x0002c90300a1b2c4 --weight 2",
@@ -244,6 +254,22 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 	switch (c) {
 	case 'n':
 		o->net = arg;
+		break;
+	case 'D':
+		o->dump = arg;
+		break;
+	case 't':
+		if (cs_pattern_parse(arg, &o->pattern))
+			return usage_error("unknown pattern '%s'", arg);
+		o->pattern_set = true;
+		break;
+	case 'r':
+		if (number(arg, 1000000, &v) || !v)
+			return usage_error("bad rounds '%s' (1-1000000)", arg);
+		o->rounds = v;
+		break;
+	case 'u':
+		o->shuffle = true;
 		break;
 	case 'J':
 		o->jobs = arg;
@@ -449,6 +475,11 @@ int main(int argc, char **argv)
 		o.dir = argv[1 + optind];
 	if (cmd->bit == C_ROUTE && !o.net)
 		return usage_error("%s needs --net FILE", cmd->name);
+	if (cmd->bit == C_SIM && !o.jobs)
+		return usage_error("%s needs --jobs FILE", cmd->name);
+	if (cmd->bit == C_SIM && o.net && o.dump)
+		return usage_error("%s takes --net or --dump, not both",
+				   cmd->name);
 	err[0] = '\0';
 	if ((cmd->bit & (C_ALLOC | C_PLACE)) && !o.gpus)
 		return usage_error("%s needs --gpus N", cmd->name);

@@ -21,6 +21,7 @@
 struct mix {
 	const char *net, *output;
 	unsigned int lo, hi;
+	unsigned int smin, smax;	/* hosts per job, 0: fill 75-100 % */
 	uint64_t seed;
 	unsigned int frag;	/* longest run of neighbouring hosts */
 	char **host;		/* distinct host names, node order; owned */
@@ -35,6 +36,7 @@ static const struct option lopts[] = {
 	{ "jobs", 1, NULL, 'J' },
 	{ "seed", 1, NULL, 's' },
 	{ "fragment", 1, NULL, 'f' },
+	{ "sizes", 1, NULL, 'z' },
 	{ "output", 1, NULL, 'o' },
 	{ "help", 0, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -47,6 +49,7 @@ static void usage(FILE *out)
 		"  -J, --jobs MIN-MAX  number of jobs, drawn uniformly (4-16)\n"
 		"  -s, --seed N        seed of the mix (0)\n"
 		"  -f, --fragment N    hosts kept together: runs of 1 to N neighbours (4)\n"
+		"  -z, --sizes MIN-MAX hosts per job, log-uniform (default: 75-100 %% of the hosts busy)\n"
 		"  -o, --output FILE   write the JSON to FILE (default stdout)\n"
 		"  -h, --help          show this help\n");
 }
@@ -66,7 +69,7 @@ static int parse(struct mix *m, int argc, char **argv, char *err, size_t len)
 	m->frag = 4;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":n:J:s:f:o:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":n:J:s:f:z:o:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'n': m->net = optarg; break;
 		case 'o': m->output = optarg; break;
@@ -82,6 +85,15 @@ static int parse(struct mix *m, int argc, char **argv, char *err, size_t len)
 			if (sscanf(optarg, "%u%c", &m->frag, &(char){ 0 }) != 1 ||
 			    !m->frag) {
 				snprintf(err, len, "bad --fragment '%s' (1 or more)",
+					 optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'z':
+			if (sscanf(optarg, "%u-%u%c", &m->smin, &m->smax,
+				   &(char){ 0 }) != 2 || !m->smin ||
+			    m->smax < m->smin) {
+				snprintf(err, len, "bad --sizes '%s' (MIN-MAX, 1 or more)",
 					 optarg);
 				return -EINVAL;
 			}
@@ -211,6 +223,20 @@ out:
 	return ret;
 }
 
+/* --sizes: each job log-uniform in [smin, smax], while hosts last. */
+static void sized(struct mix *m, uint64_t *x)
+{
+	double span = log((double)m->smax / m->smin);
+	uint32_t j, left = m->nhost;
+
+	for (j = 0; j < m->njobs; j++) {
+		m->size[j] = (uint32_t)lround(m->smin * exp(unit(x) * span));
+		if (m->size[j] > left)
+			m->size[j] = left;
+		left -= m->size[j];
+	}
+}
+
 /* Job sizes: log-uniform spread, 75 to 100 % of the hosts busy. */
 static int sizes(struct mix *m, uint64_t *x)
 {
@@ -225,6 +251,11 @@ static int sizes(struct mix *m, uint64_t *x)
 	if (!w || !m->size) {
 		free(w);
 		return -ENOMEM;
+	}
+	if (m->smin) {
+		sized(m, x);
+		free(w);
+		return 0;
 	}
 	for (j = 0; j < m->njobs; j++)
 		sum += w[j] = exp(unit(x) * log(SIZE_SPREAD));
