@@ -11,9 +11,8 @@
  * (key / U[level]) % slots makes every source converge on the same path
  * to a destination (d-mod-k); a slot that is missing or cannot reach the
  * destination detours over the valid one it was sent least often.
- * With jobs under RT_JOBS_ISOLATE the leaves pick their keys' order and
- * turn their slots (order_leaf(), rotation()), trading that convergence
- * for per-job balance; RT_JOBS_SPREAD leaves it to the job pass.
+ * With jobs, the collective search (jobroute.h) then re-chooses the
+ * entries towards the jobs' LIDs among the same minimal up*-down* ports.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,8 +20,7 @@
 
 #include "ftree.h"
 #include "jobload.h"
-#include "jobpass.h"
-#include "jobsearch.h"
+#include "jobroute.h"
 
 #define FT_MAX_SLOTS 4096	/* up slots of a switch: positions x parallel */
 
@@ -48,7 +46,6 @@ struct dmap {
 
 struct ftr {
 	const struct fabric *f;
-	const struct rt_jobs *jobs;	/* NULL: no jobs */
 	struct rt_tables *t;
 	uint32_t nsw;
 	size_t w;		/* words per bitset */
@@ -69,10 +66,6 @@ struct ftr {
 	uint32_t *dst_off;	/* per destination switch into dst_lid */
 	uint32_t *dst_lid;
 	uint32_t *key;		/* per LID */
-	bool *kused;		/* scratch of ca_keys with jobs: keys, LIDs placed */
-	uint32_t *gmem;		/* with jobs: leaf groups' keys, by group */
-	uint32_t *goff;		/* per LID: its group's start in gmem */
-	uint16_t *glen, *grank;	/* per LID: group size, own place in it */
 	uint16_t *idx;		/* nlev * (top + 1): nominal slot per level */
 	uint32_t *nbr;		/* per fabric port: peer switch or FAB_NONE */
 	struct dmap detours;
@@ -339,161 +332,20 @@ static void build_reach(struct ftr *r)
 	}
 }
 
-/* A job's claim on even slots: its CA ports times its weight. */
-static uint64_t priority(const struct ftr *r, uint32_t lid)
-{
-	uint32_t j = rt_job_of(r->jobs, r->t->lid_node[lid]);
-
-	return j == RT_JOB_NONE ? 0 :
-	       (uint64_t)r->jobs->job[j].ports * r->jobs->job[j].weight;
-}
-
-/*
- * The next LID of lids to place: the first unplaced one of the job with
- * the largest claim, n when only LIDs in no job are left.
- */
-static uint32_t next_lid(const struct ftr *r, const uint32_t *lids,
-			 uint32_t n, const bool *placed)
-{
-	uint32_t i, best = n;
-	uint64_t p, bp = 0;
-
-	for (i = 0; i < n; i++)
-		if (!placed[i] && (p = priority(r, lids[i])) > bp) {
-			bp = p;
-			best = i;
-		}
-	return best;
-}
-
-/*
- * With jobs, a leaf's LIDs keep its block of keys (so each leaf still
- * sends every destination of another leaf up a different port), but the
- * order within the block is chosen: each job LID takes the free key whose
- * leaf slot (key mod the leaf's up slots) its job has used least so far,
- * so every job's own destinations spread evenly over the up ports; the
- * jobs with the largest size x weight choose first.  cnt is njobs x n0
- * counters, lids the leaf's LIDs in port order.
- */
-static void order_leaf(struct ftr *r, const uint32_t *lids, uint32_t n,
-		       uint32_t base, uint32_t *cnt, uint32_t n0)
-{
-	bool *used = r->kused, *placed = r->kused + n;
-	uint32_t i, k, best;
-
-	memset(used, 0, 2 * n * sizeof(*used));
-	while ((i = next_lid(r, lids, n, placed)) < n) {
-		uint32_t j = rt_job_of(r->jobs, r->t->lid_node[lids[i]]);
-		uint32_t *c = cnt + (size_t)j * n0;
-
-		for (best = n, k = 0; k < n; k++)
-			if (!used[k] && (best == n || c[(base + k) % n0] <
-						       c[(base + best) % n0]))
-				best = k;
-		used[best] = placed[i] = true;
-		c[(base + best) % n0]++;
-		r->key[lids[i]] = base + best;
-	}
-	for (i = 0, k = 0; i < n; i++) {
-		if (placed[i])
-			continue;
-		while (used[k])
-			k++;
-		used[k] = true;
-		r->key[lids[i]] = base + k;
-	}
-}
-
-/* The group of a leaf LID: its job, or for one in none the leaf's main job. */
-static uint32_t group_of(const struct ftr *r, uint32_t lid, uint32_t main)
-{
-	uint32_t j = rt_job_of(r->jobs, r->t->lid_node[lid]);
-
-	return j == RT_JOB_NONE ? main : j;
-}
-
-/*
- * A leaf's groups for RT_JOBS_ISOLATE: the LIDs of one job, those in no
- * job joining the job with the most LIDs there (traffic to them is no
- * job's own, so their links lend that job capacity without mixing jobs).
- * gmem lists each group's keys together; lids is reordered.
- */
-static void group_leaf(struct ftr *r, uint32_t *lids, uint32_t n,
-		       uint32_t base)
-{
-	uint32_t i, k, main = RT_JOB_NONE, most = 0, at = base;
-
-	for (i = 0; i < n; i++) {
-		uint32_t j = rt_job_of(r->jobs, r->t->lid_node[lids[i]]), c = 0;
-
-		for (k = 0; j != RT_JOB_NONE && k < n; k++)
-			c += rt_job_of(r->jobs, r->t->lid_node[lids[k]]) == j;
-		if (c > most) {
-			most = c;
-			main = j;
-		}
-	}
-	/* selection by (group, key): leaves are small */
-	for (i = 0; i < n; i++) {
-		uint32_t b = i;
-
-		for (k = i + 1; k < n; k++) {
-			uint32_t gk = group_of(r, lids[k], main);
-			uint32_t gb = group_of(r, lids[b], main);
-
-			if (gk < gb || (gk == gb && r->key[lids[k]] <
-						    r->key[lids[b]]))
-				b = k;
-		}
-		k = lids[i];
-		lids[i] = lids[b];
-		lids[b] = k;
-	}
-	for (i = 0; i < n; i = k) {
-		uint32_t g = group_of(r, lids[i], main);
-
-		for (k = i; k < n && group_of(r, lids[k], main) == g; k++) {
-			r->gmem[at + k - i] = r->key[lids[k]];
-			r->goff[lids[k]] = at;
-			r->grank[lids[k]] = k - i;
-		}
-		for (g = i; g < k; g++)
-			r->glen[lids[g]] = k - i;
-		at += k - i;
-	}
-}
-
 /*
  * CA LIDs numbered leaf by leaf (port order), each port's 2^lmc LIDs
- * consecutive so they take different slots, reordered per leaf for the
- * jobs; *k is the count.
+ * consecutive so they take different slots; *k is the count.
  */
-static int ca_keys(struct ftr *r, uint32_t *k)
+static void ca_keys(struct ftr *r, uint32_t *k)
 {
 	const struct rt_tables *t = r->t;
-	uint32_t s, n, *cnt = NULL, *lids = NULL;
-	uint32_t n0 = r->nslot[r->base] ? r->nslot[r->base] : 1;
+	uint32_t s;
 	unsigned int p, j;
 
-	if (r->jobs) {
-		cnt = calloc((size_t)r->jobs->njobs * n0 + 1, sizeof(*cnt));
-		lids = malloc((t->top + 1) * sizeof(*lids));
-		r->kused = malloc(2 * (t->top + 1) * sizeof(*r->kused));
-		r->gmem = malloc((t->top + 1) * sizeof(*r->gmem));
-		r->goff = calloc(t->top + 1, sizeof(*r->goff));
-		r->glen = calloc(t->top + 1, sizeof(*r->glen));
-		r->grank = calloc(t->top + 1, sizeof(*r->grank));
-		if (!cnt || !lids || !r->kused || !r->gmem || !r->goff ||
-		    !r->glen || !r->grank) {
-			free(cnt);
-			free(lids);
-			return -ENOMEM;
-		}
-	}
 	for (s = 0; s < r->nsw; s++) {
 		uint32_t sn = t->sw_node[s];
 
-		for (n = 0, p = 1; p <= r->f->nodes[sn].nports; p++) {
+		for (p = 1; p <= r->f->nodes[sn].nports; p++) {
 			const struct fab_port *fp = fab_port(r->f, sn, p);
 			const struct fab_port *cp;
 
@@ -501,20 +353,10 @@ static int ca_keys(struct ftr *r, uint32_t *k)
 				continue;
 			cp = fab_port(r->f, fp->peer, fp->peer_port);
 			for (j = 0; cp->lid && j < 1u << cp->lmc; j++)
-				if (cp->lid + j <= t->top) {
-					if (lids)
-						lids[n++] = cp->lid + j;
+				if (cp->lid + j <= t->top)
 					r->key[cp->lid + j] = (*k)++;
-				}
-		}
-		if (lids && n) {
-			order_leaf(r, lids, n, *k - n, cnt, n0);
-			group_leaf(r, lids, n, *k - n);
 		}
 	}
-	free(cnt);
-	free(lids);
-	return 0;
 }
 
 /*
@@ -527,10 +369,8 @@ static int build_keys(struct ftr *r)
 	uint32_t k = 0, n;
 	unsigned int lid, l;
 	uint64_t u;
-	int ret = ca_keys(r, &k);
 
-	if (ret)
-		return ret;
+	ca_keys(r, &k);
 	for (lid = 1; lid <= t->top; lid++) {
 		n = t->lid_node[lid];
 		if (n != FAB_NONE && fab_is_sw(r->f, n))
@@ -670,35 +510,10 @@ static void down_candidates(struct ftr *r, uint32_t s)
 	}
 }
 
-/*
- * With isolated jobs, each leaf turns the d-mod-k slots by its own index.
- * Plain d-mod-k brings all traffic to a destination down one link into
- * its leaf, so a job of n hosts loads that link with about n routes
- * whatever the ordering; turned, the sources' leaves climb to different
- * parents and a destination is reached over several of the down links of
- * its group, which carry no other job.  Each leaf still sends another
- * leaf's destinations up distinct slots, so the whole fabric stays
- * balanced.
- */
-static unsigned int rotation(const struct ftr *r, uint32_t s)
+/* The nominal up slot of s for lid. */
+static unsigned int slot_of(const struct ftr *r, uint32_t s, unsigned int lid)
 {
-	return r->jobs && r->lv[s] == r->base && r->nslots[s] ?
-	       s % r->nslots[s] : 0;
-}
-
-/* The nominal up slot of s for lid, turned by rot. */
-static unsigned int slot_of(const struct ftr *r, uint32_t s, unsigned int lid,
-			    unsigned int rot)
-{
-	const uint16_t *idx = r->idx + (size_t)r->lv[s] * (r->t->top + 1);
-
-	if (!rot)
-		return idx[lid];
-	if (r->jobs->policy == RT_JOBS_ISOLATE && r->glen[lid])
-		return r->gmem[r->goff[lid] +
-			       (r->grank[lid] + rot) % r->glen[lid]] %
-		       r->nslots[s];
-	return (idx[lid] + rot) % r->nslots[s];
+	return r->idx[(size_t)r->lv[s] * (r->t->top + 1) + lid];
 }
 
 static int route_up(struct ftr *r, uint32_t s, uint32_t d, unsigned int h,
@@ -708,13 +523,13 @@ static int route_up(struct ftr *r, uint32_t s, uint32_t d, unsigned int h,
 	const uint8_t *slots = r->slot_port + r->slot_off[s];
 	uint64_t *rh = r->reach + (size_t)h * r->nsw * r->w;
 	uint8_t cand[FAB_MAX_PORTS + 1];
-	unsigned int i, n = 0, lid, rot = rotation(r, s);
+	unsigned int i, n = 0, lid;
 	uint32_t k;
 
 	if (r->intact[s] && has(ah, d)) {
 		for (k = r->dst_off[d]; k < r->dst_off[d + 1]; k++) {
 			lid = r->dst_lid[k];
-			row[lid] = slots[slot_of(r, s, lid, rot)];
+			row[lid] = slots[slot_of(r, s, lid)];
 		}
 		return 0;
 	}
@@ -725,7 +540,7 @@ static int route_up(struct ftr *r, uint32_t s, uint32_t d, unsigned int h,
 			cand[n++] = slots[i];
 	for (k = r->dst_off[d]; n && k < r->dst_off[d + 1]; k++) {
 		lid = r->dst_lid[k];
-		i = r->lv[s] >= r->base ? slot_of(r, s, lid, rot) :
+		i = r->lv[s] >= r->base ? slot_of(r, s, lid) :
 					  r->nslots[s];
 		row[lid] = i < r->nslots[s] && slots[i] &&
 			   has(bits(r, rh,
@@ -785,11 +600,6 @@ static void ftr_release(struct ftr *r)
 	free(r->dst_off);
 	free(r->dst_lid);
 	free(r->key);
-	free(r->kused);
-	free(r->gmem);
-	free(r->goff);
-	free(r->glen);
-	free(r->grank);
 	free(r->idx);
 	free(r->nbr);
 	free(r->own);
@@ -865,7 +675,7 @@ static int ftr_init(struct ftr *r, const struct fabric *f,
 }
 
 /*
- * The job pass's choices at s towards ds: the children ds is below, else
+ * The job search's choices at s towards ds: the children ds is below, else
  * the parents that reach it turning at the lowest level, as route_switch
  * takes them, so any mix stays minimal and up*-down*.
  */
@@ -897,16 +707,14 @@ static unsigned int cands(void *ctx, uint32_t s, uint32_t ds, uint8_t *out)
 }
 
 /*
- * r for tree ft in t: levels, slots (turned for turn, or NULL), reach
- * and keys; r needs ftr_release() whatever this returns.
+ * r for tree ft in t: levels, slots, reach and keys; r needs
+ * ftr_release() whatever this returns.
  */
 static int prepare(struct ftr *r, const struct fabric *f,
-		   const struct ft_info *ft, struct rt_tables *t,
-		   const struct rt_jobs *turn)
+		   const struct ft_info *ft, struct rt_tables *t)
 {
 	int ret = ftr_init(r, f, ft, t);
 
-	r->jobs = turn;
 	if (!ret)
 		ret = place_switches(r);
 	if (!ret)
@@ -918,251 +726,33 @@ static int prepare(struct ftr *r, const struct fabric *f,
 	return ret;
 }
 
-/*
- * One routing of the tree: turn (or NULL) turns the leaves' slots, then
- * the job pass runs for pass (or NULL).
- */
-static int route_tree(const struct fabric *f, const struct ft_info *ft,
-		      const struct rt_jobs *turn, const struct rt_jobs *pass,
-		      struct rt_tables *t, struct rt_jobpass_stats *st)
-{
-	struct ftr r;
-	uint32_t s;
-	int ret;
-
-	ret = prepare(&r, f, ft, t, turn);
-	for (s = 0; !ret && s < r.nsw; s++)
-		if (r.lv[s] != FT_NO_LEVEL)
-			ret = route_switch(&r, s);
-	if (!ret && rt_fill_unrouted(t, r.unrouted) < 0)
-		ret = -ENOMEM;
-	if (!ret && pass)
-		ret = rt_jobpass(t, pass, cands, &r, st);
-	ftr_release(&r);
-	return ret;
-}
-
-/* What the job routing was, as told to the admin: searched or not. */
-struct ft_use {
-	const char *searched, *unsearched;
-};
-
-static const struct ft_use ft_pass = {
-	"job pass", "job pass (too large for the job search)" };
-static const struct ft_use ft_unbalanced = {
-	"turned slots (the job pass unbalanced the fabric)",
-	"turned slots (the job pass unbalanced the fabric; too large for the job search)" };
-static const struct ft_use ft_less = {
-	"turned slots (the job pass gained less)",
-	"turned slots (the job pass gained less; too large for the job search)" };
-static const struct ft_use ft_large = {
-	"turned slots (tree too large for the job pass)",
-	"turned slots (tree too large for the job pass and the job search)" };
-static const struct ft_use ft_isolated = {
-	"isolated", "isolated (too large for the job search)" };
-
-static const struct ft_use *const ft_uses[] = {
-	&ft_pass, &ft_unbalanced, &ft_less, &ft_large, &ft_isolated,
-};
-
-bool rt_fattree_unsearched(const char *use)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(ft_uses) / sizeof(ft_uses[0]); i++)
-		if (use == ft_uses[i]->unsearched)
-			return true;
-	return false;
-}
-
-/* The job search over t, a routing of the tree, among its candidates. */
-static int run_search(const struct fabric *f, const struct ft_info *ft,
-		      const struct rt_jobs *jobs, struct rt_tables *t,
-		      const struct rt_search *how,
-		      struct rt_jobsearch_stats *st)
-{
-	struct ftr r;
-	int ret;
-
-	ret = prepare(&r, f, ft, t, NULL);
-	if (!ret)
-		ret = rt_jobsearch(t, jobs, cands, &r, how, st);
-	ftr_release(&r);
-	return ret;
-}
-
-/* The engine's job search over t, told as u; 0 or -ENOMEM. */
-static int search(const struct fabric *f, const struct ft_info *ft,
-		  const struct rt_jobs *jobs, struct rt_tables *t,
-		  enum rt_search_goal goal, const struct ft_use *u,
-		  const char **use)
-{
-	const struct rt_search how = { goal, jobs->search_moves, 0, NULL };
-	struct rt_jobsearch_stats st;
-	int ret = run_search(f, ft, jobs, t, &how, &st);
-
-	*use = !ret && st.skipped ? u->unsearched : u->searched;
-	return ret;
-}
-
-/*
- * Route the tree into t2, new tables for f, the slots turned for turn
- * (or NULL); t2 needs rt_tables_release() after 0 only.
- */
-static int route_aside(const struct fabric *f, const struct ft_info *ft,
-		       const struct rt_jobs *turn, struct rt_tables *t2)
-{
-	int ret = rt_tables_init(t2, f);
-
-	if (ret)
-		return ret;
-	rt_tables_set_local(t2);
-	ret = route_tree(f, ft, turn, NULL, t2, NULL);
-	if (ret)
-		rt_tables_release(t2);
-	return ret;
-}
-
-/* Jobs' busiest own links summed, and links shared, of t; 0 or -ENOMEM. */
-static int score(const struct rt_tables *t, const struct rt_jobs *jobs,
-		 uint64_t *own, uint64_t *shared)
-{
-	struct vf_jobload jl;
-	unsigned int j;
-
-	if (vf_jobload(t, jobs, &jl))
-		return -ENOMEM;
-	for (*own = 0, j = 0; j < jl.njobs; j++)
-		*own += jl.max[j];
-	*shared = jl.shared;
-	vf_jobload_release(&jl);
-	return 0;
-}
-
-/*
- * The routes without jobs into t2 (see route_aside()) and how they load
- * the jobs: own, their busiest links summed, and shared links.
- */
-static int route_without(const struct fabric *f, const struct ft_info *ft,
-			 const struct rt_jobs *jobs, struct rt_tables *t2,
-			 uint64_t *own, uint64_t *shared)
-{
-	int ret = route_aside(f, ft, NULL, t2);
-
-	if (ret)
-		return ret;
-	ret = score(t2, jobs, own, shared);
-	if (ret)
-		rt_tables_release(t2);
-	return ret;
-}
-
-/*
- * Spread jobs: the job pass over the routes without jobs, or the turned
- * slots (whose balance is d-mod-k's) where the pass cannot keep the
- * whole fabric balanced or does not share fewer links for loads within
- * 5 % of theirs: the pass wins on trees of about a thousand hosts; the
- * slots on a few hundred or fewer (a route's load is a large step there,
- * and the last LIDs placed find the links into their leaves full), on
- * rail trees, and on trees too large for the pass's budget.
- */
-static int spread(const struct fabric *f, const struct ft_info *ft,
-		  const struct rt_jobs *jobs, struct rt_tables *t,
-		  const char **use)
-{
-	const struct ft_use *u = &ft_pass;
-	struct rt_jobpass_stats st;
-	struct rt_tables t2;
-	uint64_t o2, s2;
-	int ret;
-
-	ret = route_tree(f, ft, NULL, jobs, t, &st);
-	if (!ret && st.skipped) {
-		ret = route_tree(f, ft, jobs, NULL, t, NULL);
-		return ret ? ret : search(f, ft, jobs, t, RT_SEARCH_OWN,
-					  &ft_large, use);
-	}
-	if (!ret)
-		ret = route_aside(f, ft, jobs, &t2);
-	if (ret)
-		return ret;
-	/* the pass's own sums are vf_jobload's of t: only the slots are measured */
-	if (st.balanced)
-		ret = score(&t2, jobs, &o2, &s2);
-	if (!ret && (!st.balanced || st.shared >= s2 ||
-		     st.own_after * 100 > o2 * 105)) {
-		u = !st.balanced ? &ft_unbalanced : &ft_less;
-		memcpy(t->lft, t2.lft, (size_t)t->nsw * (t->top + 1));
-	}
-	rt_tables_release(&t2);
-	return ret ? ret : search(f, ft, jobs, t, RT_SEARCH_OWN, u, use);
-}
-
-/*
- * Isolated jobs: the slots turned apart, or the routes without jobs where
- * those share fewer links (or as many at a lower load: the up links two
- * jobs meet move with the turns, and on small and rail trees they meet
- * on more), then the job search, which never shares more: so isolating
- * never shares more links than no jobs, nor as many at a higher load.
- */
-static int isolate(const struct fabric *f, const struct ft_info *ft,
-		   const struct rt_jobs *jobs, struct rt_tables *t,
-		   const char **use)
-{
-	uint64_t o1, s1, o2, s2;
-	struct rt_tables t2;
-	int ret;
-
-	ret = route_tree(f, ft, jobs, NULL, t, NULL);
-	if (!ret)
-		ret = route_without(f, ft, jobs, &t2, &o2, &s2);
-	if (ret)
-		return ret;
-	ret = score(t, jobs, &o1, &s1);
-	if (!ret && (s1 > s2 || (s1 == s2 && o1 > o2)))
-		memcpy(t->lft, t2.lft, (size_t)t->nsw * (t->top + 1));
-	rt_tables_release(&t2);
-	return ret ? ret : search(f, ft, jobs, t, RT_SEARCH_SHARED,
-				  &ft_isolated, use);
-}
-
 int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 	       const struct rt_jobs *jobs, struct rt_tables *t,
 	       const char **use)
 {
+	struct rt_jobroute_opts o = { .evals = jobs ? jobs->search_moves : 0 };
+	struct rt_jobroute_stats st;
 	const char *u;
+	struct ftr r;
+	uint32_t s;
+	int ret;
 
 	if (!use)
 		use = &u;
 	*use = "";
 	if (!ft->tree || !ft->nlevels)
 		return -EINVAL;
-	if (!jobs || !jobs->njobs)
-		return route_tree(f, ft, NULL, NULL, t, NULL);
-	if (jobs->policy == RT_JOBS_ISOLATE)
-		return isolate(f, ft, jobs, t, use);
-	return spread(f, ft, jobs, t, use);
-}
-
-int rt_fattree_refine(const struct fabric *f, const struct ft_info *ft,
-		      const struct rt_jobs *jobs, struct rt_tables *t,
-		      uint64_t moves, const atomic_bool *stop,
-		      struct rt_jobsearch_stats *st)
-{
-	struct rt_search how = { RT_SEARCH_BOTH, moves, 0, stop };
-	struct rt_tables t2;
-	uint64_t own, shared;
-	int ret;
-
-	if (!ft->tree || !ft->nlevels || !jobs || !jobs->njobs)
-		return -EINVAL;
-	/* the cap: the links the jobs share when routed as without them */
-	ret = route_without(f, ft, jobs, &t2, &own, &shared);
-	if (ret)
-		return ret;
-	rt_tables_release(&t2);
-	how.shared_cap = (uint32_t)shared;
-	if (stop && atomic_load(stop))
-		return 0;
-	return run_search(f, ft, jobs, t, &how, st);
+	ret = prepare(&r, f, ft, t);
+	for (s = 0; !ret && s < r.nsw; s++)
+		if (r.lv[s] != FT_NO_LEVEL)
+			ret = route_switch(&r, s);
+	if (!ret && rt_fill_unrouted(t, r.unrouted) < 0)
+		ret = -ENOMEM;
+	if (!ret && jobs && jobs->njobs) {
+		ret = rt_jobroute(t, jobs, cands, &r, &o, &st);
+		*use = st.skipped ? "none (too large for the collective search)" :
+				    "collective search";
+	}
+	ftr_release(&r);
+	return ret;
 }

@@ -11,29 +11,6 @@
 
 #define HOST_LEN 256
 
-static const char *const policies[] = {
-	[RT_JOBS_SPREAD] = "spread",
-	[RT_JOBS_ISOLATE] = "isolate",
-};
-
-int rt_job_policy_parse(const char *name, enum rt_job_policy *p)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
-		if (name && !strcmp(name, policies[i])) {
-			*p = i;
-			return 0;
-		}
-	return -EINVAL;
-}
-
-const char *rt_job_policy_name(enum rt_job_policy p)
-{
-	return (size_t)p < sizeof(policies) / sizeof(policies[0]) ?
-	       policies[p] : "?";
-}
-
 /* A CA node under its host name, sorted for lookups. */
 struct host {
 	char *name;

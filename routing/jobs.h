@@ -13,7 +13,7 @@
 
 #define RT_JOB_NONE UINT32_MAX
 #define RT_JOB_WEIGHT_MAX 1000
-#define RT_JOB_SEARCH_MAX 100000000u	/* search moves a user may ask for */
+#define RT_JOB_SEARCH_MAX 100000000u	/* search entries a user may ask for */
 
 /*
  * One job as the scheduler names it; all borrowed.  An entry of hosts is
@@ -34,21 +34,6 @@ struct rt_job {
 	unsigned int ports;		/* linked CA ports of those hosts */
 };
 
-/*
- * How the fat-tree engine trades a job's own load against links shared
- * with other jobs (measured, see ftree.h): SPREAD for the lowest job-own
- * loads, sharing links where that buys enough; ISOLATE so no more links
- * carry two jobs than without jobs.
- */
-enum rt_job_policy {
-	RT_JOBS_SPREAD,
-	RT_JOBS_ISOLATE,
-};
-
-/* "spread", "isolate"; 0 or -EINVAL. */
-int rt_job_policy_parse(const char *name, enum rt_job_policy *p);
-const char *rt_job_policy_name(enum rt_job_policy p);
-
 /* One rank of a job: a linked CA port. */
 struct rt_rank {
 	uint32_t node;
@@ -67,8 +52,7 @@ struct rt_rank {
 struct rt_jobs {
 	const struct fabric *fab;
 	unsigned int njobs;
-	enum rt_job_policy policy;	/* RT_JOBS_SPREAD unless set */
-	uint64_t search_moves;		/* fat-tree job search, 0: default */
+	uint64_t search_moves;		/* job search entries, 0: default */
 	struct rt_job *job;
 	uint32_t *node_job;		/* per fabric node: job index or RT_JOB_NONE */
 	uint32_t *rank_off;		/* njobs + 1: job j's ranks in rank[] */

@@ -8,6 +8,7 @@
 #include "../topology/dragonfly.h"
 #include "../topology/fattree.h"
 #include "../topology/torus.h"
+#include "collsim.h"
 #include "dragonfly.h"
 #include "ftree.h"
 #include "route.h"
@@ -145,7 +146,6 @@ static int fattree(const struct fabric *f, const struct ft_info *ft,
 	int ret = rt_fattree(f, ft, jobs, t, &use);
 
 	snprintf(s->jobs, sizeof(s->jobs), "%s", use);
-	s->unsearched = rt_fattree_unsearched(use);
 	return settle(f, t, s, ret, ret == -E2BIG ?
 		      "groups too large for fat-tree slots" : "", forced);
 }
@@ -231,9 +231,10 @@ static bool fits(const struct recog *rc, enum rt_engine_id id)
 	}
 }
 
-int rt_route(const struct fabric *f, enum rt_engine_id id,
-	     const struct rt_jobs *jobs, struct rt_tables *t,
-	     struct rt_summary *s)
+/* One routing of f for jobs (NULL: none), rt_route() without its guard. */
+static int route_once(const struct fabric *f, enum rt_engine_id id,
+		      const struct rt_jobs *jobs, struct rt_tables *t,
+		      struct rt_summary *s)
 {
 	double t0 = now();
 	struct recog rc;
@@ -280,40 +281,104 @@ out:
 	return ret;
 }
 
-int rt_refine(const struct fabric *f, struct rt_summary *s,
-	      const struct rt_jobs *jobs, struct rt_tables *t,
-	      uint64_t moves, const atomic_bool *stop,
-	      struct rt_jobsearch_stats *st)
+/* The seeds of the guard's all-to-all: the jobs' first shifts. */
+static const uint64_t guard_seed[RT_GUARD_SEEDS] = { 0x6a0b5ull, 0x1d2e7ull };
+
+int rt_model_score(const struct rt_tables *t, const struct rt_jobs *jobs,
+		   struct rt_model *m)
 {
-	struct rt_jobsearch_stats dummy;
-	char use[sizeof(s->jobs)];
-	double t0 = now();
-	struct ft_info ft;
+	struct cs_opts o = { .pattern = CS_RING };
+	struct cs_result r;
+	unsigned int k;
 	int ret;
 
-	if (!st)
-		st = &dummy;
-	memset(st, 0, sizeof(*st));
-	if (strcmp(s->engine, names[RT_ENGINE_FATTREE]) || !jobs ||
-	    !jobs->njobs)
-		return -ENOTSUP;
-	memset(&ft, 0, sizeof(ft));
-	ret = ft_recognise(f, &ft);
-	if (!ret && !ft.tree)
-		ret = -ENOTSUP;
-	if (!ret)
-		ret = rt_fattree_refine(f, &ft, jobs, t, moves, stop, st);
-	if (!ret && stop && atomic_load(stop))
-		ret = -ECANCELED;
-	if (!ret && st->skipped)
-		ret = -E2BIG;
-	if (!ret)
-		ret = check(t, s);
-	if (!ret) {
-		memcpy(use, s->jobs, sizeof(use));
-		snprintf(s->jobs, sizeof(s->jobs), "%.80s, refined", use);
+	memset(m, 0, sizeof(*m));
+	ret = cs_run(t, jobs, &o, &r);
+	if (ret)
+		return ret;
+	m->ring = r.mean;
+	m->ring_worst = r.worst;
+	cs_result_release(&r);
+	o.pattern = CS_ALLTOALL;
+	o.rounds = RT_GUARD_ROUNDS;
+	m->a2a_worst = 1;
+	for (k = 0; k < RT_GUARD_SEEDS; k++) {
+		o.seed = guard_seed[k];
+		ret = cs_run(t, jobs, &o, &r);
+		if (ret)
+			return ret;
+		m->a2a += r.mean / RT_GUARD_SEEDS;
+		if (r.worst < m->a2a_worst)
+			m->a2a_worst = r.worst;
+		cs_result_release(&r);
 	}
-	ft_info_release(&ft);
-	s->refine_seconds = now() - t0;
-	return ret;
+	return 0;
+}
+
+/* a no slower than b, within rounding. */
+static bool no_slower(double a, double b)
+{
+	return a >= b - 1e-9;
+}
+
+bool rt_model_better(const struct rt_model *a, const struct rt_model *b)
+{
+	return no_slower(a->ring, b->ring) &&
+	       no_slower(a->ring_worst, b->ring_worst) &&
+	       no_slower(a->a2a, b->a2a) &&
+	       no_slower(a->a2a_worst, b->a2a_worst) &&
+	       (a->ring > b->ring + 1e-9 || a->a2a > b->a2a + 1e-9);
+}
+
+/*
+ * The routing t for jobs against the one without them on the model:
+ * the better one ends in t.  The routing without is routed the same way
+ * (the same engine, checked); when it cannot be had, t stays.
+ */
+static int guard(const struct fabric *f, enum rt_engine_id id,
+		 const struct rt_jobs *jobs, struct rt_tables *t,
+		 struct rt_summary *s)
+{
+	char use[sizeof(s->jobs)];
+	struct rt_summary s2;
+	struct rt_tables t2;
+	double t0 = now();
+	int ret;
+
+	ret = route_once(f, id, NULL, &t2, &s2);
+	if (!ret)
+		ret = rt_model_score(t, jobs, &s->with);
+	if (!ret)
+		ret = rt_model_score(&t2, jobs, &s->without);
+	if (ret == -ENOMEM) {
+		rt_tables_release(&t2);
+		return ret;
+	}
+	s->check_seconds += s2.check_seconds;
+	s->modelled = !ret;
+	s->jobs_kept = ret || rt_model_better(&s->with, &s->without);
+	if (s->jobs_kept) {
+		rt_tables_release(&t2);
+	} else {
+		memcpy(use, s->jobs, sizeof(use));
+		snprintf(s->jobs, sizeof(s->jobs),
+			 "none (%.50s no faster on the model)", use);
+		rt_tables_release(t);
+		*t = t2;
+		s->nvl = s2.nvl;
+	}
+	s->model_seconds = now() - t0 - s2.check_seconds;
+	return 0;
+}
+
+int rt_route(const struct fabric *f, enum rt_engine_id id,
+	     const struct rt_jobs *jobs, struct rt_tables *t,
+	     struct rt_summary *s)
+{
+	int ret = route_once(f, id, jobs, t, s);
+
+	if (ret || !jobs || !jobs->njobs ||
+	    !strcmp(s->engine, rt_engine_name(RT_ENGINE_UPDOWN)))
+		return ret;
+	return guard(f, id, jobs, t, s);
 }

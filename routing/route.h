@@ -6,10 +6,7 @@
 #ifndef GPUAWARE_ROUTE_H
 #define GPUAWARE_ROUTE_H
 
-#include <stdatomic.h>
-
 #include "jobs.h"
-#include "jobsearch.h"
 #include "lft.h"
 
 enum rt_engine_id {
@@ -24,16 +21,25 @@ enum rt_engine_id {
 int rt_engine_parse(const char *name, enum rt_engine_id *id);
 const char *rt_engine_name(enum rt_engine_id id);
 
+/* The jobs' collectives on the model (collsim.h): mean and worst job. */
+struct rt_model {
+	double ring, ring_worst;
+	double a2a, a2a_worst;
+};
+
 struct rt_summary {
 	char topology[32];	/* "fat-tree", "torus", "dragonfly", ... */
 	char engine[16];	/* engine that produced the tables */
 	char detail[512];	/* what the recogniser found, or why not */
 	double seconds;		/* wall time of recognise + route */
-	double check_seconds;	/* wall time of the connectivity check */
+	double check_seconds;	/* wall time of the connectivity checks */
 	unsigned int nvl;	/* data VLs the tables need (t->vl), 1 without */
-	char jobs[96];		/* how the engine used the jobs, "" for none */
-	bool unsearched;	/* fat-tree: too large for the job search */
-	double refine_seconds;	/* wall time of rt_refine(), 0 without */
+	char jobs[96];		/* how the jobs were used, "" for none */
+	/* with jobs, what the collectives model made of the choice */
+	bool modelled;		/* with and without are set */
+	bool jobs_kept;		/* the job routing won and is in t */
+	struct rt_model with, without;
+	double model_seconds;	/* routing without jobs and modelling both */
 };
 
 /*
@@ -45,32 +51,36 @@ struct rt_summary {
  * connect, a torus whose detours need more than four VLs, or a dragonfly
  * with a pair beyond two global hops, is routed by updown instead
  * (s->engine and s->detail say so).  Fat-trees are tried first, then tori
- * and meshes, then dragonflies.  jobs (NULL for none, else built for f)
- * steers the fat-tree, torus and dragonfly engines; up*-down* routes as
- * without.
+ * and meshes, then dragonflies.
+ *
+ * jobs (NULL for none, else built for f) steers the fat-tree, torus and
+ * dragonfly engines; up*-down* routes as without.  A routing for jobs is
+ * never worse for them than the routing without: both run the jobs'
+ * rings and all-to-alls on the collectives model (rt_model_score()), and
+ * the job routing is kept only
+ * when, for both patterns, neither the mean nor the worst job is slower
+ * and one of the means is faster.  Else t holds the routing without jobs
+ * and s->jobs says why; s->with and s->without hold the scores.
  */
 int rt_route(const struct fabric *f, enum rt_engine_id id,
 	     const struct rt_jobs *jobs, struct rt_tables *t,
 	     struct rt_summary *s);
 
+/* The guard's all-to-all: rounds, and the seeds its scores average. */
+#define RT_GUARD_ROUNDS 64
+#define RT_GUARD_SEEDS 2
+
 /*
- * Refine t, the routing rt_route() made of f for jobs as s tells, with
- * the fat-tree engine's long job search (rt_fattree_refine(): shared
- * links traded against load steps until no more are shared than without
- * jobs, then lighter job links; moves of it, 0 for its default).  It can
- * take seconds; *stop (may be NULL) ends it early.  Then checked as
- * rt_route() checks, and s->jobs gets ", refined"; s->refine_seconds is
- * its time.  Returns 0; -ENOTSUP when t is not the fat-tree engine's
- * routing for jobs, -E2BIG when the tree is past the search's limit or
- * the slot scheme, -EINVAL for no tree (t unchanged in these three);
- * -ECANCELED when stopped or -ENOMEM (t valid, partly refined); -EIO when
- * a pair was lost (t is to be dropped, s->detail says which; the search
- * should make that impossible).  s->jobs changes only on 0.  st may be
- * NULL.
+ * Score the jobs' collectives on t into m (the guard's rounds and
+ * seeds).  Returns 0 or -ENOMEM.
  */
-int rt_refine(const struct fabric *f, struct rt_summary *s,
-	      const struct rt_jobs *jobs, struct rt_tables *t,
-	      uint64_t moves, const atomic_bool *stop,
-	      struct rt_jobsearch_stats *st);
+int rt_model_score(const struct rt_tables *t, const struct rt_jobs *jobs,
+		   struct rt_model *m);
+
+/*
+ * Whether a is no slower than b in either pattern's mean or worst job,
+ * and faster in one of the means.
+ */
+bool rt_model_better(const struct rt_model *a, const struct rt_model *b);
 
 #endif

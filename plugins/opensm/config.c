@@ -60,7 +60,6 @@ void ga_cfg_defaults(struct ga_cfg *c)
 	snprintf(c->hints_dir, sizeof(c->hints_dir), "%s", GA_HINTS_DIR);
 	c->hints_interval_ms = GA_HINTS_INTERVAL_MS;
 	c->hints_group = GA_NO_GROUP;
-	c->job_refine_moves = GA_REFINE_MOVES;
 }
 
 /* An absolute path that fits buf, or "" (socket only: off). */
@@ -169,11 +168,6 @@ static int set_engine(struct ga_cfg *c, const char *v)
 	return 0;
 }
 
-static int set_policy(struct ga_cfg *c, const char *v)
-{
-	return rt_job_policy_parse(v, &c->job_policy);
-}
-
 /* A count of search moves, 0 to RT_JOB_SEARCH_MAX, into *out. */
 static int parse_moves(const char *v, uint64_t *out)
 {
@@ -206,21 +200,6 @@ static const char *show_moves(const struct ga_cfg *c)
 	return show_count(c->job_search_moves);
 }
 
-static int set_refine(struct ga_cfg *c, const char *v)
-{
-	return parse_moves(v, &c->job_refine_moves);
-}
-
-static const char *show_refine(const struct ga_cfg *c)
-{
-	return show_count(c->job_refine_moves);
-}
-
-static const char *show_policy(const struct ga_cfg *c)
-{
-	return rt_job_policy_name(c->job_policy);
-}
-
 static const char *show_engine(const struct ga_cfg *c)
 {
 	return rt_engine_name(c->engine);
@@ -243,14 +222,9 @@ struct key {
 static const struct key keys[] = {
 	{ "routing:engine", "auto, fattree, torus, dragonfly or updown", set_engine,
 	  show_engine },
-	{ "routing:job_policy", "spread or isolate", set_policy,
-	  show_policy },
 	{ "routing:job_search_moves",
-	  "moves, 0 (the default budget) to 100000000", set_moves,
+	  "entries, 0 (the default budget) to 100000000", set_moves,
 	  show_moves },
-	{ "routing:job_refine_moves",
-	  "moves, 0 (no refinement) to 100000000", set_refine,
-	  show_refine },
 	{ "log:verbosity", "0-3, quiet, normal, verbose or debug",
 	  set_verbosity, show_verbosity },
 	{ "hints:socket", "an absolute socket path of at most 107 bytes, or empty for none",
@@ -264,6 +238,26 @@ static const struct key keys[] = {
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
+
+/*
+ * Keys of earlier releases: the job policies and the background
+ * refinement gave way to the collective search, whose routing is kept
+ * only when it wins on the collectives model.
+ */
+static const char *const retired[] = {
+	"routing:job_policy",
+	"routing:job_refine_moves",
+};
+
+static bool is_retired(const char *k)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(retired) / sizeof(retired[0]); i++)
+		if (!strcmp(retired[i], k))
+			return true;
+	return false;
+}
 
 static bool known_section(const char *s, size_t len)
 {
@@ -296,6 +290,10 @@ static void check_entry(struct ga_cfg *c, const struct out *o, const char *k,
 			say(o, GA_CFG_WARN,
 			    "WRN GA15: %s: key '%s' outside any section ignored",
 			    o->path, colon + 1);
+		else if (is_retired(k))
+			say(o, GA_CFG_WARN,
+			    "WRN GA40: %s: key '%s' is no longer used (the job routing is kept only where it wins on the collectives model), ignored",
+			    o->path, k);
 		else if (known_section(k, colon - k))
 			say(o, GA_CFG_WARN,
 			    "WRN GA16: %s: unknown key '%s' ignored",

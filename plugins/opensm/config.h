@@ -15,8 +15,6 @@
 #define GA_HINTS_SOCKET "/run/gpuaware/sm.sock"
 #define GA_HINTS_DIR "/var/lib/gpuaware"
 #define GA_HINTS_INTERVAL_MS 200
-/* Background job search after a routing for jobs: 1-33 s on 1,024 hosts */
-#define GA_REFINE_MOVES 6000000
 #define GA_NO_GROUP ((gid_t)-1)
 
 enum ga_verbosity {
@@ -29,9 +27,7 @@ enum ga_verbosity {
 struct ga_cfg {
 	enum rt_engine_id engine;
 	enum ga_verbosity verbosity;
-	enum rt_job_policy job_policy;	/* how jobs share a leaf's links */
-	uint64_t job_search_moves;	/* fat-tree job search, 0: default */
-	uint64_t job_refine_moves;	/* in the background after it, 0: off */
+	uint64_t job_search_moves;	/* job search entries, 0: default */
 	/* [hints]: the job-hint socket; an empty socket path turns it off */
 	char hints_socket[108];		/* a sockaddr_un path */
 	char hints_dir[256];		/* where the job table is kept */

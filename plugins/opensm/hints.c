@@ -245,19 +245,52 @@ static int add_null(json_object *o, const char *k)
 	return json_object_object_add(o, k, NULL) ? -ENOMEM : 0;
 }
 
-static const char *const refinements[] = {
-	[GA_REFINEMENT_NONE] = "none",
-	[GA_REFINEMENT_OFF] = "off",
-	[GA_REFINEMENT_RUNNING] = "running",
-	[GA_REFINEMENT_INSTALLED] = "installed",
-	[GA_REFINEMENT_FAILED] = "failed",
-};
-_Static_assert(sizeof(refinements) / sizeof(*refinements) ==
-	       GA_REFINEMENT_FAILED + 1, "a name for every refinement");
+/* {"with": a, "without": b} under key k of o. */
+static int add_pair(json_object *o, const char *k, double a, double b)
+{
+	json_object *p = json_object_new_object();
+	int ret;
+
+	if (!p)
+		return -ENOMEM;
+	ret = sm_json_add(p, "with", json_object_new_double(a));
+	ret = ret ? ret : sm_json_add(p, "without", json_object_new_double(b));
+	if (ret) {
+		json_object_put(p);
+		return ret;
+	}
+	return sm_json_add(o, k, p);
+}
+
+/* What the guard saw: the jobs' collectives with and without them. */
+static int add_model(json_object *r, const struct ga_hints_routing *x)
+{
+	const struct rt_model *a = &x->with, *b = &x->without;
+	json_object *m;
+	int ret;
+
+	if (!x->modelled)
+		return add_null(r, "job_model");
+	m = json_object_new_object();
+	if (!m)
+		return -ENOMEM;
+	ret = sm_json_add(m, "kept", json_object_new_string(
+		x->jobs_kept ? "jobs" : "without jobs"));
+	ret = ret ? ret : add_pair(m, "ring", a->ring, b->ring);
+	ret = ret ? ret : add_pair(m, "ring_worst", a->ring_worst,
+				   b->ring_worst);
+	ret = ret ? ret : add_pair(m, "alltoall", a->a2a, b->a2a);
+	ret = ret ? ret : add_pair(m, "alltoall_worst", a->a2a_worst,
+				   b->a2a_worst);
+	if (ret) {
+		json_object_put(m);
+		return ret;
+	}
+	return sm_json_add(r, "job_model", m);
+}
 
 static int add_routing(json_object *r, const struct ga_hints_routing *x)
 {
-	const char *rf = refinements[x->refinement];
 	json_object *q;
 	int ret;
 
@@ -270,8 +303,7 @@ static int add_routing(json_object *r, const struct ga_hints_routing *x)
 	ret = ret ? ret : add_u64(r, "jobs_routed", x->jobs);
 	ret = ret ? ret : sm_json_add(r, "job_routing",
 				      json_object_new_string(x->job_routing));
-	ret = ret ? ret : sm_json_add(r, "refinement",
-				      json_object_new_string(rf));
+	ret = ret ? ret : add_model(r, x);
 	if (ret || !x->checked)
 		return ret ? ret : add_null(r, "quality");
 	q = json_object_new_object();
@@ -561,8 +593,7 @@ static void dropped(void *ctx, const char *msg)
 
 static int build_jobs(struct ga_hints *h, const struct sm_hints_snap *s,
 		      const struct fabric *f, const struct alias *names,
-		      size_t n, enum rt_job_policy policy, struct rt_jobs *js,
-		      char *err, size_t len)
+		      size_t n, struct rt_jobs *js, char *err, size_t len)
 {
 	struct rt_job_spec *spec = calloc(s->njobs + 1, sizeof(*spec));
 	const char **hosts;
@@ -591,10 +622,8 @@ static int build_jobs(struct ga_hints *h, const struct sm_hints_snap *s,
 					 len) : 0;
 	if (!ret && nspec && !js->njobs)
 		rt_jobs_release(js);
-	else if (!ret && nspec) {
-		js->policy = policy;
+	else if (!ret && nspec)
 		ret = 1;
-	}
 out:
 	free(spec);
 	free(hosts);
@@ -602,8 +631,7 @@ out:
 }
 
 int ga_hints_jobs(struct ga_hints *h, const struct fabric *f,
-		  enum rt_job_policy policy, struct rt_jobs *js,
-		  uint64_t *gen, char *err, size_t len)
+		  struct rt_jobs *js, uint64_t *gen, char *err, size_t len)
 {
 	const struct sm_hints_snap *s;
 	struct alias *names, *old;
@@ -616,8 +644,7 @@ int ga_hints_jobs(struct ga_hints *h, const struct fabric *f,
 	}
 	s = sm_hints_snapshot(h->tbl);
 	*gen = s->generation;
-	ret = s->njobs ? build_jobs(h, s, f, names, n, policy, js, err, len) :
-			 0;
+	ret = s->njobs ? build_jobs(h, s, f, names, n, js, err, len) : 0;
 	sm_hints_put(s);
 	pthread_mutex_lock(&h->lock);
 	old = h->names;
@@ -655,16 +682,5 @@ void ga_hints_in_switches(struct ga_hints *h, bool ok)
 	h->have_live = ok && h->have_handed;
 	h->routings += h->have_live;
 	h->have_handed = false;
-	pthread_mutex_unlock(&h->lock);
-}
-
-void ga_hints_refinement(struct ga_hints *h, uint64_t gen,
-			 enum ga_refinement r)
-{
-	pthread_mutex_lock(&h->lock);
-	if (h->have_handed && h->handed.generation == gen)
-		h->handed.refinement = r;
-	if (h->have_live && h->live.generation == gen)
-		h->live.refinement = r;
 	pthread_mutex_unlock(&h->lock);
 }

@@ -57,17 +57,7 @@ void ga_hints_sweep_begin(struct ga_hints *h);
  * there are none (js untouched), or a negative errno with err filled.
  */
 int ga_hints_jobs(struct ga_hints *h, const struct fabric *f,
-		  enum rt_job_policy policy, struct rt_jobs *js,
-		  uint64_t *gen, char *err, size_t len);
-
-/* The background refinement of a routing, as the state request names it. */
-enum ga_refinement {
-	GA_REFINEMENT_NONE,		/* not for this routing */
-	GA_REFINEMENT_OFF,		/* job_refine_moves = 0 */
-	GA_REFINEMENT_RUNNING,		/* the refined one follows */
-	GA_REFINEMENT_INSTALLED,	/* this is the refined one */
-	GA_REFINEMENT_FAILED,		/* ended without a result */
-};
+		  struct rt_jobs *js, uint64_t *gen, char *err, size_t len);
 
 /* What the last routing handed to OpenSM was, for the state request. */
 struct ga_hints_routing {
@@ -78,7 +68,10 @@ struct ga_hints_routing {
 	unsigned int nvl;
 	unsigned int jobs;	/* jobs routed for */
 	char job_routing[96];	/* how the engine used them (rt_summary) */
-	enum ga_refinement refinement;	/* of it, in the background */
+	/* the jobs' collectives on the model, with and without the jobs */
+	bool modelled;
+	bool jobs_kept;		/* the routing for the jobs won */
+	struct rt_model with, without;
 	double ms;		/* wall time of the plugin's routing */
 	/* the verifier's numbers when it ran (verbosity verbose or more) */
 	bool checked;
@@ -100,13 +93,5 @@ void ga_hints_routed(struct ga_hints *h, const struct ga_hints_routing *r);
  * switches and routed_generation is null.
  */
 void ga_hints_in_switches(struct ga_hints *h, bool ok);
-
-/*
- * The refinement of the routing for job table generation gen is now r:
- * said of that routing whether handed over or in the switches, and of
- * no other.
- */
-void ga_hints_refinement(struct ga_hints *h, uint64_t gen,
-			 enum ga_refinement r);
 
 #endif

@@ -24,7 +24,6 @@
 #include "export.h"
 #include "hints.h"
 #include "import.h"
-#include "refine.h"
 #include "vl.h"
 
 /*
@@ -55,9 +54,7 @@ _Static_assert(__builtin_strcmp(OSM_VERSION, GA_OSM_BUILT_FOR) == 0,
 /*
  * The plugin context, shared by the event plugin and the routing engine.
  * sweep and tables live from build_lid_matrices to the end of
- * ucast_build_fwd_tables of the same sweep, never longer: a fat-tree
- * routing for jobs then moves (fabric, tables and jobs) to the
- * refinement worker.
+ * ucast_build_fwd_tables of the same sweep, never longer.
  */
 struct ga_ctx {
 	osm_opensm_t *osm;	/* borrowed: OpenSM outlives the plugin */
@@ -74,9 +71,6 @@ struct ga_ctx {
 	bool have_jobs;
 	uint64_t hints_gen;	/* generation of the table routed for */
 	struct ga_hints_routing done;	/* what state will report */
-	struct ga_refine *refine;	/* NULL: no background refinement */
-	bool refined;		/* this sweep installs a refined routing */
-	bool refining;		/* a refinement for this sweep's goes on */
 };
 
 static double clock_s(clockid_t id)
@@ -103,14 +97,9 @@ static void drop_sweep(struct ga_ctx *c)
 	ga_sweep_release(&c->sweep);
 }
 
-/*
- * Give up on this sweep after the hop tables were written; a refined
- * routing refused is not offered again.
- */
+/* Give up on this sweep after the hop tables were written. */
 static int refuse(struct ga_ctx *c)
 {
-	if (c->refined)
-		ga_refine_drop(c->refine);
 	ga_export_clear_hops(&c->sweep);
 	drop_sweep(c);
 	return -1;
@@ -178,8 +167,8 @@ static void sweep_jobs(struct ga_ctx *c)
 
 	if (!c->hints)
 		return;
-	ret = ga_hints_jobs(c->hints, c->sweep.fab, c->cfg.job_policy,
-			    &c->jobs, &c->hints_gen, err, sizeof(err));
+	ret = ga_hints_jobs(c->hints, c->sweep.fab, &c->jobs, &c->hints_gen,
+			    err, sizeof(err));
 	if (ret < 0)
 		GA_LOG(&c->osm->log, OSM_LOG_ERROR,
 			"ERR GA33: cannot route for the job table (generation %" PRIu64 "): %s; routing without jobs\n",
@@ -231,20 +220,7 @@ static int ga_build_lid_matrices(void *context)
 	t = now();
 	c->t_import = t - c->t_start;
 	sweep_jobs(c);
-	/*
-	 * One still searching for this fabric and table goes on (a console
-	 * reroute, OpenSM's sweeps after an error); any other is stopped.
-	 */
-	c->refining = c->have_jobs &&
-		      ga_refine_busy_with(c->refine, c->sweep.fab,
-					  c->hints_gen);
-	if (!c->refining)
-		ga_refine_stop(c->refine);
-	c->refined = c->have_jobs && !c->refining &&
-		     ga_refine_take(c->refine, c->sweep.fab, c->hints_gen,
-				    &c->tables, &c->sum);
-	ret = c->refined ? 0 :
-	      rt_route(c->sweep.fab, c->cfg.engine, jobs_of(c), &c->tables,
+	ret = rt_route(c->sweep.fab, c->cfg.engine, jobs_of(c), &c->tables,
 		       &c->sum);
 	if (!ret && c->sum.nvl > 1 && !vls_usable(c))
 		ret = route_one_vl(c);
@@ -318,6 +294,23 @@ static bool check_quality(struct ga_ctx *c)
 }
 
 /*
+ * The guard's choice: the jobs' collectives on the model with the
+ * routing for them and without, as fractions of line rate.
+ */
+static void log_model(struct ga_ctx *c)
+{
+	const struct rt_model *a = &c->sum.with, *b = &c->sum.without;
+
+	GA_LOG(&c->osm->log, OSM_LOG_INFO,
+		"%s for %u jobs: on the collectives model ring %.3f / %.3f (worst %.3f / %.3f), all-to-all %.3f / %.3f (worst %.3f / %.3f) of line rate with / without the job routing, modelled in %.1f ms\n",
+		c->sum.jobs_kept ? "job routing kept" :
+		"routing without jobs kept (the job routing is no faster)",
+		c->jobs.njobs, a->ring, b->ring, a->ring_worst,
+		b->ring_worst, a->a2a, b->a2a, a->a2a_worst, b->a2a_worst,
+		c->sum.model_seconds * 1e3);
+}
+
+/*
  * Wall time says what OpenSM waited; on a loaded host the CPU time of the
  * routing thread is what the plugin itself cost.
  */
@@ -335,28 +328,14 @@ static void log_summary(struct ga_ctx *c)
 		c->sum.nvl > 1 ? "s" : "", ms, cpu);
 	if (c->sum.detail[0])
 		GA_LOG(log, OSM_LOG_INFO, "recogniser: %s\n", c->sum.detail);
+	if (c->sum.modelled)
+		log_model(c);
 	if (c->cfg.verbosity < GA_VERBOSE)
 		return;
 	GA_LOG(log, OSM_LOG_VERBOSE,
 		"import %.1f ms, recognise+route %.1f ms (core: %.1f ms routing, %.1f ms checking), hop tables %.1f ms\n",
 		c->t_import * 1e3, c->t_route * 1e3, c->sum.seconds * 1e3,
 		c->sum.check_seconds * 1e3, c->t_hops * 1e3);
-}
-
-/*
- * What comes of this routing in the background, for the state request;
- * GA_REFINEMENT_RUNNING also tells start_refine() to refine it.
- */
-static enum ga_refinement refinement(const struct ga_ctx *c)
-{
-	if (!c->have_jobs || !c->routed || c->sum.unsearched ||
-	    strcmp(c->sum.engine, rt_engine_name(RT_ENGINE_FATTREE)))
-		return GA_REFINEMENT_NONE;
-	if (!c->cfg.job_refine_moves)
-		return GA_REFINEMENT_OFF;
-	if (c->refined)
-		return GA_REFINEMENT_INSTALLED;
-	return c->refine ? GA_REFINEMENT_RUNNING : GA_REFINEMENT_FAILED;
 }
 
 /* What the hint socket's state request will say of this routing. */
@@ -370,45 +349,12 @@ static void note_routing(struct ga_ctx *c)
 	d->nvl = c->sum.nvl;
 	d->jobs = c->have_jobs ? c->jobs.njobs : 0;
 	snprintf(d->job_routing, sizeof(d->job_routing), "%s", c->sum.jobs);
-	d->refinement = refinement(c);
+	d->modelled = c->sum.modelled;
+	d->jobs_kept = c->sum.jobs_kept;
+	d->with = c->sum.with;
+	d->without = c->sum.without;
 	d->ms = (now() - c->t_start) * 1e3;
 	ga_hints_routed(c->hints, d);
-	/*
-	 * A worker going on from an earlier sweep may have failed before
-	 * there was this routing to tell; one failing from now on tells it.
-	 */
-	if (d->refinement == GA_REFINEMENT_RUNNING && c->refining &&
-	    ga_refine_failed(c->refine))
-		ga_hints_refinement(c->hints, c->hints_gen,
-				    GA_REFINEMENT_FAILED);
-}
-
-/*
- * A fat-tree routing for jobs goes on being searched in the background;
- * the sweep's fabric, tables and jobs move to the worker.
- */
-static void start_refine(struct ga_ctx *c)
-{
-	int ret;
-
-	if (refinement(c) != GA_REFINEMENT_RUNNING || c->refining)
-		return;
-	ret = ga_refine_start(c->refine, c->sweep.fab, &c->tables, &c->jobs,
-			      &c->sum, c->hints_gen, c->cfg.job_refine_moves);
-	c->sweep.fab = NULL;
-	c->routed = false;
-	c->have_jobs = false;
-	if (ret) {
-		GA_LOG(&c->osm->log, OSM_LOG_ERROR,
-			"ERR GA37: cannot refine the job routing in the background: %s\n",
-			strerror(-ret));
-		if (c->hints)
-			ga_hints_refinement(c->hints, c->hints_gen,
-					    GA_REFINEMENT_FAILED);
-	} else if (c->cfg.verbosity >= GA_NORMAL)
-		GA_LOG(&c->osm->log, OSM_LOG_INFO,
-			"refining the job routing in the background (%" PRIu64 " moves)\n",
-			c->cfg.job_refine_moves);
 }
 
 /* Hand this sweep's tables to OpenSM, which pushes the changed blocks. */
@@ -445,8 +391,6 @@ static int ga_build_fwd_tables(void *context)
 	}
 	if (c->hints)
 		note_routing(c);
-	if (!c->refined)
-		start_refine(c);
 	drop_sweep(c);
 	return 0;
 }
@@ -495,29 +439,6 @@ static void kick(void *ctx)
 
 	c->osm->subn.force_reroute = TRUE;
 	osm_opensm_sweep(c->osm);
-}
-
-/* On the refinement worker: a refined routing is installed by a reroute. */
-static void refine_done(void *ctx, int ret, uint64_t gen,
-			const struct rt_jobsearch_stats *st, double seconds)
-{
-	struct ga_ctx *c = ctx;
-
-	if (ret) {
-		GA_LOG(&c->osm->log, OSM_LOG_ERROR,
-			"ERR GA38: the job routing stays unrefined: %s\n",
-			ret == -EIO ? "the search lost a pair" : strerror(-ret));
-		if (c->hints)
-			ga_hints_refinement(c->hints, gen,
-					    GA_REFINEMENT_FAILED);
-		return;
-	}
-	if (c->cfg.verbosity >= GA_NORMAL)
-		GA_LOG(&c->osm->log, OSM_LOG_INFO,
-			"job routing refined in %.1f s (%" PRIu64 " moves): links two jobs share %u -> %u, jobs' busiest links summed %" PRIu64 " -> %" PRIu64 "; rerouting\n",
-			seconds, st->moves, st->shared_before,
-			st->shared_after, st->own_before, st->own_after);
-	kick(c);
 }
 
 static void hints_log(void *ctx, bool error, const char *msg)
@@ -587,9 +508,6 @@ static void *ga_create(struct osm_opensm *osm)
 		free(c);
 		return NULL;
 	}
-	if (ga_refine_new(&c->refine, refine_done, c))
-		GA_LOG(&osm->log, OSM_LOG_ERROR,
-			"ERR GA39: out of memory: no background refinement\n");
 	GA_LOG(&osm->log, OSM_LOG_INFO,
 		"routing engine '%s' registered (plugin built for %s, engine %s, verbosity %s)\n",
 		GA_ENGINE_NAME, GA_OSM_BUILT_FOR, rt_engine_name(c->cfg.engine),
@@ -604,8 +522,6 @@ static void ga_delete(void *data)
 
 	if (!c)
 		return;
-	/* first: its worker may ask OpenSM for a sweep */
-	ga_refine_free(c->refine);
 	ga_hints_stop(c->hints);
 	drop_sweep(c);
 	ga_vl_release(&c->live);

@@ -1,16 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Job-aware routing on a 1,024-host 3-level fat-tree: per seeded random
-# mix of 4-16 jobs, the jobs' busiest own links and the links two jobs
-# share, routed with the jobs (policies spread and isolate), without
-# them, and by OpenSM's ftree (one
-# ibsim + OpenSM sweep, its dumps analyzed against every mix).  Prints a
-# markdown table and the averages; spread refined as the plugin does in
-# the background (REFINE moves, the plugin's default 6000000); then the
-# time from hints.set on the plugin's socket to the new LFTs in the
-# switches, and to the refined ones.
-# Usage: tests/bench/jobs.sh [BUILD_DIR]; MIXES (20) mixes, FRAGMENT (4)
-# for ibtopogen jobs --fragment, LATENCY (5) mixes timed live.
+# Job-aware routing as the jobs feel it.  Seeded random mixes of 4-8 jobs
+# of 32-128 hosts on a 1,024-host 3-level fat-tree with 2:1 leaves and a
+# 512-host one with 1:1: every job's ring and all-to-all at once on the
+# LFTs read back from the ibsim switches (`ibpoolroute simulate` on the
+# live fabric), with the plugin's routing for the mix against its routing
+# without hints in the same run (an empty table set before each mix), and
+# OpenSM's ANCHORS on the same fabric (their dumps; they ignore jobs).
+# Then mixes four times as large offline on a 4,096-host tree, and tori
+# and dragonflies offline.  Markdown tables for docs/benchmarks.md.
+# Usage: tests/bench/jobs.sh [BUILD_DIR]; MIXES (10) mixes a fabric,
+# ANCHORS ("ftree updn dfsssp"), OFFLINE (1: the offline tables too).
 set -eu
 B=${1:-build}
 export B
@@ -18,108 +18,186 @@ export B
 t_init bench-jobs
 cd "$WORK"
 
-MIXES=${MIXES:-20}
-REFINE=${REFINE:-6000000}
-FRAGMENT=${FRAGMENT:-4}
-NET=$WORK/ft3-1k.net
-"$BDIR/ibtopogen" fattree --radix 16 --levels 3 -o "$NET"
+MIXES=${MIXES:-10}
+ANCHORS=${ANCHORS:-"ftree updn dfsssp"}
+OFFLINE=${OFFLINE:-1}
 
-# key JSON NAME: a top-level scalar of ibpoolroute --json output.
-key() {
-	awk -v k="\"$2\":" '$1 == k { v = $2; sub(/,$/, "", v);
-		gsub(/"/, "", v); print v; exit }' "$1"
+# cols JSON K: "RING RING_WORST A2A A2A_WORST EBB" of routing K of a
+# simulate --json report.
+cols() {
+	perl -MJSON::PP -0777 -ne 'my $r = decode_json($_)->{routings}['"$2"'];
+		printf "%.4f %.4f %.4f %.4f %.4f\n", $r->{ring}{mean},
+			$r->{ring}{worst}, $r->{alltoall}{mean},
+			$r->{alltoall}{worst}, $r->{ebb} // 0' "$1"
 }
 
-# pr CMD...: ibpoolroute CMD; exit 1 (the routing has a problem) is
-# still a report, 2 is an error.
-pr() {
-	"$BDIR/ibpoolroute" "$@" || [ $? -eq 1 ]
+# live NAME JOBS [ARGS]: cols of the jobs on the switches' LFTs now.
+live() {
+	local n=$1 j=$2
+	shift 2
+	client_env "$BDIR/ibpoolroute" simulate --json --perms 100 --jobs "$j" \
+		"$@" >"$WORK/$n.json" 2>"$WORK/$n.err" ||
+		t_fail "simulate $n: $(tail -2 "$WORK/$n.err")"
+	cols "$WORK/$n.json" 0
 }
 
-# own JSON: the jobs' max own link loads, summed over the jobs.
-own() {
-	awk '$1 == "\"max_link_load\":" { s += $2 } END { print s + 0 }' "$1"
+# offline NAME NET JOBS: cols with the jobs, then without, routed here.
+offline() {
+	local r=0
+	"$BDIR/ibpoolroute" simulate --json --perms 100 --net "$2" \
+		--jobs "$3" >"$WORK/$1.json" 2>"$WORK/$1.err" || r=$?
+	[ "$r" -eq 0 ] || t_fail "simulate $1: exit $r: $(tail -2 "$WORK/$1.err")"
+	echo "$(cols "$WORK/$1.json" 0) $(cols "$WORK/$1.json" 1)"
 }
 
-# bound JSON: the loads no routing gets the jobs' busiest links below.
-bound() {
-	awk '$1 == "\"load_bound\":" { s += $2 } END { print s + 0 }' "$1"
+# kept: which routing the plugin's guard put in the switches.
+kept() {
+	sm state --json | perl -MJSON::PP -0777 -ne '
+		my $m = decode_json($_)->{job_model};
+		print $m ? ($m->{kept} eq "jobs" ? "jobs" : "without") : "-"'
 }
 
-# OpenSM's ftree, once: its tables do not depend on the jobs.
-sim_start "$NET"
-conf=$(engine_conf ftree ftree "")
-osm_once "$conf"
-sim_stop
-FTREE=$WORK/ftree.dump
-t_need "$FTREE/opensm-lfts.dump" "$FTREE/opensm-subnet.lst"
-
-echo "## Job-aware routing: 1,024-host 3-level fat-tree (radix 16), $MIXES mixes of 4-16 jobs, hosts in runs of 1-$FRAGMENT"
-echo
-echo "Job-own load: each job's busiest directed switch link under its own all-to-all, summed over the jobs; bound: the load no routing gets below (ibpoolroute's load_bound); shared: directed switch links with own traffic of two or more jobs; refined: spread after the plugin's background refinement ($REFINE moves; s: its time here)."
-echo
-echo "| mix | jobs | own load without | spread | isolate | ftree | bound | spread / without | isolate / without | bound / without | shared without | spread | isolate | ftree | all-to-all max/mean spread, isolate | refined / without | refined shared | refined / without shared | refine s |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-mix=1
-while [ "$mix" -le "$MIXES" ]; do
-	j=$WORK/mix$mix.json
-	"$BDIR/ibtopogen" jobs --net "$NET" --jobs 4-16 --seed "$mix" \
-		--fragment "$FRAGMENT" -o "$j"
-	pr route --json --perms 0 --net "$NET" --jobs "$j" --measure-only \
-		>"$WORK/without.json"
-	pr route --json --perms 0 --net "$NET" --jobs "$j" >"$WORK/with.json"
-	pr route --json --perms 0 --net "$NET" --jobs "$j" \
-		--job-policy isolate >"$WORK/iso.json"
-	pr analyze --json --perms 0 --jobs "$j" "$FTREE" >"$WORK/ftree.json"
-	pr route --json --perms 0 --net "$NET" --jobs "$j" \
-		--refine-moves "$REFINE" >"$WORK/ref.json"
-	echo "$mix $(grep -c '"id":' "$j") $(own "$WORK/without.json") $(own "$WORK/with.json") $(own "$WORK/iso.json") $(own "$WORK/ftree.json") $(key "$WORK/without.json" shared_links) $(key "$WORK/with.json" shared_links) $(key "$WORK/iso.json" shared_links) $(key "$WORK/ftree.json" shared_links) $(key "$WORK/with.json" efi_ratio) $(key "$WORK/iso.json" efi_ratio) $(bound "$WORK/without.json") $(own "$WORK/ref.json") $(key "$WORK/ref.json" shared_links) $(key "$WORK/ref.json" refine_seconds) $(key "$WORK/ref.json" efi_ratio)"
-	mix=$((mix + 1))
-done | awk '
-	function max(a, b) { return a > b ? a : b }
-	{ rs = $4 / $3; ri = $5 / $3; rb = $13 / $3; rr = $14 / $3
-	  rq = $15 / $7
-	  printf "| %d | %d | %d | %d | %d | %d | %d | %.3f | %.3f | %.3f | %d | %d | %d | %d | %s, %s | %.3f | %d | %.3f | %.1f |\n",
-		$1, $2, $3, $4, $5, $6, $13, rs, ri, rb, $7, $8, $9, $10, $11, $12, rr, $15, rq, $16
-	  n++; for (i = 2; i <= 10; i++) s[i] += $i; s[13] += $13
-	  srs += rs; sri += ri; srb += rb; srr += rr; srq += rq; s[15] += $15
-	  s[16] += $16; above += $15 > $7
-	  a2a = max(a2a, max(max($11, $12), $17)) }
+# Rows "mix njobs ranks w(5) wo(5) ms kept [shuffled w(5) wo(5)]" into
+# a table, with the means and the issue's targets.
+table() {
+	awk '
+	function r(a, b) { return b > 0 ? a / b : 0 }
+	{ n++
+	  printf "| %d | %d | %d | %.3f | %.3f | **%.3f** | %.3f | %.3f | %.3f | %.3f | **%.3f** | %.3f | %.3f | %.3f | %.3f | %.3f | %s | %s |\n",
+		$1, $2, $3, $11, $6, r($6, $11), $12, $7, $9, $4, r($4, $9),
+		$10, $5, $13, $8, r($8, $13), $15, $14
+	  a2a += r($6, $11); ring += r($4, $9); ebb += r($8, $13)
+	  aw += $7 >= $12 - 1e-9; rw += $5 >= $10 - 1e-9
+	  sa += r($18 + 0, $23 + 0); ms[n] = $14 }
 	END { if (!n) exit 1
-	  printf "| **mean** | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | **%.3f** | **%.3f** | **%.3f** | %.1f | %.1f | %.1f | %.1f | max %s | **%.3f** | %.1f | **%.3f** (%d above) | %.1f |\n",
-		s[2] / n, s[3] / n, s[4] / n, s[5] / n, s[6] / n, s[13] / n,
-		srs / n, sri / n, srb / n, s[7] / n, s[8] / n, s[9] / n,
-		s[10] / n, a2a, srr / n, s[15] / n, srq / n, above, s[16] / n }'
-
-# hints.set to LFTs in the switches: OpenSM with the plugin on the same
-# fabric, each of the first LATENCY mixes sent with --wait, which returns
-# once OpenSM reports the new routing acknowledged by every switch.
-LATENCY=${LATENCY:-5}
-[ "$LATENCY" -le "$MIXES" ] || LATENCY=$MIXES
-plugin_ini "$WORK/ga.ini" '[log]' 'verbosity = normal'
-sim_start "$NET"
-conf=$(engine_conf ga gpuaware "$WORK/ga.ini")
-osm_start "$conf"
-poll 300 log_has "$WORK/ga.log" "SUBNET UP" 1 || t_fail "OpenSM did not come up"
-mix=1
-while [ "$mix" -le "$LATENCY" ]; do
-	t0=$(date +%s%N)
-	sm hints set "$WORK/mix$mix.json" --wait >/dev/null ||
-		t_fail "hints set mix $mix did not reach the switches"
-	t1=$(date +%s%N)
-	poll 300 refined_at "$mix" || t_fail "mix $mix not refined"
-	echo $(((t1 - t0) / 1000000)) $((($(date +%s%N) - t0) / 1000000))
-	mix=$((mix + 1))
-done >"$WORK/latency"
-# spread KIND COLUMN: min, median and max of one column, in ms
-spread() {
-	cut -d' ' -f"$2" "$WORK/latency" | sort -n | awk -v k="$1" '
-		{ v[NR] = $1 } END { if (!NR) exit 1
-		printf "%s (%d mixes): min %d ms, median %d ms, max %d ms\n",
-			k, NR, v[1], v[int((NR + 1) / 2)], v[NR] }'
+	  printf "| **mean** | | | | | **%.3f** | | | | | **%.3f** | | | | | **%.3f** | | |\n",
+		a2a / n, ring / n, ebb / n
+	  printf "\nMean of the ratios over %d mixes: all-to-all %.3f, ring %.3f, eBB %.3f; worst job no slower than without on %d of %d mixes (all-to-all) and %d of %d (ring).\n",
+		n, a2a / n, ring / n, ebb / n, aw, n, rw, n
+	  if (sa > 0)
+		printf "All-to-all over a rank order the routing did not know (--shuffle): %.3f of without, mean over the mixes.\n", sa / n
+	}'
 }
-echo
-spread "hints.set to the new LFTs in the switches (ibpoolroute hints set --wait)" 1
-spread "hints.set to the refined LFTs in the switches (state: refined)" 2
-osm_stop
-sim_stop
+
+table_head() {
+	echo
+	echo "| mix | jobs | ranks | a2a without | a2a with | ratio | worst without | worst with | ring without | ring with | ratio | worst without | worst with | eBB without | eBB with | ratio | kept | hints.set ms |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+}
+
+# fabric LABEL NET: the live comparison and the anchors on one fabric.
+fabric() {
+	local label=$1 net=$2 e m j t0 ms w wo sw swo conf
+	for m in $(seq 1 "$MIXES"); do
+		"$BDIR/ibtopogen" jobs --net "$net" --jobs 4-8 --sizes 32-128 \
+			--seed "$m" -o "$WORK/$label-mix$m.json"
+	done
+	sim_start "$net"
+	for e in $ANCHORS; do
+		osm_once "$(engine_conf "$label-$e" "$e" "")"
+	done
+	plugin_ini "$WORK/ga.ini" '[log]' 'verbosity = normal'
+	conf=$(engine_conf "$label-ga" gpuaware "$WORK/ga.ini")
+	osm_start "$conf"
+	poll 300 log_has "$WORK/$label-ga.log" "SUBNET UP" 1 ||
+		t_fail "$label: OpenSM did not come up"
+	echo '{"jobs":[]}' >"$WORK/none.json"
+	for m in $(seq 1 "$MIXES"); do
+		j=$WORK/$label-mix$m.json
+		sm hints set "$WORK/none.json" --wait --timeout 120000 >/dev/null ||
+			t_fail "$label mix $m: no routing without jobs"
+		wo=$(live "$label-$m-without" "$j")
+		swo=$(live "$label-$m-without-shuffled" "$j" --shuffle)
+		t0=$(date +%s%N)
+		sm hints set "$j" --wait --timeout 120000 >/dev/null ||
+			t_fail "$label mix $m: the routing for it did not reach the switches"
+		ms=$((($(date +%s%N) - t0) / 1000000))
+		w=$(live "$label-$m-with" "$j")
+		sw=$(live "$label-$m-with-shuffled" "$j" --shuffle)
+		echo "$m $(grep -c '"id":' "$j") $(perl -MJSON::PP -0777 -ne \
+			'my $n = 0; $n += @{$_->{hosts}} for @{decode_json($_)->{jobs}};
+			 print $n' "$j") $w $wo $ms $(kept) $sw $swo" >>"$WORK/$label.rows"
+		for e in $ANCHORS; do
+			"$BDIR/ibpoolroute" simulate --json --perms 100 \
+				--dump "$WORK/$label-$e.dump" --jobs "$j" \
+				>"$WORK/$label-$m-$e.json" 2>&1 || true
+			echo "$m $e $(cols "$WORK/$label-$m-$e.json" 0)" \
+				>>"$WORK/$label.anchors"
+		done
+	done
+	osm_stop
+	forget_pid "$OSM_PID"
+	sim_stop
+	forget_pid "$SIM_PID"
+	echo
+	echo "### $label: the plugin live, $MIXES mixes of 4-8 jobs of 32-128 hosts"
+	echo
+	echo "Fractions of line rate, every job's collective at once on the LFTs read back from the switches; \"without\": the plugin's routing with an empty job table, set just before; kept: the routing the plugin's guard installed; hints.set ms: \`ibpoolroute hints set --wait\` to the LFTs in the switches."
+	table_head
+	table <"$WORK/$label.rows"
+	echo
+	echo "OpenSM's engines on the same fabric and mixes (their dumps; mean over the mixes of the mean job, and the plugin's for reference):"
+	echo
+	echo "| engine | ring | ring worst | all-to-all | all-to-all worst | eBB |"
+	echo "|---|---|---|---|---|---|"
+	awk '{ n++; r += $4; rw += $5; a += $6; aw += $7; e += $8 }
+		END { printf "| gpuaware, job routing | %.3f | %.3f | %.3f | %.3f | %.3f |\n",
+			r / n, rw / n, a / n, aw / n, e / n }' "$WORK/$label.rows"
+	awk '{ n++; r += $9; rw += $10; a += $11; aw += $12; e += $13 }
+		END { printf "| gpuaware, no hints | %.3f | %.3f | %.3f | %.3f | %.3f |\n",
+			r / n, rw / n, a / n, aw / n, e / n }' "$WORK/$label.rows"
+	for e in $ANCHORS; do
+		awk -v e="$e" '$2 == e { n++; r += $3; rw += $4; a += $5;
+			aw += $6; b += $7 }
+			END { if (n) printf "| %s | %.3f | %.3f | %.3f | %.3f | %.3f |\n",
+				e, r / n, rw / n, a / n, aw / n, b / n }' \
+			"$WORK/$label.anchors"
+	done
+}
+
+# forget_pid PID: drop a stopped PID from the cleanup list.
+forget_pid() {
+	T_PIDS=$(echo " $T_PIDS " | sed "s/ $1 / /; s/^ *//; s/ *$//")
+}
+
+# offline_fabric LABEL NET SIZES: mixes routed here with and without.
+offline_fabric() {
+	local label=$1 net=$2 sizes=$3 m j
+	for m in $(seq 1 "$MIXES"); do
+		j=$WORK/$label-mix$m.json
+		"$BDIR/ibtopogen" jobs --net "$net" --jobs 4-8 --sizes "$sizes" \
+			--seed "$m" -o "$j"
+		echo "$m $(grep -c '"id":' "$j") $(perl -MJSON::PP -0777 -ne \
+			'my $n = 0; $n += @{$_->{hosts}} for @{decode_json($_)->{jobs}};
+			 print $n' "$j") $(offline "$label-$m" "$net" "$j") - $(perl \
+			-MJSON::PP -0777 -ne 'my $r = decode_json($_)->{routings}[0];
+			print $r->{job_routing} =~ /^none/ ? "without" : "jobs"' \
+			"$WORK/$label-$m.json")"
+	done >"$WORK/$label.rows"
+	echo
+	echo "### $label: offline, $MIXES mixes of 4-8 jobs of $sizes hosts"
+	table_head
+	table <"$WORK/$label.rows"
+}
+
+echo "## Concurrent collectives: job routing against no hints, $(date -u +%Y-%m-%d)"
+NET2=$WORK/ft-1k-2to1.net
+"$BDIR/ibtopogen" fattree --levels 3 --hosts-per-leaf 16 --down 8,8 \
+	--up 8,8 -o "$NET2"
+fabric ft-1k-2to1 "$NET2"
+NET1=$WORK/ft-512.net
+"$BDIR/ibtopogen" fattree --levels 3 --hosts-per-leaf 8 --down 8,8 \
+	--up 8,8 -o "$NET1"
+fabric ft-512 "$NET1"
+[ "$OFFLINE" = 1 ] || exit 0
+NET4=$WORK/ft-4k.net
+"$BDIR/ibtopogen" fattree --levels 3 --hosts-per-leaf 16 --down 16,16 \
+	--up 16,16 -o "$NET4"
+offline_fabric ft-4k "$NET4" 128-512
+TOR=$WORK/torus-6x6x4.net
+"$BDIR/ibtopogen" torus --dims 6x6x4 --hosts-per-switch 2 -o "$TOR"
+offline_fabric torus-6x6x4 "$TOR" 8-64
+DF=$WORK/df-288.net
+"$BDIR/ibtopogen" dragonfly --switches-per-group 8 --global-links 4 \
+	--hosts-per-switch 4 --groups 9 -o "$DF"
+offline_fabric dragonfly-288 "$DF" 8-64

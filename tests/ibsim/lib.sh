@@ -447,24 +447,25 @@ sm() { "$BDIR/ibpoolroute" "$@" --socket "$WORK/sm.sock"; }
 # sm_state_has TEXT: the plugin's state, as JSON, holds TEXT.
 sm_state_has() { sm state --json 2>/dev/null | grep -q "$1"; }
 
-# refined_at GEN: the plugin's state says the switches hold job
-# generation GEN, refined; the reply is left in $WORK/state.json.
-refined_at() {
-	sm state --json >"$WORK/state.json" 2>/dev/null &&
-		grep -q "\"routed_generation\":$1," "$WORK/state.json" &&
-		grep -q '"refinement":"installed"' "$WORK/state.json"
+# live_sim NAME JOBS: "RING ALLTOALL RING_WORST ALLTOALL_WORST" of the jobs
+# in file JOBS on the LFTs read back from the switches now (simulate on
+# the live fabric, the collectives model); the report is left in
+# $WORK/NAME.sim.
+live_sim() {
+	(cd "$WORK" && client_env "$BDIR/ibpoolroute" simulate --perms 0 --json \
+		--jobs "$2" >"$WORK/$1.sim" 2>"$WORK/$1.err") ||
+		t_fail "simulate ($1) failed: $(tail -2 "$WORK/$1.err")"
+	perl -MJSON::PP -0777 -ne 'my $r = decode_json($_)->{routings}[0];
+		printf "%.6f %.6f %.6f %.6f\n", $r->{ring}{mean},
+			$r->{alltoall}{mean}, $r->{ring}{worst},
+			$r->{alltoall}{worst}' "$WORK/$1.sim"
 }
 
-# live_jobs NAME JOBS: "OWN SHARED" of the jobs in file JOBS in the LFTs
-# read back from the switches now: their busiest own links summed, the
-# links two of them share; the report is left in $WORK/NAME.json.
-live_jobs() {
-	(cd "$WORK" && client_env "$BDIR/ibpoolroute" verify --perms 0 --json \
-		--jobs "$2" >"$WORK/$1.json" 2>"$WORK/$1.err") ||
-		t_fail "verify --jobs ($1) failed: $(tail -2 "$WORK/$1.err")"
-	awk -F: '/"max_link_load"/ { gsub(/[ ,]/, "", $2); s += $2 }
-		/"shared_links"/ { gsub(/[ ,]/, "", $2); sh = $2 }
-		END { print s + 0, sh + 0 }' "$WORK/$1.json"
+# no_slower "A..." "B...": every number of A at least its mate in B.
+no_slower() {
+	perl -e 'my @a = split " ", $ARGV[0]; my @b = split " ", $ARGV[1];
+		for (0 .. $#b) { exit 1 if $a[$_] < $b[$_] - 1e-9 } exit 0' \
+		"$1" "$2"
 }
 
 no_errors() {

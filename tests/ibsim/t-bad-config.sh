@@ -54,7 +54,7 @@ run_case bad "$WORK/bad.ini"
 expect bad "gpuaware: ERR GA10: .*bad value 'sideways' for key routing:engine .*using the default 'auto'"
 expect bad "gpuaware: ERR GA10: .*bad value '7' for key log:verbosity .*using the default 'normal'"
 expect bad "gpuaware: ERR GA10: .*bad value 'lots' for key routing:job_search_moves .*using the default '0'"
-expect bad "gpuaware: ERR GA10: .*bad value '-5' for key routing:job_refine_moves .*using the default '6000000'"
+expect bad "gpuaware: WRN GA40: .*key 'routing:job_refine_moves' is no longer used"
 expect bad "gpuaware: WRN GA16: .*unknown key 'routing:colour'"
 expect bad "gpuaware: WRN GA14: .*unknown section \[nosuch\]"
 expect bad "gpuaware: WRN GA15: .*key 'stray' outside any section"
@@ -62,7 +62,7 @@ routed_by_defaults bad
 
 # Good values are taken: the verifier line proves verbosity 2, the
 # summary line the forced engine.
-printf '[routing]\nengine = UpDown\njob_search_moves = 5000\njob_refine_moves = 0\n[log]\nverbosity = verbose\n' \
+printf '[routing]\nengine = UpDown\njob_search_moves = 5000\n[log]\nverbosity = verbose\n' \
 	>"$WORK/good.ini"
 run_case good "$WORK/good.ini"
 reject good "gpuaware: ERR"

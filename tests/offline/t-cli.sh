@@ -257,7 +257,9 @@ check "route --jobs: job b, weight 1" grep -q "^job b       : 1 hosts (1 CA port
 check "route --jobs: shared links" grep -q "^shared links: [0-9]* of [0-9]* directed" "$w/out"
 run "$BIN" route --json --net "$net" --jobs "$jf"
 json "route --jobs --json"
-check "route --jobs: policy spread" grep -q '"job_policy": "spread"' "$w/out"
+check "route --jobs: the guard's choice" grep -q '"kept": "' "$w/out"
+check "route --jobs: modelled with and without" sh -c \
+	"[ \$(grep -c '\"alltoall_worst\": [0-9]' '$w/out') -eq 2 ]"
 check "route --jobs --json: job ids" grep -q '"id": "b"' "$w/out"
 check "route --jobs --json: max load" grep -q '"max_link_load": [0-9]' "$w/out"
 check "route --jobs --json: shared_links" [ -n "$(jval shared_links "$w/out")" ]
@@ -266,27 +268,15 @@ check "no --jobs, no job fields" sh -c "! grep -q shared_links '$w/out'"
 a2a=$(grep '"efi_' "$w/out")
 run "$BIN" route --json --net "$net" --jobs "$jf" --measure-only
 same "--measure-only routes as without jobs" "$(grep '"efi_' "$w/out")" "$a2a"
-check "--measure-only: no job policy" sh -c "! grep -q job_policy '$w/out'"
-run "$BIN" route --json --net "$net" --jobs "$jf" --job-policy isolate
-expect "route --job-policy isolate" 0 '"job_policy": "isolate"'
-run "$BIN" route --net "$net" --jobs "$jf" --job-policy none
-expect "unknown job policy" 2 "unknown job policy 'none'" "$w/err"
+check "--measure-only: no job model" sh -c "! grep -q job_model '$w/out'"
+run "$BIN" route --net "$net" --jobs "$jf" --job-policy isolate
+expect "no job policies any more" 2 "unknown option '--job-policy'" "$w/err"
 run "$BIN" route --net "$net" --jobs "$jf" --search-moves 100000001
 expect "search moves past the limit" 2 "bad search moves '100000001' (0-100000000)" "$w/err"
 run "$BIN" route --net "$net" --jobs "$jf" --search-moves -1
 expect "negative search moves" 2 "bad search moves '-1'" "$w/err"
 run "$BIN" route --json --net "$net" --jobs "$jf" --search-moves 500
 expect "route --search-moves" 0 '"unreachable": 0,'
-run "$BIN" route --net "$net" --jobs "$jf" --refine-moves 100000001
-expect "refine moves past the limit" 2 "bad refine moves '100000001' (0-100000000)" "$w/err"
-run "$BIN" route --json --net "$net" --jobs "$jf" --refine-moves 20000
-expect "route --refine-moves" 0 ', refined"'
-check "route --refine-moves: its time" [ -n "$(jval refine_seconds "$w/out")" ]
-check "route --refine-moves: all delivered" grep -q '"unreachable": 0,' "$w/out"
-run "$BIN" route --net "$net" --jobs "$jf" --refine-moves 20000 --engine updown
-expect "refine needs the fat-tree engine" 2 "cannot refine: not the fat-tree engine's routing" "$w/err"
-run "$BIN" route --json --net "$net" --jobs "$jf" --refine-moves 0
-check "--refine-moves 0: not refined" sh -c "! grep -q refined '$w/out'"
 run "$BIN" analyze --jobs "$jf" "$D/osm-ft2-ftree"
 expect "analyze --jobs" 0 "job b       : 1 hosts"
 run "$BIN" verify --jobs "$jf" --lmc 1

@@ -218,7 +218,7 @@ static void sweep(struct fix *x, const struct fabric *f, bool ours, bool ok)
 	int ret;
 
 	ga_hints_sweep_begin(x->h);
-	ret = ga_hints_jobs(x->h, f, RT_JOBS_SPREAD, &js, &gen, err,
+	ret = ga_hints_jobs(x->h, f, &js, &gen, err,
 			    sizeof(err));
 	CU_ASSERT(ret >= 0);
 	if (ret > 0) {
@@ -233,20 +233,24 @@ static void sweep(struct fix *x, const struct fabric *f, bool ours, bool ok)
 	ga_hints_in_switches(x->h, ok);
 }
 
-static const char *refinement(json_object *r)
+/* The job_model reply's with or without value of one pattern, -1 without. */
+static double modelled(json_object *r, const char *pattern, const char *side)
 {
-	const char *s = json_object_get_string(
-		json_object_object_get(r, "refinement"));
+	json_object *m, *p, *v;
 
-	return s ? s : "";
+	if (!json_object_object_get_ex(r, "job_model", &m) || !m ||
+	    !json_object_object_get_ex(m, pattern, &p) ||
+	    !json_object_object_get_ex(p, side, &v))
+		return -1;
+	return json_object_get_double(v);
 }
 
 /*
  * The routing thread's side: the job set from the table (hosts the
- * fabric lacks left out), then state once it is in the switches, and
- * the background refinement's news of that routing only; a sweep the
- * plugin did not route, or whose blocks did not all arrive, leaves no
- * routed generation.
+ * fabric lacks left out), then state once it is in the switches, with
+ * what the guard saw on the collectives model; a sweep the plugin did
+ * not route, or whose blocks did not all arrive, leaves no routed
+ * generation.
  */
 static void test_routed_generation(void)
 {
@@ -263,7 +267,7 @@ static void test_routed_generation(void)
 	CU_ASSERT(ok(r));
 	json_object_put(r);
 	ga_hints_sweep_begin(x.h);
-	CU_ASSERT_EQUAL(ga_hints_jobs(x.h, f, RT_JOBS_SPREAD, &js, &gen, err,
+	CU_ASSERT_EQUAL(ga_hints_jobs(x.h, f, &js, &gen, err,
 				      sizeof(err)), 1);
 	CU_ASSERT_EQUAL(gen, 1);
 	CU_ASSERT_EQUAL(js.njobs, 1);
@@ -288,17 +292,8 @@ static void test_routed_generation(void)
 	CU_ASSERT_STRING_EQUAL(json_object_get_string(
 		json_object_object_get(r, "engine")), "fattree");
 	CU_ASSERT(json_object_object_get_ex(r, "quality", NULL));
-	CU_ASSERT_STRING_EQUAL(refinement(r), "none");
-	json_object_put(r);
-	/* the refinement's news: only of the generation in the switches */
-	ga_hints_refinement(x.h, 2, GA_REFINEMENT_RUNNING);
-	ga_hints_refinement(x.h, 1, GA_REFINEMENT_FAILED);
-	r = ask(&x, "{\"op\":\"state\"}");
-	CU_ASSERT_STRING_EQUAL(refinement(r), "running");
-	json_object_put(r);
-	ga_hints_refinement(x.h, 2, GA_REFINEMENT_FAILED);
-	r = ask(&x, "{\"op\":\"state\"}");
-	CU_ASSERT_STRING_EQUAL(refinement(r), "failed");
+	CU_ASSERT(json_object_object_get_ex(r, "job_model", NULL));
+	CU_ASSERT(json_object_object_get(r, "job_model") == NULL);
 	json_object_put(r);
 	/* OpenSM fell back (import failed, another engine): none of ours */
 	ga_hints_sweep_begin(x.h);
@@ -319,17 +314,25 @@ static void test_routed_generation(void)
 	CU_ASSERT(json_object_object_get(r, "routed_generation") == NULL);
 	CU_ASSERT_EQUAL(num(r, "routings"), 2);
 	json_object_put(r);
-	/* news of a routing handed over but not yet in the switches stays */
+	/* the guard kept the routing without jobs: state says so */
 	ga_hints_sweep_begin(x.h);
 	hr.generation = 2;
-	hr.refinement = GA_REFINEMENT_RUNNING;
+	hr.modelled = true;
+	hr.with = (struct rt_model){ 0.5, 0.25, 0.3, 0.2 };
+	hr.without = (struct rt_model){ 0.75, 0.5, 0.3, 0.2 };
 	ga_hints_routed(x.h, &hr);
-	ga_hints_refinement(x.h, 2, GA_REFINEMENT_INSTALLED);
-	ga_hints_refinement(x.h, 3, GA_REFINEMENT_FAILED);
 	ga_hints_in_switches(x.h, true);
 	r = ask(&x, "{\"op\":\"state\"}");
 	CU_ASSERT_EQUAL(num(r, "routed_generation"), 2);
-	CU_ASSERT_STRING_EQUAL(refinement(r), "installed");
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(json_object_object_get(
+		json_object_object_get(r, "job_model"), "kept")),
+		"without jobs");
+	CU_ASSERT_DOUBLE_EQUAL(modelled(r, "ring", "with"), 0.5, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(modelled(r, "ring", "without"), 0.75, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(modelled(r, "ring_worst", "with"), 0.25, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(modelled(r, "alltoall", "without"), 0.3, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(modelled(r, "alltoall_worst", "with"), 0.2,
+			       1e-9);
 	json_object_put(r);
 	stop(&x);
 	fab_free(f);
@@ -443,7 +446,7 @@ static void test_sweep_drops_clash(void)
 	CU_ASSERT_FATAL(f->nodes[n3].desc != NULL);
 	expect_said = true;
 	ga_hints_sweep_begin(x.h);
-	CU_ASSERT_EQUAL_FATAL(ga_hints_jobs(x.h, f, RT_JOBS_SPREAD, &js, &gen,
+	CU_ASSERT_EQUAL_FATAL(ga_hints_jobs(x.h, f, &js, &gen,
 					    err, sizeof(err)), 1);
 	expect_said = false;
 	CU_ASSERT_EQUAL_FATAL(js.njobs, 2);

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "routing/jobs.h"
 #include "routing/lft.h"
 #include "topology/fabric.h"
 
@@ -23,6 +24,37 @@ bool tu_reaches(const struct rt_tables *t, uint32_t sw, unsigned int lid);
  */
 struct fabric *tu_tree(unsigned int k, unsigned int n, double drop,
 		       uint64_t seed, unsigned int lmc);
+
+/* A folded Clos of radix r switches, as ibtopogen fattree --radix makes. */
+struct fabric *tu_radix_tree(unsigned int r, unsigned int levels);
+
+/* A rail-optimized tree: 2 SUs of 8 hosts, 4 rails, 4 spines. */
+struct fabric *tu_rail(void);
+
+#define TU_MAX_JOBS 16
+#define TU_NAME_LEN 64
+
+/*
+ * A seeded job mix: the hosts shuffled (each job's host list in that
+ * order, not the fabric's), cut into jobs of random sizes that take
+ * busy percent of them.  tu_mix_free() releases it.
+ */
+struct tu_mix {
+	char (*name)[TU_NAME_LEN];	/* distinct host names, node order */
+	const char **host;	/* into name, in placement order */
+	size_t nhost;
+	char id[TU_MAX_JOBS][16];
+	struct rt_job_spec spec[TU_MAX_JOBS];
+	unsigned int njobs;
+};
+
+void tu_mix_make(struct tu_mix *m, const struct fabric *f,
+		 unsigned int njobs, uint64_t seed, unsigned int busy);
+void tu_mix_free(struct tu_mix *m);
+
+/* The job set of m for f; fails the test when it cannot be built. */
+void tu_mix_jobs(const struct tu_mix *m, const struct fabric *f,
+		 struct rt_jobs *js);
 
 /*
  * The first CA whose host name is name, and its port 1's GUID as

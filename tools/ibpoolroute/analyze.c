@@ -63,7 +63,6 @@ static int jobs(const struct pr_opts *o, const struct fabric *f,
 	ret = pr_jobs_load(o->jobs, f, js, err, len);
 	if (ret)
 		return ret;
-	js->policy = o->job_policy;
 	js->search_moves = o->search_moves;
 	res->jobs = js;
 	return 0;
@@ -143,17 +142,6 @@ int pr_route(const struct pr_opts *o, char *err, size_t len)
 		snprintf(err, len, "%s: routing failed: %s", o->net,
 			 strerror(-ret));
 		goto out;
-	}
-	if (!ret && o->refine_moves && res.jobs_routed) {
-		ret = rt_refine(f, &sum, res.jobs, &t, o->refine_moves, NULL,
-				NULL);
-		if (ret && ret != -EIO) {
-			snprintf(err, len, "%s: cannot refine: %s", o->net,
-				 ret == -ENOTSUP ? "not the fat-tree engine's routing" :
-				 ret == -E2BIG ? "too large for the job search" :
-				 strerror(-ret));
-			goto out;
-		}
 	}
 	res.route = &sum;
 	code = check(o, &res, &t, err, len);

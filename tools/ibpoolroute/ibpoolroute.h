@@ -38,9 +38,7 @@ struct pr_opts {
 	bool shuffle;		/* simulate: all-to-all in a random rank order */
 	const char *jobs;	/* analyze, route: JSON job list, or NULL */
 	bool jobs_unrouted;	/* route: measure the jobs, route without */
-	enum rt_job_policy job_policy;	/* route: how the jobs are routed */
 	uint64_t search_moves;		/* route: job search, 0: default */
-	uint64_t refine_moves;		/* route: rt_refine() moves, 0: none */
 	enum rt_engine_id engine;
 	unsigned int lmc;
 	bool ext_lids;		/* route: LIDs past 0xbfff, for scale runs */

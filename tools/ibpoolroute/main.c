@@ -109,12 +109,10 @@ static const struct opt opts[] = {
 	{ "net", 1, 'n', C_ROUTE | C_SIM, "FILE", "ibsim net file or ibnetdiscover output to route" },
 	{ "dump", 1, 'D', C_SIM, "DIR", "the routing OpenSM dumped into DIR instead of the live one" },
 	{ "jobs", 1, 'J', C_CHECKS | C_SIM, "FILE", "JSON job list: route for the jobs, report their own link loads" },
-	{ "job-policy", 1, 'O', C_ROUTE | C_SIM, "NAME", "with --jobs: spread (lowest job loads) or isolate (fewest shared links) (spread)" },
-	{ "search-moves", 1, 'm', C_ROUTE | C_SIM, "N", "with --jobs on a fat-tree: job search moves, 0-100000000 (0: the default budget)" },
+	{ "search-moves", 1, 'm', C_ROUTE | C_SIM, "N", "with --jobs on a fat-tree: entries the job search tries, 0-100000000 (0: the default budget)" },
 	{ "pattern", 1, 't', C_SIM, "NAME", "ring or alltoall (both)" },
 	{ "rounds", 1, 'r', C_SIM, "N", "all-to-all rounds, 1-1000000 (the largest job's ranks - 1)" },
 	{ "shuffle", 0, 'u', C_SIM, NULL, "all-to-all over a random rank order (--seed), not the host list's" },
-	{ "refine-moves", 1, 'R', C_ROUTE, "N", "with --jobs on a fat-tree: then refine as the plugin does, N moves (1-100000000; 0: not)" },
 	{ "measure-only", 0, 'M', C_ROUTE | C_SIM, NULL, "with --jobs: route as without jobs, only measure their loads" },
 	{ "engine", 1, 'e', C_ROUTE | C_SIM, "NAME", "auto, fattree, torus or updown (auto)" },
 	{ "lmc", 1, 'l', C_ROUTE | C_SIM, "N", "LIDs per CA port are 2^N, 0-7 (0)" },
@@ -152,7 +150,6 @@ static const char *const examples[] = {
 	"ibpoolroute route --net ibsim-configs/ft2-tiny.net",
 	"ibpoolroute route --net fabric.net --engine updown --lmc 1 --json",
 	"ibpoolroute route --net fabric.net --jobs jobs.json --perms 0",
-	"ibpoolroute route --net fabric.net --jobs jobs.json --job-policy isolate",
 	"ibpoolroute verify",
 	"ibpoolroute verify -C mlx5_0 -P 1 --json --perms 0",
 	"ibpoolroute simulate --net fabric.net --jobs jobs.json",
@@ -277,10 +274,6 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 	case 'M':
 		o->jobs_unrouted = true;
 		break;
-	case 'O':
-		if (rt_job_policy_parse(arg, &o->job_policy))
-			return usage_error("unknown job policy '%s'", arg);
-		break;
 	case 'e':
 		if (rt_engine_parse(arg, &o->engine))
 			return usage_error("unknown engine '%s'", arg);
@@ -290,12 +283,6 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 			return usage_error("bad search moves '%s' (0-%u)", arg,
 					   RT_JOB_SEARCH_MAX);
 		o->search_moves = v;
-		break;
-	case 'R':
-		if (number(arg, RT_JOB_SEARCH_MAX, &v))
-			return usage_error("bad refine moves '%s' (0-%u)", arg,
-					   RT_JOB_SEARCH_MAX);
-		o->refine_moves = v;
 		break;
 	case 'l':
 		if (number(arg, 7, &v))

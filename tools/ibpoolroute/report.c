@@ -158,9 +158,16 @@ static void text_jobs(FILE *out, const struct pr_result *r)
 	char key[64];
 	unsigned int j;
 
-	if (r->jobs_routed) {
-		line(out, "job policy", "%s", rt_job_policy_name(js->policy));
+	if (r->jobs_routed)
 		line(out, "job routing", "%s", r->route->jobs);
+	if (r->jobs_routed && r->route->modelled) {
+		const struct rt_model *a = &r->route->with;
+		const struct rt_model *b = &r->route->without;
+
+		line(out, "job model", "%s kept; ring %.3f / %.3f (worst %.3f / %.3f), all-to-all %.3f / %.3f (worst %.3f / %.3f) with / without the job routing",
+		     r->route->jobs_kept ? "job routing" : "routing without jobs",
+		     a->ring, b->ring, a->ring_worst, b->ring_worst, a->a2a,
+		     b->a2a, a->a2a_worst, b->a2a_worst);
 	}
 	for (j = 0; j < js->njobs; j++) {
 		snprintf(key, sizeof(key), "job %s", js->job[j].id);
@@ -199,8 +206,6 @@ static void text(FILE *out, const struct pr_result *r)
 		else
 			line(out, "route time", "%.0f us (then %.0f us checking it)",
 			     rs->seconds * 1e6, rs->check_seconds * 1e6);
-		if (rs->refine_seconds > 0)
-			line(out, "refine time", "%.3f s", rs->refine_seconds);
 	}
 	if (r->live)
 		text_live(out, r->live, r->t);
@@ -312,6 +317,33 @@ static json_object *jlive(const struct pr_live *lv)
 	return o;
 }
 
+static json_object *jmodel_one(const struct rt_model *m)
+{
+	json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "ring", jdouble(m->ring, 4));
+	json_object_object_add(o, "ring_worst", jdouble(m->ring_worst, 4));
+	json_object_object_add(o, "alltoall", jdouble(m->a2a, 4));
+	json_object_object_add(o, "alltoall_worst", jdouble(m->a2a_worst, 4));
+	return o;
+}
+
+/* The guard's scores, as the SM's state names them; null without. */
+static json_object *jmodel(const struct rt_summary *rs)
+{
+	json_object *o;
+
+	if (!rs->modelled || !(o = json_object_new_object()))
+		return NULL;
+	json_object_object_add(o, "kept", json_object_new_string(
+		rs->jobs_kept ? "jobs" : "without jobs"));
+	json_object_object_add(o, "with", jmodel_one(&rs->with));
+	json_object_object_add(o, "without", jmodel_one(&rs->without));
+	return o;
+}
+
 static json_object *jjobs(const struct pr_result *r)
 {
 	const struct rt_jobs *js = r->jobs;
@@ -365,8 +397,6 @@ static json_object *jobject(const struct pr_result *r)
 		ADD("engine", json_object_new_string(rs->engine));
 		ADD("route_seconds", jdouble(rs->seconds, 6));
 		ADD("check_seconds", jdouble(rs->check_seconds, 6));
-		if (rs->refine_seconds > 0)
-			ADD("refine_seconds", jdouble(rs->refine_seconds, 6));
 	}
 	ADD("sl2vl", r->sl2vl ? json_object_new_string(r->sl2vl) : NULL);
 	if (r->live)
@@ -407,10 +437,9 @@ static json_object *jobject(const struct pr_result *r)
 	if (r->jobs) {
 		ADD("jobs", jjobs(r));
 		if (r->jobs_routed) {
-			ADD("job_policy", json_object_new_string(
-				rt_job_policy_name(r->jobs->policy)));
 			ADD("job_routing",
 			    json_object_new_string(r->route->jobs));
+			ADD("job_model", jmodel(r->route));
 		}
 		ADD("job_links", json_object_new_uint64(r->jl->used));
 		ADD("shared_links", json_object_new_uint64(r->jl->shared));

@@ -106,7 +106,6 @@ static int load_jobs(struct run *r, char *err, size_t len)
 {
 	int ret = pr_jobs_load(r->o->jobs, r->f, &r->js, err, len);
 
-	r->js.policy = r->o->job_policy;
 	r->js.search_moves = r->o->search_moves;
 	return ret;
 }

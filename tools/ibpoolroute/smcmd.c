@@ -227,24 +227,40 @@ int pr_hints(const struct pr_opts *o, char *err, size_t len)
 	return ret;
 }
 
-/* The plugin's refinement state, said for a reader. */
-static const char *refinement_text(const char *rf)
+/* One pattern's with/without pair of the job_model reply, for print_state. */
+static void model_line(json_object *m, const char *key, const char *worst,
+		       const char *name)
 {
-	if (!strcmp(rf, "running"))
-		return "running (a refined routing follows by a reroute)";
-	if (!strcmp(rf, "installed"))
-		return "installed (this is the refined routing)";
-	if (!strcmp(rf, "off"))
-		return "off (job_refine_moves = 0)";
-	if (!strcmp(rf, "failed"))
-		return "failed (this routing stays; see the SM's log)";
-	return rf;
+	json_object *p, *w;
+
+	if (!json_object_object_get_ex(m, key, &p) ||
+	    !json_object_object_get_ex(m, worst, &w))
+		return;
+	printf("%-13s: %.3f with the job routing, %.3f without (worst job %.3f, %.3f)\n",
+	       name,
+	       json_object_get_double(json_object_object_get(p, "with")),
+	       json_object_get_double(json_object_object_get(p, "without")),
+	       json_object_get_double(json_object_object_get(w, "with")),
+	       json_object_get_double(json_object_object_get(w, "without")));
+}
+
+/* What the plugin's guard saw on the collectives model, if it ran. */
+static void print_model(json_object *r)
+{
+	json_object *m;
+
+	if (!json_object_object_get_ex(r, "job_model", &m) || !m)
+		return;
+	printf("job model    : %s kept (jobs' collectives at once, fraction of line rate)\n",
+	       pr_str(m, "kept"));
+	model_line(m, "ring", "ring_worst", "  ring");
+	model_line(m, "alltoall", "alltoall_worst", "  all-to-all");
 }
 
 static void print_state(json_object *r)
 {
 	json_object *rg, *q;
-	const char *jr, *rf;
+	const char *jr;
 
 	json_object_object_get_ex(r, "routed_generation", &rg);
 	printf("job table    : generation %" PRIu64 ", %" PRIu64 " jobs%s\n",
@@ -262,10 +278,7 @@ static void print_state(json_object *r)
 	printf("in switches  : generation %" PRIu64 " (%" PRIu64 " jobs routed%s%s)\n",
 	       u64(r, "routed_generation"), u64(r, "jobs_routed"),
 	       *jr ? ": " : "", jr);
-	rf = json_object_object_get(r, "refinement") ?
-	     pr_str(r, "refinement") : "none";
-	if (strcmp(rf, "none"))
-		printf("refinement   : %s\n", refinement_text(rf));
+	print_model(r);
 	printf("routing      : topology %s, engine %s, %" PRIu64 " VL%s, %.1f ms\n",
 	       pr_str(r, "topology"), pr_str(r, "engine"), u64(r, "vls"),
 	       u64(r, "vls") == 1 ? "" : "s",

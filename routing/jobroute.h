@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Job routing for the traffic jobs really send: each job's all-to-all
+ * rounds and its ring, as the collectives model (collsim.h) runs them,
+ * chosen among the ports an engine allows.
+ */
+#ifndef GPUAWARE_JOBROUTE_H
+#define GPUAWARE_JOBROUTE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "jobs.h"
+#include "lft.h"
+
+/*
+ * The ports switch s may use towards destination switch ds (s != ds),
+ * written to out (room for FAB_MAX_PORTS entries), their count returned.
+ * Any mix of choices from these sets, one per switch and destination,
+ * must stay loop-free and deadlock-free: the search checks neither.
+ */
+typedef unsigned int (*rt_cands_fn)(void *ctx, uint32_t s, uint32_t ds,
+				    uint8_t *out);
+
+struct rt_jobroute_opts {
+	uint64_t evals;			/* entries tried, 0: the default */
+	const atomic_bool *stop;	/* NULL, or true to end early */
+};
+
+/* A pair of ring flows on a link costs as many all-to-all pairs. */
+#define RT_JOBROUTE_RING 4
+
+struct rt_jobroute_stats {
+	/* flows expected to meet on a link per all-to-all round, in pairs */
+	double pairs_before, pairs_after;
+	uint64_t ring_before, ring_after;	/* ring flows meeting, in pairs */
+	uint64_t evals;			/* entries tried */
+	uint64_t moves;			/* kept */
+	bool skipped;			/* too large: t untouched */
+};
+
+/*
+ * Re-choose, among cands' ports, the entries towards the jobs' base LIDs
+ * in t (a complete routing of its fabric) so the jobs' collectives meet
+ * fewer other flows on the way.  Each job's all-to-all is its shift
+ * rounds over its rank order (the order its hosts were listed in); its
+ * ring goes by leaf (cs_ring_order()).  The search knows every round of
+ * every job: per round and link, the job's own flows.  It does not know
+ * how the jobs' rounds line up (they do not run in step), so a pair of
+ * two jobs' flows on a link is priced by chance: the product of their
+ * mean loads per round.  The cost of a routing is the pairs expected per
+ * round, a job's own and two jobs', plus RT_JOBROUTE_RING per pair of
+ * ring flows on a link (all jobs' rings at once).
+ *
+ * Moves are single entries, each to its cheapest candidate, kept when
+ * the cost drops: first along every ring flow that meets another, a few
+ * sweeps, then random entries of random job flows.  No link's all-to-all
+ * route count may pass the larger of 9 % over the mean and its maximum
+ * before, so the fabric stays balanced for everything else.  LIDs in no
+ * job, and LMC's further LIDs, keep their routes.
+ *
+ * Past 2^26 job rounds x links the search skips (st->skipped) and leaves
+ * t as it was.  *stop, when set, ends it early with t valid.  st may be
+ * NULL.  Returns 0 or -ENOMEM; either way t is a routing made of
+ * candidate ports.
+ */
+int rt_jobroute(struct rt_tables *t, const struct rt_jobs *js,
+		rt_cands_fn cands, void *ctx,
+		const struct rt_jobroute_opts *o,
+		struct rt_jobroute_stats *st);
+
+#endif

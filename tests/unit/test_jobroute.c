@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The collective search on its own (correct, cheaper by its cost, other
+ * LIDs untouched, the fabric balanced), and the engines behind the guard:
+ * a routing for jobs is never slower for them on the collectives model
+ * than the routing without, which stays where the job routing loses.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tu.h"
+#include "tu_route.h"
+#include "routing/collsim.h"
+#include "routing/jobroute.h"
+#include "routing/route.h"
+#include "routing/verify.h"
+#include "topology/gen.h"
+
+/* Switch hop distances, for candidates that only ever get closer. */
+struct hops {
+	const struct rt_tables *t;
+	uint32_t *d;		/* nsw x nsw */
+};
+
+static void hops_make(struct hops *h, const struct rt_tables *t)
+{
+	const struct fabric *f = t->fab;
+	uint32_t *q = malloc(t->nsw * sizeof(*q)), a, b, s, n, x;
+	unsigned int p;
+
+	h->t = t;
+	h->d = malloc((size_t)t->nsw * t->nsw * sizeof(*h->d));
+	CU_ASSERT_FATAL(q && h->d);
+	memset(h->d, 0xff, (size_t)t->nsw * t->nsw * sizeof(*h->d));
+	for (s = 0; s < t->nsw; s++) {
+		uint32_t *d = h->d + (size_t)s * t->nsw;
+
+		d[s] = 0;
+		for (q[0] = s, a = 0, b = 1; a < b; a++) {
+			n = t->sw_node[q[a]];
+			for (p = 1; p <= f->nodes[n].nports; p++) {
+				const struct fab_port *fp = fab_port(f, n, p);
+
+				if (fp->peer == FAB_NONE ||
+				    !fab_is_sw(f, fp->peer))
+					continue;
+				x = t->node_sw[fp->peer];
+				if (d[x] == UINT32_MAX) {
+					d[x] = d[q[a]] + 1;
+					q[b++] = x;
+				}
+			}
+		}
+	}
+	free(q);
+}
+
+/* Every port one hop closer to ds: min-hop, which on a tree is up-down. */
+static unsigned int closer(void *ctx, uint32_t s, uint32_t ds, uint8_t *out)
+{
+	const struct hops *h = ctx;
+	const struct fabric *f = h->t->fab;
+	const uint32_t *d = h->d + (size_t)ds * h->t->nsw;
+	uint32_t n = h->t->sw_node[s];
+	unsigned int p, k = 0;
+
+	for (p = 1; p <= f->nodes[n].nports; p++) {
+		const struct fab_port *fp = fab_port(f, n, p);
+
+		if (fp->peer != FAB_NONE && fab_is_sw(f, fp->peer) &&
+		    d[h->t->node_sw[fp->peer]] + 1 == d[s])
+			out[k++] = p;
+	}
+	return k;
+}
+
+/* Tori and dragonflies the engines have room on: ties, cables, classes. */
+static struct fabric *vl_fabric(unsigned int i, enum rt_engine_id *id)
+{
+	struct gen_torus g;
+	struct gen_dragonfly d;
+	struct gen_opts o;
+	struct fabric *f = NULL;
+	char err[256];
+	unsigned int lmc = 0;
+
+	gen_opts_init(&o);
+	gen_torus_init(&g, true);
+	gen_dragonfly_init(&d, false);
+	*id = i < 3 ? RT_ENGINE_TORUS : RT_ENGINE_DRAGONFLY;
+	switch (i) {
+	case 0:			/* 4x4x4, 2 hosts: ties in every ring */
+		g.hosts = 2;
+		break;
+	case 1:			/* 6x4 with 2 cables a pair, failed switch */
+		g.ndims = 2;
+		g.dim[0] = 6;
+		g.hosts = 2;
+		g.parallel = 2;
+		break;
+	case 2:			/* 8x8 with 3 hosts, LMC 1 */
+		g.ndims = 2;
+		g.dim[0] = g.dim[1] = 8;
+		g.hosts = 3;
+		lmc = 1;
+		break;
+	case 3:			/* canonical, 9 groups: Valiant classes */
+		lmc = 1;
+		break;
+	default:		/* 5 groups: 2 global cables a group pair */
+		d.groups = 5;
+		break;
+	}
+	if (i < 3) {
+		CU_ASSERT_FATAL(!gen_torus(&g, &o, &f, err, sizeof(err)));
+	} else {
+		CU_ASSERT_FATAL(!gen_dragonfly(&d, &o, &f, err, sizeof(err)));
+	}
+	CU_ASSERT_FATAL(!fab_assign_lids(f, lmc));
+	return f;
+}
+
+#define NVL_FABRICS 5
+
+/* Fat-trees: intact 2- and 3-level, degraded, rail, LMC 1. */
+static struct fabric *tree_fabric(unsigned int i)
+{
+	switch (i) {
+	case 0: return tu_tree(8, 2, 0, 0, 0);
+	case 1: return tu_radix_tree(8, 3);
+	case 2: return tu_tree(6, 3, 0.05, 3, 0);
+	case 3: return tu_rail();
+	default: return tu_tree(6, 3, 0, 0, 1);
+	}
+}
+
+#define NTREES 5
+
+/* Every connected pair delivered, no loop, no credit loop. */
+static void expect_correct(const struct rt_tables *t, struct vf_report *vr)
+{
+	struct vf_opts o = { .ebb_perms = 0 };
+
+	CU_ASSERT_FATAL(!vf_check(t, &o, vr));
+	CU_ASSERT_EQUAL(vr->unreachable, 0);
+	CU_ASSERT_EQUAL(vr->loops, 0);
+	CU_ASSERT(vr->cdg_checked && !vr->cdg_cycle);
+}
+
+/* Whether lid is the base LID of a port in a job of js. */
+static bool job_lid(const struct rt_tables *t, const struct rt_jobs *js,
+		    unsigned int lid)
+{
+	uint32_t n = t->lid_node[lid];
+
+	return n != FAB_NONE && !fab_is_sw(t->fab, n) &&
+	       rt_job_of(js, n) != RT_JOB_NONE &&
+	       fab_port(t->fab, n, t->lid_port[lid])->lid == lid;
+}
+
+/*
+ * The search over the engine's routing without jobs, with min-hop
+ * candidates: still correct, no costlier by its own measure (strictly
+ * cheaper on most mixes), every LID of no job and every LMC LID routed
+ * as before, and no switch link's all-to-all past 9 % over the mean or
+ * the maximum before.
+ */
+static void test_search(void)
+{
+	unsigned int i, seed, cheaper = 0, runs = 0, lid, s;
+
+	for (i = 0; i < NTREES; i++) {
+		struct fabric *f = tree_fabric(i);
+
+		for (seed = 1; seed <= 3; seed++) {
+			struct rt_jobroute_stats st;
+			struct vf_report va, vb;
+			struct rt_summary sum;
+			struct rt_tables t;
+			struct rt_jobs js;
+			struct tu_mix m;
+			uint8_t *before;
+			struct hops h;
+			size_t row;
+
+			tu_mix_make(&m, f, 3 + seed, seed, 60);
+			tu_mix_jobs(&m, f, &js);
+			CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, NULL, &t,
+						  &sum));
+			expect_correct(&t, &va);
+			row = (size_t)t.nsw * (t.top + 1);
+			before = malloc(row);
+			CU_ASSERT_FATAL(before != NULL);
+			memcpy(before, t.lft, row);
+			hops_make(&h, &t);
+			CU_ASSERT_FATAL(!rt_jobroute(&t, &js, closer, &h, NULL,
+						     &st));
+			CU_ASSERT(!st.skipped);
+			CU_ASSERT(st.pairs_after <= st.pairs_before + 1e-9);
+			CU_ASSERT(st.ring_after <= st.ring_before);
+			cheaper += st.pairs_after < st.pairs_before - 1e-9 ||
+				   st.ring_after < st.ring_before;
+			runs++;
+			expect_correct(&t, &vb);
+			CU_ASSERT_EQUAL(vb.pairs, va.pairs);
+			CU_ASSERT(vb.efi_max <= va.efi_max ||
+				  vb.efi_max <= 1.09 * vb.efi_mean);
+			for (lid = 1; lid <= t.top; lid++) {
+				if (job_lid(&t, &js, lid))
+					continue;
+				for (s = 0; s < t.nsw; s++)
+					CU_ASSERT_EQUAL(rt_lft(&t, s)[lid],
+						before[(size_t)s * (t.top + 1) +
+						       lid]);
+			}
+			free(h.d);
+			free(before);
+			rt_tables_release(&t);
+			rt_jobs_release(&js);
+			tu_mix_free(&m);
+		}
+		fab_free(f);
+	}
+	CU_ASSERT(cheaper * 3 >= runs * 2);
+}
+
+struct guarded {
+	unsigned int runs, kept, gained_ring;
+};
+
+/*
+ * rt_route() for a mix against the routing without jobs: correct, and
+ * never slower on the model.  Kept, its scores are the model's on the
+ * tables and beat the ones without; not kept, the tables are those
+ * without jobs, byte for byte, and the summary says why.
+ */
+static void guarded_run(const struct fabric *f, enum rt_engine_id id,
+			const struct rt_jobs *js, struct guarded *g)
+{
+	struct rt_model with, without;
+	struct rt_summary s, s0;
+	struct rt_tables t, t0;
+	struct vf_report vr, v0;
+
+	CU_ASSERT_FATAL(!rt_route(f, id, NULL, &t0, &s0));
+	CU_ASSERT_FATAL(!rt_route(f, id, js, &t, &s));
+	expect_correct(&t, &vr);
+	expect_correct(&t0, &v0);
+	CU_ASSERT_EQUAL(vr.pairs, v0.pairs);
+	CU_ASSERT_FATAL(s.modelled);
+	CU_ASSERT_FATAL(!rt_model_score(&t, js, &with));
+	CU_ASSERT_FATAL(!rt_model_score(&t0, js, &without));
+	CU_ASSERT(with.ring >= without.ring - 1e-9);
+	CU_ASSERT(with.ring_worst >= without.ring_worst - 1e-9);
+	CU_ASSERT(with.a2a >= without.a2a - 1e-9);
+	CU_ASSERT(with.a2a_worst >= without.a2a_worst - 1e-9);
+	if (s.jobs_kept) {
+		CU_ASSERT(rt_model_better(&s.with, &s.without));
+		CU_ASSERT(with.ring == s.with.ring && with.a2a == s.with.a2a);
+		CU_ASSERT(without.a2a == s.without.a2a);
+		g->kept++;
+		g->gained_ring += with.ring > without.ring;
+	} else {
+		CU_ASSERT_EQUAL(tu_tables_hash(&t), tu_tables_hash(&t0));
+		CU_ASSERT(!strncmp(s.jobs, "none (", 6));
+	}
+	g->runs++;
+	rt_tables_release(&t);
+	rt_tables_release(&t0);
+}
+
+/*
+ * Fat-trees: the collective search wins on most mixes, and where it
+ * loses the guard keeps the routing without jobs.
+ */
+static void test_trees(void)
+{
+	struct guarded g = { 0 };
+	unsigned int i, seed;
+
+	for (i = 0; i < NTREES; i++) {
+		struct fabric *f = tree_fabric(i);
+
+		for (seed = 1; seed <= 3; seed++) {
+			struct rt_jobs js;
+			struct tu_mix m;
+
+			tu_mix_make(&m, f, 3 + seed, seed, 60);
+			tu_mix_jobs(&m, f, &js);
+			guarded_run(f, RT_ENGINE_AUTO, &js, &g);
+			rt_jobs_release(&js);
+			tu_mix_free(&m);
+		}
+		fab_free(f);
+	}
+	fprintf(stderr, "trees: %u of %u kept, %u faster rings\n", g.kept,
+		g.runs, g.gained_ring);
+	CU_ASSERT(g.kept * 3 >= g.runs * 2);
+	CU_ASSERT(g.gained_ring * 2 >= g.kept);
+}
+
+/*
+ * Tori and dragonflies: never slower, the losing branch taken (their
+ * planned ties gain nothing on these), and an empty job set routes as
+ * none, byte for byte.
+ */
+static void test_vl_engines(void)
+{
+	struct guarded g = { 0 };
+	unsigned int i, seed;
+	char err[64];
+
+	for (i = 0; i < NVL_FABRICS; i++) {
+		enum rt_engine_id id;
+		struct fabric *f = vl_fabric(i, &id);
+		struct rt_tables a, b;
+		struct rt_summary s;
+		struct rt_jobs js;
+
+		CU_ASSERT_FATAL(!rt_jobs_build(&js, f, NULL, 0, err,
+					       sizeof(err)));
+		CU_ASSERT_FATAL(!rt_route(f, id, NULL, &a, &s));
+		CU_ASSERT_FATAL(!rt_route(f, id, &js, &b, &s));
+		CU_ASSERT_EQUAL(tu_tables_hash(&a), tu_tables_hash(&b));
+		CU_ASSERT(!s.modelled);
+		rt_tables_release(&a);
+		rt_tables_release(&b);
+		rt_jobs_release(&js);
+		for (seed = 1; seed <= 3; seed++) {
+			struct tu_mix m;
+
+			tu_mix_make(&m, f, 3 + seed, seed, 60);
+			tu_mix_jobs(&m, f, &js);
+			guarded_run(f, id, &js, &g);
+			rt_jobs_release(&js);
+			tu_mix_free(&m);
+		}
+		fab_free(f);
+	}
+	fprintf(stderr, "tori, dragonflies: %u of %u kept\n", g.kept, g.runs);
+	CU_ASSERT(g.kept < g.runs);
+}
+
+/* The guard's rule, case by case. */
+static void test_better(void)
+{
+	const struct rt_model base = { 0.5, 0.4, 0.3, 0.2 };
+	struct rt_model m = base;
+
+	CU_ASSERT(!rt_model_better(&m, &base));
+	m.ring = 0.6;
+	CU_ASSERT(rt_model_better(&m, &base));
+	m.a2a_worst = 0.19;
+	CU_ASSERT(!rt_model_better(&m, &base));
+	m = base;
+	m.a2a = 0.31;
+	CU_ASSERT(rt_model_better(&m, &base));
+	m.ring_worst = 0.39;
+	CU_ASSERT(!rt_model_better(&m, &base));
+	m = base;
+	m.ring_worst = 0.45;
+	CU_ASSERT(!rt_model_better(&m, &base));
+}
+
+TU_SUITE(jobroute,
+	 { "search: correct, cheaper, others untouched", test_search },
+	 { "fat-trees: never slower on the model", test_trees },
+	 { "tori, dragonflies: never slower on the model", test_vl_engines },
+	 { "guard: the rule", test_better })
