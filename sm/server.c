@@ -284,6 +284,16 @@ static json_object *answer(struct sm_server *s, struct client *c,
 			      strerror(ret < 0 ? -ret : EIO));
 }
 
+/* Whether p[0..n) is only blanks: neither a request nor activity. */
+static bool blank(const char *p, size_t n)
+{
+	while (n && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) {
+		p++;
+		n--;
+	}
+	return !n;
+}
+
 /*
  * Answer every complete line in c's input, up to one whose reply is
  * deferred.  A client whose unsent replies still hold max_out bytes when
@@ -301,8 +311,7 @@ static int serve_lines(struct sm_server *s, struct client *c, int64_t now)
 		line = c->in + start;
 		len = nl - line;
 		start += len + 1;
-		/* blank lines are no requests; strspn stops at the '\n' */
-		if (strspn(line, " \t\r") >= len)
+		if (blank(line, len))
 			continue;
 		if (c->nout - c->off >= s->cfg.max_out && flush(c, now))
 			return -1;
@@ -322,7 +331,9 @@ static int serve_lines(struct sm_server *s, struct client *c, int64_t now)
 	}
 	memmove(c->in, c->in + start, c->nin - start);
 	c->nin -= start;
-	if (c->nin && !c->line_start)
+	if (!c->nin)
+		c->line_start = 0;
+	else if (!c->line_start)
 		c->line_start = now;
 	if (c->nin > s->cfg.max_line && !c->closing && !c->wait) {
 		count(s, &s->stats.too_long);
@@ -346,8 +357,10 @@ static int read_client(struct sm_server *s, struct client *c, int64_t now)
 		c->eof = true;
 		return 0;
 	}
+	/* blanks alone would hold a slot for ever: they are no activity */
+	if (!blank(c->in + c->nin, r))
+		c->last = now;
 	c->nin += r;
-	c->last = now;
 	return serve_lines(s, c, now);
 }
 

@@ -85,7 +85,7 @@ struct sm_server_config {
 	size_t max_out;		/* unsent reply bytes a client may hold */
 	unsigned int max_clients;
 	int line_ms;		/* a started request line must end within it */
-	int idle_ms;		/* a client moving no byte is closed after it */
+	int idle_ms;		/* a client moving only blanks is closed after it */
 	sm_handler_fn handler;
 	void *ctx;		/* for handler and log */
 	/* Optional: one line on each client closed by force; server thread. */

@@ -501,6 +501,31 @@ static void test_deadlines(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(log, "closed: timeout: idle for 400 ms\n"));
 }
 
+/* Blank lines are no activity: sent alone, they meet the idle deadline. */
+static void test_blank_idle(void)
+{
+	struct sm_server_config cfg = { .idle_ms = 300 };
+	char line[256], c[32];
+	struct fixture f;
+	int64_t t0;
+	int fd, i, n = -2;
+
+	start(&f, &cfg);
+	fd = connect_to(f.path);
+	t0 = ms();
+	for (i = 0; i < 30 && n == -2; i++) {
+		/* not send_str(): the server may have closed meanwhile */
+		send(fd, " \t\r\n", 4, MSG_NOSIGNAL);
+		n = read_line(fd, line, sizeof(line), 100);
+	}
+	CU_ASSERT_FATAL(n > 0);
+	CU_ASSERT_STRING_EQUAL(code_of(line, c, sizeof(c)), "timeout");
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "idle for 300 ms"));
+	CU_ASSERT(ms() - t0 < 1000);
+	close(fd);
+	stop(&f);
+}
+
 static void test_max_clients(void)
 {
 	struct sm_server_config cfg = { .max_clients = 2 };
@@ -1239,6 +1264,7 @@ TU_SUITE(server,
 	 { "too long", test_too_long },
 	 { "silent client", test_silent_client },
 	 { "deadlines", test_deadlines },
+	 { "blank lines are no activity", test_blank_idle },
 	 { "max clients", test_max_clients },
 	 { "unread replies", test_unread_replies },
 	 { "socket file", test_socket_file },
