@@ -30,9 +30,28 @@
 #define CALL_MAX_REPLY (64u << 20)
 #define NFIXED 3		/* pollfds before the clients' */
 
+/*
+ * Who a peer is decides whose slots it takes: each class has max_clients
+ * of its own, so readers, local or over TCP, never lock out root or the
+ * group, nor each other.
+ */
+enum peer_class {
+	CLASS_WRITER,		/* may change state: root or the group */
+	CLASS_READER,		/* a local peer that may not */
+	CLASS_REMOTE,		/* a TCP peer */
+	NCLASSES
+};
+
+static const char *const class_names[NCLASSES] = {
+	[CLASS_WRITER] = "clients that may write",
+	[CLASS_READER] = "local clients that may not write",
+	[CLASS_REMOTE] = "TCP clients",
+};
+
 struct client {
 	int fd;
 	struct sm_peer peer;
+	enum peer_class cls;
 	char *in;		/* max_line + 1 bytes: a line and its '\n' */
 	size_t nin;
 	char *out;		/* replies not yet sent: out[off] up to nout */
@@ -57,8 +76,9 @@ struct sm_server {
 	struct sockaddr_storage taddr;	/* its bound address */
 	int64_t accept_after;
 	pthread_t thread;
-	struct client *cl;	/* max_clients slots, the first ncl in use */
+	struct client *cl;	/* NCLASSES * max_clients slots, ncl in use */
 	unsigned int ncl;
+	unsigned int nclass[NCLASSES];	/* clients in use per class */
 	struct pollfd *pfd;	/* event fd, listeners (Unix, TCP), clients */
 	uint64_t tickets;	/* the last request's ticket */
 	/*
@@ -164,6 +184,7 @@ static void drop(struct sm_server *s, unsigned int i)
 	pthread_mutex_lock(&s->lock);
 	late = c->answer;
 	s->stats.abandoned += c->answered;
+	s->nclass[c->cls]--;
 	s->cl[i] = s->cl[--s->ncl];
 	pthread_mutex_unlock(&s->lock);
 	json_object_put(late);
@@ -418,9 +439,15 @@ static int identify(struct sm_server *s, struct sm_peer *p, int fd,
 	p->pid = uc.pid;
 	p->uid = uc.uid;
 	p->gid = uc.gid;
-	p->may_write = s->ncl < s->cfg.max_clients &&
-		sm_peer_may_write(p, s->cfg.group);
+	p->may_write = sm_peer_may_write(p, s->cfg.group);
 	return 0;
+}
+
+static enum peer_class peer_class(const struct sm_peer *p)
+{
+	if (p->remote)
+		return CLASS_REMOTE;
+	return p->may_write ? CLASS_WRITER : CLASS_READER;
 }
 
 static void accept_clients(struct sm_server *s, int lfd, bool tcp,
@@ -449,10 +476,11 @@ static void accept_clients(struct sm_server *s, int lfd, bool tcp,
 			close(fd);
 			continue;
 		}
-		if (s->ncl == s->cfg.max_clients) {
+		c->cls = peer_class(&c->peer);
+		if (s->nclass[c->cls] == s->cfg.max_clients) {
 			count(s, &s->stats.busy);
-			refuse(s, c, SM_ERR_BUSY, "%u clients connected, try again",
-			       s->cfg.max_clients);
+			refuse(s, c, SM_ERR_BUSY, "%u %s connected, try again",
+			       s->cfg.max_clients, class_names[c->cls]);
 			free(c->out);
 			close(fd);
 			continue;
@@ -464,6 +492,7 @@ static void accept_clients(struct sm_server *s, int lfd, bool tcp,
 		}
 		pthread_mutex_lock(&s->lock);
 		s->ncl++;
+		s->nclass[c->cls]++;
 		s->stats.accepted++;
 		pthread_mutex_unlock(&s->lock);
 	}
@@ -912,9 +941,10 @@ int sm_server_start(const struct sm_server_config *cfg,
 	s->lfd = s->efd = s->tfd = -1;
 	pthread_mutex_init(&s->lock, NULL);
 	s->path = strdup(cfg->path);
-	/* one slot more than the cap: the refused client's reply */
-	s->cl = calloc(s->cfg.max_clients + 1, sizeof(*s->cl));
-	s->pfd = calloc(s->cfg.max_clients + NFIXED, sizeof(*s->pfd));
+	/* one slot more than the caps: the refused client's reply */
+	s->cl = calloc(NCLASSES * s->cfg.max_clients + 1, sizeof(*s->cl));
+	s->pfd = calloc(NCLASSES * s->cfg.max_clients + NFIXED,
+			sizeof(*s->pfd));
 	if (!s->path || !s->cl || !s->pfd)
 		goto out_nomem;
 	s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

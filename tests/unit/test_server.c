@@ -1130,8 +1130,8 @@ static void test_tcp_limits(void)
 	int u, t;
 
 	start_tcp(&f, &cfg, "0", tcp, sizeof(tcp));
-	/* max_clients counts both sockets */
-	u = connect_to(f.path);
+	/* max_clients TCP peers; the Unix socket's writers are apart */
+	u = connect_tcp(tcp);
 	send_str(u, "{\"op\":\"echo\"}\n");
 	expect_reply(u, "ok");
 	t = connect_tcp(tcp);
@@ -1154,6 +1154,88 @@ static void test_tcp_limits(void)
 	/* the log names TCP clients by address */
 	CU_ASSERT_PTR_NOT_NULL(strstr(log, "client 127.0.0.1:"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(log, ": closed: timeout: idle for 300 ms\n"));
+}
+
+/*
+ * A child running as nobody connects k times to path and sends an echo
+ * on each; what each got ('o' ok, 'b' busy, 'x' anything else) comes
+ * back on *res, and the connections stay open until *hold is closed.
+ */
+static pid_t nobody_holds(const char *path, int k, int *res, int *hold)
+{
+	int up[2], down[2], fd, i;
+	char line[256], c[32];
+	pid_t pid;
+
+	CU_ASSERT_FATAL(pipe(up) == 0 && pipe(down) == 0);
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (!pid) {
+		close(up[0]);
+		close(down[1]);
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(3);
+		for (i = 0; i < k; i++) {
+			fd = connect_to(path);
+			send_str(fd, "{\"op\":\"echo\"}\n");
+			c[0] = 'x';
+			if (read_line(fd, line, sizeof(line), 2000) > 0)
+				code_of(line, c, sizeof(c));
+			c[0] = !strcmp(c, "ok") ? 'o' : !strcmp(c, "busy") ?
+			       'b' : 'x';
+			if (write(up[1], c, 1) != 1)
+				_exit(4);
+		}
+		/* hold them until the parent is done */
+		while (read(down[0], c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(up[1]);
+	close(down[0]);
+	*res = up[0];
+	*hold = down[1];
+	return pid;
+}
+
+/*
+ * Each peer class has max_clients slots of its own: local peers that may
+ * not write and TCP peers cannot starve root or the group, nor each other.
+ */
+static void test_slots_per_class(void)
+{
+	struct sm_server_config cfg = { .max_clients = 2, .group = 4242 };
+	char tcp[SM_ADDR_LEN + 8], got[4] = "";
+	int res, hold, t[3], u, i;
+	struct fixture f;
+	pid_t pid;
+
+	if (getuid()) {
+		fprintf(stderr, "[not root: cannot act as another user] ");
+		return;
+	}
+	start_tcp(&f, &cfg, "0", tcp, sizeof(tcp));
+	/* as ibpoold's socket_mode 0666: anyone connects, the group writes */
+	CU_ASSERT_FATAL(chmod(f.dir, 0755) == 0 && chmod(f.path, 0666) == 0);
+	pid = nobody_holds(f.path, 3, &res, &hold);
+	for (i = 0; i < 3 && read(res, got + i, 1) == 1; i++)
+		;
+	CU_ASSERT_STRING_EQUAL(got, "oob");
+	for (i = 0; i < 3; i++) {
+		t[i] = connect_tcp(tcp);
+		send_str(t[i], "{\"op\":\"echo\"}\n");
+		expect_reply(t[i], i < 2 ? "ok" : "busy");
+	}
+	u = connect_to(f.path);
+	send_str(u, "{\"op\":\"echo\"}\n");
+	expect_reply(u, "ok");
+	close(hold);
+	CU_ASSERT(waitpid(pid, NULL, 0) == pid);
+	close(res);
+	for (i = 0; i < 3; i++)
+		close(t[i]);
+	close(u);
+	stop(&f);
 }
 
 static void test_tcp_ipv6(void)
@@ -1279,6 +1361,7 @@ TU_SUITE(server,
 	 { "tcp: peer and framing", test_tcp_peer },
 	 { "tcp: deferred replies", test_tcp_deferred },
 	 { "tcp: limits and deadlines", test_tcp_limits },
+	 { "slots per peer class", test_slots_per_class },
 	 { "tcp: IPv6 loopback", test_tcp_ipv6 },
 	 { "tcp: start errors", test_tcp_start_errors },
 	 { "tcp: sm_call errors", test_tcp_call_errors })
