@@ -75,6 +75,8 @@ struct sm_server {
 	int tfd;		/* the TCP socket, -1: none */
 	struct sockaddr_storage taddr;	/* its bound address */
 	int64_t accept_after;
+	int64_t busy_next;	/* the next busy refusal logged from then on */
+	uint64_t busy_quiet;	/* busy refusals not logged since */
 	pthread_t thread;
 	struct client *cl;	/* NCLASSES * max_clients slots, ncl in use */
 	unsigned int ncl;
@@ -248,7 +250,15 @@ static int queue(struct client *c, json_object *reply)
 	return 0;
 }
 
-/* Queue a final error on c, try to send it, and have it closed. */
+/* Queue e as c's final reply, try to send it, and have c closed. */
+static void close_with(struct client *c, const struct sm_error *e)
+{
+	if (!queue(c, sm_reply_from_error(e)))
+		flush(c, now_ms());
+	c->closing = true;
+}
+
+/* Log why c is closed, and close it with that error. */
 __attribute__((format(printf, 4, 5)))
 static void refuse(struct sm_server *s, struct client *c, enum sm_err code,
 		   const char *fmt, ...)
@@ -261,9 +271,42 @@ static void refuse(struct sm_server *s, struct client *c, enum sm_err code,
 	vsnprintf(e.msg, sizeof(e.msg), fmt, ap);
 	va_end(ap);
 	logf_client(s, c, "closed: %s: %s", sm_err_code(code), e.msg);
-	if (!queue(c, sm_reply_from_error(&e)))
-		flush(c, now_ms());
-	c->closing = true;
+	close_with(c, &e);
+}
+
+/*
+ * Close c as busy.  A burst of these would flood the log: the first
+ * after a quiet interval is logged, the others are counted and told in
+ * one line when the interval ends (busy_summary()).
+ */
+static void refuse_busy(struct sm_server *s, struct client *c, int64_t now)
+{
+	struct sm_error e;
+
+	count(s, &s->stats.busy);
+	sm_error_set(&e, SM_ERR_BUSY, "%u %s connected, try again",
+		     s->cfg.max_clients, class_names[c->cls]);
+	if (now < s->busy_next) {
+		s->busy_quiet++;
+	} else {
+		logf_client(s, c, "closed: busy: %s", e.msg);
+		s->busy_next = now + s->cfg.busy_log_ms;
+	}
+	close_with(c, &e);
+}
+
+static void busy_summary(struct sm_server *s, int64_t now)
+{
+	char msg[128];
+
+	if (!s->busy_quiet || now < s->busy_next)
+		return;
+	snprintf(msg, sizeof(msg), "busy: %llu more connections refused in %d ms",
+		 (unsigned long long)s->busy_quiet, s->cfg.busy_log_ms);
+	if (s->cfg.log)
+		s->cfg.log(s->cfg.ctx, msg);
+	s->busy_quiet = 0;
+	s->busy_next = now + s->cfg.busy_log_ms;
 }
 
 /*
@@ -478,9 +521,7 @@ static void accept_clients(struct sm_server *s, int lfd, bool tcp,
 		}
 		c->cls = peer_class(&c->peer);
 		if (s->nclass[c->cls] == s->cfg.max_clients) {
-			count(s, &s->stats.busy);
-			refuse(s, c, SM_ERR_BUSY, "%u %s connected, try again",
-			       s->cfg.max_clients, class_names[c->cls]);
+			refuse_busy(s, c, now);
 			free(c->out);
 			close(fd);
 			continue;
@@ -506,6 +547,8 @@ static int poll_timeout(const struct sm_server *s, int64_t now)
 
 	if (s->accept_after > now)
 		d = s->accept_after;
+	if (s->busy_quiet && (d < 0 || s->busy_next < d))
+		d = s->busy_next;
 	for (i = 0; i < s->ncl; i++) {
 		if (s->cl[i].wait)
 			continue;
@@ -671,6 +714,7 @@ static void *run(void *arg)
 			accept_clients(s, s->lfd, false, now);
 		if (s->pfd[2].revents)
 			accept_clients(s, s->tfd, true, now);
+		busy_summary(s, now_ms());
 	}
 	return NULL;
 }
@@ -920,6 +964,8 @@ static void set_defaults(struct sm_server_config *c)
 		c->line_ms = SM_LINE_MS_DEFAULT;
 	if (c->idle_ms <= 0)
 		c->idle_ms = SM_IDLE_MS_DEFAULT;
+	if (c->busy_log_ms <= 0)
+		c->busy_log_ms = SM_BUSY_LOG_MS_DEFAULT;
 }
 
 int sm_server_start(const struct sm_server_config *cfg,

@@ -21,6 +21,7 @@
 #define SM_MAX_CLIENTS_DEFAULT 32
 #define SM_LINE_MS_DEFAULT 5000
 #define SM_IDLE_MS_DEFAULT 60000
+#define SM_BUSY_LOG_MS_DEFAULT 10000
 #define SM_NO_GROUP ((gid_t)-1)
 #define SM_NO_UID ((uid_t)-1)
 #define SM_TCP_PREFIX "tcp:"	/* sm_call's path for a TCP endpoint */
@@ -86,9 +87,13 @@ struct sm_server_config {
 	unsigned int max_clients;	/* per class of peer */
 	int line_ms;		/* a started request line must end within it */
 	int idle_ms;		/* a client moving only blanks is closed after it */
+	int busy_log_ms;	/* one busy line per interval, with a count */
 	sm_handler_fn handler;
 	void *ctx;		/* for handler and log */
-	/* Optional: one line on each client closed by force; server thread. */
+	/*
+	 * Optional: one line on each client closed by force (busy ones: the
+	 * first per busy_log_ms, then a count of the others); server thread.
+	 */
 	void (*log)(void *ctx, const char *msg);
 };
 

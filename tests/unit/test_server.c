@@ -557,6 +557,52 @@ static void test_max_clients(void)
 	stop(&f);
 }
 
+/* How often needle is in haystack. */
+static int occurrences(const char *haystack, const char *needle)
+{
+	int n = 0;
+
+	while ((haystack = strstr(haystack, needle))) {
+		haystack++;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * A burst of busy refusals is one log line, then one with the count of
+ * the others once the interval is over.
+ */
+static void test_busy_log(void)
+{
+	char log[1024] = "";
+	struct sm_server_config cfg = {
+		.max_clients = 1, .busy_log_ms = 300, .log = log_line,
+		.ctx = log
+	};
+	struct sm_server_stats st;
+	struct fixture f;
+	int a, b, i;
+
+	start(&f, &cfg);
+	a = connect_to(f.path);
+	send_str(a, "{\"op\":\"echo\"}\n");
+	expect_reply(a, "ok");
+	for (i = 0; i < 5; i++) {
+		b = connect_to(f.path);
+		expect_reply(b, "busy");
+		close(b);
+	}
+	usleep(500000);
+	close(a);
+	sm_server_stats(f.srv, &st);
+	CU_ASSERT_EQUAL(st.busy, 5);
+	stop(&f);
+	CU_ASSERT_EQUAL(occurrences(log, ": closed: busy: "), 1);
+	CU_ASSERT_EQUAL(occurrences(log, "\n"), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "busy: 4 more connections refused in 300 ms\n"));
+}
+
 /* A client that never reads is dropped at max_out; others go on. */
 static void test_unread_replies(void)
 {
@@ -1348,6 +1394,7 @@ TU_SUITE(server,
 	 { "deadlines", test_deadlines },
 	 { "blank lines are no activity", test_blank_idle },
 	 { "max clients", test_max_clients },
+	 { "busy refusals logged once per interval", test_busy_log },
 	 { "unread replies", test_unread_replies },
 	 { "socket file", test_socket_file },
 	 { "permissions", test_permissions },
