@@ -4,7 +4,9 @@
 # clean stop (SIGTERM, SIGINT) that journaled nothing or some changes,
 # SIGKILL idle and in the middle of a record (a torn last line), a kill
 # while the snapshot was written (its temporary file left, cut or whole),
-# and a state directory with an empty or only a torn journal.
+# and a state directory with an empty or only a torn journal.  Then a
+# full disk (a small tmpfs, where mount is allowed): a change answers
+# internal with the cause in the log, and goes on once there is room.
 # usage: t-poold-restart.sh [BUILDDIR]; prints PASS/FAIL lines and a summary.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -16,6 +18,7 @@ NET=ibsim-configs/ft2-small.net
 
 pid=
 off_workdir pid
+trap 'umount "$w/state" 2>/dev/null || true; off_cleanup' EXIT INT TERM
 
 R="$B/ibpoolroute"
 S=$w/pool.sock
@@ -54,7 +57,8 @@ stop() {
 }
 
 alloc() {
-	"$R" alloc --socket "$S" --client node0001 --gpus 1 >/dev/null
+	"$R" alloc --socket "$S" --client node0001 --gpus 1 >"$w/out" \
+		2>"$w/err"
 }
 
 # restarts NAME N: the daemon starts again and holds N allocations.
@@ -116,6 +120,28 @@ mkdir "$ST"
 printf '{"crc":"0123abcd","seq":1,"re' >"$ST/journal.jsonl"
 restarts "a journal of one torn record, no snapshot" 0
 stop TERM
+
+# --- a full disk ---
+rm -rf "$ST"
+mkdir "$ST"
+if mount -t tmpfs -o size=256k tmpfs "$ST" 2>/dev/null; then
+	start
+	dd if=/dev/zero of="$ST/fill" bs=4k 2>/dev/null || true
+	refused "full disk: alloc answers internal" internal alloc
+	check "full disk: the message says why" \
+		grep -q "No space left on device" "$w/err"
+	check "full disk: the cause in the daemon's log" \
+		grep -q "alloc: .*journal.jsonl: No space left on device" \
+		"$w/daemon.log"
+	rm "$ST/fill"
+	check "full disk: room again, alloc works" alloc
+	stop TERM
+	restarts "full disk: after the stop" 1
+	stop TERM
+	umount "$ST"
+else
+	echo "SKIP full disk: cannot mount a tmpfs here"
+fi
 
 echo "t-poold-restart: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
