@@ -365,6 +365,19 @@ static json_object *reroute_reply(struct ga_hints *h,
 	return r;
 }
 
+/* The message of an internal error reply (a table not saved), or NULL. */
+static const char *internal_error(json_object *reply)
+{
+	json_object *e, *c, *m;
+
+	if (!json_object_object_get_ex(reply, "error", &e) ||
+	    !json_object_object_get_ex(e, "code", &c) ||
+	    strcmp(json_object_get_string(c), sm_err_code(SM_ERR_INTERNAL)) ||
+	    !json_object_object_get_ex(e, "message", &m))
+		return NULL;
+	return json_object_get_string(m);
+}
+
 static int handle(void *ctx, const struct sm_peer *p, json_object *req,
 		  json_object **reply)
 {
@@ -392,6 +405,10 @@ static int handle(void *ctx, const struct sm_peer *p, json_object *req,
 	}
 	if (!ret && strcmp(op, "hints.get") && ok_reply(*reply))
 		mark_pending(h);
+	/* the client is told; the SM's operator must be too */
+	if (!ret && internal_error(*reply))
+		say(h, true, "ERR GA35: %s refused: %s", op,
+		    internal_error(*reply));
 	return ret;
 }
 
