@@ -656,6 +656,13 @@ static int commit(struct sm_hints *h, struct sm_hints_snap *s, uint64_t *gen,
 	char err[sizeof(e->msg)];
 	int ret;
 
+	/* JSON readers take integers as int64: past it they turn negative */
+	if (h->cur->generation >= INT64_MAX) {
+		snap_free(s);
+		return sm_error_set(e, SM_ERR_INTERNAL,
+				    "the job table's generation is at its limit, %" PRId64 ": no change can be counted",
+				    INT64_MAX);
+	}
 	s->generation = h->cur->generation + 1;
 	if (h->dir) {
 		ret = save_snap(s, h->dir, err, sizeof(err));

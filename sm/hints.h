@@ -77,7 +77,8 @@ void sm_hints_free(struct sm_hints *h);
  * The requests.  Each returns 0 with the change made and the generation
  * bumped by one (the new one in *gen unless gen is NULL), or a negative
  * errno with e filled (bad_request, unknown_host, duplicate_id,
- * not_found, internal) and the table exactly as it was.  Messages name
+ * not_found, internal: also at generation INT64_MAX, the last) and the
+ * table exactly as it was.  Messages name
  * the job, host and field at fault.
  *   set:    {"jobs":[JOB, ...]}  replaces the whole table
  *           {"owner":"O","jobs":[JOB, ...]}  replaces O's jobs only,

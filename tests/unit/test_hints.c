@@ -645,6 +645,37 @@ static void test_load_v1(void)
 	rmdir_all(dir);
 }
 
+/*
+ * The generation stops at 2^63-1 (a JSON integer, never negative): a
+ * change there is refused, and the table still loads.
+ */
+static void test_generation_limit(void)
+{
+	static const char last[] =
+		"{\"version\":2,\"generation\":9223372036854775807,\"jobs\":["
+		"{\"id\":\"a\",\"hosts\":[\"h1\"],\"weight\":1}]}\n";
+	static const char want[] =
+		"{\"generation\":9223372036854775807,\"jobs\":["
+		"{\"id\":\"a\",\"hosts\":[\"h1\"],\"weight\":1}]}";
+	char *dir = tmpdir(), err[256];
+	struct sm_hints *h = new_table(dir);
+
+	write_file(dir, last, sizeof(last) - 1);
+	CU_ASSERT_EQUAL(sm_hints_load(h, dir, err, sizeof(err)), 0);
+	expect_table(h, want);
+	refused(h, sm_hints_add, "{\"job\":{\"id\":\"b\",\"hosts\":[\"h2\"]}}",
+		SM_ERR_INTERNAL,
+		"the job table's generation is at its limit, 9223372036854775807: no change can be counted");
+	refused(h, sm_hints_set, "{\"jobs\":[]}", SM_ERR_INTERNAL,
+		"the job table's generation is at its limit, 9223372036854775807: no change can be counted");
+	sm_hints_free(h);
+	h = new_table(NULL);
+	CU_ASSERT_EQUAL(sm_hints_load(h, dir, err, sizeof(err)), 0);
+	expect_table(h, want);
+	sm_hints_free(h);
+	rmdir_all(dir);
+}
+
 /* A table bound to a directory saves each change before it counts. */
 static void test_persist(void)
 {
@@ -780,6 +811,7 @@ TU_SUITE(hints,
 	 { "owner's set and the bound", test_owner_full },
 	 { "version 1 state file", test_load_v1 },
 	 { "generation", test_generation },
+	 { "generation at its limit", test_generation_limit },
 	 { "snapshots", test_snapshot },
 	 { "snapshots beside a writer", test_snapshot_threads },
 	 { "serve", test_serve },
