@@ -456,7 +456,7 @@ static int socket_dir(const char *sock)
  */
 static int open_table(struct ga_hints *h)
 {
-	char err[256];
+	char err[512];
 	int ret = make_dirs(h->cfg.hints_dir, 0750);
 
 	if (ret) {
@@ -468,7 +468,10 @@ static int open_table(struct ga_hints *h)
 	if (ret)
 		return ret;
 	ret = sm_hints_load(h->tbl, h->cfg.hints_dir, err, sizeof(err));
-	if (ret)
+	/* -EINVAL: a bad file, whose valid jobs loaded (err says which) */
+	if (ret == -EINVAL)
+		say(h, true, "ERR GA31: %s", err);
+	else if (ret)
 		say(h, true, "ERR GA31: %s; starting with no jobs", err);
 	return 0;
 }
