@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "durable.h"
@@ -26,6 +27,29 @@ int sm_write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+/*
+ * A new tmp with exactly mode: created exclusively, so neither a symlink
+ * there nor an old file (whose mode and owner would pass on) is written
+ * through.  One left by a crash is removed first.  The fd, or -errno.
+ */
+static int create_tmp(int dirfd, const char *tmp, mode_t mode)
+{
+	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	int fd = openat(dirfd, tmp, flags, mode), ret;
+
+	if (fd < 0 && errno == EEXIST && !unlinkat(dirfd, tmp, 0))
+		fd = openat(dirfd, tmp, flags, mode);
+	if (fd < 0)
+		return -errno;
+	/* the umask may have taken bits the caller asked for */
+	if (!fchmod(fd, mode))
+		return fd;
+	ret = -errno;
+	close(fd);
+	unlinkat(dirfd, tmp, 0);
+	return ret;
+}
+
 int sm_replace_at(int dirfd, const char *tmp, const char *name,
 		  const void *data, size_t len, mode_t mode,
 		  const char **step)
@@ -33,10 +57,9 @@ int sm_replace_at(int dirfd, const char *tmp, const char *name,
 	int fd, ret;
 
 	*step = "create temporary file";
-	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-		    mode);
+	fd = create_tmp(dirfd, tmp, mode);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	*step = "write temporary file";
 	ret = sm_write_all(fd, data, len);
 	if (!ret) {

@@ -15,8 +15,9 @@ int sm_write_all(int fd, const void *p, size_t n);
 /*
  * Replace name in directory dirfd by data, so that a crash leaves either
  * the old file or the new one whole: data goes to tmp in the same
- * directory (mode, truncated first), is synced, renamed over name, and
- * the directory is synced.  Returns 0, or a negative errno with *step
+ * directory, created exclusively with exactly mode (a stale tmp is
+ * removed first, a symlink there never followed), is synced, renamed
+ * over name, and the directory is synced.  Returns 0, or a negative errno with *step
  * naming what failed ("create temporary file", "write temporary file",
  * "fsync temporary file", "close temporary file", "rename", "fsync
  * directory"); tmp is removed then and name is as it was.

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "durable.h"
@@ -31,6 +32,26 @@ struct sm_hints {
 	void *ctx;
 	char *dir;
 };
+
+/*
+ * What loading a bad state file left out: the jobs dropped, and the
+ * first thing found wrong, for the operator.
+ */
+struct salvage {
+	bool bad;
+	size_t dropped;
+	struct sm_error first;
+};
+
+/* Something in the file is wrong: e; dropped more jobs are left out. */
+static void salvage_note(struct salvage *sv, const struct sm_error *e,
+			 size_t dropped)
+{
+	if (!sv->bad)
+		sv->first = *e;
+	sv->bad = true;
+	sv->dropped += dropped;
+}
 
 static void job_release(struct sm_job *j)
 {
@@ -67,6 +88,15 @@ static struct sm_hints_snap *snap_alloc(size_t cap)
 	}
 	atomic_init(&s->refs, 1);
 	return s;
+}
+
+/* Take job i out of s; the slot freed at the end is zeroed for reuse. */
+static void remove_job(struct sm_hints_snap *s, size_t i)
+{
+	job_release(&s->jobs[i]);
+	memmove(&s->jobs[i], &s->jobs[i + 1],
+		(s->njobs - i - 1) * sizeof(*s->jobs));
+	memset(&s->jobs[--s->njobs], 0, sizeof(*s->jobs));
 }
 
 void sm_hints_put(const struct sm_hints_snap *cs)
@@ -277,11 +307,13 @@ static int shared_error(const struct sm_hints_snap *s, const struct holder *a,
  * A host runs one job at a time: bad_request naming the host and both
  * jobs when a node is in two of s's, one of them first_new or later (the
  * jobs the change brings; a conflict among the others came from the
- * fabric changing, and the router leaves it out).  Aliases are found
- * through known.  0, or a negative errno with e filled.
+ * fabric changing, and the router leaves it out), *later the index of
+ * the later of the two.  Aliases are found through known.  0, or a
+ * negative errno with e filled.
  */
-static int check_shared(const struct sm_hints_snap *s, size_t first_new,
-			sm_host_known_fn known, void *ctx, struct sm_error *e)
+static int find_shared(const struct sm_hints_snap *s, size_t first_new,
+		       sm_host_known_fn known, void *ctx, size_t *later,
+		       struct sm_error *e)
 {
 	struct holder *h;
 	size_t i, k, n = 0;
@@ -304,14 +336,24 @@ static int check_shared(const struct sm_hints_snap *s, size_t first_new,
 	qsort(h, n, sizeof(*h), cmp_holder);
 	for (i = 1; i < n && !ret; i++)
 		if (!strcmp(h[i - 1].node, h[i].node) &&
-		    h[i - 1].job != h[i].job && h[i].job >= first_new)
+		    h[i - 1].job != h[i].job && h[i].job >= first_new) {
 			ret = shared_error(s, same_name(h, i), &h[i], e);
+			*later = h[i].job;
+		}
 out:
 	for (i = 0; i < n; i++)
 		if (h[i].node != h[i].host)
 			free(h[i].node);
 	free(h);
 	return ret;
+}
+
+static int check_shared(const struct sm_hints_snap *s, size_t first_new,
+			sm_host_known_fn known, void *ctx, struct sm_error *e)
+{
+	size_t later;
+
+	return find_shared(s, first_new, known, ctx, &later, e);
 }
 
 static int parse_hosts(json_object *arr, struct sm_job *j, struct sm_error *e)
@@ -427,54 +469,103 @@ out_where:
 }
 
 /*
+ * An id twice in s: duplicate_id; with sv, the later jobs of such ids
+ * are left out instead.  0, or a negative errno with e filled.
+ */
+static int check_ids(struct sm_hints_snap *s, struct salvage *sv,
+		     struct sm_error *e)
+{
+	const char *dup = NULL;
+	size_t i, last;
+	char **ids;
+	int ret;
+
+	do {
+		ids = calloc(s->njobs + 1, sizeof(*ids));
+		if (!ids)
+			return sm_error_set(e, SM_ERR_INTERNAL, "out of memory");
+		for (i = 0; i < s->njobs; i++)
+			ids[i] = s->jobs[i].id;
+		ret = find_dup(ids, s->njobs, &dup);
+		free(ids);
+		if (ret)
+			return sm_error_set(e, SM_ERR_INTERNAL, "out of memory");
+		if (!dup)
+			return 0;
+		ret = sm_error_set(e, SM_ERR_DUPLICATE_ID,
+				   "job '%s' listed twice", dup);
+		for (i = last = 0; sv && i < s->njobs; i++)
+			if (!strcmp(s->jobs[i].id, dup))
+				last = i;
+		if (sv) {
+			salvage_note(sv, e, 1);
+			remove_job(s, last);
+		}
+	} while (sv);
+	return ret;
+}
+
+/*
  * *out is a new table of the jobs in arr (set, or a state file), ids
  * unique, owner's when owner is not NULL.  Hosts in two jobs are the
  * caller's to check.  0, or a negative errno with e filled when any job
- * is wrong.
+ * is wrong; with sv (a state file) wrong jobs, and those past the
+ * bound, are left out instead, and only memory fails.
  */
 static int parse_jobs(json_object *arr, const char *owner,
-		      sm_host_known_fn known, void *ctx,
+		      sm_host_known_fn known, void *ctx, struct salvage *sv,
 		      struct sm_hints_snap **out, struct sm_error *e)
 {
 	size_t i, n = json_object_array_length(arr);
 	struct sm_hints_snap *s;
-	const char *dup;
 	char where[32];
-	char **ids;
 	int ret = 0;
 
-	if (n > SM_HINTS_MAX_JOBS)
-		return sm_error_set(e, SM_ERR_BAD_REQUEST, "%zu jobs, at most %d",
-				    n, SM_HINTS_MAX_JOBS);
-	s = snap_alloc(n);
-	ids = calloc(n ? n : 1, sizeof(*ids));
-	if (!s || !ids) {
-		ret = sm_error_set(e, SM_ERR_INTERNAL, "out of memory");
-		goto out_free;
+	if (n > SM_HINTS_MAX_JOBS) {
+		ret = sm_error_set(e, SM_ERR_BAD_REQUEST,
+				   "%zu jobs, at most %d", n, SM_HINTS_MAX_JOBS);
+		if (!sv)
+			return ret;
+		salvage_note(sv, e, n - SM_HINTS_MAX_JOBS);
+		n = SM_HINTS_MAX_JOBS;
 	}
+	s = snap_alloc(n);
+	if (!s)
+		return sm_error_set(e, SM_ERR_INTERNAL, "out of memory");
 	for (i = 0; i < n; i++) {
 		snprintf(where, sizeof(where), "jobs[%zu]", i);
 		s->njobs++;
 		ret = parse_job(json_object_array_get_idx(arr, i), where,
-				owner, known, ctx, &s->jobs[i], e);
-		if (ret)
+				owner, known, ctx, &s->jobs[s->njobs - 1], e);
+		if (!ret)
+			continue;
+		if (!sv || e->code == SM_ERR_INTERNAL)
 			goto out_free;
-		ids[i] = s->jobs[i].id;
+		salvage_note(sv, e, 1);
+		remove_job(s, s->njobs - 1);
 	}
-	if (find_dup(ids, n, &dup))
-		ret = sm_error_set(e, SM_ERR_INTERNAL, "out of memory");
-	else if (dup)
-		ret = sm_error_set(e, SM_ERR_DUPLICATE_ID,
-				   "job '%s' listed twice", dup);
+	ret = check_ids(s, sv, e);
 	if (ret)
 		goto out_free;
-	free(ids);
 	*out = s;
 	return 0;
 out_free:
-	free(ids);
-	if (s)
-		snap_free(s);
+	snap_free(s);
+	return ret;
+}
+
+/* Of jobs that share a host, the later ones left out, each noted in sv. */
+static int drop_shared(struct sm_hints_snap *s, struct salvage *sv,
+		       struct sm_error *e)
+{
+	size_t later;
+	int ret;
+
+	while ((ret = find_shared(s, 0, NULL, NULL, &later, e)) &&
+	       e->code != SM_ERR_INTERNAL) {
+		salvage_note(sv, e, 1);
+		remove_job(s, later);
+	}
 	return ret;
 }
 
@@ -656,6 +747,13 @@ static int commit(struct sm_hints *h, struct sm_hints_snap *s, uint64_t *gen,
 	char err[sizeof(e->msg)];
 	int ret;
 
+	/* JSON readers take integers as int64: past it they turn negative */
+	if (h->cur->generation >= INT64_MAX) {
+		snap_free(s);
+		return sm_error_set(e, SM_ERR_INTERNAL,
+				    "the job table's generation is at its limit, %" PRId64 ": no change can be counted",
+				    INT64_MAX);
+	}
 	s->generation = h->cur->generation + 1;
 	if (h->dir) {
 		ret = save_snap(s, h->dir, err, sizeof(err));
@@ -750,7 +848,7 @@ int sm_hints_set(struct sm_hints *h, json_object *req, uint64_t *gen,
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&h->wlock);
-	ret = parse_jobs(jobs, owner, h->known, h->ctx, &s, e);
+	ret = parse_jobs(jobs, owner, h->known, h->ctx, NULL, &s, e);
 	if (!ret && owner)
 		ret = keep_others(h->cur, owner, &s, &kept, e);
 	if (!ret)
@@ -902,63 +1000,148 @@ out_close:
 	return ret;
 }
 
-/* *out is the table path holds; 0, or a negative errno with err filled. */
-static int load_file(const char *path, struct sm_hints_snap **out,
-		     char *err, size_t len)
+/*
+ * The file's generation.  One JSON readers would not take as an int64
+ * (2^63 or more, or negative: an older version wrapped it) is the last,
+ * INT64_MAX, so that the jobs still load.
+ */
+static int file_generation(json_object *o, int64_t *gen, struct sm_error *e)
+{
+	json_object *v;
+	int ret = sm_get_int(o, "generation", true, 0, INT64_MAX, gen, e);
+
+	if (ret && json_object_object_get_ex(o, "generation", &v) &&
+	    json_object_is_type(v, json_type_int))
+		*gen = INT64_MAX;
+	return ret;
+}
+
+/*
+ * *out is the table text (n bytes) holds, what is wrong with it noted in
+ * sv: a job that is not valid is left out, the others kept; a text that
+ * is no table of a known version leaves *out empty.  0, or -ENOMEM.
+ */
+static int parse_file(const char *text, size_t n, struct salvage *sv,
+		      struct sm_hints_snap **out)
 {
 	static const char *const fields[] = {
 		"version", "generation", "jobs", NULL
 	};
-	json_object *o = NULL, *jobs;
-	int64_t version, gen;
+	json_object *o = NULL, *jobs = NULL;
+	int64_t version, gen = 0;
 	struct sm_error e;
-	char *buf = NULL;
-	size_t n;
 	int ret;
 
-	ret = read_file(path, &buf, &n, err, len);
-	if (ret == -ENOENT) {
-		*out = snap_alloc(0);
-		return *out ? 0 : -ENOMEM;
-	}
-	if (ret)
-		return ret;
-	ret = sm_proto_parse_object(buf, n, FILE_MAX, &o, &e);
-	if (!ret)
-		ret = sm_check_fields(o, fields, &e);
+	*out = NULL;
+	ret = sm_proto_parse_object(text, n, FILE_MAX, &o, &e);
 	if (!ret)
 		ret = sm_get_int(o, "version", true, 1, FILE_VERSION,
 				 &version, &e);
-	if (!ret)
-		ret = sm_get_int(o, "generation", true, 0, INT64_MAX, &gen, &e);
-	if (!ret)
-		ret = sm_get_array(o, "jobs", true, &jobs, &e);
-	if (!ret)
-		ret = parse_jobs(jobs, NULL, NULL, NULL, out, &e);
-	if (!ret)
-		ret = check_shared(*out, 0, NULL, NULL, &e);
-	if (ret && *out) {
-		snap_free(*out);
-		*out = NULL;
+	if (ret) {
+		salvage_note(sv, &e, 0);
+		goto out_empty;
 	}
+	if (sm_check_fields(o, fields, &e))
+		salvage_note(sv, &e, 0);
+	if (file_generation(o, &gen, &e))
+		salvage_note(sv, &e, 0);
+	if (sm_get_array(o, "jobs", true, &jobs, &e))
+		salvage_note(sv, &e, 0);
+	if (!jobs)
+		goto out_empty;
+	ret = parse_jobs(jobs, NULL, NULL, NULL, sv, out, &e);
+	if (!ret)
+		ret = drop_shared(*out, sv, &e);
+	goto out;
+out_empty:
+	*out = snap_alloc(0);
+	ret = *out ? 0 : -ENOMEM;
+out:
+	if (ret && *out)
+		snap_free(*out);
 	if (ret)
-		snprintf(err, len, "%s: %s", path, e.msg);
+		*out = NULL;
 	else
 		(*out)->generation = gen;
 	json_object_put(o);
-	free(buf);
 	return ret;
+}
+
+/*
+ * Link dir's hints.json to hints.json.bad-YYYYMMDDTHHMMSSZ, with .1, .2,
+ * ... when that is taken: never over another file.  Its name in name.
+ */
+static int keep_aside(const char *dir, char *name, size_t len)
+{
+	char stamp[32];
+	struct tm tm;
+	time_t t = time(NULL);
+	int dfd, i, ret = -EEXIST;
+	size_t k;
+
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	for (i = 0; i < 1000 && ret == -EEXIST; i++) {
+		k = snprintf(name, len, "%s.bad-%s", SM_HINTS_FILE, stamp);
+		if (i && k < len)
+			snprintf(name + k, len - k, ".%d", i);
+		ret = linkat(dfd, SM_HINTS_FILE, dfd, name, 0) ? -errno : 0;
+	}
+	close(dfd);
+	return ret;
+}
+
+/*
+ * A bad file loaded as s: keep it aside and save s in its place, so the
+ * next start loads the same jobs; err tells the operator.  -EINVAL.
+ */
+static int salvaged(const struct sm_hints_snap *s, const char *dir,
+		    const char *path, const struct salvage *sv, char *err,
+		    size_t len)
+{
+	char aside[96], serr[256];
+	int n, ret;
+
+	n = snprintf(err, len, "%s: %s; %zu jobs loaded, %zu left out; ",
+		     path, sv->first.msg, s->njobs, sv->dropped);
+	if (n < 0 || (size_t)n >= len)
+		return -EINVAL;
+	ret = keep_aside(dir, aside, sizeof(aside));
+	if (ret) {
+		snprintf(err + n, len - n, "the file stays, it could not be kept aside: %s",
+			 strerror(-ret));
+		return -EINVAL;
+	}
+	if (save_snap(s, dir, serr, sizeof(serr)))
+		snprintf(err + n, len - n, "the file is kept as %s, but what loaded was not saved: %s",
+			 aside, serr);
+	else
+		snprintf(err + n, len - n, "the file is kept as %s", aside);
+	return -EINVAL;
 }
 
 int sm_hints_load(struct sm_hints *h, const char *dir, char *err, size_t len)
 {
 	struct sm_hints_snap *s = NULL, *old;
-	char path[PATH_MAX];
+	struct salvage sv = { 0 };
+	char path[PATH_MAX], *buf = NULL;
+	size_t n;
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, SM_HINTS_FILE);
-	ret = load_file(path, &s, err, len);
-	if (ret)
+	ret = read_file(path, &buf, &n, err, len);
+	if (!ret) {
+		ret = parse_file(buf, n, &sv, &s);
+		if (ret)
+			snprintf(err, len, "%s: out of memory", path);
+	}
+	if (!ret && sv.bad)
+		ret = salvaged(s, dir, path, &sv, err, len);
+	free(buf);
+	if (!s)
 		s = snap_alloc(0);
 	if (!s)
 		return -ENOMEM;
@@ -969,7 +1152,7 @@ int sm_hints_load(struct sm_hints *h, const char *dir, char *err, size_t len)
 	pthread_mutex_unlock(&h->lock);
 	pthread_mutex_unlock(&h->wlock);
 	sm_hints_put(old);
-	return ret;
+	return ret == -ENOENT ? 0 : ret;
 }
 
 int sm_hints_serve(struct sm_hints *h, json_object *req, bool may_write,

@@ -77,7 +77,8 @@ void sm_hints_free(struct sm_hints *h);
  * The requests.  Each returns 0 with the change made and the generation
  * bumped by one (the new one in *gen unless gen is NULL), or a negative
  * errno with e filled (bad_request, unknown_host, duplicate_id,
- * not_found, internal) and the table exactly as it was.  Messages name
+ * not_found, internal: also at generation INT64_MAX, the last) and the
+ * table exactly as it was.  Messages name
  * the job, host and field at fault.
  *   set:    {"jobs":[JOB, ...]}  replaces the whole table
  *           {"owner":"O","jobs":[JOB, ...]}  replaces O's jobs only,
@@ -124,11 +125,16 @@ int sm_hints_save(struct sm_hints *h, const char *dir, char *err,
 
 /*
  * Replace the table with dir/hints.json and its generation.  A missing
- * file is an empty table at generation 0.  A corrupt or cut file is an
- * error naming the file (-EINVAL, or the read's errno) and leaves the
- * table empty at generation 0, never half loaded; the file is left for
- * the operator.  Hosts are not checked with known: the fabric may not
- * be discovered yet.
+ * file is an empty table at generation 0; one that cannot be read is
+ * the read's errno, err naming the file, and an empty table.  A file
+ * with something wrong in it is -EINVAL: its valid jobs are loaded (not
+ * a job that is wrong, a later one with the same id or a host of an
+ * earlier one; none of a file that is no table of a known version), a
+ * generation past INT64_MAX or negative is INT64_MAX, the file is kept
+ * as hints.json.bad-TIME (never over another) and what loaded is saved
+ * in its place; err says what was wrong, how many jobs loaded and where
+ * the file went (512 bytes hold it).  Hosts are not checked with known:
+ * the fabric may not be discovered yet.
  */
 int sm_hints_load(struct sm_hints *h, const char *dir, char *err,
 		  size_t len);

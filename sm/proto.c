@@ -2,6 +2,7 @@
 /* Request parsing, reply building and typed fields of the JSON-lines protocol. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,8 +62,89 @@ void sm_error_prefix(struct sm_error *e, const char *fmt, ...)
 }
 
 /*
- * One JSON text filling the line: strict (no comments, single quotes or
- * trailing garbage) and valid UTF-8.  Feeding a final NUL tells json-c the
+ * Members in text, valid JSON (a ':' outside strings begins one), into
+ * *n; bad_json at a \u0000, which json-c takes but that cuts every C
+ * string short ("tr2\u0000 bad" would pass as "tr2").
+ */
+static int scan_text(const char *p, size_t len, size_t *n,
+		     struct sm_error *e)
+{
+	bool in = false;
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < len; i++) {
+		if (!in) {
+			*n += p[i] == ':';
+			in = p[i] == '"';
+		} else if (p[i] == '"') {
+			in = false;
+		} else if (p[i] == '\\') {
+			if (len - i >= 6 && !memcmp(p + i + 1, "u0000", 5))
+				return sm_error_set(e, SM_ERR_BAD_JSON,
+						    "\\u0000 (NUL) in a string at offset %zu",
+						    i);
+			i++;	/* the escaped character */
+		}
+	}
+	return 0;
+}
+
+/*
+ * The members of o's objects, at every depth, added to *n; false at a
+ * number that is not finite (NaN, Infinity, or beyond a double).
+ */
+static bool walk_tree(json_object *o, size_t *n)
+{
+	size_t i;
+
+	switch (json_object_get_type(o)) {
+	case json_type_double:
+		return isfinite(json_object_get_double(o));
+	case json_type_array:
+		for (i = 0; i < json_object_array_length(o); i++)
+			if (!walk_tree(json_object_array_get_idx(o, i), n))
+				return false;
+		return true;
+	case json_type_object: {
+		*n += json_object_object_length(o);
+		json_object_object_foreach(o, key, val) {
+			(void)key;
+			if (!walk_tree(val, n))
+				return false;
+		}
+		return true;
+	}
+	default:
+		return true;
+	}
+}
+
+/*
+ * What json-c takes but strict JSON for a request does not: \u0000,
+ * NaN and Infinity, and a key twice in one object (json-c keeps the
+ * last; fewer members in the tree than in the text tell it).
+ */
+static int check_strict(const char *text, size_t len, json_object *o,
+			struct sm_error *e)
+{
+	size_t in_text, in_tree = 0;
+	int ret = scan_text(text, len, &in_text, e);
+
+	if (ret)
+		return ret;
+	if (!walk_tree(o, &in_tree))
+		return sm_error_set(e, SM_ERR_BAD_JSON,
+				    "a number is not finite (NaN, Infinity, or beyond the range of a double)");
+	if (in_tree != in_text)
+		return sm_error_set(e, SM_ERR_BAD_JSON,
+				    "duplicate key in an object");
+	return 0;
+}
+
+/*
+ * One JSON text filling the line: strict (no comments, single quotes,
+ * trailing garbage, \u0000, NaN or duplicate keys) and valid UTF-8.  Feeding a final NUL tells json-c the
  * input ended, so a cut text gets json-c's own "unexpected end of data".
  */
 int sm_proto_parse_object(const char *line, size_t len, size_t max,
@@ -72,6 +154,7 @@ int sm_proto_parse_object(const char *line, size_t len, size_t max,
 	struct json_tokener *tok;
 	json_object *o;
 	const char *nul;
+	int ret;
 
 	if (len > max)
 		return sm_error_set(e, SM_ERR_TOO_LONG,
@@ -102,12 +185,15 @@ int sm_proto_parse_object(const char *line, size_t len, size_t max,
 		return sm_error_set(e, SM_ERR_BAD_JSON, "%s",
 				    json_tokener_error_desc(jerr));
 	}
-	if (!json_object_is_type(o, json_type_object)) {
-		sm_error_set(e, SM_ERR_NOT_OBJECT,
-			     "expected a JSON object, not %s",
-			     json_type_to_name(json_object_get_type(o)));
+	if (!json_object_is_type(o, json_type_object))
+		ret = sm_error_set(e, SM_ERR_NOT_OBJECT,
+				   "expected a JSON object, not %s",
+				   json_type_to_name(json_object_get_type(o)));
+	else
+		ret = check_strict(line, len, o, e);
+	if (ret) {
 		json_object_put(o);
-		return -EINVAL;
+		return ret;
 	}
 	*out = o;
 	return 0;

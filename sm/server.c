@@ -30,9 +30,28 @@
 #define CALL_MAX_REPLY (64u << 20)
 #define NFIXED 3		/* pollfds before the clients' */
 
+/*
+ * Who a peer is decides whose slots it takes: each class has max_clients
+ * of its own, so readers, local or over TCP, never lock out root or the
+ * group, nor each other.
+ */
+enum peer_class {
+	CLASS_WRITER,		/* may change state: root or the group */
+	CLASS_READER,		/* a local peer that may not */
+	CLASS_REMOTE,		/* a TCP peer */
+	NCLASSES
+};
+
+static const char *const class_names[NCLASSES] = {
+	[CLASS_WRITER] = "clients that may write",
+	[CLASS_READER] = "local clients that may not write",
+	[CLASS_REMOTE] = "TCP clients",
+};
+
 struct client {
 	int fd;
 	struct sm_peer peer;
+	enum peer_class cls;
 	char *in;		/* max_line + 1 bytes: a line and its '\n' */
 	size_t nin;
 	char *out;		/* replies not yet sent: out[off] up to nout */
@@ -56,9 +75,12 @@ struct sm_server {
 	int tfd;		/* the TCP socket, -1: none */
 	struct sockaddr_storage taddr;	/* its bound address */
 	int64_t accept_after;
+	int64_t busy_next;	/* the next busy refusal logged from then on */
+	uint64_t busy_quiet;	/* busy refusals not logged since */
 	pthread_t thread;
-	struct client *cl;	/* max_clients slots, the first ncl in use */
+	struct client *cl;	/* NCLASSES * max_clients slots, ncl in use */
 	unsigned int ncl;
+	unsigned int nclass[NCLASSES];	/* clients in use per class */
 	struct pollfd *pfd;	/* event fd, listeners (Unix, TCP), clients */
 	uint64_t tickets;	/* the last request's ticket */
 	/*
@@ -164,6 +186,7 @@ static void drop(struct sm_server *s, unsigned int i)
 	pthread_mutex_lock(&s->lock);
 	late = c->answer;
 	s->stats.abandoned += c->answered;
+	s->nclass[c->cls]--;
 	s->cl[i] = s->cl[--s->ncl];
 	pthread_mutex_unlock(&s->lock);
 	json_object_put(late);
@@ -227,7 +250,15 @@ static int queue(struct client *c, json_object *reply)
 	return 0;
 }
 
-/* Queue a final error on c, try to send it, and have it closed. */
+/* Queue e as c's final reply, try to send it, and have c closed. */
+static void close_with(struct client *c, const struct sm_error *e)
+{
+	if (!queue(c, sm_reply_from_error(e)))
+		flush(c, now_ms());
+	c->closing = true;
+}
+
+/* Log why c is closed, and close it with that error. */
 __attribute__((format(printf, 4, 5)))
 static void refuse(struct sm_server *s, struct client *c, enum sm_err code,
 		   const char *fmt, ...)
@@ -240,9 +271,42 @@ static void refuse(struct sm_server *s, struct client *c, enum sm_err code,
 	vsnprintf(e.msg, sizeof(e.msg), fmt, ap);
 	va_end(ap);
 	logf_client(s, c, "closed: %s: %s", sm_err_code(code), e.msg);
-	if (!queue(c, sm_reply_from_error(&e)))
-		flush(c, now_ms());
-	c->closing = true;
+	close_with(c, &e);
+}
+
+/*
+ * Close c as busy.  A burst of these would flood the log: the first
+ * after a quiet interval is logged, the others are counted and told in
+ * one line when the interval ends (busy_summary()).
+ */
+static void refuse_busy(struct sm_server *s, struct client *c, int64_t now)
+{
+	struct sm_error e;
+
+	count(s, &s->stats.busy);
+	sm_error_set(&e, SM_ERR_BUSY, "%u %s connected, try again",
+		     s->cfg.max_clients, class_names[c->cls]);
+	if (now < s->busy_next) {
+		s->busy_quiet++;
+	} else {
+		logf_client(s, c, "closed: busy: %s", e.msg);
+		s->busy_next = now + s->cfg.busy_log_ms;
+	}
+	close_with(c, &e);
+}
+
+static void busy_summary(struct sm_server *s, int64_t now)
+{
+	char msg[128];
+
+	if (!s->busy_quiet || now < s->busy_next)
+		return;
+	snprintf(msg, sizeof(msg), "busy: %llu more connections refused in %d ms",
+		 (unsigned long long)s->busy_quiet, s->cfg.busy_log_ms);
+	if (s->cfg.log)
+		s->cfg.log(s->cfg.ctx, msg);
+	s->busy_quiet = 0;
+	s->busy_next = now + s->cfg.busy_log_ms;
 }
 
 /*
@@ -284,6 +348,16 @@ static json_object *answer(struct sm_server *s, struct client *c,
 			      strerror(ret < 0 ? -ret : EIO));
 }
 
+/* Whether p[0..n) is only blanks: neither a request nor activity. */
+static bool blank(const char *p, size_t n)
+{
+	while (n && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) {
+		p++;
+		n--;
+	}
+	return !n;
+}
+
 /*
  * Answer every complete line in c's input, up to one whose reply is
  * deferred.  A client whose unsent replies still hold max_out bytes when
@@ -301,8 +375,7 @@ static int serve_lines(struct sm_server *s, struct client *c, int64_t now)
 		line = c->in + start;
 		len = nl - line;
 		start += len + 1;
-		/* blank lines are no requests; strspn stops at the '\n' */
-		if (strspn(line, " \t\r") >= len)
+		if (blank(line, len))
 			continue;
 		if (c->nout - c->off >= s->cfg.max_out && flush(c, now))
 			return -1;
@@ -322,7 +395,9 @@ static int serve_lines(struct sm_server *s, struct client *c, int64_t now)
 	}
 	memmove(c->in, c->in + start, c->nin - start);
 	c->nin -= start;
-	if (c->nin && !c->line_start)
+	if (!c->nin)
+		c->line_start = 0;
+	else if (!c->line_start)
 		c->line_start = now;
 	if (c->nin > s->cfg.max_line && !c->closing && !c->wait) {
 		count(s, &s->stats.too_long);
@@ -346,8 +421,10 @@ static int read_client(struct sm_server *s, struct client *c, int64_t now)
 		c->eof = true;
 		return 0;
 	}
+	/* blanks alone would hold a slot for ever: they are no activity */
+	if (!blank(c->in + c->nin, r))
+		c->last = now;
 	c->nin += r;
-	c->last = now;
 	return serve_lines(s, c, now);
 }
 
@@ -405,9 +482,15 @@ static int identify(struct sm_server *s, struct sm_peer *p, int fd,
 	p->pid = uc.pid;
 	p->uid = uc.uid;
 	p->gid = uc.gid;
-	p->may_write = s->ncl < s->cfg.max_clients &&
-		sm_peer_may_write(p, s->cfg.group);
+	p->may_write = sm_peer_may_write(p, s->cfg.group);
 	return 0;
+}
+
+static enum peer_class peer_class(const struct sm_peer *p)
+{
+	if (p->remote)
+		return CLASS_REMOTE;
+	return p->may_write ? CLASS_WRITER : CLASS_READER;
 }
 
 static void accept_clients(struct sm_server *s, int lfd, bool tcp,
@@ -436,10 +519,9 @@ static void accept_clients(struct sm_server *s, int lfd, bool tcp,
 			close(fd);
 			continue;
 		}
-		if (s->ncl == s->cfg.max_clients) {
-			count(s, &s->stats.busy);
-			refuse(s, c, SM_ERR_BUSY, "%u clients connected, try again",
-			       s->cfg.max_clients);
+		c->cls = peer_class(&c->peer);
+		if (s->nclass[c->cls] == s->cfg.max_clients) {
+			refuse_busy(s, c, now);
 			free(c->out);
 			close(fd);
 			continue;
@@ -451,6 +533,7 @@ static void accept_clients(struct sm_server *s, int lfd, bool tcp,
 		}
 		pthread_mutex_lock(&s->lock);
 		s->ncl++;
+		s->nclass[c->cls]++;
 		s->stats.accepted++;
 		pthread_mutex_unlock(&s->lock);
 	}
@@ -464,6 +547,8 @@ static int poll_timeout(const struct sm_server *s, int64_t now)
 
 	if (s->accept_after > now)
 		d = s->accept_after;
+	if (s->busy_quiet && (d < 0 || s->busy_next < d))
+		d = s->busy_next;
 	for (i = 0; i < s->ncl; i++) {
 		if (s->cl[i].wait)
 			continue;
@@ -629,6 +714,7 @@ static void *run(void *arg)
 			accept_clients(s, s->lfd, false, now);
 		if (s->pfd[2].revents)
 			accept_clients(s, s->tfd, true, now);
+		busy_summary(s, now_ms());
 	}
 	return NULL;
 }
@@ -878,6 +964,8 @@ static void set_defaults(struct sm_server_config *c)
 		c->line_ms = SM_LINE_MS_DEFAULT;
 	if (c->idle_ms <= 0)
 		c->idle_ms = SM_IDLE_MS_DEFAULT;
+	if (c->busy_log_ms <= 0)
+		c->busy_log_ms = SM_BUSY_LOG_MS_DEFAULT;
 }
 
 int sm_server_start(const struct sm_server_config *cfg,
@@ -899,9 +987,10 @@ int sm_server_start(const struct sm_server_config *cfg,
 	s->lfd = s->efd = s->tfd = -1;
 	pthread_mutex_init(&s->lock, NULL);
 	s->path = strdup(cfg->path);
-	/* one slot more than the cap: the refused client's reply */
-	s->cl = calloc(s->cfg.max_clients + 1, sizeof(*s->cl));
-	s->pfd = calloc(s->cfg.max_clients + NFIXED, sizeof(*s->pfd));
+	/* one slot more than the caps: the refused client's reply */
+	s->cl = calloc(NCLASSES * s->cfg.max_clients + 1, sizeof(*s->cl));
+	s->pfd = calloc(NCLASSES * s->cfg.max_clients + NFIXED,
+			sizeof(*s->pfd));
 	if (!s->path || !s->cl || !s->pfd)
 		goto out_nomem;
 	s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

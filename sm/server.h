@@ -21,6 +21,7 @@
 #define SM_MAX_CLIENTS_DEFAULT 32
 #define SM_LINE_MS_DEFAULT 5000
 #define SM_IDLE_MS_DEFAULT 60000
+#define SM_BUSY_LOG_MS_DEFAULT 10000
 #define SM_NO_GROUP ((gid_t)-1)
 #define SM_NO_UID ((uid_t)-1)
 #define SM_TCP_PREFIX "tcp:"	/* sm_call's path for a TCP endpoint */
@@ -83,12 +84,16 @@ struct sm_server_config {
 	gid_t group;		/* socket's group, SM_NO_GROUP: leave it */
 	size_t max_line;	/* request bytes, '\n' excluded */
 	size_t max_out;		/* unsent reply bytes a client may hold */
-	unsigned int max_clients;
+	unsigned int max_clients;	/* per class of peer */
 	int line_ms;		/* a started request line must end within it */
-	int idle_ms;		/* a client moving no byte is closed after it */
+	int idle_ms;		/* a client moving only blanks is closed after it */
+	int busy_log_ms;	/* one busy line per interval, with a count */
 	sm_handler_fn handler;
 	void *ctx;		/* for handler and log */
-	/* Optional: one line on each client closed by force; server thread. */
+	/*
+	 * Optional: one line on each client closed by force (busy ones: the
+	 * first per busy_log_ms, then a count of the others); server thread.
+	 */
 	void (*log)(void *ctx, const char *msg);
 };
 
@@ -96,7 +101,7 @@ struct sm_server_config {
 struct sm_server_stats {
 	uint64_t accepted;	/* connections served (busy ones excluded) */
 	uint64_t requests;	/* lines answered */
-	uint64_t busy;		/* refused over max_clients */
+	uint64_t busy;		/* refused: their class had max_clients */
 	uint64_t too_long;	/* closed after a too_long line */
 	uint64_t timeouts;	/* closed at the line or idle deadline */
 	uint64_t overflows;	/* closed with max_out bytes unread */
@@ -110,9 +115,11 @@ struct sm_server;
  * cfg->group; a stale socket file nobody listens on is replaced, anything
  * else at path is an error), the TCP one when cfg->tcp is set (port 0:
  * one the kernel picks, see sm_server_tcp_name()), and start the server
- * thread.  Both sockets share the limits (max_clients counts both).  Returns 0 with
- * *out set, or a negative errno with err saying what failed.  *out is set
- * before the thread starts, so a handler may read the server from it.
+ * thread.  Both sockets share the limits; max_clients is per class of
+ * peer (those that may write, local ones that may not, TCP ones), so no
+ * class takes another's slots.  Returns 0 with *out set, or a negative
+ * errno with err saying what failed.  *out is set before the thread
+ * starts, so a handler may read the server from it.
  */
 int sm_server_start(const struct sm_server_config *cfg,
 		    struct sm_server **out, char *err, size_t len);

@@ -28,6 +28,7 @@ run offline tests/offline/t-cli.sh "$B"
 run slurm tests/offline/t-slurm.sh "$B"
 run poold tests/offline/t-poold.sh "$B"
 run poold-daemon tests/offline/t-poold-daemon.sh "$B"
+run poold-restart tests/offline/t-poold-restart.sh "$B"
 run poold-tcp tests/offline/t-poold-tcp.sh "$B"
 if [ "$MODE" != "--offline" ]; then
 	run ibsim tests/ibsim/run-all.sh "$B"

@@ -397,6 +397,19 @@ static json_object *reroute_reply(struct ga_hints *h,
 	return r;
 }
 
+/* The message of an internal error reply (a table not saved), or NULL. */
+static const char *internal_error(json_object *reply)
+{
+	json_object *e, *c, *m;
+
+	if (!json_object_object_get_ex(reply, "error", &e) ||
+	    !json_object_object_get_ex(e, "code", &c) ||
+	    strcmp(json_object_get_string(c), sm_err_code(SM_ERR_INTERNAL)) ||
+	    !json_object_object_get_ex(e, "message", &m))
+		return NULL;
+	return json_object_get_string(m);
+}
+
 static int handle(void *ctx, const struct sm_peer *p, json_object *req,
 		  json_object **reply)
 {
@@ -424,6 +437,10 @@ static int handle(void *ctx, const struct sm_peer *p, json_object *req,
 	}
 	if (!ret && strcmp(op, "hints.get") && ok_reply(*reply))
 		mark_pending(h);
+	/* the client is told; the SM's operator must be too */
+	if (!ret && internal_error(*reply))
+		say(h, true, "ERR GA35: %s refused: %s", op,
+		    internal_error(*reply));
 	return ret;
 }
 
@@ -471,7 +488,7 @@ static int socket_dir(const char *sock)
  */
 static int open_table(struct ga_hints *h)
 {
-	char err[256];
+	char err[512];
 	int ret = make_dirs(h->cfg.hints_dir, 0750);
 
 	if (ret) {
@@ -483,7 +500,10 @@ static int open_table(struct ga_hints *h)
 	if (ret)
 		return ret;
 	ret = sm_hints_load(h->tbl, h->cfg.hints_dir, err, sizeof(err));
-	if (ret)
+	/* -EINVAL: a bad file, whose valid jobs loaded (err says which) */
+	if (ret == -EINVAL)
+		say(h, true, "ERR GA31: %s", err);
+	else if (ret)
 		say(h, true, "ERR GA31: %s; starting with no jobs", err);
 	return 0;
 }

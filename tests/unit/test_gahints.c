@@ -583,12 +583,40 @@ static void test_kept(void)
 	stop(&x);
 }
 
+/* A change that cannot be saved is refused, and OpenSM's log says why. */
+static void test_save_fails(void)
+{
+	char path[sizeof(((struct ga_cfg *)0)->hints_dir) + 16];
+	struct fix x;
+	json_object *r;
+
+	start(&x, 0);
+	/* a directory where the table goes: the rename over it fails */
+	snprintf(path, sizeof(path), "%s/hints.json", x.cfg.hints_dir);
+	CU_ASSERT_FATAL(mkdir(path, 0700) == 0);
+	pthread_mutex_lock(&said_lock);
+	said[0] = '\0';
+	expect_said = true;
+	pthread_mutex_unlock(&said_lock);
+	r = ask(&x, "{\"op\":\"hints.add\",\"job\":{\"id\":\"j\",\"hosts\":[\"h1\"]}}");
+	CU_ASSERT_STRING_EQUAL(code(r), "internal");
+	json_object_put(r);
+	pthread_mutex_lock(&said_lock);
+	expect_said = false;
+	CU_ASSERT_PTR_NOT_NULL(strstr(said, "ERR GA35: hints.add refused: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(said, "hints.json: rename: Is a directory"));
+	pthread_mutex_unlock(&said_lock);
+	CU_ASSERT(rmdir(path) == 0);
+	stop(&x);
+}
+
 TU_SUITE(gahints,
 	 { "socket and state", test_socket_and_state },
 	 { "reroutes coalesced", test_coalesced },
 	 { "routed generation", test_routed_generation },
 	 { "reroute ticket", test_reroute_ticket },
 	 { "table kept", test_kept },
+	 { "a failed save in the log", test_save_fails },
 	 { "a host by name and by GUID refused", test_alias_refused },
 	 { "a clash the fabric made drops one job", test_sweep_drops_clash },
 	 { "the relay keeps to its own jobs", test_relay_owner })

@@ -645,6 +645,37 @@ static void test_load_v1(void)
 	rmdir_all(dir);
 }
 
+/*
+ * The generation stops at 2^63-1 (a JSON integer, never negative): a
+ * change there is refused, and the table still loads.
+ */
+static void test_generation_limit(void)
+{
+	static const char last[] =
+		"{\"version\":2,\"generation\":9223372036854775807,\"jobs\":["
+		"{\"id\":\"a\",\"hosts\":[\"h1\"],\"weight\":1}]}\n";
+	static const char want[] =
+		"{\"generation\":9223372036854775807,\"jobs\":["
+		"{\"id\":\"a\",\"hosts\":[\"h1\"],\"weight\":1}]}";
+	char *dir = tmpdir(), err[256];
+	struct sm_hints *h = new_table(dir);
+
+	write_file(dir, last, sizeof(last) - 1);
+	CU_ASSERT_EQUAL(sm_hints_load(h, dir, err, sizeof(err)), 0);
+	expect_table(h, want);
+	refused(h, sm_hints_add, "{\"job\":{\"id\":\"b\",\"hosts\":[\"h2\"]}}",
+		SM_ERR_INTERNAL,
+		"the job table's generation is at its limit, 9223372036854775807: no change can be counted");
+	refused(h, sm_hints_set, "{\"jobs\":[]}", SM_ERR_INTERNAL,
+		"the job table's generation is at its limit, 9223372036854775807: no change can be counted");
+	sm_hints_free(h);
+	h = new_table(NULL);
+	CU_ASSERT_EQUAL(sm_hints_load(h, dir, err, sizeof(err)), 0);
+	expect_table(h, want);
+	sm_hints_free(h);
+	rmdir_all(dir);
+}
+
 /* A table bound to a directory saves each change before it counts. */
 static void test_persist(void)
 {
@@ -682,22 +713,33 @@ static void test_persist(void)
 	rmdir_all(dir);
 }
 
-static void load_fails(const char *text, size_t n, const char *msg)
+/*
+ * A bad file of n bytes: -EINVAL, the message first, then what loaded
+ * (the table left as kept) and where the file was kept.
+ */
+static void load_salvages(const char *text, size_t n, const char *msg,
+			  const char *kept)
 {
 	struct sm_hints *h = new_table(NULL);
-	char *dir = tmpdir(), err[256], want[512];
+	char *dir = tmpdir(), err[512], want[512];
 
 	ok(h, sm_hints_set, table);
 	write_file(dir, text, n);
 	CU_ASSERT_EQUAL(sm_hints_load(h, dir, err, sizeof(err)), -EINVAL);
-	snprintf(want, sizeof(want), "%s/hints.json: %s", dir, msg);
-	if (strcmp(err, want)) {
-		fprintf(stderr, "\n'%s', expected '%s'\n", err, want);
+	snprintf(want, sizeof(want), "%s/hints.json: %s; ", dir, msg);
+	if (strncmp(err, want, strlen(want)) ||
+	    !strstr(err, "; the file is kept as hints.json.bad-")) {
+		fprintf(stderr, "\n'%s', expected '%s...'\n", err, want);
 		CU_FAIL("load error");
 	}
-	expect_table(h, "{\"generation\":0,\"jobs\":[]}");
+	expect_table(h, kept);
 	sm_hints_free(h);
 	rmdir_all(dir);
+}
+
+static void load_fails(const char *text, size_t n, const char *msg)
+{
+	load_salvages(text, n, msg, "{\"generation\":0,\"jobs\":[]}");
 }
 
 static void test_corrupt(void)
@@ -716,8 +758,9 @@ static void test_corrupt(void)
 		   "field 'version' must be an integer 1..2");
 	load_fails("{\"version\":1,\"jobs\":[]}", 23,
 		   "missing field 'generation'");
-	load_fails(bad_job, sizeof(bad_job) - 1,
-		   "job 'b': field 'weight' must be an integer 1..1000");
+	load_salvages(bad_job, sizeof(bad_job) - 1,
+		      "job 'b': field 'weight' must be an integer 1..1000",
+		      "{\"generation\":4,\"jobs\":[{\"id\":\"a\",\"hosts\":[\"h\"],\"weight\":1}]}");
 
 	/* a torn file: the saved table cut anywhere is refused */
 	ok(h, sm_hints_set, table);
@@ -733,6 +776,84 @@ static void test_corrupt(void)
 	load_fails(text, n - 3, "unexpected end of data");
 	free(text);
 	sm_hints_free(h);
+	rmdir_all(dir);
+}
+
+/* How many files in dir start with prefix. */
+static int files_like(const char *dir, const char *prefix)
+{
+	char cmd[256];
+	FILE *p;
+	int n = -1;
+
+	snprintf(cmd, sizeof(cmd), "ls -A '%s' | grep -c '^%s'", dir, prefix);
+	p = popen(cmd, "r");
+	CU_ASSERT_FATAL(p != NULL);
+	CU_ASSERT(fscanf(p, "%d", &n) == 1);
+	pclose(p);
+	return n;
+}
+
+/* Load dir into a new table: its return, the table, err. */
+static int load_into(const char *dir, struct sm_hints **h, char *err,
+		     size_t len)
+{
+	*h = new_table(NULL);
+	return sm_hints_load(*h, dir, err, len);
+}
+
+/*
+ * One bad job costs that job only: the valid ones load, the file is kept
+ * aside under a new name each time (never over an earlier one), and
+ * hints.json holds what loaded, so the next start loads the same.
+ */
+static void test_salvage(void)
+{
+	static const char one_bad[] =
+		"{\"version\":2,\"generation\":7,\"jobs\":["
+		"{\"id\":\"a\",\"hosts\":[\"h1\"]},"
+		"{\"id\":\"b\",\"hosts\":[\"h2\"],\"weight\":5000},"
+		"{\"id\":\"c\",\"hosts\":[\"h3\"]},{\"id\":\"d\",\"hosts\":[\"h4\"]},"
+		"{\"id\":\"e\",\"hosts\":[\"h5\"],\"owner\":\"slurm\"}]}\n";
+	static const char clash[] =
+		"{\"version\":2,\"generation\":-9223372036854775808,\"jobs\":["
+		"{\"id\":\"x\",\"hosts\":[\"h1\"]},{\"id\":\"x\",\"hosts\":[\"h2\"]},"
+		"{\"id\":\"y\",\"hosts\":[\"h3\",\"h1\"]},{\"id\":\"z\",\"hosts\":[\"h4\"]}]}\n";
+	static const char four[] =
+		"{\"generation\":7,\"jobs\":[{\"id\":\"a\",\"hosts\":[\"h1\"],\"weight\":1},"
+		"{\"id\":\"c\",\"hosts\":[\"h3\"],\"weight\":1},"
+		"{\"id\":\"d\",\"hosts\":[\"h4\"],\"weight\":1},"
+		"{\"id\":\"e\",\"hosts\":[\"h5\"],\"weight\":1,\"owner\":\"slurm\"}]}";
+	char *dir = tmpdir(), err[512], want[512];
+	struct sm_hints *h;
+
+	write_file(dir, one_bad, sizeof(one_bad) - 1);
+	CU_ASSERT_EQUAL(load_into(dir, &h, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s/hints.json: job 'b': field 'weight' must be an integer 1..1000; 4 jobs loaded, 1 left out; the file is kept as hints.json.bad-",
+		 dir);
+	if (strncmp(err, want, strlen(want))) {
+		fprintf(stderr, "\n'%s', expected '%s...'\n", err, want);
+		CU_FAIL("salvage message");
+	}
+	expect_table(h, four);
+	sm_hints_free(h);
+	CU_ASSERT_EQUAL(files_like(dir, "hints.json.bad-"), 1);
+	/* the next start loads what this one did, without complaint */
+	CU_ASSERT_EQUAL(load_into(dir, &h, err, sizeof(err)), 0);
+	expect_table(h, four);
+	sm_hints_free(h);
+
+	/* an id twice, a host twice: the later job goes; the generation
+	   an old version wrapped negative is the last, the jobs kept */
+	write_file(dir, clash, sizeof(clash) - 1);
+	CU_ASSERT_EQUAL(load_into(dir, &h, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "2 jobs loaded, 2 left out"));
+	expect_table(h, "{\"generation\":9223372036854775807,\"jobs\":["
+		     "{\"id\":\"x\",\"hosts\":[\"h1\"],\"weight\":1},"
+		     "{\"id\":\"z\",\"hosts\":[\"h4\"],\"weight\":1}]}");
+	sm_hints_free(h);
+	/* a second bad file, even within the same second: a second copy */
+	CU_ASSERT_EQUAL(files_like(dir, "hints.json.bad-"), 2);
 	rmdir_all(dir);
 }
 
@@ -780,10 +901,12 @@ TU_SUITE(hints,
 	 { "owner's set and the bound", test_owner_full },
 	 { "version 1 state file", test_load_v1 },
 	 { "generation", test_generation },
+	 { "generation at its limit", test_generation_limit },
 	 { "snapshots", test_snapshot },
 	 { "snapshots beside a writer", test_snapshot_threads },
 	 { "serve", test_serve },
 	 { "save and load", test_save_load },
 	 { "persist each change", test_persist },
 	 { "corrupt and torn files", test_corrupt },
+	 { "a bad job costs only itself", test_salvage },
 	 { "file system errors", test_file_errors })

@@ -462,6 +462,34 @@ static void test_compaction_crashes(void)
 	rm_dir();
 }
 
+/*
+ * A clean stop that journaled nothing compacts to a snapshot of seq 0,
+ * the state before any record: the next start loads it and numbers
+ * records from 1.
+ */
+static void test_compact_nothing(void)
+{
+	struct pool_journal *j;
+	struct sum s;
+	size_t n;
+	char *b;
+
+	new_dir();
+	j = open_sum(&s);
+	compact(j, &s);
+	pool_journal_close(j);
+	b = slurp(POOL_SNAPSHOT_FILE, &n);
+	CU_ASSERT_PTR_NOT_NULL(strstr(b, "\"seq\":0,\"state\":{\"sum\":0,"));
+	free(b);
+	expect_state(0, 0, 0);
+	j = open_sum(&s);
+	add(j, &s, 7);
+	compact(j, &s);
+	pool_journal_close(j);
+	expect_state(7, 1, 1);
+	rm_dir();
+}
+
 /* Applied before it is durable, as with group commit. */
 static void add_unsynced(struct pool_journal *j, struct sum *s, long v)
 {
@@ -601,6 +629,7 @@ TU_SUITE(pool_journal,
 	 { "corrupt middle record", test_corrupt_middle },
 	 { "failed append", test_failed_append },
 	 { "compaction crash points", test_compaction_crashes },
+	 { "compaction with nothing journaled", test_compact_nothing },
 	 { "group commit", test_group },
 	 { "group commit: syncs beside writes", test_group_threads },
 	 { "group commit: failed fdatasync", test_group_sync_fails })

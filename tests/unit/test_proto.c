@@ -91,6 +91,46 @@ static void test_parse_nul_and_depth(void)
 	expect_error(deep, SM_ERR_BAD_JSON, "nesting too deep");
 }
 
+/*
+ * What json-c takes but a strict request does not: \u0000, which cuts
+ * every C string short, numbers that are not finite, and a key given
+ * twice, of which json-c keeps the last.
+ */
+static void test_parse_strict(void)
+{
+	const char ok[] = "{\"op\":\"x\",\"s\":\"NaN \\\\u0000 a:b \\\"\",\"t\":[{\"a\":1.5},{\"a\":2}]}";
+	json_object *req = NULL;
+	struct sm_error e;
+
+	expect_error("{\"op\":\"hints.remove\",\"id\":\"tr2\\u0000 bad id!\"}",
+		     SM_ERR_BAD_JSON, "\\u0000 (NUL) in a string at offset 30");
+	expect_error("{\"op\":\"x\",\"hosts\":[\"node0001\\u0000evil\"]}",
+		     SM_ERR_BAD_JSON, "\\u0000 (NUL) in a string");
+	expect_error("{\"op\":\"release\",\"id\":\"1\\u0000\"}", SM_ERR_BAD_JSON,
+		     "\\u0000 (NUL) in a string");
+	expect_error("{\"op\\u0000x\":\"y\"}", SM_ERR_BAD_JSON,
+		     "\\u0000 (NUL) in a string at offset 4");
+	expect_error("{\"op\":\"x\",\"n\":NaN}", SM_ERR_BAD_JSON,
+		     "a number is not finite");
+	expect_error("{\"op\":\"x\",\"n\":[Infinity]}", SM_ERR_BAD_JSON,
+		     "a number is not finite");
+	expect_error("{\"op\":\"x\",\"n\":{\"m\":-Infinity}}", SM_ERR_BAD_JSON,
+		     "a number is not finite");
+	expect_error("{\"op\":\"x\",\"n\":1e999}", SM_ERR_BAD_JSON,
+		     "a number is not finite");
+	expect_error("{\"op\":\"x\",\"a\":1,\"a\":2}", SM_ERR_BAD_JSON,
+		     "duplicate key in an object");
+	expect_error("{\"op\":\"x\",\"op\":\"y\"}", SM_ERR_BAD_JSON,
+		     "duplicate key in an object");
+	expect_error("{\"op\":\"x\",\"job\":{\"id\":\"a\",\"id\":\"b\"}}",
+		     SM_ERR_BAD_JSON, "duplicate key in an object");
+	expect_error("{\"op\":\"x\",\"a\":1,\"\\u0061\":2}", SM_ERR_BAD_JSON,
+		     "duplicate key in an object");
+	/* look-alikes inside strings, and one key in two objects, are fine */
+	CU_ASSERT_EQUAL(sm_proto_parse(ok, strlen(ok), 100, &req, &e), 0);
+	json_object_put(req);
+}
+
 static void test_too_long(void)
 {
 	const char line[] = "{\"op\":\"hints.get\"}";
@@ -245,6 +285,7 @@ TU_SUITE(proto,
 	 { "parse ok", test_parse_ok },
 	 { "parse errors", test_parse_errors },
 	 { "NUL byte and nesting", test_parse_nul_and_depth },
+	 { "strict: NUL in strings, NaN, duplicate keys", test_parse_strict },
 	 { "too long", test_too_long },
 	 { "parse reply", test_parse_reply },
 	 { "error codes", test_codes },

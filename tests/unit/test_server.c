@@ -501,6 +501,31 @@ static void test_deadlines(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(log, "closed: timeout: idle for 400 ms\n"));
 }
 
+/* Blank lines are no activity: sent alone, they meet the idle deadline. */
+static void test_blank_idle(void)
+{
+	struct sm_server_config cfg = { .idle_ms = 300 };
+	char line[256], c[32];
+	struct fixture f;
+	int64_t t0;
+	int fd, i, n = -2;
+
+	start(&f, &cfg);
+	fd = connect_to(f.path);
+	t0 = ms();
+	for (i = 0; i < 30 && n == -2; i++) {
+		/* not send_str(): the server may have closed meanwhile */
+		send(fd, " \t\r\n", 4, MSG_NOSIGNAL);
+		n = read_line(fd, line, sizeof(line), 100);
+	}
+	CU_ASSERT_FATAL(n > 0);
+	CU_ASSERT_STRING_EQUAL(code_of(line, c, sizeof(c)), "timeout");
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "idle for 300 ms"));
+	CU_ASSERT(ms() - t0 < 1000);
+	close(fd);
+	stop(&f);
+}
+
 static void test_max_clients(void)
 {
 	struct sm_server_config cfg = { .max_clients = 2 };
@@ -530,6 +555,52 @@ static void test_max_clients(void)
 	CU_ASSERT_EQUAL(st.busy, 1);
 	CU_ASSERT_EQUAL(st.accepted, 3);
 	stop(&f);
+}
+
+/* How often needle is in haystack. */
+static int occurrences(const char *haystack, const char *needle)
+{
+	int n = 0;
+
+	while ((haystack = strstr(haystack, needle))) {
+		haystack++;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * A burst of busy refusals is one log line, then one with the count of
+ * the others once the interval is over.
+ */
+static void test_busy_log(void)
+{
+	char log[1024] = "";
+	struct sm_server_config cfg = {
+		.max_clients = 1, .busy_log_ms = 300, .log = log_line,
+		.ctx = log
+	};
+	struct sm_server_stats st;
+	struct fixture f;
+	int a, b, i;
+
+	start(&f, &cfg);
+	a = connect_to(f.path);
+	send_str(a, "{\"op\":\"echo\"}\n");
+	expect_reply(a, "ok");
+	for (i = 0; i < 5; i++) {
+		b = connect_to(f.path);
+		expect_reply(b, "busy");
+		close(b);
+	}
+	usleep(500000);
+	close(a);
+	sm_server_stats(f.srv, &st);
+	CU_ASSERT_EQUAL(st.busy, 5);
+	stop(&f);
+	CU_ASSERT_EQUAL(occurrences(log, ": closed: busy: "), 1);
+	CU_ASSERT_EQUAL(occurrences(log, "\n"), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "busy: 4 more connections refused in 300 ms\n"));
 }
 
 /* A client that never reads is dropped at max_out; others go on. */
@@ -1105,8 +1176,8 @@ static void test_tcp_limits(void)
 	int u, t;
 
 	start_tcp(&f, &cfg, "0", tcp, sizeof(tcp));
-	/* max_clients counts both sockets */
-	u = connect_to(f.path);
+	/* max_clients TCP peers; the Unix socket's writers are apart */
+	u = connect_tcp(tcp);
 	send_str(u, "{\"op\":\"echo\"}\n");
 	expect_reply(u, "ok");
 	t = connect_tcp(tcp);
@@ -1129,6 +1200,88 @@ static void test_tcp_limits(void)
 	/* the log names TCP clients by address */
 	CU_ASSERT_PTR_NOT_NULL(strstr(log, "client 127.0.0.1:"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(log, ": closed: timeout: idle for 300 ms\n"));
+}
+
+/*
+ * A child running as nobody connects k times to path and sends an echo
+ * on each; what each got ('o' ok, 'b' busy, 'x' anything else) comes
+ * back on *res, and the connections stay open until *hold is closed.
+ */
+static pid_t nobody_holds(const char *path, int k, int *res, int *hold)
+{
+	int up[2], down[2], fd, i;
+	char line[256], c[32];
+	pid_t pid;
+
+	CU_ASSERT_FATAL(pipe(up) == 0 && pipe(down) == 0);
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (!pid) {
+		close(up[0]);
+		close(down[1]);
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(3);
+		for (i = 0; i < k; i++) {
+			fd = connect_to(path);
+			send_str(fd, "{\"op\":\"echo\"}\n");
+			c[0] = 'x';
+			if (read_line(fd, line, sizeof(line), 2000) > 0)
+				code_of(line, c, sizeof(c));
+			c[0] = !strcmp(c, "ok") ? 'o' : !strcmp(c, "busy") ?
+			       'b' : 'x';
+			if (write(up[1], c, 1) != 1)
+				_exit(4);
+		}
+		/* hold them until the parent is done */
+		while (read(down[0], c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(up[1]);
+	close(down[0]);
+	*res = up[0];
+	*hold = down[1];
+	return pid;
+}
+
+/*
+ * Each peer class has max_clients slots of its own: local peers that may
+ * not write and TCP peers cannot starve root or the group, nor each other.
+ */
+static void test_slots_per_class(void)
+{
+	struct sm_server_config cfg = { .max_clients = 2, .group = 4242 };
+	char tcp[SM_ADDR_LEN + 8], got[4] = "";
+	int res, hold, t[3], u, i;
+	struct fixture f;
+	pid_t pid;
+
+	if (getuid()) {
+		fprintf(stderr, "[not root: cannot act as another user] ");
+		return;
+	}
+	start_tcp(&f, &cfg, "0", tcp, sizeof(tcp));
+	/* as ibpoold's socket_mode 0666: anyone connects, the group writes */
+	CU_ASSERT_FATAL(chmod(f.dir, 0755) == 0 && chmod(f.path, 0666) == 0);
+	pid = nobody_holds(f.path, 3, &res, &hold);
+	for (i = 0; i < 3 && read(res, got + i, 1) == 1; i++)
+		;
+	CU_ASSERT_STRING_EQUAL(got, "oob");
+	for (i = 0; i < 3; i++) {
+		t[i] = connect_tcp(tcp);
+		send_str(t[i], "{\"op\":\"echo\"}\n");
+		expect_reply(t[i], i < 2 ? "ok" : "busy");
+	}
+	u = connect_to(f.path);
+	send_str(u, "{\"op\":\"echo\"}\n");
+	expect_reply(u, "ok");
+	close(hold);
+	CU_ASSERT(waitpid(pid, NULL, 0) == pid);
+	close(res);
+	for (i = 0; i < 3; i++)
+		close(t[i]);
+	close(u);
+	stop(&f);
 }
 
 static void test_tcp_ipv6(void)
@@ -1239,7 +1392,9 @@ TU_SUITE(server,
 	 { "too long", test_too_long },
 	 { "silent client", test_silent_client },
 	 { "deadlines", test_deadlines },
+	 { "blank lines are no activity", test_blank_idle },
 	 { "max clients", test_max_clients },
+	 { "busy refusals logged once per interval", test_busy_log },
 	 { "unread replies", test_unread_replies },
 	 { "socket file", test_socket_file },
 	 { "permissions", test_permissions },
@@ -1253,6 +1408,7 @@ TU_SUITE(server,
 	 { "tcp: peer and framing", test_tcp_peer },
 	 { "tcp: deferred replies", test_tcp_deferred },
 	 { "tcp: limits and deadlines", test_tcp_limits },
+	 { "slots per peer class", test_slots_per_class },
 	 { "tcp: IPv6 loopback", test_tcp_ipv6 },
 	 { "tcp: start errors", test_tcp_start_errors },
 	 { "tcp: sm_call errors", test_tcp_call_errors })

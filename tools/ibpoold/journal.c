@@ -94,12 +94,13 @@ static int frame(uint64_t seq, const char *key, struct json_object *o,
 }
 
 /*
- * Check one line (n bytes, no newline) framed with key; on success
- * *whole is the parsed line (the caller puts it), *payload borrowed
- * from it.  -EBADMSG for anything wrong.
+ * Check one line (n bytes, no newline) framed with key, its seq at
+ * least min_seq (a snapshot may hold the state before any record, seq
+ * 0); on success *whole is the parsed line (the caller puts it),
+ * *payload borrowed from it.  -EBADMSG for anything wrong.
  */
 static int unframe(const char *line, size_t n, const char *key,
-		   struct json_object **whole, uint64_t *seq,
+		   int64_t min_seq, struct json_object **whole, uint64_t *seq,
 		   struct json_object **payload)
 {
 	struct json_tokener *tok;
@@ -125,7 +126,7 @@ static int unframe(const char *line, size_t n, const char *key,
 	    !json_object_is_type(o, json_type_object) ||
 	    !json_object_object_get_ex(o, "seq", &s) ||
 	    !json_object_is_type(s, json_type_int) ||
-	    json_object_get_int64(s) < 1 ||
+	    json_object_get_int64(s) < min_seq ||
 	    !json_object_object_get_ex(o, key, &p) ||
 	    !json_object_is_type(p, json_type_object)) {
 		json_tokener_free(tok);
@@ -179,7 +180,7 @@ static int read_snapshot(struct pool_journal *j,
 		ret = -EBADMSG;
 		goto out_err;
 	}
-	ret = unframe(buf, o - 1, "state", &whole, base, &state);
+	ret = unframe(buf, o - 1, "state", 0, &whole, base, &state);
 	if (ret)
 		goto out_err;
 	o = snprintf(err, len, "%s/" POOL_SNAPSHOT_FILE ": ", j->dir);
@@ -259,7 +260,8 @@ static int replay(struct pool_journal *j, const struct pool_journal_ops *ops,
 	while (!ret && (n = getline(&buf, &cap, in)) > 0) {
 		line++;
 		ret = buf[n - 1] == '\n' ?
-		      unframe(buf, n - 1, "rec", &whole, &seq, &rec) : -EBADMSG;
+		      unframe(buf, n - 1, "rec", 1, &whole, &seq, &rec) :
+		      -EBADMSG;
 		if (ret == -EBADMSG && off + n >= st.st_size) {
 			ret = cut_tail(j, off, line, err, len);
 			break;

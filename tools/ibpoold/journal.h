@@ -22,8 +22,8 @@
  *   {"crc":"1234abcd","seq":N,"state":{...}}    (snapshot, one line)
  * where crc is the CRC-32 (IEEE) of the line's bytes after the first
  * comma, up to the closing brace, and seq counts records from 1 without
- * gaps.  The snapshot holds the state after record seq; records up to
- * seq that are still in the journal are skipped on replay.
+ * gaps.  The snapshot holds the state after record seq (0: before any);
+ * records up to seq that are still in the journal are skipped on replay.
  */
 #define POOL_JOURNAL_FILE "journal.jsonl"
 #define POOL_SNAPSHOT_FILE "snapshot.json"

@@ -989,6 +989,9 @@ int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
 		*reply = NULL;
 		return ret;
 	}
+	/* the client is told; whoever runs the daemon needs to know too */
+	if (ret && e.code == SM_ERR_INTERNAL)
+		poold_log(LOG_ERR, "%s: %s", name, e.msg);
 	if (ret) {
 		/* a refusal too reflects the state (a GPU held, an id gone) */
 		json_object_put(*reply);

@@ -473,6 +473,9 @@ static int commit(struct pool *p, struct json_object *rec, char *err,
 		ret = pool_journal_write(p->j, rec, err, len);
 	else if (p->j)
 		ret = pool_journal_append(p->j, rec, err, len);
+	/* a full disk (ENOSPC) is the server's failure, not the request's */
+	if (ret)
+		ret = -EIO;
 	if (!ret) {
 		ret = apply(p, rec, err, len);
 		/* durable but not applied: state and journal now differ */
@@ -604,7 +607,7 @@ void pool_group_commit(struct pool *p)
 
 int pool_sync(struct pool *p, char *err, size_t len)
 {
-	return p->j ? pool_journal_sync(p->j, err, len) : 0;
+	return p->j && pool_journal_sync(p->j, err, len) ? -EIO : 0;
 }
 
 uint64_t pool_seq(const struct pool *p)

@@ -109,8 +109,8 @@ void pool_group_commit(struct pool *p);
 
 /*
  * pool_sync() may run on another thread than the rest, beside them (it
- * touches only the journal).  After a failure every later change and
- * sync fails with -EIO (the journal is broken) and the state is ahead of
+ * touches only the journal).  It fails with -EIO, err saying why; after
+ * a failure every later change and sync fails with -EIO (the journal is broken) and the state is ahead of
  * any replay for good: the caller should stop.  Without a state
  * directory it does nothing, and both counts are 0.
  */
@@ -136,7 +136,8 @@ const char *pool_state_note(const struct pool *p);
  * or disagreeing on reachability is caught on the hosts asked, and
  * then every host is asked).  *out points at the new allocation.
  * -ENOSPC with "N GPUs requested, M free" (and how many of those the
- * client cannot reach), -EINVAL for a bad request, or a journal error.
+ * client cannot reach), -EINVAL for a bad request, or -EIO when the
+ * journal could not take it (a full disk too; err says why).
  */
 int pool_alloc(struct pool *p, const struct pool_request *rq,
 	       const struct pool_oracle *o, const struct pool_alloc **out,
