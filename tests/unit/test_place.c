@@ -11,7 +11,10 @@
 #include <unistd.h>
 
 #include "tu.h"
+#include "routing/collsim.h"
+#include "routing/route.h"
 #include "tools/ibpoold/place.h"
+#include "tools/ibpoold/placemodel.h"
 #include "topology/gen.h"
 #include "topology/netfile.h"
 
@@ -355,6 +358,148 @@ static void test_place_torus(void)
 	fab_free(f);
 }
 
+/*
+ * The new job (hosts of pl) and the running jobs on t: ring and
+ * all-to-all per job, as the placement model runs them, into ring and
+ * a2a (room for 1 + nrun).
+ */
+static void model_run(const struct rt_tables *t, const struct pool_placement *pl,
+		      const struct rt_job_spec *run, size_t nrun,
+		      double *ring, double *a2a)
+{
+	struct cs_opts o = { .pattern = CS_RING };
+	const char *hosts[64];
+	struct rt_job_spec sp[8];
+	struct cs_result r;
+	struct rt_jobs js;
+	char err[256];
+	size_t i;
+
+	CU_ASSERT_FATAL(pl->nhosts <= 64 && nrun < 8);
+	for (i = 0; i < pl->nhosts; i++)
+		hosts[i] = cfg.hosts[pl->hosts[i]].name;
+	sp[0] = (struct rt_job_spec){ "new", 1, hosts, pl->nhosts };
+	memcpy(sp + 1, run, nrun * sizeof(*run));
+	CU_ASSERT_FATAL(!rt_jobs_build(&js, t->fab, sp, nrun + 1, err,
+				       sizeof(err)));
+	CU_ASSERT_FATAL(!cs_run(t, &js, &o, &r));
+	memcpy(ring, r.bw, (nrun + 1) * sizeof(*ring));
+	cs_result_release(&r);
+	o.pattern = CS_ALLTOALL;
+	o.rounds = RT_GUARD_ROUNDS;
+	CU_ASSERT_FATAL(!cs_run(t, &js, &o, &r));
+	memcpy(a2a, r.bw, (nrun + 1) * sizeof(*a2a));
+	cs_result_release(&r);
+	rt_jobs_release(&js);
+}
+
+/*
+ * Where pool_place_model() puts a job of ngpus, gpus per host, beside the
+ * running jobs: never slower for it than compact, nor for any of them;
+ * compact itself unless it says otherwise.  Returns whether it moved.
+ */
+static bool expect_model(const struct pool_tree *tr, const struct rt_tables *t,
+			 unsigned int ngpus, unsigned int gpus,
+			 const struct rt_job_spec *run, size_t nrun)
+{
+	struct pool_model m = { t, run, nrun };
+	double r0[8], a0[8], r1[8], a1[8];
+	struct pool_placement pc, pm;
+	struct pool_model_score sc;
+	char err[256];
+	size_t i;
+	bool moved;
+
+	CU_ASSERT_FATAL(!pool_place(pool, &cfg, tr, ngpus, gpus, NULL, &pc,
+				    err, sizeof(err)));
+	CU_ASSERT_FATAL(!pool_place_model(pool, &cfg, tr, ngpus, gpus, NULL,
+					  &m, &pm, &sc, err, sizeof(err)));
+	CU_ASSERT(sc.modelled);
+	CU_ASSERT(sc.candidates > 1);
+	CU_ASSERT_EQUAL_FATAL(pm.nhosts, pc.nhosts);
+	moved = memcmp(pm.hosts, pc.hosts, pc.nhosts * sizeof(*pc.hosts));
+	CU_ASSERT_EQUAL(moved, !sc.compact);
+	model_run(t, &pc, run, nrun, r0, a0);
+	model_run(t, &pm, run, nrun, r1, a1);
+	CU_ASSERT(r1[0] + a1[0] >= r0[0] + a0[0] - 1e-9);
+	CU_ASSERT(!moved || r1[0] + a1[0] > r0[0] + a0[0]);
+	CU_ASSERT_DOUBLE_EQUAL(sc.compact_ring, r0[0], 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sc.a2a, a1[0], 1e-9);
+	for (i = 1; i <= nrun; i++) {
+		CU_ASSERT(r1[i] >= r0[i] - 1e-9);
+		CU_ASSERT(a1[i] >= a0[i] - 1e-9);
+	}
+	pool_placement_release(&pc);
+	pool_placement_release(&pm);
+	return moved;
+}
+
+/*
+ * Placement on the model: a 6x6 torus with 2 hosts a switch, two jobs
+ * running; jobs of 3 to 12 hosts placed beside them are never slower
+ * than compact would make them, nor the running ones, and on some sizes
+ * the model moves them.  Without tables it is pool_place(), and a job
+ * that fits one switch is not modelled.
+ */
+static void test_place_model(void)
+{
+	static const char *const a[] = { "node0001", "node0002", "node0003",
+		"node0004", "node0013", "node0014", "node0015", "node0016" };
+	static const char *const b[] = { "node0005", "node0006", "node0019",
+		"node0020", "node0031", "node0032" };
+	const struct rt_job_spec run[] = { { "a", 1, a, 8 }, { "b", 1, b, 6 } };
+	struct pool_model none = { NULL, run, 2 };
+	struct pool_placement pl, pc;
+	struct pool_model_score sc;
+	struct rt_summary sum;
+	struct gen_torus gt;
+	struct rt_tables t;
+	struct gen_opts o;
+	struct fabric *f = NULL;
+	struct pool_tree tr;
+	unsigned int n, moved = 0;
+	char err[256];
+
+	gen_opts_init(&o);
+	gen_torus_init(&gt, true);
+	gt.ndims = 2;
+	gt.dim[0] = gt.dim[1] = 6;
+	gt.hosts = 2;
+	CU_ASSERT_FATAL(!gen_torus(&gt, &o, &f, err, sizeof(err)));
+	CU_ASSERT_FATAL(!fab_assign_lids(f, 0));
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, NULL, &t, &sum));
+	CU_ASSERT_EQUAL_FATAL(pool_tree_build(f, &tr, err, sizeof(err)), 0);
+	pool_on(f, 4);
+	for (n = 0; n < 8; n++)
+		busy(a[n], 4);
+	for (n = 0; n < 6; n++)
+		busy(b[n], 4);
+	for (n = 3; n <= 12; n++)
+		moved += expect_model(&tr, &t, 4 * n, 4, run, 2);
+	fprintf(stderr, "placement model: %u of 10 sizes moved\n", moved);
+	CU_ASSERT(moved > 0);
+
+	CU_ASSERT_FATAL(!pool_place(pool, &cfg, &tr, 24, 4, NULL, &pc, err,
+				    sizeof(err)));
+	CU_ASSERT_FATAL(!pool_place_model(pool, &cfg, &tr, 24, 4, NULL, &none,
+					  &pl, &sc, err, sizeof(err)));
+	CU_ASSERT(!sc.modelled && sc.compact);
+	CU_ASSERT(!memcmp(pl.hosts, pc.hosts, pc.nhosts * sizeof(*pc.hosts)));
+	pool_placement_release(&pl);
+	pool_placement_release(&pc);
+	none.t = &t;
+	CU_ASSERT_FATAL(!pool_place_model(pool, &cfg, &tr, 8, 4, NULL, &none,
+					  &pl, &sc, err, sizeof(err)));
+	CU_ASSERT_EQUAL(pl.groups, 1);
+	CU_ASSERT(!sc.modelled);
+	pool_placement_release(&pl);
+
+	pool_off();
+	pool_tree_release(&tr);
+	rt_tables_release(&t);
+	fab_free(f);
+}
+
 /* CA node of f whose port 1 has guid, or whose description is desc. */
 static bool has_port(const struct fabric *f, const struct pool_hca *h)
 {
@@ -415,4 +560,5 @@ TU_SUITE(pool_place,
 	 { "export rail-optimized", test_export_rail },
 	 { "place on a fat-tree", test_place_tree },
 	 { "place on a torus", test_place_torus },
+	 { "place on the collectives model", test_place_model },
 	 { "sample config on ft2-tiny", test_sample })

@@ -17,6 +17,7 @@
 
 #include "log.h"
 #include "ops.h"
+#include "placemodel.h"
 #include "sm/hints.h"
 
 /* qsort_r/bsearch key: a name against a config host index. */
@@ -662,11 +663,54 @@ static double host_load(const struct poold *d, size_t h)
 	return s;
 }
 
+/* The running jobs as the collectives model takes them (hosts borrowed). */
+static struct rt_job_spec *running_jobs(const struct poold *d, size_t *n)
+{
+	struct rt_job_spec *sp;
+	size_t i;
+
+	*n = pool_njobs(d->pool);
+	sp = calloc(*n + 1, sizeof(*sp));
+	for (i = 0; sp && i < *n; i++) {
+		const struct pool_job *j = pool_job_at(d->pool, i);
+
+		sp[i] = (struct rt_job_spec){ .id = j->id, .weight = 1,
+			.hosts = (const char *const *)j->hosts,
+			.nhosts = j->nhosts };
+	}
+	return sp;
+}
+
+/* What the model made of the placement, under the reply's score. */
+static int add_model(json_object *score, const struct pool_model_score *sc)
+{
+	json_object *m;
+
+	if (!sc->modelled)
+		return 0;
+	m = json_object_new_object();
+	if (sm_json_add(score, "model", m) ||
+	    sm_json_add(m, "placement", json_object_new_string(
+		sc->compact ? "compact" : "model")) ||
+	    add_int(m, "candidates", sc->candidates) ||
+	    sm_json_add(m, "ring", json_object_new_double(sc->ring)) ||
+	    sm_json_add(m, "alltoall", json_object_new_double(sc->a2a)) ||
+	    sm_json_add(m, "compact_ring",
+			json_object_new_double(sc->compact_ring)) ||
+	    sm_json_add(m, "compact_alltoall",
+			json_object_new_double(sc->compact_a2a)))
+		return -ENOMEM;
+	return 0;
+}
+
 static int op_place(struct poold *d, const struct sm_peer *p,
 		    json_object *req, json_object *reply, struct sm_error *e)
 {
+	struct pool_model m = { .t = &d->view->rt };
+	struct pool_model_score sc;
 	struct pool_placement pl;
 	json_object *hosts, *score;
+	struct rt_job_spec *run;
 	int64_t gpus, per;
 	char msg[256];
 	double *load;
@@ -681,14 +725,20 @@ static int op_place(struct poold *d, const struct sm_peer *p,
 			      &per, e)))
 		return ret;
 	load = calloc(d->cfg->nhosts + 1, sizeof(*load));
-	if (!load)
+	run = running_jobs(d, &m.nrunning);
+	if (!load || !run) {
+		free(load);
+		free(run);
 		return -ENOMEM;
+	}
+	m.running = run;
 	fresh_loads(d);
 	for (i = 0; i < d->cfg->nhosts; i++)
 		load[i] = host_load(d, i);
-	ret = pool_place(d->pool, d->cfg, &d->tree, gpus, per, load, &pl, msg,
-			 sizeof(msg));
+	ret = pool_place_model(d->pool, d->cfg, &d->tree, gpus, per, load, &m,
+			       &pl, &sc, msg, sizeof(msg));
 	free(load);
+	free(run);
 	if (ret)
 		return pool_error(e, ret, msg);
 	ret = -ENOMEM;
@@ -703,7 +753,8 @@ static int op_place(struct poold *d, const struct sm_peer *p,
 			goto out_release;
 	if (add_int(score, d->tree.fattree ? "level" : "hops", pl.span) ||
 	    add_int(score, "leaves", pl.groups) ||
-	    sm_json_add(score, "load", json_object_new_double(pl.load)))
+	    sm_json_add(score, "load", json_object_new_double(pl.load)) ||
+	    add_model(score, &sc))
 		goto out_release;
 	ret = 0;
 out_release:

@@ -387,6 +387,39 @@ static bool better(unsigned int g, double l, const struct pool_placement *b)
 	return !b->hosts || g < b->groups || (g == b->groups && l < b->load);
 }
 
+/* The best placements found so far, in better() order. */
+struct cands {
+	struct pool_placement *pl;
+	size_t n, max;
+};
+
+/*
+ * Where a placement of span, g groups and load l would stand among c,
+ * c->max when it would not; hop spans compare first (0 for trees).
+ */
+static size_t rank_of(const struct cands *c, unsigned int span,
+		      unsigned int g, double l)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (span < c->pl[i].span ||
+		    (span == c->pl[i].span && better(g, l, &c->pl[i])))
+			return i;
+	return i;
+}
+
+/* Room at i for a new candidate: the last one dropped when full. */
+static struct pool_placement *insert_at(struct cands *c, size_t i)
+{
+	if (c->n == c->max)
+		pool_placement_release(&c->pl[--c->n]);
+	memmove(c->pl + i + 1, c->pl + i, (c->n - i) * sizeof(*c->pl));
+	memset(&c->pl[i], 0, sizeof(c->pl[i]));
+	c->n++;
+	return &c->pl[i];
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -438,13 +471,13 @@ static void leaf_stats(struct elig *e, size_t n)
  * cannot be bettered.
  */
 static int place_tree(const struct pool_tree *t, struct elig *e, size_t ne,
-		      size_t need, bool nonneg, struct pool_placement *pl)
+		      size_t need, bool nonneg, struct cands *c)
 {
 	struct elig *base = malloc((ne + 1) * sizeof(*base));
 	struct elig *tmp = malloc((ne + 1) * sizeof(*tmp));
 	uint32_t range = 0, *cnt;
 	unsigned int l, g;
-	size_t i, j;
+	size_t i, j, k;
 	double ld;
 	int ret = 0;
 
@@ -470,17 +503,19 @@ static int place_tree(const struct pool_tree *t, struct elig *e, size_t ne,
 			leaf_stats(e + i, j - i);
 			sort_fill(e + i, j - i);
 			score(e + i, need, &g, &ld);
-			if (!better(g, ld, pl))
+			k = rank_of(c, l, g, ld);
+			if (k == c->max)
 				continue;
 			/* the run stays contiguous for the loop */
-			ret = take(e + i, need, l, pl);
+			ret = take(e + i, need, l, insert_at(c, k));
 			if (ret)
 				goto out_free;
 			/* one leaf, no load: no later group does better */
-			if (pl->groups == 1 && pl->load == 0 && nonneg)
+			if (c->pl[0].groups == 1 && c->pl[0].load == 0 &&
+			    nonneg)
 				break;
 		}
-		if (pl->hosts)
+		if (c->n)
 			break;
 	}
 out_free:
@@ -488,6 +523,29 @@ out_free:
 	free(tmp);
 	free(base);
 	return ret;
+}
+
+/*
+ * Whether the first need of e (in taking order) are the hosts of a
+ * candidate already: two centres often pick the same ones.
+ */
+static bool same_hosts(const struct cands *c, const struct elig *e,
+		       size_t need)
+{
+	size_t i, k, j;
+
+	for (i = 0; i < c->n; i++) {
+		for (k = 0; k < need; k++) {
+			for (j = 0; j < need && c->pl[i].hosts[j] != e[k].cfg;
+			     j++)
+				;
+			if (j == need)
+				break;
+		}
+		if (k == need)
+			return true;
+	}
+	return false;
 }
 
 /* Hops from local switch c to every switch, UINT32_MAX unreachable. */
@@ -511,14 +569,14 @@ static void bfs(const struct swg *g, uint32_t c, uint32_t *dist,
 }
 
 static int place_hops(const struct pool_tree *t, struct elig *e, size_t ne,
-		      size_t need, struct pool_placement *pl)
+		      size_t need, struct cands *c)
 {
 	uint32_t *dist = malloc((t->g.n + 1) * sizeof(*dist));
 	uint32_t *q = malloc((t->g.n + 1) * sizeof(*q));
 	unsigned int g;
 	bool centre;
-	size_t i, n;
-	uint32_t c;
+	size_t i, n, k;
+	uint32_t sc;
 	double ld;
 	int ret = 0;
 
@@ -526,12 +584,12 @@ static int place_hops(const struct pool_tree *t, struct elig *e, size_t ne,
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	for (c = 0; c < t->g.n && !ret; c++) {
+	for (sc = 0; sc < t->g.n && !ret; sc++) {
 		for (centre = false, i = 0; i < ne; i++)
-			centre |= e[i].leaf == c;
+			centre |= e[i].leaf == sc;
 		if (!centre)
 			continue;
-		bfs(&t->g, c, dist, q);
+		bfs(&t->g, sc, dist, q);
 		for (n = 0, i = 0; i < ne; i++) {
 			e[i].key = e[i].leaf == FAB_NONE ? UINT32_MAX :
 				   dist[e[i].leaf];
@@ -541,9 +599,9 @@ static int place_hops(const struct pool_tree *t, struct elig *e, size_t ne,
 			continue;
 		qsort(e, ne, sizeof(*e), cmp_near);
 		score(e, need, &g, &ld);
-		if (!pl->hosts || e[need - 1].key < pl->span ||
-		    (e[need - 1].key == pl->span && better(g, ld, pl)))
-			ret = take(e, need, e[need - 1].key, pl);
+		k = rank_of(c, e[need - 1].key, g, ld);
+		if (k < c->max && (c->max == 1 || !same_hosts(c, e, need)))
+			ret = take(e, need, e[need - 1].key, insert_at(c, k));
 	}
 out_free:
 	free(dist);
@@ -551,18 +609,21 @@ out_free:
 	return ret;
 }
 
-int pool_place(const struct pool *p, const struct pool_config *cfg,
-	       const struct pool_tree *t, unsigned int ngpus,
-	       unsigned int gpus_per_host, const double *load,
-	       struct pool_placement *out, char *err, size_t len)
+int pool_place_cands(const struct pool *p, const struct pool_config *cfg,
+		     const struct pool_tree *t, unsigned int ngpus,
+		     unsigned int gpus_per_host, const double *load,
+		     struct pool_placement *out, size_t max, size_t *n,
+		     char *err, size_t len)
 {
+	struct cands c = { .pl = out, .max = max };
 	size_t need, ne = 0, h;
 	bool nonneg = true;
 	struct elig *e;
 	long ti;
 	int ret;
 
-	memset(out, 0, sizeof(*out));
+	memset(out, 0, max * sizeof(*out));
+	*n = 0;
 	if (!ngpus || !gpus_per_host || gpus_per_host > POOL_MAX_GPUS) {
 		snprintf(err, len, "bad request: %u GPUs, %u per host", ngpus,
 			 gpus_per_host);
@@ -586,18 +647,30 @@ int pool_place(const struct pool *p, const struct pool_config *cfg,
 	}
 	ret = -ENOSPC;
 	if (ne >= need)
-		ret = t->fattree ? place_tree(t, e, ne, need, nonneg, out) :
-		      place_hops(t, e, ne, need, out);
-	if (!ret && !out->hosts)
+		ret = t->fattree ? place_tree(t, e, ne, need, nonneg, &c) :
+		      place_hops(t, e, ne, need, &c);
+	*n = c.n;
+	if (!ret && !c.n)
 		ret = -ENOSPC;
 	if (ret == -ENOSPC)
 		snprintf(err, len, "%zu hosts with %u free GPUs needed, %zu have them%s",
 			 need, gpus_per_host, ne,
 			 ne >= need ? ", but not within one connected part" : "");
 	free(e);
-	if (ret)
-		pool_placement_release(out);
+	while (ret && *n)
+		pool_placement_release(&out[--*n]);
 	return ret;
+}
+
+int pool_place(const struct pool *p, const struct pool_config *cfg,
+	       const struct pool_tree *t, unsigned int ngpus,
+	       unsigned int gpus_per_host, const double *load,
+	       struct pool_placement *out, char *err, size_t len)
+{
+	size_t n;
+
+	return pool_place_cands(p, cfg, t, ngpus, gpus_per_host, load, out, 1,
+				&n, err, len);
 }
 
 /* --- exports --- */

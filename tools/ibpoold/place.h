@@ -91,6 +91,19 @@ int pool_place(const struct pool *p, const struct pool_config *cfg,
 void pool_placement_release(struct pool_placement *pl);
 
 /*
+ * pool_place()'s runners-up too: up to max placements into out (room for
+ * max), best first, out[0] being pool_place()'s; *n how many.  Trees:
+ * one per group of the lowest level that holds the job; other fabrics:
+ * one per centre, distinct host sets.  Each needs
+ * pool_placement_release(); on error none is left.
+ */
+int pool_place_cands(const struct pool *p, const struct pool_config *cfg,
+		     const struct pool_tree *t, unsigned int ngpus,
+		     unsigned int gpus_per_host, const double *load,
+		     struct pool_placement *out, size_t max, size_t *n,
+		     char *err, size_t len);
+
+/*
  * Slurm topology.conf for the tree plugin: group g of level l is switch
  * "s<k>" with k counting groups level by level from the leaves;
  * "SwitchName=s0 Nodes=gpu[01-04]" for level 0, "SwitchName=s10

@@ -155,13 +155,19 @@ static void print_hostlist(json_object *a)
 static void print_place(json_object *r)
 {
 	json_object *sc = json_object_object_get(r, "score");
-	json_object *lv = json_object_object_get(sc, "level");
+	json_object *lv = json_object_object_get(sc, "level"), *m;
 
 	printf("Hosts: ");
 	print_hostlist(arr(r, "hosts"));
 	printf("\nScore: %s %" PRId64 ", %" PRId64 " leaves, load %.3f\n",
 	       lv ? "level" : "hops", lv ? num(sc, "level") : num(sc, "hops"),
 	       num(sc, "leaves"), dbl(sc, "load"));
+	if (!json_object_object_get_ex(sc, "model", &m) || !m)
+		return;
+	printf("Model: %s placement of %" PRId64 " candidates; beside the running jobs its ring %.3f, all-to-all %.3f (compact: %.3f, %.3f)\n",
+	       pr_str(m, "placement"), num(m, "candidates"), dbl(m, "ring"),
+	       dbl(m, "alltoall"), dbl(m, "compact_ring"),
+	       dbl(m, "compact_alltoall"));
 }
 
 static void print_jobs(json_object *r)
