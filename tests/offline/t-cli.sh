@@ -344,6 +344,10 @@ if [ -x "$TG" ]; then
 	check "ibtopogen jobs --sizes: 3 jobs of 4-8 hosts" awk '
 		/"id":/ { n++; h = gsub(/"node/, ""); if (h < 4 || h > 8) bad = 1 }
 		END { exit bad || n != 3 }' "$w/sized.json"
+	"$TG" jobs --net "$w/ft3.net" --jobs 8 --sizes 30-40 -o "$w/full.json"
+	check "ibtopogen jobs --sizes: hosts run out, no empty job" sh -c \
+		"! grep -q '\"hosts\":\[\]' '$w/full.json' &&
+		 [ \$(grep -c '\"id\":' '$w/full.json') -lt 8 ]"
 	run "$TG" jobs --net "$w/ft3.net" --sizes 8-4
 	expect "ibtopogen jobs: bad sizes" 2 "bad --sizes '8-4'" "$w/err"
 

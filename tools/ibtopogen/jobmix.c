@@ -229,12 +229,13 @@ static void sized(struct mix *m, uint64_t *x)
 	double span = log((double)m->smax / m->smin);
 	uint32_t j, left = m->nhost;
 
-	for (j = 0; j < m->njobs; j++) {
+	for (j = 0; j < m->njobs && left; j++) {
 		m->size[j] = (uint32_t)lround(m->smin * exp(unit(x) * span));
 		if (m->size[j] > left)
 			m->size[j] = left;
 		left -= m->size[j];
 	}
+	m->njobs = j;
 }
 
 /* Job sizes: log-uniform spread, 75 to 100 % of the hosts busy. */
