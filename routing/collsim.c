@@ -255,6 +255,7 @@ struct round {
 	uint32_t *off;		/* cap + 1 */
 	uint32_t *job;		/* per flow */
 	bool *lost;		/* per flow: not delivered */
+	struct rt_rank *src, *dst;	/* per flow, for the oracle */
 	uint32_t *lnk;
 	size_t nlnk, lcap;
 	double *rate;
@@ -262,6 +263,8 @@ struct round {
 
 static void round_release(struct round *w)
 {
+	free(w->src);
+	free(w->dst);
 	free(w->off);
 	free(w->job);
 	free(w->lost);
@@ -279,7 +282,10 @@ static int round_init(struct round *w, uint32_t cap)
 	w->rate = malloc((cap ? cap : 1) * sizeof(*w->rate));
 	w->lcap = (size_t)(cap ? cap : 1) * 8;
 	w->lnk = malloc(w->lcap * sizeof(*w->lnk));
-	if (!w->off || !w->job || !w->lost || !w->rate || !w->lnk) {
+	w->src = malloc((cap ? cap : 1) * sizeof(*w->src));
+	w->dst = malloc((cap ? cap : 1) * sizeof(*w->dst));
+	if (!w->off || !w->job || !w->lost || !w->rate || !w->lnk || !w->src ||
+	    !w->dst) {
 		round_release(w);
 		return -ENOMEM;
 	}
@@ -362,7 +368,30 @@ struct sim {
 	double *rbw;		/* per job: this round's bandwidth */
 	struct round w;
 	struct mm m;
+	/* the oracle's: switch distances, links, loads */
+	struct rt_adj adj;
+	uint16_t *dist;		/* nsw x nsw hops, UINT16_MAX apart */
+	uint32_t *load;		/* per fabric port, per job with CS_ORACLE_OWN */
+	uint32_t *hop;		/* scratch: one flow's links */
+	uint32_t *vmax, *vsum, *vnext, *vstamp;	/* per switch: best rest */
+	uint32_t stamp;
 };
+
+/* Flow a -> b of job j into the round: walked now, or by the oracle. */
+static int add_pair(struct sim *c, struct rt_rank a, struct rt_rank b,
+		    uint32_t j)
+{
+	struct round *w = &c->w;
+
+	if (c->o->oracle == CS_ORACLE_NONE)
+		return add_flow(w, c->t, a, b, j);
+	w->src[w->n] = a;
+	w->dst[w->n] = b;
+	w->job[w->n] = j;
+	w->lost[w->n] = false;
+	w->off[++w->n] = 0;
+	return 0;
+}
 
 static uint32_t ranks(const struct rt_jobs *js, uint32_t j)
 {
@@ -423,12 +452,202 @@ static void a2a_order(struct sim *c)
 	}
 }
 
+/* The switch a rank's port is cabled to, FAB_NONE for none. */
+static uint32_t leaf_of(const struct rt_tables *t, struct rt_rank k);
+
+/* Switch-to-switch hops between every pair, breadth first. */
+static int oracle_init(struct sim *c)
+{
+	const struct rt_tables *t = c->t;
+	size_t nsw = t->nsw, n = (size_t)nsw * nsw;
+	uint32_t s, *q = malloc((nsw + 1) * sizeof(*q)), a, b, k;
+	uint16_t *d;
+	int ret = rt_adj_build(&c->adj, t);
+
+	c->dist = malloc((n + 1) * sizeof(*c->dist));
+	c->load = calloc((size_t)t->fab->nports *
+			 (c->o->oracle == CS_ORACLE_OWN ? c->js->njobs : 1) + 1,
+			 sizeof(*c->load));
+	c->hop = malloc((nsw + 2) * sizeof(*c->hop));
+	c->vmax = malloc((nsw + 1) * sizeof(*c->vmax));
+	c->vsum = malloc((nsw + 1) * sizeof(*c->vsum));
+	c->vnext = malloc((nsw + 1) * sizeof(*c->vnext));
+	c->vstamp = calloc(nsw + 1, sizeof(*c->vstamp));
+	if (ret || !q || !c->dist || !c->load || !c->hop || !c->vmax ||
+	    !c->vsum || !c->vnext || !c->vstamp) {
+		free(q);
+		return -ENOMEM;
+	}
+	for (k = 0; k < n; k++)
+		c->dist[k] = UINT16_MAX;
+	for (s = 0; s < nsw; s++) {
+		d = c->dist + (size_t)s * nsw;
+		d[s] = 0;
+		for (q[0] = s, a = 0, b = 1; a < b; a++)
+			for (k = c->adj.off[q[a]]; k < c->adj.off[q[a] + 1];
+			     k++)
+				if (d[c->adj.sw[k]] == UINT16_MAX) {
+					d[c->adj.sw[k]] = d[q[a]] + 1;
+					q[b++] = c->adj.sw[k];
+				}
+	}
+	free(q);
+	return 0;
+}
+
+/* The loads flow i sees: its job's alone (CS_ORACLE_OWN) or everyone's. */
+static uint32_t *loads_of(struct sim *c, uint32_t i)
+{
+	return c->o->oracle == CS_ORACLE_OWN ?
+	       c->load + (size_t)c->w.job[i] * c->t->fab->nports : c->load;
+}
+
+/*
+ * The best way on from switch w to switch to over shortest paths: the
+ * least loaded busiest link, then the least summed load, into vmax,
+ * vsum and vnext (the adjacency entry to take), memoised by stamp;
+ * equal ways by a hash of the flow (salt), so equal flows do not all
+ * take the first port.
+ */
+static void best_rest(struct sim *c, uint32_t w, uint32_t to,
+		      const uint32_t *load, uint32_t salt)
+{
+	const struct rt_tables *t = c->t;
+	const uint16_t *d = c->dist + (size_t)to * t->nsw;
+	uint32_t k, q, e, m, sum;
+
+	c->vstamp[w] = c->stamp;
+	c->vmax[w] = c->vsum[w] = 0;
+	c->vnext[w] = UINT32_MAX;
+	if (w == to)
+		return;
+	c->vmax[w] = c->vsum[w] = UINT32_MAX;
+	for (k = c->adj.off[w]; k < c->adj.off[w + 1]; k++) {
+		q = c->adj.sw[k];
+		if (d[q] + 1 != d[w])
+			continue;
+		if (c->vstamp[q] != c->stamp)
+			best_rest(c, q, to, load, salt);
+		e = t->fab->nodes[t->sw_node[w]].port0 + c->adj.port[k];
+		m = load[e] > c->vmax[q] ? load[e] : c->vmax[q];
+		sum = load[e] + c->vsum[q];
+		if (m < c->vmax[w] || (m == c->vmax[w] &&
+		    (sum < c->vsum[w] || (sum == c->vsum[w] &&
+		     ((k ^ salt) & 7) < ((c->vnext[w] ^ salt) & 7))))) {
+			c->vmax[w] = m;
+			c->vsum[w] = sum;
+			c->vnext[w] = k;
+		}
+	}
+}
+
+/*
+ * Flow i's switch links from switch from to switch to, the best way on
+ * at every switch, into c->hop; their count, or -1 when the cabling
+ * does not join the two.
+ */
+static int oracle_path(struct sim *c, uint32_t i, uint32_t from, uint32_t to,
+		       const uint32_t *load)
+{
+	const struct rt_tables *t = c->t;
+	uint32_t w = from, h = 0, k;
+
+	if (c->dist[(size_t)to * t->nsw + from] == UINT16_MAX)
+		return -1;
+	if (!++c->stamp) {
+		memset(c->vstamp, 0, t->nsw * sizeof(*c->vstamp));
+		c->stamp = 1;
+	}
+	best_rest(c, from, to, load, i * 0x9e3779b9u);
+	while (w != to) {
+		k = c->vnext[w];
+		c->hop[h++] = t->fab->nodes[t->sw_node[w]].port0 +
+			      c->adj.port[k];
+		w = c->adj.sw[k];
+	}
+	return (int)h;
+}
+
+/* Flow i's links on (d 1) or off (-1) its loads. */
+static void oracle_load(struct sim *c, uint32_t i, const uint32_t *lnk,
+			uint32_t n, int d)
+{
+	uint32_t *load = loads_of(c, i), k;
+
+	for (k = 0; k < n; k++)
+		load[lnk[k]] += d;
+}
+
+/*
+ * The round's flows routed by source: once in order, then twice more
+ * each taken off and routed again against all the others; then written
+ * as the round's links (the CA's up and down links around them).
+ */
+static int oracle_round(struct sim *c)
+{
+	struct round *w = &c->w;
+	const struct rt_tables *t = c->t;
+	uint32_t maxh = t->nsw + 2, *path, *plen, i, pass;
+	int ret = -ENOMEM, h;
+
+	path = malloc(((size_t)w->n * maxh + 1) * sizeof(*path));
+	plen = calloc(w->n + 1, sizeof(*plen));
+	if (!path || !plen)
+		goto out;
+	for (pass = 0; pass < 3; pass++)
+		for (i = 0; i < w->n; i++) {
+			uint32_t a = leaf_of(t, w->src[i]);
+			uint32_t b = leaf_of(t, w->dst[i]);
+
+			if (a == FAB_NONE || b == FAB_NONE) {
+				w->lost[i] = true;
+				continue;
+			}
+			oracle_load(c, i, path + (size_t)i * maxh, plen[i], -1);
+			h = oracle_path(c, i, a, b, loads_of(c, i));
+			w->lost[i] = h < 0;
+			plen[i] = h < 0 ? 0 : (uint32_t)h;
+			memcpy(path + (size_t)i * maxh, c->hop,
+			       plen[i] * sizeof(*path));
+			oracle_load(c, i, path + (size_t)i * maxh, plen[i], 1);
+		}
+	w->nlnk = 0;
+	for (i = 0; i < w->n; i++) {
+		const struct fabric *f = t->fab;
+		uint32_t b = w->dst[i].node, sw;
+
+		oracle_load(c, i, path + (size_t)i * maxh, plen[i], -1);
+		if ((ret = room(w, plen[i] + 2)))
+			goto out;
+		if (!w->lost[i]) {
+			w->lnk[w->nlnk++] = gport(f, w->src[i].node,
+						  w->src[i].port);
+			memcpy(w->lnk + w->nlnk, path + (size_t)i * maxh,
+			       plen[i] * sizeof(*path));
+			w->nlnk += plen[i];
+			sw = fab_port(f, b, w->dst[i].port)->peer;
+			w->lnk[w->nlnk++] = gport(f, sw, fab_port(f, b,
+					w->dst[i].port)->peer_port);
+		}
+		w->off[i + 1] = w->nlnk;
+	}
+	w->off[0] = 0;
+	ret = 0;
+out:
+	free(path);
+	free(plen);
+	return ret;
+}
+
 /* Rate the round's flows and take each job's slowest. */
 static int run_round(struct sim *c)
 {
 	struct round *w = &c->w;
 	uint32_t i, j;
-	int ret = mm_solve(&c->m, w->n, w->off, w->lnk, w->rate);
+	int ret = c->o->oracle == CS_ORACLE_NONE ? 0 : oracle_round(c);
+
+	if (!ret)
+		ret = mm_solve(&c->m, w->n, w->off, w->lnk, w->rate);
 
 	if (ret)
 		return ret;
@@ -461,8 +680,7 @@ static int ring(struct sim *c)
 			continue;
 		cs_ring_order(c->t, js, j, ord);
 		for (i = 0; i < n && !ret; i++)
-			ret = add_flow(&c->w, c->t, rk[ord[i]],
-				       rk[ord[(i + 1) % n]], j);
+			ret = add_pair(c, rk[ord[i]], rk[ord[(i + 1) % n]], j);
 	}
 	if (!ret)
 		ret = run_round(c);
@@ -494,7 +712,7 @@ static int alltoall(struct sim *c)
 				continue;
 			s = 1 + (c->first[j] + rnd) % (n - 1);
 			for (i = 0; i < n && !ret; i++)
-				ret = add_flow(&c->w, c->t, rk[ord[i]],
+				ret = add_pair(c, rk[ord[i]],
 					       rk[ord[(i + s) % n]], j);
 		}
 		if (!ret)
@@ -534,6 +752,14 @@ static void summarise(struct cs_result *r, const struct rt_jobs *js)
 
 static void sim_release(struct sim *c)
 {
+	rt_adj_release(&c->adj);
+	free(c->vmax);
+	free(c->vsum);
+	free(c->vnext);
+	free(c->vstamp);
+	free(c->dist);
+	free(c->load);
+	free(c->hop);
 	free(c->order);
 	free(c->first);
 	free(c->inv);
@@ -563,6 +789,8 @@ int cs_run(const struct rt_tables *t, const struct rt_jobs *js,
 	if (!r->bw || !c.order || !c.first || !c.inv || !c.zero || !c.rbw)
 		goto out;
 	if (round_init(&c.w, nr) || mm_init(&c.m, t->fab->nports))
+		goto out;
+	if (o->oracle != CS_ORACLE_NONE && oracle_init(&c))
 		goto out;
 	ret = o->pattern == CS_RING ? ring(&c) : alltoall(&c);
 	if (!ret)

@@ -44,11 +44,28 @@ enum cs_pattern {
 int cs_pattern_parse(const char *name, enum cs_pattern *p);
 const char *cs_pattern_name(enum cs_pattern p);
 
+/*
+ * Not a routing: what one could reach, round by round.  The oracle
+ * routes every flow of a round by its source, hop by hop over the least
+ * loaded link that gets it a switch closer (then twice more, each flow
+ * taken off and routed again against the others), knowing every job's
+ * round (CS_ORACLE_ALL: as no routing can, since jobs do not run in step)
+ * or its own job's only (CS_ORACLE_OWN: what a routing for the jobs could
+ * know at best, without the tables' limit of one port per destination).
+ * Ignores VLs and credit loops.  A heuristic: a reference, not a bound.
+ */
+enum cs_oracle {
+	CS_ORACLE_NONE,		/* the tables' routes */
+	CS_ORACLE_ALL,
+	CS_ORACLE_OWN,
+};
+
 struct cs_opts {
 	enum cs_pattern pattern;
 	unsigned int rounds;	/* all-to-all rounds, 0: the largest job's */
 	uint64_t seed;		/* the jobs' first shifts (and shuffle) */
 	bool shuffle;		/* all-to-all over a seeded random rank order */
+	enum cs_oracle oracle;	/* routes by round instead of t's */
 };
 
 /* Owned; cs_result_release() frees it. */
@@ -64,8 +81,9 @@ struct cs_result {
 };
 
 /*
- * Run js's jobs (of t's fabric) on t as o says into r.  Returns 0 or
- * -ENOMEM; r needs cs_result_release() only after 0.
+ * Run js's jobs (of t's fabric) on t as o says into r (with an oracle, t
+ * gives only the fabric's switches).  Returns 0 or -ENOMEM; r needs
+ * cs_result_release() only after 0.
  */
 int cs_run(const struct rt_tables *t, const struct rt_jobs *js,
 	   const struct cs_opts *o, struct cs_result *r);

@@ -372,6 +372,11 @@ if [ -x "$TG" ]; then
 	expect "simulate --measure-only" 0 "without jobs"
 	check "simulate --measure-only: one routing" sh -c \
 		"! grep -q 'with jobs' '$w/out'"
+	run "$BIN" simulate --net "$w/ft3.net" --jobs "$w/mix1.json" --oracle \
+		--perms 0 --pattern ring
+	expect "simulate --oracle" 0 "oracle all"
+	check "simulate --oracle: four routings" grep -q \
+		"with jobs without jobs   oracle all   oracle own" "$w/out"
 	run "$BIN" simulate --net "$w/ft3.net"
 	expect "simulate: needs --jobs" 2 "needs --jobs" "$w/err"
 	run "$BIN" simulate --net "$w/ft3.net" --dump "$D/osm-2sw-minhop" \

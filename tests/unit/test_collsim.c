@@ -70,13 +70,13 @@ static void test_empty(void)
  * Two switches joined by one cable, hosts a1 a2 a3 on the first and b1 b2
  * b3 on the second, routed up/down.
  */
-static struct fabric *pair(void)
+static struct fabric *pair(bool two)
 {
 	struct fabric *f = fab_new();
 
 	CU_ASSERT_FATAL(f != NULL);
-	CU_ASSERT_FATAL(fab_add_node(f, FAB_SW, 4, 0x10, "s1") == 0);
-	CU_ASSERT_FATAL(fab_add_node(f, FAB_SW, 4, 0x20, "s2") == 1);
+	CU_ASSERT_FATAL(fab_add_node(f, FAB_SW, 5, 0x10, "s1") == 0);
+	CU_ASSERT_FATAL(fab_add_node(f, FAB_SW, 5, 0x20, "s2") == 1);
 	CU_ASSERT_FATAL(fab_add_node(f, FAB_CA, 1, 0x11, "a1 hca") == 2);
 	CU_ASSERT_FATAL(fab_add_node(f, FAB_CA, 1, 0x12, "a2 hca") == 3);
 	CU_ASSERT_FATAL(fab_add_node(f, FAB_CA, 1, 0x21, "b1 hca") == 4);
@@ -90,6 +90,8 @@ static struct fabric *pair(void)
 	CU_ASSERT_FATAL(!fab_link(f, 1, 3, 5, 1, 4, 250));
 	CU_ASSERT_FATAL(!fab_link(f, 0, 4, 6, 1, 4, 250));
 	CU_ASSERT_FATAL(!fab_link(f, 1, 4, 7, 1, 4, 250));
+	if (two)
+		CU_ASSERT_FATAL(!fab_link(f, 0, 5, 1, 5, 4, 250));
 	CU_ASSERT_FATAL(!fab_assign_lids(f, 0));
 	return f;
 }
@@ -102,11 +104,11 @@ struct pair_run {
 };
 
 static void pair_start(struct pair_run *p, const struct rt_job_spec *sp,
-		       size_t n)
+		       size_t n, bool two)
 {
 	char err[256];
 
-	p->f = pair();
+	p->f = pair(two);
 	CU_ASSERT_FATAL(!rt_route(p->f, RT_ENGINE_UPDOWN, NULL, &p->t,
 				  &p->sum));
 	CU_ASSERT_FATAL(!rt_jobs_build(&p->js, p->f, sp, n, err,
@@ -142,13 +144,13 @@ static void test_two_rings(void)
 	};
 	struct pair_run p;
 
-	pair_start(&p, sp, 2);
+	pair_start(&p, sp, 2, false);
 	CU_ASSERT(NEAR(run(&p, CS_RING, 0), 0.5));
 	CU_ASSERT(NEAR(run(&p, CS_RING, 1), 0.5));
 	CU_ASSERT(NEAR(run(&p, CS_ALLTOALL, 0), 0.5));
 	pair_end(&p);
 	/* alone, a job has the cable to itself */
-	pair_start(&p, sp, 1);
+	pair_start(&p, sp, 1, false);
 	CU_ASSERT(NEAR(run(&p, CS_RING, 0), 1));
 	pair_end(&p);
 }
@@ -165,7 +167,7 @@ static void test_ring_by_leaf(void)
 	struct pair_run p;
 	uint32_t ord[4];
 
-	pair_start(&p, &sp, 1);
+	pair_start(&p, &sp, 1, false);
 	cs_ring_order(&p.t, &p.js, 0, ord);
 	CU_ASSERT(ord[0] == 0 && ord[1] == 2 && ord[2] == 1 && ord[3] == 3);
 	CU_ASSERT(NEAR(run(&p, CS_RING, 0), 1));
@@ -183,7 +185,7 @@ static void test_lost(void)
 	struct pair_run p;
 	unsigned int lid;
 
-	pair_start(&p, &sp, 1);
+	pair_start(&p, &sp, 1, false);
 	lid = fab_port(p.f, 4, 1)->lid;
 	rt_lft(&p.t, p.t.node_sw[0])[lid] = RT_NO_PATH;
 	CU_ASSERT_FATAL(!cs_run(&p.t, &p.js, &o, &r));
@@ -204,7 +206,7 @@ static void test_rounds(void)
 	struct cs_result r;
 	struct pair_run p;
 
-	pair_start(&p, &sp, 1);
+	pair_start(&p, &sp, 1, false);
 	CU_ASSERT_FATAL(!cs_run(&p.t, &p.js, &o, &r));
 	CU_ASSERT_EQUAL(r.rounds, 1);
 	CU_ASSERT_EQUAL(r.flows, 4);
@@ -226,13 +228,46 @@ static void test_rounds_largest(void)
 	struct cs_result r;
 	struct pair_run p;
 
-	pair_start(&p, sp, 2);
+	pair_start(&p, sp, 2, false);
 	CU_ASSERT_FATAL(!cs_run(&p.t, &p.js, &o, &r));
 	CU_ASSERT_EQUAL(r.rounds, 3);
 	CU_ASSERT_EQUAL(r.flows, 3 * (2 + 4));
 	CU_ASSERT_EQUAL(r.active, 2);
 	CU_ASSERT(r.worst <= r.mean);
 	cs_result_release(&r);
+	pair_end(&p);
+}
+
+/*
+ * The oracle routes by round over any shortest path: with a second cable
+ * between the switches, two rings that the tables put on one cable each
+ * get their own when every job's flows are known, and never do better
+ * knowing only their own.
+ */
+static void test_oracle(void)
+{
+	static const char *const h1[] = { "a1", "b1" }, *const h2[] = { "a2", "b2" };
+	const struct rt_job_spec sp[] = {
+		{ "j1", 1, h1, 2 }, { "j2", 1, h2, 2 },
+	};
+	struct cs_opts o = { .pattern = CS_RING, .oracle = CS_ORACLE_ALL };
+	struct cs_result all, own;
+	struct pair_run p;
+
+	pair_start(&p, sp, 2, true);
+	CU_ASSERT_FATAL(!cs_run(&p.t, &p.js, &o, &all));
+	CU_ASSERT(NEAR(all.mean, 1) && NEAR(all.worst, 1));
+	CU_ASSERT_EQUAL(all.lost, 0);
+	o.oracle = CS_ORACLE_OWN;
+	CU_ASSERT_FATAL(!cs_run(&p.t, &p.js, &o, &own));
+	CU_ASSERT(own.mean <= all.mean + 1e-9);
+	cs_result_release(&all);
+	cs_result_release(&own);
+	o.pattern = CS_ALLTOALL;
+	o.oracle = CS_ORACLE_ALL;
+	CU_ASSERT_FATAL(!cs_run(&p.t, &p.js, &o, &all));
+	CU_ASSERT(NEAR(all.mean, 1));
+	cs_result_release(&all);
 	pair_end(&p);
 }
 
@@ -256,4 +291,5 @@ TU_SUITE(collsim,
 	 { "a lost flow stops its job", test_lost },
 	 { "capped rounds", test_rounds },
 	 { "rounds of the largest job", test_rounds_largest },
+	 { "oracle: every job's rounds known", test_oracle },
 	 { "pattern names", test_pattern_names })

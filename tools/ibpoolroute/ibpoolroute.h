@@ -36,6 +36,7 @@ struct pr_opts {
 	bool pattern_set;		/* else both */
 	unsigned int rounds;	/* simulate: all-to-all rounds, 0: all */
 	bool shuffle;		/* simulate: all-to-all in a random rank order */
+	bool oracle;		/* simulate: the two oracles too */
 	const char *jobs;	/* analyze, route: JSON job list, or NULL */
 	bool jobs_unrouted;	/* route: measure the jobs, route without */
 	uint64_t search_moves;		/* route: job search, 0: default */

@@ -113,6 +113,7 @@ static const struct opt opts[] = {
 	{ "pattern", 1, 't', C_SIM, "NAME", "ring or alltoall (both)" },
 	{ "rounds", 1, 'r', C_SIM, "N", "all-to-all rounds, 1-1000000 (the largest job's ranks - 1)" },
 	{ "shuffle", 0, 'u', C_SIM, NULL, "all-to-all over a random rank order (--seed), not the host list's" },
+	{ "oracle", 0, 'a', C_SIM, NULL, "also the rounds routed by source, knowing every job's or only its own" },
 	{ "measure-only", 0, 'M', C_ROUTE | C_SIM, NULL, "with --jobs: route as without jobs, only measure their loads" },
 	{ "engine", 1, 'e', C_ROUTE | C_SIM, "NAME", "auto, fattree, torus or updown (auto)" },
 	{ "lmc", 1, 'l', C_ROUTE | C_SIM, "N", "LIDs per CA port are 2^N, 0-7 (0)" },
@@ -267,6 +268,9 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		break;
 	case 'u':
 		o->shuffle = true;
+		break;
+	case 'a':
+		o->oracle = true;
 		break;
 	case 'J':
 		o->jobs = arg;

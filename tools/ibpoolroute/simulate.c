@@ -18,7 +18,7 @@
 #include "topology/osmdump.h"
 
 #define NPAT 2
-#define MAXR 2
+#define MAXR 4	/* with, without, the two oracles */
 
 /* One routing under test and what the model made of it. */
 struct side {
@@ -30,6 +30,7 @@ struct side {
 	struct cs_result res[NPAT];
 	bool ran[NPAT];
 	double ebb;
+	enum cs_oracle oracle;	/* CS_ORACLE_NONE: t's routes */
 };
 
 struct run {
@@ -40,6 +41,7 @@ struct run {
 	struct rt_jobs js;
 	struct side side[MAXR];
 	unsigned int nside;
+	unsigned int nbase;	/* routings with tables, before the oracles */
 };
 
 static bool wanted(const struct pr_opts *o, enum cs_pattern p)
@@ -59,7 +61,8 @@ static int rate(struct run *r, struct side *s, char *err, size_t len)
 	for (p = 0; p < NPAT; p++) {
 		struct cs_opts co = { .pattern = p, .rounds = o->rounds,
 				      .seed = o->vf.seed,
-				      .shuffle = o->shuffle };
+				      .shuffle = o->shuffle,
+				      .oracle = s->oracle };
 
 		if (!wanted(o, p))
 			continue;
@@ -70,7 +73,7 @@ static int rate(struct run *r, struct side *s, char *err, size_t len)
 		}
 		s->ran[p] = true;
 	}
-	if (!vo.ebb_perms)
+	if (!vo.ebb_perms || s->oracle != CS_ORACLE_NONE)
 		return 0;
 	vo.skip_cdg = true;
 	ret = vf_check(&s->t, &vo, &vr);
@@ -195,7 +198,7 @@ static json_object *side_json(const struct run *r, const struct side *s)
 		if (s->ran[p])
 			json_object_object_add(o, cs_pattern_name(p),
 					       pattern_json(&s->res[p]));
-	if (r->o->vf.ebb_perms)
+	if (r->o->vf.ebb_perms && s->oracle == CS_ORACLE_NONE)
 		json_object_object_add(o, "ebb", json_object_new_double(s->ebb));
 	return o;
 }
@@ -245,7 +248,7 @@ static int print_json(const struct run *r)
 		json_object_array_add(rs, side_json(r, &r->side[k]));
 	json_object_object_add(o, "routings", rs);
 	json_object_object_add(o, "jobs", jobs_json(r));
-	if (r->nside == 2) {
+	if (r->nbase == 2) {
 		ra = json_object_new_object();
 		for (p = 0; p < NPAT; p++) {
 			char key[32];
@@ -274,15 +277,18 @@ static int print_json(const struct run *r)
 	return ret;
 }
 
-/* One "key : v1 v2 [ratio]" line over the routings. */
-static void line(const struct run *r, const char *key, const double *v)
+/* One "key : v1 v2 ... [ratio]" line over the first n routings. */
+static void line(const struct run *r, const char *key, const double *v,
+		 unsigned int n)
 {
 	unsigned int k;
 
 	printf("%-16s:", key);
-	for (k = 0; k < r->nside; k++)
+	for (k = 0; k < n; k++)
 		printf(" %12.3f", v[k]);
-	if (r->nside == 2)
+	for (; k < r->nside; k++)
+		printf(" %12s", "-");
+	if (r->nbase == 2)
 		printf(" %8.3f", ratio(v[0], v[1]));
 	putchar('\n');
 }
@@ -305,18 +311,18 @@ static void print_text(const struct run *r)
 	printf("%-16s:", "routing");
 	for (k = 0; k < r->nside; k++)
 		printf(" %12s", r->side[k].name);
-	printf(r->nside == 2 ? " %8s\n" : "\n", "ratio");
+	printf(r->nbase == 2 ? " %8s\n" : "\n", "ratio");
 	for (p = 0; p < NPAT; p++) {
 		if (!r->side[0].ran[p])
 			continue;
 		for (k = 0; k < r->nside; k++)
 			v[k] = r->side[k].res[p].mean;
 		snprintf(key, sizeof(key), "%s mean", cs_pattern_name(p));
-		line(r, key, v);
+		line(r, key, v, r->nside);
 		for (k = 0; k < r->nside; k++)
 			v[k] = r->side[k].res[p].worst;
 		snprintf(key, sizeof(key), "%s worst", cs_pattern_name(p));
-		line(r, key, v);
+		line(r, key, v, r->nside);
 		for (k = 0; k < r->nside; k++)
 			if (r->side[k].res[p].lost)
 				printf("%-16s: %s: %llu of %llu flows not delivered\n",
@@ -325,9 +331,9 @@ static void print_text(const struct run *r)
 				       (unsigned long long)r->side[k].res[p].flows);
 	}
 	if (r->o->vf.ebb_perms) {
-		for (k = 0; k < r->nside; k++)
+		for (k = 0; k < r->nbase; k++)
 			v[k] = r->side[k].ebb;
-		line(r, "ebb", v);
+		line(r, "ebb", v, r->nbase);
 	}
 	for (j = 0; j < r->js.njobs; j++)
 		for (p = 0; p < NPAT; p++) {
@@ -337,7 +343,7 @@ static void print_text(const struct run *r)
 				v[k] = r->side[k].res[p].bw[j];
 			snprintf(key, sizeof(key), "%.20s %s", r->js.job[j].id,
 				 p == CS_RING ? "ring" : "a2a");
-			line(r, key, v);
+			line(r, key, v, r->nside);
 		}
 }
 
@@ -359,6 +365,22 @@ static void run_release(struct run *r)
 		fab_free(r->f);
 }
 
+/* The oracles ride on the first routing's tables for the fabric alone. */
+static void add_oracles(struct run *r)
+{
+	static const char *const name[] = { "oracle all", "oracle own" };
+	static const enum cs_oracle kind[] = { CS_ORACLE_ALL, CS_ORACLE_OWN };
+	unsigned int k;
+
+	for (k = 0; k < 2; k++) {
+		struct side *s = &r->side[r->nside++];
+
+		s->name = name[k];
+		s->t = r->side[0].t;
+		s->oracle = kind[k];
+	}
+}
+
 int pr_simulate(const struct pr_opts *o, char *err, size_t len)
 {
 	struct run r = { .o = o };
@@ -372,6 +394,9 @@ int pr_simulate(const struct pr_opts *o, char *err, size_t len)
 	}
 	ret = o->net ? from_net(&r, err, len) :
 	      o->dump ? from_dump(&r, err, len) : from_live(&r, err, len);
+	r.nbase = r.nside;
+	if (!ret && o->oracle)
+		add_oracles(&r);
 	for (k = 0; !ret && k < r.nside; k++)
 		ret = rate(&r, &r.side[k], err, len);
 	if (ret)
