@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # make demo: ibsim on a rail-optimized fat-tree, OpenSM with the plugin and
-# with its own ftree on the same fabric, both checked, one path traced.
+# with its own ftree on the same fabric, both checked, one path traced;
+# then a job mix's collectives with job hints and without.
 # Stops everything it started, also on Ctrl-C.  Usage: demo.sh [BUILD_DIR]
 set -eu
 B=${1:-build}
@@ -33,6 +34,17 @@ for e in gpuaware ftree; do
 	"$BDIR/ibpoolroute" analyze "$WORK/$e.dump" | grep -E \
 		'^(pairs|max hops|credit loops|all-to-all|eBB|status)'
 done
+
+# GPU jobs: a random mix on a 128-host 3-level tree, each job's ring and
+# all-to-all at once, routed for the jobs and without them (offline: the
+# routing core the plugin runs).
+JNET=$CONFIGS/ft3-small.net
+"$BDIR/ibtopogen" jobs --net "$JNET" --jobs 4-6 --sizes 8-32 --seed 1 \
+	-o "$WORK/jobs.json"
+say "$(basename "$JNET"): a mix of jobs' collectives at once, with job hints and without (ibpoolroute simulate)"
+"$BDIR/ibpoolroute" simulate --net "$JNET" --jobs "$WORK/jobs.json" \
+	--perms 0 | grep -E '^(jobs|with jobs|routing|ring|alltoall) ' |
+	sed 's/^/  /'
 
 # A path between two HCAs of the same rail in different scalable units,
 # traced by infiniband-diags through the switches' real tables.
