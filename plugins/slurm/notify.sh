@@ -10,7 +10,8 @@
 #
 # The client is perl-base (Essential in Debian, so always installed) with
 # IO::Socket::UNIX; hostlists are expanded by "scontrol show hostnames",
-# or by "ibpoolroute --expand-hostlist" where scontrol is missing.
+# or by "ibpoolroute --expand-hostlist" where scontrol is missing or
+# fails (no slurm.conf on this host, slurmctld unreachable).
 set -u
 op=${1:-}
 sock=${GPUAWARE_POOL_SOCKET:-/run/gpuaware/pool.sock}
@@ -42,14 +43,15 @@ if ! safe "$job"; then
 fi
 req="{\"op\":\"$op\",\"job\":\"$job\""
 if [ "$op" = job.start ]; then
-	if command -v scontrol >/dev/null 2>&1; then
-		hosts=$(scontrol show hostnames "${SLURM_JOB_NODELIST:-}" 2>&1)
-	else
-		hosts=$(ibpoolroute --expand-hostlist "${SLURM_JOB_NODELIST:-}" 2>&1)
-	fi || {
-		log "$op for job $job: cannot expand nodelist '${SLURM_JOB_NODELIST:-}': $hosts"
-		exit 0
-	}
+	if ! command -v scontrol >/dev/null 2>&1 ||
+		! hosts=$(scontrol show hostnames "${SLURM_JOB_NODELIST:-}" \
+			2>/dev/null) || [ -z "$hosts" ]; then
+		hosts=$(ibpoolroute --expand-hostlist \
+			"${SLURM_JOB_NODELIST:-}" 2>&1) || {
+			log "$op for job $job: cannot expand nodelist '${SLURM_JOB_NODELIST:-}': $hosts"
+			exit 0
+		}
+	fi
 	list=
 	for h in $hosts; do
 		if ! safe "$h"; then

@@ -14,14 +14,21 @@ S=plugins/slurm
 srv=
 off_workdir srv
 
-# A logger that appends to a file, and ibpoolroute for the expansion
-# (no scontrol here: a fake one would hide the fallback).
+# A logger that appends to a file, ibpoolroute for the expansion, and an
+# scontrol that cannot reach a slurmctld (as on a host with Slurm's
+# commands but not its config), which the hooks must get past; one that
+# works is tried further down.
 mkdir "$w/bin"
 cat > "$w/bin/logger" <<EOT
 #!/bin/sh
 echo "\$*" >> "$w/syslog"
 EOT
-chmod +x "$w/bin/logger"
+cat > "$w/bin/scontrol" <<'EOT'
+#!/bin/sh
+echo "scontrol: error: resolve_ctls_from_dns_srv: res_nsearch error: Unknown host" >&2
+exit 1
+EOT
+chmod +x "$w/bin/logger" "$w/bin/scontrol"
 ln -s "$(pwd)/$B/ibpoolroute" "$w/bin/ibpoolroute"
 PATH="$w/bin:$PATH"
 export PATH
@@ -119,6 +126,19 @@ expect_log "epilog, refused: logged" "ibpoold refused: .*no job"
 
 SLURM_JOB_NODELIST='gpu[01-' hook "prolog, bad nodelist" prolog-slurmctld.sh
 expect_log "prolog, bad nodelist: logged" "cannot expand nodelist 'gpu\[01-'"
+
+# An scontrol that works is the one that expands.
+cat > "$w/bin/scontrol" <<'EOT'
+#!/bin/sh
+[ "$1 $2" = "show hostnames" ] || exit 1
+echo fromscontrol1
+echo fromscontrol2
+EOT
+serve '{"ok":true}'
+hook "prolog, scontrol works" prolog-slurmctld.sh
+expect_req "prolog: scontrol's names" \
+	'{"op":"job.start","job":"42","hosts":["fromscontrol1","fromscontrol2"]}'
+rm -f "$w/bin/scontrol"
 
 SLURM_JOB_ID='4"2' hook "prolog, bad job id" prolog-slurmctld.sh
 expect_log "prolog, bad job id: logged" "bad or missing SLURM_JOB_ID"
