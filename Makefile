@@ -13,12 +13,24 @@ CC ?= cc
 FUZZ_CC ?= clang
 B ?= build
 SANITIZER ?=
+# The OpenSM the plugin is built for: the system's headers, or those of
+# the OpenSM installed under OSM_PREFIX, whose plugin is built in
+# $(B)/<the prefix's last component>/ so builds for several versions sit
+# side by side (OSM_PREFIX=/opt/opensm-3.3.24: build/opensm-3.3.24/).
+OSM_PREFIX ?=
+ifeq ($(OSM_PREFIX),)
+OSM_INC := /usr/include/infiniband
+PB := $(B)
+else
+OSM_INC := $(OSM_PREFIX)/include/infiniband
+PB := $(B)/$(notdir $(OSM_PREFIX))
+endif
 
 WARN := -Wall -Wextra -Werror -Wmissing-prototypes -Wformat=2 -Wshadow \
 	-Wstrict-prototypes -Wwrite-strings
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -D_GNU_SOURCE -fPIC $(WARN) -MMD -MP
-CPPFLAGS += -I. -I/usr/include/infiniband
+CPPFLAGS += -I.
 LDLIBS_CORE := -lm
 ifneq ($(SANITIZER),)
 CFLAGS += -fsanitize=$(SANITIZER) -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -35,11 +47,12 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 CORE_OBJ := $(call obj,$(CORE_SRC))
+PLUGIN_OBJ := $(patsubst %.c,$(PB)/obj/%.o,$(PLUGIN_SRC))
 
-PROGS := $(B)/libgpuaware.so $(B)/ibpoolroute $(B)/ibtopogen $(B)/ibpoold
+PROGS := $(PB)/libgpuaware.so $(B)/ibpoolroute $(B)/ibtopogen $(B)/ibpoold
 
-.PHONY: all check check-sanitize check-unit check-ibsim demo bench install \
-	uninstall clean deps headers fuzz fuzz-smoke FORCE
+.PHONY: all plugin check check-sanitize check-unit check-ibsim demo bench \
+	install uninstall clean deps headers fuzz fuzz-smoke FORCE
 
 all: $(PROGS)
 
@@ -52,6 +65,15 @@ $(B)/.flags: FORCE
 $(B)/obj/%.o: %.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+# The plugin's objects, with that OpenSM's headers; rebuilt for others.
+$(PB)/.osm-inc: FORCE
+	@mkdir -p $(PB)
+	@echo '$(OSM_INC)' | cmp -s - $@ || echo '$(OSM_INC)' > $@
+
+$(PB)/obj/plugins/opensm/%.o: plugins/opensm/%.c $(B)/.flags $(PB)/.osm-inc
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -I$(OSM_INC) $(CFLAGS) -c -o $@ $<
 
 $(B)/libgpcore.a: $(CORE_OBJ)
 	rm -f $@
@@ -68,10 +90,12 @@ $(B)/libibview.a: $(call obj,$(LIVE_SRC))
 	ar rcs $@ $^
 
 # The plugin's OpenSM symbols resolve against the opensm binary at load time.
-$(B)/libgpuaware.so: $(call obj,$(PLUGIN_SRC)) $(B)/libgpcore.a plugins/opensm/plugin.map
+$(PB)/libgpuaware.so: $(PLUGIN_OBJ) $(B)/libgpcore.a plugins/opensm/plugin.map
 	$(CC) -shared $(LDFLAGS) -Wl,--version-script=plugins/opensm/plugin.map \
-		-o $@ $(call obj,$(PLUGIN_SRC)) $(B)/libgpcore.a -liniparser \
+		-o $@ $(PLUGIN_OBJ) $(B)/libgpcore.a -liniparser \
 		-ljson-c -lpthread $(LDLIBS_CORE)
+
+plugin: $(PB)/libgpuaware.so
 
 $(B)/ibpoolroute: $(call obj,$(POOLROUTE_SRC)) $(B)/libpoold.a \
 		$(B)/libibview.a $(B)/libgpcore.a
