@@ -25,6 +25,11 @@ else
 OSM_INC := $(OSM_PREFIX)/include/infiniband
 PB := $(B)/$(notdir $(OSM_PREFIX))
 endif
+# The releases the plugin is also built and tested for, each from
+# OSM_SOURCES by tools/build-opensm.sh, once (make matrix); without the
+# sources there is nothing to build and make check says it skipped them.
+OSM_MATRIX ?= 3.3.24 master
+export OSM_MATRIX
 
 WARN := -Wall -Wextra -Werror -Wmissing-prototypes -Wformat=2 -Wshadow \
 	-Wstrict-prototypes -Wwrite-strings
@@ -51,8 +56,8 @@ PLUGIN_OBJ := $(patsubst %.c,$(PB)/obj/%.o,$(PLUGIN_SRC))
 
 PROGS := $(PB)/libgpuaware.so $(B)/ibpoolroute $(B)/ibtopogen $(B)/ibpoold
 
-.PHONY: all plugin check check-sanitize check-unit check-ibsim demo bench \
-	install uninstall clean deps headers fuzz fuzz-smoke FORCE
+.PHONY: all plugin matrix check check-sanitize check-unit check-ibsim demo \
+	bench install uninstall clean deps headers fuzz fuzz-smoke FORCE
 
 all: $(PROGS)
 
@@ -96,6 +101,13 @@ $(PB)/libgpuaware.so: $(PLUGIN_OBJ) $(B)/libgpcore.a plugins/opensm/plugin.map
 		-ljson-c -lpthread $(LDLIBS_CORE)
 
 plugin: $(PB)/libgpuaware.so
+
+matrix: $(B)/libgpcore.a
+	@for v in $(OSM_MATRIX); do \
+		p=$$(tools/build-opensm.sh $$v); rc=$$?; \
+		[ $$rc -eq 2 ] && continue; [ $$rc -eq 0 ] || exit 1; \
+		$(MAKE) --no-print-directory OSM_PREFIX=$$p plugin || exit 1; \
+	done
 
 $(B)/ibpoolroute: $(call obj,$(POOLROUTE_SRC)) $(B)/libpoold.a \
 		$(B)/libibview.a $(B)/libgpcore.a
@@ -160,11 +172,12 @@ check-ibsim: all
 	tests/ibsim/run-all.sh $(B)
 
 check: deps
-	$(MAKE) all headers $(B)/unit-tests $(B)/poold-load
+	$(MAKE) all headers $(B)/unit-tests $(B)/poold-load matrix
 	tests/run-check.sh $(B)
 
 check-sanitize: deps
-	$(MAKE) B=build-san SANITIZER=address,undefined all $(B:build=build-san)/unit-tests
+	$(MAKE) B=build-san SANITIZER=address,undefined all \
+		$(B:build=build-san)/unit-tests matrix
 	tests/run-check.sh build-san
 
 demo: deps
