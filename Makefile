@@ -3,7 +3,13 @@
 
 PREFIX ?= /usr/local
 DESTDIR ?=
-LIBDIR ?= $(shell dpkg-architecture -qDEB_HOST_MULTIARCH >/dev/null 2>&1 && echo /usr/lib/$$(dpkg-architecture -qDEB_HOST_MULTIARCH) || echo $(PREFIX)/lib)
+# The system's library directory: Debian's multiarch one, else the one
+# holding libopensm (/usr/lib64 on RHEL and SLES).
+LIBDIR ?= $(shell dpkg-architecture -qDEB_HOST_MULTIARCH >/dev/null 2>&1 && \
+	echo /usr/lib/$$(dpkg-architecture -qDEB_HOST_MULTIARCH) || \
+	ldconfig -p 2>/dev/null | awk '/libopensm\.so\./ { \
+		sub("/[^/]*$$", "", $$NF); print $$NF; exit }' | grep . || \
+	echo $(PREFIX)/lib)
 BINDIR ?= $(PREFIX)/bin
 SYSCONFDIR ?= /etc
 MANDIR ?= $(PREFIX)/share/man
@@ -30,6 +36,14 @@ endif
 # sources there is nothing to build and make check says it skipped them.
 OSM_MATRIX ?= 3.3.24 master
 export OSM_MATRIX
+# Where that OpenSM's dlopen("libgpuaware.so") finds the plugin: the
+# system's library directory, or the library directory under OSM_PREFIX,
+# which its opensm has as run path.
+ifeq ($(OSM_PREFIX),)
+PLUGINDIR ?= $(LIBDIR)
+else
+PLUGINDIR ?= $(OSM_PREFIX)/lib
+endif
 
 WARN := -Wall -Wextra -Werror -Wmissing-prototypes -Wformat=2 -Wshadow \
 	-Wstrict-prototypes -Wwrite-strings
@@ -189,10 +203,10 @@ bench: deps
 	tests/bench/run.sh $(B)
 
 install: all
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) \
+	install -d $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(BINDIR) \
 		$(DESTDIR)$(SYSCONFDIR)/opensm $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man8
-	install -m 0644 $(B)/libgpuaware.so $(DESTDIR)$(LIBDIR)/libgpuaware.so
+	install -m 0644 $(PB)/libgpuaware.so $(DESTDIR)$(PLUGINDIR)/libgpuaware.so
 	install -m 0755 $(B)/ibpoolroute $(B)/ibtopogen $(B)/ibpoold \
 		$(DESTDIR)$(BINDIR)/
 	install -m 0644 docs/ibpoolroute.1 docs/ibtopogen.1 \
@@ -206,7 +220,7 @@ install: all
 	if [ -z "$(DESTDIR)" ]; then ldconfig; fi
 
 uninstall:
-	rm -f $(DESTDIR)$(LIBDIR)/libgpuaware.so \
+	rm -f $(DESTDIR)$(PLUGINDIR)/libgpuaware.so \
 		$(DESTDIR)$(BINDIR)/ibpoolroute $(DESTDIR)$(BINDIR)/ibtopogen \
 		$(DESTDIR)$(BINDIR)/ibpoold \
 		$(DESTDIR)$(SYSCONFDIR)/opensm/gpuaware.conf.sample \
