@@ -3,7 +3,13 @@
 
 PREFIX ?= /usr/local
 DESTDIR ?=
-LIBDIR ?= $(shell dpkg-architecture -qDEB_HOST_MULTIARCH >/dev/null 2>&1 && echo /usr/lib/$$(dpkg-architecture -qDEB_HOST_MULTIARCH) || echo $(PREFIX)/lib)
+# The system's library directory: Debian's multiarch one, else the one
+# holding libopensm (/usr/lib64 on RHEL and SLES).
+LIBDIR ?= $(shell dpkg-architecture -qDEB_HOST_MULTIARCH >/dev/null 2>&1 && \
+	echo /usr/lib/$$(dpkg-architecture -qDEB_HOST_MULTIARCH) || \
+	ldconfig -p 2>/dev/null | awk '/libopensm\.so\./ { \
+		sub("/[^/]*$$", "", $$NF); print $$NF; exit }' | grep . || \
+	echo $(PREFIX)/lib)
 BINDIR ?= $(PREFIX)/bin
 SYSCONFDIR ?= /etc
 MANDIR ?= $(PREFIX)/share/man
@@ -13,12 +19,37 @@ CC ?= cc
 FUZZ_CC ?= clang
 B ?= build
 SANITIZER ?=
+# The OpenSM the plugin is built for: the system's headers, or those of
+# the OpenSM installed under OSM_PREFIX, whose plugin is built in
+# $(B)/<the prefix's last component>/ so builds for several versions sit
+# side by side (OSM_PREFIX=/opt/opensm-3.3.24: build/opensm-3.3.24/).
+OSM_PREFIX ?=
+ifeq ($(OSM_PREFIX),)
+OSM_INC := /usr/include/infiniband
+PB := $(B)
+else
+OSM_INC := $(OSM_PREFIX)/include/infiniband
+PB := $(B)/$(notdir $(OSM_PREFIX))
+endif
+# The releases the plugin is also built and tested for, each from
+# OSM_SOURCES by tools/build-opensm.sh, once (make matrix); without the
+# sources there is nothing to build and make check says it skipped them.
+OSM_MATRIX ?= 3.3.24 master
+export OSM_MATRIX
+# Where that OpenSM's dlopen("libgpuaware.so") finds the plugin: the
+# system's library directory, or the library directory under OSM_PREFIX,
+# which its opensm has as run path.
+ifeq ($(OSM_PREFIX),)
+PLUGINDIR ?= $(LIBDIR)
+else
+PLUGINDIR ?= $(OSM_PREFIX)/lib
+endif
 
 WARN := -Wall -Wextra -Werror -Wmissing-prototypes -Wformat=2 -Wshadow \
 	-Wstrict-prototypes -Wwrite-strings
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -D_GNU_SOURCE -fPIC $(WARN) -MMD -MP
-CPPFLAGS += -I. -I/usr/include/infiniband
+CPPFLAGS += -I.
 LDLIBS_CORE := -lm
 ifneq ($(SANITIZER),)
 CFLAGS += -fsanitize=$(SANITIZER) -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -35,11 +66,12 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 CORE_OBJ := $(call obj,$(CORE_SRC))
+PLUGIN_OBJ := $(patsubst %.c,$(PB)/obj/%.o,$(PLUGIN_SRC))
 
-PROGS := $(B)/libgpuaware.so $(B)/ibpoolroute $(B)/ibtopogen $(B)/ibpoold
+PROGS := $(PB)/libgpuaware.so $(B)/ibpoolroute $(B)/ibtopogen $(B)/ibpoold
 
-.PHONY: all check check-sanitize check-unit check-ibsim demo bench install \
-	uninstall clean deps headers fuzz fuzz-smoke FORCE
+.PHONY: all plugin matrix check check-sanitize check-unit check-ibsim demo \
+	bench install uninstall clean deps headers fuzz fuzz-smoke FORCE
 
 all: $(PROGS)
 
@@ -52,6 +84,15 @@ $(B)/.flags: FORCE
 $(B)/obj/%.o: %.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+# The plugin's objects, with that OpenSM's headers; rebuilt for others.
+$(PB)/.osm-inc: FORCE
+	@mkdir -p $(PB)
+	@echo '$(OSM_INC)' | cmp -s - $@ || echo '$(OSM_INC)' > $@
+
+$(PB)/obj/plugins/opensm/%.o: plugins/opensm/%.c $(B)/.flags $(PB)/.osm-inc
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -I$(OSM_INC) $(CFLAGS) -c -o $@ $<
 
 $(B)/libgpcore.a: $(CORE_OBJ)
 	rm -f $@
@@ -68,10 +109,19 @@ $(B)/libibview.a: $(call obj,$(LIVE_SRC))
 	ar rcs $@ $^
 
 # The plugin's OpenSM symbols resolve against the opensm binary at load time.
-$(B)/libgpuaware.so: $(call obj,$(PLUGIN_SRC)) $(B)/libgpcore.a plugins/opensm/plugin.map
+$(PB)/libgpuaware.so: $(PLUGIN_OBJ) $(B)/libgpcore.a plugins/opensm/plugin.map
 	$(CC) -shared $(LDFLAGS) -Wl,--version-script=plugins/opensm/plugin.map \
-		-o $@ $(call obj,$(PLUGIN_SRC)) $(B)/libgpcore.a -liniparser \
+		-o $@ $(PLUGIN_OBJ) $(B)/libgpcore.a -liniparser \
 		-ljson-c -lpthread $(LDLIBS_CORE)
+
+plugin: $(PB)/libgpuaware.so
+
+matrix: $(B)/libgpcore.a
+	@for v in $(OSM_MATRIX); do \
+		p=$$(tools/build-opensm.sh $$v); rc=$$?; \
+		[ $$rc -eq 2 ] && continue; [ $$rc -eq 0 ] || exit 1; \
+		$(MAKE) --no-print-directory OSM_PREFIX=$$p plugin || exit 1; \
+	done
 
 $(B)/ibpoolroute: $(call obj,$(POOLROUTE_SRC)) $(B)/libpoold.a \
 		$(B)/libibview.a $(B)/libgpcore.a
@@ -134,11 +184,12 @@ check-ibsim: all
 	tests/ibsim/run-all.sh $(B)
 
 check: deps
-	$(MAKE) all headers $(B)/unit-tests $(B)/poold-load
+	$(MAKE) all headers $(B)/unit-tests $(B)/poold-load matrix
 	tests/run-check.sh $(B)
 
 check-sanitize: deps
-	$(MAKE) B=build-san SANITIZER=address,undefined all $(B:build=build-san)/unit-tests
+	$(MAKE) B=build-san SANITIZER=address,undefined all \
+		$(B:build=build-san)/unit-tests matrix
 	tests/run-check.sh build-san
 
 demo: deps
@@ -150,10 +201,10 @@ bench: deps
 	tests/bench/run.sh $(B)
 
 install: all
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) \
+	install -d $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(BINDIR) \
 		$(DESTDIR)$(SYSCONFDIR)/opensm $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man8
-	install -m 0644 $(B)/libgpuaware.so $(DESTDIR)$(LIBDIR)/libgpuaware.so
+	install -m 0644 $(PB)/libgpuaware.so $(DESTDIR)$(PLUGINDIR)/libgpuaware.so
 	install -m 0755 $(B)/ibpoolroute $(B)/ibtopogen $(B)/ibpoold \
 		$(DESTDIR)$(BINDIR)/
 	install -m 0644 docs/ibpoolroute.1 docs/ibtopogen.1 \
@@ -167,7 +218,7 @@ install: all
 	if [ -z "$(DESTDIR)" ]; then ldconfig; fi
 
 uninstall:
-	rm -f $(DESTDIR)$(LIBDIR)/libgpuaware.so \
+	rm -f $(DESTDIR)$(PLUGINDIR)/libgpuaware.so \
 		$(DESTDIR)$(BINDIR)/ibpoolroute $(DESTDIR)$(BINDIR)/ibtopogen \
 		$(DESTDIR)$(BINDIR)/ibpoold \
 		$(DESTDIR)$(SYSCONFDIR)/opensm/gpuaware.conf.sample \

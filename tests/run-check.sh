@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # The whole suite: unit tests, offline CLI, Slurm hook and ibpoold tests, then
-# (unless --offline) the ibsim end-to-end tests.  Ends with one
-# "N passed, N failed" line.
+# (unless --offline) the ibsim end-to-end tests, against the system's OpenSM
+# and the releases of the version matrix.  Ends with one "N passed, N
+# failed" line, after a SKIP line when the matrix's sources are missing.
 set -u
 B=${1:-build}
 MODE=${2:-}
@@ -30,8 +31,16 @@ run poold tests/offline/t-poold.sh "$B"
 run poold-daemon tests/offline/t-poold-daemon.sh "$B"
 run poold-restart tests/offline/t-poold-restart.sh "$B"
 run poold-tcp tests/offline/t-poold-tcp.sh "$B"
+skip=""
 if [ "$MODE" != "--offline" ]; then
 	run ibsim tests/ibsim/run-all.sh "$B"
+	src=$(tools/build-opensm.sh --sources)
+	if [ -d "$src" ]; then
+		run opensm-matrix tests/ibsim/matrix.sh "$B"
+	else
+		skip="SKIP opensm-matrix: no OpenSM sources at $src (set OSM_SOURCES): the plugin was tested against the system's OpenSM only"
+	fi
 fi
-echo "check: $pass passed, $fail failed"
+[ -z "$skip" ] || echo "$skip"
+echo "check: $pass passed, $fail failed${skip:+, 1 skipped}"
 [ "$fail" -eq 0 ]

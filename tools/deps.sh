@@ -3,9 +3,11 @@
 # Install the Debian packages gpuaware builds and tests with, or say how.
 set -eu
 
+# autoconf ... bison: tools/build-opensm.sh, for the version matrix.
 PKGS="build-essential opensm libopensm-dev libibumad-dev libibmad-dev
 libibnetdisc-dev libibverbs-dev libiniparser-dev libjson-c-dev libcunit1-dev
-ibsim-utils infiniband-diags ibutils clang libclang-rt-14-dev"
+ibsim-utils infiniband-diags ibutils clang libclang-rt-14-dev
+autoconf automake libtool flex bison"
 
 missing=""
 for p in $PKGS; do

@@ -28,16 +28,22 @@
 
 /*
  * OpenSM skips a plugin whose osm_version differs from its own, and the
- * structures this file touches change between releases: build only
- * against the headers it was checked with.
+ * structures plugins/opensm/ touches move between releases (3.3.24
+ * inserted max_rate_enum into osm_subn_opt_t, so osm_subn_t and
+ * osm_opensm_t moved behind it): a build is for the one release whose
+ * headers it includes, and only releases the plugin's uses of OpenSM
+ * were checked against are listed.  A new one is added after reading its
+ * headers and routing-engine calls.  Upstream master at fa74b98 is
+ * 3.3.24's headers and version string.
  */
-#define GA_OSM_BUILT_FOR "OpenSM 3.3.23"
 #ifndef OSM_VERSION
 #error "<opensm/osm_version.h> no longer defines OSM_VERSION"
 #endif
-_Static_assert(__builtin_strcmp(OSM_VERSION, GA_OSM_BUILT_FOR) == 0,
-	       "OpenSM headers are not " GA_OSM_BUILT_FOR
-	       ": re-check the plugin against them first");
+#define GA_OSM_BUILT_FOR OSM_VERSION
+#define GA_OSM_IS(v) (__builtin_strcmp(OSM_VERSION, "OpenSM " v) == 0)
+_Static_assert(GA_OSM_IS("3.3.23") || GA_OSM_IS("3.3.24"),
+	       "OpenSM headers are " OSM_VERSION
+	       ", not a release the plugin was checked against: check it against them first");
 
 #define GA_ENGINE_NAME "gpuaware"
 

@@ -10,8 +10,19 @@ B=${B:-build}
 case $B in /*) BDIR=$B ;; *) BDIR=$TOP/$B ;; esac
 CONFIGS=$TOP/ibsim-configs
 . "$TOP/tests/json.sh"
-# OpenSM dlopen()s "libgpuaware.so": the build directory comes first.
-OSM_LIBS="$BDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The OpenSM under test: the system's, or the one installed under
+# OSM_PREFIX (tools/build-opensm.sh) with the plugin `make OSM_PREFIX=...`
+# built for it in $BDIR/<the prefix's last component>.  OpenSM
+# dlopen()s "libgpuaware.so": the plugin's directory comes first.
+if [ -n "${OSM_PREFIX:-}" ]; then
+	OSM_BIN=$OSM_PREFIX/sbin/opensm
+	PLUGIN_DIR=$BDIR/$(basename "$OSM_PREFIX")
+	OSM_LIBS="$PLUGIN_DIR:$OSM_PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+else
+	OSM_BIN=$(command -v opensm || echo opensm)
+	PLUGIN_DIR=$BDIR
+	OSM_LIBS="$BDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
 PLUGIN_LINE="gpuaware tables configured on all switches"
 
 t_log() { echo "$T_NAME: $*" >&2; }
@@ -68,10 +79,10 @@ t_init() {
 	export OSM_TMP_DIR="$WORK/osm-tmp" OSM_CACHE_DIR="$WORK/osm-cache"
 	mkdir -p "$OSM_TMP_DIR" "$OSM_CACHE_DIR"
 	# A missing prerequisite fails the test: nothing is skipped silently.
-	for f in "$UMAD2SIM" "$BDIR/libgpuaware.so"; do
+	for f in "$UMAD2SIM" "$PLUGIN_DIR/libgpuaware.so" "$OSM_BIN"; do
 		[ -e "$f" ] || t_fail "missing $f"
 	done
-	for c in ibsim opensm ibroute; do
+	for c in ibsim ibroute; do
 		command -v "$c" >/dev/null || t_fail "missing command $c"
 	done
 	OSM_PRELOAD="$(san_preload)$UMAD2SIM"
@@ -178,7 +189,7 @@ osm_conf() {
 	local name="$1" conf="$WORK/$1.conf" base="$WORK/opensm-default.conf"
 	shift
 	if [ ! -s "$base" ]; then
-		opensm -c "$base" >/dev/null 2>&1 || true
+		"$OSM_BIN" -c "$base" >/dev/null 2>&1 || true
 		[ -s "$base" ] || t_fail "opensm -c wrote no config"
 	fi
 	mkdir -p "$WORK/$name.dump"
@@ -227,7 +238,7 @@ client_env() {
 # plugin, which OpenSM, itself not instrumented, must load them for)
 # links, as an LD_PRELOAD prefix.
 san_preload() {
-	ldd "${1:-$BDIR/libgpuaware.so}" 2>/dev/null |
+	ldd "${1:-$PLUGIN_DIR/libgpuaware.so}" 2>/dev/null |
 		awk '$1 ~ /^lib(asan|ubsan)\.so/ { printf "%s:", $3 }'
 }
 
@@ -239,7 +250,7 @@ osm_env() {
 
 # osm_once CONF: one sweep, then exit.
 osm_once() {
-	osm_env timeout 120 opensm -F "$1" -o >"$1.out" 2>&1 ||
+	osm_env timeout 120 "$OSM_BIN" -F "$1" -o >"$1.out" 2>&1 ||
 		t_fail "opensm -o failed ($?): $(tail -3 "$1.out")"
 }
 
@@ -247,7 +258,7 @@ osm_once() {
 # without the osm_env function so that $! is OpenSM itself.
 osm_start() {
 	env LD_PRELOAD="$OSM_PRELOAD" LD_LIBRARY_PATH="$OSM_LIBS" \
-		opensm -F "$1" >"$1.out" 2>&1 &
+		"$OSM_BIN" -F "$1" >"$1.out" 2>&1 &
 	OSM_PID=$!
 	T_PIDS="$T_PIDS $OSM_PID"
 }

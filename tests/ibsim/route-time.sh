@@ -18,7 +18,7 @@ sim_start "$net"
 plugin_ini "$WORK/plugin.ini" '[log]' "verbosity = ${VERBOSITY:-normal}"
 for e in gpuaware "$@"; do
 	conf=$(engine_conf "$e" "$e" "$WORK/plugin.ini")
-	osm_env timeout 600 opensm -F "$conf" -o >"$conf.out" 2>&1 ||
+	osm_env timeout 600 "$OSM_BIN" -F "$conf" -o >"$conf.out" 2>&1 ||
 		t_fail "opensm ($e) failed: $(tail -2 "$conf.out")"
 	if ms=$(route_ms "$WORK/$e.log" "$e"); then
 		echo "$e $ms"

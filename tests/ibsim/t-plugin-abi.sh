@@ -7,7 +7,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 t_init plugin-abi
 
-so=$BDIR/libgpuaware.so
+so=$PLUGIN_DIR/libgpuaware.so
 command -v nm >/dev/null || t_fail "missing command nm"
 nm -D --defined-only "$so" | awk '{ print $NF }' >"$WORK/exported"
 [ "$(cat "$WORK/exported")" = osm_event_plugin ] ||
@@ -15,8 +15,8 @@ nm -D --defined-only "$so" | awk '{ print $NF }' >"$WORK/exported"
 
 # What the running SM offers: the opensm binary, the libraries it and the
 # plugin load (ldd), minus weak references.
-providers=$(command -v opensm)
-for l in $( (ldd "$(command -v opensm)"; ldd "$so") |
+providers=$OSM_BIN
+for l in $( (ldd "$OSM_BIN"; ldd "$so") |
 	awk '$3 ~ /^\// { print $3 }' | sort -u); do
 	providers="$providers $l"
 done
