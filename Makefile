@@ -100,6 +100,10 @@ $(B)/unit-tests: $(call obj,$(UNIT_SRC)) $(UNIT_PLUGIN) $(B)/libpoold.a \
 $(B)/poold-load: $(call obj,tests/bench/poold-load.c)
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
 
+# The all-to-all bound beside every fat-tree row of make bench.
+$(B)/a2a-bound: $(call obj,tests/bench/a2a-bound.c) $(B)/libgpcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CORE)
+
 # The fuzz target builds its sources itself, instrumented for libFuzzer.
 FUZZ_SRC := tests/fuzz/fuzz_proto.c sm/proto.c sm/hints.c sm/durable.c
 
@@ -134,7 +138,7 @@ check-ibsim: all
 	tests/ibsim/run-all.sh $(B)
 
 check: deps
-	$(MAKE) all headers $(B)/unit-tests $(B)/poold-load
+	$(MAKE) all headers $(B)/unit-tests $(B)/poold-load $(B)/a2a-bound
 	tests/run-check.sh $(B)
 
 check-sanitize: deps
