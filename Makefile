@@ -150,7 +150,7 @@ demo: deps
 	tools/demo.sh $(B)
 
 bench: deps
-	$(MAKE) all
+	$(MAKE) all $(B)/a2a-bound
 	tests/bench/run.sh $(B)
 
 install: all
