@@ -150,6 +150,10 @@ $(B)/unit-tests: $(call obj,$(UNIT_SRC)) $(UNIT_PLUGIN) $(B)/libpoold.a \
 $(B)/poold-load: $(call obj,tests/bench/poold-load.c)
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
 
+# The all-to-all bound beside every fat-tree row of make bench.
+$(B)/a2a-bound: $(call obj,tests/bench/a2a-bound.c) $(B)/libgpcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CORE)
+
 # The fuzz target builds its sources itself, instrumented for libFuzzer.
 FUZZ_SRC := tests/fuzz/fuzz_proto.c sm/proto.c sm/hints.c sm/durable.c
 
@@ -184,7 +188,8 @@ check-ibsim: all
 	tests/ibsim/run-all.sh $(B)
 
 check: deps
-	$(MAKE) all headers $(B)/unit-tests $(B)/poold-load matrix
+	$(MAKE) all headers $(B)/unit-tests $(B)/poold-load $(B)/a2a-bound \
+		matrix
 	tests/run-check.sh $(B)
 
 check-sanitize: deps
@@ -197,7 +202,7 @@ demo: deps
 	tools/demo.sh $(B)
 
 bench: deps
-	$(MAKE) all
+	$(MAKE) all $(B)/a2a-bound
 	tests/bench/run.sh $(B)
 
 install: all

@@ -123,23 +123,28 @@ static int cmp_member(const void *a, const void *b)
 
 /*
  * Group the switches of each level h >= 1 by shared children, and order
- * each group by the group its own parents form, top level first, so that
- * position i means the same subtree in every pod.
+ * each group by the column its own parents' group stands in, top level
+ * first, so that position i means the same subtree in every pod.  A top
+ * group is a column of its own (named by its smallest GUID); a lower
+ * group stands in the first column any of its members climbs to, which
+ * is the same for the groups of every pod however the GUIDs run.
  */
 static int place_switches(struct ftr *r)
 {
 	uint32_t *uf = malloc(r->nsw * sizeof(*uf));
 	uint64_t *gkey = malloc(r->nsw * sizeof(*gkey));
+	uint64_t *col = malloc(r->nsw * sizeof(*col));
 	struct member *m = malloc(r->nsw * sizeof(*m));
 	uint32_t s, q, k, i, j;
 	unsigned int p;
 	int h, ret = -ENOMEM;
 
-	if (!uf || !gkey || !m)
+	if (!uf || !gkey || !col || !m)
 		goto out;
 	for (s = 0; s < r->nsw; s++) {
 		uf[s] = s;
 		gkey[s] = UINT64_MAX;
+		col[s] = UINT64_MAX;
 	}
 	for (s = 0; s < r->nsw; s++) {
 		uint32_t first = FAB_NONE;
@@ -172,7 +177,7 @@ static int place_switches(struct ftr *r)
 			     p++) {
 				q = peer_sw(r, s, p);
 				if (is_up(r, s, q)) {
-					up = gkey[uf_find(uf, q)];
+					up = col[uf_find(uf, q)];
 					break;
 				}
 			}
@@ -182,6 +187,14 @@ static int place_switches(struct ftr *r)
 			m[k++].sw = s;
 		}
 		qsort(m, k, sizeof(*m), cmp_member);
+		for (i = 0; i < k; i++) {
+			uint64_t *c = &col[uf_find(uf, m[i].sw)];
+
+			if (h + 1 == (int)r->nlev)
+				*c = m[i].group;
+			else if (m[i].upkey < *c)
+				*c = m[i].upkey;
+		}
 		for (i = 0; i < k; i = j) {
 			for (j = i; j < k && m[j].group == m[i].group; j++)
 				r->pos[m[j].sw] = j - i;
@@ -193,6 +206,7 @@ static int place_switches(struct ftr *r)
 out:
 	free(uf);
 	free(gkey);
+	free(col);
 	free(m);
 	return ret;
 }
@@ -332,31 +346,140 @@ static void build_reach(struct ftr *r)
 	}
 }
 
-/*
- * CA LIDs numbered leaf by leaf (port order), each port's 2^lmc LIDs
- * consecutive so they take different slots; *k is the count.
- */
-static void ca_keys(struct ftr *r, uint32_t *k)
+/* A switch with hosts and where it sits in the tree's nesting. */
+struct leaf {
+	uint64_t nest[FT_MAX_LEVELS];	/* outermost subtree first */
+	uint64_t guid;
+	uint32_t sw;
+};
+
+static int cmp_leaf(const void *a, const void *b)
 {
-	const struct rt_tables *t = r->t;
-	uint32_t s;
-	unsigned int p, j;
+	const struct leaf *x = a, *y = b;
+	unsigned int i;
 
+	for (i = 0; i < FT_MAX_LEVELS; i++)
+		if (x->nest[i] != y->nest[i])
+			return x->nest[i] < y->nest[i] ? -1 : 1;
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
+static bool has_hosts(const struct ftr *r, uint32_t s)
+{
+	uint32_t sn = r->t->sw_node[s];
+	unsigned int p;
+
+	for (p = 1; p <= r->f->nodes[sn].nports; p++) {
+		uint32_t q = fab_port(r->f, sn, p)->peer;
+
+		if (q != FAB_NONE && !fab_is_sw(r->f, q))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The switches with hosts, nested: by the subtree of switches up to the
+ * level below the top that holds them (a pod's super-pod), then up to
+ * each lower level (the pod), then by GUID.  A subtree is a connected
+ * part of the levels up to h, named by its smallest GUID.  Returns the
+ * count in *n; *out is the caller's to free.
+ */
+static int nest_leaves(const struct ftr *r, struct leaf **out, uint32_t *n)
+{
+	uint32_t *uf = malloc(r->nsw * sizeof(*uf));
+	uint64_t *gmin = malloc(r->nsw * sizeof(*gmin));
+	struct leaf *lf = calloc(r->nsw ? r->nsw : 1, sizeof(*lf));
+	uint32_t s, q, k = 0;
+	unsigned int p, h;
+
+	if (!uf || !gmin || !lf) {
+		free(lf);
+		lf = NULL;
+		goto out;
+	}
 	for (s = 0; s < r->nsw; s++) {
-		uint32_t sn = t->sw_node[s];
-
-		for (p = 1; p <= r->f->nodes[sn].nports; p++) {
-			const struct fab_port *fp = fab_port(r->f, sn, p);
-			const struct fab_port *cp;
-
-			if (fp->peer == FAB_NONE || fab_is_sw(r->f, fp->peer))
-				continue;
-			cp = fab_port(r->f, fp->peer, fp->peer_port);
-			for (j = 0; cp->lid && j < 1u << cp->lmc; j++)
-				if (cp->lid + j <= t->top)
-					r->key[cp->lid + j] = (*k)++;
+		uf[s] = s;
+		if (r->lv[s] != FT_NO_LEVEL && has_hosts(r, s)) {
+			lf[k].guid = r->f->nodes[r->t->sw_node[s]].guid;
+			lf[k++].sw = s;
 		}
 	}
+	for (h = r->base + 1; h + 1 < r->nlev; h++) {
+		for (s = 0; s < r->nsw; s++) {
+			if (r->lv[s] != h)
+				continue;
+			for (p = 1; p <= r->f->nodes[r->t->sw_node[s]].nports;
+			     p++) {
+				q = peer_sw(r, s, p);
+				if (q != FAB_NONE && r->lv[q] + 1u == h)
+					uf[uf_find(uf, q)] = uf_find(uf, s);
+			}
+		}
+		for (s = 0; s < r->nsw; s++)
+			gmin[s] = UINT64_MAX;
+		for (s = 0; s < r->nsw; s++) {
+			uint64_t g = r->f->nodes[r->t->sw_node[s]].guid;
+
+			q = uf_find(uf, s);
+			if (g < gmin[q])
+				gmin[q] = g;
+		}
+		/* outermost first: level h goes before every lower one */
+		for (q = 0; q < k; q++)
+			lf[q].nest[r->nlev - 2 - h] =
+				gmin[uf_find(uf, lf[q].sw)];
+	}
+	qsort(lf, k, sizeof(*lf), cmp_leaf);
+	*n = k;
+out:
+	free(uf);
+	free(gmin);
+	*out = lf;
+	return lf ? 0 : -ENOMEM;
+}
+
+/*
+ * CA LIDs numbered by the tree's nesting, not by where OpenSM's
+ * discovery put the switches: leaf i's ports take keys from i times the
+ * most any leaf needs, in port order, each port's 2^lmc LIDs
+ * consecutive so they take different slots.  So each subtree's keys
+ * cover every residue its d-mod-k digits select by; *k is past the last.
+ */
+static int ca_keys(struct ftr *r, uint32_t *k)
+{
+	const struct rt_tables *t = r->t;
+	uint32_t i, n, stride = 0;
+	struct leaf *lf;
+	unsigned int p, j, pass;
+
+	if (nest_leaves(r, &lf, &n))
+		return -ENOMEM;
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < n; i++) {
+			uint32_t sn = t->sw_node[lf[i].sw], c = 0;
+
+			for (p = 1; p <= r->f->nodes[sn].nports; p++) {
+				const struct fab_port *fp = fab_port(r->f, sn, p);
+				const struct fab_port *cp;
+
+				if (fp->peer == FAB_NONE ||
+				    fab_is_sw(r->f, fp->peer))
+					continue;
+				cp = fab_port(r->f, fp->peer, fp->peer_port);
+				for (j = 0; cp->lid && j < 1u << cp->lmc; j++) {
+					if (pass && cp->lid + j <= t->top)
+						r->key[cp->lid + j] =
+							i * stride + c;
+					c++;
+				}
+			}
+			if (c > stride)
+				stride = c;
+		}
+	*k = n * stride;
+	free(lf);
+	return 0;
 }
 
 /*
@@ -370,7 +493,8 @@ static int build_keys(struct ftr *r)
 	unsigned int lid, l;
 	uint64_t u;
 
-	ca_keys(r, &k);
+	if (ca_keys(r, &k))
+		return -ENOMEM;
 	for (lid = 1; lid <= t->top; lid++) {
 		n = t->lid_node[lid];
 		if (n != FAB_NONE && fab_is_sw(r->f, n))

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * up*-down* routing.  Switches are totally ordered by (BFS rank from the
- * root, GUID); a hop towards a smaller order is "up".  For each destination
+ * up*-down* routing.  Switches are totally ordered by a breadth-first
+ * search from the root; a hop towards a smaller order is "up".  For each destination
  * switch, a switch that can reach it going only down does so, others climb
  * towards the parent nearest to it: every route is up* then down*, so the
  * channel dependency graph has no cycle.  Ties are broken by port load.
@@ -74,32 +74,20 @@ static bool better_root(const struct udr *r, uint32_t a, uint32_t ea,
 	return guid_of(r, a) < guid_of(r, b);
 }
 
-struct okey {
-	uint32_t rank;
-	uint64_t guid;
-	uint32_t sw;
-};
-
-static int cmp_okey(const void *a, const void *b)
-{
-	const struct okey *x = a, *y = b;
-
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	return x->guid < y->guid ? -1 : x->guid > y->guid;
-}
-
-/* Pick a root per component and order all switches by (rank, GUID). */
+/*
+ * Pick a root per component and order its switches as a breadth-first
+ * search from the root meets them: by rank, and within a rank the
+ * children of one switch together, so a group of switches the cabling
+ * binds stays together whatever GUIDs it has.
+ */
 static int rank_switches(struct udr *r, char *detail, size_t len)
 {
-	struct okey *o = malloc((r->nsw + 1) * sizeof(*o));
-	uint32_t *rank = malloc((r->nsw + 1) * sizeof(*rank));
-	uint32_t s, c, ncomp = 0, i, head, tail;
+	uint32_t *memb = malloc((r->nsw + 1) * sizeof(*memb));
+	uint32_t s, ncomp = 0, i, tail, c = 0;
 	size_t off = 0;
-	int ret = -ENOMEM;
 
-	if (!o || !rank)
-		goto out;
+	if (!memb)
+		return -ENOMEM;
 	for (s = 0; s < r->nsw; s++)
 		r->comp[s] = UD_INF;
 	for (s = 0; s < r->nsw; s++) {
@@ -112,10 +100,10 @@ static int rank_switches(struct udr *r, char *detail, size_t len)
 		for (i = 0; i < r->nsw; i++)
 			if (r->dist[i] != UD_INF) {
 				r->comp[i] = ncomp;
-				o[tail++].sw = i;
+				memb[tail++] = i;
 			}
 		for (i = 0; i < tail; i++) {
-			uint32_t q = o[i].sw, e;
+			uint32_t q = memb[i], e;
 
 			if (tail > UD_ECC_MAX) {
 				if (better_root(r, q, 0, root, 0))
@@ -129,29 +117,18 @@ static int rank_switches(struct udr *r, char *detail, size_t len)
 			}
 		}
 		bfs(r, root);
-		for (head = 0; head < tail; head++)
-			rank[o[head].sw] = r->dist[o[head].sw];
+		for (i = 0; i < tail; i++) {
+			r->by_ord[c] = r->queue[i];
+			r->ord[r->queue[i]] = c++;
+		}
 		if (off < len && tail > 1)
 			off += snprintf(detail + off, len - off, "%sroot %s",
 					off ? ", " : "",
 					r->f->nodes[r->t->sw_node[root]].desc);
 		ncomp++;
 	}
-	for (s = 0; s < r->nsw; s++) {
-		o[s].rank = rank[s];
-		o[s].guid = guid_of(r, s);
-		o[s].sw = s;
-	}
-	qsort(o, r->nsw, sizeof(*o), cmp_okey);
-	for (c = 0; c < r->nsw; c++) {
-		r->by_ord[c] = o[c].sw;
-		r->ord[o[c].sw] = c;
-	}
-	ret = 0;
-out:
-	free(o);
-	free(rank);
-	return ret;
+	free(memb);
+	return 0;
 }
 
 /* Distances to destination switch d: down-only, then up*-down*. */

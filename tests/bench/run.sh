@@ -18,16 +18,19 @@ ENGINES=${ENGINES:-"gpuaware ftree updn minhop dfsssp nue"}
 TORUS_ENGINES=${TORUS_ENGINES:-"gpuaware torus-2QoS dor lash dfsssp nue minhop"}
 DF_ENGINES=${DF_ENGINES:-"gpuaware dfsssp lash nue minhop"}
 SEEDS=${SEEDS:-"1 2 3"}
+DEG_SEEDS=${DEG_SEEDS:-"101 102"}
 SECTIONS=${BENCH_SECTIONS:-"fattree torus dragonfly jobs offline"}
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	BIG=$CONFIGS/ft3-small.net
 	DEG_ARGS="--radix 8 --levels 3"
+	DEG4K_ARGS="--radix 8 --levels 3"
 	TORUS_DIMS=${TORUS_DIMS:-"4x4x4"}
 	DF_SHAPES=${DF_SHAPES:-"2,4,2"}
 	OFFLINE_RADIX=16
 else
 	BIG=$CONFIGS/ft3-4k.net
 	DEG_ARGS="--radix 16 --levels 3"
+	DEG4K_ARGS="--k 16 --levels 3"
 	TORUS_DIMS=${TORUS_DIMS:-"4x4x4 8x8x8"}
 	DF_SHAPES=${DF_SHAPES:-"2,4,2 4,8,4"}
 	OFFLINE_RADIX=64
@@ -63,7 +66,7 @@ run_engine() {
 	local label=$1 e=$2 conf used ms d j loops
 	conf=$(engine_conf "$label-$e" "$e" "$WORK/plugin.ini")
 	if ! osm_env timeout 900 opensm -F "$conf" -o >"$conf.out" 2>&1; then
-		echo "| $label | $e | failed | | | | | | | |"
+		echo "| $label | $e | failed | | | | | | | | | |"
 		return
 	fi
 	set -- $(span "$WORK/$label-$e.log")
@@ -77,7 +80,19 @@ run_engine() {
 	if [ "$e" = ftree ]; then
 		FTREE_MS=$ms
 	fi
-	echo "| $label | $e | $used | $ms | $(ratio "$ms") | $(key "$j" unreachable) | $loops | $(key "$j" efi_max) | $(key "$j" efi_ratio) / $(key "$j" efi_level_ratio) | $(key "$j" ebb) |"
+	echo "| $label | $e | $used | $ms | $(ratio "$ms") | $(key "$j" unreachable) | $loops | $(key "$j" efi_max) | $BOUND | $(over "$(key "$j" efi_max)") | $(key "$j" efi_ratio) / $(key "$j" efi_level_ratio) | $(key "$j" ebb) |"
+}
+
+# bound NETFILE: sets BOUND, the least busiest all-to-all link any
+# routing over minimal up*-down* paths could have (build/a2a-bound).
+bound() {
+	BOUND=$("$BDIR/a2a-bound" "$1" | awk '{ printf "%.0f", $1 }') || BOUND=-
+}
+
+# over MAX: how far MAX is above BOUND, as a ratio.
+over() {
+	awk -v a="$1" -v b="$BOUND" 'BEGIN { if (a == "" || b == "-" || !b)
+		print "-"; else printf "%.3f\n", a / b }'
 }
 
 ratio() {
@@ -87,8 +102,8 @@ ratio() {
 
 header() {
 	echo
-	echo "| fabric | engine | used | routing ms | / ftree | lost pairs | credit loops | all-to-all max | max/mean (per level) | eBB |"
-	echo "|---|---|---|---|---|---|---|---|---|---|"
+	echo "| fabric | engine | used | routing ms | / ftree | lost pairs | credit loops | all-to-all max | bound | max / bound | max/mean (per level) | eBB |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 }
 
 # ftree first, so the ratio column has its reference.
@@ -261,29 +276,43 @@ dragonfly_section() {
 	done
 }
 
-fattree_section() {
-	local seed net e
-	header
-	sim_start "$BIG"
+# tree_row LABEL NETFILE: every fat-tree engine on one fabric.
+tree_row() {
+	local e
+	bound "$2"
+	sim_start "$2"
 	FTREE_MS=
 	for e in $(ordered); do
-		run_engine "$(basename "$BIG" .net)" "$e"
+		run_engine "$1" "$e"
 	done
 	sim_stop
 	forget "$SIM_PID"
+}
 
+fattree_section() {
+	local seed net
+	header
+	tree_row "$(basename "$BIG" .net)" "$BIG"
 	for seed in $SEEDS; do
 		net=$WORK/degraded-$seed.net
 		# shellcheck disable=SC2086
 		"$BDIR/ibtopogen" fattree $DEG_ARGS --drop 0.03 --seed "$seed" \
 			-o "$net"
-		sim_start "$net"
-		FTREE_MS=
-		for e in $(ordered); do
-			run_engine "3%-drop-seed$seed" "$e"
-		done
-		sim_stop
-		forget "$SIM_PID"
+		tree_row "3%-drop-seed$seed" "$net"
+	done
+	# cut cables and dropped switches at both sizes, seeds the unit
+	# tests do not use
+	for seed in $DEG_SEEDS; do
+		net=$WORK/cut-$seed.net
+		# shellcheck disable=SC2086
+		"$BDIR/ibtopogen" fattree $DEG_ARGS --drop 0.02 \
+			--drop-switches 2 --seed "$seed" -o "$net"
+		tree_row "2%-cut-2sw-seed$seed" "$net"
+		net=$WORK/cut4k-$seed.net
+		# shellcheck disable=SC2086
+		"$BDIR/ibtopogen" fattree $DEG4K_ARGS --drop 0.02 \
+			--drop-switches 4 --seed "$seed" -o "$net"
+		tree_row "4k-2%-cut-4sw-seed$seed" "$net"
 	done
 }
 

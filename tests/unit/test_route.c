@@ -4,6 +4,7 @@
  * balance from the verifier, across shapes and degradation seeds.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "tu.h"
@@ -17,7 +18,7 @@
 static int route_check(struct fabric *f, enum rt_engine_id id,
 		       struct vf_report *r, struct rt_summary *s)
 {
-	struct vf_opts o = { .ebb_perms = 20, .seed = 1 };
+	struct vf_opts o = { .ebb_perms = 400, .seed = 1 };
 	struct rt_tables t;
 	int ret;
 
@@ -396,6 +397,127 @@ static void test_forced_mismatch(void)
 	CU_ASSERT_EQUAL(rt_engine_parse(NULL, &id), -EINVAL);
 }
 
+/*
+ * Route f and three reshuffles of it (tu_shuffled: node order, switch
+ * GUIDs, port numbers, LIDs): the same engine, every pair delivered
+ * without a credit loop, the worst class's max/mean at most a fraction
+ * tol above f's, and the same eBB but for sampling (400 permutations).
+ */
+static void shuffled_like(const struct fabric *f, enum rt_engine_id id,
+			  unsigned int lmc, double tol, const char *what)
+{
+	struct rt_summary s0, s;
+	struct vf_report r0, r;
+	uint64_t seed;
+
+	CU_ASSERT_FATAL(!route_check((struct fabric *)f, id, &r0, &s0));
+	CU_ASSERT(vf_ok(&r0) && r0.cdg_checked && !r0.cdg_cycle);
+	for (seed = 1; seed <= 3; seed++) {
+		struct fabric *g = tu_shuffled(f, seed * 0x9e37, lmc);
+
+		CU_ASSERT_FATAL(!route_check(g, id, &r, &s));
+		CU_ASSERT_STRING_EQUAL(s.engine, s0.engine);
+		CU_ASSERT(vf_ok(&r) && r.cdg_checked && !r.cdg_cycle);
+		CU_ASSERT_EQUAL(r.pairs, r0.pairs);
+		CU_ASSERT(r.efi_class_ratio <= r0.efi_class_ratio * (1 + tol));
+		CU_ASSERT(r.ebb >= r0.ebb - 0.02);
+		if (r.efi_class_ratio > r0.efi_class_ratio * (1 + tol) ||
+		    r.ebb < r0.ebb - 0.02)
+			fprintf(stderr, "%s seed %llu: per level %.3f (was %.3f), eBB %.3f (was %.3f)\n",
+				what, (unsigned long long)seed,
+				r.efi_class_ratio, r0.efi_class_ratio, r.ebb,
+				r0.ebb);
+		fab_free(g);
+	}
+}
+
+static struct fabric *xgft(unsigned int hosts, unsigned int k,
+			   unsigned int levels)
+{
+	struct gen_fattree g = { .levels = levels, .down = { hosts, k, k, k },
+				 .up = { k, k, k }, .parallel = 1 };
+	struct gen_opts o;
+	struct fabric *f;
+	char err[256];
+
+	gen_opts_init(&o);
+	CU_ASSERT_FATAL(!gen_fattree(&g, &o, &f, err, sizeof(err)));
+	CU_ASSERT_FATAL(!fab_assign_lids(f, 0));
+	return f;
+}
+
+/* Fat-trees balanced whatever order discovery found them in. */
+static void test_shuffled_trees(void)
+{
+	static const unsigned int kary[][2] = { { 4, 2 }, { 4, 3 }, { 6, 3 },
+						{ 2, 4 }, { 3, 4 } };
+	struct fabric *f;
+	size_t i;
+
+	for (i = 0; i < sizeof(kary) / sizeof(kary[0]); i++) {
+		f = tu_tree(kary[i][0], kary[i][1], 0, 0, 0);
+		shuffled_like(f, RT_ENGINE_AUTO, 0, 1e-9, "k-ary tree");
+		fab_free(f);
+	}
+	f = tu_radix_tree(8, 3);
+	shuffled_like(f, RT_ENGINE_AUTO, 0, 1e-9, "radix-8 tree");
+	fab_free(f);
+	f = tu_rail();
+	shuffled_like(f, RT_ENGINE_AUTO, 0, 1e-9, "rail tree");
+	fab_free(f);
+	/* 2:1 leaves, and pods whose aggregation switch i meets core group i */
+	f = xgft(8, 4, 3);
+	shuffled_like(f, RT_ENGINE_AUTO, 0, 1e-9, "2:1 tree");
+	fab_free(f);
+	f = xgft(6, 6, 3);
+	shuffled_like(f, RT_ENGINE_AUTO, 0, 1e-9, "6/6/6 tree");
+	fab_free(f);
+	f = tu_tree(4, 3, 0, 0, 1);
+	shuffled_like(f, RT_ENGINE_AUTO, 1, 1e-9, "4-ary 3-tree, LMC 1");
+	fab_free(f);
+	/* degraded: the detours may differ, the balance may not by much */
+	f = tu_tree(8, 3, 0.03, 5, 0);
+	shuffled_like(f, RT_ENGINE_AUTO, 0, 0.15, "degraded 8-ary tree");
+	fab_free(f);
+}
+
+/* Tori, dragonflies and up*-down*, shuffled the same way. */
+static void test_shuffled_others(void)
+{
+	struct gen_torus tor;
+	struct gen_dragonfly df;
+	struct gen_opts o;
+	struct fabric *f;
+	char err[256];
+
+	gen_opts_init(&o);
+	gen_torus_init(&tor, true);
+	tor.hosts = 2;
+	CU_ASSERT_FATAL(!gen_torus(&tor, &o, &f, err, sizeof(err)));
+	CU_ASSERT_FATAL(!fab_assign_lids(f, 0));
+	shuffled_like(f, RT_ENGINE_AUTO, 0, 1e-9, "torus");
+	shuffled_like(f, RT_ENGINE_UPDOWN, 0, 1e-9, "updown on a torus");
+	fab_free(f);
+	gen_torus_init(&tor, false);
+	CU_ASSERT_FATAL(!gen_torus(&tor, &o, &f, err, sizeof(err)));
+	CU_ASSERT_FATAL(!fab_assign_lids(f, 0));
+	shuffled_like(f, RT_ENGINE_AUTO, 0, 1e-9, "mesh");
+	fab_free(f);
+	gen_dragonfly_init(&df, false);
+	CU_ASSERT_FATAL(!gen_dragonfly(&df, &o, &f, err, sizeof(err)));
+	CU_ASSERT_FATAL(!fab_assign_lids(f, 0));
+	shuffled_like(f, RT_ENGINE_AUTO, 0, 1e-9, "dragonfly");
+	/* up*-down* has no structure to follow: its root's search order */
+	shuffled_like(f, RT_ENGINE_UPDOWN, 0, 0.3, "updown on a dragonfly");
+	fab_free(f);
+	gen_dragonfly_init(&df, true);
+	CU_ASSERT_FATAL(!gen_dragonfly(&df, &o, &f, err, sizeof(err)));
+	CU_ASSERT_FATAL(!fab_assign_lids(f, 0));
+	/* leaf-spine choices follow port order: not yet shuffle-proof */
+	shuffled_like(f, RT_ENGINE_AUTO, 0, 0.1, "dragonfly+");
+	fab_free(f);
+}
+
 TU_SUITE(route,
 	 { "intact trees are balanced", test_intact_balance },
 	 { "degraded trees, 12 seeds", test_degraded_seeds },
@@ -406,4 +528,6 @@ TU_SUITE(route,
 	 { "LMC LIDs take distinct up ports", test_lmc_paths },
 	 { "rail traffic stays on its leaf", test_rails },
 	 { "updown routes torus and dragonfly", test_updown_any },
-	 { "forced engine that does not fit", test_forced_mismatch })
+	 { "forced engine that does not fit", test_forced_mismatch },
+	 { "shuffled trees keep their balance", test_shuffled_trees },
+	 { "shuffled tori, dragonflies, updown", test_shuffled_others })

@@ -224,3 +224,106 @@ uint32_t tu_ca_named(const struct fabric *f, const char *name, char *guid)
 		snprintf(guid, 24, "0x%016" PRIx64, fab_port(f, n, 1)->guid);
 	return n;
 }
+
+/* A random permutation of 0..n-1 into a (n entries). */
+static void tu_perm(uint32_t *a, uint32_t n, uint64_t *s)
+{
+	uint32_t i, j, x;
+
+	for (i = 0; i < n; i++)
+		a[i] = i;
+	for (i = n; i > 1; i--) {
+		j = gen_rng_below(s, i);
+		x = a[i - 1];
+		a[i - 1] = a[j];
+		a[j] = x;
+	}
+}
+
+struct fabric *tu_shuffled(const struct fabric *f, uint64_t seed,
+			   unsigned int lmc)
+{
+	size_t nl = f->nnodes * (FAB_MAX_PORTS + 1);
+	struct fabric *g = fab_new();
+	uint32_t *order = calloc(f->nnodes + 1, sizeof(*order));
+	uint32_t *at = calloc(f->nnodes + 1, sizeof(*at));
+	uint32_t *sw = calloc(f->nnodes + 1, sizeof(*sw));
+	uint32_t *gp = calloc(f->nnodes + 1, sizeof(*gp));
+	uint32_t *rank = calloc(f->nnodes + 1, sizeof(*rank));
+	uint32_t *lid = calloc(nl + 1, sizeof(*lid));
+	uint32_t *lp = calloc(nl + 1, sizeof(*lp));
+	uint8_t *pmap = calloc(f->nports + 1, 1);
+	uint32_t n, m, nsw = 0, k, nlid = 0;
+	uint32_t perm[FAB_MAX_PORTS];
+	unsigned int p;
+
+	CU_ASSERT_FATAL(g && order && at && sw && gp && rank && lid && lp &&
+			pmap);
+	tu_perm(order, f->nnodes, &seed);
+	/* switch GUIDs: the same set, dealt out anew */
+	for (n = 0; n < f->nnodes; n++)
+		if (fab_is_sw(f, n)) {
+			rank[n] = nsw;
+			sw[nsw++] = n;
+		}
+	tu_perm(gp, nsw, &seed);
+	for (m = 0; m < f->nnodes; m++) {
+		const struct fab_node *nd = &f->nodes[order[m]];
+		bool is_sw = nd->type == FAB_SW;
+		uint64_t guid = is_sw ? f->nodes[sw[gp[rank[order[m]]]]].guid :
+					nd->guid;
+
+		CU_ASSERT_FATAL(fab_add_node(g, nd->type, nd->nports, guid,
+					     nd->desc) == (int)m);
+		g->nodes[m].sysguid = is_sw ? guid : nd->sysguid;
+		tu_perm(perm, nd->nports, &seed);
+		for (p = 1; p <= nd->nports; p++) {
+			pmap[nd->port0 + p] = is_sw ? perm[p - 1] + 1 : p;
+			fab_port(g, m, pmap[nd->port0 + p])->guid =
+				fab_port(f, order[m], p)->guid;
+		}
+		if (is_sw)
+			fab_port(g, m, 0)->guid = guid;
+		at[order[m]] = m;
+	}
+	for (n = 0; n < f->nnodes; n++)
+		for (p = 1; p <= f->nodes[n].nports; p++) {
+			const struct fab_port *fp = fab_port(f, n, p);
+
+			if (fp->peer == FAB_NONE || fp->peer < n ||
+			    (fp->peer == n && fp->peer_port < p))
+				continue;
+			CU_ASSERT_FATAL(!fab_link(g, at[n],
+				pmap[f->nodes[n].port0 + p], at[fp->peer],
+				pmap[f->nodes[fp->peer].port0 + fp->peer_port],
+				fp->width, fp->speed));
+		}
+	/* LIDs: switch port 0 and linked CA ports, dealt in random order */
+	for (m = 0; m < g->nnodes; m++) {
+		if (fab_is_sw(g, m)) {
+			lid[nlid++] = m * (FAB_MAX_PORTS + 1);
+			continue;
+		}
+		for (p = 1; p <= g->nodes[m].nports; p++)
+			if (fab_port(g, m, p)->peer != FAB_NONE)
+				lid[nlid++] = m * (FAB_MAX_PORTS + 1) + p;
+	}
+	tu_perm(lp, nlid, &seed);
+	for (k = 0; k < nlid; k++) {
+		uint32_t x = lid[lp[k]];
+		struct fab_port *fp = fab_port(g, x / (FAB_MAX_PORTS + 1),
+					       x % (FAB_MAX_PORTS + 1));
+
+		fp->lid = (k + 1) << lmc;
+		fp->lmc = x % (FAB_MAX_PORTS + 1) ? lmc : 0;
+	}
+	free(order);
+	free(at);
+	free(sw);
+	free(gp);
+	free(rank);
+	free(lid);
+	free(lp);
+	free(pmap);
+	return g;
+}

@@ -31,6 +31,15 @@ struct fabric *tu_radix_tree(unsigned int r, unsigned int levels);
 /* A rail-optimized tree: 2 SUs of 8 hosts, 4 rails, 4 spines. */
 struct fabric *tu_rail(void);
 
+/*
+ * f as another discovery could present it: nodes in a random order,
+ * the switch GUIDs dealt out anew, every switch's port numbers permuted
+ * and LIDs (CA ports at LMC lmc) assigned in a random order; names,
+ * cables and host GUIDs stay.  The caller frees it with fab_free().
+ */
+struct fabric *tu_shuffled(const struct fabric *f, uint64_t seed,
+			   unsigned int lmc);
+
 #define TU_MAX_JOBS 16
 #define TU_NAME_LEN 64
 
