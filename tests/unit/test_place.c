@@ -15,6 +15,7 @@
 #include "routing/route.h"
 #include "tools/ibpoold/place.h"
 #include "tools/ibpoold/placemodel.h"
+#include "tools/ibpoold/topoexport.h"
 #include "topology/gen.h"
 #include "topology/netfile.h"
 

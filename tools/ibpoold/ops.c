@@ -18,6 +18,7 @@
 #include "log.h"
 #include "ops.h"
 #include "placemodel.h"
+#include "topoexport.h"
 #include "sm/hints.h"
 
 /* qsort_r/bsearch key: a name against a config host index. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Job placement: which hosts a job of N GPUs should get so it spans the
- * fewest switch levels, and the same host grouping exported as a Slurm
- * topology.conf (tree plugin) and as Kubernetes node labels.
+ * fewest switch levels, over a grouping of the fabric's hosts by level
+ * that the topology exports (topoexport.h) write out too.
  */
 #ifndef GPUAWARE_POOL_PLACE_H
 #define GPUAWARE_POOL_PLACE_H
@@ -102,20 +102,5 @@ int pool_place_cands(const struct pool *p, const struct pool_config *cfg,
 		     unsigned int gpus_per_host, const double *load,
 		     struct pool_placement *out, size_t max, size_t *n,
 		     char *err, size_t len);
-
-/*
- * Slurm topology.conf for the tree plugin: group g of level l is switch
- * "s<k>" with k counting groups level by level from the leaves;
- * "SwitchName=s0 Nodes=gpu[01-04]" for level 0, "SwitchName=s10
- * Switches=s[0-3]" above.  Returns 0 or a negative errno.
- */
-int pool_export_slurm(const struct pool_tree *t, FILE *out);
-
-/*
- * One line per host: "NAME fabric.topograph.run/tier-1=s0
- * fabric.topograph.run/tier-2=s4 ...", tier l+1 naming its level-l group
- * as the Slurm export does; ready for "kubectl label node".
- */
-int pool_export_k8s(const struct pool_tree *t, FILE *out);
 
 #endif
