@@ -44,30 +44,6 @@ quiet() {
 	"$@" >/dev/null 2>&1
 }
 
-# start: the daemon on $w/pool.conf, polled (up to 10 s) until it logs
-# that it serves; its log in $w/log.
-start() {
-	: >"$w/log"
-	"$D" -c "$w/pool.conf" --net "$NET" 2>"$w/log" &
-	pid=$!
-	i=0
-	until grep -q "serving" "$w/log"; do
-		i=$((i + 1))
-		if [ $i -gt 200 ] || ! kill -0 "$pid" 2>/dev/null; then
-			echo "ibpoold did not start:"
-			cat "$w/log"
-			exit 1
-		fi
-		sleep 0.05
-	done
-}
-
-stop() {
-	kill "$pid"
-	wait "$pid" || true
-	pid=
-}
-
 # tcp_sockets PID STATE: the local "ADDR:PORT" (hex, as /proc/net/tcp
 # and tcp6 write them) of PID's TCP sockets in STATE (0A: listening;
 # "": any).
@@ -92,7 +68,7 @@ forbidden() {
 
 # --- tcp = 127.0.0.1:0: the port the kernel gave, logged ---
 conf 127.0.0.1:0 >"$w/pool.conf"
-start
+poold_start "$D" "$w/pool.conf" "$NET"
 port=$(sed -n 's/.* and tcp 127\.0\.0\.1:\([0-9]*\) (reads only).*/\1/p' "$w/log")
 check "tcp: the bound port is logged" [ -n "$port" ]
 check "tcp: not port 0" [ "${port:-0}" -ne 0 ]
@@ -129,7 +105,7 @@ expect "changes over TCP: nothing changed" "14 1 0" \
 	"$(json "$w/out" '"$r->{free} $r->{allocs} $r->{jobs}"')"
 check "the Unix socket still changes: release" \
 	quiet "$R" release "$id" --socket "$S"
-stop
+poold_stop
 check "stopped: the port is free" \
 	[ -z "$(awk -v p="$(printf ':%04X' "$port")" \
 		'FNR > 1 && $4 == "0A" && substr($2, length($2) - 4) == p' \
@@ -137,10 +113,10 @@ check "stopped: the port is free" \
 
 # --- a non-loopback address: an explicit choice, warned about ---
 conf 0.0.0.0:0 >"$w/pool.conf"
-start
+poold_start "$D" "$w/pool.conf" "$NET"
 check "any address: warned at start" \
 	grep -q "tcp 0.0.0.0:[0-9]* is reachable from other hosts" "$w/log"
-stop
+poold_stop
 
 # --- bad values: refused with file, line and key ---
 for v in localhost:7070 70000 '::1:7070'; do
@@ -154,11 +130,11 @@ done
 
 # --- unset: no TCP socket at all ---
 conf >"$w/pool.conf"
-start
+poold_start "$D" "$w/pool.conf" "$NET"
 check "unset: the Unix socket serves" quiet "$R" pool --socket "$S"
 expect "unset: no TCP socket" "" "$(tcp_sockets "$pid" "")"
 check "unset: not logged" [ -z "$(grep " and tcp " "$w/log" || true)" ]
-stop
+poold_stop
 
 echo "t-poold-tcp: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
