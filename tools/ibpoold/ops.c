@@ -18,6 +18,7 @@
 #include "log.h"
 #include "ops.h"
 #include "placemodel.h"
+#include "swname.h"
 #include "topoexport.h"
 #include "sm/hints.h"
 
@@ -229,11 +230,18 @@ static int bind_view(struct poold *d, struct pool_view *view, char *err,
 {
 	const struct pool_config *cfg = d->cfg;
 	struct pool_tree tree;
+	char **names;
 	unsigned int r;
 	size_t h;
 	int ret;
 
-	ret = pool_tree_build(view->fab, &tree, err, len);
+	ret = pool_swname_build(view->fab, &d->names, &names);
+	if (ret) {
+		snprintf(err, len, "out of memory");
+		return ret;
+	}
+	ret = pool_tree_build(view->fab, names, &tree, err, len);
+	pool_swname_free(names, view->fab->nnodes);
 	if (ret)
 		return ret;
 	ret = pool_tree_bind(&tree, cfg);
@@ -294,6 +302,12 @@ int poold_init(struct poold *d, const struct pool_config *cfg,
 		d->byname[h] = h;
 	qsort_r(d->byname, cfg->nhosts, sizeof(*d->byname), cmp_host,
 		(void *)cfg);
+	if (cfg->node_name_map) {
+		ret = pool_swname_map_load(cfg->node_name_map, &d->names, err,
+					   len);
+		if (ret)
+			goto out_free;
+	}
 	ret = bind_view(d, view, err, len);
 	if (ret)
 		goto out_free;
@@ -301,6 +315,7 @@ int poold_init(struct poold *d, const struct pool_config *cfg,
 	post_jobs(d);
 	return 0;
 out_free:
+	pool_swname_map_release(&d->names);
 	free(d->byname);
 	free(d->hoff);
 	free(d->port);
@@ -324,6 +339,7 @@ int poold_swap_view(struct poold *d, struct pool_view *view,
 void poold_release(struct poold *d)
 {
 	pool_tree_release(&d->tree);
+	pool_swname_map_release(&d->names);
 	pthread_mutex_destroy(&d->lock);
 	free(d->byname);
 	free(d->hoff);
@@ -868,6 +884,7 @@ static int op_job_list(struct poold *d, const struct sm_peer *p,
 static int op_export(struct poold *d, const struct sm_peer *p,
 		     json_object *req, json_object *reply, struct sm_error *e)
 {
+	enum pool_export_format f;
 	const char *fmt;
 	char *buf = NULL;
 	size_t n = 0;
@@ -877,20 +894,20 @@ static int op_export(struct poold *d, const struct sm_peer *p,
 	(void)p;
 	if ((ret = sm_get_string(req, "format", true, &fmt, e)))
 		return ret;
-	if (strcmp(fmt, "slurm-tree") && strcmp(fmt, "k8s-labels"))
-		return sm_error_set(e, SM_ERR_BAD_REQUEST, "field 'format' must be 'slurm-tree' or 'k8s-labels', not '%s'", fmt);
+	if (pool_export_parse(fmt, &f))
+		return sm_error_set(e, SM_ERR_BAD_REQUEST, "field 'format' must be " POOL_EXPORT_FORMATS ", not '%s'",
+				    fmt);
 	m = open_memstream(&buf, &n);
 	if (!m)
 		return -ENOMEM;
-	ret = fmt[0] == 's' ? pool_export_slurm(&d->tree, m) :
-			      pool_export_k8s(&d->tree, m);
+	ret = pool_export_text(&d->tree, f, m);
 	if (fclose(m) && !ret)
 		ret = -ENOMEM;
 	if (!ret && (add_str(reply, "format", fmt) ||
 		     add_str(reply, "text", buf)))
 		ret = -ENOMEM;
 	free(buf);
-	return ret;
+	return ret ? ret : pool_export_json(&d->tree, reply);
 }
 
 static int op_status(struct poold *d, const struct sm_peer *p,

@@ -21,6 +21,7 @@
 #include "place.h"
 #include "pool.h"
 #include "relay.h"
+#include "swname.h"
 #include "view.h"
 #include "sm/server.h"
 
@@ -40,6 +41,7 @@ struct poold {
 	struct pool_view *view;
 	struct poold_relay *relay;
 	struct pool_tree tree;
+	struct pool_swname_map names;	/* cfg's node_name_map, loaded */
 	size_t nhcas;		/* configured HCAs, all hosts */
 	/* port of host h's rail r, port[hoff[h] + r] (-errno: not found) */
 	long *port;

@@ -4,6 +4,7 @@
  * and placement scoring over it.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,14 +140,91 @@ static uint32_t level_row(const struct pool_tree *t, uint32_t *uf,
 	return n;
 }
 
-/* Keep row as the next level unless it groups as the last kept one. */
-static void keep_level(struct pool_tree *t, const uint32_t *row, uint32_t n)
+/*
+ * The switch naming each group of a level: the highest tier, then the
+ * lowest node GUID, of the switches in the group (rep[g], FAB_NONE
+ * before any).
+ */
+static void level_reps(const struct fabric *f, const uint8_t *tier,
+		       uint32_t *uf, const uint32_t *id, uint32_t *rep)
 {
+	uint32_t n, g, r;
+
+	for (n = 0; n < f->nnodes; n++) {
+		if (!fab_is_sw(f, n))
+			continue;
+		g = id[swg_find(uf, n)];
+		if (g == UINT32_MAX)
+			continue;
+		r = rep[g];
+		if (r == FAB_NONE || tier[n] > tier[r] ||
+		    (tier[n] == tier[r] && f->nodes[n].guid < f->nodes[r].guid))
+			rep[g] = n;
+	}
+}
+
+/* Group g's name: its switch's, "-t<l>" when that is below level l. */
+static char *group_name(const struct fabric *f, char *const *swname,
+			const uint8_t *tier, uint32_t rep, unsigned int l)
+{
+	char *s = NULL;
+	int n;
+
+	if (swname && tier[rep] >= l)
+		return strdup(swname[rep]);
+	if (swname)
+		n = asprintf(&s, "%s-t%u", swname[rep], l);
+	else if (tier[rep] >= l)
+		n = asprintf(&s, "0x%016" PRIx64, f->nodes[rep].guid);
+	else
+		n = asprintf(&s, "0x%016" PRIx64 "-t%u", f->nodes[rep].guid, l);
+	return n < 0 ? NULL : s;
+}
+
+/*
+ * Keep row (level l of the fabric, n groups named after rep) as the next
+ * level unless it groups as the last kept one.
+ */
+static int keep_level(const struct fabric *f, char *const *swname,
+		      const uint8_t *tier, struct pool_tree *t,
+		      const uint32_t *row, uint32_t n, const uint32_t *rep,
+		      unsigned int l)
+{
+	char **name = t->gname + (size_t)t->nlevels * t->nhosts;
+	uint32_t g;
+
 	if (t->nlevels && t->ngrp[t->nlevels - 1] == n)
-		return;
+		return 0;
+	for (g = 0; g < n; g++)
+		if (!(name[g] = group_name(f, swname, tier, rep[g], l)))
+			return -ENOMEM;
 	memcpy(t->grp + (size_t)t->nlevels * t->nhosts, row,
 	       t->nhosts * sizeof(*row));
 	t->ngrp[t->nlevels++] = n;
+	return 0;
+}
+
+/*
+ * Each switch's tier for naming: its fat-tree level above the leaves;
+ * elsewhere 0 with hosts, 1 without.
+ */
+static uint8_t *tiers(const struct fabric *f, const struct ft_info *ft,
+		      const struct att *a, size_t na)
+{
+	uint8_t *tier = calloc(f->nnodes + 1, sizeof(*tier));
+	size_t i;
+
+	if (!tier)
+		return NULL;
+	for (i = 0; i < f->nnodes; i++)
+		if (ft->tree)
+			tier[i] = ft->level[i] > ft->leaf_level ?
+				  ft->level[i] - ft->leaf_level : 0;
+		else
+			tier[i] = 1;
+	for (i = 0; !ft->tree && i < na; i++)
+		tier[a[i].sw] = 0;
+	return tier;
 }
 
 /*
@@ -172,44 +250,53 @@ static void join_up_to(const struct fabric *f, const uint8_t *level,
 	}
 }
 
-static int build_levels(const struct fabric *f, struct pool_tree *t,
-			const struct ft_info *ft, const struct att *a,
-			size_t na)
+static int build_levels(const struct fabric *f, char *const *swname,
+			struct pool_tree *t, const struct ft_info *ft,
+			const struct att *a, size_t na)
 {
-	uint32_t *uf, *id, *row, nl;
+	uint32_t *uf, *id, *row, *rep, nl;
 	unsigned int l, nfab;
+	uint8_t *tier;
 	size_t i;
+	int ret = -ENOMEM;
 
 	nfab = ft->tree ? ft->nlevels - ft->leaf_level : 2;
 	t->grp = calloc((size_t)nfab * t->nhosts + 1, sizeof(*t->grp));
+	/* every slot, so that a release after a failure frees them all */
+	t->gname = calloc((size_t)FT_MAX_LEVELS * t->nhosts + 1,
+			  sizeof(*t->gname));
 	uf = malloc((f->nnodes + 1) * sizeof(*uf));
 	id = malloc((f->nnodes + 1) * sizeof(*id));
 	row = malloc((t->nhosts + 1) * sizeof(*row));
-	if (!t->grp || !uf || !id || !row) {
-		free(uf);
-		free(id);
-		free(row);
-		return -ENOMEM;
-	}
+	rep = malloc((t->nhosts + 1) * sizeof(*rep));
+	tier = tiers(f, ft, a, na);
+	if (!t->grp || !t->gname || !uf || !id || !row || !rep || !tier)
+		goto out_free;
 	for (i = 0; i < f->nnodes; i++)
 		uf[i] = i;
-	for (l = 0; l < nfab && l < FT_MAX_LEVELS; l++) {
+	ret = 0;
+	for (l = 0; !ret && l < nfab && l < FT_MAX_LEVELS; l++) {
 		if (ft->tree)
 			join_up_to(f, ft->level, ft->leaf_level + l, uf);
 		else if (l)
 			join_up_to(f, NULL, 0, uf);
 		memset(id, 0xff, (f->nnodes + 1) * sizeof(*id));
 		nl = level_row(t, uf, a, na, row, id);
-		keep_level(t, row, nl);
+		memset(rep, 0xff, (t->nhosts + 1) * sizeof(*rep));
+		level_reps(f, tier, uf, id, rep);
+		ret = keep_level(f, swname, tier, t, row, nl, rep, l);
 	}
+out_free:
 	free(uf);
 	free(id);
 	free(row);
-	return 0;
+	free(rep);
+	free(tier);
+	return ret;
 }
 
-int pool_tree_build(const struct fabric *f, struct pool_tree *t, char *err,
-		    size_t len)
+int pool_tree_build(const struct fabric *f, char *const *swname,
+		    struct pool_tree *t, char *err, size_t len)
 {
 	struct ft_info ft;
 	struct att *a = NULL;
@@ -224,7 +311,7 @@ int pool_tree_build(const struct fabric *f, struct pool_tree *t, char *err,
 	if (ret)
 		goto out_release;
 	t->fattree = ft.tree;
-	ret = build_levels(f, t, &ft, a, na);
+	ret = build_levels(f, swname, t, &ft, a, na);
 	ft_info_release(&ft);
 	if (ret || t->fattree)
 		goto out_release;
@@ -270,6 +357,9 @@ void pool_tree_release(struct pool_tree *t)
 
 	for (h = 0; h < t->nhosts; h++)
 		free(t->host[h]);
+	for (h = 0; t->gname && h < (size_t)FT_MAX_LEVELS * t->nhosts; h++)
+		free(t->gname[h]);
+	free(t->gname);
 	free(t->host);
 	free(t->grp);
 	free(t->host_sw);
