@@ -3,7 +3,7 @@
 # ibpoold's optional TCP listener, offline: with [pool] tcp = 127.0.0.1:0
 # the daemon logs the port it got, listens there on loopback only, and
 # answers the reads over TCP as over the Unix socket while every change
-# is forbidden; a non-loopback address starts with a warning; a bad tcp
+# is forbidden, and GET /metrics on the same port (promtool-clean); a non-loopback address starts with a warning; a bad tcp
 # value is refused with its file, line and key; without tcp the daemon
 # has no TCP socket at all.
 # usage: t-poold-tcp.sh [BUILDDIR]; prints PASS/FAIL lines and a summary.
@@ -94,6 +94,30 @@ expect "read over TCP: jobs" 0 "$(json "$w/out" 'scalar @{$r->{jobs}}')"
 check "read over TCP: topology" quiet "$R" topology --socket "$T"
 check "read over TCP: tcp:PORT means 127.0.0.1" \
 	quiet "$R" pool --socket "tcp:$port"
+
+# --- GET /metrics on the same port: Prometheus' format, promtool-clean ---
+curl -sS -D "$w/mhead" -o "$w/metrics" "http://127.0.0.1:$port/metrics" 2>"$w/err" ||
+	bad "metrics: fetched" "$(cat "$w/err")"
+check "metrics: 200, text format 0.0.4" grep -q \
+	'^Content-Type: text/plain; version=0.0.4' "$w/mhead"
+if promtool check metrics <"$w/metrics" >"$w/prom" 2>&1; then
+	ok "metrics: promtool check metrics"
+else
+	bad "metrics: promtool check metrics" "$(head -5 "$w/prom")"
+fi
+expect "metrics: GPUs held on node0001" 2 \
+	"$(sed -n 's/^gpuaware_pool_gpus_held{host="node0001",gpu_type="H100"} //p' "$w/metrics")"
+expect "metrics: allocations" 1 "$(sed -n 's/^gpuaware_pool_allocations //p' "$w/metrics")"
+expect "metrics: alloc requests" 1 \
+	"$(sed -n 's/^gpuaware_pool_requests_total{op="alloc",result="ok"} //p' "$w/metrics")"
+check "metrics: the alloc's journal sync" grep -q \
+	'^gpuaware_pool_journal_sync_seconds_count [1-9]' "$w/metrics"
+check "metrics: a link's allocation paths" grep -q \
+	'^gpuaware_pool_link_allocation_paths{switch="0x[0-9a-f]*",port="[0-9]*"} [1-9]' \
+	"$w/metrics"
+expect "metrics: another path is 404" 404 \
+	"$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/")"
+check "metrics: JSON lines still served" quiet "$R" pool --socket "$T"
 
 forbidden alloc "$R" alloc --socket "$T" --client node0001 --gpus 1
 forbidden release "$R" release "$id" --socket "$T"

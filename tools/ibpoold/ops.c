@@ -298,6 +298,8 @@ int poold_init(struct poold *d, const struct pool_config *cfg,
 		ret = -ENOMEM;
 		goto out_free;
 	}
+	for (h = 0; h < POOLD_NOPS; h++)
+		poold_hist_init(&d->opstat[h].time);
 	for (h = 0; h < cfg->nhosts; h++)
 		d->byname[h] = h;
 	qsort_r(d->byname, cfg->nhosts, sizeof(*d->byname), cmp_host,
@@ -315,6 +317,8 @@ int poold_init(struct poold *d, const struct pool_config *cfg,
 	post_jobs(d);
 	return 0;
 out_free:
+	for (h = 0; h < POOLD_NOPS; h++)
+		poold_hist_destroy(&d->opstat[h].time);
 	pool_swname_map_release(&d->names);
 	free(d->byname);
 	free(d->hoff);
@@ -338,8 +342,12 @@ int poold_swap_view(struct poold *d, struct pool_view *view,
 
 void poold_release(struct poold *d)
 {
+	size_t h;
+
 	pool_tree_release(&d->tree);
 	pool_swname_map_release(&d->names);
+	for (h = 0; h < POOLD_NOPS; h++)
+		poold_hist_destroy(&d->opstat[h].time);
 	pthread_mutex_destroy(&d->lock);
 	free(d->byname);
 	free(d->hoff);
@@ -988,6 +996,22 @@ static const struct op ops[] = {
 	{ "topology.export", READ, FIELDS("format"), op_export },
 };
 
+_Static_assert(sizeof(ops) / sizeof(ops[0]) == POOLD_NOPS,
+	       "POOLD_NOPS counts the operations");
+
+const char *poold_op_name(size_t i)
+{
+	return ops[i].name;
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 /*
  * *reply goes once the journal is durable up to seq, the changes written
  * when it was built: now when it already is, else through the commit
@@ -1019,8 +1043,10 @@ int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
 	struct poold *d = ctx;
 	const char *name = sm_proto_op(req);
 	const struct op *op = NULL;
+	struct poold_opstat *st;
 	struct sm_error e;
 	uint64_t seq;
+	double t;
 	size_t i;
 	int ret;
 
@@ -1049,10 +1075,17 @@ int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
 	*reply = sm_reply_ok();
 	if (!*reply)
 		return -ENOMEM;
+	t = mono();
 	pthread_mutex_lock(&d->lock);
 	ret = op->fn(d, p, req, *reply, &e);
 	seq = pool_seq(d->pool);
 	pthread_mutex_unlock(&d->lock);
+	st = &d->opstat[op - ops];
+	poold_hist_add(&st->time, mono() - t);
+	if (ret)
+		st->err++;
+	else
+		st->ok++;
 	if (ret == -ENOMEM) {
 		json_object_put(*reply);
 		*reply = NULL;

@@ -18,12 +18,22 @@
 
 #include "commit.h"
 #include "config.h"
+#include "metrics.h"
 #include "place.h"
 #include "pool.h"
 #include "relay.h"
 #include "swname.h"
 #include "view.h"
 #include "sm/server.h"
+
+/* Operations of the pool socket (the table in ops.c). */
+#define POOLD_NOPS 10
+
+/* Requests of one operation answered, and the handler's time. */
+struct poold_opstat {
+	uint64_t ok, err;
+	struct poold_hist time;
+};
 
 /* Compact the journal after this many acknowledged changes. */
 #define POOLD_COMPACT_RECORDS 4096
@@ -53,7 +63,11 @@ struct poold {
 	time_t (*now)(time_t *);
 	struct poold_commit *commit;
 	struct sm_server *srv;
+	struct poold_opstat opstat[POOLD_NOPS];	/* server thread */
 };
+
+/* The name of operation i < POOLD_NOPS. */
+const char *poold_op_name(size_t i);
 
 /*
  * Build the host tree and find every configured HCA in the view (one
