@@ -10,7 +10,7 @@
 #
 # The client is perl-base (Essential in Debian, so always installed) with
 # IO::Socket::UNIX; hostlists are expanded by "scontrol show hostnames",
-# or by "ibpoolroute --expand-hostlist" where scontrol is missing.
+# or by "ibpoolroute --expand-hostlist" where scontrol is missing or fails.
 set -u
 op=${1:-}
 sock=${GPUAWARE_POOL_SOCKET:-/run/gpuaware/pool.sock}
@@ -42,9 +42,10 @@ if ! safe "$job"; then
 fi
 req="{\"op\":\"$op\",\"job\":\"$job\""
 if [ "$op" = job.start ]; then
-	if command -v scontrol >/dev/null 2>&1; then
-		hosts=$(scontrol show hostnames "${SLURM_JOB_NODELIST:-}" 2>&1)
-	else
+	# scontrol may be there without a slurm.conf to read (a client
+	# package on a host that is no controller): then ibpoolroute expands
+	if ! command -v scontrol >/dev/null 2>&1 ||
+		! hosts=$(scontrol show hostnames "${SLURM_JOB_NODELIST:-}" 2>/dev/null); then
 		hosts=$(ibpoolroute --expand-hostlist "${SLURM_JOB_NODELIST:-}" 2>&1)
 	fi || {
 		log "$op for job $job: cannot expand nodelist '${SLURM_JOB_NODELIST:-}': $hosts"

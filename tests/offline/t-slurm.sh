@@ -15,7 +15,8 @@ srv=
 off_workdir srv
 
 # A logger that appends to a file, and ibpoolroute for the expansion
-# (no scontrol here: a fake one would hide the fallback).
+# (scontrol, if installed, fails without a slurm.conf: a fake one would
+# hide the fallback).
 mkdir "$w/bin"
 cat > "$w/bin/logger" <<EOT
 #!/bin/sh
