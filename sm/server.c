@@ -59,6 +59,8 @@ struct client {
 	int64_t line_start;	/* when the pending partial line began, or 0 */
 	int64_t last;		/* when a byte last moved either way */
 	bool closing;		/* send what is queued, read nothing, close */
+	bool started;		/* its first byte came: http is decided */
+	bool http;		/* an HTTP request, not JSON lines */
 	bool eof;		/* read nothing more, answer what came, close */
 	/* Under the server's lock, for sm_server_answer(): */
 	uint64_t wait;		/* the deferred request's ticket, 0: none */
@@ -217,16 +219,11 @@ static int flush(struct client *c, int64_t now)
 	return 0;
 }
 
-/* Queue reply (consumed) on c; -ENOMEM leaves the client to be dropped. */
-static int queue(struct client *c, json_object *reply)
+/* Queue n bytes of data on c as they are; -ENOMEM as queue(). */
+static int queue_raw(struct client *c, const char *data, size_t n)
 {
-	size_t n, need;
-	char *line;
+	size_t need;
 
-	line = reply ? sm_proto_line(reply, &n) : NULL;
-	json_object_put(reply);
-	if (!line)
-		return -ENOMEM;
 	if (c->off) {
 		memmove(c->out, c->out + c->off, c->nout - c->off);
 		c->nout -= c->off;
@@ -237,17 +234,30 @@ static int queue(struct client *c, json_object *reply)
 		size_t cap = need > 2 * c->cap ? need : 2 * c->cap;
 		char *p = realloc(c->out, cap);
 
-		if (!p) {
-			free(line);
+		if (!p)
 			return -ENOMEM;
-		}
 		c->out = p;
 		c->cap = cap;
 	}
-	memcpy(c->out + c->nout, line, n);
+	memcpy(c->out + c->nout, data, n);
 	c->nout += n;
-	free(line);
 	return 0;
+}
+
+/* Queue reply (consumed) on c; -ENOMEM leaves the client to be dropped. */
+static int queue(struct client *c, json_object *reply)
+{
+	size_t n;
+	char *line;
+	int ret;
+
+	line = reply ? sm_proto_line(reply, &n) : NULL;
+	json_object_put(reply);
+	if (!line)
+		return -ENOMEM;
+	ret = queue_raw(c, line, n);
+	free(line);
+	return ret;
 }
 
 /* Queue e as c's final reply, try to send it, and have c closed. */
@@ -407,6 +417,87 @@ static int serve_lines(struct sm_server *s, struct client *c, int64_t now)
 	return flush(c, now);
 }
 
+static const char *http_reason(int status)
+{
+	switch (status) {
+	case 200:
+		return "OK";
+	case 404:
+		return "Not Found";
+	case 431:
+		return "Request Header Fields Too Large";
+	default:
+		return "Internal Server Error";
+	}
+}
+
+/* The response to the request line in c->in: status and body. */
+static int http_respond(struct sm_server *s, struct client *c,
+			const char *line, size_t n)
+{
+	const char *sp = memchr(line, ' ', n), *sp2;
+	char *path = NULL, *body = NULL, head[192];
+	size_t blen = 0;
+	int status = 404, ret, hl;
+
+	sp2 = sp ? memchr(sp + 1, ' ', n - (sp + 1 - line)) : NULL;
+	if (sp && sp2 && sp - line == 3 && !memcmp(line, "GET", 3) &&
+	    s->cfg.http) {
+		path = strndup(sp + 1, sp2 - sp - 1);
+		ret = path ? s->cfg.http(s->cfg.ctx, path, &body, &blen) :
+			     -ENOMEM;
+		status = !ret ? 200 : ret == -ENOENT ? 404 : 500;
+	}
+	if (status != 200) {
+		free(body);
+		body = NULL;
+		blen = 0;
+	}
+	hl = snprintf(head, sizeof(head),
+		      "HTTP/1.1 %d %s\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
+		      status, http_reason(status), blen);
+	ret = queue_raw(c, head, hl);
+	if (!ret && blen)
+		ret = queue_raw(c, body, blen);
+	free(body);
+	free(path);
+	return ret;
+}
+
+/*
+ * An HTTP client: once its header is in (the line deadline bounds the
+ * wait, max_line its size), one response, then close.
+ */
+static int serve_http(struct sm_server *s, struct client *c, int64_t now)
+{
+	const char *end = memmem(c->in, c->nin, "\r\n\r\n", 4);
+	const char *nl;
+	char head[160];
+	int hl;
+
+	if (!end)
+		end = memmem(c->in, c->nin, "\n\n", 2);
+	if (!end && c->nin <= s->cfg.max_line) {
+		if (!c->line_start)
+			c->line_start = now;
+		return 0;
+	}
+	c->line_start = 0;
+	c->closing = true;
+	count(s, &s->stats.requests);
+	if (!end) {
+		count(s, &s->stats.too_long);
+		hl = snprintf(head, sizeof(head), "HTTP/1.1 431 %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+			      http_reason(431));
+		return queue_raw(c, head, hl) ? -1 : flush(c, now);
+	}
+	nl = memchr(c->in, '\n', c->nin);
+	if (http_respond(s, c, c->in, nl - c->in - (nl > c->in &&
+						      nl[-1] == '\r')))
+		return -1;
+	return flush(c, now);
+}
+
 /* One read per wakeup, so a fast client cannot starve the others. */
 static int read_client(struct sm_server *s, struct client *c, int64_t now)
 {
@@ -424,8 +515,11 @@ static int read_client(struct sm_server *s, struct client *c, int64_t now)
 	/* blanks alone would hold a slot for ever: they are no activity */
 	if (!blank(c->in + c->nin, r))
 		c->last = now;
+	if (!c->started)
+		c->http = c->peer.remote && c->in[0] >= 'A' && c->in[0] <= 'Z';
+	c->started = true;
 	c->nin += r;
-	return serve_lines(s, c, now);
+	return c->http ? serve_http(s, c, now) : serve_lines(s, c, now);
 }
 
 static int64_t deadline(const struct sm_server *s, const struct client *c)
@@ -443,7 +537,11 @@ static void expire(struct sm_server *s, unsigned int i, int64_t now)
 
 	if (c->wait || deadline(s, c) > now)
 		return;
-	if (!c->closing && !c->eof) {
+	if (!c->closing && !c->eof && c->http) {
+		count(s, &s->stats.timeouts);
+		logf_client(s, c, "closed: timeout: HTTP request not completed within %d ms",
+			    s->cfg.line_ms);
+	} else if (!c->closing && !c->eof) {
 		count(s, &s->stats.timeouts);
 		if (c->line_start &&
 		    c->line_start + s->cfg.line_ms <= c->last + s->cfg.idle_ms)

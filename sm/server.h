@@ -95,6 +95,16 @@ struct sm_server_config {
 	 * first per busy_log_ms, then a count of the others); server thread.
 	 */
 	void (*log)(void *ctx, const char *msg);
+	/*
+	 * Optional, TCP only: a connection whose first byte is an upper-case
+	 * letter is an HTTP request (a JSON line starts with '{' or a
+	 * blank), answered once and closed.  For GET, http(ctx, path, &body,
+	 * &len) returns 0 with a new malloc'ed *body of *len bytes, sent as
+	 * text/plain (Prometheus' text format, version 0.0.4); -ENOENT or
+	 * another method answers 404, other errors 500.  Server thread, must
+	 * not block.  NULL: every HTTP request is a 404.
+	 */
+	int (*http)(void *ctx, const char *path, char **body, size_t *len);
 };
 
 /* Counters since start; each closed client counts in one reason. */

@@ -31,6 +31,7 @@ run poold tests/offline/t-poold.sh "$B"
 run poold-daemon tests/offline/t-poold-daemon.sh "$B"
 run poold-restart tests/offline/t-poold-restart.sh "$B"
 run poold-tcp tests/offline/t-poold-tcp.sh "$B"
+run export tests/offline/t-export.sh "$B"
 skip=""
 if [ "$MODE" != "--offline" ]; then
 	run ibsim tests/ibsim/run-all.sh "$B"

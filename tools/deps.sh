@@ -3,11 +3,14 @@
 # Install the Debian packages gpuaware builds and tests with, or say how.
 set -eu
 
-# autoconf ... bison: tools/build-opensm.sh, for the version matrix.
+# autoconf ... bison: tools/build-opensm.sh, for the version matrix;
+# slurmctld ... curl: the export and metrics tests (slurmctld checks
+# topology.conf, promtool the metrics).
 PKGS="build-essential opensm libopensm-dev libibumad-dev libibmad-dev
 libibnetdisc-dev libibverbs-dev libiniparser-dev libjson-c-dev libcunit1-dev
 ibsim-utils infiniband-diags ibutils clang libclang-rt-14-dev
-autoconf automake libtool flex bison"
+autoconf automake libtool flex bison
+slurmctld slurm-client python3-yaml prometheus curl"
 
 missing=""
 for p in $PKGS; do

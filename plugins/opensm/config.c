@@ -78,6 +78,17 @@ static int set_socket(struct ga_cfg *c, const char *v)
 	return set_path(c->hints_socket, sizeof(c->hints_socket), v, true);
 }
 
+static int set_textfile(struct ga_cfg *c, const char *v)
+{
+	return set_path(c->metrics_textfile, sizeof(c->metrics_textfile), v,
+			true);
+}
+
+static const char *show_textfile(const struct ga_cfg *c)
+{
+	return c->metrics_textfile[0] ? c->metrics_textfile : "(off)";
+}
+
 static int set_dir(struct ga_cfg *c, const char *v)
 {
 	return set_path(c->hints_dir, sizeof(c->hints_dir), v, false);
@@ -235,6 +246,8 @@ static const struct key keys[] = {
 	  show_interval },
 	{ "hints:group", "the name of an existing group", set_group,
 	  show_group },
+	{ "metrics:textfile", "an absolute file path of at most 255 bytes, or empty for none",
+	  set_textfile, show_textfile },
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))

@@ -34,6 +34,8 @@ struct ga_cfg {
 	unsigned int hints_interval_ms;	/* least time between reroutes */
 	gid_t hints_group;		/* may write besides root, or GA_NO_GROUP */
 	char hints_group_name[64];
+	/* [metrics]: node_exporter textfile, "" for none */
+	char metrics_textfile[256];
 };
 
 enum ga_cfg_level {

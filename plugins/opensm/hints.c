@@ -686,6 +686,16 @@ void ga_hints_sweep_begin(struct ga_hints *h)
 	pthread_mutex_unlock(&h->lock);
 }
 
+uint64_t ga_hints_reroutes(struct ga_hints *h)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&h->lock);
+	n = h->kicks;
+	pthread_mutex_unlock(&h->lock);
+	return n;
+}
+
 void ga_hints_routed(struct ga_hints *h, const struct ga_hints_routing *r)
 {
 	pthread_mutex_lock(&h->lock);

@@ -82,6 +82,9 @@ struct ga_hints_routing {
 	double efi_ratio;
 };
 
+/* Reroutes the socket has asked of OpenSM so far. */
+uint64_t ga_hints_reroutes(struct ga_hints *h);
+
 /* Tables for r went to OpenSM; not yet in the switches. */
 void ga_hints_routed(struct ga_hints *h, const struct ga_hints_routing *r);
 

@@ -24,6 +24,7 @@
 #include "export.h"
 #include "hints.h"
 #include "import.h"
+#include "metrics.h"
 #include "vl.h"
 
 /*
@@ -52,6 +53,7 @@ _Static_assert(GA_OSM_IS("3.3.23") || GA_OSM_IS("3.3.24"),
  * grep the log for the plugin, and the codes grep back to this file.
  */
 #define GA_LOG(log, level, fmt, ...) do {				\
+		ga_metrics_count(fmt);					\
 		if (osm_log_is_active_v2(log, level, FILE_ID))		\
 			osm_log_v2(log, level, FILE_ID,			\
 				   GA_ENGINE_NAME ": " fmt, ##__VA_ARGS__); \
@@ -77,6 +79,7 @@ struct ga_ctx {
 	bool have_jobs;
 	uint64_t hints_gen;	/* generation of the table routed for */
 	struct ga_hints_routing done;	/* what state will report */
+	struct ga_metrics metrics;	/* for [metrics] textfile */
 };
 
 static double clock_s(clockid_t id)
@@ -103,11 +106,37 @@ static void drop_sweep(struct ga_ctx *c)
 	ga_sweep_release(&c->sweep);
 }
 
+/*
+ * After each routing, made or failed: the textfile metrics, when
+ * configured.  A file that cannot be written is logged; routing goes on.
+ */
+static void publish(struct ga_ctx *c, bool ok)
+{
+	struct ga_metrics *m = &c->metrics;
+	char err[512];
+
+	m->last_s = now() - c->t_start;
+	m->seconds += m->last_s;
+	if (ok) {
+		m->ok++;
+		m->last = c->done;
+		m->have = true;
+	} else {
+		m->failed++;
+	}
+	m->reroutes = c->hints ? ga_hints_reroutes(c->hints) : 0;
+	if (c->cfg.metrics_textfile[0] &&
+	    ga_metrics_write(c->cfg.metrics_textfile, m, err, sizeof(err)))
+		GA_LOG(&c->osm->log, OSM_LOG_ERROR,
+			"ERR GA41: metrics textfile not written: %s\n", err);
+}
+
 /* Give up on this sweep after the hop tables were written. */
 static int refuse(struct ga_ctx *c)
 {
 	ga_export_clear_hops(&c->sweep);
 	drop_sweep(c);
+	publish(c, false);
 	return -1;
 }
 
@@ -221,6 +250,7 @@ static int ga_build_lid_matrices(void *context)
 		GA_LOG(log, OSM_LOG_ERROR,
 			"ERR GA04: cannot import the subnet: %s\n",
 			strerror(-ret));
+		publish(c, false);
 		return -1;
 	}
 	t = now();
@@ -235,6 +265,7 @@ static int ga_build_lid_matrices(void *context)
 		rt_tables_release(&c->tables);
 		route_error(c, ret);
 		drop_sweep(c);
+		publish(c, false);
 		return -1;
 	}
 	c->routed = true;
@@ -344,7 +375,10 @@ static void log_summary(struct ga_ctx *c)
 		c->sum.check_seconds * 1e3, c->t_hops * 1e3);
 }
 
-/* What the hint socket's state request will say of this routing. */
+/*
+ * What this routing was, for the metrics and the hint socket's state
+ * request.
+ */
 static void note_routing(struct ga_ctx *c)
 {
 	struct ga_hints_routing *d = &c->done;
@@ -360,7 +394,8 @@ static void note_routing(struct ga_ctx *c)
 	d->with = c->sum.with;
 	d->without = c->sum.without;
 	d->ms = (now() - c->t_start) * 1e3;
-	ga_hints_routed(c->hints, d);
+	if (c->hints)
+		ga_hints_routed(c->hints, d);
 }
 
 /* Hand this sweep's tables to OpenSM, which pushes the changed blocks. */
@@ -395,9 +430,9 @@ static int ga_build_fwd_tables(void *context)
 			strerror(-ret));
 		return refuse(c);
 	}
-	if (c->hints)
-		note_routing(c);
+	note_routing(c);
 	drop_sweep(c);
+	publish(c, true);
 	return 0;
 }
 
@@ -451,6 +486,7 @@ static void hints_log(void *ctx, bool error, const char *msg)
 {
 	struct ga_ctx *c = ctx;
 
+	ga_metrics_count(msg);
 	GA_LOG(&c->osm->log, error ? OSM_LOG_ERROR : OSM_LOG_INFO, "%s\n",
 		msg);
 }
@@ -479,6 +515,7 @@ static void cfg_log(void *ctx, enum ga_cfg_level lvl, const char *msg)
 {
 	struct ga_ctx *c = ctx;
 
+	ga_metrics_count(msg);
 	GA_LOG(&c->osm->log, lvl == GA_CFG_ERROR ? OSM_LOG_ERROR :
 		OSM_LOG_INFO, "%s\n", msg);
 }

@@ -53,3 +53,29 @@ off_cleanup() {
 	done
 	rm -rf "$w"
 }
+
+# poold_start DAEMON CONF NET: ibpoold on CONF, offline on NET, polled
+# (up to 10 s) until it logs that it serves; its pid in $pid, its log in
+# $w/log.
+poold_start() {
+	: >"$w/log"
+	"$1" -c "$2" --net "$3" 2>"$w/log" &
+	pid=$!
+	i=0
+	until grep -q "serving" "$w/log"; do
+		i=$((i + 1))
+		if [ $i -gt 200 ] || ! kill -0 "$pid" 2>/dev/null; then
+			echo "ibpoold did not start:"
+			cat "$w/log"
+			exit 1
+		fi
+		sleep 0.05
+	done
+}
+
+# poold_stop: SIGTERM to $pid, reaped.
+poold_stop() {
+	kill "$pid"
+	wait "$pid" || true
+	pid=
+}

@@ -3,7 +3,7 @@
 # ibpoold's optional TCP listener, offline: with [pool] tcp = 127.0.0.1:0
 # the daemon logs the port it got, listens there on loopback only, and
 # answers the reads over TCP as over the Unix socket while every change
-# is forbidden; a non-loopback address starts with a warning; a bad tcp
+# is forbidden, and GET /metrics on the same port (promtool-clean); a non-loopback address starts with a warning; a bad tcp
 # value is refused with its file, line and key; without tcp the daemon
 # has no TCP socket at all.
 # usage: t-poold-tcp.sh [BUILDDIR]; prints PASS/FAIL lines and a summary.
@@ -44,30 +44,6 @@ quiet() {
 	"$@" >/dev/null 2>&1
 }
 
-# start: the daemon on $w/pool.conf, polled (up to 10 s) until it logs
-# that it serves; its log in $w/log.
-start() {
-	: >"$w/log"
-	"$D" -c "$w/pool.conf" --net "$NET" 2>"$w/log" &
-	pid=$!
-	i=0
-	until grep -q "serving" "$w/log"; do
-		i=$((i + 1))
-		if [ $i -gt 200 ] || ! kill -0 "$pid" 2>/dev/null; then
-			echo "ibpoold did not start:"
-			cat "$w/log"
-			exit 1
-		fi
-		sleep 0.05
-	done
-}
-
-stop() {
-	kill "$pid"
-	wait "$pid" || true
-	pid=
-}
-
 # tcp_sockets PID STATE: the local "ADDR:PORT" (hex, as /proc/net/tcp
 # and tcp6 write them) of PID's TCP sockets in STATE (0A: listening;
 # "": any).
@@ -92,7 +68,7 @@ forbidden() {
 
 # --- tcp = 127.0.0.1:0: the port the kernel gave, logged ---
 conf 127.0.0.1:0 >"$w/pool.conf"
-start
+poold_start "$D" "$w/pool.conf" "$NET"
 port=$(sed -n 's/.* and tcp 127\.0\.0\.1:\([0-9]*\) (reads only).*/\1/p' "$w/log")
 check "tcp: the bound port is logged" [ -n "$port" ]
 check "tcp: not port 0" [ "${port:-0}" -ne 0 ]
@@ -119,6 +95,30 @@ check "read over TCP: topology" quiet "$R" topology --socket "$T"
 check "read over TCP: tcp:PORT means 127.0.0.1" \
 	quiet "$R" pool --socket "tcp:$port"
 
+# --- GET /metrics on the same port: Prometheus' format, promtool-clean ---
+curl -sS -D "$w/mhead" -o "$w/metrics" "http://127.0.0.1:$port/metrics" 2>"$w/err" ||
+	bad "metrics: fetched" "$(cat "$w/err")"
+check "metrics: 200, text format 0.0.4" grep -q \
+	'^Content-Type: text/plain; version=0.0.4' "$w/mhead"
+if promtool check metrics <"$w/metrics" >"$w/prom" 2>&1; then
+	ok "metrics: promtool check metrics"
+else
+	bad "metrics: promtool check metrics" "$(head -5 "$w/prom")"
+fi
+expect "metrics: GPUs held on node0001" 2 \
+	"$(sed -n 's/^gpuaware_pool_gpus_held{host="node0001",gpu_type="H100"} //p' "$w/metrics")"
+expect "metrics: allocations" 1 "$(sed -n 's/^gpuaware_pool_allocations //p' "$w/metrics")"
+expect "metrics: alloc requests" 1 \
+	"$(sed -n 's/^gpuaware_pool_requests_total{op="alloc",result="ok"} //p' "$w/metrics")"
+check "metrics: the alloc's journal sync" grep -q \
+	'^gpuaware_pool_journal_sync_seconds_count [1-9]' "$w/metrics"
+check "metrics: a link's allocation paths" grep -q \
+	'^gpuaware_pool_link_allocation_paths{switch="0x[0-9a-f]*",port="[0-9]*"} [1-9]' \
+	"$w/metrics"
+expect "metrics: another path is 404" 404 \
+	"$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/")"
+check "metrics: JSON lines still served" quiet "$R" pool --socket "$T"
+
 forbidden alloc "$R" alloc --socket "$T" --client node0001 --gpus 1
 forbidden release "$R" release "$id" --socket "$T"
 forbidden renew "$R" renew "$id" --socket "$T"
@@ -129,7 +129,7 @@ expect "changes over TCP: nothing changed" "14 1 0" \
 	"$(json "$w/out" '"$r->{free} $r->{allocs} $r->{jobs}"')"
 check "the Unix socket still changes: release" \
 	quiet "$R" release "$id" --socket "$S"
-stop
+poold_stop
 check "stopped: the port is free" \
 	[ -z "$(awk -v p="$(printf ':%04X' "$port")" \
 		'FNR > 1 && $4 == "0A" && substr($2, length($2) - 4) == p' \
@@ -137,10 +137,10 @@ check "stopped: the port is free" \
 
 # --- a non-loopback address: an explicit choice, warned about ---
 conf 0.0.0.0:0 >"$w/pool.conf"
-start
+poold_start "$D" "$w/pool.conf" "$NET"
 check "any address: warned at start" \
 	grep -q "tcp 0.0.0.0:[0-9]* is reachable from other hosts" "$w/log"
-stop
+poold_stop
 
 # --- bad values: refused with file, line and key ---
 for v in localhost:7070 70000 '::1:7070'; do
@@ -154,11 +154,11 @@ done
 
 # --- unset: no TCP socket at all ---
 conf >"$w/pool.conf"
-start
+poold_start "$D" "$w/pool.conf" "$NET"
 check "unset: the Unix socket serves" quiet "$R" pool --socket "$S"
 expect "unset: no TCP socket" "" "$(tcp_sockets "$pid" "")"
 check "unset: not logged" [ -z "$(grep " and tcp " "$w/log" || true)" ]
-stop
+poold_stop
 
 echo "t-poold-tcp: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -277,7 +277,7 @@ expect "place: not the leaf of node0001's GPUs" 0 \
 "$R" topology > "$w/topo"
 expect "topology: slurm leaves" 8 "$(grep -c 'Nodes=node' "$w/topo")"
 "$R" topology --format k8s-labels > "$w/k8s"
-expect "topology: k8s labels per host" 32 "$(grep -c 'fabric.topograph.run/tier-1=' "$w/k8s")"
+expect "topology: k8s labels per host" 32 "$(grep -c 'fabric.topograph.run/tier-0=' "$w/k8s")"
 
 # --- jobs and the relay ---
 "$R" jobs --start j1 --hosts 'node[0001-0004]' > /dev/null

@@ -5,6 +5,7 @@
  * hop-distance fallback on a torus, Slurm and Kubernetes text.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,8 @@
 #include "routing/route.h"
 #include "tools/ibpoold/place.h"
 #include "tools/ibpoold/placemodel.h"
+#include "tools/ibpoold/swname.h"
+#include "tools/ibpoold/topoexport.h"
 #include "topology/gen.h"
 #include "topology/netfile.h"
 
@@ -34,33 +37,45 @@ static struct fabric *xgft(unsigned int levels, const unsigned int *down,
 }
 
 /* What an export wrote, into a string the caller frees. */
-static char *exported(const struct pool_tree *t,
-		      int (*fn)(const struct pool_tree *, FILE *))
+static char *exported(const struct pool_tree *t, enum pool_export_format fmt)
 {
 	char *buf = NULL;
 	size_t n = 0;
 	FILE *m = open_memstream(&buf, &n);
 
 	CU_ASSERT_FATAL(m != NULL);
-	CU_ASSERT_EQUAL(fn(t, m), 0);
+	CU_ASSERT_EQUAL(pool_export_text(t, fmt, m), 0);
 	fclose(m);
 	return buf;
+}
+
+/* The host tree of f, groups named after their switches' descriptions. */
+static int named_tree(const struct fabric *f, struct pool_tree *t)
+{
+	char **names, err[256];
+	int ret;
+
+	CU_ASSERT_EQUAL_FATAL(pool_swname_build(f, NULL, &names), 0);
+	ret = pool_tree_build(f, names, t, err, sizeof(err));
+	pool_swname_free(names, f->nnodes);
+	return ret;
 }
 
 /*
  * XGFT(3; 2,2,2; 2,2): hosts 2k-1, 2k on leaf k-1; level-1 switches join
  * leaves pairwise (0-1, 2-3) into pods; the cores join the pods.  So
- * four leaf groups s0-s3, two pods s4 (s0, s1) and s5 (s2, s3), root s6.
+ * four leaf groups, two pods named after their first spine, a root
+ * named after the first core; a lost cable renames nothing else.
  */
 static void test_export_tree(void)
 {
 	static const unsigned int down[] = { 2, 2, 2 }, up[] = { 2, 2 };
 	struct fabric *f = xgft(3, down, up);
 	struct pool_tree t;
-	char err[256], *s;
+	char *s;
 	size_t n;
 
-	CU_ASSERT_EQUAL_FATAL(pool_tree_build(f, &t, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(named_tree(f, &t), 0);
 	CU_ASSERT(t.fattree);
 	CU_ASSERT_EQUAL(t.nhosts, 8);
 	CU_ASSERT_EQUAL_FATAL(t.nlevels, 3);
@@ -69,21 +84,39 @@ static void test_export_tree(void)
 	CU_ASSERT_EQUAL(t.ngrp[2], 1);
 	CU_ASSERT_EQUAL(pool_tree_host(&t, "NODE0003"), 2);
 	CU_ASSERT_EQUAL(pool_tree_host(&t, "node0009"), -1);
-	s = exported(&t, pool_export_slurm);
+	s = exported(&t, POOL_EXPORT_SLURM_TREE);
 	CU_ASSERT_STRING_EQUAL(s,
-		"SwitchName=s0 Nodes=node[0001-0002]\n"
-		"SwitchName=s1 Nodes=node[0003-0004]\n"
-		"SwitchName=s2 Nodes=node[0005-0006]\n"
-		"SwitchName=s3 Nodes=node[0007-0008]\n"
-		"SwitchName=s4 Switches=s[0-1]\n"
-		"SwitchName=s5 Switches=s[2-3]\n"
-		"SwitchName=s6 Switches=s[4-5]\n");
+		"SwitchName=leaf-p0-0 Nodes=node[0001-0002]\n"
+		"SwitchName=leaf-p0-1 Nodes=node[0003-0004]\n"
+		"SwitchName=leaf-p1-0 Nodes=node[0005-0006]\n"
+		"SwitchName=leaf-p1-1 Nodes=node[0007-0008]\n"
+		"SwitchName=spine-p0-0 Switches=leaf-p0-[0-1]\n"
+		"SwitchName=spine-p1-0 Switches=leaf-p1-[0-1]\n"
+		"SwitchName=core-0 Switches=spine-p0-0,spine-p1-0\n");
 	free(s);
-	s = exported(&t, pool_export_k8s);
+	/* tier 0 nearest the host; the root, one value everywhere, left out */
+	s = exported(&t, POOL_EXPORT_K8S_LABELS);
 	CU_ASSERT_PTR_NOT_NULL(strstr(s,
-		"node0001 fabric.topograph.run/tier-1=s0 fabric.topograph.run/tier-2=s4 fabric.topograph.run/tier-3=s6\n"));
+		"node0001 fabric.topograph.run/tier-0=leaf-p0-0 fabric.topograph.run/tier-1=spine-p0-0\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(s,
-		"node0006 fabric.topograph.run/tier-1=s2 fabric.topograph.run/tier-2=s5 fabric.topograph.run/tier-3=s6\n"));
+		"node0006 fabric.topograph.run/tier-0=leaf-p1-0 fabric.topograph.run/tier-1=spine-p1-0\n"));
+	CU_ASSERT_PTR_NULL(strstr(s, "tier-2"));
+	free(s);
+	s = exported(&t, POOL_EXPORT_SLURM_BLOCK);
+	CU_ASSERT_STRING_EQUAL(s,
+		"BlockName=leaf-p0-0 Nodes=node[0001-0002]\n"
+		"BlockName=leaf-p0-1 Nodes=node[0003-0004]\n"
+		"BlockName=leaf-p1-0 Nodes=node[0005-0006]\n"
+		"BlockName=leaf-p1-1 Nodes=node[0007-0008]\n"
+		"BlockSizes=2,4,8\n");
+	free(s);
+	s = exported(&t, POOL_EXPORT_KUEUE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s, "kind: Topology\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(s,
+		"  levels:\n"
+		"  - nodeLabel: \"fabric.topograph.run/tier-1\"\n"
+		"  - nodeLabel: \"fabric.topograph.run/tier-0\"\n"
+		"  - nodeLabel: \"kubernetes.io/hostname\"\n"));
 	free(s);
 	pool_tree_release(&t);
 
@@ -91,13 +124,144 @@ static void test_export_tree(void)
 	for (n = 0; n < f->nnodes; n++)
 		if (!strcmp(f->nodes[n].desc, "node0008 mlx5_0"))
 			CU_ASSERT_EQUAL(fab_unlink(f, n, 1), 0);
-	CU_ASSERT_EQUAL_FATAL(pool_tree_build(f, &t, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(named_tree(f, &t), 0);
 	CU_ASSERT_EQUAL(t.nhosts, 7);
 	CU_ASSERT_EQUAL(pool_tree_host(&t, "node0008"), -1);
-	s = exported(&t, pool_export_slurm);
-	CU_ASSERT_PTR_NOT_NULL(strstr(s, "SwitchName=s3 Nodes=node0007\n"));
+	s = exported(&t, POOL_EXPORT_SLURM_TREE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s, "SwitchName=leaf-p1-1 Nodes=node0007\n"));
 	free(s);
 	pool_tree_release(&t);
+	fab_free(f);
+}
+
+/*
+ * Without switch names, groups are named by node GUID; a pod whose
+ * spines are all gone is its leaf's group one level up, named after the
+ * leaf with the level appended, so no name is given twice.
+ */
+static void test_export_guid(void)
+{
+	static const unsigned int down[] = { 2, 2, 2 }, up[] = { 1, 2 };
+	struct fabric *f = xgft(3, down, up);
+	struct pool_tree t;
+	char err[256], *s, want[64];
+	size_t n;
+	uint32_t sw = FAB_NONE;
+	unsigned int p;
+
+	for (n = 0; n < f->nnodes; n++)
+		if (!strcmp(f->nodes[n].desc, "spine-p0-0"))
+			sw = n;
+	CU_ASSERT_FATAL(sw != FAB_NONE);
+	/* the pod's only spine unlinked from its leaves */
+	for (p = 1; p <= f->nodes[sw].nports; p++)
+		if (fab_port(f, sw, p)->peer != FAB_NONE &&
+		    strstr(f->nodes[fab_port(f, sw, p)->peer].desc, "leaf"))
+			CU_ASSERT_EQUAL(fab_unlink(f, sw, p), 0);
+	CU_ASSERT_EQUAL_FATAL(pool_tree_build(f, NULL, &t, err, sizeof(err)),
+			      0);
+	s = exported(&t, POOL_EXPORT_SLURM_TREE);
+	for (n = 0; n < f->nnodes; n++) {
+		if (strcmp(f->nodes[n].desc, "leaf-p0-0"))
+			continue;
+		snprintf(want, sizeof(want), "SwitchName=0x%016" PRIx64 "-t1 ",
+			 f->nodes[n].guid);
+		CU_ASSERT_PTR_NOT_NULL(strstr(s, want));
+		snprintf(want, sizeof(want), "SwitchName=0x%016" PRIx64 " ",
+			 f->nodes[n].guid);
+		CU_ASSERT_PTR_NOT_NULL(strstr(s, want));
+	}
+	free(s);
+	pool_tree_release(&t);
+	fab_free(f);
+}
+
+/* A node-name-map file with text; its path, a temporary the caller removes. */
+static char *map_file(const char *text)
+{
+	char *path = strdup("/tmp/tu-nodemap.XXXXXX");
+	int fd;
+
+	CU_ASSERT_FATAL(path != NULL);
+	fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+/*
+ * Names: the map first, then a description no other switch has, then
+ * the GUID; a map line that is not `GUID "NAME"` with a usable name is
+ * refused with its line.
+ */
+static void test_switch_names(void)
+{
+	static const unsigned int down[] = { 2, 2 }, up[] = { 2 };
+	struct fabric *f = xgft(2, down, up);
+	struct pool_swname_map m;
+	char err[256], *path, **names, guid[20], text[128];
+	uint32_t l0 = FAB_NONE, l1 = FAB_NONE, n;
+
+	for (n = 0; n < f->nnodes; n++) {
+		if (!strcmp(f->nodes[n].desc, "leaf-0"))
+			l0 = n;
+		if (!strcmp(f->nodes[n].desc, "leaf-1"))
+			l1 = n;
+	}
+	CU_ASSERT_FATAL(l0 != FAB_NONE && l1 != FAB_NONE);
+	snprintf(guid, sizeof(guid), "0x%016" PRIx64, f->nodes[l0].guid);
+	path = map_file("# switches\n\n");
+	CU_ASSERT_EQUAL_FATAL(pool_swname_map_load(path, &m, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(m.n, 0);
+	unlink(path);
+	free(path);
+	CU_ASSERT_EQUAL_FATAL(pool_swname_build(f, &m, &names), 0);
+	CU_ASSERT_STRING_EQUAL(names[l0], "leaf-0");
+	pool_swname_free(names, f->nnodes);
+
+	/* two switches with one description: both by GUID */
+	free(f->nodes[l1].desc);
+	f->nodes[l1].desc = strdup("leaf-0");
+	CU_ASSERT_EQUAL_FATAL(pool_swname_build(f, NULL, &names), 0);
+	CU_ASSERT_STRING_EQUAL(names[l0], guid);
+	pool_swname_free(names, f->nnodes);
+
+	/* the map wins, comments and blanks allowed */
+	snprintf(text, sizeof(text), "# ib\n  %s  \"ib-leaf.01\"  # rack 1\n",
+		 guid);
+	path = map_file(text);
+	CU_ASSERT_EQUAL_FATAL(pool_swname_map_load(path, &m, err, sizeof(err)), 0);
+	unlink(path);
+	free(path);
+	CU_ASSERT_EQUAL(m.n, 1);
+	CU_ASSERT_EQUAL_FATAL(pool_swname_build(f, &m, &names), 0);
+	CU_ASSERT_STRING_EQUAL(names[l0], "ib-leaf.01");
+	pool_swname_free(names, f->nnodes);
+	pool_swname_map_release(&m);
+
+	path = map_file("0x1 \"ok\"\n0x2 \"bad name\"\n");
+	CU_ASSERT_EQUAL(pool_swname_map_load(path, &m, err, sizeof(err)),
+			-EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, ":2: name 'bad name' is not"));
+	unlink(path);
+	free(path);
+	path = map_file("0x1 \"a\"\nzz \"b\"\n");
+	CU_ASSERT_EQUAL(pool_swname_map_load(path, &m, err, sizeof(err)),
+			-EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, ":2: expected a node GUID"));
+	unlink(path);
+	free(path);
+	path = map_file("0x1 \"a\"\n0x1 \"b\"\n");
+	CU_ASSERT_EQUAL(pool_swname_map_load(path, &m, err, sizeof(err)),
+			-EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "GUID 0x0000000000000001 named twice"));
+	unlink(path);
+	free(path);
+	CU_ASSERT(pool_swname_valid("a"));
+	CU_ASSERT(!pool_swname_valid("-a"));
+	CU_ASSERT(!pool_swname_valid("a;b"));
+	CU_ASSERT(!pool_swname_valid(""));
 	fab_free(f);
 }
 
@@ -121,13 +285,13 @@ static void test_export_rail(void)
 	r.spines = 2;
 	gen_opts_init(&o);
 	CU_ASSERT_FATAL(!gen_rail(&r, &o, &f, err, sizeof(err)));
-	CU_ASSERT_EQUAL_FATAL(pool_tree_build(f, &t, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(named_tree(f, &t), 0);
 	CU_ASSERT_EQUAL(t.nhosts, 4);
-	s = exported(&t, pool_export_slurm);
+	s = exported(&t, POOL_EXPORT_SLURM_TREE);
 	CU_ASSERT_STRING_EQUAL(s,
-		"SwitchName=s0 Nodes=node[0001-0002]\n"
-		"SwitchName=s1 Nodes=node[0003-0004]\n"
-		"SwitchName=s2 Switches=s[0-1]\n");
+		"SwitchName=leaf-su0-r0 Nodes=node[0001-0002]\n"
+		"SwitchName=leaf-su1-r0 Nodes=node[0003-0004]\n"
+		"SwitchName=spine-0 Switches=leaf-su0-r0,leaf-su1-r0\n");
 	free(s);
 	pool_tree_release(&t);
 	fab_free(f);
@@ -218,7 +382,7 @@ static void test_place_tree(void)
 	gen_opts_init(&o);
 	CU_ASSERT_FATAL(!gen_fattree_kary(&ft, 4, 3, err, sizeof(err)));
 	CU_ASSERT_FATAL(!gen_fattree(&ft, &o, &f, err, sizeof(err)));
-	CU_ASSERT_EQUAL_FATAL(pool_tree_build(f, &t, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(pool_tree_build(f, NULL, &t, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL_FATAL(t.nlevels, 3);
 	CU_ASSERT_EQUAL(t.ngrp[0], 16);
 	CU_ASSERT_EQUAL(t.ngrp[1], 4);
@@ -318,14 +482,15 @@ static void test_place_torus(void)
 	gen_torus_init(&gt, true);
 	gt.ndims = 2;
 	CU_ASSERT_FATAL(!gen_torus(&gt, &o, &f, err, sizeof(err)));
-	CU_ASSERT_EQUAL_FATAL(pool_tree_build(f, &t, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(named_tree(f, &t), 0);
 	CU_ASSERT(!t.fattree);
 	CU_ASSERT_EQUAL_FATAL(t.nlevels, 2);
 	CU_ASSERT_EQUAL(t.ngrp[0], 16);
 	CU_ASSERT_EQUAL(t.ngrp[1], 1);
-	s = exported(&t, pool_export_slurm);
-	CU_ASSERT_PTR_NOT_NULL(strstr(s, "SwitchName=s0 Nodes=node0001\n"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(s, "\nSwitchName=s16 Switches=s[0-15]\n"));
+	/* every switch has hosts: the fabric is named after one, "-t1" */
+	s = exported(&t, POOL_EXPORT_SLURM_TREE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s, "SwitchName=sw-0-0 Nodes=node0001\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(s, "\nSwitchName=sw-0-0-t1 Switches=sw-0-[0-3],"));
 	free(s);
 	pool_on(f, 4);
 
@@ -468,7 +633,7 @@ static void test_place_model(void)
 	CU_ASSERT_FATAL(!gen_torus(&gt, &o, &f, err, sizeof(err)));
 	CU_ASSERT_FATAL(!fab_assign_lids(f, 0));
 	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, NULL, &t, &sum));
-	CU_ASSERT_EQUAL_FATAL(pool_tree_build(f, &tr, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(pool_tree_build(f, NULL, &tr, err, sizeof(err)), 0);
 	pool_on(f, 4);
 	for (n = 0; n < 8; n++)
 		busy(a[n], 4);
@@ -535,14 +700,14 @@ static void test_sample(void)
 		CU_ASSERT(has_port(f, &cfg.hosts[h].hca[0]));
 	CU_ASSERT_PTR_NOT_NULL(cfg.hosts[15].hca[0].desc);
 	CU_ASSERT_EQUAL_FATAL(pool_new(&cfg, &pool), 0);
-	CU_ASSERT_EQUAL_FATAL(pool_tree_build(f, &t, err, sizeof(err)), 0);
-	s = exported(&t, pool_export_slurm);
+	CU_ASSERT_EQUAL_FATAL(named_tree(f, &t), 0);
+	s = exported(&t, POOL_EXPORT_SLURM_TREE);
 	CU_ASSERT_STRING_EQUAL(s,
-		"SwitchName=s0 Nodes=h[01-04]\n"
-		"SwitchName=s1 Nodes=h[05-08]\n"
-		"SwitchName=s2 Nodes=h[09-12]\n"
-		"SwitchName=s3 Nodes=h[13-16]\n"
-		"SwitchName=s4 Switches=s[0-3]\n");
+		"SwitchName=leaf-1 Nodes=h[01-04]\n"
+		"SwitchName=leaf-2 Nodes=h[05-08]\n"
+		"SwitchName=leaf-3 Nodes=h[09-12]\n"
+		"SwitchName=leaf-4 Nodes=h[13-16]\n"
+		"SwitchName=spine-1 Switches=leaf-[1-4]\n");
 	free(s);
 	CU_ASSERT_EQUAL(pool_place(pool, &cfg, &t, 32, 4, NULL, &pl, err,
 				   sizeof(err)), 0);
@@ -557,6 +722,8 @@ static void test_sample(void)
 
 TU_SUITE(pool_place,
 	 { "export fat-tree", test_export_tree },
+	 { "export names by GUID", test_export_guid },
+	 { "switch names", test_switch_names },
 	 { "export rail-optimized", test_export_rail },
 	 { "place on a fat-tree", test_place_tree },
 	 { "place on a torus", test_place_torus },

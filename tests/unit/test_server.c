@@ -1386,6 +1386,82 @@ static void test_tcp_call_errors(void)
 	json_object_put(req);
 }
 
+/* The HTTP side: /metrics has a body, every other path none. */
+static int http_page(void *ctx, const char *path, char **body, size_t *len)
+{
+	(void)ctx;
+	if (strcmp(path, "/metrics"))
+		return -ENOENT;
+	*body = strdup("# TYPE x gauge\nx 1\n");
+	*len = *body ? strlen(*body) : 0;
+	return *body ? 0 : -ENOMEM;
+}
+
+/* Everything fd sends until it closes, into buf (NUL-terminated). */
+static size_t read_all(int fd, char *buf, size_t len)
+{
+	size_t n = 0;
+	ssize_t r;
+
+	while (n + 1 < len && (r = recv(fd, buf + n, len - 1 - n, 0)) > 0)
+		n += r;
+	buf[n] = '\0';
+	return n;
+}
+
+static void http_get(const char *tcp, const char *req, char *buf, size_t len)
+{
+	struct timeval tv = { .tv_sec = 2 };
+	int fd = connect_tcp(tcp);
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	send_str(fd, req);
+	read_all(fd, buf, len);
+	close(fd);
+}
+
+/*
+ * One TCP listener, two protocols told apart by the first byte: GET
+ * /metrics answered and closed, anything else 404, a header that never
+ * ends closed at the line deadline, JSON lines as ever.
+ */
+static void test_tcp_http(void)
+{
+	struct sm_server_config cfg = { .http = http_page, .line_ms = 200 };
+	char tcp[SM_ADDR_LEN + 8], buf[4096];
+	struct sm_server_stats st;
+	struct fixture f;
+	json_object *r;
+	int ret, fd;
+
+	start_tcp(&f, &cfg, "0", tcp, sizeof(tcp));
+	http_get(tcp, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", buf,
+		 sizeof(buf));
+	CU_ASSERT(!strncmp(buf, "HTTP/1.1 200 OK\r\n", 17));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
+		"\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\r\nContent-Length: 19\r\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\r\n\r\n# TYPE x gauge\nx 1\n"));
+	http_get(tcp, "GET /other HTTP/1.0\n\n", buf, sizeof(buf));
+	CU_ASSERT(!strncmp(buf, "HTTP/1.1 404 Not Found\r\n", 24));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\r\nContent-Length: 0\r\n"));
+	http_get(tcp, "POST /metrics HTTP/1.1\r\n\r\n", buf, sizeof(buf));
+	CU_ASSERT(!strncmp(buf, "HTTP/1.1 404 ", 13));
+	/* a header never finished: closed at the line deadline, no JSON */
+	fd = connect_tcp(tcp);
+	send_str(fd, "GET /metrics HTTP/1.1\r\n");
+	expect_closed(fd, 2000);
+	close(fd);
+	/* JSON lines on the same listener */
+	r = call(tcp, "{\"op\":\"echo\",\"n\":5}", &ret);
+	CU_ASSERT_EQUAL_FATAL(ret, 0);
+	CU_ASSERT_EQUAL(json_object_get_int(json_object_object_get(r, "n")), 5);
+	json_object_put(r);
+	sm_server_stats(f.srv, &st);
+	CU_ASSERT_EQUAL(st.timeouts, 1);
+	stop(&f);
+}
+
 TU_SUITE(server,
 	 { "request and reply", test_request_reply },
 	 { "sequence and pipeline", test_sequence_and_pipeline },
@@ -1411,4 +1487,5 @@ TU_SUITE(server,
 	 { "slots per peer class", test_slots_per_class },
 	 { "tcp: IPv6 loopback", test_tcp_ipv6 },
 	 { "tcp: start errors", test_tcp_start_errors },
-	 { "tcp: sm_call errors", test_tcp_call_errors })
+	 { "tcp: sm_call errors", test_tcp_call_errors },
+	 { "tcp: HTTP beside JSON lines", test_tcp_http })

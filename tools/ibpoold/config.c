@@ -15,6 +15,7 @@
 #include <iniparser/iniparser.h>
 
 #include "config.h"
+#include "swname.h"
 #include "sm/server.h"
 #include "topology/textio.h"
 
@@ -171,13 +172,14 @@ static int pool_key(struct ld *l, const char *key, const char *v)
 	struct group *gr;
 
 	if (!strcmp(key, "socket") || !strcmp(key, "state_dir") ||
-	    !strcmp(key, "sm_socket")) {
+	    !strcmp(key, "sm_socket") || !strcmp(key, "node_name_map")) {
 		if (*v != '/')
 			return fail(l, "pool", key, -EINVAL,
 				    "'%s' is not an absolute path", v);
 		return set_str(!strcmp(key, "socket") ? &c->socket :
 			       !strcmp(key, "sm_socket") ? &c->sm_socket :
-			       &c->state_dir, v);
+			       !strcmp(key, "node_name_map") ?
+			       &c->node_name_map : &c->state_dir, v);
 	}
 	if (!strcmp(key, "sm_owner")) {
 		n = strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -336,6 +338,14 @@ static int host_section(struct ld *l, const char *sec,
 	ret = set_str(&h->gpu_type, v);
 	if (ret)
 		return ret;
+	snprintf(key, sizeof(key), "%s:accelerator_domain", sec);
+	v = iniparser_getstring(l->d, key, NULL);
+	if (v && !pool_swname_valid(v))
+		return fail(l, sec, "accelerator_domain", -EINVAL,
+			    "'%s' is not 1..%d of A-Z a-z 0-9 - _ . starting and ending with a letter or digit",
+			    v, POOL_SWNAME_MAX);
+	if (v && (ret = set_str(&h->domain, v)))
+		return ret;
 	snprintf(key, sizeof(key), "%s:hca", sec);
 	return host_hcas(l, sec, h, iniparser_getstring(l->d, key, NULL));
 }
@@ -357,7 +367,8 @@ static int unknown_section(struct ld *l, const char *sec)
 /* Every key of every section is one this file knows. */
 static int check_keys(struct ld *l)
 {
-	static const char *const host_keys[] = { "gpus", "gpu_type", "hca" };
+	static const char *const host_keys[] = { "gpus", "gpu_type", "hca",
+						 "accelerator_domain" };
 	char sec[512];
 	const char *k, *colon;
 	ssize_t i;
@@ -649,6 +660,7 @@ void pool_config_release(struct pool_config *c)
 		free(hc->hca);
 		free(hc->name);
 		free(hc->gpu_type);
+		free(hc->domain);
 	}
 	free(c->hosts);
 	free(c->socket);
@@ -657,5 +669,6 @@ void pool_config_release(struct pool_config *c)
 	free(c->sm_owner);
 	free(c->group);
 	free(c->tcp);
+	free(c->node_name_map);
 	memset(c, 0, sizeof(*c));
 }

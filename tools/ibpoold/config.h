@@ -39,6 +39,7 @@ struct pool_hca {
 struct pool_host_cfg {
 	char *name;		/* owned; lower case, as iniparser stores it */
 	char *gpu_type;		/* owned */
+	char *domain;		/* owned; accelerator domain, NULL: unknown */
 	unsigned int gpus;	/* 1..POOL_MAX_GPUS */
 	unsigned int nhca;	/* 1..POOL_MAX_HCAS; hca[i] is rail i */
 	struct pool_hca *hca;	/* owned */
@@ -58,6 +59,7 @@ struct pool_config {
 	gid_t gid;		/* group's, when group is set */
 	char *tcp;		/* "[ADDR:]PORT" to serve reads on, NULL: none */
 	bool tcp_loopback;	/* tcp reaches this host only */
+	char *node_name_map;	/* switch names for the exports, NULL: none */
 	struct pool_host_cfg *hosts;	/* in file order */
 	size_t nhosts;
 };

@@ -625,6 +625,7 @@ static int run(const struct args *a)
 	sc.tcp = cfg.tcp;
 	sc.group = cfg.group ? cfg.gid : SM_NO_GROUP;
 	sc.handler = poold_handle;
+	sc.http = poold_metrics_http;
 	sc.ctx = &d;
 	sc.log = server_log;
 	ret = sm_server_start(&sc, &d.srv, err, sizeof(err));

@@ -18,6 +18,8 @@
 #include "log.h"
 #include "ops.h"
 #include "placemodel.h"
+#include "swname.h"
+#include "topoexport.h"
 #include "sm/hints.h"
 
 /* qsort_r/bsearch key: a name against a config host index. */
@@ -228,11 +230,18 @@ static int bind_view(struct poold *d, struct pool_view *view, char *err,
 {
 	const struct pool_config *cfg = d->cfg;
 	struct pool_tree tree;
+	char **names;
 	unsigned int r;
 	size_t h;
 	int ret;
 
-	ret = pool_tree_build(view->fab, &tree, err, len);
+	ret = pool_swname_build(view->fab, &d->names, &names);
+	if (ret) {
+		snprintf(err, len, "out of memory");
+		return ret;
+	}
+	ret = pool_tree_build(view->fab, names, &tree, err, len);
+	pool_swname_free(names, view->fab->nnodes);
 	if (ret)
 		return ret;
 	ret = pool_tree_bind(&tree, cfg);
@@ -289,10 +298,18 @@ int poold_init(struct poold *d, const struct pool_config *cfg,
 		ret = -ENOMEM;
 		goto out_free;
 	}
+	for (h = 0; h < POOLD_NOPS; h++)
+		poold_hist_init(&d->opstat[h].time);
 	for (h = 0; h < cfg->nhosts; h++)
 		d->byname[h] = h;
 	qsort_r(d->byname, cfg->nhosts, sizeof(*d->byname), cmp_host,
 		(void *)cfg);
+	if (cfg->node_name_map) {
+		ret = pool_swname_map_load(cfg->node_name_map, &d->names, err,
+					   len);
+		if (ret)
+			goto out_free;
+	}
 	ret = bind_view(d, view, err, len);
 	if (ret)
 		goto out_free;
@@ -300,6 +317,9 @@ int poold_init(struct poold *d, const struct pool_config *cfg,
 	post_jobs(d);
 	return 0;
 out_free:
+	for (h = 0; h < POOLD_NOPS; h++)
+		poold_hist_destroy(&d->opstat[h].time);
+	pool_swname_map_release(&d->names);
 	free(d->byname);
 	free(d->hoff);
 	free(d->port);
@@ -322,7 +342,12 @@ int poold_swap_view(struct poold *d, struct pool_view *view,
 
 void poold_release(struct poold *d)
 {
+	size_t h;
+
 	pool_tree_release(&d->tree);
+	pool_swname_map_release(&d->names);
+	for (h = 0; h < POOLD_NOPS; h++)
+		poold_hist_destroy(&d->opstat[h].time);
 	pthread_mutex_destroy(&d->lock);
 	free(d->byname);
 	free(d->hoff);
@@ -867,6 +892,7 @@ static int op_job_list(struct poold *d, const struct sm_peer *p,
 static int op_export(struct poold *d, const struct sm_peer *p,
 		     json_object *req, json_object *reply, struct sm_error *e)
 {
+	enum pool_export_format f;
 	const char *fmt;
 	char *buf = NULL;
 	size_t n = 0;
@@ -876,20 +902,20 @@ static int op_export(struct poold *d, const struct sm_peer *p,
 	(void)p;
 	if ((ret = sm_get_string(req, "format", true, &fmt, e)))
 		return ret;
-	if (strcmp(fmt, "slurm-tree") && strcmp(fmt, "k8s-labels"))
-		return sm_error_set(e, SM_ERR_BAD_REQUEST, "field 'format' must be 'slurm-tree' or 'k8s-labels', not '%s'", fmt);
+	if (pool_export_parse(fmt, &f))
+		return sm_error_set(e, SM_ERR_BAD_REQUEST, "field 'format' must be " POOL_EXPORT_FORMATS ", not '%s'",
+				    fmt);
 	m = open_memstream(&buf, &n);
 	if (!m)
 		return -ENOMEM;
-	ret = fmt[0] == 's' ? pool_export_slurm(&d->tree, m) :
-			      pool_export_k8s(&d->tree, m);
+	ret = pool_export_text(&d->tree, f, m);
 	if (fclose(m) && !ret)
 		ret = -ENOMEM;
 	if (!ret && (add_str(reply, "format", fmt) ||
 		     add_str(reply, "text", buf)))
 		ret = -ENOMEM;
 	free(buf);
-	return ret;
+	return ret ? ret : pool_export_json(&d->tree, reply);
 }
 
 static int op_status(struct poold *d, const struct sm_peer *p,
@@ -970,6 +996,22 @@ static const struct op ops[] = {
 	{ "topology.export", READ, FIELDS("format"), op_export },
 };
 
+_Static_assert(sizeof(ops) / sizeof(ops[0]) == POOLD_NOPS,
+	       "POOLD_NOPS counts the operations");
+
+const char *poold_op_name(size_t i)
+{
+	return ops[i].name;
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 /*
  * *reply goes once the journal is durable up to seq, the changes written
  * when it was built: now when it already is, else through the commit
@@ -1001,8 +1043,10 @@ int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
 	struct poold *d = ctx;
 	const char *name = sm_proto_op(req);
 	const struct op *op = NULL;
+	struct poold_opstat *st;
 	struct sm_error e;
 	uint64_t seq;
+	double t;
 	size_t i;
 	int ret;
 
@@ -1031,10 +1075,17 @@ int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
 	*reply = sm_reply_ok();
 	if (!*reply)
 		return -ENOMEM;
+	t = mono();
 	pthread_mutex_lock(&d->lock);
 	ret = op->fn(d, p, req, *reply, &e);
 	seq = pool_seq(d->pool);
 	pthread_mutex_unlock(&d->lock);
+	st = &d->opstat[op - ops];
+	poold_hist_add(&st->time, mono() - t);
+	if (ret)
+		st->err++;
+	else
+		st->ok++;
 	if (ret == -ENOMEM) {
 		json_object_put(*reply);
 		*reply = NULL;

@@ -18,11 +18,22 @@
 
 #include "commit.h"
 #include "config.h"
+#include "metrics.h"
 #include "place.h"
 #include "pool.h"
 #include "relay.h"
+#include "swname.h"
 #include "view.h"
 #include "sm/server.h"
+
+/* Operations of the pool socket (the table in ops.c). */
+#define POOLD_NOPS 10
+
+/* Requests of one operation answered, and the handler's time. */
+struct poold_opstat {
+	uint64_t ok, err;
+	struct poold_hist time;
+};
 
 /* Compact the journal after this many acknowledged changes. */
 #define POOLD_COMPACT_RECORDS 4096
@@ -40,6 +51,7 @@ struct poold {
 	struct pool_view *view;
 	struct poold_relay *relay;
 	struct pool_tree tree;
+	struct pool_swname_map names;	/* cfg's node_name_map, loaded */
 	size_t nhcas;		/* configured HCAs, all hosts */
 	/* port of host h's rail r, port[hoff[h] + r] (-errno: not found) */
 	long *port;
@@ -51,7 +63,11 @@ struct poold {
 	time_t (*now)(time_t *);
 	struct poold_commit *commit;
 	struct sm_server *srv;
+	struct poold_opstat opstat[POOLD_NOPS];	/* server thread */
 };
+
+/* The name of operation i < POOLD_NOPS. */
+const char *poold_op_name(size_t i);
 
 /*
  * Build the host tree and find every configured HCA in the view (one

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Host grouping by fat-tree level (or switch and hop distance elsewhere),
- * placement scoring over it, and the Slurm and Kubernetes exports.
+ * Host grouping by fat-tree level (or switch and hop distance elsewhere)
+ * and placement scoring over it.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,14 +140,91 @@ static uint32_t level_row(const struct pool_tree *t, uint32_t *uf,
 	return n;
 }
 
-/* Keep row as the next level unless it groups as the last kept one. */
-static void keep_level(struct pool_tree *t, const uint32_t *row, uint32_t n)
+/*
+ * The switch naming each group of a level: the highest tier, then the
+ * lowest node GUID, of the switches in the group (rep[g], FAB_NONE
+ * before any).
+ */
+static void level_reps(const struct fabric *f, const uint8_t *tier,
+		       uint32_t *uf, const uint32_t *id, uint32_t *rep)
 {
+	uint32_t n, g, r;
+
+	for (n = 0; n < f->nnodes; n++) {
+		if (!fab_is_sw(f, n))
+			continue;
+		g = id[swg_find(uf, n)];
+		if (g == UINT32_MAX)
+			continue;
+		r = rep[g];
+		if (r == FAB_NONE || tier[n] > tier[r] ||
+		    (tier[n] == tier[r] && f->nodes[n].guid < f->nodes[r].guid))
+			rep[g] = n;
+	}
+}
+
+/* Group g's name: its switch's, "-t<l>" when that is below level l. */
+static char *group_name(const struct fabric *f, char *const *swname,
+			const uint8_t *tier, uint32_t rep, unsigned int l)
+{
+	char *s = NULL;
+	int n;
+
+	if (swname && tier[rep] >= l)
+		return strdup(swname[rep]);
+	if (swname)
+		n = asprintf(&s, "%s-t%u", swname[rep], l);
+	else if (tier[rep] >= l)
+		n = asprintf(&s, "0x%016" PRIx64, f->nodes[rep].guid);
+	else
+		n = asprintf(&s, "0x%016" PRIx64 "-t%u", f->nodes[rep].guid, l);
+	return n < 0 ? NULL : s;
+}
+
+/*
+ * Keep row (level l of the fabric, n groups named after rep) as the next
+ * level unless it groups as the last kept one.
+ */
+static int keep_level(const struct fabric *f, char *const *swname,
+		      const uint8_t *tier, struct pool_tree *t,
+		      const uint32_t *row, uint32_t n, const uint32_t *rep,
+		      unsigned int l)
+{
+	char **name = t->gname + (size_t)t->nlevels * t->nhosts;
+	uint32_t g;
+
 	if (t->nlevels && t->ngrp[t->nlevels - 1] == n)
-		return;
+		return 0;
+	for (g = 0; g < n; g++)
+		if (!(name[g] = group_name(f, swname, tier, rep[g], l)))
+			return -ENOMEM;
 	memcpy(t->grp + (size_t)t->nlevels * t->nhosts, row,
 	       t->nhosts * sizeof(*row));
 	t->ngrp[t->nlevels++] = n;
+	return 0;
+}
+
+/*
+ * Each switch's tier for naming: its fat-tree level above the leaves;
+ * elsewhere 0 with hosts, 1 without.
+ */
+static uint8_t *tiers(const struct fabric *f, const struct ft_info *ft,
+		      const struct att *a, size_t na)
+{
+	uint8_t *tier = calloc(f->nnodes + 1, sizeof(*tier));
+	size_t i;
+
+	if (!tier)
+		return NULL;
+	for (i = 0; i < f->nnodes; i++)
+		if (ft->tree)
+			tier[i] = ft->level[i] > ft->leaf_level ?
+				  ft->level[i] - ft->leaf_level : 0;
+		else
+			tier[i] = 1;
+	for (i = 0; !ft->tree && i < na; i++)
+		tier[a[i].sw] = 0;
+	return tier;
 }
 
 /*
@@ -172,44 +250,53 @@ static void join_up_to(const struct fabric *f, const uint8_t *level,
 	}
 }
 
-static int build_levels(const struct fabric *f, struct pool_tree *t,
-			const struct ft_info *ft, const struct att *a,
-			size_t na)
+static int build_levels(const struct fabric *f, char *const *swname,
+			struct pool_tree *t, const struct ft_info *ft,
+			const struct att *a, size_t na)
 {
-	uint32_t *uf, *id, *row, nl;
+	uint32_t *uf, *id, *row, *rep, nl;
 	unsigned int l, nfab;
+	uint8_t *tier;
 	size_t i;
+	int ret = -ENOMEM;
 
 	nfab = ft->tree ? ft->nlevels - ft->leaf_level : 2;
 	t->grp = calloc((size_t)nfab * t->nhosts + 1, sizeof(*t->grp));
+	/* every slot, so that a release after a failure frees them all */
+	t->gname = calloc((size_t)FT_MAX_LEVELS * t->nhosts + 1,
+			  sizeof(*t->gname));
 	uf = malloc((f->nnodes + 1) * sizeof(*uf));
 	id = malloc((f->nnodes + 1) * sizeof(*id));
 	row = malloc((t->nhosts + 1) * sizeof(*row));
-	if (!t->grp || !uf || !id || !row) {
-		free(uf);
-		free(id);
-		free(row);
-		return -ENOMEM;
-	}
+	rep = malloc((t->nhosts + 1) * sizeof(*rep));
+	tier = tiers(f, ft, a, na);
+	if (!t->grp || !t->gname || !uf || !id || !row || !rep || !tier)
+		goto out_free;
 	for (i = 0; i < f->nnodes; i++)
 		uf[i] = i;
-	for (l = 0; l < nfab && l < FT_MAX_LEVELS; l++) {
+	ret = 0;
+	for (l = 0; !ret && l < nfab && l < FT_MAX_LEVELS; l++) {
 		if (ft->tree)
 			join_up_to(f, ft->level, ft->leaf_level + l, uf);
 		else if (l)
 			join_up_to(f, NULL, 0, uf);
 		memset(id, 0xff, (f->nnodes + 1) * sizeof(*id));
 		nl = level_row(t, uf, a, na, row, id);
-		keep_level(t, row, nl);
+		memset(rep, 0xff, (t->nhosts + 1) * sizeof(*rep));
+		level_reps(f, tier, uf, id, rep);
+		ret = keep_level(f, swname, tier, t, row, nl, rep, l);
 	}
+out_free:
 	free(uf);
 	free(id);
 	free(row);
-	return 0;
+	free(rep);
+	free(tier);
+	return ret;
 }
 
-int pool_tree_build(const struct fabric *f, struct pool_tree *t, char *err,
-		    size_t len)
+int pool_tree_build(const struct fabric *f, char *const *swname,
+		    struct pool_tree *t, char *err, size_t len)
 {
 	struct ft_info ft;
 	struct att *a = NULL;
@@ -224,7 +311,7 @@ int pool_tree_build(const struct fabric *f, struct pool_tree *t, char *err,
 	if (ret)
 		goto out_release;
 	t->fattree = ft.tree;
-	ret = build_levels(f, t, &ft, a, na);
+	ret = build_levels(f, swname, t, &ft, a, na);
 	ft_info_release(&ft);
 	if (ret || t->fattree)
 		goto out_release;
@@ -270,6 +357,9 @@ void pool_tree_release(struct pool_tree *t)
 
 	for (h = 0; h < t->nhosts; h++)
 		free(t->host[h]);
+	for (h = 0; t->gname && h < (size_t)FT_MAX_LEVELS * t->nhosts; h++)
+		free(t->gname[h]);
+	free(t->gname);
 	free(t->host);
 	free(t->grp);
 	free(t->host_sw);
@@ -671,114 +761,4 @@ int pool_place(const struct pool *p, const struct pool_config *cfg,
 
 	return pool_place_cands(p, cfg, t, ngpus, gpus_per_host, load, out, 1,
 				&n, err, len);
-}
-
-/* --- exports --- */
-
-/*
- * Hosts bucketed by their group at level l, a counting sort: group g's
- * are ord[off[g] .. off[g + 1]), in name order.
- */
-static int buckets(const struct pool_tree *t, unsigned int l, uint32_t **off,
-		   uint32_t **ord)
-{
-	const uint32_t *row = t->grp + (size_t)l * t->nhosts;
-	size_t h;
-	uint32_t g;
-
-	*off = calloc(t->ngrp[l] + 2, sizeof(**off));
-	*ord = malloc((t->nhosts + 1) * sizeof(**ord));
-	if (!*off || !*ord) {
-		free(*off);
-		free(*ord);
-		return -ENOMEM;
-	}
-	for (h = 0; h < t->nhosts; h++)
-		(*off)[row[h] + 2]++;
-	for (g = 0; g < t->ngrp[l]; g++)
-		(*off)[g + 2] += (*off)[g + 1];
-	for (h = 0; h < t->nhosts; h++)
-		(*ord)[(*off)[row[h] + 1]++] = h;
-	return 0;
-}
-
-/* Group g of level l as Slurm names it: s<k>, k counted from the leaves. */
-static uint32_t switch_no(const struct pool_tree *t, unsigned int l,
-			  uint32_t g)
-{
-	unsigned int i;
-
-	for (i = 0; i < l; i++)
-		g += t->ngrp[i];
-	return g;
-}
-
-/* One SwitchName line for group g of level l, members ord[a .. b). */
-static int slurm_line(const struct pool_tree *t, unsigned int l, uint32_t g,
-		      const uint32_t *ord, uint32_t a, uint32_t b, FILE *out)
-{
-	char **names = calloc(b - a + 1, sizeof(*names)), *list = NULL;
-	const uint32_t *below = t->grp + (size_t)(l ? l - 1 : 0) * t->nhosts;
-	size_t n = 0, i;
-	int ret = -ENOMEM;
-
-	if (!names)
-		return ret;
-	for (i = a; i < b; i++) {
-		if (!l) {
-			names[n++] = t->host[ord[i]];
-			continue;
-		}
-		if (asprintf(&names[n], "s%u",
-			     switch_no(t, l - 1, below[ord[i]])) < 0)
-			goto out_free;
-		n++;
-	}
-	ret = pool_hostlist_compress(names, n, &list);
-	if (!ret && fprintf(out, "SwitchName=s%u %s=%s\n", switch_no(t, l, g),
-			    l ? "Switches" : "Nodes", list) < 0)
-		ret = -EIO;
-	free(list);
-out_free:
-	for (i = 0; l && i < n; i++)
-		free(names[i]);
-	free(names);
-	return ret;
-}
-
-int pool_export_slurm(const struct pool_tree *t, FILE *out)
-{
-	uint32_t *off, *ord, g;
-	unsigned int l;
-	int ret = 0;
-
-	for (l = 0; l < t->nlevels && !ret; l++) {
-		ret = buckets(t, l, &off, &ord);
-		if (ret)
-			break;
-		for (g = 0; !ret && g < t->ngrp[l]; g++)
-			ret = slurm_line(t, l, g, ord, off[g], off[g + 1], out);
-		free(off);
-		free(ord);
-	}
-	return ret;
-}
-
-int pool_export_k8s(const struct pool_tree *t, FILE *out)
-{
-	unsigned int l;
-	size_t h;
-
-	for (h = 0; h < t->nhosts; h++) {
-		if (fprintf(out, "%s", t->host[h]) < 0)
-			return -EIO;
-		for (l = 0; l < t->nlevels; l++)
-			if (fprintf(out, " fabric.topograph.run/tier-%u=s%u",
-				    l + 1, switch_no(t, l,
-				    t->grp[(size_t)l * t->nhosts + h])) < 0)
-				return -EIO;
-		if (fputc('\n', out) == EOF)
-			return -EIO;
-	}
-	return 0;
 }

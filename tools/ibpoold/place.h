@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Job placement: which hosts a job of N GPUs should get so it spans the
- * fewest switch levels, and the same host grouping exported as a Slurm
- * topology.conf (tree plugin) and as Kubernetes node labels.
+ * fewest switch levels, over a grouping of the fabric's hosts by level
+ * that the topology exports (topoexport.h) write out too.
  */
 #ifndef GPUAWARE_POOL_PLACE_H
 #define GPUAWARE_POOL_PLACE_H
@@ -32,6 +32,14 @@
  * Levels that group exactly as the one below are left out, so the top
  * level is the first with one group per connected part.  Groups are
  * numbered per level in the order of their first host by name.
+ *
+ * Each group is named after one of its switches, so that a switch
+ * failing elsewhere renames nothing: of the group's switches on its
+ * highest switch level (fat-tree level above the leaves; elsewhere 0
+ * for switches with hosts, 1 for the others), the one with the lowest
+ * node GUID.  When that switch is below the group's own level (its
+ * upper switches are gone) "-t<level>" is appended, so names stay
+ * unique over all levels.
  * Everything owned; pool_tree_release() frees it.
  */
 struct pool_tree {
@@ -41,14 +49,20 @@ struct pool_tree {
 	char **host;		/* sorted case-insensitively */
 	uint32_t *grp;		/* grp[l * nhosts + h] */
 	uint32_t ngrp[FT_MAX_LEVELS];
+	char **gname;		/* gname[l * nhosts + g], group g of level l */
 	struct swg g;		/* non-tree only */
 	uint32_t *host_sw;	/* non-tree: local switch of each host */
 	const struct pool_config *cfg;	/* pool_tree_bind()'s, or NULL */
 	long *cfg_host;		/* tree index of each of cfg's hosts, -1 */
 };
 
-int pool_tree_build(const struct fabric *f, struct pool_tree *t, char *err,
-		    size_t len);
+/*
+ * swname: the name of every switch of f by node index (swname.h), NULL
+ * for "0x" and the node GUID.  Returns 0 or a negative errno with err
+ * filled.
+ */
+int pool_tree_build(const struct fabric *f, char *const *swname,
+		    struct pool_tree *t, char *err, size_t len);
 void pool_tree_release(struct pool_tree *t);
 
 /* Index of host name, or -1 when the fabric has no such host. */
@@ -102,20 +116,5 @@ int pool_place_cands(const struct pool *p, const struct pool_config *cfg,
 		     unsigned int gpus_per_host, const double *load,
 		     struct pool_placement *out, size_t max, size_t *n,
 		     char *err, size_t len);
-
-/*
- * Slurm topology.conf for the tree plugin: group g of level l is switch
- * "s<k>" with k counting groups level by level from the leaves;
- * "SwitchName=s0 Nodes=gpu[01-04]" for level 0, "SwitchName=s10
- * Switches=s[0-3]" above.  Returns 0 or a negative errno.
- */
-int pool_export_slurm(const struct pool_tree *t, FILE *out);
-
-/*
- * One line per host: "NAME fabric.topograph.run/tier-1=s0
- * fabric.topograph.run/tier-2=s4 ...", tier l+1 naming its level-l group
- * as the Slurm export does; ready for "kubectl label node".
- */
-int pool_export_k8s(const struct pool_tree *t, FILE *out);
 
 #endif

@@ -91,7 +91,7 @@ static const struct cmd cmds[] = {
 	{ "jobs", C_JOBS, "[--start J --hosts H|--end J]", 0,
 	  "ibpoold: list, start or end jobs", pr_pool_jobs },
 	{ "topology", C_TOPO, "[--format F]", 0,
-	  "ibpoold: the fabric as Slurm topology.conf or k8s labels",
+	  "ibpoold: the fabric for Slurm, Kubernetes labels or Kueue",
 	  pr_pool_topology },
 };
 
@@ -137,7 +137,7 @@ static const struct opt opts[] = {
 	{ "start", 1, 'b', C_JOBS, "JOB", "record that JOB started on --hosts" },
 	{ "hosts", 1, 'H', C_JOBS, "EXPR", "hosts of --start, a Slurm hostlist" },
 	{ "end", 1, 'E', C_JOBS, "JOB", "record that JOB ended" },
-	{ "format", 1, 'f', C_TOPO, "F", "slurm-tree or k8s-labels (slurm-tree)" },
+	{ "format", 1, 'f', C_TOPO, "F", "slurm-tree, slurm-block, slurm-yaml, k8s-labels or kueue (slurm-tree)" },
 	{ "help", 0, 'h', C_ALL, NULL, "show this help" },
 };
 

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fabric's host grouping (pool_tree, place.h) written for schedulers,
+ * with the groups' stable names: Slurm's topology.conf (tree and block
+ * plugins) and topology.yaml, topograph's node labels and a Kueue
+ * Topology.  A host's accelerator domain comes from the configuration
+ * the tree is bound to (pool_tree_bind), when it has one.
+ */
+#ifndef GPUAWARE_POOL_TOPOEXPORT_H
+#define GPUAWARE_POOL_TOPOEXPORT_H
+
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+#include "place.h"
+
+#define POOL_EXPORT_TIER_LABEL "fabric.topograph.run/tier-"
+#define POOL_EXPORT_DOMAIN_LABEL "accelerator.topograph.run/domain"
+
+enum pool_export_format {
+	POOL_EXPORT_SLURM_TREE,	/* topology.conf, topology/tree */
+	POOL_EXPORT_SLURM_BLOCK,	/* topology.conf, topology/block */
+	POOL_EXPORT_SLURM_YAML,	/* topology.yaml: a tree and a block one */
+	POOL_EXPORT_K8S_LABELS,	/* "HOST label=value ..." per host */
+	POOL_EXPORT_KUEUE,	/* a Kueue Topology over those labels */
+};
+
+#define POOL_EXPORT_FORMATS "slurm-tree, slurm-block, slurm-yaml, k8s-labels or kueue"
+
+/* The format named s: 0, or -EINVAL. */
+int pool_export_parse(const char *s, enum pool_export_format *fmt);
+
+/*
+ * Write t in fmt to out.  Tree: level-0 groups are switches with Nodes=,
+ * higher ones with Switches=.  Blocks: the accelerator domains when every
+ * host has one, else the level-0 groups; block sizes from the smallest
+ * block's host count D doubling up to D * 2^k for the largest 2^k no
+ * more than the blocks.  Labels: tier-N names the host's level-N group;
+ * a top level with one group on every host (above level 0) tells nothing
+ * and is left out.  Returns 0 or a negative errno.
+ */
+int pool_export_text(const struct pool_tree *t, enum pool_export_format fmt,
+		     FILE *out);
+
+/*
+ * The grouping as structure into obj: "switches" (name, tier, "nodes"
+ * or "switches": arrays of names), "blocks" (name, nodes),
+ * "block_sizes", "hosts" (host, "labels": an object of label: value).
+ * Returns 0 or -ENOMEM.
+ */
+int pool_export_json(const struct pool_tree *t, json_object *obj);
+
+#endif
