@@ -661,6 +661,8 @@ static int run_round(struct sim *c)
 			c->rbw[w->job[i]] = r;
 	}
 	c->r->flows += w->n;
+	for (i = 0; c->r->link && i < w->nlnk; i++)
+		c->r->link[w->lnk[i]]++;
 	return 0;
 }
 
@@ -774,6 +776,7 @@ int cs_run(const struct rt_tables *t, const struct rt_jobs *js,
 {
 	struct sim c = { .t = t, .js = js, .o = o, .r = r };
 	uint32_t nj = js->njobs ? js->njobs : 1;
+	size_t i;
 	uint32_t nr = js->rank_off ? js->rank_off[js->njobs] : 0;
 	int ret = -ENOMEM;
 
@@ -792,9 +795,15 @@ int cs_run(const struct rt_tables *t, const struct rt_jobs *js,
 		goto out;
 	if (o->oracle != CS_ORACLE_NONE && oracle_init(&c))
 		goto out;
+	if (o->links &&
+	    !(r->link = calloc(t->fab->nports + 1, sizeof(*r->link))))
+		goto out;
 	ret = o->pattern == CS_RING ? ring(&c) : alltoall(&c);
 	if (!ret)
 		summarise(r, js);
+	for (i = 0; !ret && r->link && r->rounds > 1 && i < t->fab->nports;
+	     i++)
+		r->link[i] /= r->rounds;
 out:
 	sim_release(&c);
 	if (ret)
@@ -805,5 +814,7 @@ out:
 void cs_result_release(struct cs_result *r)
 {
 	free(r->bw);
+	free(r->link);
 	r->bw = NULL;
+	r->link = NULL;
 }

@@ -66,6 +66,7 @@ struct cs_opts {
 	uint64_t seed;		/* the jobs' first shifts (and shuffle) */
 	bool shuffle;		/* all-to-all over a seeded random rank order */
 	enum cs_oracle oracle;	/* routes by round instead of t's */
+	bool links;		/* fill cs_result.link */
 };
 
 /* Owned; cs_result_release() frees it. */
@@ -78,6 +79,11 @@ struct cs_result {
 	unsigned int rounds;
 	uint64_t flows;		/* simulated, over all rounds */
 	uint64_t lost;		/* of those, not delivered by the tables */
+	/*
+	 * With cs_opts.links, per fabric port (the directed link it sends
+	 * on): the flows on it in a round, over the rounds; else NULL.
+	 */
+	double *link;
 };
 
 /*

@@ -135,6 +135,23 @@ static double run(struct pair_run *p, enum cs_pattern pat, unsigned int j)
 	return bw;
 }
 
+/*
+ * With links asked for, the cable's two directions each carry n ring
+ * flows a round, and a host's own link one.
+ */
+static void expect_cable(const struct pair_run *p, double n)
+{
+	struct cs_opts o = { .pattern = CS_RING, .links = true };
+	struct cs_result r;
+
+	CU_ASSERT_FATAL(!cs_run(&p->t, &p->js, &o, &r));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r.link);
+	CU_ASSERT(NEAR(r.link[p->f->nodes[0].port0 + 1], n));
+	CU_ASSERT(NEAR(r.link[p->f->nodes[1].port0 + 1], n));
+	CU_ASSERT(NEAR(r.link[p->f->nodes[2].port0 + 1], 1));
+	cs_result_release(&r);
+}
+
 /* Two jobs, each with a host on both sides: their rings share the cable. */
 static void test_two_rings(void)
 {
@@ -146,6 +163,7 @@ static void test_two_rings(void)
 
 	pair_start(&p, sp, 2, false);
 	CU_ASSERT(NEAR(run(&p, CS_RING, 0), 0.5));
+	expect_cable(&p, 2);
 	CU_ASSERT(NEAR(run(&p, CS_RING, 1), 0.5));
 	CU_ASSERT(NEAR(run(&p, CS_ALLTOALL, 0), 0.5));
 	pair_end(&p);
