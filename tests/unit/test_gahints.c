@@ -18,6 +18,7 @@
 #include "tu_route.h"
 #include "plugins/opensm/config.h"
 #include "plugins/opensm/hints.h"
+#include "sm/client.h"
 #include "sm/server.h"
 #include "tools/ibpoold/relay.h"
 #include "topology/gen.h"

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "tu.h"
+#include "sm/client.h"
 #include "sm/server.h"
 
 struct fixture {

@@ -15,7 +15,7 @@
 #include <iniparser/iniparser.h>
 
 #include "config.h"
-#include "sm/server.h"
+#include "sm/endpoint.h"
 #include "topology/textio.h"
 
 #define HOST_PREFIX "host"

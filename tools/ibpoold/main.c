@@ -25,6 +25,7 @@
 #include "live.h"
 #include "log.h"
 #include "ops.h"
+#include "sm/client.h"
 #include "topology/textio.h"
 
 #define PROG "ibpoold"

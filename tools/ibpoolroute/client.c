@@ -6,7 +6,8 @@
 #include <stdio.h>
 
 #include "ibpoolroute.h"
-#include "sm/server.h"
+#include "sm/client.h"
+#include "sm/proto.h"
 
 json_object *pr_request(const char *op)
 {
