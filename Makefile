@@ -27,7 +27,7 @@ endif
 
 CORE_SRC := $(wildcard topology/*.c routing/*.c sm/*.c)
 PLUGIN_SRC := $(wildcard plugins/opensm/*.c)
-LIVE_SRC := $(wildcard tools/live/*.c)
+LIVEFAB_SRC := $(wildcard tools/livefab/*.c)
 POOLROUTE_SRC := $(wildcard tools/ibpoolroute/*.c)
 TOPOGEN_SRC := $(wildcard tools/ibtopogen/*.c)
 POOLD_SRC := $(filter-out tools/ibpoold/main.c,$(wildcard tools/ibpoold/*.c))
@@ -63,7 +63,7 @@ $(B)/libpoold.a: $(call obj,$(POOLD_SRC))
 	ar rcs $@ $^
 
 # The live-fabric reader the tools share; it links libibnetdisc and libibmad.
-$(B)/libibview.a: $(call obj,$(LIVE_SRC))
+$(B)/liblivefab.a: $(call obj,$(LIVEFAB_SRC))
 	rm -f $@
 	ar rcs $@ $^
 
@@ -74,12 +74,12 @@ $(B)/libgpuaware.so: $(call obj,$(PLUGIN_SRC)) $(B)/libgpcore.a plugins/opensm/p
 		-ljson-c -lpthread $(LDLIBS_CORE)
 
 $(B)/ibpoolroute: $(call obj,$(POOLROUTE_SRC)) $(B)/libpoold.a \
-		$(B)/libibview.a $(B)/libgpcore.a
+		$(B)/liblivefab.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -libnetdisc -libmad -libumad -ljson-c \
 		$(LDLIBS_CORE)
 
 $(B)/ibpoold: $(call obj,tools/ibpoold/main.c) $(B)/libpoold.a \
-		$(B)/libibview.a $(B)/libgpcore.a
+		$(B)/liblivefab.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -libnetdisc -libmad -libumad -libverbs \
 		-liniparser -ljson-c -lpthread $(LDLIBS_CORE)
 
@@ -91,7 +91,7 @@ UNIT_PLUGIN := $(call obj,plugins/opensm/hints.c plugins/opensm/config.c)
 
 # fdatasync is wrapped so the journal tests can make it fail.
 $(B)/unit-tests: $(call obj,$(UNIT_SRC)) $(UNIT_PLUGIN) $(B)/libpoold.a \
-		$(B)/libibview.a $(B)/libgpcore.a
+		$(B)/liblivefab.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -Wl,--wrap=fdatasync -o $@ $^ -lcunit -liniparser \
 		-ljson-c -lpthread $(LDLIBS_CORE)
 
@@ -123,7 +123,7 @@ deps:
 # Every public header compiles on its own.
 headers:
 	@for h in $(wildcard topology/*.h routing/*.h sm/*.h tools/ibpoold/*.h \
-		tools/live/*.h); do \
+		tools/livefab/*.h); do \
 		echo "#include \"$$h\"" | $(CC) $(CPPFLAGS) -std=c11 $(WARN) \
 			-x c -fsyntax-only - || exit 1; done
 

@@ -13,7 +13,7 @@
 #include <json-c/json.h>
 
 #include "ibpoolroute.h"
-#include "tools/live/ibview.h"
+#include "tools/livefab/livefab.h"
 
 /* What the report needs besides the rates; all borrowed. */
 struct sweep {

@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "ibpoolroute.h"
-#include "tools/live/ibview.h"
+#include "tools/livefab/livefab.h"
 
 #define NSL 16
 #define VL_DROP 15		/* VL15 carries SMPs only: data is dropped */

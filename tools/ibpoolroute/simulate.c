@@ -13,7 +13,7 @@
 #include "ibpoolroute.h"
 #include "routing/collsim.h"
 #include "routing/lftdump.h"
-#include "tools/live/ibview.h"
+#include "tools/livefab/livefab.h"
 #include "topology/netfile.h"
 #include "topology/osmdump.h"
 

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "counters.h"
+#include "lfcounters.h"
 
 void ibv_sample_release(struct ibv_sample *s)
 {

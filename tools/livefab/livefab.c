@@ -14,7 +14,7 @@
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
-#include "ibview.h"
+#include "livefab.h"
 
 #define NSL 16
 
