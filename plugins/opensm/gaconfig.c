@@ -15,7 +15,7 @@
 
 #include <iniparser/iniparser.h>
 
-#include "config.h"
+#include "gaconfig.h"
 
 struct out {
 	ga_cfg_log_fn log;
