@@ -246,6 +246,12 @@ refused "place: impossible" bad_request "$R" place --gpus 400 --per-host 4
 refused "topology: bad format" bad_request "$R" topology --format dot
 refused "jobs: unknown host" unknown_host "$R" jobs --start j9 --hosts nosuch
 refused "jobs: bad id" bad_request "$R" jobs --start 'j 9' --hosts node0001
+check "jobs: bad id names the characters" \
+	grep -qF "job 'j 9': only A-Z a-z 0-9 . _ : - are allowed" "$w/err"
+refused "jobs: id too long" bad_request "$R" jobs \
+	--start "$(printf '%065d' 0)" --hosts node0001
+check "jobs: id too long says the length" \
+	grep -qF "field 'job' must be 1..64 characters" "$w/err"
 refused "jobs: end unknown" not_found "$R" jobs --end nosuch
 printf '%s\n' '{"op":"alloc","client":"node0001","gpus":1,"colour":"red"}' > "$w/req"
 if perl -MIO::Socket::UNIX -e '

@@ -765,16 +765,15 @@ out_release:
 /* Job ids as the plugin's hint table takes them, so the relay can. */
 static int check_job_id(const char *id, struct sm_error *e)
 {
-	size_t i, n = strlen(id);
+	size_t n = strlen(id);
 
+	if (sm_hints_id_valid(id))
+		return 0;
 	if (!n || n > SM_HINTS_ID_MAX)
 		return sm_error_set(e, SM_ERR_BAD_REQUEST, "field 'job' must be 1..%d characters",
 				    SM_HINTS_ID_MAX);
-	for (i = 0; i < n; i++)
-		if (!isalnum((unsigned char)id[i]) && !strchr("._:-", id[i]))
-			return sm_error_set(e, SM_ERR_BAD_REQUEST, "job '%s': only A-Z a-z 0-9 . _ : - are allowed",
-					    id);
-	return 0;
+	return sm_error_set(e, SM_ERR_BAD_REQUEST, "job '%s': only " SM_HINTS_ID_CHARS " are allowed",
+			    id);
 }
 
 static int op_job_start(struct poold *d, const struct sm_peer *p,
