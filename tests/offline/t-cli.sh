@@ -96,6 +96,20 @@ done
 run "$BIN" route --net "$D/osm-ft2-ftree/net" --engine minhop
 expect "unknown engine" 2 "unknown engine 'minhop'" "$w/err"
 
+# One engine list: both tools' --help and both man pages name the same
+# engines, and route takes each of them.
+el=$("$BIN" --help | sed -n 's/^.*--engine NAME *\(.*\) (auto).*$/\1/p')
+same "engine list: ibpoolroute and ibpoold --help" "$el" \
+	"$("$B/ibpoold" --help | sed -n 's/^.*--engine NAME *offline: \(.*\) (auto)$/\1/p')"
+roff=".BR $(echo "$el" | sed 's/, / ", " /g; s/ or / " or " /')"
+for m in docs/ibpoolroute.1 docs/ibpoold.8; do
+	check "engine list: $m as --help" grep -qxF "$roff" "$m"
+done
+for e in $(echo "$el" | sed 's/,//g; s/ or / /'); do
+	run "$BIN" route --net "$D/osm-ft2-ftree/net" --engine "$e" --perms 0
+	check "engine list: route takes $e" sh -c "! grep -q 'unknown engine' '$w/err'"
+done
+
 # --- analyze on real dumps -------------------------------------------------
 for dir in "$D"/osm-*/; do
 	dir=${dir%/}

@@ -56,7 +56,7 @@ static const struct opt opts[] = {
 	{ "config", 1, 'c', "FILE", "the pool configuration (INI)" },
 	{ "net", 1, 'n', "FILE", "offline: route this ibsim net file instead of reading the live fabric" },
 	{ "lmc", 1, 'l', "N", "offline: LIDs per CA port are 2^N, 0-7 (0)" },
-	{ "engine", 1, 'e', "NAME", "offline: auto, fattree, torus, dragonfly or updown (auto)" },
+	{ "engine", 1, 'e', "NAME", "offline: " RT_ENGINE_NAMES " (auto)" },
 	{ "Ca", 1, 'C', "CA", "live: local CA to read the fabric through (the first)" },
 	{ "Port", 1, 'P', "PORT", "live: its port (the first active)" },
 	{ "daemon", 0, 'd', NULL, "detach once serving; log to syslog" },

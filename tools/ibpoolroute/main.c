@@ -115,7 +115,7 @@ static const struct opt opts[] = {
 	{ "shuffle", 0, 'u', C_SIM, NULL, "all-to-all over a random rank order (--seed), not the host list's" },
 	{ "oracle", 0, 'a', C_SIM, NULL, "also the rounds routed by source, knowing every job's or only its own" },
 	{ "measure-only", 0, 'M', C_ROUTE | C_SIM, NULL, "with --jobs: route as without jobs, only measure their loads" },
-	{ "engine", 1, 'e', C_ROUTE | C_SIM, "NAME", "auto, fattree, torus or updown (auto)" },
+	{ "engine", 1, 'e', C_ROUTE | C_SIM, "NAME", RT_ENGINE_NAMES " (auto)" },
 	{ "lmc", 1, 'l', C_ROUTE | C_SIM, "N", "LIDs per CA port are 2^N, 0-7 (0)" },
 	{ "extended-lids", 0, 'x', C_ROUTE, NULL, "allow LIDs past 0xbfff (offline scale runs beyond one subnet)" },
 	{ "Ca", 1, 'C', C_VERIFY | C_COUNTERS | C_SIM, "CA", "local CA to query through (the first)" },
