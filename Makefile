@@ -28,6 +28,7 @@ endif
 CORE_SRC := $(wildcard topology/*.c routing/*.c sm/*.c)
 PLUGIN_SRC := $(wildcard plugins/opensm/*.c)
 LIVEFAB_SRC := $(wildcard tools/livefab/*.c)
+CLI_SRC := $(wildcard tools/cli/*.c)
 POOLROUTE_SRC := $(wildcard tools/ibpoolroute/*.c)
 TOPOGEN_SRC := $(wildcard tools/ibtopogen/*.c)
 POOLD_SRC := $(filter-out tools/ibpoold/main.c,$(wildcard tools/ibpoold/*.c))
@@ -62,6 +63,11 @@ $(B)/libpoold.a: $(call obj,$(POOLD_SRC))
 	rm -f $@
 	ar rcs $@ $^
 
+# The command-line conventions the three tools share.
+$(B)/libgpcli.a: $(call obj,$(CLI_SRC))
+	rm -f $@
+	ar rcs $@ $^
+
 # The live-fabric reader the tools share; it links libibnetdisc and libibmad.
 $(B)/liblivefab.a: $(call obj,$(LIVEFAB_SRC))
 	rm -f $@
@@ -74,16 +80,16 @@ $(B)/libgpuaware.so: $(call obj,$(PLUGIN_SRC)) $(B)/libgpcore.a plugins/opensm/p
 		-ljson-c -lpthread $(LDLIBS_CORE)
 
 $(B)/ibpoolroute: $(call obj,$(POOLROUTE_SRC)) $(B)/libpoold.a \
-		$(B)/liblivefab.a $(B)/libgpcore.a
+		$(B)/liblivefab.a $(B)/libgpcli.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -libnetdisc -libmad -libumad -ljson-c \
 		$(LDLIBS_CORE)
 
 $(B)/ibpoold: $(call obj,tools/ibpoold/main.c) $(B)/libpoold.a \
-		$(B)/liblivefab.a $(B)/libgpcore.a
+		$(B)/liblivefab.a $(B)/libgpcli.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -libnetdisc -libmad -libumad -libverbs \
 		-liniparser -ljson-c -lpthread $(LDLIBS_CORE)
 
-$(B)/ibtopogen: $(call obj,$(TOPOGEN_SRC)) $(B)/libgpcore.a
+$(B)/ibtopogen: $(call obj,$(TOPOGEN_SRC)) $(B)/libgpcli.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CORE)
 
 # The plugin's hint socket and config have no OpenSM types: tested here.
@@ -91,7 +97,7 @@ UNIT_PLUGIN := $(call obj,plugins/opensm/gahints.c plugins/opensm/gaconfig.c)
 
 # fdatasync is wrapped so the journal tests can make it fail.
 $(B)/unit-tests: $(call obj,$(UNIT_SRC)) $(UNIT_PLUGIN) $(B)/libpoold.a \
-		$(B)/liblivefab.a $(B)/libgpcore.a
+		$(B)/liblivefab.a $(B)/libgpcli.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -Wl,--wrap=fdatasync -o $@ $^ -lcunit -liniparser \
 		-ljson-c -lpthread $(LDLIBS_CORE)
 
@@ -123,7 +129,7 @@ deps:
 # Every public header compiles on its own.
 headers:
 	@for h in $(wildcard topology/*.h routing/*.h sm/*.h tools/ibpoold/*.h \
-		tools/livefab/*.h); do \
+		tools/livefab/*.h tools/cli/*.h); do \
 		echo "#include \"$$h\"" | $(CC) $(CPPFLAGS) -std=c11 $(WARN) \
 			-x c -fsyntax-only - || exit 1; done
 

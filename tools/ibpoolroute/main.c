@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * ibpoolroute: the diagnostics CLI.  One option table drives getopt_long
- * and --help; each subcommand says which options it takes.
+ * ibpoolroute: the diagnostics CLI.  One option table (tools/cli) drives
+ * getopt_long and --help; each subcommand says which options it takes.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ibpoolroute.h"
+#include "tools/cli/cli.h"
 #include "tools/ibpoold/hostlist.h"
 
 #define PROG "ibpoolroute"
@@ -95,17 +96,8 @@ static const struct cmd cmds[] = {
 	  pr_pool_topology },
 };
 
-struct opt {
-	const char *name;
-	int has_arg;
-	int val;
-	unsigned int cmds;	/* subcommands that take it */
-	const char *arg;
-	const char *help;
-};
-
-/* The one option table: getopt_long's and --help's. */
-static const struct opt opts[] = {
+/* The one option table: getopt_long's and --help's; mask: C_* taking it. */
+static const struct cli_opt opts[] = {
 	{ "net", 1, 'n', C_ROUTE | C_SIM, "FILE", "ibsim net file or ibnetdiscover output to route" },
 	{ "dump", 1, 'D', C_SIM, "DIR", "the routing OpenSM dumped into DIR instead of the live one" },
 	{ "jobs", 1, 'J', C_CHECKS | C_SIM, "FILE", "JSON job list: route for the jobs, report their own link loads" },
@@ -171,8 +163,8 @@ static const char *const examples[] = {
 
 static void usage(FILE *out)
 {
-	char left[48];
-	size_t i, k;
+	char left[48], tail[256];
+	size_t i, k, at;
 
 	fprintf(out, "Usage: " PROG " COMMAND [options]\n\nCommands:\n");
 	for (i = 0; i < NCMDS; i++) {
@@ -182,23 +174,20 @@ static void usage(FILE *out)
 	}
 	fprintf(out, "\nOptions:\n");
 	for (i = 0; i < NOPTS; i++) {
-		const struct opt *o = &opts[i];
+		const struct cli_opt *o = &opts[i];
+		const char *sep = " [";
 
-		snprintf(left, sizeof(left), "-%c, --%s%s%s", o->val, o->name,
-			 o->arg ? " " : "", o->arg ? o->arg : "");
-
-		fprintf(out, "  %-24s %s", left, o->help);
-		if (o->cmds != C_ALL) {
-			const char *sep = " [";
-
-			for (k = 0; k < NCMDS; k++)
-				if (o->cmds & cmds[k].bit) {
-					fprintf(out, "%s%s", sep, cmds[k].name);
-					sep = ", ";
-				}
-			fputc(']', out);
-		}
-		fputc('\n', out);
+		at = 0;
+		tail[0] = '\0';
+		for (k = 0; o->mask != C_ALL && k < NCMDS; k++)
+			if (o->mask & cmds[k].bit) {
+				at += snprintf(tail + at, sizeof(tail) - at,
+					       "%s%s", sep, cmds[k].name);
+				sep = ", ";
+			}
+		if (at)
+			snprintf(tail + at, sizeof(tail) - at, "]");
+		cli_help_opt(out, o, 24, tail);
 	}
 	fprintf(out, "\nExit status: 0 the routing checks out (pool commands: done), 1 it does not (counters: a switch did not answer; pool commands: ibpoold refused), 2 usage, input or I/O error.\n\nExamples:\n");
 	for (i = 0; i < sizeof(examples) / sizeof(examples[0]); i++)
@@ -219,29 +208,11 @@ static int usage_error(const char *fmt, ...)
 	return PR_ERR;
 }
 
-/* Whole-string unsigned number at most max. */
+/* Whole-string decimal number at most max. */
 static int number(const char *s, unsigned long long max,
 		  unsigned long long *v)
 {
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	if (errno || *end || *v > max)
-		return -EINVAL;
-	return 0;
-}
-
-static const struct opt *find_opt(int val)
-{
-	size_t i;
-
-	for (i = 0; i < NOPTS; i++)
-		if (opts[i].val == val)
-			return &opts[i];
-	return NULL;
+	return cli_uint(s, 10, max, v);
 }
 
 /* Apply one option to o; PR_OK or an exit code. */
@@ -397,29 +368,21 @@ static int expand_hostlist(const char *expr)
 
 int main(int argc, char **argv)
 {
-	struct option lopts[NOPTS + 1];
 	struct pr_opts o = {
 		.engine = RT_ENGINE_AUTO,
 		.interval_ms = 1000,
 		.vf = { .ebb_perms = VF_DEFAULT_PERMS, .seed = 1 },
 		.weight = 1,
 	};
-	char sopts[2 * NOPTS + 2], *sp = sopts, err[512];
 	const struct cmd *cmd = NULL;
-	const struct opt *op;
+	const struct cli_opt *op;
+	struct cli_parser p;
+	const char *bad;
+	char err[512];
 	int c, ret, npos;
 	size_t i;
 
-	*sp++ = ':';	/* report a missing argument as ':' */
-	for (i = 0; i < NOPTS; i++) {
-		lopts[i] = (struct option){ opts[i].name, opts[i].has_arg,
-					    NULL, opts[i].val };
-		*sp++ = opts[i].val;
-		if (opts[i].has_arg)
-			*sp++ = ':';
-	}
-	memset(&lopts[NOPTS], 0, sizeof(lopts[NOPTS]));
-	*sp = '\0';
+	cli_parser_init(&p, opts, NOPTS);
 
 	if (argc < 2)
 		return usage_error("no command given");
@@ -437,21 +400,17 @@ int main(int argc, char **argv)
 		return usage_error("unknown command '%s'", argv[1]);
 
 	/* argv[1] plays argv[0]: getopt starts after the command. */
-	opterr = 0;
-	while ((c = getopt_long(argc - 1, argv + 1, sopts, lopts, NULL)) !=
-	       -1) {
+	while ((c = cli_next(&p, argc - 1, argv + 1, &op, &bad)) != -1) {
 		if (c == '?')
-			return usage_error("unknown option '%s'",
-					   argv[optind]);
+			return usage_error("unknown option '%s'", bad);
 		if (c == ':')
 			return usage_error("option '%s' needs an argument",
-					   argv[optind]);
+					   bad);
 		if (c == 'h') {
 			usage(stdout);
 			return PR_OK;
 		}
-		op = find_opt(c);
-		if (!(op->cmds & cmd->bit))
+		if (!(op->mask & cmd->bit))
 			return usage_error("--%s is not an option of %s",
 					   op->name, cmd->name);
 		if ((ret = set_opt(&o, c, optarg)))
