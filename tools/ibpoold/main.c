@@ -26,6 +26,7 @@
 #include "log.h"
 #include "ops.h"
 #include "sm/client.h"
+#include "tools/cli/cli.h"
 #include "topology/textio.h"
 
 #define PROG "ibpoold"
@@ -43,65 +44,42 @@ struct args {
 	bool print_host;
 };
 
-struct opt {
-	const char *name;
-	int has_arg;
-	int val;
-	const char *arg;
-	const char *help;
-};
-
 /* The one option table: getopt_long's and --help's. */
-static const struct opt opts[] = {
-	{ "config", 1, 'c', "FILE", "the pool configuration (INI)" },
-	{ "net", 1, 'n', "FILE", "offline: route this ibsim net file instead of reading the live fabric" },
-	{ "lmc", 1, 'l', "N", "offline: LIDs per CA port are 2^N, 0-7 (0)" },
-	{ "engine", 1, 'e', "NAME", "offline: " RT_ENGINE_NAMES " (auto)" },
-	{ "Ca", 1, 'C', "CA", "live: local CA to read the fabric through (the first)" },
-	{ "Port", 1, 'P', "PORT", "live: its port (the first active)" },
-	{ "daemon", 0, 'd', NULL, "detach once serving; log to syslog" },
-	{ "pid-file", 1, 'p', "FILE", "with --daemon: write the pid there" },
-	{ "print-host", 0, 'H', NULL, "print this machine's [host] section from its RDMA ports and exit" },
-	{ "help", 0, 'h', NULL, "show this help" },
+static const struct cli_opt opts[] = {
+	{ "config", 1, 'c', 0, "FILE", "the pool configuration (INI)" },
+	{ "net", 1, 'n', 0, "FILE", "offline: route this ibsim net file instead of reading the live fabric" },
+	{ "lmc", 1, 'l', 0, "N", "offline: LIDs per CA port are 2^N, 0-7 (0)" },
+	{ "engine", 1, 'e', 0, "NAME", "offline: " RT_ENGINE_NAMES " (auto)" },
+	{ "Ca", 1, 'C', 0, "CA", "live: local CA to read the fabric through (the first)" },
+	{ "Port", 1, 'P', 0, "PORT", "live: its port (the first active)" },
+	{ "daemon", 0, 'd', 0, NULL, "detach once serving; log to syslog" },
+	{ "pid-file", 1, 'p', 0, "FILE", "with --daemon: write the pid there" },
+	{ "print-host", 0, 'H', 0, NULL, "print this machine's [host] section from its RDMA ports and exit" },
+	{ "help", 0, 'h', 0, NULL, "show this help" },
 };
 
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
 static void usage(FILE *out)
 {
-	char left[40];
 	size_t i;
 
 	fprintf(out, "Usage: " PROG " -c FILE [options]\n       " PROG " --print-host\n\nOptions:\n");
-	for (i = 0; i < NOPTS; i++) {
-		snprintf(left, sizeof(left), "-%c, --%s%s%s", opts[i].val,
-			 opts[i].name, opts[i].arg ? " " : "",
-			 opts[i].arg ? opts[i].arg : "");
-		fprintf(out, "  %-24s %s\n", left, opts[i].help);
-	}
+	for (i = 0; i < NOPTS; i++)
+		cli_help_opt(out, &opts[i], 24, NULL);
 	fprintf(out, "\nExamples:\n  " PROG " -c /etc/gpuaware/pool.conf\n  " PROG " -c pool.conf --net ibsim-configs/ft2-small.net --lmc 1\n  " PROG " --print-host >> /etc/gpuaware/pool.conf\n");
 }
 
 static int parse(int argc, char **argv, struct args *a)
 {
-	struct option lopts[NOPTS + 1];
-	char sopts[2 * NOPTS + 2], *sp = sopts, *end;
-	unsigned long v;
-	size_t i;
+	const struct cli_opt *o;
+	struct cli_parser p;
+	unsigned long long v;
+	const char *bad;
 	int c;
 
-	*sp++ = ':';
-	for (i = 0; i < NOPTS; i++) {
-		lopts[i] = (struct option){ opts[i].name, opts[i].has_arg,
-					    NULL, opts[i].val };
-		*sp++ = opts[i].val;
-		if (opts[i].has_arg)
-			*sp++ = ':';
-	}
-	memset(&lopts[NOPTS], 0, sizeof(lopts[NOPTS]));
-	*sp = '\0';
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
+	cli_parser_init(&p, opts, NOPTS);
+	while ((c = cli_next(&p, argc, argv, &o, &bad)) != -1) {
 		switch (c) {
 		case 'c':
 			a->config = optarg;
@@ -110,9 +88,7 @@ static int parse(int argc, char **argv, struct args *a)
 			a->net = optarg;
 			break;
 		case 'l':
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || *end || end == optarg || v > 7) {
+			if (cli_uint(optarg, 10, 7, &v)) {
 				fprintf(stderr, PROG ": bad LMC '%s' (0-7)\n",
 					optarg);
 				return 2;
@@ -130,10 +106,7 @@ static int parse(int argc, char **argv, struct args *a)
 			a->ca = optarg;
 			break;
 		case 'P':
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || *end || end == optarg || !v ||
-			    v > FAB_MAX_PORTS) {
+			if (cli_uint(optarg, 10, FAB_MAX_PORTS, &v) || !v) {
 				fprintf(stderr, PROG ": bad port '%s'\n", optarg);
 				return 2;
 			}
@@ -153,12 +126,11 @@ static int parse(int argc, char **argv, struct args *a)
 			exit(0);
 		case ':':
 			fprintf(stderr, PROG ": option '%s' needs an argument\n\n",
-				argv[optind - 1]);
+				bad);
 			usage(stderr);
 			return 2;
 		default:
-			fprintf(stderr, PROG ": unknown option '%s'\n\n",
-				argv[optind - 1]);
+			fprintf(stderr, PROG ": unknown option '%s'\n\n", bad);
 			usage(stderr);
 			return 2;
 		}
