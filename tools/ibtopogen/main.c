@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "jobmix.h"
+#include "tools/cli/cli.h"
 #include "topology/fabric.h"
 #include "topology/gen.h"
 #include "topology/netfile.h"
@@ -27,7 +28,7 @@ enum {
 };
 
 enum {
-	O_WIDTH = 256, O_SPEED, O_HCAS, O_CA_PORTS, O_PARALLEL, O_SEED,
+	O_WIDTH = CLI_LONG_ONLY, O_SPEED, O_HCAS, O_CA_PORTS, O_PARALLEL, O_SEED,
 	O_DROP, O_FAIL_LINK, O_DROP_SWITCHES, O_FAIL_SWITCH, O_DROP_HOSTS,
 	O_SHUFFLE, O_LEVELS, O_K, O_RADIX, O_HOSTS_PER_LEAF, O_LEAVES,
 	O_SPINES, O_DOWN, O_UP, O_SUS, O_HOSTS_PER_SU, O_RAILS,
@@ -36,17 +37,8 @@ enum {
 	O_DROP_LOCAL, O_TORUS2QOS, O_END,
 };
 
-struct opt {
-	const char *name;
-	int has_arg;
-	int val;
-	unsigned int types;
-	const char *arg;
-	const char *help;
-};
-
-/* The one option table: getopt_long's and --help's. */
-static const struct opt opts[] = {
+/* The one option table: getopt_long's and --help's; mask: T_* taking it. */
+static const struct cli_opt opts[] = {
 	{ "output", 1, 'o', T_ALL, "FILE", "write the net file to FILE (default stdout)" },
 	{ "verbose", 0, 'v', T_ALL, NULL, "print node and cable counts to stderr" },
 	{ "help", 0, 'h', T_ALL, NULL, "show this help" },
@@ -147,7 +139,6 @@ static void usage(FILE *out)
 	static const unsigned int mask[] = {
 		T_ALL, T_FT, T_RAIL, T_GRID, T_DF,
 	};
-	char lhs[64];
 	size_t i, j;
 
 	fputs("Usage: ibtopogen fattree|rail|torus|mesh|dragonfly [options] [-o FILE]\n"
@@ -156,20 +147,10 @@ static void usage(FILE *out)
 	      "for one as JSON.\n", out);
 	for (j = 0; j < sizeof(sect) / sizeof(sect[0]); j++) {
 		fprintf(out, "\n%s options:\n", sect[j]);
-		for (i = 0; i < NOPTS; i++) {
-			if (common(opts[i].types) != !j ||
-			    !(opts[i].types & mask[j]))
-				continue;
-			if (opts[i].val < 256)
-				snprintf(lhs, sizeof(lhs), "-%c, --%s %s",
-					 opts[i].val, opts[i].name,
-					 opts[i].arg ? opts[i].arg : "");
-			else
-				snprintf(lhs, sizeof(lhs), "    --%s %s",
-					 opts[i].name,
-					 opts[i].arg ? opts[i].arg : "");
-			fprintf(out, "  %-30s %s\n", lhs, opts[i].help);
-		}
+		for (i = 0; i < NOPTS; i++)
+			if (common(opts[i].mask) == !j &&
+			    (opts[i].mask & mask[j]))
+				cli_help_opt(out, &opts[i], 30, NULL);
 	}
 	fputs("\nExamples:\n"
 	      "  ibtopogen fattree --leaves 8 --hosts-per-leaf 4 --spines 4\n"
@@ -185,30 +166,27 @@ static void usage(FILE *out)
 /* Far above any sane size, far below overflow in products of two. */
 #define NUM_MAX (1u << 24)
 
+/* s as a number (C's 0x and 0 prefixes) at most max, else exit. */
+static uint64_t num_max(const char *name, const char *s, uint64_t max)
+{
+	unsigned long long v;
+	int ret = cli_uint(s, 0, max, &v);
+
+	if (ret == -ERANGE)
+		die("--%s: %s is too large", name, s);
+	if (ret)
+		die("--%s: '%s' is not a number", name, s);
+	return v;
+}
+
 static unsigned int num(const char *name, const char *s)
 {
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || *s == '-')
-		die("--%s: '%s' is not a number", name, s);
-	if (v > NUM_MAX)
-		die("--%s: %s is too large", name, s);
-	return v;
+	return num_max(name, s, NUM_MAX);
 }
 
 static uint64_t num64(const char *name, const char *s)
 {
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || *s == '-')
-		die("--%s: '%s' is not a number", name, s);
-	return v;
+	return num_max(name, s, UINT64_MAX);
 }
 
 static double frac(const char *name, const char *s)
@@ -244,7 +222,7 @@ static unsigned int list(const char *name, const char *s, unsigned int *v,
 	return n;
 }
 
-static void set(struct cli *c, const struct opt *o, const char *arg)
+static void set(struct cli *c, const struct cli_opt *o, const char *arg)
 {
 	const char *nm = o->name;
 
@@ -300,17 +278,13 @@ static void set(struct cli *c, const struct opt *o, const char *arg)
 
 static void parse(struct cli *c, int argc, char **argv)
 {
-	struct option lo[NOPTS + 1];
-	const char *tname = argv[1];
+	const char *tname = argv[1], *bad;
+	const struct cli_opt *o;
+	struct cli_parser p;
 	size_t i;
-	int ch, idx;
+	int ch;
 
-	memset(lo, 0, sizeof(lo));
-	for (i = 0; i < NOPTS; i++) {
-		lo[i].name = opts[i].name;
-		lo[i].has_arg = opts[i].has_arg;
-		lo[i].val = opts[i].val;
-	}
+	cli_parser_init(&p, opts, NOPTS);
 	for (i = 0; i < NTYPES; i++)
 		if (!strcmp(tname, types[i].name))
 			c->type = types[i].type;
@@ -325,24 +299,19 @@ static void parse(struct cli *c, int argc, char **argv)
 	c->fail_switch = calloc(argc, sizeof(*c->fail_switch));
 	if (!c->fail_link || !c->fail_switch)
 		die("out of memory");
-	opterr = 0;
-	while ((ch = getopt_long(argc - 1, argv + 1, ":o:vh", lo, &idx)) !=
-	       -1) {
+	while ((ch = cli_next(&p, argc - 1, argv + 1, &o, &bad)) != -1) {
 		if (ch == '?')
-			die("unknown option '%s' (try --help)",
-			    argv[optind]);
+			die("unknown option '%s' (try --help)", bad);
 		if (ch == ':')
-			die("option '%s' needs an argument", argv[optind]);
-		for (i = 0; i < NOPTS && opts[i].val != ch; i++)
-			;
+			die("option '%s' needs an argument", bad);
 		if (ch == 'h') {
 			usage(stdout);
 			exit(0);
 		}
-		if (!(opts[i].types & c->type))
-			die("--%s does not apply to %s", opts[i].name, tname);
+		if (!(o->mask & c->type))
+			die("--%s does not apply to %s", o->name, tname);
 		c->given[ch] = true;
-		set(c, &opts[i], optarg);
+		set(c, o, optarg);
 	}
 	if (optind < argc - 1)
 		die("unexpected argument '%s'", argv[optind + 1]);
