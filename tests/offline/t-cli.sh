@@ -364,6 +364,8 @@ if [ -x "$TG" ]; then
 		 [ \$(grep -c '\"id\":' '$w/full.json') -lt 8 ]"
 	run "$TG" jobs --net "$w/ft3.net" --sizes 8-4
 	expect "ibtopogen jobs: bad sizes" 2 "bad --sizes '8-4'" "$w/err"
+	run "$TG" jobs --net "$w/ft3.net" --fragment -1
+	expect "ibtopogen jobs: negative fragment" 2 "bad --fragment '-1'" "$w/err"
 
 	# simulate: routed here with and without the jobs
 	run "$BIN" simulate --net "$w/ft3.net" --jobs "$w/mix1.json" --perms 5
