@@ -472,7 +472,7 @@ static int alloc_fields(const struct poold *d, const struct pool_alloc *a,
 }
 
 /* A pool error as a protocol error. */
-static int pool_error(struct sm_error *e, int ret, const char *msg)
+static int op_error(struct sm_error *e, int ret, const char *msg)
 {
 	enum sm_err code;
 
@@ -560,7 +560,7 @@ static int op_alloc(struct poold *d, const struct sm_peer *p,
 	fresh_loads(d);
 	ret = pool_alloc(d->pool, &rq, &orc, &a, msg, sizeof(msg));
 	if (ret)
-		return pool_error(e, ret, msg);
+		return op_error(e, ret, msg);
 	d->changes++;
 	charge(d, a, 1);
 	return alloc_fields(d, a, reply);
@@ -590,7 +590,7 @@ static int op_release(struct poold *d, const struct sm_peer *p,
 	if (ret && a)
 		charge(d, a, 1);
 	if (ret)
-		return pool_error(e, ret, msg);
+		return op_error(e, ret, msg);
 	d->changes++;
 	return sm_json_add(reply, "id", json_object_get(json_object_object_get(req, "id")));
 }
@@ -610,7 +610,7 @@ static int op_renew(struct poold *d, const struct sm_peer *p,
 	ret = pool_renew(d->pool, id, p->uid, lease, d->now(NULL), msg,
 			 sizeof(msg));
 	if (ret)
-		return pool_error(e, ret, msg);
+		return op_error(e, ret, msg);
 	d->changes++;
 	return alloc_fields(d, pool_alloc_find(d->pool, id), reply);
 }
@@ -740,7 +740,7 @@ static int op_place(struct poold *d, const struct sm_peer *p,
 	free(load);
 	free(run);
 	if (ret)
-		return pool_error(e, ret, msg);
+		return op_error(e, ret, msg);
 	ret = -ENOMEM;
 	hosts = json_object_new_array();
 	score = json_object_new_object();
@@ -819,7 +819,7 @@ static int op_job_start(struct poold *d, const struct sm_peer *p,
 	if (!ret)
 		ret = pool_sync(d->pool, msg, sizeof(msg));
 	if (ret) {
-		ret = pool_error(e, ret, msg);
+		ret = op_error(e, ret, msg);
 		goto out_free;
 	}
 	d->changes++;
@@ -846,7 +846,7 @@ static int op_job_end(struct poold *d, const struct sm_peer *p,
 	if (!ret)
 		ret = pool_sync(d->pool, msg, sizeof(msg));
 	if (ret)
-		return pool_error(e, ret, msg);
+		return op_error(e, ret, msg);
 	d->changes++;
 	d->loads_stale = true;
 	post_jobs(d);
