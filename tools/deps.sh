@@ -5,7 +5,7 @@ set -eu
 
 PKGS="build-essential opensm libopensm-dev libibumad-dev libibmad-dev
 libibnetdisc-dev libibverbs-dev libiniparser-dev libjson-c-dev libcunit1-dev
-ibsim-utils infiniband-diags ibutils clang libclang-rt-14-dev"
+ibsim-utils infiniband-diags ibutils clang libclang-rt-14-dev xz-utils"
 
 missing=""
 for p in $PKGS; do
