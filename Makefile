@@ -106,22 +106,40 @@ $(B)/unit-tests: $(call obj,$(UNIT_SRC)) $(UNIT_PLUGIN) $(B)/libpoold.a \
 $(B)/poold-load: $(call obj,tests/bench/poold-load.c)
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
 
-# The fuzz target builds its sources itself, instrumented for libFuzzer.
-FUZZ_SRC := tests/fuzz/fuzz_proto.c sm/proto.c sm/hints.c sm/durable.c
+# The fuzz targets' sources, instrumented for libFuzzer in their own tree:
+# the protocol parser with the hint table's validation, and ibpoold's
+# request handling (all of it but the live fabric reader).
+FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=all
+FUZZ_PROTO_SRC := tests/fuzz/fuzz_proto.c sm/proto.c sm/hints.c sm/durable.c
+FUZZ_POOL_SRC := tests/fuzz/fuzz_pool.c $(CORE_SRC) \
+	$(filter-out tools/ibpoold/live.c,$(POOLD_SRC))
 
-$(B)/fuzz-proto: $(FUZZ_SRC) $(wildcard sm/*.h)
-	@mkdir -p $(B)
-	$(FUZZ_CC) $(CPPFLAGS) -std=c11 -D_GNU_SOURCE $(WARN) -g -O1 \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-o $@ $(FUZZ_SRC) -ljson-c -lpthread
+fuzzobj = $(patsubst %.c,$(B)/fuzz-obj/%.o,$(1))
 
-fuzz: $(B)/fuzz-proto
+$(B)/fuzz-obj/%.o: %.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) -std=c11 -D_GNU_SOURCE $(WARN) -g -O1 -MMD -MP \
+		$(FUZZ_SAN) -c -o $@ $<
 
-# New inputs go to $(B)/fuzz-corpus; the committed seeds stay as they are.
-fuzz-smoke: $(B)/fuzz-proto
-	@mkdir -p $(B)/fuzz-corpus
+$(B)/fuzz-proto: $(call fuzzobj,$(FUZZ_PROTO_SRC))
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -ljson-c \
+		-lpthread
+
+$(B)/fuzz-pool: $(call fuzzobj,$(FUZZ_POOL_SRC))
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -liniparser \
+		-ljson-c -lpthread $(LDLIBS_CORE)
+
+fuzz: $(B)/fuzz-proto $(B)/fuzz-pool
+
+# New inputs go to $(B)/fuzz-corpus*; the committed seeds stay as they
+# are.  A pool request sets up a daemon three times: fewer runs.
+fuzz-smoke: $(B)/fuzz-proto $(B)/fuzz-pool
+	@mkdir -p $(B)/fuzz-corpus $(B)/fuzz-corpus-pool
 	$(B)/fuzz-proto -runs=200000 -max_len=65536 $(B)/fuzz-corpus \
 		tests/fuzz/corpus/proto
+	$(B)/fuzz-pool -runs=20000 -max_len=4096 $(B)/fuzz-corpus-pool \
+		tests/fuzz/corpus/pool
 
 deps:
 	@tools/deps.sh
