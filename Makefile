@@ -19,6 +19,9 @@ WARN := -Wall -Wextra -Werror -Wmissing-prototypes -Wformat=2 -Wshadow \
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -D_GNU_SOURCE -fPIC $(WARN) -MMD -MP
 CPPFLAGS += -I. -I/usr/include/infiniband
+# The project's one version: every tool's --version prints it.
+VERSION := 0.1.0
+CPPFLAGS += -DGPUAWARE_VERSION='"$(VERSION)"'
 LDLIBS_CORE := -lm
 ifneq ($(SANITIZER),)
 CFLAGS += -fsanitize=$(SANITIZER) -fno-sanitize-recover=all -fno-omit-frame-pointer

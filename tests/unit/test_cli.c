@@ -88,7 +88,43 @@ static void test_help(void)
 	free(buf);
 }
 
+/* --version's line carries the Makefile's VERSION. */
+static void test_version(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CU_ASSERT_FATAL(f != NULL);
+	cli_version(f, "ibtool");
+	fclose(f);
+	CU_ASSERT_STRING_EQUAL(buf, "ibtool (gpuaware) " GPUAWARE_VERSION "\n");
+	free(buf);
+}
+
+/* Each refusal a client meets names what to look at, per peer. */
+static void test_socket_hints(void)
+{
+	CU_ASSERT_PTR_NOT_NULL(strstr(cli_socket_hint(ENOENT, CLI_PEER_SM, false),
+				      "[hints] socket"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(cli_socket_hint(ENOENT, CLI_PEER_POOLD, false),
+				      "is ibpoold running?"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(cli_socket_hint(EACCES, CLI_PEER_SM, false),
+				      "[hints] group"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(cli_socket_hint(EACCES, CLI_PEER_POOLD, false),
+				      "[pool] socket_mode"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(cli_socket_hint(ECONNREFUSED, CLI_PEER_POOLD, true),
+				      "[pool] tcp"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(cli_socket_hint(ECONNREFUSED, CLI_PEER_SM, false),
+				      "start OpenSM again"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(cli_socket_hint(ETIMEDOUT, CLI_PEER_SM, false),
+				      "--timeout"));
+	CU_ASSERT_PTR_NULL(cli_socket_hint(EPROTO, CLI_PEER_SM, false));
+}
+
 TU_SUITE(cli,
+	 { "version", test_version },
+	 { "socket hints", test_socket_hints },
 	 { "numbers", test_uint },
 	 { "options", test_next },
 	 { "help lines", test_help })

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* The tools' shared option table, help lines and numbers. */
+/* The tools' shared command-line conventions. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,4 +95,50 @@ int cli_uint(const char *s, int base, unsigned long long max,
 	if (errno == ERANGE || *v > max)
 		return -ERANGE;
 	return errno ? -EINVAL : 0;
+}
+
+#ifndef GPUAWARE_VERSION
+#error "GPUAWARE_VERSION comes from the Makefile's VERSION"
+#endif
+
+void cli_version(FILE *out, const char *prog)
+{
+	fprintf(out, "%s (gpuaware) %s\n", prog, GPUAWARE_VERSION);
+}
+
+int cli_usage(const char *prog, const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (try '%s%s%s --help')\n", prog, cmd ? " " : "",
+		cmd ? cmd : "");
+	return 2;
+}
+
+const char *cli_socket_hint(int err, enum cli_peer peer, bool tcp)
+{
+	bool sm = peer == CLI_PEER_SM;
+
+	switch (err) {
+	case ENOENT:
+		return sm ? "is OpenSM running with the gpuaware plugin (event_plugin_name gpuaware)? Its socket is [hints] socket in /etc/opensm/gpuaware.conf; --socket names another" :
+			    "is ibpoold running? Its socket is [pool] socket in its config; --socket or $GPUAWARE_POOL_SOCKET names another";
+	case ECONNREFUSED:
+		if (tcp)
+			return "nothing listens on that port: ibpoold's [pool] tcp names the one it serves";
+		return sm ? "nobody listens on it: OpenSM or its plugin stopped and left the socket file; start OpenSM again" :
+			    "nobody listens on it: ibpoold stopped and left the socket file; start ibpoold again";
+	case EACCES:
+		return sm ? "the socket is mode 0660: run as root or as a member of the group [hints] group names in /etc/opensm/gpuaware.conf" :
+			    "the socket's mode is [pool] socket_mode (0660 by default) in ibpoold's config: run as root or as a member of its [pool] group";
+	case ETIMEDOUT:
+		return sm ? "OpenSM's plugin did not answer in time: it may be busy routing; --timeout MS waits longer" :
+			    "ibpoold did not answer in time: is it stopped (SIGSTOP) or its host overloaded?";
+	default:
+		return NULL;
+	}
 }

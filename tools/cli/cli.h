@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the three tools' command lines share: one option table that
- * drives both getopt_long and --help, and whole-string numbers.  Tables
- * and the strings in them are the caller's, borrowed for the parser's
- * life.
+ * drives both getopt_long and --help, whole-string numbers, --version,
+ * one-line usage errors and what to check when a socket refuses.
+ * Tables and the strings in them are the caller's, borrowed for the
+ * parser's life.
  */
 #ifndef GPUAWARE_CLI_H
 #define GPUAWARE_CLI_H
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -65,5 +67,28 @@ void cli_help_opt(FILE *out, const struct cli_opt *o, int width,
  */
 int cli_uint(const char *s, int base, unsigned long long max,
 	     unsigned long long *v);
+
+/* "prog (gpuaware) VERSION": the project's one version, the Makefile's. */
+void cli_version(FILE *out, const char *prog);
+
+/*
+ * A usage error, on one line of stderr: "prog: message (try 'prog
+ * --help')", or 'prog cmd --help' with cmd.  Returns 2, the exit code.
+ */
+__attribute__((format(printf, 3, 4)))
+int cli_usage(const char *prog, const char *cmd, const char *fmt, ...);
+
+/* Whose socket a client failed to reach. */
+enum cli_peer {
+	CLI_PEER_SM,		/* the plugin's hint socket, in OpenSM */
+	CLI_PEER_POOLD,		/* ibpoold's pool socket */
+};
+
+/*
+ * What to check when connecting to peer's socket failed with -err
+ * (ENOENT, ECONNREFUSED, EACCES, ETIMEDOUT), over TCP or not: one
+ * sentence naming the setting to look at, or NULL for other errors.
+ */
+const char *cli_socket_hint(int err, enum cli_peer peer, bool tcp);
 
 #endif
