@@ -110,6 +110,60 @@ for e in $(echo "$el" | sed 's/,//g; s/ or / /'); do
 	check "engine list: route takes $e" sh -c "! grep -q 'unknown engine' '$w/err'"
 done
 
+# --- CLI conventions, all three tools ----------------------------------------
+# one_line NAME: the last command failed with 2 and one line on stderr
+# that points to --help.
+one_line() {
+	if [ "$rc" -eq 2 ] && [ "$(wc -l < "$w/err")" -eq 1 ] &&
+	   grep -q " (try '[a-z ]* --help')$" "$w/err"; then
+		ok "$1"
+	else
+		bad "$1" "exit $rc: $(head -c 300 "$w/err")"
+	fi
+}
+version=$(sed -n 's/^VERSION := //p' Makefile)
+for t in "$B/ibpoold --version" "$B/ibpoold -V" "$TG --version" \
+	 "$TG torus --version" "$TG jobs --version"; do
+	# shellcheck disable=SC2086
+	run $t
+	name=$(basename "${t%% *}")
+	expect "$t" 0 "$name (gpuaware) $version"
+done
+
+run "$B/ibpoold"
+one_line "ibpoold: no -c"
+run "$B/ibpoold" --bogus
+one_line "ibpoold: unknown option"
+run "$B/ibpoold" -c x --lmc 1
+one_line "ibpoold: --lmc without --net"
+run "$TG"
+one_line "ibtopogen: no fabric type"
+run "$TG" frob
+one_line "ibtopogen: unknown fabric type"
+run "$TG" torus --levels 3
+one_line "ibtopogen: option of another fabric"
+run "$TG" jobs --net
+one_line "ibtopogen jobs: missing argument"
+check "ibtopogen jobs: points to jobs --help" grep -q "(try 'ibtopogen jobs --help')" "$w/err"
+run "$TG" jobs --bogus
+one_line "ibtopogen jobs: unknown option"
+
+# The man pages and --help name the same options (and --help has them).
+# opts_of FILE: the long options a --help output or a man page names.
+opts_of() {
+	sed 's/\\-/-/g; s/\\f[BIRP]//g' "$1" | grep -oE -- '--[a-zA-Z][a-zA-Z0-9-]*' |
+		sort -u
+}
+for t in ibpoold:8 ibtopogen:1; do
+	tool=${t%:*}
+	"$B/$tool" --help > "$w/help"
+	[ "$tool" = ibtopogen ] && "$TG" jobs --help >> "$w/help"
+	opts_of "$w/help" > "$w/h"
+	opts_of "docs/$tool.${t#*:}" > "$w/m"
+	same "$tool: --help and $tool.${t#*:} name the same options" \
+		"$(comm -3 "$w/h" "$w/m" | tr -d '\t' | tr '\n' ' ')x" x
+done
+
 # --- analyze on real dumps -------------------------------------------------
 for dir in "$D"/osm-*/; do
 	dir=${dir%/}

@@ -56,6 +56,7 @@ static const struct cli_opt opts[] = {
 	{ "pid-file", 1, 'p', 0, "FILE", "with --daemon: write the pid there" },
 	{ "print-host", 0, 'H', 0, NULL, "print this machine's [host] section from its RDMA ports and exit" },
 	{ "help", 0, 'h', 0, NULL, "show this help" },
+	{ "version", 0, 'V', 0, NULL, "print the version and exit" },
 };
 
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
@@ -88,28 +89,23 @@ static int parse(int argc, char **argv, struct args *a)
 			a->net = optarg;
 			break;
 		case 'l':
-			if (cli_uint(optarg, 10, 7, &v)) {
-				fprintf(stderr, PROG ": bad LMC '%s' (0-7)\n",
-					optarg);
-				return 2;
-			}
+			if (cli_uint(optarg, 10, 7, &v))
+				return cli_usage(PROG, NULL,
+						 "bad LMC '%s' (0-7)", optarg);
 			a->lmc = v;
 			break;
 		case 'e':
-			if (rt_engine_parse(optarg, &a->engine)) {
-				fprintf(stderr, PROG ": unknown engine '%s'\n",
-					optarg);
-				return 2;
-			}
+			if (rt_engine_parse(optarg, &a->engine))
+				return cli_usage(PROG, NULL,
+						 "unknown engine '%s'", optarg);
 			break;
 		case 'C':
 			a->ca = optarg;
 			break;
 		case 'P':
-			if (cli_uint(optarg, 10, FAB_MAX_PORTS, &v) || !v) {
-				fprintf(stderr, PROG ": bad port '%s'\n", optarg);
-				return 2;
-			}
+			if (cli_uint(optarg, 10, FAB_MAX_PORTS, &v) || !v)
+				return cli_usage(PROG, NULL, "bad port '%s'",
+						 optarg);
 			a->port = v;
 			break;
 		case 'd':
@@ -124,36 +120,26 @@ static int parse(int argc, char **argv, struct args *a)
 		case 'h':
 			usage(stdout);
 			exit(0);
+		case 'V':
+			cli_version(stdout, PROG);
+			exit(0);
 		case ':':
-			fprintf(stderr, PROG ": option '%s' needs an argument\n\n",
-				bad);
-			usage(stderr);
-			return 2;
+			return cli_usage(PROG, NULL,
+					 "option '%s' needs an argument", bad);
 		default:
-			fprintf(stderr, PROG ": unknown option '%s'\n\n", bad);
-			usage(stderr);
-			return 2;
+			return cli_usage(PROG, NULL, "unknown option '%s'",
+					 bad);
 		}
 	}
-	if (optind != argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'\n\n",
-			argv[optind]);
-		usage(stderr);
-		return 2;
-	}
-	if (!a->config && !a->print_host) {
-		fprintf(stderr, PROG ": -c FILE is required\n\n");
-		usage(stderr);
-		return 2;
-	}
-	if ((a->lmc || a->engine != RT_ENGINE_AUTO) && !a->net) {
-		fprintf(stderr, PROG ": --lmc and --engine need --net (the live fabric has its own)\n");
-		return 2;
-	}
-	if ((a->ca || a->port) && a->net) {
-		fprintf(stderr, PROG ": --Ca and --Port read the live fabric, not --net\n");
-		return 2;
-	}
+	if (optind != argc)
+		return cli_usage(PROG, NULL, "unexpected argument '%s'",
+				 argv[optind]);
+	if (!a->config && !a->print_host)
+		return cli_usage(PROG, NULL, "-c FILE is required");
+	if ((a->lmc || a->engine != RT_ENGINE_AUTO) && !a->net)
+		return cli_usage(PROG, NULL, "--lmc and --engine need --net: the live fabric has its own");
+	if ((a->ca || a->port) && a->net)
+		return cli_usage(PROG, NULL, "--Ca and --Port read the live fabric, not --net");
 	return 0;
 }
 

@@ -41,6 +41,7 @@ static const struct cli_opt opts[] = {
 	{ "sizes", 1, 'z', 0, "MIN-MAX", "hosts per job, log-uniform (default: 75-100 % of the hosts busy)" },
 	{ "output", 1, 'o', 0, "FILE", "write the JSON to FILE (default stdout)" },
 	{ "help", 0, 'h', 0, NULL, "show this help" },
+	{ "version", 0, 'V', 0, NULL, "print the version and exit" },
 };
 
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
@@ -113,9 +114,15 @@ static int parse(struct mix *m, int argc, char **argv, char *err, size_t len)
 		case 'h':
 			usage(stdout);
 			exit(0);
-		default:
-			snprintf(err, len, "bad option '%s' (try jobs --help)",
+		case 'V':
+			cli_version(stdout, "ibtopogen");
+			exit(0);
+		case ':':
+			snprintf(err, len, "option '%s' needs an argument",
 				 bad);
+			return -EINVAL;
+		default:
+			snprintf(err, len, "unknown option '%s'", bad);
 			return -EINVAL;
 		}
 	}
@@ -350,8 +357,9 @@ int jobmix_main(int argc, char **argv)
 	uint32_t i;
 	int ret = parse(&m, argc, argv, err, sizeof(err));
 
-	if (!ret)
-		ret = run(&m, err, sizeof(err));
+	if (ret)
+		return cli_usage("ibtopogen", "jobs", "%s", err);
+	ret = run(&m, err, sizeof(err));
 	if (ret)
 		fprintf(stderr, "ibtopogen: %s\n", err);
 	for (i = 0; i < m.nhost; i++)

@@ -17,6 +17,8 @@
 #include "topology/gen.h"
 #include "topology/netfile.h"
 
+#define PROG "ibtopogen"
+
 enum {
 	T_FT = 1 << 0,
 	T_RAIL = 1 << 1,
@@ -42,6 +44,7 @@ static const struct cli_opt opts[] = {
 	{ "output", 1, 'o', T_ALL, "FILE", "write the net file to FILE (default stdout)" },
 	{ "verbose", 0, 'v', T_ALL, NULL, "print node and cable counts to stderr" },
 	{ "help", 0, 'h', T_ALL, NULL, "show this help" },
+	{ "version", 0, 'V', T_ALL, NULL, "print the version and exit" },
 	{ "width", 1, O_WIDTH, T_ALL, "N", "link width in lanes: 1, 2, 4, 8, 12 (4)" },
 	{ "speed", 1, O_SPEED, T_ALL, "N", "lane rate in 100 Mb/s: 25|50|100|140|250|500|1000 (250)" },
 	{ "hcas", 1, O_HCAS, T_ALL & ~T_RAIL, "N", "HCAs per host, all on the host's switch (1)" },
@@ -113,17 +116,17 @@ struct cli {
 	bool given[O_END];
 };
 
+/* A usage error: one line pointing to --help, exit 2. */
 __attribute__((format(printf, 1, 2), noreturn))
 static void die(const char *fmt, ...)
 {
+	char msg[512];
 	va_list ap;
 
-	fputs("ibtopogen: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputs("\n", stderr);
-	exit(2);
+	exit(cli_usage(PROG, NULL, "%s", msg));
 }
 
 static bool common(unsigned int m)
@@ -293,19 +296,29 @@ static void parse(struct cli *c, int argc, char **argv)
 			usage(stdout);
 			exit(0);
 		}
-		die("unknown fabric type '%s' (try --help)", tname);
+		if (!strcmp(tname, "-V") || !strcmp(tname, "--version")) {
+			cli_version(stdout, PROG);
+			exit(0);
+		}
+		die("unknown fabric type '%s'", tname);
 	}
 	c->fail_link = calloc(argc, sizeof(*c->fail_link));
 	c->fail_switch = calloc(argc, sizeof(*c->fail_switch));
-	if (!c->fail_link || !c->fail_switch)
-		die("out of memory");
+	if (!c->fail_link || !c->fail_switch) {
+		fputs(PROG ": out of memory\n", stderr);
+		exit(1);
+	}
 	while ((ch = cli_next(&p, argc - 1, argv + 1, &o, &bad)) != -1) {
 		if (ch == '?')
-			die("unknown option '%s' (try --help)", bad);
+			die("unknown option '%s'", bad);
 		if (ch == ':')
 			die("option '%s' needs an argument", bad);
 		if (ch == 'h') {
 			usage(stdout);
+			exit(0);
+		}
+		if (ch == 'V') {
+			cli_version(stdout, PROG);
 			exit(0);
 		}
 		if (!(o->mask & c->type))
@@ -696,10 +709,8 @@ int main(int argc, char **argv)
 	char err[256] = "";
 	int ret;
 
-	if (argc < 2) {
-		usage(stderr);
-		return 2;
-	}
+	if (argc < 2)
+		die("no fabric type given");
 	if (!strcmp(argv[1], "jobs"))
 		return jobmix_main(argc - 1, argv + 1);
 	memset(&c, 0, sizeof(c));
