@@ -74,12 +74,12 @@ done
 run "$BIN" analyze --help
 expect "subcommand help" 0 "Usage:"
 run "$BIN"
-expect "no command" 2 "Usage:" "$w/err"
+expect "no command" 2 "ibpoolroute: no command given (try 'ibpoolroute --help')" "$w/err"
 run "$BIN" frobnicate
 expect "unknown command" 2 "unknown command 'frobnicate'" "$w/err"
 run "$BIN" analyze --bogus "$D/osm-ft2-ftree"
-expect "unknown option" 2 "unknown option '--bogus'" "$w/err"
-check "unknown option shows usage" grep -q "^Usage:" "$w/err"
+expect "unknown option" 2 "unknown option '--bogus' (try 'ibpoolroute --help')" "$w/err"
+check "unknown option: one line, no help" [ "$(wc -l < "$w/err")" -eq 1 ]
 run "$BIN" analyze --net x "$D/osm-ft2-ftree"
 expect "option of another command" 2 "not an option of analyze" "$w/err"
 run "$BIN" route --net
@@ -121,8 +121,20 @@ one_line() {
 		bad "$1" "exit $rc: $(head -c 300 "$w/err")"
 	fi
 }
+# json_error NAME CODE: the last command failed with 2, said nothing on
+# stderr and printed one error object of CODE on stdout.
+json_error() {
+	if [ "$rc" -eq 2 ] && [ ! -s "$w/err" ] && [ "$(wc -l < "$w/out")" -eq 1 ] &&
+	   grep -q "^{\"ok\":false,\"error\":{\"code\":\"$2\",\"message\":\"" "$w/out"; then
+		json "$1"
+	else
+		bad "$1" "exit $rc: $(head -c 300 "$w/out" "$w/err")"
+	fi
+}
+
 version=$(sed -n 's/^VERSION := //p' Makefile)
-for t in "$B/ibpoold --version" "$B/ibpoold -V" "$TG --version" \
+for t in "$BIN --version" "$BIN -V" "$BIN state --version" \
+	 "$B/ibpoold --version" "$B/ibpoold -V" "$TG --version" \
 	 "$TG torus --version" "$TG jobs --version"; do
 	# shellcheck disable=SC2086
 	run $t
@@ -130,6 +142,10 @@ for t in "$B/ibpoold --version" "$B/ibpoold -V" "$TG --version" \
 	expect "$t" 0 "$name (gpuaware) $version"
 done
 
+run "$BIN" route --net
+one_line "ibpoolroute: missing argument"
+run "$BIN" route --net "$D/osm-ft2-ftree/net" --lmc 9
+one_line "ibpoolroute: bad number"
 run "$B/ibpoold"
 one_line "ibpoold: no -c"
 run "$B/ibpoold" --bogus
@@ -148,13 +164,41 @@ check "ibtopogen jobs: points to jobs --help" grep -q "(try 'ibtopogen jobs --he
 run "$TG" jobs --bogus
 one_line "ibtopogen jobs: unknown option"
 
+# --json: usage errors and failures as one error object on stdout
+run "$BIN" analyze --json --bogus "$D/osm-ft2-ftree"
+json_error "--json: usage error" usage
+run "$BIN" route --json
+json_error "--json: route without --net" usage
+run "$BIN" route --json --net "$w/no-such.net"
+json_error "--json: a missing file" failed
+check "--json: the failure's message" grep -q 'no-such.net: No such file' "$w/out"
+
+# Sockets that refuse say what to check, in text and in JSON.
+run "$BIN" state --socket "$w/none.sock"
+check "SM socket missing: is OpenSM running, which setting" grep -qx \
+	"ibpoolroute: $w/none.sock: connect: No such file or directory; is OpenSM running .*\[hints\] socket in /etc/opensm/gpuaware.conf.*" "$w/err"
+run "$BIN" pool --socket "$w/none.sock"
+check "pool socket missing: is ibpoold running, which setting" grep -q \
+	"No such file or directory; is ibpoold running? Its socket is \[pool\] socket" "$w/err"
+: > "$w/stale.sock"
+run "$BIN" allocs --socket "$w/stale.sock"
+expect "pool socket nobody serves" 2 "Connection refused; nobody listens on it" "$w/err"
+run "$BIN" pool --socket tcp:127.0.0.1:1
+expect "TCP port nobody serves" 2 "Connection refused; nothing listens on that port" "$w/err"
+run "$BIN" pool --json --socket "$w/none.sock"
+json_error "--json: socket missing" unreachable
+check "--json: socket missing, with its hint" grep -q '"hint":"is ibpoold running?' "$w/out"
+run "$BIN" hints get --json --socket "$w/stale.sock"
+json_error "--json: SM socket nobody serves" unreachable
+check "--json: SM socket nobody serves, with its hint" grep -q '"hint":"nobody listens on it: OpenSM' "$w/out"
+
 # The man pages and --help name the same options (and --help has them).
 # opts_of FILE: the long options a --help output or a man page names.
 opts_of() {
 	sed 's/\\-/-/g; s/\\f[BIRP]//g' "$1" | grep -oE -- '--[a-zA-Z][a-zA-Z0-9-]*' |
 		sort -u
 }
-for t in ibpoold:8 ibtopogen:1; do
+for t in ibpoolroute:1 ibpoold:8 ibtopogen:1; do
 	tool=${t%:*}
 	"$B/$tool" --help > "$w/help"
 	[ "$tool" = ibtopogen ] && "$TG" jobs --help >> "$w/help"

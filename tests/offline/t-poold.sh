@@ -330,6 +330,20 @@ st=0
 $NOB "$R" release "$(json "$w/an" '$r->{id}')" > /dev/null || st=$?
 expect "nobody: releases its own" 0 "$st"
 
+# A socket its mode keeps nobody out of: the refusal names the settings.
+chmod 0600 "$GPUAWARE_POOL_SOCKET"
+st=0
+$NOB "$R" pool > "$w/out" 2> "$w/err" || st=$?
+check "socket mode: nobody is refused, exit 2" [ "$st" -eq 2 ]
+check "socket mode: one line naming socket_mode and group" grep -qx \
+	"ibpoolroute: $GPUAWARE_POOL_SOCKET: connect: Permission denied; .*\[pool\] socket_mode .*\[pool\] group" \
+	"$w/err"
+st=0
+$NOB "$R" pool --json > "$w/out" 2> "$w/err" || st=$?
+check "socket mode: --json, one error object" grep -q \
+	'^{"ok":false,"error":{"code":"unreachable",.*"hint":".*socket_mode' "$w/out"
+chmod 0666 "$GPUAWARE_POOL_SOCKET"
+
 # --- kill -9 in a burst: every acknowledged allocation survives ---
 : > "$w/acks"
 (

@@ -131,6 +131,7 @@ static const struct cli_opt opts[] = {
 	{ "end", 1, 'E', C_JOBS, "JOB", "record that JOB ended" },
 	{ "format", 1, 'f', C_TOPO, "F", "slurm-tree or k8s-labels (slurm-tree)" },
 	{ "help", 0, 'h', C_ALL, NULL, "show this help" },
+	{ "version", 0, 'V', C_ALL, NULL, "print the version and exit" },
 };
 
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
@@ -194,18 +195,38 @@ static void usage(FILE *out)
 		fprintf(out, "  %s\n", examples[i]);
 }
 
-__attribute__((format(printf, 1, 2)))
-static int usage_error(const char *fmt, ...)
+/*
+ * A usage error: one line on stderr pointing to --help, or with --json
+ * one error object on stdout.  Returns PR_ERR.
+ */
+__attribute__((format(printf, 2, 3)))
+static int usage_error(const struct pr_opts *o, const char *fmt, ...)
 {
+	char msg[512];
 	va_list ap;
 
-	fprintf(stderr, PROG ": ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\n\n");
-	usage(stderr);
+	if (o->json)
+		pr_print_error("usage", msg, "try '" PROG " --help'");
+	else
+		cli_usage(PROG, NULL, "%s", msg);
 	return PR_ERR;
+}
+
+/*
+ * Whether the command line asks for --json: then errors met before the
+ * option is parsed come as JSON too.
+ */
+static bool wants_json(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
+			return true;
+	return false;
 }
 
 /* Whole-string decimal number at most max. */
@@ -229,12 +250,12 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		break;
 	case 't':
 		if (cs_pattern_parse(arg, &o->pattern))
-			return usage_error("unknown pattern '%s'", arg);
+			return usage_error(o, "unknown pattern '%s'", arg);
 		o->pattern_set = true;
 		break;
 	case 'r':
 		if (number(arg, 1000000, &v) || !v)
-			return usage_error("bad rounds '%s' (1-1000000)", arg);
+			return usage_error(o, "bad rounds '%s' (1-1000000)", arg);
 		o->rounds = v;
 		break;
 	case 'u':
@@ -251,17 +272,17 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		break;
 	case 'e':
 		if (rt_engine_parse(arg, &o->engine))
-			return usage_error("unknown engine '%s'", arg);
+			return usage_error(o, "unknown engine '%s'", arg);
 		break;
 	case 'm':
 		if (number(arg, RT_JOB_SEARCH_MAX, &v))
-			return usage_error("bad search moves '%s' (0-%u)", arg,
+			return usage_error(o, "bad search moves '%s' (0-%u)", arg,
 					   RT_JOB_SEARCH_MAX);
 		o->search_moves = v;
 		break;
 	case 'l':
 		if (number(arg, 7, &v))
-			return usage_error("bad LMC '%s' (0-7)", arg);
+			return usage_error(o, "bad LMC '%s' (0-7)", arg);
 		o->lmc = v;
 		break;
 	case 'x':
@@ -272,7 +293,7 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		break;
 	case 'P':
 		if (number(arg, FAB_MAX_PORTS, &v) || !v)
-			return usage_error("bad port '%s' (1-%u)", arg,
+			return usage_error(o, "bad port '%s' (1-%u)", arg,
 					   FAB_MAX_PORTS);
 		o->ca_port = v;
 		break;
@@ -281,7 +302,7 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		break;
 	case 'w':
 		if (number(arg, 1000, &v) || !v)
-			return usage_error("bad weight '%s' (1-1000)", arg);
+			return usage_error(o, "bad weight '%s' (1-1000)", arg);
 		o->weight = v;
 		break;
 	case 'W':
@@ -292,13 +313,13 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		break;
 	case 'T':
 		if (number(arg, 3600000, &v) || !v)
-			return usage_error("bad timeout '%s' (1-3600000 ms)",
+			return usage_error(o, "bad timeout '%s' (1-3600000 ms)",
 					   arg);
 		o->timeout_ms = v;
 		break;
 	case 'i':
 		if (number(arg, 3600000, &v) || !v)
-			return usage_error("bad interval '%s' (1-3600000 ms)",
+			return usage_error(o, "bad interval '%s' (1-3600000 ms)",
 					   arg);
 		o->interval_ms = v;
 		break;
@@ -311,12 +332,12 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 	case 'g':
 	case 'G':
 		if (number(arg, 65536, &v) || !v)
-			return usage_error("bad GPU count '%s'", arg);
+			return usage_error(o, "bad GPU count '%s'", arg);
 		*(c == 'g' ? &o->gpus : &o->per_host) = v;
 		break;
 	case 'L':
 		if (number(arg, UINT_MAX, &v) || !v)
-			return usage_error("bad lease '%s' (seconds)", arg);
+			return usage_error(o, "bad lease '%s' (seconds)", arg);
 		o->lease = v;
 		break;
 	case 'k':
@@ -334,12 +355,12 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		break;
 	case 'p':
 		if (number(arg, UINT_MAX, &v))
-			return usage_error("bad permutation count '%s'", arg);
+			return usage_error(o, "bad permutation count '%s'", arg);
 		o->vf.ebb_perms = v;
 		break;
 	case 's':
 		if (number(arg, UINT64_MAX, &v))
-			return usage_error("bad seed '%s'", arg);
+			return usage_error(o, "bad seed '%s'", arg);
 		o->vf.seed = v;
 		break;
 	}
@@ -376,6 +397,7 @@ int main(int argc, char **argv)
 	};
 	const struct cmd *cmd = NULL;
 	const struct cli_opt *op;
+	struct pr_fail fail = { NULL, NULL };
 	struct cli_parser p;
 	const char *bad;
 	char err[512];
@@ -383,12 +405,17 @@ int main(int argc, char **argv)
 	size_t i;
 
 	cli_parser_init(&p, opts, NOPTS);
-
+	o.json = wants_json(argc, argv);
+	o.fail = &fail;
 	if (argc < 2)
-		return usage_error("no command given");
+		return usage_error(&o, "no command given");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return PR_OK;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		cli_version(stdout, PROG);
 		return PR_OK;
 	}
 	if (argc == 3 && !strcmp(argv[1], "--expand-hostlist"))
@@ -397,55 +424,68 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], cmds[i].name))
 			cmd = &cmds[i];
 	if (!cmd)
-		return usage_error("unknown command '%s'", argv[1]);
+		return usage_error(&o, "unknown command '%s'", argv[1]);
 
 	/* argv[1] plays argv[0]: getopt starts after the command. */
 	while ((c = cli_next(&p, argc - 1, argv + 1, &op, &bad)) != -1) {
 		if (c == '?')
-			return usage_error("unknown option '%s'", bad);
+			return usage_error(&o, "unknown option '%s'", bad);
 		if (c == ':')
-			return usage_error("option '%s' needs an argument",
+			return usage_error(&o, "option '%s' needs an argument",
 					   bad);
 		if (c == 'h') {
 			usage(stdout);
 			return PR_OK;
 		}
+		if (c == 'V') {
+			cli_version(stdout, PROG);
+			return PR_OK;
+		}
 		if (!(op->mask & cmd->bit))
-			return usage_error("--%s is not an option of %s",
+			return usage_error(&o, "--%s is not an option of %s",
 					   op->name, cmd->name);
 		if ((ret = set_opt(&o, c, optarg)))
 			return ret;
 	}
 	npos = argc - 1 - optind;
 	if (cmd->npos >= 0 ? npos != cmd->npos : npos < -cmd->npos)
-		return usage_error("%s: wrong number of arguments", cmd->name);
+		return usage_error(&o, "%s: wrong number of arguments", cmd->name);
 	o.pos = argv + 1 + optind;
 	o.npos = npos;
 	if (cmd->npos > 0)
 		o.dir = argv[1 + optind];
 	if (cmd->bit == C_ROUTE && !o.net)
-		return usage_error("%s needs --net FILE", cmd->name);
+		return usage_error(&o, "%s needs --net FILE", cmd->name);
 	if (cmd->bit == C_SIM && !o.jobs)
-		return usage_error("%s needs --jobs FILE", cmd->name);
+		return usage_error(&o, "%s needs --jobs FILE", cmd->name);
 	if (cmd->bit == C_SIM && o.net && o.dump)
-		return usage_error("%s takes --net or --dump, not both",
+		return usage_error(&o, "%s takes --net or --dump, not both",
 				   cmd->name);
 	err[0] = '\0';
 	if ((cmd->bit & (C_ALLOC | C_PLACE)) && !o.gpus)
-		return usage_error("%s needs --gpus N", cmd->name);
+		return usage_error(&o, "%s needs --gpus N", cmd->name);
 	if (cmd->bit == C_PLACE && !o.per_host)
-		return usage_error("%s needs --per-host G", cmd->name);
+		return usage_error(&o, "%s needs --per-host G", cmd->name);
 	if (cmd->bit == C_JOBS && (!o.job != !o.hosts || (o.job && o.end)))
-		return usage_error("jobs takes --start JOB --hosts EXPR, or --end JOB");
+		return usage_error(&o, "jobs takes --start JOB --hosts EXPR, or --end JOB");
 	if (!o.socket && (cmd->bit & C_POOLD))
 		o.socket = getenv("GPUAWARE_POOL_SOCKET");
 	if (!o.socket)
 		o.socket = cmd->bit & C_POOLD ? POOL_SOCKET_DEFAULT :
 					       PR_SM_SOCKET;
+	o.peer = cmd->bit & C_POOLD ? CLI_PEER_POOLD : CLI_PEER_SM;
 	if (!o.format)
 		o.format = "slurm-tree";
 	ret = cmd->run(&o, err, sizeof(err));
-	if (ret != PR_OK && err[0])
+	if (ret == PR_OK || !err[0])
+		return ret;
+	/* refusals (PR_BAD) came as ibpoold's or the SM's reply with --json */
+	if (o.json && ret == PR_ERR)
+		pr_print_error(fail.code ? fail.code : "failed", err,
+			       fail.hint);
+	else if (fail.hint)
+		fprintf(stderr, PROG ": %s; %s\n", err, fail.hint);
+	else
 		fprintf(stderr, PROG ": %s\n", err);
 	return ret;
 }
