@@ -15,14 +15,28 @@ srv=
 off_workdir srv
 
 # A logger that appends to a file, and ibpoolroute for the expansion
-# (no scontrol here: a fake one would hide the fallback).
-mkdir "$w/bin"
+# (no scontrol here: a fake one would hide the fallback).  Where Slurm's
+# client is installed the hooks still must not see it: $w/sys links
+# every other command of the PATH, and the PATH is that.
+mkdir "$w/bin" "$w/sys"
 cat > "$w/bin/logger" <<EOT
 #!/bin/sh
 echo "\$*" >> "$w/syslog"
 EOT
 chmod +x "$w/bin/logger"
 ln -s "$(pwd)/$B/ibpoolroute" "$w/bin/ibpoolroute"
+if command -v scontrol > /dev/null; then
+	for d in $(echo "$PATH" | tr ':' ' '); do
+		for f in "$d"/*; do
+			n=${f##*/}
+			if [ -x "$f" ] && [ "$n" != scontrol ] &&
+			   [ ! -e "$w/sys/$n" ]; then
+				ln -s "$f" "$w/sys/$n"
+			fi
+		done
+	done
+	PATH="$w/sys"
+fi
 PATH="$w/bin:$PATH"
 export PATH
 export GPUAWARE_POOL_SOCKET="$w/pool.sock" GPUAWARE_TIMEOUT=1
