@@ -50,6 +50,9 @@ WARN := -Wall -Wextra -Werror -Wmissing-prototypes -Wformat=2 -Wshadow \
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -D_GNU_SOURCE -fPIC $(WARN) -MMD -MP
 CPPFLAGS += -I.
+# The project's one version: every tool's --version prints it.
+VERSION := 0.1.0
+CPPFLAGS += -DGPUAWARE_VERSION='"$(VERSION)"'
 LDLIBS_CORE := -lm
 ifneq ($(SANITIZER),)
 CFLAGS += -fsanitize=$(SANITIZER) -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -58,7 +61,8 @@ endif
 
 CORE_SRC := $(wildcard topology/*.c routing/*.c sm/*.c)
 PLUGIN_SRC := $(wildcard plugins/opensm/*.c)
-LIVE_SRC := $(wildcard tools/live/*.c)
+LIVEFAB_SRC := $(wildcard tools/livefab/*.c)
+CLI_SRC := $(wildcard tools/cli/*.c)
 POOLROUTE_SRC := $(wildcard tools/ibpoolroute/*.c)
 TOPOGEN_SRC := $(wildcard tools/ibtopogen/*.c)
 POOLD_SRC := $(filter-out tools/ibpoold/main.c,$(wildcard tools/ibpoold/*.c))
@@ -103,8 +107,13 @@ $(B)/libpoold.a: $(call obj,$(POOLD_SRC))
 	rm -f $@
 	ar rcs $@ $^
 
+# The command-line conventions the three tools share.
+$(B)/libgpcli.a: $(call obj,$(CLI_SRC))
+	rm -f $@
+	ar rcs $@ $^
+
 # The live-fabric reader the tools share; it links libibnetdisc and libibmad.
-$(B)/libibview.a: $(call obj,$(LIVE_SRC))
+$(B)/liblivefab.a: $(call obj,$(LIVEFAB_SRC))
 	rm -f $@
 	ar rcs $@ $^
 
@@ -124,24 +133,24 @@ matrix: $(B)/libgpcore.a
 	done
 
 $(B)/ibpoolroute: $(call obj,$(POOLROUTE_SRC)) $(B)/libpoold.a \
-		$(B)/libibview.a $(B)/libgpcore.a
+		$(B)/liblivefab.a $(B)/libgpcli.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -libnetdisc -libmad -libumad -ljson-c \
 		$(LDLIBS_CORE)
 
 $(B)/ibpoold: $(call obj,tools/ibpoold/main.c) $(B)/libpoold.a \
-		$(B)/libibview.a $(B)/libgpcore.a
+		$(B)/liblivefab.a $(B)/libgpcli.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -libnetdisc -libmad -libumad -libverbs \
 		-liniparser -ljson-c -lpthread $(LDLIBS_CORE)
 
-$(B)/ibtopogen: $(call obj,$(TOPOGEN_SRC)) $(B)/libgpcore.a
+$(B)/ibtopogen: $(call obj,$(TOPOGEN_SRC)) $(B)/libgpcli.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CORE)
 
 # The plugin's hint socket and config have no OpenSM types: tested here.
-UNIT_PLUGIN := $(call obj,plugins/opensm/hints.c plugins/opensm/config.c)
+UNIT_PLUGIN := $(call obj,plugins/opensm/gahints.c plugins/opensm/gaconfig.c)
 
 # fdatasync is wrapped so the journal tests can make it fail.
 $(B)/unit-tests: $(call obj,$(UNIT_SRC)) $(UNIT_PLUGIN) $(B)/libpoold.a \
-		$(B)/libibview.a $(B)/libgpcore.a
+		$(B)/liblivefab.a $(B)/libgpcli.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -Wl,--wrap=fdatasync -o $@ $^ -lcunit -liniparser \
 		-ljson-c -lpthread $(LDLIBS_CORE)
 
@@ -154,32 +163,57 @@ $(B)/poold-load: $(call obj,tests/bench/poold-load.c)
 $(B)/a2a-bound: $(call obj,tests/bench/a2a-bound.c) $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CORE)
 
-# The fuzz target builds its sources itself, instrumented for libFuzzer.
-FUZZ_SRC := tests/fuzz/fuzz_proto.c sm/proto.c sm/hints.c sm/durable.c
+# The fuzz targets' sources, instrumented for libFuzzer in their own tree:
+# the protocol parser with the hint table's validation, and ibpoold's
+# request handling (all of it but the live fabric reader).
+FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=all
+FUZZ_PROTO_SRC := tests/fuzz/fuzz_proto.c sm/proto.c sm/hints.c sm/durable.c
+FUZZ_POOL_SRC := tests/fuzz/fuzz_pool.c $(CORE_SRC) \
+	$(filter-out tools/ibpoold/live.c,$(POOLD_SRC))
 
-$(B)/fuzz-proto: $(FUZZ_SRC) $(wildcard sm/*.h)
-	@mkdir -p $(B)
-	$(FUZZ_CC) $(CPPFLAGS) -std=c11 -D_GNU_SOURCE $(WARN) -g -O1 \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-o $@ $(FUZZ_SRC) -ljson-c -lpthread
+fuzzobj = $(patsubst %.c,$(B)/fuzz-obj/%.o,$(1))
 
-fuzz: $(B)/fuzz-proto
+$(B)/fuzz-obj/%.o: %.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) -std=c11 -D_GNU_SOURCE $(WARN) -g -O1 -MMD -MP \
+		$(FUZZ_SAN) -c -o $@ $<
 
-# New inputs go to $(B)/fuzz-corpus; the committed seeds stay as they are.
-fuzz-smoke: $(B)/fuzz-proto
-	@mkdir -p $(B)/fuzz-corpus
+$(B)/fuzz-proto: $(call fuzzobj,$(FUZZ_PROTO_SRC))
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -ljson-c \
+		-lpthread
+
+$(B)/fuzz-pool: $(call fuzzobj,$(FUZZ_POOL_SRC))
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -liniparser \
+		-ljson-c -lpthread $(LDLIBS_CORE)
+
+fuzz: $(B)/fuzz-proto $(B)/fuzz-pool
+
+# New inputs go to $(B)/fuzz-corpus*; the committed seeds stay as they
+# are.  A pool request sets up a daemon three times: fewer runs.
+fuzz-smoke: $(B)/fuzz-proto $(B)/fuzz-pool
+	@mkdir -p $(B)/fuzz-corpus $(B)/fuzz-corpus-pool
 	$(B)/fuzz-proto -runs=200000 -max_len=65536 $(B)/fuzz-corpus \
 		tests/fuzz/corpus/proto
+	$(B)/fuzz-pool -runs=20000 -max_len=4096 $(B)/fuzz-corpus-pool \
+		tests/fuzz/corpus/pool
 
 deps:
 	@tools/deps.sh
 
-# Every public header compiles on its own.
+# Every header compiles on its own (the plugin's need OpenSM's include
+# path), and the live reader's beside libibverbs', whose ibv_ names it
+# must leave alone.
+HEADERS := $(wildcard topology/*.h routing/*.h sm/*.h plugins/opensm/*.h \
+	tools/*/*.h tests/unit/*.h)
+
 headers:
-	@for h in $(wildcard topology/*.h routing/*.h sm/*.h tools/ibpoold/*.h \
-		tools/live/*.h); do \
-		echo "#include \"$$h\"" | $(CC) $(CPPFLAGS) -std=c11 $(WARN) \
-			-x c -fsyntax-only - || exit 1; done
+	@for h in $(HEADERS); do \
+		echo "#include \"$$h\"" | $(CC) $(CPPFLAGS) -I$(OSM_INC) \
+			-std=c11 $(WARN) -x c -fsyntax-only - || exit 1; done
+	@printf '#include <infiniband/verbs.h>\n#include "%s"\n' \
+		tools/livefab/livefab.h | $(CC) $(CPPFLAGS) -std=c11 $(WARN) \
+		-x c -fsyntax-only -
 
 check-unit: $(B)/unit-tests
 	$(B)/unit-tests

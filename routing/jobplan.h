@@ -38,9 +38,8 @@ struct rt_jobplan {
 };
 
 /*
- * Jobs x fabric ports past which the two load tables (4 bytes each) are
- * not built: 64 MiB each; a 1,024-host torus (about 8,000 ports) takes
- * 2,000 jobs.
+ * Jobs x fabric ports past which the two load tables (4 bytes an entry)
+ * are not built: 64 MiB each, so 8,192 fabric ports take 2,048 jobs.
  */
 #define RT_JOBPLAN_MAX (1u << 24)
 

@@ -17,7 +17,13 @@ enum rt_engine_id {
 	RT_ENGINE_DRAGONFLY,
 };
 
-/* "auto", "fattree", "updown", "torus", "dragonfly"; 0 or -EINVAL. */
+/*
+ * Every engine name, as help texts and messages list them; a unit test
+ * holds it to the names rt_engine_parse() takes.
+ */
+#define RT_ENGINE_NAMES "auto, fattree, torus, dragonfly or updown"
+
+/* A name of RT_ENGINE_NAMES to its id; 0 or -EINVAL. */
 int rt_engine_parse(const char *name, enum rt_engine_id *id);
 const char *rt_engine_name(enum rt_engine_id id);
 

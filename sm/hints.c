@@ -152,8 +152,7 @@ void sm_hints_free(struct sm_hints *h)
 	free(h);
 }
 
-/* A job id or an owner: 1..64 characters of the safe set. */
-static bool valid_name(const char *id)
+bool sm_hints_id_valid(const char *id)
 {
 	size_t n = strspn(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 			  "abcdefghijklmnopqrstuvwxyz0123456789._:-");
@@ -166,10 +165,10 @@ static bool valid_name(const char *id)
 /* Owner o: 0, or bad_request naming where it was given. */
 static int check_owner(const char *o, const char *where, struct sm_error *e)
 {
-	if (valid_name(o))
+	if (sm_hints_id_valid(o))
 		return 0;
 	return sm_error_set(e, SM_ERR_BAD_REQUEST,
-			    "%s must be 1..%d characters of A-Z a-z 0-9 . _ : -",
+			    "%s must be 1..%d characters of " SM_HINTS_ID_CHARS,
 			    where, SM_HINTS_OWNER_MAX);
 }
 
@@ -436,9 +435,9 @@ static int parse_job(json_object *o, const char *where, const char *owner,
 	ret = sm_get_string(o, "id", true, &id, e);
 	if (ret)
 		goto out_where;
-	if (!valid_name(id)) {
+	if (!sm_hints_id_valid(id)) {
 		ret = sm_error_set(e, SM_ERR_BAD_REQUEST,
-				   "field 'id' must be 1..%d characters of A-Z a-z 0-9 . _ : -",
+				   "field 'id' must be 1..%d characters of " SM_HINTS_ID_CHARS,
 				   SM_HINTS_ID_MAX);
 		goto out_where;
 	}

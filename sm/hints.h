@@ -14,13 +14,22 @@
 
 #include "proto.h"
 
-#define SM_HINTS_ID_MAX 64	/* job id: 1..64 of [A-Za-z0-9._:-] */
+#define SM_HINTS_ID_MAX 64	/* job id: 1..64 of SM_HINTS_ID_CHARS */
 #define SM_HINTS_OWNER_MAX 64	/* owner: as a job id */
+#define SM_HINTS_ID_CHARS "A-Z a-z 0-9 . _ : -"	/* as messages say it */
 #define SM_HINTS_HOST_MAX 64	/* host: a node description's 64 bytes */
 #define SM_HINTS_NODE_MAX 128	/* a node identity, NUL included */
 #define SM_HINTS_WEIGHT_MAX 1000
 #define SM_HINTS_MAX_JOBS 4096
 #define SM_HINTS_FILE "hints.json"
+
+/*
+ * Whether id is a job id or an owner as the job table takes them: 1 to
+ * SM_HINTS_ID_MAX characters of SM_HINTS_ID_CHARS.  The one check for
+ * every id that may reach the table (requests, the saved table,
+ * ibpoold's jobs and relay owner), so none is refused later on.
+ */
+bool sm_hints_id_valid(const char *id);
 
 /*
  * A host is a name (no control characters) or a port GUID "0x" and 1..16

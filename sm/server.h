@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The Unix-socket server of the JSON-lines protocol, on its own thread,
- * that no client can stall, optionally on a TCP socket too, and the
- * one-call client (sm_call) the CLI and the daemon use.  Who may change
- * state is decided from SO_PEERCRED; TCP peers have no credentials.
+ * that no client can stall, optionally on a TCP socket too (its client
+ * is client.h).  Who may change state is decided from SO_PEERCRED; TCP
+ * peers have no credentials.
  */
 #ifndef GPUAWARE_SERVER_H
 #define GPUAWARE_SERVER_H
@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "endpoint.h"
 #include "proto.h"
 
 #define SM_SOCKET_MODE 0660
@@ -24,8 +25,6 @@
 #define SM_BUSY_LOG_MS_DEFAULT 10000
 #define SM_NO_GROUP ((gid_t)-1)
 #define SM_NO_UID ((uid_t)-1)
-#define SM_TCP_PREFIX "tcp:"	/* sm_call's path for a TCP endpoint */
-#define SM_ADDR_LEN 64		/* "[v6 address]:port" and its '\0' */
 
 /*
  * The connecting process's credentials, as the kernel saw them at
@@ -154,30 +153,5 @@ void sm_server_stats(struct sm_server *s, struct sm_server_stats *st);
 
 /* The TCP socket's bound "ADDR:PORT" into buf, "" without one. */
 void sm_server_tcp_name(struct sm_server *s, char *buf, size_t len);
-
-/*
- * A TCP endpoint "[ADDR:]PORT": ADDR a numeric IPv4 address or a
- * bracketed IPv6 one ("[::1]"), 127.0.0.1 when left out; PORT 0..65535.
- * Returns 0 with *a and *alen set, or -EINVAL.
- */
-int sm_tcp_parse(const char *s, struct sockaddr_storage *a, socklen_t *alen);
-
-/* Whether a reaches this host only (127.0.0.0/8, ::1, mapped 127/8). */
-bool sm_tcp_loopback(const struct sockaddr_storage *a);
-
-/* a as "ADDR:PORT" ("[ADDR]:PORT" for IPv6) into buf. */
-void sm_tcp_name(const struct sockaddr_storage *a, char *buf, size_t len);
-
-/*
- * Client side: connect to path (SM_TCP_PREFIX "[ADDR:]PORT": that TCP
- * endpoint), send req as one line, read one reply line, all within
- * timeout_ms.  Returns 0 with *reply a new object the
- * caller puts (ok or error reply alike), or a negative errno with err
- * filled: -ENOENT/-ECONNREFUSED (no server), -ETIMEDOUT, -ECONNRESET (closed
- * without a reply), -EPROTO (the reply is not a reply line), -EINVAL (a
- * bad TCP endpoint).
- */
-int sm_call(const char *path, json_object *req, json_object **reply,
-	    int timeout_ms, char *err, size_t len);
 
 #endif

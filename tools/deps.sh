@@ -8,7 +8,7 @@ set -eu
 # topology.conf, promtool the metrics).
 PKGS="build-essential opensm libopensm-dev libibumad-dev libibmad-dev
 libibnetdisc-dev libibverbs-dev libiniparser-dev libjson-c-dev libcunit1-dev
-ibsim-utils infiniband-diags ibutils clang libclang-rt-14-dev
+ibsim-utils infiniband-diags ibutils clang libclang-rt-14-dev xz-utils
 autoconf automake libtool flex bison
 slurmctld slurm-client python3-yaml prometheus curl"
 

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hints.h"
+#include "gahints.h"
 
 /*
  * Count the ERR or WRN code a log line starts with ("ERR GA07: ..."),

@@ -20,9 +20,9 @@
 
 #include "../../routing/route.h"
 #include "../../routing/verify.h"
-#include "config.h"
 #include "export.h"
-#include "hints.h"
+#include "gaconfig.h"
+#include "gahints.h"
 #include "import.h"
 #include "metrics.h"
 #include "vl.h"

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include <opensm/osm_port.h>
 #include <opensm/osm_subnet.h>
 
 #include "../../routing/lft.h"

@@ -74,12 +74,12 @@ done
 run "$BIN" analyze --help
 expect "subcommand help" 0 "Usage:"
 run "$BIN"
-expect "no command" 2 "Usage:" "$w/err"
+expect "no command" 2 "ibpoolroute: no command given (try 'ibpoolroute --help')" "$w/err"
 run "$BIN" frobnicate
 expect "unknown command" 2 "unknown command 'frobnicate'" "$w/err"
 run "$BIN" analyze --bogus "$D/osm-ft2-ftree"
-expect "unknown option" 2 "unknown option '--bogus'" "$w/err"
-check "unknown option shows usage" grep -q "^Usage:" "$w/err"
+expect "unknown option" 2 "unknown option '--bogus' (try 'ibpoolroute --help')" "$w/err"
+check "unknown option: one line, no help" [ "$(wc -l < "$w/err")" -eq 1 ]
 run "$BIN" analyze --net x "$D/osm-ft2-ftree"
 expect "option of another command" 2 "not an option of analyze" "$w/err"
 run "$BIN" route --net
@@ -95,6 +95,118 @@ for a in "--perms abc" "--perms -1" "--seed 1x" "--lmc 8"; do
 done
 run "$BIN" route --net "$D/osm-ft2-ftree/net" --engine minhop
 expect "unknown engine" 2 "unknown engine 'minhop'" "$w/err"
+
+# One engine list: both tools' --help and both man pages name the same
+# engines, and route takes each of them.
+el=$("$BIN" --help | sed -n 's/^.*--engine NAME *\(.*\) (auto).*$/\1/p')
+same "engine list: ibpoolroute and ibpoold --help" "$el" \
+	"$("$B/ibpoold" --help | sed -n 's/^.*--engine NAME *offline: \(.*\) (auto)$/\1/p')"
+roff=".BR $(echo "$el" | sed 's/, / ", " /g; s/ or / " or " /')"
+for m in docs/ibpoolroute.1 docs/ibpoold.8; do
+	check "engine list: $m as --help" grep -qxF "$roff" "$m"
+done
+for e in $(echo "$el" | sed 's/,//g; s/ or / /'); do
+	run "$BIN" route --net "$D/osm-ft2-ftree/net" --engine "$e" --perms 0
+	check "engine list: route takes $e" sh -c "! grep -q 'unknown engine' '$w/err'"
+done
+
+# --- CLI conventions, all three tools ----------------------------------------
+# one_line NAME: the last command failed with 2 and one line on stderr
+# that points to --help.
+one_line() {
+	if [ "$rc" -eq 2 ] && [ "$(wc -l < "$w/err")" -eq 1 ] &&
+	   grep -q " (try '[a-z ]* --help')$" "$w/err"; then
+		ok "$1"
+	else
+		bad "$1" "exit $rc: $(head -c 300 "$w/err")"
+	fi
+}
+# json_error NAME CODE: the last command failed with 2, said nothing on
+# stderr and printed one error object of CODE on stdout.
+json_error() {
+	if [ "$rc" -eq 2 ] && [ ! -s "$w/err" ] && [ "$(wc -l < "$w/out")" -eq 1 ] &&
+	   grep -q "^{\"ok\":false,\"error\":{\"code\":\"$2\",\"message\":\"" "$w/out"; then
+		json "$1"
+	else
+		bad "$1" "exit $rc: $(head -c 300 "$w/out" "$w/err")"
+	fi
+}
+
+version=$(sed -n 's/^VERSION := //p' Makefile)
+for t in "$BIN --version" "$BIN -V" "$BIN state --version" \
+	 "$B/ibpoold --version" "$B/ibpoold -V" "$TG --version" \
+	 "$TG torus --version" "$TG jobs --version"; do
+	# shellcheck disable=SC2086
+	run $t
+	name=$(basename "${t%% *}")
+	expect "$t" 0 "$name (gpuaware) $version"
+done
+
+run "$BIN" route --net
+one_line "ibpoolroute: missing argument"
+run "$BIN" route --net "$D/osm-ft2-ftree/net" --lmc 9
+one_line "ibpoolroute: bad number"
+run "$B/ibpoold"
+one_line "ibpoold: no -c"
+run "$B/ibpoold" --bogus
+one_line "ibpoold: unknown option"
+run "$B/ibpoold" -c x --lmc 1
+one_line "ibpoold: --lmc without --net"
+run "$TG"
+one_line "ibtopogen: no fabric type"
+run "$TG" frob
+one_line "ibtopogen: unknown fabric type"
+run "$TG" torus --levels 3
+one_line "ibtopogen: option of another fabric"
+run "$TG" jobs --net
+one_line "ibtopogen jobs: missing argument"
+check "ibtopogen jobs: points to jobs --help" grep -q "(try 'ibtopogen jobs --help')" "$w/err"
+run "$TG" jobs --bogus
+one_line "ibtopogen jobs: unknown option"
+
+# --json: usage errors and failures as one error object on stdout
+run "$BIN" analyze --json --bogus "$D/osm-ft2-ftree"
+json_error "--json: usage error" usage
+run "$BIN" route --json
+json_error "--json: route without --net" usage
+run "$BIN" route --json --net "$w/no-such.net"
+json_error "--json: a missing file" failed
+check "--json: the failure's message" grep -q 'no-such.net: No such file' "$w/out"
+
+# Sockets that refuse say what to check, in text and in JSON.
+run "$BIN" state --socket "$w/none.sock"
+check "SM socket missing: is OpenSM running, which setting" grep -qx \
+	"ibpoolroute: $w/none.sock: connect: No such file or directory; is OpenSM running .*\[hints\] socket in /etc/opensm/gpuaware.conf.*" "$w/err"
+run "$BIN" pool --socket "$w/none.sock"
+check "pool socket missing: is ibpoold running, which setting" grep -q \
+	"No such file or directory; is ibpoold running? Its socket is \[pool\] socket" "$w/err"
+: > "$w/stale.sock"
+run "$BIN" allocs --socket "$w/stale.sock"
+expect "pool socket nobody serves" 2 "Connection refused; nobody listens on it" "$w/err"
+run "$BIN" pool --socket tcp:127.0.0.1:1
+expect "TCP port nobody serves" 2 "Connection refused; nothing listens on that port" "$w/err"
+run "$BIN" pool --json --socket "$w/none.sock"
+json_error "--json: socket missing" unreachable
+check "--json: socket missing, with its hint" grep -q '"hint":"is ibpoold running?' "$w/out"
+run "$BIN" hints get --json --socket "$w/stale.sock"
+json_error "--json: SM socket nobody serves" unreachable
+check "--json: SM socket nobody serves, with its hint" grep -q '"hint":"nobody listens on it: OpenSM' "$w/out"
+
+# The man pages and --help name the same options (and --help has them).
+# opts_of FILE: the long options a --help output or a man page names.
+opts_of() {
+	sed 's/\\-/-/g; s/\\f[BIRP]//g' "$1" | grep -oE -- '--[a-zA-Z][a-zA-Z0-9-]*' |
+		sort -u
+}
+for t in ibpoolroute:1 ibpoold:8 ibtopogen:1; do
+	tool=${t%:*}
+	"$B/$tool" --help > "$w/help"
+	[ "$tool" = ibtopogen ] && "$TG" jobs --help >> "$w/help"
+	opts_of "$w/help" > "$w/h"
+	opts_of "docs/$tool.${t#*:}" > "$w/m"
+	same "$tool: --help and $tool.${t#*:} name the same options" \
+		"$(comm -3 "$w/h" "$w/m" | tr -d '\t' | tr '\n' ' ')x" x
+done
 
 # --- analyze on real dumps -------------------------------------------------
 for dir in "$D"/osm-*/; do
@@ -350,6 +462,8 @@ if [ -x "$TG" ]; then
 		 [ \$(grep -c '\"id\":' '$w/full.json') -lt 8 ]"
 	run "$TG" jobs --net "$w/ft3.net" --sizes 8-4
 	expect "ibtopogen jobs: bad sizes" 2 "bad --sizes '8-4'" "$w/err"
+	run "$TG" jobs --net "$w/ft3.net" --fragment -1
+	expect "ibtopogen jobs: negative fragment" 2 "bad --fragment '-1'" "$w/err"
 
 	# simulate: routed here with and without the jobs
 	run "$BIN" simulate --net "$w/ft3.net" --jobs "$w/mix1.json" --perms 5

@@ -246,6 +246,12 @@ refused "place: impossible" bad_request "$R" place --gpus 400 --per-host 4
 refused "topology: bad format" bad_request "$R" topology --format dot
 refused "jobs: unknown host" unknown_host "$R" jobs --start j9 --hosts nosuch
 refused "jobs: bad id" bad_request "$R" jobs --start 'j 9' --hosts node0001
+check "jobs: bad id names the characters" \
+	grep -qF "job 'j 9': only A-Z a-z 0-9 . _ : - are allowed" "$w/err"
+refused "jobs: id too long" bad_request "$R" jobs \
+	--start "$(printf '%065d' 0)" --hosts node0001
+check "jobs: id too long says the length" \
+	grep -qF "field 'job' must be 1..64 characters" "$w/err"
 refused "jobs: end unknown" not_found "$R" jobs --end nosuch
 printf '%s\n' '{"op":"alloc","client":"node0001","gpus":1,"colour":"red"}' > "$w/req"
 if perl -MIO::Socket::UNIX -e '
@@ -323,6 +329,20 @@ expect "nobody: allocates as itself" 65534 "$(json "$w/an" '$r->{uid}')"
 st=0
 $NOB "$R" release "$(json "$w/an" '$r->{id}')" > /dev/null || st=$?
 expect "nobody: releases its own" 0 "$st"
+
+# A socket its mode keeps nobody out of: the refusal names the settings.
+chmod 0600 "$GPUAWARE_POOL_SOCKET"
+st=0
+$NOB "$R" pool > "$w/out" 2> "$w/err" || st=$?
+check "socket mode: nobody is refused, exit 2" [ "$st" -eq 2 ]
+check "socket mode: one line naming socket_mode and group" grep -qx \
+	"ibpoolroute: $GPUAWARE_POOL_SOCKET: connect: Permission denied; .*\[pool\] socket_mode .*\[pool\] group" \
+	"$w/err"
+st=0
+$NOB "$R" pool --json > "$w/out" 2> "$w/err" || st=$?
+check "socket mode: --json, one error object" grep -q \
+	'^{"ok":false,"error":{"code":"unreachable",.*"hint":".*socket_mode' "$w/out"
+chmod 0666 "$GPUAWARE_POOL_SOCKET"
 
 # --- kill -9 in a burst: every acknowledged allocation survives ---
 : > "$w/acks"

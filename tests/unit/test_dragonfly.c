@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tu.h"
+#include "tu_golden.h"
 #include "tu_route.h"
 #include "routing/route.h"
 #include "routing/verify.h"

@@ -16,8 +16,9 @@
 
 #include "tu.h"
 #include "tu_route.h"
-#include "plugins/opensm/config.h"
-#include "plugins/opensm/hints.h"
+#include "plugins/opensm/gaconfig.h"
+#include "plugins/opensm/gahints.h"
+#include "sm/client.h"
 #include "sm/server.h"
 #include "tools/ibpoold/relay.h"
 #include "topology/gen.h"

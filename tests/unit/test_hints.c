@@ -890,7 +890,27 @@ static void test_file_errors(void)
 	rmdir_all(dir);
 }
 
+/* The one id check: length and characters, owners as job ids. */
+static void test_id_valid(void)
+{
+	char id[SM_HINTS_ID_MAX + 2];
+
+	CU_ASSERT(sm_hints_id_valid("a"));
+	CU_ASSERT(sm_hints_id_valid("slurm.42:step_1-x"));
+	CU_ASSERT(!sm_hints_id_valid(""));
+	CU_ASSERT(!sm_hints_id_valid("j 9"));
+	CU_ASSERT(!sm_hints_id_valid("a/b"));
+	CU_ASSERT(!sm_hints_id_valid("caf\xc3\xa9"));
+	memset(id, 'x', sizeof(id));
+	id[SM_HINTS_ID_MAX] = '\0';
+	CU_ASSERT(sm_hints_id_valid(id));
+	id[SM_HINTS_ID_MAX] = 'x';
+	id[SM_HINTS_ID_MAX + 1] = '\0';
+	CU_ASSERT(!sm_hints_id_valid(id));
+}
+
 TU_SUITE(hints,
+	 { "ids", test_id_valid },
 	 { "set and get", test_set_get },
 	 { "set refusals", test_set_refusals },
 	 { "add and remove", test_add_remove },

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tu.h"
+#include "tu_golden.h"
 #include "tu_route.h"
 #include "routing/collsim.h"
 #include "routing/jobroute.h"

@@ -518,7 +518,34 @@ static void test_shuffled_others(void)
 	fab_free(f);
 }
 
+/*
+ * RT_ENGINE_NAMES, what every help text lists, names each engine once
+ * and nothing else: split at ", " and " or ", every word parses, and
+ * every engine id's name is a word.
+ */
+static void test_engine_names(void)
+{
+	char list[] = RT_ENGINE_NAMES, *w, *save;
+	bool seen[RT_ENGINE_DRAGONFLY + 1] = { false };
+	enum rt_engine_id id;
+	unsigned int n = 0;
+
+	for (w = strtok_r(list, ", ", &save); w; w = strtok_r(NULL, ", ", &save)) {
+		if (!strcmp(w, "or"))
+			continue;
+		CU_ASSERT_FATAL(!rt_engine_parse(w, &id));
+		CU_ASSERT(!seen[id]);
+		seen[id] = true;
+		n++;
+	}
+	CU_ASSERT_EQUAL(n, RT_ENGINE_DRAGONFLY + 1);
+	for (id = RT_ENGINE_AUTO; id <= RT_ENGINE_DRAGONFLY; id++)
+		CU_ASSERT(seen[id]);
+	CU_ASSERT_STRING_EQUAL(rt_engine_name(RT_ENGINE_DRAGONFLY), "dragonfly");
+}
+
 TU_SUITE(route,
+	 { "engine names", test_engine_names },
 	 { "intact trees are balanced", test_intact_balance },
 	 { "degraded trees, 12 seeds", test_degraded_seeds },
 	 { "spine without up links", test_relevelled },

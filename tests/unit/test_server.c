@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Socket server tests over real sockets, Unix and TCP: framing, limits,
- * deadlines, peers, endpoints, sm_call.
+ * deadlines, peers, and sm_call (client.c) against the server.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "tu.h"
+#include "sm/client.h"
 #include "sm/server.h"
 
 struct fixture {
@@ -1016,59 +1017,6 @@ static void test_deferred_stop(void)
 	close(ans);
 }
 
-/* sm_tcp_parse(s) as sm_tcp_name() prints it, or "EINVAL". */
-static const char *parsed(const char *s, char *buf, size_t len)
-{
-	struct sockaddr_storage a;
-	socklen_t al;
-
-	if (sm_tcp_parse(s, &a, &al))
-		snprintf(buf, len, "EINVAL");
-	else
-		sm_tcp_name(&a, buf, len);
-	return buf;
-}
-
-static bool loopback(const char *s)
-{
-	struct sockaddr_storage a;
-	socklen_t al;
-
-	CU_ASSERT_FATAL(sm_tcp_parse(s, &a, &al) == 0);
-	return sm_tcp_loopback(&a);
-}
-
-static void test_tcp_parse(void)
-{
-	static const char *const bad[] = {
-		"", ":", ":80", "1.2.3.4:", "1.2.3.4:65536", "1.2.3.4:-1",
-		"1.2.3.4:+1", "1.2.3.4: 1", "1.2.3.4:1x", "localhost:80",
-		"1.2.3:80", "::1:80", "[::1]", "[::1]80", "[::1:80",
-		"[1.2.3.4]:80", "[]:80", "abc", "99999999999999999999",
-	};
-	char b[SM_ADDR_LEN];
-	size_t i;
-
-	CU_ASSERT_STRING_EQUAL(parsed("5000", b, sizeof(b)), "127.0.0.1:5000");
-	CU_ASSERT_STRING_EQUAL(parsed("0", b, sizeof(b)), "127.0.0.1:0");
-	CU_ASSERT_STRING_EQUAL(parsed("10.1.2.3:65535", b, sizeof(b)),
-			       "10.1.2.3:65535");
-	CU_ASSERT_STRING_EQUAL(parsed("[::1]:7", b, sizeof(b)), "[::1]:7");
-	CU_ASSERT_STRING_EQUAL(parsed("[FE80::1:2]:7", b, sizeof(b)),
-			       "[fe80::1:2]:7");
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		if (strcmp(parsed(bad[i], b, sizeof(b)), "EINVAL"))
-			CU_FAIL_FATAL(bad[i]);
-	CU_ASSERT(loopback("80"));
-	CU_ASSERT(loopback("127.9.9.9:80"));
-	CU_ASSERT(loopback("[::1]:80"));
-	CU_ASSERT(loopback("[::ffff:127.0.0.2]:80"));
-	CU_ASSERT(!loopback("0.0.0.0:80"));
-	CU_ASSERT(!loopback("128.0.0.1:80"));
-	CU_ASSERT(!loopback("[::]:80"));
-	CU_ASSERT(!loopback("[::ffff:10.0.0.1]:80"));
-}
-
 /* Start f with a TCP socket on ep too; its "tcp:ADDR:PORT" in tcp. */
 static void start_tcp(struct fixture *f, struct sm_server_config *cfg,
 		      const char *ep, char *tcp, size_t len)
@@ -1480,7 +1428,6 @@ TU_SUITE(server,
 	 { "deferred: client gone", test_deferred_gone },
 	 { "deferred: half-closed, no deadline", test_deferred_half_closed },
 	 { "deferred: stop while pending", test_deferred_stop },
-	 { "tcp: endpoints", test_tcp_parse },
 	 { "tcp: peer and framing", test_tcp_peer },
 	 { "tcp: deferred replies", test_tcp_deferred },
 	 { "tcp: limits and deadlines", test_tcp_limits },

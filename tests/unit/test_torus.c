@@ -5,11 +5,14 @@
  * by the verifier's per-VL dependency graph.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tu.h"
+#include "tu_golden.h"
 #include "tu_route.h"
 #include "routing/route.h"
 #include "routing/torus.h"
@@ -420,7 +423,91 @@ static void test_golden(void)
 	}
 }
 
+/* The tables t2 stands for, with one path SL and one SL2VL entry moved. */
+static const struct rt_tables *moved_of;
+
+static uint8_t moved_sl(const struct rt_tables *t, unsigned int slid,
+			unsigned int dlid)
+{
+	uint8_t sl = moved_of->vl->path_sl(t, slid, dlid);
+
+	return slid == 3 && dlid == 5 ? sl ^ 1 : sl;
+}
+
+static uint8_t moved_vl(const struct rt_tables *t, uint32_t sw,
+		       unsigned int in, unsigned int out, unsigned int sl)
+{
+	uint8_t vl = moved_of->vl->sl2vl(t, sw, in, out, sl);
+
+	return sw == 1 && in == 2 && out == 3 && sl == 4 ? vl ^ 1 : vl;
+}
+
+/*
+ * A golden check that fails names the first entry that moved: an LFT
+ * entry by switch and LID, a path SL by its LIDs, an SL2VL entry by
+ * switch, ports and SL, each with its value now and as recorded; other
+ * tables' shape, or no recording, are said as such.
+ */
+static void test_golden_diff(void)
+{
+	static const struct shape sh = { "4x4", true, 1, 1, "", 0 };
+	struct fabric *f = grid(&sh, false, NULL, NULL), *g;
+	struct rt_tables t, t2, u;
+	struct rt_summary s;
+	struct rt_vl vl;
+	char dir[] = "/tmp/golden-XXXXXX", path[64], msg[512], want[256];
+	uint8_t *e, was;
+
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/t.xz", dir);
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_TORUS, NULL, &t, &s));
+	CU_ASSERT_FATAL(t.vl != NULL);
+	CU_ASSERT_FATAL(!tu_golden_record(&t, path));
+	CU_ASSERT_EQUAL(tu_golden_diff(&t, path, msg, sizeof(msg)), 0);
+	CU_ASSERT_STRING_EQUAL(msg, "");
+
+	e = rt_lft(&t, 2) + 7;
+	was = *e;
+	*e = was == 1 ? 2 : 1;
+	CU_ASSERT_EQUAL(tu_golden_diff(&t, path, msg, sizeof(msg)), 1);
+	snprintf(want, sizeof(want), "switch 2 (%s, GUID 0x%016" PRIx64 ") LID 7: port %u, recorded %u",
+		 f->nodes[t.sw_node[2]].desc, f->nodes[t.sw_node[2]].guid,
+		 *e, was);
+	CU_ASSERT_STRING_EQUAL(msg, want);
+	*e = was;
+
+	moved_of = &t;
+	vl = *t.vl;
+	vl.path_sl = moved_sl;
+	t2 = t;
+	t2.vl = &vl;
+	CU_ASSERT_EQUAL(tu_golden_diff(&t2, path, msg, sizeof(msg)), 1);
+	snprintf(want, sizeof(want), "path SL of LID 3 to LID 5: %u, recorded %u",
+		 t.vl->path_sl(&t, 3, 5) ^ 1, t.vl->path_sl(&t, 3, 5));
+	CU_ASSERT_STRING_EQUAL(msg, want);
+	vl = *t.vl;
+	vl.sl2vl = moved_vl;
+	CU_ASSERT_EQUAL(tu_golden_diff(&t2, path, msg, sizeof(msg)), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "SL2VL of switch 1 ("));
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, ") in port 2 out port 3, SL 4: VL "));
+
+	g = grid(&shapes[3], false, NULL, NULL);
+	CU_ASSERT_FATAL(!rt_route(g, RT_ENGINE_TORUS, NULL, &u, &s));
+	CU_ASSERT_EQUAL(tu_golden_diff(&u, path, msg, sizeof(msg)), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "recorded: gpuaware golden 1: 16 switches"));
+	rt_tables_release(&u);
+	fab_free(g);
+
+	unlink(path);
+	CU_ASSERT(tu_golden_diff(&t, path, msg, sizeof(msg)) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "cannot read the recording"));
+	rmdir(dir);
+	rt_tables_release(&t);
+	fab_free(f);
+}
+
 TU_SUITE(torus,
+	 { "golden: the first difference", test_golden_diff },
 	 { "recognise shapes", test_recognise_shapes },
 	 { "recognise failures", test_recognise_failures },
 	 { "not a torus", test_not_torus },

@@ -72,15 +72,4 @@ void tu_mix_jobs(const struct tu_mix *m, const struct fabric *f,
  */
 uint32_t tu_ca_named(const struct fabric *f, const char *name, char *guid);
 
-/*
- * FNV-1a over everything an engine hands OpenSM: every LFT entry, and with
- * VL data the VL count, every used (SLID, DLID) path SL and every SL2VL
- * entry of every switch port pair and of a CA port.  Golden values of
- * these pin an engine's output while its code changes.
- */
-uint64_t tu_tables_hash(const struct rt_tables *t);
-
-/* Assert that t hashes to want; else print what it hashes to and what. */
-void tu_golden(const struct rt_tables *t, uint64_t want, const char *what);
-
 #endif

@@ -16,7 +16,8 @@
 
 #include "config.h"
 #include "swname.h"
-#include "sm/server.h"
+#include "sm/endpoint.h"
+#include "sm/hints.h"
 #include "topology/textio.h"
 
 #define HOST_PREFIX "host"
@@ -182,12 +183,10 @@ static int pool_key(struct ld *l, const char *key, const char *v)
 			       &c->node_name_map : &c->state_dir, v);
 	}
 	if (!strcmp(key, "sm_owner")) {
-		n = strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			   "abcdefghijklmnopqrstuvwxyz0123456789._:-");
-		if (!n || n > 64 || v[n])
+		if (!sm_hints_id_valid(v))
 			return fail(l, "pool", key, -EINVAL,
-				    "'%s' is not 1..64 of A-Z a-z 0-9 . _ : -",
-				    v);
+				    "'%s' is not 1..%d of " SM_HINTS_ID_CHARS,
+				    v, SM_HINTS_ID_MAX);
 		return set_str(&c->sm_owner, v);
 	}
 	if (!strcmp(key, "telemetry_interval_ms")) {

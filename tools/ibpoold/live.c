@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "live.h"
-#include "tools/live/ibview.h"
+#include "tools/livefab/livefab.h"
 
 #define PR_CACHE 4096		/* path records kept, by hash */
 
@@ -24,13 +24,13 @@ struct pr_entry {
 };
 
 struct pool_live {
-	struct ibv *h;
+	struct lf *h;
 	pthread_mutex_t lock;	/* the handle and everything below */
 	uint64_t epoch;		/* discoveries made */
 	bool stale;		/* the handle's discovery made no view */
-	struct ibv_sample prev;
+	struct lf_sample prev;
 	bool have_prev;
-	struct ibv_rate *rates;	/* last delta, for pool_live_apply() */
+	struct lf_rate *rates;	/* last delta, for pool_live_apply() */
 	size_t nrates;
 	uint64_t rates_epoch;
 	struct pr_entry cache[PR_CACHE];
@@ -47,7 +47,7 @@ int pool_live_open(const char *ca, unsigned int port, struct pool_live **out,
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
-	ret = ibv_open(&l->h, ca, port, err, len);
+	ret = lf_open(&l->h, ca, port, err, len);
 	if (ret) {
 		free(l);
 		return ret;
@@ -62,9 +62,9 @@ void pool_live_close(struct pool_live *l)
 	if (!l)
 		return;
 	if (l->have_prev)
-		ibv_sample_release(&l->prev);
+		lf_sample_release(&l->prev);
 	free(l->rates);
-	ibv_close(l->h);
+	lf_close(l->h);
 	pthread_mutex_destroy(&l->lock);
 	free(l);
 }
@@ -113,7 +113,7 @@ static int path_attr(void *ctx, unsigned int slid, unsigned int dlid,
 {
 	struct pool_live *l = ctx;
 	struct pr_entry *e = &l->cache[(slid * 40503u ^ dlid) % PR_CACHE];
-	struct ibv_path pr;
+	struct lf_path pr;
 	int ret;
 
 	if (pthread_mutex_trylock(&l->lock))
@@ -123,7 +123,7 @@ static int path_attr(void *ctx, unsigned int slid, unsigned int dlid,
 		pthread_mutex_unlock(&l->lock);
 		return 0;
 	}
-	ret = ibv_path_record(l->h, slid, dlid, &pr);
+	ret = lf_path_record(l->h, slid, dlid, &pr);
 	if (!ret) {
 		a->sl = pr.sl;
 		a->mtu = pr.mtu >= 1 && pr.mtu <= 5 ? 128u << pr.mtu : 0;
@@ -145,17 +145,17 @@ int pool_live_view(struct pool_live *l, struct pool_view **out, char *err,
 	*out = NULL;
 	pthread_mutex_lock(&l->lock);
 	l->stale = true;
-	ret = ibv_discover(l->h, err, len);
+	ret = lf_discover(l->h, err, len);
 	if (!ret)
-		ret = ibv_read_lfts(l->h, err, len);
+		ret = lf_read_lfts(l->h, err, len);
 	if (ret)
 		goto out_unlock;
-	ret = fab_copy(ibv_fabric(l->h), &f);
+	ret = fab_copy(lf_fabric(l->h), &f);
 	if (ret) {
 		snprintf(err, len, "out of memory");
 		goto out_unlock;
 	}
-	ret = pool_view_adopt(f, ibv_tables(l->h), ibv_source(l->h), out, err,
+	ret = pool_view_adopt(f, lf_tables(l->h), lf_source(l->h), out, err,
 			      len);
 	if (ret)
 		goto out_unlock;
@@ -167,7 +167,7 @@ int pool_live_view(struct pool_live *l, struct pool_view **out, char *err,
 	memset(l->cache, 0, sizeof(l->cache));
 	/* Counter samples name nodes of the discovery they were taken on. */
 	if (l->have_prev)
-		ibv_sample_release(&l->prev);
+		lf_sample_release(&l->prev);
 	l->have_prev = false;
 out_unlock:
 	pthread_mutex_unlock(&l->lock);
@@ -188,10 +188,10 @@ int pool_live_lfts_changed(struct pool_live *l, const struct pool_view *v,
 	ret = 1;
 	if (l->stale || l->epoch != v->epoch)
 		goto out_unlock;
-	ret = ibv_read_lfts(l->h, err, len);
+	ret = lf_read_lfts(l->h, err, len);
 	if (ret)
 		goto out_unlock;
-	t = ibv_tables(l->h);
+	t = lf_tables(l->h);
 	ret = memcmp(t->lft, v->rt.lft, (size_t)t->nsw * (t->top + 1)) != 0;
 out_unlock:
 	pthread_mutex_unlock(&l->lock);
@@ -200,27 +200,27 @@ out_unlock:
 
 int pool_live_sample(struct pool_live *l, char *err, size_t len)
 {
-	struct ibv_sample s = { 0 };
-	struct ibv_rate *r = NULL;
+	struct lf_sample s = { 0 };
+	struct lf_rate *r = NULL;
 	size_t n = 0, i;
 	int ret, changed = 0;
 
 	pthread_mutex_lock(&l->lock);
-	ret = ibv_read_counters(l->h, &s, err, len);
+	ret = lf_read_counters(l->h, &s, err, len);
 	if (ret)
 		goto out_unlock;
-	ibv_sample_sort(&s);
+	lf_sample_sort(&s);
 	if (l->have_prev) {
-		ret = ibv_counter_delta(&l->prev, &s, &r, &n);
+		ret = lf_counter_delta(&l->prev, &s, &r, &n);
 		if (ret) {
 			snprintf(err, len, "out of memory");
-			ibv_sample_release(&s);
+			lf_sample_release(&s);
 			goto out_unlock;
 		}
 		for (i = 0; i < n; i++)
-			if (r[i].flags & (IBV_RATE_NEW | IBV_RATE_GONE))
+			if (r[i].flags & (LF_RATE_NEW | LF_RATE_GONE))
 				changed = 1;
-		ibv_sample_release(&l->prev);
+		lf_sample_release(&l->prev);
 		free(l->rates);
 		l->rates = r;
 		l->nrates = n;
@@ -240,11 +240,11 @@ out_unlock:
  * time fraction, but a link that mostly waits for credits comes near 1
  * whatever its data rate, which is what allocations should avoid.
  */
-static double stall(const struct ibv_rate *r)
+static double stall(const struct lf_rate *r)
 {
 	double w = (double)r->wait_ticks;
 
-	if ((r->flags & IBV_RATE_NO_WAIT) || w <= 0)
+	if ((r->flags & LF_RATE_NO_WAIT) || w <= 0)
 		return 0;
 	return w / (w + r->data_bytes / 4.0);
 }
@@ -260,12 +260,12 @@ void pool_live_apply(struct pool_live *l, struct pool_view *v)
 		goto out_unlock;
 	memset(v->meas, 0, (f->nports + 1) * sizeof(*v->meas));
 	for (i = 0; i < l->nrates; i++) {
-		const struct ibv_rate *r = &l->rates[i];
+		const struct lf_rate *r = &l->rates[i];
 		const struct fab_port *fp;
 
 		if (r->node >= f->nnodes || f->nodes[r->node].guid != r->guid ||
 		    r->port > f->nodes[r->node].nports ||
-		    (r->flags & (IBV_RATE_NEW | IBV_RATE_GONE)))
+		    (r->flags & (LF_RATE_NEW | LF_RATE_GONE)))
 			continue;
 		fp = fab_port(f, r->node, r->port);
 		/* width lanes of speed * 100 Mb/s, in bytes per second */

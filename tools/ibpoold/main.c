@@ -25,6 +25,8 @@
 #include "live.h"
 #include "log.h"
 #include "ops.h"
+#include "sm/client.h"
+#include "tools/cli/cli.h"
 #include "topology/textio.h"
 
 #define PROG "ibpoold"
@@ -42,65 +44,43 @@ struct args {
 	bool print_host;
 };
 
-struct opt {
-	const char *name;
-	int has_arg;
-	int val;
-	const char *arg;
-	const char *help;
-};
-
 /* The one option table: getopt_long's and --help's. */
-static const struct opt opts[] = {
-	{ "config", 1, 'c', "FILE", "the pool configuration (INI)" },
-	{ "net", 1, 'n', "FILE", "offline: route this ibsim net file instead of reading the live fabric" },
-	{ "lmc", 1, 'l', "N", "offline: LIDs per CA port are 2^N, 0-7 (0)" },
-	{ "engine", 1, 'e', "NAME", "offline: auto, fattree, torus, dragonfly or updown (auto)" },
-	{ "Ca", 1, 'C', "CA", "live: local CA to read the fabric through (the first)" },
-	{ "Port", 1, 'P', "PORT", "live: its port (the first active)" },
-	{ "daemon", 0, 'd', NULL, "detach once serving; log to syslog" },
-	{ "pid-file", 1, 'p', "FILE", "with --daemon: write the pid there" },
-	{ "print-host", 0, 'H', NULL, "print this machine's [host] section from its RDMA ports and exit" },
-	{ "help", 0, 'h', NULL, "show this help" },
+static const struct cli_opt opts[] = {
+	{ "config", 1, 'c', 0, "FILE", "the pool configuration (INI)" },
+	{ "net", 1, 'n', 0, "FILE", "offline: route this ibsim net file instead of reading the live fabric" },
+	{ "lmc", 1, 'l', 0, "N", "offline: LIDs per CA port are 2^N, 0-7 (0)" },
+	{ "engine", 1, 'e', 0, "NAME", "offline: " RT_ENGINE_NAMES " (auto)" },
+	{ "Ca", 1, 'C', 0, "CA", "live: local CA to read the fabric through (the first)" },
+	{ "Port", 1, 'P', 0, "PORT", "live: its port (the first active)" },
+	{ "daemon", 0, 'd', 0, NULL, "detach once serving; log to syslog" },
+	{ "pid-file", 1, 'p', 0, "FILE", "with --daemon: write the pid there" },
+	{ "print-host", 0, 'H', 0, NULL, "print this machine's [host] section from its RDMA ports and exit" },
+	{ "help", 0, 'h', 0, NULL, "show this help" },
+	{ "version", 0, 'V', 0, NULL, "print the version and exit" },
 };
 
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
 static void usage(FILE *out)
 {
-	char left[40];
 	size_t i;
 
 	fprintf(out, "Usage: " PROG " -c FILE [options]\n       " PROG " --print-host\n\nOptions:\n");
-	for (i = 0; i < NOPTS; i++) {
-		snprintf(left, sizeof(left), "-%c, --%s%s%s", opts[i].val,
-			 opts[i].name, opts[i].arg ? " " : "",
-			 opts[i].arg ? opts[i].arg : "");
-		fprintf(out, "  %-24s %s\n", left, opts[i].help);
-	}
+	for (i = 0; i < NOPTS; i++)
+		cli_help_opt(out, &opts[i], 24, NULL);
 	fprintf(out, "\nExamples:\n  " PROG " -c /etc/gpuaware/pool.conf\n  " PROG " -c pool.conf --net ibsim-configs/ft2-small.net --lmc 1\n  " PROG " --print-host >> /etc/gpuaware/pool.conf\n");
 }
 
 static int parse(int argc, char **argv, struct args *a)
 {
-	struct option lopts[NOPTS + 1];
-	char sopts[2 * NOPTS + 2], *sp = sopts, *end;
-	unsigned long v;
-	size_t i;
+	const struct cli_opt *o;
+	struct cli_parser p;
+	unsigned long long v;
+	const char *bad;
 	int c;
 
-	*sp++ = ':';
-	for (i = 0; i < NOPTS; i++) {
-		lopts[i] = (struct option){ opts[i].name, opts[i].has_arg,
-					    NULL, opts[i].val };
-		*sp++ = opts[i].val;
-		if (opts[i].has_arg)
-			*sp++ = ':';
-	}
-	memset(&lopts[NOPTS], 0, sizeof(lopts[NOPTS]));
-	*sp = '\0';
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
+	cli_parser_init(&p, opts, NOPTS);
+	while ((c = cli_next(&p, argc, argv, &o, &bad)) != -1) {
 		switch (c) {
 		case 'c':
 			a->config = optarg;
@@ -109,33 +89,23 @@ static int parse(int argc, char **argv, struct args *a)
 			a->net = optarg;
 			break;
 		case 'l':
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || *end || end == optarg || v > 7) {
-				fprintf(stderr, PROG ": bad LMC '%s' (0-7)\n",
-					optarg);
-				return 2;
-			}
+			if (cli_uint(optarg, 10, 7, &v))
+				return cli_usage(PROG, NULL,
+						 "bad LMC '%s' (0-7)", optarg);
 			a->lmc = v;
 			break;
 		case 'e':
-			if (rt_engine_parse(optarg, &a->engine)) {
-				fprintf(stderr, PROG ": unknown engine '%s'\n",
-					optarg);
-				return 2;
-			}
+			if (rt_engine_parse(optarg, &a->engine))
+				return cli_usage(PROG, NULL,
+						 "unknown engine '%s'", optarg);
 			break;
 		case 'C':
 			a->ca = optarg;
 			break;
 		case 'P':
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || *end || end == optarg || !v ||
-			    v > FAB_MAX_PORTS) {
-				fprintf(stderr, PROG ": bad port '%s'\n", optarg);
-				return 2;
-			}
+			if (cli_uint(optarg, 10, FAB_MAX_PORTS, &v) || !v)
+				return cli_usage(PROG, NULL, "bad port '%s'",
+						 optarg);
 			a->port = v;
 			break;
 		case 'd':
@@ -150,37 +120,26 @@ static int parse(int argc, char **argv, struct args *a)
 		case 'h':
 			usage(stdout);
 			exit(0);
+		case 'V':
+			cli_version(stdout, PROG);
+			exit(0);
 		case ':':
-			fprintf(stderr, PROG ": option '%s' needs an argument\n\n",
-				argv[optind - 1]);
-			usage(stderr);
-			return 2;
+			return cli_usage(PROG, NULL,
+					 "option '%s' needs an argument", bad);
 		default:
-			fprintf(stderr, PROG ": unknown option '%s'\n\n",
-				argv[optind - 1]);
-			usage(stderr);
-			return 2;
+			return cli_usage(PROG, NULL, "unknown option '%s'",
+					 bad);
 		}
 	}
-	if (optind != argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'\n\n",
-			argv[optind]);
-		usage(stderr);
-		return 2;
-	}
-	if (!a->config && !a->print_host) {
-		fprintf(stderr, PROG ": -c FILE is required\n\n");
-		usage(stderr);
-		return 2;
-	}
-	if ((a->lmc || a->engine != RT_ENGINE_AUTO) && !a->net) {
-		fprintf(stderr, PROG ": --lmc and --engine need --net (the live fabric has its own)\n");
-		return 2;
-	}
-	if ((a->ca || a->port) && a->net) {
-		fprintf(stderr, PROG ": --Ca and --Port read the live fabric, not --net\n");
-		return 2;
-	}
+	if (optind != argc)
+		return cli_usage(PROG, NULL, "unexpected argument '%s'",
+				 argv[optind]);
+	if (!a->config && !a->print_host)
+		return cli_usage(PROG, NULL, "-c FILE is required");
+	if ((a->lmc || a->engine != RT_ENGINE_AUTO) && !a->net)
+		return cli_usage(PROG, NULL, "--lmc and --engine need --net: the live fabric has its own");
+	if ((a->ca || a->port) && a->net)
+		return cli_usage(PROG, NULL, "--Ca and --Port read the live fabric, not --net");
 	return 0;
 }
 

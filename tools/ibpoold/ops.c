@@ -497,7 +497,7 @@ static int alloc_fields(const struct poold *d, const struct pool_alloc *a,
 }
 
 /* A pool error as a protocol error. */
-static int pool_error(struct sm_error *e, int ret, const char *msg)
+static int op_error(struct sm_error *e, int ret, const char *msg)
 {
 	enum sm_err code;
 
@@ -585,7 +585,7 @@ static int op_alloc(struct poold *d, const struct sm_peer *p,
 	fresh_loads(d);
 	ret = pool_alloc(d->pool, &rq, &orc, &a, msg, sizeof(msg));
 	if (ret)
-		return pool_error(e, ret, msg);
+		return op_error(e, ret, msg);
 	d->changes++;
 	charge(d, a, 1);
 	return alloc_fields(d, a, reply);
@@ -615,7 +615,7 @@ static int op_release(struct poold *d, const struct sm_peer *p,
 	if (ret && a)
 		charge(d, a, 1);
 	if (ret)
-		return pool_error(e, ret, msg);
+		return op_error(e, ret, msg);
 	d->changes++;
 	return sm_json_add(reply, "id", json_object_get(json_object_object_get(req, "id")));
 }
@@ -635,7 +635,7 @@ static int op_renew(struct poold *d, const struct sm_peer *p,
 	ret = pool_renew(d->pool, id, p->uid, lease, d->now(NULL), msg,
 			 sizeof(msg));
 	if (ret)
-		return pool_error(e, ret, msg);
+		return op_error(e, ret, msg);
 	d->changes++;
 	return alloc_fields(d, pool_alloc_find(d->pool, id), reply);
 }
@@ -765,7 +765,7 @@ static int op_place(struct poold *d, const struct sm_peer *p,
 	free(load);
 	free(run);
 	if (ret)
-		return pool_error(e, ret, msg);
+		return op_error(e, ret, msg);
 	ret = -ENOMEM;
 	hosts = json_object_new_array();
 	score = json_object_new_object();
@@ -790,16 +790,15 @@ out_release:
 /* Job ids as the plugin's hint table takes them, so the relay can. */
 static int check_job_id(const char *id, struct sm_error *e)
 {
-	size_t i, n = strlen(id);
+	size_t n = strlen(id);
 
+	if (sm_hints_id_valid(id))
+		return 0;
 	if (!n || n > SM_HINTS_ID_MAX)
 		return sm_error_set(e, SM_ERR_BAD_REQUEST, "field 'job' must be 1..%d characters",
 				    SM_HINTS_ID_MAX);
-	for (i = 0; i < n; i++)
-		if (!isalnum((unsigned char)id[i]) && !strchr("._:-", id[i]))
-			return sm_error_set(e, SM_ERR_BAD_REQUEST, "job '%s': only A-Z a-z 0-9 . _ : - are allowed",
-					    id);
-	return 0;
+	return sm_error_set(e, SM_ERR_BAD_REQUEST, "job '%s': only " SM_HINTS_ID_CHARS " are allowed",
+			    id);
 }
 
 static int op_job_start(struct poold *d, const struct sm_peer *p,
@@ -845,7 +844,7 @@ static int op_job_start(struct poold *d, const struct sm_peer *p,
 	if (!ret)
 		ret = pool_sync(d->pool, msg, sizeof(msg));
 	if (ret) {
-		ret = pool_error(e, ret, msg);
+		ret = op_error(e, ret, msg);
 		goto out_free;
 	}
 	d->changes++;
@@ -872,7 +871,7 @@ static int op_job_end(struct poold *d, const struct sm_peer *p,
 	if (!ret)
 		ret = pool_sync(d->pool, msg, sizeof(msg));
 	if (ret)
-		return pool_error(e, ret, msg);
+		return op_error(e, ret, msg);
 	d->changes++;
 	d->loads_stale = true;
 	post_jobs(d);

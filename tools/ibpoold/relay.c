@@ -13,7 +13,8 @@
 
 #include "log.h"
 #include "relay.h"
-#include "sm/server.h"
+#include "sm/client.h"
+#include "sm/proto.h"
 
 #define RELAY_TIMEOUT_MS 2000
 

@@ -13,12 +13,12 @@
 #include <json-c/json.h>
 
 #include "ibpoolroute.h"
-#include "tools/live/ibview.h"
+#include "tools/livefab/livefab.h"
 
 /* What the report needs besides the rates; all borrowed. */
 struct sweep {
-	const struct ibv *v;
-	const struct ibv_sample *a, *b;
+	const struct lf *v;
+	const struct lf_sample *a, *b;
 	double interval;	/* between the starts of the two sweeps */
 };
 
@@ -43,9 +43,9 @@ static int sleep_ms(unsigned int ms)
 /* Links with a rate first, busiest data, then most waiting. */
 static int cmp_busy(const void *x, const void *y)
 {
-	const struct ibv_rate *a = x, *b = y;
-	bool na = a->flags & (IBV_RATE_NEW | IBV_RATE_GONE);
-	bool nb = b->flags & (IBV_RATE_NEW | IBV_RATE_GONE);
+	const struct lf_rate *a = x, *b = y;
+	bool na = a->flags & (LF_RATE_NEW | LF_RATE_GONE);
+	bool nb = b->flags & (LF_RATE_NEW | LF_RATE_GONE);
 
 	if (na != nb)
 		return na - nb;
@@ -75,32 +75,32 @@ static const char *flags_str(unsigned int flags, char *buf, size_t len)
 	return *buf ? buf : "-";
 }
 
-static const char *desc(const struct ibv *v, uint32_t n)
+static const char *desc(const struct lf *v, uint32_t n)
 {
-	const struct fabric *f = ibv_fabric(v);
+	const struct fabric *f = lf_fabric(v);
 
 	return n < f->nnodes ? f->nodes[n].desc : "?";
 }
 
-static void text(FILE *out, const struct sweep *sw, const struct ibv_rate *r,
+static void text(FILE *out, const struct sweep *sw, const struct lf_rate *r,
 		 size_t n)
 {
-	const struct ibv_sample *b = sw->b;
+	const struct lf_sample *b = sw->b;
 	char fl[64];
 	size_t i;
 
-	fprintf(out, "source      : %s\n", ibv_source(sw->v));
+	fprintf(out, "source      : %s\n", lf_source(sw->v));
 	fprintf(out, "fabric      : %zu switches, %zu CAs, discovered in %.3f s\n",
-		ibv_fabric(sw->v)->nsw, ibv_fabric(sw->v)->nca,
-		ibv_stats(sw->v)->discover_seconds);
+		lf_fabric(sw->v)->nsw, lf_fabric(sw->v)->nca,
+		lf_stats(sw->v)->discover_seconds);
 	fprintf(out, "sampled     : %zu links of %zu switches, 2 samples %.3f s apart\n",
-		b->n, ibv_fabric(sw->v)->nsw - b->nfail, sw->interval);
+		b->n, lf_fabric(sw->v)->nsw - b->nfail, sw->interval);
 	fprintf(out, "sweep       : %" PRIu64 " PerfMgt queries in %.3f s\n",
 		b->queries, b->seconds);
 	if (!sw->a->nfail && !b->nfail)
 		fprintf(out, "not answering: none\n");
 	for (i = 0; i < sw->a->nfail + b->nfail; i++) {
-		const struct ibv_ctr_fail *e = i < sw->a->nfail ?
+		const struct lf_ctr_fail *e = i < sw->a->nfail ?
 			&sw->a->fail[i] : &b->fail[i - sw->a->nfail];
 
 		fprintf(out, "not answering: 0x%016" PRIx64 " '%s' (%s sample): %s\n",
@@ -131,7 +131,7 @@ static json_object *jfails(const struct sweep *sw)
 	size_t i;
 
 	for (i = 0; a && i < sw->a->nfail + sw->b->nfail; i++) {
-		const struct ibv_ctr_fail *e = i < sw->a->nfail ?
+		const struct lf_ctr_fail *e = i < sw->a->nfail ?
 			&sw->a->fail[i] : &sw->b->fail[i - sw->a->nfail];
 		json_object *o = json_object_new_object();
 
@@ -150,7 +150,7 @@ static json_object *jfails(const struct sweep *sw)
 	return a;
 }
 
-static json_object *jlink(const struct sweep *sw, const struct ibv_rate *r)
+static json_object *jlink(const struct sweep *sw, const struct lf_rate *r)
 {
 	json_object *o = json_object_new_object(), *fl;
 	char g[24];
@@ -187,7 +187,7 @@ static json_object *jlink(const struct sweep *sw, const struct ibv_rate *r)
 	return o;
 }
 
-static int json(FILE *out, const struct sweep *sw, const struct ibv_rate *r,
+static int json(FILE *out, const struct sweep *sw, const struct lf_rate *r,
 		size_t n)
 {
 	json_object *o = json_object_new_object(), *links;
@@ -198,13 +198,13 @@ static int json(FILE *out, const struct sweep *sw, const struct ibv_rate *r,
 	if (!o)
 		return -ENOMEM;
 	json_object_object_add(o, "source", json_object_new_string(
-				   ibv_source(sw->v)));
+				   lf_source(sw->v)));
 	json_object_object_add(o, "switches",
-			       json_object_new_uint64(ibv_fabric(sw->v)->nsw));
+			       json_object_new_uint64(lf_fabric(sw->v)->nsw));
 	json_object_object_add(o, "cas",
-			       json_object_new_uint64(ibv_fabric(sw->v)->nca));
+			       json_object_new_uint64(lf_fabric(sw->v)->nca));
 	json_object_object_add(o, "discover_s", json_object_new_double(
-				   ibv_stats(sw->v)->discover_seconds));
+				   lf_stats(sw->v)->discover_seconds));
 	json_object_object_add(o, "interval_s",
 			       json_object_new_double(sw->interval));
 	json_object_object_add(o, "sweep_s",
@@ -227,20 +227,20 @@ static int json(FILE *out, const struct sweep *sw, const struct ibv_rate *r,
 
 int pr_counters(const struct pr_opts *o, char *err, size_t len)
 {
-	struct ibv_sample a = { 0 }, b = { 0 };
-	struct ibv_rate *r = NULL;
+	struct lf_sample a = { 0 }, b = { 0 };
+	struct lf_rate *r = NULL;
 	struct sweep sw;
-	struct ibv *v;
+	struct lf *v;
 	double t0;
 	size_t n = 0;
 	int ret, code = PR_ERR;
 
-	if (ibv_open(&v, o->ca, o->ca_port, err, len))
+	if (lf_open(&v, o->ca, o->ca_port, err, len))
 		return PR_ERR;
-	if (ibv_discover(v, err, len))
+	if (lf_discover(v, err, len))
 		goto out;
 	t0 = now();
-	if (ibv_read_counters(v, &a, err, len))
+	if (lf_read_counters(v, &a, err, len))
 		goto out;
 	/* Tests wait for this line to change counters between the sweeps. */
 	fprintf(stderr, "ibpoolroute: sampled %zu links, again in %u ms\n",
@@ -248,10 +248,10 @@ int pr_counters(const struct pr_opts *o, char *err, size_t len)
 	ret = sleep_ms(o->interval_ms);
 	sw = (struct sweep){ .v = v, .a = &a, .b = &b,
 			     .interval = now() - t0 };
-	if (!ret && ibv_read_counters(v, &b, err, len))
+	if (!ret && lf_read_counters(v, &b, err, len))
 		goto out;
 	if (!ret)
-		ret = ibv_counter_delta(&a, &b, &r, &n);
+		ret = lf_counter_delta(&a, &b, &r, &n);
 	if (ret) {
 		snprintf(err, len, "%s", strerror(-ret));
 		goto out;
@@ -271,8 +271,8 @@ int pr_counters(const struct pr_opts *o, char *err, size_t len)
 	code = a.nfail || b.nfail ? PR_BAD : PR_OK;
 out:
 	free(r);
-	ibv_sample_release(&b);
-	ibv_sample_release(&a);
-	ibv_close(v);
+	lf_sample_release(&b);
+	lf_sample_release(&a);
+	lf_close(v);
 	return code;
 }

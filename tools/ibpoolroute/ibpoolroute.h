@@ -17,6 +17,7 @@
 #include "routing/jobload.h"
 #include "routing/route.h"
 #include "routing/verify.h"
+#include "tools/cli/cli.h"
 
 /* Exit codes, as infiniband-diags use them. */
 enum {
@@ -26,6 +27,16 @@ enum {
 };
 
 #define PR_SM_SOCKET "/run/gpuaware/sm.sock"
+
+/*
+ * Why a socket could not be asked, as pr_call() found it, for main to
+ * print after the subcommand's message: a code for --json ("unreachable",
+ * "timeout", "closed", "bad_reply") and what to check.  NULL: none.
+ */
+struct pr_fail {
+	const char *code;
+	const char *hint;
+};
 
 /* Strings point into argv. */
 struct pr_opts {
@@ -51,6 +62,8 @@ struct pr_opts {
 	/* the sockets: the SM's hint socket or ibpoold's, NULL for each
 	 * command's default */
 	const char *socket;
+	enum cli_peer peer;	/* whose socket it is */
+	struct pr_fail *fail;	/* main's, filled by pr_call() */
 	/* hints, state, reroute */
 	unsigned int weight;	/* hints add */
 	const char *owner;	/* hints set, add: NULL for none */
@@ -99,14 +112,20 @@ int pr_jobs_load(const char *path, const struct fabric *f,
  * are dropped).  pr_call() sends req (consumed, NULL reads as out of
  * memory) to o->socket within ms: PR_OK with *reply an ok reply to put,
  * PR_BAD when refused (with --json the error reply is printed, else err
- * holds "code: message"), PR_ERR with err when it could not be asked.
- * pr_str() is a member as a string, "-" when absent.
+ * holds "code: message"), PR_ERR with err and *o->fail when it could not
+ * be asked.  pr_str() is a member as a string, "-" when absent.
  */
 json_object *pr_request(const char *op);
 json_object *pr_with(json_object *req, const char *key, json_object *v);
 int pr_call(const struct pr_opts *o, json_object *req, json_object **reply,
 	    int ms, char *err, size_t len);
 const char *pr_str(json_object *o, const char *key);
+
+/*
+ * A failure under --json: {"ok":false,"error":{"code","message"[,
+ * "hint"]}} on one line of stdout, as ibpoold's refusals come.
+ */
+void pr_print_error(const char *code, const char *msg, const char *hint);
 
 /* Not a check: PR_BAD means a switch did not answer. */
 int pr_counters(const struct pr_opts *o, char *err, size_t len);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * ibpoolroute: the diagnostics CLI.  One option table drives getopt_long
- * and --help; each subcommand says which options it takes.
+ * ibpoolroute: the diagnostics CLI.  One option table (tools/cli) drives
+ * getopt_long and --help; each subcommand says which options it takes.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ibpoolroute.h"
+#include "tools/cli/cli.h"
 #include "tools/ibpoold/hostlist.h"
 
 #define PROG "ibpoolroute"
@@ -95,17 +96,8 @@ static const struct cmd cmds[] = {
 	  pr_pool_topology },
 };
 
-struct opt {
-	const char *name;
-	int has_arg;
-	int val;
-	unsigned int cmds;	/* subcommands that take it */
-	const char *arg;
-	const char *help;
-};
-
-/* The one option table: getopt_long's and --help's. */
-static const struct opt opts[] = {
+/* The one option table: getopt_long's and --help's; mask: C_* taking it. */
+static const struct cli_opt opts[] = {
 	{ "net", 1, 'n', C_ROUTE | C_SIM, "FILE", "ibsim net file or ibnetdiscover output to route" },
 	{ "dump", 1, 'D', C_SIM, "DIR", "the routing OpenSM dumped into DIR instead of the live one" },
 	{ "jobs", 1, 'J', C_CHECKS | C_SIM, "FILE", "JSON job list: route for the jobs, report their own link loads" },
@@ -115,7 +107,7 @@ static const struct opt opts[] = {
 	{ "shuffle", 0, 'u', C_SIM, NULL, "all-to-all over a random rank order (--seed), not the host list's" },
 	{ "oracle", 0, 'a', C_SIM, NULL, "also the rounds routed by source, knowing every job's or only its own" },
 	{ "measure-only", 0, 'M', C_ROUTE | C_SIM, NULL, "with --jobs: route as without jobs, only measure their loads" },
-	{ "engine", 1, 'e', C_ROUTE | C_SIM, "NAME", "auto, fattree, torus or updown (auto)" },
+	{ "engine", 1, 'e', C_ROUTE | C_SIM, "NAME", RT_ENGINE_NAMES " (auto)" },
 	{ "lmc", 1, 'l', C_ROUTE | C_SIM, "N", "LIDs per CA port are 2^N, 0-7 (0)" },
 	{ "extended-lids", 0, 'x', C_ROUTE, NULL, "allow LIDs past 0xbfff (offline scale runs beyond one subnet)" },
 	{ "Ca", 1, 'C', C_VERIFY | C_COUNTERS | C_SIM, "CA", "local CA to query through (the first)" },
@@ -139,6 +131,7 @@ static const struct opt opts[] = {
 	{ "end", 1, 'E', C_JOBS, "JOB", "record that JOB ended" },
 	{ "format", 1, 'f', C_TOPO, "F", "slurm-tree, slurm-block, slurm-yaml, k8s-labels or kueue (slurm-tree)" },
 	{ "help", 0, 'h', C_ALL, NULL, "show this help" },
+	{ "version", 0, 'V', C_ALL, NULL, "print the version and exit" },
 };
 
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
@@ -171,8 +164,8 @@ static const char *const examples[] = {
 
 static void usage(FILE *out)
 {
-	char left[48];
-	size_t i, k;
+	char left[48], tail[256];
+	size_t i, k, at;
 
 	fprintf(out, "Usage: " PROG " COMMAND [options]\n\nCommands:\n");
 	for (i = 0; i < NCMDS; i++) {
@@ -182,66 +175,65 @@ static void usage(FILE *out)
 	}
 	fprintf(out, "\nOptions:\n");
 	for (i = 0; i < NOPTS; i++) {
-		const struct opt *o = &opts[i];
+		const struct cli_opt *o = &opts[i];
+		const char *sep = " [";
 
-		snprintf(left, sizeof(left), "-%c, --%s%s%s", o->val, o->name,
-			 o->arg ? " " : "", o->arg ? o->arg : "");
-
-		fprintf(out, "  %-24s %s", left, o->help);
-		if (o->cmds != C_ALL) {
-			const char *sep = " [";
-
-			for (k = 0; k < NCMDS; k++)
-				if (o->cmds & cmds[k].bit) {
-					fprintf(out, "%s%s", sep, cmds[k].name);
-					sep = ", ";
-				}
-			fputc(']', out);
-		}
-		fputc('\n', out);
+		at = 0;
+		tail[0] = '\0';
+		for (k = 0; o->mask != C_ALL && k < NCMDS; k++)
+			if (o->mask & cmds[k].bit) {
+				at += snprintf(tail + at, sizeof(tail) - at,
+					       "%s%s", sep, cmds[k].name);
+				sep = ", ";
+			}
+		if (at)
+			snprintf(tail + at, sizeof(tail) - at, "]");
+		cli_help_opt(out, o, 24, tail);
 	}
 	fprintf(out, "\nExit status: 0 the routing checks out (pool commands: done), 1 it does not (counters: a switch did not answer; pool commands: ibpoold refused), 2 usage, input or I/O error.\n\nExamples:\n");
 	for (i = 0; i < sizeof(examples) / sizeof(examples[0]); i++)
 		fprintf(out, "  %s\n", examples[i]);
 }
 
-__attribute__((format(printf, 1, 2)))
-static int usage_error(const char *fmt, ...)
+/*
+ * A usage error: one line on stderr pointing to --help, or with --json
+ * one error object on stdout.  Returns PR_ERR.
+ */
+__attribute__((format(printf, 2, 3)))
+static int usage_error(const struct pr_opts *o, const char *fmt, ...)
 {
+	char msg[512];
 	va_list ap;
 
-	fprintf(stderr, PROG ": ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\n\n");
-	usage(stderr);
+	if (o->json)
+		pr_print_error("usage", msg, "try '" PROG " --help'");
+	else
+		cli_usage(PROG, NULL, "%s", msg);
 	return PR_ERR;
 }
 
-/* Whole-string unsigned number at most max. */
+/*
+ * Whether the command line asks for --json: then errors met before the
+ * option is parsed come as JSON too.
+ */
+static bool wants_json(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
+			return true;
+	return false;
+}
+
+/* Whole-string decimal number at most max. */
 static int number(const char *s, unsigned long long max,
 		  unsigned long long *v)
 {
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	if (errno || *end || *v > max)
-		return -EINVAL;
-	return 0;
-}
-
-static const struct opt *find_opt(int val)
-{
-	size_t i;
-
-	for (i = 0; i < NOPTS; i++)
-		if (opts[i].val == val)
-			return &opts[i];
-	return NULL;
+	return cli_uint(s, 10, max, v);
 }
 
 /* Apply one option to o; PR_OK or an exit code. */
@@ -258,12 +250,12 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		break;
 	case 't':
 		if (cs_pattern_parse(arg, &o->pattern))
-			return usage_error("unknown pattern '%s'", arg);
+			return usage_error(o, "unknown pattern '%s'", arg);
 		o->pattern_set = true;
 		break;
 	case 'r':
 		if (number(arg, 1000000, &v) || !v)
-			return usage_error("bad rounds '%s' (1-1000000)", arg);
+			return usage_error(o, "bad rounds '%s' (1-1000000)", arg);
 		o->rounds = v;
 		break;
 	case 'u':
@@ -280,17 +272,17 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		break;
 	case 'e':
 		if (rt_engine_parse(arg, &o->engine))
-			return usage_error("unknown engine '%s'", arg);
+			return usage_error(o, "unknown engine '%s'", arg);
 		break;
 	case 'm':
 		if (number(arg, RT_JOB_SEARCH_MAX, &v))
-			return usage_error("bad search moves '%s' (0-%u)", arg,
+			return usage_error(o, "bad search moves '%s' (0-%u)", arg,
 					   RT_JOB_SEARCH_MAX);
 		o->search_moves = v;
 		break;
 	case 'l':
 		if (number(arg, 7, &v))
-			return usage_error("bad LMC '%s' (0-7)", arg);
+			return usage_error(o, "bad LMC '%s' (0-7)", arg);
 		o->lmc = v;
 		break;
 	case 'x':
@@ -301,7 +293,7 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		break;
 	case 'P':
 		if (number(arg, FAB_MAX_PORTS, &v) || !v)
-			return usage_error("bad port '%s' (1-%u)", arg,
+			return usage_error(o, "bad port '%s' (1-%u)", arg,
 					   FAB_MAX_PORTS);
 		o->ca_port = v;
 		break;
@@ -310,7 +302,7 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		break;
 	case 'w':
 		if (number(arg, 1000, &v) || !v)
-			return usage_error("bad weight '%s' (1-1000)", arg);
+			return usage_error(o, "bad weight '%s' (1-1000)", arg);
 		o->weight = v;
 		break;
 	case 'W':
@@ -321,13 +313,13 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		break;
 	case 'T':
 		if (number(arg, 3600000, &v) || !v)
-			return usage_error("bad timeout '%s' (1-3600000 ms)",
+			return usage_error(o, "bad timeout '%s' (1-3600000 ms)",
 					   arg);
 		o->timeout_ms = v;
 		break;
 	case 'i':
 		if (number(arg, 3600000, &v) || !v)
-			return usage_error("bad interval '%s' (1-3600000 ms)",
+			return usage_error(o, "bad interval '%s' (1-3600000 ms)",
 					   arg);
 		o->interval_ms = v;
 		break;
@@ -340,12 +332,12 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 	case 'g':
 	case 'G':
 		if (number(arg, 65536, &v) || !v)
-			return usage_error("bad GPU count '%s'", arg);
+			return usage_error(o, "bad GPU count '%s'", arg);
 		*(c == 'g' ? &o->gpus : &o->per_host) = v;
 		break;
 	case 'L':
 		if (number(arg, UINT_MAX, &v) || !v)
-			return usage_error("bad lease '%s' (seconds)", arg);
+			return usage_error(o, "bad lease '%s' (seconds)", arg);
 		o->lease = v;
 		break;
 	case 'k':
@@ -363,12 +355,12 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		break;
 	case 'p':
 		if (number(arg, UINT_MAX, &v))
-			return usage_error("bad permutation count '%s'", arg);
+			return usage_error(o, "bad permutation count '%s'", arg);
 		o->vf.ebb_perms = v;
 		break;
 	case 's':
 		if (number(arg, UINT64_MAX, &v))
-			return usage_error("bad seed '%s'", arg);
+			return usage_error(o, "bad seed '%s'", arg);
 		o->vf.seed = v;
 		break;
 	}
@@ -397,35 +389,33 @@ static int expand_hostlist(const char *expr)
 
 int main(int argc, char **argv)
 {
-	struct option lopts[NOPTS + 1];
 	struct pr_opts o = {
 		.engine = RT_ENGINE_AUTO,
 		.interval_ms = 1000,
 		.vf = { .ebb_perms = VF_DEFAULT_PERMS, .seed = 1 },
 		.weight = 1,
 	};
-	char sopts[2 * NOPTS + 2], *sp = sopts, err[512];
 	const struct cmd *cmd = NULL;
-	const struct opt *op;
+	const struct cli_opt *op;
+	struct pr_fail fail = { NULL, NULL };
+	struct cli_parser p;
+	const char *bad;
+	char err[512];
 	int c, ret, npos;
 	size_t i;
 
-	*sp++ = ':';	/* report a missing argument as ':' */
-	for (i = 0; i < NOPTS; i++) {
-		lopts[i] = (struct option){ opts[i].name, opts[i].has_arg,
-					    NULL, opts[i].val };
-		*sp++ = opts[i].val;
-		if (opts[i].has_arg)
-			*sp++ = ':';
-	}
-	memset(&lopts[NOPTS], 0, sizeof(lopts[NOPTS]));
-	*sp = '\0';
-
+	cli_parser_init(&p, opts, NOPTS);
+	o.json = wants_json(argc, argv);
+	o.fail = &fail;
 	if (argc < 2)
-		return usage_error("no command given");
+		return usage_error(&o, "no command given");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return PR_OK;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		cli_version(stdout, PROG);
 		return PR_OK;
 	}
 	if (argc == 3 && !strcmp(argv[1], "--expand-hostlist"))
@@ -434,59 +424,68 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], cmds[i].name))
 			cmd = &cmds[i];
 	if (!cmd)
-		return usage_error("unknown command '%s'", argv[1]);
+		return usage_error(&o, "unknown command '%s'", argv[1]);
 
 	/* argv[1] plays argv[0]: getopt starts after the command. */
-	opterr = 0;
-	while ((c = getopt_long(argc - 1, argv + 1, sopts, lopts, NULL)) !=
-	       -1) {
+	while ((c = cli_next(&p, argc - 1, argv + 1, &op, &bad)) != -1) {
 		if (c == '?')
-			return usage_error("unknown option '%s'",
-					   argv[optind]);
+			return usage_error(&o, "unknown option '%s'", bad);
 		if (c == ':')
-			return usage_error("option '%s' needs an argument",
-					   argv[optind]);
+			return usage_error(&o, "option '%s' needs an argument",
+					   bad);
 		if (c == 'h') {
 			usage(stdout);
 			return PR_OK;
 		}
-		op = find_opt(c);
-		if (!(op->cmds & cmd->bit))
-			return usage_error("--%s is not an option of %s",
+		if (c == 'V') {
+			cli_version(stdout, PROG);
+			return PR_OK;
+		}
+		if (!(op->mask & cmd->bit))
+			return usage_error(&o, "--%s is not an option of %s",
 					   op->name, cmd->name);
 		if ((ret = set_opt(&o, c, optarg)))
 			return ret;
 	}
 	npos = argc - 1 - optind;
 	if (cmd->npos >= 0 ? npos != cmd->npos : npos < -cmd->npos)
-		return usage_error("%s: wrong number of arguments", cmd->name);
+		return usage_error(&o, "%s: wrong number of arguments", cmd->name);
 	o.pos = argv + 1 + optind;
 	o.npos = npos;
 	if (cmd->npos > 0)
 		o.dir = argv[1 + optind];
 	if (cmd->bit == C_ROUTE && !o.net)
-		return usage_error("%s needs --net FILE", cmd->name);
+		return usage_error(&o, "%s needs --net FILE", cmd->name);
 	if (cmd->bit == C_SIM && !o.jobs)
-		return usage_error("%s needs --jobs FILE", cmd->name);
+		return usage_error(&o, "%s needs --jobs FILE", cmd->name);
 	if (cmd->bit == C_SIM && o.net && o.dump)
-		return usage_error("%s takes --net or --dump, not both",
+		return usage_error(&o, "%s takes --net or --dump, not both",
 				   cmd->name);
 	err[0] = '\0';
 	if ((cmd->bit & (C_ALLOC | C_PLACE)) && !o.gpus)
-		return usage_error("%s needs --gpus N", cmd->name);
+		return usage_error(&o, "%s needs --gpus N", cmd->name);
 	if (cmd->bit == C_PLACE && !o.per_host)
-		return usage_error("%s needs --per-host G", cmd->name);
+		return usage_error(&o, "%s needs --per-host G", cmd->name);
 	if (cmd->bit == C_JOBS && (!o.job != !o.hosts || (o.job && o.end)))
-		return usage_error("jobs takes --start JOB --hosts EXPR, or --end JOB");
+		return usage_error(&o, "jobs takes --start JOB --hosts EXPR, or --end JOB");
 	if (!o.socket && (cmd->bit & C_POOLD))
 		o.socket = getenv("GPUAWARE_POOL_SOCKET");
 	if (!o.socket)
 		o.socket = cmd->bit & C_POOLD ? POOL_SOCKET_DEFAULT :
 					       PR_SM_SOCKET;
+	o.peer = cmd->bit & C_POOLD ? CLI_PEER_POOLD : CLI_PEER_SM;
 	if (!o.format)
 		o.format = "slurm-tree";
 	ret = cmd->run(&o, err, sizeof(err));
-	if (ret != PR_OK && err[0])
+	if (ret == PR_OK || !err[0])
+		return ret;
+	/* refusals (PR_BAD) came as ibpoold's or the SM's reply with --json */
+	if (o.json && ret == PR_ERR)
+		pr_print_error(fail.code ? fail.code : "failed", err,
+			       fail.hint);
+	else if (fail.hint)
+		fprintf(stderr, PROG ": %s; %s\n", err, fail.hint);
+	else
 		fprintf(stderr, PROG ": %s\n", err);
 	return ret;
 }

@@ -13,7 +13,7 @@
 #include "ibpoolroute.h"
 #include "routing/collsim.h"
 #include "routing/lftdump.h"
-#include "tools/live/ibview.h"
+#include "tools/livefab/livefab.h"
 #include "topology/netfile.h"
 #include "topology/osmdump.h"
 
@@ -37,7 +37,7 @@ struct run {
 	const struct pr_opts *o;
 	const char *source;
 	struct fabric *f;	/* owned unless live */
-	struct ibv *v;
+	struct lf *v;
 	struct rt_jobs js;
 	struct side side[MAXR];
 	unsigned int nside;
@@ -158,14 +158,14 @@ static int from_live(struct run *r, char *err, size_t len)
 	const struct pr_opts *o = r->o;
 	int ret;
 
-	if ((ret = ibv_open(&r->v, o->ca, o->ca_port, err, len)) ||
-	    (ret = ibv_discover(r->v, err, len)) ||
-	    (ret = ibv_read_lfts(r->v, err, len)))
+	if ((ret = lf_open(&r->v, o->ca, o->ca_port, err, len)) ||
+	    (ret = lf_discover(r->v, err, len)) ||
+	    (ret = lf_read_lfts(r->v, err, len)))
 		return ret;
-	r->source = ibv_source(r->v);
-	r->f = (struct fabric *)ibv_fabric(r->v);
+	r->source = lf_source(r->v);
+	r->f = (struct fabric *)lf_fabric(r->v);
 	r->side[0].name = "live";
-	r->side[0].t = *ibv_tables(r->v);
+	r->side[0].t = *lf_tables(r->v);
 	r->nside = 1;
 	return load_jobs(r, err, len);
 }
@@ -360,7 +360,7 @@ static void run_release(struct run *r)
 	}
 	rt_jobs_release(&r->js);
 	if (r->v)
-		ibv_close(r->v);
+		lf_close(r->v);
 	else
 		fab_free(r->f);
 }

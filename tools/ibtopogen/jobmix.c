@@ -4,7 +4,7 @@
  * socket's JSON, with hosts scattered the way a busy scheduler leaves them.
  */
 #include <errno.h>
-#include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "jobmix.h"
+#include "tools/cli/cli.h"
 #include "topology/gen.h"
 #include "topology/netfile.h"
 
@@ -31,27 +32,27 @@ struct mix {
 	unsigned int njobs;
 };
 
-static const struct option lopts[] = {
-	{ "net", 1, NULL, 'n' },
-	{ "jobs", 1, NULL, 'J' },
-	{ "seed", 1, NULL, 's' },
-	{ "fragment", 1, NULL, 'f' },
-	{ "sizes", 1, NULL, 'z' },
-	{ "output", 1, NULL, 'o' },
-	{ "help", 0, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+/* The one option table: getopt_long's and --help's. */
+static const struct cli_opt opts[] = {
+	{ "net", 1, 'n', 0, "FILE", "fabric whose hosts the jobs take" },
+	{ "jobs", 1, 'J', 0, "MIN-MAX", "number of jobs, drawn uniformly (4-16)" },
+	{ "seed", 1, 's', 0, "N", "seed of the mix (0)" },
+	{ "fragment", 1, 'f', 0, "N", "hosts kept together: runs of 1 to N neighbours (4)" },
+	{ "sizes", 1, 'z', 0, "MIN-MAX", "hosts per job, log-uniform (default: 75-100 % of the hosts busy)" },
+	{ "output", 1, 'o', 0, "FILE", "write the JSON to FILE (default stdout)" },
+	{ "help", 0, 'h', 0, NULL, "show this help" },
+	{ "version", 0, 'V', 0, NULL, "print the version and exit" },
 };
+
+#define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
 static void usage(FILE *out)
 {
-	fprintf(out, "Usage: ibtopogen jobs --net FILE [--jobs MIN-MAX] [--seed N] [-o FILE]\n\n"
-		"  -n, --net FILE      fabric whose hosts the jobs take\n"
-		"  -J, --jobs MIN-MAX  number of jobs, drawn uniformly (4-16)\n"
-		"  -s, --seed N        seed of the mix (0)\n"
-		"  -f, --fragment N    hosts kept together: runs of 1 to N neighbours (4)\n"
-		"  -z, --sizes MIN-MAX hosts per job, log-uniform (default: 75-100 %% of the hosts busy)\n"
-		"  -o, --output FILE   write the JSON to FILE (default stdout)\n"
-		"  -h, --help          show this help\n");
+	size_t i;
+
+	fprintf(out, "Usage: ibtopogen jobs --net FILE [--jobs MIN-MAX] [--seed N] [-o FILE]\n\n");
+	for (i = 0; i < NOPTS; i++)
+		cli_help_opt(out, &opts[i], 19, NULL);
 }
 
 static double unit(uint64_t *x)
@@ -61,33 +62,35 @@ static double unit(uint64_t *x)
 
 static int parse(struct mix *m, int argc, char **argv, char *err, size_t len)
 {
-	char *end;
+	const struct cli_opt *o;
+	unsigned long long v;
+	struct cli_parser p;
+	const char *bad;
 	int c;
 
 	m->lo = 4;
 	m->hi = 16;
 	m->frag = 4;
-	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":n:J:s:f:z:o:h", lopts, NULL)) != -1) {
+	cli_parser_init(&p, opts, NOPTS);
+	while ((c = cli_next(&p, argc, argv, &o, &bad)) != -1) {
 		switch (c) {
 		case 'n': m->net = optarg; break;
 		case 'o': m->output = optarg; break;
 		case 's':
-			errno = 0;
-			m->seed = strtoull(optarg, &end, 10);
-			if (errno || *end || *optarg < '0' || *optarg > '9') {
+			if (cli_uint(optarg, 10, UINT64_MAX, &v)) {
 				snprintf(err, len, "bad seed '%s'", optarg);
 				return -EINVAL;
 			}
+			m->seed = v;
 			break;
 		case 'f':
-			if (sscanf(optarg, "%u%c", &m->frag, &(char){ 0 }) != 1 ||
-			    !m->frag) {
+			if (cli_uint(optarg, 10, UINT_MAX, &v) || !v) {
 				snprintf(err, len, "bad --fragment '%s' (1 or more)",
 					 optarg);
 				return -EINVAL;
 			}
+			m->frag = v;
 			break;
 		case 'z':
 			if (sscanf(optarg, "%u-%u%c", &m->smin, &m->smax,
@@ -111,9 +114,15 @@ static int parse(struct mix *m, int argc, char **argv, char *err, size_t len)
 		case 'h':
 			usage(stdout);
 			exit(0);
+		case 'V':
+			cli_version(stdout, "ibtopogen");
+			exit(0);
+		case ':':
+			snprintf(err, len, "option '%s' needs an argument",
+				 bad);
+			return -EINVAL;
 		default:
-			snprintf(err, len, "bad option '%s' (try jobs --help)",
-				 argv[optind - 1]);
+			snprintf(err, len, "unknown option '%s'", bad);
 			return -EINVAL;
 		}
 	}
@@ -348,8 +357,9 @@ int jobmix_main(int argc, char **argv)
 	uint32_t i;
 	int ret = parse(&m, argc, argv, err, sizeof(err));
 
-	if (!ret)
-		ret = run(&m, err, sizeof(err));
+	if (ret)
+		return cli_usage("ibtopogen", "jobs", "%s", err);
+	ret = run(&m, err, sizeof(err));
 	if (ret)
 		fprintf(stderr, "ibtopogen: %s\n", err);
 	for (i = 0; i < m.nhost; i++)

@@ -12,9 +12,12 @@
 #include <string.h>
 
 #include "jobmix.h"
+#include "tools/cli/cli.h"
 #include "topology/fabric.h"
 #include "topology/gen.h"
 #include "topology/netfile.h"
+
+#define PROG "ibtopogen"
 
 enum {
 	T_FT = 1 << 0,
@@ -27,7 +30,7 @@ enum {
 };
 
 enum {
-	O_WIDTH = 256, O_SPEED, O_HCAS, O_CA_PORTS, O_PARALLEL, O_SEED,
+	O_WIDTH = CLI_LONG_ONLY, O_SPEED, O_HCAS, O_CA_PORTS, O_PARALLEL, O_SEED,
 	O_DROP, O_FAIL_LINK, O_DROP_SWITCHES, O_FAIL_SWITCH, O_DROP_HOSTS,
 	O_SHUFFLE, O_LEVELS, O_K, O_RADIX, O_HOSTS_PER_LEAF, O_LEAVES,
 	O_SPINES, O_DOWN, O_UP, O_SUS, O_HOSTS_PER_SU, O_RAILS,
@@ -36,20 +39,12 @@ enum {
 	O_DROP_LOCAL, O_TORUS2QOS, O_END,
 };
 
-struct opt {
-	const char *name;
-	int has_arg;
-	int val;
-	unsigned int types;
-	const char *arg;
-	const char *help;
-};
-
-/* The one option table: getopt_long's and --help's. */
-static const struct opt opts[] = {
+/* The one option table: getopt_long's and --help's; mask: T_* taking it. */
+static const struct cli_opt opts[] = {
 	{ "output", 1, 'o', T_ALL, "FILE", "write the net file to FILE (default stdout)" },
 	{ "verbose", 0, 'v', T_ALL, NULL, "print node and cable counts to stderr" },
 	{ "help", 0, 'h', T_ALL, NULL, "show this help" },
+	{ "version", 0, 'V', T_ALL, NULL, "print the version and exit" },
 	{ "width", 1, O_WIDTH, T_ALL, "N", "link width in lanes: 1, 2, 4, 8, 12 (4)" },
 	{ "speed", 1, O_SPEED, T_ALL, "N", "lane rate in 100 Mb/s: 25|50|100|140|250|500|1000 (250)" },
 	{ "hcas", 1, O_HCAS, T_ALL & ~T_RAIL, "N", "HCAs per host, all on the host's switch (1)" },
@@ -121,17 +116,17 @@ struct cli {
 	bool given[O_END];
 };
 
+/* A usage error: one line pointing to --help, exit 2. */
 __attribute__((format(printf, 1, 2), noreturn))
 static void die(const char *fmt, ...)
 {
+	char msg[512];
 	va_list ap;
 
-	fputs("ibtopogen: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputs("\n", stderr);
-	exit(2);
+	exit(cli_usage(PROG, NULL, "%s", msg));
 }
 
 static bool common(unsigned int m)
@@ -147,7 +142,6 @@ static void usage(FILE *out)
 	static const unsigned int mask[] = {
 		T_ALL, T_FT, T_RAIL, T_GRID, T_DF,
 	};
-	char lhs[64];
 	size_t i, j;
 
 	fputs("Usage: ibtopogen fattree|rail|torus|mesh|dragonfly [options] [-o FILE]\n"
@@ -156,20 +150,10 @@ static void usage(FILE *out)
 	      "for one as JSON.\n", out);
 	for (j = 0; j < sizeof(sect) / sizeof(sect[0]); j++) {
 		fprintf(out, "\n%s options:\n", sect[j]);
-		for (i = 0; i < NOPTS; i++) {
-			if (common(opts[i].types) != !j ||
-			    !(opts[i].types & mask[j]))
-				continue;
-			if (opts[i].val < 256)
-				snprintf(lhs, sizeof(lhs), "-%c, --%s %s",
-					 opts[i].val, opts[i].name,
-					 opts[i].arg ? opts[i].arg : "");
-			else
-				snprintf(lhs, sizeof(lhs), "    --%s %s",
-					 opts[i].name,
-					 opts[i].arg ? opts[i].arg : "");
-			fprintf(out, "  %-30s %s\n", lhs, opts[i].help);
-		}
+		for (i = 0; i < NOPTS; i++)
+			if (common(opts[i].mask) == !j &&
+			    (opts[i].mask & mask[j]))
+				cli_help_opt(out, &opts[i], 30, NULL);
 	}
 	fputs("\nExamples:\n"
 	      "  ibtopogen fattree --leaves 8 --hosts-per-leaf 4 --spines 4\n"
@@ -185,30 +169,27 @@ static void usage(FILE *out)
 /* Far above any sane size, far below overflow in products of two. */
 #define NUM_MAX (1u << 24)
 
+/* s as a number (C's 0x and 0 prefixes) at most max, else exit. */
+static uint64_t num_max(const char *name, const char *s, uint64_t max)
+{
+	unsigned long long v;
+	int ret = cli_uint(s, 0, max, &v);
+
+	if (ret == -ERANGE)
+		die("--%s: %s is too large", name, s);
+	if (ret)
+		die("--%s: '%s' is not a number", name, s);
+	return v;
+}
+
 static unsigned int num(const char *name, const char *s)
 {
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || *s == '-')
-		die("--%s: '%s' is not a number", name, s);
-	if (v > NUM_MAX)
-		die("--%s: %s is too large", name, s);
-	return v;
+	return num_max(name, s, NUM_MAX);
 }
 
 static uint64_t num64(const char *name, const char *s)
 {
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || *s == '-')
-		die("--%s: '%s' is not a number", name, s);
-	return v;
+	return num_max(name, s, UINT64_MAX);
 }
 
 static double frac(const char *name, const char *s)
@@ -244,7 +225,7 @@ static unsigned int list(const char *name, const char *s, unsigned int *v,
 	return n;
 }
 
-static void set(struct cli *c, const struct opt *o, const char *arg)
+static void set(struct cli *c, const struct cli_opt *o, const char *arg)
 {
 	const char *nm = o->name;
 
@@ -300,17 +281,13 @@ static void set(struct cli *c, const struct opt *o, const char *arg)
 
 static void parse(struct cli *c, int argc, char **argv)
 {
-	struct option lo[NOPTS + 1];
-	const char *tname = argv[1];
+	const char *tname = argv[1], *bad;
+	const struct cli_opt *o;
+	struct cli_parser p;
 	size_t i;
-	int ch, idx;
+	int ch;
 
-	memset(lo, 0, sizeof(lo));
-	for (i = 0; i < NOPTS; i++) {
-		lo[i].name = opts[i].name;
-		lo[i].has_arg = opts[i].has_arg;
-		lo[i].val = opts[i].val;
-	}
+	cli_parser_init(&p, opts, NOPTS);
 	for (i = 0; i < NTYPES; i++)
 		if (!strcmp(tname, types[i].name))
 			c->type = types[i].type;
@@ -319,30 +296,35 @@ static void parse(struct cli *c, int argc, char **argv)
 			usage(stdout);
 			exit(0);
 		}
-		die("unknown fabric type '%s' (try --help)", tname);
+		if (!strcmp(tname, "-V") || !strcmp(tname, "--version")) {
+			cli_version(stdout, PROG);
+			exit(0);
+		}
+		die("unknown fabric type '%s'", tname);
 	}
 	c->fail_link = calloc(argc, sizeof(*c->fail_link));
 	c->fail_switch = calloc(argc, sizeof(*c->fail_switch));
-	if (!c->fail_link || !c->fail_switch)
-		die("out of memory");
-	opterr = 0;
-	while ((ch = getopt_long(argc - 1, argv + 1, ":o:vh", lo, &idx)) !=
-	       -1) {
+	if (!c->fail_link || !c->fail_switch) {
+		fputs(PROG ": out of memory\n", stderr);
+		exit(1);
+	}
+	while ((ch = cli_next(&p, argc - 1, argv + 1, &o, &bad)) != -1) {
 		if (ch == '?')
-			die("unknown option '%s' (try --help)",
-			    argv[optind]);
+			die("unknown option '%s'", bad);
 		if (ch == ':')
-			die("option '%s' needs an argument", argv[optind]);
-		for (i = 0; i < NOPTS && opts[i].val != ch; i++)
-			;
+			die("option '%s' needs an argument", bad);
 		if (ch == 'h') {
 			usage(stdout);
 			exit(0);
 		}
-		if (!(opts[i].types & c->type))
-			die("--%s does not apply to %s", opts[i].name, tname);
+		if (ch == 'V') {
+			cli_version(stdout, PROG);
+			exit(0);
+		}
+		if (!(o->mask & c->type))
+			die("--%s does not apply to %s", o->name, tname);
 		c->given[ch] = true;
-		set(c, &opts[i], optarg);
+		set(c, o, optarg);
 	}
 	if (optind < argc - 1)
 		die("unexpected argument '%s'", argv[optind + 1]);
@@ -727,10 +709,8 @@ int main(int argc, char **argv)
 	char err[256] = "";
 	int ret;
 
-	if (argc < 2) {
-		usage(stderr);
-		return 2;
-	}
+	if (argc < 2)
+		die("no fabric type given");
 	if (!strcmp(argv[1], "jobs"))
 		return jobmix_main(argc - 1, argv + 1);
 	memset(&c, 0, sizeof(c));

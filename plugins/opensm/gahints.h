@@ -13,7 +13,7 @@
 
 #include "../../routing/jobs.h"
 #include "../../routing/route.h"
-#include "config.h"
+#include "gaconfig.h"
 
 struct ga_hints;
 

@@ -15,7 +15,7 @@
 
 #include <iniparser/iniparser.h>
 
-#include "config.h"
+#include "gaconfig.h"
 
 struct out {
 	ga_cfg_log_fn log;
@@ -231,7 +231,7 @@ struct key {
 };
 
 static const struct key keys[] = {
-	{ "routing:engine", "auto, fattree, torus, dragonfly or updown", set_engine,
+	{ "routing:engine", RT_ENGINE_NAMES, set_engine,
 	  show_engine },
 	{ "routing:job_search_moves",
 	  "entries, 0 (the default budget) to 100000000", set_moves,

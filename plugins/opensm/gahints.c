@@ -18,7 +18,7 @@
 
 #include "../../sm/hints.h"
 #include "../../sm/server.h"
-#include "hints.h"
+#include "gahints.h"
 
 /*
  * A name the fabric knows a CA by, and the node it names: what every

@@ -3,8 +3,8 @@
  * The plugin's INI configuration (default /etc/opensm/gpuaware.conf).  No
  * OpenSM types: messages go through a callback so the caller picks the log.
  */
-#ifndef GPUAWARE_CONFIG_H
-#define GPUAWARE_CONFIG_H
+#ifndef GPUAWARE_GACONFIG_H
+#define GPUAWARE_GACONFIG_H
 
 #include <sys/types.h>
 

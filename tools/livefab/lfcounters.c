@@ -8,9 +8,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "counters.h"
+#include "lfcounters.h"
 
-void ibv_sample_release(struct ibv_sample *s)
+void lf_sample_release(struct lf_sample *s)
 {
 	free(s->c);
 	free(s->fail);
@@ -28,12 +28,12 @@ static int cmp_key(uint64_t ga, unsigned int pa, uint64_t gb, unsigned int pb)
 
 static int cmp_ctr(const void *x, const void *y)
 {
-	const struct ibv_ctr *a = x, *b = y;
+	const struct lf_ctr *a = x, *b = y;
 
 	return cmp_key(a->guid, a->port, b->guid, b->port);
 }
 
-void ibv_sample_sort(struct ibv_sample *s)
+void lf_sample_sort(struct lf_sample *s)
 {
 	if (s->n)
 		qsort(s->c, s->n, sizeof(*s->c), cmp_ctr);
@@ -49,21 +49,21 @@ void ibv_sample_sort(struct ibv_sample *s)
 static uint64_t advance(uint64_t old, uint64_t new, bool wide,
 			unsigned int *flags)
 {
-	if (!wide && (old >= IBV_CTR32_MAX || new >= IBV_CTR32_MAX))
-		*flags |= IBV_RATE_SAT;
-	if (!wide && old >= IBV_CTR32_MAX)
+	if (!wide && (old >= LF_CTR32_MAX || new >= LF_CTR32_MAX))
+		*flags |= LF_RATE_SAT;
+	if (!wide && old >= LF_CTR32_MAX)
 		return 0;
 	if (new < old) {
-		*flags |= IBV_RATE_RESET;
+		*flags |= LF_RATE_RESET;
 		return new;
 	}
 	return new - old;
 }
 
-static void link_of(struct ibv_rate *r, const struct ibv_ctr *c,
+static void link_of(struct lf_rate *r, const struct lf_ctr *c,
 		    unsigned int flags)
 {
-	*r = (struct ibv_rate){
+	*r = (struct lf_rate){
 		.guid = c->guid, .peer_guid = c->peer_guid,
 		.node = c->node, .peer = c->peer,
 		.port = c->port, .peer_port = c->peer_port,
@@ -71,20 +71,20 @@ static void link_of(struct ibv_rate *r, const struct ibv_ctr *c,
 	};
 }
 
-static void rate_of(struct ibv_rate *r, const struct ibv_ctr *a,
-		    const struct ibv_ctr *b)
+static void rate_of(struct lf_rate *r, const struct lf_ctr *a,
+		    const struct lf_ctr *b)
 {
 	unsigned int flags = 0;
 
 	link_of(r, b, 0);
 	/* One sample in 64 bits, the other in 32: their data do not compare. */
-	if ((a->flags ^ b->flags) & IBV_CTR_EXT)
-		flags |= IBV_RATE_RESET;
+	if ((a->flags ^ b->flags) & LF_CTR_EXT)
+		flags |= LF_RATE_RESET;
 	else
 		r->data_bytes = 4 * advance(a->xmit_data, b->xmit_data,
-					    b->flags & IBV_CTR_EXT, &flags);
-	if ((a->flags | b->flags) & IBV_CTR_NO_WAIT)
-		flags |= IBV_RATE_NO_WAIT;
+					    b->flags & LF_CTR_EXT, &flags);
+	if ((a->flags | b->flags) & LF_CTR_NO_WAIT)
+		flags |= LF_RATE_NO_WAIT;
 	else
 		r->wait_ticks = advance(a->xmit_wait, b->xmit_wait, false,
 					&flags);
@@ -96,10 +96,10 @@ static void rate_of(struct ibv_rate *r, const struct ibv_ctr *a,
 	}
 }
 
-int ibv_counter_delta(const struct ibv_sample *a, const struct ibv_sample *b,
-		      struct ibv_rate **out, size_t *n)
+int lf_counter_delta(const struct lf_sample *a, const struct lf_sample *b,
+		     struct lf_rate **out, size_t *n)
 {
-	struct ibv_rate *r;
+	struct lf_rate *r;
 	size_t i = 0, j = 0, k = 0;
 	int c;
 
@@ -107,8 +107,8 @@ int ibv_counter_delta(const struct ibv_sample *a, const struct ibv_sample *b,
 	if (!r)
 		return -ENOMEM;
 	while (i < a->n || j < b->n) {
-		const struct ibv_ctr *x = i < a->n ? &a->c[i] : NULL;
-		const struct ibv_ctr *y = j < b->n ? &b->c[j] : NULL;
+		const struct lf_ctr *x = i < a->n ? &a->c[i] : NULL;
+		const struct lf_ctr *y = j < b->n ? &b->c[j] : NULL;
 
 		if (!x)
 			c = 1;
@@ -119,8 +119,8 @@ int ibv_counter_delta(const struct ibv_sample *a, const struct ibv_sample *b,
 		if (!c && (x->peer_guid != y->peer_guid ||
 			   x->peer_port != y->peer_port)) {
 			/* Recabled: the old link went, a new one came. */
-			link_of(&r[k++], x, IBV_RATE_GONE);
-			link_of(&r[k++], y, IBV_RATE_NEW);
+			link_of(&r[k++], x, LF_RATE_GONE);
+			link_of(&r[k++], y, LF_RATE_NEW);
 			i++;
 			j++;
 		} else if (!c) {
@@ -128,10 +128,10 @@ int ibv_counter_delta(const struct ibv_sample *a, const struct ibv_sample *b,
 			i++;
 			j++;
 		} else if (c < 0) {
-			link_of(&r[k++], x, IBV_RATE_GONE);
+			link_of(&r[k++], x, LF_RATE_GONE);
 			i++;
 		} else {
-			link_of(&r[k++], y, IBV_RATE_NEW);
+			link_of(&r[k++], y, LF_RATE_NEW);
 			j++;
 		}
 	}

@@ -14,7 +14,7 @@
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
-#include "ibview.h"
+#include "livefab.h"
 
 #define NSL 16
 
@@ -51,10 +51,10 @@ struct gidx {
 };
 
 /*
- * Everything read through one port, owned and freed by ibv_close();
+ * Everything read through one port, owned and freed by lf_close();
  * node[] points into nd.
  */
-struct ibv {
+struct lf {
 	char ca[UMAD_CA_NAME_LEN];	/* "" for the first CA */
 	unsigned int port;		/* as asked, 0 for the first active */
 	struct ibmad_port *mad;
@@ -74,7 +74,7 @@ struct ibv {
 	ib_portid_t sm;		/* the SA's address, lid 0 until resolved */
 	unsigned int local_port;
 	char source[128];
-	struct ibv_stats st;
+	struct lf_stats st;
 };
 
 static double now(void)
@@ -85,15 +85,15 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static const char *node_name(const struct ibv *v, uint32_t n)
+static const char *node_name(const struct lf *v, uint32_t n)
 {
 	return v->f->nodes[n].desc;
 }
 
-int ibv_open(struct ibv **out, const char *ca, unsigned int port, char *err,
-	     size_t len)
+int lf_open(struct lf **out, const char *ca, unsigned int port, char *err,
+	    size_t len)
 {
-	struct ibv *v;
+	struct lf *v;
 
 	if (ca && strlen(ca) >= sizeof(v->ca)) {
 		snprintf(err, len, "CA name '%s' is too long", ca);
@@ -112,7 +112,7 @@ int ibv_open(struct ibv **out, const char *ca, unsigned int port, char *err,
 }
 
 /* Drop what one discovery built; the MAD port stays. */
-static void forget(struct ibv *v)
+static void forget(struct lf *v)
 {
 	v->t.vl = NULL;
 	rt_tables_release(&v->t);
@@ -135,7 +135,7 @@ static void forget(struct ibv *v)
 	memset(&v->sm, 0, sizeof(v->sm));
 }
 
-void ibv_close(struct ibv *v)
+void lf_close(struct lf *v)
 {
 	if (!v)
 		return;
@@ -145,7 +145,7 @@ void ibv_close(struct ibv *v)
 	free(v);
 }
 
-static const char *ca_or_first(const struct ibv *v)
+static const char *ca_or_first(const struct lf *v)
 {
 	return *v->ca ? v->ca : "the first CA";
 }
@@ -154,7 +154,7 @@ static const char *ca_or_first(const struct ibv *v)
  * Discovery first: ibnetdisc opens and closes a port of its own, and
  * umad2sim delivers each management class to one open port per process.
  */
-static int open_port(struct ibv *v, char *err, size_t len)
+static int open_port(struct lf *v, char *err, size_t len)
 {
 	int classes[] = { IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_SA_CLASS,
 			  IB_PERFORMANCE_CLASS };
@@ -192,7 +192,7 @@ static int cmp_gidx(const void *a, const void *b)
 	return x->guid < y->guid ? -1 : x->guid > y->guid;
 }
 
-static uint32_t find_node(const struct ibv *v, uint64_t guid)
+static uint32_t find_node(const struct lf *v, uint64_t guid)
 {
 	struct gidx key = { .guid = guid }, *hit;
 
@@ -232,7 +232,7 @@ static void port_rate(const ibnd_port_t *p, unsigned int *w,
 			*sp = exts[i].val;
 }
 
-static int add_node(struct ibv *v, ibnd_node_t *nd, char *err, size_t len)
+static int add_node(struct lf *v, ibnd_node_t *nd, char *err, size_t len)
 {
 	struct fabric *f = v->f;
 	enum fab_type type;
@@ -273,7 +273,7 @@ static int add_node(struct ibv *v, ibnd_node_t *nd, char *err, size_t len)
 	return 0;
 }
 
-static int add_links(struct ibv *v, uint32_t n, char *err, size_t len)
+static int add_links(struct lf *v, uint32_t n, char *err, size_t len)
 {
 	const ibnd_node_t *nd = v->node[n];
 	unsigned int p, w, sp;
@@ -304,7 +304,7 @@ static int add_links(struct ibv *v, uint32_t n, char *err, size_t len)
 }
 
 /* The fabric graph of what ibnetdisc found, LIDs as the SM set them. */
-static int build_fabric(struct ibv *v, char *err, size_t len)
+static int build_fabric(struct lf *v, char *err, size_t len)
 {
 	ibnd_node_t *nd;
 	size_t i;
@@ -339,7 +339,7 @@ static int build_fabric(struct ibv *v, char *err, size_t len)
 }
 
 /* Room for every SL2VL entry of the fabric, all unread. */
-static int alloc_sl2vl(struct ibv *v)
+static int alloc_sl2vl(struct lf *v)
 {
 	const struct fabric *f = v->f;
 	size_t n, total = 0;
@@ -361,7 +361,7 @@ static int alloc_sl2vl(struct ibv *v)
 	return 0;
 }
 
-int ibv_discover(struct ibv *v, char *err, size_t len)
+int lf_discover(struct lf *v, char *err, size_t len)
 {
 	double t0 = now();
 	int ret;
@@ -376,32 +376,32 @@ int ibv_discover(struct ibv *v, char *err, size_t len)
 	return ret;
 }
 
-const struct fabric *ibv_fabric(const struct ibv *v)
+const struct fabric *lf_fabric(const struct lf *v)
 {
 	return v->f;
 }
 
-struct rt_tables *ibv_tables(struct ibv *v)
+struct rt_tables *lf_tables(struct lf *v)
 {
 	return &v->t;
 }
 
-const char *ibv_source(const struct ibv *v)
+const char *lf_source(const struct lf *v)
 {
 	return v->source;
 }
 
-unsigned int ibv_local_port(const struct ibv *v)
+unsigned int lf_local_port(const struct lf *v)
 {
 	return v->local_port;
 }
 
-const struct ibv_stats *ibv_stats(const struct ibv *v)
+const struct lf_stats *lf_stats(const struct lf *v)
 {
 	return &v->st;
 }
 
-static const ibnd_port_t *nd_port(const struct ibv *v, uint32_t n,
+static const ibnd_port_t *nd_port(const struct lf *v, uint32_t n,
 				  unsigned int p)
 {
 	if (!v->node || n >= v->nnodes || p > (unsigned int)v->node[n]->numports)
@@ -409,14 +409,14 @@ static const ibnd_port_t *nd_port(const struct ibv *v, uint32_t n,
 	return v->node[n]->ports[p];
 }
 
-bool ibv_port_active(const struct ibv *v, uint32_t n, unsigned int p)
+bool lf_port_active(const struct lf *v, uint32_t n, unsigned int p)
 {
 	const ibnd_port_t *ip = nd_port(v, n, p);
 
 	return ip && pi_field(ip, IB_PORT_STATE_F) == PORT_ACTIVE;
 }
 
-unsigned int ibv_oper_vls(const struct ibv *v, uint32_t n, unsigned int p)
+unsigned int lf_oper_vls(const struct lf *v, uint32_t n, unsigned int p)
 {
 	const ibnd_port_t *ip = nd_port(v, n, p);
 	unsigned int ov;
@@ -429,7 +429,7 @@ unsigned int ibv_oper_vls(const struct ibv *v, uint32_t n, unsigned int p)
 	return ov ? 1u << (ov - 1) : 1;
 }
 
-static int smp_get(struct ibv *v, ib_portid_t *to, unsigned int attr,
+static int smp_get(struct lf *v, ib_portid_t *to, unsigned int attr,
 		   unsigned int mod, uint8_t *buf, int *status)
 {
 	ib_portid_t id = *to;
@@ -452,7 +452,7 @@ static const char *smp_error(int ret, int status, char *buf, size_t len)
 }
 
 /* Switch s's LFT, blocks up to its LinearFDBTop; LIDs above it drop. */
-static int read_lft(struct ibv *v, uint32_t s, char *err, size_t len)
+static int read_lft(struct lf *v, uint32_t s, char *err, size_t len)
 {
 	uint32_t n = v->t.sw_node[s];
 	ibnd_node_t *nd = v->node[n];
@@ -480,7 +480,7 @@ static int read_lft(struct ibv *v, uint32_t s, char *err, size_t len)
 	return 0;
 }
 
-int ibv_read_lfts(struct ibv *v, char *err, size_t len)
+int lf_read_lfts(struct lf *v, char *err, size_t len)
 {
 	uint32_t s;
 	int ret;
@@ -504,7 +504,7 @@ static void store_sl2vl(uint8_t *e, uint64_t map)
  * claim SL mapping sends every SL on VL 0, as the IBA says; any other
  * failure is an error.
  */
-static int read_one_sl2vl(struct ibv *v, ib_portid_t *to, unsigned int mod,
+static int read_one_sl2vl(struct lf *v, ib_portid_t *to, unsigned int mod,
 			  bool sl_map, uint8_t *e, int *status)
 {
 	uint8_t buf[IB_SMP_DATA_SIZE];
@@ -529,7 +529,7 @@ static bool has_sl_map(const ibnd_port_t *p)
 }
 
 /* Switch n's tables for every pair of linked ports. */
-static int read_sw_sl2vl(struct ibv *v, uint32_t n, char *err, size_t len)
+static int read_sw_sl2vl(struct lf *v, uint32_t n, char *err, size_t len)
 {
 	const struct fabric *f = v->f;
 	ibnd_node_t *nd = v->node[n];
@@ -565,7 +565,7 @@ static int read_sw_sl2vl(struct ibv *v, uint32_t n, char *err, size_t len)
  * A directed route that enters CA n at port p: through the switch it is
  * cabled to, so each port of a multi-port CA answers for itself.
  */
-static int ca_route(const struct ibv *v, uint32_t n, unsigned int p,
+static int ca_route(const struct lf *v, uint32_t n, unsigned int p,
 		    ib_portid_t *id)
 {
 	const struct fab_port *fp = fab_port(v->f, n, p);
@@ -581,7 +581,7 @@ static int ca_route(const struct ibv *v, uint32_t n, unsigned int p,
 	return 0;
 }
 
-static int read_ca_sl2vl(struct ibv *v, uint32_t n, char *err, size_t len)
+static int read_ca_sl2vl(struct lf *v, uint32_t n, char *err, size_t len)
 {
 	ibnd_node_t *nd = v->node[n];
 	ib_portid_t id;
@@ -608,7 +608,7 @@ static int read_ca_sl2vl(struct ibv *v, uint32_t n, char *err, size_t len)
 	return 0;
 }
 
-int ibv_read_sl2vl(struct ibv *v, char *err, size_t len)
+int lf_read_sl2vl(struct lf *v, char *err, size_t len)
 {
 	const struct fabric *f = v->f;
 	size_t n;
@@ -623,8 +623,8 @@ int ibv_read_sl2vl(struct ibv *v, char *err, size_t len)
 	return 0;
 }
 
-int ibv_sl2vl(const struct ibv *v, uint32_t n, unsigned int in,
-	      unsigned int out, unsigned int sl, size_t *slot)
+int lf_sl2vl(const struct lf *v, uint32_t n, unsigned int in,
+	     unsigned int out, unsigned int sl, size_t *slot)
 {
 	unsigned int np;
 	size_t i;
@@ -645,12 +645,12 @@ int ibv_sl2vl(const struct ibv *v, uint32_t n, unsigned int in,
 	return v->vle[i] & VLE_VL;
 }
 
-size_t ibv_sl2vl_slots(const struct ibv *v)
+size_t lf_sl2vl_slots(const struct lf *v)
 {
 	return v->nvle;
 }
 
-int ibv_sm_lid(struct ibv *v, unsigned int *lid)
+int lf_sm_lid(struct lf *v, unsigned int *lid)
 {
 	if (!v->sm.lid && (!v->mad ||
 			   ib_resolve_smlid_via(&v->sm, 0, v->mad) ||
@@ -666,14 +666,14 @@ int ibv_sm_lid(struct ibv *v, unsigned int *lid)
  * A Get, not one GetTable per source: umad2sim (ibsim) has no RMPP and
  * cuts an SA answer at its first MAD.
  */
-int ibv_path_record(struct ibv *v, unsigned int slid, unsigned int dlid,
-		    struct ibv_path *p)
+int lf_path_record(struct lf *v, unsigned int slid, unsigned int dlid,
+		   struct lf_path *p)
 {
 	uint8_t buf[IB_SA_DATA_SIZE];
 	unsigned int lid;
 	ib_rpc_v1_t rpc;
 
-	if (ibv_sm_lid(v, &lid))
+	if (lf_sm_lid(v, &lid))
 		return -EIO;
 	memset(&rpc, 0, sizeof(rpc));
 	rpc.mgtclass = IB_SA_CLASS | IB_MAD_RPC_VERSION1;
@@ -699,8 +699,8 @@ int ibv_path_record(struct ibv *v, unsigned int slid, unsigned int dlid,
 }
 
 /* A PerfMgt Get of attr for port (0: the class) of the switch at id. */
-static int pma_get(struct ibv *v, ib_portid_t *id, unsigned int port,
-		   unsigned int attr, uint8_t *buf, struct ibv_sample *s)
+static int pma_get(struct lf *v, ib_portid_t *id, unsigned int port,
+		   unsigned int attr, uint8_t *buf, struct lf_sample *s)
 {
 	s->queries++;
 	memset(buf, 0, IB_MAD_SIZE);
@@ -711,8 +711,8 @@ static int pma_get(struct ibv *v, ib_portid_t *id, unsigned int port,
  * Switch n's linked ports into s->c from s->n on; on failure they are
  * taken out again, so a switch is in a sample whole or not at all.
  */
-static int read_switch_counters(struct ibv *v, uint32_t n,
-				struct ibv_sample *s)
+static int read_switch_counters(struct lf *v, uint32_t n,
+				struct lf_sample *s)
 {
 	const struct fabric *f = v->f;
 	uint8_t buf[IB_MAD_SIZE];
@@ -731,14 +731,14 @@ static int read_switch_counters(struct ibv *v, uint32_t n,
 	cap = mad_get_field(buf, 0, IB_CPI_CAPMASK_F);
 	for (p = 1; p <= f->nodes[n].nports; p++) {
 		const struct fab_port *fp = fab_port(f, n, p);
-		struct ibv_ctr *c = &s->c[s->n];
+		struct lf_ctr *c = &s->c[s->n];
 
 		if (fp->peer == FAB_NONE)
 			continue;
 		ret = pma_get(v, &id, p, IB_GSI_PORT_COUNTERS, buf, s);
 		if (ret)
 			goto out_drop;
-		*c = (struct ibv_ctr){
+		*c = (struct lf_ctr){
 			.guid = f->nodes[n].guid,
 			.peer_guid = f->nodes[fp->peer].guid,
 			.node = n, .peer = fp->peer,
@@ -747,7 +747,7 @@ static int read_switch_counters(struct ibv *v, uint32_t n,
 			.xmit_wait = mad_get_field(buf, 0, IB_PC_XMT_WAIT_F),
 		};
 		if (!(cap & PM_CAP_XMIT_WAIT))
-			c->flags |= IBV_CTR_NO_WAIT;
+			c->flags |= LF_CTR_NO_WAIT;
 		if (cap & (PM_CAP_EXT_WIDTH | PM_CAP_EXT_NOIETF)) {
 			ret = pma_get(v, &id, p, IB_GSI_PORT_COUNTERS_EXT, buf,
 				      s);
@@ -755,7 +755,7 @@ static int read_switch_counters(struct ibv *v, uint32_t n,
 				goto out_drop;
 			c->xmit_data = mad_get_field64(buf, 0,
 						       IB_PC_EXT_XMT_BYTES_F);
-			c->flags |= IBV_CTR_EXT;
+			c->flags |= LF_CTR_EXT;
 		}
 		c->t = now();
 		s->n++;
@@ -766,8 +766,8 @@ out_drop:
 	return ret;
 }
 
-int ibv_read_counters(struct ibv *v, struct ibv_sample *s, char *err,
-		      size_t len)
+int lf_read_counters(struct lf *v, struct lf_sample *s, char *err,
+		     size_t len)
 {
 	const struct fabric *f = v->f;
 	size_t links = 0, n;
@@ -786,7 +786,7 @@ int ibv_read_counters(struct ibv *v, struct ibv_sample *s, char *err,
 	s->c = calloc(links + 1, sizeof(*s->c));
 	s->fail = calloc(f->nsw + 1, sizeof(*s->fail));
 	if (!s->c || !s->fail) {
-		ibv_sample_release(s);
+		lf_sample_release(s);
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
@@ -795,12 +795,12 @@ int ibv_read_counters(struct ibv *v, struct ibv_sample *s, char *err,
 			continue;
 		ret = read_switch_counters(v, n, s);
 		if (ret)
-			s->fail[s->nfail++] = (struct ibv_ctr_fail){
+			s->fail[s->nfail++] = (struct lf_ctr_fail){
 				.guid = f->nodes[n].guid, .node = n,
 				.err = ret,
 			};
 	}
-	ibv_sample_sort(s);
+	lf_sample_sort(s);
 	s->seconds = now() - t0;
 	return 0;
 }

@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "ibpoolroute.h"
-#include "tools/live/ibview.h"
+#include "tools/livefab/livefab.h"
 
 #define NSL 16
 #define VL_DROP 15		/* VL15 carries SMPs only: data is dropped */
@@ -26,7 +26,7 @@
  * belong to v, rep.ca points into the options.
  */
 struct live {
-	struct ibv *v;
+	struct lf *v;
 	const struct fabric *f;
 	struct rt_tables *t;
 	struct rt_vl vl;
@@ -111,7 +111,7 @@ static void check_active(struct live *l)
 	for (n = 0; n < f->nnodes; n++)
 		for (p = 1; p <= f->nodes[n].nports; p++) {
 			if (fab_port(f, n, p)->peer == FAB_NONE ||
-			    ibv_port_active(l->v, n, p))
+			    lf_port_active(l->v, n, p))
 				continue;
 			l->rep.inactive++;
 			problem(l, "port %u of 0x%016" PRIx64 " ('%s') is linked but not Active",
@@ -121,13 +121,13 @@ static void check_active(struct live *l)
 
 static int read_switches(struct live *l, char *err, size_t len)
 {
-	const struct ibv_stats *st = ibv_stats(l->v);
+	const struct lf_stats *st = lf_stats(l->v);
 	double t0 = now();
 	int ret;
 
-	ret = ibv_read_lfts(l->v, err, len);
+	ret = lf_read_lfts(l->v, err, len);
 	if (!ret)
-		ret = ibv_read_sl2vl(l->v, err, len);
+		ret = lf_read_sl2vl(l->v, err, len);
 	l->rep.smp_seconds = now() - t0;
 	l->rep.smps = st->smps;
 	l->rep.sl2vl_tables = st->sl2vl_tables;
@@ -179,13 +179,13 @@ static bool same_port(const struct live *l, unsigned int a, unsigned int b)
 /* The SA's SL for every pair of CA LIDs the cabling joins. */
 static int query_sa(struct live *l, char *err, size_t len)
 {
-	struct ibv_path pr;
+	struct lf_path pr;
 	uint32_t i, j;
 	unsigned int sl, a, b;
 	double t0;
 	int ret;
 
-	if (ibv_sm_lid(l->v, &l->rep.sm_lid)) {
+	if (lf_sm_lid(l->v, &l->rep.sm_lid)) {
 		snprintf(err, len, "no SM LID on the local port: is an SM running?");
 		return -EIO;
 	}
@@ -196,7 +196,7 @@ static int query_sa(struct live *l, char *err, size_t len)
 			b = l->lid_of[j];
 			if (same_port(l, a, b) || !joined(l, a, b))
 				continue;
-			ret = ibv_path_record(l->v, a, b, &pr);
+			ret = lf_path_record(l->v, a, b, &pr);
 			if (ret == -ENOENT) {
 				l->sl[(size_t)i * l->nlid + j] = SL_NOPATH;
 				l->rep.no_path++;
@@ -214,7 +214,7 @@ static int query_sa(struct live *l, char *err, size_t len)
 			l->rep.sls |= 1u << sl;
 		}
 	l->rep.sa_seconds = now() - t0;
-	l->rep.sa_queries = ibv_stats(l->v)->sa_queries;
+	l->rep.sa_queries = lf_stats(l->v)->sa_queries;
 	return 0;
 }
 
@@ -262,7 +262,7 @@ static void not_read(struct live *l, uint32_t n, unsigned int in,
 static int vl_entry(struct live *l, uint32_t n, unsigned int in,
 		    unsigned int out, unsigned int sl, size_t *slot)
 {
-	int vl = ibv_sl2vl(l->v, n, in, out, sl, slot);
+	int vl = lf_sl2vl(l->v, n, in, out, sl, slot);
 
 	if (vl >= 0)
 		return vl;
@@ -291,7 +291,7 @@ static void check_drop(struct live *l, uint32_t n, unsigned int in,
 		       unsigned int out, unsigned int sl, unsigned int vl,
 		       size_t slot)
 {
-	if ((vl != VL_DROP && vl < ibv_oper_vls(l->v, n, out)) ||
+	if ((vl != VL_DROP && vl < lf_oper_vls(l->v, n, out)) ||
 	    l->counted[slot])
 		return;
 	l->counted[slot] = true;
@@ -432,7 +432,7 @@ static void live_release(struct live *l)
 	free(l->lid_of);
 	free(l->lix);
 	free(l->comp);
-	ibv_close(l->v);
+	lf_close(l->v);
 }
 
 int pr_verify(const struct pr_opts *o, char *err, size_t len)
@@ -442,18 +442,18 @@ int pr_verify(const struct pr_opts *o, char *err, size_t len)
 
 	memset(&l, 0, sizeof(l));
 	l.rep.ca = o->ca;
-	if (ibv_open(&l.v, o->ca, o->ca_port, err, len))
+	if (lf_open(&l.v, o->ca, o->ca_port, err, len))
 		return PR_ERR;
-	if (ibv_discover(l.v, err, len))
+	if (lf_discover(l.v, err, len))
 		goto out;
-	l.f = ibv_fabric(l.v);
-	l.t = ibv_tables(l.v);
-	l.rep.port = ibv_local_port(l.v);
-	snprintf(l.rep.source, sizeof(l.rep.source), "%s", ibv_source(l.v));
+	l.f = lf_fabric(l.v);
+	l.t = lf_tables(l.v);
+	l.rep.port = lf_local_port(l.v);
+	snprintf(l.rep.source, sizeof(l.rep.source), "%s", lf_source(l.v));
 	check_active(&l);
 	if (read_switches(&l, err, len))
 		goto out;
-	l.counted = calloc(ibv_sl2vl_slots(l.v) + 1, sizeof(*l.counted));
+	l.counted = calloc(lf_sl2vl_slots(l.v) + 1, sizeof(*l.counted));
 	if (!l.counted || build_comps(&l) || index_ca_lids(&l)) {
 		snprintf(err, len, "out of memory");
 		goto out;

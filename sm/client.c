@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+/* sm_call: one request line to a server, one reply line back. */
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "endpoint.h"
+#include "proto.h"
+
+#define CALL_MAX_REPLY (64u << 20)
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait for events on fd until the deadline: 0, -ETIMEDOUT or -errno. */
+static int wait_fd(int fd, short events, int64_t end)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+	int64_t left;
+	int n;
+
+	for (;;) {
+		left = end - now_ms();
+		if (left <= 0)
+			return -ETIMEDOUT;
+		n = poll(&p, 1, (int)left);
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+static int send_line(int fd, const char *line, size_t n, int64_t end)
+{
+	ssize_t w;
+	int ret;
+
+	while (n) {
+		ret = wait_fd(fd, POLLOUT, end);
+		if (ret)
+			return ret;
+		w = send(fd, line, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (w < 0)
+			return -errno;
+		line += w;
+		n -= w;
+	}
+	return 0;
+}
+
+/* Read up to the first '\n' into a malloc'd *buf; *n excludes it. */
+static int recv_line(int fd, char **buf, size_t *n, int64_t end)
+{
+	size_t cap = 0, got = 0;
+	char *nl = NULL, *p;
+	ssize_t r;
+	int ret;
+
+	*buf = NULL;
+	while (!nl) {
+		if (got == cap) {
+			if (cap >= CALL_MAX_REPLY)
+				return -EMSGSIZE;
+			cap = cap ? cap * 2 : 4096;
+			p = realloc(*buf, cap);
+			if (!p)
+				return -ENOMEM;
+			*buf = p;
+		}
+		ret = wait_fd(fd, POLLIN, end);
+		if (ret)
+			return ret;
+		r = recv(fd, *buf + got, cap - got, MSG_DONTWAIT);
+		if (r < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return -ECONNRESET;
+		nl = memchr(*buf + got, '\n', r);
+		got += r;
+	}
+	*n = nl - *buf;
+	return 0;
+}
+
+/* path's address: a Unix socket's, or after SM_TCP_PREFIX a TCP one. */
+static int call_addr(const char *path, struct sockaddr_storage *a,
+		     socklen_t *alen, char *err, size_t len)
+{
+	struct sockaddr_un *un = (struct sockaddr_un *)a;
+	size_t pl = strlen(SM_TCP_PREFIX);
+
+	if (!strncmp(path, SM_TCP_PREFIX, pl)) {
+		if (!sm_tcp_parse(path + pl, a, alen))
+			return 0;
+		snprintf(err, len, "%s: not " SM_TCP_PREFIX "[ADDR:]PORT with a numeric address",
+			 path);
+		return -EINVAL;
+	}
+	if (strlen(path) >= sizeof(un->sun_path)) {
+		snprintf(err, len, "%s: socket path too long", path);
+		return -ENAMETOOLONG;
+	}
+	memset(un, 0, sizeof(*un));
+	un->sun_family = AF_UNIX;
+	strcpy(un->sun_path, path);
+	*alen = sizeof(*un);
+	return 0;
+}
+
+/* Connect fd to a by the deadline; TCP's connect completes later. */
+static int dial(int fd, const struct sockaddr_storage *a, socklen_t alen,
+		int64_t end)
+{
+	socklen_t sl = sizeof(int);
+	int ret, e = 0;
+
+	if (!connect(fd, (const struct sockaddr *)a, alen))
+		return 0;
+	if (errno != EINPROGRESS)
+		return -errno;
+	ret = wait_fd(fd, POLLOUT, end);
+	if (ret)
+		return ret;
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &sl))
+		return -errno;
+	return -e;
+}
+
+int sm_call(const char *path, json_object *req, json_object **reply,
+	    int timeout_ms, char *err, size_t len)
+{
+	int64_t end = now_ms() + timeout_ms;
+	struct sockaddr_storage a;
+	char *line, *buf = NULL;
+	struct sm_error e;
+	socklen_t alen;
+	size_t n;
+	int fd, ret;
+
+	ret = call_addr(path, &a, &alen, err, len);
+	if (ret)
+		return ret;
+	line = sm_proto_line(req, &n);
+	if (!line) {
+		snprintf(err, len, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	fd = socket(a.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, len, "%s: socket: %s", path, strerror(errno));
+		goto out_free;
+	}
+	ret = dial(fd, &a, alen, end);
+	if (ret == -ETIMEDOUT)
+		snprintf(err, len, "%s: connect: no answer within %d ms", path,
+			 timeout_ms);
+	else if (ret)
+		snprintf(err, len, "%s: connect: %s", path, strerror(-ret));
+	if (ret)
+		goto out_close;
+	ret = send_line(fd, line, n, end);
+	if (!ret)
+		ret = recv_line(fd, &buf, &n, end);
+	if (ret == -ETIMEDOUT)
+		snprintf(err, len, "%s: no reply within %d ms", path,
+			 timeout_ms);
+	else if (ret == -ECONNRESET || ret == -EPIPE)
+		snprintf(err, len, "%s: connection closed without a reply",
+			 path);
+	else if (ret)
+		snprintf(err, len, "%s: %s", path, strerror(-ret));
+	else if (sm_proto_parse_reply(buf, n, CALL_MAX_REPLY, reply, &e)) {
+		snprintf(err, len, "%s: bad reply: %s", path, e.msg);
+		ret = -EPROTO;
+	}
+	free(buf);
+out_close:
+	close(fd);
+out_free:
+	free(line);
+	return ret;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one-call client of the JSON-lines protocol that the CLI and the
+ * daemon use to reach the plugin's hint socket or ibpoold's pool socket.
+ */
+#ifndef GPUAWARE_SM_CLIENT_H
+#define GPUAWARE_SM_CLIENT_H
+
+#include <stddef.h>
+
+#include <json-c/json.h>
+
+#define SM_TCP_PREFIX "tcp:"	/* sm_call's path for a TCP endpoint */
+
+/*
+ * Connect to path (SM_TCP_PREFIX "[ADDR:]PORT": that TCP endpoint), send
+ * req as one line, read one reply line, all within timeout_ms.  Returns 0
+ * with *reply a new object the caller puts (ok or error reply alike), or
+ * a negative errno with err filled: -ENOENT/-ECONNREFUSED (no server),
+ * -EACCES (the socket's mode or group keeps the caller out), -ETIMEDOUT,
+ * -ECONNRESET (closed without a reply), -EPROTO (the reply is not a
+ * reply line), -EINVAL (a bad TCP endpoint).
+ */
+int sm_call(const char *path, json_object *req, json_object **reply,
+	    int timeout_ms, char *err, size_t len);
+
+#endif
