@@ -18,6 +18,7 @@
 #include "routing/route.h"
 #include "routing/verify.h"
 #include "tools/cli/cli.h"
+#include "tools/livefab/livefab.h"
 
 /* Exit codes, as infiniband-diags use them. */
 enum {
@@ -98,6 +99,37 @@ int pr_reroute(const struct pr_opts *o, char *err, size_t len);
  * PR_BAD when the tables lose a flow, PR_ERR with err.
  */
 int pr_simulate(const struct pr_opts *o, char *err, size_t len);
+
+/*
+ * A routing to look at (source.c): o->net routed here (for the jobs when
+ * route_jobs, else without), o->dump (OpenSM's dumps), or neither (the
+ * live switches' LFTs); with o->jobs built for its fabric.  Everything
+ * owned; pr_source_close() releases it, also after an error.
+ */
+struct pr_source {
+	const char *name;	/* the file, dump directory or live CA */
+	struct fabric *f;	/* owned unless live (then v's) */
+	struct lf *v;		/* live */
+	struct rt_tables t;	/* live: a copy of v's handle */
+	bool have_t;		/* t is to be released */
+	bool routed;		/* --net: sum is this routing's */
+	struct rt_summary sum;
+	struct rt_jobs js;
+	bool have_jobs;
+};
+
+int pr_source_open(struct pr_source *s, const struct pr_opts *o,
+		   bool route_jobs, char *err, size_t len);
+void pr_source_close(struct pr_source *s);
+
+/*
+ * Route s's fabric as o says, for s's jobs (jobs) or without, into t
+ * (to be released also on error) and sum: 0 (also for tables that lose
+ * a pair, which their checks report), or an error with err.
+ */
+int pr_source_route(struct pr_source *s, const struct pr_opts *o,
+		    bool jobs, struct rt_tables *t, struct rt_summary *sum,
+		    char *err, size_t len);
 
 /*
  * Read the JSON job list at path ({"jobs":[{"id", "hosts", "weight"}]})

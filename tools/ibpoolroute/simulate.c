@@ -12,10 +12,6 @@
 
 #include "ibpoolroute.h"
 #include "routing/collsim.h"
-#include "routing/lftdump.h"
-#include "tools/livefab/livefab.h"
-#include "topology/netfile.h"
-#include "topology/osmdump.h"
 
 #define NPAT 2
 #define MAXR 4	/* with, without, the two oracles */
@@ -35,10 +31,7 @@ struct side {
 
 struct run {
 	const struct pr_opts *o;
-	const char *source;
-	struct fabric *f;	/* owned unless live */
-	struct lf *v;
-	struct rt_jobs js;
+	struct pr_source src;	/* side[0]'s tables are its */
 	struct side side[MAXR];
 	unsigned int nside;
 	unsigned int nbase;	/* routings with tables, before the oracles */
@@ -66,7 +59,7 @@ static int rate(struct run *r, struct side *s, char *err, size_t len)
 
 		if (!wanted(o, p))
 			continue;
-		ret = cs_run(&s->t, &r->js, &co, &s->res[p]);
+		ret = cs_run(&s->t, &r->src.js, &co, &s->res[p]);
 		if (ret) {
 			snprintf(err, len, "model: %s", strerror(-ret));
 			return ret;
@@ -83,91 +76,6 @@ static int rate(struct run *r, struct side *s, char *err, size_t len)
 	}
 	s->ebb = vr.ebb;
 	return 0;
-}
-
-/* Route r->f into s, with the jobs or without. */
-static int route(struct run *r, struct side *s, bool jobs, char *err,
-		 size_t len)
-{
-	int ret;
-
-	s->name = jobs ? "with jobs" : "without jobs";
-	ret = rt_route(r->f, r->o->engine, jobs ? &r->js : NULL, &s->t,
-		       &s->sum);
-	s->have_t = true;
-	if (ret == -ENOTSUP)
-		snprintf(err, len, "%s: engine %s does not fit: %s", r->source,
-			 rt_engine_name(r->o->engine), s->sum.detail);
-	else if (ret && ret != -EIO)
-		snprintf(err, len, "%s: routing failed: %s", r->source,
-			 strerror(-ret));
-	s->routed = !ret || ret == -EIO;
-	return s->routed ? 0 : ret;
-}
-
-static int load_jobs(struct run *r, char *err, size_t len)
-{
-	int ret = pr_jobs_load(r->o->jobs, r->f, &r->js, err, len);
-
-	r->js.search_moves = r->o->search_moves;
-	return ret;
-}
-
-static int from_net(struct run *r, char *err, size_t len)
-{
-	const struct pr_opts *o = r->o;
-	int ret;
-
-	r->source = o->net;
-	if (fab_load_net(o->net, &r->f, err, len))
-		return -EINVAL;
-	ret = fab_assign_lids(r->f, o->lmc);
-	if (ret) {
-		snprintf(err, len, "%s: cannot assign LIDs with LMC %u: %s",
-			 o->net, o->lmc, strerror(-ret));
-		return ret;
-	}
-	if ((ret = load_jobs(r, err, len)))
-		return ret;
-	if (!o->jobs_unrouted &&
-	    (ret = route(r, &r->side[r->nside++], true, err, len)))
-		return ret;
-	return route(r, &r->side[r->nside++], false, err, len);
-}
-
-static int from_dump(struct run *r, char *err, size_t len)
-{
-	char path[4096];
-
-	r->source = r->o->dump;
-	snprintf(path, sizeof(path), "%s/opensm-subnet.lst", r->o->dump);
-	if (osmdump_load(path, &r->f, err, len))
-		return -EINVAL;
-	snprintf(path, sizeof(path), "%s/opensm-lfts.dump", r->o->dump);
-	r->side[0].name = "dumped";
-	r->side[0].have_t = true;
-	r->nside = 1;
-	if (lftdump_load(path, r->f, &r->side[0].t, err, len))
-		return -EINVAL;
-	return load_jobs(r, err, len);
-}
-
-/* The live switches' LFTs; the fabric and tables stay owned by r->v. */
-static int from_live(struct run *r, char *err, size_t len)
-{
-	const struct pr_opts *o = r->o;
-	int ret;
-
-	if ((ret = lf_open(&r->v, o->ca, o->ca_port, err, len)) ||
-	    (ret = lf_discover(r->v, err, len)) ||
-	    (ret = lf_read_lfts(r->v, err, len)))
-		return ret;
-	r->source = lf_source(r->v);
-	r->f = (struct fabric *)lf_fabric(r->v);
-	r->side[0].name = "live";
-	r->side[0].t = *lf_tables(r->v);
-	r->nside = 1;
-	return load_jobs(r, err, len);
 }
 
 static json_object *pattern_json(const struct cs_result *c)
@@ -208,13 +116,13 @@ static json_object *jobs_json(const struct run *r)
 	json_object *a = json_object_new_array();
 	unsigned int j, k, p;
 
-	for (j = 0; j < r->js.njobs; j++) {
+	for (j = 0; j < r->src.js.njobs; j++) {
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "id",
-				       json_object_new_string(r->js.job[j].id));
+				       json_object_new_string(r->src.js.job[j].id));
 		json_object_object_add(o, "ranks", json_object_new_int(
-			r->js.rank_off[j + 1] - r->js.rank_off[j]));
+			r->src.js.rank_off[j + 1] - r->src.js.rank_off[j]));
 		for (p = 0; p < NPAT; p++) {
 			json_object *bw;
 
@@ -242,7 +150,7 @@ static int print_json(const struct run *r)
 	unsigned int k, p;
 	int ret = 0;
 
-	json_object_object_add(o, "source", json_object_new_string(r->source));
+	json_object_object_add(o, "source", json_object_new_string(r->src.name));
 	rs = json_object_new_array();
 	for (k = 0; k < r->nside; k++)
 		json_object_array_add(rs, side_json(r, &r->side[k]));
@@ -299,9 +207,9 @@ static void print_text(const struct run *r)
 	unsigned int k, p, j;
 	char key[40];
 
-	printf("%-16s: %s\n", "source", r->source);
-	printf("%-16s: %u, %u ranks\n", "jobs", r->js.njobs,
-	       r->js.rank_off[r->js.njobs]);
+	printf("%-16s: %s\n", "source", r->src.name);
+	printf("%-16s: %u, %u ranks\n", "jobs", r->src.js.njobs,
+	       r->src.js.rank_off[r->src.js.njobs]);
 	for (k = 0; k < r->nside; k++)
 		if (r->side[k].routed)
 			printf("%-16s: engine %s%s%s\n", r->side[k].name,
@@ -335,13 +243,13 @@ static void print_text(const struct run *r)
 			v[k] = r->side[k].ebb;
 		line(r, "ebb", v, r->nbase);
 	}
-	for (j = 0; j < r->js.njobs; j++)
+	for (j = 0; j < r->src.js.njobs; j++)
 		for (p = 0; p < NPAT; p++) {
 			if (!r->side[0].ran[p])
 				continue;
 			for (k = 0; k < r->nside; k++)
 				v[k] = r->side[k].res[p].bw[j];
-			snprintf(key, sizeof(key), "%.20s %s", r->js.job[j].id,
+			snprintf(key, sizeof(key), "%.20s %s", r->src.js.job[j].id,
 				 p == CS_RING ? "ring" : "a2a");
 			line(r, key, v, r->nside);
 		}
@@ -355,14 +263,36 @@ static void run_release(struct run *r)
 		for (p = 0; p < NPAT; p++)
 			if (r->side[k].ran[p])
 				cs_result_release(&r->side[k].res[p]);
-		if (r->side[k].have_t && !r->v)
+		if (r->side[k].have_t)
 			rt_tables_release(&r->side[k].t);
 	}
-	rt_jobs_release(&r->js);
-	if (r->v)
-		lf_close(r->v);
-	else
-		fab_free(r->f);
+	pr_source_close(&r->src);
+}
+
+/*
+ * The routings to rate: the source's; with --net also the one without
+ * the jobs (the source's being with them unless --measure-only).
+ */
+static int sides(struct run *r, char *err, size_t len)
+{
+	const struct pr_opts *o = r->o;
+	struct side *s = &r->side[0];
+	int ret = pr_source_open(&r->src, o, !o->jobs_unrouted, err, len);
+
+	if (ret)
+		return ret;
+	s->t = r->src.t;
+	s->routed = r->src.routed;
+	s->sum = r->src.sum;
+	s->name = !o->net ? (o->dump ? "dumped" : "live") :
+		  o->jobs_unrouted ? "without jobs" : "with jobs";
+	r->nside = 1;
+	if (!o->net || o->jobs_unrouted)
+		return 0;
+	s = &r->side[r->nside++];
+	s->name = "without jobs";
+	s->have_t = s->routed = true;
+	return pr_source_route(&r->src, o, false, &s->t, &s->sum, err, len);
 }
 
 /* The oracles ride on the first routing's tables for the fabric alone. */
@@ -392,8 +322,7 @@ int pr_simulate(const struct pr_opts *o, char *err, size_t len)
 		snprintf(err, len, "simulate needs --jobs FILE");
 		return PR_ERR;
 	}
-	ret = o->net ? from_net(&r, err, len) :
-	      o->dump ? from_dump(&r, err, len) : from_live(&r, err, len);
+	ret = sides(&r, err, len);
 	r.nbase = r.nside;
 	if (!ret && o->oracle)
 		add_oracles(&r);
