@@ -62,13 +62,6 @@ static const char *name(const struct rec *r, uint32_t u)
 	return swg_name(r->f, &r->g, u);
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static long slot(const struct rec *r, uint32_t u, uint32_t v)
 {
 	return swg_slot(&r->g, u, v);
@@ -744,44 +737,69 @@ static int check_cables(struct rec *r)
 	return 0;
 }
 
-static int cmp_desc(const void *a, const void *b)
-{
-	return cmp_u32(b, a);
-}
-
 /*
  * The shape a user gives: radix-2 dimensions pair up into 4-rings while
  * more than three dimensions remain, or all of them when that leaves a
- * whole number of 4-rings (a 4x4 torus, not 4x2x2).
+ * whole number of 4-rings (a 4x4 torus, not 4x2x2); largest first.
  */
-static void describe(struct tor_info *ti)
+void tor_view(const struct tor_info *ti, struct tor_view *v)
 {
-	uint32_t show[TOR_MAX_DIMS], n = 0, k2 = 0, d, pairs, lines = 0,
-		     rings = 0;
-	size_t len = 0;
+	unsigned int two[TOR_MAX_DIMS], k2 = 0, pairs = 0, d, i;
+	struct tor_vdim t;
 
+	memset(v, 0, sizeof(*v));
 	for (d = 0; d < ti->ndims; d++) {
 		if (ti->radix[d] == 2 && !ti->wrap[d]) {
-			k2++;
+			two[k2++] = d;
 			continue;
 		}
-		show[n++] = ti->radix[d];
-		ti->wrap[d] ? rings++ : lines++;
+		v->dim[v->ndims++] = (struct tor_vdim){ ti->radix[d],
+							ti->wrap[d], d, d };
 	}
-	pairs = 0;
 	if (k2 >= 4 && k2 % 2 == 0)
 		pairs = k2 / 2;
 	else
-		while (n + k2 - pairs > 3 && 2 * (pairs + 1) <= k2)
+		while (v->ndims + k2 - pairs > 3 && 2 * (pairs + 1) <= k2)
 			pairs++;
-	for (d = 0; d < pairs; d++)
-		show[n++] = 4, rings++;
-	for (d = 0; d < k2 - 2 * pairs; d++)
-		show[n++] = 2;
-	qsort(show, n, sizeof(*show), cmp_desc);
-	for (d = 0; d < n; d++)
+	for (i = 0; i < k2; i += i < 2 * pairs ? 2 : 1)
+		v->dim[v->ndims++] = i < 2 * pairs ?
+			(struct tor_vdim){ 4, true, two[i], two[i + 1] } :
+			(struct tor_vdim){ 2, false, two[i], two[i] };
+	/* insertion sort: stable, radix descending */
+	for (i = 1; i < v->ndims; i++)
+		for (d = i; d > 0 && v->dim[d - 1].radix < v->dim[d].radix;
+		     d--) {
+			t = v->dim[d];
+			v->dim[d] = v->dim[d - 1];
+			v->dim[d - 1] = t;
+		}
+}
+
+unsigned int tor_view_coord(const struct tor_info *ti,
+			    const struct tor_vdim *vd, uint32_t n)
+{
+	const uint8_t *x = tor_coord(ti, n);
+
+	if (vd->d0 == vd->d1)
+		return x[vd->d0];
+	/* two radix-2 lines make a 4-ring in Gray code order */
+	return x[vd->d0] ? 3 - x[vd->d1] : x[vd->d1];
+}
+
+static void describe(struct tor_info *ti)
+{
+	struct tor_view v;
+	unsigned int lines = 0, rings = 0, d;
+	size_t len = 0;
+
+	tor_view(ti, &v);
+	for (d = 0; d < v.ndims; d++) {
+		/* a 2-ring is a 2-line: it names neither */
+		if (v.dim[d].radix != 2 || v.dim[d].wrap)
+			v.dim[d].wrap ? rings++ : lines++;
 		len += snprintf(ti->shape + len, sizeof(ti->shape) - len,
-				"%s%u", d ? "x" : "", show[d]);
+				"%s%u", d ? "x" : "", v.dim[d].radix);
+	}
 	snprintf(ti->shape + len, sizeof(ti->shape) - len, " %s",
 		 !lines ? "torus" : !rings ? "mesh" : "torus/mesh");
 	len = snprintf(ti->summary, sizeof(ti->summary),

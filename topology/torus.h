@@ -56,4 +56,26 @@ static inline const uint8_t *tor_coord(const struct tor_info *ti,
 	return ti->coord + (size_t)n * TOR_MAX_DIMS;
 }
 
+/*
+ * The dimensions a user sees (the shape's): the recogniser's radix-2
+ * lines paired into 4-rings as the shape names them, largest first.
+ */
+struct tor_vdim {
+	unsigned int radix;
+	bool wrap;
+	unsigned int d0, d1;	/* the recogniser's dimensions: d0 == d1, or
+				 * the two lines of a 4-ring */
+};
+
+struct tor_view {
+	unsigned int ndims;
+	struct tor_vdim dim[TOR_MAX_DIMS];
+};
+
+void tor_view(const struct tor_info *ti, struct tor_view *v);
+
+/* Placed switch n's coordinate in the view's dimension vd. */
+unsigned int tor_view_coord(const struct tor_info *ti,
+			    const struct tor_vdim *vd, uint32_t n);
+
 #endif
