@@ -811,6 +811,26 @@ out:
 	return ret;
 }
 
+/* The edge forwarding index per fabric port, for vf_opts.efi_link. */
+static void efi_links(const struct vf_ctx *c, uint64_t *out)
+{
+	const struct fabric *f = c->f;
+	uint32_t s, n;
+	unsigned int o;
+
+	memset(out, 0, f->nports * sizeof(*out));
+	for (s = 0; s < c->nsw; s++) {
+		n = c->t->sw_node[s];
+		for (o = 1; o <= sw_nports(c, s); o++) {
+			uint8_t k = sw_port(c, s, o)->lidx;
+
+			if (k != NO_LIDX)
+				out[f->nodes[n].port0 + o] =
+					c->efi[c->chbase[s] + k];
+		}
+	}
+}
+
 static int efi_stats(const struct vf_ctx *c, struct vf_report *r)
 {
 	uint64_t sum = 0;
@@ -1132,6 +1152,8 @@ int vf_check(const struct rt_tables *t, const struct vf_opts *o,
 	ret = efi_stats(&c, r);
 	if (ret)
 		goto out;
+	if (o->efi_link)
+		efi_links(&c, o->efi_link);
 	if (!o->skip_cdg) {
 		ret = cdg_check(&c, r);
 		if (ret)

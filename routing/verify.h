@@ -18,6 +18,12 @@ struct vf_opts {
 	unsigned int ebb_perms;	/* random permutations for eBB; 0 skips eBB */
 	uint64_t seed;		/* permutation seed */
 	bool skip_cdg;		/* skip the dependency-cycle check */
+	/*
+	 * Optional, the caller's, room for one per fabric port: the
+	 * all-to-all routes leaving on each switch-to-switch port (its
+	 * link's edge forwarding index), 0 on every other port.
+	 */
+	uint64_t *efi_link;
 };
 
 #define VF_DEFAULT_PERMS 100
