@@ -17,11 +17,11 @@ say() { printf '\n== %s\n' "$*"; }
 
 say "fabric: $(basename "$NET") under ibsim"
 sim_start "$NET"
-plugin_ini "$WORK/gpuaware.conf" '[routing]' 'engine = auto' '[log]' \
+plugin_ini "$WORK/plugin.conf" '[routing]' 'engine = auto' '[log]' \
 	'verbosity = verbose'
 
 for e in gpuaware ftree; do
-	conf=$(engine_conf "$e" "$e" "$WORK/gpuaware.conf")
+	conf=$(engine_conf "$e" "$e" "$WORK/plugin.conf")
 	osm_once "$conf"
 done
 
