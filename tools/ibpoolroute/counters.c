@@ -225,13 +225,35 @@ static int json(FILE *out, const struct sweep *sw, const struct lf_rate *r,
 	return ret;
 }
 
+int pr_counter_rates(struct lf *v, unsigned int ms, struct lf_sample *a,
+		     struct lf_sample *b, struct lf_rate **r, size_t *n,
+		     double *interval, char *err, size_t len)
+{
+	double t0 = now();
+	int ret;
+
+	if ((ret = lf_read_counters(v, a, err, len)))
+		return ret;
+	/* Tests wait for this line to change counters between the sweeps. */
+	fprintf(stderr, "ibpoolroute: sampled %zu links, again in %u ms\n",
+		a->n, ms);
+	ret = sleep_ms(ms);
+	*interval = now() - t0;
+	if (!ret && (ret = lf_read_counters(v, b, err, len)))
+		return ret;
+	if (!ret)
+		ret = lf_counter_delta(a, b, r, n);
+	if (ret)
+		snprintf(err, len, "%s", strerror(-ret));
+	return ret;
+}
+
 int pr_counters(const struct pr_opts *o, char *err, size_t len)
 {
 	struct lf_sample a = { 0 }, b = { 0 };
 	struct lf_rate *r = NULL;
 	struct sweep sw;
 	struct lf *v;
-	double t0;
 	size_t n = 0;
 	int ret, code = PR_ERR;
 
@@ -239,24 +261,12 @@ int pr_counters(const struct pr_opts *o, char *err, size_t len)
 		return PR_ERR;
 	if (lf_discover(v, err, len))
 		goto out;
-	t0 = now();
-	if (lf_read_counters(v, &a, err, len))
+	sw = (struct sweep){ .v = v, .a = &a, .b = &b };
+	if (pr_counter_rates(v, o->interval_ms, &a, &b, &r, &n, &sw.interval,
+			     err, len))
 		goto out;
-	/* Tests wait for this line to change counters between the sweeps. */
-	fprintf(stderr, "ibpoolroute: sampled %zu links, again in %u ms\n",
-		a.n, o->interval_ms);
-	ret = sleep_ms(o->interval_ms);
-	sw = (struct sweep){ .v = v, .a = &a, .b = &b,
-			     .interval = now() - t0 };
-	if (!ret && lf_read_counters(v, &b, err, len))
-		goto out;
-	if (!ret)
-		ret = lf_counter_delta(&a, &b, &r, &n);
-	if (ret) {
-		snprintf(err, len, "%s", strerror(-ret));
-		goto out;
-	}
 	qsort(r, n, sizeof(*r), cmp_busy);
+	ret = 0;
 	if (o->json)
 		ret = json(stdout, &sw, r, n);
 	else

@@ -163,6 +163,16 @@ void pr_print_error(const char *code, const char *msg, const char *hint);
 int pr_counters(const struct pr_opts *o, char *err, size_t len);
 
 /*
+ * Two counter sweeps of v, ms apart (announced on stderr between them),
+ * and the rates of every link into *r (*n of them, the caller frees it);
+ * both samples the caller's to release, also on error.  *interval is the
+ * time between the sweeps' starts.  Returns 0 or an error with err.
+ */
+int pr_counter_rates(struct lf *v, unsigned int ms, struct lf_sample *a,
+		     struct lf_sample *b, struct lf_rate **r, size_t *n,
+		     double *interval, char *err, size_t len);
+
+/*
  * Pool subcommands (pool.c), one request to o->socket each: PR_OK, PR_BAD
  * when ibpoold refused (its error printed), PR_ERR when it was not
  * reached.
