@@ -26,6 +26,7 @@ run() {
 
 run unit "$B/unit-tests"
 run offline tests/offline/t-cli.sh "$B"
+run map tests/offline/t-map.sh "$B"
 run slurm tests/offline/t-slurm.sh "$B"
 run poold tests/offline/t-poold.sh "$B"
 run poold-daemon tests/offline/t-poold-daemon.sh "$B"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # make demo: ibsim on a rail-optimized fat-tree, OpenSM with the plugin and
 # with its own ftree on the same fabric, both checked, one path traced;
-# then a job mix's collectives with job hints and without.
+# then a job mix's collectives with job hints and without; pictures of
+# both (SVG, kept in BUILD_DIR/demo) and the plugin's metrics.
 # Stops everything it started, also on Ctrl-C.  Usage: demo.sh [BUILD_DIR]
 set -eu
 B=${1:-build}
@@ -17,8 +18,10 @@ say() { printf '\n== %s\n' "$*"; }
 
 say "fabric: $(basename "$NET") under ibsim"
 sim_start "$NET"
+OUT=$B/demo
+mkdir -p "$OUT"
 plugin_ini "$WORK/plugin.conf" '[routing]' 'engine = auto' '[log]' \
-	'verbosity = verbose'
+	'verbosity = verbose' '[metrics]' "textfile = $WORK/gpuaware.prom"
 
 for e in gpuaware ftree; do
 	conf=$(engine_conf "$e" "$e" "$WORK/plugin.conf")
@@ -35,6 +38,15 @@ for e in gpuaware ftree; do
 		'^(pairs|max hops|credit loops|all-to-all|eBB|status)'
 done
 
+say "metrics for Prometheus (node_exporter textfile collector)"
+echo "  $(wc -l < "$WORK/gpuaware.prom") lines in [metrics] textfile, e.g.:"
+grep -E '^gpuaware_sm_(routing_info|routings_total|last_routing_seconds)' \
+	"$WORK/gpuaware.prom" | head -3 | sed 's/^/    /'
+
+say "a picture of the fabric, links by the routing's all-to-all"
+"$BDIR/ibpoolroute" map --dump "$WORK/gpuaware.dump" -o "$OUT/fabric.svg" \
+	2>&1 | sed 's/^/  /'
+
 # GPU jobs: a random mix on a 128-host 3-level tree, each job's ring and
 # all-to-all at once, routed for the jobs and without them (offline: the
 # routing core the plugin runs).
@@ -45,6 +57,9 @@ say "$(basename "$JNET"): a mix of jobs' collectives at once, with job hints and
 "$BDIR/ibpoolroute" simulate --net "$JNET" --jobs "$WORK/jobs.json" \
 	--perms 0 | grep -E '^(jobs|with jobs|routing|ring|alltoall) ' |
 	sed 's/^/  /'
+say "the jobs on the fabric: hosts by job, links by the jobs' all-to-all flows"
+"$BDIR/ibpoolroute" map --net "$JNET" --jobs "$WORK/jobs.json" \
+	-o "$OUT/jobs.svg" 2>&1 | sed 's/^/  /'
 
 # A path between two HCAs of the same rail in different scalable units,
 # traced by infiniband-diags through the switches' real tables.
@@ -56,4 +71,4 @@ dst=$(awk '/^\{ CA/ && /mlx5_0/ { if (match($0, /LID:[0-9A-Fa-f]+/))
 	"$WORK/gpuaware.dump/opensm-subnet.lst")
 say "ibtracert LID 0x$src -> LID 0x$dst (rail 0, first and last host)"
 client_env ibtracert "0x$src" "0x$dst" 2>&1 | sed 's/^/  /'
-say "done; everything started is stopped"
+say "done; everything started is stopped; open $OUT/fabric.svg and $OUT/jobs.svg in a browser"

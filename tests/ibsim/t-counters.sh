@@ -4,19 +4,25 @@
 # console's PerformanceSet between the two samples put exactly that link
 # on top with the rate they imply; a saturated 32-bit PortXmitWait is
 # flagged; a switch cut off between the samples is reported (status 1),
-# its links gone, not a failure of the whole sweep.
+# its links gone, not a failure of the whole sweep.  map --load counters
+# draws the same: that link busiest, the picture rendered.
 set -eu
 . "$(dirname "$0")/lib.sh"
 t_init counters
 t_need "$BDIR/ibpoolroute"
 cd "$WORK"
 
-# run_counters NAME ARGS...: ibpoolroute counters in the background,
-# output in NAME.out and NAME.err; returns once the first sample is taken.
+# run_counters NAME [map] ARGS...: ibpoolroute counters (or map) in the
+# background, output in NAME.out and NAME.err; returns once the first
+# sample is taken.
 run_counters() {
-	local name="$1"
+	local name="$1" cmd=counters
 	shift
-	client_env "$BDIR/ibpoolroute" counters "$@" >"$WORK/$name.out" \
+	if [ "$1" = map ]; then
+		cmd=map
+		shift
+	fi
+	client_env "$BDIR/ibpoolroute" $cmd "$@" >"$WORK/$name.out" \
 		2>"$WORK/$name.err" &
 	CPID=$!
 	T_PIDS="$T_PIDS $CPID"
@@ -99,6 +105,19 @@ awk -v b="$8" 'BEGIN { exit !(b < 1e6) }' ||
 grep -B12 '"saturated"' "$WORK/raise.out" | grep -q "\"guid\": \"$LEAF3\"" ||
 	t_fail "raise: leaf-3's saturated PortXmitWait not flagged"
 t_log "top link leaf-2:5 -> spine-1:2: $top; $(grep -o '"queries": [0-9]*' "$WORK/raise.out"), $(grep -o '"sweep_s": [0-9.]*' "$WORK/raise.out")"
+
+# (a') the same, drawn: more data on leaf-2 port 5, busiest in the map.
+run_counters map map --load counters --interval 1000 -o "$WORK/now.svg"
+sim_cmd "PerformanceSet \"leaf-2\"[5] PortCountersExtended.PortXmitData=$((2 * DATA))"
+finish map
+[ "$RC" -eq 0 ] || t_fail "map: exit $RC"
+grep -q 'busiest link leaf-2 port 5 → spine-1: ' "$WORK/now.svg" ||
+	t_fail "map: busiest is not leaf-2:5: $(grep -o 'busiest link [^<]*' "$WORK/now.svg")"
+[ "$(grep -c 'class="switch"' "$WORK/now.svg")" -eq 6 ] ||
+	t_fail "map: not ft2-tiny's 6 switches"
+rsvg-convert -o "$WORK/now.png" "$WORK/now.svg" && [ -s "$WORK/now.png" ] ||
+	t_fail "map: the SVG does not render"
+t_log "map --load counters: $(grep -o 'busiest link [^<]*' "$WORK/now.svg")"
 
 # (b) spine-2 unplugged between the samples: its PMA does not answer.
 run_counters cut --interval 500

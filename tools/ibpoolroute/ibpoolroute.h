@@ -39,6 +39,13 @@ struct pr_fail {
 	const char *hint;
 };
 
+/* What map colours the links by. */
+enum pr_load {
+	PR_LOAD_A2A,		/* the routing's all-to-all */
+	PR_LOAD_JOBS,		/* the jobs' collectives on the flow model */
+	PR_LOAD_COUNTERS,	/* the live port counters */
+};
+
 /* Strings point into argv. */
 struct pr_opts {
 	const char *dir;	/* analyze: dump directory; release, renew: id */
@@ -81,6 +88,9 @@ struct pr_opts {
 	const char *hosts;	/* jobs --start: hostlist expression */
 	const char *end;	/* jobs: job to end */
 	const char *format;	/* topology: slurm-tree or k8s-labels */
+	enum pr_load load;	/* map */
+	bool load_set;		/* else map's default */
+	const char *output;	/* map: the SVG file, "-" for stdout */
 };
 
 /*
@@ -99,6 +109,12 @@ int pr_reroute(const struct pr_opts *o, char *err, size_t len);
  * PR_BAD when the tables lose a flow, PR_ERR with err.
  */
 int pr_simulate(const struct pr_opts *o, char *err, size_t len);
+
+/* The fabric as an SVG picture, links coloured by o->load. */
+int pr_map(const struct pr_opts *o, char *err, size_t len);
+
+/* "a2a", "jobs" or "counters": 0 with *l, or -EINVAL. */
+int pr_load_parse(const char *s, enum pr_load *l);
 
 /*
  * A routing to look at (source.c): o->net routed here (for the jobs when

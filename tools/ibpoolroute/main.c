@@ -38,12 +38,19 @@ enum {
 	C_JOBS = 1 << 13,
 	C_TOPO = 1 << 14,
 	C_SIM = 1 << 15,
+	C_MAP = 1 << 16,
 	C_POOLD = C_POOL | C_ALLOC | C_RELEASE | C_RENEW | C_LIST | C_PLACE |
 		  C_JOBS | C_TOPO,
-	C_ALL = C_CHECKS | C_COUNTERS | C_SM | C_POOLD | C_SIM,
+	C_ALL = C_CHECKS | C_COUNTERS | C_SM | C_POOLD | C_SIM | C_MAP,
 };
 
 #define POOL_SOCKET_DEFAULT "/run/gpuaware/pool.sock"
+
+/* Long-only options */
+enum {
+	O_OWNER = CLI_LONG_ONLY,
+	O_LOAD,
+};
 
 struct cmd {
 	const char *name;
@@ -66,6 +73,9 @@ static const struct cmd cmds[] = {
 	{ "simulate", C_SIM, "--jobs FILE", 0,
 	  "the jobs' collectives at once on a routing: bandwidth per job",
 	  pr_simulate },
+	{ "map", C_MAP, "-o FILE.svg", 0,
+	  "the fabric as a picture, links coloured by load, hosts by job",
+	  pr_map },
 	{ "counters", C_COUNTERS, "[--interval MS]", 0,
 	  "data and xmit-wait rate of every switch port, busiest first",
 	  pr_counters },
@@ -98,29 +108,31 @@ static const struct cmd cmds[] = {
 
 /* The one option table: getopt_long's and --help's; mask: C_* taking it. */
 static const struct cli_opt opts[] = {
-	{ "net", 1, 'n', C_ROUTE | C_SIM, "FILE", "ibsim net file or ibnetdiscover output to route" },
-	{ "dump", 1, 'D', C_SIM, "DIR", "the routing OpenSM dumped into DIR instead of the live one" },
-	{ "jobs", 1, 'J', C_CHECKS | C_SIM, "FILE", "JSON job list: route for the jobs, report their own link loads" },
-	{ "search-moves", 1, 'm', C_ROUTE | C_SIM, "N", "with --jobs on a fat-tree: entries the job search tries, 0-100000000 (0: the default budget)" },
-	{ "pattern", 1, 't', C_SIM, "NAME", "ring or alltoall (both)" },
-	{ "rounds", 1, 'r', C_SIM, "N", "all-to-all rounds, 1-1000000 (the largest job's ranks - 1)" },
-	{ "shuffle", 0, 'u', C_SIM, NULL, "all-to-all over a random rank order (--seed), not the host list's" },
+	{ "net", 1, 'n', C_ROUTE | C_SIM | C_MAP, "FILE", "ibsim net file or ibnetdiscover output to route" },
+	{ "dump", 1, 'D', C_SIM | C_MAP, "DIR", "the routing OpenSM dumped into DIR instead of the live one" },
+	{ "jobs", 1, 'J', C_CHECKS | C_SIM | C_MAP, "FILE", "JSON job list: route for the jobs, report their own link loads" },
+	{ "search-moves", 1, 'm', C_ROUTE | C_SIM | C_MAP, "N", "with --jobs on a fat-tree: entries the job search tries, 0-100000000 (0: the default budget)" },
+	{ "pattern", 1, 't', C_SIM | C_MAP, "NAME", "ring or alltoall (both)" },
+	{ "rounds", 1, 'r', C_SIM | C_MAP, "N", "all-to-all rounds, 1-1000000 (the largest job's ranks - 1)" },
+	{ "shuffle", 0, 'u', C_SIM | C_MAP, NULL, "all-to-all over a random rank order (--seed), not the host list's" },
 	{ "oracle", 0, 'a', C_SIM, NULL, "also the rounds routed by source, knowing every job's or only its own" },
-	{ "measure-only", 0, 'M', C_ROUTE | C_SIM, NULL, "with --jobs: route as without jobs, only measure their loads" },
-	{ "engine", 1, 'e', C_ROUTE | C_SIM, "NAME", RT_ENGINE_NAMES " (auto)" },
-	{ "lmc", 1, 'l', C_ROUTE | C_SIM, "N", "LIDs per CA port are 2^N, 0-7 (0)" },
+	{ "measure-only", 0, 'M', C_ROUTE | C_SIM | C_MAP, NULL, "with --jobs: route as without jobs, only measure their loads" },
+	{ "engine", 1, 'e', C_ROUTE | C_SIM | C_MAP, "NAME", RT_ENGINE_NAMES " (auto)" },
+	{ "lmc", 1, 'l', C_ROUTE | C_SIM | C_MAP, "N", "LIDs per CA port are 2^N, 0-7 (0)" },
 	{ "extended-lids", 0, 'x', C_ROUTE, NULL, "allow LIDs past 0xbfff (offline scale runs beyond one subnet)" },
-	{ "Ca", 1, 'C', C_VERIFY | C_COUNTERS | C_SIM, "CA", "local CA to query through (the first)" },
-	{ "Port", 1, 'P', C_VERIFY | C_COUNTERS | C_SIM, "PORT", "its port (the first active)" },
-	{ "interval", 1, 'i', C_COUNTERS, "MS", "wait between the two samples, 1-3600000 ms (1000)" },
+	{ "Ca", 1, 'C', C_VERIFY | C_COUNTERS | C_SIM | C_MAP, "CA", "local CA to query through (the first)" },
+	{ "Port", 1, 'P', C_VERIFY | C_COUNTERS | C_SIM | C_MAP, "PORT", "its port (the first active)" },
+	{ "output", 1, 'o', C_MAP, "FILE", "map: the SVG to write, - for stdout (-)" },
+	{ "load", 1, O_LOAD, C_MAP, "NAME", "map: colour links by a2a (the routing's all-to-all), jobs (--jobs' collectives, --pattern) or counters (live) (jobs with --jobs, else a2a)" },
+	{ "interval", 1, 'i', C_COUNTERS | C_MAP, "MS", "wait between the two samples, 1-3600000 ms (1000)" },
 	{ "socket", 1, 'S', C_SM | C_POOLD, "PATH", "the SM's hint socket (" PR_SM_SOCKET ") or ibpoold's ($GPUAWARE_POOL_SOCKET, else " POOL_SOCKET_DEFAULT "); tcp:[ADDR:]PORT: ibpoold's TCP listener, reads only" },
 	{ "weight", 1, 'w', C_HINTS, "N", "hints add: the job's weight, 1-1000 (1)" },
-	{ "owner", 1, 'o', C_HINTS, "NAME", "hints add: the job's owner; hints set: replace only NAME's jobs, keeping the others'; hints remove: only a job of NAME" },
+	{ "owner", 1, O_OWNER, C_HINTS, "NAME", "hints add: the job's owner; hints set: replace only NAME's jobs, keeping the others'; hints remove: only a job of NAME" },
 	{ "wait", 0, 'W', C_HINTS | C_REROUTE, NULL, "return once the switches hold the routing for the change" },
 	{ "timeout", 1, 'T', C_SM, "MS", "give up after MS milliseconds (5000; with --wait 60000)" },
 	{ "json", 0, 'j', C_ALL, NULL, "print one JSON object instead of text" },
 	{ "perms", 1, 'p', C_CHECKS | C_SIM, "N", "random permutations for eBB, 0 skips it (100)" },
-	{ "seed", 1, 's', C_CHECKS | C_SIM, "S", "seed of the eBB permutations (1) and the all-to-all's shifts" },
+	{ "seed", 1, 's', C_CHECKS | C_SIM | C_MAP, "S", "seed of the eBB permutations (1) and the all-to-all's shifts" },
 	{ "client", 1, 'c', C_ALLOC, "HOST", "host the GPUs are for (this host)" },
 	{ "gpus", 1, 'g', C_ALLOC | C_PLACE, "N", "GPUs wanted" },
 	{ "per-host", 1, 'G', C_PLACE, "G", "GPUs per host" },
@@ -148,6 +160,9 @@ static const char *const examples[] = {
 	"ibpoolroute verify -C mlx5_0 -P 1 --json --perms 0",
 	"ibpoolroute simulate --net fabric.net --jobs jobs.json",
 	"ibpoolroute simulate --jobs jobs.json --pattern ring --json",
+	"ibpoolroute map --net fabric.net -o fabric.svg",
+	"ibpoolroute map --jobs jobs.json -o jobs.svg",
+	"ibpoolroute map --load counters --interval 5000 -o now.svg",
 	"ibpoolroute counters --interval 5000",
 	"ibpoolroute hints set jobs.json --wait",
 	"ibpoolroute hints add j7 gpu01 gpu02 0x0002c90300a1b2c4 --weight 2",
@@ -308,8 +323,17 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 	case 'W':
 		o->wait = true;
 		break;
-	case 'o':
+	case O_OWNER:
 		o->owner = arg;
+		break;
+	case 'o':
+		o->output = arg;
+		break;
+	case O_LOAD:
+		if (pr_load_parse(arg, &o->load))
+			return usage_error(o, "unknown load '%s' (a2a, jobs or counters)",
+					   arg);
+		o->load_set = true;
 		break;
 	case 'T':
 		if (number(arg, 3600000, &v) || !v)
@@ -364,6 +388,22 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		o->vf.seed = v;
 		break;
 	}
+	return PR_OK;
+}
+
+/* map's choices that depend on each other; PR_OK or an exit code. */
+static int map_opts(struct pr_opts *o)
+{
+	if (!o->load_set)
+		o->load = o->jobs ? PR_LOAD_JOBS : PR_LOAD_A2A;
+	if (!o->output)
+		o->output = "-";
+	if (o->load == PR_LOAD_JOBS && !o->jobs)
+		return usage_error(o, "map --load jobs needs --jobs FILE");
+	if (o->load == PR_LOAD_COUNTERS && (o->net || o->dump))
+		return usage_error(o, "map --load counters reads the live fabric: no --net or --dump");
+	if (o->json && !strcmp(o->output, "-"))
+		return usage_error(o, "map --json needs -o FILE: the SVG would share stdout");
 	return PR_OK;
 }
 
@@ -458,9 +498,11 @@ int main(int argc, char **argv)
 		return usage_error(&o, "%s needs --net FILE", cmd->name);
 	if (cmd->bit == C_SIM && !o.jobs)
 		return usage_error(&o, "%s needs --jobs FILE", cmd->name);
-	if (cmd->bit == C_SIM && o.net && o.dump)
+	if ((cmd->bit & (C_SIM | C_MAP)) && o.net && o.dump)
 		return usage_error(&o, "%s takes --net or --dump, not both",
 				   cmd->name);
+	if (cmd->bit == C_MAP && (ret = map_opts(&o)))
+		return ret;
 	err[0] = '\0';
 	if ((cmd->bit & (C_ALLOC | C_PLACE)) && !o.gpus)
 		return usage_error(&o, "%s needs --gpus N", cmd->name);

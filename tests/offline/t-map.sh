@@ -1,0 +1,161 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# ibpoolroute map without ibsim: the SVG is well-formed XML that rsvg
+# renders; its switches, hosts and links are the fabric's; the busiest
+# link and the shading agree with the verifier's numbers; jobs colour
+# their hosts; big trees are grouped; usage errors are one line.
+# usage: t-map.sh [BUILDDIR]
+set -eu
+cd "$(dirname "$0")/../.."
+B=${1:-build}
+BIN=$B/ibpoolroute
+TG=$B/ibtopogen
+C=ibsim-configs
+
+. tests/offline/lib.sh
+off_workdir
+
+# map NAME ARGS...: ibpoolroute map into $w/NAME.svg; its status in $rc.
+map() {
+	name=$1
+	shift
+	rc=0
+	"$BIN" map "$@" -o "$w/$name.svg" > "$w/out" 2> "$w/err" || rc=$?
+	if grep -q "Sanitizer\|runtime error:" "$w/err"; then
+		bad "sanitizer clean: map $name" "$(grep -m1 "Sanitizer\|runtime error:" "$w/err")"
+	fi
+}
+
+# drawn NAME: NAME.svg is XML and renders to a PNG.
+drawn() {
+	if [ "$rc" -ne 0 ]; then
+		bad "map $1" "exit $rc: $(head -c 300 "$w/err")"
+	elif ! xmllint --noout "$w/$1.svg" 2> "$w/xml"; then
+		bad "map $1: well-formed" "$(head -3 "$w/xml")"
+	elif ! rsvg-convert -o "$w/$1.png" "$w/$1.svg" 2> "$w/rsvg" ||
+		[ ! -s "$w/$1.png" ]; then
+		bad "map $1: renders" "$(head -3 "$w/rsvg")"
+	else
+		ok "map $1: XML that renders"
+	fi
+}
+
+# count PATTERN NAME: lines of NAME.svg with PATTERN.
+count() {
+	grep -c -- "$1" "$w/$2.svg" || true
+}
+
+# loads NAME: every link's shade, one a line.
+loads() {
+	grep -o 'class="link" data-load="[^"]*"' "$w/$1.svg" |
+		sed 's/.*data-load="//; s/"//'
+}
+
+# same NAME A B
+same() {
+	if [ -n "$2" ] && [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "'$2' != '$3'"; fi
+}
+
+jval() {
+	sed -n "s/^  \"$1\": \(.*\)$/\1/p" "$2" | sed 's/,$//'
+}
+
+# ft2-tiny: 6 switches, 16 hosts, 8 cables; balanced, so all shades 1.
+map tiny --net $C/ft2-tiny.net
+drawn tiny
+same "tiny: a box per switch" "$(count 'class="switch"' tiny)" 6
+same "tiny: a cell per host" "$(count 'class="host"' tiny)" 16
+same "tiny: both directions of 8 cables" "$(count 'class="link"' tiny)" 16
+same "tiny: every link at its kind's mean" "$(loads tiny | sort -u)" 1
+"$BIN" route --net $C/ft2-tiny.net --json --perms 0 > "$w/route.json"
+busy=$(grep -o 'busiest link [^:]*: [0-9]* all-to-all routes' "$w/tiny.svg" |
+	sed 's/.*: \([0-9]*\) all.*/\1/')
+same "tiny: busiest link = the verifier's efi_max" "$busy" \
+	"$(jval efi_max "$w/route.json")"
+grep -q "^ibpoolroute: wrote $w/tiny.svg: 2-level fat-tree, 6 boxes" "$w/err" &&
+	ok "tiny: says where it wrote" || bad "tiny: says where it wrote" "$(cat "$w/err")"
+
+# A degraded tree: the worst shade is the verifier's worst level ratio.
+"$TG" fattree --radix 8 --levels 3 --fail-link 6 --seed 3 -o "$w/deg.net"
+map deg --net "$w/deg.net"
+drawn deg
+"$BIN" route --net "$w/deg.net" --json --perms 0 > "$w/route.json"
+worst=$(loads deg | sort -g | tail -1)
+awk -v a="$worst" -v b="$(jval efi_level_ratio "$w/route.json")" \
+	'BEGIN { exit !(a > 1 && a - b < 0.001 && b - a < 0.001) }' &&
+	ok "deg: worst shade $worst = efi_level_ratio" ||
+	bad "deg: worst shade $worst = efi_level_ratio" \
+		"$(jval efi_level_ratio "$w/route.json")"
+
+# Jobs: their hosts in their colours, links by the flows a round.
+"$TG" jobs --net $C/ft3-small.net --jobs 4-16 --seed 3 -o "$w/jobs.json"
+map jobs --net $C/ft3-small.net --jobs "$w/jobs.json"
+drawn jobs
+j1=$(grep -o '"id":"j1","weight":[0-9]*,"hosts":\[[^]]*\]' "$w/jobs.json" |
+	grep -o '"node[0-9]*"' | wc -l)
+same "jobs: j1's hosts in its colour" "$(count 'data-job="j1"' jobs)" "$j1"
+grep -q 'load: all-to-all flows a round' "$w/jobs.svg" &&
+	ok "jobs: coloured by the jobs' flows" || bad "jobs: coloured by the jobs' flows"
+[ "$(loads jobs | sort -g | tail -1)" != "0" ] &&
+	ok "jobs: some link carries flows" || bad "jobs: some link carries flows"
+map ring --net $C/ft3-small.net --jobs "$w/jobs.json" --pattern ring
+grep -q 'load: ring flows a round' "$w/ring.svg" &&
+	ok "jobs: --pattern ring" || bad "jobs: --pattern ring"
+
+# The other shapes.
+map torus --net $C/torus-small.net
+drawn torus
+grep -q ': 4x4x4 torus, 64 switches' "$w/torus.svg" &&
+	[ "$(count 'class="switch"' torus)" -eq 64 ] &&
+	ok "torus: 64 switches in 4 planes" || bad "torus: 64 switches in 4 planes"
+map df --net $C/dragonfly-small.net
+drawn df
+grep -q ': dragonfly of 9 groups' "$w/df.svg" &&
+	ok "dragonfly: 9 groups" || bad "dragonfly: 9 groups"
+map dump --dump tests/data/osm-ft2-ftree
+drawn dump
+
+# 4,096 hosts: switches share boxes, every host still has its cell.
+map big --net $C/ft3-4k.net --json
+drawn big
+n=$(count 'class="switch"' big)
+[ "$n" -le 144 ] && grep -q '"grouped":true' "$w/out" &&
+	[ "$(count 'class="host"' big)" -eq 4096 ] &&
+	ok "big: $n boxes for 768 switches, 4096 host cells" ||
+	bad "big: grouped" "$n boxes; $(cat "$w/out")"
+
+# stdout by default
+"$BIN" map --net $C/ft2-tiny.net > "$w/std.svg" 2> "$w/err" &&
+	cmp -s "$w/std.svg" "$w/tiny.svg" && ok "stdout: the same picture" ||
+	bad "stdout: the same picture"
+
+# Errors: one line (under --json on stdout), exit 2, an earlier picture
+# kept.
+cp "$w/tiny.svg" "$w/keep.svg"
+err() {
+	name=$1 pat=$2
+	shift 2
+	rc=0
+	"$BIN" map "$@" > "$w/out" 2> "$w/err" || rc=$?
+	cat "$w/out" "$w/err" > "$w/both"
+	if [ "$rc" -eq 2 ] && grep -qF -- "$pat" "$w/both" &&
+		[ "$(wc -l < "$w/both")" -eq 1 ]; then
+		ok "$name"
+	else
+		bad "$name" "exit $rc: $(cat "$w/both")"
+	fi
+}
+err "no --jobs for --load jobs" "needs --jobs" --net $C/ft2-tiny.net --load jobs
+err "counters are live only" "live fabric" --net $C/ft2-tiny.net --load counters
+err "unknown load" "unknown load 'bytes'" --net $C/ft2-tiny.net --load bytes
+err "--json needs a file" '"code":"usage","message":"map --json needs -o FILE' \
+	--net $C/ft2-tiny.net --json
+err "missing directory" "$w/no/such.svg" --net $C/ft2-tiny.net -o "$w/no/such.svg"
+err "bad jobs file" "$w/none.json" --net $C/ft2-tiny.net --jobs "$w/none.json" -o "$w/keep.svg"
+cmp -s "$w/keep.svg" "$w/tiny.svg" && ok "a failed map leaves the old file" ||
+	bad "a failed map leaves the old file"
+[ -z "$(ls "$w" | grep '\.tmp')" ] && ok "no temporary files left" ||
+	bad "no temporary files left" "$(ls "$w")"
+
+echo "map: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

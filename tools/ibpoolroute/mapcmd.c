@@ -1,0 +1,835 @@
+// SPDX-License-Identifier: MIT
+/*
+ * map: the fabric as an SVG picture.  Switches where topology/layout puts
+ * them, each cable drawn as its two directions coloured by a load (the
+ * routing's all-to-all, the jobs' collectives on the flow model, or the
+ * port counters), hosts coloured by their jobs.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "ibpoolroute.h"
+#include "topology/layout.h"
+
+#define HEAD 64.0		/* title and legends above the drawing */
+#define NCOLOR (sizeof(job_colors) / sizeof(job_colors[0]))
+
+static const char *const load_names[] = {
+	[PR_LOAD_A2A] = "a2a",
+	[PR_LOAD_JOBS] = "jobs",
+	[PR_LOAD_COUNTERS] = "counters",
+};
+
+/* Distinct on white and from the load ramp's ends; then golden-angle hues. */
+static const char *const job_colors[] = {
+	"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2",
+	"#17becf", "#bcbd22", "#393b79", "#637939", "#8c6d31", "#843c39",
+	"#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363",
+};
+
+/* One direction of an edge: its links' loads, summed up. */
+struct dir {
+	double max, sum;
+	uint32_t n, known;	/* links, and those with a load */
+	uint32_t node;		/* the busiest link: sending node, port */
+	unsigned int port;
+};
+
+/* Everything map makes; all released by map_release(). */
+struct map {
+	const struct pr_opts *o;
+	struct pr_source src;
+	struct lay l;
+	double *load;		/* per fabric port: the link it sends on, NAN
+				 * where the source does not say */
+	double *shade;		/* what the colour shows: load, or for the
+				 * all-to-all load / the mean of its kind */
+	double full;		/* the shade drawn red */
+	const char *unit;
+	const char *scale;	/* what the shade is, for the legend */
+	bool host_loads;	/* the source loads hosts' links too */
+	struct dir *d;		/* 2 per edge: a to b, b to a */
+	uint32_t busy_node;	/* the busiest link, FAB_NONE for none */
+	unsigned int busy_port;
+};
+
+int pr_load_parse(const char *s, enum pr_load *l)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(load_names) / sizeof(load_names[0]); i++)
+		if (!strcmp(s, load_names[i])) {
+			*l = i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static double *nan_array(size_t n)
+{
+	double *a = malloc((n + 1) * sizeof(*a));
+	size_t i;
+
+	for (i = 0; a && i < n; i++)
+		a[i] = NAN;
+	return a;
+}
+
+/*
+ * A link's kind, whose links a balanced routing loads alike: its rows
+ * (levels) in a tree, in or between groups in a dragonfly, all one in a
+ * torus.
+ */
+static uint64_t kind(const struct map *m, uint32_t n, unsigned int p)
+{
+	const struct lay *l = &m->l;
+	uint32_t peer = fab_port(m->src.f, n, p)->peer;
+	uint64_t a = l->box[l->box_of[n]].row, b = l->box[l->box_of[peer]].row;
+
+	if (l->kind == LAY_TORUS)
+		return 0;
+	if (l->kind == LAY_DRAGONFLY)
+		return a != b;
+	return a << 32 | b;
+}
+
+/* The links of one kind so far. */
+struct kinds {
+	struct kind_sum {
+		uint64_t kind;
+		double sum;
+		uint32_t n;
+	} *k;
+	size_t n;
+};
+
+/* Kind k's entry, added when new; NULL when out of memory. */
+static struct kind_sum *kind_get(struct kinds *ks, uint64_t k)
+{
+	struct kind_sum *nk;
+	size_t i;
+
+	for (i = 0; i < ks->n; i++)
+		if (ks->k[i].kind == k)
+			return &ks->k[i];
+	nk = realloc(ks->k, (ks->n + 1) * sizeof(*nk));
+	if (!nk)
+		return NULL;
+	ks->k = nk;
+	nk[ks->n] = (struct kind_sum){ k, 0, 0 };
+	return &nk[ks->n++];
+}
+
+/* Shade each switch link by its load over the mean of its kind. */
+static int by_kind(struct map *m)
+{
+	const struct fabric *f = m->src.f;
+	struct kinds ks = { NULL, 0 };
+	struct kind_sum *e;
+	uint32_t n;
+	unsigned int p;
+	size_t gp;
+	int pass, ret = 0;
+
+	for (pass = 0; pass < 2 && !ret; pass++)
+		for (n = 0; n < f->nnodes && !ret; n++)
+			for (p = 1; fab_is_sw(f, n) && p <= f->nodes[n].nports;
+			     p++) {
+				gp = f->nodes[n].port0 + p;
+				if (m->l.edge_of[gp] == LAY_NONE)
+					continue;
+				if (!(e = kind_get(&ks, kind(m, n, p)))) {
+					ret = -ENOMEM;
+					break;
+				}
+				if (pass)
+					m->shade[gp] = e->sum ? m->load[gp] /
+						(e->sum / e->n) : 0;
+				e->sum += pass ? 0 : m->load[gp];
+				e->n += !pass;
+			}
+	free(ks.k);
+	m->full = 2;
+	m->scale = "x the mean of links of its kind (1: balanced)";
+	return ret;
+}
+
+/* The routing's all-to-all: routes on each switch-to-switch link. */
+static int load_a2a(struct map *m, char *err, size_t len)
+{
+	const struct fabric *f = m->src.f;
+	uint64_t *efi = calloc(f->nports + 1, sizeof(*efi));
+	struct vf_opts vo = { .skip_cdg = true, .efi_link = efi };
+	struct vf_report r;
+	size_t i;
+	int ret = -ENOMEM;
+
+	if (efi && (ret = vf_check(&m->src.t, &vo, &r)) == 0)
+		for (i = 0; i < f->nports; i++)
+			if (m->l.edge_of[i] != LAY_NONE)
+				m->load[i] = efi[i];
+	free(efi);
+	if (ret)
+		snprintf(err, len, "all-to-all loads: %s", strerror(-ret));
+	m->unit = "all-to-all routes";
+	return ret ? ret : by_kind(m);
+}
+
+/* The jobs' collectives at once: flows on each link a round. */
+static int load_jobs(struct map *m, char *err, size_t len)
+{
+	const struct pr_opts *o = m->o;
+	struct cs_opts co = {
+		.pattern = o->pattern_set ? o->pattern : CS_ALLTOALL,
+		.rounds = o->rounds,
+		.seed = o->vf.seed,
+		.shuffle = o->shuffle,
+		.links = true,
+	};
+	struct cs_result r;
+	size_t i;
+	int ret = cs_run(&m->src.t, &m->src.js, &co, &r);
+
+	if (ret) {
+		snprintf(err, len, "jobs' loads: %s", strerror(-ret));
+		return ret;
+	}
+	for (i = 0; i < m->src.f->nports; i++)
+		m->load[i] = r.link[i];
+	cs_result_release(&r);
+	m->unit = co.pattern == CS_RING ? "ring flows a round" :
+					  "all-to-all flows a round";
+	m->full = 2;	/* one flow fills a link; red: shared */
+	m->host_loads = true;
+	return 0;
+}
+
+/* Bytes a second a port's link carries at full rate, 0 when unknown. */
+static double line_rate(const struct fabric *f, uint32_t n, unsigned int p)
+{
+	const struct fab_port *fp = fab_port(f, n, p);
+
+	return fp->width * fp->speed * 1e8 / 8;
+}
+
+/* The port counters, twice: each link's share of its line rate. */
+static int load_counters(struct map *m, char *err, size_t len)
+{
+	const struct fabric *f = m->src.f;
+	struct lf_sample a = { 0 }, b = { 0 };
+	struct lf_rate *r = NULL;
+	size_t n = 0, i;
+	bool rated = true;
+	double t;
+	int ret;
+
+	if ((ret = pr_counter_rates(m->src.v, m->o->interval_ms, &a, &b, &r,
+				    &n, &t, err, len)))
+		goto out;
+	for (i = 0; i < n; i++)
+		if (!(r[i].flags & (LF_RATE_NEW | LF_RATE_GONE)) &&
+		    !line_rate(f, r[i].node, r[i].port))
+			rated = false;
+	for (i = 0; i < n; i++) {
+		if (r[i].flags & (LF_RATE_NEW | LF_RATE_GONE))
+			continue;
+		m->load[f->nodes[r[i].node].port0 + r[i].port] = rated ?
+			r[i].bytes_per_s / line_rate(f, r[i].node, r[i].port) :
+			r[i].bytes_per_s;
+	}
+	m->unit = rated ? "of line rate" : "bytes/s";
+	m->full = rated ? 1 : 0;
+	m->host_loads = true;
+out:
+	free(r);
+	lf_sample_release(&a);
+	lf_sample_release(&b);
+	return ret;
+}
+
+static void tally(struct dir *d, const struct map *m, uint32_t n,
+		  unsigned int p)
+{
+	double v = m->shade[m->src.f->nodes[n].port0 + p];
+
+	d->n++;
+	if (isnan(v))
+		return;
+	d->known++;
+	d->sum += v;
+	if (d->known == 1 || v > d->max) {
+		d->max = v;
+		d->node = n;
+		d->port = p;
+	}
+}
+
+/* Each edge direction's loads, and the busiest link of all. */
+static int sum_edges(struct map *m)
+{
+	const struct fabric *f = m->src.f;
+	double top = -1;
+	uint32_t n, e;
+	unsigned int p;
+	bool ab;
+
+	m->d = calloc(2 * (size_t)m->l.nedge + 1, sizeof(*m->d));
+	if (!m->d)
+		return -ENOMEM;
+	m->busy_node = FAB_NONE;
+	for (n = 0; n < f->nnodes; n++) {
+		for (p = 1; p <= f->nodes[n].nports; p++) {
+			double v = m->shade[f->nodes[n].port0 + p];
+
+			e = fab_is_sw(f, n) ?
+			    lay_edge_dir(&m->l, n, f->nodes[n].port0 + p, &ab) :
+			    LAY_NONE;
+			if (e != LAY_NONE)
+				tally(&m->d[2 * e + !ab], m, n, p);
+			if (!isnan(v) && v > top) {
+				top = v;
+				m->busy_node = n;
+				m->busy_port = p;
+			}
+		}
+	}
+	if (!m->full)
+		m->full = top > 0 ? top : 1;
+	return 0;
+}
+
+/* The load ramp: blue, light blue, yellow, orange, red (ColorBrewer
+ * RdYlBu); an idle link grey, an unknown one dark grey. */
+static void ramp(double v, double full, char *buf, size_t len)
+{
+	static const unsigned char stop[5][3] = {
+		{ 0x2c, 0x7b, 0xb6 }, { 0xab, 0xd9, 0xe9 },
+		{ 0xff, 0xff, 0xbf }, { 0xfd, 0xae, 0x61 },
+		{ 0xd7, 0x19, 0x1c },
+	};
+	double x;
+	unsigned int i, c[3], k;
+
+	if (isnan(v)) {
+		snprintf(buf, len, "#707070");
+		return;
+	}
+	if (v <= 0) {
+		snprintf(buf, len, "#d0d0d0");
+		return;
+	}
+	x = v / full > 1 ? 4 : 4 * v / full;
+	i = x >= 4 ? 3 : (unsigned int)x;
+	x -= i;
+	for (k = 0; k < 3; k++)
+		c[k] = (unsigned int)lround(stop[i][k] +
+					    (stop[i + 1][k] - stop[i][k]) * x);
+	snprintf(buf, len, "#%02x%02x%02x", c[0], c[1], c[2]);
+}
+
+static void job_color(uint32_t j, char *buf, size_t len)
+{
+	if (j == RT_JOB_NONE)
+		snprintf(buf, len, "#ffffff");
+	else if (j < NCOLOR)
+		snprintf(buf, len, "%s", job_colors[j]);
+	else
+		snprintf(buf, len, "hsl(%u,65%%,45%%)",
+			 (unsigned int)(j * 137.508) % 360);
+}
+
+/* s with XML's five specials escaped, at most max characters of s. */
+static size_t xml_text(FILE *out, const char *s, size_t max)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i < max; i++)
+		switch (s[i]) {
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '&': fputs("&amp;", out); break;
+		case '"': fputs("&quot;", out); break;
+		case '\'': fputs("&apos;", out); break;
+		default:
+			/* control characters are not XML */
+			fputc((unsigned char)s[i] < 0x20 ? '?' : s[i], out);
+		}
+	return i;
+}
+
+/* The same, ending in an ellipsis when s is longer. */
+static void xml_clip(FILE *out, const char *s, size_t max)
+{
+	if (s[xml_text(out, s, max)])
+		fputs("…", out);
+}
+
+static const char *name(const struct map *m, uint32_t n)
+{
+	const char *d = m->src.f->nodes[n].desc;
+
+	return d && *d ? d : "?";
+}
+
+static void load_text(FILE *out, const struct map *m, double v)
+{
+	if (isnan(v))
+		fputs("not known", out);
+	else if (!strcmp(m->unit, "of line rate"))
+		fprintf(out, "%.1f %% of line rate", 100 * v);
+	else
+		fprintf(out, "%.4g %s", v, m->unit);
+}
+
+/* The load of the link leaving node n by port p, with its shade. */
+static void link_text(FILE *out, const struct map *m, uint32_t n,
+		      unsigned int p)
+{
+	size_t gp = m->src.f->nodes[n].port0 + p;
+
+	load_text(out, m, m->load[gp]);
+	if (m->scale && !isnan(m->shade[gp]))
+		fprintf(out, ", %.2f %s", m->shade[gp], m->scale);
+}
+
+/* A box's switches as "first" or "first .. last (n)". */
+static void box_names(FILE *out, const struct map *m,
+		      const struct lay_box *b, size_t max)
+{
+	xml_clip(out, name(m, m->l.sw[b->first]), max);
+	if (b->nsw < 2)
+		return;
+	fputs(" .. ", out);
+	xml_clip(out, name(m, m->l.sw[b->first + b->nsw - 1]), max);
+	fprintf(out, " (%u switches)", b->nsw);
+}
+
+static void dir_title(FILE *out, const struct map *m, uint32_t e, int k)
+{
+	const struct lay_edge *ed = &m->l.edge[e];
+	const struct dir *d = &m->d[2 * e + k];
+
+	box_names(out, m, &m->l.box[k ? ed->b : ed->a], 64);
+	fputs(" → ", out);
+	box_names(out, m, &m->l.box[k ? ed->a : ed->b], 64);
+	fputs(": ", out);
+	if (d->n > 1)
+		fputs("busiest ", out);
+	if (d->known)
+		link_text(out, m, d->node, d->port);
+	else
+		load_text(out, m, NAN);
+	if (d->n > 1 && d->known)
+		fprintf(out, "; mean shade %.4g over %u links",
+			d->sum / d->known, d->n);
+}
+
+/* One direction of edge e (k: 0 a to b, 1 b to a), drawn beside the other. */
+static void draw_dir(FILE *out, const struct map *m, uint32_t e, int k)
+{
+	const struct lay_edge *ed = &m->l.edge[e];
+	const struct dir *d = &m->d[2 * e + k];
+	double dx = ed->x2 - ed->x1, dy = ed->y2 - ed->y1;
+	double len = hypot(dx, dy), w, ox = 0, oy = 0;
+	char col[24];
+
+	ramp(d->known ? d->max : NAN, m->full, col, sizeof(col));
+	w = 1.2 + 0.6 * log2(d->n ? d->n : 1);
+	w = w > 3.5 ? 3.5 : w;
+	if (len > 0) {
+		/* each direction on its own side of the cable */
+		ox = (k ? 1 : -1) * -dy / len * (w / 2 + 0.3);
+		oy = (k ? 1 : -1) * dx / len * (w / 2 + 0.3);
+	}
+	fprintf(out, "<g class=\"link\" data-load=\"%.6g\" data-links=\"%u\">",
+		d->known ? d->max : -1.0, d->n);
+	if (ed->path == LAY_STUB) {
+		double x = k ? ed->x2 : ed->x1, y = k ? ed->y2 : ed->y1;
+		double sx = k ? -ed->cx : ed->cx, sy = k ? -ed->cy : ed->cy;
+
+		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"%.2f\"/>",
+			x, y, x + sx, y + sy, col, w + 1);
+	} else if (ed->path == LAY_ARC) {
+		fprintf(out, "<path d=\"M%.1f %.1fQ%.1f %.1f %.1f %.1f\" fill=\"none\" stroke=\"%s\" stroke-width=\"%.2f\"/>",
+			ed->x1 + ox, ed->y1 + oy, ed->cx + ox, ed->cy + oy,
+			ed->x2 + ox, ed->y2 + oy, col, w);
+	} else {
+		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"%.2f\"/>",
+			ed->x1 + ox, ed->y1 + oy, ed->x2 + ox, ed->y2 + oy, col,
+			w);
+	}
+	fputs("<title>", out);
+	dir_title(out, m, e, k);
+	fputs("</title></g>\n", out);
+}
+
+/* The busiest load inside box b (cables between its own switches). */
+static double inside(const struct map *m, uint32_t b)
+{
+	double v = NAN;
+	uint32_t e;
+	int k;
+
+	for (e = 0; e < m->l.nedge; e++)
+		for (k = 0; k < 2 && m->l.edge[e].a == b &&
+			    m->l.edge[e].path == LAY_INSIDE; k++)
+			if (m->d[2 * e + k].known &&
+			    (isnan(v) || m->d[2 * e + k].max > v))
+				v = m->d[2 * e + k].max;
+	return v;
+}
+
+static void draw_hosts(FILE *out, const struct map *m, uint32_t b,
+		       const uint32_t *hosts, size_t nh)
+{
+	const struct lay_box *bx = &m->l.box[b];
+	const struct fabric *f = m->src.f;
+	char col[24];
+	size_t i;
+
+	for (i = 0; i < nh; i++) {
+		uint32_t n = hosts[2 * i], j = rt_job_of(
+			m->src.have_jobs ? &m->src.js : NULL, n);
+		unsigned int p = hosts[2 * i + 1];
+		double v = m->shade[f->nodes[n].port0 + p];
+
+		if (m->src.have_jobs)
+			job_color(j, col, sizeof(col));
+		else if (m->host_loads)
+			ramp(v, m->full, col, sizeof(col));
+		else
+			snprintf(col, sizeof(col), "#b0b0b0");
+		fprintf(out, "<rect class=\"host\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\" stroke=\"#ffffff\" stroke-width=\"0.3\"",
+			bx->hx + (i % bx->cols) * bx->cell,
+			bx->hy + (i / bx->cols) * bx->cell, bx->cell, bx->cell,
+			col);
+		if (j != RT_JOB_NONE) {
+			fputs(" data-job=\"", out);
+			xml_text(out, m->src.js.job[j].id, SIZE_MAX);
+			fputs("\"", out);
+		}
+		fputs("><title>", out);
+		xml_clip(out, name(m, n), 64);
+		fprintf(out, " port %u, LID %u", p, fab_port(f, n, p)->lid);
+		if (j != RT_JOB_NONE) {
+			fputs(", job ", out);
+			xml_clip(out, m->src.js.job[j].id, 64);
+		}
+		if (m->host_loads) {
+			fputs(", sends ", out);
+			link_text(out, m, n, p);
+		}
+		fputs("</title></rect>\n", out);
+	}
+}
+
+/*
+ * The CA ports cabled to each box's switches, as (node, port) pairs:
+ * box b's from (*off)[b]; both arrays the caller's to free.
+ */
+static int hosts_by_box(const struct map *m, uint32_t **off, uint32_t **hp)
+{
+	const struct fabric *f = m->src.f;
+	uint32_t *o = calloc(m->l.nbox + 2, sizeof(*o)), *h, n, b;
+	unsigned int p;
+
+	h = malloc((2 * f->nports + 1) * sizeof(*h));
+	if (!o || !h) {
+		free(o);
+		free(h);
+		return -ENOMEM;
+	}
+	for (n = 0; n < f->nnodes; n++)
+		for (p = 1; !fab_is_sw(f, n) && p <= f->nodes[n].nports; p++) {
+			uint32_t s = fab_port(f, n, p)->peer;
+
+			if (s != FAB_NONE && fab_is_sw(f, s))
+				o[m->l.box_of[s] + 2]++;
+		}
+	for (b = 0; b < m->l.nbox; b++)
+		o[b + 2] += o[b + 1];
+	for (n = 0; n < f->nnodes; n++)
+		for (p = 1; !fab_is_sw(f, n) && p <= f->nodes[n].nports; p++) {
+			uint32_t s = fab_port(f, n, p)->peer;
+
+			if (s == FAB_NONE || !fab_is_sw(f, s))
+				continue;
+			b = m->l.box_of[s];
+			h[2 * o[b + 1]] = n;
+			h[2 * o[b + 1]++ + 1] = p;
+		}
+	*off = o;
+	*hp = h;
+	return 0;
+}
+
+/* A group's label: its names' common start and the count, "leaf-p3-* (16)". */
+static void group_label(FILE *out, const struct map *m,
+			const struct lay_box *b)
+{
+	const char *a = name(m, m->l.sw[b->first]);
+	size_t pre = strlen(a), fit = (size_t)((b->w - 6) / LAY_CHAR_W), n;
+	uint32_t i;
+
+	for (i = 1; i < b->nsw; i++) {
+		const char *z = name(m, m->l.sw[b->first + i]);
+
+		for (n = 0; n < pre && a[n] == z[n]; n++)
+			;
+		pre = n;
+	}
+	if (pre + 7 > fit)	/* room for "* (NN)" */
+		pre = fit > 7 ? fit - 7 : 0;
+	xml_text(out, a, pre);
+	fprintf(out, "%s(%u)", pre ? "* " : "", b->nsw);
+}
+
+static void draw_box(FILE *out, const struct map *m, uint32_t b)
+{
+	const struct lay_box *bx = &m->l.box[b];
+	double v = inside(m, b);
+	char col[24];
+	uint32_t n = m->l.sw[bx->first];
+
+	if (isnan(v))
+		snprintf(col, sizeof(col), "#505050");
+	else
+		ramp(v, m->full, col, sizeof(col));
+	fprintf(out, "<g class=\"switch\" data-switches=\"%u\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"2\" fill=\"#f7f7f7\" stroke=\"%s\" stroke-width=\"%s\"/>",
+		bx->nsw, bx->x, bx->y, bx->w, bx->h, col,
+		isnan(v) ? "0.8" : "2");
+	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
+		bx->x + bx->w / 2, bx->y + 10);
+	if (bx->nsw > 1)
+		group_label(out, m, bx);
+	else
+		xml_clip(out, name(m, n), (size_t)((bx->w - 6) / LAY_CHAR_W));
+	fputs("</text><title>", out);
+	box_names(out, m, bx, 64);
+	if (bx->nsw == 1)
+		fprintf(out, ", GUID 0x%016" PRIx64 ", LID %u",
+			m->src.f->nodes[n].guid,
+			fab_port(m->src.f, n, 0)->lid);
+	fprintf(out, ", %u hosts", bx->nhosts);
+	if (!isnan(v)) {
+		fputs("; cables inside: busiest ", out);
+		load_text(out, m, v);
+	}
+	fputs("</title></g>\n", out);
+}
+
+/* Title lines, the load ramp and the jobs' colours. */
+static void draw_head(FILE *out, const struct map *m, double width)
+{
+	const struct fabric *f = m->src.f;
+	char col[24];
+	unsigned int i, nj = m->src.have_jobs ? m->src.js.njobs : 0;
+	double x;
+
+	fputs("<text class=\"title\" x=\"10\" y=\"18\">", out);
+	xml_clip(out, m->src.name, 80);
+	fprintf(out, ": %s, %zu switches, %zu CAs%s</text>\n", m->l.what,
+		f->nsw, f->nca, m->l.grouped ? " (switches grouped)" : "");
+	fprintf(out, "<text x=\"10\" y=\"34\">load: %s", m->unit);
+	if (m->busy_node != FAB_NONE) {
+		uint32_t peer = fab_port(f, m->busy_node, m->busy_port)->peer;
+
+		fputs("; busiest link ", out);
+		xml_clip(out, name(m, m->busy_node), 40);
+		fprintf(out, " port %u → ", m->busy_port);
+		xml_clip(out, peer == FAB_NONE ? "?" : name(m, peer), 40);
+		fputs(": ", out);
+		link_text(out, m, m->busy_node, m->busy_port);
+	}
+	fputs("</text>\n<g class=\"legend\">", out);
+	for (i = 0; i <= 40; i++) {
+		ramp(i ? m->full * i / 40 : 0, m->full, col, sizeof(col));
+		fprintf(out, "<rect x=\"%.1f\" y=\"42\" width=\"3\" height=\"8\" fill=\"%s\"/>",
+			10 + 3.0 * i, col);
+	}
+	fputs("<text x=\"136\" y=\"50\">0 .. ", out);
+	if (m->scale)
+		fprintf(out, "%g %s", m->full, m->scale);
+	else
+		load_text(out, m, m->full);
+	fputs("</text>", out);
+	x = 330;
+	for (i = 0; i < nj && x < width - 60; i++) {
+		job_color(i, col, sizeof(col));
+		fprintf(out, "<rect x=\"%.1f\" y=\"42\" width=\"8\" height=\"8\" fill=\"%s\"/><text x=\"%.1f\" y=\"50\">",
+			x, col, x + 11);
+		xml_clip(out, m->src.js.job[i].id, 16);
+		fputs("</text>", out);
+		x += 20 + 6.0 * (strlen(m->src.js.job[i].id) < 16 ?
+				 strlen(m->src.js.job[i].id) : 17);
+	}
+	if (i < nj)
+		fprintf(out, "<text x=\"%.1f\" y=\"50\">+%u jobs</text>", x,
+			nj - i);
+	fputs("</g>\n", out);
+}
+
+static int draw(FILE *out, const struct map *m)
+{
+	const struct lay *l = &m->l;
+	double w = l->width < 520 ? 520 : l->width, h = l->height + HEAD;
+	uint32_t *off, *hp, b, e, i;
+	int ret = hosts_by_box(m, &off, &hp);
+
+	if (ret)
+		return ret;
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, sans-serif\" font-size=\"7\">\n"
+		"<style>.title{font-size:12px;font-weight:bold}.legend text,.row{font-size:9px}</style>\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
+		w, h, w, h);
+	draw_head(out, m, w);
+	fprintf(out, "<g transform=\"translate(0 %.0f)\">\n<g class=\"links\">\n",
+		HEAD);
+	for (e = 0; e < l->nedge; e++)
+		for (i = 0; i < 2 && l->edge[e].path != LAY_INSIDE; i++)
+			draw_dir(out, m, e, i);
+	fputs("</g>\n<g class=\"switches\">\n", out);
+	for (b = 0; b < l->nbox; b++) {
+		draw_box(out, m, b);
+		draw_hosts(out, m, b, hp + 2 * off[b], off[b + 1] - off[b]);
+	}
+	fputs("</g>\n", out);
+	for (i = 0; i < l->nlabel; i++) {
+		fprintf(out, "<text class=\"row\" x=\"%.1f\" y=\"%.1f\">",
+			l->label[i].x, l->label[i].y);
+		xml_clip(out, l->label[i].text, sizeof(l->label[i].text));
+		fputs("</text>\n", out);
+	}
+	fputs("</g>\n</svg>\n", out);
+	free(off);
+	free(hp);
+	return 0;
+}
+
+/* Write the picture to path ("-": stdout) through a temporary file, so
+ * a failure leaves an earlier picture whole. */
+static int write_svg(const struct map *m, const char *path, char *err,
+		     size_t len)
+{
+	char tmp[4096];
+	FILE *out = stdout;
+	int ret;
+
+	if (strcmp(path, "-")) {
+		if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path,
+				     (long)getpid()) >= sizeof(tmp)) {
+			snprintf(err, len, "%s: name too long", path);
+			return -ENAMETOOLONG;
+		}
+		if (!(out = fopen(tmp, "wx"))) {
+			ret = -errno;
+			snprintf(err, len, "%s: %s", tmp, strerror(-ret));
+			return ret;
+		}
+	}
+	ret = draw(out, m);
+	if (!ret && (ferror(out) || fflush(out)))
+		ret = -EIO;
+	if (out != stdout) {
+		if (fclose(out) && !ret)
+			ret = -errno;
+		if (!ret && rename(tmp, path))
+			ret = -errno;
+		if (ret)
+			unlink(tmp);
+	}
+	if (ret)
+		snprintf(err, len, "%s: %s", path, strerror(-ret));
+	return ret;
+}
+
+static int summary(const struct map *m)
+{
+	const struct pr_opts *o = m->o;
+	json_object *j;
+	int ret = 0;
+
+	if (!o->json) {
+		fprintf(stderr, "ibpoolroute: wrote %s: %s, %u boxes, %u cable groups, load %s\n",
+			strcmp(o->output, "-") ? o->output : "the map",
+			m->l.what, m->l.nbox, m->l.nedge,
+			load_names[o->load]);
+		return 0;
+	}
+	j = json_object_new_object();
+	if (!j)
+		return -ENOMEM;
+	json_object_object_add(j, "output", json_object_new_string(o->output));
+	json_object_object_add(j, "source", json_object_new_string(m->src.name));
+	json_object_object_add(j, "layout", json_object_new_string(m->l.what));
+	json_object_object_add(j, "switches",
+			       json_object_new_uint64(m->src.f->nsw));
+	json_object_object_add(j, "cas", json_object_new_uint64(m->src.f->nca));
+	json_object_object_add(j, "boxes", json_object_new_int64(m->l.nbox));
+	json_object_object_add(j, "edges", json_object_new_int64(m->l.nedge));
+	json_object_object_add(j, "grouped",
+			       json_object_new_boolean(m->l.grouped));
+	json_object_object_add(j, "load", json_object_new_string(
+				       load_names[o->load]));
+	json_object_object_add(j, "unit", json_object_new_string(m->unit));
+	json_object_object_add(j, "full", json_object_new_double(m->full));
+	if (printf("%s\n", json_object_to_json_string_ext(
+			   j, JSON_C_TO_STRING_PLAIN)) < 0)
+		ret = -EIO;
+	json_object_put(j);
+	return ret;
+}
+
+static void map_release(struct map *m)
+{
+	if (m->shade != m->load)
+		free(m->shade);
+	free(m->load);
+	free(m->d);
+	lay_release(&m->l);
+	pr_source_close(&m->src);
+}
+
+int pr_map(const struct pr_opts *o, char *err, size_t len)
+{
+	struct map m = { .o = o };
+	int ret;
+
+	if ((ret = pr_source_open(&m.src, o, !o->jobs_unrouted, err, len)))
+		goto out;
+	if ((ret = lay_build(m.src.f, NULL, &m.l))) {
+		snprintf(err, len, "layout: %s", strerror(-ret));
+		goto out;
+	}
+	m.load = nan_array(m.src.f->nports);
+	m.shade = o->load == PR_LOAD_A2A ? nan_array(m.src.f->nports) :
+					   m.load;
+	if (!m.load || !m.shade) {
+		ret = -ENOMEM;
+		snprintf(err, len, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	if (o->load == PR_LOAD_A2A)
+		ret = load_a2a(&m, err, len);
+	else if (o->load == PR_LOAD_JOBS)
+		ret = load_jobs(&m, err, len);
+	else
+		ret = load_counters(&m, err, len);
+	if (!ret && (ret = sum_edges(&m)))
+		snprintf(err, len, "%s", strerror(-ret));
+	if (!ret)
+		ret = write_svg(&m, o->output, err, len);
+	if (!ret)
+		ret = summary(&m);
+out:
+	map_release(&m);
+	return ret ? PR_ERR : PR_OK;
+}
