@@ -5,12 +5,12 @@ set -eu
 
 # autoconf ... bison: tools/build-opensm.sh, for the version matrix;
 # slurmctld ... curl: the export and metrics tests (slurmctld checks
-# topology.conf, promtool the metrics).
+# topology.conf, promtool the metrics); mandoc lints the man pages.
 PKGS="build-essential opensm libopensm-dev libibumad-dev libibmad-dev
 libibnetdisc-dev libibverbs-dev libiniparser-dev libjson-c-dev libcunit1-dev
 ibsim-utils infiniband-diags ibutils clang libclang-rt-14-dev xz-utils
 autoconf automake libtool flex bison
-slurmctld slurm-client python3-yaml prometheus curl"
+slurmctld slurm-client python3-yaml prometheus curl mandoc"
 
 missing=""
 for p in $PKGS; do
