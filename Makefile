@@ -242,12 +242,13 @@ bench: deps
 install: all
 	install -d $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(BINDIR) \
 		$(DESTDIR)$(SYSCONFDIR)/opensm $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(MANDIR)/man8
+		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
 	install -m 0644 $(PB)/libgpuaware.so $(DESTDIR)$(PLUGINDIR)/libgpuaware.so
 	install -m 0755 $(B)/ibpoolroute $(B)/ibtopogen $(B)/ibpoold \
 		$(DESTDIR)$(BINDIR)/
 	install -m 0644 docs/ibpoolroute.1 docs/ibtopogen.1 \
 		$(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 docs/gpuaware.conf.5 $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 docs/ibpoold.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 plugins/opensm/gpuaware.conf \
 		$(DESTDIR)$(SYSCONFDIR)/opensm/gpuaware.conf.sample
@@ -264,6 +265,7 @@ uninstall:
 		$(DESTDIR)$(UNITDIR)/ibpoold.service \
 		$(DESTDIR)$(MANDIR)/man1/ibpoolroute.1 \
 		$(DESTDIR)$(MANDIR)/man1/ibtopogen.1 \
+		$(DESTDIR)$(MANDIR)/man5/gpuaware.conf.5 \
 		$(DESTDIR)$(MANDIR)/man8/ibpoold.8
 
 clean:

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The whole suite: unit tests, offline CLI, Slurm hook and ibpoold tests, then
+# The whole suite: unit tests, offline CLI, Slurm hook, ibpoold, docs, then
 # (unless --offline) the ibsim end-to-end tests, against the system's OpenSM
 # and the releases of the version matrix.  Ends with one "N passed, N
 # failed" line, after a SKIP line when the matrix's sources are missing.
@@ -33,6 +33,7 @@ run poold-daemon tests/offline/t-poold-daemon.sh "$B"
 run poold-restart tests/offline/t-poold-restart.sh "$B"
 run poold-tcp tests/offline/t-poold-tcp.sh "$B"
 run export tests/offline/t-export.sh "$B"
+run docs tests/offline/t-docs.sh "$B"
 skip=""
 if [ "$MODE" != "--offline" ]; then
 	run ibsim tests/ibsim/run-all.sh "$B"
