@@ -88,6 +88,15 @@ static inline struct fab_port *fab_lid_port(const struct fabric *f,
 }
 
 /*
+ * The nominal rate of port p's link in bytes a second, 0 when its width
+ * or speed is not known.  SDR to QDR links carry 8/10 of it as data.
+ */
+static inline double fab_port_rate(const struct fab_port *p)
+{
+	return p->width * p->speed * 1e8 / 8;
+}
+
+/*
  * Give every switch (port 0) and every linked CA port a LID, in node order,
  * CA port LIDs aligned to 2^lmc as OpenSM does.  Existing LIDs are kept.
  * Returns 0 or -ERANGE when the unicast LID space runs out.

@@ -268,8 +268,7 @@ void pool_live_apply(struct pool_live *l, struct pool_view *v)
 		    (r->flags & (LF_RATE_NEW | LF_RATE_GONE)))
 			continue;
 		fp = fab_port(f, r->node, r->port);
-		/* width lanes of speed * 100 Mb/s, in bytes per second */
-		cap = fp->width * fp->speed * 1e8 / 8;
+		cap = fab_port_rate(fp);
 		if (cap > 0)
 			v->meas[f->nodes[r->node].port0 + r->port] =
 				fmax(r->bytes_per_s / cap, stall(r));

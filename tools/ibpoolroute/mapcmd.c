@@ -211,14 +211,6 @@ static int load_jobs(struct map *m, char *err, size_t len)
 	return 0;
 }
 
-/* Bytes a second a port's link carries at full rate, 0 when unknown. */
-static double line_rate(const struct fabric *f, uint32_t n, unsigned int p)
-{
-	const struct fab_port *fp = fab_port(f, n, p);
-
-	return fp->width * fp->speed * 1e8 / 8;
-}
-
 /* The port counters, twice: each link's share of its line rate. */
 static int load_counters(struct map *m, char *err, size_t len)
 {
@@ -235,13 +227,14 @@ static int load_counters(struct map *m, char *err, size_t len)
 		goto out;
 	for (i = 0; i < n; i++)
 		if (!(r[i].flags & (LF_RATE_NEW | LF_RATE_GONE)) &&
-		    !line_rate(f, r[i].node, r[i].port))
+		    !fab_port_rate(fab_port(f, r[i].node, r[i].port)))
 			rated = false;
 	for (i = 0; i < n; i++) {
 		if (r[i].flags & (LF_RATE_NEW | LF_RATE_GONE))
 			continue;
 		m->load[f->nodes[r[i].node].port0 + r[i].port] = rated ?
-			r[i].bytes_per_s / line_rate(f, r[i].node, r[i].port) :
+			r[i].bytes_per_s /
+			fab_port_rate(fab_port(f, r[i].node, r[i].port)) :
 			r[i].bytes_per_s;
 	}
 	m->unit = rated ? "of line rate" : "bytes/s";
