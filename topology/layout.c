@@ -50,7 +50,8 @@ struct ctx {
 	/* torus: blocks of q x q switches on a bx x by grid per plane */
 	unsigned int tx, ty, q, bx, by, planes;
 	double px, py;		/* grid pitch */
-	unsigned int groups;	/* dragonfly: on the circle, any unlinked last */
+	unsigned int groups;	/* dragonfly: slots on the circle, unlinked last */
+	bool df_rows;		/* Dragonfly+ groups as spines over leaves */
 };
 
 static int cmp_item(const void *x, const void *y)
@@ -305,7 +306,10 @@ static int row_blocks(struct ctx *c, const unsigned int *row)
 	if (!key || swg_build(c->f, &g) ||
 	    !(uf = malloc((g.n + 1) * sizeof(*uf))))
 		goto out;
-	top = c->n ? c->it[c->n - 1].row : 0;
+	/* the highest row but the unlinked switches' */
+	for (top = 0, i = 0; i < c->n; i++)
+		if (c->it[i].row != UINT32_MAX && c->it[i].row > top)
+			top = c->it[i].row;
 	pods(&g, row, top, uf);
 	for (i = 0; i < c->n; i = j) {
 		for (j = i; j < c->n && c->it[j].row == c->it[i].row; j++)
@@ -328,51 +332,62 @@ out:
 	return ret;
 }
 
+/* Boxes i..j (one row) across width at *y, labelled; *y moves below. */
+static int place_row(struct ctx *c, uint32_t i, uint32_t j, double width,
+		     double *y)
+{
+	struct lay *l = c->l;
+	unsigned int r = l->box[i].row;
+	double pitch = width / (j - i), h = 0;
+	uint32_t k;
+	int ret;
+
+	for (k = i; k < j; k++) {
+		place(&l->box[k], LABEL_W + pitch * (k - i + 0.5) - c->bw / 2,
+		      *y);
+		if (l->box[k].h > h)
+			h = l->box[k].h;
+	}
+	if (r == UINT32_MAX && l->kind == LAY_TREE)
+		ret = add_label(l, 0, *y + BOX_H - 3, "unlinked");
+	else if (r == UINT32_MAX)
+		ret = add_label(l, 0, *y + BOX_H - 3, "unlinked or %u+ hops",
+				FT_MAX_LEVELS);
+	else if (l->kind == LAY_TREE)
+		ret = add_label(l, 0, *y + BOX_H - 3, "level %u (%u)", r,
+				l->box[j - 1].first + l->box[j - 1].nsw -
+				l->box[i].first);
+	else
+		ret = add_label(l, 0, *y + BOX_H - 3, "%u hops from hosts", r);
+	*y += h + ROW_GAP;
+	return ret;
+}
+
+/* The highest row on top, the unlinked switches (if any) at the bottom. */
 static int place_rows(struct ctx *c)
 {
 	struct lay *l = c->l;
-	unsigned int most = 1, r;
-	uint32_t i, j, k;
-	double y = 0, h, pitch, width;
-	int ret;
+	uint32_t i, j, most = 1, end = l->nbox;
+	double y = 0, width;
+	int ret = 0;
 
 	for (i = 0; i < l->nbox; i = j) {
 		for (j = i; j < l->nbox && l->box[j].row == l->box[i].row; j++)
 			;
 		if (j - i > most)
 			most = j - i;
+		if (l->box[i].row == UINT32_MAX)
+			end = i;
 	}
 	width = most * (c->bw + GAP);
-	/* highest row on top: walk the rows from the last */
-	for (j = l->nbox; j > 0; j = i) {
+	for (j = end; j > 0 && !ret; j = i) {
 		for (i = j; i > 0 && l->box[i - 1].row == l->box[j - 1].row; i--)
 			;
-		pitch = width / (j - i);
-		h = 0;
-		for (k = i; k < j; k++) {
-			place(&l->box[k], LABEL_W + pitch * (k - i + 0.5) -
-			      c->bw / 2, y);
-			if (l->box[k].h > h)
-				h = l->box[k].h;
-		}
-		r = l->box[i].row;
-		if (r == UINT32_MAX && l->kind == LAY_TREE)
-			ret = add_label(l, 0, y + BOX_H - 3, "unlinked");
-		else if (r == UINT32_MAX)
-			ret = add_label(l, 0, y + BOX_H - 3,
-					"unlinked or %u+ hops", FT_MAX_LEVELS);
-		else if (l->kind == LAY_TREE)
-			ret = add_label(l, 0, y + BOX_H - 3, "level %u (%u)",
-					r, l->box[j - 1].first +
-					l->box[j - 1].nsw - l->box[i].first);
-		else
-			ret = add_label(l, 0, y + BOX_H - 3, "%u hops from hosts",
-					r);
-		if (ret)
-			return ret;
-		y += h + ROW_GAP;
+		ret = place_row(c, i, j, width, &y);
 	}
-	return 0;
+	if (!ret && end < l->nbox)
+		ret = place_row(c, end, l->nbox, width, &y);
+	return ret;
 }
 
 /*
@@ -546,74 +561,162 @@ static int lay_torus(struct ctx *c)
 
 /* --- dragonfly: groups around a circle --- */
 
-static int lay_dragonfly(struct ctx *c)
+/* A dragonfly's switches: each group's slot on the circle, spines first. */
+static void dragonfly_items(struct ctx *c, unsigned int per)
 {
-	unsigned int max = c->o->sw_max ? c->o->sw_max : LAY_SW_MAX;
-	bool one = c->n > max;	/* a box per group */
-	struct lay *l = c->l;
-	double w = one ? GROUP_W : c->bw, ph = 0, h, r, th, cx, cy, y;
-	uint32_t i, j, k, g;
-	int ret;
+	unsigned int slots = (c->di.ngroups + per - 1) / per;
+	uint32_t i, g;
 
-	c->groups = c->di.ngroups;
+	c->groups = slots;
 	for (i = 0; i < c->n; i++) {
 		struct item *e = &c->it[i];
 
 		g = c->di.group[e->node];
-		e->row = g == DF_NONE ? c->di.ngroups : g;
+		e->row = g == DF_NONE ? slots : g / per;
 		if (g == DF_NONE)
-			c->groups = c->di.ngroups + 1;
+			c->groups = slots + 1;
 		e->k = c->di.spine && c->di.spine[e->node] ? 0 : 1;
 	}
+}
+
+/*
+ * The size of slot boxes i..j drawn as a panel: a column, or for a
+ * Dragonfly+ group drawn switch by switch its spines in a row above its
+ * leaves.
+ */
+static void panel_size(const struct ctx *c, uint32_t i, uint32_t j,
+		       double *pw, double *ph)
+{
+	const struct lay *l = c->l;
+	double hs = 0, hl = 0, h = 0;
+	uint32_t k, ns = 0;
+
+	for (k = i; k < j; k++) {
+		double bh = l->box[k].h;
+
+		h += bh + 4;
+		if (c->it[l->box[k].first].k == 0) {
+			ns++;
+			hs = bh > hs ? bh : hs;
+		} else {
+			hl = bh > hl ? bh : hl;
+		}
+	}
+	*pw = l->box[i].w;
+	*ph = h;
+	if (c->df_rows) {
+		k = ns > j - i - ns ? ns : j - i - ns;
+		*pw = k * (l->box[i].w + 4);
+		*ph = hs + 30 + hl;
+	}
+}
+
+/* Place slot boxes i..j as a panel centred on (x, y). */
+static void place_panel(struct ctx *c, uint32_t i, uint32_t j, double x,
+			double y, double pw, double ph)
+{
+	struct lay *l = c->l;
+	double cy = y - ph / 2, sx = x - pw / 2, lx = sx, hs = 0;
+	uint32_t k;
+
+	for (k = i; k < j; k++) {
+		struct lay_box *b = &l->box[k];
+
+		if (!c->df_rows) {
+			place(b, x - b->w / 2, cy);
+			cy += b->h + 4;
+		} else if (c->it[b->first].k == 0) {
+			place(b, sx, y - ph / 2);
+			sx += b->w + 4;
+			hs = b->h > hs ? b->h : hs;
+		}
+	}
+	for (k = i; c->df_rows && k < j; k++)
+		if (c->it[l->box[k].first].k != 0) {
+			place(&l->box[k], lx, y - ph / 2 + hs + 30);
+			lx += l->box[k].w + 4;
+		}
+}
+
+static int dragonfly_label(struct ctx *c, uint32_t slot, unsigned int per,
+			   double x, double y)
+{
+	unsigned int g0 = slot * per, g1 = g0 + per - 1;
+
+	if (slot * per >= c->di.ngroups)
+		return add_label(c->l, x, y, "unlinked");
+	if (per == 1)
+		return add_label(c->l, x, y, "group %u", g0);
+	if (g1 >= c->di.ngroups)
+		g1 = c->di.ngroups - 1;
+	return add_label(c->l, x, y, "groups %u-%u", g0, g1);
+}
+
+/*
+ * Groups around a circle: switch by switch, or past sw_max switches a box
+ * per group, several groups a box past LAY_GROUPS_MAX groups.
+ */
+static int lay_dragonfly(struct ctx *c)
+{
+	unsigned int max = c->o->sw_max ? c->o->sw_max : LAY_SW_MAX, per = 1;
+	bool one = c->n > max;
+	struct lay *l = c->l;
+	double w = one ? GROUP_W : c->bw, pmax = 0, pw, ph, r, th;
+	uint32_t i, j;
+	int ret;
+
+	if (one)
+		per = (c->di.ngroups + LAY_GROUPS_MAX - 1) / LAY_GROUPS_MAX;
+	c->df_rows = c->di.plus && !one;
+	dragonfly_items(c, per);
 	qsort(c->it, c->n, sizeof(*c->it), cmp_item);
 	for (i = 0; !one && i < c->n; i++)
 		c->it[i].blk = i;
 	if ((ret = make_boxes(c, w)))
 		return ret;
-	/* the tallest group sets the circle's size */
 	for (i = 0; i < l->nbox; i = j) {
-		h = 0;
 		for (j = i; j < l->nbox && l->box[j].row == l->box[i].row; j++)
-			h += l->box[j].h + 4;
-		if (h > ph)
-			ph = h;
+			;
+		panel_size(c, i, j, &pw, &ph);
+		pmax = pw > pmax ? pw : pmax;
+		pmax = ph > pmax ? ph : pmax;
 	}
-	r = c->groups * ((ph > w ? ph : w) + 80) / TAU;
-	if (r < 150)
-		r = 150;
-	for (i = 0; i < l->nbox; i = j) {
-		g = l->box[i].row;
-		th = -TAU / 4 + TAU * g / c->groups;
-		cx = LABEL_W / 2 + r + w + r * cos(th);
-		h = 0;
-		for (j = i; j < l->nbox && l->box[j].row == g; j++)
-			h += l->box[j].h + 4;
-		cy = 30 + r + ph / 2 + r * sin(th);
-		y = cy - h / 2;
-		for (k = i; k < j; k++) {
-			place(&l->box[k], cx - w / 2, y);
-			y += l->box[k].h + 4;
-		}
-		ret = g == c->di.ngroups ?
-		      add_label(l, cx - w / 2, cy - h / 2 - 6, "unlinked") :
-		      add_label(l, cx - w / 2, cy - h / 2 - 6, "group %u", g);
-		if (ret)
-			return ret;
+	r = c->groups * (pmax + 80) / TAU;
+	r = r < 150 ? 150 : r;
+	for (i = 0; i < l->nbox && !ret; i = j) {
+		double x, y;
+
+		for (j = i; j < l->nbox && l->box[j].row == l->box[i].row; j++)
+			;
+		panel_size(c, i, j, &pw, &ph);
+		th = -TAU / 4 + TAU * l->box[i].row / c->groups;
+		x = r + pmax + r * cos(th);
+		y = r + pmax + r * sin(th);
+		place_panel(c, i, j, x, y, pw, ph);
+		ret = dragonfly_label(c, l->box[i].row, per, x - pw / 2,
+				      y - ph / 2 - 6);
 	}
-	return 0;
+	return ret;
 }
 
-/* Cables inside a group bow outwards, away from the circle's centre. */
+/*
+ * Cables inside a group: between a Dragonfly+ group's rows straight, in
+ * a column from its side, bowing away from the circle's centre.
+ */
 static void dragonfly_edge(const struct ctx *c, struct lay_edge *e)
 {
 	const struct lay_box *a = &c->l->box[e->a], *b = &c->l->box[e->b];
 	double th = -TAU / 4 + TAU * a->row / c->groups, bow;
+	bool right = cos(th) >= 0;
 
-	if (a->row != b->row)
+	if (a->row != b->row || c->df_rows)
 		return;
-	bow = 10 + 6.0 * (e->b - e->a);
+	/* a quadratic curve reaches half way to its control point */
+	bow = 2 * (8 + 5.0 * (e->b - e->a));
 	e->path = LAY_ARC;
-	e->cx = cos(th) >= 0 ? a->x + a->w + bow : a->x - bow;
+	e->x1 = right ? a->x + a->w : a->x;
+	e->x2 = right ? b->x + b->w : b->x;
+	e->cx = right ? e->x1 + bow : e->x1 - bow;
 	e->cy = (e->y1 + e->y2) / 2;
 }
 
@@ -783,8 +886,11 @@ static void shift(struct lay *l, double dx, double dy)
 /* Bring the drawing to 10 units from the origin; measure it. */
 static void frame(struct lay *l)
 {
-	double x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+	double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
 	uint32_t i;
+
+	if (!l->nbox)
+		x0 = x1 = y0 = y1 = 0;
 
 	for (i = 0; i < l->nbox; i++) {
 		grow(&x0, &x1, l->box[i].x);

@@ -76,14 +76,16 @@ struct lay {
 
 /*
  * The most boxes a tree row holds and the most switches a torus or
- * dragonfly draws one by one, before switches share boxes; 0: defaults.
+ * dragonfly draws one by one, before switches share boxes; 0: defaults
+ * (LAY_ROW_MAX, LAY_SW_MAX).
  */
 struct lay_opts {
 	unsigned int row_max;
 	unsigned int sw_max;
 };
 
-#define LAY_ROW_MAX 48
+#define LAY_ROW_MAX 32
+#define LAY_GROUPS_MAX 32	/* dragonfly groups drawn before they share boxes */
 #define LAY_CHAR_W 4.2		/* a name's characters in a 7-unit font */
 #define LAY_SW_MAX 512
 

@@ -115,6 +115,13 @@ grep -q 'busiest link leaf-2 port 5 → spine-1: ' "$WORK/now.svg" ||
 	t_fail "map: busiest is not leaf-2:5: $(grep -o 'busiest link [^<]*' "$WORK/now.svg")"
 [ "$(grep -c 'class="switch"' "$WORK/now.svg")" -eq 6 ] ||
 	t_fail "map: not ft2-tiny's 6 switches"
+# that direction's own line carries the largest load of all
+top=$(grep -o 'data-load="[^"]*"' "$WORK/now.svg" | tr -dc '0-9.\n' | sort -g | tail -1)
+grep -q "class=\"link\" data-load=\"$top\" data-links=\"1\"><line[^>]*/><title>leaf-2 → spine-1: " \
+	"$WORK/now.svg" || t_fail "map: leaf-2 -> spine-1's line is not the busiest ($top)"
+# hosts: the switch ports facing them are measured (their own are not)
+! grep -q 'receives not known' "$WORK/now.svg" ||
+	t_fail "map: a host's incoming traffic not known"
 rsvg-convert -o "$WORK/now.png" "$WORK/now.svg" && [ -s "$WORK/now.png" ] ||
 	t_fail "map: the SVG does not render"
 t_log "map --load counters: $(grep -o 'busiest link [^<]*' "$WORK/now.svg")"

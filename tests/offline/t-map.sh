@@ -67,11 +67,6 @@ same "tiny: a box per switch" "$(count 'class="switch"' tiny)" 6
 same "tiny: a cell per host" "$(count 'class="host"' tiny)" 16
 same "tiny: both directions of 8 cables" "$(count 'class="link"' tiny)" 16
 same "tiny: every link at its kind's mean" "$(loads tiny | sort -u)" 1
-"$BIN" route --net $C/ft2-tiny.net --json --perms 0 > "$w/route.json"
-busy=$(grep -o 'busiest link [^:]*: [0-9]* all-to-all routes' "$w/tiny.svg" |
-	sed 's/.*: \([0-9]*\) all.*/\1/')
-same "tiny: busiest link = the verifier's efi_max" "$busy" \
-	"$(jval efi_max "$w/route.json")"
 grep -q "^ibpoolroute: wrote $w/tiny.svg: 2-level fat-tree, 6 boxes" "$w/err" &&
 	ok "tiny: says where it wrote" || bad "tiny: says where it wrote" "$(cat "$w/err")"
 
@@ -86,6 +81,16 @@ awk -v a="$worst" -v b="$(jval efi_level_ratio "$w/route.json")" \
 	ok "deg: worst shade $worst = efi_level_ratio" ||
 	bad "deg: worst shade $worst = efi_level_ratio" \
 		"$(jval efi_level_ratio "$w/route.json")"
+busy=$(grep -o 'busiest link [^:]*: [0-9]* all-to-all routes' "$w/deg.svg" |
+	sed 's/.*: \([0-9]*\) all.*/\1/')
+same "deg: busiest link = the verifier's efi_max" "$busy" \
+	"$(jval efi_max "$w/route.json")"
+# each direction's title names the link its shade is of: the busiest
+# link's direction carries the largest route count of all titles
+top=$(grep -o 'class="link" data-load="[^"]*" data-links="1"><line[^>]*/><title>[^<]*' "$w/deg.svg" |
+	sed 's/.*<title>//' | grep -o ': [0-9]* all-to-all' | tr -dc '0-9\n' |
+	sort -n | tail -1)
+same "deg: the busiest link's own title" "$top" "$busy"
 
 # Jobs: their hosts in their colours, links by the flows a round.
 "$TG" jobs --net $C/ft3-small.net --jobs 4-16 --seed 3 -o "$w/jobs.json"
@@ -107,6 +112,7 @@ map torus --net $C/torus-small.net
 drawn torus
 grep -q ': 4x4x4 torus, 64 switches' "$w/torus.svg" &&
 	[ "$(count 'class="switch"' torus)" -eq 64 ] &&
+	[ "$(grep -c '>plane [0-3]</text>' "$w/torus.svg")" -eq 4 ] &&
 	ok "torus: 64 switches in 4 planes" || bad "torus: 64 switches in 4 planes"
 map df --net $C/dragonfly-small.net
 drawn df
@@ -123,6 +129,28 @@ n=$(count 'class="switch"' big)
 	[ "$(count 'class="host"' big)" -eq 4096 ] &&
 	ok "big: $n boxes for 768 switches, 4096 host cells" ||
 	bad "big: grouped" "$n boxes; $(cat "$w/out")"
+
+# Names that are not ASCII, or not UTF-8 at all, still give XML.
+printf '%s\n' 'Switch 4 "sw-ääää-long-name-über"' \
+	'[1] "sw-\344\344"[1]' '[2] "node-<&>"[1]' '' \
+	'Switch 4 "sw-\344\344"' \
+	'[1] "sw-ääää-long-name-über"[1]' '[2] "node-2"[1]' '' \
+	'Ca 1 "node-<&>"' '[1] "sw-ääää-long-name-über"[2]' '' \
+	'Ca 1 "node-2"' '[1] "sw-\344\344"[2]' > "$w/names.net"
+map names --net "$w/names.net"
+drawn names
+
+# Over an existing file: a new file renamed into place (an interrupted
+# map never leaves half a picture); through a symlink: the target.
+before=$(ls -i "$w/tiny.svg" | cut -d' ' -f1)
+map tiny --net $C/ft2-tiny.net
+[ "$rc" -eq 0 ] && [ "$(ls -i "$w/tiny.svg" | cut -d' ' -f1)" != "$before" ] &&
+	ok "an existing picture replaced whole" || bad "an existing picture replaced whole"
+: > "$w/target.svg"
+ln -s "$w/target.svg" "$w/link.svg"
+map link --net $C/ft2-tiny.net
+[ "$rc" -eq 0 ] && [ -L "$w/link.svg" ] && cmp -s "$w/target.svg" "$w/tiny.svg" &&
+	ok "a symlink kept, its target written" || bad "a symlink kept, its target written"
 
 # stdout by default
 "$BIN" map --net $C/ft2-tiny.net > "$w/std.svg" 2> "$w/err" &&
@@ -151,6 +179,8 @@ err "unknown load" "unknown load 'bytes'" --net $C/ft2-tiny.net --load bytes
 err "--json needs a file" '"code":"usage","message":"map --json needs -o FILE' \
 	--net $C/ft2-tiny.net --json
 err "missing directory" "$w/no/such.svg" --net $C/ft2-tiny.net -o "$w/no/such.svg"
+mkdir "$w/adir"
+err "a directory" "$w/adir: Is a directory" --net $C/ft2-tiny.net -o "$w/adir"
 err "bad jobs file" "$w/none.json" --net $C/ft2-tiny.net --jobs "$w/none.json" -o "$w/keep.svg"
 cmp -s "$w/keep.svg" "$w/tiny.svg" && ok "a failed map leaves the old file" ||
 	bad "a failed map leaves the old file"

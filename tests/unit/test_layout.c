@@ -163,6 +163,31 @@ static void test_tree_pods(void)
 	fab_free(f);
 }
 
+/* A switch with no cable: drawn at the bottom, the pods still found. */
+static void test_tree_unlinked(void)
+{
+	struct fabric *f = tu_radix_tree(16, 3);
+	unsigned int leaves = 0;
+	struct lay l;
+	uint32_t b, lone;
+	int n = fab_add_node(f, FAB_SW, 8, 0x0002c9fffffffff0ull, "lonely");
+
+	CU_ASSERT_FATAL(n >= 0);
+	lone = (uint32_t)n;
+	CU_ASSERT_FATAL(!lay_build(f, NULL, &l));
+	check_common(f, &l);
+	for (b = 0; b < l.nbox; b++) {
+		if (l.box[b].row == 0) {
+			leaves++;
+			CU_ASSERT(l.box[b].y < l.box[l.box_of[lone]].y);
+		}
+	}
+	CU_ASSERT(leaves == 16);
+	CU_ASSERT(l.box[l.box_of[lone]].nsw == 1);
+	lay_release(&l);
+	fab_free(f);
+}
+
 /* Degraded: the cores' neighbour sets differ, rows stay within limits. */
 static void test_tree_limits(void)
 {
@@ -307,6 +332,7 @@ static void test_layers(void)
 TU_SUITE(layout,
 	 { "tree rows", test_tree_rows },
 	 { "tree pods", test_tree_pods },
+	 { "tree unlinked", test_tree_unlinked },
 	 { "tree limits", test_tree_limits },
 	 { "torus", test_torus },
 	 { "torus blocks", test_torus_blocks },

@@ -73,7 +73,7 @@ static const struct cmd cmds[] = {
 	{ "simulate", C_SIM, "--jobs FILE", 0,
 	  "the jobs' collectives at once on a routing: bandwidth per job",
 	  pr_simulate },
-	{ "map", C_MAP, "-o FILE.svg", 0,
+	{ "map", C_MAP, "[-o FILE.svg]", 0,
 	  "the fabric as a picture, links coloured by load, hosts by job",
 	  pr_map },
 	{ "counters", C_COUNTERS, "[--interval MS]", 0,

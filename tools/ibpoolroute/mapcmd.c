@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -27,11 +28,14 @@ static const char *const load_names[] = {
 	[PR_LOAD_COUNTERS] = "counters",
 };
 
-/* Distinct on white and from the load ramp's ends; then golden-angle hues. */
+/*
+ * Blues, greens, purples and greys, apart from the load ramp's oranges
+ * and reds; past them, golden-angle hues.
+ */
 static const char *const job_colors[] = {
-	"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2",
-	"#17becf", "#bcbd22", "#393b79", "#637939", "#8c6d31", "#843c39",
-	"#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363",
+	"#1f77b4", "#2ca02c", "#9467bd", "#17becf", "#e377c2", "#bcbd22",
+	"#393b79", "#637939", "#7b4173", "#6baed6", "#74c476", "#9e9ac8",
+	"#636363", "#de9ed6", "#08519c", "#006d2c", "#54278f", "#b0b0b0",
 };
 
 /* One direction of an edge: its links' loads, summed up. */
@@ -279,7 +283,7 @@ static int sum_edges(struct map *m)
 	m->busy_node = FAB_NONE;
 	for (n = 0; n < f->nnodes; n++) {
 		for (p = 1; p <= f->nodes[n].nports; p++) {
-			double v = m->shade[f->nodes[n].port0 + p];
+			double v = m->load[f->nodes[n].port0 + p];
 
 			e = fab_is_sw(f, n) ?
 			    lay_edge_dir(&m->l, n, f->nodes[n].port0 + p, &ab) :
@@ -298,14 +302,32 @@ static int sum_edges(struct map *m)
 	return 0;
 }
 
-/* The load ramp: blue, light blue, yellow, orange, red (ColorBrewer
- * RdYlBu); an idle link grey, an unknown one dark grey. */
+/*
+ * A host's link: the CA port (n, p) sends on it, its switch port sends
+ * back; the busier direction of those known, NAN for neither.
+ */
+static double host_shade(const struct map *m, uint32_t n, unsigned int p)
+{
+	const struct fabric *f = m->src.f;
+	const struct fab_port *fp = fab_port(f, n, p);
+	double up = m->shade[f->nodes[n].port0 + p], down = NAN;
+
+	if (fp->peer != FAB_NONE)
+		down = m->shade[f->nodes[fp->peer].port0 + fp->peer_port];
+	return isnan(up) || down > up ? down : up;
+}
+
+/*
+ * The load ramp, light to dark (ColorBrewer OrRd): the middle, a balanced
+ * all-to-all or one flow a round, a plain orange; an idle link grey, an
+ * unknown one dark grey.
+ */
 static void ramp(double v, double full, char *buf, size_t len)
 {
 	static const unsigned char stop[5][3] = {
-		{ 0x2c, 0x7b, 0xb6 }, { 0xab, 0xd9, 0xe9 },
-		{ 0xff, 0xff, 0xbf }, { 0xfd, 0xae, 0x61 },
-		{ 0xd7, 0x19, 0x1c },
+		{ 0xfd, 0xd4, 0x9e }, { 0xfd, 0xbb, 0x84 },
+		{ 0xfc, 0x8d, 0x59 }, { 0xe3, 0x4a, 0x33 },
+		{ 0xb3, 0x00, 0x00 },
 	};
 	double x;
 	unsigned int i, c[3], k;
@@ -330,7 +352,7 @@ static void ramp(double v, double full, char *buf, size_t len)
 static void job_color(uint32_t j, char *buf, size_t len)
 {
 	if (j == RT_JOB_NONE)
-		snprintf(buf, len, "#ffffff");
+		snprintf(buf, len, "#e8e8e8");
 	else if (j < NCOLOR)
 		snprintf(buf, len, "%s", job_colors[j]);
 	else
@@ -338,22 +360,46 @@ static void job_color(uint32_t j, char *buf, size_t len)
 			 (unsigned int)(j * 137.508) % 360);
 }
 
-/* s with XML's five specials escaped, at most max characters of s. */
-static size_t xml_text(FILE *out, const char *s, size_t max)
+/* Bytes of the UTF-8 character at s, 0 when it is not one. */
+static size_t utf8_len(const unsigned char *s)
 {
+	size_t n = *s < 0x80 ? 1 : *s >= 0xc2 && *s < 0xe0 ? 2 :
+		   *s >= 0xe0 && *s < 0xf0 ? 3 : *s >= 0xf0 && *s < 0xf5 ? 4 : 0;
 	size_t i;
 
-	for (i = 0; s[i] && i < max; i++)
-		switch (s[i]) {
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/*
+ * s with XML's five specials escaped, at most max characters of it;
+ * bytes that are not UTF-8 and control characters (not XML) become '?'.
+ * Returns the bytes of s used.
+ */
+static size_t xml_text(FILE *out, const char *s, size_t max)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, k, n;
+
+	for (k = 0; u[i] && k < max; k++, i += n) {
+		n = utf8_len(u + i);
+		switch (n ? u[i] : 0) {
 		case '<': fputs("&lt;", out); break;
 		case '>': fputs("&gt;", out); break;
 		case '&': fputs("&amp;", out); break;
 		case '"': fputs("&quot;", out); break;
 		case '\'': fputs("&apos;", out); break;
 		default:
-			/* control characters are not XML */
-			fputc((unsigned char)s[i] < 0x20 ? '?' : s[i], out);
+			if (!n || u[i] < 0x20) {
+				fputc('?', out);
+				n = 1;
+			} else {
+				fwrite(u + i, 1, n, out);
+			}
 		}
+	}
 	return i;
 }
 
@@ -419,9 +465,14 @@ static void dir_title(FILE *out, const struct map *m, uint32_t e, int k)
 		link_text(out, m, d->node, d->port);
 	else
 		load_text(out, m, NAN);
-	if (d->n > 1 && d->known)
-		fprintf(out, "; mean shade %.4g over %u links",
-			d->sum / d->known, d->n);
+	if (d->n > 1 && d->known) {
+		fputs("; mean ", out);
+		if (m->scale)
+			fprintf(out, "%.2f %s", d->sum / d->known, m->scale);
+		else
+			load_text(out, m, d->sum / d->known);
+		fprintf(out, " over %u links", d->known);
+	}
 }
 
 /* One direction of edge e (k: 0 a to b, 1 b to a), drawn beside the other. */
@@ -435,7 +486,8 @@ static void draw_dir(FILE *out, const struct map *m, uint32_t e, int k)
 
 	ramp(d->known ? d->max : NAN, m->full, col, sizeof(col));
 	w = 1.2 + 0.6 * log2(d->n ? d->n : 1);
-	w = w > 3.5 ? 3.5 : w;
+	/* many edges: thin, or they hide each other */
+	w = fmin(w, m->l.nedge > 200 ? 1.5 : 3.5);
 	if (len > 0) {
 		/* each direction on its own side of the cable */
 		ox = (k ? 1 : -1) * -dy / len * (w / 2 + 0.3);
@@ -491,7 +543,8 @@ static void draw_hosts(FILE *out, const struct map *m, uint32_t b,
 		uint32_t n = hosts[2 * i], j = rt_job_of(
 			m->src.have_jobs ? &m->src.js : NULL, n);
 		unsigned int p = hosts[2 * i + 1];
-		double v = m->shade[f->nodes[n].port0 + p];
+		const struct fab_port *fp = fab_port(f, n, p);
+		double v = host_shade(m, n, p);
 
 		if (m->src.have_jobs)
 			job_color(j, col, sizeof(col));
@@ -510,7 +563,7 @@ static void draw_hosts(FILE *out, const struct map *m, uint32_t b,
 		}
 		fputs("><title>", out);
 		xml_clip(out, name(m, n), 64);
-		fprintf(out, " port %u, LID %u", p, fab_port(f, n, p)->lid);
+		fprintf(out, " port %u, LID %u", p, fp->lid);
 		if (j != RT_JOB_NONE) {
 			fputs(", job ", out);
 			xml_clip(out, m->src.js.job[j].id, 64);
@@ -518,6 +571,8 @@ static void draw_hosts(FILE *out, const struct map *m, uint32_t b,
 		if (m->host_loads) {
 			fputs(", sends ", out);
 			link_text(out, m, n, p);
+			fputs(", receives ", out);
+			link_text(out, m, fp->peer, fp->peer_port);
 		}
 		fputs("</title></rect>\n", out);
 	}
@@ -563,33 +618,37 @@ static int hosts_by_box(const struct map *m, uint32_t **off, uint32_t **hp)
 	return 0;
 }
 
-/* A group's label: its names' common start and the count, "leaf-p3-* (16)". */
+/*
+ * A group's label: what its first and last names differ in, after their
+ * common start, "leaf-p3-{0..7} (8)"; cut to the box by its caller.
+ */
 static void group_label(FILE *out, const struct map *m,
 			const struct lay_box *b)
 {
 	const char *a = name(m, m->l.sw[b->first]);
-	size_t pre = strlen(a), fit = (size_t)((b->w - 6) / LAY_CHAR_W), n;
-	uint32_t i;
+	const char *z = name(m, m->l.sw[b->first + b->nsw - 1]);
+	size_t pre = 0;
 
-	for (i = 1; i < b->nsw; i++) {
-		const char *z = name(m, m->l.sw[b->first + i]);
-
-		for (n = 0; n < pre && a[n] == z[n]; n++)
-			;
-		pre = n;
-	}
-	if (pre + 7 > fit)	/* room for "* (NN)" */
-		pre = fit > 7 ? fit - 7 : 0;
+	while (a[pre] && a[pre] == z[pre])
+		pre++;
+	while (pre && ((unsigned char)a[pre] & 0xc0) == 0x80)
+		pre--;		/* not inside a UTF-8 character */
 	xml_text(out, a, pre);
-	fprintf(out, "%s(%u)", pre ? "* " : "", b->nsw);
+	fputs("{", out);
+	xml_text(out, a + pre, 12);
+	fputs("..", out);
+	xml_text(out, z + pre, 12);
+	fprintf(out, "} (%u)", b->nsw);
 }
 
-static void draw_box(FILE *out, const struct map *m, uint32_t b)
+static int draw_box(FILE *out, const struct map *m, uint32_t b)
 {
 	const struct lay_box *bx = &m->l.box[b];
 	double v = inside(m, b);
-	char col[24];
-	uint32_t n = m->l.sw[bx->first];
+	char col[24], *label;
+	uint32_t sw = m->l.sw[bx->first];
+	size_t n;
+	FILE *lb;
 
 	if (isnan(v))
 		snprintf(col, sizeof(col), "#505050");
@@ -598,24 +657,35 @@ static void draw_box(FILE *out, const struct map *m, uint32_t b)
 	fprintf(out, "<g class=\"switch\" data-switches=\"%u\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"2\" fill=\"#f7f7f7\" stroke=\"%s\" stroke-width=\"%s\"/>",
 		bx->nsw, bx->x, bx->y, bx->w, bx->h, col,
 		isnan(v) ? "0.8" : "2");
-	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
-		bx->x + bx->w / 2, bx->y + 10);
+	if (!(lb = open_memstream(&label, &n)))
+		return -errno;
 	if (bx->nsw > 1)
-		group_label(out, m, bx);
+		group_label(lb, m, bx);
 	else
-		xml_clip(out, name(m, n), (size_t)((bx->w - 6) / LAY_CHAR_W));
+		xml_clip(lb, name(m, sw), (size_t)((bx->w - 6) / LAY_CHAR_W));
+	if (fclose(lb))
+		return -ENOMEM;
+	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\"",
+		bx->x + bx->w / 2, bx->y + 10);
+	/* a long group label in a smaller font, to fit its box */
+	if (n * LAY_CHAR_W > bx->w - 4)
+		fprintf(out, " font-size=\"%.2f\"",
+			7 * (bx->w - 4) / (n * LAY_CHAR_W));
+	fprintf(out, ">%s", label);
+	free(label);
 	fputs("</text><title>", out);
 	box_names(out, m, bx, 64);
 	if (bx->nsw == 1)
 		fprintf(out, ", GUID 0x%016" PRIx64 ", LID %u",
-			m->src.f->nodes[n].guid,
-			fab_port(m->src.f, n, 0)->lid);
+			m->src.f->nodes[sw].guid,
+			fab_port(m->src.f, sw, 0)->lid);
 	fprintf(out, ", %u hosts", bx->nhosts);
 	if (!isnan(v)) {
 		fputs("; cables inside: busiest ", out);
 		load_text(out, m, v);
 	}
 	fputs("</title></g>\n", out);
+	return 0;
 }
 
 /* Title lines, the load ramp and the jobs' colours. */
@@ -654,7 +724,8 @@ static void draw_head(FILE *out, const struct map *m, double width)
 		load_text(out, m, m->full);
 	fputs("</text>", out);
 	x = 330;
-	for (i = 0; i < nj && x < width - 60; i++) {
+	for (i = 0; i < nj && x + 20 + 6.0 * strlen(m->src.js.job[i].id) <
+			       width - 60; i++) {
 		job_color(i, col, sizeof(col));
 		fprintf(out, "<rect x=\"%.1f\" y=\"42\" width=\"8\" height=\"8\" fill=\"%s\"/><text x=\"%.1f\" y=\"50\">",
 			x, col, x + 11);
@@ -690,8 +761,8 @@ static int draw(FILE *out, const struct map *m)
 		for (i = 0; i < 2 && l->edge[e].path != LAY_INSIDE; i++)
 			draw_dir(out, m, e, i);
 	fputs("</g>\n<g class=\"switches\">\n", out);
-	for (b = 0; b < l->nbox; b++) {
-		draw_box(out, m, b);
+	for (b = 0; b < l->nbox && !ret; b++) {
+		ret = draw_box(out, m, b);
 		draw_hosts(out, m, b, hp + 2 * off[b], off[b + 1] - off[b]);
 	}
 	fputs("</g>\n", out);
@@ -704,41 +775,57 @@ static int draw(FILE *out, const struct map *m)
 	fputs("</g>\n</svg>\n", out);
 	free(off);
 	free(hp);
-	return 0;
+	return ret;
 }
 
-/* Write the picture to path ("-": stdout) through a temporary file, so
- * a failure leaves an earlier picture whole. */
+/*
+ * Where the picture goes: stdout for "-", a regular file (or a new one)
+ * through a temporary file beside it, so that a failure leaves an earlier
+ * picture whole; anything else (a FIFO, a device, a symlink) written as
+ * it is.  *tmp is "" when written directly.
+ */
+static FILE *open_out(const char *path, char *tmp, size_t tlen, char *err,
+		      size_t len)
+{
+	struct stat st;
+	FILE *out;
+
+	*tmp = '\0';
+	if (!strcmp(path, "-"))
+		return stdout;
+	if (!lstat(path, &st) && !S_ISREG(st.st_mode)) {
+		if (!(out = fopen(path, "w")))
+			snprintf(err, len, "%s: %s", path, strerror(errno));
+		return out;
+	}
+	if ((size_t)snprintf(tmp, tlen, "%s.tmp%ld", path, (long)getpid()) >=
+	    tlen) {
+		snprintf(err, len, "%s: %s", path, strerror(ENAMETOOLONG));
+		return NULL;
+	}
+	if (!(out = fopen(tmp, "wx")))
+		snprintf(err, len, "%s: %s", tmp, strerror(errno));
+	return out;
+}
+
 static int write_svg(const struct map *m, const char *path, char *err,
 		     size_t len)
 {
 	char tmp[4096];
-	FILE *out = stdout;
+	FILE *out = open_out(path, tmp, sizeof(tmp), err, len);
 	int ret;
 
-	if (strcmp(path, "-")) {
-		if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path,
-				     (long)getpid()) >= sizeof(tmp)) {
-			snprintf(err, len, "%s: name too long", path);
-			return -ENAMETOOLONG;
-		}
-		if (!(out = fopen(tmp, "wx"))) {
-			ret = -errno;
-			snprintf(err, len, "%s: %s", tmp, strerror(-ret));
-			return ret;
-		}
-	}
+	if (!out)
+		return -EIO;
 	ret = draw(out, m);
 	if (!ret && (ferror(out) || fflush(out)))
 		ret = -EIO;
-	if (out != stdout) {
-		if (fclose(out) && !ret)
-			ret = -errno;
-		if (!ret && rename(tmp, path))
-			ret = -errno;
-		if (ret)
-			unlink(tmp);
-	}
+	if (out != stdout && fclose(out) && !ret)
+		ret = -errno;
+	if (*tmp && !ret && rename(tmp, path))
+		ret = -errno;
+	if (*tmp && ret)
+		unlink(tmp);
 	if (ret)
 		snprintf(err, len, "%s: %s", path, strerror(-ret));
 	return ret;
