@@ -442,9 +442,11 @@ out:
 /*
  * CA LIDs numbered by the tree's nesting, not by where OpenSM's
  * discovery put the switches: leaf i's ports take keys from i times the
- * most any leaf needs, in port order, each port's 2^lmc LIDs
- * consecutive so they take different slots.  So each subtree's keys
- * cover every residue its d-mod-k digits select by; *k is past the last.
+ * most any leaf has, in port order.  So each subtree's keys cover every
+ * residue its d-mod-k digits select by; *k is past the last.  A port's
+ * LID j (of 2^lmc) takes its base LID's key plus j: the base LIDs, which
+ * carry the traffic that does not pick a path, stay spread as without
+ * LMC, and each further LID takes the next slot up.
  */
 static int ca_keys(struct ftr *r, uint32_t *k)
 {
@@ -467,12 +469,11 @@ static int ca_keys(struct ftr *r, uint32_t *k)
 				    fab_is_sw(r->f, fp->peer))
 					continue;
 				cp = fab_port(r->f, fp->peer, fp->peer_port);
-				for (j = 0; cp->lid && j < 1u << cp->lmc; j++) {
+				for (j = 0; cp->lid && j < 1u << cp->lmc; j++)
 					if (pass && cp->lid + j <= t->top)
 						r->key[cp->lid + j] =
-							i * stride + c;
-					c++;
-				}
+							i * stride + c + j;
+				c += cp->lid != 0;
 			}
 			if (c > stride)
 				stride = c;

@@ -478,8 +478,9 @@ static void walk_lid(struct jr *r, unsigned int lid, uint32_t dsw,
 
 /*
  * The fabric's all-to-all: routes per link from every switch with hosts
- * to every CA LID, per job destination the routes through each switch,
- * and the cap.
+ * to every CA port's base LID (the LMC LIDs carry only traffic that
+ * picks a path, and stay as they are), per job destination the routes
+ * through each switch, and the cap.
  */
 static void measure_fabric(struct jr *r)
 {
@@ -492,7 +493,8 @@ static void measure_fabric(struct jr *r)
 		uint32_t n = t->lid_node[lid];
 
 		if (n != FAB_NONE && !fab_is_sw(r->f, n) &&
-		    r->dsw[lid] != FAB_NONE)
+		    r->dsw[lid] != FAB_NONE &&
+		    fab_port(r->f, n, t->lid_port[lid])->lid == lid)
 			walk_lid(r, lid, r->dsw[lid], NULL);
 	}
 	for (i = 0; i < r->nd; i++)

@@ -265,10 +265,15 @@ static void test_management_routes(void)
 	fab_free(f);
 }
 
-/* Each of a port's 2^lmc LIDs leaves a remote leaf by a different port. */
+/*
+ * Each of a port's 2^lmc LIDs leaves a remote leaf by a different port,
+ * and the base LIDs are spread as without LMC.
+ */
 static void test_lmc_paths(void)
 {
 	struct fabric *f = tu_tree(4, 3, 0, 0, 2);
+	struct vf_opts vo = { .ebb_perms = 0, .skip_cdg = true };
+	struct vf_report r;
 	struct rt_summary s;
 	struct rt_tables t;
 	uint32_t src = FAB_NONE, n;
@@ -294,6 +299,8 @@ static void test_lmc_paths(void)
 		seen[p] = 1;
 	}
 	CU_ASSERT_EQUAL(distinct, 4);
+	CU_ASSERT_FATAL(!vf_check(&t, &vo, &r));
+	CU_ASSERT(r.efi_class_ratio < 1.0001);
 	rt_tables_release(&t);
 	fab_free(f);
 }
