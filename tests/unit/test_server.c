@@ -1312,9 +1312,12 @@ static void test_tcp_call_errors(void)
 	socklen_t al = sizeof(a);
 	int fd;
 
-	CU_ASSERT_EQUAL(sm_call("tcp:localhost:80", req, &r, 500, err,
+	CU_ASSERT_EQUAL(sm_call("tcp:localhost", req, &r, 500, err,
 				sizeof(err)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "not tcp:[ADDR:]PORT"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "not [ADDR:]PORT or HOST:PORT"));
+	CU_ASSERT_EQUAL(sm_call("tcp:nowhere.invalid:80", req, &r, 500, err,
+				sizeof(err)), -EHOSTUNREACH);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "nowhere.invalid"));
 	/* bound, not listening: refused */
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
