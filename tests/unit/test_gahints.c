@@ -56,7 +56,7 @@ struct fix {
 
 static void start(struct fix *x, unsigned int interval_ms)
 {
-	const struct ga_hints_ops ops = { kick, quiet, NULL };
+	const struct ga_hints_ops ops = { kick, quiet, NULL, NULL };
 	char err[256];
 
 	snprintf(x->dir, sizeof(x->dir), "/tmp/tu-gahints.XXXXXX");
@@ -563,7 +563,7 @@ static void test_relay_owner(void)
 /* The table outlives the socket: a new start reloads it. */
 static void test_kept(void)
 {
-	const struct ga_hints_ops ops = { kick, quiet, NULL };
+	const struct ga_hints_ops ops = { kick, quiet, NULL, NULL };
 	struct ga_hints *h2;
 	char err[256];
 	struct fix x;
