@@ -528,8 +528,8 @@ static void test_relay_owner(void)
 	r = ask(&x, "{\"op\":\"hints.add\",\"job\":{\"id\":\"s1\",\"hosts\":[\"node0001\"],\"owner\":\"slurm\"}}");
 	CU_ASSERT(ok(r));
 	json_object_put(r);
-	CU_ASSERT_FATAL(!poold_relay_start(x.cfg.hints_socket, "ibpoold", 50,
-					   &rl));
+	CU_ASSERT_FATAL(!poold_relay_start(x.cfg.hints_socket, "ibpoold", NULL,
+					   50, &rl));
 	relay_post(rl, "[{\"id\":\"p1\",\"hosts\":[\"node0002\",\"node0003\"]}]");
 	CU_ASSERT(table_becomes(&x, "s1/slurm p1/ibpoold"));
 	/* someone replaces the whole table: the relay puts its job back */

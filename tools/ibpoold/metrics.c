@@ -173,7 +173,7 @@ static void relay(FILE *out, struct poold *d)
 	struct poold_relay_status st = { 0 };
 
 	if (d->relay)
-		poold_relay_status(d->relay, &st);
+		poold_fanout_status(d->relay, &st);
 	gauge(out, "gpuaware_pool_relay_up",
 	      "1 when the last exchange with the plugin's hint socket worked.",
 	      st.up);
