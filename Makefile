@@ -161,6 +161,11 @@ $(B)/unit-tests: $(call obj,$(UNIT_SRC)) $(UNIT_PLUGIN) $(B)/libpoold.a \
 $(B)/poold-load: $(call obj,tests/bench/poold-load.c)
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
 
+# Requests as clients send them, over the Unix socket, TCP and TCP with
+# MUNGE, for tests/bench/munge.sh; built by check too.
+$(B)/auth-load: $(call obj,tests/bench/auth-load.c) $(B)/libgpcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ -ljson-c $(LDLIBS_SM) -lpthread
+
 # The all-to-all bound beside every fat-tree row of make bench.
 $(B)/a2a-bound: $(call obj,tests/bench/a2a-bound.c) $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CORE)
@@ -225,7 +230,7 @@ check-ibsim: all
 
 check: deps
 	$(MAKE) all headers $(B)/unit-tests $(B)/poold-load $(B)/a2a-bound \
-		matrix
+		$(B)/auth-load matrix
 	tests/run-check.sh $(B)
 
 check-sanitize: deps
@@ -238,7 +243,7 @@ demo: deps
 	tools/demo.sh $(B)
 
 bench: deps
-	$(MAKE) all $(B)/a2a-bound
+	$(MAKE) all $(B)/a2a-bound $(B)/auth-load
 	tests/bench/run.sh $(B)
 
 install: all

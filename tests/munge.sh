@@ -32,11 +32,16 @@ munge_start() {
 	echo "$d/$n.sock"
 }
 
-# munge_stop DIR NAME: stop that munged (SIGTERM; it removes its socket).
+# munge_stop DIR NAME: stop that munged (SIGTERM), and wait up to 5 s
+# for it to be gone (it writes its seed file on the way out).
 munge_stop() {
-	local pid
+	local pid i=0
 	pid=$(cat "$1/$2.pid" 2>/dev/null) || return 0
-	kill "$pid" 2>/dev/null || true
+	kill "$pid" 2>/dev/null || return 0
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
 }
 
 # munge_envelope SOCKET REQUEST [MUNGE_OPTION...]: REQUEST (one JSON line)
