@@ -106,7 +106,8 @@ remote jobs --start j1 --hosts 'h[01,05,09,13]' >"$WORK/j1.out" 2>&1 ||
 poll 30 holds smA j1 || t_fail "smA's table: $(cat "$WORK/smA.hints.json")"
 poll 30 holds smB j1 || t_fail "smB's table: $(cat "$WORK/smB.hints.json")"
 poll 30 routed smA 1 || t_fail "smA did not route for j1: $(cat "$WORK/smA.state")"
-pr pool --json >"$WORK/pool.json"
+pr pool --json >"$WORK/pool.json" 2>&1 ||
+	t_fail "pool.status: $(cat "$WORK/pool.json")"
 [ "$(json "$WORK/pool.json" 'join " ", map { $_->{up} && $_->{synced} ? 1 : 0 } @{$r->{relay}{sms}}')" = "1 1" ] ||
 	t_fail "relay: $(json "$WORK/pool.json" 'JSON::PP->new->canonical->encode($r->{relay})')"
 t_log "job j1 from a TCP client in a MUNGE credential: in both SMs' tables, routed by smA"
@@ -144,12 +145,13 @@ remote jobs --start j2 --hosts 'h[02,06,10,14]' >"$WORK/j2.out" 2>&1 ||
 	t_fail "job.start j2: $(cat "$WORK/j2.out")"
 poll 30 holds smB "j1 j2" || t_fail "smB's table: $(cat "$WORK/smB.hints.json")"
 poll 30 routed smB 2 || t_fail "smB did not route for j2: $(cat "$WORK/smB.state")"
-pr pool --json >"$WORK/pool.json"
+pr pool --json >"$WORK/pool.json" 2>&1 ||
+	t_fail "pool.status after the kill: $(cat "$WORK/pool.json")"
 [ "$(json "$WORK/pool.json" 'join " ", map { $_->{up} ? 1 : 0 } @{$r->{relay}{sms}}')" = "0 1" ] ||
 	t_fail "relay after the kill: $(json "$WORK/pool.json" 'JSON::PP->new->canonical->encode($r->{relay})')"
 
 # A credential is good once: replayed to the new master, refused.
-E=$(munge_envelope "$MS" '{"op":"reroute"}')
+E=$(munge_envelope "$MS" '{"op":"reroute"}') || t_fail "munge: no credential"
 [ "$(tcp_ask "127.0.0.1:$(port smB)" "$E" | json /dev/stdin '$r->{ok} ? 1 : 0')" = 1 ] ||
 	t_fail "a reroute in a credential was refused"
 tcp_ask "127.0.0.1:$(port smB)" "$E" >"$WORK/replay.out"
