@@ -54,6 +54,8 @@ CPPFLAGS += -I.
 VERSION := 0.1.0
 CPPFLAGS += -DGPUAWARE_VERSION='"$(VERSION)"'
 LDLIBS_CORE := -lm
+# sm/'s server and client speak MUNGE over TCP: whatever links them.
+LDLIBS_SM := -lmunge
 ifneq ($(SANITIZER),)
 CFLAGS += -fsanitize=$(SANITIZER) -fno-sanitize-recover=all -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=$(SANITIZER)
@@ -121,7 +123,7 @@ $(B)/liblivefab.a: $(call obj,$(LIVEFAB_SRC))
 $(PB)/libgpuaware.so: $(PLUGIN_OBJ) $(B)/libgpcore.a plugins/opensm/plugin.map
 	$(CC) -shared $(LDFLAGS) -Wl,--version-script=plugins/opensm/plugin.map \
 		-o $@ $(PLUGIN_OBJ) $(B)/libgpcore.a -liniparser \
-		-ljson-c -lpthread $(LDLIBS_CORE)
+		-ljson-c $(LDLIBS_SM) -lpthread $(LDLIBS_CORE)
 
 plugin: $(PB)/libgpuaware.so
 
@@ -135,12 +137,12 @@ matrix: $(B)/libgpcore.a
 $(B)/ibpoolroute: $(call obj,$(POOLROUTE_SRC)) $(B)/libpoold.a \
 		$(B)/liblivefab.a $(B)/libgpcli.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -libnetdisc -libmad -libumad -ljson-c \
-		$(LDLIBS_CORE)
+		$(LDLIBS_SM) $(LDLIBS_CORE)
 
 $(B)/ibpoold: $(call obj,tools/ibpoold/main.c) $(B)/libpoold.a \
 		$(B)/liblivefab.a $(B)/libgpcli.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -libnetdisc -libmad -libumad -libverbs \
-		-liniparser -ljson-c -lpthread $(LDLIBS_CORE)
+		-liniparser -ljson-c $(LDLIBS_SM) -lpthread $(LDLIBS_CORE)
 
 $(B)/ibtopogen: $(call obj,$(TOPOGEN_SRC)) $(B)/libgpcli.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CORE)
@@ -152,12 +154,17 @@ UNIT_PLUGIN := $(call obj,plugins/opensm/gahints.c plugins/opensm/gaconfig.c)
 $(B)/unit-tests: $(call obj,$(UNIT_SRC)) $(UNIT_PLUGIN) $(B)/libpoold.a \
 		$(B)/liblivefab.a $(B)/libgpcli.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -Wl,--wrap=fdatasync -o $@ $^ -lcunit -liniparser \
-		-ljson-c -lpthread $(LDLIBS_CORE)
+		-ljson-c $(LDLIBS_SM) -lpthread $(LDLIBS_CORE)
 
 # ibpoold's load generator for tests/bench/poold.sh; built by check so it
 # stays compilable.
 $(B)/poold-load: $(call obj,tests/bench/poold-load.c)
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
+
+# Requests as clients send them, over the Unix socket, TCP and TCP with
+# MUNGE, for tests/bench/munge.sh; built by check too.
+$(B)/auth-load: $(call obj,tests/bench/auth-load.c) $(B)/libgpcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ -ljson-c $(LDLIBS_SM) -lpthread
 
 # The all-to-all bound beside every fat-tree row of make bench.
 $(B)/a2a-bound: $(call obj,tests/bench/a2a-bound.c) $(B)/libgpcore.a
@@ -185,7 +192,7 @@ $(B)/fuzz-proto: $(call fuzzobj,$(FUZZ_PROTO_SRC))
 
 $(B)/fuzz-pool: $(call fuzzobj,$(FUZZ_POOL_SRC))
 	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -liniparser \
-		-ljson-c -lpthread $(LDLIBS_CORE)
+		-ljson-c $(LDLIBS_SM) -lpthread $(LDLIBS_CORE)
 
 fuzz: $(B)/fuzz-proto $(B)/fuzz-pool
 
@@ -223,7 +230,7 @@ check-ibsim: all
 
 check: deps
 	$(MAKE) all headers $(B)/unit-tests $(B)/poold-load $(B)/a2a-bound \
-		matrix
+		$(B)/auth-load matrix
 	tests/run-check.sh $(B)
 
 check-sanitize: deps
@@ -236,7 +243,7 @@ demo: deps
 	tools/demo.sh $(B)
 
 bench: deps
-	$(MAKE) all $(B)/a2a-bound
+	$(MAKE) all $(B)/a2a-bound $(B)/auth-load
 	tests/bench/run.sh $(B)
 
 install: all

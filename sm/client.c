@@ -13,6 +13,7 @@
 
 #include "client.h"
 #include "endpoint.h"
+#include "mungeauth.h"
 #include "proto.h"
 
 #define CALL_MAX_REPLY (64u << 20)
@@ -107,13 +108,8 @@ static int call_addr(const char *path, struct sockaddr_storage *a,
 	struct sockaddr_un *un = (struct sockaddr_un *)a;
 	size_t pl = strlen(SM_TCP_PREFIX);
 
-	if (!strncmp(path, SM_TCP_PREFIX, pl)) {
-		if (!sm_tcp_parse(path + pl, a, alen))
-			return 0;
-		snprintf(err, len, "%s: not " SM_TCP_PREFIX "[ADDR:]PORT with a numeric address",
-			 path);
-		return -EINVAL;
-	}
+	if (!strncmp(path, SM_TCP_PREFIX, pl))
+		return sm_tcp_resolve(path + pl, a, alen, err, len);
 	if (strlen(path) >= sizeof(un->sun_path)) {
 		snprintf(err, len, "%s: socket path too long", path);
 		return -ENAMETOOLONG;
@@ -144,12 +140,56 @@ static int dial(int fd, const struct sockaddr_storage *a, socklen_t alen,
 	return -e;
 }
 
+/*
+ * A TCP request in its MUNGE envelope (*line replaced); without munged
+ * it stays as it is and anon says why.  0 or -ENOMEM.
+ */
+static int wrap(const char *munge, char **line, size_t *n, char *anon,
+		size_t len)
+{
+	char *env;
+	size_t en;
+	int ret = sm_munge_wrap(munge, *line, *n - 1, &env, &en, anon, len);
+
+	if (ret == -ENOMEM)
+		return ret;
+	if (!ret) {
+		free(*line);
+		*line = env;
+		*n = en;
+	}
+	return 0;
+}
+
+/* A forbidden reply to an anonymous request says why it was one. */
+static void note_anonymous(json_object *reply, const char *why)
+{
+	json_object *e, *c, *m;
+	char *msg;
+
+	if (!json_object_object_get_ex(reply, "error", &e) ||
+	    !json_object_object_get_ex(e, "code", &c) ||
+	    strcmp(json_object_get_string(c), sm_err_code(SM_ERR_FORBIDDEN)) ||
+	    !json_object_object_get_ex(e, "message", &m) ||
+	    asprintf(&msg, "%s (sent without a MUNGE credential: %s)",
+		     json_object_get_string(m), why) < 0)
+		return;
+	json_object_object_add(e, "message", json_object_new_string(msg));
+	free(msg);
+}
+
 int sm_call(const char *path, json_object *req, json_object **reply,
 	    int timeout_ms, char *err, size_t len)
 {
+	return sm_call_as(path, NULL, req, reply, timeout_ms, err, len);
+}
+
+int sm_call_as(const char *path, const char *munge, json_object *req,
+	       json_object **reply, int timeout_ms, char *err, size_t len)
+{
 	int64_t end = now_ms() + timeout_ms;
 	struct sockaddr_storage a;
-	char *line, *buf = NULL;
+	char *line, *buf = NULL, anon[256] = "";
 	struct sm_error e;
 	socklen_t alen;
 	size_t n;
@@ -159,6 +199,11 @@ int sm_call(const char *path, json_object *req, json_object **reply,
 	if (ret)
 		return ret;
 	line = sm_proto_line(req, &n);
+	if (line && a.ss_family != AF_UNIX &&
+	    wrap(munge, &line, &n, anon, sizeof(anon))) {
+		free(line);
+		line = NULL;
+	}
 	if (!line) {
 		snprintf(err, len, "%s: out of memory", path);
 		return -ENOMEM;
@@ -191,6 +236,8 @@ int sm_call(const char *path, json_object *req, json_object **reply,
 	else if (sm_proto_parse_reply(buf, n, CALL_MAX_REPLY, reply, &e)) {
 		snprintf(err, len, "%s: bad reply: %s", path, e.msg);
 		ret = -EPROTO;
+	} else if (*anon) {
+		note_anonymous(*reply, anon);
 	}
 	free(buf);
 out_close:

@@ -2,6 +2,7 @@
 /* TCP endpoints: "[ADDR:]PORT" to a socket address and back. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,68 @@ int sm_tcp_parse(const char *str, struct sockaddr_storage *a,
 		return 0;
 	}
 	return -EINVAL;
+}
+
+/*
+ * s as HOST:PORT: the host into host (hlen bytes), *port at its digits.
+ * 0, or -EINVAL when s is not that.
+ */
+static int split_host(const char *s, char *host, size_t hlen,
+		      const char **port)
+{
+	const char *colon = strrchr(s, ':');
+	size_t n = colon ? (size_t)(colon - s) : 0, d;
+
+	if (!n || n >= hlen || *s == '[')
+		return -EINVAL;
+	d = strspn(colon + 1, "0123456789");
+	if (!d || d > 5 || colon[1 + d] || atoi(colon + 1) > 65535)
+		return -EINVAL;
+	memcpy(host, s, n);
+	host[n] = '\0';
+	*port = colon + 1;
+	return 0;
+}
+
+bool sm_tcp_valid(const char *s)
+{
+	struct sockaddr_storage a;
+	const char *port;
+	char host[256];
+	socklen_t al;
+
+	return !sm_tcp_parse(s, &a, &al) ||
+	       !split_host(s, host, sizeof(host), &port);
+}
+
+int sm_tcp_resolve(const char *str, struct sockaddr_storage *a,
+		   socklen_t *alen, char *err, size_t len)
+{
+	struct addrinfo hints = {
+		.ai_family = AF_UNSPEC,
+		.ai_socktype = SOCK_STREAM,
+		.ai_flags = AI_NUMERICSERV,
+	};
+	struct addrinfo *res;
+	const char *port;
+	char host[256];
+	int ret;
+
+	if (!sm_tcp_parse(str, a, alen))
+		return 0;
+	if (split_host(str, host, sizeof(host), &port)) {
+		snprintf(err, len, "%s: not [ADDR:]PORT or HOST:PORT", str);
+		return -EINVAL;
+	}
+	ret = getaddrinfo(host, port, &hints, &res);
+	if (ret) {
+		snprintf(err, len, "%s: %s: %s", str, host, gai_strerror(ret));
+		return -EHOSTUNREACH;
+	}
+	memcpy(a, res->ai_addr, res->ai_addrlen);
+	*alen = res->ai_addrlen;
+	freeaddrinfo(res);
+	return 0;
 }
 
 bool sm_tcp_loopback(const struct sockaddr_storage *a)

@@ -26,6 +26,7 @@ static const struct {
 	[SM_ERR_BUSY] = { "busy", EBUSY },
 	[SM_ERR_TIMEOUT] = { "timeout", ETIMEDOUT },
 	[SM_ERR_INTERNAL] = { "internal", EIO },
+	[SM_ERR_BAD_CREDENTIAL] = { "bad_credential", EACCES },
 };
 
 const char *sm_err_code(enum sm_err code)

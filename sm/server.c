@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The poll() loop serving JSON lines on a Unix socket and optionally a
- * TCP one; peer checks.
+ * TCP one; peer checks, MUNGE credentials handed to the decoder and
+ * back.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mungeauth.h"
 #include "server.h"
 
 #define BACKLOG 64
@@ -50,8 +52,9 @@ struct client {
 	int fd;
 	struct sm_peer peer;
 	enum peer_class cls;
-	char *in;		/* max_line + 1 bytes: a line and its '\n' */
+	char *in;		/* max_in + 1 bytes: a line and its '\n' */
 	size_t nin;
+	size_t max_in;		/* max_line, or over TCP a credential's */
 	char *out;		/* replies not yet sent: out[off] up to nout */
 	size_t off, nout, cap;
 	int64_t line_start;	/* when the pending partial line began, or 0 */
@@ -64,6 +67,8 @@ struct client {
 	uint64_t wait;		/* the deferred request's ticket, 0: none */
 	bool answered;		/* its reply was posted: */
 	json_object *answer;	/* that reply, owned */
+	struct sm_munge_cred *cred;	/* or its credential came back, owned */
+	bool cred_write;	/* and its uid or gid may write */
 };
 
 struct sm_server {
@@ -83,6 +88,7 @@ struct sm_server {
 	unsigned int nclass[NCLASSES];	/* clients in use per class */
 	struct pollfd *pfd;	/* event fd, listeners (Unix, TCP), clients */
 	uint64_t tickets;	/* the last request's ticket */
+	struct sm_munge *munge;	/* with TCP: the credentials' decoder */
 	/*
 	 * Guards stats, stop, and what sm_server_answer() reads: the
 	 * clients' slots up to ncl and their wait and answer.  The server
@@ -106,6 +112,14 @@ static void count(struct sm_server *s, uint64_t *field)
 	pthread_mutex_lock(&s->lock);
 	++*field;
 	pthread_mutex_unlock(&s->lock);
+}
+
+static void wake(struct sm_server *s)
+{
+	uint64_t one = 1;
+
+	while (write(s->efd, &one, sizeof(one)) < 0 && errno == EINTR)
+		;
 }
 
 void sm_server_stats(struct sm_server *s, struct sm_server_stats *st)
@@ -178,6 +192,7 @@ static void logf_client(struct sm_server *s, const struct client *c,
 static void drop(struct sm_server *s, unsigned int i)
 {
 	struct client *c = &s->cl[i];
+	struct sm_munge_cred *cred;
 	json_object *late;
 
 	close(c->fd);
@@ -185,11 +200,13 @@ static void drop(struct sm_server *s, unsigned int i)
 	free(c->out);
 	pthread_mutex_lock(&s->lock);
 	late = c->answer;
-	s->stats.abandoned += c->answered;
+	cred = c->cred;
+	s->stats.abandoned += c->answered || cred;
 	s->nclass[c->cls]--;
 	s->cl[i] = s->cl[--s->ncl];
 	pthread_mutex_unlock(&s->lock);
 	json_object_put(late);
+	sm_munge_cred_free(cred);
 }
 
 /* Sent all it asked for, and nothing more will come: close it. */
@@ -317,25 +334,31 @@ static void busy_summary(struct sm_server *s, int64_t now)
 	s->busy_next = now + s->cfg.busy_log_ms;
 }
 
-/*
- * The reply to one line; or NULL with c->wait set when the handler
- * deferred it.  The ticket is c's before the handler runs: an answer may
- * come before the handler returns.
- */
-static json_object *answer(struct sm_server *s, struct client *c,
-			   const char *line, size_t len)
+/* A new ticket for c's request, which waits on it from now. */
+static uint64_t new_ticket(struct sm_server *s, struct client *c)
 {
-	json_object *req, *reply = NULL, *stray;
-	struct sm_error e;
+	uint64_t t;
+
+	pthread_mutex_lock(&s->lock);
+	t = c->wait = ++s->tickets;
+	pthread_mutex_unlock(&s->lock);
+	return t;
+}
+
+/*
+ * The handler's reply to req from peer p (c's, or c's as a credential
+ * names it); or NULL with c->wait set when the handler deferred it.  The
+ * ticket is c's before the handler runs: an answer may come before the
+ * handler returns.
+ */
+static json_object *handle(struct sm_server *s, struct client *c,
+			   struct sm_peer *p, json_object *req)
+{
+	json_object *reply = NULL, *stray;
 	int ret;
 
-	if (sm_proto_parse(line, len, s->cfg.max_line, &req, &e))
-		return sm_reply_from_error(&e);
-	pthread_mutex_lock(&s->lock);
-	c->peer.ticket = c->wait = ++s->tickets;
-	pthread_mutex_unlock(&s->lock);
-	ret = s->cfg.handler(s->cfg.ctx, &c->peer, req, &reply);
-	json_object_put(req);
+	p->ticket = new_ticket(s, c);
+	ret = s->cfg.handler(s->cfg.ctx, p, req, &reply);
 	if (ret == SM_DEFERRED) {
 		json_object_put(reply);
 		return NULL;
@@ -354,6 +377,150 @@ static json_object *answer(struct sm_server *s, struct client *c,
 	json_object_put(reply);
 	return sm_reply_error(SM_ERR_INTERNAL, "the server failed: %s",
 			      strerror(ret < 0 ? -ret : EIO));
+}
+
+/*
+ * An envelope from a TCP peer: its credential goes to the decoder, and
+ * c waits (NULL) until authed() answers; or the reply refusing it.
+ */
+static json_object *authenticate(struct sm_server *s, struct client *c,
+				 json_object *req)
+{
+	static const char *const fields[] = { "op", "cred", NULL };
+	const char *cred;
+	struct sm_error e;
+	uint64_t t;
+
+	if (sm_check_fields(req, fields, &e) ||
+	    sm_get_string(req, "cred", true, &cred, &e))
+		return sm_reply_from_error(&e);
+	t = new_ticket(s, c);
+	if (!sm_munge_submit(s->munge, t, cred))
+		return NULL;
+	pthread_mutex_lock(&s->lock);
+	c->wait = 0;
+	pthread_mutex_unlock(&s->lock);
+	return sm_reply_error(SM_ERR_INTERNAL, "the server failed: %s",
+			      strerror(ENOMEM));
+}
+
+/*
+ * The reply to one line; or NULL with c->wait set while its credential
+ * is decoded or the handler deferred it.  Over TCP the buffer takes a
+ * credential's envelope: a plain line beyond max_line is too long all
+ * the same.  Over the Unix socket the kernel says who the peer is.
+ */
+static json_object *answer(struct sm_server *s, struct client *c,
+			   const char *line, size_t len)
+{
+	json_object *req, *reply;
+	struct sm_error e;
+
+	if (sm_proto_parse(line, len, c->max_in, &req, &e))
+		return sm_reply_from_error(&e);
+	if (c->peer.remote && sm_munge_envelope(req)) {
+		reply = authenticate(s, c, req);
+	} else if (sm_munge_envelope(req)) {
+		reply = sm_reply_error(SM_ERR_BAD_REQUEST, "a MUNGE credential is for TCP: on this socket the kernel says who you are");
+	} else if (len > s->cfg.max_line) {
+		count(s, &s->stats.too_long);
+		logf_client(s, c, "closed: %s: request line longer than %zu bytes",
+			    sm_err_code(SM_ERR_TOO_LONG), s->cfg.max_line);
+		reply = sm_reply_error(SM_ERR_TOO_LONG, "request line longer than %zu bytes",
+				       s->cfg.max_line);
+		c->closing = true;
+	} else {
+		reply = handle(s, c, &c->peer, req);
+	}
+	json_object_put(req);
+	return reply;
+}
+
+/*
+ * c's credential came back: its request, as the peer the credential
+ * names (NULL: deferred by the handler), or the refusal.
+ */
+static json_object *authed(struct sm_server *s, struct client *c,
+			   struct sm_munge_cred *mc, bool may_write)
+{
+	struct sm_peer p = c->peer;
+	json_object *req, *reply;
+	struct sm_error e;
+
+	if (mc->status) {
+		count(s, &s->stats.munge_refused);
+		logf_client(s, c, "MUNGE credential refused: %s", mc->msg);
+		reply = mc->status == -EACCES ?
+			sm_reply_error(SM_ERR_BAD_CREDENTIAL, "MUNGE credential refused: %s",
+				       mc->msg) :
+			sm_reply_error(SM_ERR_INTERNAL, "cannot decode the MUNGE credential: %s",
+				       mc->msg);
+		goto out;
+	}
+	count(s, &s->stats.munge_ok);
+	if (sm_proto_parse(mc->payload, mc->len, s->cfg.max_line, &req, &e)) {
+		sm_error_prefix(&e, "the credential's request: ");
+		reply = sm_reply_from_error(&e);
+		goto out;
+	}
+	if (sm_munge_envelope(req)) {
+		reply = sm_reply_error(SM_ERR_BAD_REQUEST, "the credential's request is another credential");
+	} else {
+		p.uid = mc->uid;
+		p.gid = mc->gid;
+		p.may_write = may_write;
+		p.munge = true;
+		reply = handle(s, c, &p, req);
+	}
+	json_object_put(req);
+out:
+	sm_munge_cred_free(mc);
+	return reply;
+}
+
+/*
+ * Hand what ticket waits for to its client, from any thread: a deferred
+ * reply, or (mc) a decoded credential; false, counted abandoned, when no
+ * client waits on it any more.
+ */
+static bool post(struct sm_server *s, uint64_t ticket, json_object *reply,
+		 struct sm_munge_cred *mc, bool may_write)
+{
+	struct client *c = NULL;
+	unsigned int i;
+
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; ticket && i < s->ncl && !c; i++)
+		if (s->cl[i].wait == ticket && !s->cl[i].answered &&
+		    !s->cl[i].cred)
+			c = &s->cl[i];
+	if (c && mc) {
+		c->cred = mc;
+		c->cred_write = may_write;
+	} else if (c) {
+		c->answer = reply;
+		c->answered = true;
+	} else {
+		s->stats.abandoned++;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (c)
+		wake(s);
+	return c;
+}
+
+/*
+ * On a decoder thread: who may write is decided here (NSS may wait),
+ * and the credential posted to its client, if still there.
+ */
+static void decoded(void *ctx, struct sm_munge_cred *mc)
+{
+	struct sm_server *s = ctx;
+	struct sm_peer p = { .uid = mc->uid, .gid = mc->gid };
+	bool w = !mc->status && sm_peer_may_write(&p, s->cfg.group);
+
+	if (!post(s, mc->ticket, NULL, mc, w))
+		sm_munge_cred_free(mc);
 }
 
 /* Whether p[0..n) is only blanks: neither a request nor activity. */
@@ -383,6 +550,14 @@ static int serve_lines(struct sm_server *s, struct client *c, int64_t now)
 		line = c->in + start;
 		len = nl - line;
 		start += len + 1;
+		/* over TCP a line may be longer: if it is a credential */
+		if (len > s->cfg.max_line && blank(line, len)) {
+			count(s, &s->stats.too_long);
+			refuse(s, c, SM_ERR_TOO_LONG,
+			       "request line longer than %zu bytes",
+			       s->cfg.max_line);
+			break;
+		}
 		if (blank(line, len))
 			continue;
 		if (c->nout - c->off >= s->cfg.max_out && flush(c, now))
@@ -407,10 +582,12 @@ static int serve_lines(struct sm_server *s, struct client *c, int64_t now)
 		c->line_start = 0;
 	else if (!c->line_start)
 		c->line_start = now;
-	if (c->nin > s->cfg.max_line && !c->closing && !c->wait) {
+	if (c->nin > c->max_in && !c->closing && !c->wait) {
 		count(s, &s->stats.too_long);
 		refuse(s, c, SM_ERR_TOO_LONG,
-		       "request line longer than %zu bytes", s->cfg.max_line);
+		       "request line longer than %zu bytes",
+		       c->max_in > s->cfg.max_line ? c->max_in :
+		       s->cfg.max_line);
 	}
 	return flush(c, now);
 }
@@ -501,7 +678,7 @@ static int read_client(struct sm_server *s, struct client *c, int64_t now)
 {
 	ssize_t r;
 
-	r = recv(c->fd, c->in + c->nin, s->cfg.max_line + 1 - c->nin,
+	r = recv(c->fd, c->in + c->nin, c->max_in + 1 - c->nin,
 		 MSG_DONTWAIT);
 	if (r < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : -1;
@@ -622,7 +799,9 @@ static void accept_clients(struct sm_server *s, int lfd, bool tcp,
 			close(fd);
 			continue;
 		}
-		c->in = malloc(s->cfg.max_line + 1);
+		c->max_in = tcp ? sm_munge_line_max(s->cfg.max_line) :
+				  s->cfg.max_line;
+		c->in = malloc(c->max_in + 1);
 		if (!c->in) {
 			close(fd);
 			continue;
@@ -678,24 +857,33 @@ static void serve_client(struct sm_server *s, unsigned int i, short rev,
  */
 static void deliver(struct sm_server *s, int64_t now)
 {
+	struct sm_munge_cred *mc;
 	struct client *c;
 	json_object *r;
 	unsigned int i;
-	bool got;
+	bool got, w;
 
 	for (i = s->ncl; i-- > 0;) {
 		c = &s->cl[i];
 		pthread_mutex_lock(&s->lock);
 		got = c->answered;
 		r = c->answer;
-		if (got) {
+		mc = c->cred;
+		w = c->cred_write;
+		if (got || mc) {
 			c->wait = 0;
 			c->answered = false;
 			c->answer = NULL;
+			c->cred = NULL;
 		}
 		pthread_mutex_unlock(&s->lock);
-		if (!got)
+		if (mc) {
+			r = authed(s, c, mc, w);
+			if (c->wait)
+				continue;
+		} else if (!got) {
 			continue;
+		}
 		if (!r)
 			r = sm_reply_error(SM_ERR_INTERNAL, "the server failed: no reply");
 		c->last = now;
@@ -705,35 +893,10 @@ static void deliver(struct sm_server *s, int64_t now)
 	}
 }
 
-static void wake(struct sm_server *s)
-{
-	uint64_t one = 1;
-
-	while (write(s->efd, &one, sizeof(one)) < 0 && errno == EINTR)
-		;
-}
-
 void sm_server_answer(struct sm_server *s, uint64_t ticket,
 		      json_object *reply)
 {
-	unsigned int i;
-	bool found;
-
-	pthread_mutex_lock(&s->lock);
-	for (i = 0; i < s->ncl; i++)
-		if (ticket && s->cl[i].wait == ticket && !s->cl[i].answered)
-			break;
-	found = i < s->ncl;
-	if (found) {
-		s->cl[i].answer = reply;
-		s->cl[i].answered = true;
-	} else {
-		s->stats.abandoned++;
-	}
-	pthread_mutex_unlock(&s->lock);
-	if (found)
-		wake(s);
-	else
+	if (!post(s, ticket, reply, NULL, false))
 		json_object_put(reply);
 }
 
@@ -963,6 +1126,7 @@ static void server_free(struct sm_server *s)
 		close(s->tfd);
 	if (s->efd >= 0)
 		close(s->efd);
+	sm_munge_stop(s->munge);
 	pthread_mutex_destroy(&s->lock);
 	free(s->cl);
 	free(s->pfd);
@@ -1026,7 +1190,10 @@ int sm_server_start(const struct sm_server_config *cfg,
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	*out = s;
-	ret = -pthread_create(&s->thread, NULL, run, s);
+	ret = cfg->tcp ? sm_munge_start(cfg->munge_socket, decoded, s,
+					&s->munge) : 0;
+	if (!ret)
+		ret = -pthread_create(&s->thread, NULL, run, s);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret) {
 		*out = NULL;
@@ -1053,6 +1220,9 @@ void sm_server_stop(struct sm_server *s)
 	pthread_mutex_unlock(&s->lock);
 	wake(s);
 	pthread_join(s->thread, NULL);
+	/* decodes under way post to clients that are still there */
+	sm_munge_stop(s->munge);
+	s->munge = NULL;
 	remove_socket(s);
 	server_free(s);
 }

@@ -2,8 +2,8 @@
 /*
  * The Unix-socket server of the JSON-lines protocol, on its own thread,
  * that no client can stall, optionally on a TCP socket too (its client
- * is client.h).  Who may change state is decided from SO_PEERCRED; TCP
- * peers have no credentials.
+ * is client.h).  Who may change state is decided from SO_PEERCRED, and
+ * over TCP from the MUNGE credential a request may come in.
  */
 #ifndef GPUAWARE_SERVER_H
 #define GPUAWARE_SERVER_H
@@ -32,7 +32,9 @@
  * per connection; and the ticket of the request being handled.  A TCP
  * peer is remote: no credentials (pid 0, uid SM_NO_UID, gid SM_NO_GROUP,
  * may_write false), only its address; what it may do is the handler's
- * call.
+ * call.  A request that came in a MUNGE credential (mungeauth.h) is the
+ * credential's: munge set, uid and gid its, may_write decided from them
+ * as for a local peer, for that one request.
  */
 struct sm_peer {
 	pid_t pid;
@@ -40,6 +42,7 @@ struct sm_peer {
 	gid_t gid;
 	bool may_write;
 	bool remote;		/* came over TCP */
+	bool munge;		/* remote, in a valid MUNGE credential */
 	char addr[SM_ADDR_LEN];	/* remote: "ADDR:PORT", else "" */
 	uint64_t ticket;	/* this request's, for SM_DEFERRED; never 0 */
 };
@@ -104,6 +107,11 @@ struct sm_server_config {
 	 * not block.  NULL: every HTTP request is a 404.
 	 */
 	int (*http)(void *ctx, const char *path, char **body, size_t *len);
+	/*
+	 * With tcp: munged's socket for the credentials TCP requests may
+	 * come in (NULL: libmunge's default, /run/munge/munge.socket.2).
+	 */
+	const char *munge_socket;
 };
 
 /* Counters since start; each closed client counts in one reason. */
@@ -115,6 +123,8 @@ struct sm_server_stats {
 	uint64_t timeouts;	/* closed at the line or idle deadline */
 	uint64_t overflows;	/* closed with max_out bytes unread */
 	uint64_t abandoned;	/* deferred replies whose client had gone */
+	uint64_t munge_ok;	/* TCP requests in a valid MUNGE credential */
+	uint64_t munge_refused;	/* credentials refused (or munged down) */
 };
 
 struct sm_server;

@@ -15,6 +15,7 @@
 
 #include <iniparser/iniparser.h>
 
+#include "../../sm/endpoint.h"
 #include "gaconfig.h"
 
 struct out {
@@ -76,6 +77,33 @@ static int set_path(char *buf, size_t len, const char *v, bool may_be_empty)
 static int set_socket(struct ga_cfg *c, const char *v)
 {
 	return set_path(c->hints_socket, sizeof(c->hints_socket), v, true);
+}
+
+/* The hint service's TCP endpoint, as the sm/ server listens on it. */
+static int set_tcp(struct ga_cfg *c, const char *v)
+{
+	struct sockaddr_storage a;
+	socklen_t al;
+
+	if (strlen(v) >= sizeof(c->hints_tcp) || (*v && sm_tcp_parse(v, &a, &al)))
+		return -EINVAL;
+	memcpy(c->hints_tcp, v, strlen(v) + 1);
+	return 0;
+}
+
+static const char *show_tcp(const struct ga_cfg *c)
+{
+	return c->hints_tcp[0] ? c->hints_tcp : "(off)";
+}
+
+static int set_munge(struct ga_cfg *c, const char *v)
+{
+	return set_path(c->munge_socket, sizeof(c->munge_socket), v, true);
+}
+
+static const char *show_munge(const struct ga_cfg *c)
+{
+	return c->munge_socket[0] ? c->munge_socket : "(munge's default)";
 }
 
 static int set_textfile(struct ga_cfg *c, const char *v)
@@ -246,6 +274,10 @@ static const struct key keys[] = {
 	  show_interval },
 	{ "hints:group", "the name of an existing group", set_group,
 	  show_group },
+	{ "hints:tcp", "[ADDR:]PORT (ADDR numeric, 127.0.0.1 when left out), or empty for none",
+	  set_tcp, show_tcp },
+	{ "hints:munge_socket", "an absolute socket path of at most 107 bytes, or empty for munge's default",
+	  set_munge, show_munge },
 	{ "metrics:textfile", "an absolute file path of at most 255 bytes, or empty for none",
 	  set_textfile, show_textfile },
 };

@@ -34,6 +34,9 @@ struct ga_cfg {
 	unsigned int hints_interval_ms;	/* least time between reroutes */
 	gid_t hints_group;		/* may write besides root, or GA_NO_GROUP */
 	char hints_group_name[64];
+	/* the hint service over TCP too, "" for none: [ADDR:]PORT */
+	char hints_tcp[64];
+	char munge_socket[108];		/* munged's, "" for libmunge's default */
 	/* [metrics]: node_exporter textfile, "" for none */
 	char metrics_textfile[256];
 };

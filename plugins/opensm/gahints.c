@@ -351,6 +351,9 @@ static json_object *state_reply(struct ga_hints *h)
 				 add_null(r, "routed_generation");
 	ret = ret ? ret : sm_json_add(r, "reroute_pending",
 				      json_object_new_boolean(pending));
+	if (!ret && h->ops.sm_state)
+		ret = sm_json_add(r, "sm_state", json_object_new_string(
+			h->ops.sm_state(h->ops.ctx)));
 	if (!ret && have)
 		ret = add_u64(r, "reroutes_routed", live.reroutes);
 	if (!ret && have)
@@ -516,6 +519,8 @@ static int start_server(struct ga_hints *h, char *err, size_t len)
 		.handler = handle,
 		.ctx = h,
 		.log = server_log,
+		.tcp = h->cfg.hints_tcp[0] ? h->cfg.hints_tcp : NULL,
+		.munge_socket = h->cfg.munge_socket,
 	};
 	int ret = socket_dir(h->cfg.hints_socket);
 
@@ -684,6 +689,11 @@ void ga_hints_sweep_begin(struct ga_hints *h)
 	h->unrouted = false;
 	h->sweep_kicks = h->kicks;
 	pthread_mutex_unlock(&h->lock);
+}
+
+void ga_hints_tcp_name(struct ga_hints *h, char *buf, size_t len)
+{
+	sm_server_tcp_name(h->srv, buf, len);
 }
 
 uint64_t ga_hints_reroutes(struct ga_hints *h)

@@ -20,12 +20,14 @@ struct ga_hints;
 /*
  * What the plugin gives the hint socket.  kick starts a reroute and must
  * not block (it runs on the socket's own threads); log gets one finished
- * line, error or not.
+ * line, error or not; sm_state (optional) names the SM's state now
+ * ("master", "standby", ...) for the state request, from any thread.
  */
 struct ga_hints_ops {
 	void (*kick)(void *ctx);
 	void (*log)(void *ctx, bool error, const char *msg);
 	void *ctx;
+	const char *(*sm_state)(void *ctx);
 };
 
 /*
@@ -81,6 +83,9 @@ struct ga_hints_routing {
 	uint64_t efi_max;
 	double efi_ratio;
 };
+
+/* The TCP endpoint it serves, "ADDR:PORT", into buf; "" without one. */
+void ga_hints_tcp_name(struct ga_hints *h, char *buf, size_t len);
 
 /* Reroutes the socket has asked of OpenSM so far. */
 uint64_t ga_hints_reroutes(struct ga_hints *h);

@@ -25,6 +25,7 @@
 #include "gahints.h"
 #include "import.h"
 #include "metrics.h"
+#include "takeover.h"
 #include "vl.h"
 
 /*
@@ -80,6 +81,7 @@ struct ga_ctx {
 	uint64_t hints_gen;	/* generation of the table routed for */
 	struct ga_hints_routing done;	/* what state will report */
 	struct ga_metrics metrics;	/* for [metrics] textfile */
+	struct ga_takeover takeover;	/* LFTs read back at a first sweep */
 };
 
 static double clock_s(clockid_t id)
@@ -240,6 +242,8 @@ static int ga_build_lid_matrices(void *context)
 
 	/* Left over only if OpenSM skipped our second callback. */
 	drop_sweep(c);
+	if (c->takeover.cleared)
+		ga_takeover_done(&c->takeover, c->osm);
 	if (c->hints)
 		ga_hints_sweep_begin(c->hints);
 	memset(&c->sum, 0, sizeof(c->sum));
@@ -422,6 +426,11 @@ static int ga_build_fwd_tables(void *context)
 			strerror(-ret));
 		return refuse(c);
 	}
+	if (ga_takeover_compare(&c->takeover, c->osm))
+		GA_LOG(log, OSM_LOG_INFO,
+			"first sweep as master: LFTs read back from %u switches (%u blocks); %u blocks differ from this routing and are sent, %u are kept as the switches hold them\n",
+			c->takeover.nsw, c->takeover.asked, c->takeover.differ,
+			c->takeover.same);
 	/* OpenSM programs SL2VL after the LFTs: both change in one sweep. */
 	ret = ga_vl_swap(&c->live, &c->tables);
 	if (ret) {
@@ -491,11 +500,18 @@ static void hints_log(void *ctx, bool error, const char *msg)
 		msg);
 }
 
+static const char *sm_state(void *ctx)
+{
+	struct ga_ctx *c = ctx;
+
+	return ga_takeover_state(c->osm);
+}
+
 /* The hint socket is optional: without it the plugin routes as before. */
 static void start_hints(struct ga_ctx *c)
 {
-	const struct ga_hints_ops ops = { kick, hints_log, c };
-	char err[256];
+	const struct ga_hints_ops ops = { kick, hints_log, c, sm_state };
+	char err[256], tcp[64];
 
 	if (!c->cfg.hints_socket[0])
 		return;
@@ -505,10 +521,12 @@ static void start_hints(struct ga_ctx *c)
 			c->cfg.hints_socket, err);
 		return;
 	}
+	ga_hints_tcp_name(c->hints, tcp, sizeof(tcp));
 	GA_LOG(&c->osm->log, OSM_LOG_INFO,
-		"job-hint socket %s (state in %s, reroutes at most every %u ms)\n",
-		c->cfg.hints_socket, c->cfg.hints_dir,
-		c->cfg.hints_interval_ms);
+		"job-hint socket %s%s%s%s (state in %s, reroutes at most every %u ms)\n",
+		c->cfg.hints_socket, *tcp ? " and tcp " : "", tcp,
+		*tcp ? " (changes in a MUNGE credential)" : "",
+		c->cfg.hints_dir, c->cfg.hints_interval_ms);
 }
 
 static void cfg_log(void *ctx, enum ga_cfg_level lvl, const char *msg)
@@ -567,6 +585,7 @@ static void ga_delete(void *data)
 		return;
 	ga_hints_stop(c->hints);
 	drop_sweep(c);
+	ga_takeover_done(&c->takeover, c->osm);
 	ga_vl_release(&c->live);
 	free(c);
 }
@@ -575,14 +594,22 @@ static void ga_delete(void *data)
  * OpenSM reports the unicast routing done after waiting for every LFT
  * block it sent; a block that failed left subnet_initialization_error
  * set (the heavy sweep reports done all the same), and then the switches
- * may hold older blocks.  Read on the state manager's own thread.
+ * may hold older blocks.  Discovery done is when a first master sweep
+ * reads the LFTs back.  Both on the state manager's own thread.
  */
 static void ga_report(void *data, osm_epi_event_id_t id, void *event)
 {
 	struct ga_ctx *c = data;
 
 	(void)event;
-	if (c && c->hints && id == OSM_EVENT_ID_UCAST_ROUTING_DONE)
+	if (!c)
+		return;
+	if (id == OSM_EVENT_ID_HEAVY_SWEEP_DONE)
+		ga_takeover_read(&c->takeover, c->osm);
+	if (id != OSM_EVENT_ID_UCAST_ROUTING_DONE)
+		return;
+	ga_takeover_done(&c->takeover, c->osm);
+	if (c->hints)
 		ga_hints_in_switches(c->hints,
 				     !c->osm->subn.subnet_initialization_error);
 }

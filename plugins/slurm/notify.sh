@@ -5,7 +5,10 @@
 # syslog (logger -t gpuaware) and the exit status is 0.
 #
 # usage: notify.sh job.start|job.end   (SLURM_JOB_ID, SLURM_JOB_NODELIST)
-# environment: GPUAWARE_POOL_SOCKET (/run/gpuaware/pool.sock),
+# environment: GPUAWARE_POOL_SOCKET (/run/gpuaware/pool.sock; or
+#              tcp:HOST:PORT, ibpoold's [pool] tcp on another host, the
+#              request then in a MUNGE credential),
+#              GPUAWARE_MUNGE_SOCKET (munge's default socket),
 #              GPUAWARE_TIMEOUT seconds for the whole exchange (3)
 #
 # The client is perl-base (Essential in Debian, so always installed) with
@@ -64,11 +67,28 @@ if [ "$op" = job.start ]; then
 fi
 req="$req}"
 
+# Over TCP the request travels as a MUNGE credential's payload, as
+# Slurm's daemons authenticate: ibpoold knows it is SlurmUser's.
+case $sock in
+tcp:*)
+	# shellcheck disable=SC2086 # no -S, or -S and the socket
+	if ! cred=$(printf '%s' "$req" | munge \
+		${GPUAWARE_MUNGE_SOCKET:+-S "$GPUAWARE_MUNGE_SOCKET"} 2>&1); then
+		log "$op for job $job: no MUNGE credential for $sock: $cred"
+		exit 0
+	fi
+	req="{\"op\":\"munge\",\"cred\":\"$cred\"}"
+	;;
+esac
+
 # One request line, one reply line; the alarm bounds connect, send, reply.
-reply=$(printf '%s\n' "$req" | perl -MIO::Socket::UNIX -e '
+reply=$(printf '%s\n' "$req" | perl -MIO::Socket::UNIX -MIO::Socket::IP -e '
 	$SIG{ALRM} = sub { print "timed out\n"; exit 3 };
 	alarm $ARGV[1];
-	my $s = IO::Socket::UNIX->new(Type => SOCK_STREAM(), Peer => $ARGV[0])
+	my ($tcp) = $ARGV[0] =~ /^tcp:(.*)$/;
+	$tcp = "127.0.0.1:$tcp" if defined $tcp && $tcp =~ /^\d+$/;
+	my $s = (defined $tcp ? IO::Socket::IP->new(PeerAddr => $tcp) :
+		 IO::Socket::UNIX->new(Type => SOCK_STREAM(), Peer => $ARGV[0]))
 		or do { print "cannot connect: $!\n"; exit 2 };
 	my $req = <STDIN>;
 	print $s $req or do { print "cannot send: $!\n"; exit 2 };

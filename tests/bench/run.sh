@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: MIT
 # make bench: gpuaware against OpenSM's own engines on the same fabrics in
 # the same run, under ibsim (fat-trees, 3D tori, dragonflies, GPU-job
-# hints), then the routing core offline at 65,536 hosts.  Prints markdown
-# tables for docs/benchmarks.md.  Usage: tests/bench/run.sh [BUILD_DIR];
-# BENCH_QUICK=1 runs small fabrics; BENCH_SECTIONS picks from "fattree
-# torus dragonfly jobs offline" (default: all).
+# hints, a standby SM's takeover), then the routing core offline at
+# 65,536 hosts, and requests over TCP in MUNGE credentials.  Prints
+# markdown tables for docs/benchmarks.md.  Usage: tests/bench/run.sh
+# [BUILD_DIR]; BENCH_QUICK=1 runs small fabrics; BENCH_SECTIONS picks from
+# "fattree torus dragonfly jobs failover offline munge" (default: all).
 set -eu
 B=${1:-build}
 export B
@@ -19,7 +20,7 @@ TORUS_ENGINES=${TORUS_ENGINES:-"gpuaware torus-2QoS dor lash dfsssp nue minhop"}
 DF_ENGINES=${DF_ENGINES:-"gpuaware dfsssp lash nue minhop"}
 SEEDS=${SEEDS:-"1 2 3"}
 DEG_SEEDS=${DEG_SEEDS:-"101 102"}
-SECTIONS=${BENCH_SECTIONS:-"fattree torus dragonfly jobs offline"}
+SECTIONS=${BENCH_SECTIONS:-"fattree torus dragonfly jobs failover offline munge"}
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	BIG=$CONFIGS/ft3-small.net
 	DEG_ARGS="--radix 8 --levels 3"
@@ -347,6 +348,22 @@ if section jobs; then
 		sh "$TOP/tests/bench/jobs.sh" "$BDIR"
 	fi
 fi
+if section failover; then
+	echo
+	echo "## a standby SM's takeover"
+	echo
+	if [ "${BENCH_QUICK:-0}" = 1 ]; then
+		NET=ft2-tiny.net sh "$TOP/tests/bench/failover.sh" "$BDIR"
+	else
+		sh "$TOP/tests/bench/failover.sh" "$BDIR"
+	fi
+fi
 if section offline; then
 	offline_section
+fi
+if section munge; then
+	echo
+	echo "## requests over TCP in MUNGE credentials"
+	echo
+	sh "$TOP/tests/bench/munge.sh" "$BDIR"
 fi

@@ -267,6 +267,21 @@ osm_stop() {
 	stop_pid "$OSM_PID"
 }
 
+# osm_at NAME HOST CONF: a resident OpenSM on CONF as an ibsim client at
+# HOST's CA, with a LID cache and temporary directory of its own, so that
+# a master and a standby SM run side by side; its pid in OSM_PID.
+osm_at() {
+	mkdir -p "$WORK/$1.cache" "$WORK/$1.tmp"
+	env SIM_HOST="$2" OSM_CACHE_DIR="$WORK/$1.cache" \
+		OSM_TMP_DIR="$WORK/$1.tmp" LD_PRELOAD="$OSM_PRELOAD" \
+		LD_LIBRARY_PATH="$OSM_LIBS" "$OSM_BIN" -F "$3" >"$3.out" 2>&1 &
+	OSM_PID=$!
+	T_PIDS="$T_PIDS $OSM_PID"
+}
+
+# ft_blocks LOG: LFT blocks the OpenSM of LOG sent (log flag 0x08 on).
+ft_blocks() { count_lines "$1" "Writing FT block"; }
+
 count_lines() {
 	local n
 	n=$(grep -c -- "$2" "$1" 2>/dev/null) || true
@@ -359,24 +374,31 @@ dr_paths() {
 	}' "$1"
 }
 
+# read_lfts PATHS OUT: every switch of PATHS (dr_paths') read back by
+# directed route with ibroute, into OUT.
+read_lfts() {
+	local guid path
+	: >"$2"
+	while read -r guid path; do
+		client_env ibroute -D "$path" >>"$2" 2>&1 ||
+			t_fail "ibroute -D $path ($guid) failed: $(tail -1 "$2")"
+	done <"$1"
+}
+
 # check_pushed DUMPDIR: the LFTs in the switches, read back through ibsim
 # by directed route (read_pushed), are the ones OpenSM dumped.  A loaded
 # machine can catch OpenSM between a dump and the blocks of a later
 # sweep: they are read again, three times a second apart, before that
 # counts.
 read_pushed() {
-	local d="$1" guid path skip
+	local d="$1" skip
 	t_need "$d/opensm-lfts.dump" "$d/opensm-subnet.lst"
 	dr_paths "$d/opensm-subnet.lst" >"$d/dr.paths" ||
 		t_fail "no SM port in $d/opensm-subnet.lst"
 	[ "$(wc -l <"$d/dr.paths")" -eq "$(grep -c '^Unicast lids' \
 		"$d/opensm-lfts.dump")" ] ||
 		t_fail "switches in opensm-subnet.lst and opensm-lfts.dump differ"
-	: >"$d/ibroute.out"
-	while read -r guid path; do
-		client_env ibroute -D "$path" >>"$d/ibroute.out" 2>&1 ||
-			t_fail "ibroute -D $path ($guid) failed: $(tail -1 "$d/ibroute.out")"
-	done <"$d/dr.paths"
+	read_lfts "$d/dr.paths" "$d/ibroute.out"
 	# ibroute reads whole 64-LID blocks below LinearFDBTop and so never
 	# shows a top LID that opens a block (LID 128 of torus-small); the
 	# switches have it (ibpoolroute verify reads it), so leave it out.
@@ -519,7 +541,8 @@ qos_off_refused() {
 }
 
 # poold_live TELEMETRY_MS [LINE...]: ibpoold on the live fabric with
-# ibsim-configs/pool-ft2-tiny.conf and LINEs added to its [pool], its
+# ibsim-configs/pool-ft2-tiny.conf and LINEs ("key = value") added to
+# its [pool] in place of the sample's same keys, its
 # socket and state in $WORK and $WORK/sm.sock (the plugin's, given
 # plugin_ini) as sm_socket; returns once it serves, its pid in PD, its
 # log in $WORK/poold.err.  pr runs ibpoolroute on its socket.
@@ -531,7 +554,9 @@ poold_live() {
 		-e "s#^sm_socket = .*#sm_socket = $WORK/sm.sock#" \
 		-e "s#^telemetry_interval_ms = .*#telemetry_interval_ms = $ms#" \
 		"$CONFIGS/pool-ft2-tiny.conf" >"$WORK/pool.conf.in"
-	awk 'NR == FNR { add = add $0 "\n"; next }
+	# a LINE's key replaces the sample's
+	awk 'NR == FNR { add = add $0 "\n"; if ($2 == "=") key[$1]; next }
+		$2 == "=" && ($1 in key) { next }
 		{ print } /^\[pool\]/ { printf "%s", add }' \
 		- "$WORK/pool.conf.in" >"$WORK/pool.conf" <<EOT
 $(printf '%s\n' "$@")

@@ -47,6 +47,9 @@ job_refine_moves = -5
 colour = blue
 [log]
 verbosity = 7
+[hints]
+tcp = localhost:7071
+munge_socket = munge.sock
 [nosuch]
 key = value
 EOI
@@ -54,6 +57,8 @@ run_case bad "$WORK/bad.ini"
 expect bad "gpuaware: ERR GA10: .*bad value 'sideways' for key routing:engine .*using the default 'auto'"
 expect bad "gpuaware: ERR GA10: .*bad value '7' for key log:verbosity .*using the default 'normal'"
 expect bad "gpuaware: ERR GA10: .*bad value 'lots' for key routing:job_search_moves .*using the default '0'"
+expect bad "gpuaware: ERR GA10: .*bad value 'localhost:7071' for key hints:tcp .*using the default '(off)'"
+expect bad "gpuaware: ERR GA10: .*bad value 'munge.sock' for key hints:munge_socket .*using the default '(munge's default)'"
 expect bad "gpuaware: WRN GA40: .*key 'routing:job_refine_moves' is no longer used"
 expect bad "gpuaware: WRN GA16: .*unknown key 'routing:colour'"
 expect bad "gpuaware: WRN GA14: .*unknown section \[nosuch\]"

@@ -28,6 +28,11 @@ refused() {
 	fi
 }
 
+# quiet CMD...: CMD with its output dropped.
+quiet() {
+	"$@" >/dev/null 2>&1
+}
+
 # check NAME CMD...: PASS when CMD succeeds.
 check() {
 	name=$1

@@ -3,7 +3,8 @@
 # ibpoold's optional TCP listener, offline: with [pool] tcp = 127.0.0.1:0
 # the daemon logs the port it got, listens there on loopback only, and
 # answers the reads over TCP as over the Unix socket while every change
-# is forbidden, and GET /metrics on the same port (promtool-clean); a non-loopback address starts with a warning; a bad tcp
+# without a MUNGE credential is forbidden (t-munge.sh has them with one),
+# and GET /metrics on the same port (promtool-clean); a non-loopback address starts with a warning; a bad tcp
 # value is refused with its file, line and key; without tcp the daemon
 # has no TCP socket at all.
 # usage: t-poold-tcp.sh [BUILDDIR]; prints PASS/FAIL lines and a summary.
@@ -17,6 +18,8 @@ NET=ibsim-configs/ft2-small.net
 
 pid=
 off_workdir pid
+# no munged here, whatever the machine runs: the requests go anonymous
+export GPUAWARE_MUNGE_SOCKET="$w/no-munged.sock"
 
 D=$B/ibpoold
 R=$B/ibpoolroute
@@ -39,11 +42,6 @@ expect() {
 	if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "want '$2', got '$3'"; fi
 }
 
-# quiet CMD...: CMD with its output dropped.
-quiet() {
-	"$@" >/dev/null 2>&1
-}
-
 # tcp_sockets PID STATE: the local "ADDR:PORT" (hex, as /proc/net/tcp
 # and tcp6 write them) of PID's TCP sockets in STATE (0A: listening;
 # "": any).
@@ -62,14 +60,14 @@ forbidden() {
 	shift
 	refused "change over TCP: $op forbidden" forbidden "$@"
 	check "change over TCP: $op: the reason" grep -q \
-		"^ibpoolroute: forbidden: $op over TCP: no credentials; use the Unix socket" \
+		"^ibpoolroute: forbidden: $op over TCP: no credentials; send it in a MUNGE credential, or use the Unix socket (sent without a MUNGE credential: MUNGE: " \
 		"$w/err"
 }
 
 # --- tcp = 127.0.0.1:0: the port the kernel gave, logged ---
 conf 127.0.0.1:0 >"$w/pool.conf"
 poold_start "$D" "$w/pool.conf" "$NET"
-port=$(sed -n 's/.* and tcp 127\.0\.0\.1:\([0-9]*\) (reads only).*/\1/p' "$w/log")
+port=$(sed -n 's/.* and tcp 127\.0\.0\.1:\([0-9]*\) (reads; changes in a MUNGE credential).*/\1/p' "$w/log")
 check "tcp: the bound port is logged" [ -n "$port" ]
 check "tcp: not port 0" [ "${port:-0}" -ne 0 ]
 T=tcp:127.0.0.1:$port

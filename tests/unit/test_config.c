@@ -232,6 +232,53 @@ static void test_tcp(void)
 	tcp_loads("[::]:7070", false);
 }
 
+/*
+ * sm_socket: a master and standbys, paths and tcp:HOST:PORT, in order;
+ * one that is neither, too many, or none refused; munge_socket a path.
+ */
+static void test_sms(void)
+{
+	struct pool_config c;
+	char err[512] = "", text[512];
+	size_t i;
+
+	write_conf("[pool]\nsm_socket = tcp:sm01:7071, tcp:10.0.0.2:7071 /run/sm.sock,tcp:7071\nmunge_socket = /run/m/munge.sock\n" HOST);
+	CU_ASSERT_EQUAL_FATAL(pool_config_load(path, &c, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(c.nsms, 4);
+	CU_ASSERT_STRING_EQUAL(c.sms[0], "tcp:sm01:7071");
+	CU_ASSERT_STRING_EQUAL(c.sms[1], "tcp:10.0.0.2:7071");
+	CU_ASSERT_STRING_EQUAL(c.sms[2], "/run/sm.sock");
+	CU_ASSERT_STRING_EQUAL(c.sms[3], "tcp:7071");
+	CU_ASSERT_STRING_EQUAL(c.munge_socket, "/run/m/munge.sock");
+	pool_config_release(&c);
+	unlink(path);
+	/* the default: one, the local plugin's; munged's own socket */
+	write_conf(HOST);
+	CU_ASSERT_EQUAL_FATAL(pool_config_load(path, &c, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.nsms, 1);
+	CU_ASSERT_STRING_EQUAL(c.sms[0], POOL_CFG_SM_SOCKET);
+	CU_ASSERT_PTR_NULL(c.munge_socket);
+	pool_config_release(&c);
+	unlink(path);
+	refused("[pool]\nsm_socket = /a.sock, sm.sock\n" HOST, -EINVAL,
+		"2: [pool] sm_socket: 'sm.sock' is neither an absolute path nor tcp:HOST:PORT");
+	refused("[pool]\nsm_socket = tcp:sm01\n" HOST, -EINVAL,
+		"2: [pool] sm_socket: 'tcp:sm01' is neither an absolute path nor tcp:HOST:PORT");
+	refused("[pool]\nsm_socket = tcp:sm01:70000\n" HOST, -EINVAL,
+		"2: [pool] sm_socket: 'tcp:sm01:70000' is neither an absolute path nor tcp:HOST:PORT");
+	refused("[pool]\nsm_socket = ,\n" HOST, -EINVAL,
+		"2: [pool] sm_socket: no SM endpoint");
+	strcpy(text, "[pool]\nsm_socket =");
+	for (i = 0; i <= POOL_CFG_SMS_MAX; i++)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text),
+			 " /s%zu", i);
+	snprintf(text + strlen(text), sizeof(text) - strlen(text), "\n%s",
+		 HOST);
+	refused(text, -EINVAL, "2: [pool] sm_socket: more than 8 SM endpoints");
+	refused("[pool]\nmunge_socket = munge.sock\n" HOST, -EINVAL,
+		"2: [pool] munge_socket: 'munge.sock' is not an absolute path");
+}
+
 static void test_unreadable(void)
 {
 	struct pool_config c;
@@ -251,4 +298,5 @@ TU_SUITE(pool_config,
 	 { "defaults", test_defaults },
 	 { "refusals", test_refusals },
 	 { "tcp", test_tcp },
+	 { "SM endpoints, munged", test_sms },
 	 { "unreadable", test_unreadable })

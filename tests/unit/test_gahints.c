@@ -20,6 +20,7 @@
 #include "plugins/opensm/gahints.h"
 #include "sm/client.h"
 #include "sm/server.h"
+#include "tools/ibpoold/fanout.h"
 #include "tools/ibpoold/relay.h"
 #include "topology/gen.h"
 
@@ -48,6 +49,13 @@ static void quiet(void *ctx, bool error, const char *msg)
 	pthread_mutex_unlock(&said_lock);
 }
 
+/* The SM state the fixture's hint sockets report. */
+static const char *standby(void *ctx)
+{
+	(void)ctx;
+	return "standby";
+}
+
 struct fix {
 	char dir[64];
 	struct ga_cfg cfg;
@@ -56,7 +64,7 @@ struct fix {
 
 static void start(struct fix *x, unsigned int interval_ms)
 {
-	const struct ga_hints_ops ops = { kick, quiet, NULL };
+	const struct ga_hints_ops ops = { kick, quiet, NULL, standby };
 	char err[256];
 
 	snprintf(x->dir, sizeof(x->dir), "/tmp/tu-gahints.XXXXXX");
@@ -528,8 +536,8 @@ static void test_relay_owner(void)
 	r = ask(&x, "{\"op\":\"hints.add\",\"job\":{\"id\":\"s1\",\"hosts\":[\"node0001\"],\"owner\":\"slurm\"}}");
 	CU_ASSERT(ok(r));
 	json_object_put(r);
-	CU_ASSERT_FATAL(!poold_relay_start(x.cfg.hints_socket, "ibpoold", 50,
-					   &rl));
+	CU_ASSERT_FATAL(!poold_relay_start(x.cfg.hints_socket, "ibpoold", NULL,
+					   50, &rl));
 	relay_post(rl, "[{\"id\":\"p1\",\"hosts\":[\"node0002\",\"node0003\"]}]");
 	CU_ASSERT(table_becomes(&x, "s1/slurm p1/ibpoold"));
 	/* someone replaces the whole table: the relay puts its job back */
@@ -560,10 +568,61 @@ static void test_relay_owner(void)
 	stop(&x);
 }
 
+/*
+ * ibpoold's relay to a master and its standby: both tables get the
+ * pool's jobs, one that loses them gets them back, one that goes away
+ * is said down with its endpoint while the other stays in step; state
+ * says the SM's state.
+ */
+static void test_fanout(void)
+{
+	struct poold_relay_status st;
+	struct poold_fanout *fo;
+	const char *sms[2];
+	struct fix a, b;
+	json_object *r;
+	int i;
+
+	start(&a, 0);
+	start(&b, 0);
+	r = ask(&b, "{\"op\":\"state\"}");
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(
+		json_object_object_get(r, "sm_state")), "standby");
+	json_object_put(r);
+	sms[0] = a.cfg.hints_socket;
+	sms[1] = b.cfg.hints_socket;
+	CU_ASSERT_FATAL(!poold_fanout_start(sms, 2, "ibpoold", NULL, 50, &fo));
+	CU_ASSERT_EQUAL(poold_fanout_count(fo), 2);
+	CU_ASSERT_STRING_EQUAL(poold_fanout_endpoint(fo, 1), sms[1]);
+	poold_fanout_post(fo, json_tokener_parse("[{\"id\":\"p1\",\"hosts\":[\"node0002\"]}]"));
+	CU_ASSERT(table_becomes(&a, "p1/ibpoold"));
+	CU_ASSERT(table_becomes(&b, "p1/ibpoold"));
+	r = ask(&b, "{\"op\":\"hints.set\",\"jobs\":[]}");
+	json_object_put(r);
+	CU_ASSERT(table_becomes(&b, "p1/ibpoold"));
+	ga_hints_stop(b.h);
+	b.h = NULL;
+	poold_fanout_post(fo, json_tokener_parse("[{\"id\":\"p2\",\"hosts\":[\"node0003\"]}]"));
+	CU_ASSERT(table_becomes(&a, "p2/ibpoold"));
+	for (i = 0; i < 250; i++) {
+		poold_fanout_status(fo, &st);
+		if (!st.up && st.error[0])
+			break;
+		sleep_ms(20);
+	}
+	CU_ASSERT(!st.up && !st.synced);
+	CU_ASSERT_EQUAL(strncmp(st.error, sms[1], strlen(sms[1])), 0);
+	poold_relay_status(poold_fanout_relay(fo, 0), &st);
+	CU_ASSERT(st.up && st.synced);
+	poold_fanout_stop(fo);
+	stop(&a);
+	stop(&b);
+}
+
 /* The table outlives the socket: a new start reloads it. */
 static void test_kept(void)
 {
-	const struct ga_hints_ops ops = { kick, quiet, NULL };
+	const struct ga_hints_ops ops = { kick, quiet, NULL, NULL };
 	struct ga_hints *h2;
 	char err[256];
 	struct fix x;
@@ -620,4 +679,5 @@ TU_SUITE(gahints,
 	 { "a failed save in the log", test_save_fails },
 	 { "a host by name and by GUID refused", test_alias_refused },
 	 { "a clash the fabric made drops one job", test_sweep_drops_clash },
-	 { "the relay keeps to its own jobs", test_relay_owner })
+	 { "the relay keeps to its own jobs", test_relay_owner },
+	 { "the relay feeds every SM", test_fanout })

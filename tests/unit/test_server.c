@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,11 @@
 
 #include "tu.h"
 #include "sm/client.h"
+#include "sm/mungeauth.h"
 #include "sm/server.h"
+
+/* No munged: TCP calls go anonymous whatever the machine runs. */
+#define NO_MUNGE "/nonexistent/munge.socket"
 
 struct fixture {
 	char dir[64];
@@ -157,6 +162,7 @@ static int handler(void *ctx, const struct sm_peer *p, json_object *req,
 	sm_json_add(*reply, "pid", json_object_new_int64(p->pid));
 	sm_json_add(*reply, "may_write", json_object_new_boolean(p->may_write));
 	sm_json_add(*reply, "remote", json_object_new_boolean(p->remote));
+	sm_json_add(*reply, "munge", json_object_new_boolean(p->munge));
 	sm_json_add(*reply, "addr", json_object_new_string(p->addr));
 	if (json_object_object_get_ex(req, "n", &v))
 		sm_json_add(*reply, "n", json_object_get(v));
@@ -296,7 +302,7 @@ static json_object *call(const char *path, const char *text, int *ret)
 	json_object *req = json_tokener_parse(text), *reply = NULL;
 	char err[256];
 
-	*ret = sm_call(path, req, &reply, 2000, err, sizeof(err));
+	*ret = sm_call_as(path, NO_MUNGE, req, &reply, 2000, err, sizeof(err));
 	json_object_put(req);
 	return reply;
 }
@@ -1312,9 +1318,12 @@ static void test_tcp_call_errors(void)
 	socklen_t al = sizeof(a);
 	int fd;
 
-	CU_ASSERT_EQUAL(sm_call("tcp:localhost:80", req, &r, 500, err,
+	CU_ASSERT_EQUAL(sm_call("tcp:localhost", req, &r, 500, err,
 				sizeof(err)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "not tcp:[ADDR:]PORT"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "not [ADDR:]PORT or HOST:PORT"));
+	CU_ASSERT_EQUAL(sm_call("tcp:nowhere.invalid:80", req, &r, 500, err,
+				sizeof(err)), -EHOSTUNREACH);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "nowhere.invalid"));
 	/* bound, not listening: refused */
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -1410,6 +1419,164 @@ static void test_tcp_http(void)
 	stop(&f);
 }
 
+/*
+ * A munged of the test's own in dir (mode 0755, as munged wants): its
+ * socket into sock, its pid returned (0 when it did not start).
+ */
+static pid_t munged_up(const char *dir, char *sock, size_t len)
+{
+	char cmd[1024], pidf[128];
+	FILE *f;
+	int pid = 0, i;
+
+	snprintf(sock, len, "%s/munge.sock", dir);
+	snprintf(pidf, sizeof(pidf), "%s/munge.pid", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "mungekey -c -f -k %s/key -b 1024 && munged -f -S %s --key-file=%s/key --log-file=%s/log --pid-file=%s --seed-file=%s/seed",
+		 dir, sock, dir, dir, pidf, dir);
+	if (chmod(dir, 0755) || system(cmd))
+		return 0;
+	for (i = 0; i < 200 && access(sock, F_OK); i++)
+		usleep(10000);
+	f = fopen(pidf, "r");
+	if (f && fscanf(f, "%d", &pid) != 1)
+		pid = 0;
+	if (f)
+		fclose(f);
+	return pid;
+}
+
+/* The envelope of request line text from munged at sock, as uid. */
+static char *envelope_as(const char *sock, const char *text, uid_t uid)
+{
+	char err[256], *line = NULL, buf[4096];
+	int fd[2];
+	size_t n;
+	ssize_t r;
+	pid_t pid;
+
+	if (!uid) {
+		CU_ASSERT_FATAL(!sm_munge_wrap(sock, text, strlen(text), &line,
+					       &n, err, sizeof(err)));
+		return line;
+	}
+	CU_ASSERT_FATAL(pipe(fd) == 0);
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (!pid) {
+		close(fd[0]);
+		if (setgroups(0, NULL) || setgid(uid) || setuid(uid) ||
+		    sm_munge_wrap(sock, text, strlen(text), &line, &n, err,
+				  sizeof(err)) ||
+		    write(fd[1], line, n) != (ssize_t)n)
+			_exit(1);
+		_exit(0);
+	}
+	close(fd[1]);
+	n = 0;
+	while ((r = read(fd[0], buf + n, sizeof(buf) - 1 - n)) > 0)
+		n += r;
+	close(fd[0]);
+	waitpid(pid, NULL, 0);
+	buf[n] = '\0';
+	CU_ASSERT_FATAL(n > 0);
+	return strdup(buf);
+}
+
+static int64_t field(const char *line, const char *key)
+{
+	json_object *o = json_tokener_parse(line), *v;
+	int64_t x = -1;
+
+	if (o && json_object_object_get_ex(o, key, &v))
+		x = json_object_get_int64(v);
+	json_object_put(o);
+	return x;
+}
+
+/*
+ * Requests over TCP in a MUNGE credential (a munged of the test's own):
+ * the handler sees the credential's uid, may_write from it and munge
+ * set, for that request only; envelopes pipeline in order with plain
+ * lines; a deferred reply after one comes; a credential decoded before
+ * or of no munged's is bad_credential; sm_call_as() wraps for TCP.
+ */
+static void test_tcp_munge(void)
+{
+	struct sm_server_config cfg = { 0 };
+	char tcp[SM_ADDR_LEN + 8], sock[128], line[2048], all[16384];
+	char dir[] = "/tmp/gpuaware-munge-XXXXXX", *e1, *e2, *en;
+	struct sm_server_stats st;
+	struct fixture f;
+	json_object *r, *req;
+	pid_t md;
+	int fd;
+
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	md = munged_up(dir, sock, sizeof(sock));
+	CU_ASSERT_FATAL(md > 0);
+	cfg.munge_socket = sock;
+	cfg.tcp = "0";
+	start(&f, &cfg);
+	sm_server_tcp_name(f.srv, tcp + strlen(SM_TCP_PREFIX),
+			   sizeof(tcp) - strlen(SM_TCP_PREFIX));
+	memcpy(tcp, SM_TCP_PREFIX, strlen(SM_TCP_PREFIX));
+
+	/* sm_call_as() puts it in a credential: root's, may write */
+	req = json_tokener_parse("{\"op\":\"echo\",\"n\":1}");
+	CU_ASSERT_EQUAL_FATAL(sm_call_as(tcp, sock, req, &r, 2000, line,
+					 sizeof(line)), 0);
+	json_object_put(req);
+	CU_ASSERT(json_object_get_boolean(json_object_object_get(r, "munge")));
+	CU_ASSERT(json_object_get_boolean(json_object_object_get(r,
+								  "may_write")));
+	CU_ASSERT_EQUAL(json_object_get_int64(json_object_object_get(r, "uid")),
+			0);
+	json_object_put(r);
+
+	/* pipelined: credentials and a plain line, replies in order */
+	e1 = envelope_as(sock, "{\"op\":\"echo\",\"n\":2}", 0);
+	e2 = envelope_as(sock, "{\"op\":\"echo\",\"n\":3}", 65534);
+	en = envelope_as(sock, "{\"op\":\"later\",\"n\":5}", 0);
+	snprintf(all, sizeof(all), "%s%s{\"op\":\"echo\",\"n\":4}\n%s", e1,
+		 e2, en);
+	fd = connect_tcp(tcp);
+	send_str(fd, all);
+	CU_ASSERT_FATAL(read_line(fd, line, sizeof(line), 3000) > 0);
+	CU_ASSERT_EQUAL(field(line, "n"), 2);
+	CU_ASSERT_EQUAL(field(line, "uid"), 0);
+	CU_ASSERT_FATAL(read_line(fd, line, sizeof(line), 3000) > 0);
+	CU_ASSERT_EQUAL(field(line, "n"), 3);
+	CU_ASSERT_EQUAL(field(line, "uid"), 65534);
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "\"may_write\":false"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "\"munge\":true"));
+	/* the credential was that request's: the next line is anonymous */
+	CU_ASSERT_FATAL(read_line(fd, line, sizeof(line), 3000) > 0);
+	CU_ASSERT_EQUAL(field(line, "n"), 4);
+	CU_ASSERT_EQUAL(field(line, "uid"), (int64_t)SM_NO_UID);
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "\"munge\":false"));
+	/* a deferred request in a credential: answered later, in order */
+	sm_server_answer(f.srv, later_ticket(0), reply_n(5));
+	CU_ASSERT_FATAL(read_line(fd, line, sizeof(line), 3000) > 0);
+	CU_ASSERT_EQUAL(field(line, "n"), 5);
+	/* once decoded, never again; nor a credential of no munged's */
+	send_str(fd, e1);
+	expect_reply(fd, "bad_credential");
+	send_str(fd, "{\"op\":\"munge\",\"cred\":\"MUNGE:AAAA:\"}\n");
+	expect_reply(fd, "bad_credential");
+	close(fd);
+	sm_server_stats(f.srv, &st);
+	CU_ASSERT_EQUAL(st.munge_ok, 4);
+	CU_ASSERT_EQUAL(st.munge_refused, 2);
+	free(e1);
+	free(e2);
+	free(en);
+	stop(&f);
+	kill(md, SIGTERM);
+	snprintf(all, sizeof(all), "rm -rf %s", dir);
+	CU_ASSERT(system(all) == 0);
+}
+
 TU_SUITE(server,
 	 { "request and reply", test_request_reply },
 	 { "sequence and pipeline", test_sequence_and_pipeline },
@@ -1435,4 +1602,5 @@ TU_SUITE(server,
 	 { "tcp: IPv6 loopback", test_tcp_ipv6 },
 	 { "tcp: start errors", test_tcp_start_errors },
 	 { "tcp: sm_call errors", test_tcp_call_errors },
-	 { "tcp: HTTP beside JSON lines", test_tcp_http })
+	 { "tcp: HTTP beside JSON lines", test_tcp_http },
+	 { "tcp: MUNGE credentials", test_tcp_munge })

@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "swname.h"
+#include "sm/client.h"
 #include "sm/endpoint.h"
 #include "sm/hints.h"
 #include "topology/textio.h"
@@ -166,19 +167,73 @@ static int set_str(char **dst, const char *v)
 	return 0;
 }
 
+static void free_sms(struct pool_config *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nsms; i++)
+		free(c->sms[i]);
+	free(c->sms);
+	c->sms = NULL;
+	c->nsms = 0;
+}
+
+/* Whether e is an SM endpoint: an absolute path or tcp:ENDPOINT. */
+static bool sm_endpoint(const char *e)
+{
+	size_t pl = strlen(SM_TCP_PREFIX);
+
+	return *e == '/' || (!strncmp(e, SM_TCP_PREFIX, pl) &&
+			     sm_tcp_valid(e + pl));
+}
+
+/* sm_socket: endpoints separated by blanks or commas, kept in order. */
+static int sm_sockets(struct ld *l, const char *v)
+{
+	struct pool_config *c = l->c;
+	char *copy = strdup(v), *tok, *save = NULL;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	free_sms(c);
+	c->sms = calloc(POOL_CFG_SMS_MAX, sizeof(*c->sms));
+	if (!c->sms)
+		ret = -ENOMEM;
+	for (tok = strtok_r(copy, " \t,", &save); !ret && tok;
+	     tok = strtok_r(NULL, " \t,", &save)) {
+		if (!sm_endpoint(tok))
+			ret = fail(l, "pool", "sm_socket", -EINVAL,
+				   "'%s' is neither an absolute path nor tcp:HOST:PORT",
+				   tok);
+		else if (c->nsms == POOL_CFG_SMS_MAX)
+			ret = fail(l, "pool", "sm_socket", -EINVAL,
+				   "more than %d SM endpoints",
+				   POOL_CFG_SMS_MAX);
+		else if (!(c->sms[c->nsms++] = strdup(tok)))
+			ret = -ENOMEM;
+	}
+	if (!ret && !c->nsms)
+		ret = fail(l, "pool", "sm_socket", -EINVAL, "no SM endpoint");
+	free(copy);
+	return ret ? ret : set_str(&c->sm_socket, v);
+}
+
 static int pool_key(struct ld *l, const char *key, const char *v)
 {
 	struct pool_config *c = l->c;
 	unsigned long n;
 	struct group *gr;
 
+	if (!strcmp(key, "sm_socket"))
+		return sm_sockets(l, v);
 	if (!strcmp(key, "socket") || !strcmp(key, "state_dir") ||
-	    !strcmp(key, "sm_socket") || !strcmp(key, "node_name_map")) {
+	    !strcmp(key, "node_name_map") || !strcmp(key, "munge_socket")) {
 		if (*v != '/')
 			return fail(l, "pool", key, -EINVAL,
 				    "'%s' is not an absolute path", v);
 		return set_str(!strcmp(key, "socket") ? &c->socket :
-			       !strcmp(key, "sm_socket") ? &c->sm_socket :
+			       !strcmp(key, "munge_socket") ? &c->munge_socket :
 			       !strcmp(key, "node_name_map") ?
 			       &c->node_name_map : &c->state_dir, v);
 	}
@@ -572,8 +627,11 @@ static int defaults(struct pool_config *c)
 	c->state_dir = strdup(POOL_CFG_STATE_DIR);
 	c->sm_socket = strdup(POOL_CFG_SM_SOCKET);
 	c->sm_owner = strdup(POOL_CFG_SM_OWNER);
-	return c->socket && c->state_dir && c->sm_socket && c->sm_owner ?
-	       0 : -ENOMEM;
+	c->sms = calloc(1, sizeof(*c->sms));
+	if (c->sms && (c->sms[0] = strdup(POOL_CFG_SM_SOCKET)))
+		c->nsms = 1;
+	return c->socket && c->state_dir && c->sm_socket && c->sm_owner &&
+	       c->nsms ? 0 : -ENOMEM;
 }
 
 /*
@@ -665,6 +723,8 @@ void pool_config_release(struct pool_config *c)
 	free(c->socket);
 	free(c->state_dir);
 	free(c->sm_socket);
+	free_sms(c);
+	free(c->munge_socket);
 	free(c->sm_owner);
 	free(c->group);
 	free(c->tcp);

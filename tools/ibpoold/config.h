@@ -16,6 +16,7 @@
 #define POOL_CFG_STATE_DIR "/var/lib/gpuaware"
 #define POOL_CFG_SM_SOCKET "/run/gpuaware/sm.sock"
 #define POOL_CFG_SM_OWNER "ibpoold"	/* of the relayed jobs */
+#define POOL_CFG_SMS_MAX 8	/* SM endpoints: a master and standbys */
 #define POOL_CFG_TELEMETRY_MS 1000
 #define POOL_CFG_SOCKET_MODE 0660	/* rw for owner and group */
 #define POOL_CFG_TELEMETRY_MIN 10
@@ -49,8 +50,11 @@ struct pool_host_cfg {
 struct pool_config {
 	char *socket;
 	char *state_dir;
-	char *sm_socket;
+	char *sm_socket;	/* as written: one or more SM endpoints */
+	char **sms;		/* those, each a path or "tcp:HOST:PORT" */
+	size_t nsms;		/* 1..POOL_CFG_SMS_MAX */
 	char *sm_owner;		/* as a job id: 1..64 of [A-Za-z0-9._:-] */
+	char *munge_socket;	/* munged's for TCP requests, NULL: default */
 	unsigned int telemetry_interval_ms;
 	unsigned int lft_check_s;	/* without the plugin; 0: never */
 	unsigned int lease_default_s;
@@ -71,7 +75,8 @@ struct pool_config {
  * the file has neither).  Refused: unreadable or unparsable files, unknown
  * sections and keys, missing required keys (gpus, gpu_type, hca), bad
  * numbers, an unknown group, a tcp that is not [ADDR:]PORT with a
- * numeric address, no host, a section or key given twice, a GUID or
+ * numeric address, an sm_socket entry that is neither an absolute path
+ * nor tcp:HOST:PORT, no host, a section or key given twice, a GUID or
  * description named twice.
  */
 int pool_config_load(const char *path, struct pool_config *c, char *err,

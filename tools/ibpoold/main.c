@@ -334,25 +334,35 @@ static double mono(void)
 }
 
 /*
- * The plugin's routings that reached the switches, from its state, or -1
- * when it does not answer (then the routing is taken as unchanged).  Not
- * routed_generation: that is the job table's, and stays the same when
- * the SM routes again because a cable came or went.
+ * The plugins' routings that reached the switches, from their state:
+ * the sum over the SMs that answer (only a master routes, so a new
+ * routing or a takeover changes it), or -1 when none does (then the
+ * routing is taken as unchanged).  Not routed_generation: that is the
+ * job table's, and stays the same when the SM routes again because a
+ * cable came or went.
  */
-static int64_t routings(const char *sm_socket)
+static int64_t routings(const struct pool_config *cfg)
 {
-	json_object *req = json_object_new_object(), *reply = NULL;
+	json_object *req = json_object_new_object(), *reply;
 	char err[256];
-	int64_t gen = -1;
+	int64_t n = -1;
+	size_t i;
 
-	if (req && !sm_json_add(req, "op", json_object_new_string("state")) &&
-	    !sm_call(sm_socket, req, &reply, 1000, err, sizeof(err)) &&
-	    json_object_get_boolean(json_object_object_get(reply, "ok")))
-		gen = json_object_get_int64(
-			json_object_object_get(reply, "routings"));
-	json_object_put(reply);
+	if (!req || sm_json_add(req, "op", json_object_new_string("state")))
+		goto out;
+	for (i = 0; i < cfg->nsms; i++) {
+		reply = NULL;
+		if (!sm_call_as(cfg->sms[i], cfg->munge_socket, req, &reply,
+				1000, err, sizeof(err)) &&
+		    json_object_get_boolean(json_object_object_get(reply,
+								   "ok")))
+			n = (n < 0 ? 0 : n) + json_object_get_int64(
+				json_object_object_get(reply, "routings"));
+		json_object_put(reply);
+	}
+out:
 	json_object_put(req);
-	return gen;
+	return n;
 }
 
 /*
@@ -420,7 +430,7 @@ static bool lft_check(struct poold *d, struct pool_live *live,
 static void telemetry(struct poold *d, struct pool_live *live,
 		      struct tele *tl)
 {
-	int64_t n = routings(d->cfg->sm_socket);
+	int64_t n = routings(d->cfg);
 	char err[512];
 	int ret;
 
@@ -466,7 +476,7 @@ static void serve(struct poold *d, struct pool_live *live,
 	struct timespec ts;
 	double next_tick = mono(), next_tele = mono(), t, wait;
 	struct tele tl = {
-		.routed = live ? routings(d->cfg->sm_socket) : -1,
+		.routed = live ? routings(d->cfg) : -1,
 		.next_lft = mono() + d->cfg->lft_check_s,
 	};
 	siginfo_t si;
@@ -504,7 +514,7 @@ static int run(const struct args *a)
 	struct pool_config cfg;
 	struct pool_view *view = NULL;
 	struct pool_live *live = NULL;
-	struct poold_relay *relay = NULL;
+	struct poold_fanout *relay = NULL;
 	struct poold_commit *commit = NULL;
 	struct pool *pool = NULL;
 	struct poold d = { 0 };
@@ -560,7 +570,8 @@ static int run(const struct args *a)
 	if (*pool_state_note(pool))
 		poold_log(LOG_WARNING, "journal: %s", pool_state_note(pool));
 	pool_group_commit(pool);
-	ret = poold_relay_start(cfg.sm_socket, cfg.sm_owner,
+	ret = poold_fanout_start((const char *const *)cfg.sms, cfg.nsms,
+				cfg.sm_owner, cfg.munge_socket,
 				cfg.telemetry_interval_ms, &relay);
 	if (ret) {
 		poold_log(LOG_ERR, "relay thread: %s", strerror(-ret));
@@ -582,6 +593,7 @@ static int run(const struct args *a)
 		goto out_ops;
 	sc.path = cfg.socket;
 	sc.tcp = cfg.tcp;
+	sc.munge_socket = cfg.munge_socket;
 	sc.group = cfg.group ? cfg.gid : SM_NO_GROUP;
 	sc.handler = poold_handle;
 	sc.http = poold_metrics_http;
@@ -606,12 +618,13 @@ static int run(const struct args *a)
 		goto out_srv;
 	sm_server_tcp_name(d.srv, tcp, sizeof(tcp));
 	if (cfg.tcp && !cfg.tcp_loopback)
-		poold_log(LOG_WARNING, "tcp %s is reachable from other hosts: anyone there can read the pool, its jobs and the fabric",
+		poold_log(LOG_WARNING, "tcp %s is reachable from other hosts: anyone there can read the pool, its jobs and the fabric; changes need a MUNGE credential",
 			  tcp);
 	poold_log(LOG_INFO, "serving %s%s%s%s: %zu hosts, %zu allocations, %zu jobs, state in %s",
 		  cfg.socket, *tcp ? " and tcp " : "", tcp,
-		  *tcp ? " (reads only)" : "", cfg.nhosts, pool_nallocs(pool),
-		  pool_njobs(pool), cfg.state_dir);
+		  *tcp ? " (reads; changes in a MUNGE credential)" : "",
+		  cfg.nhosts, pool_nallocs(pool), pool_njobs(pool),
+		  cfg.state_dir);
 	if (ready >= 0) {
 		detached(ready);
 		ready = -1;
@@ -634,7 +647,7 @@ out_ops:
 	poold_commit_free(commit);
 	poold_release(&d);
 out_relay:
-	poold_relay_stop(relay);
+	poold_fanout_stop(relay);
 out_pool:
 	pool_free(pool);
 out_view:

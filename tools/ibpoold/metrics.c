@@ -173,7 +173,7 @@ static void relay(FILE *out, struct poold *d)
 	struct poold_relay_status st = { 0 };
 
 	if (d->relay)
-		poold_relay_status(d->relay, &st);
+		poold_fanout_status(d->relay, &st);
 	gauge(out, "gpuaware_pool_relay_up",
 	      "1 when the last exchange with the plugin's hint socket worked.",
 	      st.up);
@@ -246,8 +246,11 @@ static void page(FILE *out, struct poold *d)
 	relay(out, d);
 	head(out, "gpuaware_pool_journal_sync_seconds", "histogram",
 	     "fdatasync of the journal for the replies waiting on it (group commit).");
+	/* a copy whose lock hist() takes: initialised, not stack garbage */
+	poold_hist_init(&sync);
 	pool_sync_times(d->pool, &sync);
 	hist(out, "gpuaware_pool_journal_sync_seconds", "", &sync);
+	poold_hist_destroy(&sync);
 	requests(out, d);
 	server(out, d);
 }

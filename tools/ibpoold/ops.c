@@ -216,7 +216,7 @@ static void post_jobs(struct poold *d)
 		return;
 	jobs = jobs_json(d, true);
 	if (jobs)
-		poold_relay_post(d->relay, jobs);
+		poold_fanout_post(d->relay, jobs);
 	else
 		poold_log(LOG_ERR, "relay: out of memory, the plugin's job table is behind");
 }
@@ -278,7 +278,7 @@ static int bind_view(struct poold *d, struct pool_view *view, char *err,
 
 int poold_init(struct poold *d, const struct pool_config *cfg,
 	       struct pool *pool, struct pool_view *view,
-	       struct poold_relay *relay, char *err, size_t len)
+	       struct poold_fanout *relay, char *err, size_t len)
 {
 	size_t h, n = 0;
 	int ret;
@@ -917,6 +917,38 @@ static int op_export(struct poold *d, const struct sm_peer *p,
 	return ret ? ret : pool_export_json(&d->tree, reply);
 }
 
+static int add_relay(json_object *o, const struct poold_relay_status *st)
+{
+	return sm_json_add(o, "up", json_object_new_boolean(st->up)) ||
+	       sm_json_add(o, "synced", json_object_new_boolean(st->synced)) ||
+	       add_int(o, "sent", st->sent) ||
+	       add_int(o, "generation", st->generation) ||
+	       add_str(o, "error", st->error) ? -ENOMEM : 0;
+}
+
+/* Each SM the relay feeds, with its endpoint: "sms" under rel. */
+static int add_relay_sms(struct poold_fanout *f, json_object *rel)
+{
+	json_object *sms = json_object_new_array(), *o;
+	struct poold_relay_status st;
+	size_t i;
+
+	if (sm_json_add(rel, "sms", sms))
+		return -ENOMEM;
+	for (i = 0; i < poold_fanout_count(f); i++) {
+		o = json_object_new_object();
+		if (json_object_array_add(sms, o)) {
+			json_object_put(o);
+			return -ENOMEM;
+		}
+		poold_relay_status(poold_fanout_relay(f, i), &st);
+		if (add_str(o, "endpoint", poold_fanout_endpoint(f, i)) ||
+		    add_relay(o, &st))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int op_status(struct poold *d, const struct sm_peer *p,
 		     json_object *req, json_object *reply, struct sm_error *e)
 {
@@ -967,16 +999,11 @@ static int op_status(struct poold *d, const struct sm_peer *p,
 		return -ENOMEM;
 	if (!d->relay)
 		return add_null(reply, "relay");
-	poold_relay_status(d->relay, &st);
+	poold_fanout_status(d->relay, &st);
 	rel = json_object_new_object();
-	if (sm_json_add(reply, "relay", rel) ||
-	    sm_json_add(rel, "up", json_object_new_boolean(st.up)) ||
-	    sm_json_add(rel, "synced", json_object_new_boolean(st.synced)) ||
-	    add_int(rel, "sent", st.sent) ||
-	    add_int(rel, "generation", st.generation) ||
-	    add_str(rel, "error", st.error))
+	if (sm_json_add(reply, "relay", rel) || add_relay(rel, &st))
 		return -ENOMEM;
-	return 0;
+	return add_relay_sms(d->relay, rel);
 }
 
 #define FIELDS(...) (const char *const[]){ "op", __VA_ARGS__, NULL }
@@ -1057,8 +1084,8 @@ int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
 					name);
 		return *reply ? 0 : -ENOMEM;
 	}
-	if (op->access != READ && p->remote) {
-		*reply = sm_reply_error(SM_ERR_FORBIDDEN, "%s over TCP: no credentials; use the Unix socket",
+	if (op->access != READ && p->remote && !p->munge) {
+		*reply = sm_reply_error(SM_ERR_FORBIDDEN, "%s over TCP: no credentials; send it in a MUNGE credential, or use the Unix socket",
 					name);
 		return *reply ? 0 : -ENOMEM;
 	}

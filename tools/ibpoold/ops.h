@@ -21,7 +21,7 @@
 #include "metrics.h"
 #include "place.h"
 #include "pool.h"
-#include "relay.h"
+#include "fanout.h"
 #include "swname.h"
 #include "view.h"
 #include "sm/server.h"
@@ -49,7 +49,7 @@ struct poold {
 	const struct pool_config *cfg;
 	struct pool *pool;
 	struct pool_view *view;
-	struct poold_relay *relay;
+	struct poold_fanout *relay;	/* the job table to the SMs */
 	struct pool_tree tree;
 	struct pool_swname_map names;	/* cfg's node_name_map, loaded */
 	size_t nhcas;		/* configured HCAs, all hosts */
@@ -76,7 +76,7 @@ const char *poold_op_name(size_t i);
  */
 int poold_init(struct poold *d, const struct pool_config *cfg,
 	       struct pool *pool, struct pool_view *view,
-	       struct poold_relay *relay, char *err, size_t len);
+	       struct poold_fanout *relay, char *err, size_t len);
 void poold_release(struct poold *d);
 
 /*

@@ -21,6 +21,7 @@
 struct poold_relay {
 	char *path;
 	char *owner;		/* of our jobs in the plugin's table */
+	char *munge;		/* munged's socket, NULL: the default */
 	unsigned int interval_ms;
 	pthread_t thread;
 	pthread_mutex_t lock;
@@ -39,7 +40,8 @@ static int ask(struct poold_relay *r, json_object *req, json_object **reply,
 	json_object *e, *m;
 	int ret;
 
-	ret = sm_call(r->path, req, reply, RELAY_TIMEOUT_MS, err, len);
+	ret = sm_call_as(r->path, r->munge, req, reply, RELAY_TIMEOUT_MS,
+			 err, len);
 	if (ret)
 		return ret;
 	if (json_object_get_boolean(json_object_object_get(*reply, "ok")))
@@ -259,7 +261,8 @@ static void *relay_main(void *arg)
 }
 
 int poold_relay_start(const char *sm_socket, const char *owner,
-		      unsigned int interval_ms, struct poold_relay **out)
+		      const char *munge, unsigned int interval_ms,
+		      struct poold_relay **out)
 {
 	struct poold_relay *r = calloc(1, sizeof(*r));
 	pthread_condattr_t ca;
@@ -270,7 +273,8 @@ int poold_relay_start(const char *sm_socket, const char *owner,
 		return -ENOMEM;
 	r->path = strdup(sm_socket);
 	r->owner = strdup(owner);
-	if (!r->path || !r->owner) {
+	r->munge = munge ? strdup(munge) : NULL;
+	if (!r->path || !r->owner || (munge && !r->munge)) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
@@ -291,6 +295,7 @@ out_sync:
 out_free:
 	free(r->path);
 	free(r->owner);
+	free(r->munge);
 	free(r);
 	return ret;
 }
@@ -331,5 +336,6 @@ void poold_relay_stop(struct poold_relay *r)
 	json_object_put(r->jobs);
 	free(r->path);
 	free(r->owner);
+	free(r->munge);
 	free(r);
 }

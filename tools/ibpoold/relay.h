@@ -27,12 +27,15 @@ struct poold_relay_status {
 struct poold_relay;
 
 /*
- * Start the thread talking to sm_socket, relaying as owner (both
- * copied; owner as the plugin takes a job id), checking the plugin every
- * interval_ms.  Returns 0 or a negative errno.
+ * Start the thread talking to sm_socket (a path, or tcp:HOST:PORT with
+ * the requests in MUNGE credentials from munged at munge, NULL: munge's
+ * default), relaying as owner (all copied; owner as the plugin takes a
+ * job id), checking the plugin every interval_ms.  Returns 0 or a
+ * negative errno.
  */
 int poold_relay_start(const char *sm_socket, const char *owner,
-		      unsigned int interval_ms, struct poold_relay **out);
+		      const char *munge, unsigned int interval_ms,
+		      struct poold_relay **out);
 
 /*
  * The whole job table to relay: an array of {"id","hosts"} objects,

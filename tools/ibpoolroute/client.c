@@ -88,7 +88,7 @@ int pr_call(const struct pr_opts *o, json_object *req, json_object **reply,
 		snprintf(err, len, "out of memory");
 		return PR_ERR;
 	}
-	ret = sm_call(o->socket, req, reply, ms, err, len);
+	ret = sm_call_as(o->socket, o->munge, req, reply, ms, err, len);
 	json_object_put(req);
 	if (ret) {
 		o->fail->code = fail_code(ret);

@@ -71,6 +71,7 @@ struct pr_opts {
 	 * command's default */
 	const char *socket;
 	enum cli_peer peer;	/* whose socket it is */
+	const char *munge;	/* munged's socket for TCP, NULL: default */
 	struct pr_fail *fail;	/* main's, filled by pr_call() */
 	/* hints, state, reroute */
 	unsigned int weight;	/* hints add */

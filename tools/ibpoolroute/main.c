@@ -125,7 +125,8 @@ static const struct cli_opt opts[] = {
 	{ "output", 1, 'o', C_MAP, "FILE", "map: the SVG to write, - for stdout (-)" },
 	{ "load", 1, O_LOAD, C_MAP, "NAME", "map: colour links by a2a (the routing's all-to-all), jobs (--jobs' collectives, --pattern) or counters (live) (jobs with --jobs, else a2a)" },
 	{ "interval", 1, 'i', C_COUNTERS | C_MAP, "MS", "wait between the two samples, 1-3600000 ms (1000)" },
-	{ "socket", 1, 'S', C_SM | C_POOLD, "PATH", "the SM's hint socket (" PR_SM_SOCKET ") or ibpoold's ($GPUAWARE_POOL_SOCKET, else " POOL_SOCKET_DEFAULT "); tcp:[ADDR:]PORT: ibpoold's TCP listener, reads only" },
+	{ "socket", 1, 'S', C_SM | C_POOLD, "PATH", "the SM's hint socket (" PR_SM_SOCKET ") or ibpoold's ($GPUAWARE_POOL_SOCKET, else " POOL_SOCKET_DEFAULT "); tcp:HOST:PORT: a TCP listener, the request in a MUNGE credential" },
+	{ "munge-socket", 1, 'U', C_SM | C_POOLD, "PATH", "munged's socket for tcp: ($GPUAWARE_MUNGE_SOCKET, else munge's default)" },
 	{ "weight", 1, 'w', C_HINTS, "N", "hints add: the job's weight, 1-1000 (1)" },
 	{ "owner", 1, O_OWNER, C_HINTS, "NAME", "hints add: the job's owner; hints set: replace only NAME's jobs, keeping the others'; hints remove: only a job of NAME" },
 	{ "wait", 0, 'W', C_HINTS | C_REROUTE, NULL, "return once the switches hold the routing for the change" },
@@ -173,6 +174,7 @@ static const char *const examples[] = {
 	"ibpoolroute release 12",
 	"ibpoolroute place --gpus 32 --per-host 8 --json",
 	"ibpoolroute pool --socket tcp:127.0.0.1:7070",
+	"ibpoolroute hints add j7 gpu01 gpu02 --socket tcp:sm01:7071",
 	"ibpoolroute jobs --start j1 --hosts 'node[01-04]'",
 	"ibpoolroute topology --format k8s-labels",
 };
@@ -314,6 +316,9 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		break;
 	case 'S':
 		o->socket = arg;
+		break;
+	case 'U':
+		o->munge = arg;
 		break;
 	case 'w':
 		if (number(arg, 1000, &v) || !v)
@@ -516,6 +521,8 @@ int main(int argc, char **argv)
 		o.socket = cmd->bit & C_POOLD ? POOL_SOCKET_DEFAULT :
 					       PR_SM_SOCKET;
 	o.peer = cmd->bit & C_POOLD ? CLI_PEER_POOLD : CLI_PEER_SM;
+	if (!o.munge)
+		o.munge = getenv("GPUAWARE_MUNGE_SOCKET");
 	if (!o.format)
 		o.format = "slurm-tree";
 	ret = cmd->run(&o, err, sizeof(err));

@@ -263,6 +263,8 @@ static void print_state(json_object *r)
 	const char *jr;
 
 	json_object_object_get_ex(r, "routed_generation", &rg);
+	if (json_object_object_get_ex(r, "sm_state", NULL))
+		printf("sm           : %s\n", pr_str(r, "sm_state"));
 	printf("job table    : generation %" PRIu64 ", %" PRIu64 " jobs%s\n",
 	       u64(r, "hints_generation"), u64(r, "jobs"),
 	       json_object_get_boolean(json_object_object_get(r, "reroute_pending")) ?
