@@ -92,13 +92,17 @@ $(B)/obj/%.o: %.c $(B)/.flags
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 # The plugin's objects, with that OpenSM's headers; rebuilt for others.
+# osm_config.h comes first in every one: without its ENABLE_OSM_PERF_MGR
+# osm_subn_opt_t is 56 bytes short and every later osm_subn_t field is
+# read at the wrong offset.
 $(PB)/.osm-inc: FORCE
 	@mkdir -p $(PB)
 	@echo '$(OSM_INC)' | cmp -s - $@ || echo '$(OSM_INC)' > $@
 
 $(PB)/obj/plugins/opensm/%.o: plugins/opensm/%.c $(B)/.flags $(PB)/.osm-inc
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -I$(OSM_INC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -I$(OSM_INC) -include opensm/osm_config.h $(CFLAGS) \
+		-c -o $@ $<
 
 $(B)/libgpcore.a: $(CORE_OBJ)
 	rm -f $@
