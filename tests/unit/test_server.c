@@ -1446,6 +1446,19 @@ static pid_t munged_up(const char *dir, char *sock, size_t len)
 	return pid;
 }
 
+/*
+ * Stop the munged munged_up() started and wait until it is gone: it
+ * writes its seed file on the way out, into the directory we remove.
+ */
+static void munged_down(pid_t pid)
+{
+	int i;
+
+	kill(pid, SIGTERM);
+	for (i = 0; i < 500 && !kill(pid, 0); i++)
+		usleep(10000);
+}
+
 /* The envelope of request line text from munged at sock, as uid. */
 static char *envelope_as(const char *sock, const char *text, uid_t uid)
 {
@@ -1572,7 +1585,7 @@ static void test_tcp_munge(void)
 	free(e2);
 	free(en);
 	stop(&f);
-	kill(md, SIGTERM);
+	munged_down(md);
 	snprintf(all, sizeof(all), "rm -rf %s", dir);
 	CU_ASSERT(system(all) == 0);
 }
