@@ -10,7 +10,9 @@
  * link).  Positions are consistent across siblings, so choosing slot
  * (key / U[level]) % slots makes every source converge on the same path
  * to a destination (d-mod-k); a slot that is missing or cannot reach the
- * destination detours over the valid one it was sent least often.
+ * destination detours over the valid one it was sent least often.  On a
+ * degraded tree the all-to-all balance (balance.h) then lays each CA LID
+ * again among the same minimal up*-down* ports, by the links' loads.
  * With jobs, the collective search (jobroute.h) then re-chooses the
  * entries towards the jobs' LIDs among the same minimal up*-down* ports.
  */
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "balance.h"
 #include "ftree.h"
 #include "jobload.h"
 #include "jobroute.h"
@@ -831,6 +834,21 @@ static unsigned int cands(void *ctx, uint32_t s, uint32_t ds, uint8_t *out)
 }
 
 /*
+ * Whether some switch misses an up slot: d-mod-k then detours, and the
+ * tree is balanced again by the link loads.  An intact tree keeps
+ * d-mod-k, which is on the topology's floor there.
+ */
+static bool degraded(const struct ftr *r)
+{
+	uint32_t s;
+
+	for (s = 0; s < r->nsw; s++)
+		if (r->nslots[s] && r->lv[s] >= r->base && !r->intact[s])
+			return true;
+	return false;
+}
+
+/*
  * r for tree ft in t: levels, slots, reach and keys; r needs
  * ftr_release() whatever this returns.
  */
@@ -870,6 +888,8 @@ int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 	for (s = 0; !ret && s < r.nsw; s++)
 		if (r.lv[s] != FT_NO_LEVEL)
 			ret = route_switch(&r, s);
+	if (!ret && degraded(&r))
+		ret = rt_balance(t, cands, &r, NULL);
 	if (!ret && rt_fill_unrouted(t, r.unrouted) < 0)
 		ret = -ENOMEM;
 	if (!ret && jobs && jobs->njobs) {
