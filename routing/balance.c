@@ -53,7 +53,6 @@ struct bal {
 	uint32_t *nbr;		/* per fabric port: peer switch */
 	uint32_t *src;		/* per switch: CA ports sending */
 	uint32_t *srcs, nsrc;	/* switches with sources, by group */
-	uint64_t nlid;		/* CA LIDs a switch delivers */
 	uint32_t *group;	/* per switch: its group of sources */
 	uint32_t *load;		/* per fabric port: all-to-all routes */
 	double *phi;		/* per fabric port: exp cost of its load */
@@ -412,7 +411,6 @@ static int sources(struct bal *b)
 			b->scale = in;
 	}
 	free(lids);
-	b->nlid = nlid;
 	group_sources(b);
 	return 0;
 }
@@ -487,7 +485,7 @@ static int bal_init(struct bal *b, struct rt_tables *t, rt_cands_fn cands,
 }
 
 int rt_balance(struct rt_tables *t, rt_cands_fn cands, void *ctx,
-	       struct rt_balance_stats *st)
+	       const bool *only, struct rt_balance_stats *st)
 {
 	uint32_t *off = NULL, *lids = NULL, s, k, i;
 	struct rt_balance_stats local;
@@ -505,7 +503,9 @@ int rt_balance(struct rt_tables *t, rt_cands_fn cands, void *ctx,
 		ret = rt_lids_by_switch(t, &off, &lids);
 	if (ret || !b.scale)
 		goto out;
-	work = (uint64_t)b.nlid * b.nsrc;
+	for (work = 0, k = 0; k < off[b.nsw]; k++)
+		work += ca_lid(t, lids[k]) && (!only || only[lids[k]]);
+	work *= b.nsrc;
 	if (work > BAL_MAX_WORK) {
 		st->skipped = true;
 		goto out;
@@ -529,7 +529,9 @@ int rt_balance(struct rt_tables *t, rt_cands_fn cands, void *ctx,
 				continue;
 			moves(&b, s);
 			for (k = off[s]; k < off[s + 1]; k++)
-				if (ca_lid(t, lids[k]) && relay(&b, lids[k]))
+				if (ca_lid(t, lids[k]) &&
+				    (!only || only[lids[k]]) &&
+				    relay(&b, lids[k]))
 					changed = true;
 		}
 		st->passes++;

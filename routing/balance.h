@@ -22,8 +22,9 @@ struct rt_balance_stats {
 };
 
 /*
- * Re-route every CA LID of t (a complete routing of its fabric made of
- * cands' ports) towards less loaded links: the LID's in-tree is laid
+ * Re-route the CA LIDs of t (a complete routing of its fabric made of
+ * cands' ports) marked in only (NULL: every one) towards less loaded
+ * links: the LID's in-tree is laid
  * again source switch by source switch, each along its cheapest way
  * given the entries this LID already fixed, costs convex in the links'
  * all-to-all route counts.  A LID whose new tree costs more than its old
@@ -32,6 +33,6 @@ struct rt_balance_stats {
  * of cands' ports.
  */
 int rt_balance(struct rt_tables *t, rt_cands_fn cands, void *ctx,
-	       struct rt_balance_stats *st);
+	       const bool *only, struct rt_balance_stats *st);
 
 #endif

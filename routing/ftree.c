@@ -12,7 +12,8 @@
  * to a destination (d-mod-k); a slot that is missing or cannot reach the
  * destination detours over the valid one it was sent least often.  On a
  * degraded tree the all-to-all balance (balance.h) then lays each CA LID
- * again among the same minimal up*-down* ports, by the links' loads.
+ * that took a detour again among the same minimal up*-down* ports, by the
+ * links' loads; the others keep d-mod-k's converging paths.
  * With jobs, the collective search (jobroute.h) then re-chooses the
  * entries towards the jobs' LIDs among the same minimal up*-down* ports.
  */
@@ -74,6 +75,7 @@ struct ftr {
 	struct dmap detours;
 	uint32_t *own;		/* per fabric port: detours it took */
 	bool *unrouted;		/* per destination switch: some switch lacks a route */
+	bool *detoured;		/* per LID: some switch detoured it */
 	uint32_t *dcnt;		/* scratch: down candidates per destination */
 	uint8_t *dport;		/* scratch: their ports, CSR by dcnt */
 	uint32_t *doff;
@@ -669,12 +671,15 @@ static int route_up(struct ftr *r, uint32_t s, uint32_t d, unsigned int h,
 		lid = r->dst_lid[k];
 		i = r->lv[s] >= r->base ? slot_of(r, s, lid) :
 					  r->nslots[s];
-		row[lid] = i < r->nslots[s] && slots[i] &&
-			   has(bits(r, rh,
-				    peer_sw(r, s, slots[i])), d) ?
-			   slots[i] : detour(r, s, lid, cand, n);
+		if (i < r->nslots[s] && slots[i] &&
+		    has(bits(r, rh, peer_sw(r, s, slots[i])), d)) {
+			row[lid] = slots[i];
+			continue;
+		}
+		row[lid] = detour(r, s, lid, cand, n);
 		if (!row[lid])
 			return -ENOMEM;
+		r->detoured[lid] = true;
 	}
 	return 0;
 }
@@ -731,6 +736,7 @@ static void ftr_release(struct ftr *r)
 	free(r->nbr);
 	free(r->own);
 	free(r->unrouted);
+	free(r->detoured);
 	free(r->detours.key);
 	free(r->detours.cnt);
 	free(r->dcnt);
@@ -766,13 +772,14 @@ static int ftr_init(struct ftr *r, const struct fabric *f,
 	r->idx = calloc(top * (r->nlev + 1), sizeof(*r->idx));
 	r->own = calloc(f->nports + 1, sizeof(*r->own));
 	r->unrouted = calloc(nsw, sizeof(*r->unrouted));
+	r->detoured = calloc(top, sizeof(*r->detoured));
 	r->dcnt = calloc(nsw, sizeof(*r->dcnt));
 	r->doff = calloc(nsw + 1, sizeof(*r->doff));
 	/* Each destination is below at most every down port of a switch. */
 	r->dport = malloc(nsw * (FAB_MAX_PORTS + 1));
 	if (!r->lv || !r->pos || !r->gsize || !r->slot_off || !r->nslots ||
 	    !r->intact || !r->down || !r->reach || !r->all || !r->key ||
-	    !r->idx || !r->own || !r->unrouted || !r->dcnt ||
+	    !r->idx || !r->own || !r->unrouted || !r->detoured || !r->dcnt ||
 	    !r->doff || !r->dport)
 		return -ENOMEM;
 	if (rt_peer_switches(t, &r->nbr))
@@ -889,7 +896,7 @@ int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 		if (r.lv[s] != FT_NO_LEVEL)
 			ret = route_switch(&r, s);
 	if (!ret && degraded(&r))
-		ret = rt_balance(t, cands, &r, NULL);
+		ret = rt_balance(t, cands, &r, r.detoured, NULL);
 	if (!ret && rt_fill_unrouted(t, r.unrouted) < 0)
 		ret = -ENOMEM;
 	if (!ret && jobs && jobs->njobs) {

@@ -152,13 +152,13 @@ static void test_from_worst(void)
 				if (sw != ds && two_level(&t, sw, ds, port))
 					rt_lft(&t, sw)[lid] = port[0];
 		}
-		CU_ASSERT_FATAL(!rt_balance(&t, two_level, &t, &st));
+		CU_ASSERT_FATAL(!rt_balance(&t, two_level, &t, NULL, &st));
 		CU_ASSERT(!st.skipped && st.passes >= 1);
 		CU_ASSERT(st.max_after <= st.max_before);
 		CU_ASSERT(st.max_after <= fl * 1.05);
 		/* more passes, each counting what the last one left */
 		for (k = 0; k < 3; k++) {
-			CU_ASSERT_FATAL(!rt_balance(&t, two_level, &t, &again));
+			CU_ASSERT_FATAL(!rt_balance(&t, two_level, &t, NULL, &again));
 			CU_ASSERT_EQUAL(again.max_before, st.max_after);
 			CU_ASSERT(again.max_after <= again.max_before);
 			st = again;
