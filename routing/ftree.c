@@ -639,17 +639,31 @@ static void down_candidates(struct ftr *r, uint32_t s)
 	}
 }
 
-/* The nominal up slot of s for lid. */
-static unsigned int slot_of(const struct ftr *r, uint32_t s, unsigned int lid)
+/*
+ * Per switch being routed: the parent behind each of its up slots, so
+ * each destination's candidates are bit tests on local data.
+ */
+struct upslots {
+	const uint8_t *port;	/* slot -> port, 0 = missing */
+	uint32_t q[FT_MAX_SLOTS];	/* slot -> parent, FAB_NONE = missing */
+	bool ok[FT_MAX_SLOTS];	/* slot reaches the destination at hand */
+	const uint16_t *idx;	/* nominal slot per LID at s's level */
+};
+
+static void upslots_init(const struct ftr *r, uint32_t s, struct upslots *u)
 {
-	return r->idx[(size_t)r->lv[s] * (r->t->top + 1) + lid];
+	unsigned int i;
+
+	u->port = r->slot_port + r->slot_off[s];
+	for (i = 0; i < r->nslots[s]; i++)
+		u->q[i] = u->port[i] ? peer_sw(r, s, u->port[i]) : FAB_NONE;
+	u->idx = r->idx + (size_t)r->lv[s] * (r->t->top + 1);
 }
 
 static int route_up(struct ftr *r, uint32_t s, uint32_t d, unsigned int h,
-		    uint8_t *row)
+		    struct upslots *u, uint8_t *row)
 {
 	const uint64_t *ah = r->all + ((size_t)h * r->nsw + s) * r->w;
-	const uint8_t *slots = r->slot_port + r->slot_off[s];
 	uint64_t *rh = r->reach + (size_t)h * r->nsw * r->w;
 	uint8_t cand[FAB_MAX_PORTS + 1];
 	unsigned int i, n = 0, lid;
@@ -658,22 +672,21 @@ static int route_up(struct ftr *r, uint32_t s, uint32_t d, unsigned int h,
 	if (r->intact[s] && has(ah, d)) {
 		for (k = r->dst_off[d]; k < r->dst_off[d + 1]; k++) {
 			lid = r->dst_lid[k];
-			row[lid] = slots[slot_of(r, s, lid)];
+			row[lid] = u->port[u->idx[lid]];
 		}
 		return 0;
 	}
 	/* A switch has at most one slot per port: cand cannot overflow. */
-	for (i = 0; i < r->nslots[s]; i++)
-		if (slots[i] &&
-		    has(bits(r, rh, peer_sw(r, s, slots[i])), d))
-			cand[n++] = slots[i];
+	for (i = 0; i < r->nslots[s]; i++) {
+		u->ok[i] = u->q[i] != FAB_NONE && has(bits(r, rh, u->q[i]), d);
+		if (u->ok[i])
+			cand[n++] = u->port[i];
+	}
 	for (k = r->dst_off[d]; n && k < r->dst_off[d + 1]; k++) {
 		lid = r->dst_lid[k];
-		i = r->lv[s] >= r->base ? slot_of(r, s, lid) :
-					  r->nslots[s];
-		if (i < r->nslots[s] && slots[i] &&
-		    has(bits(r, rh, peer_sw(r, s, slots[i])), d)) {
-			row[lid] = slots[i];
+		i = r->lv[s] >= r->base ? u->idx[lid] : r->nslots[s];
+		if (i < r->nslots[s] && u->ok[i]) {
+			row[lid] = u->port[i];
 			continue;
 		}
 		row[lid] = detour(r, s, lid, cand, n);
@@ -688,11 +701,13 @@ static int route_switch(struct ftr *r, uint32_t s)
 {
 	uint8_t *row = rt_lft(r->t, s);
 	const uint64_t *dn = bits(r, r->down, s);
+	struct upslots u;
 	unsigned int h, lid;
 	uint32_t d, k;
 	int ret;
 
 	down_candidates(r, s);
+	upslots_init(r, s, &u);
 	for (d = 0; d < r->nsw; d++) {
 		if (d == s || r->dst_off[d] == r->dst_off[d + 1])
 			continue;
@@ -702,7 +717,7 @@ static int route_switch(struct ftr *r, uint32_t s)
 
 			for (k = r->dst_off[d]; k < r->dst_off[d + 1]; k++) {
 				lid = r->dst_lid[k];
-				row[lid] = c[r->key[lid] % n];
+				row[lid] = n == 1 ? c[0] : c[r->key[lid] % n];
 			}
 			continue;
 		}
@@ -711,7 +726,7 @@ static int route_switch(struct ftr *r, uint32_t s)
 				break;
 		if (h == r->nlev)
 			r->unrouted[d] = true;
-		else if ((ret = route_up(r, s, d, h, row)))
+		else if ((ret = route_up(r, s, d, h, &u, row)))
 			return ret;
 	}
 	return 0;
