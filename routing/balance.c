@@ -14,11 +14,11 @@
  * busiest links far above the rest, so its sum approximates the
  * maximum.  The other part is what a random permutation feels (eBB): two
  * routes on a link collide in a permutation unless they share their
- * source or their destination, so a route added to a link costs MU times
- * the routes of other LIDs already there, less BETA times those of its
- * own LID (the pairs' sum with each LID's own pairs counted negatively,
- * 1 + BETA times): a LID's routes gather on the links it already uses,
- * which leaves whole links to the LIDs laid after it.
+ * source or their destination, so it counts the pairs of routes to
+ * different LIDs on each link, less BETA times the pairs to one LID: a
+ * route added to a link costs MU times the routes of other LIDs there,
+ * less BETA times those of its own.  A LID's routes gather on the links
+ * it already uses, which leaves whole links to the LIDs laid after it.
  *
  * The cheapest way from each switch is remembered between the sources
  * of one group (switches with a common neighbour: a pod's leaves) and
@@ -301,6 +301,13 @@ static bool ca_lid(const struct rt_tables *t, unsigned int lid)
 	return !fab_is_sw(t->fab, t->lid_node[lid]);
 }
 
+/* Whether lid is to be laid again. */
+static bool wanted(const struct rt_tables *t, const bool *only,
+		   unsigned int lid)
+{
+	return ca_lid(t, lid) && (!only || only[lid]);
+}
+
 static uint64_t busiest(const struct bal *b)
 {
 	uint64_t m = 0;
@@ -504,7 +511,7 @@ int rt_balance(struct rt_tables *t, rt_cands_fn cands, void *ctx,
 	if (ret || !b.scale)
 		goto out;
 	for (work = 0, k = 0; k < off[b.nsw]; k++)
-		work += ca_lid(t, lids[k]) && (!only || only[lids[k]]);
+		work += wanted(t, only, lids[k]);
 	work *= b.nsrc;
 	if (work > BAL_MAX_WORK) {
 		st->skipped = true;
@@ -525,12 +532,14 @@ int rt_balance(struct rt_tables *t, rt_cands_fn cands, void *ctx,
 	while (changed && st->passes < passes) {
 		changed = false;
 		for (s = 0; s < b.nsw; s++) {
-			if (off[s] == off[s + 1])
+			for (k = off[s]; k < off[s + 1]; k++)
+				if (wanted(t, only, lids[k]))
+					break;
+			if (k == off[s + 1])
 				continue;
 			moves(&b, s);
-			for (k = off[s]; k < off[s + 1]; k++)
-				if (ca_lid(t, lids[k]) &&
-				    (!only || only[lids[k]]) &&
+			for (; k < off[s + 1]; k++)
+				if (wanted(t, only, lids[k]) &&
 				    relay(&b, lids[k]))
 					changed = true;
 		}
