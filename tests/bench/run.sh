@@ -353,25 +353,17 @@ after_unlink() {
 
 # first_uplink NETFILE: "SWITCH PORT" of a leaf's first switch cable.
 first_uplink() {
-	awk '
-	function id(s) {
-		match(s, /"[^"]*"/)
-		return substr(s, RSTART + 1, RLENGTH - 2)
-	}
-	/^(Switch|Hca|Ca|Rt)[ \t]/ { cur = id($0); type[cur] = $1; next }
-	/^\[[0-9]+\]/ && cur != "" { n++; from[n] = cur
-		port[n] = substr($0, 2) + 0
-		to[n] = id(substr($0, index($0, "]") + 1)) }
+	net_cables "$1" | awk -F '\t' '
+	{ n++; from[n] = $1; port[n] = $3; up[n] = $2 == "Switch" &&
+		$5 == "Switch" }
+	$2 == "Switch" && $5 != "Switch" { leaf[$1] = 1 }
 	END {
 		for (i = 1; i <= n; i++)
-			if (type[from[i]] == "Switch" && type[to[i]] != "Switch")
-				leaf[from[i]] = 1
-		for (i = 1; i <= n; i++)
-			if ((from[i] in leaf) && type[to[i]] == "Switch") {
+			if ((from[i] in leaf) && up[i]) {
 				print from[i], port[i]
 				exit
 			}
-	}' "$1"
+	}'
 }
 
 # fail_row LABEL NETFILE ENGINE: OpenSM as a daemon (no periodic sweep:

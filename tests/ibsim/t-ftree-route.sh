@@ -68,22 +68,8 @@ resweep_done() {
 
 # Switches with CAs in a net file: multicast trees lead to them.
 leaf_count() {
-	awk '
-	function id(s) {
-		match(s, /"[^"]*"/)
-		return substr(s, RSTART + 1, RLENGTH - 2)
-	}
-	/^(Switch|Hca|Ca|Rt)[ \t]/ { cur = id($0); type[cur] = $1; next }
-	/^\[[0-9]+\]/ && cur != "" { n++; from[n] = cur
-		to[n] = id(substr($0, index($0, "]") + 1)) }
-	END {
-		for (i = 1; i <= n; i++)
-			if (type[from[i]] == "Switch" && type[to[i]] != "Switch")
-				leaf[from[i]] = 1
-		for (s in leaf)
-			c++
-		print c + 0
-	}' "$1"
+	net_cables "$1" | awk -F '\t' '$2 == "Switch" && $5 != "Switch" && !($1 in l) {
+		l[$1] = 1; c++ } END { print c + 0 }'
 }
 
 # Every switch has an optimal hop count to every switch with CAs (the
