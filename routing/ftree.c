@@ -10,7 +10,10 @@
  * link).  Positions are consistent across siblings, so choosing slot
  * (key / U[level]) % slots makes every source converge on the same path
  * to a destination (d-mod-k); a slot that is missing or cannot reach the
- * destination detours over the valid one it was sent least often.
+ * destination detours over the valid one it was sent least often.  On a
+ * degraded tree the all-to-all balance (balance.h) then lays each CA LID
+ * that took a detour again among the same minimal up*-down* ports, by the
+ * links' loads; the others keep d-mod-k's converging paths.
  * With jobs, the collective search (jobroute.h) then re-chooses the
  * entries towards the jobs' LIDs among the same minimal up*-down* ports.
  */
@@ -18,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "balance.h"
 #include "ftree.h"
 #include "jobload.h"
 #include "jobroute.h"
@@ -71,6 +75,7 @@ struct ftr {
 	struct dmap detours;
 	uint32_t *own;		/* per fabric port: detours it took */
 	bool *unrouted;		/* per destination switch: some switch lacks a route */
+	bool *detoured;		/* per LID: some switch detoured it */
 	uint32_t *dcnt;		/* scratch: down candidates per destination */
 	uint8_t *dport;		/* scratch: their ports, CSR by dcnt */
 	uint32_t *doff;
@@ -635,17 +640,31 @@ static void down_candidates(struct ftr *r, uint32_t s)
 	}
 }
 
-/* The nominal up slot of s for lid. */
-static unsigned int slot_of(const struct ftr *r, uint32_t s, unsigned int lid)
+/*
+ * Per switch being routed: the parent behind each of its up slots, so
+ * each destination's candidates are bit tests on local data.
+ */
+struct upslots {
+	const uint8_t *port;	/* slot -> port, 0 = missing */
+	uint32_t q[FT_MAX_SLOTS];	/* slot -> parent, FAB_NONE = missing */
+	bool ok[FT_MAX_SLOTS];	/* slot reaches the destination at hand */
+	const uint16_t *idx;	/* nominal slot per LID at s's level */
+};
+
+static void upslots_init(const struct ftr *r, uint32_t s, struct upslots *u)
 {
-	return r->idx[(size_t)r->lv[s] * (r->t->top + 1) + lid];
+	unsigned int i;
+
+	u->port = r->slot_port + r->slot_off[s];
+	for (i = 0; i < r->nslots[s]; i++)
+		u->q[i] = u->port[i] ? peer_sw(r, s, u->port[i]) : FAB_NONE;
+	u->idx = r->idx + (size_t)r->lv[s] * (r->t->top + 1);
 }
 
 static int route_up(struct ftr *r, uint32_t s, uint32_t d, unsigned int h,
-		    uint8_t *row)
+		    struct upslots *u, uint8_t *row)
 {
 	const uint64_t *ah = r->all + ((size_t)h * r->nsw + s) * r->w;
-	const uint8_t *slots = r->slot_port + r->slot_off[s];
 	uint64_t *rh = r->reach + (size_t)h * r->nsw * r->w;
 	uint8_t cand[FAB_MAX_PORTS + 1];
 	unsigned int i, n = 0, lid;
@@ -654,25 +673,27 @@ static int route_up(struct ftr *r, uint32_t s, uint32_t d, unsigned int h,
 	if (r->intact[s] && has(ah, d)) {
 		for (k = r->dst_off[d]; k < r->dst_off[d + 1]; k++) {
 			lid = r->dst_lid[k];
-			row[lid] = slots[slot_of(r, s, lid)];
+			row[lid] = u->port[u->idx[lid]];
 		}
 		return 0;
 	}
 	/* A switch has at most one slot per port: cand cannot overflow. */
-	for (i = 0; i < r->nslots[s]; i++)
-		if (slots[i] &&
-		    has(bits(r, rh, peer_sw(r, s, slots[i])), d))
-			cand[n++] = slots[i];
+	for (i = 0; i < r->nslots[s]; i++) {
+		u->ok[i] = u->q[i] != FAB_NONE && has(bits(r, rh, u->q[i]), d);
+		if (u->ok[i])
+			cand[n++] = u->port[i];
+	}
 	for (k = r->dst_off[d]; n && k < r->dst_off[d + 1]; k++) {
 		lid = r->dst_lid[k];
-		i = r->lv[s] >= r->base ? slot_of(r, s, lid) :
-					  r->nslots[s];
-		row[lid] = i < r->nslots[s] && slots[i] &&
-			   has(bits(r, rh,
-				    peer_sw(r, s, slots[i])), d) ?
-			   slots[i] : detour(r, s, lid, cand, n);
+		i = r->lv[s] >= r->base ? u->idx[lid] : r->nslots[s];
+		if (i < r->nslots[s] && u->ok[i]) {
+			row[lid] = u->port[i];
+			continue;
+		}
+		row[lid] = detour(r, s, lid, cand, n);
 		if (!row[lid])
 			return -ENOMEM;
+		r->detoured[lid] = true;
 	}
 	return 0;
 }
@@ -681,11 +702,13 @@ static int route_switch(struct ftr *r, uint32_t s)
 {
 	uint8_t *row = rt_lft(r->t, s);
 	const uint64_t *dn = bits(r, r->down, s);
+	struct upslots u;
 	unsigned int h, lid;
 	uint32_t d, k;
 	int ret;
 
 	down_candidates(r, s);
+	upslots_init(r, s, &u);
 	for (d = 0; d < r->nsw; d++) {
 		if (d == s || r->dst_off[d] == r->dst_off[d + 1])
 			continue;
@@ -695,7 +718,7 @@ static int route_switch(struct ftr *r, uint32_t s)
 
 			for (k = r->dst_off[d]; k < r->dst_off[d + 1]; k++) {
 				lid = r->dst_lid[k];
-				row[lid] = c[r->key[lid] % n];
+				row[lid] = n == 1 ? c[0] : c[r->key[lid] % n];
 			}
 			continue;
 		}
@@ -704,7 +727,7 @@ static int route_switch(struct ftr *r, uint32_t s)
 				break;
 		if (h == r->nlev)
 			r->unrouted[d] = true;
-		else if ((ret = route_up(r, s, d, h, row)))
+		else if ((ret = route_up(r, s, d, h, &u, row)))
 			return ret;
 	}
 	return 0;
@@ -729,6 +752,7 @@ static void ftr_release(struct ftr *r)
 	free(r->nbr);
 	free(r->own);
 	free(r->unrouted);
+	free(r->detoured);
 	free(r->detours.key);
 	free(r->detours.cnt);
 	free(r->dcnt);
@@ -764,13 +788,14 @@ static int ftr_init(struct ftr *r, const struct fabric *f,
 	r->idx = calloc(top * (r->nlev + 1), sizeof(*r->idx));
 	r->own = calloc(f->nports + 1, sizeof(*r->own));
 	r->unrouted = calloc(nsw, sizeof(*r->unrouted));
+	r->detoured = calloc(top, sizeof(*r->detoured));
 	r->dcnt = calloc(nsw, sizeof(*r->dcnt));
 	r->doff = calloc(nsw + 1, sizeof(*r->doff));
 	/* Each destination is below at most every down port of a switch. */
 	r->dport = malloc(nsw * (FAB_MAX_PORTS + 1));
 	if (!r->lv || !r->pos || !r->gsize || !r->slot_off || !r->nslots ||
 	    !r->intact || !r->down || !r->reach || !r->all || !r->key ||
-	    !r->idx || !r->own || !r->unrouted || !r->dcnt ||
+	    !r->idx || !r->own || !r->unrouted || !r->detoured || !r->dcnt ||
 	    !r->doff || !r->dport)
 		return -ENOMEM;
 	if (rt_peer_switches(t, &r->nbr))
@@ -832,6 +857,21 @@ static unsigned int cands(void *ctx, uint32_t s, uint32_t ds, uint8_t *out)
 }
 
 /*
+ * Whether some switch misses an up slot: d-mod-k then detours, and the
+ * tree is balanced again by the link loads.  An intact tree keeps
+ * d-mod-k, which is on the topology's floor there.
+ */
+static bool degraded(const struct ftr *r)
+{
+	uint32_t s;
+
+	for (s = 0; s < r->nsw; s++)
+		if (r->nslots[s] && r->lv[s] >= r->base && !r->intact[s])
+			return true;
+	return false;
+}
+
+/*
  * r for tree ft in t: levels, slots, reach and keys; r needs
  * ftr_release() whatever this returns.
  */
@@ -871,6 +911,8 @@ int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 	for (s = 0; !ret && s < r.nsw; s++)
 		if (r.lv[s] != FT_NO_LEVEL)
 			ret = route_switch(&r, s);
+	if (!ret && degraded(&r))
+		ret = rt_balance(t, cands, &r, r.detoured, NULL);
 	if (!ret && rt_fill_unrouted(t, r.unrouted) < 0)
 		ret = -ENOMEM;
 	if (!ret && jobs && jobs->njobs) {

@@ -11,7 +11,11 @@
 #include "lft.h"
 
 /*
- * Fill t (initialised for f, local entries set) for the tree ft.  With a
+ * Fill t (initialised for f, local entries set) for the tree ft: d-mod-k
+ * on an intact tree; where a switch misses an up link, the all-to-all
+ * balance (balance.h) lays the CA LIDs some switch detoured again by the
+ * links' loads (but on trees past its work limit, which keep d-mod-k's
+ * detours).  With a
  * job set (NULL or empty for none), the collective search (jobroute.h,
  * jobs->search_moves entries, 0 for its default) then re-chooses the
  * entries towards the jobs' LIDs among the minimal up*-down* ports, so

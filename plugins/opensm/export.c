@@ -102,7 +102,7 @@ static uint32_t *leaf_switches(const struct rt_tables *t, uint32_t *n)
 	return out;
 }
 
-int ga_export_hops(const struct ga_sweep *s, const struct rt_tables *t)
+int ga_export_hops(osm_subn_t *subn, const struct rt_tables *t)
 {
 	uint32_t nleaf = 0, k, i, *leaf = leaf_switches(t, &nleaf);
 	uint32_t *stack = calloc(t->nsw ? t->nsw : 1, sizeof(*stack));
@@ -124,33 +124,33 @@ int ga_export_hops(const struct ga_sweep *s, const struct rt_tables *t)
 	}
 	/* Switch by switch: OpenSM's rows of one switch stay in cache. */
 	ret = 0;
-	for (i = 0; i < t->nsw && !ret; i++) {
-		osm_switch_t *sw = s->sw[t->sw_node[i]];
+	for (i = 0; i < t->nsw && ret >= 0; i++) {
+		uint64_t guid = t->fab->nodes[t->sw_node[i]].guid;
+		osm_switch_t *sw = osm_get_switch_by_guid(subn,
+							  cl_hton64(guid));
 		const uint8_t *row = rt_lft(t, i);
+		int err = 0;
 
-		for (k = 0; k < nleaf && sw && !ret; k++) {
+		if (!sw) {
+			ret++;
+			continue;
+		}
+		for (k = 0; k < nleaf && !err; k++) {
 			unsigned int lid =
 				fab_port(t->fab, t->sw_node[leaf[k]], 0)->lid;
 			uint8_t h = dist[(size_t)k * t->nsw + i];
 
 			if (h < D_NONE)
-				ret = set_hops(sw, lid, row[lid], h);
+				err = set_hops(sw, lid, row[lid], h);
 		}
+		if (err)
+			ret = err;
 	}
 out:
 	free(dist);
 	free(stack);
 	free(leaf);
 	return ret;
-}
-
-void ga_export_clear_hops(const struct ga_sweep *s)
-{
-	size_t n;
-
-	for (n = 0; s->fab && n < s->fab->nnodes; n++)
-		if (s->sw[n])
-			osm_switch_clear_hops(s->sw[n]);
 }
 
 int ga_export_lfts(const struct ga_sweep *s, const struct rt_tables *t)

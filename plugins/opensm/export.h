@@ -10,23 +10,19 @@
 #include "import.h"
 
 /*
- * Record in OpenSM's hop tables, at every switch, the port and length of
- * the route to each switch that CAs hang off.  OpenSM reads hops only for
- * multicast trees, which it builds toward the switches of the members,
- * and for its dumps; other LIDs get no rows, which keeps this to
- * switches x leaf switches small allocations.  opensm.fdbs then says
- * "HOPS UNKNOWN" for those LIDs (ibdmchk reads only the ports), and a
- * switch's own port 0 cannot be a multicast member.  t must route
- * s->fab.  Returns 0, -ENOMEM, or -ERANGE for a LID or port beyond a
- * switch.
+ * Record in OpenSM's hop tables, at every switch of subn that t routes
+ * (found by GUID, so t may outlive the sweep's switch pointers), the
+ * port and length of the route to each switch that CAs hang off.
+ * OpenSM reads hops only for multicast trees, which it builds toward
+ * the switches of the members, and for its dumps, both after the unicast
+ * routing is done; other LIDs get no rows, which keeps this to switches
+ * x leaf switches small allocations.  opensm.fdbs then says "HOPS
+ * UNKNOWN" for the other switches' LIDs (ibdmchk reads only the ports),
+ * and a switch's own port 0 cannot be a multicast member.  The caller
+ * holds OpenSM's lock.  Returns how many of t's switches subn no longer
+ * has, -ENOMEM, or -ERANGE for a LID or port beyond a switch.
  */
-int ga_export_hops(const struct ga_sweep *s, const struct rt_tables *t);
-
-/*
- * Forget every hop count, so an engine OpenSM tries after a refusal
- * starts from clean tables.
- */
-void ga_export_clear_hops(const struct ga_sweep *s);
+int ga_export_hops(osm_subn_t *subn, const struct rt_tables *t);
 
 /*
  * Copy t into every switch's new_lft.  Refuses, writing nothing, with

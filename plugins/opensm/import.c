@@ -206,6 +206,12 @@ out_err:
 	return ret;
 }
 
+void ga_sweep_forget_switches(struct ga_sweep *s)
+{
+	free(s->sw);
+	s->sw = NULL;
+}
+
 void ga_sweep_release(struct ga_sweep *s)
 {
 	fab_free(s->fab);

@@ -15,7 +15,8 @@
  * One sweep's fabric and the way back to OpenSM.  fab and the sw array
  * are owned; the osm_switch_t pointers in sw are borrowed and valid only
  * while the routing callbacks of the sweep that built them run: OpenSM
- * frees switches between sweeps, so a ga_sweep never outlives one.
+ * frees switches between sweeps, so sw never outlives them (the fabric
+ * may, for what is done after the routing by GUID).
  */
 struct ga_sweep {
 	struct fabric *fab;
@@ -31,5 +32,8 @@ int ga_import(osm_subn_t *subn, struct ga_sweep *s);
 
 /* Free what s owns and forget its OpenSM pointers; s may be empty. */
 void ga_sweep_release(struct ga_sweep *s);
+
+/* Forget s's OpenSM pointers, keeping its fabric. */
+void ga_sweep_forget_switches(struct ga_sweep *s);
 
 #endif

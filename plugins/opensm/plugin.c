@@ -63,7 +63,10 @@ _Static_assert(GA_OSM_IS("3.3.23") || GA_OSM_IS("3.3.24"),
 /*
  * The plugin context, shared by the event plugin and the routing engine.
  * sweep and tables live from build_lid_matrices to the end of
- * ucast_build_fwd_tables of the same sweep, never longer.
+ * ucast_build_fwd_tables of the same sweep; the switch pointers never
+ * longer.  Installed tables and their fabric stay until OpenSM reports
+ * the unicast routing done (the hop tables are written then) or the
+ * next routing begins, whichever comes first.
  */
 struct ga_ctx {
 	osm_opensm_t *osm;	/* borrowed: OpenSM outlives the plugin */
@@ -71,9 +74,10 @@ struct ga_ctx {
 	struct ga_sweep sweep;
 	struct rt_tables tables;
 	bool routed;		/* tables hold this sweep's routing */
+	bool hops_due;		/* installed; hop tables not yet written */
 	struct rt_summary sum;
 	struct ga_vl live;	/* SLs and SL2VL of the tables last installed */
-	double t_start, t_import, t_route, t_hops;	/* wall seconds */
+	double t_start, t_import, t_route;	/* wall seconds */
 	double cpu_start;	/* this thread's CPU seconds */
 	struct ga_hints *hints;	/* the job-hint socket, NULL when off */
 	struct rt_jobs jobs;	/* this sweep's, when have_jobs */
@@ -102,6 +106,7 @@ static void drop_sweep(struct ga_ctx *c)
 	if (c->routed)
 		rt_tables_release(&c->tables);
 	c->routed = false;
+	c->hops_due = false;
 	if (c->have_jobs)
 		rt_jobs_release(&c->jobs);
 	c->have_jobs = false;
@@ -133,10 +138,9 @@ static void publish(struct ga_ctx *c, bool ok)
 			"ERR GA41: metrics textfile not written: %s\n", err);
 }
 
-/* Give up on this sweep after the hop tables were written. */
+/* Give up on this sweep's routing. */
 static int refuse(struct ga_ctx *c)
 {
-	ga_export_clear_hops(&c->sweep);
 	drop_sweep(c);
 	publish(c, false);
 	return -1;
@@ -232,7 +236,7 @@ static int route_one_vl(struct ga_ctx *c)
 	return 0;
 }
 
-/* Import the subnet, route it and fill OpenSM's hop tables. */
+/* Import the subnet and route it. */
 static int ga_build_lid_matrices(void *context)
 {
 	struct ga_ctx *c = context;
@@ -273,15 +277,6 @@ static int ga_build_lid_matrices(void *context)
 		return -1;
 	}
 	c->routed = true;
-	t = now();
-	ret = ga_export_hops(&c->sweep, &c->tables);
-	c->t_hops = now() - t;
-	if (ret) {
-		GA_LOG(log, OSM_LOG_ERROR,
-			"ERR GA05: cannot fill the hop tables: %s\n",
-			strerror(-ret));
-		return refuse(c);
-	}
 	return 0;
 }
 
@@ -374,9 +369,9 @@ static void log_summary(struct ga_ctx *c)
 	if (c->cfg.verbosity < GA_VERBOSE)
 		return;
 	GA_LOG(log, OSM_LOG_VERBOSE,
-		"import %.1f ms, recognise+route %.1f ms (core: %.1f ms routing, %.1f ms checking), hop tables %.1f ms\n",
+		"import %.1f ms, recognise+route %.1f ms (core: %.1f ms routing, %.1f ms checking)\n",
 		c->t_import * 1e3, c->t_route * 1e3, c->sum.seconds * 1e3,
-		c->sum.check_seconds * 1e3, c->t_hops * 1e3);
+		c->sum.check_seconds * 1e3);
 }
 
 /*
@@ -440,9 +435,40 @@ static int ga_build_fwd_tables(void *context)
 		return refuse(c);
 	}
 	note_routing(c);
-	drop_sweep(c);
+	ga_sweep_forget_switches(&c->sweep);
+	c->hops_due = true;
 	publish(c, true);
 	return 0;
+}
+
+/*
+ * The hop tables of the routing just installed.  OpenSM reads them only
+ * after the unicast routing is done (multicast trees, dumps), so they
+ * are written then and the switches get their LFTs without waiting for
+ * them.  OpenSM allocates a row per switch and LID the first time, which
+ * costs a page fault per few rows.
+ */
+static void write_hops(struct ga_ctx *c)
+{
+	osm_log_t *log = &c->osm->log;
+	double t = now();
+	int ret;
+
+	CL_PLOCK_EXCL_ACQUIRE(&c->osm->lock);
+	ret = ga_export_hops(&c->osm->subn, &c->tables);
+	CL_PLOCK_RELEASE(&c->osm->lock);
+	if (ret < 0)
+		GA_LOG(log, OSM_LOG_ERROR,
+			"ERR GA05: cannot fill the hop tables: %s; multicast trees may miss switches\n",
+			strerror(-ret));
+	else if (ret > 0)
+		GA_LOG(log, OSM_LOG_ERROR,
+			"ERR GA42: %d routed switches left the subnet before their hop tables were written\n",
+			ret);
+	else if (c->cfg.verbosity >= GA_VERBOSE)
+		GA_LOG(log, OSM_LOG_VERBOSE,
+			"hop tables written after the LFTs in %.1f ms\n",
+			(now() - t) * 1e3);
 }
 
 /* The SA's hot path, once per PathRecord: a table lookup under a lock. */
@@ -595,7 +621,8 @@ static void ga_delete(void *data)
  * block it sent; a block that failed left subnet_initialization_error
  * set (the heavy sweep reports done all the same), and then the switches
  * may hold older blocks.  Discovery done is when a first master sweep
- * reads the LFTs back.  Both on the state manager's own thread.
+ * reads the LFTs back.  Both on the state manager's own thread, before
+ * OpenSM builds the multicast trees (which read the hop tables).
  */
 static void ga_report(void *data, osm_epi_event_id_t id, void *event)
 {
@@ -609,6 +636,9 @@ static void ga_report(void *data, osm_epi_event_id_t id, void *event)
 	if (id != OSM_EVENT_ID_UCAST_ROUTING_DONE)
 		return;
 	ga_takeover_done(&c->takeover, c->osm);
+	if (c->hops_due)
+		write_hops(c);
+	drop_sweep(c);
 	if (c->hints)
 		ga_hints_in_switches(c->hints,
 				     !c->osm->subn.subnet_initialization_error);

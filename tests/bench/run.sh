@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: MIT
 # make bench: gpuaware against OpenSM's own engines on the same fabrics in
 # the same run, under ibsim (fat-trees, 3D tori, dragonflies, GPU-job
-# hints, a standby SM's takeover), then the routing core offline at
-# 65,536 hosts, and requests over TCP in MUNGE credentials.  Prints
-# markdown tables for docs/benchmarks.md.  Usage: tests/bench/run.sh
-# [BUILD_DIR]; BENCH_QUICK=1 runs small fabrics; BENCH_SECTIONS picks from
-# "fattree torus dragonfly jobs failover offline munge" (default: all).
+# hints, a standby SM's takeover), the time from a link failure to new
+# LFTs, then the routing core offline at 65,536 hosts, and requests over
+# TCP in MUNGE credentials.  Prints markdown tables for
+# docs/benchmarks.md.  Usage: tests/bench/run.sh [BUILD_DIR];
+# BENCH_QUICK=1 runs small fabrics; BENCH_SECTIONS picks from "fattree
+# torus dragonfly jobs failover linkfail offline munge" (default: all).
 set -eu
 B=${1:-build}
 export B
@@ -20,7 +21,10 @@ TORUS_ENGINES=${TORUS_ENGINES:-"gpuaware torus-2QoS dor lash dfsssp nue minhop"}
 DF_ENGINES=${DF_ENGINES:-"gpuaware dfsssp lash nue minhop"}
 SEEDS=${SEEDS:-"1 2 3"}
 DEG_SEEDS=${DEG_SEEDS:-"101 102"}
-SECTIONS=${BENCH_SECTIONS:-"fattree torus dragonfly jobs failover offline munge"}
+# degraded trees: fraction of the switch cables cut, switches dropped
+DEG_CASES=${DEG_CASES:-"0.01:0 0.03:2 0.05:4"}
+FAIL_ENGINES=${FAIL_ENGINES:-"gpuaware ftree updn dfsssp"}
+SECTIONS=${BENCH_SECTIONS:-"fattree torus dragonfly jobs failover linkfail offline munge"}
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	BIG=$CONFIGS/ft3-small.net
 	DEG_ARGS="--radix 8 --levels 3"
@@ -304,16 +308,120 @@ fattree_section() {
 	# cut cables and dropped switches at both sizes, seeds the unit
 	# tests do not use
 	for seed in $DEG_SEEDS; do
-		net=$WORK/cut-$seed.net
-		# shellcheck disable=SC2086
-		"$BDIR/ibtopogen" fattree $DEG_ARGS --drop 0.02 \
-			--drop-switches 2 --seed "$seed" -o "$net"
-		tree_row "2%-cut-2sw-seed$seed" "$net"
-		net=$WORK/cut4k-$seed.net
-		# shellcheck disable=SC2086
-		"$BDIR/ibtopogen" fattree $DEG4K_ARGS --drop 0.02 \
-			--drop-switches 4 --seed "$seed" -o "$net"
-		tree_row "4k-2%-cut-4sw-seed$seed" "$net"
+		for c in $DEG_CASES; do
+			deg_row "$DEG_ARGS" "$c" "$seed"
+			[ "$DEG4K_ARGS" = "$DEG_ARGS" ] ||
+				deg_row "$DEG4K_ARGS" "$c" "$seed"
+		done
+	done
+}
+
+# hosts NETFILE: its CAs.
+hosts() {
+	grep -cE '^(Hca|Ca)[[:space:]]' "$1"
+}
+
+# deg_row ARGS DROP:SWITCHES SEED: every fat-tree engine on a tree with
+# that fraction of its switch cables cut and switches dropped.
+deg_row() {
+	local drop=${2%:*} sw=${2#*:} net=$WORK/cut.net
+	# shellcheck disable=SC2086
+	"$BDIR/ibtopogen" fattree $1 --drop "$drop" --drop-switches "$sw" \
+		--seed "$3" -o "$net"
+	tree_row "$(hosts "$net")h-$(awk -v d="$drop" 'BEGIN { print d * 100 }')%-cut-${sw}sw-seed$3" "$net"
+}
+
+# now_usec: the time of day in microseconds, as OpenSM's log has it.
+now_usec() {
+	date +'%H %M %S %N' | awk '{
+		printf "%.0f\n", (($1 * 60 + $2) * 60 + $3) * 1e6 + $4 / 1000 }'
+}
+
+# after_unlink LOG: the second sweep's routing span, the time of its
+# "tables configured" line and of the last timed line before its
+# SWITCHES CONFIGURED FOR UNICAST box (every LFT block acknowledged).
+after_unlink() {
+	awk '
+	function usec(   a) { split($3, a, ":");
+		return ((a[1] * 60 + a[2]) * 60 + a[3]) * 1e6 + $4 }
+	/^[A-Z][a-z][a-z] [ 0-9][0-9] / { last = usec() }
+	/building routing with/ { s = usec() }
+	/tables configured on all switches/ && ++k == 2 {
+		tc = usec(); sp = (tc - s) / 1000 }
+	/SWITCHES CONFIGURED FOR UNICAST/ && ++j == 2 {
+		printf "%.0f %.1f %.0f\n", tc, sp, last; exit }' "$1"
+}
+
+# first_uplink NETFILE: "SWITCH PORT" of a leaf's first switch cable.
+first_uplink() {
+	net_cables "$1" | awk -F '\t' '
+	{ n++; from[n] = $1; port[n] = $3; up[n] = $2 == "Switch" &&
+		$5 == "Switch" }
+	$2 == "Switch" && $5 != "Switch" { leaf[$1] = 1 }
+	END {
+		for (i = 1; i <= n; i++)
+			if ((from[i] in leaf) && up[i]) {
+				print from[i], port[i]
+				exit
+			}
+	}'
+}
+
+# fail_row LABEL NETFILE ENGINE: OpenSM as a daemon (no periodic sweep:
+# ibsim's trap starts the next one) until the subnet is up, then a leaf
+# uplink pulled on the simulator's console; the time to the next
+# "tables configured" line and to every block of it acknowledged.
+fail_row() {
+	local conf log t0 sw port
+	# shellcheck disable=SC2046
+	set -- "$1" "$2" "$3" $(first_uplink "$2")
+	sw=$4
+	port=$5
+	sim_start "$2"
+	if [ "$3" = gpuaware ]; then
+		conf=$(osm_conf "fail-$1-$3" routing_engine gpuaware \
+			event_plugin_name gpuaware \
+			event_plugin_options "$WORK/plugin.ini")
+	else
+		conf=$(osm_conf "fail-$1-$3" routing_engine "$3")
+	fi
+	log=$WORK/fail-$1-$3.log
+	osm_start "$conf"
+	if ! poll 1800 log_has "$log" "> SUBNET UP$" 1; then
+		echo "| $1 | $3 | no subnet up | | | |"
+	else
+		t0=$(now_usec)
+		sim_cmd "Unlink \"$sw\"[$port]"
+		if poll 1800 log_has "$log" "SWITCHES CONFIGURED FOR UNICAST" 2
+		then
+			set -- "$1" "$3" $(after_unlink "$log")
+			echo "| $1 | $2 | $(grep 'tables configured' "$log" |
+				tail -1 | awk '{ for (i = 1; i <= NF; i++)
+				if ($i == "tables") print $(i - 1) }') | $4 | $((($3 - t0) / 1000)) | $((($5 - t0) / 1000)) |"
+		else
+			echo "| $1 | $3 | no new routing | | | |"
+		fi
+	fi
+	osm_stop
+	forget "$OSM_PID"
+	sim_stop
+	forget "$SIM_PID"
+}
+
+linkfail_section() {
+	local net=$WORK/fail-1k.net e
+	echo
+	echo "## From a pulled leaf uplink to new LFTs in the switches"
+	echo
+	echo "| fabric | engine | used | routing ms | to tables configured ms | to every block acknowledged ms |"
+	echo "|---|---|---|---|---|---|"
+	# shellcheck disable=SC2086
+	"$BDIR/ibtopogen" fattree $DEG_ARGS -o "$net"
+	for e in $FAIL_ENGINES; do
+		fail_row "$(hosts "$net")h" "$net" "$e"
+	done
+	for e in $FAIL_ENGINES; do
+		fail_row "$(basename "$BIG" .net)" "$BIG" "$e"
 	done
 }
 
@@ -339,6 +447,9 @@ if section torus; then
 fi
 if section dragonfly; then
 	dragonfly_section
+fi
+if section linkfail; then
+	linkfail_section
 fi
 if section jobs; then
 	echo

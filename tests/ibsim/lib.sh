@@ -123,6 +123,26 @@ first_ca() {
 		print substr($0, RSTART + 1, RLENGTH - 2); exit }' "$1"
 }
 
+# net_cables NETFILE: each cable end of a net file, one per line, fields
+# separated by tabs (names hold spaces): NAME TYPE PORT PEER PEER_TYPE,
+# TYPE being Switch, Hca, Ca or Rt.
+net_cables() {
+	awk '
+	function id(s) {
+		match(s, /"[^"]*"/)
+		return substr(s, RSTART + 1, RLENGTH - 2)
+	}
+	/^(Switch|Hca|Ca|Rt)[ \t]/ { cur = id($0); type[cur] = $1; next }
+	/^\[[0-9]+\]/ && cur != "" { n++; from[n] = cur
+		port[n] = substr($0, 2) + 0
+		to[n] = id(substr($0, index($0, "]") + 1)) }
+	END {
+		OFS = "\t"
+		for (i = 1; i <= n; i++)
+			print from[i], type[from[i]], port[i], to[i], type[to[i]]
+	}' "$1"
+}
+
 sim_alive() { kill -0 "$SIM_PID" 2>/dev/null; }
 
 sim_ready() {

@@ -66,10 +66,31 @@ resweep_done() {
 	done <"$WORK/unlinks"
 }
 
+# Switches with CAs in a net file: multicast trees lead to them.
+leaf_count() {
+	net_cables "$1" | awk -F '\t' '$2 == "Switch" && $5 != "Switch" && !($1 in l) {
+		l[$1] = 1; c++ } END { print c + 0 }'
+}
+
+# Every switch has an optimal hop count to every switch with CAs (the
+# rows the plugin writes once OpenSM reports the unicast routing done,
+# before multicast and the dumps read them).
+check_hops() {
+	local nsw nleaf yes
+	nsw=$(grep -c '^Switch' "$SIM_NET")
+	nleaf=$(leaf_count "$SIM_NET")
+	yes=$(grep -c ': yes$' "$1/opensm.fdbs" || true)
+	[ "$yes" -ge $((nsw * nleaf)) ] ||
+		t_fail "$1: $yes optimal hop counts in opensm.fdbs, want $nsw x $nleaf"
+	! grep -q ': No ' "$1/opensm.fdbs" ||
+		t_fail "$1: a route longer than its hop count: $(grep ': No ' "$1/opensm.fdbs" | head -1)"
+}
+
 check_dumps() {
 	check_pushed "$1"
 	check_analyze "$1"
 	check_ibdmchk "$1"
+	check_hops "$1"
 }
 
 # The plugin's own view: no plugin error, and the verifier (verbosity 2)

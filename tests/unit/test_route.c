@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "tu.h"
+#include "tu_golden.h"
 #include "tu_route.h"
 #include "routing/ftree.h"
 #include "routing/route.h"
@@ -488,6 +489,50 @@ static void test_shuffled_trees(void)
 	fab_free(f);
 }
 
+/*
+ * Intact trees' tables against hashes recorded before the degraded-tree
+ * balance (the LMC tree's after base LIDs spread as without LMC):
+ * d-mod-k on an intact tree is on the topology's floor, and a change of
+ * the engine must leave every entry of these where it was.
+ */
+static void test_intact_golden(void)
+{
+	struct gen_fattree par = { .levels = 2, .down = { 4, 4 },
+				   .up = { 2 }, .parallel = 2 };
+	struct {
+		struct fabric *f;
+		uint64_t hash;
+	} cases[] = {
+		{ tu_tree(4, 2, 0, 0, 0), 0x6eb9e14fdb2b68f5ull },
+		{ tu_tree(4, 3, 0, 0, 0), 0xc41ddb9d47174f5dull },
+		{ tu_tree(2, 4, 0, 0, 0), 0x60f920e490612109ull },
+		{ tu_tree(4, 3, 0, 0, 1), 0xbff5d298a39de525ull },
+		{ tu_radix_tree(16, 3), 0xad237337564d88e5ull },
+		{ tu_rail(), 0x5e67f4da7ef4bcb1ull },
+		{ xgft(8, 4, 3), 0x9404e3f70340cb5dull },
+		{ xgft(6, 6, 3), 0xab42ada0a1c38321ull },
+		{ NULL, 0xd80a7d1443ac0678ull },
+	};
+	struct rt_summary s;
+	struct rt_tables t;
+	struct gen_opts o;
+	char err[256];
+	size_t i;
+
+	gen_opts_init(&o);
+	CU_ASSERT_FATAL(!gen_fattree(&par, &o, &cases[8].f, err,
+				     sizeof(err)));
+	CU_ASSERT_FATAL(!fab_assign_lids(cases[8].f, 0));
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		CU_ASSERT_FATAL(!rt_route(cases[i].f, RT_ENGINE_AUTO, NULL,
+					  &t, &s));
+		CU_ASSERT_STRING_EQUAL(s.engine, "fattree");
+		tu_golden(&t, cases[i].hash, s.detail);
+		rt_tables_release(&t);
+		fab_free(cases[i].f);
+	}
+}
+
 /* Tori, dragonflies and up*-down*, shuffled the same way. */
 static void test_shuffled_others(void)
 {
@@ -564,4 +609,5 @@ TU_SUITE(route,
 	 { "updown routes torus and dragonfly", test_updown_any },
 	 { "forced engine that does not fit", test_forced_mismatch },
 	 { "shuffled trees keep their balance", test_shuffled_trees },
+	 { "intact trees' output unchanged", test_intact_golden },
 	 { "shuffled tori, dragonflies, updown", test_shuffled_others })

@@ -28,12 +28,22 @@ struct fabric *tu_tree(unsigned int k, unsigned int n, double drop,
 
 struct fabric *tu_radix_tree(unsigned int r, unsigned int levels)
 {
+	return tu_radix_degraded(r, levels, 0, 0, 0);
+}
+
+struct fabric *tu_radix_degraded(unsigned int r, unsigned int levels,
+				 double drop, unsigned int switches,
+				 uint64_t seed)
+{
 	struct gen_fattree ft;
 	struct gen_opts o;
 	struct fabric *f = NULL;
 	char err[256];
 
 	gen_opts_init(&o);
+	o.drop = drop;
+	o.drop_switches = switches;
+	o.seed = seed;
 	CU_ASSERT_FATAL(!gen_fattree_radix(&ft, r, levels, err, sizeof(err)));
 	CU_ASSERT_FATAL(!gen_fattree(&ft, &o, &f, err, sizeof(err)));
 	CU_ASSERT_FATAL(!fab_assign_lids(f, 0));

@@ -28,6 +28,14 @@ struct fabric *tu_tree(unsigned int k, unsigned int n, double drop,
 /* A folded Clos of radix r switches, as ibtopogen fattree --radix makes. */
 struct fabric *tu_radix_tree(unsigned int r, unsigned int levels);
 
+/*
+ * The same with fraction drop of its switch cables and switches of its
+ * switches without hosts removed (seeded), as --drop and --drop-switches.
+ */
+struct fabric *tu_radix_degraded(unsigned int r, unsigned int levels,
+				 double drop, unsigned int switches,
+				 uint64_t seed);
+
 /* A rail-optimized tree: 2 SUs of 8 hosts, 4 rails, 4 spines. */
 struct fabric *tu_rail(void);
 
