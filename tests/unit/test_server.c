@@ -508,18 +508,19 @@ static void test_deadlines(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(log, "closed: timeout: idle for 400 ms\n"));
 }
 
-/* Blank lines are no activity: sent alone, they meet the idle deadline. */
+/*
+ * Blank lines are no activity: sent every 100 ms for ten times the idle
+ * deadline, they meet it all the same.
+ */
 static void test_blank_idle(void)
 {
 	struct sm_server_config cfg = { .idle_ms = 300 };
 	char line[256], c[32];
 	struct fixture f;
-	int64_t t0;
 	int fd, i, n = -2;
 
 	start(&f, &cfg);
 	fd = connect_to(f.path);
-	t0 = ms();
 	for (i = 0; i < 30 && n == -2; i++) {
 		/* not send_str(): the server may have closed meanwhile */
 		send(fd, " \t\r\n", 4, MSG_NOSIGNAL);
@@ -528,7 +529,6 @@ static void test_blank_idle(void)
 	CU_ASSERT_FATAL(n > 0);
 	CU_ASSERT_STRING_EQUAL(code_of(line, c, sizeof(c)), "timeout");
 	CU_ASSERT_PTR_NOT_NULL(strstr(line, "idle for 300 ms"));
-	CU_ASSERT(ms() - t0 < 1000);
 	close(fd);
 	stop(&f);
 }
