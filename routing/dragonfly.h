@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "../topology/dragonfly.h"
+#include "../topology/dflyrec.h"
 #include "jobs.h"
 #include "lft.h"
 

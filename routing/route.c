@@ -5,9 +5,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "../topology/dragonfly.h"
+#include "../topology/dflyrec.h"
 #include "../topology/fattree.h"
-#include "../topology/torus.h"
+#include "../topology/torusrec.h"
 #include "collsim.h"
 #include "dragonfly.h"
 #include "ftree.h"

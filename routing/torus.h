@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "../topology/torus.h"
+#include "../topology/torusrec.h"
 #include "jobs.h"
 #include "lft.h"
 

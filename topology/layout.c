@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dragonfly.h"
+#include "dflyrec.h"
 #include "fattree.h"
 #include "layout.h"
 #include "swgraph.h"
-#include "torus.h"
+#include "torusrec.h"
 
 #define BOX_W 40.0
 #define BOX_W_MAX 80.0

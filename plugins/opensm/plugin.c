@@ -24,7 +24,7 @@
 #include "gaconfig.h"
 #include "gahints.h"
 #include "import.h"
-#include "metrics.h"
+#include "gametrics.h"
 #include "takeover.h"
 #include "vl.h"
 

@@ -15,9 +15,9 @@
 #include "tu_route.h"
 #include "routing/route.h"
 #include "routing/verify.h"
-#include "topology/dragonfly.h"
+#include "topology/dflyrec.h"
 #include "topology/gen.h"
-#include "topology/torus.h"
+#include "topology/torusrec.h"
 
 struct shape {
 	bool plus;

@@ -18,7 +18,7 @@
 #include "routing/torus.h"
 #include "routing/verify.h"
 #include "topology/gen.h"
-#include "topology/torus.h"
+#include "topology/torusrec.h"
 
 struct shape {
 	const char *dims;	/* "4x4x4" */

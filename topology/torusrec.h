@@ -4,8 +4,8 @@
  * (no seed file) and gives every switch its coordinates.  It says what it
  * found, or why the fabric is no torus.
  */
-#ifndef GPUAWARE_TORUS_H
-#define GPUAWARE_TORUS_H
+#ifndef GPUAWARE_TORUSREC_H
+#define GPUAWARE_TORUSREC_H
 
 #include <stdbool.h>
 #include <stddef.h>

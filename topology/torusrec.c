@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "swgraph.h"
-#include "torus.h"
+#include "torusrec.h"
 
 #define MAX_DEG 16		/* distinct switch neighbours of one switch */
 #define MAX_POS (1u << 24)	/* grid positions */

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dragonfly.h"
+#include "dflyrec.h"
 #include "swgraph.h"
 
 #define MIN_A 4			/* triangles of smaller groups share no cable */

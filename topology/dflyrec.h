@@ -5,8 +5,8 @@
  * switch, and how the global cables join the groups.  It says what it
  * found, or why the fabric is no dragonfly.
  */
-#ifndef GPUAWARE_DRAGONFLY_H
-#define GPUAWARE_DRAGONFLY_H
+#ifndef GPUAWARE_DFLYREC_H
+#define GPUAWARE_DFLYREC_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "../../sm/durable.h"
-#include "metrics.h"
+#include "gametrics.h"
 
 #define NCODES 100	/* GA00 .. GA99 */
 
