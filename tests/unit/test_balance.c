@@ -28,8 +28,8 @@ static double floor_of(const struct fabric *f, unsigned int hosts)
 
 /*
  * Degraded 3-level trees, cut cables and dropped switches: the fat-tree
- * engine's busiest link within 5 % of the floor (d-mod-k's detours were
- * 7-35 % above it), every pair delivered minimally, no credit loop.
+ * engine's busiest link within 5 % of the floor, every pair delivered
+ * minimally, no credit loop.
  */
 static void test_near_bound(void)
 {
