@@ -58,6 +58,8 @@ int lf_discover(struct lf *v, char *err, size_t len);
 const struct fabric *lf_fabric(const struct lf *v);
 struct rt_tables *lf_tables(struct lf *v);
 
+/* The CA as asked, NULL for the first. */
+const char *lf_ca_name(const struct lf *v);
 /* "live fabric via 'DESC' port N", and the local port number used. */
 const char *lf_source(const struct lf *v);
 unsigned int lf_local_port(const struct lf *v);
@@ -105,6 +107,10 @@ struct lf_path {
  */
 int lf_path_record(struct lf *v, unsigned int slid, unsigned int dlid,
 		   struct lf_path *p);
+
+/* One PathRecord as the SA sends it (rec: its 64 bytes) decoded. */
+void lf_path_decode(const uint8_t *rec, unsigned int *slid,
+		    unsigned int *dlid, struct lf_path *p);
 
 /*
  * One sample of PortXmitData and PortXmitWait of every switch port cabled
