@@ -79,7 +79,7 @@ PROGS := $(PB)/libgpuaware.so $(B)/ibpoolroute $(B)/ibtopogen $(B)/ibpoold
 .PHONY: all plugin matrix check check-sanitize check-unit check-ibsim demo \
 	bench install uninstall clean deps headers fuzz fuzz-smoke FORCE
 
-all: $(PROGS)
+all: $(PROGS) $(B)/rmppsim.so
 
 # Rebuild everything when the flags change.
 $(B)/.flags: FORCE
