@@ -112,12 +112,12 @@ static bool rmpp_active(const uint8_t *mad)
 	return mad[1] == CLASS_SA && (mad[R_FLAGS] & F_ACTIVE);
 }
 
-/* One long SA write as DATA segments of one MAD each. */
+/* One RMPP SA write as DATA segments of one MAD each, at least one. */
 static ssize_t split(int fd, const uint8_t *buf, size_t count)
 {
 	size_t data = count - HS - SA_HDR, off = 0, n;
 	uint8_t seg[HS + MAD_SIZE], *mad = seg + HS;
-	uint32_t i, nseg = (data + SEG_DATA - 1) / SEG_DATA;
+	uint32_t i, nseg = data ? (data + SEG_DATA - 1) / SEG_DATA : 1;
 	ssize_t ret;
 
 	for (i = 1; i <= nseg; i++, off += n) {
@@ -143,7 +143,7 @@ static ssize_t split(int fd, const uint8_t *buf, size_t count)
 ssize_t write(int fd, const void *buf, size_t count)
 {
 	pthread_once(&once, init);
-	if (!sim_fd(fd) || count <= HS + MAD_SIZE ||
+	if (!sim_fd(fd) || count < HS + SA_HDR ||
 	    !rmpp_active((const uint8_t *)buf + HS))
 		return next_write(fd, buf, count);
 	return split(fd, buf, count);

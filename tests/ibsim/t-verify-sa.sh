@@ -6,7 +6,8 @@
 # per pair give the same report; auto takes the GetTables; a client
 # without RMPP gets cut answers, which --sa table refuses; --sample N asks
 # about N pairs and leaves credit loops unchecked; progress lines come on
-# stderr with --progress only (the runs are short).
+# stderr with --progress only (the runs are short); empty GetTables (SL 0
+# mapped to VL 15) leave every pair without a path.
 set -eu
 . "$(dirname "$0")/lib.sh"
 t_init verify-sa
@@ -104,4 +105,15 @@ shim quiet --sample 50 --no-progress
 ok quiet
 [ ! -s "$WORK/quiet.err" ] ||
 	t_fail "quiet: stderr: $(head -2 "$WORK/quiet.err")"
-t_log "table, pair, auto, cut, sample and progress checked"
+
+# (e) SL 0 on VL 15: the SA has no path for any pair, its GetTables come
+# empty (one MAD each), and every pair counts as without a PathRecord.
+osm_stop
+osm_start "$(osm_conf vl15 routing_engine minhop qos TRUE \
+	qos_sl2vl 15,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15)"
+wait_log "$WORK/vl15.log" "> SUBNET UP$" 1 60
+shim vl15 --sa table
+[ "$RC" -eq 1 ] || t_fail "vl15: exit $RC, not 1: $(tail -3 "$WORK/vl15.err")"
+expect vl15.out "^path SLs .*: 64 PathRecord GetTables .* for 4032 of 4032 pairs, SLs none, 4032 pairs without a path$"
+expect vl15.out "^status *: FAIL (.*pairs without a PathRecord)$"
+t_log "table, pair, auto, cut, sample, progress and empty tables checked"

@@ -390,15 +390,20 @@ static int pick_pairs(struct live *l, uint64_t n, uint64_t seed)
 	return 0;
 }
 
-/* After a full run per source: every pair the SA left out has no path. */
+/*
+ * After a full run per source: every pair was asked, and those the SA
+ * left out have no path.
+ */
 static void tables_missing(struct live *l)
 {
 	uint32_t i, j;
 
 	for (i = 0; i < l->nlid; i++)
 		for (j = 0; j < l->nlid; j++)
-			if (*sl_at(l, i, j) == SL_UNASKED && wanted(l, i, j))
+			if (*sl_at(l, i, j) == SL_UNASKED && wanted(l, i, j)) {
 				no_path(l, i, j);
+				l->rep.sa_pairs++;
+			}
 }
 
 static int sa_walk(struct live *l, struct lf_sa *sa,
@@ -452,7 +457,6 @@ static int sa_pairs(struct live *l, struct lf_sa *sa, char *err, size_t len)
  */
 static int sa_probe(struct live *l, struct lf_sa *sa, char *err, size_t len)
 {
-	uint32_t i, j;
 	int ret;
 
 	l->w = (struct sa_walk){ .end = 1 };
@@ -463,9 +467,7 @@ static int sa_probe(struct live *l, struct lf_sa *sa, char *err, size_t len)
 		return ret;
 	if (!ret && l->rep.sa_pairs)
 		return 1;
-	for (i = 0; i < l->nlid; i++)
-		for (j = 0; j < l->nlid; j++)
-			*sl_at(l, i, j) = SL_UNASKED;
+	memset(l->sl, SL_UNASKED, (size_t)l->nlid * l->nlid);
 	l->rep.sls = 0;
 	l->rep.sa_pairs = 0;
 	return 0;
