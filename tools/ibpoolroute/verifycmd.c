@@ -40,6 +40,7 @@ struct progress {
 	enum pr_progress mode;
 	bool tty;
 	double t0;		/* the run's start */
+	double phase_t0;	/* the phase's, for the time left */
 	double last;		/* the last line, 0 for none */
 };
 
@@ -50,7 +51,6 @@ struct sa_walk {
 	uint64_t k;		/* next --sample pick */
 	uint64_t done, total;
 	const char *what;	/* "sources" or "pairs", for progress */
-	double t0;
 };
 
 /*
@@ -240,24 +240,40 @@ static void pg_phase(struct progress *p, const char *what)
 {
 	double t = now();
 
+	p->phase_t0 = t;
 	if (!pg_on(p, t))
 		return;
 	fprintf(stderr, "verify: %s (%.0f s)\n", what, t - p->t0);
 	p->last = t;
 }
 
-/* A count line when due; with last, the phase's final one when shown. */
-static void pg_count(struct progress *p, const char *what, uint64_t done,
-		     uint64_t total, double since, bool last)
+/*
+ * "verify: NAME: DONE of TOTAL UNIT" when due; with last, the phase's
+ * final line whenever lines are on.
+ */
+static void pg_count(struct progress *p, const char *name, const char *unit,
+		     uint64_t done, uint64_t total, bool last)
 {
 	double t = now(), left;
 
 	if (!total || !(last ? pg_on(p, t) : pg_due(p, t)))
 		return;
-	left = done ? (t - since) * (total - done) / done : 0;
-	fprintf(stderr, "verify: path SLs: %" PRIu64 " of %" PRIu64 " %s (%.0f%%), %.0f s, about %.0f s left\n",
-		done, total, what, 100.0 * done / total, t - p->t0, left);
+	left = done ? (t - p->phase_t0) * (total - done) / done : 0;
+	fprintf(stderr, "verify: %s: %" PRIu64 " of %" PRIu64 " %s (%.0f%%), %.0f s, about %.0f s left\n",
+		name, done, total, unit, 100.0 * done / total, t - p->t0,
+		left);
 	p->last = t;
+}
+
+/* lf_read_lfts() and lf_read_sl2vl() as they go, each timed from its first. */
+static void pg_read(void *ctx, const char *what, size_t done, size_t total)
+{
+	struct progress *p = ctx;
+
+	if (done == 1)
+		p->phase_t0 = now();
+	pg_count(p, what, strcmp(what, "LFTs") ? "nodes" : "switches", done,
+		 total, done == total);
 }
 
 static uint8_t *sl_at(struct live *l, uint32_t i, uint32_t j)
@@ -307,7 +323,7 @@ static int sa_done(void *ctx, const struct lf_sa_query *q, int status)
 		l->rep.sa_pairs++;
 	}
 	l->w.done++;
-	pg_count(&l->pg, l->w.what, l->w.done, l->w.total, l->w.t0, false);
+	pg_count(&l->pg, "path SLs", l->w.what, l->w.done, l->w.total, false);
 	return 0;
 }
 
@@ -417,10 +433,9 @@ static int sa_walk(struct live *l, struct lf_sa *sa,
 	l->w.done = 0;
 	l->w.total = total;
 	l->w.what = what;
-	l->w.t0 = now();
 	ret = lf_sa_run(sa, &ops, err, len);
 	if (!ret)
-		pg_count(&l->pg, what, l->w.done, total, l->w.t0, true);
+		pg_count(&l->pg, "path SLs", what, l->w.done, total, true);
 	return ret;
 }
 
@@ -766,6 +781,7 @@ int pr_verify(const struct pr_opts *o, char *err, size_t len)
 	snprintf(l.rep.source, sizeof(l.rep.source), "%s", lf_source(l.v));
 	check_active(&l);
 	pg_phase(&l.pg, "reading LFTs and SL2VL tables");
+	lf_set_progress(l.v, pg_read, &l.pg);
 	if (read_switches(&l, err, len))
 		goto out;
 	l.counted = calloc(lf_sl2vl_slots(l.v) + 1, sizeof(*l.counted));

@@ -75,6 +75,9 @@ struct lf {
 	unsigned int local_port;
 	char source[128];
 	struct lf_stats st;
+	void (*progress)(void *ctx, const char *what, size_t done,
+			 size_t total);
+	void *pctx;
 };
 
 static double now(void)
@@ -485,14 +488,32 @@ static int read_lft(struct lf *v, uint32_t s, char *err, size_t len)
 	return 0;
 }
 
+void lf_set_progress(struct lf *v,
+		     void (*fn)(void *ctx, const char *what, size_t done,
+				size_t total),
+		     void *ctx)
+{
+	v->progress = fn;
+	v->pctx = ctx;
+}
+
+static void progress(struct lf *v, const char *what, size_t done,
+		     size_t total)
+{
+	if (v->progress)
+		v->progress(v->pctx, what, done, total);
+}
+
 int lf_read_lfts(struct lf *v, char *err, size_t len)
 {
 	uint32_t s;
 	int ret;
 
-	for (s = 0; s < v->t.nsw; s++)
+	for (s = 0; s < v->t.nsw; s++) {
 		if ((ret = read_lft(v, s, err, len)))
 			return ret;
+		progress(v, "LFTs", s + 1, v->t.nsw);
+	}
 	return 0;
 }
 
@@ -624,6 +645,7 @@ int lf_read_sl2vl(struct lf *v, char *err, size_t len)
 					read_ca_sl2vl(v, n, err, len);
 		if (ret)
 			return ret;
+		progress(v, "SL2VL tables", n + 1, f->nnodes);
 	}
 	return 0;
 }

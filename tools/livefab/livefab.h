@@ -70,6 +70,17 @@ bool lf_port_active(const struct lf *v, uint32_t n, unsigned int p);
 /* Data VLs the port operates (PortInfo:OperVLs); 1 when unknown. */
 unsigned int lf_oper_vls(const struct lf *v, uint32_t n, unsigned int p);
 
+/*
+ * fn is called as the reads below go, after each switch or node, with
+ * what is read ("LFTs", "SL2VL tables"), how many are done and of how
+ * many: for progress lines.  NULL, the default, for none; ctx is the
+ * caller's.
+ */
+void lf_set_progress(struct lf *v,
+		     void (*fn)(void *ctx, const char *what, size_t done,
+				size_t total),
+		     void *ctx);
+
 /* Every switch's LFT, up to its LinearFDBTop, into the tables. */
 int lf_read_lfts(struct lf *v, char *err, size_t len);
 
