@@ -51,6 +51,7 @@ struct sa_walk {
 	uint64_t k;		/* next --sample pick */
 	uint64_t done, total;
 	const char *what;	/* "sources" or "pairs", for progress */
+	bool probe;		/* auto's first GetTable: no progress line */
 };
 
 /*
@@ -430,11 +431,10 @@ static int sa_walk(struct live *l, struct lf_sa *sa,
 				       .done = sa_done, .ctx = l };
 	int ret;
 
-	l->w.done = 0;
 	l->w.total = total;
 	l->w.what = what;
 	ret = lf_sa_run(sa, &ops, err, len);
-	if (!ret)
+	if (!ret && !l->w.probe)
 		pg_count(&l->pg, "path SLs", what, l->w.done, total, true);
 	return ret;
 }
@@ -446,10 +446,9 @@ static int sa_tables(struct live *l, struct lf_sa *sa, uint32_t from,
 	int ret;
 
 	l->rep.sa_table = true;
-	l->w = (struct sa_walk){ .i = from, .end = l->nlid };
-	ret = sa_walk(l, sa, next_source, "sources", l->nlid - from, err,
-		      len);
-	l->rep.sa_queries = from + l->w.done;
+	l->w = (struct sa_walk){ .i = from, .end = l->nlid, .done = from };
+	ret = sa_walk(l, sa, next_source, "sources", l->nlid, err, len);
+	l->rep.sa_queries = l->w.done;
 	if (!ret)
 		tables_missing(l);
 	return ret;
@@ -474,7 +473,7 @@ static int sa_probe(struct live *l, struct lf_sa *sa, char *err, size_t len)
 {
 	int ret;
 
-	l->w = (struct sa_walk){ .end = 1 };
+	l->w = (struct sa_walk){ .end = 1, .probe = true };
 	ret = sa_walk(l, sa, next_source, "sources", 1, err, len);
 	if (ret == -EMSGSIZE)
 		l->rep.sa_table_cut = true;
