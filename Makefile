@@ -79,7 +79,7 @@ PROGS := $(PB)/libgpuaware.so $(B)/ibpoolroute $(B)/ibtopogen $(B)/ibpoold
 .PHONY: all plugin matrix check check-sanitize check-unit check-ibsim demo \
 	bench install uninstall clean deps headers fuzz fuzz-smoke FORCE
 
-all: $(PROGS)
+all: $(PROGS) $(B)/rmppsim.so
 
 # Rebuild everything when the flags change.
 $(B)/.flags: FORCE
@@ -158,7 +158,8 @@ UNIT_PLUGIN := $(call obj,plugins/opensm/gahints.c plugins/opensm/gaconfig.c)
 $(B)/unit-tests: $(call obj,$(UNIT_SRC)) $(UNIT_PLUGIN) $(B)/libpoold.a \
 		$(B)/liblivefab.a $(B)/libgpcli.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -Wl,--wrap=fdatasync -o $@ $^ -lcunit -liniparser \
-		-ljson-c $(LDLIBS_SM) -lpthread $(LDLIBS_CORE)
+		-ljson-c -libnetdisc -libmad -libumad $(LDLIBS_SM) -lpthread \
+		$(LDLIBS_CORE)
 
 # ibpoold's load generator for tests/bench/poold.sh; built by check so it
 # stays compilable.
@@ -169,6 +170,13 @@ $(B)/poold-load: $(call obj,tests/bench/poold-load.c)
 # MUNGE, for tests/bench/munge.sh; built by check too.
 $(B)/auth-load: $(call obj,tests/bench/auth-load.c) $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -ljson-c $(LDLIBS_SM) -lpthread
+
+# Test-only: the kernel's RMPP between umad2sim and its clients, so SA
+# GetTable answers cross ibsim whole.  Never sanitized: OpenSM, not
+# instrumented, preloads it.
+$(B)/rmppsim.so: tests/ibsim/rmppsim.c $(B)/.flags
+	$(CC) $(CPPFLAGS) -std=c11 -D_GNU_SOURCE -fPIC $(WARN) -O2 -g -shared \
+		-o $@ $< -ldl -lpthread
 
 # The all-to-all bound beside every fat-tree row of make bench.
 $(B)/a2a-bound: $(call obj,tests/bench/a2a-bound.c) $(B)/libgpcore.a
@@ -234,12 +242,13 @@ check-ibsim: all
 
 check: deps
 	$(MAKE) all headers $(B)/unit-tests $(B)/poold-load $(B)/a2a-bound \
-		$(B)/auth-load matrix
+		$(B)/auth-load $(B)/rmppsim.so matrix
 	tests/run-check.sh $(B)
 
 check-sanitize: deps
 	$(MAKE) B=build-san SANITIZER=address,undefined all \
-		$(B:build=build-san)/unit-tests matrix
+		$(B:build=build-san)/unit-tests $(B:build=build-san)/rmppsim.so \
+		matrix
 	tests/run-check.sh build-san
 
 demo: deps
@@ -247,7 +256,7 @@ demo: deps
 	tools/demo.sh $(B)
 
 bench: deps
-	$(MAKE) all $(B)/a2a-bound $(B)/auth-load
+	$(MAKE) all $(B)/a2a-bound $(B)/auth-load $(B)/rmppsim.so
 	tests/bench/run.sh $(B)
 
 install: all

@@ -5,7 +5,8 @@
 # on top with the rate they imply; a saturated 32-bit PortXmitWait is
 # flagged; a switch cut off between the samples is reported (status 1),
 # its links gone, not a failure of the whole sweep.  map --load counters
-# draws the same: that link busiest, the picture rendered.
+# draws the same: that link busiest, the picture rendered.  --top N shows
+# the N busiest.
 set -eu
 . "$(dirname "$0")/lib.sh"
 t_init counters
@@ -142,4 +143,21 @@ grep -q "^not answering: 0x0002c90300000102 'spine-2' (second sample): " "$WORK/
 grep -q '^   1  0x.* -  ' "$WORK/cut.out" ||
 	t_fail "cut: the top link has no rate"
 t_log "spine-2 cut off: reported, exit 1; $(grep '^sweep' "$WORK/cut.out")"
+
+# (c) --top: the 3 busiest of the links left, as text; 2 in JSON, which
+# still counts them all.
+run_counters top --top 3 --interval 100
+finish top
+m=$(sed -n 's/^shown       : 3 busiest of \([0-9]*\) links$/\1/p' "$WORK/top.out")
+[ -n "$m" ] && [ "$m" -gt 3 ] ||
+	t_fail "top: no 'shown: 3 busiest of M links' with M > 3: $(grep '^shown' "$WORK/top.out")"
+[ "$(grep -c '^ *[0-9]*  0x' "$WORK/top.out")" -eq 3 ] ||
+	t_fail "top: not 3 links listed"
+run_counters topj --top 2 --json --interval 100
+finish topj
+grep -q "\"link_count\": $m," "$WORK/topj.out" ||
+	t_fail "topj: link_count is not $m: $(grep link_count "$WORK/topj.out")"
+[ "$(grep -c '"peer_guid":' "$WORK/topj.out")" -eq 2 ] ||
+	t_fail "topj: not 2 links in the JSON"
+t_log "--top: 3 (text) and 2 (JSON) of $m links"
 sim_stop

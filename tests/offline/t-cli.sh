@@ -95,6 +95,16 @@ for a in "--perms abc" "--perms -1" "--seed 1x" "--lmc 8"; do
 done
 run "$BIN" route --net "$D/osm-ft2-ftree/net" --engine minhop
 expect "unknown engine" 2 "unknown engine 'minhop'" "$w/err"
+run "$BIN" verify --sa table2
+expect "unknown SA mode" 2 "unknown SA mode 'table2' (auto, table or pair)" "$w/err"
+for a in "verify --sample 0" "verify --sample x" "counters --top 0" \
+	"counters --top -3"; do
+	# shellcheck disable=SC2086
+	run "$BIN" $a
+	expect "bad number $a" 2 "bad" "$w/err"
+done
+run "$BIN" route --net "$D/osm-ft2-ftree/net" --sample 5
+expect "--sample is verify's" 2 "not an option of route" "$w/err"
 
 # One engine list: both tools' --help and both man pages name the same
 # engines, and route takes each of them.

@@ -20,6 +20,7 @@ struct sweep {
 	const struct lf *v;
 	const struct lf_sample *a, *b;
 	double interval;	/* between the starts of the two sweeps */
+	size_t links;		/* rated links, of which the report shows n */
 };
 
 static double now(void)
@@ -108,6 +109,7 @@ static void text(FILE *out, const struct sweep *sw, const struct lf_rate *r,
 			i < sw->a->nfail ? "first" : "second",
 			strerror(-e->err));
 	}
+	fprintf(out, "shown       : %zu busiest of %zu links\n", n, sw->links);
 	fprintf(out, "%4s  %-22s %-22s %16s %14s  %-6s %s\n", "rank", "from",
 		"to", "bytes/s", "xmit-wait/s", "flags", "names");
 	for (i = 0; i < n; i++)
@@ -212,6 +214,8 @@ static int json(FILE *out, const struct sweep *sw, const struct lf_rate *r,
 	json_object_object_add(o, "queries",
 			       json_object_new_uint64(sw->b->queries));
 	json_object_object_add(o, "not_answering", jfails(sw));
+	json_object_object_add(o, "link_count",
+			       json_object_new_uint64(sw->links));
 	links = json_object_new_array();
 	for (i = 0; links && i < n; i++)
 		json_object_array_add(links, jlink(sw, &r[i]));
@@ -266,6 +270,9 @@ int pr_counters(const struct pr_opts *o, char *err, size_t len)
 			     err, len))
 		goto out;
 	qsort(r, n, sizeof(*r), cmp_busy);
+	sw.links = n;
+	if (o->top && o->top < n)
+		n = o->top;
 	ret = 0;
 	if (o->json)
 		ret = json(stdout, &sw, r, n);

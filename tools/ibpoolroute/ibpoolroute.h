@@ -46,6 +46,20 @@ enum pr_load {
 	PR_LOAD_COUNTERS,	/* the live port counters */
 };
 
+/* How verify asks the SA for path SLs. */
+enum pr_sa {
+	PR_SA_AUTO,		/* a GetTable per source where answered whole */
+	PR_SA_TABLE,		/* a GetTable per source */
+	PR_SA_PAIR,		/* a Get per pair */
+};
+
+/* Progress lines on stderr. */
+enum pr_progress {
+	PR_PROGRESS_AUTO,	/* on a terminal, else once a run is long */
+	PR_PROGRESS_ON,
+	PR_PROGRESS_OFF,
+};
+
 /* Strings point into argv. */
 struct pr_opts {
 	const char *dir;	/* analyze: dump directory; release, renew: id */
@@ -66,6 +80,10 @@ struct pr_opts {
 	const char *ca;		/* verify: local CA, NULL for the first */
 	unsigned int ca_port;	/* verify: its port, 0 for the first active */
 	unsigned int interval_ms;	/* counters: between the two samples */
+	size_t top;		/* counters: links shown, 0 for all */
+	enum pr_sa sa;		/* verify */
+	uint64_t sample;	/* verify: pairs asked, 0 for all */
+	enum pr_progress progress;	/* verify */
 	struct vf_opts vf;
 	/* the sockets: the SM's hint socket or ibpoold's, NULL for each
 	 * command's default */
@@ -214,8 +232,12 @@ struct pr_live {
 	unsigned int sm_lid;
 	uint64_t smps;		/* LFT blocks and SL2VL tables read */
 	double smp_seconds;
-	uint64_t sa_queries;	/* PathRecord Gets, one per (SLID, DLID) */
+	bool sa_table;		/* GetTables per source, else Gets per pair */
+	bool sa_table_cut;	/* GetTable answers came cut: asked per pair */
+	uint64_t sa_queries;	/* PathRecord GetTables or Gets answered */
 	double sa_seconds;
+	uint64_t pairs;		/* CA LID pairs the cabling joins */
+	uint64_t sa_pairs;	/* of those, pairs asked about */
 	uint16_t sls;		/* bit per SL the SA handed out */
 	uint64_t sl2vl_tables;	/* read from switches and CAs */
 	uint64_t no_sl_map;	/* ports without SL mapping: all on VL 0 */

@@ -50,6 +50,11 @@ enum {
 enum {
 	O_OWNER = CLI_LONG_ONLY,
 	O_LOAD,
+	O_SA,
+	O_SAMPLE,
+	O_PROGRESS,
+	O_NO_PROGRESS,
+	O_TOP,
 };
 
 struct cmd {
@@ -125,6 +130,11 @@ static const struct cli_opt opts[] = {
 	{ "output", 1, 'o', C_MAP, "FILE", "map: the SVG to write, - for stdout (-)" },
 	{ "load", 1, O_LOAD, C_MAP, "NAME", "map: colour links by a2a (the routing's all-to-all), jobs (--jobs' collectives, --pattern) or counters (live) (jobs with --jobs, else a2a)" },
 	{ "interval", 1, 'i', C_COUNTERS | C_MAP, "MS", "wait between the two samples, 1-3600000 ms (1000)" },
+	{ "top", 1, O_TOP, C_COUNTERS, "N", "counters: only the N busiest links (all)" },
+	{ "sa", 1, O_SA, C_VERIFY, "MODE", "verify: ask the SA per source (table: one GetTable each), per pair (pair: one Get each), or auto: table where the SA's answers arrive whole, else pair (auto)" },
+	{ "sample", 1, O_SAMPLE, C_VERIFY, "N", "verify: ask the SA about N random pairs (--seed), not all; credit loops are then not checked (all)" },
+	{ "progress", 0, O_PROGRESS, C_VERIFY, NULL, "verify: progress lines on stderr (on a terminal, or once a run takes 5 s)" },
+	{ "no-progress", 0, O_NO_PROGRESS, C_VERIFY, NULL, "verify: no progress lines" },
 	{ "socket", 1, 'S', C_SM | C_POOLD, "PATH", "the SM's hint socket (" PR_SM_SOCKET ") or ibpoold's ($GPUAWARE_POOL_SOCKET, else " POOL_SOCKET_DEFAULT "); tcp:HOST:PORT: a TCP listener, the request in a MUNGE credential" },
 	{ "munge-socket", 1, 'U', C_SM | C_POOLD, "PATH", "munged's socket for tcp: ($GPUAWARE_MUNGE_SOCKET, else munge's default)" },
 	{ "weight", 1, 'w', C_HINTS, "N", "hints add: the job's weight, 1-1000 (1)" },
@@ -159,12 +169,13 @@ static const char *const examples[] = {
 	"ibpoolroute route --net fabric.net --jobs jobs.json --perms 0",
 	"ibpoolroute verify",
 	"ibpoolroute verify -C mlx5_0 -P 1 --json --perms 0",
+	"ibpoolroute verify --sample 100000",
 	"ibpoolroute simulate --net fabric.net --jobs jobs.json",
 	"ibpoolroute simulate --jobs jobs.json --pattern ring --json",
 	"ibpoolroute map --net fabric.net -o fabric.svg",
 	"ibpoolroute map --jobs jobs.json -o jobs.svg",
 	"ibpoolroute map --load counters --interval 5000 -o now.svg",
-	"ibpoolroute counters --interval 5000",
+	"ibpoolroute counters --interval 5000 --top 20",
 	"ibpoolroute hints set jobs.json --wait",
 	"ibpoolroute hints add j7 gpu01 gpu02 0x0002c90300a1b2c4 --weight 2",
 	"ibpoolroute hints set --owner slurm slurm-jobs.json",
@@ -251,6 +262,19 @@ static int number(const char *s, unsigned long long max,
 		  unsigned long long *v)
 {
 	return cli_uint(s, 10, max, v);
+}
+
+static int sa_parse(const char *s, enum pr_sa *m)
+{
+	static const char *const names[] = { "auto", "table", "pair" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i])) {
+			*m = (enum pr_sa)i;
+			return 0;
+		}
+	return -EINVAL;
 }
 
 /* Apply one option to o; PR_OK or an exit code. */
@@ -351,6 +375,28 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 			return usage_error(o, "bad interval '%s' (1-3600000 ms)",
 					   arg);
 		o->interval_ms = v;
+		break;
+	case O_TOP:
+		if (number(arg, SIZE_MAX, &v) || !v)
+			return usage_error(o, "bad link count '%s' (1 or more)",
+					   arg);
+		o->top = v;
+		break;
+	case O_SA:
+		if (sa_parse(arg, &o->sa))
+			return usage_error(o, "unknown SA mode '%s' (auto, table or pair)",
+					   arg);
+		break;
+	case O_SAMPLE:
+		if (number(arg, UINT64_MAX, &v) || !v)
+			return usage_error(o, "bad sample '%s' (1 or more pairs)",
+					   arg);
+		o->sample = v;
+		break;
+	case O_PROGRESS:
+	case O_NO_PROGRESS:
+		o->progress = c == O_PROGRESS ? PR_PROGRESS_ON :
+						PR_PROGRESS_OFF;
 		break;
 	case 'j':
 		o->json = true;

@@ -134,10 +134,12 @@ static void text_live(FILE *out, const struct pr_live *lv,
 	if (lv->no_sl_map)
 		line(out, "SL2VL", "%" PRIu64 " ports without SL mapping (every SL on VL 0)",
 		     lv->no_sl_map);
-	line(out, "path SLs", "from the SA at LID %u: %" PRIu64 " PathRecord queries in %.2f s (%.0f/s), SLs %s, %" PRIu64 " pairs without a path",
-	     lv->sm_lid, lv->sa_queries, lv->sa_seconds,
-	     rate(lv->sa_queries, lv->sa_seconds), *sls ? sls : "none",
-	     lv->no_path);
+	line(out, "path SLs", "from the SA at LID %u: %" PRIu64 " PathRecord %s in %.2f s (%.0f/s) for %" PRIu64 " of %" PRIu64 " pairs%s, SLs %s, %" PRIu64 " pairs without a path",
+	     lv->sm_lid, lv->sa_queries,
+	     lv->sa_table ? "GetTables" : "queries", lv->sa_seconds,
+	     rate(lv->sa_queries, lv->sa_seconds), lv->sa_pairs, lv->pairs,
+	     lv->sa_table_cut ? " (GetTable answers came cut)" : "",
+	     *sls ? sls : "none", lv->no_path);
 	if (lv->inactive)
 		line(out, "inactive", "%" PRIu64 " linked ports not Active",
 		     lv->inactive);
@@ -304,8 +306,12 @@ static json_object *jlive(const struct pr_live *lv)
 	ADD("sl2vl_tables", json_object_new_uint64(lv->sl2vl_tables));
 	ADD("no_sl_mapping_ports", json_object_new_uint64(lv->no_sl_map));
 	ADD("lft_top_below_max_lid", json_object_new_uint64(lv->short_lft));
+	ADD("sa_mode", json_object_new_string(lv->sa_table ? "table" : "pair"));
+	ADD("sa_table_cut", json_object_new_boolean(lv->sa_table_cut));
 	ADD("sa_queries", json_object_new_uint64(lv->sa_queries));
 	ADD("sa_seconds", jdouble(lv->sa_seconds, 3));
+	ADD("pairs", json_object_new_uint64(lv->pairs));
+	ADD("sa_pairs", json_object_new_uint64(lv->sa_pairs));
 	ADD("path_sls", sls);
 	ADD("inactive_ports", json_object_new_uint64(lv->inactive));
 	ADD("no_path_pairs", json_object_new_uint64(lv->no_path));

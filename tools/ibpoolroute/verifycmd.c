@@ -2,7 +2,8 @@
 /*
  * verify: check the routing that is really in the fabric.  Discovers it,
  * reads every switch's LFT and SL2VL tables and every CA port's SL2VL,
- * asks the SA for the path SL of every CA LID pair, then runs the verifier.
+ * asks the SA for the path SL of every CA LID pair (or a sample), then
+ * runs the verifier.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -10,8 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ibpoolroute.h"
+#include "topology/gen.h"
+#include "tools/livefab/lfsa.h"
 #include "tools/livefab/livefab.h"
 
 #define NSL 16
@@ -20,6 +24,35 @@
 /* One stored path SL: the SL, or one of these. */
 #define SL_UNASKED 0xff		/* no query made (a port's own LIDs) */
 #define SL_NOPATH 0xfe		/* the SA answered without a PathRecord */
+#define SL_QUEUED 0xfd		/* picked for --sample, not yet answered */
+
+#define SA_WINDOW 8		/* SA queries in flight */
+
+/*
+ * Progress lines: on a terminal every TTY_EVERY seconds; elsewhere only
+ * once a run has taken LONG_RUN seconds, then every LOG_EVERY.
+ */
+#define TTY_EVERY 1.0
+#define LONG_RUN 5.0
+#define LOG_EVERY 10.0
+
+struct progress {
+	enum pr_progress mode;
+	bool tty;
+	double t0;		/* the run's start */
+	double phase_t0;	/* the phase's, for the time left */
+	double last;		/* the last line, 0 for none */
+};
+
+/* Where the SA queries stand: the next one, and how many are done. */
+struct sa_walk {
+	uint32_t i, j;		/* next source / pair (CA LID indices) */
+	uint32_t end;		/* sources: the one to stop at */
+	uint64_t k;		/* next --sample pick */
+	uint64_t done, total;
+	const char *what;	/* "sources" or "pairs", for progress */
+	bool probe;		/* auto's first GetTable: no progress line */
+};
 
 /*
  * Everything verify reads, owned and freed by live_release(); f and t
@@ -37,6 +70,10 @@ struct live {
 	uint32_t *lid_of;	/* CA LID index -> LID */
 	uint32_t nlid;
 	uint8_t *sl;
+	uint32_t (*pick)[2];	/* --sample: the pairs, as CA LID indices */
+	uint64_t npick;
+	struct sa_walk w;
+	struct progress pg;
 	struct pr_live rep;
 };
 
@@ -176,12 +213,306 @@ static bool same_port(const struct live *l, unsigned int a, unsigned int b)
 	       l->t->lid_port[a] == l->t->lid_port[b];
 }
 
-/* The SA's SL for every pair of CA LIDs the cabling joins. */
-static int query_sa(struct live *l, char *err, size_t len)
+/* Whether verify asks about CA LID indices i, j: joined, not one port. */
+static bool wanted(const struct live *l, uint32_t i, uint32_t j)
 {
-	struct lf_path pr;
+	unsigned int a = l->lid_of[i], b = l->lid_of[j];
+
+	return !same_port(l, a, b) && joined(l, a, b);
+}
+
+/* Whether lines are shown at all by now, and whether one is due. */
+static bool pg_on(const struct progress *p, double t)
+{
+	if (p->mode == PR_PROGRESS_OFF)
+		return false;
+	return p->mode == PR_PROGRESS_ON || p->tty || t - p->t0 >= LONG_RUN;
+}
+
+static bool pg_due(const struct progress *p, double t)
+{
+	double every = p->tty ? TTY_EVERY : LOG_EVERY;
+
+	return pg_on(p, t) && (!p->last || t - p->last >= every);
+}
+
+/* A phase begins: one line when progress lines are on. */
+static void pg_phase(struct progress *p, const char *what)
+{
+	double t = now();
+
+	p->phase_t0 = t;
+	if (!pg_on(p, t))
+		return;
+	fprintf(stderr, "verify: %s (%.0f s)\n", what, t - p->t0);
+	p->last = t;
+}
+
+/*
+ * "verify: NAME: DONE of TOTAL UNIT" when due; with last, the phase's
+ * final line whenever lines are on.
+ */
+static void pg_count(struct progress *p, const char *name, const char *unit,
+		     uint64_t done, uint64_t total, bool last)
+{
+	double t = now(), left;
+
+	if (!total || !(last ? pg_on(p, t) : pg_due(p, t)))
+		return;
+	left = done ? (t - p->phase_t0) * (total - done) / done : 0;
+	fprintf(stderr, "verify: %s: %" PRIu64 " of %" PRIu64 " %s (%.0f%%), %.0f s, about %.0f s left\n",
+		name, done, total, unit, 100.0 * done / total, t - p->t0,
+		left);
+	p->last = t;
+}
+
+/* lf_read_lfts() and lf_read_sl2vl() as they go, each timed from its first. */
+static void pg_read(void *ctx, const char *what, size_t done, size_t total)
+{
+	struct progress *p = ctx;
+
+	if (done == 1)
+		p->phase_t0 = now();
+	pg_count(p, what, strcmp(what, "LFTs") ? "nodes" : "switches", done,
+		 total, done == total);
+}
+
+static uint8_t *sl_at(struct live *l, uint32_t i, uint32_t j)
+{
+	return &l->sl[(size_t)i * l->nlid + j];
+}
+
+static void no_path(struct live *l, uint32_t i, uint32_t j)
+{
+	*sl_at(l, i, j) = SL_NOPATH;
+	l->rep.no_path++;
+	problem(l, "the SA has no PathRecord from LID %u to LID %u",
+		l->lid_of[i], l->lid_of[j]);
+}
+
+/* One record: its SL for a pair verify asks about, the rest ignored. */
+static int sa_rec(void *ctx, const struct lf_sa_query *q, unsigned int slid,
+		  unsigned int dlid, const struct lf_path *p)
+{
+	struct live *l = ctx;
+	unsigned int sl = p->sl & (NSL - 1);
 	uint32_t i, j;
-	unsigned int sl, a, b;
+	uint8_t *v;
+
+	(void)q;
+	if (slid > l->t->top || dlid > l->t->top)
+		return 0;
+	i = l->lix[slid];
+	j = l->lix[dlid];
+	if (i == FAB_NONE || j == FAB_NONE || !wanted(l, i, j))
+		return 0;
+	v = sl_at(l, i, j);
+	if (*v < NSL)
+		return 0;	/* a second path: the first is the one used */
+	*v = sl;
+	l->rep.sls |= 1u << sl;
+	l->rep.sa_pairs++;
+	return 0;
+}
+
+static int sa_done(void *ctx, const struct lf_sa_query *q, int status)
+{
+	struct live *l = ctx;
+
+	if (status && q->dlid) {
+		no_path(l, l->lix[q->slid], l->lix[q->dlid]);
+		l->rep.sa_pairs++;
+	}
+	l->w.done++;
+	pg_count(&l->pg, "path SLs", l->w.what, l->w.done, l->w.total, false);
+	return 0;
+}
+
+/* A GetTable per CA LID. */
+static bool next_source(void *ctx, struct lf_sa_query *q)
+{
+	struct live *l = ctx;
+
+	if (l->w.i >= l->w.end)
+		return false;
+	*q = (struct lf_sa_query){ .slid = l->lid_of[l->w.i++] };
+	return true;
+}
+
+/* A Get per pair verify asks about. */
+static bool next_pair(void *ctx, struct lf_sa_query *q)
+{
+	struct live *l = ctx;
+
+	for (; l->w.i < l->nlid; l->w.i++, l->w.j = 0)
+		for (; l->w.j < l->nlid; l->w.j++)
+			if (wanted(l, l->w.i, l->w.j)) {
+				*q = (struct lf_sa_query){
+					.slid = l->lid_of[l->w.i],
+					.dlid = l->lid_of[l->w.j++],
+				};
+				return true;
+			}
+	return false;
+}
+
+static bool next_pick(void *ctx, struct lf_sa_query *q)
+{
+	struct live *l = ctx;
+
+	if (l->w.k >= l->npick)
+		return false;
+	*q = (struct lf_sa_query){
+		.slid = l->lid_of[l->pick[l->w.k][0]],
+		.dlid = l->lid_of[l->pick[l->w.k][1]],
+	};
+	l->w.k++;
+	return true;
+}
+
+static uint64_t count_pairs(const struct live *l)
+{
+	uint64_t n = 0;
+	uint32_t i, j;
+
+	for (i = 0; i < l->nlid; i++)
+		for (j = 0; j < l->nlid; j++)
+			n += wanted(l, i, j);
+	return n;
+}
+
+/*
+ * --sample: n distinct pairs verify asks about, drawn with the --seed;
+ * fewer than all, else the caller asks about every pair.
+ */
+static int pick_pairs(struct live *l, uint64_t n, uint64_t seed)
+{
+	uint64_t rng = seed;
+	uint32_t i, j;
+	uint8_t *v;
+
+	l->pick = malloc(n * sizeof(*l->pick));
+	if (!l->pick)
+		return -ENOMEM;
+	while (l->npick < n) {
+		i = gen_rng_below(&rng, l->nlid);
+		j = gen_rng_below(&rng, l->nlid);
+		v = sl_at(l, i, j);
+		if (*v != SL_UNASKED || !wanted(l, i, j))
+			continue;
+		*v = SL_QUEUED;
+		l->pick[l->npick][0] = i;
+		l->pick[l->npick++][1] = j;
+	}
+	return 0;
+}
+
+/*
+ * After a full run per source: every pair was asked, and those the SA
+ * left out have no path.
+ */
+static void tables_missing(struct live *l)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < l->nlid; i++)
+		for (j = 0; j < l->nlid; j++)
+			if (*sl_at(l, i, j) == SL_UNASKED && wanted(l, i, j)) {
+				no_path(l, i, j);
+				l->rep.sa_pairs++;
+			}
+}
+
+static int sa_walk(struct live *l, struct lf_sa *sa,
+		   bool (*next)(void *, struct lf_sa_query *),
+		   const char *what, uint64_t total, char *err, size_t len)
+{
+	const struct lf_sa_ops ops = { .next = next, .rec = sa_rec,
+				       .done = sa_done, .ctx = l };
+	int ret;
+
+	l->w.total = total;
+	l->w.what = what;
+	ret = lf_sa_run(sa, &ops, err, len);
+	if (!ret && !l->w.probe)
+		pg_count(&l->pg, "path SLs", what, l->w.done, total, true);
+	return ret;
+}
+
+/* GetTables for sources from on; the ones before were asked already. */
+static int sa_tables(struct live *l, struct lf_sa *sa, uint32_t from,
+		     char *err, size_t len)
+{
+	int ret;
+
+	l->rep.sa_table = true;
+	l->w = (struct sa_walk){ .i = from, .end = l->nlid, .done = from };
+	ret = sa_walk(l, sa, next_source, "sources", l->nlid, err, len);
+	l->rep.sa_queries = l->w.done;
+	if (!ret)
+		tables_missing(l);
+	return ret;
+}
+
+static int sa_pairs(struct live *l, struct lf_sa *sa, char *err, size_t len)
+{
+	int ret;
+
+	l->w = (struct sa_walk){ 0 };
+	ret = sa_walk(l, sa, next_pair, "pairs", l->rep.pairs, err, len);
+	l->rep.sa_queries = l->w.done;
+	return ret;
+}
+
+/*
+ * auto: the first source's GetTable; 1 when it came whole with paths.
+ * An answer cut short (umad2sim without RMPP), refused or empty is
+ * forgotten: 0, and every pair goes to Gets instead.
+ */
+static int sa_probe(struct live *l, struct lf_sa *sa, char *err, size_t len)
+{
+	int ret;
+
+	l->w = (struct sa_walk){ .end = 1, .probe = true };
+	ret = sa_walk(l, sa, next_source, "sources", 1, err, len);
+	if (ret == -EMSGSIZE)
+		l->rep.sa_table_cut = true;
+	else if (ret)
+		return ret;
+	if (!ret && l->rep.sa_pairs)
+		return 1;
+	memset(l->sl, SL_UNASKED, (size_t)l->nlid * l->nlid);
+	l->rep.sls = 0;
+	l->rep.sa_pairs = 0;
+	return 0;
+}
+
+static int ask_sa(struct live *l, struct lf_sa *sa, enum pr_sa mode,
+		  char *err, size_t len)
+{
+	int ret;
+
+	if (l->npick) {
+		l->w = (struct sa_walk){ 0 };
+		ret = sa_walk(l, sa, next_pick, "pairs", l->npick, err, len);
+		l->rep.sa_queries = l->w.done;
+		return ret;
+	}
+	if (mode == PR_SA_PAIR)
+		return sa_pairs(l, sa, err, len);
+	if (mode == PR_SA_TABLE)
+		return sa_tables(l, sa, 0, err, len);
+	ret = sa_probe(l, sa, err, len);
+	if (ret > 0)
+		return sa_tables(l, sa, 1, err, len);
+	return ret ? ret : sa_pairs(l, sa, err, len);
+}
+
+/* The SA's SL for every pair of CA LIDs the cabling joins, or a sample. */
+static int query_sa(struct live *l, const struct pr_opts *o, char *err,
+		    size_t len)
+{
+	struct lf_sa *sa = NULL;
 	double t0;
 	int ret;
 
@@ -189,33 +520,21 @@ static int query_sa(struct live *l, char *err, size_t len)
 		snprintf(err, len, "no SM LID on the local port: is an SM running?");
 		return -EIO;
 	}
+	l->rep.pairs = count_pairs(l);
+	if (o->sample && o->sample < l->rep.pairs &&
+	    pick_pairs(l, o->sample, o->vf.seed)) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	ret = lf_sa_open(&sa, l->v, SA_WINDOW, err, len);
+	if (ret)
+		return ret;
+	pg_phase(&l->pg, "asking the SA for path SLs");
 	t0 = now();
-	for (i = 0; i < l->nlid; i++)
-		for (j = 0; j < l->nlid; j++) {
-			a = l->lid_of[i];
-			b = l->lid_of[j];
-			if (same_port(l, a, b) || !joined(l, a, b))
-				continue;
-			ret = lf_path_record(l->v, a, b, &pr);
-			if (ret == -ENOENT) {
-				l->sl[(size_t)i * l->nlid + j] = SL_NOPATH;
-				l->rep.no_path++;
-				problem(l, "the SA has no PathRecord from LID %u to LID %u",
-					a, b);
-				continue;
-			}
-			if (ret) {
-				snprintf(err, len, "PathRecord LID %u to LID %u from the SA at LID %u: %s",
-					 a, b, l->rep.sm_lid, strerror(-ret));
-				return ret;
-			}
-			sl = pr.sl & (NSL - 1);
-			l->sl[(size_t)i * l->nlid + j] = sl;
-			l->rep.sls |= 1u << sl;
-		}
+	ret = ask_sa(l, sa, o->sa, err, len);
 	l->rep.sa_seconds = now() - t0;
-	l->rep.sa_queries = lf_stats(l->v)->sa_queries;
-	return 0;
+	lf_sa_close(sa);
+	return ret;
 }
 
 static struct live *live_of(const struct rt_tables *t)
@@ -232,8 +551,8 @@ static uint8_t cb_path_sl(const struct rt_tables *t, unsigned int slid,
 	if (slid <= t->top && dlid <= t->top && l->lix[slid] != FAB_NONE &&
 	    l->lix[dlid] != FAB_NONE)
 		v = l->sl[(size_t)l->lix[slid] * l->nlid + l->lix[dlid]];
-	if (v == SL_NOPATH)
-		return 0;	/* counted as no_path already */
+	if (v == SL_NOPATH || (l->npick && v == SL_UNASKED))
+		return 0;	/* counted as no_path already; not sampled */
 	if (v == SL_UNASKED) {
 		l->rep.missing++;
 		problem(l, "no path SL known for LID %u to LID %u", slid, dlid);
@@ -389,13 +708,18 @@ static int check(struct live *l, const struct pr_opts *o, char *err,
 				 .live = &l->rep };
 	struct vf_jobload jl;
 	struct rt_jobs js;
+	struct vf_opts vo = o->vf;
 	struct vf_report vr;
 	int ret, code = PR_ERR;
 
+	/* Credit loops need every pair's SL: a sample has not got them. */
+	if (l->npick)
+		vo.skip_cdg = true;
 	l->vl = (struct rt_vl){ .nvl = 1, .path_sl = cb_path_sl,
 				.sl2vl = cb_sl2vl, .ctx = l };
 	l->t->vl = &l->vl;
-	ret = vf_check(l->t, &o->vf, &vr);
+	pg_phase(&l->pg, "checking the routing");
+	ret = vf_check(l->t, &vo, &vr);
 	if (ret) {
 		snprintf(err, len, "verifier: %s", strerror(-ret));
 		return PR_ERR;
@@ -404,7 +728,7 @@ static int check(struct live *l, const struct pr_opts *o, char *err,
 	if (job_loads(l, o, &js, &jl, &res, err, len))
 		return PR_ERR;
 	res.t = l->t;
-	res.vo = &o->vf;
+	res.vo = &vo;
 	res.vr = &vr;
 	ret = pr_report(stdout, &res, o->json);
 	if (!ret && fflush(stdout))
@@ -428,6 +752,7 @@ static void live_release(struct live *l)
 	if (l->t)
 		l->t->vl = NULL;
 	free(l->counted);
+	free(l->pick);
 	free(l->sl);
 	free(l->lid_of);
 	free(l->lix);
@@ -442,8 +767,11 @@ int pr_verify(const struct pr_opts *o, char *err, size_t len)
 
 	memset(&l, 0, sizeof(l));
 	l.rep.ca = o->ca;
+	l.pg = (struct progress){ .mode = o->progress, .t0 = now(),
+				  .tty = isatty(STDERR_FILENO) };
 	if (lf_open(&l.v, o->ca, o->ca_port, err, len))
 		return PR_ERR;
+	pg_phase(&l.pg, "discovering the fabric");
 	if (lf_discover(l.v, err, len))
 		goto out;
 	l.f = lf_fabric(l.v);
@@ -451,6 +779,8 @@ int pr_verify(const struct pr_opts *o, char *err, size_t len)
 	l.rep.port = lf_local_port(l.v);
 	snprintf(l.rep.source, sizeof(l.rep.source), "%s", lf_source(l.v));
 	check_active(&l);
+	pg_phase(&l.pg, "reading LFTs and SL2VL tables");
+	lf_set_progress(l.v, pg_read, &l.pg);
 	if (read_switches(&l, err, len))
 		goto out;
 	l.counted = calloc(lf_sl2vl_slots(l.v) + 1, sizeof(*l.counted));
@@ -458,7 +788,7 @@ int pr_verify(const struct pr_opts *o, char *err, size_t len)
 		snprintf(err, len, "out of memory");
 		goto out;
 	}
-	if (query_sa(&l, err, len))
+	if (query_sa(&l, o, err, len))
 		goto out;
 	code = check(&l, o, err, len);
 out:

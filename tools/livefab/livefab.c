@@ -75,6 +75,9 @@ struct lf {
 	unsigned int local_port;
 	char source[128];
 	struct lf_stats st;
+	void (*progress)(void *ctx, const char *what, size_t done,
+			 size_t total);
+	void *pctx;
 };
 
 static double now(void)
@@ -386,6 +389,11 @@ struct rt_tables *lf_tables(struct lf *v)
 	return &v->t;
 }
 
+const char *lf_ca_name(const struct lf *v)
+{
+	return *v->ca ? v->ca : NULL;
+}
+
 const char *lf_source(const struct lf *v)
 {
 	return v->source;
@@ -480,14 +488,32 @@ static int read_lft(struct lf *v, uint32_t s, char *err, size_t len)
 	return 0;
 }
 
+void lf_set_progress(struct lf *v,
+		     void (*fn)(void *ctx, const char *what, size_t done,
+				size_t total),
+		     void *ctx)
+{
+	v->progress = fn;
+	v->pctx = ctx;
+}
+
+static void progress(struct lf *v, const char *what, size_t done,
+		     size_t total)
+{
+	if (v->progress)
+		v->progress(v->pctx, what, done, total);
+}
+
 int lf_read_lfts(struct lf *v, char *err, size_t len)
 {
 	uint32_t s;
 	int ret;
 
-	for (s = 0; s < v->t.nsw; s++)
+	for (s = 0; s < v->t.nsw; s++) {
 		if ((ret = read_lft(v, s, err, len)))
 			return ret;
+		progress(v, "LFTs", s + 1, v->t.nsw);
+	}
 	return 0;
 }
 
@@ -619,6 +645,7 @@ int lf_read_sl2vl(struct lf *v, char *err, size_t len)
 					read_ca_sl2vl(v, n, err, len);
 		if (ret)
 			return ret;
+		progress(v, "SL2VL tables", n + 1, f->nnodes);
 	}
 	return 0;
 }
@@ -662,15 +689,12 @@ int lf_sm_lid(struct lf *v, unsigned int *lid)
 	return 0;
 }
 
-/*
- * A Get, not one GetTable per source: umad2sim (ibsim) has no RMPP and
- * cuts an SA answer at its first MAD.
- */
+/* One pair through libibmad's agent, for a few; lfsa.h asks in bulk. */
 int lf_path_record(struct lf *v, unsigned int slid, unsigned int dlid,
 		   struct lf_path *p)
 {
 	uint8_t buf[IB_SA_DATA_SIZE];
-	unsigned int lid;
+	unsigned int lid, s, d;
 	ib_rpc_v1_t rpc;
 
 	if (lf_sm_lid(v, &lid))
@@ -689,13 +713,20 @@ int lf_path_record(struct lf *v, unsigned int slid, unsigned int dlid,
 	v->st.sa_queries++;
 	if (!mad_rpc_rmpp(v->mad, (ib_rpc_t *)&rpc, &v->sm, NULL, buf))
 		return rpc.error ? -rpc.error : -ENOENT;
-	if (mad_get_field(buf, 0, IB_SA_PR_SLID_F) != slid ||
-	    mad_get_field(buf, 0, IB_SA_PR_DLID_F) != dlid)
-		return -EPROTO;
-	p->sl = mad_get_field(buf, 0, IB_SA_PR_SL_F);
-	p->mtu = buf[PR_MTU_BYTE] & PR_CODE_MASK;
-	p->rate = buf[PR_RATE_BYTE] & PR_CODE_MASK;
-	return 0;
+	lf_path_decode(buf, &s, &d, p);
+	return s == slid && d == dlid ? 0 : -EPROTO;
+}
+
+void lf_path_decode(const uint8_t *rec, unsigned int *slid,
+		    unsigned int *dlid, struct lf_path *p)
+{
+	uint8_t *r = (uint8_t *)rec;	/* mad_get_field takes no const */
+
+	*slid = mad_get_field(r, 0, IB_SA_PR_SLID_F);
+	*dlid = mad_get_field(r, 0, IB_SA_PR_DLID_F);
+	p->sl = mad_get_field(r, 0, IB_SA_PR_SL_F);
+	p->mtu = rec[PR_MTU_BYTE] & PR_CODE_MASK;
+	p->rate = rec[PR_RATE_BYTE] & PR_CODE_MASK;
 }
 
 /* A PerfMgt Get of attr for port (0: the class) of the switch at id. */

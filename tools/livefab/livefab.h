@@ -58,6 +58,8 @@ int lf_discover(struct lf *v, char *err, size_t len);
 const struct fabric *lf_fabric(const struct lf *v);
 struct rt_tables *lf_tables(struct lf *v);
 
+/* The CA as asked, NULL for the first. */
+const char *lf_ca_name(const struct lf *v);
 /* "live fabric via 'DESC' port N", and the local port number used. */
 const char *lf_source(const struct lf *v);
 unsigned int lf_local_port(const struct lf *v);
@@ -67,6 +69,17 @@ const struct lf_stats *lf_stats(const struct lf *v);
 bool lf_port_active(const struct lf *v, uint32_t n, unsigned int p);
 /* Data VLs the port operates (PortInfo:OperVLs); 1 when unknown. */
 unsigned int lf_oper_vls(const struct lf *v, uint32_t n, unsigned int p);
+
+/*
+ * fn is called as the reads below go, after each switch or node, with
+ * what is read ("LFTs", "SL2VL tables"), how many are done and of how
+ * many: for progress lines.  NULL, the default, for none; ctx is the
+ * caller's.
+ */
+void lf_set_progress(struct lf *v,
+		     void (*fn)(void *ctx, const char *what, size_t done,
+				size_t total),
+		     void *ctx);
 
 /* Every switch's LFT, up to its LinearFDBTop, into the tables. */
 int lf_read_lfts(struct lf *v, char *err, size_t len);
@@ -105,6 +118,10 @@ struct lf_path {
  */
 int lf_path_record(struct lf *v, unsigned int slid, unsigned int dlid,
 		   struct lf_path *p);
+
+/* One PathRecord as the SA sends it (rec: its 64 bytes) decoded. */
+void lf_path_decode(const uint8_t *rec, unsigned int *slid,
+		    unsigned int *dlid, struct lf_path *p);
 
 /*
  * One sample of PortXmitData and PortXmitWait of every switch port cabled

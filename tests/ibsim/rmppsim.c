@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Test-only preload, ahead of ibsim's umad2sim in LD_PRELOAD: the
+ * kernel's RMPP for SA answers.  umad2sim copies one MAD per write and
+ * hands one MAD per read, so an SA GetTable answer (one multi-MAD write
+ * by OpenSM, which leaves segmentation to the kernel) reaches the client
+ * cut at its first MAD.  Here such a write becomes RMPP DATA segments and
+ * the client's reads put them back into one message, as the kernel's MAD
+ * layer does on hardware: ENOSPC and the needed length for a short
+ * buffer, the message kept for the next read.  ibsim loses nothing, so
+ * there are no ACKs, windows or retries.  umad2sim hands on only the
+ * first SIM_MAD bytes of a MAD (its receive buffer is one struct
+ * sim_request, umad header included), so a segment here carries
+ * SEG_DATA bytes, not the IBA's 200: both ends are this file's.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <infiniband/umad.h>
+
+/* umad2sim's umad file descriptors (its issm ones start at the end). */
+#define SIM_FD_MIN 1024
+#define SIM_FD_END 2048
+
+#define HS sizeof(struct ib_user_mad)
+#define MAD_SIZE 256
+#define CLASS_SA 0x03
+/* RMPP header at 24: version, type, time and flags, status, segment, length */
+#define R_VER 24
+#define R_TYPE 25
+#define R_FLAGS 26
+#define R_STATUS 27
+#define R_SEG 28
+#define R_LEN 32
+#define R_HDR_END 36
+#define SA_HDR 56		/* repeated in every segment */
+#define SIM_MAD 224
+#define SEG_DATA (SIM_MAD - SA_HDR)
+/* the SA header bytes after the RMPP one count in the payload length */
+#define PAY_EXTRA (SA_HDR - R_HDR_END)
+
+#define RMPP_DATA 1
+#define F_ACTIVE 0x01
+#define F_FIRST 0x02
+#define F_LAST 0x04
+#define F_MASK 0x07
+
+#define NMSG 32
+
+/* One answer being put together, or done and waiting for a read. */
+struct msg {
+	int fd;			/* -1: free */
+	uint64_t trid;
+	uint8_t *buf;		/* umad header, SA header, data */
+	size_t len, cap;
+	uint32_t next;		/* segment expected */
+	bool done;
+};
+
+static ssize_t (*next_read)(int, void *, size_t);
+static ssize_t (*next_write)(int, const void *, size_t);
+static int (*next_poll)(struct pollfd *, nfds_t, int);
+static struct msg msgs[NMSG];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void init(void)
+{
+	size_t i;
+
+	next_read = (ssize_t (*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
+	next_write = (ssize_t (*)(int, const void *, size_t))
+		dlsym(RTLD_NEXT, "write");
+	next_poll = (int (*)(struct pollfd *, nfds_t, int))
+		dlsym(RTLD_NEXT, "poll");
+	for (i = 0; i < NMSG; i++)
+		msgs[i].fd = -1;
+}
+
+static bool sim_fd(int fd)
+{
+	return fd >= SIM_FD_MIN && fd < SIM_FD_END;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = v >> 24;
+	p[1] = v >> 16;
+	p[2] = v >> 8;
+	p[3] = v;
+}
+
+static uint64_t trid_of(const uint8_t *mad)
+{
+	return (uint64_t)get32(mad + 8) << 32 | get32(mad + 12);
+}
+
+static bool rmpp_active(const uint8_t *mad)
+{
+	return mad[1] == CLASS_SA && (mad[R_FLAGS] & F_ACTIVE);
+}
+
+/* One RMPP SA write as DATA segments of one MAD each, at least one. */
+static ssize_t split(int fd, const uint8_t *buf, size_t count)
+{
+	size_t data = count - HS - SA_HDR, off = 0, n;
+	uint8_t seg[HS + MAD_SIZE], *mad = seg + HS;
+	uint32_t i, nseg = data ? (data + SEG_DATA - 1) / SEG_DATA : 1;
+	ssize_t ret;
+
+	for (i = 1; i <= nseg; i++, off += n) {
+		n = data - off < SEG_DATA ? data - off : SEG_DATA;
+		memset(seg, 0, sizeof(seg));
+		memcpy(seg, buf, HS + SA_HDR);
+		mad[R_VER] = 1;
+		mad[R_TYPE] = RMPP_DATA;
+		mad[R_FLAGS] = (buf[HS + R_FLAGS] & ~F_MASK) | F_ACTIVE |
+			       (i == 1 ? F_FIRST : 0) | (i == nseg ? F_LAST : 0);
+		mad[R_STATUS] = 0;
+		put32(mad + R_SEG, i);
+		put32(mad + R_LEN, i == 1 ? data + PAY_EXTRA :
+				   i == nseg ? n + PAY_EXTRA : 0);
+		memcpy(mad + SA_HDR, buf + HS + SA_HDR + off, n);
+		ret = next_write(fd, seg, sizeof(seg));
+		if (ret < 0)
+			return ret;
+	}
+	return count;
+}
+
+ssize_t write(int fd, const void *buf, size_t count)
+{
+	pthread_once(&once, init);
+	if (!sim_fd(fd) || count < HS + SA_HDR ||
+	    !rmpp_active((const uint8_t *)buf + HS))
+		return next_write(fd, buf, count);
+	return split(fd, buf, count);
+}
+
+static struct msg *find(int fd, uint64_t trid)
+{
+	size_t i;
+
+	for (i = 0; i < NMSG; i++)
+		if (msgs[i].fd == fd && msgs[i].trid == trid)
+			return &msgs[i];
+	return NULL;
+}
+
+/* A message of fd whole (done) or begun (!done). */
+static struct msg *msg_of(int fd, bool done)
+{
+	size_t i;
+
+	for (i = 0; i < NMSG; i++)
+		if (msgs[i].fd == fd && msgs[i].done == done)
+			return &msgs[i];
+	return NULL;
+}
+
+static void drop(struct msg *m)
+{
+	free(m->buf);
+	memset(m, 0, sizeof(*m));
+	m->fd = -1;
+}
+
+/* The first segment: a new message sized by its payload length. */
+static struct msg *start(int fd, const uint8_t *pkt)
+{
+	const uint8_t *mad = pkt + HS;
+	uint32_t pay = get32(mad + R_LEN);
+	struct msg *m = find(fd, trid_of(mad));
+	size_t i;
+
+	if (m)
+		drop(m);
+	for (i = 0; i < NMSG && msgs[i].fd != -1; i++)
+		;
+	if (i == NMSG || pay < PAY_EXTRA)
+		return NULL;
+	m = &msgs[i];
+	m->cap = HS + SA_HDR + pay - PAY_EXTRA;
+	m->buf = malloc(m->cap);
+	if (!m->buf)
+		return NULL;
+	m->fd = fd;
+	m->trid = trid_of(mad);
+	m->next = 1;
+	memcpy(m->buf, pkt, HS + SA_HDR);
+	m->len = HS + SA_HDR;
+	return m;
+}
+
+/* Add one segment; true once the message is whole. */
+static bool add(int fd, const uint8_t *pkt)
+{
+	const uint8_t *mad = pkt + HS;
+	struct msg *m;
+	size_t n;
+
+	if (mad[R_FLAGS] & F_FIRST)
+		m = start(fd, pkt);
+	else
+		m = find(fd, trid_of(mad));
+	if (!m || get32(mad + R_SEG) != m->next++) {
+		if (m)
+			drop(m);
+		return false;
+	}
+	n = m->cap - m->len < SEG_DATA ? m->cap - m->len : SEG_DATA;
+	memcpy(m->buf + m->len, mad + SA_HDR, n);
+	m->len += n;
+	if (!(mad[R_FLAGS] & F_LAST))
+		return false;
+	((struct ib_user_mad *)m->buf)->length = m->len;
+	m->done = true;
+	return true;
+}
+
+/* A whole message into the caller's buffer, or ENOSPC and its length. */
+static ssize_t deliver(struct msg *m, void *buf, size_t count)
+{
+	ssize_t n = m->len;
+
+	if (count < m->len) {
+		if (count >= HS)
+			memcpy(buf, m->buf, HS);
+		errno = ENOSPC;
+		return -1;
+	}
+	memcpy(buf, m->buf, m->len);
+	drop(m);
+	return n;
+}
+
+/* Wait for the rest of a message that has begun. */
+static bool more(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return msg_of(fd, false) && next_poll(&p, 1, 5000) == 1;
+}
+
+static ssize_t sim_read(int fd, void *buf, size_t count)
+{
+	uint8_t pkt[HS + MAD_SIZE];
+	struct msg *m = msg_of(fd, true);
+	ssize_t n;
+
+	if (m)
+		return deliver(m, buf, count);
+	for (;;) {
+		n = next_read(fd, pkt, sizeof(pkt));
+		if (n < 0 && (n != -EWOULDBLOCK || !more(fd)))
+			return n;
+		if (n < 0)
+			continue;
+		if ((size_t)n < HS + R_HDR_END || !rmpp_active(pkt + HS)) {
+			if ((size_t)n > count)
+				n = count;
+			memcpy(buf, pkt, n);
+			return n;
+		}
+		if (add(fd, pkt))
+			return deliver(msg_of(fd, true), buf, count);
+	}
+}
+
+ssize_t read(int fd, void *buf, size_t count)
+{
+	ssize_t n;
+
+	pthread_once(&once, init);
+	if (!sim_fd(fd))
+		return next_read(fd, buf, count);
+	pthread_mutex_lock(&lock);
+	n = sim_read(fd, buf, count);
+	pthread_mutex_unlock(&lock);
+	return n;
+}
+
+/* A message kept after ENOSPC is ready to read. */
+int poll(struct pollfd *fds, nfds_t nfds, int timeout)
+{
+	nfds_t i;
+	int ready = 0;
+
+	pthread_once(&once, init);
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < nfds; i++)
+		if (sim_fd(fds[i].fd) && msg_of(fds[i].fd, true)) {
+			fds[i].revents = POLLIN;
+			ready++;
+		}
+	pthread_mutex_unlock(&lock);
+	return ready ? ready : next_poll(fds, nfds, timeout);
+}
