@@ -115,6 +115,10 @@ static void test_get(void)
 
 	CU_ASSERT_EQUAL(lf_sa_parse(mad, len, got, NULL), 1);
 	CU_ASSERT(seen.n == 1 && seen.dlid[0] == 10 && seen.p[0].sl == 0);
+	/* On hardware the record comes in a whole MAD, zeros after it. */
+	answer(IB_MAD_METHOD_GET, 1);
+	CU_ASSERT_EQUAL(lf_sa_parse(mad, IB_MAD_SIZE, got, NULL), 1);
+	CU_ASSERT(seen.n == 1 && seen.slid[0] == 1 && seen.dlid[0] == 10);
 	/* An error status: no such path. */
 	len = answer(IB_MAD_METHOD_GET, 0);
 	mad_set_field(mad, 0, IB_MAD_STATUS_F, 0x0300);

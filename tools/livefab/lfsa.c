@@ -174,6 +174,9 @@ int lf_sa_parse(const uint8_t *mad, size_t len,
 	if (rec < PR_REC_SIZE)
 		return -EPROTO;
 	n = data / rec;
+	/* a Get's answer: one record, in a MAD padded to its full size */
+	if (n > 1 && !(mad_get_field(m, 0, IB_SA_RMPP_FLAGS_F) & RMPP_ACTIVE))
+		n = 1;
 	for (i = 0; i < n; i++) {
 		lf_path_decode(mad + IB_SA_DATA_OFFS + i * rec, &s, &d, &p);
 		ret = fn(ctx, s, d, &p);
