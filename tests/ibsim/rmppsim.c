@@ -43,6 +43,7 @@
 #define SA_HDR 56		/* repeated in every segment */
 #define SIM_MAD 224
 #define SEG_DATA (SIM_MAD - SA_HDR)
+#define IBA_DATA (MAD_SIZE - SA_HDR)
 /* the SA header bytes after the RMPP one count in the payload length */
 #define PAY_EXTRA (SA_HDR - R_HDR_END)
 
@@ -130,8 +131,9 @@ static ssize_t split(int fd, const uint8_t *buf, size_t count)
 			       (i == 1 ? F_FIRST : 0) | (i == nseg ? F_LAST : 0);
 		mad[R_STATUS] = 0;
 		put32(mad + R_SEG, i);
-		put32(mad + R_LEN, i == 1 ? data + PAY_EXTRA :
-				   i == nseg ? n + PAY_EXTRA : 0);
+		/* as Linux sends it: the first counts the tail once a segment */
+		put32(mad + R_LEN, i == nseg ? n + PAY_EXTRA :
+				   i == 1 ? data + nseg * PAY_EXTRA : 0);
 		memcpy(mad + SA_HDR, buf + HS + SA_HDR + off, n);
 		ret = next_write(fd, seg, sizeof(seg));
 		if (ret < 0)
@@ -177,7 +179,7 @@ static void drop(struct msg *m)
 	m->fd = -1;
 }
 
-/* The first segment: a new message sized by its payload length. */
+/* The first segment: a new message, at most its payload length long. */
 static struct msg *start(int fd, const uint8_t *pkt)
 {
 	const uint8_t *mad = pkt + HS;
@@ -209,7 +211,7 @@ static bool add(int fd, const uint8_t *pkt)
 {
 	const uint8_t *mad = pkt + HS;
 	struct msg *m;
-	size_t n;
+	size_t n, nseg;
 
 	if (mad[R_FLAGS] & F_FIRST)
 		m = start(fd, pkt);
@@ -220,11 +222,26 @@ static bool add(int fd, const uint8_t *pkt)
 			drop(m);
 		return false;
 	}
-	n = m->cap - m->len < SEG_DATA ? m->cap - m->len : SEG_DATA;
+	/* the last segment's payload length says how much of it is data */
+	n = SEG_DATA;
+	if ((mad[R_FLAGS] & F_LAST) && get32(mad + R_LEN) >= PAY_EXTRA &&
+	    get32(mad + R_LEN) - PAY_EXTRA < n)
+		n = get32(mad + R_LEN) - PAY_EXTRA;
+	if (m->cap - m->len < n)
+		n = m->cap - m->len;
 	memcpy(m->buf + m->len, mad + SA_HDR, n);
 	m->len += n;
 	if (!(mad[R_FLAGS] & F_LAST))
 		return false;
+	/*
+	 * The header the kernel hands on: its first segment's as Linux
+	 * sends it in segments of the IBA's size, not SEG_DATA.
+	 */
+	n = m->len - HS - SA_HDR;
+	nseg = n > IBA_DATA ? (n + IBA_DATA - 1) / IBA_DATA : 1;
+	m->buf[HS + R_FLAGS] = (m->buf[HS + R_FLAGS] & ~F_LAST) |
+			       (nseg == 1 ? F_LAST : 0);
+	put32(m->buf + HS + R_LEN, n + nseg * PAY_EXTRA);
 	((struct ib_user_mad *)m->buf)->length = m->len;
 	m->done = true;
 	return true;

@@ -11,8 +11,8 @@
 #define REC 64
 #define MAXREC 8
 #define RMPP_FLAGS_BYTE 26
-#define RMPP_LEN_OFF 32
 #define PAY_EXTRA 20		/* SA header bytes after the RMPP header */
+#define SEG_DATA 200		/* record bytes an SA RMPP segment carries */
 
 static uint8_t mad[IB_SA_DATA_OFFS + MAXREC * REC];
 
@@ -60,13 +60,18 @@ static size_t answer(unsigned int method, int n)
 	return IB_SA_DATA_OFFS + n * REC;
 }
 
-/* A GetTable answer as the kernel reassembles it: RMPP header of its first segment. */
+/*
+ * A GetTable answer as the kernel reassembles it: the RMPP header of its
+ * first segment, LAST too when it is the only one, and the PayloadLength
+ * Linux gives it, the SA header's tail counted once per segment.
+ */
 static size_t table(int n)
 {
 	size_t len = answer(IB_MAD_METHOD_GET_TABLE, n);
+	int segs = n * REC > SEG_DATA ? (n * REC + SEG_DATA - 1) / SEG_DATA : 1;
 
-	mad[RMPP_FLAGS_BYTE] = 0x03;	/* active, first */
-	mad_set_field(mad, 0, IB_SA_RMPP_LEN_F, n * REC + PAY_EXTRA);
+	mad[RMPP_FLAGS_BYTE] = segs == 1 ? 0x07 : 0x03;	/* active, first, last */
+	mad_set_field(mad, 0, IB_SA_RMPP_LEN_F, n * REC + segs * PAY_EXTRA);
 	return len;
 }
 
@@ -84,6 +89,10 @@ static void test_table(void)
 		CU_ASSERT_EQUAL(seen.p[i].mtu, 4);
 		CU_ASSERT_EQUAL(seen.p[i].rate, 7);
 	}
+	/* One segment padded to a whole MAD: its PayloadLength counts. */
+	table(1);
+	CU_ASSERT_EQUAL(lf_sa_parse(mad, IB_SA_DATA_OFFS + 3 * REC, got, NULL),
+			1);
 	/* No payload length: the records are what arrived. */
 	len = table(3);
 	mad_set_field(mad, 0, IB_SA_RMPP_LEN_F, 0);
@@ -102,7 +111,11 @@ static void test_cut(void)
 	mad[RMPP_FLAGS_BYTE] = 0x01;	/* active only: never reassembled */
 	CU_ASSERT_EQUAL(lf_sa_parse(mad, len, got, NULL), -EMSGSIZE);
 	CU_ASSERT_EQUAL(seen.n, 0);
-	/* A payload length beyond what arrived. */
+	/* The first segment of several, as a client without RMPP gets it. */
+	table(8);
+	CU_ASSERT_EQUAL(lf_sa_parse(mad, IB_MAD_SIZE, got, NULL), -EMSGSIZE);
+	CU_ASSERT_EQUAL(seen.n, 0);
+	/* One segment whose payload length is beyond what arrived. */
 	len = table(3);
 	mad_set_field(mad, 0, IB_SA_RMPP_LEN_F, 8 * REC + PAY_EXTRA);
 	CU_ASSERT_EQUAL(lf_sa_parse(mad, len, got, NULL), -EMSGSIZE);

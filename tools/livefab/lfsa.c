@@ -22,6 +22,7 @@
 /* RMPP header flags; a DATA payload length counts the SA header's tail. */
 #define RMPP_ACTIVE 0x01
 #define RMPP_FIRST 0x02
+#define RMPP_LAST 0x04
 #define RMPP_HDR_END 36
 #define PAY_EXTRA (IB_SA_DATA_OFFS - RMPP_HDR_END)
 
@@ -126,23 +127,30 @@ uint64_t lf_sa_sent(const struct lf_sa *s)
 	return s->sent;
 }
 
-/* The SA header's payload length, when an RMPP DATA header gives one. */
+/*
+ * The record bytes of an answer.  The kernel hands on an RMPP answer whole
+ * under its first segment's header (FIRST) with its exact length; over
+ * several segments that header's PayloadLength cannot check it, for
+ * Linux counts the SA header's tail once per segment in it.  A segment
+ * passed on as it came lacks FIRST (umad2sim alone: OpenSM leaves the
+ * RMPP header to the kernel) or, the first of several, fits in one MAD.
+ */
 static size_t rmpp_data(uint8_t *mad, size_t len)
 {
 	unsigned int flags = mad_get_field(mad, 0, IB_SA_RMPP_FLAGS_F);
 	size_t pay = mad_get_field(mad, 0, IB_SA_RMPP_LEN_F);
+	size_t data = len - IB_SA_DATA_OFFS;
 
 	if (!(flags & RMPP_ACTIVE))
-		return len - IB_SA_DATA_OFFS;
-	/*
-	 * A reassembled answer keeps its first segment's header: FIRST and
-	 * the whole length.  Neither means one segment passed on as it came.
-	 */
-	if (!(flags & RMPP_FIRST) && !pay)
+		return data;
+	if (!(flags & RMPP_FIRST))
 		return SIZE_MAX;
+	if (!(flags & RMPP_LAST))
+		return len > IB_MAD_SIZE ? data : SIZE_MAX;
 	if (!pay)
-		return len - IB_SA_DATA_OFFS;
-	if (pay < PAY_EXTRA || pay - PAY_EXTRA > len - IB_SA_DATA_OFFS)
+		return data;
+	/* one segment, maybe padded: the tail counted once */
+	if (pay < PAY_EXTRA || pay - PAY_EXTRA > data)
 		return SIZE_MAX;
 	return pay - PAY_EXTRA;
 }
