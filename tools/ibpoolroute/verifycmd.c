@@ -324,7 +324,9 @@ static int sa_done(void *ctx, const struct lf_sa_query *q, int status)
 		l->rep.sa_pairs++;
 	}
 	l->w.done++;
-	pg_count(&l->pg, "path SLs", l->w.what, l->w.done, l->w.total, false);
+	if (!l->w.probe)
+		pg_count(&l->pg, "path SLs", l->w.what, l->w.done, l->w.total,
+			 false);
 	return 0;
 }
 
