@@ -3,11 +3,11 @@
 # How long `ibpoolroute verify` takes on a whole fat-tree under ibsim and
 # OpenSM's ftree: the full check with the SA asked per source (GetTable)
 # or per pair (Get), and a sampled check.  OpenSM and our client run with
-# tests/ibsim/rmppsim.so ahead of umad2sim, which cannot carry a multi-MAD
-# SA answer otherwise.  Markdown rows for docs/benchmarks.md.
+# rmppsim.so (tests/ibsim/rmppsim.c) ahead of umad2sim, which cannot carry
+# a multi-MAD SA answer otherwise.  Markdown rows for docs/benchmarks.md.
 # Usage: tests/bench/verify.sh [BUILD_DIR]; RUNS, fabric:modes[,modes]
-# (default "ft3-1k.net:table,pair,sample ft3-4k.net:table,sample": per
-# pair takes about 25 minutes at 4,096 hosts); modes table, pair, sample
+# (default "ft3-1k.net:table,pair,sample ft3-4k.net:table,sample": not per
+# pair at 4,096 hosts, see docs/benchmarks.md); modes table, pair, sample
 # (--sample 100000) and old (no options, OLD_VERIFY: an older build's
 # ibpoolroute to compare with); VERIFY, the ibpoolroute timed (this
 # build's).

@@ -39,7 +39,7 @@ expect() {
 
 ok() {
 	[ "$RC" -eq 0 ] ||
-		t_fail "$1: exit $RC: $(tail -3 "$WORK/$1.out" "$WORK/$1.err")"
+		t_fail "$1: exit $RC: $(tail -n 3 "$WORK/$1.out" "$WORK/$1.err")"
 }
 
 # The report without what differs by how the SA was asked.
