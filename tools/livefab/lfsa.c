@@ -48,15 +48,15 @@ struct lf_sa {
 	uint8_t *buf;		/* umad header, then the answer */
 	int cap;		/* MAD bytes buf holds */
 	uint8_t *req;		/* umad header, then one MAD */
-	uint64_t sent;
 	bool stale;		/* a run ended with answers still to come */
 };
 
 int lf_sa_open(struct lf_sa **out, struct lf *v, unsigned int window,
 	       char *err, size_t len)
 {
+	struct lf_sa *s = NULL;
 	unsigned int lid;
-	struct lf_sa *s;
+	int ret = -ENOMEM;
 
 	if (lf_sm_lid(v, &lid)) {
 		snprintf(err, len, "no SM LID on the local port: is an SM running?");
@@ -65,6 +65,7 @@ int lf_sa_open(struct lf_sa **out, struct lf *v, unsigned int window,
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		goto out_mem;
+	s->port = -1;
 	s->window = window < 1 ? 1 : window > WINDOW_MAX ? WINDOW_MAX : window;
 	s->cap = IB_MAD_SIZE;
 	s->buf = umad_alloc(1, umad_size() + s->cap);
@@ -74,31 +75,29 @@ int lf_sa_open(struct lf_sa **out, struct lf *v, unsigned int window,
 	s->sa.lid = lid;
 	s->sa.qp = 1;
 	s->sa.qkey = IB_DEFAULT_QP1_QKEY;
-	s->port = umad_open_port(lf_ca_name(v), lf_local_port(v));
-	if (s->port < 0) {
+	ret = umad_open_port(lf_ca_name(v), lf_local_port(v));
+	if (ret < 0) {
 		snprintf(err, len, "cannot open the local port for SA queries: %s",
-			 strerror(-s->port));
-		s->port = -1;
-		lf_sa_close(s);
-		return -ENODEV;
+			 strerror(-ret));
+		ret = -ENODEV;
+		goto out;
 	}
+	s->port = ret;
 	s->agent = umad_register(s->port, IB_SA_CLASS, SA_CLASS_VERSION,
 				 RMPP_VERSION, NULL);
 	if (s->agent < 0) {
 		snprintf(err, len, "cannot register an SA agent: %s",
 			 strerror(-s->agent));
-		lf_sa_close(s);
-		return -EIO;
+		ret = -EIO;
+		goto out;
 	}
 	*out = s;
 	return 0;
 out_mem:
-	if (s) {
-		s->port = -1;
-		lf_sa_close(s);
-	}
 	snprintf(err, len, "out of memory");
-	return -ENOMEM;
+out:
+	lf_sa_close(s);
+	return ret;
 }
 
 static int receive(struct lf_sa *s, int *len);
@@ -120,11 +119,6 @@ void lf_sa_close(struct lf_sa *s)
 	umad_free(s->buf);
 	umad_free(s->req);
 	free(s);
-}
-
-uint64_t lf_sa_sent(const struct lf_sa *s)
-{
-	return s->sent;
 }
 
 /*
@@ -216,7 +210,6 @@ static int send_query(struct lf_sa *s, struct slot *sl)
 		return -EINVAL;
 	sl->trid = (uint32_t)trid;
 	sl->tries++;
-	s->sent++;
 	if (umad_send(s->port, s->agent, s->req, IB_MAD_SIZE, WAIT_MS, 0) < 0)
 		return -EIO;
 	return 0;

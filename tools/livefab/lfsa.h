@@ -54,9 +54,6 @@ void lf_sa_close(struct lf_sa *s);
 int lf_sa_run(struct lf_sa *s, const struct lf_sa_ops *ops, char *err,
 	      size_t len);
 
-/* Queries sent over the handle's life, retries included. */
-uint64_t lf_sa_sent(const struct lf_sa *s);
-
 /*
  * The records of one SA answer (mad: len bytes from the MAD header on),
  * each passed to fn with its SLID, DLID and path.  The number of records,
