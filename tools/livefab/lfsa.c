@@ -188,7 +188,8 @@ int lf_sa_parse(const uint8_t *mad, size_t len,
 	return n;
 }
 
-static int send_query(struct lf_sa *s, struct slot *sl)
+static int send_query(struct lf_sa *s, struct slot *sl, char *err,
+		      size_t len)
 {
 	uint8_t data[IB_SA_DATA_SIZE];
 	ib_rpc_t rpc;
@@ -206,18 +207,22 @@ static int send_query(struct lf_sa *s, struct slot *sl)
 	mad_set_field(data, 0, IB_SA_PR_SLID_F, sl->q.slid);
 	mad_set_field(data, 0, IB_SA_PR_DLID_F, sl->q.dlid);
 	memset(s->req, 0, umad_size() + IB_MAD_SIZE);
-	if (mad_build_pkt(s->req, &rpc, &s->sa, NULL, data) < 0)
+	if (mad_build_pkt(s->req, &rpc, &s->sa, NULL, data) < 0) {
+		snprintf(err, len, "cannot build a PathRecord query");
 		return -EINVAL;
+	}
 	sl->trid = (uint32_t)trid;
 	sl->tries++;
-	if (umad_send(s->port, s->agent, s->req, IB_MAD_SIZE, WAIT_MS, 0) < 0)
+	if (umad_send(s->port, s->agent, s->req, IB_MAD_SIZE, WAIT_MS, 0) < 0) {
+		snprintf(err, len, "cannot send to the SA at LID %u", s->sa.lid);
 		return -EIO;
+	}
 	return 0;
 }
 
 /* Fill the window from ops->next; *more false once it has no more. */
 static int fill(struct lf_sa *s, const struct lf_sa_ops *ops, bool *more,
-		unsigned int *busy)
+		unsigned int *busy, char *err, size_t len)
 {
 	unsigned int i;
 	int ret;
@@ -232,7 +237,7 @@ static int fill(struct lf_sa *s, const struct lf_sa_ops *ops, bool *more,
 		}
 		s->slot[i].used = true;
 		(*busy)++;
-		ret = send_query(s, &s->slot[i]);
+		ret = send_query(s, &s->slot[i], err, len);
 		if (ret)
 			return ret;
 	}
@@ -261,7 +266,7 @@ static int resend(struct lf_sa *s, struct slot *only, char *err, size_t len)
 					 strerror(ETIMEDOUT));
 			return -ETIMEDOUT;
 		}
-		ret = send_query(s, sl);
+		ret = send_query(s, sl, err, len);
 		if (ret)
 			return ret;
 	}
@@ -355,7 +360,7 @@ int lf_sa_run(struct lf_sa *s, const struct lf_sa_ops *ops, char *err,
 	int ret, n;
 
 	memset(s->slot, 0, sizeof(s->slot));
-	ret = fill(s, ops, &more, &busy);
+	ret = fill(s, ops, &more, &busy, err, len);
 	while (!ret && busy) {
 		ret = receive(s, &n);
 		if (ret == -ETIMEDOUT || ret == -EWOULDBLOCK)
@@ -367,10 +372,8 @@ int lf_sa_run(struct lf_sa *s, const struct lf_sa_ops *ops, char *err,
 		else
 			ret = answer(s, ops, n, &busy, err, len);
 		if (!ret)
-			ret = fill(s, ops, &more, &busy);
+			ret = fill(s, ops, &more, &busy, err, len);
 	}
-	if (ret == -EIO)
-		snprintf(err, len, "cannot send to the SA at LID %u", s->sa.lid);
 	s->stale = busy;
 	return ret;
 }
