@@ -7,7 +7,7 @@
 # without RMPP gets cut answers, which --sa table refuses; --sample N asks
 # about N pairs and leaves credit loops unchecked; progress lines come on
 # stderr with --progress only (the runs are short); empty GetTables (SL 0
-# mapped to VL 15) leave every pair without a path.
+# mapped to VL 15) leave every pair without a path, and send auto to Gets.
 set -eu
 . "$(dirname "$0")/lib.sh"
 t_init verify-sa
@@ -103,6 +103,12 @@ expect prog.err "^verify: asking the SA for path SLs"
 expect prog.err "^verify: path SLs: 50 of 50 pairs (100%)"
 expect prog.err "^verify: checking the routing"
 grep -q "^verify: " "$WORK/prog.out" && t_fail "progress lines on stdout"
+# auto's first GetTable counts among the sources, with no line of its own.
+shim progauto --progress
+ok progauto
+expect progauto.err "^verify: path SLs: 64 of 64 sources (100%)"
+! grep -q " of 1 sources" "$WORK/progauto.err" ||
+	t_fail "progauto: a line for the first GetTable: $(grep ' of 1 sources' "$WORK/progauto.err")"
 shim quiet --sample 50 --no-progress
 ok quiet
 ! grep -q '^verify: ' "$WORK/quiet.err" ||
@@ -118,4 +124,8 @@ shim vl15 --sa table
 [ "$RC" -eq 1 ] || t_fail "vl15: exit $RC, not 1: $(tail -3 "$WORK/vl15.err")"
 expect vl15.out "^path SLs .*: 64 PathRecord GetTables .* for 4032 of 4032 pairs, SLs none, 4032 pairs without a path$"
 expect vl15.out "^status *: FAIL (.*pairs without a PathRecord)$"
+# auto: the first GetTable comes empty, so every pair is asked by Get.
+shim vl15auto
+[ "$RC" -eq 1 ] || t_fail "vl15auto: exit $RC, not 1: $(tail -3 "$WORK/vl15auto.err")"
+expect vl15auto.out "^path SLs .*: 4032 PathRecord queries .* for 4032 of 4032 pairs, SLs none, 4032 pairs without a path$"
 t_log "table, pair, auto, cut, sample, progress and empty tables checked"
