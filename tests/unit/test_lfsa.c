@@ -136,6 +136,9 @@ static void test_get(void)
 	len = answer(IB_MAD_METHOD_GET, 0);
 	mad_set_field(mad, 0, IB_MAD_STATUS_F, 0x0300);
 	CU_ASSERT_EQUAL(lf_sa_parse(mad, len, got, NULL), -ENOENT);
+	/* Busy is no answer: the query is asked again. */
+	mad_set_field(mad, 0, IB_MAD_STATUS_F, 0x0001);
+	CU_ASSERT_EQUAL(lf_sa_parse(mad, len, got, NULL), -EBUSY);
 }
 
 static void test_bad(void)

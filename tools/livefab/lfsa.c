@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
@@ -26,8 +27,14 @@
 #define RMPP_HDR_END 36
 #define PAY_EXTRA (IB_SA_DATA_OFFS - RMPP_HDR_END)
 
-#define WAIT_MS 1000		/* silence before the window is sent again */
+/*
+ * A query's first wait for its answer; each retry waits twice as long, so
+ * an SA that answers one query at a time, slower than the window asks,
+ * is not asked everything again while it works.
+ */
+#define WAIT_MS 1000
 #define TRIES 4
+#define MAD_STATUS_BUSY 0x0001
 #define WINDOW_MAX 64
 
 /* A query in flight. */
@@ -36,6 +43,7 @@ struct slot {
 	struct lf_sa_query q;
 	uint32_t trid;		/* the low half: the kernel owns the high */
 	unsigned int tries;
+	uint64_t due;		/* CLOCK_MONOTONIC ms its wait ends */
 };
 
 /* One agent, owned by its opener; buf grows to the largest answer. */
@@ -156,7 +164,7 @@ int lf_sa_parse(const uint8_t *mad, size_t len,
 {
 	uint8_t *m = (uint8_t *)mad;	/* mad_get_field takes no const */
 	size_t data, rec, i, n;
-	unsigned int s, d;
+	unsigned int s, d, st;
 	struct lf_path p;
 	int ret;
 
@@ -165,7 +173,10 @@ int lf_sa_parse(const uint8_t *mad, size_t len,
 	    mad_get_field(m, 0, IB_MAD_ATTRID_F) != IB_SA_ATTR_PATHRECORD ||
 	    !mad_get_field(m, 0, IB_MAD_RESPONSE_F))
 		return -EPROTO;
-	if (mad_get_field(m, 0, IB_MAD_STATUS_F))
+	st = mad_get_field(m, 0, IB_MAD_STATUS_F);
+	if (st & MAD_STATUS_BUSY)
+		return -EBUSY;
+	if (st)
 		return -ENOENT;
 	data = rmpp_data(m, len);
 	if (data == SIZE_MAX)
@@ -188,12 +199,21 @@ int lf_sa_parse(const uint8_t *mad, size_t len,
 	return n;
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 static int send_query(struct lf_sa *s, struct slot *sl, char *err,
 		      size_t len)
 {
 	uint8_t data[IB_SA_DATA_SIZE];
 	ib_rpc_t rpc;
 	uint64_t trid = mad_trid();
+	int wait;
 
 	memset(&rpc, 0, sizeof(rpc));
 	memset(data, 0, sizeof(data));
@@ -212,8 +232,9 @@ static int send_query(struct lf_sa *s, struct slot *sl, char *err,
 		return -EINVAL;
 	}
 	sl->trid = (uint32_t)trid;
-	sl->tries++;
-	if (umad_send(s->port, s->agent, s->req, IB_MAD_SIZE, WAIT_MS, 0) < 0) {
+	wait = WAIT_MS << sl->tries++;
+	sl->due = now_ms() + wait;
+	if (umad_send(s->port, s->agent, s->req, IB_MAD_SIZE, wait, 0) < 0) {
 		snprintf(err, len, "cannot send to the SA at LID %u", s->sa.lid);
 		return -EIO;
 	}
@@ -244,16 +265,21 @@ static int fill(struct lf_sa *s, const struct lf_sa_ops *ops, bool *more,
 	return 0;
 }
 
-/* Nothing came back in time: ask again, or give up after TRIES. */
+/*
+ * Ask again the query only, or with only NULL those whose wait is over;
+ * give up after TRIES.
+ */
 static int resend(struct lf_sa *s, struct slot *only, char *err, size_t len)
 {
+	uint64_t now = now_ms();
 	unsigned int i;
 	int ret;
 
 	for (i = 0; i < s->window; i++) {
 		struct slot *sl = &s->slot[i];
 
-		if (!sl->used || (only && sl != only))
+		if (!sl->used || (only && sl != only) ||
+		    (!only && sl->due > now))
 			continue;
 		if (sl->tries >= TRIES) {
 			if (sl->q.dlid)
@@ -317,6 +343,8 @@ static int answer(struct lf_sa *s, const struct lf_sa_ops *ops, int len,
 		return resend(s, sl, err, elen);
 	c.q = &sl->q;
 	ret = lf_sa_parse(mad, len, one_rec, &c);
+	if (ret == -EBUSY)
+		return resend(s, sl, err, elen);
 	if (ret == -EMSGSIZE)
 		snprintf(err, elen, "the SA's GetTable answer for LID %u came cut at one MAD: no RMPP between the SA and us",
 			 sl->q.slid);

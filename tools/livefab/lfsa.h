@@ -57,7 +57,8 @@ int lf_sa_run(struct lf_sa *s, const struct lf_sa_ops *ops, char *err,
 /*
  * The records of one SA answer (mad: len bytes from the MAD header on),
  * each passed to fn with its SLID, DLID and path.  The number of records,
- * -ENOENT for an error status, -EMSGSIZE for an answer cut short,
+ * -ENOENT for an error status, -EBUSY when the SA says it is busy (ask
+ * again), -EMSGSIZE for an answer cut short,
  * -EPROTO when it is not a PathRecord answer, or fn's non-zero return.
  */
 int lf_sa_parse(const uint8_t *mad, size_t len,
