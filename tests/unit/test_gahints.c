@@ -19,6 +19,7 @@
 #include "plugins/opensm/gaconfig.h"
 #include "plugins/opensm/gahints.h"
 #include "sm/client.h"
+#include "sm/hints.h"
 #include "sm/server.h"
 #include "tools/ibpoold/fanout.h"
 #include "tools/ibpoold/relay.h"
@@ -552,6 +553,48 @@ static void test_relay_owner(void)
 }
 
 /*
+ * A table the plugin refuses for no one job (too many jobs, a line too
+ * long for its socket): the plugin is up, not in step, the refusal in the error and told to job.start;
+ * the plugin's table keeps what it had.
+ */
+static void test_relay_table_refused(void)
+{
+	struct poold_relay_status st;
+	struct poold_relay *rl;
+	json_object *jobs = json_object_new_array(), *j;
+	char line[256];
+	struct fix x;
+	int i;
+
+	start(&x, 0);
+	CU_ASSERT_FATAL(!poold_relay_start(x.cfg.hints_socket, "ibpoold",
+					   NULL, 50, &rl));
+	for (i = 0; i <= SM_HINTS_MAX_JOBS; i++) {
+		snprintf(line, sizeof(line),
+			 "{\"id\":\"p%d\",\"hosts\":[\"h%d\"]}", i, i);
+		j = json_tokener_parse(line);
+		CU_ASSERT_FATAL(j && !json_object_array_add(jobs, j));
+	}
+	poold_relay_post(rl, jobs);
+	for (i = 0; i < 250; i++) {
+		poold_relay_status(rl, &st);
+		if (st.error[0])
+			break;
+		sleep_ms(20);
+	}
+	CU_ASSERT(st.up);
+	CU_ASSERT(!st.synced);
+	CU_ASSERT_EQUAL(st.refused, 0);
+	CU_ASSERT(!strncmp(st.error, "hints.set refused: ", 19));
+	CU_ASSERT(poold_relay_refused(rl, "p1", 1000, line, sizeof(line)));
+	CU_ASSERT_STRING_EQUAL(line, st.error);
+	table_of(&x, line, sizeof(line));
+	CU_ASSERT_STRING_EQUAL(line, "");
+	poold_relay_stop(rl);
+	stop(&x);
+}
+
+/*
  * ibpoold's relay to a master and its standby: both tables get the
  * pool's jobs, one that loses them gets them back, one that goes away
  * is said down with its endpoint while the other stays in step; state
@@ -667,5 +710,6 @@ TU_SUITE(gahints,
 	 { "table kept", test_kept },
 	 { "a failed save in the log", test_save_fails },
 	 { "jobs sharing a host are routed", test_shared_routed },
+	 { "a table refused whole: the plugin is up", test_relay_table_refused },
 	 { "the relay keeps to its own jobs", test_relay_owner },
 	 { "the relay feeds every SM", test_fanout })

@@ -153,13 +153,13 @@ static json_object *find_id(const json_object *arr, const char *key,
 			    const char *id)
 {
 	json_object *x;
+	const char *s;
 	size_t i;
 
-	for (i = 0; arr && i < json_object_array_length(arr); i++) {
+	for (i = 0; arr && id && i < json_object_array_length(arr); i++) {
 		x = json_object_array_get_idx(arr, i);
-		if (!strcmp(json_object_get_string(json_object_object_get(x,
-									  key)),
-			    id))
+		s = json_object_get_string(json_object_object_get(x, key));
+		if (s && !strcmp(s, id))
 			return x;
 	}
 	return NULL;
