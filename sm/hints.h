@@ -82,8 +82,9 @@ void sm_hints_free(struct sm_hints *h);
  * bumped by one (the new one in *gen unless gen is NULL), or a negative
  * errno with e filled (bad_request, unknown_host, duplicate_id,
  * not_found, internal: also at generation INT64_MAX, the last) and the
- * table exactly as it was.  Messages name
- * the job, host and field at fault.
+ * table exactly as it was.  Messages name the job, host and field at
+ * fault; one about a single job begins "job 'ID'" (then ':' or ' '),
+ * which is how a client sending many (ibpoold's relay) leaves it out.
  *   set:    {"jobs":[JOB, ...]}  replaces the whole table
  *           {"owner":"O","jobs":[JOB, ...]}  replaces O's jobs only,
  *           keeping the others'; the new jobs are O's
