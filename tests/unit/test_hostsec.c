@@ -2,7 +2,8 @@
 /*
  * --print-host's section from made-up ports: the comment per port, the
  * hca list of the InfiniBand ones in order, and a section the config
- * loader takes once gpus is filled in.
+ * loader takes once gpus is filled in.  --print-config's file for a
+ * rail-optimized fabric: one section a host, its rails in order.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "tu.h"
+#include "topology/netfile.h"
 #include "tools/ibpoold/config.h"
 #include "tools/ibpoold/hostsec.h"
 
@@ -117,6 +119,53 @@ static void test_loads(void)
 	free(s);
 }
 
+/*
+ * rail-small's hosts have four HCAs each, one a rail, on four leaves:
+ * one [host] a host, its hca the four port GUIDs in node order, a file
+ * the config loader takes as it is, the group line written.
+ */
+static void test_fabric_config(void)
+{
+	char path[] = "/tmp/hostsec-XXXXXX", err[512] = "", *s = NULL;
+	struct pool_gen g = { .source = "rail-small", .gpus = 8,
+			      .gpu_type = "H100", .group = "root" };
+	struct pool_config c;
+	struct fabric *fab;
+	size_t len, k = 0;
+	uint32_t n;
+	FILE *f;
+	int fd;
+
+	CU_ASSERT_EQUAL_FATAL(fab_load_net("ibsim-configs/rail-small.net", &fab,
+					   err, sizeof(err)), 0);
+	f = open_memstream(&s, &len);
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT_EQUAL(pool_config_print(f, fab, &g), 16);
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s, "[pool]\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(s, "\ngroup = root\n"));
+	fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(write(fd, s, len) == (ssize_t)len);
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(pool_config_load(path, &c, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.nhosts, 16);
+	CU_ASSERT_STRING_EQUAL(c.hosts[0].name, "node0001");
+	CU_ASSERT_EQUAL(c.hosts[0].gpus, 8);
+	CU_ASSERT_STRING_EQUAL(c.hosts[0].gpu_type, "H100");
+	CU_ASSERT_EQUAL_FATAL(c.hosts[0].nhca, 4);
+	for (n = 0; n < fab->nnodes && k < 4; n++)
+		if (!fab_is_sw(fab, n) && !strncmp(fab->nodes[n].desc,
+						    "node0001 ", 9))
+			CU_ASSERT_EQUAL(c.hosts[0].hca[k++].guid,
+					fab_port(fab, n, 1)->guid);
+	CU_ASSERT_EQUAL(k, 4);
+	pool_config_release(&c);
+	unlink(path);
+	free(s);
+	fab_free(fab);
+}
+
 static void test_name(void)
 {
 	char b[16];
@@ -129,4 +178,4 @@ static void test_name(void)
 
 TU_SUITE(hostsec, { "mixed", test_mixed }, { "no_ib", test_no_ib },
 	 { "many", test_many }, { "loads", test_loads },
-	 { "name", test_name })
+	 { "name", test_name }, { "fabric config", test_fabric_config })

@@ -84,20 +84,38 @@ static void pool_section(FILE *out, const struct pool_gen *g)
 		fprintf(out, "; Slurm's PrologSlurmctld and EpilogSlurmctld run as SlurmUser\n; (slurm on Debian): its group may start and end jobs.\n; group = slurm\n");
 }
 
+/* CA n's host name in the config's form into host; false: none. */
+static bool host_of(const struct fabric *f, uint32_t n, char *host)
+{
+	char raw[NAME_LEN];
+
+	if (fab_is_sw(f, n) || !fab_host_name(f, n, raw, sizeof(raw)))
+		return false;
+	pool_host_name(raw, host, NAME_LEN);
+	return true;
+}
+
+static bool linked(const struct fabric *f, uint32_t v)
+{
+	unsigned int p;
+
+	for (p = 1; p <= f->nodes[v].nports; p++)
+		if (fab_port(f, v, p)->peer != FAB_NONE)
+			return true;
+	return false;
+}
+
 /* The hca list of host name: the linked ports of its CAs, from node v. */
 static void hca_list(FILE *out, const struct fabric *f, uint32_t v,
 		     const char *name)
 {
-	char host[NAME_LEN], raw[NAME_LEN];
+	char host[NAME_LEN];
 	unsigned int p, k = 0, skipped = 0;
 	uint32_t n;
 
 	fprintf(out, "hca = ");
 	for (n = v; n < f->nnodes; n++) {
-		if (fab_is_sw(f, n) || !fab_host_name(f, n, raw, sizeof(raw)))
-			continue;
-		pool_host_name(raw, host, sizeof(host));
-		if (strcmp(host, name))
+		if (!host_of(f, n, host) || strcmp(host, name))
 			continue;
 		for (p = 1; p <= f->nodes[n].nports; p++) {
 			if (fab_port(f, n, p)->peer == FAB_NONE)
@@ -120,37 +138,20 @@ static void hca_list(FILE *out, const struct fabric *f, uint32_t v,
 static bool first_of_host(const struct fabric *f, uint32_t v,
 			  const char *name)
 {
-	char host[NAME_LEN], raw[NAME_LEN];
-	unsigned int p;
+	char host[NAME_LEN];
 	uint32_t n;
 
-	for (n = 0; n < v; n++) {
-		if (fab_is_sw(f, n) || !fab_host_name(f, n, raw, sizeof(raw)))
-			continue;
-		pool_host_name(raw, host, sizeof(host));
-		if (strcmp(host, name))
-			continue;
-		for (p = 1; p <= f->nodes[n].nports; p++)
-			if (fab_port(f, n, p)->peer != FAB_NONE)
-				return false;
-	}
+	for (n = 0; n < v; n++)
+		if (host_of(f, n, host) && !strcmp(host, name) &&
+		    linked(f, n))
+			return false;
 	return true;
-}
-
-static bool linked(const struct fabric *f, uint32_t v)
-{
-	unsigned int p;
-
-	for (p = 1; p <= f->nodes[v].nports; p++)
-		if (fab_port(f, v, p)->peer != FAB_NONE)
-			return true;
-	return false;
 }
 
 size_t pool_config_print(FILE *out, const struct fabric *f,
 			 const struct pool_gen *g)
 {
-	char host[NAME_LEN], raw[NAME_LEN];
+	char host[NAME_LEN];
 	size_t hosts = 0;
 	uint32_t v;
 
@@ -158,12 +159,11 @@ size_t pool_config_print(FILE *out, const struct fabric *f,
 	for (v = 0; v < f->nnodes; v++) {
 		if (fab_is_sw(f, v))
 			continue;
-		if (!fab_host_name(f, v, raw, sizeof(raw))) {
+		if (!host_of(f, v, host)) {
 			fprintf(out, "; CA 0x%016" PRIx64 ": no host name in its node description\n",
 				f->nodes[v].guid);
 			continue;
 		}
-		pool_host_name(raw, host, sizeof(host));
 		if (!linked(f, v)) {
 			fprintf(out, "; CA 0x%016" PRIx64 " of %s: no linked port\n",
 				f->nodes[v].guid, host);

@@ -66,7 +66,7 @@ static const struct cli_opt opts[] = {
 	{ "print-config", 0, 'G', 0, NULL, "print a pool.conf with a [host] section per host of the fabric (--net or live) and exit" },
 	{ "gpus", 1, O_GPUS, 0, "N", "with --print-config: GPUs per host, 1-64 (to fill in)" },
 	{ "gpu-type", 1, O_GPU_TYPE, 0, "TYPE", "with --print-config: the hosts' gpu_type (to fill in)" },
-	{ "group", 1, O_GROUP, 0, "GROUP", "with --print-config: [pool] group, e.g. slurm (a comment)" },
+	{ "group", 1, O_GROUP, 0, "GROUP", "with --print-config: [pool] group, e.g. slurm (else a commented hint)" },
 	{ "help", 0, 'h', 0, NULL, "show this help" },
 	{ "version", 0, 'V', 0, NULL, "print the version and exit" },
 };
