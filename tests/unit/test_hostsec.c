@@ -89,24 +89,34 @@ static void test_many(void)
 }
 
 /* With gpus filled in, the output is a config ibpoold loads. */
+/* The config loader on text, through a temporary file; 0 or its error. */
+static int load_text(const char *text, struct pool_config *c)
+{
+	char path[] = "/tmp/hostsec-XXXXXX", err[512] = "";
+	size_t len = strlen(text);
+	int fd, ret;
+
+	fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(write(fd, text, len) == (ssize_t)len);
+	close(fd);
+	ret = pool_config_load(path, c, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "\n%s\n", err);
+	unlink(path);
+	return ret;
+}
+
 static void test_loads(void)
 {
-	char path[] = "/tmp/hostsec-XXXXXX", err[512] = "", *s = NULL, *g;
 	struct pool_config c;
-	FILE *f;
-	int fd;
+	char *s = NULL, *g;
 
 	CU_ASSERT_EQUAL_FATAL(section("gpu07", mixed, 4, &s), 0);
 	g = strstr(s, "gpus = 0 ");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(g);
 	g[7] = '8';
-	fd = mkstemp(path);
-	CU_ASSERT_FATAL(fd >= 0);
-	f = fdopen(fd, "w");
-	CU_ASSERT_FATAL(f != NULL);
-	fputs(s, f);
-	fclose(f);
-	CU_ASSERT_EQUAL_FATAL(pool_config_load(path, &c, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(load_text(s, &c), 0);
 	CU_ASSERT_EQUAL(c.nhosts, 1);
 	CU_ASSERT_STRING_EQUAL(c.hosts[0].name, "gpu07");
 	CU_ASSERT_EQUAL(c.hosts[0].gpus, 8);
@@ -115,7 +125,6 @@ static void test_loads(void)
 	CU_ASSERT_EQUAL(c.hosts[0].hca[0].guid, 0x0002c90300001002ULL);
 	CU_ASSERT_EQUAL(c.hosts[0].hca[1].guid, 0x0002c9030000100aULL);
 	pool_config_release(&c);
-	unlink(path);
 	free(s);
 }
 
@@ -126,15 +135,14 @@ static void test_loads(void)
  */
 static void test_fabric_config(void)
 {
-	char path[] = "/tmp/hostsec-XXXXXX", err[512] = "", *s = NULL;
 	struct pool_gen g = { .source = "rail-small", .gpus = 8,
 			      .gpu_type = "H100", .group = "root" };
+	char err[512] = "", *s = NULL;
 	struct pool_config c;
 	struct fabric *fab;
 	size_t len, k = 0;
 	uint32_t n;
 	FILE *f;
-	int fd;
 
 	CU_ASSERT_EQUAL_FATAL(fab_load_net("ibsim-configs/rail-small.net", &fab,
 					   err, sizeof(err)), 0);
@@ -144,11 +152,7 @@ static void test_fabric_config(void)
 	fclose(f);
 	CU_ASSERT_PTR_NOT_NULL(strstr(s, "[pool]\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(s, "\ngroup = root\n"));
-	fd = mkstemp(path);
-	CU_ASSERT_FATAL(fd >= 0);
-	CU_ASSERT_FATAL(write(fd, s, len) == (ssize_t)len);
-	close(fd);
-	CU_ASSERT_EQUAL_FATAL(pool_config_load(path, &c, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(load_text(s, &c), 0);
 	CU_ASSERT_EQUAL(c.nhosts, 16);
 	CU_ASSERT_STRING_EQUAL(c.hosts[0].name, "node0001");
 	CU_ASSERT_EQUAL(c.hosts[0].gpus, 8);
@@ -161,7 +165,6 @@ static void test_fabric_config(void)
 					fab_port(fab, n, 1)->guid);
 	CU_ASSERT_EQUAL(k, 4);
 	pool_config_release(&c);
-	unlink(path);
 	free(s);
 	fab_free(fab);
 }
