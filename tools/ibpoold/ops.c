@@ -1112,8 +1112,14 @@ int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
 		return *reply ? 0 : -ENOMEM;
 	}
 	if (op->access == GROUP && !p->may_write) {
-		*reply = sm_reply_error(SM_ERR_FORBIDDEN, "%s needs root or the group '%s'",
-					name, d->cfg->group ? d->cfg->group : "(none set)");
+		/* Slurm's hooks run as SlurmUser: say what to set. */
+		if (d->cfg->group)
+			*reply = sm_reply_error(SM_ERR_FORBIDDEN, "%s needs root or the group '%s' (uid %u is in neither)",
+						name, d->cfg->group,
+						(unsigned int)p->uid);
+		else
+			*reply = sm_reply_error(SM_ERR_FORBIDDEN, "%s needs root or [pool] group, which is not set (uid %u; for Slurm's hooks, SlurmUser's group: group = slurm on Debian)",
+						name, (unsigned int)p->uid);
 		return *reply ? 0 : -ENOMEM;
 	}
 	if (sm_check_fields(req, op->fields, &e)) {
