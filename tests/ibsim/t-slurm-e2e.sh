@@ -21,6 +21,8 @@ t_init slurm-e2e
 for c in slurmctld slurmd sbatch squeue scancel munged; do
 	command -v "$c" >/dev/null || t_fail "missing command $c (tools/deps.sh)"
 done
+# slurmd launches job steps as their user: it runs as root (SlurmdUser).
+[ "$(id -u)" = 0 ] || t_fail "slurmd needs root (SlurmdUser=root)"
 NET=$CONFIGS/ft2-small.net
 NODES="node0001 node0005 node0009 node0013 ghost01 cpu01"
 chmod 755 "$WORK"
