@@ -4,10 +4,12 @@
 # the same run, under ibsim (fat-trees, 3D tori, dragonflies, GPU-job
 # hints, a standby SM's takeover), the time from a link failure to new
 # LFTs, then the routing core offline at 65,536 hosts, and requests over
-# TCP in MUNGE credentials.  Prints markdown tables for
-# docs/benchmarks.md.  Usage: tests/bench/run.sh [BUILD_DIR];
+# TCP in MUNGE credentials, a Slurm hook's job.start and job.end.  Prints
+# markdown tables for docs/benchmarks.md.  Usage: tests/bench/run.sh
+# [BUILD_DIR];
 # BENCH_QUICK=1 runs small fabrics; BENCH_SECTIONS picks from "fattree
-# torus dragonfly jobs failover linkfail offline munge" (default: all).
+# torus dragonfly jobs failover linkfail offline munge jobstart"
+# (default: all).
 set -eu
 B=${1:-build}
 export B
@@ -24,7 +26,7 @@ DEG_SEEDS=${DEG_SEEDS:-"101 102"}
 # degraded trees: fraction of the switch cables cut, switches dropped
 DEG_CASES=${DEG_CASES:-"0.01:0 0.03:2 0.05:4"}
 FAIL_ENGINES=${FAIL_ENGINES:-"gpuaware ftree updn dfsssp"}
-SECTIONS=${BENCH_SECTIONS:-"fattree torus dragonfly jobs failover linkfail offline munge"}
+SECTIONS=${BENCH_SECTIONS:-"fattree torus dragonfly jobs failover linkfail offline munge jobstart"}
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	BIG=$CONFIGS/ft3-small.net
 	DEG_ARGS="--radix 8 --levels 3"
@@ -477,4 +479,10 @@ if section munge; then
 	echo "## requests over TCP in MUNGE credentials"
 	echo
 	sh "$TOP/tests/bench/munge.sh" "$BDIR"
+fi
+if section jobstart; then
+	echo
+	echo "## a Slurm hook's job.start and job.end"
+	echo
+	sh "$TOP/tests/bench/jobstart.sh" "$BDIR"
 fi
