@@ -12,7 +12,8 @@
 #   routed, the later ones on their other hosts, and the plugin stays up;
 # - a job the routing refuses (ghost01: a host ibpoold's fabric has and
 #   the SM's lacks) and one ibpoold refuses (cpu01: not on the fabric)
-#   are each logged in the hook's log, and a later job still routes;
+#   are each logged in the hook's log, the first counted in ibpoold's
+#   metrics with the plugin up, and a later job still routes;
 # - jobs that end leave ibpoold's and the plugin's tables.
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -51,12 +52,18 @@ sed 's/"node0017 /"ghost01 /' "$NET" >"$WORK/pool.net"
 "$D/usr/bin/ibpoold" --print-config --net "$WORK/pool.net" --gpus 2 \
 	--gpu-type T4 --group "$(id -gn)" >"$WORK/pool.conf" 2>"$WORK/gen.err" ||
 	t_fail "--print-config: $(cat "$WORK/gen.err")"
-sed -i "/^\[pool\]/a socket = $WORK/pool.sock\nstate_dir = $WORK/state\nsm_socket = $WORK/sm.sock\ntelemetry_interval_ms = 200" \
+sed -i "/^\[pool\]/a socket = $WORK/pool.sock\nstate_dir = $WORK/state\nsm_socket = $WORK/sm.sock\ntelemetry_interval_ms = 200\ntcp = 127.0.0.1:0" \
 	"$WORK/pool.conf"
 "$D/usr/bin/ibpoold" -c "$WORK/pool.conf" --net "$WORK/pool.net" \
 	2>"$WORK/poold.err" &
 T_PIDS="$T_PIDS $!"
 poll 30 poold_up || t_fail "ibpoold did not serve: $(tail -3 "$WORK/poold.err")"
+PP=$(sed -n 's/.* and tcp 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$WORK/poold.err")
+[ -n "$PP" ] || t_fail "ibpoold: no TCP port: $(cat "$WORK/poold.err")"
+# metric NAME: its value on ibpoold's GET /metrics.
+metric() {
+	curl -sf "http://127.0.0.1:$PP/metrics" | awk -v m="$1" '$1 == m { print $2 }'
+}
 
 # --- munged, slurmctld, one slurmd per node ---
 mkdir -m 755 "$WORK/munge"
@@ -207,6 +214,9 @@ grep -q "^Refused by the plugin: 1 job, not routed: job '$G': unknown host 'ghos
 	"$WORK/pool.out" || t_fail "pool: $(cat "$WORK/pool.out")"
 grep -q "^Relay: plugin up, in sync" "$WORK/pool.out" ||
 	t_fail "relay after a refusal: $(grep Relay "$WORK/pool.out")"
+[ "$(metric gpuaware_pool_relay_refused_jobs)" = 1 ] &&
+	[ "$(metric gpuaware_pool_relay_up)" = 1 ] ||
+	t_fail "metrics after a refusal: $(curl -s "http://127.0.0.1:$PP/metrics" | grep relay_)"
 L=$(sub -n1 --gres=gpu:1 -w node0013) || t_fail "sbatch L"
 poll 20 in_table "$L" || t_fail "job $L after the refusals not in the table: $(sm hints get)"
 not_in_table "$G" || t_fail "refused job $G in the plugin's table"
