@@ -554,8 +554,9 @@ static void test_relay_owner(void)
 
 /*
  * A table the plugin refuses for no one job (too many jobs, a line too
- * long for its socket): the plugin is up, not in step, the refusal in the error and told to job.start;
- * the plugin's table keeps what it had.
+ * long for its socket): the plugin is up, not in step, the refusal in
+ * the error and told to job.start; the plugin's table keeps what it had,
+ * until a table it takes comes.
  */
 static void test_relay_table_refused(void)
 {
@@ -590,6 +591,13 @@ static void test_relay_table_refused(void)
 	CU_ASSERT_STRING_EQUAL(line, st.error);
 	table_of(&x, line, sizeof(line));
 	CU_ASSERT_STRING_EQUAL(line, "");
+	/* a table it takes replaces the refused one */
+	relay_post(rl, "[{\"id\":\"p1\",\"hosts\":[\"node0002\"]}]");
+	CU_ASSERT(!poold_relay_refused(rl, "p1", 1000, line, sizeof(line)));
+	CU_ASSERT(table_becomes(&x, "p1/ibpoold"));
+	poold_relay_status(rl, &st);
+	CU_ASSERT(st.up && st.synced);
+	CU_ASSERT_STRING_EQUAL(st.error, "");
 	poold_relay_stop(rl);
 	stop(&x);
 }

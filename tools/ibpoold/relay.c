@@ -406,9 +406,13 @@ static void *relay_main(void *arg)
 		r->done_ver = ver;
 		pthread_cond_broadcast(&r->done);
 		if (ret) {
-			/* Wait out the interval before trying again. */
+			/*
+			 * Wait out the interval before trying again; a table
+			 * the plugin refused gives way to a newer one at once
+			 * (job.start waits on it).
+			 */
 			deadline(&ts, r->interval_ms);
-			while (!r->stop &&
+			while (!r->stop && !(ret == -EPROTO && r->ver != ver) &&
 			       pthread_cond_timedwait(&r->cv, &r->lock, &ts) !=
 			       ETIMEDOUT)
 				;
