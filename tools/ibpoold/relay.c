@@ -383,7 +383,7 @@ static void *relay_main(void *arg)
 
 		pthread_mutex_lock(&r->lock);
 		if (!ret) {
-			if (!r->st.up || !r->st.synced)
+			if (!r->st.up || r->st.error[0])
 				poold_log(LOG_INFO, "relay: the plugin has the job table (generation %llu)",
 					  (unsigned long long)gen);
 			if (refused != r->refused)
