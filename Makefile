@@ -14,6 +14,8 @@ BINDIR ?= $(PREFIX)/bin
 SYSCONFDIR ?= /etc
 MANDIR ?= $(PREFIX)/share/man
 UNITDIR ?= $(PREFIX)/lib/systemd/system
+HOOKDIR ?= $(PREFIX)/lib/gpuaware/slurm
+HOOKS := notify.sh prolog-slurmctld.sh epilog-slurmctld.sh
 
 CC ?= cc
 FUZZ_CC ?= clang
@@ -275,6 +277,16 @@ install: all
 	install -d $(DESTDIR)$(UNITDIR)
 	sed 's|@BINDIR@|$(BINDIR)|' docs/ibpoold.service > \
 		$(DESTDIR)$(UNITDIR)/ibpoold.service
+	install -d $(DESTDIR)$(HOOKDIR) $(DESTDIR)$(SYSCONFDIR)/gpuaware
+	for f in $(HOOKS); do \
+		sed 's|/etc/gpuaware/|$(SYSCONFDIR)/gpuaware/|g' \
+			plugins/slurm/$$f > $(DESTDIR)$(HOOKDIR)/$$f && \
+		chmod 0755 $(DESTDIR)$(HOOKDIR)/$$f || exit 1; \
+	done
+	install -m 0644 tools/ibpoold/pool.conf \
+		$(DESTDIR)$(SYSCONFDIR)/gpuaware/pool.conf.sample
+	install -m 0644 plugins/slurm/slurm-hooks.conf \
+		$(DESTDIR)$(SYSCONFDIR)/gpuaware/slurm-hooks.conf.sample
 	if [ -z "$(DESTDIR)" ]; then ldconfig; fi
 
 uninstall:
@@ -286,7 +298,12 @@ uninstall:
 		$(DESTDIR)$(MANDIR)/man1/ibpoolroute.1 \
 		$(DESTDIR)$(MANDIR)/man1/ibtopogen.1 \
 		$(DESTDIR)$(MANDIR)/man5/gpuaware.conf.5 \
-		$(DESTDIR)$(MANDIR)/man8/ibpoold.8
+		$(DESTDIR)$(MANDIR)/man8/ibpoold.8 \
+		$(addprefix $(DESTDIR)$(HOOKDIR)/,$(HOOKS)) \
+		$(DESTDIR)$(SYSCONFDIR)/gpuaware/pool.conf.sample \
+		$(DESTDIR)$(SYSCONFDIR)/gpuaware/slurm-hooks.conf.sample
+	rmdir $(DESTDIR)$(HOOKDIR) $(dir $(DESTDIR)$(HOOKDIR)) \
+		$(DESTDIR)$(SYSCONFDIR)/gpuaware 2>/dev/null || true
 
 clean:
 	rm -rf build build-san

@@ -22,11 +22,11 @@ struct ctx {
 	const struct fabric *f;
 	struct host *h;		/* nh entries, sorted by name, then node */
 	size_t nh;
-	rt_jobs_drop_fn drop;	/* NULL: a host in two jobs fails the set */
+	rt_jobs_drop_fn drop;	/* NULL: jobs left out silently */
 	void *dctx;
 	uint32_t *seq;		/* CA nodes as claimed: jobs in order, hosts */
 	size_t nseq;		/* in the order listed */
-	bool shared;		/* the last error is a host in two jobs */
+	uint32_t holder;	/* an earlier job holding a host of this one */
 	char *err;
 	size_t len;
 };
@@ -102,32 +102,24 @@ static size_t find_host(const struct ctx *c, const char *name)
 }
 
 /*
- * Put node n into job j; a node already in another job is an error
- * naming the host, and as what job j named it when that differs.
+ * Put node n into job j: 1, or 0 when an earlier job holds it (a node
+ * two jobs share routes with the first, c->holder says which).
  */
-static int claim(struct ctx *c, uint32_t n, uint32_t j, const char *what,
-		 const char *as)
+static int claim(struct ctx *c, uint32_t n, uint32_t j)
 {
 	struct rt_jobs *js = c->js;
 	const struct fabric *f = c->f;
 	unsigned int p;
 
-	if (js->node_job[n] == j)
-		return 0;
 	if (js->node_job[n] != RT_JOB_NONE) {
-		snprintf(c->err, c->len, "host '%s' is in jobs '%s' and '%s'%s%s%s",
-			 what, js->job[js->node_job[n]].id, js->job[j].id,
-			 strcmp(what, as) ? " (as '" : "",
-			 strcmp(what, as) ? as : "",
-			 strcmp(what, as) ? "')" : "");
-		c->shared = true;
-		return -EEXIST;
+		c->holder = js->node_job[n];
+		return js->node_job[n] == j;
 	}
 	js->node_job[n] = j;
 	c->seq[c->nseq++] = n;
 	for (p = 1; p <= f->nodes[n].nports; p++)
 		js->job[j].ports += fab_port(f, n, p)->peer != FAB_NONE;
-	return 0;
+	return 1;
 }
 
 /*
@@ -151,9 +143,8 @@ static int add_host(struct ctx *c, uint32_t j, const char *as)
 			return -ENOENT;
 		}
 		if (!fab_host_name(c->f, n, name, sizeof(name))) {
-			ret = claim(c, n, j, as, as);
-			c->js->job[j].hosts += !ret;
-			return ret;
+			c->js->job[j].hosts += claim(c, n, j);
+			return 0;
 		}
 		s = name;
 	}
@@ -165,33 +156,29 @@ static int add_host(struct ctx *c, uint32_t j, const char *as)
 	}
 	if (c->js->node_job[c->h[i].node] == j)
 		return 0;	/* named twice, or by a GUID and a name */
-	for (; i < c->nh && !strcmp(c->h[i].name, s); i++)
-		if ((ret = claim(c, c->h[i].node, j, s, as)))
-			return ret;
-	c->js->job[j].hosts++;
+	for (ret = 0; i < c->nh && !strcmp(c->h[i].name, s); i++)
+		ret |= claim(c, c->h[i].node, j);
+	c->js->job[j].hosts += ret;
 	return 0;
 }
 
-/* Take job j, which named a host an earlier job holds, back out. */
+/*
+ * Take job j, the last one added, back out: every host of it is held by
+ * earlier jobs, so it has claimed no node.
+ */
 static void drop_job(struct ctx *c, uint32_t j)
 {
 	struct rt_jobs *js = c->js;
 	char msg[512];
-	size_t n;
 
-	snprintf(msg, sizeof(msg), "job '%s' left out: %s", js->job[j].id,
-		 c->err);
-	c->drop(c->dctx, msg);
-	for (n = 0; n < c->f->nnodes; n++)
-		if (js->node_job[n] == j)
-			js->node_job[n] = RT_JOB_NONE;
-	/* job j is the last one added: its nodes end the claim order */
-	while (c->nseq && js->node_job[c->seq[c->nseq - 1]] == RT_JOB_NONE)
-		c->nseq--;
+	if (c->drop) {
+		snprintf(msg, sizeof(msg), "job '%s' has no host of its own: its hosts route with job '%s'",
+			 js->job[j].id, js->job[c->holder].id);
+		c->drop(c->dctx, msg);
+	}
 	free(js->job[j].id);
 	memset(&js->job[j], 0, sizeof(js->job[j]));
 	js->njobs = j;
-	*c->err = '\0';
 }
 
 static int add_job(struct ctx *c, const struct rt_job_spec *sp)
@@ -220,13 +207,11 @@ static int add_job(struct ctx *c, const struct rt_job_spec *sp)
 		return -ENOMEM;
 	js->job[j].weight = sp->weight;
 	js->njobs = j + 1;
-	c->shared = false;
+	c->holder = RT_JOB_NONE;
 	for (i = 0; i < sp->nhosts && !ret; i++)
 		ret = add_host(c, j, sp->hosts[i]);
-	if (ret && c->shared && c->drop) {
+	if (!ret && !js->job[j].hosts && c->holder != RT_JOB_NONE)
 		drop_job(c, j);
-		return 0;
-	}
 	return ret;
 }
 

@@ -60,10 +60,14 @@ struct rt_jobs {
 };
 
 /*
- * Build js for f from n specs.  Returns 0, -ENOMEM, or -EINVAL/-ENOENT/
- * -EEXIST with one line in err naming the job and the host: a bad id or
- * weight, an unknown host or GUID, a host in two jobs, a duplicate id.
- * js needs rt_jobs_release() only after success.
+ * Build js for f from n specs.  A host several jobs name (jobs sharing a
+ * node) is routed as a member of the first of them, the job that started
+ * first: its routes stay as they were when a later job joins the host.
+ * The later jobs are routed on their other hosts; one with none is left
+ * out of js.  Returns 0, -ENOMEM, or -EINVAL/-ENOENT/-EEXIST with one
+ * line in err naming the job and the host: a bad id or weight, an
+ * unknown host or GUID, a duplicate id.  js needs rt_jobs_release() only
+ * after success.
  */
 int rt_jobs_build(struct rt_jobs *js, const struct fabric *f,
 		  const struct rt_job_spec *spec, size_t n, char *err,
@@ -72,12 +76,10 @@ int rt_jobs_build(struct rt_jobs *js, const struct fabric *f,
 typedef void (*rt_jobs_drop_fn)(void *ctx, const char *msg);
 
 /*
- * rt_jobs_build(), except that a job naming a host an earlier job holds
- * is left out, with drop told which and why ("job 'b' left out: host
- * 'gpu1' is in jobs 'a' and 'b'"), and the others are kept: for a table
- * checked against an older fabric (a node description changed since, so
- * a name and a GUID two jobs gave became one host).  js may end with no
- * jobs; it needs rt_jobs_release() after success all the same.
+ * rt_jobs_build(), with drop told of each job left out because earlier
+ * jobs hold all its hosts ("job 'b' has no host of its own: its hosts
+ * route with job 'a'").  js may end with no jobs; it needs
+ * rt_jobs_release() after success all the same.
  */
 int rt_jobs_build_drop(struct rt_jobs *js, const struct fabric *f,
 		       const struct rt_job_spec *spec, size_t n,

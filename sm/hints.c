@@ -232,21 +232,6 @@ static int find_dup(char *const *v, size_t n, const char **dup)
 	return 0;
 }
 
-/* (host, node, job) triples of a table, to find a node two jobs hold. */
-struct holder {
-	const char *host;	/* as the job names it */
-	char *node;		/* host itself, or a malloc'd alias */
-	size_t job;
-};
-
-static int cmp_holder(const void *a, const void *b)
-{
-	const struct holder *x = a, *y = b;
-	int c = strcmp(x->node, y->node);
-
-	return c ? c : (x->job > y->job) - (x->job < y->job);
-}
-
 /* "'j1'", or "'j1' (owner slurm)": a job as messages name it. */
 static const char *who(const struct sm_job *j, char *buf, size_t len)
 {
@@ -255,104 +240,6 @@ static const char *who(const struct sm_job *j, char *buf, size_t len)
 	else
 		snprintf(buf, len, "'%s'", j->id);
 	return buf;
-}
-
-/* x's node, as known says; 0 or -ENOMEM. */
-static int node_of(struct holder *x, sm_host_known_fn known, void *ctx)
-{
-	char node[SM_HINTS_NODE_MAX];
-
-	x->node = (char *)x->host;
-	snprintf(node, sizeof(node), "%s", x->host);
-	if (!known || !known(ctx, x->host, node) || !strcmp(node, x->host))
-		return 0;
-	x->node = strdup(node);
-	return x->node ? 0 : -ENOMEM;
-}
-
-/*
- * The holder before i of the job before i's, naming the node as i does
- * if that job has such a name, for the clearer message.
- */
-static const struct holder *same_name(const struct holder *h, size_t i)
-{
-	size_t k;
-
-	for (k = i - 1; k > 0 && h[k - 1].job == h[i - 1].job &&
-	     !strcmp(h[k - 1].node, h[i].node); k--)
-		if (!strcmp(h[k - 1].host, h[i].host))
-			return &h[k - 1];
-	return &h[i - 1];
-}
-
-static int shared_error(const struct sm_hints_snap *s, const struct holder *a,
-			const struct holder *b, struct sm_error *e)
-{
-	char wa[SM_HINTS_ID_MAX + SM_HINTS_OWNER_MAX + 16];
-	char wb[sizeof(wa)];
-
-	who(&s->jobs[a->job], wa, sizeof(wa));
-	who(&s->jobs[b->job], wb, sizeof(wb));
-	if (!strcmp(a->host, b->host))
-		return sm_error_set(e, SM_ERR_BAD_REQUEST,
-				    "host '%s' is in jobs %s and %s", a->host,
-				    wa, wb);
-	return sm_error_set(e, SM_ERR_BAD_REQUEST,
-			    "host '%s' is in jobs %s and %s (as '%s', the same node)",
-			    a->host, wa, wb, b->host);
-}
-
-/*
- * A host runs one job at a time: bad_request naming the host and both
- * jobs when a node is in two of s's, one of them first_new or later (the
- * jobs the change brings; a conflict among the others came from the
- * fabric changing, and the router leaves it out), *later the index of
- * the later of the two.  Aliases are found through known.  0, or a
- * negative errno with e filled.
- */
-static int find_shared(const struct sm_hints_snap *s, size_t first_new,
-		       sm_host_known_fn known, void *ctx, size_t *later,
-		       struct sm_error *e)
-{
-	struct holder *h;
-	size_t i, k, n = 0;
-	int ret = 0;
-
-	for (i = 0; i < s->njobs; i++)
-		n += s->jobs[i].nhosts;
-	h = calloc(n + 1, sizeof(*h));
-	if (!h)
-		return sm_error_set(e, SM_ERR_INTERNAL, "out of memory");
-	for (i = 0, n = 0; i < s->njobs && !ret; i++)
-		for (k = 0; k < s->jobs[i].nhosts && !ret; k++) {
-			h[n] = (struct holder){ s->jobs[i].hosts[k], NULL, i };
-			ret = node_of(&h[n++], known, ctx);
-		}
-	if (ret) {
-		ret = sm_error_set(e, SM_ERR_INTERNAL, "out of memory");
-		goto out;
-	}
-	qsort(h, n, sizeof(*h), cmp_holder);
-	for (i = 1; i < n && !ret; i++)
-		if (!strcmp(h[i - 1].node, h[i].node) &&
-		    h[i - 1].job != h[i].job && h[i].job >= first_new) {
-			ret = shared_error(s, same_name(h, i), &h[i], e);
-			*later = h[i].job;
-		}
-out:
-	for (i = 0; i < n; i++)
-		if (h[i].node != h[i].host)
-			free(h[i].node);
-	free(h);
-	return ret;
-}
-
-static int check_shared(const struct sm_hints_snap *s, size_t first_new,
-			sm_host_known_fn known, void *ctx, struct sm_error *e)
-{
-	size_t later;
-
-	return find_shared(s, first_new, known, ctx, &later, e);
 }
 
 static int parse_hosts(json_object *arr, struct sm_job *j, struct sm_error *e)
@@ -422,7 +309,6 @@ static int parse_job(json_object *o, const char *where, const char *owner,
 	static const char *const fields[] = {
 		"id", "hosts", "weight", "owner", NULL
 	};
-	char node[SM_HINTS_NODE_MAX];
 	json_object *hosts;
 	int64_t weight = 1;
 	const char *id;
@@ -455,7 +341,7 @@ static int parse_job(json_object *o, const char *where, const char *owner,
 	if (!ret)
 		ret = parse_owner(o, owner, j, e);
 	for (i = 0; !ret && known && i < j->nhosts; i++)
-		if (!known(ctx, j->hosts[i], strcpy(node, j->hosts[i])))
+		if (!known(ctx, j->hosts[i]))
 			ret = sm_error_set(e, SM_ERR_UNKNOWN_HOST,
 					   "unknown host '%s'", j->hosts[i]);
 	j->weight = weight;
@@ -550,21 +436,6 @@ static int parse_jobs(json_object *arr, const char *owner,
 	return 0;
 out_free:
 	snap_free(s);
-	return ret;
-}
-
-/* Of jobs that share a host, the later ones left out, each noted in sv. */
-static int drop_shared(struct sm_hints_snap *s, struct salvage *sv,
-		       struct sm_error *e)
-{
-	size_t later;
-	int ret;
-
-	while ((ret = find_shared(s, 0, NULL, NULL, &later, e)) &&
-	       e->code != SM_ERR_INTERNAL) {
-		salvage_note(sv, e, 1);
-		remove_job(s, later);
-	}
 	return ret;
 }
 
@@ -784,12 +655,11 @@ static struct sm_job *find_job(const struct sm_hints_snap *s, const char *id)
 
 /*
  * An owner's set: *s (its new jobs, replaced) after the jobs of cur that
- * are not owner's, *kept of them.  0, or a negative errno with e filled
+ * are not owner's.  0, or a negative errno with e filled
  * (an id another owner holds, too many jobs) and *s freed.
  */
 static int keep_others(const struct sm_hints_snap *cur, const char *owner,
-		       struct sm_hints_snap **s, size_t *kept,
-		       struct sm_error *e)
+		       struct sm_hints_snap **s, struct sm_error *e)
 {
 	struct sm_hints_snap *m, *n = *s;
 	char w[SM_HINTS_ID_MAX + SM_HINTS_OWNER_MAX + 16];
@@ -818,7 +688,6 @@ static int keep_others(const struct sm_hints_snap *cur, const char *owner,
 		snap_free(n);
 		return ret;
 	}
-	*kept = m->njobs;
 	memcpy(m->jobs + m->njobs, n->jobs, n->njobs * sizeof(*n->jobs));
 	m->njobs += n->njobs;
 	n->njobs = 0;
@@ -833,7 +702,6 @@ int sm_hints_set(struct sm_hints *h, json_object *req, uint64_t *gen,
 	static const char *const fields[] = { "op", "jobs", "owner", NULL };
 	struct sm_hints_snap *s = NULL;
 	const char *owner = NULL;
-	size_t kept = 0;
 	json_object *jobs;
 	int ret;
 
@@ -849,9 +717,7 @@ int sm_hints_set(struct sm_hints *h, json_object *req, uint64_t *gen,
 	pthread_mutex_lock(&h->wlock);
 	ret = parse_jobs(jobs, owner, h->known, h->ctx, NULL, &s, e);
 	if (!ret && owner)
-		ret = keep_others(h->cur, owner, &s, &kept, e);
-	if (!ret)
-		ret = check_shared(s, kept, h->known, h->ctx, e);
+		ret = keep_others(h->cur, owner, &s, e);
 	if (!ret)
 		ret = commit(h, s, gen, e);
 	else if (s)
@@ -900,11 +766,6 @@ int sm_hints_add(struct sm_hints *h, json_object *req, uint64_t *gen,
 	}
 	s->jobs[s->njobs++] = j;
 	memset(&j, 0, sizeof(j));
-	ret = check_shared(s, s->njobs - 1, h->known, h->ctx, e);
-	if (ret) {
-		snap_free(s);
-		goto out_unlock;
-	}
 	ret = commit(h, s, gen, e);
 out_unlock:
 	pthread_mutex_unlock(&h->wlock);
@@ -1049,8 +910,6 @@ static int parse_file(const char *text, size_t n, struct salvage *sv,
 	if (!jobs)
 		goto out_empty;
 	ret = parse_jobs(jobs, NULL, NULL, NULL, sv, out, &e);
-	if (!ret)
-		ret = drop_shared(*out, sv, &e);
 	goto out;
 out_empty:
 	*out = snap_alloc(0);

@@ -18,7 +18,6 @@
 #define SM_HINTS_OWNER_MAX 64	/* owner: as a job id */
 #define SM_HINTS_ID_CHARS "A-Z a-z 0-9 . _ : -"	/* as messages say it */
 #define SM_HINTS_HOST_MAX 64	/* host: a node description's 64 bytes */
-#define SM_HINTS_NODE_MAX 128	/* a node identity, NUL included */
 #define SM_HINTS_WEIGHT_MAX 1000
 #define SM_HINTS_MAX_JOBS 4096
 #define SM_HINTS_FILE "hints.json"
@@ -58,15 +57,11 @@ struct sm_hints_snap {
 };
 
 /*
- * Whether host (a name or a canonical GUID) is in the fabric, and which
- * node it is: node (SM_HINTS_NODE_MAX bytes) holds a copy of host on
- * entry, and the function may replace it with a string every alias of
- * that node shares (its host name and its ports' GUIDs), so that a job
- * naming a host by GUID and another by name are seen to share it.
- * Called on the thread that changes the table, holding the writers' lock
- * but never the one snapshots take; it must not call sm_hints_* changes.
+ * Whether host (a name or a canonical GUID) is in the fabric.  Called on
+ * the thread that changes the table, holding the writers' lock but never
+ * the one snapshots take; it must not call sm_hints_* changes.
  */
-typedef bool (*sm_host_known_fn)(void *ctx, const char *host, char *node);
+typedef bool (*sm_host_known_fn)(void *ctx, const char *host);
 
 struct sm_hints;
 
@@ -87,8 +82,9 @@ void sm_hints_free(struct sm_hints *h);
  * bumped by one (the new one in *gen unless gen is NULL), or a negative
  * errno with e filled (bad_request, unknown_host, duplicate_id,
  * not_found, internal: also at generation INT64_MAX, the last) and the
- * table exactly as it was.  Messages name
- * the job, host and field at fault.
+ * table exactly as it was.  Messages name the job, host and field at
+ * fault; one about a single job begins "job 'ID'" (then ':' or ' '),
+ * which is how a client sending many (ibpoold's relay) leaves it out.
  *   set:    {"jobs":[JOB, ...]}  replaces the whole table
  *           {"owner":"O","jobs":[JOB, ...]}  replaces O's jobs only,
  *           keeping the others'; the new jobs are O's
@@ -96,8 +92,8 @@ void sm_hints_free(struct sm_hints *h);
  *   remove: {"id":"ID"}          not_found when it does not
  * JOB is {"id":ID,"hosts":[HOST, ...],"weight":N,"owner":"O"}, weight
  * optional (1), owner optional (none; in an owner's set, that owner).
- * A host (or an alias of it, see sm_host_known_fn) in two jobs is
- * bad_request naming both; only jobs the request brings are checked.
+ * A host may be in several jobs (jobs sharing a node): the table keeps
+ * them all, and the router decides whose the host is (docs/protocol.md).
  * The request's "op" is allowed and ignored; other unknown fields are
  * bad_request.
  */
@@ -137,13 +133,13 @@ int sm_hints_save(struct sm_hints *h, const char *dir, char *err,
  * file is an empty table at generation 0; one that cannot be read is
  * the read's errno, err naming the file, and an empty table.  A file
  * with something wrong in it is -EINVAL: its valid jobs are loaded (not
- * a job that is wrong, a later one with the same id or a host of an
- * earlier one; none of a file that is no table of a known version), a
- * generation past INT64_MAX or negative is INT64_MAX, the file is kept
- * as hints.json.bad-TIME (never over another) and what loaded is saved
- * in its place; err says what was wrong, how many jobs loaded and where
- * the file went (512 bytes hold it).  Hosts are not checked with known:
- * the fabric may not be discovered yet.
+ * a job that is wrong or a later one with the same id; none of a file
+ * that is no table of a known version), a generation past INT64_MAX
+ * or negative is INT64_MAX, the file is kept as hints.json.bad-TIME
+ * (never over another) and what loaded is saved in its place; err says
+ * what was wrong, how many jobs loaded and where the file went (512
+ * bytes hold it).  Hosts are not checked with known: the fabric may not
+ * be discovered yet.
  */
 int sm_hints_load(struct sm_hints *h, const char *dir, char *err,
 		  size_t len);

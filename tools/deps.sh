@@ -8,12 +8,13 @@ set -eu
 # topology.conf, promtool the metrics); mandoc lints the man pages;
 # librsvg2-bin, libxml2-utils: the map's SVG is checked by rendering it;
 # libmunge-dev and munge: MUNGE over TCP, tested against a munged the
-# tests start.
+# tests start; slurmd (with slurmctld and slurm-client): a real Slurm
+# of several `slurmd -N` in tests/ibsim/t-slurm-e2e.sh.
 PKGS="build-essential opensm libopensm-dev libibumad-dev libibmad-dev
 libibnetdisc-dev libibverbs-dev libiniparser-dev libjson-c-dev libcunit1-dev
 ibsim-utils infiniband-diags ibutils clang libclang-rt-14-dev xz-utils
 autoconf automake libtool flex bison
-slurmctld slurm-client python3-yaml prometheus curl mandoc librsvg2-bin
+slurmctld slurmd slurm-client python3-yaml prometheus curl mandoc librsvg2-bin
 libxml2-utils libmunge-dev munge"
 
 missing=""

@@ -26,8 +26,6 @@
  */
 struct alias {
 	char *name;	/* a host name or a canonical port GUID; owned */
-	char *node;	/* the host name, or for a CA without one its node
-			   GUID after a blank (no name has one); owned */
 };
 
 struct ga_hints {
@@ -82,20 +80,15 @@ static const struct alias *find_alias(const struct alias *names, size_t n,
 
 /*
  * Before the first sweep nothing is known of the fabric: hosts are taken
- * as they come (each its own node), and those the fabric lacks are left
- * out when routing.
+ * as they come, and those the fabric lacks are left out when routing.
  */
-static bool known(void *ctx, const char *host, char *node)
+static bool known(void *ctx, const char *host)
 {
 	struct ga_hints *h = ctx;
-	const struct alias *a;
 	bool ok;
 
 	pthread_mutex_lock(&h->lock);
-	a = find_alias(h->names, h->nnames, host);
-	ok = !h->have_fabric || a;
-	if (a)
-		snprintf(node, SM_HINTS_NODE_MAX, "%s", a->node);
+	ok = !h->have_fabric || find_alias(h->names, h->nnames, host);
 	pthread_mutex_unlock(&h->lock);
 	return ok;
 }
@@ -104,44 +97,34 @@ static void free_names(struct alias *names, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		free(names[i].name);
-		free(names[i].node);
-	}
 	free(names);
 }
 
-static int add_alias(struct alias *names, size_t *n, const char *name,
-		     const char *node)
+static int add_alias(struct alias *names, size_t *n, const char *name)
 {
 	names[*n].name = strdup(name);
-	names[*n].node = strdup(node);
-	if (!names[*n].name || !names[*n].node) {
-		free(names[*n].name);
-		free(names[*n].node);
+	if (!names[*n].name)
 		return -ENOMEM;
-	}
 	(*n)++;
 	return 0;
 }
 
-/* CA v's names: its host name and its ports' GUIDs, all naming one node. */
+/* CA v's names: its host name and its ports' GUIDs. */
 static int ca_aliases(const struct fabric *f, uint32_t v, struct alias *names,
 		      size_t *n)
 {
-	char node[SM_HINTS_NODE_MAX], guid[20];
+	char name[SM_HINTS_HOST_MAX + 1], guid[20];
 	unsigned int p;
 	int ret = 0;
 
-	if (fab_host_name(f, v, node, sizeof(node)))
-		ret = add_alias(names, n, node, node);
-	else
-		snprintf(node, sizeof(node), " 0x%016" PRIx64,
-			 f->nodes[v].guid);
+	if (fab_host_name(f, v, name, sizeof(name)))
+		ret = add_alias(names, n, name);
 	for (p = 1; p <= f->nodes[v].nports && !ret; p++) {
 		snprintf(guid, sizeof(guid), "0x%016" PRIx64,
 			 fab_port(f, v, p)->guid);
-		ret = add_alias(names, n, guid, node);
+		ret = add_alias(names, n, guid);
 	}
 	return ret;
 }
@@ -168,7 +151,6 @@ static int fabric_names(const struct fabric *f, struct alias **out,
 	for (i = j = 0; i < n; i++) {
 		if (j && !strcmp(names[j - 1].name, names[i].name)) {
 			free(names[i].name);
-			free(names[i].node);
 		} else {
 			names[j++] = names[i];
 		}
@@ -606,14 +588,10 @@ static size_t present(const struct sm_job *j, const struct alias *names,
 	return k;
 }
 
-/*
- * A job the table accepted can meet another on one host here: the
- * fabric changed since (a node description now names the host a GUID
- * of the other job is on).  The later job is left out, not all jobs.
- */
+/* Jobs share hosts as cons_tres places them: normal, said, no error. */
 static void dropped(void *ctx, const char *msg)
 {
-	say(ctx, true, "ERR GA34: %s; routing the other jobs", msg);
+	say(ctx, false, "%s", msg);
 }
 
 static int build_jobs(struct ga_hints *h, const struct sm_hints_snap *s,

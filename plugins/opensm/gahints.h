@@ -50,12 +50,11 @@ void ga_hints_stop(struct ga_hints *h);
 void ga_hints_sweep_begin(struct ga_hints *h);
 
 /*
- * Then ga_hints_jobs() records the fabric's host names and CA port GUIDs,
- * each with the host it names (what later requests are checked against,
- * aliases included), and builds js for f from the current table, leaving
- * out the hosts f does not have, and a job that meets an earlier one on a
- * host of f (logged as ERR GA34, the others kept); *gen is that table's
- * generation.  Returns 1 with js to release when there are jobs, 0 when
+ * Then ga_hints_jobs() records the fabric's host names and CA port GUIDs
+ * (what later requests are checked against) and builds js for f from the
+ * current table, leaving out the hosts f does not have; a host jobs
+ * share routes with the first of them, a job with none of its own is
+ * left out (said, no error); *gen is that table's generation.  Returns 1 with js to release when there are jobs, 0 when
  * there are none (js untouched), or a negative errno with err filled.
  */
 int ga_hints_jobs(struct ga_hints *h, const struct fabric *f,

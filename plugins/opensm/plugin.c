@@ -196,8 +196,8 @@ static bool vls_usable(struct ga_ctx *c)
 }
 
 /*
- * The job set of this sweep from the hint table.  A job that meets
- * another on a host is left out there (ERR GA34), the rest routed;
+ * The job set of this sweep from the hint table.  A host several jobs
+ * share routes with the first of them (rt_jobs_build()), the rest routed;
  * routing goes on without jobs only when the set cannot be built at all
  * (out of memory, said in the log).
  */

@@ -5,23 +5,46 @@
 # syslog (logger -t gpuaware) and the exit status is 0.
 #
 # usage: notify.sh job.start|job.end   (SLURM_JOB_ID, SLURM_JOB_NODELIST)
-# environment: GPUAWARE_POOL_SOCKET (/run/gpuaware/pool.sock; or
-#              tcp:HOST:PORT, ibpoold's [pool] tcp on another host, the
-#              request then in a MUNGE credential),
-#              GPUAWARE_MUNGE_SOCKET (munge's default socket),
-#              GPUAWARE_TIMEOUT seconds for the whole exchange (3)
+# settings, from the environment or else from /etc/gpuaware/slurm-hooks.conf
+# (slurmctld gives its hooks an environment of its own; GPUAWARE_HOOK_CONFIG
+# names another file), "key = value" lines, ';' or '#' comments:
+#   socket        GPUAWARE_POOL_SOCKET (/run/gpuaware/pool.sock; or
+#                 tcp:HOST:PORT, ibpoold's [pool] tcp on another host, the
+#                 request then in a MUNGE credential)
+#   munge_socket  GPUAWARE_MUNGE_SOCKET (munge's default socket)
+#   timeout       GPUAWARE_TIMEOUT seconds for the whole exchange (3)
+#   log           GPUAWARE_HOOK_LOG: a file to append each problem to,
+#                 besides syslog (none)
 #
 # The client is perl-base (Essential in Debian, so always installed) with
 # IO::Socket::UNIX; hostlists are expanded by "scontrol show hostnames",
 # or by "ibpoolroute --expand-hostlist" where scontrol is missing or
-# fails (no slurm.conf on this host, slurmctld unreachable).
+# fails (no slurm.conf on this host, slurmctld unreachable): the one
+# installed beside the hooks (PREFIX/bin), else the one on PATH.
 set -u
 op=${1:-}
-sock=${GPUAWARE_POOL_SOCKET:-/run/gpuaware/pool.sock}
-timeout=${GPUAWARE_TIMEOUT:-3}
 job=${SLURM_JOB_ID:-}
+here=$(dirname "$0")
+conf=${GPUAWARE_HOOK_CONFIG:-/etc/gpuaware/slurm-hooks.conf}
+
+# setting KEY: KEY's value in $conf ("" when missing).
+setting() {
+	[ -r "$conf" ] || return 0
+	sed -n "s/[;#].*//; s/^[[:space:]]*$1[[:space:]]*=[[:space:]]*//p" \
+		"$conf" | sed 's/[[:space:]]*$//' | tail -n 1
+}
+
+sock=${GPUAWARE_POOL_SOCKET:-$(setting socket)}
+sock=${sock:-/run/gpuaware/pool.sock}
+munge_sock=${GPUAWARE_MUNGE_SOCKET:-$(setting munge_socket)}
+timeout=${GPUAWARE_TIMEOUT:-$(setting timeout)}
+timeout=${timeout:-3}
+logfile=${GPUAWARE_HOOK_LOG:-$(setting log)}
 
 log() {
+	[ -z "$logfile" ] ||
+		echo "$(date '+%Y-%m-%dT%H:%M:%S') gpuaware: $*" >> "$logfile" ||
+		true
 	logger -t gpuaware -p daemon.warning -- "$*" 2>/dev/null ||
 		echo "gpuaware: $*" >&2
 }
@@ -49,7 +72,10 @@ if [ "$op" = job.start ]; then
 	if ! command -v scontrol >/dev/null 2>&1 ||
 		! hosts=$(scontrol show hostnames "${SLURM_JOB_NODELIST:-}" \
 			2>/dev/null) || [ -z "$hosts" ]; then
-		hosts=$(ibpoolroute --expand-hostlist \
+		expand=ibpoolroute
+		[ ! -x "$here/../../../bin/ibpoolroute" ] ||
+			expand=$here/../../../bin/ibpoolroute
+		hosts=$("$expand" --expand-hostlist \
 			"${SLURM_JOB_NODELIST:-}" 2>&1) || {
 			log "$op for job $job: cannot expand nodelist '${SLURM_JOB_NODELIST:-}': $hosts"
 			exit 0
@@ -73,7 +99,7 @@ case $sock in
 tcp:*)
 	# shellcheck disable=SC2086 # no -S, or -S and the socket
 	if ! cred=$(printf '%s' "$req" | munge \
-		${GPUAWARE_MUNGE_SOCKET:+-S "$GPUAWARE_MUNGE_SOCKET"} 2>&1); then
+		${munge_sock:+-S "$munge_sock"} 2>&1); then
 		log "$op for job $job: no MUNGE credential for $sock: $cred"
 		exit 0
 	fi
@@ -94,13 +120,18 @@ reply=$(printf '%s\n' "$req" | perl -MIO::Socket::UNIX -MIO::Socket::IP -e '
 	print $s $req or do { print "cannot send: $!\n"; exit 2 };
 	my $rep = <$s>;
 	defined $rep or do { print "no reply\n"; exit 4 };
-	print $rep;
-	exit($rep =~ /^\s*\{\s*"ok"\s*:\s*true\b/ ? 0 : 5);
+	$rep =~ /^\s*\{\s*"ok"\s*:\s*true\b/ or do { print $rep; exit 5 };
+	# Taken, but the routing plugin refused it: say why.
+	my ($why) = $rep =~ /"routing_refused"\s*:\s*"((?:[^"\\]|\\.)*)"/;
+	defined $why or exit 0;
+	print "$why\n";
+	exit 6;
 ' "$sock" "$timeout" 2>&1)
 rc=$?
 case $rc in
 0) ;;
 5) log "$op for job $job: ibpoold refused: $reply" ;;
+6) log "$op for job $job: in the pool, but the routing refused it: $reply" ;;
 *) log "$op for job $job: ibpoold at $sock unavailable: $reply" ;;
 esac
 exit 0

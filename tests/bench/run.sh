@@ -4,11 +4,12 @@
 # the same run, under ibsim (fat-trees, 3D tori, dragonflies, GPU-job
 # hints, a standby SM's takeover), the time from a link failure to new
 # LFTs, then the routing core offline at 65,536 hosts, requests over TCP
-# in MUNGE credentials, and ibpoolroute verify's SA queries on 1,024- and
-# 4,096-host trees.  Prints markdown tables for docs/benchmarks.md.
+# in MUNGE credentials, ibpoolroute verify's SA queries on 1,024- and
+# 4,096-host trees, and a Slurm hook's job.start and job.end.  Prints
+# markdown tables for docs/benchmarks.md.
 # Usage: tests/bench/run.sh [BUILD_DIR]; BENCH_QUICK=1 runs small
 # fabrics; BENCH_SECTIONS picks from "fattree torus dragonfly jobs
-# failover linkfail offline munge verify" (default: all).
+# failover linkfail offline munge verify jobstart" (default: all).
 set -eu
 B=${1:-build}
 export B
@@ -25,7 +26,7 @@ DEG_SEEDS=${DEG_SEEDS:-"101 102"}
 # degraded trees: fraction of the switch cables cut, switches dropped
 DEG_CASES=${DEG_CASES:-"0.01:0 0.03:2 0.05:4"}
 FAIL_ENGINES=${FAIL_ENGINES:-"gpuaware ftree updn dfsssp"}
-SECTIONS=${BENCH_SECTIONS:-"fattree torus dragonfly jobs failover linkfail offline munge verify"}
+SECTIONS=${BENCH_SECTIONS:-"fattree torus dragonfly jobs failover linkfail offline munge verify jobstart"}
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	BIG=$CONFIGS/ft3-small.net
 	DEG_ARGS="--radix 8 --levels 3"
@@ -489,4 +490,10 @@ if section verify; then
 	else
 		sh "$TOP/tests/bench/verify.sh" "$BDIR"
 	fi
+fi
+if section jobstart; then
+	echo
+	echo "## a Slurm hook's job.start and job.end"
+	echo
+	sh "$TOP/tests/bench/jobstart.sh" "$BDIR"
 fi

@@ -4,8 +4,8 @@
 # passes its own; tools/build-opensm.sh installs each, `make matrix` builds
 # the plugin for it), the plugin's end-to-end tests against that OpenSM:
 # loading and refusal across versions, the ABI, a fat-tree, a torus with
-# SL2VL, job-hint reroutes, and a standby's takeover (the LFT read-back
-# touches fields that moved in 3.3.24).  Usage: matrix.sh [BUILD_DIR]
+# SL2VL, job-hint reroutes, a standby's takeover (the LFT read-back
+# touches fields that moved in 3.3.24), and a real Slurm's jobs.  Usage: matrix.sh [BUILD_DIR]
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -22,7 +22,8 @@ for v in ${OSM_MATRIX:?make check sets the releases}; do
 	echo "--- OpenSM $v from $prefix"
 	OSM_PREFIX=$prefix "$here/run-all.sh" "$B" m-osm-version t-plugin-abi \
 		FABRICS=ft2-small.net t-ftree-route \
-		FABRICS=torus-6x6.net t-torus-route t-hints t-failover ||
+		FABRICS=torus-6x6.net t-torus-route t-hints t-failover \
+		t-slurm-e2e ||
 		fail=1
 done
 [ "$fail" -eq 0 ]

@@ -425,9 +425,14 @@ jobs_error "jobs: unknown host" '{"jobs":[{"id":"a","hosts":["node09"]}]}' \
 jobs_error "jobs: duplicate id" \
 	'{"jobs":[{"id":"a","hosts":["node00"]},{"id":"a","hosts":[]}]}' \
 	"job 'a' given twice"
-jobs_error "jobs: host in two jobs" \
-	'{"jobs":[{"id":"a","hosts":["node00"]},{"id":"b","hosts":["node00"]}]}' \
-	"host 'node00' is in jobs 'a' and 'b'"
+# Jobs sharing a host: the host routes with the first, c (none of its
+# own) is left out, said.
+jobs "$jf" '{"jobs":[{"id":"a","hosts":["node00","node02"]},{"id":"b","hosts":["node02","node01"]},{"id":"c","hosts":["node00"]}]}'
+run "$BIN" route --net "$net" --jobs "$jf"
+expect "jobs sharing hosts: routed" 0 "job b       : 1 hosts (1 CA ports)"
+expect "jobs sharing hosts: c said to route with a" 0 \
+	"ibpoolroute: $jf: job 'c' has no host of its own: its hosts route with job 'a'" \
+	"$w/err"
 jobs_error "jobs: bad weight" '{"jobs":[{"id":"a","hosts":[],"weight":0}]}' \
 	"job 'a': \"weight\" must be an integer 1-1000"
 jobs_error "jobs: no hosts" '{"jobs":[{"id":"a"}]}' \

@@ -88,6 +88,9 @@ refused "release over TCP as nobody: root's allocation" forbidden \
 refused "job.start over TCP as nobody: not root nor the group" forbidden \
 	nobody "$R" jobs --start jn --hosts node0003 --socket "$T" \
 	--munge-socket "$MS"
+check "forbidden: says which uid and what to set for Slurm" grep -q \
+	"job.start needs root or \[pool\] group, which is not set (uid 65534; for Slurm's hooks, SlurmUser's group: group = slurm on Debian)" \
+	"$w/err"
 check "the Unix socket as before: nobody's release" \
 	quiet nobody "$R" release "$(json "$w/a1" '$r->{id}')" --socket "$S"
 

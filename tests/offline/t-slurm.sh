@@ -143,5 +143,34 @@ rm -f "$w/bin/scontrol"
 SLURM_JOB_ID='4"2' hook "prolog, bad job id" prolog-slurmctld.sh
 expect_log "prolog, bad job id: logged" "bad or missing SLURM_JOB_ID"
 
+# The job is the pool's, but the routing plugin refused it: logged, also
+# to the log file of the hook's config, which slurmctld's hooks read as
+# they get no environment of ours.
+cat > "$w/hooks.conf" <<EOT
+; the Slurm hooks' settings
+socket = $w/pool.sock   ; ibpoold's
+log = $w/hook.log
+timeout=2
+EOT
+serve '{"ok":true,"job":"42","routing_refused":"job '"'"'42'"'"': unknown host '"'"'gpu9'"'"'"}'
+(
+	unset GPUAWARE_POOL_SOCKET GPUAWARE_TIMEOUT
+	export GPUAWARE_HOOK_CONFIG="$w/hooks.conf" SLURM_JOB_NODELIST=gpu9
+	hook "prolog, routing refused" prolog-slurmctld.sh
+	echo "$pass $fail" > "$w/counts"
+)
+read -r pass fail < "$w/counts"
+expect_req "prolog, config file: its socket" \
+	'{"op":"job.start","job":"42","hosts":["gpu9"]}'
+expect_log "prolog, routing refused: logged" \
+	"job.start for job 42: in the pool, but the routing refused it: job '42': unknown host 'gpu9'"
+if grep -q "gpuaware: job.start for job 42: in the pool, but the routing refused it: job '42': unknown host 'gpu9'" \
+	"$w/hook.log" 2>/dev/null; then
+	ok "prolog, routing refused: in the config's log file"
+else
+	bad "prolog, routing refused: in the config's log file" \
+		"$(cat "$w/hook.log" 2>/dev/null)"
+fi
+
 echo "t-slurm: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

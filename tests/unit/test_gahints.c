@@ -19,6 +19,7 @@
 #include "plugins/opensm/gaconfig.h"
 #include "plugins/opensm/gahints.h"
 #include "sm/client.h"
+#include "sm/hints.h"
 #include "sm/server.h"
 #include "tools/ibpoold/fanout.h"
 #include "tools/ibpoold/relay.h"
@@ -40,11 +41,10 @@ static bool expect_said;
 static void quiet(void *ctx, bool error, const char *msg)
 {
 	(void)ctx;
-	if (!error)
-		return;
 	pthread_mutex_lock(&said_lock);
-	snprintf(said, sizeof(said), "%s", msg);
-	if (!expect_said)
+	if (error || expect_said)
+		snprintf(said, sizeof(said), "%s", msg);
+	if (error && !expect_said)
 		fprintf(stderr, "hints: %s\n", msg);
 	pthread_mutex_unlock(&said_lock);
 }
@@ -287,15 +287,16 @@ static void test_routed_generation(void)
 	r = ask(&x, "{\"op\":\"hints.add\",\"job\":{\"id\":\"j3\",\"hosts\":[\"nosuch\"]}}");
 	CU_ASSERT_STRING_EQUAL(code(r), "unknown_host");
 	json_object_put(r);
+	/* j3 shares j1's host, which routes with j1: j3 is not routed */
 	r = ask(&x, "{\"op\":\"hints.add\",\"job\":{\"id\":\"j3\",\"hosts\":[\"node0001\"]}}");
-	CU_ASSERT_STRING_EQUAL(code(r), "bad_request");
+	CU_ASSERT(ok(r));
 	json_object_put(r);
-	r = ask(&x, "{\"op\":\"hints.add\",\"job\":{\"id\":\"j3\",\"hosts\":[\"node0003\"]}}");
+	r = ask(&x, "{\"op\":\"hints.add\",\"job\":{\"id\":\"j4\",\"hosts\":[\"node0003\"]}}");
 	CU_ASSERT(ok(r));
 	json_object_put(r);
 	sweep(&x, f, true, true);
 	r = ask(&x, "{\"op\":\"state\"}");
-	CU_ASSERT_EQUAL(num(r, "routed_generation"), 2);
+	CU_ASSERT_EQUAL(num(r, "routed_generation"), 3);
 	CU_ASSERT_EQUAL(num(r, "jobs_routed"), 2);
 	CU_ASSERT_EQUAL(num(r, "routings"), 1);
 	CU_ASSERT_STRING_EQUAL(json_object_get_string(
@@ -395,79 +396,53 @@ static const char *message(json_object *r)
 }
 
 /*
- * Once the fabric is known, a host's name and its port GUIDs are one
- * host: two jobs naming it both ways are refused, naming both jobs.
+ * Jobs sharing a host, by its name or a port GUID, are accepted; the
+ * sweep routes the host with the first job naming it, the second job on
+ * its other host, and leaves out (said, not an error) a job whose only
+ * host the first holds.
  */
-static void test_alias_refused(void)
-{
-	struct fabric *f = tree();
-	char guid[24], line[512], want[256];
-	struct fix x;
-	json_object *r;
-
-	tu_ca_named(f, "node0002", guid);
-	start(&x, 0);
-	sweep(&x, f, true, true);
-	snprintf(line, sizeof(line),
-		 "{\"op\":\"hints.set\",\"jobs\":[{\"id\":\"j1\",\"hosts\":[\"node0001\",\"node0002\"]},{\"id\":\"j2\",\"hosts\":[\"%s\"]}]}",
-		 guid);
-	r = ask(&x, line);
-	CU_ASSERT_STRING_EQUAL(code(r), "bad_request");
-	snprintf(want, sizeof(want),
-		 "host 'node0002' is in jobs 'j1' and 'j2' (as '%s', the same node)",
-		 guid);
-	CU_ASSERT_STRING_EQUAL(message(r), want);
-	json_object_put(r);
-	r = ask(&x, "{\"op\":\"hints.get\"}");
-	CU_ASSERT_EQUAL(num(r, "generation"), 0);
-	json_object_put(r);
-	stop(&x);
-	fab_free(f);
-}
-
-/*
- * The fabric changes after the table was checked: node0003 is renamed
- * node0002, so j2's GUID of it is now a host of j1.  The sweep leaves
- * j2 out, says so, and routes j1 and j3.
- */
-static void test_sweep_drops_clash(void)
+static void test_shared_routed(void)
 {
 	struct fabric *f = tree();
 	char guid[24], line[512];
 	struct rt_jobs js;
 	uint64_t gen;
-	uint32_t n3;
+	uint32_t n2, n4;
 	char err[256];
 	struct fix x;
 	json_object *r;
 
-	n3 = tu_ca_named(f, "node0003", guid);
+	n2 = tu_ca_named(f, "node0002", guid);
+	n4 = tu_ca_named(f, "node0004", NULL);
 	start(&x, 0);
 	sweep(&x, f, true, true);
 	snprintf(line, sizeof(line),
-		 "{\"op\":\"hints.set\",\"jobs\":[{\"id\":\"j1\",\"hosts\":[\"node0001\",\"node0002\"]},{\"id\":\"j2\",\"hosts\":[\"%s\",\"node0004\"]},{\"id\":\"j3\",\"hosts\":[\"node0005\"]}]}",
+		 "{\"op\":\"hints.set\",\"jobs\":[{\"id\":\"j1\",\"hosts\":[\"node0001\",\"node0002\"]},{\"id\":\"j2\",\"hosts\":[\"%s\",\"node0004\"]},{\"id\":\"j3\",\"hosts\":[\"node0002\"]}]}",
 		 guid);
 	r = ask(&x, line);
 	CU_ASSERT(ok(r));
 	json_object_put(r);
-	free(f->nodes[n3].desc);
-	f->nodes[n3].desc = strdup("node0002 mlx5_1");
-	CU_ASSERT_FATAL(f->nodes[n3].desc != NULL);
+	r = ask(&x, "{\"op\":\"hints.add\",\"job\":{\"id\":\"j4\",\"hosts\":[\"node0001\",\"nosuch\"]}}");
+	CU_ASSERT_STRING_EQUAL(code(r), "unknown_host");
+	CU_ASSERT_STRING_EQUAL(message(r), "job 'j4': unknown host 'nosuch'");
+	json_object_put(r);
+	said[0] = '\0';
 	expect_said = true;
 	ga_hints_sweep_begin(x.h);
 	CU_ASSERT_EQUAL_FATAL(ga_hints_jobs(x.h, f, &js, &gen,
 					    err, sizeof(err)), 1);
 	expect_said = false;
+	CU_ASSERT_EQUAL(gen, 1);
 	CU_ASSERT_EQUAL_FATAL(js.njobs, 2);
 	CU_ASSERT_STRING_EQUAL(js.job[0].id, "j1");
-	CU_ASSERT_STRING_EQUAL(js.job[1].id, "j3");
+	CU_ASSERT_STRING_EQUAL(js.job[1].id, "j2");
 	CU_ASSERT_EQUAL(js.job[0].hosts, 2);
-	CU_ASSERT_EQUAL(js.node_job[n3], 0);
-	snprintf(line, sizeof(line),
-		 "ERR GA34: job 'j2' left out: host 'node0002' is in jobs 'j1' and 'j2' (as '%s'); routing the other jobs",
-		 guid);
+	CU_ASSERT_EQUAL(js.job[1].hosts, 1);
+	CU_ASSERT_EQUAL(js.node_job[n2], 0);
+	CU_ASSERT_EQUAL(js.node_job[n4], 1);
 	pthread_mutex_lock(&said_lock);
-	CU_ASSERT_STRING_EQUAL(said, line);
+	CU_ASSERT_STRING_EQUAL(said,
+			       "job 'j3' has no host of its own: its hosts route with job 'j1'");
 	pthread_mutex_unlock(&said_lock);
 	rt_jobs_release(&js);
 	stop(&x);
@@ -521,13 +496,14 @@ static void relay_post(struct poold_relay *rl, const char *jobs)
  * ibpoold's relay against the real hint socket: it sets its own jobs
  * and leaves those set directly alone; a hints.set without owner that
  * drops them is undone at its next check, the direct jobs kept; a job
- * of its that takes a direct job's host is refused, the error kept in
- * its status, the table unchanged.
+ * of its that the plugin refuses is left out, said in its status and to
+ * job.start, and the relay's other jobs are set all the same.
  */
 static void test_relay_owner(void)
 {
 	struct poold_relay_status st;
 	struct poold_relay *rl;
+	char line[256];
 	struct fix x;
 	json_object *r;
 	int i;
@@ -547,23 +523,81 @@ static void test_relay_owner(void)
 	CU_ASSERT(table_becomes(&x, "s1/- d/- p1/ibpoold"));
 	relay_post(rl, "[{\"id\":\"p1\",\"hosts\":[\"node0002\"]},{\"id\":\"p2\",\"hosts\":[\"node0004\"]}]");
 	CU_ASSERT(table_becomes(&x, "s1/- d/- p1/ibpoold p2/ibpoold"));
-	/* a job on a host someone else's job holds: refused, said, kept */
-	relay_post(rl, "[{\"id\":\"p3\",\"hosts\":[\"node0005\"]}]");
+	/* a job whose id a direct job holds: refused, that job only */
+	relay_post(rl, "[{\"id\":\"p1\",\"hosts\":[\"node0002\"]},{\"id\":\"d\",\"hosts\":[\"node0003\"]},{\"id\":\"p3\",\"hosts\":[\"node0005\"]}]");
+	for (i = 0; i < 250; i++) {
+		poold_relay_status(rl, &st);
+		if (st.refused && st.synced)
+			break;
+		sleep_ms(20);
+	}
+	CU_ASSERT(st.up);
+	CU_ASSERT(st.synced);
+	CU_ASSERT_EQUAL(st.refused, 1);
+	CU_ASSERT_STRING_EQUAL(st.refusal, "job 'd' already exists");
+	CU_ASSERT_STRING_EQUAL(st.error, "");
+	CU_ASSERT(table_becomes(&x, "s1/- d/- p1/ibpoold p3/ibpoold"));
+	CU_ASSERT(poold_relay_refused(rl, "d", 1000, line, sizeof(line)));
+	CU_ASSERT_STRING_EQUAL(line, "job 'd' already exists");
+	CU_ASSERT(!poold_relay_refused(rl, "p3", 1000, line, sizeof(line)));
+	/* once the direct job is gone, the next table takes it */
+	r = ask(&x, "{\"op\":\"hints.remove\",\"id\":\"d\"}");
+	json_object_put(r);
+	relay_post(rl, "[{\"id\":\"p1\",\"hosts\":[\"node0002\"]},{\"id\":\"d\",\"hosts\":[\"node0003\"]}]");
+	CU_ASSERT(table_becomes(&x, "s1/- p1/ibpoold d/ibpoold"));
+	CU_ASSERT(!poold_relay_refused(rl, "d", 1000, line, sizeof(line)));
+	poold_relay_status(rl, &st);
+	CU_ASSERT_EQUAL(st.refused, 0);
+	poold_relay_stop(rl);
+	stop(&x);
+}
+
+/*
+ * A table the plugin refuses for no one job (too many jobs, a line too
+ * long for its socket): the plugin is up, not in step, the refusal in
+ * the error and told to job.start; the plugin's table keeps what it had,
+ * until a table it takes comes.
+ */
+static void test_relay_table_refused(void)
+{
+	struct poold_relay_status st;
+	struct poold_relay *rl;
+	json_object *jobs = json_object_new_array(), *j;
+	char line[256];
+	struct fix x;
+	int i;
+
+	start(&x, 0);
+	CU_ASSERT_FATAL(!poold_relay_start(x.cfg.hints_socket, "ibpoold",
+					   NULL, 50, &rl));
+	for (i = 0; i <= SM_HINTS_MAX_JOBS; i++) {
+		snprintf(line, sizeof(line),
+			 "{\"id\":\"p%d\",\"hosts\":[\"h%d\"]}", i, i);
+		j = json_tokener_parse(line);
+		CU_ASSERT_FATAL(j && !json_object_array_add(jobs, j));
+	}
+	poold_relay_post(rl, jobs);
 	for (i = 0; i < 250; i++) {
 		poold_relay_status(rl, &st);
 		if (st.error[0])
 			break;
 		sleep_ms(20);
 	}
+	CU_ASSERT(st.up);
 	CU_ASSERT(!st.synced);
-	CU_ASSERT_STRING_EQUAL(st.error,
-			       "hints.set refused: host 'node0005' is in jobs 'd' and 'p3' (owner ibpoold)");
-	table_of(&x, st.error, sizeof(st.error));
-	CU_ASSERT_STRING_EQUAL(st.error, "s1/- d/- p1/ibpoold p2/ibpoold");
-	/* once the direct job is gone, the relay gets through */
-	r = ask(&x, "{\"op\":\"hints.remove\",\"id\":\"d\"}");
-	json_object_put(r);
-	CU_ASSERT(table_becomes(&x, "s1/- p3/ibpoold"));
+	CU_ASSERT_EQUAL(st.refused, 0);
+	CU_ASSERT(!strncmp(st.error, "hints.set refused: ", 19));
+	CU_ASSERT(poold_relay_refused(rl, "p1", 1000, line, sizeof(line)));
+	CU_ASSERT_STRING_EQUAL(line, st.error);
+	table_of(&x, line, sizeof(line));
+	CU_ASSERT_STRING_EQUAL(line, "");
+	/* a table it takes replaces the refused one */
+	relay_post(rl, "[{\"id\":\"p1\",\"hosts\":[\"node0002\"]}]");
+	CU_ASSERT(!poold_relay_refused(rl, "p1", 1000, line, sizeof(line)));
+	CU_ASSERT(table_becomes(&x, "p1/ibpoold"));
+	poold_relay_status(rl, &st);
+	CU_ASSERT(st.up && st.synced);
+	CU_ASSERT_STRING_EQUAL(st.error, "");
 	poold_relay_stop(rl);
 	stop(&x);
 }
@@ -683,7 +717,7 @@ TU_SUITE(gahints,
 	 { "reroute ticket", test_reroute_ticket },
 	 { "table kept", test_kept },
 	 { "a failed save in the log", test_save_fails },
-	 { "a host by name and by GUID refused", test_alias_refused },
-	 { "a clash the fabric made drops one job", test_sweep_drops_clash },
+	 { "jobs sharing a host are routed", test_shared_routed },
+	 { "a table refused whole: the plugin is up", test_relay_table_refused },
 	 { "the relay keeps to its own jobs", test_relay_owner },
 	 { "the relay feeds every SM", test_fanout })

@@ -15,17 +15,10 @@
 typedef int (*change_fn)(struct sm_hints *h, json_object *req, uint64_t *gen,
 			 struct sm_error *e);
 
-/*
- * Hosts whose name starts with "x" are not in the fabric; with *ctx
- * true, port GUIDs 0xa1 and 0xa2 are on hosts gpu1 and gpu2.
- */
-static bool known(void *ctx, const char *host, char *node)
+/* Hosts whose name starts with "x" are not in the fabric. */
+static bool known(void *ctx, const char *host)
 {
-	const bool *alias = ctx;
-
-	if (alias && *alias && !strncmp(host, "0x00000000000000a", 17) &&
-	    (host[17] == '1' || host[17] == '2') && !host[18])
-		snprintf(node, SM_HINTS_NODE_MAX, "gpu%c", host[17]);
+	(void)ctx;
 	return host[0] != 'x';
 }
 
@@ -272,54 +265,31 @@ static void test_table_full(void)
 	sm_hints_free(h);
 }
 
-/* A host runs one job: a second job naming it is refused, set or add. */
+/*
+ * Jobs share hosts (cons_tres puts several jobs on a node): a host in
+ * two jobs, by name or GUID, is taken by set, add and owners' sets, and
+ * the only job dropped is the one that is wrong.
+ */
 static void test_shared_host(void)
 {
 	struct sm_hints *h = new_table(NULL);
 
-	refused(h, sm_hints_set,
-		"{\"jobs\":[{\"id\":\"a\",\"hosts\":[\"g1\",\"g2\"]},{\"id\":\"b\",\"hosts\":[\"g3\",\"g2\"]}]}",
-		SM_ERR_BAD_REQUEST, "host 'g2' is in jobs 'a' and 'b'");
-	ok(h, sm_hints_add, "{\"job\":{\"id\":\"a\",\"hosts\":[\"g1\",\"0xA\"]}}");
-	refused(h, sm_hints_add,
-		"{\"job\":{\"id\":\"b\",\"hosts\":[\"0x000000000000000a\"]}}",
-		SM_ERR_BAD_REQUEST,
-		"host '0x000000000000000a' is in jobs 'a' and 'b'");
-	ok(h, sm_hints_add, "{\"job\":{\"id\":\"b\",\"hosts\":[\"g2\"]}}");
-	sm_hints_free(h);
-}
-
-/*
- * A GUID and a host name of one node are one host: refused across jobs
- * whichever way they are given, allowed within one job.  A conflict the
- * fabric made among jobs already in the table blocks no other change.
- */
-static void test_alias_host(void)
-{
-	struct sm_hints *h = NULL;
-	bool alias = true;
-
-	CU_ASSERT_FATAL(sm_hints_new(NULL, known, &alias, &h) == 0);
-	refused(h, sm_hints_set,
-		"{\"jobs\":[{\"id\":\"a\",\"hosts\":[\"gpu1\"]},{\"id\":\"b\",\"hosts\":[\"0xA1\"]}]}",
-		SM_ERR_BAD_REQUEST,
-		"host 'gpu1' is in jobs 'a' and 'b' (as '0x00000000000000a1', the same node)");
-	ok(h, sm_hints_add, "{\"job\":{\"id\":\"a\",\"hosts\":[\"0xa1\",\"gpu1\"]}}");
-	refused(h, sm_hints_add, "{\"job\":{\"id\":\"b\",\"hosts\":[\"gpu1\"]}}",
-		SM_ERR_BAD_REQUEST, "host 'gpu1' is in jobs 'a' and 'b'");
-	refused(h, sm_hints_add, "{\"job\":{\"id\":\"b\",\"hosts\":[\"g\",\"0xa1\"]}}",
-		SM_ERR_BAD_REQUEST, "host '0x00000000000000a1' is in jobs 'a' and 'b'");
-	ok(h, sm_hints_add, "{\"job\":{\"id\":\"b\",\"hosts\":[\"0xa2\"]}}");
-	refused(h, sm_hints_add, "{\"job\":{\"id\":\"c\",\"hosts\":[\"gpu2\"]}}",
-		SM_ERR_BAD_REQUEST,
-		"host '0x00000000000000a2' is in jobs 'b' and 'c' (as 'gpu2', the same node)");
-
-	/* the fabric makes gpu2 and 0xa2 one host after both were taken */
-	alias = false;
-	ok(h, sm_hints_add, "{\"job\":{\"id\":\"c\",\"hosts\":[\"gpu2\"]}}");
-	alias = true;
-	ok(h, sm_hints_add, "{\"job\":{\"id\":\"d\",\"hosts\":[\"gpu3\"]}}");
-	ok(h, sm_hints_remove, "{\"id\":\"b\"}");
+	ok(h, sm_hints_set,
+	   "{\"jobs\":[{\"id\":\"a\",\"hosts\":[\"g1\",\"g2\"]},{\"id\":\"b\",\"hosts\":[\"g3\",\"g2\"]}]}");
+	ok(h, sm_hints_add, "{\"job\":{\"id\":\"c\",\"hosts\":[\"g1\",\"0xA\"]}}");
+	ok(h, sm_hints_add,
+	   "{\"job\":{\"id\":\"d\",\"hosts\":[\"0x000000000000000a\"]}}");
+	ok(h, sm_hints_set,
+	   "{\"owner\":\"slurm\",\"jobs\":[{\"id\":\"s1\",\"hosts\":[\"g2\"]},{\"id\":\"s2\",\"hosts\":[\"g2\",\"g3\"]}]}");
+	refused(h, sm_hints_add, "{\"job\":{\"id\":\"e\",\"hosts\":[\"g1\",\"xg\"]}}",
+		SM_ERR_UNKNOWN_HOST, "job 'e': unknown host 'xg'");
+	expect_table(h, "{\"generation\":4,\"jobs\":["
+		     "{\"id\":\"a\",\"hosts\":[\"g1\",\"g2\"],\"weight\":1},"
+		     "{\"id\":\"b\",\"hosts\":[\"g3\",\"g2\"],\"weight\":1},"
+		     "{\"id\":\"c\",\"hosts\":[\"g1\",\"0x000000000000000a\"],\"weight\":1},"
+		     "{\"id\":\"d\",\"hosts\":[\"0x000000000000000a\"],\"weight\":1},"
+		     "{\"id\":\"s1\",\"hosts\":[\"g2\"],\"weight\":1,\"owner\":\"slurm\"},"
+		     "{\"id\":\"s2\",\"hosts\":[\"g2\",\"g3\"],\"weight\":1,\"owner\":\"slurm\"}]}");
 	sm_hints_free(h);
 }
 
@@ -345,11 +315,6 @@ static void test_owners(void)
 		     "{\"id\":\"s1\",\"hosts\":[\"g1\"],\"weight\":1,\"owner\":\"slurm\"},"
 		     "{\"id\":\"p2\",\"hosts\":[\"g2\",\"g3\"],\"weight\":2,\"owner\":\"ibpoold\"},"
 		     "{\"id\":\"p1\",\"hosts\":[\"g4\"],\"weight\":1,\"owner\":\"ibpoold\"}]}");
-	refused(h, sm_hints_set, "{\"owner\":\"ibpoold\",\"jobs\":[{\"id\":\"p1\",\"hosts\":[\"g1\"]}]}",
-		SM_ERR_BAD_REQUEST,
-		"host 'g1' is in jobs 's1' (owner slurm) and 'p1' (owner ibpoold)");
-	refused(h, sm_hints_set, "{\"owner\":\"ibpoold\",\"jobs\":[{\"id\":\"p1\",\"hosts\":[\"g9\"]}]}",
-		SM_ERR_BAD_REQUEST, "host 'g9' is in jobs 'm' and 'p1' (owner ibpoold)");
 	refused(h, sm_hints_set, "{\"owner\":\"ibpoold\",\"jobs\":[{\"id\":\"s1\",\"hosts\":[\"g5\"]}]}",
 		SM_ERR_DUPLICATE_ID, "job 's1' (owner slurm) already exists");
 	refused(h, sm_hints_set, "{\"owner\":\"ibpoold\",\"jobs\":[{\"id\":\"m\",\"hosts\":[\"g5\"]}]}",
@@ -843,13 +808,14 @@ static void test_salvage(void)
 	expect_table(h, four);
 	sm_hints_free(h);
 
-	/* an id twice, a host twice: the later job goes; the generation
-	   an old version wrapped negative is the last, the jobs kept */
+	/* an id twice: the later job goes, the one sharing a host stays;
+	   the generation an old version wrapped negative is the last */
 	write_file(dir, clash, sizeof(clash) - 1);
 	CU_ASSERT_EQUAL(load_into(dir, &h, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "2 jobs loaded, 2 left out"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "3 jobs loaded, 1 left out"));
 	expect_table(h, "{\"generation\":9223372036854775807,\"jobs\":["
 		     "{\"id\":\"x\",\"hosts\":[\"h1\"],\"weight\":1},"
+		     "{\"id\":\"y\",\"hosts\":[\"h3\",\"h1\"],\"weight\":1},"
 		     "{\"id\":\"z\",\"hosts\":[\"h4\"],\"weight\":1}]}");
 	sm_hints_free(h);
 	/* a second bad file, even within the same second: a second copy */
@@ -915,8 +881,7 @@ TU_SUITE(hints,
 	 { "set refusals", test_set_refusals },
 	 { "add and remove", test_add_remove },
 	 { "table full", test_table_full },
-	 { "a host in one job", test_shared_host },
-	 { "a host by name and by GUID", test_alias_host },
+	 { "jobs sharing a host", test_shared_host },
 	 { "owners", test_owners },
 	 { "owner's set and the bound", test_owner_full },
 	 { "version 1 state file", test_load_v1 },

@@ -2,7 +2,8 @@
 /*
  * --print-host's section from made-up ports: the comment per port, the
  * hca list of the InfiniBand ones in order, and a section the config
- * loader takes once gpus is filled in.
+ * loader takes once gpus is filled in.  --print-config's file for a
+ * rail-optimized fabric: one section a host, its rails in order.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "tu.h"
+#include "topology/netfile.h"
 #include "tools/ibpoold/config.h"
 #include "tools/ibpoold/hostsec.h"
 
@@ -87,24 +89,34 @@ static void test_many(void)
 }
 
 /* With gpus filled in, the output is a config ibpoold loads. */
+/* The config loader on text, through a temporary file; 0 or its error. */
+static int load_text(const char *text, struct pool_config *c)
+{
+	char path[] = "/tmp/hostsec-XXXXXX", err[512] = "";
+	size_t len = strlen(text);
+	int fd, ret;
+
+	fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(write(fd, text, len) == (ssize_t)len);
+	close(fd);
+	ret = pool_config_load(path, c, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "\n%s\n", err);
+	unlink(path);
+	return ret;
+}
+
 static void test_loads(void)
 {
-	char path[] = "/tmp/hostsec-XXXXXX", err[512] = "", *s = NULL, *g;
 	struct pool_config c;
-	FILE *f;
-	int fd;
+	char *s = NULL, *g;
 
 	CU_ASSERT_EQUAL_FATAL(section("gpu07", mixed, 4, &s), 0);
 	g = strstr(s, "gpus = 0 ");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(g);
 	g[7] = '8';
-	fd = mkstemp(path);
-	CU_ASSERT_FATAL(fd >= 0);
-	f = fdopen(fd, "w");
-	CU_ASSERT_FATAL(f != NULL);
-	fputs(s, f);
-	fclose(f);
-	CU_ASSERT_EQUAL_FATAL(pool_config_load(path, &c, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(load_text(s, &c), 0);
 	CU_ASSERT_EQUAL(c.nhosts, 1);
 	CU_ASSERT_STRING_EQUAL(c.hosts[0].name, "gpu07");
 	CU_ASSERT_EQUAL(c.hosts[0].gpus, 8);
@@ -113,8 +125,48 @@ static void test_loads(void)
 	CU_ASSERT_EQUAL(c.hosts[0].hca[0].guid, 0x0002c90300001002ULL);
 	CU_ASSERT_EQUAL(c.hosts[0].hca[1].guid, 0x0002c9030000100aULL);
 	pool_config_release(&c);
-	unlink(path);
 	free(s);
+}
+
+/*
+ * rail-small's hosts have four HCAs each, one a rail, on four leaves:
+ * one [host] a host, its hca the four port GUIDs in node order, a file
+ * the config loader takes as it is, the group line written.
+ */
+static void test_fabric_config(void)
+{
+	struct pool_gen g = { .source = "rail-small", .gpus = 8,
+			      .gpu_type = "H100", .group = "root" };
+	char err[512] = "", *s = NULL;
+	struct pool_config c;
+	struct fabric *fab;
+	size_t len, k = 0;
+	uint32_t n;
+	FILE *f;
+
+	CU_ASSERT_EQUAL_FATAL(fab_load_net("ibsim-configs/rail-small.net", &fab,
+					   err, sizeof(err)), 0);
+	f = open_memstream(&s, &len);
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT_EQUAL(pool_config_print(f, fab, &g), 16);
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s, "[pool]\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(s, "\ngroup = root\n"));
+	CU_ASSERT_EQUAL_FATAL(load_text(s, &c), 0);
+	CU_ASSERT_EQUAL(c.nhosts, 16);
+	CU_ASSERT_STRING_EQUAL(c.hosts[0].name, "node0001");
+	CU_ASSERT_EQUAL(c.hosts[0].gpus, 8);
+	CU_ASSERT_STRING_EQUAL(c.hosts[0].gpu_type, "H100");
+	CU_ASSERT_EQUAL_FATAL(c.hosts[0].nhca, 4);
+	for (n = 0; n < fab->nnodes && k < 4; n++)
+		if (!fab_is_sw(fab, n) && !strncmp(fab->nodes[n].desc,
+						    "node0001 ", 9))
+			CU_ASSERT_EQUAL(c.hosts[0].hca[k++].guid,
+					fab_port(fab, n, 1)->guid);
+	CU_ASSERT_EQUAL(k, 4);
+	pool_config_release(&c);
+	free(s);
+	fab_free(fab);
 }
 
 static void test_name(void)
@@ -129,4 +181,4 @@ static void test_name(void)
 
 TU_SUITE(hostsec, { "mixed", test_mixed }, { "no_ib", test_no_ib },
 	 { "many", test_many }, { "loads", test_loads },
-	 { "name", test_name })
+	 { "name", test_name }, { "fabric config", test_fabric_config })

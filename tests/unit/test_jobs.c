@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Job sets: from host names and GUIDs, errors, a job left out for a host
- * it shares, rank order; and the job-own load metric.
+ * Job sets: from host names and GUIDs, errors, hosts jobs share, rank
+ * order; and the job-own load metric.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -48,7 +48,6 @@ static void test_build_errors(void)
 		{ "j2", 1, "nosuchhost", -ENOENT,
 		  "job 'j2': unknown host 'nosuchhost'" },
 		{ "j2", 1, "0xdeadbeef", -ENOENT, "no CA port has GUID 0xdeadbeef" },
-		{ "j2", 1, NULL, -EEXIST, "is in jobs 'j1' and 'j2'" },
 		{ "j1", 1, NULL, -EEXIST, "job 'j1' given twice" },
 		{ "j2", 0, NULL, -EINVAL, "job 'j2': weight 0 not in 1-1000" },
 		{ "j2", 1001, NULL, -EINVAL, "weight 1001" },
@@ -125,14 +124,16 @@ static void note_drop(void *ctx, const char *msg)
 }
 
 /*
- * A job that meets an earlier one on a host (here by a GUID of it) is
- * left out, said, and the others kept; the strict build fails instead.
+ * Jobs sharing a host (here named by a GUID of it) are all accepted: the
+ * host is routed with the first job naming it, the later jobs on their
+ * other hosts, and a job left with none of its own is left out and said.
+ * The strict build takes the same set.
  */
-static void test_build_drop(void)
+static void test_build_shared(void)
 {
 	struct fabric *f = tu_tree(4, 2, 0, 0, 0);
-	const char *a[2], *b[2], *c[1];
-	struct rt_job_spec sp[3];
+	const char *a[2], *b[2], *c[1], *x[1];
+	struct rt_job_spec sp[4];
 	struct drops d = { 0 };
 	struct rt_jobs js;
 	char err[256], guid[24], want[512];
@@ -146,42 +147,47 @@ static void test_build_drop(void)
 	n3 = tu_ca_named(f, m.name[3], NULL);
 	a[0] = m.name[0];
 	a[1] = m.name[1];
-	b[0] = m.name[2];	/* claimed before the clash: given back */
-	b[1] = guid;
+	b[0] = m.name[2];
+	b[1] = guid;		/* j1's host: stays j1's */
 	c[0] = m.name[3];
+	x[0] = m.name[1];	/* only j1's host: no host of its own */
 	sp[0] = spec("j1", 1, a, 2);
 	sp[1] = spec("j2", 1, b, 2);
 	sp[2] = spec("j3", 2, c, 1);
-	expect_error(f, sp, 3, -EEXIST, "is in jobs 'j1' and 'j2'");
-	CU_ASSERT_FATAL(!rt_jobs_build_drop(&js, f, sp, 3, note_drop, &d, err,
+	sp[3] = spec("j4", 1, x, 1);
+	CU_ASSERT_FATAL(!rt_jobs_build(&js, f, sp, 4, err, sizeof(err)));
+	CU_ASSERT_EQUAL(js.njobs, 3);
+	rt_jobs_release(&js);
+	CU_ASSERT_FATAL(!rt_jobs_build_drop(&js, f, sp, 4, note_drop, &d, err,
 					    sizeof(err)));
 	CU_ASSERT_EQUAL(d.n, 1);
 	snprintf(want, sizeof(want),
-		 "job 'j2' left out: host '%s' is in jobs 'j1' and 'j2' (as '%s')",
-		 m.name[1], guid);
+		 "job 'j4' has no host of its own: its hosts route with job 'j1'");
 	CU_ASSERT_STRING_EQUAL(d.last, want);
-	CU_ASSERT_EQUAL_FATAL(js.njobs, 2);
-	CU_ASSERT_STRING_EQUAL(js.job[1].id, "j3");
-	CU_ASSERT_EQUAL(js.job[1].weight, 2);
+	CU_ASSERT_EQUAL_FATAL(js.njobs, 3);
+	CU_ASSERT_STRING_EQUAL(js.job[1].id, "j2");
+	CU_ASSERT_EQUAL(js.job[1].hosts, 1);
+	CU_ASSERT_STRING_EQUAL(js.job[2].id, "j3");
+	CU_ASSERT_EQUAL(js.job[2].weight, 2);
 	CU_ASSERT_EQUAL(js.node_job[n1], 0);
-	CU_ASSERT_EQUAL(js.node_job[n2], RT_JOB_NONE);
-	CU_ASSERT_EQUAL(js.node_job[n3], 1);
+	CU_ASSERT_EQUAL(js.node_job[n2], 1);
+	CU_ASSERT_EQUAL(js.node_job[n3], 2);
 	for (n = 0; n < f->nnodes; n++)
 		cnt += js.node_job[n] != RT_JOB_NONE;
-	CU_ASSERT_EQUAL(cnt, 3);
+	CU_ASSERT_EQUAL(cnt, 4);
 	CU_ASSERT_STRING_EQUAL(err, "");
-	/* the left-out job's ranks go with it */
-	CU_ASSERT_EQUAL_FATAL(js.rank_off[2], 3);
+	/* the shared host is a rank of its first job only */
+	CU_ASSERT_EQUAL_FATAL(js.rank_off[3], 4);
 	CU_ASSERT_EQUAL(js.rank_off[1], 2);
 	CU_ASSERT_EQUAL(js.rank[1].node, n1);
-	CU_ASSERT_EQUAL(js.rank[2].node, n3);
+	CU_ASSERT_EQUAL(js.rank[2].node, n2);
+	CU_ASSERT_EQUAL(js.rank[3].node, n3);
 	rt_jobs_release(&js);
 
 	/* other errors still fail the whole set */
 	c[0] = "nosuchhost";
-	CU_ASSERT_EQUAL(rt_jobs_build_drop(&js, f, sp, 3, note_drop, &d, err,
+	CU_ASSERT_EQUAL(rt_jobs_build_drop(&js, f, sp, 4, note_drop, &d, err,
 					   sizeof(err)), -ENOENT);
-	CU_ASSERT_EQUAL(d.n, 2);
 	tu_mix_free(&m);
 	fab_free(f);
 }
@@ -340,7 +346,7 @@ static void test_jobload(void)
 TU_SUITE(jobs,
 	 { "job set errors", test_build_errors },
 	 { "job set hosts and GUIDs", test_build_hosts },
-	 { "job set leaves a clashing job out", test_build_drop },
+	 { "job set takes jobs sharing a host", test_build_shared },
 	 { "job set: GUIDs of nameless CAs", test_build_nameless },
 	 { "job set: ranks in host list order", test_build_ranks },
 	 { "job-own loads", test_jobload })

@@ -49,6 +49,14 @@ void poold_fanout_post(struct poold_fanout *f, json_object *jobs)
 	json_object_put(jobs);
 }
 
+/* SM i's message msg, its endpoint first when there are several SMs. */
+static void from_sm(const struct poold_fanout *f, size_t i, const char *msg,
+		    char *out, size_t len)
+{
+	snprintf(out, len, "%.64s%s%.180s", f->n > 1 ? f->ep[i] : "",
+		 f->n > 1 ? ": " : "", msg);
+}
+
 void poold_fanout_status(struct poold_fanout *f,
 			 struct poold_relay_status *st)
 {
@@ -60,16 +68,34 @@ void poold_fanout_status(struct poold_fanout *f,
 		if (!i) {
 			*st = x;
 			st->error[0] = '\0';
+			st->refusal[0] = '\0';
 		}
 		st->up = st->up && x.up;
 		st->synced = st->synced && x.synced;
 		if (x.sent < st->sent)
 			st->sent = x.sent;
+		if (x.refused > st->refused)
+			st->refused = x.refused;
 		if (!st->error[0] && x.error[0])
-			snprintf(st->error, sizeof(st->error), "%.64s%s%.180s",
-				 f->n > 1 ? f->ep[i] : "", f->n > 1 ? ": " : "",
-				 x.error);
+			from_sm(f, i, x.error, st->error, sizeof(st->error));
+		if (!st->refusal[0] && x.refusal[0])
+			from_sm(f, i, x.refusal, st->refusal,
+				sizeof(st->refusal));
 	}
+}
+
+bool poold_fanout_refused(struct poold_fanout *f, const char *job,
+			  unsigned int ms, char *msg, size_t len)
+{
+	char why[256];
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (poold_relay_refused(f->r[i], job, ms, why, sizeof(why))) {
+			from_sm(f, i, why, msg, len);
+			return true;
+		}
+	return false;
 }
 
 size_t poold_fanout_count(const struct poold_fanout *f)

@@ -33,11 +33,19 @@ void poold_fanout_post(struct poold_fanout *f, json_object *jobs);
 
 /*
  * All SMs at once: up and synced when every one is, the fewest tables
- * sent, the first SM's generation, the first error prefixed by its
- * endpoint when there are several.
+ * sent, the first SM's generation, the most jobs refused, the first
+ * refusal and error prefixed by its endpoint when there are several.
  */
 void poold_fanout_status(struct poold_fanout *f,
 			 struct poold_relay_status *st);
+
+/*
+ * Whether an SM refused job (poold_relay_refused(), up to ms for each):
+ * the first refusal in msg, prefixed by its endpoint when there are
+ * several SMs.
+ */
+bool poold_fanout_refused(struct poold_fanout *f, const char *job,
+			  unsigned int ms, char *msg, size_t len);
 
 /* The SMs: how many, and SM i's endpoint and relay. */
 size_t poold_fanout_count(const struct poold_fanout *f);

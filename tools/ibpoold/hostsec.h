@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * --print-host's output: a machine's RDMA ports, as main.c reads them
- * from libibverbs, written as a [host NAME] section of the pool config.
- * No libibverbs here, so the tests feed it made-up ports.
+ * The pool config ibpoold writes for its admin: --print-host's [host
+ * NAME] section from a machine's RDMA ports (main.c reads them from
+ * libibverbs; no libibverbs here, so the tests feed it made-up ports),
+ * and --print-config's whole file from a fabric.
  */
 #ifndef GPUAWARE_POOL_HOSTSEC_H
 #define GPUAWARE_POOL_HOSTSEC_H
@@ -11,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "topology/fabric.h"
 
 /* One port of a device, or a device that could not be opened (err). */
 struct pool_rdma_port {
@@ -38,5 +41,25 @@ void pool_host_name(const char *raw, char *buf, size_t len);
  */
 int pool_host_section(FILE *out, const char *name,
 		      const struct pool_rdma_port *p, size_t n);
+
+/* What --print-config cannot learn from the fabric. */
+struct pool_gen {
+	const char *source;	/* the fabric's, for the header */
+	unsigned int gpus;	/* per host; 0: left to fill in */
+	const char *gpu_type;	/* NULL: left to fill in */
+	const char *group;	/* [pool] group; NULL: a commented hint */
+};
+
+/*
+ * To out: a pool config for f: a [pool] section (the defaults as
+ * comments), then a [host NAME] section for each host name of f's CAs
+ * (the first word of their node descriptions, in the config's form), in
+ * fabric order, its hca = the linked ports' GUIDs of its CAs (rails in
+ * node, then port order; beyond POOL_MAX_HCAS left out with a comment).
+ * CAs without a name or a linked port are comments.  Returns how many
+ * hosts it wrote.
+ */
+size_t pool_config_print(FILE *out, const struct fabric *f,
+			 const struct pool_gen *g);
 
 #endif

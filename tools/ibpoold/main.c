@@ -42,6 +42,14 @@ struct args {
 	bool daemon;
 	const char *pid_file;
 	bool print_host;
+	bool print_config;
+	struct pool_gen gen;	/* --print-config's --gpus ... */
+};
+
+enum {
+	O_GPUS = CLI_LONG_ONLY,
+	O_GPU_TYPE,
+	O_GROUP,
 };
 
 /* The one option table: getopt_long's and --help's. */
@@ -55,6 +63,10 @@ static const struct cli_opt opts[] = {
 	{ "daemon", 0, 'd', 0, NULL, "detach once serving; log to syslog" },
 	{ "pid-file", 1, 'p', 0, "FILE", "with --daemon: write the pid there" },
 	{ "print-host", 0, 'H', 0, NULL, "print this machine's [host] section from its RDMA ports and exit" },
+	{ "print-config", 0, 'G', 0, NULL, "print a pool.conf with a [host] section per host of the fabric (--net or live) and exit" },
+	{ "gpus", 1, O_GPUS, 0, "N", "with --print-config: GPUs per host, 1-64 (to fill in)" },
+	{ "gpu-type", 1, O_GPU_TYPE, 0, "TYPE", "with --print-config: the hosts' gpu_type (to fill in)" },
+	{ "group", 1, O_GROUP, 0, "GROUP", "with --print-config: [pool] group, e.g. slurm (else a commented hint)" },
 	{ "help", 0, 'h', 0, NULL, "show this help" },
 	{ "version", 0, 'V', 0, NULL, "print the version and exit" },
 };
@@ -65,10 +77,16 @@ static void usage(FILE *out)
 {
 	size_t i;
 
-	fprintf(out, "Usage: " PROG " -c FILE [options]\n       " PROG " --print-host\n\nOptions:\n");
+	fprintf(out, "Usage: " PROG " -c FILE [options]\n       " PROG " --print-host\n       " PROG " --print-config [--net FILE | --Ca CA --Port PORT] [--gpus N] [--gpu-type TYPE] [--group GROUP]\n\nOptions:\n");
 	for (i = 0; i < NOPTS; i++)
 		cli_help_opt(out, &opts[i], 24, NULL);
-	fprintf(out, "\nExamples:\n  " PROG " -c /etc/gpuaware/pool.conf\n  " PROG " -c pool.conf --net ibsim-configs/ft2-small.net --lmc 1\n  " PROG " --print-host >> /etc/gpuaware/pool.conf\n");
+	fprintf(out, "\nExamples:\n  " PROG " -c /etc/gpuaware/pool.conf\n  " PROG " -c pool.conf --net ibsim-configs/ft2-small.net --lmc 1\n  " PROG " --print-host >> /etc/gpuaware/pool.conf\n  " PROG " --print-config --gpus 8 --gpu-type H100 --group slurm > /etc/gpuaware/pool.conf\n");
+}
+
+/* A value --print-config writes as it is: one word, no comment in it. */
+static bool plain_word(const char *s)
+{
+	return *s && !s[strcspn(s, " \t\r\n;#=[]")];
 }
 
 static int parse(int argc, char **argv, struct args *a)
@@ -117,6 +135,22 @@ static int parse(int argc, char **argv, struct args *a)
 		case 'H':
 			a->print_host = true;
 			break;
+		case 'G':
+			a->print_config = true;
+			break;
+		case O_GPUS:
+			if (cli_uint(optarg, 10, POOL_MAX_GPUS, &v) || !v)
+				return cli_usage(PROG, NULL,
+						 "bad GPU count '%s' (1-%d)",
+						 optarg, POOL_MAX_GPUS);
+			a->gen.gpus = v;
+			break;
+		case O_GPU_TYPE:
+			a->gen.gpu_type = optarg;
+			break;
+		case O_GROUP:
+			a->gen.group = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -134,8 +168,16 @@ static int parse(int argc, char **argv, struct args *a)
 	if (optind != argc)
 		return cli_usage(PROG, NULL, "unexpected argument '%s'",
 				 argv[optind]);
-	if (!a->config && !a->print_host)
+	if (!a->config && !a->print_host && !a->print_config)
 		return cli_usage(PROG, NULL, "-c FILE is required");
+	if ((a->gen.gpus || a->gen.gpu_type || a->gen.group) &&
+	    !a->print_config)
+		return cli_usage(PROG, NULL, "--gpus, --gpu-type and --group go with --print-config");
+	if (a->gen.gpu_type && !plain_word(a->gen.gpu_type))
+		return cli_usage(PROG, NULL, "bad GPU type '%s'",
+				 a->gen.gpu_type);
+	if (a->gen.group && !plain_word(a->gen.group))
+		return cli_usage(PROG, NULL, "bad group '%s'", a->gen.group);
 	if ((a->lmc || a->engine != RT_ENGINE_AUTO) && !a->net)
 		return cli_usage(PROG, NULL, "--lmc and --engine need --net: the live fabric has its own");
 	if ((a->ca || a->port) && a->net)
@@ -229,6 +271,46 @@ static int print_host(void)
 		fprintf(stderr, PROG ": no InfiniBand port found\n");
 	ibv_free_device_list(list);
 	free(v);
+	return ret ? 1 : 0;
+}
+
+/* The fabric: --net routed here, or the live one (*live then). */
+static int open_view(const struct args *a, struct pool_live **live,
+		     struct pool_view **view, char *err, size_t len)
+{
+	int ret;
+
+	if (a->net)
+		return pool_view_offline(a->net, a->lmc, a->engine, view, err,
+					 len);
+	ret = pool_live_open(a->ca, a->port, live, err, len);
+	return ret ? ret : pool_live_view(*live, view, err, len);
+}
+
+/* --- --print-config --- */
+
+/* A pool config for the fabric (hostsec.h); 1 when it has no host. */
+static int print_config(struct args *a)
+{
+	struct pool_live *live = NULL;
+	struct pool_view *view = NULL;
+	char err[1024];
+	int ret;
+
+	ret = open_view(a, &live, &view, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, PROG ": %s\n", err);
+		goto out;
+	}
+	a->gen.source = view->source;
+	if (!pool_config_print(stdout, view->fab, &a->gen)) {
+		fprintf(stderr, PROG ": %s: no CA with a host name\n",
+			view->source);
+		ret = -ENOENT;
+	}
+out:
+	pool_view_free(view);
+	pool_live_close(live);
 	return ret ? 1 : 0;
 }
 
@@ -536,14 +618,7 @@ static int run(const struct args *a)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (a->net) {
-		ret = pool_view_offline(a->net, a->lmc, a->engine, &view, err,
-					sizeof(err));
-	} else {
-		ret = pool_live_open(a->ca, a->port, &live, err, sizeof(err));
-		if (!ret)
-			ret = pool_live_view(live, &view, err, sizeof(err));
-	}
+	ret = open_view(a, &live, &view, err, sizeof(err));
 	if (ret) {
 		poold_log(LOG_ERR, "%s", err);
 		goto out_view;
@@ -685,6 +760,8 @@ int main(int argc, char **argv)
 		return ret;
 	if (a.print_host)
 		return print_host();
+	if (a.print_config)
+		return print_config(&a);
 	if ((a.net && !(a.net = net = absolute(a.net))) ||
 	    (a.pid_file && !(a.pid_file = pid = absolute(a.pid_file)))) {
 		fprintf(stderr, PROG ": %s\n", strerror(errno));

@@ -175,10 +175,14 @@ static void relay(FILE *out, struct poold *d)
 	if (d->relay)
 		poold_fanout_status(d->relay, &st);
 	gauge(out, "gpuaware_pool_relay_up",
-	      "1 when the last exchange with the plugin's hint socket worked.",
+	      "1 when the plugin's hint socket answered the last exchange.",
 	      st.up);
 	gauge(out, "gpuaware_pool_relay_synced",
-	      "1 when the plugin has the pool's current job table.", st.synced);
+	      "1 when the plugin has the pool's current job table, but the jobs it refused.",
+	      st.synced);
+	gauge(out, "gpuaware_pool_relay_refused_jobs",
+	      "Jobs of the pool's table the plugin refused: not routed.",
+	      st.refused);
 	head(out, "gpuaware_pool_relay_tables_sent_total", "counter",
 	     "Job tables the plugin acknowledged.");
 	fprintf(out, "gpuaware_pool_relay_tables_sent_total %" PRIu64 "\n",

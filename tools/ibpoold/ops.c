@@ -856,6 +856,26 @@ out_free:
 	return ret;
 }
 
+/*
+ * A started job the plugin refuses (unknown there, the table full) is
+ * still the pool's, but its reply says why it is not routed, so the
+ * Slurm hook logs it.  Waits, without the lock, for the relay's round
+ * (POOLD_REFUSAL_WAIT_MS at most, none while the plugin is down).
+ */
+static int routing_refused(struct poold *d, json_object *req,
+			   json_object *reply)
+{
+	const char *job = json_object_get_string(json_object_object_get(req,
+									"job"));
+	char msg[256];
+
+	if (!d->relay || !poold_fanout_refused(d->relay, job,
+					       POOLD_REFUSAL_WAIT_MS, msg,
+					       sizeof(msg)))
+		return 0;
+	return add_str(reply, "routing_refused", msg);
+}
+
 static int op_job_end(struct poold *d, const struct sm_peer *p,
 		      json_object *req, json_object *reply,
 		      struct sm_error *e)
@@ -923,6 +943,8 @@ static int add_relay(json_object *o, const struct poold_relay_status *st)
 	       sm_json_add(o, "synced", json_object_new_boolean(st->synced)) ||
 	       add_int(o, "sent", st->sent) ||
 	       add_int(o, "generation", st->generation) ||
+	       add_int(o, "refused", st->refused) ||
+	       add_str(o, "refusal", st->refusal) ||
 	       add_str(o, "error", st->error) ? -ENOMEM : 0;
 }
 
@@ -1090,8 +1112,14 @@ int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
 		return *reply ? 0 : -ENOMEM;
 	}
 	if (op->access == GROUP && !p->may_write) {
-		*reply = sm_reply_error(SM_ERR_FORBIDDEN, "%s needs root or the group '%s'",
-					name, d->cfg->group ? d->cfg->group : "(none set)");
+		/* Slurm's hooks run as SlurmUser: say what to set. */
+		if (d->cfg->group)
+			*reply = sm_reply_error(SM_ERR_FORBIDDEN, "%s needs root or the group '%s' (uid %u is in neither)",
+						name, d->cfg->group,
+						(unsigned int)p->uid);
+		else
+			*reply = sm_reply_error(SM_ERR_FORBIDDEN, "%s needs root or [pool] group, which is not set (uid %u; for Slurm's hooks, SlurmUser's group: group = slurm on Debian)",
+						name, (unsigned int)p->uid);
 		return *reply ? 0 : -ENOMEM;
 	}
 	if (sm_check_fields(req, op->fields, &e)) {
@@ -1106,6 +1134,8 @@ int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
 	ret = op->fn(d, p, req, *reply, &e);
 	seq = pool_seq(d->pool);
 	pthread_mutex_unlock(&d->lock);
+	if (!ret && op->fn == op_job_start)
+		ret = routing_refused(d, req, *reply);
 	st = &d->opstat[op - ops];
 	poold_hist_add(&st->time, mono() - t);
 	if (ret)

@@ -35,6 +35,13 @@ struct poold_opstat {
 	struct poold_hist time;
 };
 
+/*
+ * How long job.start waits for the plugin's answer to the table (on the
+ * server thread, without the lock), to say in its reply whether the
+ * plugin refused the job; well within the Slurm hook's timeout.
+ */
+#define POOLD_REFUSAL_WAIT_MS 1000
+
 /* Compact the journal after this many acknowledged changes. */
 #define POOLD_COMPACT_RECORDS 4096
 

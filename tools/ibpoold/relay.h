@@ -6,22 +6,29 @@
  * plugin; jobs other clients set directly are left alone.  It re-sends
  * the table when it changes, when the plugin was down, and when the
  * plugin's jobs of that owner went back (a lower generation, or other
- * jobs: a restart that lost them, a hints.set without owner).
+ * jobs: a restart that lost them, a hints.set without owner).  A job the
+ * plugin refuses is left out and the others sent: one bad job never
+ * keeps the rest from the routing.
  */
 #ifndef GPUAWARE_POOL_RELAY_H
 #define GPUAWARE_POOL_RELAY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <json-c/json.h>
 
 struct poold_relay_status {
-	bool up;		/* the last exchange with the plugin worked */
-	bool synced;		/* the plugin has the latest table */
+	bool up;		/* the plugin answered the last exchange */
+	bool synced;		/* the plugin has the latest table, but the
+				   jobs it refused */
 	uint64_t sent;		/* tables sent and acknowledged */
 	uint64_t generation;	/* the plugin's, from its last answer */
-	char error[256];	/* the last failure, "" for none */
+	unsigned int refused;	/* jobs of the table the plugin refused */
+	char refusal[256];	/* the first of them: "job 'ID': why" */
+	char error[256];	/* the last failure, "" for none: the plugin
+				   down, or its refusal of the whole table */
 };
 
 struct poold_relay;
@@ -44,6 +51,15 @@ int poold_relay_start(const char *sm_socket, const char *owner,
 void poold_relay_post(struct poold_relay *r, json_object *jobs);
 
 void poold_relay_status(struct poold_relay *r, struct poold_relay_status *st);
+
+/*
+ * Whether the plugin refused job, waiting up to ms for its answer to the
+ * table last posted (not at all while it is down): true with msg the
+ * refusal ("job 'ID': why", or the whole table's).  For job.start's
+ * reply, so the Slurm hook logs it.
+ */
+bool poold_relay_refused(struct poold_relay *r, const char *job,
+			 unsigned int ms, char *msg, size_t len);
 
 /* Stop and join the thread, free everything; NULL is a no-op. */
 void poold_relay_stop(struct poold_relay *r);

@@ -168,8 +168,10 @@ int pr_source_route(struct pr_source *s, const struct pr_opts *o,
 
 /*
  * Read the JSON job list at path ({"jobs":[{"id", "hosts", "weight"}]})
- * into js for f.  Returns 0 or a negative errno with one line in err that
- * names the file and the field, job or host; js is released on error.
+ * into js for f (hosts jobs share as rt_jobs_build() has them; a job
+ * left out for it is said on stderr).  Returns 0 or a negative errno
+ * with one line in err that names the file and the field, job or host;
+ * js is released on error.
  */
 int pr_jobs_load(const char *path, const struct fabric *f,
 		 struct rt_jobs *js, char *err, size_t len);

@@ -90,6 +90,12 @@ static int specs_of(json_object *list, struct rt_job_spec **spec,
 	return ret;
 }
 
+/* A job whose every host an earlier job holds: the user is told. */
+static void left_out(void *ctx, const char *msg)
+{
+	fprintf(stderr, "ibpoolroute: %s: %s\n", (const char *)ctx, msg);
+}
+
 int pr_jobs_load(const char *path, const struct fabric *f,
 		 struct rt_jobs *js, char *err, size_t len)
 {
@@ -112,8 +118,10 @@ int pr_jobs_load(const char *path, const struct fabric *f,
 	}
 	ret = specs_of(list, &spec, &hosts, msg, sizeof(msg));
 	if (!ret)
-		ret = rt_jobs_build(js, f, spec, json_object_array_length(list),
-				    msg, sizeof(msg));
+		ret = rt_jobs_build_drop(js, f, spec,
+					 json_object_array_length(list),
+					 left_out, (void *)path, msg,
+					 sizeof(msg));
 	if (ret)
 		snprintf(err, len, "%s: %s", path, msg);
 out:

@@ -108,6 +108,10 @@ static void print_status(json_object *r)
 		       json_object_get_boolean(json_object_object_get(rel, "synced")) ? "in sync" : "behind",
 		       num(rel, "sent"), num(rel, "generation"),
 		       *pr_str(rel, "error") ? ": " : "", pr_str(rel, "error"));
+	if (rel && num(rel, "refused"))
+		printf("Refused by the plugin: %" PRId64 " job%s, not routed: %s\n",
+		       num(rel, "refused"), num(rel, "refused") > 1 ? "s" : "",
+		       pr_str(rel, "refusal"));
 	printf("%-16s %-10s %5s %5s\n", "Host", "Type", "GPUs", "Free");
 	for (i = 0; i < len_of(hosts); i++) {
 		h = json_object_array_get_idx(hosts, i);
