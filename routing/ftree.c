@@ -23,6 +23,7 @@
 
 #include "balance.h"
 #include "ftree.h"
+#include "mgmt.h"
 #include "jobload.h"
 #include "jobroute.h"
 
@@ -891,6 +892,25 @@ static int prepare(struct ftr *r, const struct fabric *f,
 	return ret;
 }
 
+/*
+ * The management routes above, and entries of switches no data crosses,
+ * may turn down then up: hold every route to the levels data climbs.
+ */
+static int by_levels(const struct ftr *r, struct rt_tables *t)
+{
+	uint32_t *key = malloc((r->nsw ? r->nsw : 1) * sizeof(*key));
+	uint32_t s;
+	long ret;
+
+	if (!key)
+		return -ENOMEM;
+	for (s = 0; s < r->nsw; s++)
+		key[s] = r->lv[s];
+	ret = rt_mgmt_updown(t, key);
+	free(key);
+	return ret < 0 ? (int)ret : 0;
+}
+
 int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 	       const struct rt_jobs *jobs, struct rt_tables *t,
 	       const char **use)
@@ -920,6 +940,8 @@ int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 		*use = st.skipped ? "none (too large for the collective search)" :
 				    "collective search";
 	}
+	if (!ret)
+		ret = by_levels(&r, t);
 	ftr_release(&r);
 	return ret;
 }

@@ -96,6 +96,9 @@ unsigned int rt_route_links(const struct rt_tables *t, uint32_t s,
 /* Switch index that delivers lid, FAB_NONE when no linked port owns it. */
 uint32_t rt_lid_switch(const struct rt_tables *t, unsigned int lid);
 
+/* Whether node n has a port cabled to a CA (a switch with hosts). */
+bool rt_node_has_ca(const struct fabric *f, uint32_t n);
+
 /* Switch index port p of node n is cabled to, FAB_NONE if none. */
 uint32_t rt_port_switch(const struct rt_tables *t, uint32_t n,
 			unsigned int p);

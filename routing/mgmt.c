@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The switches' own routes held to the data's up*-down* order, and those
+ * beyond it admitted one LID at a time while the channel dependencies of
+ * every switch's routes stay acyclic.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mgmt.h"
+
+#define NONE UINT32_MAX
+
+/* Route states per switch for one LID. */
+enum { UO_UNK, UO_BUSY, UO_DOWN, UO_UPDOWN, UO_BAD };
+
+/*
+ * Channels are directed switch links, numbered by their rt_adj entry.
+ * A dependency is the bit (switch x, rank of its in link, rank of its
+ * out link) among x's links.
+ */
+struct uo {
+	struct rt_tables *t;
+	const uint32_t *key;
+	struct rt_adj adj;
+	uint32_t *rev;		/* channel -> the other direction */
+	uint32_t *pch;		/* nsw x 256: channel leaving by a port, NONE */
+	size_t *bmoff;		/* nsw + 1 */
+	uint64_t *bm;
+	bool *leaf;		/* switch has hosts */
+	uint8_t *st, *color;
+	uint32_t *q, *stk, *nx, *seen, *dj;
+	size_t *nb;		/* bits a LID's fill added */
+	uint32_t nfill, nseen, nnb;
+};
+
+static bool uo_up(const struct uo *w, uint32_t s, uint32_t x)
+{
+	return w->key[x] != w->key[s] ? w->key[x] > w->key[s] : x > s;
+}
+
+static uint32_t uo_chan(const struct uo *w, uint32_t s, unsigned int lid)
+{
+	return w->pch[(size_t)s * 256 + rt_lft(w->t, s)[lid]];
+}
+
+/* The switch s's entry for lid leads to, NONE if none. */
+static uint32_t uo_next(const struct uo *w, uint32_t s, unsigned int lid)
+{
+	uint32_t k = uo_chan(w, s, lid);
+
+	return k == NONE ? NONE : w->adj.sw[k];
+}
+
+/* The state of the route from s as the entries stand; loops are bad. */
+static void uo_judge(struct uo *w, uint32_t s, unsigned int lid)
+{
+	uint32_t sp = 0, x, u;
+	uint8_t v;
+
+	for (u = s; w->st[u] == UO_UNK; u = x) {
+		w->st[u] = UO_BUSY;
+		w->stk[sp++] = u;
+		x = uo_next(w, u, lid);
+		w->nx[u] = x;
+		if (x == NONE)
+			break;
+	}
+	while (sp) {
+		u = w->stk[--sp];
+		x = w->nx[u];
+		v = x == NONE || w->st[x] == UO_BUSY ? UO_BAD : w->st[x];
+		if (v != UO_BAD && uo_up(w, u, x))
+			v = UO_UPDOWN;
+		else if (v == UO_UPDOWN)
+			v = UO_BAD;
+		w->st[u] = v;
+	}
+}
+
+/*
+ * From the switches queued in q[0..n), bad neighbours that reach one by
+ * a hop up (up) or down (!up) take it.  Returns the new queue length.
+ */
+static uint32_t uo_spread(struct uo *w, unsigned int lid, uint32_t n,
+			  bool up, long *changed)
+{
+	uint32_t head = 0, x, s, k;
+
+	while (head < n) {
+		x = w->q[head++];
+		for (k = w->adj.off[x]; k < w->adj.off[x + 1]; k++) {
+			s = w->adj.sw[k];
+			if (w->st[s] != UO_BAD || uo_up(w, s, x) != up)
+				continue;
+			rt_lft(w->t, s)[lid] = w->adj.rport[k];
+			w->st[s] = up ? UO_UPDOWN : UO_DOWN;
+			w->q[n++] = s;
+			(*changed)++;
+		}
+	}
+	return n;
+}
+
+/* Up*-down* routes for lid of switch d; true when some are left bad. */
+static bool uo_column(struct uo *w, unsigned int lid, uint32_t d,
+		      long *changed)
+{
+	uint32_t s, n = 0, nsw = w->t->nsw;
+	bool bad = false;
+
+	memset(w->st, UO_UNK, nsw);
+	w->st[d] = UO_DOWN;
+	for (s = 0; s < nsw; s++)
+		uo_judge(w, s, lid);
+	for (s = 0; s < nsw; s++)
+		if (w->st[s] == UO_DOWN)
+			w->q[n++] = s;
+	n = uo_spread(w, lid, n, false, changed);
+	for (s = 0; s < nsw; s++)
+		if (w->st[s] == UO_UPDOWN)
+			w->q[n++] = s;
+	uo_spread(w, lid, n, true, changed);
+	for (s = 0; s < nsw; s++) {
+		if (w->st[s] != UO_BAD)
+			continue;
+		bad = true;
+		if (rt_lft(w->t, s)[lid] != RT_NO_PATH) {
+			rt_lft(w->t, s)[lid] = RT_NO_PATH;
+			(*changed)++;
+		}
+	}
+	return bad;
+}
+
+/* The dependency bit at x of a packet in on channel a, out on b. */
+static size_t dep_bit(const struct uo *w, uint32_t a, uint32_t b)
+{
+	uint32_t x = w->adj.sw[a], o = w->adj.off[x];
+	size_t deg = w->adj.off[x + 1] - o;
+
+	return w->bmoff[x] + (w->rev[a] - o) * deg + (b - o);
+}
+
+static bool bit_get(const uint64_t *bm, size_t b)
+{
+	return bm[b / 64] >> (b % 64) & 1;
+}
+
+/* The dependency switch s's route to lid adds at its next switch. */
+static size_t dep_of(const struct uo *w, uint32_t s, unsigned int lid)
+{
+	uint32_t a = uo_chan(w, s, lid), b;
+
+	if (a == NONE)
+		return SIZE_MAX;
+	b = uo_chan(w, w->adj.sw[a], lid);
+	return b == NONE ? SIZE_MAX : dep_bit(w, a, b);
+}
+
+static void deps_all(struct uo *w)
+{
+	unsigned int lid;
+	uint32_t s;
+	size_t b;
+
+	for (lid = 1; lid <= w->t->top; lid++) {
+		if (rt_lid_switch(w->t, lid) == NONE)
+			continue;
+		for (s = 0; s < w->t->nsw; s++) {
+			b = dep_of(w, s, lid);
+			if (b != SIZE_MAX)
+				w->bm[b / 64] |= 1ull << (b % 64);
+		}
+	}
+}
+
+/* Depth first from channel c; true when it meets a grey channel. */
+static bool dfs_from(struct uo *w, uint32_t c)
+{
+	uint32_t sp = 0, u, x, o, deg, r, j;
+	size_t base;
+
+	if (w->color[c])
+		return false;
+	w->color[c] = 1;
+	w->seen[w->nseen++] = c;
+	w->stk[sp] = c;
+	w->dj[sp++] = 0;
+	while (sp) {
+		u = w->stk[sp - 1];
+		x = w->adj.sw[u];
+		o = w->adj.off[x];
+		deg = w->adj.off[x + 1] - o;
+		r = w->rev[u] - o;
+		base = w->bmoff[x] + (size_t)r * deg;
+		for (j = w->dj[sp - 1]; j < deg && !bit_get(w->bm, base + j);
+		     j++)
+			;
+		if (j == deg) {
+			w->color[u] = 2;
+			sp--;
+			continue;
+		}
+		w->dj[sp - 1] = j + 1;
+		if (w->color[o + j] == 1)
+			return true;
+		if (!w->color[o + j]) {
+			w->color[o + j] = 1;
+			w->seen[w->nseen++] = o + j;
+			w->stk[sp] = o + j;
+			w->dj[sp++] = 0;
+		}
+	}
+	return false;
+}
+
+/*
+ * The dependencies were acyclic, so a cycle now holds a new one and is
+ * reachable from its out channel.
+ */
+static bool new_cycle(struct uo *w)
+{
+	bool cyc = false;
+	uint32_t i, x;
+	size_t b, rel, deg;
+
+	for (i = 0; !cyc && i < w->nnb; i++) {
+		b = w->nb[i];
+		for (x = 0; w->bmoff[x + 1] <= b; x++)
+			;
+		deg = w->adj.off[x + 1] - w->adj.off[x];
+		rel = b - w->bmoff[x];
+		cyc = dfs_from(w, w->adj.off[x] + rel % deg);
+	}
+	for (i = 0; i < w->nseen; i++)
+		w->color[w->seen[i]] = 0;
+	w->nseen = 0;
+	return cyc;
+}
+
+/*
+ * Holes of lid, breadth first from the switches that route it, towards
+ * a neighbour that does: q[nfill..) on return, which is its end.
+ */
+static uint32_t esc_fill(struct uo *w, unsigned int lid, bool ca)
+{
+	uint32_t head = 0, tail = 0, s, k, x, nsw = w->t->nsw;
+	uint8_t *e;
+
+	for (s = 0; s < nsw; s++)
+		if (rt_lft(w->t, s)[lid] != RT_NO_PATH)
+			w->q[tail++] = s;
+	w->nfill = tail;
+	while (head < tail) {
+		x = w->q[head++];
+		for (k = w->adj.off[x]; k < w->adj.off[x + 1]; k++) {
+			s = w->adj.sw[k];
+			e = &rt_lft(w->t, s)[lid];
+			if (*e != RT_NO_PATH || (ca && w->leaf[s]))
+				continue;
+			*e = w->adj.rport[k];
+			w->q[tail++] = s;
+		}
+	}
+	return tail;
+}
+
+/*
+ * Of the fills q[nfill..end), those the routes from switches with hosts
+ * take; the others are holes again.  Returns the new end.
+ */
+static uint32_t esc_hosted(struct uo *w, unsigned int lid, uint32_t end)
+{
+	uint32_t k, n, s;
+
+	memset(w->st, 0, w->t->nsw);
+	for (k = w->nfill; k < end; k++)
+		w->st[w->q[k]] = 1;
+	for (k = w->nfill; k < end; k++)
+		for (s = w->q[k]; w->leaf[w->q[k]] && s != NONE &&
+		     w->st[s] == 1; s = uo_next(w, s, lid))
+			w->st[s] = 2;
+	for (k = n = w->nfill; k < end; k++) {
+		s = w->q[k];
+		if (w->st[s] == 2)
+			w->q[n++] = s;
+		else
+			rt_lft(w->t, s)[lid] = RT_NO_PATH;
+	}
+	return n;
+}
+
+/* Keep the fills q[nfill..end) if they close no cycle; the number kept. */
+static long esc_try(struct uo *w, unsigned int lid, uint32_t end)
+{
+	uint32_t k;
+	size_t b;
+
+	w->nnb = 0;
+	for (k = w->nfill; k < end; k++) {
+		b = dep_of(w, w->q[k], lid);
+		if (b == SIZE_MAX || bit_get(w->bm, b))
+			continue;
+		w->bm[b / 64] |= 1ull << (b % 64);
+		w->nb[w->nnb++] = b;
+	}
+	if (!new_cycle(w))
+		return end - w->nfill;
+	for (k = 0; k < w->nnb; k++)
+		w->bm[w->nb[k] / 64] &= ~(1ull << (w->nb[k] % 64));
+	for (k = w->nfill; k < end; k++)
+		rt_lft(w->t, w->q[k])[lid] = RT_NO_PATH;
+	return 0;
+}
+
+/*
+ * Routes beyond up*-down* for the holes of lid.  To a switch LID, those
+ * the hosts' packets (PerfMgt from the SM) take go first, on their own,
+ * so that a cycle among the other switches' does not cost them.
+ */
+static long uo_escape(struct uo *w, unsigned int lid, bool ca)
+{
+	long kept = 0;
+
+	if (!ca)
+		kept = esc_try(w, lid, esc_hosted(w, lid,
+						  esc_fill(w, lid, false)));
+	return kept + esc_try(w, lid, esc_fill(w, lid, ca));
+}
+
+static int uo_init(struct uo *w)
+{
+	const struct rt_tables *t = w->t;
+	size_t n = t->nsw ? t->nsw : 1, nch;
+	uint32_t s, k, x, j;
+
+	if (rt_adj_build(&w->adj, t))
+		return -ENOMEM;
+	nch = w->adj.off[t->nsw] + 1;
+	w->rev = malloc(nch * sizeof(*w->rev));
+	w->pch = malloc(n * 256 * sizeof(*w->pch));
+	w->bmoff = calloc(n + 1, sizeof(*w->bmoff));
+	w->leaf = malloc(n);
+	w->st = malloc(n);
+	w->color = calloc(nch, 1);
+	w->q = malloc(n * sizeof(*w->q));
+	w->nx = malloc(n * sizeof(*w->nx));
+	w->stk = malloc((n + nch) * sizeof(*w->stk));
+	w->dj = malloc((n + nch) * sizeof(*w->dj));
+	w->seen = malloc(nch * sizeof(*w->seen));
+	w->nb = malloc(n * sizeof(*w->nb));
+	if (!w->rev || !w->pch || !w->bmoff || !w->leaf || !w->st ||
+	    !w->color || !w->q || !w->nx || !w->stk || !w->dj || !w->seen ||
+	    !w->nb)
+		return -ENOMEM;
+	memset(w->pch, 0xff, n * 256 * sizeof(*w->pch));
+	for (s = 0; s < t->nsw; s++) {
+		w->leaf[s] = rt_node_has_ca(t->fab, t->sw_node[s]);
+		k = w->adj.off[s + 1] - w->adj.off[s];
+		w->bmoff[s + 1] = w->bmoff[s] + (size_t)k * k;
+		for (k = w->adj.off[s]; k < w->adj.off[s + 1]; k++) {
+			w->pch[(size_t)s * 256 + w->adj.port[k]] = k;
+			x = w->adj.sw[k];
+			for (j = w->adj.off[x]; j < w->adj.off[x + 1]; j++)
+				if (w->adj.sw[j] == s &&
+				    w->adj.port[j] == w->adj.rport[k])
+					w->rev[k] = j;
+		}
+	}
+	w->bm = calloc(w->bmoff[t->nsw] / 64 + 1, sizeof(*w->bm));
+	return w->bm ? 0 : -ENOMEM;
+}
+
+static void uo_release(struct uo *w)
+{
+	free(w->bm);
+	free(w->nb);
+	free(w->seen);
+	free(w->dj);
+	free(w->stk);
+	free(w->nx);
+	free(w->q);
+	free(w->color);
+	free(w->st);
+	free(w->leaf);
+	free(w->bmoff);
+	free(w->pch);
+	free(w->rev);
+	rt_adj_release(&w->adj);
+}
+
+/* CA LIDs first: switches answer the SM and its PerfMgt there. */
+static void uo_escapes(struct uo *w, const uint8_t *holes, long *changed)
+{
+	const struct rt_tables *t = w->t;
+	unsigned int lid, pass;
+	bool ca;
+
+	for (pass = 0; pass < 2; pass++)
+		for (lid = 1; lid <= t->top; lid++) {
+			if (!holes[lid])
+				continue;
+			ca = !fab_is_sw(t->fab, t->lid_node[lid]);
+			if (ca == !pass)
+				*changed += uo_escape(w, lid, ca);
+		}
+}
+
+long rt_mgmt_updown(struct rt_tables *t, const uint32_t *key)
+{
+	struct uo w = { .t = t, .key = key };
+	uint8_t *holes = calloc(t->top + 1, 1);
+	long changed = -ENOMEM;
+	unsigned int lid;
+	uint32_t d;
+
+	if (!holes || uo_init(&w))
+		goto out;
+	changed = 0;
+	for (lid = 1; lid <= t->top; lid++) {
+		d = rt_lid_switch(t, lid);
+		if (d != FAB_NONE)
+			holes[lid] = uo_column(&w, lid, d, &changed);
+	}
+	deps_all(&w);
+	uo_escapes(&w, holes, &changed);
+out:
+	uo_release(&w);
+	free(holes);
+	return changed;
+}
