@@ -585,7 +585,8 @@ static void mgmt_tally(const struct vf_ctx *c, const struct vf_dest *ds,
 		r->mgmt_pairs++;
 		if (v < ST_LOOP)
 			continue;
-		if (!r->mgmt_unreachable) {
+		/* the first loop, else the first hole */
+		if (!r->mgmt_loops && (v == ST_LOOP || !r->mgmt_unreachable)) {
 			r->mgmt_bad.slid = sw_lid(c, s);
 			r->mgmt_bad.dlid = ds->lid;
 			where_bad(c, op, s, &r->mgmt_bad);
@@ -1154,8 +1155,10 @@ static int cdg_check(struct vf_ctx *c, struct vf_report *r)
 	if (ret) {
 		r->mgmt_cycle = true;
 		r->mgmt_cycle_vl = hit % nv;
-		if (!r->mgmt_unreachable)
+		if (!r->mgmt_loops) {
+			r->mgmt_bad.slid = r->mgmt_bad.dlid = 0;
 			note_cycle(c, hit / nv, &r->mgmt_bad);
+		}
 	}
 	return 0;
 }

@@ -64,7 +64,10 @@ struct vf_report {
 	bool mgmt_cycle;
 	unsigned int mgmt_cycle_vl;
 	uint64_t mgmt_edges;	/* dependencies only they add */
-	/* first failing switch-sourced pair, or a link on their cycle */
+	/*
+	 * The first switch-sourced pair that loops, else a link on the
+	 * cycle they close (slid = dlid = 0), else the first hole.
+	 */
 	struct vf_example mgmt_bad;
 	/*
 	 * First failing CA pair and the switch where it went wrong; for a
