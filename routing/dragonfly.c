@@ -1237,6 +1237,7 @@ static int finish(struct eng *e, struct rt_tables *t, char *detail,
 
 	e->dv->vl.nvl = e->maxvl + 1;
 	e->dv->vl.path_sl = df_path_sl;
+	e->dv->vl.switch_sl = true;
 	e->dv->vl.sl2vl = df_sl2vl;
 	e->dv->vl.ctx = e->dv;
 	e->dv->vl.release = dvl_release;

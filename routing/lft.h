@@ -29,6 +29,13 @@ struct rt_vl {
 			   unsigned int dlid);
 	uint8_t (*sl2vl)(const struct rt_tables *t, uint32_t sw,
 			 unsigned int in, unsigned int out, unsigned int sl);
+	/*
+	 * path_sl answers for a switch's LID as source too (the SL of the
+	 * packets it sends, its MasterSMSL for the SM's LID); false when
+	 * it knows CA sources only, and the verifier then leaves the
+	 * switches' own routes off the CDG.
+	 */
+	bool switch_sl;
 	void *ctx;		/* owned by whoever set vl */
 	void (*release)(struct rt_vl *vl);	/* frees vl and ctx, or NULL */
 };

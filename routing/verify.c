@@ -828,7 +828,7 @@ static int dest_check(struct vf_ctx *c, unsigned int d, const uint8_t *op,
 	if (!o->skip_cdg && ds.gport != FAB_NONE)
 		ret = c->t->vl ? cdg_vl(c, &ds, op) :
 				 cdg_plain(c, &ds, no, loops);
-	if (!ret && !o->skip_cdg && !o->skip_mgmt)
+	if (!ret && r->mgmt_cdg)
 		ret = c->t->vl ? cdg_mgmt_vl(c, &ds, op) :
 				 cdg_mgmt_plain(c, no);
 	for (k = 0; k < no; k++) {
@@ -1325,6 +1325,8 @@ int vf_check(const struct rt_tables *t, const struct vf_opts *o,
 		o = &defaults;
 	memset(r, 0, sizeof(*r));
 	r->nvl = t->vl && t->vl->nvl ? t->vl->nvl : 1;
+	r->mgmt_cdg = !o->skip_cdg && !o->skip_mgmt &&
+		      (!t->vl || t->vl->switch_sl);
 	ret = setup(&c, o);
 	if (!ret)
 		ret = scan(&c, o, r);

@@ -61,6 +61,7 @@ struct vf_report {
 	uint64_t mgmt_pairs;
 	uint64_t mgmt_unreachable;	/* holes + loops */
 	uint64_t mgmt_loops;
+	bool mgmt_cdg;		/* their dependencies were checked */
 	bool mgmt_cycle;
 	unsigned int mgmt_cycle_vl;
 	uint64_t mgmt_edges;	/* dependencies only they add */

@@ -598,7 +598,7 @@ static void test_ring(void)
 
 static void test_ring_dateline(void)
 {
-	struct rt_vl vl = { .nvl = 2, .path_sl = ring_sl,
+	struct rt_vl vl = { .nvl = 2, .path_sl = ring_sl, .switch_sl = true,
 			    .sl2vl = ring_dateline };
 	struct vf_report r;
 	struct ring x;

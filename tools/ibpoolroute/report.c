@@ -71,6 +71,18 @@ static void why(char *buf, size_t len, size_t *n, bool cond,
 			       *n ? ", " : "FAIL (", what);
 }
 
+/* What the switches' own routes add to the CDG, or why not checked. */
+static const char *mgmt_deps(const struct vf_report *vr, char *buf,
+			     size_t len)
+{
+	if (!vr->cdg_checked)
+		return "dependencies not checked";
+	if (!vr->mgmt_cdg)
+		return "dependencies not checked (no path SLs for switches)";
+	snprintf(buf, len, "%" PRIu64 " more dependencies", vr->mgmt_edges);
+	return buf;
+}
+
 /* "ok", or "FAIL (" the reasons ")" in buf. */
 static const char *verdict(const struct pr_result *r, char *buf, size_t len)
 {
@@ -188,7 +200,7 @@ static void text(FILE *out, const struct pr_result *r)
 	const struct vf_report *vr = r->vr;
 	const struct rt_summary *rs = r->route;
 	struct counts c;
-	char why[160];
+	char why[160], deps[64];
 	uint32_t n;
 
 	count(f, &c);
@@ -229,9 +241,9 @@ static void text(FILE *out, const struct pr_result *r)
 		     vr->mgmt_pairs, vr->mgmt_unreachable, vr->mgmt_loops,
 		     vr->mgmt_cycle_vl, vr->mgmt_edges);
 	else
-		line(out, "mgmt routes", "%" PRIu64 " pairs (unreachable %" PRIu64 ", loops %" PRIu64 "), %" PRIu64 " more dependencies%s",
+		line(out, "mgmt routes", "%" PRIu64 " pairs (unreachable %" PRIu64 ", loops %" PRIu64 "), %s",
 		     vr->mgmt_pairs, vr->mgmt_unreachable, vr->mgmt_loops,
-		     vr->mgmt_edges, vr->cdg_checked ? "" : " (not checked)");
+		     mgmt_deps(vr, deps, sizeof(deps)));
 	n = sw_node(r->t, vr->mgmt_bad.sw);
 	if (vr->mgmt_loops && n != FAB_NONE)
 		line(out, "mgmt loop at", "LID %u to LID %u, switch 0x%016" PRIx64 " ('%s') port %u",
@@ -465,6 +477,7 @@ static json_object *jobject(const struct pr_result *r)
 	ADD("mgmt_credit_loops", json_object_new_boolean(vr->mgmt_cycle));
 	ADD("mgmt_loop_vl", vr->mgmt_cycle ?
 		json_object_new_int(vr->mgmt_cycle_vl) : NULL);
+	ADD("mgmt_cdg_checked", json_object_new_boolean(vr->mgmt_cdg));
 	ADD("mgmt_cdg_edges", json_object_new_uint64(vr->mgmt_edges));
 	ADD("mgmt_first_bad", jmgmt_bad(f, r->t, vr));
 	ADD("max_hops", json_object_new_uint64(vr->max_hops));
