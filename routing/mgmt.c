@@ -12,6 +12,7 @@
 #include "mgmt.h"
 
 #define NONE UINT32_MAX
+#define BLK 64		/* LIDs whose entries are worked on at once, in cache */
 
 /* Route states per switch for one LID. */
 enum { UO_UNK, UO_BUSY, UO_DOWN, UO_UPDOWN, UO_BAD };
@@ -34,7 +35,38 @@ struct uo {
 	uint32_t *q, *stk, *nx, *seen, *dj;
 	size_t *nb;		/* bits a LID's fill added */
 	uint32_t nfill, nseen, nnb;
+	uint32_t nbad;		/* switches of the LID left to place */
+	uint8_t *buf;		/* nsw rows of BLK entries, from LID b0 */
+	unsigned int b0;
 };
+
+static uint8_t *ent(const struct uo *w, uint32_t s, unsigned int lid)
+{
+	return &w->buf[(size_t)s * BLK + lid - w->b0];
+}
+
+/* The entries of LIDs b0.. into buf, or with back, out again. */
+static void blk_io(struct uo *w, unsigned int b0, bool back)
+{
+	unsigned int n = w->t->top + 1 - b0 < BLK ? w->t->top + 1 - b0 : BLK;
+	uint32_t s;
+
+	w->b0 = b0;
+	for (s = 0; s < w->t->nsw; s++) {
+		uint8_t *row = rt_lft(w->t, s) + b0, *b = w->buf + (size_t)s * BLK;
+
+		if (back)
+			memcpy(row, b, n);
+		else
+			memcpy(b, row, n);
+	}
+}
+
+/* One past the last LID of the block from b0. */
+static unsigned int blk_end(const struct uo *w, unsigned int b0)
+{
+	return w->t->top + 1 - b0 < BLK ? w->t->top + 1 : b0 + BLK;
+}
 
 static bool uo_up(const struct uo *w, uint32_t s, uint32_t x)
 {
@@ -43,7 +75,7 @@ static bool uo_up(const struct uo *w, uint32_t s, uint32_t x)
 
 static uint32_t uo_chan(const struct uo *w, uint32_t s, unsigned int lid)
 {
-	return w->pch[(size_t)s * 256 + rt_lft(w->t, s)[lid]];
+	return w->pch[(size_t)s * 256 + *ent(w, s, lid)];
 }
 
 /* The switch s's entry for lid leads to, NONE if none. */
@@ -89,15 +121,16 @@ static uint32_t uo_spread(struct uo *w, unsigned int lid, uint32_t n,
 {
 	uint32_t head = 0, x, s, k;
 
-	while (head < n) {
+	while (head < n && w->nbad) {
 		x = w->q[head++];
 		for (k = w->adj.off[x]; k < w->adj.off[x + 1]; k++) {
 			s = w->adj.sw[k];
 			if (w->st[s] != UO_BAD || uo_up(w, s, x) != up)
 				continue;
-			rt_lft(w->t, s)[lid] = w->adj.rport[k];
+			*ent(w, s, lid) = w->adj.rport[k];
 			w->st[s] = up ? UO_UPDOWN : UO_DOWN;
 			w->q[n++] = s;
+			w->nbad--;
 			(*changed)++;
 		}
 	}
@@ -113,22 +146,27 @@ static bool uo_column(struct uo *w, unsigned int lid, uint32_t d,
 
 	memset(w->st, UO_UNK, nsw);
 	w->st[d] = UO_DOWN;
-	for (s = 0; s < nsw; s++)
+	w->nbad = 0;
+	for (s = 0; s < nsw; s++) {
 		uo_judge(w, s, lid);
+		w->nbad += w->st[s] == UO_BAD;
+	}
+	if (!w->nbad)
+		return false;
 	for (s = 0; s < nsw; s++)
 		if (w->st[s] == UO_DOWN)
 			w->q[n++] = s;
 	n = uo_spread(w, lid, n, false, changed);
-	for (s = 0; s < nsw; s++)
+	for (s = 0; w->nbad && s < nsw; s++)
 		if (w->st[s] == UO_UPDOWN)
 			w->q[n++] = s;
 	uo_spread(w, lid, n, true, changed);
-	for (s = 0; s < nsw; s++) {
+	for (s = 0; w->nbad && s < nsw; s++) {
 		if (w->st[s] != UO_BAD)
 			continue;
 		bad = true;
-		if (rt_lft(w->t, s)[lid] != RT_NO_PATH) {
-			rt_lft(w->t, s)[lid] = RT_NO_PATH;
+		if (*ent(w, s, lid) != RT_NO_PATH) {
+			*ent(w, s, lid) = RT_NO_PATH;
 			(*changed)++;
 		}
 	}
@@ -162,17 +200,20 @@ static size_t dep_of(const struct uo *w, uint32_t s, unsigned int lid)
 
 static void deps_all(struct uo *w)
 {
-	unsigned int lid;
+	unsigned int lid, b0;
 	uint32_t s;
 	size_t b;
 
-	for (lid = 1; lid <= w->t->top; lid++) {
-		if (rt_lid_switch(w->t, lid) == NONE)
-			continue;
-		for (s = 0; s < w->t->nsw; s++) {
-			b = dep_of(w, s, lid);
-			if (b != SIZE_MAX)
-				w->bm[b / 64] |= 1ull << (b % 64);
+	for (b0 = 1; b0 <= w->t->top; b0 += BLK) {
+		blk_io(w, b0, false);
+		for (lid = b0; lid < blk_end(w, b0); lid++) {
+			if (rt_lid_switch(w->t, lid) == NONE)
+				continue;
+			for (s = 0; s < w->t->nsw; s++) {
+				b = dep_of(w, s, lid);
+				if (b != SIZE_MAX)
+					w->bm[b / 64] |= 1ull << (b % 64);
+			}
 		}
 	}
 }
@@ -251,14 +292,14 @@ static uint32_t esc_fill(struct uo *w, unsigned int lid, bool ca)
 	uint8_t *e;
 
 	for (s = 0; s < nsw; s++)
-		if (rt_lft(w->t, s)[lid] != RT_NO_PATH)
+		if (*ent(w, s, lid) != RT_NO_PATH)
 			w->q[tail++] = s;
 	w->nfill = tail;
 	while (head < tail) {
 		x = w->q[head++];
 		for (k = w->adj.off[x]; k < w->adj.off[x + 1]; k++) {
 			s = w->adj.sw[k];
-			e = &rt_lft(w->t, s)[lid];
+			e = ent(w, s, lid);
 			if (*e != RT_NO_PATH || (ca && w->leaf[s]))
 				continue;
 			*e = w->adj.rport[k];
@@ -288,7 +329,7 @@ static uint32_t esc_hosted(struct uo *w, unsigned int lid, uint32_t end)
 		if (w->st[s] == 2)
 			w->q[n++] = s;
 		else
-			rt_lft(w->t, s)[lid] = RT_NO_PATH;
+			*ent(w, s, lid) = RT_NO_PATH;
 	}
 	return n;
 }
@@ -312,7 +353,7 @@ static long esc_try(struct uo *w, unsigned int lid, uint32_t end)
 	for (k = 0; k < w->nnb; k++)
 		w->bm[w->nb[k] / 64] &= ~(1ull << (w->nb[k] % 64));
 	for (k = w->nfill; k < end; k++)
-		rt_lft(w->t, w->q[k])[lid] = RT_NO_PATH;
+		*ent(w, w->q[k], lid) = RT_NO_PATH;
 	return 0;
 }
 
@@ -352,9 +393,10 @@ static int uo_init(struct uo *w)
 	w->dj = malloc((n + nch) * sizeof(*w->dj));
 	w->seen = malloc(nch * sizeof(*w->seen));
 	w->nb = malloc(n * sizeof(*w->nb));
+	w->buf = malloc(n * BLK);
 	if (!w->rev || !w->pch || !w->bmoff || !w->leaf || !w->st ||
 	    !w->color || !w->q || !w->nx || !w->stk || !w->dj || !w->seen ||
-	    !w->nb)
+	    !w->nb || !w->buf)
 		return -ENOMEM;
 	memset(w->pch, 0xff, n * 256 * sizeof(*w->pch));
 	for (s = 0; s < t->nsw; s++) {
@@ -377,6 +419,7 @@ static int uo_init(struct uo *w)
 static void uo_release(struct uo *w)
 {
 	free(w->bm);
+	free(w->buf);
 	free(w->nb);
 	free(w->seen);
 	free(w->dj);
@@ -396,16 +439,23 @@ static void uo_release(struct uo *w)
 static void uo_escapes(struct uo *w, const uint8_t *holes, long *changed)
 {
 	const struct rt_tables *t = w->t;
-	unsigned int lid, pass;
-	bool ca;
+	unsigned int lid, pass, b0;
+	bool ca, load;
 
 	for (pass = 0; pass < 2; pass++)
-		for (lid = 1; lid <= t->top; lid++) {
-			if (!holes[lid])
-				continue;
-			ca = !fab_is_sw(t->fab, t->lid_node[lid]);
-			if (ca == !pass)
+		for (b0 = 1; b0 <= t->top; b0 += BLK) {
+			load = false;
+			for (lid = b0; lid < blk_end(w, b0); lid++) {
+				ca = !fab_is_sw(t->fab, t->lid_node[lid]);
+				if (!holes[lid] || ca != !pass)
+					continue;
+				if (!load)
+					blk_io(w, b0, false);
+				load = true;
 				*changed += uo_escape(w, lid, ca);
+			}
+			if (load)
+				blk_io(w, b0, true);
 		}
 }
 
@@ -414,19 +464,26 @@ long rt_mgmt_updown(struct rt_tables *t, const uint32_t *key)
 	struct uo w = { .t = t, .key = key };
 	uint8_t *holes = calloc(t->top + 1, 1);
 	long changed = -ENOMEM;
-	unsigned int lid;
+	unsigned int lid, b0;
+	bool any = false;
 	uint32_t d;
 
 	if (!holes || uo_init(&w))
 		goto out;
 	changed = 0;
-	for (lid = 1; lid <= t->top; lid++) {
-		d = rt_lid_switch(t, lid);
-		if (d != FAB_NONE)
-			holes[lid] = uo_column(&w, lid, d, &changed);
+	for (b0 = 1; b0 <= t->top; b0 += BLK) {
+		blk_io(&w, b0, false);
+		for (lid = b0; lid < blk_end(&w, b0); lid++) {
+			d = rt_lid_switch(t, lid);
+			if (d != FAB_NONE && uo_column(&w, lid, d, &changed))
+				holes[lid] = any = true;
+		}
+		blk_io(&w, b0, true);
 	}
-	deps_all(&w);
-	uo_escapes(&w, holes, &changed);
+	if (any) {
+		deps_all(&w);
+		uo_escapes(&w, holes, &changed);
+	}
 out:
 	uo_release(&w);
 	free(holes);
