@@ -12,6 +12,7 @@
 #include "mgmt.h"
 
 #define NONE UINT32_MAX
+#define NO_LX 0xff
 #define BLK 64		/* LIDs whose entries are worked on at once, in cache */
 
 /* Route states per switch for one LID. */
@@ -27,7 +28,7 @@ struct uo {
 	const uint32_t *key;
 	struct rt_adj adj;
 	uint32_t *rev;		/* channel -> the other direction */
-	uint32_t *pch;		/* nsw x 256: channel leaving by a port, NONE */
+	uint8_t *plx;		/* nsw x 256: rank of a port's switch link, NO_LX */
 	size_t *bmoff;		/* nsw + 1 */
 	uint64_t *bm;
 	bool *leaf;		/* switch has hosts */
@@ -75,7 +76,9 @@ static bool uo_up(const struct uo *w, uint32_t s, uint32_t x)
 
 static uint32_t uo_chan(const struct uo *w, uint32_t s, unsigned int lid)
 {
-	return w->pch[(size_t)s * 256 + *ent(w, s, lid)];
+	uint8_t x = w->plx[(size_t)s * 256 + *ent(w, s, lid)];
+
+	return x == NO_LX ? NONE : w->adj.off[s] + x;
 }
 
 /* The switch s's entry for lid leads to, NONE if none. */
@@ -382,7 +385,7 @@ static int uo_init(struct uo *w)
 		return -ENOMEM;
 	nch = w->adj.off[t->nsw] + 1;
 	w->rev = malloc(nch * sizeof(*w->rev));
-	w->pch = malloc(n * 256 * sizeof(*w->pch));
+	w->plx = malloc(n * 256);
 	w->bmoff = calloc(n + 1, sizeof(*w->bmoff));
 	w->leaf = malloc(n);
 	w->st = malloc(n);
@@ -394,17 +397,19 @@ static int uo_init(struct uo *w)
 	w->seen = malloc(nch * sizeof(*w->seen));
 	w->nb = malloc(n * sizeof(*w->nb));
 	w->buf = malloc(n * BLK);
-	if (!w->rev || !w->pch || !w->bmoff || !w->leaf || !w->st ||
+	if (!w->rev || !w->plx || !w->bmoff || !w->leaf || !w->st ||
 	    !w->color || !w->q || !w->nx || !w->stk || !w->dj || !w->seen ||
 	    !w->nb || !w->buf)
 		return -ENOMEM;
-	memset(w->pch, 0xff, n * 256 * sizeof(*w->pch));
+	memset(w->plx, NO_LX, n * 256);
 	for (s = 0; s < t->nsw; s++) {
 		w->leaf[s] = rt_node_has_ca(t->fab, t->sw_node[s]);
 		k = w->adj.off[s + 1] - w->adj.off[s];
 		w->bmoff[s + 1] = w->bmoff[s] + (size_t)k * k;
 		for (k = w->adj.off[s]; k < w->adj.off[s + 1]; k++) {
-			w->pch[(size_t)s * 256 + w->adj.port[k]] = k;
+			w->plx[(size_t)s * 256 + w->adj.port[k]] =
+				k - w->adj.off[s] < NO_LX ? k - w->adj.off[s] :
+							    NO_LX;
 			x = w->adj.sw[k];
 			for (j = w->adj.off[x]; j < w->adj.off[x + 1]; j++)
 				if (w->adj.sw[j] == s &&
@@ -430,7 +435,7 @@ static void uo_release(struct uo *w)
 	free(w->st);
 	free(w->leaf);
 	free(w->bmoff);
-	free(w->pch);
+	free(w->plx);
 	free(w->rev);
 	rt_adj_release(&w->adj);
 }
