@@ -893,20 +893,29 @@ static int prepare(struct ftr *r, const struct fabric *f,
 }
 
 /*
- * The management routes above, and entries of switches no data crosses,
- * may turn down then up: hold every route to the levels data climbs.
+ * Hold every route to the levels data climbs.  route_switch() sends a
+ * LID down where its switch is below, else up to a parent that reaches
+ * it turning lower, and the balancing and the job search pick among the
+ * same ports (cands()): up*-down* by levels, every switch's route to
+ * every LID included.  What may turn down then up, or be missing, are the
+ * LIDs of the switches some switch could not reach that way (filled by
+ * rt_fill_unrouted()), and every LID where a switch has no level.
  */
 static int by_levels(const struct ftr *r, struct rt_tables *t)
 {
 	uint32_t *key = malloc((r->nsw ? r->nsw : 1) * sizeof(*key));
+	const bool *dsw = r->unrouted;
 	uint32_t s;
 	long ret;
 
 	if (!key)
 		return -ENOMEM;
-	for (s = 0; s < r->nsw; s++)
+	for (s = 0; s < r->nsw; s++) {
 		key[s] = r->lv[s];
-	ret = rt_mgmt_updown(t, key);
+		if (r->lv[s] == FT_NO_LEVEL)
+			dsw = NULL;
+	}
+	ret = rt_mgmt_updown(t, key, dsw);
 	free(key);
 	return ret < 0 ? (int)ret : 0;
 }

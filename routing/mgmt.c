@@ -464,26 +464,33 @@ static void uo_escapes(struct uo *w, const uint8_t *holes, long *changed)
 		}
 }
 
-long rt_mgmt_updown(struct rt_tables *t, const uint32_t *key)
+long rt_mgmt_updown(struct rt_tables *t, const uint32_t *key,
+		    const bool *dsw)
 {
 	struct uo w = { .t = t, .key = key };
 	uint8_t *holes = calloc(t->top + 1, 1);
 	long changed = -ENOMEM;
 	unsigned int lid, b0;
-	bool any = false;
+	bool any = false, load;
 	uint32_t d;
 
 	if (!holes || uo_init(&w))
 		goto out;
 	changed = 0;
 	for (b0 = 1; b0 <= t->top; b0 += BLK) {
-		blk_io(&w, b0, false);
+		load = false;
 		for (lid = b0; lid < blk_end(&w, b0); lid++) {
 			d = rt_lid_switch(t, lid);
-			if (d != FAB_NONE && uo_column(&w, lid, d, &changed))
+			if (d == FAB_NONE || (dsw && !dsw[d]))
+				continue;
+			if (!load)
+				blk_io(&w, b0, false);
+			load = true;
+			if (uo_column(&w, lid, d, &changed))
 				holes[lid] = any = true;
 		}
-		blk_io(&w, b0, true);
+		if (load)
+			blk_io(&w, b0, true);
 	}
 	if (any) {
 		deps_all(&w);

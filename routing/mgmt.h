@@ -6,6 +6,7 @@
 #ifndef GPUAWARE_MGMT_H
 #define GPUAWARE_MGMT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "lft.h"
@@ -14,7 +15,10 @@
  * Every switch's route to every LID, on tables whose data (with
  * t->vl NULL: one VL) climbs then descends in the order key (per switch
  * index; a hop to a greater key, or an equal key and a greater index,
- * goes up).  Entries whose route already is up* then down* stay, so the
+ * goes up).  Only the LIDs of switches d with dsw[d] (every LID with
+ * dsw NULL) are looked at: the caller vouches that every switch's route
+ * to the others already is up* then down*, without holes.  Entries
+ * whose route already is up* then down* stay, so the
  * data's routes do; the others, and holes, take a neighbour whose route
  * is, downwards where one goes only down, else upwards.  Where none is,
  * a route towards a neighbour that has one is kept only when it closes
@@ -23,6 +27,7 @@
  * for rt_fill_unrouted(), switches with hosts get none of those to CA
  * LIDs.  Returns the number of entries changed, or -ENOMEM.
  */
-long rt_mgmt_updown(struct rt_tables *t, const uint32_t *key);
+long rt_mgmt_updown(struct rt_tables *t, const uint32_t *key,
+		    const bool *dsw);
 
 #endif
