@@ -201,22 +201,28 @@ static size_t dep_of(const struct uo *w, uint32_t s, unsigned int lid)
 	return b == NONE ? SIZE_MAX : dep_bit(w, a, b);
 }
 
-static void deps_all(struct uo *w)
+/*
+ * Every turn an up*-down* route may take: all but down then up, and back
+ * to the switch it came from.  Every route is up*-down* once the columns
+ * are judged, so their dependencies are among these, which close no
+ * cycle: kept escapes that close none with them close none with the
+ * routes' own.
+ */
+static void deps_updown(struct uo *w)
 {
-	unsigned int lid, b0;
-	uint32_t s;
-	size_t b;
+	uint32_t x, o, deg, r, j, u;
+	size_t base;
 
-	for (b0 = 1; b0 <= w->t->top; b0 += BLK) {
-		blk_io(w, b0, false);
-		for (lid = b0; lid < blk_end(w, b0); lid++) {
-			if (rt_lid_switch(w->t, lid) == NONE)
-				continue;
-			for (s = 0; s < w->t->nsw; s++) {
-				b = dep_of(w, s, lid);
-				if (b != SIZE_MAX)
-					w->bm[b / 64] |= 1ull << (b % 64);
-			}
+	for (x = 0; x < w->t->nsw; x++) {
+		o = w->adj.off[x];
+		deg = w->adj.off[x + 1] - o;
+		for (r = 0; r < deg; r++) {
+			u = w->adj.sw[o + r];
+			base = w->bmoff[x] + (size_t)r * deg;
+			for (j = 0; j < deg; j++)
+				if (w->adj.sw[o + j] != u &&
+				    !(uo_up(w, x, u) && uo_up(w, x, w->adj.sw[o + j])))
+					w->bm[(base + j) / 64] |= 1ull << ((base + j) % 64);
 		}
 	}
 }
@@ -493,7 +499,7 @@ long rt_mgmt_updown(struct rt_tables *t, const uint32_t *key,
 			blk_io(&w, b0, true);
 	}
 	if (any) {
-		deps_all(&w);
+		deps_updown(&w);
 		uo_escapes(&w, holes, &changed);
 	}
 out:
