@@ -298,24 +298,37 @@ static bool new_cycle(struct uo *w)
 static uint32_t esc_fill(struct uo *w, unsigned int lid, bool ca)
 {
 	uint32_t head = 0, tail = 0, s, k, x, nsw = w->t->nsw;
-	uint8_t *e;
+	uint8_t *done = w->st;	/* in cache: the column is a line per switch */
 
-	for (s = 0; s < nsw; s++)
+	for (s = 0; s < nsw; s++) {
+		done[s] = *ent(w, s, lid) != RT_NO_PATH || (ca && w->leaf[s]);
 		if (*ent(w, s, lid) != RT_NO_PATH)
 			w->q[tail++] = s;
+	}
 	w->nfill = tail;
 	while (head < tail) {
 		x = w->q[head++];
 		for (k = w->adj.off[x]; k < w->adj.off[x + 1]; k++) {
 			s = w->adj.sw[k];
-			e = ent(w, s, lid);
-			if (*e != RT_NO_PATH || (ca && w->leaf[s]))
+			if (done[s])
 				continue;
-			*e = w->adj.rport[k];
+			done[s] = 1;
+			*ent(w, s, lid) = w->adj.rport[k];
 			w->q[tail++] = s;
 		}
 	}
 	return tail;
+}
+
+/* Whether a switch with hosts has no route to lid. */
+static bool esc_leaf_hole(const struct uo *w, unsigned int lid)
+{
+	uint32_t s;
+
+	for (s = 0; s < w->t->nsw; s++)
+		if (w->leaf[s] && *ent(w, s, lid) == RT_NO_PATH)
+			return true;
+	return false;
 }
 
 /*
@@ -375,7 +388,7 @@ static long uo_escape(struct uo *w, unsigned int lid, bool ca)
 {
 	long kept = 0;
 
-	if (!ca)
+	if (!ca && esc_leaf_hole(w, lid))
 		kept = esc_try(w, lid, esc_hosted(w, lid,
 						  esc_fill(w, lid, false)));
 	return kept + esc_try(w, lid, esc_fill(w, lid, ca));
