@@ -897,9 +897,9 @@ static int prepare(struct ftr *r, const struct fabric *f,
  * LID down where its switch is below, else up to a parent that reaches
  * it turning lower, and the balancing and the job search pick among the
  * same ports (cands()): up*-down* by levels, every switch's route to
- * every LID included.  What may turn down then up, or be missing, are the
- * LIDs of the switches some switch could not reach that way (filled by
- * rt_fill_unrouted()), and every LID where a switch has no level.
+ * every LID included.  Only the LIDs of the switches some switch could
+ * not reach that way, and every LID where a switch has no level, have
+ * holes: rt_mgmt_updown() fills those, up*-down* where it can.
  */
 static int by_levels(const struct ftr *r, struct rt_tables *t)
 {
@@ -942,8 +942,6 @@ int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 			ret = route_switch(&r, s);
 	if (!ret && degraded(&r))
 		ret = rt_balance(t, cands, &r, r.detoured, NULL);
-	if (!ret && rt_fill_unrouted(t, r.unrouted) < 0)
-		ret = -ENOMEM;
 	if (!ret && jobs && jobs->njobs) {
 		ret = rt_jobroute(t, jobs, cands, &r, &o, &st);
 		*use = st.skipped ? "none (too large for the collective search)" :
