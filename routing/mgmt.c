@@ -268,16 +268,16 @@ static bool dfs_from(struct uo *w, uint32_t c)
 }
 
 /*
- * The dependencies were acyclic, so a cycle now holds a new one and is
- * reachable from its out channel.
+ * The dependencies were acyclic without nb[from..nnb), so a cycle now
+ * holds one of those and is reachable from its out channel.
  */
-static bool new_cycle(struct uo *w)
+static bool new_cycle(struct uo *w, uint32_t from)
 {
 	bool cyc = false;
 	uint32_t i, x;
 	size_t b, rel, deg;
 
-	for (i = 0; !cyc && i < w->nnb; i++) {
+	for (i = from; !cyc && i < w->nnb; i++) {
 		b = w->nb[i];
 		for (x = 0; w->bmoff[x + 1] <= b; x++)
 			;
@@ -291,13 +291,45 @@ static bool new_cycle(struct uo *w)
 	return cyc;
 }
 
+/* Add the dependencies of the fills q[from..to); true if a cycle closes. */
+static bool esc_add(struct uo *w, unsigned int lid, uint32_t from,
+		    uint32_t to)
+{
+	uint32_t k, n0 = w->nnb;
+	size_t b;
+
+	for (k = from; k < to; k++) {
+		b = dep_of(w, w->q[k], lid);
+		if (b == SIZE_MAX || bit_get(w->bm, b))
+			continue;
+		w->bm[b / 64] |= 1ull << (b % 64);
+		w->nb[w->nnb++] = b;
+	}
+	return new_cycle(w, n0);
+}
+
+/* Take back the fills q[nfill..end) and the dependencies they added. */
+static void esc_undo(struct uo *w, unsigned int lid, uint32_t end)
+{
+	uint32_t k;
+
+	for (k = 0; k < w->nnb; k++)
+		w->bm[w->nb[k] / 64] &= ~(1ull << (w->nb[k] % 64));
+	for (k = w->nfill; k < end; k++)
+		*ent(w, w->q[k], lid) = RT_NO_PATH;
+}
+
 /*
  * Holes of lid, breadth first from the switches that route it, towards
- * a neighbour that does: q[nfill..) on return, which is its end.
+ * a neighbour that does: q[nfill..) on return, which is its end.  With
+ * check, the fills are kept only if they close no cycle, else none is
+ * (the end is nfill); a layer's dependencies are fixed once the layer
+ * is, so a cycle is found, and the rest of the search spared, at the
+ * first layer that closes one.
  */
-static uint32_t esc_fill(struct uo *w, unsigned int lid, bool ca)
+static uint32_t esc_fill(struct uo *w, unsigned int lid, bool ca, bool check)
 {
-	uint32_t head = 0, tail = 0, s, k, x, nsw = w->t->nsw;
+	uint32_t head = 0, tail = 0, lend, s, k, x, nsw = w->t->nsw;
 	uint8_t *done = w->st;	/* in cache: the column is a line per switch */
 
 	for (s = 0; s < nsw; s++) {
@@ -305,7 +337,8 @@ static uint32_t esc_fill(struct uo *w, unsigned int lid, bool ca)
 		if (*ent(w, s, lid) != RT_NO_PATH)
 			w->q[tail++] = s;
 	}
-	w->nfill = tail;
+	w->nfill = lend = tail;
+	w->nnb = 0;
 	while (head < tail) {
 		x = w->q[head++];
 		for (k = w->adj.off[x]; k < w->adj.off[x + 1]; k++) {
@@ -316,6 +349,13 @@ static uint32_t esc_fill(struct uo *w, unsigned int lid, bool ca)
 			*ent(w, s, lid) = w->adj.rport[k];
 			w->q[tail++] = s;
 		}
+		if (head < lend)
+			continue;
+		if (check && esc_add(w, lid, lend, tail)) {
+			esc_undo(w, lid, tail);
+			return w->nfill;
+		}
+		lend = tail;
 	}
 	return tail;
 }
@@ -359,23 +399,10 @@ static uint32_t esc_hosted(struct uo *w, unsigned int lid, uint32_t end)
 /* Keep the fills q[nfill..end) if they close no cycle; the number kept. */
 static long esc_try(struct uo *w, unsigned int lid, uint32_t end)
 {
-	uint32_t k;
-	size_t b;
-
 	w->nnb = 0;
-	for (k = w->nfill; k < end; k++) {
-		b = dep_of(w, w->q[k], lid);
-		if (b == SIZE_MAX || bit_get(w->bm, b))
-			continue;
-		w->bm[b / 64] |= 1ull << (b % 64);
-		w->nb[w->nnb++] = b;
-	}
-	if (!new_cycle(w))
+	if (!esc_add(w, lid, w->nfill, end))
 		return end - w->nfill;
-	for (k = 0; k < w->nnb; k++)
-		w->bm[w->nb[k] / 64] &= ~(1ull << (w->nb[k] % 64));
-	for (k = w->nfill; k < end; k++)
-		*ent(w, w->q[k], lid) = RT_NO_PATH;
+	esc_undo(w, lid, end);
 	return 0;
 }
 
@@ -390,8 +417,8 @@ static long uo_escape(struct uo *w, unsigned int lid, bool ca)
 
 	if (!ca && esc_leaf_hole(w, lid))
 		kept = esc_try(w, lid, esc_hosted(w, lid,
-						  esc_fill(w, lid, false)));
-	return kept + esc_try(w, lid, esc_fill(w, lid, ca));
+						  esc_fill(w, lid, false, false)));
+	return kept + esc_fill(w, lid, ca, true) - w->nfill;
 }
 
 static int uo_init(struct uo *w)
