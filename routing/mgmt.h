@@ -22,8 +22,10 @@
  * data's routes do; the others, and holes, take a neighbour whose route
  * is, downwards where one goes only down, else upwards.  Where none is,
  * a route towards a neighbour that has one is kept only when it closes
- * no cycle in the channel dependencies of all routes from all switches
- * (CA LIDs first, then switch LIDs), else the entry is RT_NO_PATH; as
+ * no cycle with the escapes kept before it and every turn an up*-down*
+ * route may take, so none with the routes from all switches (CA LIDs
+ * first, then switch LIDs; a LID's escapes all or none), else the entry
+ * is RT_NO_PATH; as
  * for rt_fill_unrouted(), switches with hosts get none of those to CA
  * LIDs.  Returns the number of entries changed, or -ENOMEM.
  */
