@@ -210,20 +210,23 @@ static size_t dep_of(const struct uo *w, uint32_t s, unsigned int lid)
  */
 static void deps_updown(struct uo *w)
 {
-	uint32_t x, o, deg, r, j, u;
-	size_t base;
+	const uint32_t *nb;
+	uint32_t x, deg, r, j;
+	bool up[FAB_MAX_PORTS];	/* a switch has a link per port at most */
+	size_t b;
 
 	for (x = 0; x < w->t->nsw; x++) {
-		o = w->adj.off[x];
-		deg = w->adj.off[x + 1] - o;
-		for (r = 0; r < deg; r++) {
-			u = w->adj.sw[o + r];
-			base = w->bmoff[x] + (size_t)r * deg;
-			for (j = 0; j < deg; j++)
-				if (w->adj.sw[o + j] != u &&
-				    !(uo_up(w, x, u) && uo_up(w, x, w->adj.sw[o + j])))
-					w->bm[(base + j) / 64] |= 1ull << ((base + j) % 64);
-		}
+		nb = w->adj.sw + w->adj.off[x];
+		deg = w->adj.off[x + 1] - w->adj.off[x];
+		for (j = 0; j < deg; j++)
+			up[j] = uo_up(w, x, nb[j]);
+		for (r = 0; r < deg; r++)
+			for (j = 0; j < deg; j++) {
+				if (nb[j] == nb[r] || (up[r] && up[j]))
+					continue;
+				b = w->bmoff[x] + (size_t)r * deg + j;
+				w->bm[b / 64] |= 1ull << (b % 64);
+			}
 	}
 }
 
