@@ -32,6 +32,7 @@ struct uo {
 	size_t *bmoff;		/* nsw + 1 */
 	uint64_t *bm;
 	bool *leaf;		/* switch has hosts */
+	uint8_t *dirs;		/* switch has neighbours: 1 below it, 2 above */
 	uint8_t *st, *color;
 	uint32_t *q, *stk, *nx, *seen, *dj;
 	size_t *nb;		/* bits a LID's fill added */
@@ -126,6 +127,8 @@ static uint32_t uo_spread(struct uo *w, unsigned int lid, uint32_t n,
 
 	while (head < n && w->nbad) {
 		x = w->q[head++];
+		if (!(w->dirs[x] & (up ? 1 : 2)))
+			continue;
 		for (k = w->adj.off[x]; k < w->adj.off[x + 1]; k++) {
 			s = w->adj.sw[k];
 			if (w->st[s] != UO_BAD || uo_up(w, s, x) != up)
@@ -437,6 +440,7 @@ static int uo_init(struct uo *w)
 	w->plx = malloc(n * 256);
 	w->bmoff = calloc(n + 1, sizeof(*w->bmoff));
 	w->leaf = malloc(n);
+	w->dirs = calloc(n, 1);
 	w->st = malloc(n);
 	w->color = calloc(nch, 1);
 	w->q = malloc(n * sizeof(*w->q));
@@ -446,9 +450,9 @@ static int uo_init(struct uo *w)
 	w->seen = malloc(nch * sizeof(*w->seen));
 	w->nb = malloc(n * sizeof(*w->nb));
 	w->buf = malloc(n * BLK);
-	if (!w->rev || !w->plx || !w->bmoff || !w->leaf || !w->st ||
-	    !w->color || !w->q || !w->nx || !w->stk || !w->dj || !w->seen ||
-	    !w->nb || !w->buf)
+	if (!w->rev || !w->plx || !w->bmoff || !w->leaf || !w->dirs ||
+	    !w->st || !w->color || !w->q || !w->nx || !w->stk || !w->dj ||
+	    !w->seen || !w->nb || !w->buf)
 		return -ENOMEM;
 	memset(w->plx, NO_LX, n * 256);
 	for (s = 0; s < t->nsw; s++) {
@@ -460,6 +464,7 @@ static int uo_init(struct uo *w)
 				k - w->adj.off[s] < NO_LX ? k - w->adj.off[s] :
 							    NO_LX;
 			x = w->adj.sw[k];
+			w->dirs[s] |= uo_up(w, s, x) ? 2 : 1;
 			for (j = w->adj.off[x]; j < w->adj.off[x + 1]; j++)
 				if (w->adj.sw[j] == s &&
 				    w->adj.port[j] == w->adj.rport[k])
@@ -482,6 +487,7 @@ static void uo_release(struct uo *w)
 	free(w->q);
 	free(w->color);
 	free(w->st);
+	free(w->dirs);
 	free(w->leaf);
 	free(w->bmoff);
 	free(w->plx);
