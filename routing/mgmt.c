@@ -420,10 +420,12 @@ static long esc_try(struct uo *w, unsigned int lid, uint32_t end)
 static long uo_escape(struct uo *w, unsigned int lid, bool ca)
 {
 	long kept = 0;
+	uint32_t end;
 
-	if (!ca && esc_leaf_hole(w, lid))
-		kept = esc_try(w, lid, esc_hosted(w, lid,
-						  esc_fill(w, lid, false, false)));
+	if (!ca && esc_leaf_hole(w, lid)) {
+		end = esc_fill(w, lid, false, false);
+		kept = esc_try(w, lid, esc_hosted(w, lid, end));
+	}
 	return kept + esc_fill(w, lid, ca, true) - w->nfill;
 }
 
