@@ -17,17 +17,17 @@
  * index; a hop to a greater key, or an equal key and a greater index,
  * goes up).  Only the LIDs of switches d with dsw[d] (every LID with
  * dsw NULL) are looked at: the caller vouches that every switch's route
- * to the others already is up* then down*, without holes.  Entries
- * whose route already is up* then down* stay, so the
- * data's routes do; the others, and holes, take a neighbour whose route
- * is, downwards where one goes only down, else upwards.  Where none is,
- * a route towards a neighbour that has one is kept only when it closes
- * no cycle with the escapes kept before it and every turn an up*-down*
- * route may take, so none with the routes from all switches (CA LIDs
- * first, then switch LIDs; a LID's escapes all or none), else the entry
- * is RT_NO_PATH; as
- * for rt_fill_unrouted(), switches with hosts get none of those to CA
- * LIDs.  Returns the number of entries changed, or -ENOMEM.
+ * to the others already is up* then down*, without holes.  Entries whose
+ * route already is up* then down* stay, so the data's routes do; the
+ * others, and holes, take a neighbour whose route is, downwards where
+ * one goes only down, else upwards.  Where none is, routes towards a
+ * neighbour that has one are kept only when they close no cycle with
+ * the escapes kept before them and every turn an up*-down* route may
+ * take, so none with the routes from all switches (CA LIDs first, then
+ * switch LIDs; a LID's escapes all or none, those its hosts' routes take
+ * first), else the entries are RT_NO_PATH; as for rt_fill_unrouted(),
+ * switches with hosts get none of those to CA LIDs.  Returns the number
+ * of entries changed, or -ENOMEM.
  */
 long rt_mgmt_updown(struct rt_tables *t, const uint32_t *key,
 		    const bool *dsw);
