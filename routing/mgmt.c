@@ -508,8 +508,10 @@ static void uo_escapes(struct uo *w, const uint8_t *holes, long *changed)
 		for (b0 = 1; b0 <= t->top; b0 += BLK) {
 			load = false;
 			for (lid = b0; lid < blk_end(w, b0); lid++) {
+				if (!holes[lid])
+					continue;
 				ca = !fab_is_sw(t->fab, t->lid_node[lid]);
-				if (!holes[lid] || ca != !pass)
+				if (ca != !pass)
 					continue;
 				if (!load)
 					blk_io(w, b0, false);
