@@ -297,15 +297,15 @@ static bool new_cycle(struct uo *w, uint32_t from)
 	return cyc;
 }
 
-/* Add the dependencies of the fills q[from..to); true if a cycle closes. */
-static bool esc_add(struct uo *w, unsigned int lid, uint32_t from,
-		    uint32_t to)
+/* Add the dependencies of the fills v[0..n); true if a cycle closes. */
+static bool esc_add(struct uo *w, unsigned int lid, const uint32_t *v,
+		    uint32_t n)
 {
 	uint32_t k, n0 = w->nnb;
 	size_t b;
 
-	for (k = from; k < to; k++) {
-		b = dep_of(w, w->q[k], lid);
+	for (k = 0; k < n; k++) {
+		b = dep_of(w, v[k], lid);
 		if (b == SIZE_MAX || bit_get(w->bm, b))
 			continue;
 		w->bm[b / 64] |= 1ull << (b % 64);
@@ -314,13 +314,22 @@ static bool esc_add(struct uo *w, unsigned int lid, uint32_t from,
 	return new_cycle(w, n0);
 }
 
-/* Take back the fills q[nfill..end) and the dependencies they added. */
-static void esc_undo(struct uo *w, unsigned int lid, uint32_t end)
+/* Take back the dependencies the fills added. */
+static void esc_unbit(struct uo *w)
 {
 	uint32_t k;
 
 	for (k = 0; k < w->nnb; k++)
 		w->bm[w->nb[k] / 64] &= ~(1ull << (w->nb[k] % 64));
+	w->nnb = 0;
+}
+
+/* Take back the fills q[nfill..end) and the dependencies they added. */
+static void esc_undo(struct uo *w, unsigned int lid, uint32_t end)
+{
+	uint32_t k;
+
+	esc_unbit(w);
 	for (k = w->nfill; k < end; k++)
 		*ent(w, w->q[k], lid) = RT_NO_PATH;
 }
@@ -357,7 +366,7 @@ static uint32_t esc_fill(struct uo *w, unsigned int lid, bool ca, bool check)
 		}
 		if (head < lend)
 			continue;
-		if (check && esc_add(w, lid, lend, tail)) {
+		if (check && esc_add(w, lid, w->q + lend, tail - lend)) {
 			esc_undo(w, lid, tail);
 			return w->nfill;
 		}
@@ -377,24 +386,42 @@ static bool esc_leaf_hole(const struct uo *w, unsigned int lid)
 	return false;
 }
 
+/* A fill's state while the hosts' routes are tried. */
+enum { ES_NONE, ES_FILL, ES_KEEP, ES_DROP };
+
 /*
  * Of the fills q[nfill..end), those the routes from switches with hosts
- * take; the others are holes again.  Returns the new end.
+ * take, switch by switch, each route kept if it closes no cycle with
+ * those kept before it; the others are holes again.  Returns the new
+ * end.
  */
 static uint32_t esc_hosted(struct uo *w, unsigned int lid, uint32_t end)
 {
-	uint32_t k, n, s;
+	uint32_t k, n, s, i, *path = w->nx;
 
-	memset(w->st, 0, w->t->nsw);
+	memset(w->st, ES_NONE, w->t->nsw);
 	for (k = w->nfill; k < end; k++)
-		w->st[w->q[k]] = 1;
-	for (k = w->nfill; k < end; k++)
-		for (s = w->q[k]; w->leaf[w->q[k]] && s != NONE &&
-		     w->st[s] == 1; s = uo_next(w, s, lid))
-			w->st[s] = 2;
+		w->st[w->q[k]] = ES_FILL;
+	for (k = w->nfill; k < end; k++) {
+		if (!w->leaf[w->q[k]] || w->st[w->q[k]] != ES_FILL)
+			continue;
+		n = 0;
+		for (s = w->q[k]; s != NONE && w->st[s] == ES_FILL;
+		     s = uo_next(w, s, lid)) {
+			path[n++] = s;
+			w->st[s] = ES_KEEP;
+		}
+		w->nnb = 0;
+		if (s != NONE && w->st[s] != ES_DROP &&
+		    !esc_add(w, lid, path, n))
+			continue;
+		esc_unbit(w);
+		for (i = 0; i < n; i++)
+			w->st[path[i]] = ES_DROP;
+	}
 	for (k = n = w->nfill; k < end; k++) {
 		s = w->q[k];
-		if (w->st[s] == 2)
+		if (w->st[s] == ES_KEEP)
 			w->q[n++] = s;
 		else
 			*ent(w, s, lid) = RT_NO_PATH;
@@ -402,20 +429,11 @@ static uint32_t esc_hosted(struct uo *w, unsigned int lid, uint32_t end)
 	return n;
 }
 
-/* Keep the fills q[nfill..end) if they close no cycle; the number kept. */
-static long esc_try(struct uo *w, unsigned int lid, uint32_t end)
-{
-	w->nnb = 0;
-	if (!esc_add(w, lid, w->nfill, end))
-		return end - w->nfill;
-	esc_undo(w, lid, end);
-	return 0;
-}
-
 /*
  * Routes beyond up*-down* for the holes of lid.  To a switch LID, those
- * the hosts' packets (PerfMgt from the SM) take go first, on their own,
- * so that a cycle among the other switches' does not cost them.
+ * the hosts' packets (PerfMgt from the SM) take go first, each host
+ * switch's on its own, so that a cycle among the other switches', or
+ * another host switch's, does not cost them.
  */
 static long uo_escape(struct uo *w, unsigned int lid, bool ca)
 {
@@ -424,7 +442,7 @@ static long uo_escape(struct uo *w, unsigned int lid, bool ca)
 
 	if (!ca && esc_leaf_hole(w, lid)) {
 		end = esc_fill(w, lid, false, false);
-		kept = esc_try(w, lid, esc_hosted(w, lid, end));
+		kept = esc_hosted(w, lid, end) - w->nfill;
 	}
 	return kept + esc_fill(w, lid, ca, true) - w->nfill;
 }

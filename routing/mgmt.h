@@ -24,10 +24,10 @@
  * neighbour that has one are kept only when they close no cycle with
  * the escapes kept before them and every turn an up*-down* route may
  * take, so none with the routes from all switches (CA LIDs first, then
- * switch LIDs; a LID's escapes all or none, those its hosts' routes take
- * first), else the entries are RT_NO_PATH; as for rt_fill_unrouted(),
- * switches with hosts get none of those to CA LIDs.  Returns the number
- * of entries changed, or -ENOMEM.
+ * switch LIDs; first the route of each switch with hosts on its own,
+ * then the rest of a LID's all or none), else the entries are
+ * RT_NO_PATH; as for rt_fill_unrouted(), switches with hosts get none of
+ * those to CA LIDs.  Returns the number of entries changed, or -ENOMEM.
  */
 long rt_mgmt_updown(struct rt_tables *t, const uint32_t *key,
 		    const bool *dsw);
