@@ -1176,15 +1176,47 @@ static void eng_release(struct eng *e)
  * one VL: only the dependency graph can clear those.  -EDEADLK when it
  * has a cycle.
  */
-static int check_deps(struct rt_tables *t)
+/*
+ * -EDEADLK when the hosts' routes close a credit loop, or with mgmt when
+ * the switches' own ones (PMA replies, on the data VLs) do.
+ */
+static int check_deps(struct rt_tables *t, bool mgmt)
 {
-	struct vf_opts o = { .ebb_perms = 0 };
+	struct vf_opts o = { .ebb_perms = 0, .skip_mgmt = !mgmt };
 	struct vf_report r;
 	int ret = vf_check(t, &o, &r);
 
 	if (ret)
 		return ret;
-	return r.cdg_cycle ? -EDEADLK : 0;
+	return r.cdg_cycle || r.mgmt_cycle || r.mgmt_loops ? -EDEADLK : 0;
+}
+
+/*
+ * Management routes to switch LIDs off the scheme (rt_fill_unrouted) for
+ * the switches that have none, dropped again, holes left, when they
+ * close a credit loop: the switches' own packets ride the data VLs.
+ */
+static int fill_checked(struct eng *e, struct rt_tables *t)
+{
+	size_t len = (size_t)t->nsw * (t->top + 1);
+	uint8_t *keep = malloc(len + 1);
+	long got;
+	int ret = -ENOMEM;
+
+	if (!keep)
+		return -ENOMEM;
+	memcpy(keep, t->lft, len);
+	got = rt_fill_unrouted(t, e->fill);
+	if (got < 0)
+		goto out;
+	ret = got ? check_deps(t, true) : 0;
+	if (ret == -EDEADLK) {
+		memcpy(t->lft, keep, len);
+		ret = 0;
+	}
+out:
+	free(keep);
+	return ret;
 }
 
 static void say(const struct eng *e, const struct rt_tables *t,
@@ -1205,15 +1237,17 @@ static int finish(struct eng *e, struct rt_tables *t, char *detail,
 
 	e->dv->vl.nvl = e->maxvl + 1;
 	e->dv->vl.path_sl = df_path_sl;
+	e->dv->vl.switch_sl = true;
 	e->dv->vl.sl2vl = df_sl2vl;
 	e->dv->vl.ctx = e->dv;
 	e->dv->vl.release = dvl_release;
 	t->vl = t->own_vl = &e->dv->vl;
 	e->dv = NULL;
-	if (rt_fill_unrouted(t, e->fill) < 0)
-		return -ENOMEM;
+	ret = fill_checked(e, t);
+	if (ret)
+		return ret;
 	if (e->irregular || e->around3 || (e->vroutes && e->around)) {
-		ret = check_deps(t);
+		ret = check_deps(t, false);
 		if (ret == -EDEADLK)
 			snprintf(detail, len, "routes round failed cables close a credit loop");
 		if (ret)

@@ -23,6 +23,7 @@
 
 #include "balance.h"
 #include "ftree.h"
+#include "mgmt.h"
 #include "jobload.h"
 #include "jobroute.h"
 
@@ -891,6 +892,34 @@ static int prepare(struct ftr *r, const struct fabric *f,
 	return ret;
 }
 
+/*
+ * Hold every route to the levels data climbs.  route_switch() sends a
+ * LID down where its switch is below, else up to a parent that reaches
+ * it turning lower, and the balancing and the job search pick among the
+ * same ports (cands()): up*-down* by levels, every switch's route to
+ * every LID included.  Only the LIDs of the switches some switch could
+ * not reach that way, and every LID where a switch has no level, have
+ * holes: rt_mgmt_updown() fills those, up*-down* where it can.
+ */
+static int by_levels(const struct ftr *r, struct rt_tables *t)
+{
+	uint32_t *key = malloc((r->nsw ? r->nsw : 1) * sizeof(*key));
+	const bool *dsw = r->unrouted;
+	uint32_t s;
+	long ret;
+
+	if (!key)
+		return -ENOMEM;
+	for (s = 0; s < r->nsw; s++) {
+		key[s] = r->lv[s];
+		if (r->lv[s] == FT_NO_LEVEL)
+			dsw = NULL;
+	}
+	ret = rt_mgmt_updown(t, key, dsw);
+	free(key);
+	return ret < 0 ? (int)ret : 0;
+}
+
 int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 	       const struct rt_jobs *jobs, struct rt_tables *t,
 	       const char **use)
@@ -913,13 +942,13 @@ int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 			ret = route_switch(&r, s);
 	if (!ret && degraded(&r))
 		ret = rt_balance(t, cands, &r, r.detoured, NULL);
-	if (!ret && rt_fill_unrouted(t, r.unrouted) < 0)
-		ret = -ENOMEM;
 	if (!ret && jobs && jobs->njobs) {
 		ret = rt_jobroute(t, jobs, cands, &r, &o, &st);
 		*use = st.skipped ? "none (too large for the collective search)" :
 				    "collective search";
 	}
+	if (!ret)
+		ret = by_levels(&r, t);
 	ftr_release(&r);
 	return ret;
 }

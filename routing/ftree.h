@@ -25,10 +25,11 @@
  * search", or why not.
  * Returns 0, -E2BIG when parent groups outgrow the slot scheme, or
  * -ENOMEM.  CA-to-CA routes are deadlock-free on one VL: each climbs,
- * then descends.  Switch LIDs up/down cannot reach, and LIDs a switch
- * without hosts cannot reach, get management routes (rt_fill_unrouted):
- * loop-free, but they may turn down-up, so MADs to and from switches are
- * not covered by that guarantee.
+ * then descends.  So do the switches' own routes to every LID
+ * (rt_mgmt_updown()), and the management routes beyond up*-down* it
+ * keeps close no cycle with them, so MADs from switches, which ride the
+ * data VL, share the guarantee; a few pairs between switches (siblings
+ * only a down-up turn joins) get no route.
  */
 int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 	       const struct rt_jobs *jobs, struct rt_tables *t,

@@ -260,7 +260,7 @@ int rt_lids_by_switch(const struct rt_tables *t, uint32_t **off,
 	return 0;
 }
 
-static bool has_ca(const struct fabric *f, uint32_t n)
+bool rt_node_has_ca(const struct fabric *f, uint32_t n)
 {
 	unsigned int p;
 
@@ -300,7 +300,7 @@ static int fill_init(struct fill *w, struct rt_tables *t)
 	if (!w->leaf || !w->q || !w->buf)
 		return -ENOMEM;
 	for (s = 0; s < t->nsw; s++)
-		w->leaf[s] = has_ca(t->fab, t->sw_node[s]);
+		w->leaf[s] = rt_node_has_ca(t->fab, t->sw_node[s]);
 	return 0;
 }
 

@@ -29,6 +29,13 @@ struct rt_vl {
 			   unsigned int dlid);
 	uint8_t (*sl2vl)(const struct rt_tables *t, uint32_t sw,
 			 unsigned int in, unsigned int out, unsigned int sl);
+	/*
+	 * path_sl answers for a switch's LID as source too (the SL of the
+	 * packets it sends, its MasterSMSL for the SM's LID); false when
+	 * it knows CA sources only, and the verifier then leaves the
+	 * switches' own routes off the CDG.
+	 */
+	bool switch_sl;
 	void *ctx;		/* owned by whoever set vl */
 	void (*release)(struct rt_vl *vl);	/* frees vl and ctx, or NULL */
 };
@@ -95,6 +102,9 @@ unsigned int rt_route_links(const struct rt_tables *t, uint32_t s,
 
 /* Switch index that delivers lid, FAB_NONE when no linked port owns it. */
 uint32_t rt_lid_switch(const struct rt_tables *t, unsigned int lid);
+
+/* Whether node n has a port cabled to a CA (a switch with hosts). */
+bool rt_node_has_ca(const struct fabric *f, uint32_t n);
 
 /* Switch index port p of node n is cabled to, FAB_NONE if none. */
 uint32_t rt_port_switch(const struct rt_tables *t, uint32_t n,

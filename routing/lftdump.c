@@ -506,6 +506,7 @@ static struct vltab *vt_new(const struct rt_tables *t)
 		return NULL;
 	v->vl.nvl = 1;
 	v->vl.path_sl = vt_path_sl;
+	v->vl.switch_sl = true;
 	v->vl.sl2vl = vt_sl2vl;
 	v->vl.ctx = v;
 	v->base = calloc(t->nsw ? t->nsw : 1, sizeof(*v->base));

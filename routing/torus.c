@@ -1041,6 +1041,7 @@ int rt_torus(const struct fabric *f, const struct tor_info *ti,
 	if (!ret) {
 		e.tv->vl.nvl = e.maxvl + 1;
 		e.tv->vl.path_sl = tor_path_sl;
+		e.tv->vl.switch_sl = true;
 		e.tv->vl.sl2vl = tor_sl2vl;
 		e.tv->vl.ctx = e.tv;
 		e.tv->vl.release = tvl_release;

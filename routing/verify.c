@@ -79,6 +79,8 @@ struct vf_ctx {
 	uint32_t *cmp_off;	/* ncomp + 1, into cmp_sw */
 	uint32_t *cmp_sw;	/* switches with sources, by component */
 	uint32_t *cmp_src;	/* sources per component */
+	uint32_t *all_off;	/* ncomp + 1, into all_sw */
+	uint32_t *all_sw;	/* every switch by component: management sources */
 	uint32_t nsrc;
 	struct vf_src *src;	/* by entry switch, CA-cabled ones last */
 	uint32_t *src_off;	/* nsw + 3, into src */
@@ -95,6 +97,8 @@ struct vf_ctx {
 	/* results */
 	uint64_t *efi;
 	uint64_t *bm[NVL][NVL];
+	uint64_t *mbm[NVL][NVL];	/* what switch-sourced routes add */
+	bool mg;		/* edges now go to mbm */
 };
 
 static void *zalloc(size_t n, size_t size)
@@ -213,7 +217,13 @@ static int setup_comps(struct vf_ctx *c)
 	c->cmp_off[nc] = q;
 	c->ncomp = nc;
 	c->cmp_src = zalloc(nc, sizeof(*c->cmp_src));
-	return c->cmp_src ? 0 : -ENOMEM;
+	c->all_off = zalloc(nc + 1, sizeof(*c->all_off));
+	c->all_sw = zalloc(c->nsw, sizeof(*c->all_sw));
+	if (!c->cmp_src || !c->all_off || !c->all_sw)
+		return -ENOMEM;
+	memcpy(c->all_off, c->cmp_off, (nc + 1) * sizeof(*c->all_off));
+	memcpy(c->all_sw, c->cmp_sw, c->nsw * sizeof(*c->all_sw));
+	return 0;
 }
 
 static bool is_src(const struct fabric *f, uint32_t n, unsigned int p)
@@ -325,8 +335,10 @@ static void ctx_release(struct vf_ctx *c)
 	unsigned int x, y;
 
 	for (x = 0; x < NVL; x++)
-		for (y = 0; y < NVL; y++)
+		for (y = 0; y < NVL; y++) {
 			free(c->bm[x][y]);
+			free(c->mbm[x][y]);
+		}
 	free(c->efi);
 	free(c->vxmask);
 	free(c->vstamp);
@@ -341,6 +353,8 @@ static void ctx_release(struct vf_ctx *c)
 	free(c->src);
 	free(c->src_off);
 	free(c->cmp_src);
+	free(c->all_sw);
+	free(c->all_off);
 	free(c->cmp_sw);
 	free(c->cmp_off);
 	free(c->comp);
@@ -416,17 +430,16 @@ static uint32_t next_hop(const struct vf_ctx *c, const struct vf_dest *ds,
 }
 
 /*
- * Resolve the fate of every switch on a route from a source of the
- * destination's component into st[] and list them in ord[] so that a
- * switch comes after its next hop (except around loops).  Returns the
- * number listed.
+ * Resolve the fate of every switch on a route from the n switches cs into
+ * st[] and list them in ord[] after the no listed so far, so that a switch
+ * comes after its next hop (except around loops).  Returns the number
+ * listed.
  */
 static uint32_t resolve(struct vf_ctx *c, const struct vf_dest *ds,
-			const uint8_t *op)
+			const uint8_t *op, const uint32_t *cs, uint32_t n,
+			uint32_t no)
 {
-	const uint32_t *cs = c->cmp_sw + c->cmp_off[ds->comp];
-	uint32_t n = c->cmp_off[ds->comp + 1] - c->cmp_off[ds->comp];
-	uint32_t i, sp, no = 0, u, x, w, v;
+	uint32_t i, sp, u, x, w, v;
 
 	for (i = 0; i < n; i++) {
 		if (c->st[cs[i]] != ST_UNK)
@@ -472,16 +485,17 @@ static uint32_t dest_srcs_at(const struct vf_ctx *c, const struct vf_dest *ds,
 	return srcs_at(c, s) - (s == ds->selfsw);
 }
 
-static void note_bad(const struct vf_ctx *c, const struct vf_dest *ds,
-		     const uint8_t *op, uint32_t s, struct vf_report *r)
+static unsigned int sw_lid(const struct vf_ctx *c, uint32_t s)
 {
-	const struct vf_src *a = &c->src[c->src_off[s]];
+	return fab_port(c->f, c->t->sw_node[s], 0)->lid;
+}
+
+/* Where the route from switch s failed: its hole, or a switch on its loop. */
+static void where_bad(const struct vf_ctx *c, const uint8_t *op, uint32_t s,
+		      struct vf_example *x)
+{
 	uint32_t k;
 
-	if (a->gport == ds->gport)
-		a++;
-	r->bad.slid = a->lid;
-	r->bad.dlid = ds->lid;
 	if (c->st[s] == ST_HOLE) {
 		while (c->nx[s] != NX_HOLE)
 			s = c->nx[s];
@@ -490,8 +504,20 @@ static void note_bad(const struct vf_ctx *c, const struct vf_dest *ds,
 		for (k = 0; k < c->nsw; k++)
 			s = c->nx[s];
 	}
-	r->bad.sw = s;
-	r->bad.port = op[s];
+	x->sw = s;
+	x->port = op[s];
+}
+
+static void note_bad(const struct vf_ctx *c, const struct vf_dest *ds,
+		     const uint8_t *op, uint32_t s, struct vf_report *r)
+{
+	const struct vf_src *a = &c->src[c->src_off[s]];
+
+	if (a->gport == ds->gport)
+		a++;
+	r->bad.slid = a->lid;
+	r->bad.dlid = ds->lid;
+	where_bad(c, op, s, &r->bad);
 }
 
 /*
@@ -542,11 +568,41 @@ static bool tally(struct vf_ctx *c, const struct vf_dest *ds,
 	return loops;
 }
 
+/*
+ * Switch-sourced pairs: every switch listed in ord[] (all of the
+ * component) that has a LID sends to ds, but not to its own LID.
+ */
+static void mgmt_tally(const struct vf_ctx *c, const struct vf_dest *ds,
+		       const uint8_t *op, uint32_t no, struct vf_report *r)
+{
+	uint32_t k, s, v;
+
+	for (k = 0; k < no; k++) {
+		s = c->ord[k];
+		v = c->st[s];
+		if (s == ds->dsw || !sw_lid(c, s))
+			continue;
+		r->mgmt_pairs++;
+		if (v < ST_LOOP)
+			continue;
+		/* the first loop, else the first hole */
+		if (!r->mgmt_loops && (v == ST_LOOP || !r->mgmt_unreachable)) {
+			r->mgmt_bad.slid = sw_lid(c, s);
+			r->mgmt_bad.dlid = ds->lid;
+			where_bad(c, op, s, &r->mgmt_bad);
+		}
+		r->mgmt_unreachable++;
+		r->mgmt_loops += v == ST_LOOP;
+	}
+}
+
 static uint64_t *bm_get(struct vf_ctx *c, unsigned int x, unsigned int y)
 {
-	if (!c->bm[x][y])
-		c->bm[x][y] = zalloc(c->bmwords, sizeof(uint64_t));
-	return c->bm[x][y];
+	uint64_t **bm = c->mg ? &c->mbm[x][y] : &c->bm[x][y];
+
+	if (!*bm)
+		*bm = zalloc(c->bmwords, sizeof(uint64_t));
+	return *bm;
 }
 
 static void bm_set(const struct vf_ctx *c, uint64_t *bm, uint32_t s,
@@ -582,6 +638,30 @@ static int cdg_plain(struct vf_ctx *c, const struct vf_dest *ds,
 		s = c->ord[k];
 		if (c->st[s] == ST_LOOP ? !c->mark[s] : !c->fl[s])
 			continue;
+		u = c->nx[s];
+		if (u >= c->nsw || c->nx[u] >= c->nsw)
+			continue;
+		bm_set(c, bm, u, c->inl[c->oc[s]], c->oc[u] - c->chbase[u]);
+	}
+	return 0;
+}
+
+/*
+ * One VL, switch-sourced: every switch sends, so every switch that hands
+ * the packet to a switch which forwards it adds its dependency.
+ */
+static int cdg_mgmt_plain(struct vf_ctx *c, uint32_t no)
+{
+	uint64_t *bm;
+	uint32_t k, s, u;
+
+	c->mg = true;
+	bm = bm_get(c, 0, 0);
+	c->mg = false;
+	if (!bm)
+		return -ENOMEM;
+	for (k = 0; k < no; k++) {
+		s = c->ord[k];
 		u = c->nx[s];
 		if (u >= c->nsw || c->nx[u] >= c->nsw)
 			continue;
@@ -640,10 +720,30 @@ static int vl_walk(struct vf_ctx *c, const uint8_t *op, uint32_t s,
 }
 
 /*
+ * A packet with SL sl that switch s takes in at port i (0: sends it):
+ * the VL s maps it to on its out link, and the walk from the next switch.
+ */
+static int walk_from(struct vf_ctx *c, const uint8_t *op, uint32_t s,
+		     unsigned int i, unsigned int sl)
+{
+	const struct vf_swp *e;
+	unsigned int o = op[s], y;
+
+	if (!o || o > sw_nports(c, s))
+		return 0;
+	e = sw_port(c, s, o);
+	if (e->nbr >= c->nsw)
+		return 0;
+	y = c->t->vl->sl2vl(c->t, s, i, o, sl) % NVL;
+	if (y > c->maxvl)
+		c->maxvl = y;
+	return vl_walk(c, op, e->nbr, e->pport, sl, y);
+}
+
+/*
  * Several VLs: every source LID of every source in the component asks
  * path_sl.  The first link is a CA link, which never closes a cycle, so
- * the walk starts at the second switch, entered on the VL the first one
- * maps the packet to.
+ * the walk starts at the entry switch.
  */
 static int cdg_vl(struct vf_ctx *c, const struct vf_dest *ds,
 		  const uint8_t *op)
@@ -651,20 +751,12 @@ static int cdg_vl(struct vf_ctx *c, const struct vf_dest *ds,
 	const struct rt_tables *t = c->t;
 	const uint32_t *cs = c->cmp_sw + c->cmp_off[ds->comp];
 	uint32_t n = c->cmp_off[ds->comp + 1] - c->cmp_off[ds->comp];
-	const struct vf_swp *e;
-	unsigned int l, sl, y, o;
+	unsigned int l, sl;
 	uint32_t i, k, s;
 	int ret;
 
-	c->cur++;
 	for (i = 0; i < n; i++) {
 		s = cs[i];
-		o = op[s];
-		if (!o || o > sw_nports(c, s))
-			continue;
-		e = sw_port(c, s, o);
-		if (e->nbr >= c->nsw)
-			continue;
 		for (k = c->src_off[s]; k < c->src_off[s + 1]; k++) {
 			const struct vf_src *a = &c->src[k];
 
@@ -673,16 +765,40 @@ static int cdg_vl(struct vf_ctx *c, const struct vf_dest *ds,
 			for (l = 0; l < 1u << a->lmc; l++) {
 				sl = t->vl->path_sl(t, a->lid + l, ds->lid) %
 				     NSL;
-				y = t->vl->sl2vl(t, s, a->inport, o, sl) % NVL;
-				if (y > c->maxvl)
-					c->maxvl = y;
-				ret = vl_walk(c, op, e->nbr, e->pport, sl, y);
+				ret = walk_from(c, op, s, a->inport, sl);
 				if (ret)
 					return ret;
 			}
 		}
 	}
 	return 0;
+}
+
+/*
+ * Several VLs, switch-sourced: each switch sends from port 0 on the SL
+ * path_sl gives for its LID, as OpenSM asks it for a switch's MasterSMSL.
+ */
+static int cdg_mgmt_vl(struct vf_ctx *c, const struct vf_dest *ds,
+		       const uint8_t *op)
+{
+	const struct rt_tables *t = c->t;
+	const uint32_t *cs = c->all_sw + c->all_off[ds->comp];
+	uint32_t n = c->all_off[ds->comp + 1] - c->all_off[ds->comp];
+	unsigned int lid, sl;
+	uint32_t i, s;
+	int ret = 0;
+
+	c->mg = true;
+	for (i = 0; !ret && i < n; i++) {
+		s = cs[i];
+		lid = sw_lid(c, s);
+		if (!lid || s == ds->dsw)
+			continue;
+		sl = t->vl->path_sl(t, lid, ds->lid) % NSL;
+		ret = walk_from(c, op, s, 0, sl);
+	}
+	c->mg = false;
+	return ret;
 }
 
 static int dest_check(struct vf_ctx *c, unsigned int d, const uint8_t *op,
@@ -695,12 +811,26 @@ static int dest_check(struct vf_ctx *c, unsigned int d, const uint8_t *op,
 
 	if (!dest_init(c, d, &ds, r))
 		return 0;
-	no = resolve(c, &ds, op);
+	no = resolve(c, &ds, op, c->cmp_sw + c->cmp_off[ds.comp],
+		     c->cmp_off[ds.comp + 1] - c->cmp_off[ds.comp], 0);
+	if (!o->skip_mgmt)
+		no = resolve(c, &ds, op, c->all_sw + c->all_off[ds.comp],
+			     c->all_off[ds.comp + 1] - c->all_off[ds.comp],
+			     no);
 	loops = tally(c, &ds, op, no, r);
-	/* Credit loops are a matter of CA-to-CA data, as for ibdmchk. */
+	if (!o->skip_mgmt)
+		mgmt_tally(c, &ds, op, no, r);
+	c->cur++;
+	/*
+	 * Credit loops are a matter of CA-to-CA data, as for ibdmchk, and of
+	 * the switches' own traffic, which rides the same VLs.
+	 */
 	if (!o->skip_cdg && ds.gport != FAB_NONE)
 		ret = c->t->vl ? cdg_vl(c, &ds, op) :
 				 cdg_plain(c, &ds, no, loops);
+	if (!ret && r->mgmt_cdg)
+		ret = c->t->vl ? cdg_mgmt_vl(c, &ds, op) :
+				 cdg_mgmt_plain(c, no);
 	for (k = 0; k < no; k++) {
 		s = c->ord[k];
 		c->st[s] = ST_UNK;
@@ -848,12 +978,17 @@ static int efi_stats(const struct vf_ctx *c, struct vf_report *r)
 	return efi_classes(c, r);
 }
 
+static uint64_t bm_word(const uint64_t *bm, size_t w)
+{
+	return bm ? bm[w] : 0;
+}
+
 /*
- * CDG edges from the bitmaps into CSR form: with adj NULL count out
- * degrees into cnt[a + 1], else place them at cnt[a]++.  Returns the
- * number of edges.
+ * CDG edges from the bitmaps (with mg, those of switch-sourced routes
+ * too) into CSR form: with adj NULL count out degrees into cnt[a + 1],
+ * else place them at cnt[a]++.  Returns the number of edges.
  */
-static size_t cdg_collect(const struct vf_ctx *c, unsigned int nv,
+static size_t cdg_collect(const struct vf_ctx *c, unsigned int nv, bool mg,
 			  size_t *cnt, uint32_t *adj)
 {
 	size_t w, bit, rel, k, edges = 0;
@@ -864,9 +999,11 @@ static size_t cdg_collect(const struct vf_ctx *c, unsigned int nv,
 	for (x = 0; x < nv; x++)
 		for (y = 0; y < nv; y++) {
 			const uint64_t *bm = c->bm[x][y];
+			const uint64_t *mbm = mg ? c->mbm[x][y] : NULL;
 
-			for (w = 0, s = 0; bm && w < c->bmwords; w++)
-				for (word = bm[w]; word; word &= word - 1) {
+			for (w = 0, s = 0; (bm || mbm) && w < c->bmwords; w++)
+				for (word = bm_word(bm, w) | bm_word(mbm, w);
+				     word; word &= word - 1) {
 					bit = w * 64 + __builtin_ctzll(word);
 					while (c->bmoff[s + 1] <= bit)
 						s++;
@@ -921,8 +1058,9 @@ static bool cdg_dfs(size_t nodes, const size_t *off, const uint32_t *adj,
 	return false;
 }
 
+/* A link of channel ch, the one on a cycle, into x. */
 static void note_cycle(const struct vf_ctx *c, uint32_t ch,
-		       struct vf_report *r)
+		       struct vf_example *x)
 {
 	uint32_t s = 0;
 	unsigned int o;
@@ -931,33 +1069,34 @@ static void note_cycle(const struct vf_ctx *c, uint32_t ch,
 		s++;
 	for (o = 1; sw_port(c, s, o)->lidx != ch - c->chbase[s]; o++)
 		;
-	r->bad.sw = s;
-	r->bad.port = o;
+	x->sw = s;
+	x->port = o;
 }
 
-static int cdg_check(struct vf_ctx *c, struct vf_report *r)
+/*
+ * Look for a cycle among the data dependencies (with mg, and the
+ * switch-sourced ones) on nv VLs.  Returns 1 with a node on it in *hit,
+ * 0 for none, or -ENOMEM; *edges counts the dependencies.
+ */
+static int cdg_find(const struct vf_ctx *c, unsigned int nv, bool mg,
+		    uint64_t *edges, uint32_t *hit)
 {
-	unsigned int nv = c->maxvl + 1;
-	size_t nodes = (size_t)c->nchan * nv, edges, k;
+	size_t nodes = (size_t)c->nchan * nv, k;
 	size_t *off, *cur = NULL;
-	uint32_t *adj = NULL, *stk = NULL, hit;
+	uint32_t *adj = NULL, *stk = NULL;
 	uint8_t *color = NULL;
 	int ret = -ENOMEM;
 
-	r->cdg_checked = true;
-	if (nv > r->nvl)
-		r->nvl = nv;
 	off = zalloc(nodes + 1, sizeof(*off));
 	if (!off)
 		return -ENOMEM;
-	edges = cdg_collect(c, nv, off, NULL);
-	r->cdg_edges = edges;
-	if (!edges) {
+	*edges = cdg_collect(c, nv, mg, off, NULL);
+	if (!*edges) {
 		ret = 0;
 		goto out;
 	}
 	cur = zalloc(nodes, sizeof(*cur));
-	adj = zalloc(edges, sizeof(*adj));
+	adj = zalloc(*edges, sizeof(*adj));
 	stk = zalloc(nodes, sizeof(*stk));
 	color = zalloc(nodes, 1);
 	if (!cur || !adj || !stk || !color)
@@ -965,14 +1104,8 @@ static int cdg_check(struct vf_ctx *c, struct vf_report *r)
 	for (k = 0; k < nodes; k++)
 		off[k + 1] += off[k];
 	memcpy(cur, off, nodes * sizeof(*cur));
-	cdg_collect(c, nv, cur, adj);
-	if (cdg_dfs(nodes, off, adj, cur, stk, color, &hit)) {
-		r->cdg_cycle = true;
-		r->cycle_vl = hit % nv;
-		if (!r->unreachable)
-			note_cycle(c, hit / nv, r);
-	}
-	ret = 0;
+	cdg_collect(c, nv, mg, cur, adj);
+	ret = cdg_dfs(nodes, off, adj, cur, stk, color, hit);
 out:
 	free(color);
 	free(stk);
@@ -980,6 +1113,54 @@ out:
 	free(cur);
 	free(off);
 	return ret;
+}
+
+static bool has_mgmt(const struct vf_ctx *c)
+{
+	unsigned int x, y;
+
+	for (x = 0; x < NVL; x++)
+		for (y = 0; y < NVL; y++)
+			if (c->mbm[x][y])
+				return true;
+	return false;
+}
+
+static int cdg_check(struct vf_ctx *c, struct vf_report *r)
+{
+	unsigned int nv = c->maxvl + 1;
+	uint64_t all;
+	uint32_t hit;
+	int ret;
+
+	r->cdg_checked = true;
+	if (nv > r->nvl)
+		r->nvl = nv;
+	ret = cdg_find(c, nv, false, &r->cdg_edges, &hit);
+	if (ret < 0)
+		return ret;
+	if (ret) {
+		r->cdg_cycle = true;
+		r->cycle_vl = hit % nv;
+		if (!r->unreachable)
+			note_cycle(c, hit / nv, &r->bad);
+		return 0;
+	}
+	if (!has_mgmt(c))
+		return 0;
+	ret = cdg_find(c, nv, true, &all, &hit);
+	if (ret < 0)
+		return ret;
+	r->mgmt_edges = all - r->cdg_edges;
+	if (ret) {
+		r->mgmt_cycle = true;
+		r->mgmt_cycle_vl = hit % nv;
+		if (!r->mgmt_loops) {
+			r->mgmt_bad.slid = r->mgmt_bad.dlid = 0;
+			note_cycle(c, hit / nv, &r->mgmt_bad);
+		}
+	}
+	return 0;
 }
 
 enum { EBB_WALK, EBB_DISC, EBB_FAIL, EBB_DELIV };
@@ -1144,6 +1325,8 @@ int vf_check(const struct rt_tables *t, const struct vf_opts *o,
 		o = &defaults;
 	memset(r, 0, sizeof(*r));
 	r->nvl = t->vl && t->vl->nvl ? t->vl->nvl : 1;
+	r->mgmt_cdg = !o->skip_cdg && !o->skip_mgmt &&
+		      (!t->vl || t->vl->switch_sl);
 	ret = setup(&c, o);
 	if (!ret)
 		ret = scan(&c, o, r);
@@ -1167,5 +1350,6 @@ out:
 
 bool vf_ok(const struct vf_report *r)
 {
-	return !r->unreachable && !(r->cdg_checked && r->cdg_cycle);
+	return !r->unreachable && !r->mgmt_loops &&
+	       !(r->cdg_checked && (r->cdg_cycle || r->mgmt_cycle));
 }

@@ -18,6 +18,7 @@ struct vf_opts {
 	unsigned int ebb_perms;	/* random permutations for eBB; 0 skips eBB */
 	uint64_t seed;		/* permutation seed */
 	bool skip_cdg;		/* skip the dependency-cycle check */
+	bool skip_mgmt;		/* skip the switch-sourced paths */
 	/*
 	 * Optional, the caller's, room for one per fabric port: the
 	 * all-to-all routes leaving on each switch-to-switch port (its
@@ -49,6 +50,26 @@ struct vf_report {
 	/* management traffic: CA ports to switch LIDs, kept apart */
 	uint64_t sw_pairs;
 	uint64_t sw_unreachable;
+	/*
+	 * Management traffic from switches (PerfMgt and SA replies, traps):
+	 * from every switch's port 0 to every CA LID and other switch LID of
+	 * its component, on the SL path_sl gives for the switch's LID as
+	 * source, as OpenSM sets a switch's MasterSMSL.  Their channel
+	 * dependencies join the CDG; mgmt_cycle says they close a cycle the
+	 * data alone does not.
+	 */
+	uint64_t mgmt_pairs;
+	uint64_t mgmt_unreachable;	/* holes + loops */
+	uint64_t mgmt_loops;
+	bool mgmt_cdg;		/* their dependencies were checked */
+	bool mgmt_cycle;
+	unsigned int mgmt_cycle_vl;
+	uint64_t mgmt_edges;	/* dependencies only they add */
+	/*
+	 * The first switch-sourced pair that loops, else a link on the
+	 * cycle they close (slid = dlid = 0), else the first hole.
+	 */
+	struct vf_example mgmt_bad;
 	/*
 	 * First failing CA pair and the switch where it went wrong; for a
 	 * dependency cycle alone, slid = dlid = 0 and sw:port is a link on it.
@@ -89,9 +110,11 @@ int vf_check(const struct rt_tables *t, const struct vf_opts *o,
 	     struct vf_report *r);
 
 /*
- * True when every connected CA pair is delivered and (if checked) there is
- * no CDG cycle.  Switch LIDs unreachable by a deadlock-free route do not
- * make a routing bad; sw_unreachable reports them.
+ * True when every connected CA pair is delivered, no switch-sourced route
+ * loops and (if checked) there is no CDG cycle, with or without the
+ * switch-sourced dependencies.  Switch LIDs unreachable by a deadlock-free
+ * route, and holes in switch-sourced routes, do not make a routing bad;
+ * sw_unreachable and mgmt_unreachable report them.
  */
 bool vf_ok(const struct vf_report *r);
 

@@ -313,19 +313,24 @@ static bool check_quality(struct ga_ctx *c)
 	c->done.efi_max = r.efi_max;
 	c->done.efi_ratio = r.efi_ratio;
 	GA_LOG(log, OSM_LOG_INFO,
-		"quality: %" PRIu64 " pairs, %" PRIu64 " unreachable (%" PRIu64 " holes, %" PRIu64 " loops), %" PRIu64 " disconnected by cabling, %" PRIu64 " of %" PRIu64 " switch-LID pairs unreachable, max %u hops, %s on %u VL(s), EFI max %" PRIu64 " (%.2fx mean, %.2fx per level), eBB %s, verified in %.1f ms\n",
+		"quality: %" PRIu64 " pairs, %" PRIu64 " unreachable (%" PRIu64 " holes, %" PRIu64 " loops), %" PRIu64 " disconnected by cabling, %" PRIu64 " of %" PRIu64 " switch-LID pairs unreachable, switch routes %" PRIu64 " of %" PRIu64 " unreachable (%" PRIu64 " loops), max %u hops, %s on %u VL(s), EFI max %" PRIu64 " (%.2fx mean, %.2fx per level), eBB %s, verified in %.1f ms\n",
 		r.pairs, r.unreachable, r.holes, r.loops, r.disconnected,
-		r.sw_unreachable, r.sw_pairs, r.max_hops,
+		r.sw_unreachable, r.sw_pairs, r.mgmt_unreachable,
+		r.mgmt_pairs, r.mgmt_loops, r.max_hops,
 		!r.cdg_checked ? "CDG not checked" :
-		r.cdg_cycle ? "CREDIT LOOP" : "no credit loop", r.nvl,
+		r.cdg_cycle ? "CREDIT LOOP" :
+		r.mgmt_cycle ? "CREDIT LOOP through switch routes" :
+		"no credit loop", r.nvl,
 		r.efi_max, r.efi_ratio, r.efi_class_ratio, ebb,
 		(now() - t) * 1e3);
 	if (vf_ok(&r))
 		return true;
 	GA_LOG(log, OSM_LOG_ERROR,
-		"ERR GA07: the verifier rejects the tables: %" PRIu64 " unreachable pairs (first LID %u -> %u at switch %u port %u)%s\n",
+		"ERR GA07: the verifier rejects the tables: %" PRIu64 " unreachable pairs (first LID %u -> %u at switch %u port %u)%s%s%s\n",
 		r.unreachable, r.bad.slid, r.bad.dlid, r.bad.sw, r.bad.port,
-		r.cdg_cycle ? ", credit loop" : "");
+		r.cdg_cycle ? ", credit loop" : "",
+		r.mgmt_loops ? ", switch routes that loop" : "",
+		r.mgmt_cycle ? ", credit loop through switch routes" : "");
 	return false;
 }
 

@@ -462,11 +462,21 @@ check_ibdmchk() {
 		t_fail "ibdmchk errors: $(grep -- '^-E-' "$d/ibdmchk.out" | head -3)"
 }
 
-# check_analyze DUMPDIR: our own checker on what OpenSM dumped.
+# check_analyze DUMPDIR: our own checker on what OpenSM dumped, the
+# switches' own routes (switch-sourced, to every LID) included.
 check_analyze() {
 	t_need "$BDIR/ibpoolroute"
 	"$BDIR/ibpoolroute" analyze "$1" >"$1/analyze.out" 2>&1 ||
 		t_fail "ibpoolroute analyze $1 failed: $(tail -3 "$1/analyze.out")"
+	mgmt_checked "$1/analyze.out"
+}
+
+# mgmt_checked REPORT: the report followed switch-sourced routes, none of
+# which loops or closes a credit loop (verify, which has path SLs from
+# the SA for CA pairs only, leaves their dependencies out on several VLs).
+mgmt_checked() {
+	grep -Eq '^mgmt routes : [1-9][0-9]* pairs \(unreachable [0-9]+, loops 0\), ([0-9]+ more dependencies|dependencies not checked \(no path SLs for switches\))$' "$1" ||
+		t_fail "switch routes not checked or bad: $(grep '^mgmt' "$1" | head -2 | tr '\n' ' ')"
 }
 
 # switches NETFILE: switch names in file order.
@@ -483,6 +493,7 @@ verify_live() {
 		t_fail "$1: ibpoolroute verify failed: $(tail -4 "$WORK/$1.verify" | tr '\n' ' ')"
 	grep -q "credit loops: none" "$WORK/$1.verify" ||
 		t_fail "$1: verify reports no credit-loop check"
+	mgmt_checked "$WORK/$1.verify"
 }
 
 # sweeps_done LOG N: N routings installed and the subnet up after them.

@@ -244,6 +244,8 @@ for dir in "$D"/osm-*/; do
 			sed 's/.*NodeGUID://' | sort -u | wc -l)"
 	same "$n: text and JSON pairs" "$(jval pairs "$w/out")" \
 		"$(sed -n 's/^pairs       : \([0-9]*\) .*/\1/p' "$w/text")"
+	same "$n: text and JSON switch routes" "$(jval mgmt_pairs "$w/out")" \
+		"$(sed -n 's/^mgmt routes : \([0-9]*\) .*/\1/p' "$w/text")"
 	[ "$(jval ok "$w/out")" = true ] && jok=0 || jok=1
 	same "$n: JSON ok matches exit" "$jok" "$rc"
 done
@@ -463,6 +465,16 @@ if [ -x "$TG" ]; then
 	run "$BIN" route --net "$w/ft3.net" --perms 0 --jobs "$w/mix1.json"
 	expect "route a generated mix" 0 "credit loops: none"
 	same "generated mix: every job reported" "$(grep -c 'max own link load' "$w/out")" "$n"
+	# The switches' own routes on a degraded 3-level tree (48 switches,
+	# 64 hosts): followed from each switch to every other LID, and no
+	# loop or credit loop through them.
+	"$TG" fattree --k 4 --levels 3 --drop 0.1 --seed 1 -o "$w/ft3d.net"
+	run "$BIN" route --net "$w/ft3d.net" --perms 0 --json
+	same "switch routes: pairs of a degraded tree" \
+		"$(jval mgmt_pairs "$w/out")" $((48 * (64 + 47)))
+	same "switch routes: no loop" "$(jval mgmt_loops "$w/out")" 0
+	same "switch routes: no credit loop" \
+		"$(jval mgmt_credit_loops "$w/out")" false
 	run "$TG" jobs --net "$w/ft3.net" --jobs 5-4
 	expect "ibtopogen jobs: bad range" 2 "bad --jobs '5-4'" "$w/err"
 	run "$TG" jobs --net "$w/ft3.net" --jobs 3 --sizes 4-8 --seed 2 \

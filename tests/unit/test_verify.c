@@ -307,12 +307,69 @@ static void test_loop(void)
 	check(&x.t, &no_ebb, &r);
 	/*
 	 * A loop to a switch LID loses management traffic only: counted
-	 * apart, and no credit loop of CA-to-CA data.
+	 * apart, and no credit loop of CA-to-CA data; but the switches' own
+	 * packets to s1 loop, and that fails the routing.
 	 */
 	CU_ASSERT_EQUAL(r.sw_unreachable, 4);
 	CU_ASSERT_EQUAL(r.loops, 0);
 	CU_ASSERT_EQUAL(r.holes, 0);
 	CU_ASSERT_FALSE(r.cdg_cycle);
+	CU_ASSERT_EQUAL(r.mgmt_loops, 3);
+	CU_ASSERT_EQUAL(r.mgmt_unreachable, 3);
+	CU_ASSERT_EQUAL(r.mgmt_bad.dlid, s1);
+	CU_ASSERT_FALSE(vf_ok(&r));
+	tree_free(&x);
+}
+
+/*
+ * Switch-sourced routes: every switch to every host LID and every other
+ * switch LID.  s0 reaches s1 through l1 and s1 reaches s0 through l2,
+ * both turning down then up; with the data's l1 -> s1 -> l2 (h0 to h3)
+ * and l2 -> s0 -> l1 (h2 to h0) they close a cycle no CA pair closes.
+ */
+static void test_mgmt_cycle(void)
+{
+	struct vf_report r;
+	struct tree x;
+	unsigned int s0;
+
+	tree_build(&x);
+	tree_route(&x, true);
+	check(&x.t, &no_ebb, &r);
+	CU_ASSERT_EQUAL(r.mgmt_pairs, 4 * (4 + 3));
+	CU_ASSERT_EQUAL(r.mgmt_unreachable, 0);
+	CU_ASSERT_FALSE(r.mgmt_cycle);
+	CU_ASSERT_TRUE(vf_ok(&r));
+
+	s0 = lid_of(x.f, x.s0);
+	set(&x.t, x.s1, s0, 2);
+	check(&x.t, &no_ebb, &r);
+	CU_ASSERT_EQUAL(r.unreachable, 0);
+	CU_ASSERT_EQUAL(r.mgmt_unreachable, 0);
+	CU_ASSERT_FALSE(r.cdg_cycle);
+	CU_ASSERT_TRUE(r.mgmt_cycle);
+	CU_ASSERT_EQUAL(r.mgmt_cycle_vl, 0);
+	CU_ASSERT_TRUE(r.mgmt_edges > 0);
+	CU_ASSERT_FALSE(vf_ok(&r));
+
+	/* the same without the check of switch-sourced routes */
+	{
+		struct vf_opts o = { .skip_mgmt = true };
+
+		check(&x.t, &o, &r);
+		CU_ASSERT_EQUAL(r.mgmt_pairs, 0);
+		CU_ASSERT_FALSE(r.mgmt_cycle);
+		CU_ASSERT_TRUE(vf_ok(&r));
+	}
+
+	/* a hole in a switch's route is reported, not failed */
+	set(&x.t, x.s1, s0, RT_NO_PATH);
+	check(&x.t, &no_ebb, &r);
+	CU_ASSERT_EQUAL(r.mgmt_unreachable, 1);
+	CU_ASSERT_EQUAL(r.mgmt_loops, 0);
+	CU_ASSERT_EQUAL(r.mgmt_bad.slid, lid_of(x.f, x.s1));
+	CU_ASSERT_EQUAL(r.mgmt_bad.dlid, s0);
+	CU_ASSERT_FALSE(r.mgmt_cycle);
 	CU_ASSERT_TRUE(vf_ok(&r));
 	tree_free(&x);
 }
@@ -459,17 +516,17 @@ static void ring_free(struct ring *x)
 	fab_free(x->f);
 }
 
-/* SL: the ring position of the source's switch. */
+/* SL: the ring position of the source's switch (a switch is its own). */
 static uint8_t ring_sl(const struct rt_tables *t, unsigned int slid,
 		       unsigned int dlid)
 {
 	const uint32_t *pos = t->vl->ctx;
-	const struct fab_port *p;
-	uint32_t i;
+	uint32_t i, n = t->lid_node[slid];
 
 	(void)dlid;
-	p = fab_port(t->fab, t->lid_node[slid], t->lid_port[slid]);
-	for (i = 0; pos[i] != p->peer; i++)
+	if (!fab_is_sw(t->fab, n))
+		n = fab_port(t->fab, n, t->lid_port[slid])->peer;
+	for (i = 0; pos[i] != n; i++)
 		;
 	return i;
 }
@@ -541,7 +598,7 @@ static void test_ring(void)
 
 static void test_ring_dateline(void)
 {
-	struct rt_vl vl = { .nvl = 2, .path_sl = ring_sl,
+	struct rt_vl vl = { .nvl = 2, .path_sl = ring_sl, .switch_sl = true,
 			    .sl2vl = ring_dateline };
 	struct vf_report r;
 	struct ring x;
@@ -670,6 +727,7 @@ TU_SUITE(verify,
 	 { "holes", test_holes },
 	 { "wrong_port", test_wrong_port },
 	 { "loop", test_loop },
+	 { "mgmt_cycle", test_mgmt_cycle },
 	 { "disconnected", test_disconnected },
 	 { "lmc", test_lmc },
 	 { "ring", test_ring },

@@ -71,6 +71,18 @@ static void why(char *buf, size_t len, size_t *n, bool cond,
 			       *n ? ", " : "FAIL (", what);
 }
 
+/* What the switches' own routes add to the CDG, or why not checked. */
+static const char *mgmt_deps(const struct vf_report *vr, char *buf,
+			     size_t len)
+{
+	if (!vr->cdg_checked)
+		return "dependencies not checked";
+	if (!vr->mgmt_cdg)
+		return "dependencies not checked (no path SLs for switches)";
+	snprintf(buf, len, "%" PRIu64 " more dependencies", vr->mgmt_edges);
+	return buf;
+}
+
 /* "ok", or "FAIL (" the reasons ")" in buf. */
 static const char *verdict(const struct pr_result *r, char *buf, size_t len)
 {
@@ -80,6 +92,9 @@ static const char *verdict(const struct pr_result *r, char *buf, size_t len)
 
 	why(buf, len, &n, vr->unreachable, "unreachable pairs");
 	why(buf, len, &n, vr->cdg_checked && vr->cdg_cycle, "credit loop");
+	why(buf, len, &n, vr->mgmt_loops, "switch routes that loop");
+	why(buf, len, &n, vr->cdg_checked && vr->mgmt_cycle,
+	    "credit loop through switch routes");
 	why(buf, len, &n, lv && lv->inactive, "inactive ports");
 	why(buf, len, &n, lv && lv->no_path, "pairs without a PathRecord");
 	why(buf, len, &n, lv && lv->vl_drops,
@@ -187,7 +202,7 @@ static void text(FILE *out, const struct pr_result *r)
 	const struct vf_report *vr = r->vr;
 	const struct rt_summary *rs = r->route;
 	struct counts c;
-	char why[160];
+	char why[160], deps[64];
 	uint32_t n;
 
 	count(f, &c);
@@ -223,6 +238,22 @@ static void text(FILE *out, const struct pr_result *r)
 	     vr->disconnected);
 	line(out, "switch LIDs", "%" PRIu64 " pairs (unreachable %" PRIu64 ", management traffic only)",
 	     vr->sw_pairs, vr->sw_unreachable);
+	if (vr->mgmt_cycle)
+		line(out, "mgmt routes", "%" PRIu64 " pairs (unreachable %" PRIu64 ", loops %" PRIu64 "), credit loop on VL %u (%" PRIu64 " more dependencies)",
+		     vr->mgmt_pairs, vr->mgmt_unreachable, vr->mgmt_loops,
+		     vr->mgmt_cycle_vl, vr->mgmt_edges);
+	else
+		line(out, "mgmt routes", "%" PRIu64 " pairs (unreachable %" PRIu64 ", loops %" PRIu64 "), %s",
+		     vr->mgmt_pairs, vr->mgmt_unreachable, vr->mgmt_loops,
+		     mgmt_deps(vr, deps, sizeof(deps)));
+	n = sw_node(r->t, vr->mgmt_bad.sw);
+	if (vr->mgmt_loops && n != FAB_NONE)
+		line(out, "mgmt loop at", "LID %u to LID %u, switch 0x%016" PRIx64 " ('%s') port %u",
+		     vr->mgmt_bad.slid, vr->mgmt_bad.dlid, f->nodes[n].guid,
+		     f->nodes[n].desc, vr->mgmt_bad.port);
+	else if (vr->mgmt_cycle && n != FAB_NONE)
+		line(out, "mgmt loop at", "switch 0x%016" PRIx64 " ('%s') port %u",
+		     f->nodes[n].guid, f->nodes[n].desc, vr->mgmt_bad.port);
 	n = sw_node(r->t, vr->bad.sw);
 	if (vr->unreachable && n != FAB_NONE)
 		line(out, "first bad", "LID %u to LID %u, at switch 0x%016" PRIx64 " ('%s') port %u",
@@ -284,6 +315,26 @@ static json_object *jswitch(const struct fabric *f, uint32_t n,
 			       json_object_new_string(f->nodes[n].desc));
 	json_object_object_add(o, "port", json_object_new_int(port));
 	return o;
+}
+
+/* The failing switch-sourced pair or a link on their cycle, or NULL. */
+static json_object *jmgmt_bad(const struct fabric *f,
+			      const struct rt_tables *t,
+			      const struct vf_report *vr)
+{
+	uint32_t n = sw_node(t, vr->mgmt_bad.sw);
+	json_object *x;
+
+	if ((!vr->mgmt_loops && !vr->mgmt_cycle) || n == FAB_NONE)
+		return NULL;
+	x = jswitch(f, n, vr->mgmt_bad.port);
+	if (x && vr->mgmt_bad.dlid) {
+		json_object_object_add(x, "slid",
+			json_object_new_int(vr->mgmt_bad.slid));
+		json_object_object_add(x, "dlid",
+			json_object_new_int(vr->mgmt_bad.dlid));
+	}
+	return x;
 }
 
 static json_object *jlive(const struct pr_live *lv)
@@ -426,6 +477,15 @@ static json_object *jobject(const struct pr_result *r)
 		}
 	}
 	ADD("first_bad", x);
+	ADD("mgmt_pairs", json_object_new_uint64(vr->mgmt_pairs));
+	ADD("mgmt_unreachable", json_object_new_uint64(vr->mgmt_unreachable));
+	ADD("mgmt_loops", json_object_new_uint64(vr->mgmt_loops));
+	ADD("mgmt_credit_loops", json_object_new_boolean(vr->mgmt_cycle));
+	ADD("mgmt_loop_vl", vr->mgmt_cycle ?
+		json_object_new_int(vr->mgmt_cycle_vl) : NULL);
+	ADD("mgmt_cdg_checked", json_object_new_boolean(vr->mgmt_cdg));
+	ADD("mgmt_cdg_edges", json_object_new_uint64(vr->mgmt_edges));
+	ADD("mgmt_first_bad", jmgmt_bad(f, r->t, vr));
 	ADD("max_hops", json_object_new_uint64(vr->max_hops));
 	ADD("cdg_checked", json_object_new_boolean(vr->cdg_checked));
 	ADD("credit_loops", json_object_new_boolean(vr->cdg_checked &&

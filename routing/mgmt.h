@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Management routes: the switches' own routes (MADs from port 0, which
+ * ride the data VLs) held to the up*-down* order the data keeps.
+ */
+#ifndef GPUAWARE_MGMT_H
+#define GPUAWARE_MGMT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lft.h"
+
+/*
+ * Every switch's route to every LID, on tables whose data (with
+ * t->vl NULL: one VL) climbs then descends in the order key (per switch
+ * index; a hop to a greater key, or an equal key and a greater index,
+ * goes up).  Only the LIDs of switches d with dsw[d] (every LID with
+ * dsw NULL) are looked at: the caller vouches that every switch's route
+ * to the others already is up* then down*, without holes.  Entries whose
+ * route already is up* then down* stay, so the data's routes do; the
+ * others, and holes, take a neighbour whose route is, downwards where
+ * one goes only down, else upwards.  Where none is, routes towards a
+ * neighbour that has one are kept only when they close no cycle with
+ * the escapes kept before them and every turn an up*-down* route may
+ * take, so none with the routes from all switches (CA LIDs first, then
+ * switch LIDs; first the route of each switch with hosts on its own,
+ * then the rest of a LID's all or none), else the entries are
+ * RT_NO_PATH; as for rt_fill_unrouted(), switches with hosts get none of
+ * those to CA LIDs.  Returns the number of entries changed, or -ENOMEM.
+ */
+long rt_mgmt_updown(struct rt_tables *t, const uint32_t *key,
+		    const bool *dsw);
+
+#endif
