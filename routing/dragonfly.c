@@ -114,6 +114,7 @@ struct eng {
 	/* per switch: some switch of its group with a global cable is more
 	 * than two local hops away (a Dragonfly+ leaf that lost a spine) */
 	bool *short_of;
+	uint32_t *transit;	/* per switch: a host's route passes it */
 	uint32_t *ldist, *lq, ldist_of;	/* local_dist() */
 	size_t valiant, around, around3, irregular, holes, pairs;
 	unsigned int slmax;
@@ -246,15 +247,12 @@ static uint8_t val_vl(const struct dvl *dv, uint32_t sw, unsigned int in,
 	return 1;
 }
 
-static uint8_t df_sl2vl(const struct rt_tables *t, uint32_t sw,
-			unsigned int in, unsigned int out, unsigned int sl)
+/* The VL of a hop from in to out of switch sw on SL sl. */
+static uint8_t hop_vl(const struct dvl *dv, uint32_t sw, unsigned int in,
+		      unsigned int out, unsigned int sl)
 {
-	const struct dvl *dv = dvl_of(t);
-	const uint8_t *c;
 	int vl;
 
-	if (sw >= dv->nsw || in > 255 || out > 255 || sl > SL_MAX)
-		return 0;
 	if (sl >= SL_VAL)
 		return val_vl(dv, sw, in, out, sl - SL_VAL);
 	if (sl >= SL_AROUND) {
@@ -262,8 +260,17 @@ static uint8_t df_sl2vl(const struct rt_tables *t, uint32_t sw,
 		if (vl >= 0)
 			return vl;
 	}
-	c = dv->cls + (size_t)sw * 256;
-	return vl_for(c[in], sl, dv->top_vl);
+	return vl_for(dv->cls[(size_t)sw * 256 + in], sl, dv->top_vl);
+}
+
+static uint8_t df_sl2vl(const struct rt_tables *t, uint32_t sw,
+			unsigned int in, unsigned int out, unsigned int sl)
+{
+	const struct dvl *dv = dvl_of(t);
+
+	if (sw >= dv->nsw || in > 255 || out > 255 || sl > SL_MAX)
+		return 0;
+	return hop_vl(dv, sw, in, out, sl);
 }
 
 static void dvl_release(struct rt_vl *vl)
@@ -804,14 +811,14 @@ static unsigned int shape(const struct route *r, bool *regular)
  * The VL hop i of a way round needs: 0 up to the first global hop, 1 up
  * to the second, top_vl after it.
  */
-static unsigned int around_vl(const struct eng *e, const struct route *r,
-			      unsigned int i)
+static unsigned int around_vl(const struct route *r, unsigned int i,
+			      unsigned int top)
 {
 	unsigned int j, g = 0;
 
 	for (j = 0; j < i; j++)
 		g += r->cls[j] == CLS_GLOBAL;
-	return g < 2 ? g : e->dv->top_vl;
+	return g < 2 ? g : top;
 }
 
 /*
@@ -819,7 +826,7 @@ static unsigned int around_vl(const struct eng *e, const struct route *r,
  * r's entries added to it.  -ERANGE when every SL clashes.
  */
 static int place_around(struct eng *e, const struct route *r,
-			unsigned int *slp)
+			unsigned int top, unsigned int *slp)
 {
 	struct ovr *o = &e->dv->ov;
 	unsigned int sl, i;
@@ -831,7 +838,7 @@ static int place_around(struct eng *e, const struct route *r,
 				continue;
 			have = ovr_get(o, ovr_key(r->sw[i], sl, r->in[i],
 						  r->out[i]));
-			if (have >= 0 && (unsigned int)have != around_vl(e, r, i))
+			if (have >= 0 && (unsigned int)have != around_vl(r, i, top))
 				break;
 		}
 		if (i < r->hops)
@@ -840,7 +847,7 @@ static int place_around(struct eng *e, const struct route *r,
 			if (!r->in[i])
 				continue;
 			ret = ovr_put(o, ovr_key(r->sw[i], sl, r->in[i],
-						 r->out[i]), around_vl(e, r, i));
+						 r->out[i]), around_vl(r, i, top));
 			if (ret)
 				return ret;
 		}
@@ -915,14 +922,13 @@ static int walk(struct eng *e, uint32_t src, unsigned int lid, uint32_t T,
 			e->irregular++;
 	}
 	/*
-	 * A switch with no host sends no data, only management packets on
-	 * VL 15: its ways round need no SL of their own, and taking one
-	 * would leave fewer for the hosts'.
+	 * A switch with no host sends no data: own_routes() gives its own
+	 * packets an SL once the hosts' ways round have theirs.
 	 */
 	if (sl >= SL_AROUND && sl < SL_VAL && !e->hosted[src])
 		sl = 0;
 	if (sl >= SL_AROUND && sl < SL_VAL) {
-		ret = place_around(e, &r, &sl);
+		ret = place_around(e, &r, e->dv->top_vl, &sl);
 		if (ret)
 			return ret;
 		e->around3++;
@@ -932,7 +938,7 @@ static int walk(struct eng *e, uint32_t src, unsigned int lid, uint32_t T,
 	for (i = 0; i < r.hops; i++) {
 		glob += r.cls[i] == CLS_GLOBAL;
 		vl = sl >= SL_VAL ? 0 :
-		     sl >= SL_AROUND ? around_vl(e, &r, i) :
+		     sl >= SL_AROUND ? around_vl(&r, i, e->dv->top_vl) :
 		     vl_for(i ? r.cls[i - 1] : CLS_CA, sl, 1);
 		e->maxvl = vl > e->maxvl ? vl : e->maxvl;
 	}
@@ -957,6 +963,112 @@ static void column(struct eng *e, uint32_t T, unsigned int lid,
 			rt_lft(e->t, c)[lid] = val ?
 				valiant_hop(e, c, T, key) :
 				next_hop(e, c, T, li, key);
+}
+
+/* Whether r's VLs on SL sl never go down. */
+static bool rising(const struct eng *e, const struct route *r,
+		   unsigned int sl)
+{
+	unsigned int i, vl, last = 0;
+
+	for (i = 0; i < r->hops; i++) {
+		vl = hop_vl(e->dv, r->sw[i], r->in[i], r->out[i], sl);
+		if (vl < last)
+			return false;
+		last = vl;
+	}
+	return true;
+}
+
+/*
+ * The own routes of the switches without hosts to lid of T, which ride
+ * the data VLs.  One that a host's route passes sends with that route's
+ * SL: from there on its packets take the data's VLs, and their first hop,
+ * on VL 0 from port 0, leads where the data's does or to a higher VL, so
+ * they add no dependency within a VL.  Of the others, first (!late) those
+ * with two global hops take a way round's SL whose last hops are on the
+ * highest VL, where data only descends to hosts; none is left when every
+ * SL clashes.  Then (late, once every way round's VLs are known) one
+ * going down to a leaf and up again with no global hop (a spine to a leaf
+ * that lost its cable) has no entry, and the rest take the SL of the
+ * first switch on their way that a host sends from or passes, else their
+ * own, else 0 or 1, whichever keeps their VLs from going down.  Hosts'
+ * routes pass none of these entries, so they do not change.
+ */
+static int own_routes(struct eng *e, uint32_t T, unsigned int lid,
+		      bool late)
+{
+	uint8_t *sl = e->dv->sl + lid;
+	size_t w = e->t->top + 1;
+	unsigned int i, g, q, top = e->maxvl > e->dv->top_vl ?
+				    e->maxvl : e->dv->top_vl;
+	struct route r;
+	uint32_t c, s;
+	int ret;
+
+	e->stamp++;
+	for (c = 0; c < e->nsw; c++) {
+		if (!e->hosted[c] || c == T || e->grp[c] == NONE ||
+		    trace(e, c, lid, T, &r))
+			continue;
+		for (i = 1; i < r.hops; i++) {
+			s = r.sw[i];
+			if (e->hosted[s] || e->transit[s] == e->stamp)
+				continue;
+			e->transit[s] = e->stamp;
+			sl[(size_t)s * w] = sl[(size_t)c * w];
+		}
+	}
+	for (c = 0; c < e->nsw; c++) {
+		if (e->hosted[c] || c == T || e->grp[c] == NONE ||
+		    e->transit[c] == e->stamp || trace(e, c, lid, T, &r))
+			continue;
+		for (g = 0, i = 0; i < r.hops; i++)
+			g += r.cls[i] == CLS_GLOBAL;
+		if (g > 1 && !late) {
+			ret = place_around(e, &r, top, &q);
+			if (ret && ret != -ERANGE)
+				return ret;
+			if (ret)
+				rt_lft(e->t, c)[lid] = RT_NO_PATH;
+			else
+				sl[(size_t)c * w] = q;
+		}
+		if (g > 1 || !late)
+			continue;
+		if (!g && r.hops > 2) {
+			rt_lft(e->t, c)[lid] = RT_NO_PATH;
+			continue;
+		}
+		for (i = 1; i < r.hops; i++) {
+			s = r.sw[i];
+			if (e->hosted[s] || e->transit[s] == e->stamp)
+				break;
+		}
+		if (i < r.hops && rising(e, &r, sl[(size_t)s * w]))
+			sl[(size_t)c * w] = sl[(size_t)s * w];
+		else if (!rising(e, &r, sl[(size_t)c * w]))
+			sl[(size_t)c * w] = rising(e, &r, 0) ? 0 : 1;
+	}
+	return 0;
+}
+
+/* own_routes() for every LID, in its two passes. */
+static int own_all(struct eng *e)
+{
+	unsigned int late;
+	uint32_t T, j;
+	int ret = 0;
+
+	for (late = 0; late < 2; late++)
+		for (T = 0; T < e->nsw; T++)
+			for (j = e->loff[T]; e->grp[T] != NONE &&
+			     j < e->loff[T + 1]; j++) {
+				ret = own_routes(e, T, e->lids[j], late);
+				if (ret)
+					return ret;
+			}
+	return 0;
 }
 
 static int route_lid(struct eng *e, uint32_t T, unsigned int lid,
@@ -1116,12 +1228,14 @@ static int setup(struct eng *e, const struct df_info *di,
 	e->hosted = calloc(t->nsw + 1, sizeof(*e->hosted));
 	e->fill = calloc(t->nsw + 1, sizeof(*e->fill));
 	e->short_of = calloc(t->nsw + 1, sizeof(*e->short_of));
+	e->transit = calloc(t->nsw + 1, sizeof(*e->transit));
 	e->ldist = malloc((t->nsw + 1) * sizeof(*e->ldist));
 	e->lq = malloc((t->nsw + 1) * sizeof(*e->lq));
 	e->ldist_of = NONE;
 	e->via = malloc((e->g + 1) * sizeof(*e->via));
 	if (!dv->lid_sw || !dv->sl || !dv->cls || !e->grp || !e->mark ||
 	    !e->dep || !e->hosted || !e->fill || !e->short_of ||
+	    !e->transit ||
 	    !e->ldist || !e->lq || !e->via)
 		return -ENOMEM;
 	for (s = 0; s < t->nsw; s++) {
@@ -1165,6 +1279,7 @@ static void eng_release(struct eng *e)
 	free(e->hosted);
 	free(e->fill);
 	free(e->short_of);
+	free(e->transit);
 	free(e->ldist);
 	free(e->lq);
 	free(e->via);
@@ -1359,6 +1474,8 @@ static int route_once(const struct df_info *di, const struct rt_jobs *js,
 			 e.holes);
 		ret = -ENOTSUP;
 	}
+	if (!ret)
+		ret = own_all(&e);
 	if (!ret)
 		ret = finish(&e, t, detail, len);
 	*around3 = e.around3 > 0;
