@@ -1153,6 +1153,8 @@ static int cdg_check(struct vf_ctx *c, struct vf_report *r)
 		r->cycle_vl = hit % nv;
 		if (!r->unreachable)
 			note_cycle(c, hit / nv, &r->bad);
+		/* the routing fails already; theirs are not looked at */
+		r->mgmt_cdg = false;
 		return 0;
 	}
 	if (!has_mgmt(c))
