@@ -647,8 +647,11 @@ static int cdg_plain(struct vf_ctx *c, const struct vf_dest *ds,
 }
 
 /*
- * One VL, switch-sourced: every switch sends, so every switch that hands
- * the packet to a switch which forwards it adds its dependency.
+ * One VL, switch-sourced: every switch with a LID sends (as in
+ * cdg_mgmt_vl()), so every switch on its route that hands the packet to a
+ * switch which forwards it adds its dependency; one without a LID sends
+ * nothing, and a dependency of its own route alone would be no one's.
+ * Bit 2 of mark: the route on from the switch is in.
  */
 static int cdg_mgmt_plain(struct vf_ctx *c, uint32_t no)
 {
@@ -661,11 +664,17 @@ static int cdg_mgmt_plain(struct vf_ctx *c, uint32_t no)
 	if (!bm)
 		return -ENOMEM;
 	for (k = 0; k < no; k++) {
-		s = c->ord[k];
-		u = c->nx[s];
-		if (u >= c->nsw || c->nx[u] >= c->nsw)
-			continue;
-		bm_set(c, bm, u, c->inl[c->oc[s]], c->oc[u] - c->chbase[u]);
+		for (s = c->ord[k]; s < c->nsw && !(c->mark[s] & 2);
+		     s = c->nx[s]) {
+			if (s == c->ord[k] && !sw_lid(c, s))
+				break;
+			c->mark[s] |= 2;
+			u = c->nx[s];
+			if (u >= c->nsw || c->nx[u] >= c->nsw)
+				continue;
+			bm_set(c, bm, u, c->inl[c->oc[s]],
+			       c->oc[u] - c->chbase[u]);
+		}
 	}
 	return 0;
 }
@@ -1144,6 +1153,8 @@ static int cdg_check(struct vf_ctx *c, struct vf_report *r)
 		r->cycle_vl = hit % nv;
 		if (!r->unreachable)
 			note_cycle(c, hit / nv, &r->bad);
+		/* the routing fails already; theirs are not looked at */
+		r->mgmt_cdg = false;
 		return 0;
 	}
 	if (!has_mgmt(c))

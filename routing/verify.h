@@ -61,7 +61,7 @@ struct vf_report {
 	uint64_t mgmt_pairs;
 	uint64_t mgmt_unreachable;	/* holes + loops */
 	uint64_t mgmt_loops;
-	bool mgmt_cdg;		/* their dependencies were checked */
+	bool mgmt_cdg;		/* checked: not when the data closes a cycle */
 	bool mgmt_cycle;
 	unsigned int mgmt_cycle_vl;
 	uint64_t mgmt_edges;	/* dependencies only they add */

@@ -324,6 +324,11 @@ expect "dumps of different sweeps" 2 "opensm-lfts.dump:" "$w/err"
 run "$BIN" analyze --json "$D/osm-ring5-qos"
 expect "ring: minhop credit loop" 1
 same "ring: loop reported" "$(jval credit_loops "$w/out")" true
+same "ring: switch routes' dependencies not looked at" \
+	"$(jval mgmt_cdg_checked "$w/out")" false
+run "$BIN" analyze "$D/osm-ring5-qos"
+expect "ring: no count of switch routes' dependencies" 1 \
+	"), dependencies not checked (credit loop without them)"
 copy osm-ring5-qos
 vf=$w/osm-ring5-qos/opensm-sl2vl.dump
 for io in "3   2" "2   3"; do

@@ -322,6 +322,36 @@ static void test_loop(void)
 }
 
 /*
+ * Only switches with a LID send: s0 to h3 through l1 and s1 to h0
+ * through l2, both turning down then up, close a cycle with the data's
+ * l1 -> s1 -> l2 and l2 -> s0 -> l1 when the spines have LIDs, and no
+ * dependency at all when they have none.
+ */
+static void test_mgmt_lidless(void)
+{
+	struct vf_report r;
+	struct tree x;
+
+	tree_build(&x);
+	tree_route(&x, true);
+	set(&x.t, x.s0, lid_of(x.f, x.h[3]), 1);
+	set(&x.t, x.s1, lid_of(x.f, x.h[0]), 2);
+	check(&x.t, &no_ebb, &r);
+	CU_ASSERT_FALSE(r.cdg_cycle);
+	CU_ASSERT_TRUE(r.mgmt_cycle);
+	CU_ASSERT_FALSE(vf_ok(&r));
+
+	fab_port(x.f, x.s0, 0)->lid = 0;
+	fab_port(x.f, x.s1, 0)->lid = 0;
+	check(&x.t, &no_ebb, &r);
+	CU_ASSERT_EQUAL(r.mgmt_pairs, 2 * (4 + 3));
+	CU_ASSERT_FALSE(r.mgmt_cycle);
+	CU_ASSERT_EQUAL(r.mgmt_edges, 0);
+	CU_ASSERT_TRUE(vf_ok(&r));
+	tree_free(&x);
+}
+
+/*
  * Switch-sourced routes: every switch to every host LID and every other
  * switch LID.  s0 reaches s1 through l1 and s1 reaches s0 through l2,
  * both turning down then up; with the data's l1 -> s1 -> l2 (h0 to h3)
@@ -728,6 +758,7 @@ TU_SUITE(verify,
 	 { "wrong_port", test_wrong_port },
 	 { "loop", test_loop },
 	 { "mgmt_cycle", test_mgmt_cycle },
+	 { "switches without a LID send nothing", test_mgmt_lidless },
 	 { "disconnected", test_disconnected },
 	 { "lmc", test_lmc },
 	 { "ring", test_ring },

@@ -77,6 +77,8 @@ static const char *mgmt_deps(const struct vf_report *vr, char *buf,
 {
 	if (!vr->cdg_checked)
 		return "dependencies not checked";
+	if (vr->cdg_cycle)
+		return "dependencies not checked (credit loop without them)";
 	if (!vr->mgmt_cdg)
 		return "dependencies not checked (no path SLs for switches)";
 	snprintf(buf, len, "%" PRIu64 " more dependencies", vr->mgmt_edges);
