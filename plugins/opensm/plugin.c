@@ -281,8 +281,9 @@ static int ga_build_lid_matrices(void *context)
 }
 
 /*
- * The verifier's one-line summary; false when it finds a lost pair or a
- * credit loop, which rt_route() should have made impossible.
+ * The verifier's one-line summary; false when it finds a lost pair, a
+ * credit loop, or a switch's own route that loops or closes a credit
+ * loop, which rt_route() should have made impossible.
  */
 static bool check_quality(struct ga_ctx *c)
 {
@@ -291,6 +292,7 @@ static bool check_quality(struct ga_ctx *c)
 	osm_log_t *log = &c->osm->log;
 	double t = now();
 	char ebb[32] = "not measured";
+	char lost[128] = "0 unreachable pairs";
 	int ret;
 
 	if (c->cfg.verbosity >= GA_DEBUG)
@@ -325,9 +327,12 @@ static bool check_quality(struct ga_ctx *c)
 		(now() - t) * 1e3);
 	if (vf_ok(&r))
 		return true;
+	if (r.unreachable)
+		snprintf(lost, sizeof(lost), "%" PRIu64 " unreachable pairs (first LID %u -> %u at switch %u port %u)",
+			 r.unreachable, r.bad.slid, r.bad.dlid, r.bad.sw,
+			 r.bad.port);
 	GA_LOG(log, OSM_LOG_ERROR,
-		"ERR GA07: the verifier rejects the tables: %" PRIu64 " unreachable pairs (first LID %u -> %u at switch %u port %u)%s%s%s\n",
-		r.unreachable, r.bad.slid, r.bad.dlid, r.bad.sw, r.bad.port,
+		"ERR GA07: the verifier rejects the tables: %s%s%s%s\n", lost,
 		r.cdg_cycle ? ", credit loop" : "",
 		r.mgmt_loops ? ", switch routes that loop" : "",
 		r.mgmt_cycle ? ", credit loop through switch routes" : "");
