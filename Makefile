@@ -279,8 +279,7 @@ install: all
 		$(DESTDIR)$(UNITDIR)/ibpoold.service
 	install -d $(DESTDIR)$(HOOKDIR) $(DESTDIR)$(SYSCONFDIR)/gpuaware
 	for f in $(HOOKS); do \
-		sed -e 's|/etc/gpuaware/|$(SYSCONFDIR)/gpuaware/|g' \
-			-e 's|@BINDIR@|$(BINDIR)|g' \
+		sed 's|/etc/gpuaware/|$(SYSCONFDIR)/gpuaware/|g' \
 			plugins/slurm/$$f > $(DESTDIR)$(HOOKDIR)/$$f && \
 		chmod 0755 $(DESTDIR)$(HOOKDIR)/$$f || exit 1; \
 	done

@@ -20,11 +20,11 @@
 # IO::Socket::UNIX; hostlists are expanded by "scontrol show hostnames",
 # or by "ibpoolroute --expand-hostlist" where scontrol is missing or
 # fails (no slurm.conf on this host, slurmctld unreachable): the one
-# make install put in BINDIR (it writes that in for @BINDIR@), else the
-# one on PATH.
+# installed beside the hooks (PREFIX/bin), else the one on PATH.
 set -u
 op=${1:-}
 job=${SLURM_JOB_ID:-}
+here=$(dirname "$0")
 conf=${GPUAWARE_HOOK_CONFIG:-/etc/gpuaware/slurm-hooks.conf}
 
 # setting KEY: KEY's value in $conf ("" when missing).
@@ -81,8 +81,9 @@ if [ "$op" = job.start ]; then
 	if ! command -v scontrol >/dev/null 2>&1 ||
 		! hosts=$(scontrol show hostnames "${SLURM_JOB_NODELIST:-}" \
 			2>/dev/null) || [ -z "$hosts" ]; then
-		expand=@BINDIR@/ibpoolroute
-		[ -x "$expand" ] || expand=ibpoolroute
+		expand=ibpoolroute
+		[ ! -x "$here/../../../bin/ibpoolroute" ] ||
+			expand=$here/../../../bin/ibpoolroute
 		hosts=$("$expand" --expand-hostlist \
 			"${SLURM_JOB_NODELIST:-}" 2>&1) || {
 			log "$op for job $job: cannot expand nodelist '${SLURM_JOB_NODELIST:-}': $hosts"

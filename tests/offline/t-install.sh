@@ -18,7 +18,7 @@ D=$w/root
 H=$D/usr/lib/gpuaware/slurm
 
 if make --no-print-directory B="$B" DESTDIR="$D" PREFIX=/usr \
-	SYSCONFDIR=/etc/site BINDIR=/opt/site/bin install >"$w/make.log" 2>&1; then
+	SYSCONFDIR=/etc/site install >"$w/make.log" 2>&1; then
 	ok "make install DESTDIR"
 else
 	bad "make install DESTDIR" "$(tail -5 "$w/make.log")"
@@ -29,16 +29,14 @@ done
 check "the hooks read SYSCONFDIR's config" \
 	grep -q 'GPUAWARE_HOOK_CONFIG:-/etc/site/gpuaware/slurm-hooks.conf}' \
 	"$H/notify.sh"
-check "the hooks expand hostlists with BINDIR's ibpoolroute" \
-	grep -q '^[[:space:]]*expand=/opt/site/bin/ibpoolroute$' "$H/notify.sh"
 check "sample pool.conf installed" \
 	test -s "$D/etc/site/gpuaware/pool.conf.sample"
 check "sample hooks config installed" \
 	test -s "$D/etc/site/gpuaware/slurm-hooks.conf.sample"
-check "ibpoold installed" test -x "$D/opt/site/bin/ibpoold"
+check "ibpoold installed" test -x "$D/usr/bin/ibpoold"
 
 # The generator: one [host] per named CA of the fabric, its port GUIDs.
-P=$D/opt/site/bin/ibpoold
+P=$D/usr/bin/ibpoold
 grp=$(id -gn)
 if "$P" --print-config --net "$NET" --gpus 4 --gpu-type H100 \
 	--group "$grp" >"$w/pool.conf" 2>"$w/err"; then
@@ -59,7 +57,7 @@ check "the group line" grep -q "^group = $grp\$" "$w/pool.conf"
 sed -i "/^\[pool\]/a socket = $w/pool.sock\nstate_dir = $w/state\nsm_socket = $w/none.sock" \
 	"$w/pool.conf"
 poold_start "$P" "$w/pool.conf" "$NET"
-if "$D/opt/site/bin/ibpoolroute" pool --socket "$w/pool.sock" >"$w/status" 2>&1 &&
+if "$D/usr/bin/ibpoolroute" pool --socket "$w/pool.sock" >"$w/status" 2>&1 &&
 	grep -q "^Pool: $hosts hosts, $((hosts * 4)) GPUs" "$w/status" &&
 	grep -q " 0 configured HCAs missing" "$w/status"; then
 	ok "ibpoold serves the generated pool.conf, every HCA found"
@@ -95,7 +93,7 @@ refusedp --gpus 4 -c "$w/pool.conf"
 refusedp --print-config --net "$w/nosuch.net"
 
 if make --no-print-directory B="$B" DESTDIR="$D" PREFIX=/usr \
-	SYSCONFDIR=/etc/site BINDIR=/opt/site/bin uninstall >"$w/make.log" 2>&1; then
+	SYSCONFDIR=/etc/site uninstall >"$w/make.log" 2>&1; then
 	ok "make uninstall DESTDIR"
 else
 	bad "make uninstall DESTDIR" "$(tail -5 "$w/make.log")"
