@@ -392,10 +392,10 @@ static int check_ids(struct sm_hints_snap *s, struct salvage *sv,
 
 /*
  * *out is a new table of the jobs in arr (set, or a state file), ids
- * unique, owner's when owner is not NULL.  Hosts in two jobs are the
- * caller's to check.  0, or a negative errno with e filled when any job
- * is wrong; with sv (a state file) wrong jobs, and those past the
- * bound, are left out instead, and only memory fails.
+ * unique, owner's when owner is not NULL (jobs may share hosts).  0, or
+ * a negative errno with e filled when any job is wrong; with sv (a
+ * state file) wrong jobs, and those past the bound, are left out
+ * instead, and only memory fails.
  */
 static int parse_jobs(json_object *arr, const char *owner,
 		      sm_host_known_fn known, void *ctx, struct salvage *sv,

@@ -54,8 +54,9 @@ void ga_hints_sweep_begin(struct ga_hints *h);
  * (what later requests are checked against) and builds js for f from the
  * current table, leaving out the hosts f does not have; a host jobs
  * share routes with the first of them, a job with none of its own is
- * left out (said, no error); *gen is that table's generation.  Returns 1 with js to release when there are jobs, 0 when
- * there are none (js untouched), or a negative errno with err filled.
+ * left out (said, no error); *gen is that table's generation.  Returns
+ * 1 with js to release when there are jobs, 0 when there are none (js
+ * untouched), or a negative errno with err filled.
  */
 int ga_hints_jobs(struct ga_hints *h, const struct fabric *f,
 		  struct rt_jobs *js, uint64_t *gen, char *err, size_t len);

@@ -49,6 +49,15 @@ log() {
 		echo "gpuaware: $*" >&2
 }
 
+# perl's alarm takes whole seconds and 0 turns it off: a timeout of
+# "0.5" or "3s" would leave slurmctld's prolog waiting on ibpoold forever.
+case $timeout in
+'' | *[!0-9]* | 0)
+	log "timeout '$timeout' is not a whole number of seconds, 1 or more; 3 used"
+	timeout=3
+	;;
+esac
+
 # Job ids and host names go into JSON unescaped: allow only safe bytes.
 safe() {
 	case $1 in

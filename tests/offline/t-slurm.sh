@@ -172,5 +172,21 @@ else
 		"$(cat "$w/hook.log" 2>/dev/null)"
 fi
 
+# A timeout perl's alarm would take as none (whole seconds only): said,
+# and the default used, so the exchange is still bounded.
+sed -i 's/^timeout=2$/timeout = 0.5/' "$w/hooks.conf"
+serve '{"ok":true}'
+(
+	unset GPUAWARE_POOL_SOCKET GPUAWARE_TIMEOUT
+	export GPUAWARE_HOOK_CONFIG="$w/hooks.conf" SLURM_JOB_NODELIST=gpu9
+	hook "prolog, timeout 0.5" prolog-slurmctld.sh
+	echo "$pass $fail" > "$w/counts"
+)
+read -r pass fail < "$w/counts"
+expect_req "prolog, timeout 0.5: request sent" \
+	'{"op":"job.start","job":"42","hosts":["gpu9"]}'
+expect_log "prolog, timeout 0.5: logged" \
+	"timeout '0.5' is not a whole number of seconds, 1 or more; 3 used"
+
 echo "t-slurm: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

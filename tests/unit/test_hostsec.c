@@ -88,7 +88,6 @@ static void test_many(void)
 	free(s);
 }
 
-/* With gpus filled in, the output is a config ibpoold loads. */
 /* The config loader on text, through a temporary file; 0 or its error. */
 static int load_text(const char *text, struct pool_config *c)
 {
@@ -107,6 +106,7 @@ static int load_text(const char *text, struct pool_config *c)
 	return ret;
 }
 
+/* With gpus filled in, the output is a config ibpoold loads. */
 static void test_loads(void)
 {
 	struct pool_config c;
@@ -128,6 +128,21 @@ static void test_loads(void)
 	free(s);
 }
 
+/* pool_config_print()'s file for fab, which must hold hosts hosts. */
+static char *config_text(const struct fabric *fab, const struct pool_gen *g,
+			 size_t hosts)
+{
+	char *s = NULL;
+	size_t len;
+	FILE *f;
+
+	f = open_memstream(&s, &len);
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT_EQUAL(pool_config_print(f, fab, g), hosts);
+	fclose(f);
+	return s;
+}
+
 /*
  * rail-small's hosts have four HCAs each, one a rail, on four leaves:
  * one [host] a host, its hca the four port GUIDs in node order, a file
@@ -137,19 +152,15 @@ static void test_fabric_config(void)
 {
 	struct pool_gen g = { .source = "rail-small", .gpus = 8,
 			      .gpu_type = "H100", .group = "root" };
-	char err[512] = "", *s = NULL;
+	char err[512] = "", *s;
 	struct pool_config c;
 	struct fabric *fab;
-	size_t len, k = 0;
+	size_t k = 0;
 	uint32_t n;
-	FILE *f;
 
 	CU_ASSERT_EQUAL_FATAL(fab_load_net("ibsim-configs/rail-small.net", &fab,
 					   err, sizeof(err)), 0);
-	f = open_memstream(&s, &len);
-	CU_ASSERT_FATAL(f != NULL);
-	CU_ASSERT_EQUAL(pool_config_print(f, fab, &g), 16);
-	fclose(f);
+	s = config_text(fab, &g, 16);
 	CU_ASSERT_PTR_NOT_NULL(strstr(s, "[pool]\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(s, "\ngroup = root\n"));
 	CU_ASSERT_EQUAL_FATAL(load_text(s, &c), 0);
@@ -169,6 +180,38 @@ static void test_fabric_config(void)
 	fab_free(fab);
 }
 
+/*
+ * A CA whose description's first word is no [host NAME] name is a
+ * comment, so the file still loads, with the other hosts.
+ */
+static void test_fabric_bad_name(void)
+{
+	struct pool_gen g = { .source = "rail-small", .gpus = 8,
+			      .gpu_type = "H100" };
+	char err[512] = "", *s;
+	struct pool_config c;
+	struct fabric *fab;
+	uint32_t n;
+	size_t i;
+
+	CU_ASSERT_EQUAL_FATAL(fab_load_net("ibsim-configs/rail-small.net", &fab,
+					   err, sizeof(err)), 0);
+	for (n = 0; n < fab->nnodes; n++)
+		if (!fab_is_sw(fab, n) && !strncmp(fab->nodes[n].desc,
+						    "node0001 ", 9))
+			fab->nodes[n].desc[4] = ':';
+	s = config_text(fab, &g, 15);
+	CU_ASSERT_PTR_NULL(strstr(s, "[host node:001]"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(s, ": no host name"));
+	CU_ASSERT_EQUAL_FATAL(load_text(s, &c), 0);
+	CU_ASSERT_EQUAL(c.nhosts, 15);
+	for (i = 0; i < c.nhosts; i++)
+		CU_ASSERT_PTR_NULL(strchr(c.hosts[i].name, ':'));
+	pool_config_release(&c);
+	free(s);
+	fab_free(fab);
+}
+
 static void test_name(void)
 {
 	char b[16];
@@ -181,4 +224,5 @@ static void test_name(void)
 
 TU_SUITE(hostsec, { "mixed", test_mixed }, { "no_ib", test_no_ib },
 	 { "many", test_many }, { "loads", test_loads },
-	 { "name", test_name }, { "fabric config", test_fabric_config })
+	 { "name", test_name }, { "fabric config", test_fabric_config },
+	 { "fabric bad name", test_fabric_bad_name })

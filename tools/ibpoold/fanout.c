@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fanout.h"
 
@@ -84,14 +85,30 @@ void poold_fanout_status(struct poold_fanout *f,
 	}
 }
 
+/* What is left of ms since t0, 0 once it is spent. */
+static unsigned int left_ms(const struct timespec *t0, unsigned int ms)
+{
+	struct timespec t;
+	long long spent;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	spent = (t.tv_sec - t0->tv_sec) * 1000LL +
+		(t.tv_nsec - t0->tv_nsec) / 1000000;
+	return spent >= ms ? 0 : ms - (unsigned int)spent;
+}
+
 bool poold_fanout_refused(struct poold_fanout *f, const char *job,
 			  unsigned int ms, char *msg, size_t len)
 {
+	struct timespec t0;
 	char why[256];
 	size_t i;
 
+	/* One wait for all SMs: the hook's own timeout is a few seconds. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < f->n; i++)
-		if (poold_relay_refused(f->r[i], job, ms, why, sizeof(why))) {
+		if (poold_relay_refused(f->r[i], job, left_ms(&t0, ms), why,
+					sizeof(why))) {
 			from_sm(f, i, why, msg, len);
 			return true;
 		}

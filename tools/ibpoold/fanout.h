@@ -40,7 +40,7 @@ void poold_fanout_status(struct poold_fanout *f,
 			 struct poold_relay_status *st);
 
 /*
- * Whether an SM refused job (poold_relay_refused(), up to ms for each):
+ * Whether an SM refused job (poold_relay_refused(), up to ms for all):
  * the first refusal in msg, prefixed by its endpoint when there are
  * several SMs.
  */

@@ -84,7 +84,11 @@ static void pool_section(FILE *out, const struct pool_gen *g)
 		fprintf(out, "; Slurm's PrologSlurmctld and EpilogSlurmctld run as SlurmUser\n; (slurm on Debian): its group may start and end jobs.\n; group = slurm\n");
 }
 
-/* CA n's host name in the config's form into host; false: none. */
+/*
+ * CA n's host name in the config's form into host; false: none, or one
+ * that [host NAME] does not take (a description "gpu01:mlx5_0"), which
+ * would make the whole file one ibpoold refuses.
+ */
 static bool host_of(const struct fabric *f, uint32_t n, char *host)
 {
 	char raw[NAME_LEN];
@@ -92,7 +96,8 @@ static bool host_of(const struct fabric *f, uint32_t n, char *host)
 	if (fab_is_sw(f, n) || !fab_host_name(f, n, raw, sizeof(raw)))
 		return false;
 	pool_host_name(raw, host, NAME_LEN);
-	return true;
+	return *host && strspn(host, "abcdefghijklmnopqrstuvwxyz0123456789-_") ==
+	       strlen(host);
 }
 
 static bool linked(const struct fabric *f, uint32_t v)
@@ -160,7 +165,7 @@ size_t pool_config_print(FILE *out, const struct fabric *f,
 		if (fab_is_sw(f, v))
 			continue;
 		if (!host_of(f, v, host)) {
-			fprintf(out, "; CA 0x%016" PRIx64 ": no host name in its node description\n",
+			fprintf(out, "; CA 0x%016" PRIx64 ": no host name (letters, digits, '-', '_') in its node description\n",
 				f->nodes[v].guid);
 			continue;
 		}

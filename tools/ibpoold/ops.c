@@ -857,10 +857,12 @@ out_free:
 }
 
 /*
- * A started job the plugin refuses (unknown there, the table full) is
- * still the pool's, but its reply says why it is not routed, so the
- * Slurm hook logs it.  Waits, without the lock, for the relay's round
- * (POOLD_REFUSAL_WAIT_MS at most, none while the plugin is down).
+ * A started job the plugin refuses (unknown there, its id another
+ * owner's), or a table it refuses whole (too many jobs), is still the
+ * pool's, but its reply says why it is not routed, so the Slurm hook
+ * logs it.  Waits, without the lock but on the server thread, for the
+ * relay's round (POOLD_REFUSAL_WAIT_MS at most for all SMs, none while
+ * the plugin is down).
  */
 static int routing_refused(struct poold *d, json_object *req,
 			   json_object *reply)
