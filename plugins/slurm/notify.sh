@@ -21,7 +21,8 @@
 # or by "ibpoolroute --expand-hostlist" where scontrol is missing or
 # fails (no slurm.conf on this host, slurmctld unreachable): the one
 # installed beside the hooks (PREFIX/bin), else the one on PATH.
-set -u
+# -f: host names are split on blanks, never globbed against the cwd.
+set -uf
 op=${1:-}
 job=${SLURM_JOB_ID:-}
 here=$(dirname "$0")
