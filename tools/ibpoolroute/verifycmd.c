@@ -282,10 +282,12 @@ static uint8_t *sl_at(struct live *l, uint32_t i, uint32_t j)
 	return &l->sl[(size_t)i * l->nlid + j];
 }
 
+/* A pair asked about that the SA has no path for. */
 static void no_path(struct live *l, uint32_t i, uint32_t j)
 {
 	*sl_at(l, i, j) = SL_NOPATH;
 	l->rep.no_path++;
+	l->rep.sa_pairs++;
 	problem(l, "the SA has no PathRecord from LID %u to LID %u",
 		l->lid_of[i], l->lid_of[j]);
 }
@@ -319,10 +321,8 @@ static int sa_done(void *ctx, const struct lf_sa_query *q, int status)
 {
 	struct live *l = ctx;
 
-	if (status && q->dlid) {
+	if (status && q->dlid)
 		no_path(l, l->lix[q->slid], l->lix[q->dlid]);
-		l->rep.sa_pairs++;
-	}
 	l->w.done++;
 	if (!l->w.probe)
 		pg_count(&l->pg, "path SLs", l->w.what, l->w.done, l->w.total,
@@ -419,10 +419,8 @@ static void tables_missing(struct live *l)
 
 	for (i = 0; i < l->nlid; i++)
 		for (j = 0; j < l->nlid; j++)
-			if (*sl_at(l, i, j) == SL_UNASKED && wanted(l, i, j)) {
+			if (*sl_at(l, i, j) == SL_UNASKED && wanted(l, i, j))
 				no_path(l, i, j);
-				l->rep.sa_pairs++;
-			}
 }
 
 static int sa_walk(struct live *l, struct lf_sa *sa,

@@ -17,8 +17,6 @@
 #define SA_CLASS_VERSION 2
 #define RMPP_VERSION 1
 #define PR_REC_SIZE 64		/* PathRecord bytes (IBA 1.3 table 209) */
-#define PR_COMP_DLID (1ull << 4)
-#define PR_COMP_SLID (1ull << 5)
 
 /* RMPP header flags; a DATA payload length counts the SA header's tail. */
 #define RMPP_ACTIVE 0x01
@@ -220,12 +218,10 @@ static int send_query(struct lf_sa *s, struct slot *sl, char *err,
 	rpc.mgtclass = IB_SA_CLASS;
 	rpc.method = sl->q.dlid ? IB_MAD_METHOD_GET : IB_MAD_METHOD_GET_TABLE;
 	rpc.attr.id = IB_SA_ATTR_PATHRECORD;
-	rpc.mask = PR_COMP_SLID | (sl->q.dlid ? PR_COMP_DLID : 0);
+	rpc.mask = lf_path_encode(data, sl->q.slid, sl->q.dlid);
 	rpc.datasz = IB_SA_DATA_SIZE;
 	rpc.dataoffs = IB_SA_DATA_OFFS;
 	rpc.trid = trid;
-	mad_set_field(data, 0, IB_SA_PR_SLID_F, sl->q.slid);
-	mad_set_field(data, 0, IB_SA_PR_DLID_F, sl->q.dlid);
 	memset(s->req, 0, umad_size() + IB_MAD_SIZE);
 	if (mad_build_pkt(s->req, &rpc, &s->sa, NULL, data) < 0) {
 		snprintf(err, len, "cannot build a PathRecord query");

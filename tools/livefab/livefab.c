@@ -703,18 +703,25 @@ int lf_path_record(struct lf *v, unsigned int slid, unsigned int dlid,
 	rpc.mgtclass = IB_SA_CLASS | IB_MAD_RPC_VERSION1;
 	rpc.method = IB_MAD_METHOD_GET;
 	rpc.attr.id = IB_SA_ATTR_PATHRECORD;
-	rpc.mask = PR_COMP_SLID | PR_COMP_DLID;
 	rpc.datasz = IB_SA_DATA_SIZE;
 	rpc.dataoffs = IB_SA_DATA_OFFS;
 	rpc.trid = mad_trid();
 	memset(buf, 0, sizeof(buf));
-	mad_set_field(buf, 0, IB_SA_PR_SLID_F, slid);
-	mad_set_field(buf, 0, IB_SA_PR_DLID_F, dlid);
+	rpc.mask = lf_path_encode(buf, slid, dlid);
 	v->st.sa_queries++;
 	if (!mad_rpc_rmpp(v->mad, (ib_rpc_t *)&rpc, &v->sm, NULL, buf))
 		return rpc.error ? -rpc.error : -ENOENT;
 	lf_path_decode(buf, &s, &d, p);
 	return s == slid && d == dlid ? 0 : -EPROTO;
+}
+
+uint64_t lf_path_encode(uint8_t *rec, unsigned int slid, unsigned int dlid)
+{
+	mad_set_field(rec, 0, IB_SA_PR_SLID_F, slid);
+	if (!dlid)
+		return PR_COMP_SLID;
+	mad_set_field(rec, 0, IB_SA_PR_DLID_F, dlid);
+	return PR_COMP_SLID | PR_COMP_DLID;
 }
 
 void lf_path_decode(const uint8_t *rec, unsigned int *slid,

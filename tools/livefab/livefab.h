@@ -119,6 +119,13 @@ struct lf_path {
 int lf_path_record(struct lf *v, unsigned int slid, unsigned int dlid,
 		   struct lf_path *p);
 
+/*
+ * A PathRecord query's record (rec: its 64 bytes, zeroed by the caller)
+ * for SLID slid and, unless dlid is 0, DLID dlid: their fields set, the
+ * component mask returned.
+ */
+uint64_t lf_path_encode(uint8_t *rec, unsigned int slid, unsigned int dlid);
+
 /* One PathRecord as the SA sends it (rec: its 64 bytes) decoded. */
 void lf_path_decode(const uint8_t *rec, unsigned int *slid,
 		    unsigned int *dlid, struct lf_path *p);
