@@ -47,10 +47,16 @@ static uint8_t *ent(const struct uo *w, uint32_t s, unsigned int lid)
 	return &w->buf[(size_t)s * BLK + lid - w->b0];
 }
 
+/* One past the last LID of the block from b0. */
+static unsigned int blk_end(const struct uo *w, unsigned int b0)
+{
+	return w->t->top + 1 - b0 < BLK ? w->t->top + 1 : b0 + BLK;
+}
+
 /* The entries of LIDs b0.. into buf, or with back, out again. */
 static void blk_io(struct uo *w, unsigned int b0, bool back)
 {
-	unsigned int n = w->t->top + 1 - b0 < BLK ? w->t->top + 1 - b0 : BLK;
+	unsigned int n = blk_end(w, b0) - b0;
 	uint32_t s;
 
 	w->b0 = b0;
@@ -62,12 +68,6 @@ static void blk_io(struct uo *w, unsigned int b0, bool back)
 		else
 			memcpy(b, row, n);
 	}
-}
-
-/* One past the last LID of the block from b0. */
-static unsigned int blk_end(const struct uo *w, unsigned int b0)
-{
-	return w->t->top + 1 - b0 < BLK ? w->t->top + 1 : b0 + BLK;
 }
 
 static bool uo_up(const struct uo *w, uint32_t s, uint32_t x)
