@@ -80,6 +80,18 @@ static inline bool fab_is_sw(const struct fabric *f, uint32_t n)
 	return f->nodes[n].type == FAB_SW;
 }
 
+/* Node n's first port (1..nports) with a link, 0 when none has one. */
+static inline unsigned int fab_cabled_port(const struct fabric *f,
+					   uint32_t n)
+{
+	unsigned int p;
+
+	for (p = 1; p <= f->nodes[n].nports; p++)
+		if (fab_port(f, n, p)->peer != FAB_NONE)
+			return p;
+	return 0;
+}
+
 /* Port that carries the LID of node n's port p: switches route port 0. */
 static inline struct fab_port *fab_lid_port(const struct fabric *f,
 					    uint32_t n, unsigned int p)

@@ -77,10 +77,7 @@ static int check_links(const struct fabric *f, struct ft_info *ft)
 		if (!fab_is_sw(f, n))
 			continue;
 		if (l == FT_NO_LEVEL) {
-			for (p = 1; p <= f->nodes[n].nports; p++)
-				if (fab_port(f, n, p)->peer != FAB_NONE)
-					break;
-			if (p <= f->nodes[n].nports) {
+			if (fab_cabled_port(f, n)) {
 				snprintf(ft->reason, sizeof(ft->reason),
 					 "switch \"%s\" has no path to a host",
 					 f->nodes[n].desc);

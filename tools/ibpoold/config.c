@@ -354,6 +354,13 @@ static int host_hcas(struct ld *l, const char *sec, struct pool_host_cfg *h,
 	}
 }
 
+bool pool_host_name_valid(const char *name)
+{
+	return *name &&
+	       strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789.-_") ==
+	       strlen(name);
+}
+
 static int host_section(struct ld *l, const char *sec,
 			struct pool_host_cfg *h)
 {
@@ -365,8 +372,7 @@ static int host_section(struct ld *l, const char *sec,
 	int ret;
 
 	name += strspn(name, " \t");
-	if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789.-_") !=
-	    strlen(name))
+	if (!pool_host_name_valid(name))
 		return fail(l, sec, NULL, -EINVAL,
 			    "expected [host NAME] with a host name of letters, digits, '.', '-', '_'");
 	h->name = strdup(name);

@@ -84,6 +84,9 @@ int pool_config_load(const char *path, struct pool_config *c, char *err,
 
 void pool_config_release(struct pool_config *c);
 
+/* Whether [host NAME] takes name: letters, digits, '.', '-', '_'. */
+bool pool_host_name_valid(const char *name);
+
 /* The rail (hca index) GPU g of h uses: g * nhca / gpus. */
 static inline unsigned int pool_gpu_rail(const struct pool_host_cfg *h,
 					 unsigned int g)

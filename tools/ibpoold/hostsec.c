@@ -96,18 +96,7 @@ static bool host_of(const struct fabric *f, uint32_t n, char *host)
 	if (fab_is_sw(f, n) || !fab_host_name(f, n, raw, sizeof(raw)))
 		return false;
 	pool_host_name(raw, host, NAME_LEN);
-	return *host && strspn(host, "abcdefghijklmnopqrstuvwxyz0123456789-_") ==
-	       strlen(host);
-}
-
-static bool linked(const struct fabric *f, uint32_t v)
-{
-	unsigned int p;
-
-	for (p = 1; p <= f->nodes[v].nports; p++)
-		if (fab_port(f, v, p)->peer != FAB_NONE)
-			return true;
-	return false;
+	return pool_host_name_valid(host);
 }
 
 /* The hca list of host name: the linked ports of its CAs, from node v. */
@@ -148,7 +137,7 @@ static bool first_of_host(const struct fabric *f, uint32_t v,
 
 	for (n = 0; n < v; n++)
 		if (host_of(f, n, host) && !strcmp(host, name) &&
-		    linked(f, n))
+		    fab_cabled_port(f, n))
 			return false;
 	return true;
 }
@@ -169,7 +158,7 @@ size_t pool_config_print(FILE *out, const struct fabric *f,
 				f->nodes[v].guid);
 			continue;
 		}
-		if (!linked(f, v)) {
+		if (!fab_cabled_port(f, v)) {
 			fprintf(out, "; CA 0x%016" PRIx64 " of %s: no linked port\n",
 				f->nodes[v].guid, host);
 			continue;

@@ -212,17 +212,6 @@ void pool_view_free(struct pool_view *v)
 	free(v);
 }
 
-/* First cabled port of CA node n, or 0. */
-static unsigned int cabled_port(const struct fabric *f, uint32_t n)
-{
-	unsigned int p;
-
-	for (p = 1; p <= f->nodes[n].nports; p++)
-		if (fab_port(f, n, p)->peer != FAB_NONE)
-			return p;
-	return 0;
-}
-
 long pool_view_hca(const struct pool_view *v, const struct pool_hca *h)
 {
 	const struct fabric *f = v->fab;
@@ -235,7 +224,7 @@ long pool_view_hca(const struct pool_view *v, const struct pool_hca *h)
 		if (h->desc) {
 			if (strcmp(f->nodes[n].desc, h->desc))
 				continue;
-			p = cabled_port(f, n);
+			p = fab_cabled_port(f, n);
 			return p ? (long)(f->nodes[n].port0 + p) : -ENOLINK;
 		}
 		for (p = 1; p <= f->nodes[n].nports; p++) {
@@ -265,7 +254,7 @@ size_t pool_view_host_ports(const struct pool_view *v, const char *name,
 		fab_host_name(f, n, host, sizeof(host));
 		if (strcasecmp(host, name))
 			continue;
-		p = cabled_port(f, n);
+		p = fab_cabled_port(f, n);
 		if (p)
 			idx[k++] = f->nodes[n].port0 + p;
 	}
