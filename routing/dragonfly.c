@@ -1286,35 +1286,21 @@ static void eng_release(struct eng *e)
 }
 
 /*
- * Routes off the scheme's pattern (round failed local cables) and ways
- * round on two VLs, alone or beside Valiant ones, may close a cycle on
- * one VL: only the dependency graph can clear those.  -EDEADLK when it
- * has a cycle.
- */
-/*
- * -EDEADLK when the hosts' routes close a credit loop, or with mgmt when
- * the switches' own ones (PMA replies, on the data VLs) do.
- */
-static int check_deps(struct rt_tables *t, bool mgmt)
-{
-	struct vf_opts o = { .ebb_perms = 0, .skip_mgmt = !mgmt };
-	struct vf_report r;
-	int ret = vf_check(t, &o, &r);
-
-	if (ret)
-		return ret;
-	return r.cdg_cycle || r.mgmt_cycle || r.mgmt_loops ? -EDEADLK : 0;
-}
-
-/*
  * Management routes to switch LIDs off the scheme (rt_fill_unrouted) for
- * the switches that have none, dropped again, holes left, when they
- * close a credit loop: the switches' own packets ride the data VLs.
+ * the switches that have none, dropped again, holes left, when they loop
+ * or close a credit loop: the switches' own packets ride the data VLs.
+ * With data, the same run of the verifier checks the hosts' routes too:
+ * those off the scheme's pattern (round failed local cables) and ways
+ * round on two VLs, alone or beside Valiant ones, may close a cycle on
+ * one VL, which only the dependency graph can clear.  -EDEADLK when the
+ * hosts' routes close one.
  */
-static int fill_checked(struct eng *e, struct rt_tables *t)
+static int fill_checked(struct eng *e, struct rt_tables *t, bool data)
 {
 	size_t len = (size_t)t->nsw * (t->top + 1);
 	uint8_t *keep = malloc(len + 1);
+	struct vf_opts o = { .ebb_perms = 0 };
+	struct vf_report r;
 	long got;
 	int ret = -ENOMEM;
 
@@ -1324,11 +1310,17 @@ static int fill_checked(struct eng *e, struct rt_tables *t)
 	got = rt_fill_unrouted(t, e->fill);
 	if (got < 0)
 		goto out;
-	ret = got ? check_deps(t, true) : 0;
-	if (ret == -EDEADLK) {
+	ret = 0;
+	if (!got && !data)
+		goto out;
+	o.skip_mgmt = !got;
+	ret = vf_check(t, &o, &r);
+	if (ret)
+		goto out;
+	if (got && (r.cdg_cycle || r.mgmt_cycle || r.mgmt_loops))
 		memcpy(t->lft, keep, len);
-		ret = 0;
-	}
+	if (data && r.cdg_cycle)
+		ret = -EDEADLK;
 out:
 	free(keep);
 	return ret;
@@ -1358,16 +1350,12 @@ static int finish(struct eng *e, struct rt_tables *t, char *detail,
 	e->dv->vl.release = dvl_release;
 	t->vl = t->own_vl = &e->dv->vl;
 	e->dv = NULL;
-	ret = fill_checked(e, t);
+	ret = fill_checked(e, t, e->irregular || e->around3 ||
+				 (e->vroutes && e->around));
+	if (ret == -EDEADLK)
+		snprintf(detail, len, "routes round failed cables close a credit loop");
 	if (ret)
 		return ret;
-	if (e->irregular || e->around3 || (e->vroutes && e->around)) {
-		ret = check_deps(t, false);
-		if (ret == -EDEADLK)
-			snprintf(detail, len, "routes round failed cables close a credit loop");
-		if (ret)
-			return ret;
-	}
 	say(e, t, detail, len);
 	return 0;
 }
