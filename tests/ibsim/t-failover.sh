@@ -142,7 +142,7 @@ t_log "takeover: smB routed for j1 $ms ms after the kill, in its first sweep; LF
 
 # The new master routes for the jobs started after the takeover.
 remote jobs --start j2 --hosts 'h[02,06,10,14]' >"$WORK/j2.out" 2>&1 ||
-	t_fail "job.start j2: $(cat "$WORK/j2.out")"
+	t_fail "job.start j2: $(cat "$WORK/j2.out"); ibpoold: $(tail -5 "$WORK/poold.err" | tr '\n' ' ')"
 poll 30 holds smB "j1 j2" || t_fail "smB's table: $(cat "$WORK/smB.hints.json")"
 poll 30 routed smB 2 || t_fail "smB did not route for j2: $(cat "$WORK/smB.state")"
 pr pool --json >"$WORK/pool.json" 2>&1 ||
