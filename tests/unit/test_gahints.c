@@ -659,6 +659,54 @@ static void test_fanout(void)
 	stop(&b);
 }
 
+/*
+ * The relays of a fanout run on their own threads: tables posted one
+ * after another while both serialise the last must not share json-c
+ * objects between them (its reference counts are not atomic).
+ */
+static void test_fanout_threads(void)
+{
+	struct poold_relay_status st;
+	struct poold_fanout *fo;
+	const char *sms[2];
+	json_object *jobs, *j;
+	char line[64];
+	struct fix a, b;
+	int i, k;
+
+	start(&a, 0);
+	start(&b, 0);
+	sms[0] = a.cfg.hints_socket;
+	sms[1] = b.cfg.hints_socket;
+	CU_ASSERT_FATAL(!poold_fanout_start(sms, 2, "ibpoold", NULL, 5, &fo));
+	for (k = 0; k < 50; k++) {
+		jobs = json_object_new_array();
+		CU_ASSERT_FATAL(jobs != NULL);
+		for (i = 0; i < 2000; i++) {
+			snprintf(line, sizeof(line),
+				 "{\"id\":\"t%d-%d\",\"hosts\":[\"h%d\"]}",
+				 k, i, i);
+			j = json_tokener_parse(line);
+			CU_ASSERT_FATAL(j && !json_object_array_add(jobs, j));
+		}
+		CU_ASSERT(!poold_fanout_post(fo, jobs));
+		sleep_ms(1 + k % 2);
+	}
+	CU_ASSERT(!poold_fanout_post(fo, json_tokener_parse("[{\"id\":\"end\",\"hosts\":[\"h1\"]}]")));
+	CU_ASSERT(table_becomes(&a, "end/ibpoold"));
+	CU_ASSERT(table_becomes(&b, "end/ibpoold"));
+	for (i = 0; i < 250; i++) {
+		poold_fanout_status(fo, &st);
+		if (st.up && st.synced)
+			break;
+		sleep_ms(20);
+	}
+	CU_ASSERT(st.up && st.synced);
+	poold_fanout_stop(fo);
+	stop(&a);
+	stop(&b);
+}
+
 /* The table outlives the socket: a new start reloads it. */
 static void test_kept(void)
 {
@@ -720,4 +768,5 @@ TU_SUITE(gahints,
 	 { "jobs sharing a host are routed", test_shared_routed },
 	 { "a table refused whole: the plugin is up", test_relay_table_refused },
 	 { "the relay keeps to its own jobs", test_relay_owner },
-	 { "the relay feeds every SM", test_fanout })
+	 { "the relay feeds every SM", test_fanout },
+	 { "the relays share no json-c object", test_fanout_threads })

@@ -41,13 +41,32 @@ int poold_fanout_start(const char *const *sms, size_t n, const char *owner,
 	return 0;
 }
 
-void poold_fanout_post(struct poold_fanout *f, json_object *jobs)
+int poold_fanout_post(struct poold_fanout *f, json_object *jobs)
 {
-	size_t i;
+	json_object *copy[POOLD_FANOUT_MAX] = { NULL };
+	size_t i, n = f ? f->n : 0;
+	int ret = 0;
 
-	for (i = 0; f && i < f->n; i++)
-		poold_relay_post(f->r[i], json_object_get(jobs));
-	json_object_put(jobs);
+	/*
+	 * json-c's reference counts and print buffers are not thread-safe:
+	 * each relay thread gets a tree of its own, the last one this.
+	 */
+	for (i = 0; i + 1 < n && !ret; i++)
+		if (json_object_deep_copy(jobs, &copy[i], NULL))
+			ret = -ENOMEM;
+	if (ret) {
+		for (i = 0; i < n; i++)
+			json_object_put(copy[i]);
+		json_object_put(jobs);
+		return ret;
+	}
+	if (n)
+		copy[n - 1] = jobs;
+	else
+		json_object_put(jobs);
+	for (i = 0; i < n; i++)
+		poold_relay_post(f->r[i], copy[i]);
+	return 0;
 }
 
 /* SM i's message msg, its endpoint first when there are several SMs. */

@@ -28,8 +28,12 @@ int poold_fanout_start(const char *const *sms, size_t n, const char *owner,
 		       const char *munge, unsigned int interval_ms,
 		       struct poold_fanout **out);
 
-/* The whole job table (consumed, also on a NULL fanout) to every SM. */
-void poold_fanout_post(struct poold_fanout *f, json_object *jobs);
+/*
+ * The whole job table (consumed, also on a NULL fanout or an error) to
+ * every SM, each relay its own copy.  Returns 0, or -ENOMEM with no SM's
+ * table changed.
+ */
+int poold_fanout_post(struct poold_fanout *f, json_object *jobs);
 
 /*
  * All SMs at once: up and synced when every one is, the fewest tables

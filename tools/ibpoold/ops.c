@@ -215,9 +215,7 @@ static void post_jobs(struct poold *d)
 	if (!d->relay)
 		return;
 	jobs = jobs_json(d, true);
-	if (jobs)
-		poold_fanout_post(d->relay, jobs);
-	else
+	if (!jobs || poold_fanout_post(d->relay, jobs))
 		poold_log(LOG_ERR, "relay: out of memory, the plugin's job table is behind");
 }
 
