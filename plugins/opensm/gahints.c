@@ -49,6 +49,8 @@ struct ga_hints {
 	struct ga_hints_routing handed, live;
 	bool have_handed, have_live;
 	uint64_t routings;	/* of ours that reached the switches */
+	/* the routing thread's alone: the last jobs left out, as said */
+	uint64_t drop_hash;
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -588,10 +590,47 @@ static size_t present(const struct sm_job *j, const struct alias *names,
 	return k;
 }
 
-/* Jobs share hosts as cons_tres places them: normal, said, no error. */
+/*
+ * Jobs share hosts as cons_tres places them: normal, said, no error;
+ * said once, not at every sweep, while the same jobs are left out.
+ */
+struct drops {
+	char *msgs;		/* owned: one line each, '\n'-ended */
+	size_t len;
+	uint64_t hash;		/* FNV-1a of msgs */
+	bool nomem;
+};
+
 static void dropped(void *ctx, const char *msg)
 {
-	say(ctx, false, "%s", msg);
+	struct drops *d = ctx;
+	size_t n = strlen(msg);
+	char *m = realloc(d->msgs, d->len + n + 2);
+	const char *c;
+
+	if (!m) {
+		d->nomem = true;
+		return;
+	}
+	d->msgs = m;
+	memcpy(m + d->len, msg, n);
+	m[d->len + n] = '\n';
+	m[d->len + n + 1] = '\0';
+	for (c = m + d->len; c <= m + d->len + n; c++)
+		d->hash = (d->hash ^ (unsigned char)*c) * 0x100000001b3ULL;
+	d->len += n + 1;
+}
+
+static void say_drops(struct ga_hints *h, struct drops *d)
+{
+	char *line, *save = NULL;
+
+	if (d->msgs && (d->hash != h->drop_hash || d->nomem))
+		for (line = strtok_r(d->msgs, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save))
+			say(h, false, "%s", line);
+	h->drop_hash = d->nomem ? 0 : d->hash;
+	free(d->msgs);
 }
 
 static int build_jobs(struct ga_hints *h, const struct sm_hints_snap *s,
@@ -599,6 +638,7 @@ static int build_jobs(struct ga_hints *h, const struct sm_hints_snap *s,
 		      size_t n, struct rt_jobs *js, char *err, size_t len)
 {
 	struct rt_job_spec *spec = calloc(s->njobs + 1, sizeof(*spec));
+	struct drops d = { .hash = 0xcbf29ce484222325ULL };
 	const char **hosts;
 	size_t i, k, total = 0, nspec = 0;
 	int ret = -ENOMEM;
@@ -621,8 +661,9 @@ static int build_jobs(struct ga_hints *h, const struct sm_hints_snap *s,
 		nspec++;
 		total += k;
 	}
-	ret = nspec ? rt_jobs_build_drop(js, f, spec, nspec, dropped, h, err,
+	ret = nspec ? rt_jobs_build_drop(js, f, spec, nspec, dropped, &d, err,
 					 len) : 0;
+	say_drops(h, &d);
 	if (!ret && nspec && !js->njobs)
 		rt_jobs_release(js);
 	else if (!ret && nspec)
@@ -648,6 +689,8 @@ int ga_hints_jobs(struct ga_hints *h, const struct fabric *f,
 	s = sm_hints_snapshot(h->tbl);
 	*gen = s->generation;
 	ret = s->njobs ? build_jobs(h, s, f, names, n, js, err, len) : 0;
+	if (!s->njobs)
+		h->drop_hash = 0;
 	sm_hints_put(s);
 	pthread_mutex_lock(&h->lock);
 	old = h->names;
