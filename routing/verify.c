@@ -94,6 +94,8 @@ struct vf_ctx {
 	uint16_t *vxmask;
 	uint32_t cur;
 	unsigned int maxvl;
+	bool efi_on;		/* tally the edge forwarding index */
+	bool flows;		/* fl[] and oc[] wanted: EFI or the CDG */
 	/* results */
 	uint64_t *efi;
 	uint64_t *bm[NVL][NVL];
@@ -301,6 +303,8 @@ static int setup(struct vf_ctx *c, const struct vf_opts *o)
 
 	if (c->f->nports >= NBR_CA || c->nsw >= NBR_CA)
 		return -E2BIG;
+	c->efi_on = !o->skip_efi;
+	c->flows = c->efi_on || !o->skip_cdg;
 	ret = setup_ports(c);
 	if (!ret)
 		ret = setup_comps(c);
@@ -452,7 +456,9 @@ static uint32_t resolve(struct vf_ctx *c, const struct vf_dest *ds,
 			c->nx[u] = x;
 			if (x >= c->nsw)
 				break;
-			c->oc[u] = c->chbase[u] + sw_port(c, u, op[u])->lidx;
+			if (c->flows)
+				c->oc[u] =
+				    c->chbase[u] + sw_port(c, u, op[u])->lidx;
 			if (c->st[x] != ST_UNK)
 				break;
 		}
@@ -559,10 +565,10 @@ static bool tally(struct vf_ctx *c, const struct vf_dest *ds,
 				r->loops += cn;
 		}
 		x = c->nx[s];
-		if (x >= c->nsw)
+		if (x >= c->nsw || !c->flows)
 			continue;
 		c->fl[x] += c->fl[s];
-		if (ds->efi && v < ST_LOOP)
+		if (ds->efi && c->efi_on && v < ST_LOOP)
 			c->efi[c->oc[s]] += c->fl[s];
 	}
 	return loops;
@@ -1346,7 +1352,7 @@ int vf_check(const struct rt_tables *t, const struct vf_opts *o,
 	ret = efi_stats(&c, r);
 	if (ret)
 		goto out;
-	if (o->efi_link)
+	if (o->efi_link && c.efi_on)
 		efi_links(&c, o->efi_link);
 	if (!o->skip_cdg) {
 		ret = cdg_check(&c, r);

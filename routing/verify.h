@@ -20,6 +20,11 @@ struct vf_opts {
 	bool skip_cdg;		/* skip the dependency-cycle check */
 	bool skip_mgmt;		/* skip the switch-sourced paths */
 	/*
+	 * Leave the efi_* fields 0 (and efi_link untouched): a check of
+	 * connectivity and loops only, without the per-link tallies.
+	 */
+	bool skip_efi;
+	/*
 	 * Optional, the caller's, room for one per fabric port: the
 	 * all-to-all routes leaving on each switch-to-switch port (its
 	 * link's edge forwarding index), 0 on every other port.
