@@ -95,6 +95,7 @@ struct vf_ctx {
 	uint32_t cur;
 	unsigned int maxvl;
 	bool efi_on;		/* tally the edge forwarding index */
+	bool sw_dests;		/* switch LIDs are destinations */
 	bool flows;		/* fl[] and oc[] wanted: EFI or the CDG */
 	/* results */
 	uint64_t *efi;
@@ -304,6 +305,7 @@ static int setup(struct vf_ctx *c, const struct vf_opts *o)
 	if (c->f->nports >= NBR_CA || c->nsw >= NBR_CA)
 		return -E2BIG;
 	c->efi_on = !o->skip_efi;
+	c->sw_dests = !(o->skip_sw_dests && o->skip_mgmt);
 	c->flows = c->efi_on || !o->skip_cdg;
 	ret = setup_ports(c);
 	if (!ret)
@@ -388,6 +390,8 @@ static bool dest_init(const struct vf_ctx *c, unsigned int d,
 	ds->lid = d;
 	ds->dsw = ds->gport = ds->selfsw = FAB_NONE;
 	if (fab_is_sw(f, n)) {
+		if (!c->sw_dests)
+			return false;
 		ds->dsw = c->t->node_sw[n];
 		ds->tgt = NBR_SELF;
 		ds->comp = c->comp[ds->dsw];

@@ -25,6 +25,13 @@ struct vf_opts {
 	 */
 	bool skip_efi;
 	/*
+	 * With skip_mgmt: CA ports' routes to switch LIDs are not walked
+	 * (sw_pairs and sw_unreachable stay 0), as they never fail a
+	 * routing (vf_ok()).  Without skip_mgmt the switches' own routes
+	 * need them, and this is ignored.
+	 */
+	bool skip_sw_dests;
+	/*
 	 * Optional, the caller's, room for one per fabric port: the
 	 * all-to-all routes leaving on each switch-to-switch port (its
 	 * link's edge forwarding index), 0 on every other port.
