@@ -579,7 +579,8 @@ static uint8_t detour(struct ftr *r, uint32_t s, unsigned int lid,
 {
 	unsigned int i, j, start = mix32(s * 0x9e3779b9u + lid) % n;
 	uint32_t *own = r->own + r->f->nodes[r->t->sw_node[s]].port0;
-	uint32_t *c, best = UINT32_MAX;
+	uint32_t *c, *win = NULL, best = UINT32_MAX;
+	size_t cap = r->detours.cap;
 	uint8_t port = 0;
 
 	for (i = 0; i < n; i++) {
@@ -591,12 +592,16 @@ static uint8_t detour(struct ftr *r, uint32_t s, unsigned int lid,
 		if (*c < best || (*c == best && own[cand[j]] < own[port])) {
 			best = *c;
 			port = cand[j];
+			win = c;
 		}
 	}
-	/* dmap_get may have moved the counters: look the winner up again. */
-	c = dmap_get(&r->detours, detour_key(r, lid, peer_sw(r, s, port)));
-	if (!c)
+	/* A dmap_get that grew the map moved the counters: look it up again. */
+	if (r->detours.cap != cap)
+		win = dmap_get(&r->detours,
+			       detour_key(r, lid, peer_sw(r, s, port)));
+	if (!win)
 		return 0;
+	c = win;
 	(*c)++;
 	own[port]++;
 	return port;

@@ -20,6 +20,18 @@ struct vf_opts {
 	bool skip_cdg;		/* skip the dependency-cycle check */
 	bool skip_mgmt;		/* skip the switch-sourced paths */
 	/*
+	 * Leave the efi_* fields 0 (and efi_link untouched): a check of
+	 * connectivity and loops only, without the per-link tallies.
+	 */
+	bool skip_efi;
+	/*
+	 * With skip_mgmt: CA ports' routes to switch LIDs are not walked
+	 * (sw_pairs and sw_unreachable stay 0), as they never fail a
+	 * routing (vf_ok()).  Without skip_mgmt the switches' own routes
+	 * need them, and this is ignored.
+	 */
+	bool skip_sw_dests;
+	/*
 	 * Optional, the caller's, room for one per fabric port: the
 	 * all-to-all routes leaving on each switch-to-switch port (its
 	 * link's edge forwarding index), 0 on every other port.

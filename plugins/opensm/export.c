@@ -153,22 +153,37 @@ out:
 	return ret;
 }
 
+/*
+ * Whether an entry of row names a port sw lacks.  RT_NO_PATH is 0xff, so
+ * entry + 1 wraps it to 0 and a port p < nports becomes p + 1 <= nports:
+ * the largest entry + 1 of the row decides: a reduction without a branch
+ * per entry, as every sweep checks every entry.
+ */
+static bool bad_port(const uint8_t *row, unsigned int top, uint8_t nports)
+{
+	unsigned int lid;
+	uint8_t m = 0, v;
+
+	for (lid = 1; lid <= top; lid++) {
+		v = row[lid] + 1;
+		m = v > m ? v : m;
+	}
+	return m > nports;
+}
+
 int ga_export_lfts(const struct ga_sweep *s, const struct rt_tables *t)
 {
 	uint32_t i;
-	unsigned int lid;
 
 	for (i = 0; i < t->nsw; i++) {
 		const osm_switch_t *sw = s->sw[t->sw_node[i]];
-		const uint8_t *row = rt_lft(t, i);
 
 		if (!sw)
 			return -ENODEV;
 		if (t->top > sw->max_lid_ho || t->top >= sw->lft_size)
 			return -ERANGE;
-		for (lid = 1; lid <= t->top; lid++)
-			if (row[lid] != RT_NO_PATH && row[lid] >= sw->num_ports)
-				return -ERANGE;
+		if (bad_port(rt_lft(t, i), t->top, sw->num_ports))
+			return -ERANGE;
 	}
 	for (i = 0; i < t->nsw; i++) {
 		osm_switch_t *sw = s->sw[t->sw_node[i]];

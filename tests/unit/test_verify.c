@@ -321,6 +321,99 @@ static void test_loop(void)
 	tree_free(&x);
 }
 
+/* Counts of a connectivity check, which skip_efi must leave alone. */
+static void expect_same_fates(const struct rt_tables *t)
+{
+	const struct vf_opts full = { .skip_cdg = true, .skip_mgmt = true };
+	const struct vf_opts lean = { .skip_cdg = true, .skip_mgmt = true,
+				      .skip_efi = true };
+	struct vf_report a, b;
+
+	check(t, &full, &a);
+	check(t, &lean, &b);
+	CU_ASSERT_EQUAL(b.pairs, a.pairs);
+	CU_ASSERT_EQUAL(b.unreachable, a.unreachable);
+	CU_ASSERT_EQUAL(b.holes, a.holes);
+	CU_ASSERT_EQUAL(b.loops, a.loops);
+	CU_ASSERT_EQUAL(b.sw_pairs, a.sw_pairs);
+	CU_ASSERT_EQUAL(b.sw_unreachable, a.sw_unreachable);
+	CU_ASSERT_EQUAL(b.max_hops, a.max_hops);
+	CU_ASSERT_EQUAL(b.bad.slid, a.bad.slid);
+	CU_ASSERT_EQUAL(b.bad.dlid, a.bad.dlid);
+	CU_ASSERT_EQUAL(b.bad.sw, a.bad.sw);
+	CU_ASSERT_EQUAL(b.efi_max, 0);
+	CU_ASSERT_TRUE(a.efi_max > 0);
+}
+
+/* skip_efi drops the link tallies, not a lost pair, hole or loop. */
+static void test_skip_efi(void)
+{
+	uint64_t link[64];
+	const struct vf_opts o = { .skip_cdg = true, .skip_mgmt = true,
+				   .skip_efi = true, .efi_link = link };
+	unsigned int h2;
+	struct vf_report r;
+	struct tree x;
+
+	tree_build(&x);
+	tree_route(&x, true);
+	CU_ASSERT_FATAL(x.f->nports <= 64);
+	expect_same_fates(&x.t);
+	memset(link, 0xab, sizeof(link));
+	check(&x.t, &o, &r);
+	CU_ASSERT_EQUAL(link[0], 0xababababababababull);
+	h2 = lid_of(x.f, x.h[2]);
+	set(&x.t, x.l1, h2, RT_NO_PATH);
+	expect_same_fates(&x.t);
+	set(&x.t, x.l1, h2, 3);
+	set(&x.t, x.s0, h2, 1);
+	expect_same_fates(&x.t);
+	check(&x.t, &o, &r);
+	CU_ASSERT_EQUAL(r.loops, 2);
+	CU_ASSERT_FALSE(vf_ok(&r));
+	tree_free(&x);
+}
+
+/*
+ * skip_sw_dests leaves switch LIDs out as destinations with skip_mgmt,
+ * and only then: CA pairs and their faults are counted as before.
+ */
+static void test_skip_sw_dests(void)
+{
+	const struct vf_opts full = { .skip_cdg = true, .skip_mgmt = true };
+	const struct vf_opts lean = { .skip_cdg = true, .skip_mgmt = true,
+				      .skip_sw_dests = true };
+	const struct vf_opts mgmt = { .skip_cdg = true,
+				      .skip_sw_dests = true };
+	struct vf_report a, b;
+	unsigned int h2;
+	struct tree x;
+
+	tree_build(&x);
+	tree_route(&x, true);
+	/* a hole to a switch LID, and h0, h1 looping to h2 */
+	set(&x.t, x.l1, lid_of(x.f, x.s1), RT_NO_PATH);
+	h2 = lid_of(x.f, x.h[2]);
+	set(&x.t, x.s0, h2, 1);
+	check(&x.t, &full, &a);
+	check(&x.t, &lean, &b);
+	CU_ASSERT_EQUAL(a.sw_pairs, 16);
+	CU_ASSERT_EQUAL(a.sw_unreachable, 2);
+	CU_ASSERT_EQUAL(b.sw_pairs, 0);
+	CU_ASSERT_EQUAL(b.sw_unreachable, 0);
+	CU_ASSERT_EQUAL(b.pairs, a.pairs);
+	CU_ASSERT_EQUAL(b.unreachable, a.unreachable);
+	CU_ASSERT_EQUAL(b.loops, 2);
+	CU_ASSERT_EQUAL(b.bad.dlid, a.bad.dlid);
+	CU_ASSERT_EQUAL(b.max_hops, a.max_hops);
+	CU_ASSERT_EQUAL(vf_ok(&b), vf_ok(&a));
+	/* the switches' own routes need the switch LIDs: ignored */
+	check(&x.t, &mgmt, &b);
+	CU_ASSERT_EQUAL(b.sw_pairs, 16);
+	CU_ASSERT_TRUE(b.mgmt_pairs > 0);
+	tree_free(&x);
+}
+
 /*
  * Only switches with a LID send: s0 to h3 through l1 and s1 to h0
  * through l2, both turning down then up, close a cycle with the data's
@@ -757,6 +850,8 @@ TU_SUITE(verify,
 	 { "holes", test_holes },
 	 { "wrong_port", test_wrong_port },
 	 { "loop", test_loop },
+	 { "skip_efi keeps every fate", test_skip_efi },
+	 { "skip_sw_dests keeps every CA pair", test_skip_sw_dests },
 	 { "mgmt_cycle", test_mgmt_cycle },
 	 { "switches without a LID send nothing", test_mgmt_lidless },
 	 { "disconnected", test_disconnected },
