@@ -81,7 +81,7 @@ PROGS := $(PB)/libgpuaware.so $(B)/ibpoolroute $(B)/ibtopogen $(B)/ibpoold
 .PHONY: all plugin matrix check check-sanitize check-unit check-ibsim demo \
 	bench install uninstall clean deps headers fuzz fuzz-smoke FORCE
 
-all: $(PROGS) $(B)/rmppsim.so
+all: $(PROGS) $(B)/rmppsim.so $(B)/issmhold
 
 # Rebuild everything when the flags change.
 $(B)/.flags: FORCE
@@ -173,12 +173,17 @@ $(B)/poold-load: $(call obj,tests/bench/poold-load.c)
 $(B)/auth-load: $(call obj,tests/bench/auth-load.c) $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -ljson-c $(LDLIBS_SM) -lpthread
 
-# Test-only: the kernel's RMPP between umad2sim and its clients, so SA
-# GetTable answers cross ibsim whole.  Never sanitized: OpenSM, not
-# instrumented, preloads it.
+# Test-only: the kernel's RMPP and send timeouts between umad2sim and its
+# clients, so SA GetTable answers cross ibsim whole and an unanswered
+# request comes back.  Never sanitized: OpenSM, not instrumented,
+# preloads it.
 $(B)/rmppsim.so: tests/ibsim/rmppsim.c $(B)/.flags
 	$(CC) $(CPPFLAGS) -std=c11 -D_GNU_SOURCE -fPIC $(WARN) -O2 -g -shared \
 		-o $@ $< -ldl -lpthread
+
+# Test-only: an SM port that answers nothing (t-sm-timeout.sh).
+$(B)/issmhold: tests/ibsim/issmhold.c $(B)/.flags
+	$(CC) $(CPPFLAGS) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -o $@ $<
 
 # The all-to-all bound beside every fat-tree row of make bench.
 $(B)/a2a-bound: $(call obj,tests/bench/a2a-bound.c) $(B)/libgpcore.a

@@ -1,7 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
- * Test-only preload, ahead of ibsim's umad2sim in LD_PRELOAD: the
- * kernel's RMPP for SA answers.  umad2sim copies one MAD per write and
+ * Test-only preload, ahead of ibsim's umad2sim in LD_PRELOAD: the parts
+ * of the kernel's MAD layer that umad2sim lacks.
+ *
+ * Send timeouts.  umad2sim ignores a request's timeout_ms and retries,
+ * so a request nobody answers is waited on for ever; on hardware the
+ * kernel hands it back with status ETIMEDOUT.  An OpenSM that has not
+ * yet found its own port drops the SMInfo Get of another SM's sweep, and
+ * that sweep then never ends.  Here an unanswered request comes back the
+ * same way, after its timeout times its tries, but never sooner than
+ * TMO_MIN_MS: a loaded test machine must not see timeouts hardware would
+ * not.
+ *
+ * RMPP for SA answers.  umad2sim copies one MAD per write and
  * hands one MAD per read, so an SA GetTable answer (one multi-MAD write
  * by OpenSM, which leaves segmentation to the kernel) reaches the client
  * cut at its first MAD.  Here such a write becomes RMPP DATA segments and
@@ -21,6 +32,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/umad.h>
@@ -55,6 +67,13 @@
 
 #define NMSG 32
 
+/* requests waiting for an answer, per process */
+#define NPEND 256
+#define TMO_MIN_MS 3000
+#define WAKE_MS 200
+#define M_METHOD 3
+#define M_RESPONSE 0x80
+
 /* One answer being put together, or done and waiting for a read. */
 struct msg {
 	int fd;			/* -1: free */
@@ -65,10 +84,21 @@ struct msg {
 	bool done;
 };
 
+/* A request sent and not answered yet: handed back when it times out. */
+struct pend {
+	int fd;			/* -1: free */
+	uint32_t tid;		/* the TID's low half: umad2sim, like the
+				 * kernel, puts the agent in the high one */
+	int64_t due_ms;
+	size_t len;
+	uint8_t pkt[HS + MAD_SIZE];
+};
+
 static ssize_t (*next_read)(int, void *, size_t);
 static ssize_t (*next_write)(int, const void *, size_t);
 static int (*next_poll)(struct pollfd *, nfds_t, int);
 static struct msg msgs[NMSG];
+static struct pend pends[NPEND];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -83,6 +113,8 @@ static void init(void)
 		dlsym(RTLD_NEXT, "poll");
 	for (i = 0; i < NMSG; i++)
 		msgs[i].fd = -1;
+	for (i = 0; i < NPEND; i++)
+		pends[i].fd = -1;
 }
 
 static bool sim_fd(int fd)
@@ -142,13 +174,101 @@ static ssize_t split(int fd, const uint8_t *buf, size_t count)
 	return count;
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * A request the sender waits on (a timeout given, the response bit
+ * clear), kept until its answer is read: kept before it is written, so
+ * that an answer read at once finds it.  Full table: not kept, as
+ * without this shim.  Returns what was kept, or NULL.
+ */
+static struct pend *sending(int fd, const uint8_t *buf, size_t count)
+{
+	const struct ib_user_mad *u = (const struct ib_user_mad *)buf;
+	int64_t wait;
+	size_t i;
+
+	if (count < HS + 24 || !u->timeout_ms ||
+	    (buf[HS + M_METHOD] & M_RESPONSE))
+		return NULL;
+	wait = (int64_t)u->timeout_ms * (u->retries + 1);
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < NPEND && pends[i].fd != -1; i++)
+		;
+	if (i < NPEND) {
+		pends[i].fd = fd;
+		pends[i].tid = get32(buf + HS + 12);
+		pends[i].due_ms = now_ms() +
+				  (wait > TMO_MIN_MS ? wait : TMO_MIN_MS);
+		pends[i].len = count < sizeof(pends[i].pkt) ?
+			       count : sizeof(pends[i].pkt);
+		memcpy(pends[i].pkt, buf, pends[i].len);
+	}
+	pthread_mutex_unlock(&lock);
+	return i < NPEND ? &pends[i] : NULL;
+}
+
 ssize_t write(int fd, const void *buf, size_t count)
 {
+	struct pend *p;
+	ssize_t n;
+
 	pthread_once(&once, init);
-	if (!sim_fd(fd) || count < HS + SA_HDR ||
-	    !rmpp_active((const uint8_t *)buf + HS))
+	if (!sim_fd(fd))
 		return next_write(fd, buf, count);
-	return split(fd, buf, count);
+	if (count >= HS + SA_HDR && rmpp_active((const uint8_t *)buf + HS))
+		return split(fd, buf, count);
+	p = sending(fd, buf, count);
+	n = next_write(fd, buf, count);
+	if (n < 0 && p) {
+		pthread_mutex_lock(&lock);
+		p->fd = -1;
+		pthread_mutex_unlock(&lock);
+	}
+	return n;
+}
+
+/* An answer read: its request is no longer waited on. */
+static void answered(int fd, const uint8_t *pkt, size_t n)
+{
+	uint32_t tid;
+	size_t i;
+
+	if (n < HS + 24 || !(pkt[HS + M_METHOD] & M_RESPONSE))
+		return;
+	tid = get32(pkt + HS + 12);
+	for (i = 0; i < NPEND; i++)
+		if (pends[i].fd == fd && pends[i].tid == tid)
+			pends[i].fd = -1;
+}
+
+/* fd's request past its time, or NULL; with fd -1 any fd's. */
+static struct pend *overdue(int fd, int64_t now)
+{
+	size_t i;
+
+	for (i = 0; i < NPEND; i++)
+		if (pends[i].fd != -1 && (fd == -1 || pends[i].fd == fd) &&
+		    pends[i].due_ms <= now)
+			return &pends[i];
+	return NULL;
+}
+
+/* The request back to its sender with ETIMEDOUT, as the kernel does. */
+static ssize_t timed_out(struct pend *p, void *buf, size_t count)
+{
+	size_t n = p->len < count ? p->len : count;
+
+	((struct ib_user_mad *)p->pkt)->status = ETIMEDOUT;
+	memcpy(buf, p->pkt, n);
+	p->fd = -1;
+	return n;
 }
 
 static struct msg *find(int fd, uint64_t trid)
@@ -277,14 +397,19 @@ static ssize_t sim_read(int fd, void *buf, size_t count)
 	struct msg *m = msg_of(fd, true);
 	ssize_t n;
 
+	struct pend *p = overdue(fd, now_ms());
+
 	if (m)
 		return deliver(m, buf, count);
+	if (p)
+		return timed_out(p, buf, count);
 	for (;;) {
 		n = next_read(fd, pkt, sizeof(pkt));
 		if (n < 0 && (n != -EWOULDBLOCK || !more(fd)))
 			return n;
 		if (n < 0)
 			continue;
+		answered(fd, pkt, n);
 		if ((size_t)n < HS + R_HDR_END || !rmpp_active(pkt + HS)) {
 			if ((size_t)n > count)
 				n = count;
@@ -309,19 +434,66 @@ ssize_t read(int fd, void *buf, size_t count)
 	return n;
 }
 
-/* A message kept after ENOSPC is ready to read. */
-int poll(struct pollfd *fds, nfds_t nfds, int timeout)
+/*
+ * Ready: fds with a message kept after ENOSPC or a request past its
+ * time; else the earliest time one falls due among fds, in *due.
+ */
+static int ready_now(struct pollfd *fds, nfds_t nfds, int64_t *due)
 {
+	int64_t now = now_ms();
 	nfds_t i;
+	size_t k;
 	int ready = 0;
 
-	pthread_once(&once, init);
+	*due = -1;
 	pthread_mutex_lock(&lock);
-	for (i = 0; i < nfds; i++)
-		if (sim_fd(fds[i].fd) && msg_of(fds[i].fd, true)) {
+	for (i = 0; i < nfds; i++) {
+		if (!sim_fd(fds[i].fd))
+			continue;
+		if (msg_of(fds[i].fd, true) || overdue(fds[i].fd, now)) {
 			fds[i].revents = POLLIN;
 			ready++;
+			continue;
 		}
+		for (k = 0; k < NPEND; k++)
+			if (pends[k].fd == fds[i].fd &&
+			    (*due < 0 || pends[k].due_ms < *due))
+				*due = pends[k].due_ms;
+	}
 	pthread_mutex_unlock(&lock);
-	return ready ? ready : next_poll(fds, nfds, timeout);
+	return ready;
+}
+
+/*
+ * umad2sim's poll, woken when a request of fds times out; it looks
+ * again every WAKE_MS for requests another thread sent meanwhile.
+ */
+int poll(struct pollfd *fds, nfds_t nfds, int timeout)
+{
+	int64_t end = timeout < 0 ? -1 : now_ms() + timeout, due, left, wait;
+	bool sim = false;
+	nfds_t i;
+	int ret;
+
+	pthread_once(&once, init);
+	for (i = 0; i < nfds; i++)
+		sim |= sim_fd(fds[i].fd);
+	if (!sim)
+		return next_poll(fds, nfds, timeout);
+	for (;;) {
+		ret = ready_now(fds, nfds, &due);
+		if (ret)
+			return ret;
+		left = end < 0 ? -1 : end - now_ms();
+		wait = due < 0 ? WAKE_MS : due - now_ms();
+		if (wait > WAKE_MS)
+			wait = WAKE_MS;
+		if (wait < 0)
+			wait = 0;
+		if (left >= 0 && left < wait)
+			wait = left > 0 ? left : 0;
+		ret = next_poll(fds, nfds, (int)wait);
+		if (ret || (left >= 0 && left <= wait))
+			return ret;
+	}
 }

@@ -11,12 +11,16 @@
 # from its log, log flag 0x08; the same count sees the master's first
 # sweep send them all), and the LFTs read back from the switches are the
 # old master's to the entry.  A job started after that is routed by the
-# new master; a credential replayed to it is refused.
+# new master; a credential replayed to it is refused.  The SMs run over
+# rmppsim.so, whose send timeouts stand in for the kernel's: an SM that
+# has not found its own port yet drops the other's SMInfo Get, and
+# under umad2sim alone the other's sweep would wait on it for ever.
 set -eu
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/munge.sh"
 t_init failover
-t_need "$BDIR/ibpoolroute" "$BDIR/ibpoold"
+t_need "$BDIR/ibpoolroute" "$BDIR/ibpoold" "$BDIR/rmppsim.so"
+OSM_PRELOAD="$(san_preload)$BDIR/rmppsim.so:$UMAD2SIM"
 # Simulator clients leave their sys-* directories in the working one.
 cd "$WORK"
 NET=$CONFIGS/ft2-tiny.net
