@@ -117,7 +117,9 @@ struct eng {
 	uint32_t *transit;	/* per switch: a host's route passes it */
 	uint32_t *ldist, *lq, ldist_of;	/* local_dist() */
 	size_t valiant, around, around3, irregular, holes, pairs;
-	size_t own_cut;		/* switch entries own_repair() left empty */
+	/* own_repair(): switches' own routes moved to another SL, entries
+	 * moved to another port, entries left empty */
+	size_t own_sl, own_port, own_cut;
 	unsigned int slmax;
 	unsigned int maxvl;
 	/* the LID being routed, when Valiant: its class, I and E */
@@ -1346,6 +1348,7 @@ struct own_cdg {
 	struct ovr set;
 	uint32_t *seen, *stk, stamp;
 	uint32_t *pass;		/* per switch: a host's route passes it */
+	uint32_t *kept;		/* per switch: a route kept passes it */
 };
 
 static uint32_t oc_node(const struct own_cdg *g, uint32_t s, unsigned int p,
@@ -1460,6 +1463,7 @@ static void oc_release(struct own_cdg *g)
 	free(g->seen);
 	free(g->stk);
 	free(g->pass);
+	free(g->kept);
 }
 
 static int oc_init(struct own_cdg *g, const struct rt_tables *t)
@@ -1471,7 +1475,8 @@ static int oc_init(struct own_cdg *g, const struct rt_tables *t)
 	g->nv = t->vl->nvl;
 	g->pb = malloc((t->nsw + 1) * sizeof(*g->pb));
 	g->pass = calloc(t->nsw + 1, sizeof(*g->pass));
-	if (!g->pb || !g->pass)
+	g->kept = calloc(t->nsw + 1, sizeof(*g->kept));
+	if (!g->pb || !g->pass || !g->kept)
 		return -ENOMEM;
 	g->pb[0] = 0;
 	for (s = 0; s < t->nsw; s++)
@@ -1518,34 +1523,67 @@ static int own_data(struct eng *e, struct own_cdg *g)
 }
 
 /*
- * Switch c's own route to lid of T, judged against the graph: kept when
- * it closes no cycle, else (a switch without hosts) on the first SL that
- * closes none, else, when no host's route passes c, c's entry is left
- * empty: management traffic only, to lid, through c has none.  -EDEADLK
- * when none of those is open.
+ * r, switch c's own route, on its SL, else (a switch without hosts) on
+ * the first SL that closes no cycle.  1 added, 0 refused, or -ENOMEM.
  */
-static int own_judge(struct eng *e, struct own_cdg *g, uint32_t c,
-		     unsigned int lid, uint32_t T)
+static int own_try(struct eng *e, struct own_cdg *g, uint32_t c,
+		   unsigned int lid, const struct route *r)
 {
 	struct dvl *dv = dvl_of(e->t);
 	uint8_t *sl = dv->sl + (size_t)c * (e->t->top + 1) + lid;
 	unsigned int q;
+	int ret;
+
+	ret = oc_add(g, dv, r, *sl, true);
+	for (q = 0; !ret && !e->hosted[c] && q <= SL_MAX; q++) {
+		ret = oc_add(g, dv, r, q, true);
+		if (ret > 0) {
+			*sl = q;
+			e->own_sl++;
+		}
+	}
+	return ret;
+}
+
+/*
+ * Switch c's own route to lid of T, judged against the graph: kept when
+ * own_try() takes it; else, when no host's route and no route kept
+ * passes c, through another neighbour of c that own_try() takes; else,
+ * when no host's route passes c, c's entry is left empty: management
+ * traffic only, to lid, through c has none.  -EDEADLK when none of those
+ * is open.
+ */
+static int own_judge(struct eng *e, struct own_cdg *g, uint32_t c,
+		     unsigned int lid, uint32_t T)
+{
+	uint8_t *ent = rt_lft(e->t, c) + lid, was = *ent;
+	unsigned int p, np = e->t->fab->nodes[e->t->sw_node[c]].nports;
 	struct route r;
 	int ret;
 
 	if (trace(e, c, lid, T, &r))
 		return 0;
-	ret = oc_add(g, dv, &r, *sl, true);
-	for (q = 0; !ret && !e->hosted[c] && q <= SL_MAX; q++) {
-		ret = oc_add(g, dv, &r, q, true);
-		if (ret > 0)
-			*sl = q;
+	ret = own_try(e, g, c, lid, &r);
+	for (p = 1; !ret && g->pass[c] != lid && g->kept[c] != lid &&
+	     p <= np; p++) {
+		if (p == was || peer_sw(e, c, p) == NONE)
+			continue;
+		*ent = p;
+		if (trace(e, c, lid, T, &r))
+			continue;
+		ret = own_try(e, g, c, lid, &r);
+		e->own_port += ret > 0;
 	}
-	if (ret)
-		return ret < 0 ? ret : 0;
+	if (ret > 0) {
+		for (p = 1; p < r.hops; p++)
+			g->kept[r.sw[p]] = lid;
+		return 0;
+	}
+	if (ret < 0)
+		return ret;
 	if (g->pass[c] == lid)
 		return -EDEADLK;
-	rt_lft(e->t, c)[lid] = RT_NO_PATH;
+	*ent = RT_NO_PATH;
 	e->own_cut++;
 	return 0;
 }
@@ -1638,6 +1676,13 @@ static void say(const struct eng *e, const struct rt_tables *t,
 		 t->vl->nvl, t->vl->nvl > 1 ? "s" : "", e->slmax, e->pairs,
 		 e->valiant, e->around, e->around3, e->irregular,
 		 e->irregular || e->around3 ? " (dependencies checked)" : "");
+	if (e->own_sl || e->own_port || e->own_cut) {
+		size_t n = strlen(detail);
+
+		snprintf(detail + n, len - n,
+			 "; own routes off credit loops: %zu SL, %zu port, %zu cut",
+			 e->own_sl, e->own_port, e->own_cut);
+	}
 }
 
 /* Hand the SL and VL tables to t; the check may still refuse them. */
