@@ -489,6 +489,55 @@ static void test_plus_cuts(void)
 }
 
 /*
+ * Degraded dragonflies whose switches' own routes closed a credit loop
+ * (see route_with()): the engine moves a spine's own packets to another
+ * SL, an entry no host's route passes to another neighbour, or, on the
+ * last, leaves a few entries empty; each way is taken, and the routing
+ * is clean.
+ */
+static void test_own_repair(void)
+{
+	static const struct {
+		size_t shape;
+		unsigned int lmc;
+		double drop_global, drop_local;
+		uint64_t seed;
+		unsigned int way;	/* 0 SL, 1 port, 2 cut */
+	} cases[] = {
+		{ 6, 0, 0, 0.04, 2, 0 },
+		{ 4, 0, 0.2, 0, 1, 1 },
+		{ 8, 1, 0, 0.15, 5, 2 },
+	};
+	struct rt_summary s;
+	struct rt_tables t;
+	struct gen_opts o;
+	size_t n[3], i;
+	char what[64];
+	const char *p;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fabric *f;
+
+		gen_opts_init(&o);
+		o.seed = cases[i].seed;
+		f = build(&shapes[cases[i].shape], &o, cases[i].drop_global,
+			  cases[i].drop_local, cases[i].lmc);
+		snprintf(what, sizeof(what), "own routes case %zu", i);
+		route_with(f, RT_ENGINE_DRAGONFLY, "dragonfly", 3, 0, what);
+		CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_DRAGONFLY, NULL, &t, &s));
+		p = strstr(s.detail, "own routes off credit loops: ");
+		CU_ASSERT_PTR_NOT_NULL(p);
+		if (p) {
+			CU_ASSERT_EQUAL(sscanf(p, "own routes off credit loops: %zu SL, %zu port, %zu cut",
+					       &n[0], &n[1], &n[2]), 3);
+			CU_ASSERT(n[cases[i].way] > 0);
+		}
+		rt_tables_release(&t);
+		fab_free(f);
+	}
+}
+
+/*
  * Follow t from switch sw to lid; the first global cable crossed, as
  * the port index in the fabric, or SIZE_MAX when none is.
  */
@@ -723,4 +772,5 @@ TU_SUITE(dragonfly,
 	 { "LMC LIDs on other global cables", test_lmc_other_global },
 	 { "LMC on degraded fabrics", test_lmc_degraded },
 	 { "output unchanged", test_golden },
-	 { "Dragonfly+ with several leaf-spine cuts", test_plus_cuts })
+	 { "Dragonfly+ with several leaf-spine cuts", test_plus_cuts },
+	 { "switches' own routes repaired", test_own_repair })
