@@ -1607,9 +1607,10 @@ static void own_pass(struct eng *e, struct own_cdg *g, unsigned int lid,
 /*
  * Every switch's own routes judged one by one, CA LIDs first (the
  * switches' routes to them are mostly the hosts'), then switch LIDs.
- * Each (switch, LID) is judged once against a graph that only grows and
- * tries at most SL_MAX + 1 SLs, so the work is bounded; an entry left
- * empty only takes routes away, so what was kept stays acyclic.
+ * Each (switch, LID) is judged once against a graph that only grows, on
+ * at most SL_MAX + 2 SLs through each of its ports, so the work is
+ * bounded; an entry left empty only takes routes away, so what was kept
+ * stays acyclic.
  */
 static int own_repair(struct eng *e)
 {
@@ -1639,6 +1640,28 @@ static int own_repair(struct eng *e)
 }
 
 /*
+ * Whether a switch that carries global cables (every one of a dragonfly,
+ * a Dragonfly+ spine) has fewer than the most any has.
+ */
+static bool lost_global(const struct eng *e)
+{
+	const struct fabric *f = e->t->fab;
+	unsigned int p, n;
+	uint32_t s, node;
+
+	for (s = 0; s < e->nsw; s++) {
+		node = e->t->sw_node[s];
+		if (e->grp[s] == NONE || (e->di->plus && !e->di->spine[node]))
+			continue;
+		for (n = 0, p = 1; p <= f->nodes[node].nports; p++)
+			n += e->di->global[f->nodes[node].port0 + p];
+		if (n < e->di->h)
+			return true;
+	}
+	return false;
+}
+
+/*
  * The switches' own packets ride the data VLs: where their routes close a
  * credit loop with the data's, own_repair() changes or cuts them.  On the
  * scheme's own pattern (every cable there, no Valiant route, nothing off
@@ -1652,7 +1675,7 @@ static int own_clean(struct eng *e, struct rt_tables *t)
 	int ret;
 
 	if (!e->irregular && !e->around && !e->valiant && !e->vroutes &&
-	    !e->di->missing_local)
+	    !e->di->missing_local && !lost_global(e))
 		return 0;
 	ret = vf_check(t, &o, &r);
 	if (ret || r.cdg_cycle || (!r.mgmt_cycle && !r.mgmt_loops))
