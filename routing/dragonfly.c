@@ -37,6 +37,11 @@
  * else go up another spine, down another leaf and up to it, all on VL 0
  * before the global hop: off the pattern, so the dependency check
  * clears them.
+ *
+ * The switches' own packets ride the data VLs too.  Off the intact
+ * pattern their routes are checked with the data's, and those that close
+ * a credit loop move to another SL or neighbour, else lose their entry
+ * (own_repair()); the hosts' routes stay as they are.
  */
 #include <errno.h>
 #include <stdio.h>
