@@ -37,6 +37,11 @@
  * else go up another spine, down another leaf and up to it, all on VL 0
  * before the global hop: off the pattern, so the dependency check
  * clears them.
+ *
+ * The switches' own packets ride the data VLs too.  Off the intact
+ * pattern their routes are checked with the data's, and those that close
+ * a credit loop move to another SL or neighbour, else lose their entry
+ * (own_repair()); the hosts' routes stay as they are.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -117,6 +122,9 @@ struct eng {
 	uint32_t *transit;	/* per switch: a host's route passes it */
 	uint32_t *ldist, *lq, ldist_of;	/* local_dist() */
 	size_t valiant, around, around3, irregular, holes, pairs;
+	/* own_repair(): switches' own routes moved to another SL, entries
+	 * moved to another port, entries left empty */
+	size_t own_sl, own_port, own_cut;
 	unsigned int slmax;
 	unsigned int maxvl;
 	/* the LID being routed, when Valiant: its class, I and E */
@@ -1293,9 +1301,11 @@ static void eng_release(struct eng *e)
  * those off the scheme's pattern (round failed local cables) and ways
  * round on two VLs, alone or beside Valiant ones, may close a cycle on
  * one VL, which only the dependency graph can clear.  -EDEADLK when the
- * hosts' routes close one.
+ * hosts' routes close one.  *clean: the tables left were checked, the
+ * switches' own routes with them, and found free of credit loops.
  */
-static int fill_checked(struct eng *e, struct rt_tables *t, bool data)
+static int fill_checked(struct eng *e, struct rt_tables *t, bool data,
+			bool *clean)
 {
 	size_t len = (size_t)t->nsw * (t->top + 1);
 	uint8_t *keep = malloc(len + 1);
@@ -1304,6 +1314,7 @@ static int fill_checked(struct eng *e, struct rt_tables *t, bool data)
 	long got;
 	int ret = -ENOMEM;
 
+	*clean = false;
 	if (!keep)
 		return -ENOMEM;
 	memcpy(keep, t->lft, len);
@@ -1319,10 +1330,369 @@ static int fill_checked(struct eng *e, struct rt_tables *t, bool data)
 		goto out;
 	if (got && (r.cdg_cycle || r.mgmt_cycle || r.mgmt_loops))
 		memcpy(t->lft, keep, len);
+	else
+		*clean = got && vf_ok(&r);
 	if (data && r.cdg_cycle)
 		ret = -EDEADLK;
 out:
 	free(keep);
+	return ret;
+}
+
+/*
+ * The repair of the switches' own routes: a channel dependency graph on
+ * (switch port, VL) nodes, node (pb[s] + port) * nv + VL, edges as
+ * linked lists, and a set of those present.
+ */
+struct own_cdg {
+	uint32_t *pb;		/* nsw + 1 */
+	uint32_t nv, nn;
+	uint32_t *head;		/* per node: first edge, NONE */
+	uint32_t *to, *next;	/* per edge */
+	size_t ne, cap;
+	struct ovr set;
+	uint32_t *seen, *stk, stamp;
+	uint32_t *pass;		/* per switch: a host's route passes it */
+	uint32_t *kept;		/* per switch: a route kept passes it */
+};
+
+static uint32_t oc_node(const struct own_cdg *g, uint32_t s, unsigned int p,
+			unsigned int vl)
+{
+	return (g->pb[s] + p) * g->nv + vl;
+}
+
+static int oc_push(struct own_cdg *g, uint32_t a, uint32_t b)
+{
+	if (g->ne == g->cap) {
+		size_t n = g->cap ? 2 * g->cap : 4096;
+		uint32_t *to = realloc(g->to, n * sizeof(*to));
+		uint32_t *nx;
+
+		if (!to)
+			return -ENOMEM;
+		g->to = to;
+		nx = realloc(g->next, n * sizeof(*nx));
+		if (!nx)
+			return -ENOMEM;
+		g->next = nx;
+		g->cap = n;
+	}
+	g->to[g->ne] = b;
+	g->next[g->ne] = g->head[a];
+	g->head[a] = g->ne++;
+	return 0;
+}
+
+/* Whether b reaches a. */
+static bool oc_reach(struct own_cdg *g, uint32_t b, uint32_t a)
+{
+	uint32_t n, sp = 0, k;
+
+	g->stamp++;
+	g->seen[b] = g->stamp;
+	g->stk[sp++] = b;
+	while (sp) {
+		n = g->stk[--sp];
+		if (n == a)
+			return true;
+		for (k = g->head[n]; k != NONE; k = g->next[k])
+			if (g->seen[g->to[k]] != g->stamp) {
+				g->seen[g->to[k]] = g->stamp;
+				g->stk[sp++] = g->to[k];
+			}
+	}
+	return false;
+}
+
+static uint64_t oc_key(const struct own_cdg *g, uint32_t a, uint32_t b)
+{
+	return (uint64_t)a * g->nn + b + 1;
+}
+
+/*
+ * Add r's dependencies on SL sl; with check, only if they close no
+ * cycle and its VLs stay below nvl.  1 added, 0 refused, or -ENOMEM.
+ */
+static int oc_add(struct own_cdg *g, const struct dvl *dv,
+		  const struct route *r, unsigned int sl, bool check)
+{
+	uint32_t from[MAX_HOPS], to[MAX_HOPS], a = NONE, b;
+	unsigned int i, n = 0, vl;
+	size_t ne = g->ne;
+	int ret;
+
+	for (i = 0; i < r->hops; i++) {
+		vl = hop_vl(dv, r->sw[i], r->in[i], r->out[i], sl);
+		if (vl >= g->nv)
+			return 0;
+		b = oc_node(g, r->sw[i], r->out[i], vl);
+		if (a != NONE && ovr_get(&g->set, oc_key(g, a, b)) < 0) {
+			from[n] = a;
+			to[n++] = b;
+		}
+		a = b;
+	}
+	for (i = 0; i < n; i++) {
+		ret = oc_push(g, from[i], to[i]);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; check && i < n; i++)
+		if (oc_reach(g, to[i], from[i]))
+			break;
+	if (check && i < n) {
+		/* pushed last, so at the heads of their lists */
+		while (g->ne > ne) {
+			g->ne--;
+			g->head[from[g->ne - ne]] = g->next[g->ne];
+		}
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		ret = ovr_put(&g->set, oc_key(g, from[i], to[i]), 1);
+		if (ret)
+			return ret;
+	}
+	return 1;
+}
+
+static void oc_release(struct own_cdg *g)
+{
+	free(g->pb);
+	free(g->head);
+	free(g->to);
+	free(g->next);
+	free(g->set.key);
+	free(g->set.vl);
+	free(g->seen);
+	free(g->stk);
+	free(g->pass);
+	free(g->kept);
+}
+
+static int oc_init(struct own_cdg *g, const struct rt_tables *t)
+{
+	const struct fabric *f = t->fab;
+	uint32_t s;
+
+	memset(g, 0, sizeof(*g));
+	g->nv = t->vl->nvl;
+	g->pb = malloc((t->nsw + 1) * sizeof(*g->pb));
+	g->pass = calloc(t->nsw + 1, sizeof(*g->pass));
+	g->kept = calloc(t->nsw + 1, sizeof(*g->kept));
+	if (!g->pb || !g->pass || !g->kept)
+		return -ENOMEM;
+	g->pb[0] = 0;
+	for (s = 0; s < t->nsw; s++)
+		g->pb[s + 1] = g->pb[s] + f->nodes[t->sw_node[s]].nports + 1;
+	g->nn = g->pb[t->nsw] * g->nv;
+	g->head = malloc(((size_t)g->nn + 1) * sizeof(*g->head));
+	g->seen = calloc((size_t)g->nn + 1, sizeof(*g->seen));
+	g->stk = malloc(((size_t)g->nn + 1) * sizeof(*g->stk));
+	if (!g->head || !g->seen || !g->stk)
+		return -ENOMEM;
+	memset(g->head, 0xff, (size_t)g->nn * sizeof(*g->head));
+	return 0;
+}
+
+static bool ca_lid(const struct rt_tables *t, unsigned int lid)
+{
+	return t->lid_node[lid] != FAB_NONE &&
+	       !fab_is_sw(t->fab, t->lid_node[lid]);
+}
+
+/* The hosts' routes to every CA LID, whose graph the check found acyclic. */
+static int own_data(struct eng *e, struct own_cdg *g)
+{
+	const struct dvl *dv = dvl_of(e->t);
+	size_t w = e->t->top + 1;
+	unsigned int lid;
+	struct route r;
+	uint32_t c, T;
+	int ret;
+
+	for (lid = 1; lid <= e->t->top; lid++) {
+		T = dv->lid_sw[lid];
+		if (!ca_lid(e->t, lid) || T == NONE)
+			continue;
+		for (c = 0; c < e->nsw; c++) {
+			if (!e->hosted[c] || c == T || trace(e, c, lid, T, &r))
+				continue;
+			ret = oc_add(g, dv, &r, dv->sl[c * w + lid], false);
+			if (ret < 0)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * r, switch c's own route, on its SL, else (a switch without hosts) on
+ * the first SL that closes no cycle.  1 added, 0 refused, or -ENOMEM.
+ */
+static int own_try(struct eng *e, struct own_cdg *g, uint32_t c,
+		   unsigned int lid, const struct route *r)
+{
+	struct dvl *dv = dvl_of(e->t);
+	uint8_t *sl = dv->sl + (size_t)c * (e->t->top + 1) + lid;
+	unsigned int q;
+	int ret;
+
+	ret = oc_add(g, dv, r, *sl, true);
+	for (q = 0; !ret && !e->hosted[c] && q <= SL_MAX; q++) {
+		ret = oc_add(g, dv, r, q, true);
+		if (ret > 0) {
+			*sl = q;
+			e->own_sl++;
+		}
+	}
+	return ret;
+}
+
+/*
+ * Switch c's own route to lid of T, judged against the graph: kept when
+ * own_try() takes it; else, when no host's route and no route kept
+ * passes c, through another neighbour of c that own_try() takes; else,
+ * when no host's route passes c, c's entry is left empty: management
+ * traffic only, to lid, through c has none.  -EDEADLK when none of those
+ * is open.
+ */
+static int own_judge(struct eng *e, struct own_cdg *g, uint32_t c,
+		     unsigned int lid, uint32_t T)
+{
+	uint8_t *ent = rt_lft(e->t, c) + lid, was = *ent;
+	unsigned int p, np = e->t->fab->nodes[e->t->sw_node[c]].nports;
+	struct route r;
+	int ret;
+
+	if (trace(e, c, lid, T, &r))
+		return 0;
+	ret = own_try(e, g, c, lid, &r);
+	for (p = 1; !ret && g->pass[c] != lid && g->kept[c] != lid &&
+	     p <= np; p++) {
+		if (p == was || peer_sw(e, c, p) == NONE)
+			continue;
+		*ent = p;
+		if (trace(e, c, lid, T, &r))
+			continue;
+		ret = own_try(e, g, c, lid, &r);
+		e->own_port += ret > 0;
+	}
+	if (ret > 0) {
+		for (p = 1; p < r.hops; p++)
+			g->kept[r.sw[p]] = lid;
+		return 0;
+	}
+	if (ret < 0)
+		return ret;
+	if (g->pass[c] == lid)
+		return -EDEADLK;
+	*ent = RT_NO_PATH;
+	e->own_cut++;
+	return 0;
+}
+
+/* Mark the switches a host's route to CA LID lid of T passes. */
+static void own_pass(struct eng *e, struct own_cdg *g, unsigned int lid,
+		     uint32_t T)
+{
+	struct route r;
+	unsigned int i;
+	uint32_t c;
+
+	for (c = 0; c < e->nsw; c++) {
+		if (!e->hosted[c] || c == T || trace(e, c, lid, T, &r))
+			continue;
+		for (i = 0; i < r.hops; i++)
+			g->pass[r.sw[i]] = lid;
+	}
+}
+
+/*
+ * Every switch's own routes judged one by one, CA LIDs first (the
+ * switches' routes to them are mostly the hosts'), then switch LIDs.
+ * Each (switch, LID) is judged once against a graph that only grows, on
+ * at most SL_MAX + 2 SLs through each of its ports, so the work is
+ * bounded; an entry left empty only takes routes away, so what was kept
+ * stays acyclic.
+ */
+static int own_repair(struct eng *e)
+{
+	const struct dvl *dv = dvl_of(e->t);
+	struct own_cdg g;
+	unsigned int lid, pass;
+	uint32_t c, T;
+	int ret;
+
+	ret = oc_init(&g, e->t);
+	if (!ret)
+		ret = own_data(e, &g);
+	for (pass = 0; !ret && pass < 2; pass++)
+		for (lid = 1; !ret && lid <= e->t->top; lid++) {
+			T = dv->lid_sw[lid];
+			if (T == NONE || ca_lid(e->t, lid) == pass)
+				continue;
+			if (!pass)
+				own_pass(e, &g, lid, T);
+			for (c = 0; !ret && c < e->nsw; c++)
+				if (c != T && e->grp[c] != NONE &&
+				    !(e->hosted[c] && !pass))
+					ret = own_judge(e, &g, c, lid, T);
+		}
+	oc_release(&g);
+	return ret;
+}
+
+/*
+ * Whether a switch that carries global cables (every one of a dragonfly,
+ * a Dragonfly+ spine) has fewer than the most any has.
+ */
+static bool lost_global(const struct eng *e)
+{
+	const struct fabric *f = e->t->fab;
+	unsigned int p, n;
+	uint32_t s, node;
+
+	for (s = 0; s < e->nsw; s++) {
+		node = e->t->sw_node[s];
+		if (e->grp[s] == NONE || (e->di->plus && !e->di->spine[node]))
+			continue;
+		for (n = 0, p = 1; p <= f->nodes[node].nports; p++)
+			n += e->di->global[f->nodes[node].port0 + p];
+		if (n < e->di->h)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The switches' own packets ride the data VLs: where their routes close a
+ * credit loop with the data's, own_repair() changes or cuts them.  On the
+ * scheme's own pattern (every cable there, no Valiant route, nothing off
+ * the pattern) own_routes() keeps them free of one by construction and
+ * the check, as long as routing a large fabric, is spared.
+ */
+static int own_clean(struct eng *e, struct rt_tables *t)
+{
+	struct vf_opts o = { .ebb_perms = 0 };
+	struct vf_report r;
+	int ret;
+
+	if (!e->irregular && !e->around && !e->valiant && !e->vroutes &&
+	    !e->di->missing_local && !lost_global(e))
+		return 0;
+	ret = vf_check(t, &o, &r);
+	if (ret || r.cdg_cycle || (!r.mgmt_cycle && !r.mgmt_loops))
+		return ret;
+	/* trace() reads the classes, which t owns by now */
+	e->dv = dvl_of(t);
+	ret = own_repair(e);
+	e->dv = NULL;
+	if (!ret)
+		ret = vf_check(t, &o, &r);
+	if (!ret && (r.mgmt_cycle || r.mgmt_loops))
+		ret = -EDEADLK;
 	return ret;
 }
 
@@ -1334,12 +1704,20 @@ static void say(const struct eng *e, const struct rt_tables *t,
 		 t->vl->nvl, t->vl->nvl > 1 ? "s" : "", e->slmax, e->pairs,
 		 e->valiant, e->around, e->around3, e->irregular,
 		 e->irregular || e->around3 ? " (dependencies checked)" : "");
+	if (e->own_sl || e->own_port || e->own_cut) {
+		size_t n = strlen(detail);
+
+		snprintf(detail + n, len - n,
+			 "; own routes off credit loops: %zu SL, %zu port, %zu cut",
+			 e->own_sl, e->own_port, e->own_cut);
+	}
 }
 
 /* Hand the SL and VL tables to t; the check may still refuse them. */
 static int finish(struct eng *e, struct rt_tables *t, char *detail,
 		  size_t len)
 {
+	bool clean;
 	int ret;
 
 	e->dv->vl.nvl = e->maxvl + 1;
@@ -1351,7 +1729,14 @@ static int finish(struct eng *e, struct rt_tables *t, char *detail,
 	t->vl = t->own_vl = &e->dv->vl;
 	e->dv = NULL;
 	ret = fill_checked(e, t, e->irregular || e->around3 ||
-				 (e->vroutes && e->around));
+				 (e->vroutes && e->around), &clean);
+	if (!ret && !clean) {
+		ret = own_clean(e, t);
+		if (ret == -EDEADLK)
+			ret = -ENOTSUP;
+		if (ret == -ENOTSUP)
+			snprintf(detail, len, "the switches' own routes close a credit loop");
+	}
 	if (ret == -EDEADLK)
 		snprintf(detail, len, "routes round failed cables close a credit loop");
 	if (ret)
