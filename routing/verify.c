@@ -876,8 +876,8 @@ static void swap_bytes(uint64_t *x, unsigned int i, unsigned int k,
 
 /*
  * Entries of LIDs d0..d0 + nb of switches s..s + 8 into blk, 8 x 8 bytes
- * at a time through registers (a byte at a time, this copy was a third
- * of the check's own time).  On a little-endian host byte j of a word
+ * at a time through registers: byte by byte, this copy weighed on every
+ * sweep's check.  On a little-endian host byte j of a word
  * read from a row is the j-th entry, and of a word written the j-th
  * switch.
  */
