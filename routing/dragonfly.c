@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cdg.h"
 #include "dragonfly.h"
 #include "jobplan.h"
 #include "verify.h"
@@ -1341,17 +1342,12 @@ out:
 
 /*
  * The repair of the switches' own routes: a channel dependency graph on
- * (switch port, VL) nodes, node (pb[s] + port) * nv + VL, edges as
- * linked lists, and a set of those present.
+ * (switch port, VL) nodes, node (pb[s] + port) * nv + VL.
  */
 struct own_cdg {
 	uint32_t *pb;		/* nsw + 1 */
-	uint32_t nv, nn;
-	uint32_t *head;		/* per node: first edge, NONE */
-	uint32_t *to, *next;	/* per edge */
-	size_t ne, cap;
-	struct ovr set;
-	uint32_t *seen, *stk, stamp;
+	uint32_t nv;
+	struct cdg g;
 	uint32_t *pass;		/* per switch: a host's route passes it */
 	uint32_t *kept;		/* per switch: a route kept passes it */
 };
@@ -1360,54 +1356,6 @@ static uint32_t oc_node(const struct own_cdg *g, uint32_t s, unsigned int p,
 			unsigned int vl)
 {
 	return (g->pb[s] + p) * g->nv + vl;
-}
-
-static int oc_push(struct own_cdg *g, uint32_t a, uint32_t b)
-{
-	if (g->ne == g->cap) {
-		size_t n = g->cap ? 2 * g->cap : 4096;
-		uint32_t *to = realloc(g->to, n * sizeof(*to));
-		uint32_t *nx;
-
-		if (!to)
-			return -ENOMEM;
-		g->to = to;
-		nx = realloc(g->next, n * sizeof(*nx));
-		if (!nx)
-			return -ENOMEM;
-		g->next = nx;
-		g->cap = n;
-	}
-	g->to[g->ne] = b;
-	g->next[g->ne] = g->head[a];
-	g->head[a] = g->ne++;
-	return 0;
-}
-
-/* Whether b reaches a. */
-static bool oc_reach(struct own_cdg *g, uint32_t b, uint32_t a)
-{
-	uint32_t n, sp = 0, k;
-
-	g->stamp++;
-	g->seen[b] = g->stamp;
-	g->stk[sp++] = b;
-	while (sp) {
-		n = g->stk[--sp];
-		if (n == a)
-			return true;
-		for (k = g->head[n]; k != NONE; k = g->next[k])
-			if (g->seen[g->to[k]] != g->stamp) {
-				g->seen[g->to[k]] = g->stamp;
-				g->stk[sp++] = g->to[k];
-			}
-	}
-	return false;
-}
-
-static uint64_t oc_key(const struct own_cdg *g, uint32_t a, uint32_t b)
-{
-	return (uint64_t)a * g->nn + b + 1;
 }
 
 /*
@@ -1419,54 +1367,25 @@ static int oc_add(struct own_cdg *g, const struct dvl *dv,
 {
 	uint32_t from[MAX_HOPS], to[MAX_HOPS], a = NONE, b;
 	unsigned int i, n = 0, vl;
-	size_t ne = g->ne;
-	int ret;
 
 	for (i = 0; i < r->hops; i++) {
 		vl = hop_vl(dv, r->sw[i], r->in[i], r->out[i], sl);
 		if (vl >= g->nv)
 			return 0;
 		b = oc_node(g, r->sw[i], r->out[i], vl);
-		if (a != NONE && ovr_get(&g->set, oc_key(g, a, b)) < 0) {
+		if (a != NONE) {
 			from[n] = a;
 			to[n++] = b;
 		}
 		a = b;
 	}
-	for (i = 0; i < n; i++) {
-		ret = oc_push(g, from[i], to[i]);
-		if (ret)
-			return ret;
-	}
-	for (i = 0; check && i < n; i++)
-		if (oc_reach(g, to[i], from[i]))
-			break;
-	if (check && i < n) {
-		/* pushed last, so at the heads of their lists */
-		while (g->ne > ne) {
-			g->ne--;
-			g->head[from[g->ne - ne]] = g->next[g->ne];
-		}
-		return 0;
-	}
-	for (i = 0; i < n; i++) {
-		ret = ovr_put(&g->set, oc_key(g, from[i], to[i]), 1);
-		if (ret)
-			return ret;
-	}
-	return 1;
+	return cdg_add(&g->g, from, to, n, check);
 }
 
 static void oc_release(struct own_cdg *g)
 {
 	free(g->pb);
-	free(g->head);
-	free(g->to);
-	free(g->next);
-	free(g->set.key);
-	free(g->set.vl);
-	free(g->seen);
-	free(g->stk);
+	cdg_release(&g->g);
 	free(g->pass);
 	free(g->kept);
 }
@@ -1486,14 +1405,7 @@ static int oc_init(struct own_cdg *g, const struct rt_tables *t)
 	g->pb[0] = 0;
 	for (s = 0; s < t->nsw; s++)
 		g->pb[s + 1] = g->pb[s] + f->nodes[t->sw_node[s]].nports + 1;
-	g->nn = g->pb[t->nsw] * g->nv;
-	g->head = malloc(((size_t)g->nn + 1) * sizeof(*g->head));
-	g->seen = calloc((size_t)g->nn + 1, sizeof(*g->seen));
-	g->stk = malloc(((size_t)g->nn + 1) * sizeof(*g->stk));
-	if (!g->head || !g->seen || !g->stk)
-		return -ENOMEM;
-	memset(g->head, 0xff, (size_t)g->nn * sizeof(*g->head));
-	return 0;
+	return cdg_init(&g->g, g->pb[t->nsw] * g->nv);
 }
 
 static bool ca_lid(const struct rt_tables *t, unsigned int lid)

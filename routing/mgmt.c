@@ -21,7 +21,10 @@ enum { UO_UNK, UO_BUSY, UO_DOWN, UO_UPDOWN, UO_BAD };
 /*
  * Channels are directed switch links, numbered by their rt_adj entry.
  * A dependency is the bit (switch x, rank of its in link, rank of its
- * out link) among x's links.
+ * out link) among x's links.  Not cdg.c's edge lists: the up*-down*
+ * turns every check starts from are nearly all of a switch's pairs, far
+ * smaller as bits, and a fill is checked with one search for all its new
+ * dependencies and taken back whole across layers.
  */
 struct uo {
 	struct rt_tables *t;
