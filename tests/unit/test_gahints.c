@@ -623,6 +623,24 @@ static void test_relay_table_refused(void)
 	stop(&x);
 }
 
+/* rl (or, NULL, every relay of fo) up and in step within 5 s. */
+static bool synced(struct poold_fanout *fo, struct poold_relay *rl)
+{
+	struct poold_relay_status st;
+	int i;
+
+	for (i = 0; i < 250; i++) {
+		if (rl)
+			poold_relay_status(rl, &st);
+		else
+			poold_fanout_status(fo, &st);
+		if (st.up && st.synced)
+			return true;
+		sleep_ms(20);
+	}
+	return false;
+}
+
 /*
  * ibpoold's relay to a master and its standby: both tables get the
  * pool's jobs, one that loses them gets them back, one that goes away
@@ -668,13 +686,7 @@ static void test_fanout(void)
 	CU_ASSERT(!st.up && !st.synced);
 	CU_ASSERT_EQUAL(strncmp(st.error, sms[1], strlen(sms[1])), 0);
 	/* a's table may hold p2 a moment before its relay reads the reply */
-	for (i = 0; i < 250; i++) {
-		poold_relay_status(poold_fanout_relay(fo, 0), &st);
-		if (st.up && st.synced)
-			break;
-		sleep_ms(20);
-	}
-	CU_ASSERT(st.up && st.synced);
+	CU_ASSERT(synced(fo, poold_fanout_relay(fo, 0)));
 	poold_fanout_stop(fo);
 	stop(&a);
 	stop(&b);
@@ -687,7 +699,6 @@ static void test_fanout(void)
  */
 static void test_fanout_threads(void)
 {
-	struct poold_relay_status st;
 	struct poold_fanout *fo;
 	const char *sms[2];
 	json_object *jobs, *j;
@@ -716,13 +727,7 @@ static void test_fanout_threads(void)
 	CU_ASSERT(!poold_fanout_post(fo, json_tokener_parse("[{\"id\":\"end\",\"hosts\":[\"h1\"]}]")));
 	CU_ASSERT(table_becomes(&a, "end/ibpoold"));
 	CU_ASSERT(table_becomes(&b, "end/ibpoold"));
-	for (i = 0; i < 250; i++) {
-		poold_fanout_status(fo, &st);
-		if (st.up && st.synced)
-			break;
-		sleep_ms(20);
-	}
-	CU_ASSERT(st.up && st.synced);
+	CU_ASSERT(synced(fo, NULL));
 	poold_fanout_stop(fo);
 	stop(&a);
 	stop(&b);
