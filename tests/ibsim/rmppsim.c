@@ -248,16 +248,16 @@ static void answered(int fd, const uint8_t *pkt, size_t n)
 			pends[i].fd = -1;
 }
 
-/* fd's request past its time, or NULL; with fd -1 any fd's. */
-static struct pend *overdue(int fd, int64_t now)
+/* fd's request that falls due first, or NULL. */
+static struct pend *first_due(int fd)
 {
+	struct pend *p = NULL;
 	size_t i;
 
 	for (i = 0; i < NPEND; i++)
-		if (pends[i].fd != -1 && (fd == -1 || pends[i].fd == fd) &&
-		    pends[i].due_ms <= now)
-			return &pends[i];
-	return NULL;
+		if (pends[i].fd == fd && (!p || pends[i].due_ms < p->due_ms))
+			p = &pends[i];
+	return p;
 }
 
 /* The request back to its sender with ETIMEDOUT, as the kernel does. */
@@ -395,13 +395,12 @@ static ssize_t sim_read(int fd, void *buf, size_t count)
 {
 	uint8_t pkt[HS + MAD_SIZE];
 	struct msg *m = msg_of(fd, true);
+	struct pend *p = first_due(fd);
 	ssize_t n;
-
-	struct pend *p = overdue(fd, now_ms());
 
 	if (m)
 		return deliver(m, buf, count);
-	if (p)
+	if (p && p->due_ms <= now_ms())
 		return timed_out(p, buf, count);
 	for (;;) {
 		n = next_read(fd, pkt, sizeof(pkt));
@@ -441,8 +440,8 @@ ssize_t read(int fd, void *buf, size_t count)
 static int ready_now(struct pollfd *fds, nfds_t nfds, int64_t *due)
 {
 	int64_t now = now_ms();
+	struct pend *p;
 	nfds_t i;
-	size_t k;
 	int ready = 0;
 
 	*due = -1;
@@ -450,15 +449,13 @@ static int ready_now(struct pollfd *fds, nfds_t nfds, int64_t *due)
 	for (i = 0; i < nfds; i++) {
 		if (!sim_fd(fds[i].fd))
 			continue;
-		if (msg_of(fds[i].fd, true) || overdue(fds[i].fd, now)) {
+		p = first_due(fds[i].fd);
+		if (msg_of(fds[i].fd, true) || (p && p->due_ms <= now)) {
 			fds[i].revents = POLLIN;
 			ready++;
-			continue;
+		} else if (p && (*due < 0 || p->due_ms < *due)) {
+			*due = p->due_ms;
 		}
-		for (k = 0; k < NPEND; k++)
-			if (pends[k].fd == fds[i].fd &&
-			    (*due < 0 || pends[k].due_ms < *due))
-				*due = pends[k].due_ms;
 	}
 	pthread_mutex_unlock(&lock);
 	return ready;
