@@ -49,8 +49,9 @@ struct ga_hints {
 	struct ga_hints_routing handed, live;
 	bool have_handed, have_live;
 	uint64_t routings;	/* of ours that reached the switches */
-	/* the routing thread's alone: the last jobs left out, as said */
-	uint64_t drop_hash;
+	/* the routing thread's alone: the lines last said of jobs left
+	 * out, owned, NULL: none */
+	char *dropped;
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -573,6 +574,7 @@ void ga_hints_stop(struct ga_hints *h)
 	if (h->tbl)
 		sm_hints_free(h->tbl);
 	free_names(h->names, h->nnames);
+	free(h->dropped);
 	pthread_cond_destroy(&h->wake);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
@@ -597,7 +599,6 @@ static size_t present(const struct sm_job *j, const struct alias *names,
 struct drops {
 	char *msgs;		/* owned: one line each, '\n'-ended */
 	size_t len;
-	uint64_t hash;		/* FNV-1a of msgs */
 	bool nomem;
 };
 
@@ -606,7 +607,6 @@ static void dropped(void *ctx, const char *msg)
 	struct drops *d = ctx;
 	size_t n = strlen(msg);
 	char *m = realloc(d->msgs, d->len + n + 2);
-	const char *c;
 
 	if (!m) {
 		d->nomem = true;
@@ -616,21 +616,28 @@ static void dropped(void *ctx, const char *msg)
 	memcpy(m + d->len, msg, n);
 	m[d->len + n] = '\n';
 	m[d->len + n + 1] = '\0';
-	for (c = m + d->len; c <= m + d->len + n; c++)
-		d->hash = (d->hash ^ (unsigned char)*c) * 0x100000001b3ULL;
 	d->len += n + 1;
 }
 
+/* d's lines (consumed) said unless they are those said last. */
 static void say_drops(struct ga_hints *h, struct drops *d)
 {
-	char *line, *save = NULL;
+	const char *l, *e;
 
-	if (d->msgs && (d->hash != h->drop_hash || d->nomem))
-		for (line = strtok_r(d->msgs, "\n", &save); line;
-		     line = strtok_r(NULL, "\n", &save))
-			say(h, false, "%s", line);
-	h->drop_hash = d->nomem ? 0 : d->hash;
-	free(d->msgs);
+	if (!d->nomem && (d->msgs ? h->dropped && !strcmp(d->msgs, h->dropped)
+				  : !h->dropped)) {
+		free(d->msgs);
+		return;
+	}
+	for (l = d->msgs; l && *l; l = e + 1) {
+		e = strchr(l, '\n');
+		say(h, false, "%.*s", (int)(e - l), l);
+	}
+	free(h->dropped);
+	/* lines cut short by a failed allocation are said again next time */
+	h->dropped = d->nomem ? NULL : d->msgs;
+	if (d->nomem)
+		free(d->msgs);
 }
 
 static int build_jobs(struct ga_hints *h, const struct sm_hints_snap *s,
@@ -638,7 +645,7 @@ static int build_jobs(struct ga_hints *h, const struct sm_hints_snap *s,
 		      size_t n, struct rt_jobs *js, char *err, size_t len)
 {
 	struct rt_job_spec *spec = calloc(s->njobs + 1, sizeof(*spec));
-	struct drops d = { .hash = 0xcbf29ce484222325ULL };
+	struct drops d = { 0 };
 	const char **hosts;
 	size_t i, k, total = 0, nspec = 0;
 	int ret = -ENOMEM;
@@ -689,8 +696,10 @@ int ga_hints_jobs(struct ga_hints *h, const struct fabric *f,
 	s = sm_hints_snapshot(h->tbl);
 	*gen = s->generation;
 	ret = s->njobs ? build_jobs(h, s, f, names, n, js, err, len) : 0;
-	if (!s->njobs)
-		h->drop_hash = 0;
+	if (!s->njobs) {
+		free(h->dropped);
+		h->dropped = NULL;
+	}
 	sm_hints_put(s);
 	pthread_mutex_lock(&h->lock);
 	old = h->names;
