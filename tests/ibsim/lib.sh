@@ -395,13 +395,16 @@ dr_paths() {
 }
 
 # read_lfts PATHS OUT: every switch of PATHS (dr_paths') read back by
-# directed route with ibroute, into OUT.
+# directed route with ibroute, into OUT; its warnings into OUT.err.
+# Brief (-n): no LID-routed lookup of each entry's destination, whose
+# failures' warnings would land inside the table lines.
 read_lfts() {
 	local guid path
 	: >"$2"
+	: >"$2.err"
 	while read -r guid path; do
-		client_env ibroute -D "$path" >>"$2" 2>&1 ||
-			t_fail "ibroute -D $path ($guid) failed: $(tail -1 "$2")"
+		client_env ibroute -n -D "$path" >>"$2" 2>>"$2.err" ||
+			t_fail "ibroute -D $path ($guid) failed: $(tail -1 "$2.err")"
 	done <"$1"
 }
 
