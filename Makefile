@@ -255,6 +255,7 @@ check: deps
 check-sanitize: deps
 	$(MAKE) B=build-san SANITIZER=address,undefined all \
 		$(B:build=build-san)/unit-tests $(B:build=build-san)/rmppsim.so \
+		$(B:build=build-san)/a2a-bound \
 		matrix
 	tests/run-check.sh build-san
 

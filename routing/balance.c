@@ -19,6 +19,13 @@
  * route added to a link costs MU times the routes of other LIDs there,
  * less BETA times those of its own.  A LID's routes gather on the links
  * it already uses, which leaves whole links to the LIDs laid after it.
+ * Routes to another LID of the same destination switch cost nothing on a
+ * link from whose far end the way to that switch is forced (a core's or
+ * an aggregation switch's way down): they go on together to the last
+ * link, where their meeting is counted, and a flow's share is set by its
+ * busiest link, so meeting the same flows twice costs no more than once.
+ * Not on a link out of a switch with CAs, though: a leaf's LIDs that all
+ * start over one parent would find it free and stay there together.
  *
  * The cheapest way from each switch is remembered between the sources
  * of one group (switches with a common neighbour: a pod's leaves) and
@@ -76,7 +83,15 @@ struct bal {
 	uint32_t *oflow, *nflow;
 	uint32_t *touched, ntouched;
 	uint32_t *path;		/* the way just laid */
+	/* per fabric port: routes to ds's CA LIDs but the one being laid */
+	uint32_t *sib;
+	uint32_t *sibset, nsibset;	/* the ports sib was counted on */
+	bool *insib;		/* per fabric port: in sibset */
+	uint8_t *forced;	/* per switch: FORCED_YES, _NO or 0 (not known) */
+	bool *free_sib;		/* per fabric port: sib's routes cost nothing */
 };
+
+enum { FORCED_YES = 1, FORCED_NO = 2 };
 
 static double phi(const struct bal *b, uint32_t load)
 {
@@ -85,18 +100,37 @@ static double phi(const struct bal *b, uint32_t load)
 	return exp(x < 700 ? x : 700);
 }
 
+/* Routes of other LIDs on link pi that a route added there would meet. */
+static inline double others(const struct bal *b, uint32_t pi)
+{
+	uint32_t o = b->load[pi] - b->nflow[pi];
+
+	return b->free_sib[pi] ? (double)o - b->sib[pi] : o;
+}
+
 /* What the current source's routes add on link pi. */
 static inline double cost(const struct bal *b, uint32_t pi)
 {
 	return b->phi[pi] * b->em +
-	       b->vw * (b->load[pi] - b->nflow[pi] -
-			BAL_BETA * (b->nflow[pi] + b->half));
+	       b->vw * (others(b, pi) - BAL_BETA * (b->nflow[pi] + b->half));
 }
 
 static void touch(struct bal *b, uint32_t pi)
 {
 	if (!b->oflow[pi] && !b->nflow[pi])
 		b->touched[b->ntouched++] = pi;
+}
+
+/* The fabric port s's entry for lid leaves by, or FAB_NONE at a hole. */
+static uint32_t hop(const struct bal *b, uint32_t s, unsigned int lid)
+{
+	unsigned int p = rt_lft(b->t, s)[lid];
+	uint32_t pi;
+
+	if (p == 0 || p == RT_NO_PATH)
+		return FAB_NONE;
+	pi = b->port0[s] + p;
+	return b->nbr[pi] == FAB_NONE ? FAB_NONE : pi;
 }
 
 /*
@@ -108,14 +142,9 @@ static void walk(struct bal *b, uint32_t x, unsigned int lid, uint32_t f,
 		 bool add)
 {
 	uint32_t s = x, hops, pi;
-	unsigned int p;
 
 	for (hops = 0; s != b->ds && hops < b->nsw; hops++) {
-		p = rt_lft(b->t, s)[lid];
-		if (p == 0 || p == RT_NO_PATH)
-			return;
-		pi = b->port0[s] + p;
-		if (b->nbr[pi] == FAB_NONE)
+		if ((pi = hop(b, s, lid)) == FAB_NONE)
 			return;
 		if (add) {
 			b->load[pi] += f;
@@ -212,9 +241,18 @@ static double tree_cost(const struct bal *b, const uint32_t *flow)
 		base = b->load[pi] - b->nflow[pi];
 		c += phi(b, base + flow[pi]) +
 		     BAL_MU * BAL_KAPPA / b->scale / b->scale *
-		     ((double)base - BAL_BETA * flow[pi] / 2) * flow[pi];
+		     (others(b, pi) - BAL_BETA * flow[pi] / 2) * flow[pi];
 	}
 	return c;
+}
+
+static void add_sib(struct bal *b, uint32_t pi, uint32_t f)
+{
+	if (!b->insib[pi]) {
+		b->insib[pi] = true;
+		b->sibset[b->nsibset++] = pi;
+	}
+	b->sib[pi] += f;
 }
 
 /*
@@ -233,8 +271,11 @@ static bool relay(struct bal *b, unsigned int lid)
 	for (i = 0; i < b->nsrc; i++)
 		if ((x = b->srcs[i]) != b->ds)
 			walk(b, x, lid, b->src[x], false);
-	for (i = 0; i < b->ntouched; i++)
-		b->phi[b->touched[i]] = phi(b, b->load[b->touched[i]]);
+	for (i = 0; i < b->ntouched; i++) {
+		pi = b->touched[i];
+		b->phi[pi] = phi(b, b->load[pi]);
+		b->sib[pi] -= b->oflow[pi];
+	}
 	for (i = 0; i < b->nsrc && whole; i++) {
 		x = b->srcs[i];
 		if (x == b->ds)
@@ -263,9 +304,28 @@ static bool relay(struct bal *b, unsigned int lid)
 	for (i = 0; i < b->ntouched; i++) {
 		pi = b->touched[i];
 		b->phi[pi] = phi(b, b->load[pi]);
+		add_sib(b, pi, better ? b->nflow[pi] : b->oflow[pi]);
 		b->oflow[pi] = b->nflow[pi] = 0;
 	}
 	return better;
+}
+
+/*
+ * Whether s has a single way to ds: one move, to a switch that has one.
+ * s counts as not forced while its move is followed, so a chain of single
+ * moves that came back to s would end there.
+ */
+static bool forced(struct bal *b, uint32_t s)
+{
+	if (s == b->ds)
+		return true;
+	if (!b->forced[s]) {
+		b->forced[s] = FORCED_NO;
+		if (b->coff[s + 1] - b->coff[s] == 1 &&
+		    forced(b, b->nbr[b->cpi[b->coff[s]]]))
+			b->forced[s] = FORCED_YES;
+	}
+	return b->forced[s] == FORCED_YES;
 }
 
 /* The moves of every switch towards destination switch ds, and back. */
@@ -294,11 +354,48 @@ static void moves(struct bal *b, uint32_t ds)
 	for (s = 0; s < b->nsw; s++)
 		for (k = b->coff[s]; k < b->coff[s + 1]; k++)
 			b->pred[b->poff[b->nbr[b->cpi[k]] + 1]++] = s;
+	memset(b->forced, 0, b->nsw);
+	for (s = 0; s < b->nsw; s++) {
+		const struct fab_node *nd = &b->t->fab->nodes[b->t->sw_node[s]];
+
+		for (i = 1; i <= nd->nports; i++) {
+			k = b->port0[s] + i;
+			q = b->nbr[k];
+			b->free_sib[k] = q != FAB_NONE && q != ds && !b->src[s] &&
+					 forced(b, q);
+		}
+	}
 }
 
 static bool ca_lid(const struct rt_tables *t, unsigned int lid)
 {
 	return !fab_is_sw(t->fab, t->lid_node[lid]);
+}
+
+/* The routes to the CA LIDs of ds, lids[from..to), per link, in sib. */
+static void count_sib(struct bal *b, const uint32_t *lids, uint32_t from,
+		      uint32_t to)
+{
+	uint32_t i, k, s, hops, pi;
+
+	while (b->nsibset) {
+		pi = b->sibset[--b->nsibset];
+		b->sib[pi] = 0;
+		b->insib[pi] = false;
+	}
+	for (k = from; k < to; k++) {
+		if (!ca_lid(b->t, lids[k]))
+			continue;
+		for (i = 0; i < b->nsrc; i++) {
+			s = b->srcs[i];
+			for (hops = 0; s != b->ds && hops < b->nsw; hops++) {
+				if ((pi = hop(b, s, lids[k])) == FAB_NONE)
+					break;
+				add_sib(b, pi, b->src[b->srcs[i]]);
+				s = b->nbr[pi];
+			}
+		}
+	}
 }
 
 /* Whether lid is to be laid again. */
@@ -446,6 +543,11 @@ static void bal_release(struct bal *b)
 	free(b->nflow);
 	free(b->touched);
 	free(b->path);
+	free(b->sib);
+	free(b->sibset);
+	free(b->insib);
+	free(b->forced);
+	free(b->free_sib);
 }
 
 static int bal_init(struct bal *b, struct rt_tables *t, rt_cands_fn cands,
@@ -480,11 +582,17 @@ static int bal_init(struct bal *b, struct rt_tables *t, rt_cands_fn cands,
 	b->nflow = calloc(np, sizeof(*b->nflow));
 	b->touched = calloc(np, sizeof(*b->touched));
 	b->path = calloc(nsw, sizeof(*b->path));
+	b->sib = calloc(np, sizeof(*b->sib));
+	b->sibset = calloc(np, sizeof(*b->sibset));
+	b->insib = calloc(np, sizeof(*b->insib));
+	b->forced = calloc(nsw, sizeof(*b->forced));
+	b->free_sib = calloc(np, sizeof(*b->free_sib));
 	if (!b->port0 || !b->src || !b->srcs || !b->group || !b->load ||
 	    !b->phi || !b->coff || !b->cpi || !b->poff || !b->pred ||
 	    !b->best || !b->bsel || !b->bgen || !b->fgen || !b->fpi ||
 	    !b->fixed || !b->oport || !b->oflow || !b->nflow ||
-	    !b->touched || !b->path)
+	    !b->touched || !b->path || !b->sib || !b->sibset || !b->insib ||
+	    !b->forced || !b->free_sib)
 		return -ENOMEM;
 	if (rt_peer_switches(t, &b->nbr))
 		return -ENOMEM;
@@ -538,6 +646,7 @@ int rt_balance(struct rt_tables *t, rt_cands_fn cands, void *ctx,
 			if (k == off[s + 1])
 				continue;
 			moves(&b, s);
+			count_sib(&b, lids, off[s], off[s + 1]);
 			for (; k < off[s + 1]; k++)
 				if (wanted(t, only, lids[k]) &&
 				    relay(&b, lids[k]))
