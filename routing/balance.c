@@ -45,10 +45,12 @@
 #define BAL_INF 1e300
 /*
  * Work, in LIDs times source switches: every pass lays that many ways.
- * A second pass gains little and is only spent on small fabrics; past
- * the last limit the engine's routing is left as it is.
+ * Passes after the first gain less each; as many are spent as fit in
+ * BAL_PASS_WORK, up to BAL_MAX_PASSES.  Past the last limit the
+ * engine's routing is left as it is.
  */
-#define BAL_TWO_PASSES (1u << 21)
+#define BAL_PASS_WORK (1u << 21)
+#define BAL_MAX_PASSES 4
 #define BAL_MAX_WORK (1u << 25)
 
 struct bal {
@@ -625,7 +627,9 @@ int rt_balance(struct rt_tables *t, rt_cands_fn cands, void *ctx,
 		st->skipped = true;
 		goto out;
 	}
-	passes = work > BAL_TWO_PASSES ? 1 : 2;
+	passes = work ? BAL_PASS_WORK / work : BAL_MAX_PASSES;
+	passes = passes < 1 ? 1 :
+		 passes > BAL_MAX_PASSES ? BAL_MAX_PASSES : passes;
 	for (s = 0; s < b.nsw; s++) {
 		b.ds = s;
 		for (k = off[s]; k < off[s + 1]; k++)
