@@ -41,6 +41,10 @@ struct uo {
 	size_t *nb;		/* bits a LID's fill added */
 	uint32_t nfill, nseen, nnb;
 	uint32_t nbad;		/* switches of the LID left to place */
+	uint32_t *nbx;		/* the switch of each nb */
+	uint32_t *escn;		/* per switch: escape dependencies there */
+	uint32_t *esw, nesw;	/* switches that ever had some */
+	bool *inesw;
 	uint8_t *buf;		/* nsw rows of BLK entries, from LID b0 */
 	unsigned int b0;
 };
@@ -300,6 +304,16 @@ static bool new_cycle(struct uo *w, uint32_t from)
 	return cyc;
 }
 
+/* Count an escape dependency at x in (d 1) or out (d -1). */
+static void esc_count(struct uo *w, uint32_t x, int d)
+{
+	if (!w->escn[x] && !w->inesw[x]) {
+		w->inesw[x] = true;
+		w->esw[w->nesw++] = x;
+	}
+	w->escn[x] += d;
+}
+
 /* Add the dependencies of the fills v[0..n); true if a cycle closes. */
 static bool esc_add(struct uo *w, unsigned int lid, const uint32_t *v,
 		    uint32_t n)
@@ -312,42 +326,100 @@ static bool esc_add(struct uo *w, unsigned int lid, const uint32_t *v,
 		if (b == SIZE_MAX || bit_get(w->bm, b))
 			continue;
 		w->bm[b / 64] |= 1ull << (b % 64);
+		w->nbx[w->nnb] = uo_next(w, v[k], lid);
+		esc_count(w, w->nbx[w->nnb], 1);
 		w->nb[w->nnb++] = b;
 	}
 	return new_cycle(w, n0);
 }
 
-/* Take back the dependencies the fills added. */
-static void esc_unbit(struct uo *w)
+/* Take back the dependencies nb[from..) added. */
+static void esc_unbit(struct uo *w, uint32_t from)
 {
 	uint32_t k;
 
-	for (k = 0; k < w->nnb; k++)
+	for (k = from; k < w->nnb; k++) {
 		w->bm[w->nb[k] / 64] &= ~(1ull << (w->nb[k] % 64));
-	w->nnb = 0;
+		esc_count(w, w->nbx[k], -1);
+	}
+	w->nnb = from;
 }
 
-/* Take back the fills q[nfill..end) and the dependencies they added. */
-static void esc_undo(struct uo *w, unsigned int lid, uint32_t end)
+/*
+ * Neighbours of the switches v[0..n) still marked 2 in done take them
+ * where the turn there is one some kept route already takes: appended
+ * to q at *end.  With esc, only switches where an escape turns count.
+ */
+static void esc_via(struct uo *w, unsigned int lid, const uint32_t *v,
+		    uint32_t n, bool esc, uint32_t *end)
 {
-	uint32_t k;
+	uint8_t *done = w->st;
+	uint32_t i, k, s, x;
+	size_t b;
 
-	esc_unbit(w);
-	for (k = w->nfill; k < end; k++)
-		*ent(w, w->q[k], lid) = RT_NO_PATH;
+	for (i = 0; i < n; i++) {
+		x = v[i];
+		if ((esc && !w->escn[x]) || *ent(w, x, lid) == RT_NO_PATH)
+			continue;
+		for (k = w->adj.off[x]; k < w->adj.off[x + 1]; k++) {
+			s = w->adj.sw[k];
+			if (done[s] != 2)
+				continue;
+			*ent(w, s, lid) = w->adj.rport[k];
+			b = dep_of(w, s, lid);
+			if (b == SIZE_MAX || bit_get(w->bm, b)) {
+				done[s] = 1;
+				w->q[(*end)++] = s;
+			} else {
+				*ent(w, s, lid) = RT_NO_PATH;
+			}
+		}
+	}
+}
+
+/*
+ * The fills q[from..to) again, none made yet, each only towards a
+ * neighbour that routes lid through a turn some kept route already takes
+ * there, so no new dependency and no cycle.  A switch whose route the
+ * levels give has no such turn for a hole (the levels' turns were tried
+ * first), so the neighbours looked at are the switches where some escape
+ * turns and the fills of the layer before, q[prev..from), which reached
+ * these (older ones were tried with the turns they had then, and a LID
+ * adds none after its first refused layer).  Those filled move to
+ * q[from..); returns their end.  The others stay holes, for a later
+ * layer to reach again.
+ */
+static uint32_t esc_reuse(struct uo *w, unsigned int lid, uint32_t prev,
+			  uint32_t from, uint32_t to)
+{
+	uint8_t *done = w->st;
+	uint32_t i, m = to - from, n = from, *layer = w->nx;
+
+	for (i = 0; i < m; i++) {
+		layer[i] = w->q[from + i];
+		done[layer[i]] = 2;
+	}
+	esc_via(w, lid, w->q + prev, from - prev, false, &n);
+	esc_via(w, lid, w->esw, w->nesw, true, &n);
+	for (i = 0; i < m; i++)
+		if (done[layer[i]] == 2)
+			done[layer[i]] = 0;
+	return n;
 }
 
 /*
  * Holes of lid, breadth first from the switches that route it, towards
  * a neighbour that does: q[nfill..) on return, which is its end.  With
- * check, the fills are kept only if they close no cycle, else none is
- * (the end is nfill); a layer's dependencies are fixed once the layer
- * is, so a cycle is found, and the rest of the search spared, at the
- * first layer that closes one.
+ * check, the fills are kept only if they close no cycle: a layer whose
+ * fills close one together is made again one fill at a time (a layer's
+ * dependencies are fixed once the layer is, as its neighbours' routes
+ * are).
  */
 static uint32_t esc_fill(struct uo *w, unsigned int lid, bool ca, bool check)
 {
-	uint32_t head = 0, tail = 0, lend, s, k, x, nsw = w->t->nsw;
+	uint32_t head = 0, tail = 0, prev, lend, s, k, x, n0, i;
+	uint32_t nsw = w->t->nsw;
+	bool closed = false;
 	uint8_t *done = w->st;	/* in cache: the column is a line per switch */
 
 	for (s = 0; s < nsw; s++) {
@@ -355,7 +427,7 @@ static uint32_t esc_fill(struct uo *w, unsigned int lid, bool ca, bool check)
 		if (*ent(w, s, lid) != RT_NO_PATH)
 			w->q[tail++] = s;
 	}
-	w->nfill = lend = tail;
+	w->nfill = prev = lend = tail;
 	w->nnb = 0;
 	while (head < tail) {
 		x = w->q[head++];
@@ -369,10 +441,16 @@ static uint32_t esc_fill(struct uo *w, unsigned int lid, bool ca, bool check)
 		}
 		if (head < lend)
 			continue;
-		if (check && esc_add(w, lid, w->q + lend, tail - lend)) {
-			esc_undo(w, lid, tail);
-			return w->nfill;
+		n0 = w->nnb;
+		if (check && (closed || esc_add(w, lid, w->q + lend,
+						tail - lend))) {
+			esc_unbit(w, n0);
+			for (i = lend; i < tail; i++)
+				*ent(w, w->q[i], lid) = RT_NO_PATH;
+			tail = esc_reuse(w, lid, prev, lend, tail);
+			closed = true;
 		}
+		prev = lend;
 		lend = tail;
 	}
 	return tail;
@@ -418,7 +496,7 @@ static uint32_t esc_hosted(struct uo *w, unsigned int lid, uint32_t end)
 		if (s != NONE && w->st[s] != ES_DROP &&
 		    !esc_add(w, lid, path, n))
 			continue;
-		esc_unbit(w);
+		esc_unbit(w, 0);
 		for (i = 0; i < n; i++)
 			w->st[path[i]] = ES_DROP;
 	}
@@ -472,10 +550,15 @@ static int uo_init(struct uo *w)
 	w->dj = malloc((n + nch) * sizeof(*w->dj));
 	w->seen = malloc(nch * sizeof(*w->seen));
 	w->nb = malloc(n * sizeof(*w->nb));
+	w->nbx = malloc(n * sizeof(*w->nbx));
+	w->escn = calloc(n, sizeof(*w->escn));
+	w->esw = malloc(n * sizeof(*w->esw));
+	w->inesw = calloc(n, sizeof(*w->inesw));
 	w->buf = malloc(n * BLK);
 	if (!w->rev || !w->plx || !w->bmoff || !w->leaf || !w->dirs ||
 	    !w->st || !w->color || !w->q || !w->nx || !w->stk || !w->dj ||
-	    !w->seen || !w->nb || !w->buf)
+	    !w->seen || !w->nb || !w->nbx || !w->escn || !w->esw ||
+	    !w->inesw || !w->buf)
 		return -ENOMEM;
 	memset(w->plx, NO_LX, n * 256);
 	for (s = 0; s < t->nsw; s++) {
@@ -503,6 +586,10 @@ static void uo_release(struct uo *w)
 	free(w->bm);
 	free(w->buf);
 	free(w->nb);
+	free(w->nbx);
+	free(w->escn);
+	free(w->esw);
+	free(w->inesw);
 	free(w->seen);
 	free(w->dj);
 	free(w->stk);

@@ -25,9 +25,11 @@
  * the escapes kept before them and every turn an up*-down* route may
  * take, so none with the routes from all switches (CA LIDs first, then
  * switch LIDs; first the route of each switch with hosts on its own,
- * then the rest of a LID's all or none), else the entries are
- * RT_NO_PATH; as for rt_fill_unrouted(), switches with hosts get none of
- * those to CA LIDs.  Returns the number of entries changed, or -ENOMEM.
+ * then the rest breadth first, a layer at a time; from a layer that
+ * would close one on, only through turns kept routes already take),
+ * else the entries are RT_NO_PATH; as for rt_fill_unrouted(), switches
+ * with hosts get none of those to CA LIDs.  Returns the number of
+ * entries changed, or -ENOMEM.
  */
 long rt_mgmt_updown(struct rt_tables *t, const uint32_t *key,
 		    const bool *dsw);
