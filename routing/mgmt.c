@@ -44,7 +44,7 @@ struct uo {
 	uint32_t *nbx;		/* the switch of each nb */
 	uint32_t *escn;		/* per switch: escape dependencies there */
 	uint32_t *esw, nesw;	/* switches that ever had some */
-	bool *inesw;
+	bool *inesw;		/* per switch: in esw */
 	uint8_t *buf;		/* nsw rows of BLK entries, from LID b0 */
 	unsigned int b0;
 };
@@ -410,10 +410,10 @@ static uint32_t esc_reuse(struct uo *w, unsigned int lid, uint32_t prev,
 /*
  * Holes of lid, breadth first from the switches that route it, towards
  * a neighbour that does: q[nfill..) on return, which is its end.  With
- * check, the fills are kept only if they close no cycle: a layer whose
- * fills close one together is made again one fill at a time (a layer's
+ * check, a layer's fills are kept if together they close no cycle (its
  * dependencies are fixed once the layer is, as its neighbours' routes
- * are).
+ * are); from the first layer that would close one on, only those
+ * esc_reuse() finds, which add no dependency.
  */
 static uint32_t esc_fill(struct uo *w, unsigned int lid, bool ca, bool check)
 {
