@@ -385,7 +385,9 @@ static void esc_via(struct uo *w, unsigned int lid, const uint32_t *v,
  * first), so the neighbours looked at are the switches where some escape
  * turns and the fills of the layer before, q[prev..from), which reached
  * these (older ones were tried with the turns they had then, and a LID
- * adds none after its first refused layer).  Those filled move to
+ * adds none after its first refused layer).  Before the first layer,
+ * that is every switch that routes lid: the fills esc_hosted() kept are
+ * among them, routes the levels do not give.  Those filled move to
  * q[from..); returns their end.  The others stay holes, for a later
  * layer to reach again.
  */
@@ -427,7 +429,8 @@ static uint32_t esc_fill(struct uo *w, unsigned int lid, bool ca, bool check)
 		if (*ent(w, s, lid) != RT_NO_PATH)
 			w->q[tail++] = s;
 	}
-	w->nfill = prev = lend = tail;
+	w->nfill = lend = tail;
+	prev = 0;
 	w->nnb = 0;
 	while (head < tail) {
 		x = w->q[head++];

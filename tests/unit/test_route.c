@@ -426,36 +426,49 @@ static unsigned int free_escapes(const struct rt_tables *t,
 	return bad;
 }
 
-static void test_free_escapes(void)
+/* Whether a radix-8 tree so degraded was checked (routed as a tree). */
+static unsigned int free_escapes_on(unsigned int levels, double drop,
+				    unsigned int dsw, uint64_t seed)
 {
-	static const unsigned int drop_sw[] = { 0, 1, 2 };
 	struct rt_summary s;
 	struct rt_tables t;
 	struct ft_info ft;
 	unsigned int bad, checked = 0;
-	struct fabric *f;
+	struct fabric *f = tu_radix_degraded(8, levels, drop, dsw, seed);
+
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, NULL, &t, &s));
+	CU_ASSERT_FATAL(!ft_recognise(f, &ft));
+	if (!strcmp(s.engine, "fattree") && ft.tree) {
+		checked = 1;
+		bad = free_escapes(&t, &ft);
+		CU_ASSERT_EQUAL(bad, 0);
+		if (bad)
+			fprintf(stderr, "%u levels, %u switches dropped, seed %" PRIu64 ": %u holes a taken turn fills\n",
+				levels, dsw, seed, bad);
+	}
+	ft_info_release(&ft);
+	rt_tables_release(&t);
+	fab_free(f);
+	return checked;
+}
+
+static void test_free_escapes(void)
+{
+	static const unsigned int drop_sw[] = { 0, 1, 2 };
+	unsigned int checked = 0;
 	uint64_t seed;
 	size_t i;
 
 	for (i = 0; i < sizeof(drop_sw) / sizeof(drop_sw[0]); i++)
-		for (seed = 1; seed <= 4; seed++) {
-			f = tu_radix_degraded(8, 3, 0.05, drop_sw[i], seed);
-			CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, NULL, &t,
-						  &s));
-			CU_ASSERT_FATAL(!ft_recognise(f, &ft));
-			if (!strcmp(s.engine, "fattree") && ft.tree) {
-				checked++;
-				bad = free_escapes(&t, &ft);
-				CU_ASSERT_EQUAL(bad, 0);
-				if (bad)
-					fprintf(stderr, "%u switches dropped, seed %" PRIu64 ": %u holes a taken turn fills\n",
-						drop_sw[i], seed, bad);
-			}
-			ft_info_release(&ft);
-			rt_tables_release(&t);
-			fab_free(f);
-		}
-	CU_ASSERT(checked >= 8);
+		for (seed = 1; seed <= 4; seed++)
+			checked += free_escapes_on(3, 0.05, drop_sw[i], seed);
+	/*
+	 * Four levels: hosts' routes to switch LIDs that esc_hosted() kept
+	 * are the only way on for some neighbours' holes.
+	 */
+	checked += free_escapes_on(4, 0.04, 0, 11);
+	checked += free_escapes_on(4, 0.06, 1, 17);
+	CU_ASSERT(checked >= 10);
 }
 
 /*
