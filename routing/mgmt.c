@@ -45,6 +45,7 @@ struct uo {
 	uint32_t *escn;		/* per switch: escape dependencies there */
 	uint32_t *esw, nesw;	/* switches that ever had some */
 	bool *inesw;		/* per switch: in esw */
+	uint32_t *hk, nhk;	/* the fills esc_hosted() kept for this LID */
 	uint8_t *buf;		/* nsw rows of BLK entries, from LID b0 */
 	unsigned int b0;
 };
@@ -383,16 +384,15 @@ static void esc_via(struct uo *w, unsigned int lid, const uint32_t *v,
  * there, so no new dependency and no cycle.  A switch whose route the
  * levels give has no such turn for a hole (the levels' turns were tried
  * first), so the neighbours looked at are the switches where some escape
- * turns and the fills of the layer before, q[prev..from), which reached
+ * turns, the fills of the layer before, q[prev..from), which reached
  * these (older ones were tried with the turns they had then, and a LID
- * adds none after its first refused layer).  Before the first layer,
- * that is every switch that routes lid: the fills esc_hosted() kept are
- * among them, routes the levels do not give.  Those filled move to
- * q[from..); returns their end.  The others stay holes, for a later
- * layer to reach again.
+ * adds none after its first refused layer), and at the first refused
+ * layer (first) the fills esc_hosted() kept, routes the levels do not
+ * give either.  Those filled move to q[from..); returns their end.  The
+ * others stay holes, for a later layer to reach again.
  */
 static uint32_t esc_reuse(struct uo *w, unsigned int lid, uint32_t prev,
-			  uint32_t from, uint32_t to)
+			  uint32_t from, uint32_t to, bool first)
 {
 	uint8_t *done = w->st;
 	uint32_t i, m = to - from, n = from, *layer = w->nx;
@@ -402,6 +402,8 @@ static uint32_t esc_reuse(struct uo *w, unsigned int lid, uint32_t prev,
 		done[layer[i]] = 2;
 	}
 	esc_via(w, lid, w->q + prev, from - prev, false, &n);
+	if (first)
+		esc_via(w, lid, w->hk, w->nhk, false, &n);
 	esc_via(w, lid, w->esw, w->nesw, true, &n);
 	for (i = 0; i < m; i++)
 		if (done[layer[i]] == 2)
@@ -429,8 +431,7 @@ static uint32_t esc_fill(struct uo *w, unsigned int lid, bool ca, bool check)
 		if (*ent(w, s, lid) != RT_NO_PATH)
 			w->q[tail++] = s;
 	}
-	w->nfill = lend = tail;
-	prev = 0;
+	w->nfill = prev = lend = tail;
 	w->nnb = 0;
 	while (head < tail) {
 		x = w->q[head++];
@@ -450,7 +451,7 @@ static uint32_t esc_fill(struct uo *w, unsigned int lid, bool ca, bool check)
 			esc_unbit(w, n0);
 			for (i = lend; i < tail; i++)
 				*ent(w, w->q[i], lid) = RT_NO_PATH;
-			tail = esc_reuse(w, lid, prev, lend, tail);
+			tail = esc_reuse(w, lid, prev, lend, tail, !closed);
 			closed = true;
 		}
 		prev = lend;
@@ -510,6 +511,8 @@ static uint32_t esc_hosted(struct uo *w, unsigned int lid, uint32_t end)
 		else
 			*ent(w, s, lid) = RT_NO_PATH;
 	}
+	w->nhk = n - w->nfill;
+	memcpy(w->hk, w->q + w->nfill, w->nhk * sizeof(*w->hk));
 	return n;
 }
 
@@ -524,6 +527,7 @@ static long uo_escape(struct uo *w, unsigned int lid, bool ca)
 	long kept = 0;
 	uint32_t end;
 
+	w->nhk = 0;
 	if (!ca && esc_leaf_hole(w, lid)) {
 		end = esc_fill(w, lid, false, false);
 		kept = esc_hosted(w, lid, end) - w->nfill;
@@ -557,11 +561,12 @@ static int uo_init(struct uo *w)
 	w->escn = calloc(n, sizeof(*w->escn));
 	w->esw = malloc(n * sizeof(*w->esw));
 	w->inesw = calloc(n, sizeof(*w->inesw));
+	w->hk = malloc(n * sizeof(*w->hk));
 	w->buf = malloc(n * BLK);
 	if (!w->rev || !w->plx || !w->bmoff || !w->leaf || !w->dirs ||
 	    !w->st || !w->color || !w->q || !w->nx || !w->stk || !w->dj ||
 	    !w->seen || !w->nb || !w->nbx || !w->escn || !w->esw ||
-	    !w->inesw || !w->buf)
+	    !w->inesw || !w->hk || !w->buf)
 		return -ENOMEM;
 	memset(w->plx, NO_LX, n * 256);
 	for (s = 0; s < t->nsw; s++) {
@@ -593,6 +598,7 @@ static void uo_release(struct uo *w)
 	free(w->escn);
 	free(w->esw);
 	free(w->inesw);
+	free(w->hk);
 	free(w->seen);
 	free(w->dj);
 	free(w->stk);
