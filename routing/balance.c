@@ -369,11 +369,6 @@ static void moves(struct bal *b, uint32_t ds)
 	}
 }
 
-static bool ca_lid(const struct rt_tables *t, unsigned int lid)
-{
-	return !fab_is_sw(t->fab, t->lid_node[lid]);
-}
-
 /* The routes to the CA LIDs of ds, lids[from..to), per link, in sib. */
 static void count_sib(struct bal *b, const uint32_t *lids, uint32_t from,
 		      uint32_t to)
@@ -386,7 +381,7 @@ static void count_sib(struct bal *b, const uint32_t *lids, uint32_t from,
 		b->insib[pi] = false;
 	}
 	for (k = from; k < to; k++) {
-		if (!ca_lid(b->t, lids[k]))
+		if (!rt_lid_is_ca(b->t, lids[k]))
 			continue;
 		for (i = 0; i < b->nsrc; i++) {
 			s = b->srcs[i];
@@ -404,7 +399,7 @@ static void count_sib(struct bal *b, const uint32_t *lids, uint32_t from,
 static bool wanted(const struct rt_tables *t, const bool *only,
 		   unsigned int lid)
 {
-	return ca_lid(t, lid) && (!only || only[lid]);
+	return rt_lid_is_ca(t, lid) && (!only || only[lid]);
 }
 
 static uint64_t busiest(const struct bal *b)
@@ -633,7 +628,7 @@ int rt_balance(struct rt_tables *t, rt_cands_fn cands, void *ctx,
 	for (s = 0; s < b.nsw; s++) {
 		b.ds = s;
 		for (k = off[s]; k < off[s + 1]; k++)
-			for (i = 0; ca_lid(t, lids[k]) && i < b.nsrc; i++)
+			for (i = 0; rt_lid_is_ca(t, lids[k]) && i < b.nsrc; i++)
 				if (b.srcs[i] != s)
 					walk(&b, b.srcs[i], lids[k],
 					     b.src[b.srcs[i]], true);

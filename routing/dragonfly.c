@@ -1408,12 +1408,6 @@ static int oc_init(struct own_cdg *g, const struct rt_tables *t)
 	return cdg_init(&g->g, g->pb[t->nsw] * g->nv);
 }
 
-static bool ca_lid(const struct rt_tables *t, unsigned int lid)
-{
-	return t->lid_node[lid] != FAB_NONE &&
-	       !fab_is_sw(t->fab, t->lid_node[lid]);
-}
-
 /* The hosts' routes to every CA LID, whose graph the check found acyclic. */
 static int own_data(struct eng *e, struct own_cdg *g)
 {
@@ -1426,7 +1420,7 @@ static int own_data(struct eng *e, struct own_cdg *g)
 
 	for (lid = 1; lid <= e->t->top; lid++) {
 		T = dv->lid_sw[lid];
-		if (!ca_lid(e->t, lid) || T == NONE)
+		if (!rt_lid_is_ca(e->t, lid) || T == NONE)
 			continue;
 		for (c = 0; c < e->nsw; c++) {
 			if (!e->hosted[c] || c == T || trace(e, c, lid, T, &r))
@@ -1543,7 +1537,7 @@ static int own_repair(struct eng *e)
 	for (pass = 0; !ret && pass < 2; pass++)
 		for (lid = 1; !ret && lid <= e->t->top; lid++) {
 			T = dv->lid_sw[lid];
-			if (T == NONE || ca_lid(e->t, lid) == pass)
+			if (T == NONE || rt_lid_is_ca(e->t, lid) == pass)
 				continue;
 			if (!pass)
 				own_pass(e, &g, lid, T);

@@ -260,6 +260,12 @@ int rt_lids_by_switch(const struct rt_tables *t, uint32_t **off,
 	return 0;
 }
 
+bool rt_lid_is_ca(const struct rt_tables *t, unsigned int lid)
+{
+	return t->lid_node[lid] != FAB_NONE &&
+	       !fab_is_sw(t->fab, t->lid_node[lid]);
+}
+
 bool rt_node_has_ca(const struct fabric *f, uint32_t n)
 {
 	unsigned int p;
@@ -377,7 +383,7 @@ long rt_fill_unrouted(struct rt_tables *t, const bool *dsw)
 			lid = b + c;
 			if (want[c])
 				got += fill_column(&w, c,
-					!fab_is_sw(t->fab, t->lid_node[lid]));
+						   rt_lid_is_ca(t, lid));
 		}
 		if (!got)
 			continue;

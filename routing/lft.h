@@ -103,6 +103,9 @@ unsigned int rt_route_links(const struct rt_tables *t, uint32_t s,
 /* Switch index that delivers lid, FAB_NONE when no linked port owns it. */
 uint32_t rt_lid_switch(const struct rt_tables *t, unsigned int lid);
 
+/* Whether lid belongs to a CA port (not to a switch, nor to nobody). */
+bool rt_lid_is_ca(const struct rt_tables *t, unsigned int lid);
+
 /* Whether node n has a port cabled to a CA (a switch with hosts). */
 bool rt_node_has_ca(const struct fabric *f, uint32_t n);
 

@@ -627,7 +627,7 @@ static void uo_escapes(struct uo *w, const uint8_t *holes, long *changed)
 			for (lid = b0; lid < blk_end(w, b0); lid++) {
 				if (!holes[lid])
 					continue;
-				ca = !fab_is_sw(t->fab, t->lid_node[lid]);
+				ca = rt_lid_is_ca(t, lid);
 				if (ca != !pass)
 					continue;
 				if (!load)
