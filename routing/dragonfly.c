@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../topology/dflyrec.h"
 #include "cdg.h"
 #include "dragonfly.h"
 #include "jobplan.h"
@@ -1770,10 +1771,11 @@ static int route_once(const struct df_info *di, const struct rt_jobs *js,
  * Ways round with a local hop inside the third group try two VLs first;
  * when they close a cycle there, their last hops move to VL 2.
  */
-int rt_dragonfly(const struct fabric *f, const struct df_info *di,
+static int route(const struct fabric *f, const void *info,
 		 const struct rt_jobs *jobs, struct rt_tables *t, char *detail,
 		 size_t len, const char **use)
 {
+	const struct df_info *di = info;
 	bool around3;
 	int ret;
 
@@ -1788,3 +1790,31 @@ int rt_dragonfly(const struct fabric *f, const struct df_info *di,
 	}
 	return ret == -EDEADLK ? -ELOOP : ret;
 }
+
+static int recognise(const struct fabric *f, struct rt_fit *fit)
+{
+	struct df_info *di = calloc(1, sizeof(*di));
+	int ret;
+
+	if (!di)
+		return -ENOMEM;
+	fit->info = di;
+	ret = df_recognise(f, di);
+	fit->fits = di->dragonfly;
+	fit->topology = di->plus ? "dragonfly+" : "dragonfly";
+	fit->summary = di->summary;
+	return ret;
+}
+
+static void release(struct rt_fit *fit)
+{
+	df_info_release(fit->info);
+	free(fit->info);
+}
+
+const struct rt_engine rt_dragonfly_engine = {
+	.name = "dragonfly",
+	.recognise = recognise,
+	.release = release,
+	.route = route,
+};

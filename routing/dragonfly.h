@@ -8,26 +8,20 @@
 #ifndef GPUAWARE_RT_DRAGONFLY_H
 #define GPUAWARE_RT_DRAGONFLY_H
 
-#include <stddef.h>
-
-#include "../topology/dflyrec.h"
-#include "jobs.h"
-#include "lft.h"
+#include "engine.h"
 
 /*
- * Route f, recognised as di, into t (initialised, local routes set).
+ * The engine's route() takes df_recognise()'s df_info (dflyrec.h).
  * jobs (NULL or empty for none, else built for f) picks each job LID's
  * global cable, entry and exit switches and Valiant class for its job's
  * own loads; without, the tables are those of no jobs.  On
  * success t->vl and t->own_vl hold the SL and VL tables (released with
  * t); detail says how many pairs go through a third group and why.
- * *use (use may be NULL) as rt_torus() says it.
+ * *use as the torus engine's says it (torus.h).
  * Returns 0, -ENOMEM, -ENOTSUP when a switch has no route to a LID with
  * at most two global hops, or -ELOOP when routes round failed local
  * cables close a credit loop (detail says which).
  */
-int rt_dragonfly(const struct fabric *f, const struct df_info *di,
-		 const struct rt_jobs *jobs, struct rt_tables *t, char *detail,
-		 size_t len, const char **use);
+extern const struct rt_engine rt_dragonfly_engine;
 
 #endif

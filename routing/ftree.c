@@ -18,6 +18,7 @@
  * entries towards the jobs' LIDs among the same minimal up*-down* ports.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -957,3 +958,42 @@ int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 	ftr_release(&r);
 	return ret;
 }
+
+static int recognise(const struct fabric *f, struct rt_fit *fit)
+{
+	struct ft_info *ft = calloc(1, sizeof(*ft));
+	int ret;
+
+	if (!ft)
+		return -ENOMEM;
+	fit->info = ft;
+	ret = ft_recognise(f, ft);
+	fit->fits = ft->tree;
+	fit->topology = "fat-tree";
+	fit->summary = ft->summary;
+	return ret;
+}
+
+static void release(struct rt_fit *fit)
+{
+	ft_info_release(fit->info);
+	free(fit->info);
+}
+
+static int route(const struct fabric *f, const void *info,
+		 const struct rt_jobs *jobs, struct rt_tables *t, char *detail,
+		 size_t len, const char **use)
+{
+	int ret = rt_fattree(f, info, jobs, t, use);
+
+	snprintf(detail, len, "%s",
+		 ret == -E2BIG ? "groups too large for fat-tree slots" : "");
+	return ret;
+}
+
+const struct rt_engine rt_fattree_engine = {
+	.name = "fattree",
+	.recognise = recognise,
+	.release = release,
+	.route = route,
+};

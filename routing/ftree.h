@@ -7,6 +7,7 @@
 #define GPUAWARE_FTREE_H
 
 #include "../topology/fattree.h"
+#include "engine.h"
 #include "jobs.h"
 #include "lft.h"
 
@@ -34,5 +35,8 @@
 int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 	       const struct rt_jobs *jobs, struct rt_tables *t,
 	       const char **use);
+
+/* rt_fattree() for route.c, on the recogniser's ft_info. */
+extern const struct rt_engine rt_fattree_engine;
 
 #endif

@@ -5,39 +5,45 @@
 #include <string.h>
 #include <time.h>
 
-#include "../topology/dflyrec.h"
-#include "../topology/fattree.h"
-#include "../topology/torusrec.h"
 #include "collsim.h"
 #include "dragonfly.h"
+#include "engine.h"
 #include "ftree.h"
 #include "route.h"
 #include "torus.h"
 #include "updown.h"
 #include "verify.h"
 
-static const char *const names[] = {
-	[RT_ENGINE_AUTO] = "auto",
-	[RT_ENGINE_FATTREE] = "fattree",
-	[RT_ENGINE_UPDOWN] = "updown",
-	[RT_ENGINE_TORUS] = "torus",
-	[RT_ENGINE_DRAGONFLY] = "dragonfly",
+/*
+ * The engines; an engine's id (route.h) is 1 + its index.  Auto tries the
+ * recognisers in this order; the engine without one routes what none
+ * claims and what an automatically picked engine failed.
+ */
+static const struct rt_engine *const engines[] = {
+	&rt_fattree_engine,
+	&rt_updown_engine,
+	&rt_torus_engine,
+	&rt_dragonfly_engine,
 };
 
-/* What the recognisers found; each runs only when the ones before fail. */
+#define NENGINES (sizeof(engines) / sizeof(engines[0]))
+
+/* What the recognisers found, by index; unrun ones stay zeroed. */
 struct recog {
-	struct ft_info ft;
-	struct tor_info ti;
-	struct df_info di;
+	struct rt_fit fit[NENGINES];
 };
 
 int rt_engine_parse(const char *name, enum rt_engine_id *id)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (name && !strcmp(name, names[i])) {
-			*id = i;
+	if (name && !strcmp(name, "auto")) {
+		*id = RT_ENGINE_AUTO;
+		return 0;
+	}
+	for (i = 0; i < NENGINES; i++)
+		if (name && !strcmp(name, engines[i]->name)) {
+			*id = i + 1;
 			return 0;
 		}
 	return -EINVAL;
@@ -45,8 +51,36 @@ int rt_engine_parse(const char *name, enum rt_engine_id *id)
 
 const char *rt_engine_name(enum rt_engine_id id)
 {
-	return (size_t)id < sizeof(names) / sizeof(names[0]) ? names[id] :
-								"?";
+	if (id == RT_ENGINE_AUTO)
+		return "auto";
+	return (size_t)id <= NENGINES ? engines[id - 1]->name : "?";
+}
+
+/* The engine that fits any fabric. */
+static const struct rt_engine *fallback(void)
+{
+	size_t i;
+
+	for (i = 0; engines[i]->recognise; i++)
+		;
+	return engines[i];
+}
+
+/* The engine of id, NULL for auto; an unknown id routes as the fallback. */
+static const struct rt_engine *engine_of(enum rt_engine_id id)
+{
+	if (id == RT_ENGINE_AUTO)
+		return NULL;
+	return (size_t)id <= NENGINES ? engines[id - 1] : fallback();
+}
+
+static size_t index_of(const struct rt_engine *e)
+{
+	size_t i;
+
+	for (i = 0; engines[i] != e; i++)
+		;
+	return i;
 }
 
 static double now(void)
@@ -91,156 +125,126 @@ static int check(const struct rt_tables *t, struct rt_summary *s)
 	return -EIO;
 }
 
-static int updown(const struct fabric *f, struct rt_tables *t,
-		  struct rt_summary *s)
+/* e's routing of f into t, what it said of it, checked. */
+static int run(const struct rt_engine *e, const struct fabric *f,
+	       const void *info, const struct rt_jobs *jobs,
+	       struct rt_tables *t, struct rt_summary *s)
 {
-	char roots[256], msg[300];
-	int ret;
+	const char *use = "";
+	char msg[300] = "";
+	int ret = e->route(f, info, jobs, t, msg, sizeof(msg), &use);
 
-	ret = rt_updown(f, t, roots, sizeof(roots));
-	if (!ret && *roots) {
-		snprintf(msg, sizeof(msg), "up*-down* from %s", roots);
-		append(s, msg);
-	}
-	return ret;
-}
-
-/* Back to local routes only, for the fallback engine. */
-static void reset(struct rt_tables *t, struct rt_summary *s)
-{
-	rt_tables_reset(t);
-	append(s, "falling back to updown");
-	snprintf(s->engine, sizeof(s->engine), "%s",
-		 rt_engine_name(RT_ENGINE_UPDOWN));
-}
-
-/*
- * An engine's result and what it said of it (msg, "" for nothing),
- * checked.  Level-based up/down cannot join two leaves whose only common
- * neighbours lie below them (a down-up turn), a tree with miswired pods
- * is past the slot scheme, a torus's detours can run out of VLs, a
- * dragonfly can miss a route of two global hops; there, when the engine
- * was picked automatically, the single-root up*-down* engine, which
- * reaches every connected pair, routes the whole fabric instead.  A
- * forced engine reports the failure.
- */
-static int settle(const struct fabric *f, struct rt_tables *t,
-		  struct rt_summary *s, int ret, const char *msg, bool forced)
-{
+	snprintf(s->jobs, sizeof(s->jobs), "%s", use);
 	if (*msg)
 		append(s, msg);
-	if (!ret)
-		ret = check(t, s);
-	if (!ret || ret == -ENOMEM)
-		return ret;
-	if (forced)
-		return ret == -EIO ? ret : -ENOTSUP;
-	reset(t, s);
-	ret = updown(f, t, s);
 	return ret ? ret : check(t, s);
 }
 
-static int fattree(const struct fabric *f, const struct ft_info *ft,
-		   const struct rt_jobs *jobs, struct rt_tables *t,
-		   struct rt_summary *s, bool forced)
+/*
+ * e's routing, checked.  Level-based up/down cannot join two leaves
+ * whose only common neighbours lie below them (a down-up turn), a tree
+ * with miswired pods is past the slot scheme, a torus's detours can run
+ * out of VLs, a dragonfly can miss a route of two global hops; there,
+ * when the engine was picked automatically, the single-root up*-down*
+ * engine, which reaches every connected pair, routes the whole fabric
+ * instead (*used says so).  A forced engine reports the failure.
+ */
+static int settle(const struct rt_engine *e, const struct fabric *f,
+		  const void *info, const struct rt_jobs *jobs,
+		  struct rt_tables *t, struct rt_summary *s, bool forced,
+		  const struct rt_engine **used)
 {
-	const char *use = "";
-	int ret = rt_fattree(f, ft, jobs, t, &use);
+	char msg[64];
+	int ret = run(e, f, info, jobs, t, s);
 
-	snprintf(s->jobs, sizeof(s->jobs), "%s", use);
-	return settle(f, t, s, ret, ret == -E2BIG ?
-		      "groups too large for fat-tree slots" : "", forced);
+	if (!ret || ret == -ENOMEM || !e->recognise)
+		return ret;
+	if (forced)
+		return ret == -EIO ? ret : -ENOTSUP;
+	*used = fallback();
+	rt_tables_reset(t);
+	snprintf(msg, sizeof(msg), "falling back to %s", (*used)->name);
+	append(s, msg);
+	snprintf(s->engine, sizeof(s->engine), "%s", (*used)->name);
+	return run(*used, f, NULL, jobs, t, s);
 }
 
-static int torus(const struct fabric *f, const struct tor_info *ti,
-		 const struct rt_jobs *jobs, struct rt_tables *t,
-		 struct rt_summary *s, bool forced)
+/*
+ * Which engine routes (id, or for auto the first whose recogniser
+ * claims f, else the fallback), and what the summary says of the fabric.
+ */
+static const struct rt_engine *pick(const struct recog *rc,
+				    enum rt_engine_id id,
+				    struct rt_summary *s)
 {
-	char msg[200];
-	const char *use = "";
-	int ret = rt_torus(f, ti, jobs, t, msg, sizeof(msg), &use);
+	const struct rt_engine *e = engine_of(id);
+	const char *kind = "unknown";
+	size_t i;
 
-	snprintf(s->jobs, sizeof(s->jobs), "%s", use);
-	return settle(f, t, s, ret, msg, forced);
+	for (i = 0; i < NENGINES; i++)
+		if (rc->fit[i].fits) {
+			kind = rc->fit[i].topology;
+			if (!e)
+				e = engines[i];
+			break;
+		}
+	if (!e)
+		e = fallback();
+	snprintf(s->topology, sizeof(s->topology), "%s", kind);
+	snprintf(s->engine, sizeof(s->engine), "%s", e->name);
+	if (e->recognise) {
+		snprintf(s->detail, sizeof(s->detail), "%s",
+			 rc->fit[index_of(e)].summary);
+		return e;
+	}
+	for (i = 0; i < NENGINES; i++)
+		if (rc->fit[i].summary && *rc->fit[i].summary)
+			append(s, rc->fit[i].summary);
+	return e;
 }
 
-static int dragonfly(const struct fabric *f, const struct df_info *di,
-		     const struct rt_jobs *jobs, struct rt_tables *t,
-		     struct rt_summary *s, bool forced)
-{
-	char msg[300];
-	const char *use = "";
-	int ret = rt_dragonfly(f, di, jobs, t, msg, sizeof(msg), &use);
-
-	snprintf(s->jobs, sizeof(s->jobs), "%s", use);
-	return settle(f, t, s, ret, msg, forced);
-}
-
-static const char *topology(const struct recog *rc)
-{
-	if (rc->ft.tree)
-		return "fat-tree";
-	if (rc->ti.torus)
-		return "torus";
-	if (rc->di.dragonfly)
-		return rc->di.plus ? "dragonfly+" : "dragonfly";
-	return "unknown";
-}
-
-/* Which engine auto picks, and what the summary says of the fabric. */
-static enum rt_engine_id pick(const struct recog *rc, enum rt_engine_id id,
-			      struct rt_summary *s)
-{
-	if (id == RT_ENGINE_AUTO)
-		id = rc->ft.tree ? RT_ENGINE_FATTREE :
-		     rc->ti.torus ? RT_ENGINE_TORUS :
-		     rc->di.dragonfly ? RT_ENGINE_DRAGONFLY : RT_ENGINE_UPDOWN;
-	snprintf(s->topology, sizeof(s->topology), "%s", topology(rc));
-	snprintf(s->engine, sizeof(s->engine), "%s", rt_engine_name(id));
-	snprintf(s->detail, sizeof(s->detail), "%s",
-		 id == RT_ENGINE_TORUS ? rc->ti.summary :
-		 id == RT_ENGINE_DRAGONFLY ? rc->di.summary : rc->ft.summary);
-	if (id != RT_ENGINE_UPDOWN || rc->ft.tree)
-		return id;
-	if (*rc->ti.summary)
-		append(s, rc->ti.summary);
-	if (*rc->di.summary)
-		append(s, rc->di.summary);
-	return id;
-}
-
-/* The recognisers in order, each only where the ones before failed. */
+/*
+ * The recognisers in order, each only where the ones before found
+ * nothing, and the forced engine's (id) in any case.
+ */
 static int recognise(const struct fabric *f, enum rt_engine_id id,
 		     struct recog *rc)
 {
-	int ret = ft_recognise(f, &rc->ft);
+	bool found = false;
+	size_t i;
+	int ret;
 
-	if (!ret && (!rc->ft.tree || id == RT_ENGINE_TORUS))
-		ret = tor_recognise(f, &rc->ti);
-	if (!ret && ((!rc->ft.tree && !rc->ti.torus) ||
-		     id == RT_ENGINE_DRAGONFLY))
-		ret = df_recognise(f, &rc->di);
-	return ret;
-}
-
-static bool fits(const struct recog *rc, enum rt_engine_id id)
-{
-	switch (id) {
-	case RT_ENGINE_FATTREE: return rc->ft.tree;
-	case RT_ENGINE_TORUS: return rc->ti.torus;
-	case RT_ENGINE_DRAGONFLY: return rc->di.dragonfly;
-	default: return true;
+	for (i = 0; i < NENGINES; i++) {
+		if (!engines[i]->recognise || (found && (size_t)id != i + 1))
+			continue;
+		ret = engines[i]->recognise(f, &rc->fit[i]);
+		if (ret)
+			return ret;
+		found |= rc->fit[i].fits;
 	}
+	return 0;
 }
 
-/* One routing of f for jobs (NULL: none), rt_route() without its guard. */
+static void recog_release(struct recog *rc)
+{
+	size_t i;
+
+	for (i = NENGINES; i--;)
+		if (rc->fit[i].info)
+			engines[i]->release(&rc->fit[i]);
+}
+
+/*
+ * One routing of f for jobs (NULL: none), rt_route() without its guard;
+ * *used is the engine whose tables t holds.
+ */
 static int route_once(const struct fabric *f, enum rt_engine_id id,
 		      const struct rt_jobs *jobs, struct rt_tables *t,
-		      struct rt_summary *s)
+		      struct rt_summary *s, const struct rt_engine **used)
 {
+	const struct rt_engine *e = NULL;
 	double t0 = now();
 	struct recog rc;
-	bool forced = id != RT_ENGINE_AUTO;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -252,34 +256,20 @@ static int route_once(const struct fabric *f, enum rt_engine_id id,
 	ret = recognise(f, id, &rc);
 	if (ret)
 		goto out;
-	id = pick(&rc, id, s);
-	if (!fits(&rc, id)) {
+	e = pick(&rc, id, s);
+	if (e->recognise && !rc.fit[index_of(e)].fits) {
 		ret = -ENOTSUP;
 		goto out;
 	}
-	switch (id) {
-	case RT_ENGINE_FATTREE:
-		ret = fattree(f, &rc.ft, jobs, t, s, forced);
-		break;
-	case RT_ENGINE_TORUS:
-		ret = torus(f, &rc.ti, jobs, t, s, forced);
-		break;
-	case RT_ENGINE_DRAGONFLY:
-		ret = dragonfly(f, &rc.di, jobs, t, s, forced);
-		break;
-	default:
-		ret = updown(f, t, s);
-		if (!ret)
-			ret = check(t, s);
-	}
+	ret = settle(e, f, e->recognise ? rc.fit[index_of(e)].info : NULL,
+		     jobs, t, s, id != RT_ENGINE_AUTO, &e);
 out:
-	if (jobs && jobs->njobs && !strcmp(s->engine, "updown"))
-		snprintf(s->jobs, sizeof(s->jobs), "none (up*/down* ignores them)");
+	if (jobs && jobs->njobs && e && e->ignores_jobs)
+		snprintf(s->jobs, sizeof(s->jobs), "%s", e->ignores_jobs);
 	s->nvl = t->vl && t->vl->nvl ? t->vl->nvl : 1;
-	df_info_release(&rc.di);
-	tor_info_release(&rc.ti);
-	ft_info_release(&rc.ft);
+	recog_release(&rc);
 	s->seconds = now() - t0 - s->check_seconds;
+	*used = e;
 	return ret;
 }
 
@@ -342,12 +332,13 @@ static int guard(const struct fabric *f, enum rt_engine_id id,
 		 struct rt_summary *s)
 {
 	char use[sizeof(s->jobs)];
+	const struct rt_engine *e;
 	struct rt_summary s2;
 	struct rt_tables t2;
 	double t0 = now();
 	int ret;
 
-	ret = route_once(f, id, NULL, &t2, &s2);
+	ret = route_once(f, id, NULL, &t2, &s2, &e);
 	if (!ret)
 		ret = rt_model_score(t, jobs, &s->with);
 	if (!ret)
@@ -377,10 +368,10 @@ int rt_route(const struct fabric *f, enum rt_engine_id id,
 	     const struct rt_jobs *jobs, struct rt_tables *t,
 	     struct rt_summary *s)
 {
-	int ret = route_once(f, id, jobs, t, s);
+	const struct rt_engine *e;
+	int ret = route_once(f, id, jobs, t, s, &e);
 
-	if (ret || !jobs || !jobs->njobs ||
-	    !strcmp(s->engine, rt_engine_name(RT_ENGINE_UPDOWN)))
+	if (ret || !jobs || !jobs->njobs || e->ignores_jobs)
 		return ret;
 	return guard(f, id, jobs, t, s);
 }

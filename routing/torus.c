@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../topology/torusrec.h"
 #include "jobplan.h"
 #include "torus.h"
 
@@ -1001,10 +1002,11 @@ out:
 	return ret;
 }
 
-int rt_torus(const struct fabric *f, const struct tor_info *ti,
-	     const struct rt_jobs *jobs, struct rt_tables *t, char *detail,
-	     size_t len, const char **use)
+static int route(const struct fabric *f, const void *info,
+		 const struct rt_jobs *jobs, struct rt_tables *t, char *detail,
+		 size_t len, const char **use)
 {
+	const struct tor_info *ti = info;
 	struct eng e = { 0 };
 	unsigned int cl;
 	uint32_t T;
@@ -1060,3 +1062,31 @@ int rt_torus(const struct fabric *f, const struct tor_info *ti,
 	eng_release(&e);
 	return ret;
 }
+
+static int recognise(const struct fabric *f, struct rt_fit *fit)
+{
+	struct tor_info *ti = calloc(1, sizeof(*ti));
+	int ret;
+
+	if (!ti)
+		return -ENOMEM;
+	fit->info = ti;
+	ret = tor_recognise(f, ti);
+	fit->fits = ti->torus;
+	fit->topology = "torus";
+	fit->summary = ti->summary;
+	return ret;
+}
+
+static void release(struct rt_fit *fit)
+{
+	tor_info_release(fit->info);
+	free(fit->info);
+}
+
+const struct rt_engine rt_torus_engine = {
+	.name = "torus",
+	.recognise = recognise,
+	.release = release,
+	.route = route,
+};

@@ -7,14 +7,10 @@
 #ifndef GPUAWARE_RT_TORUS_H
 #define GPUAWARE_RT_TORUS_H
 
-#include <stddef.h>
-
-#include "../topology/torusrec.h"
-#include "jobs.h"
-#include "lft.h"
+#include "engine.h"
 
 /*
- * Route f, recognised as ti, into t (initialised, local routes set).
+ * The engine's route() takes tor_recognise()'s tor_info (torusrec.h).
  * jobs (NULL or empty for none, else built for f) picks each job LID's
  * ties and parallel cables for its job's own loads; without, the tables
  * are those of no jobs.  On success t->vl and t->own_vl hold the SL and
@@ -25,8 +21,6 @@
  * Returns 0, -ENOMEM, -ENOTSUP (more than three rings that need a
  * dateline) or -ELOOP (the detours need more than four VLs).
  */
-int rt_torus(const struct fabric *f, const struct tor_info *ti,
-	     const struct rt_jobs *jobs, struct rt_tables *t, char *detail,
-	     size_t len, const char **use);
+extern const struct rt_engine rt_torus_engine;
 
 #endif

@@ -215,8 +215,8 @@ static void route_dest(struct udr *r, uint32_t d, const uint32_t *lids,
 	}
 }
 
-int rt_updown(const struct fabric *f, struct rt_tables *t, char *detail,
-	      size_t len)
+static int updown(const struct fabric *f, struct rt_tables *t, char *detail,
+		  size_t len)
 {
 	struct udr r = { .f = f, .t = t, .nsw = t->nsw };
 	uint32_t *off = NULL, *lids = NULL, d, n = t->nsw + 1;
@@ -258,3 +258,25 @@ out:
 	free(r.load);
 	return ret;
 }
+
+/* No recogniser: up*-down* fits any fabric, and ignores jobs. */
+static int route(const struct fabric *f, const void *info,
+		 const struct rt_jobs *jobs, struct rt_tables *t, char *detail,
+		 size_t len, const char **use)
+{
+	char roots[256];
+	int ret = updown(f, t, roots, sizeof(roots));
+
+	(void)info;
+	(void)jobs;
+	(void)use;
+	snprintf(detail, len, "%s%s", !ret && *roots ? "up*-down* from " : "",
+		 !ret ? roots : "");
+	return ret;
+}
+
+const struct rt_engine rt_updown_engine = {
+	.name = "updown",
+	.route = route,
+	.ignores_jobs = "none (up*/down* ignores them)",
+};

@@ -6,15 +6,12 @@
 #ifndef GPUAWARE_UPDOWN_H
 #define GPUAWARE_UPDOWN_H
 
-#include <stddef.h>
-
-#include "lft.h"
+#include "engine.h"
 
 /*
- * Fill t (initialised for f, local entries set).  detail receives a short
- * description (roots chosen).  Returns 0 or a negative errno.
+ * Fits any fabric, with no recogniser: the fallback (engine.h).  detail
+ * names the roots chosen; returns 0 or a negative errno.
  */
-int rt_updown(const struct fabric *f, struct rt_tables *t, char *detail,
-	      size_t len);
+extern const struct rt_engine rt_updown_engine;
 
 #endif
