@@ -63,7 +63,7 @@ CFLAGS += -fsanitize=$(SANITIZER) -fno-sanitize-recover=all -fno-omit-frame-poin
 LDFLAGS += -fsanitize=$(SANITIZER)
 endif
 
-CORE_SRC := $(wildcard topology/*.c routing/*.c sm/*.c)
+CORE_SRC := $(wildcard topology/*.c routing/*.c routing/*/*.c sm/*.c)
 PLUGIN_SRC := $(wildcard plugins/opensm/*.c)
 LIVEFAB_SRC := $(wildcard tools/livefab/*.c)
 CLI_SRC := $(wildcard tools/cli/*.c)
@@ -230,8 +230,8 @@ deps:
 # Every header compiles on its own (the plugin's need OpenSM's include
 # path), and the live reader's beside libibverbs', whose ibv_ names it
 # must leave alone.
-HEADERS := $(wildcard topology/*.h routing/*.h sm/*.h plugins/opensm/*.h \
-	tools/*/*.h tests/unit/*.h)
+HEADERS := $(wildcard topology/*.h routing/*.h routing/*/*.h sm/*.h \
+	plugins/opensm/*.h tools/*/*.h tests/unit/*.h)
 
 headers:
 	@for h in $(HEADERS); do \

@@ -8,7 +8,7 @@
 #include "collsim.h"
 #include "dragonfly.h"
 #include "engine.h"
-#include "ftree.h"
+#include "fattree/ftree.h"
 #include "route.h"
 #include "torus.h"
 #include "updown.h"

@@ -5,7 +5,7 @@
 #include "tu.h"
 #include "tu_route.h"
 #include "routing/a2abound.h"
-#include "routing/balance.h"
+#include "routing/fattree/balance.h"
 #include "routing/route.h"
 #include "routing/verify.h"
 

@@ -13,7 +13,7 @@
 #include "tu_golden.h"
 #include "tu_route.h"
 #include "routing/collsim.h"
-#include "routing/jobroute.h"
+#include "routing/fattree/jobroute.h"
 #include "routing/route.h"
 #include "routing/verify.h"
 #include "topology/gen.h"

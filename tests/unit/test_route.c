@@ -12,7 +12,7 @@
 #include "tu.h"
 #include "tu_golden.h"
 #include "tu_route.h"
-#include "routing/ftree.h"
+#include "routing/fattree/ftree.h"
 #include "routing/route.h"
 #include "routing/verify.h"
 #include "topology/gen.h"

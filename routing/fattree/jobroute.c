@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collsim.h"
+#include "../collsim.h"
 #include "jobroute.h"
 
 #define JR_CAP 1.09		/* all-to-all routes per link over the mean */

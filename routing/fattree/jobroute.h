@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "jobs.h"
-#include "lft.h"
+#include "../jobs.h"
+#include "../lft.h"
 
 /*
  * The ports switch s may use towards destination switch ds (s != ds),

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lft.h"
+#include "../lft.h"
 
 /*
  * Every switch's route to every LID, on tables whose data (with

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "jobroute.h"
-#include "lft.h"
+#include "../lft.h"
 
 struct rt_balance_stats {
 	uint64_t max_before, max_after;	/* busiest switch link, routes */

@@ -25,7 +25,7 @@
 #include "balance.h"
 #include "ftree.h"
 #include "mgmt.h"
-#include "jobload.h"
+#include "../jobload.h"
 #include "jobroute.h"
 
 #define FT_MAX_SLOTS 4096	/* up slots of a switch: positions x parallel */

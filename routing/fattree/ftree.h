@@ -6,10 +6,10 @@
 #ifndef GPUAWARE_FTREE_H
 #define GPUAWARE_FTREE_H
 
-#include "../topology/fattree.h"
-#include "engine.h"
-#include "jobs.h"
-#include "lft.h"
+#include "../../topology/fattree.h"
+#include "../engine.h"
+#include "../jobs.h"
+#include "../lft.h"
 
 /*
  * Fill t (initialised for f, local entries set) for the tree ft: d-mod-k
