@@ -6,12 +6,12 @@
 #include <time.h>
 
 #include "collsim.h"
-#include "dragonfly.h"
+#include "dragonfly/dragonfly.h"
 #include "engine.h"
 #include "fattree/ftree.h"
 #include "route.h"
-#include "torus.h"
-#include "updown.h"
+#include "torus/torus.h"
+#include "updown/updown.h"
 #include "verify.h"
 
 /*

@@ -15,7 +15,7 @@
 #include "tu_golden.h"
 #include "tu_route.h"
 #include "routing/route.h"
-#include "routing/torus.h"
+#include "routing/torus/torus.h"
 #include "routing/verify.h"
 #include "topology/gen.h"
 #include "topology/torusrec.h"

@@ -6,7 +6,7 @@
 #ifndef GPUAWARE_UPDOWN_H
 #define GPUAWARE_UPDOWN_H
 
-#include "engine.h"
+#include "../engine.h"
 
 /*
  * Fits any fabric, with no recogniser: the fallback (engine.h).  detail

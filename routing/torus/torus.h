@@ -7,7 +7,7 @@
 #ifndef GPUAWARE_RT_TORUS_H
 #define GPUAWARE_RT_TORUS_H
 
-#include "engine.h"
+#include "../engine.h"
 
 /*
  * The engine's route() takes tor_recognise()'s tor_info (torusrec.h).

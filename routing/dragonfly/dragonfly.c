@@ -48,11 +48,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../topology/dflyrec.h"
-#include "cdg.h"
+#include "../../topology/dflyrec.h"
+#include "../cdg.h"
 #include "dragonfly.h"
-#include "jobplan.h"
-#include "verify.h"
+#include "../jobplan.h"
+#include "../verify.h"
 
 #define CLS_NONE 0
 #define CLS_CA 1

@@ -8,7 +8,7 @@
 #ifndef GPUAWARE_RT_DRAGONFLY_H
 #define GPUAWARE_RT_DRAGONFLY_H
 
-#include "engine.h"
+#include "../engine.h"
 
 /*
  * The engine's route() takes df_recognise()'s df_info (dflyrec.h).

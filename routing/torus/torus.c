@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../topology/torusrec.h"
-#include "jobplan.h"
+#include "../../topology/torusrec.h"
+#include "../jobplan.h"
 #include "torus.h"
 
 #define NSLOT (2 * TOR_MAX_DIMS)	/* (dimension, direction) per switch */
