@@ -70,7 +70,8 @@ CLI_SRC := $(wildcard tools/cli/*.c)
 POOLROUTE_SRC := $(wildcard tools/ibpoolroute/*.c)
 TOPOGEN_SRC := $(wildcard tools/ibtopogen/*.c)
 POOLD_SRC := $(filter-out tools/ibpoold/main.c,$(wildcard tools/ibpoold/*.c))
-UNIT_SRC := $(wildcard tests/unit/*.c)
+# The unit tests also check the all-to-all bound the bench prints.
+UNIT_SRC := $(wildcard tests/unit/*.c) tests/bench/a2abound.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 CORE_OBJ := $(call obj,$(CORE_SRC))
@@ -186,7 +187,8 @@ $(B)/issmhold: tests/ibsim/issmhold.c $(B)/.flags
 	$(CC) $(CPPFLAGS) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -o $@ $<
 
 # The all-to-all bound beside every fat-tree row of make bench.
-$(B)/a2a-bound: $(call obj,tests/bench/a2a-bound.c) $(B)/libgpcore.a
+$(B)/a2a-bound: $(call obj,tests/bench/a2a-bound.c tests/bench/a2abound.c) \
+		$(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CORE)
 
 # The fuzz targets' sources, instrumented for libFuzzer in their own tree:
@@ -231,7 +233,7 @@ deps:
 # path), and the live reader's beside libibverbs', whose ibv_ names it
 # must leave alone.
 HEADERS := $(wildcard topology/*.h routing/*.h routing/*/*.h sm/*.h \
-	plugins/opensm/*.h tools/*/*.h tests/unit/*.h)
+	plugins/opensm/*.h tools/*/*.h tests/unit/*.h tests/bench/*.h)
 
 headers:
 	@for h in $(HEADERS); do \

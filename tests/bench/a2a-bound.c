@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "routing/a2abound.h"
+#include "a2abound.h"
 #include "topology/netfile.h"
 
 int main(int argc, char **argv)

@@ -4,7 +4,7 @@
 
 #include "tu.h"
 #include "tu_route.h"
-#include "routing/a2abound.h"
+#include "tests/bench/a2abound.h"
 #include "routing/route.h"
 #include "routing/verify.h"
 
