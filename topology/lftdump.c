@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../topology/textio.h"
+#include "textio.h"
 #include "lftdump.h"
 
 struct swkey {
