@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../topology/gen.h"
+#include "../topology/rng.h"
 #include "collsim.h"
 
 static const char *const patterns[] = {
@@ -442,13 +442,13 @@ static void a2a_order(struct sim *c)
 		for (i = 0; i < n; i++)
 			ord[i] = i;
 		for (i = n; c->o->shuffle && i > 1; i--) {
-			uint32_t k = gen_rng_below(&rng, i);
+			uint32_t k = rng_below(&rng, i);
 
 			x = ord[i - 1];
 			ord[i - 1] = ord[k];
 			ord[k] = x;
 		}
-		c->first[j] = n > 1 ? gen_rng_below(&rng, n - 1) : 0;
+		c->first[j] = n > 1 ? rng_below(&rng, n - 1) : 0;
 	}
 }
 

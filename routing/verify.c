@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../topology/gen.h"
+#include "../topology/rng.h"
 #include "verify.h"
 
 /* vf_swp.nbr: a switch index, or one of these */
@@ -1368,7 +1368,7 @@ static int ebb_run(const struct vf_ctx *c, const struct vf_opts *o,
 		for (i = 0; i < c->nsrc; i++)
 			perm[i] = i;
 		for (i = c->nsrc; i > 1; i--) {
-			j = gen_rng_below(&rng, i);
+			j = rng_below(&rng, i);
 			x = perm[i - 1];
 			perm[i - 1] = perm[j];
 			perm[j] = x;

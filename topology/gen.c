@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "gen.h"
+#include "rng.h"
 #include "textio.h"
 
 /* Sort keys: host ports first, then down, up (local), global ports. */
@@ -90,25 +91,11 @@ void gen_opts_init(struct gen_opts *o)
 	o->ca_ports = 1;
 }
 
-uint64_t gen_rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-uint32_t gen_rng_below(uint64_t *s, uint32_t n)
-{
-	return (uint32_t)((gen_rng_next(s) >> 32) * n >> 32);
-}
-
 static uint64_t rng_seed(uint64_t seed, uint64_t stream)
 {
 	uint64_t s = seed ^ (stream * 0xd1b54a32d192ed03ULL);
 
-	return gen_rng_next(&s);
+	return rng_next(&s);
 }
 
 static void shuffle(uint32_t *a, size_t n, uint64_t *s)
@@ -117,7 +104,7 @@ static void shuffle(uint32_t *a, size_t n, uint64_t *s)
 	uint32_t t;
 
 	for (i = n; i > 1; i--) {
-		j = gen_rng_next(s) % i;
+		j = rng_next(s) % i;
 		t = a[i - 1];
 		a[i - 1] = a[j];
 		a[j] = t;

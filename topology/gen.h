@@ -75,12 +75,6 @@ struct gen_opts {
 /* Width 4, speed 250 (EDR), one 1-port HCA per host, nothing degraded. */
 void gen_opts_init(struct gen_opts *o);
 
-/* The generators' random numbers (splitmix64): the next from state *s. */
-uint64_t gen_rng_next(uint64_t *s);
-
-/* Uniform in [0, n) from state *s; n > 0. */
-uint32_t gen_rng_below(uint64_t *s, uint32_t n);
-
 /*
  * Every generator below builds a new fabric into *out (the caller frees it
  * with fab_free()) and returns 0, or returns a negative errno, leaves *out

@@ -8,6 +8,7 @@
 #include "tu.h"
 #include "tu_route.h"
 #include "topology/gen.h"
+#include "topology/rng.h"
 
 struct fabric *tu_tree(unsigned int k, unsigned int n, double drop,
 		       uint64_t seed, unsigned int lmc)
@@ -95,14 +96,14 @@ void tu_mix_make(struct tu_mix *m, const struct fabric *f,
 	for (i = m->nhost; i > 1; i--) {
 		const char *t;
 
-		j = gen_rng_next(&seed) % i;
+		j = rng_next(&seed) % i;
 		t = m->host[i - 1];
 		m->host[i - 1] = m->host[j];
 		m->host[j] = t;
 	}
 	nbusy = m->nhost * busy / 100;
 	for (j = 0; j < njobs && j < TU_MAX_JOBS && at < nbusy; j++) {
-		size_t size = 2 + gen_rng_next(&seed) % (2 * nbusy / njobs);
+		size_t size = 2 + rng_next(&seed) % (2 * nbusy / njobs);
 
 		if (size > nbusy - at || j + 1 == njobs)
 			size = nbusy - at;
@@ -181,7 +182,7 @@ static void tu_perm(uint32_t *a, uint32_t n, uint64_t *s)
 	for (i = 0; i < n; i++)
 		a[i] = i;
 	for (i = n; i > 1; i--) {
-		j = gen_rng_below(s, i);
+		j = rng_below(s, i);
 		x = a[i - 1];
 		a[i - 1] = a[j];
 		a[j] = x;

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "ibpoolroute.h"
-#include "topology/gen.h"
+#include "topology/rng.h"
 #include "tools/livefab/lfsa.h"
 #include "tools/livefab/livefab.h"
 
@@ -397,8 +397,8 @@ static int pick_pairs(struct live *l, uint64_t n, uint64_t seed)
 	if (!l->pick)
 		return -ENOMEM;
 	while (l->npick < n) {
-		i = gen_rng_below(&rng, l->nlid);
-		j = gen_rng_below(&rng, l->nlid);
+		i = rng_below(&rng, l->nlid);
+		j = rng_below(&rng, l->nlid);
 		v = sl_at(l, i, j);
 		if (*v != SL_UNASKED || !wanted(l, i, j))
 			continue;

@@ -13,7 +13,7 @@
 
 #include "jobmix.h"
 #include "tools/cli/cli.h"
-#include "topology/gen.h"
+#include "topology/rng.h"
 #include "topology/netfile.h"
 
 #define HOST_LEN 256
@@ -57,7 +57,7 @@ static void usage(FILE *out)
 
 static double unit(uint64_t *x)
 {
-	return (gen_rng_next(x) >> 11) * (1.0 / 9007199254740992.0);
+	return (rng_next(x) >> 11) * (1.0 / 9007199254740992.0);
 }
 
 static int parse(struct mix *m, int argc, char **argv, char *err, size_t len)
@@ -210,13 +210,13 @@ static int place(struct mix *m, uint64_t *x)
 	m->perm = malloc((m->nhost ? m->nhost : 1) * sizeof(*m->perm));
 	if (!start || !ord || !m->perm)
 		goto out;
-	for (i = 0; i < m->nhost; i += 1 + gen_rng_below(x, m->frag)) {
+	for (i = 0; i < m->nhost; i += 1 + rng_below(x, m->frag)) {
 		ord[nf] = nf;
 		start[nf++] = i;
 	}
 	start[nf] = m->nhost;
 	for (i = nf; i > 1; i--) {
-		uint32_t t, r = gen_rng_below(x, i);
+		uint32_t t, r = rng_below(x, i);
 
 		t = ord[i - 1];
 		ord[i - 1] = ord[r];
@@ -253,7 +253,7 @@ static int sizes(struct mix *m, uint64_t *x)
 	double *w, sum = 0, busy;
 	uint32_t j, left;
 
-	m->njobs = m->lo + gen_rng_below(x, m->hi - m->lo + 1);
+	m->njobs = m->lo + rng_below(x, m->hi - m->lo + 1);
 	if (m->njobs > m->nhost)
 		m->njobs = m->nhost;
 	w = malloc((m->njobs ? m->njobs : 1) * sizeof(*w));
@@ -302,7 +302,7 @@ static int write_mix(const struct mix *m, FILE *out, uint64_t *x)
 
 	fprintf(out, "{\"jobs\":[");
 	for (j = 0; j < m->njobs; j++) {
-		unsigned int w = gen_rng_below(x, 4) ? 1 : heavy[gen_rng_below(x, 3)];
+		unsigned int w = rng_below(x, 4) ? 1 : heavy[rng_below(x, 3)];
 
 		fprintf(out, "%s\n {\"id\":\"j%u\",\"weight\":%u,\"hosts\":[",
 			j ? "," : "", j + 1, w);
