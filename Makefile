@@ -166,7 +166,7 @@ $(B)/unit-tests: $(call obj,$(UNIT_SRC)) $(UNIT_PLUGIN) $(B)/libpoold.a \
 
 # ibpoold's load generator for tests/bench/poold.sh; built by check so it
 # stays compilable.
-$(B)/poold-load: $(call obj,tests/bench/poold-load.c)
+$(B)/poold-load: $(call obj,tests/bench/poold-load.c topology/monotime.c)
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
 
 # Requests as clients send them, over the Unix socket, TCP and TCP with
@@ -178,9 +178,9 @@ $(B)/auth-load: $(call obj,tests/bench/auth-load.c) $(B)/libgpcore.a
 # clients, so SA GetTable answers cross ibsim whole and an unanswered
 # request comes back.  Never sanitized: OpenSM, not instrumented,
 # preloads it.
-$(B)/rmppsim.so: tests/ibsim/rmppsim.c $(B)/.flags
+$(B)/rmppsim.so: tests/ibsim/rmppsim.c topology/monotime.c $(B)/.flags
 	$(CC) $(CPPFLAGS) -std=c11 -D_GNU_SOURCE -fPIC $(WARN) -O2 -g -shared \
-		-o $@ $< -ldl -lpthread
+		-o $@ $(filter %.c,$^) -ldl -lpthread
 
 # Test-only: an SM port that answers nothing (t-sm-timeout.sh).
 $(B)/issmhold: tests/ibsim/issmhold.c $(B)/.flags

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../topology/monotime.h"
 #include "collsim.h"
 #include "dragonfly/dragonfly.h"
 #include "engine.h"
@@ -83,14 +84,6 @@ static size_t index_of(const struct rt_engine *e)
 	return i;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void append(struct rt_summary *s, const char *what)
 {
 	size_t len = strlen(s->detail);
@@ -106,12 +99,12 @@ static int check(const struct rt_tables *t, struct rt_summary *s)
 			     .skip_mgmt = true, .skip_efi = true,
 			     .skip_sw_dests = true };
 	struct vf_report r;
-	double t0 = now();
+	double t0 = mono_s();
 	char msg[160];
 	int ret;
 
 	ret = vf_check(t, &o, &r);
-	s->check_seconds += now() - t0;
+	s->check_seconds += mono_s() - t0;
 	if (ret)
 		return ret;
 	if (!r.unreachable)
@@ -243,7 +236,7 @@ static int route_once(const struct fabric *f, enum rt_engine_id id,
 		      struct rt_summary *s, const struct rt_engine **used)
 {
 	const struct rt_engine *e = NULL;
-	double t0 = now();
+	double t0 = mono_s();
 	struct recog rc;
 	int ret;
 
@@ -268,7 +261,7 @@ out:
 		snprintf(s->jobs, sizeof(s->jobs), "%s", e->ignores_jobs);
 	s->nvl = t->vl && t->vl->nvl ? t->vl->nvl : 1;
 	recog_release(&rc);
-	s->seconds = now() - t0 - s->check_seconds;
+	s->seconds = mono_s() - t0 - s->check_seconds;
 	*used = e;
 	return ret;
 }
@@ -335,7 +328,7 @@ static int guard(const struct fabric *f, enum rt_engine_id id,
 	const struct rt_engine *e;
 	struct rt_summary s2;
 	struct rt_tables t2;
-	double t0 = now();
+	double t0 = mono_s();
 	int ret;
 
 	ret = route_once(f, id, NULL, &t2, &s2, &e);
@@ -360,7 +353,7 @@ static int guard(const struct fabric *f, enum rt_engine_id id,
 		*t = t2;
 		s->nvl = s2.nvl;
 	}
-	s->model_seconds = now() - t0 - s2.check_seconds;
+	s->model_seconds = mono_s() - t0 - s2.check_seconds;
 	return 0;
 }
 

@@ -11,20 +11,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../topology/monotime.h"
 #include "client.h"
 #include "endpoint.h"
 #include "mungeauth.h"
 #include "proto.h"
 
 #define CALL_MAX_REPLY (64u << 20)
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Wait for events on fd until the deadline: 0, -ETIMEDOUT or -errno. */
 static int wait_fd(int fd, short events, int64_t end)
@@ -34,7 +27,7 @@ static int wait_fd(int fd, short events, int64_t end)
 	int n;
 
 	for (;;) {
-		left = end - now_ms();
+		left = end - mono_ms();
 		if (left <= 0)
 			return -ETIMEDOUT;
 		n = poll(&p, 1, (int)left);
@@ -187,7 +180,7 @@ int sm_call(const char *path, json_object *req, json_object **reply,
 int sm_call_as(const char *path, const char *munge, json_object *req,
 	       json_object **reply, int timeout_ms, char *err, size_t len)
 {
-	int64_t end = now_ms() + timeout_ms;
+	int64_t end = mono_ms() + timeout_ms;
 	struct sockaddr_storage a;
 	char *line, *buf = NULL, anon[256] = "";
 	struct sm_error e;

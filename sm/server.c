@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../topology/monotime.h"
 #include "mungeauth.h"
 #include "server.h"
 
@@ -98,14 +99,6 @@ struct sm_server {
 	bool stop;
 	struct sm_server_stats stats;
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void count(struct sm_server *s, uint64_t *field)
 {
@@ -279,7 +272,7 @@ static int queue(struct client *c, json_object *reply)
 static void close_with(struct client *c, const struct sm_error *e)
 {
 	if (!queue(c, sm_reply_from_error(e)))
-		flush(c, now_ms());
+		flush(c, mono_ms());
 	c->closing = true;
 }
 
@@ -931,7 +924,7 @@ static void *run(void *arg)
 	int64_t now;
 
 	for (;;) {
-		now = now_ms();
+		now = mono_ms();
 		s->pfd[0] = (struct pollfd){ .fd = s->efd, .events = POLLIN };
 		s->pfd[1] = (struct pollfd){
 			.fd = s->accept_after > now ? -1 : s->lfd,
@@ -959,7 +952,7 @@ static void *run(void *arg)
 		}
 		if (s->pfd[0].revents && woken(s))
 			break;
-		now = now_ms();
+		now = mono_ms();
 		/* backwards: drop() moves the last client into the hole */
 		for (i = n; i-- > 0;)
 			if (s->pfd[i + NFIXED].revents)
@@ -973,7 +966,7 @@ static void *run(void *arg)
 			accept_clients(s, s->lfd, false, now);
 		if (s->pfd[2].revents)
 			accept_clients(s, s->tfd, true, now);
-		busy_summary(s, now_ms());
+		busy_summary(s, mono_ms());
 	}
 	return NULL;
 }

@@ -18,6 +18,7 @@
 
 #include "../../sm/hints.h"
 #include "../../sm/server.h"
+#include "../../topology/monotime.h"
 #include "gahints.h"
 
 /*
@@ -176,17 +177,6 @@ static uint64_t mark_pending(struct ga_hints *h)
 	return ticket;
 }
 
-static struct timespec add_ms(struct timespec t, unsigned int ms)
-{
-	t.tv_sec += ms / 1000;
-	t.tv_nsec += (long)(ms % 1000) * 1000000;
-	if (t.tv_nsec >= 1000000000) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000;
-	}
-	return t;
-}
-
 /*
  * Changes are coalesced: the first after a quiet spell reroutes at once,
  * those within the interval after a reroute wait for its end and then
@@ -203,14 +193,14 @@ static void *kicker(void *arg)
 			pthread_cond_wait(&h->wake, &h->lock);
 			continue;
 		}
-		due = add_ms(h->last_kick, h->cfg.hints_interval_ms);
+		due = mono_add_ms(h->last_kick, h->cfg.hints_interval_ms);
 		if (pthread_cond_timedwait(&h->wake, &h->lock, &due) !=
 		    ETIMEDOUT || h->stop)
 			continue;
 		h->pending = false;
 		h->unrouted = true;
 		h->kicks++;
-		clock_gettime(CLOCK_MONOTONIC, &h->last_kick);
+		h->last_kick = mono_deadline(0);
 		pthread_mutex_unlock(&h->lock);
 		h->ops.kick(h->ops.ctx);
 		pthread_mutex_lock(&h->lock);

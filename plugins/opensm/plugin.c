@@ -19,6 +19,7 @@
 #include <opensm/osm_version.h>
 
 #include "../../routing/route.h"
+#include "../../topology/monotime.h"
 #include "../../routing/verify.h"
 #include "export.h"
 #include "gaconfig.h"
@@ -88,17 +89,13 @@ struct ga_ctx {
 	struct ga_takeover takeover;	/* LFTs read back at a first sweep */
 };
 
-static double clock_s(clockid_t id)
+/* Seconds of CPU this thread used. */
+static double cpu_s(void)
 {
 	struct timespec ts;
 
-	clock_gettime(id, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static double now(void)
-{
-	return clock_s(CLOCK_MONOTONIC);
 }
 
 static void drop_sweep(struct ga_ctx *c)
@@ -122,7 +119,7 @@ static void publish(struct ga_ctx *c, bool ok)
 	struct ga_metrics *m = &c->metrics;
 	char err[512];
 
-	m->last_s = now() - c->t_start;
+	m->last_s = mono_s() - c->t_start;
 	m->seconds += m->last_s;
 	if (ok) {
 		m->ok++;
@@ -251,8 +248,8 @@ static int ga_build_lid_matrices(void *context)
 	if (c->hints)
 		ga_hints_sweep_begin(c->hints);
 	memset(&c->sum, 0, sizeof(c->sum));
-	c->t_start = now();
-	c->cpu_start = clock_s(CLOCK_THREAD_CPUTIME_ID);
+	c->t_start = mono_s();
+	c->cpu_start = cpu_s();
 	ret = ga_import(&c->osm->subn, &c->sweep);
 	if (ret) {
 		GA_LOG(log, OSM_LOG_ERROR,
@@ -261,14 +258,14 @@ static int ga_build_lid_matrices(void *context)
 		publish(c, false);
 		return -1;
 	}
-	t = now();
+	t = mono_s();
 	c->t_import = t - c->t_start;
 	sweep_jobs(c);
 	ret = rt_route(c->sweep.fab, c->cfg.engine, jobs_of(c), &c->tables,
 		       &c->sum);
 	if (!ret && c->sum.nvl > 1 && !vls_usable(c))
 		ret = route_one_vl(c);
-	c->t_route = now() - t;
+	c->t_route = mono_s() - t;
 	if (ret) {
 		rt_tables_release(&c->tables);
 		route_error(c, ret);
@@ -290,7 +287,7 @@ static bool check_quality(struct ga_ctx *c)
 	struct vf_opts o = { 0 };
 	struct vf_report r;
 	osm_log_t *log = &c->osm->log;
-	double t = now();
+	double t = mono_s();
 	char ebb[32] = "not measured";
 	char lost[128] = "0 unreachable pairs";
 	int ret;
@@ -324,7 +321,7 @@ static bool check_quality(struct ga_ctx *c)
 		r.mgmt_cycle ? "CREDIT LOOP through switch routes" :
 		"no credit loop", r.nvl,
 		r.efi_max, r.efi_ratio, r.efi_class_ratio, ebb,
-		(now() - t) * 1e3);
+		(mono_s() - t) * 1e3);
 	if (vf_ok(&r))
 		return true;
 	if (r.unreachable)
@@ -362,8 +359,8 @@ static void log_model(struct ga_ctx *c)
  */
 static void log_summary(struct ga_ctx *c)
 {
-	double ms = (now() - c->t_start) * 1e3;
-	double cpu = (clock_s(CLOCK_THREAD_CPUTIME_ID) - c->cpu_start) * 1e3;
+	double ms = (mono_s() - c->t_start) * 1e3;
+	double cpu = (cpu_s() - c->cpu_start) * 1e3;
 	const struct fabric *f = c->sweep.fab;
 	osm_log_t *log = &c->osm->log;
 
@@ -402,7 +399,7 @@ static void note_routing(struct ga_ctx *c)
 	d->jobs_kept = c->sum.jobs_kept;
 	d->with = c->sum.with;
 	d->without = c->sum.without;
-	d->ms = (now() - c->t_start) * 1e3;
+	d->ms = (mono_s() - c->t_start) * 1e3;
 	if (c->hints)
 		ga_hints_routed(c->hints, d);
 }
@@ -461,7 +458,7 @@ static int ga_build_fwd_tables(void *context)
 static void write_hops(struct ga_ctx *c)
 {
 	osm_log_t *log = &c->osm->log;
-	double t = now();
+	double t = mono_s();
 	int ret;
 
 	CL_PLOCK_EXCL_ACQUIRE(&c->osm->lock);
@@ -478,7 +475,7 @@ static void write_hops(struct ga_ctx *c)
 	else if (c->cfg.verbosity >= GA_VERBOSE)
 		GA_LOG(log, OSM_LOG_VERBOSE,
 			"hop tables written after the LFTs in %.1f ms\n",
-			(now() - t) * 1e3);
+			(mono_s() - t) * 1e3);
 }
 
 /* The SA's hot path, once per PathRecord: a table lookup under a lock. */

@@ -17,6 +17,7 @@
 
 #include "sm/client.h"
 #include "sm/proto.h"
+#include "topology/monotime.h"
 
 #define MAX_SAMPLES (1 << 20)	/* per thread */
 
@@ -33,14 +34,6 @@ static const char *endpoint, *munge, *host_of[64];
 static unsigned int nhosts;
 static bool write_mode;
 static double stop_at;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* The i-th request of worker w. */
 static json_object *request(const struct worker *w, size_t i)
@@ -74,9 +67,9 @@ static void *run(void *arg)
 	size_t i;
 	int ret;
 
-	for (i = 0; w->n < MAX_SAMPLES && now() < stop_at; i++) {
+	for (i = 0; w->n < MAX_SAMPLES && mono_s() < stop_at; i++) {
 		req = request(w, i);
-		t = now();
+		t = mono_s();
 		ret = sm_call_as(endpoint, munge, req, &reply, 5000, err,
 				 sizeof(err));
 		json_object_put(req);
@@ -93,7 +86,7 @@ static void *run(void *arg)
 					 sizeof(w->first_error), "%s", err);
 			continue;
 		}
-		w->lat[w->n++] = now() - t;
+		w->lat[w->n++] = mono_s() - t;
 	}
 	return NULL;
 }
@@ -137,7 +130,7 @@ int main(int argc, char **argv)
 	}
 	if (!w)
 		return 1;
-	t0 = now();
+	t0 = mono_s();
 	stop_at = t0 + secs;
 	for (i = 0; i < clients; i++)
 		pthread_create(&w[i].th, NULL, run, &w[i]);
@@ -146,7 +139,7 @@ int main(int argc, char **argv)
 		n += w[i].n;
 		errors += w[i].errors;
 	}
-	el = now() - t0;
+	el = mono_s() - t0;
 	all = malloc((n + 1) * sizeof(*all));
 	if (!all)
 		return 1;

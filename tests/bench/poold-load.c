@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "topology/monotime.h"
+
 #define MAX_SAMPLES (1 << 22)	/* per thread */
 
 struct worker {
@@ -34,14 +36,6 @@ struct worker {
 static const char *sock_path, *mode;
 static unsigned int gpus = 32, per_host = 8;
 static double stop_at;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int dial(void)
 {
@@ -62,7 +56,7 @@ static int dial(void)
 static int ask(int fd, const char *line, char *buf, size_t len, double *lat)
 {
 	size_t n = strlen(line), got = 0;
-	double t0 = now();
+	double t0 = mono_s();
 	ssize_t r;
 
 	while (n) {
@@ -83,7 +77,7 @@ static int ask(int fd, const char *line, char *buf, size_t len, double *lat)
 			break;
 	}
 	buf[got] = '\0';
-	*lat = now() - t0;
+	*lat = mono_s() - t0;
 	return 0;
 }
 
@@ -110,7 +104,7 @@ static void *run(void *arg)
 			 strerror(-fd));
 		return NULL;
 	}
-	while (now() < stop_at) {
+	while (mono_s() < stop_at) {
 		if (strcmp(mode, "alloc")) {
 			if (!strcmp(mode, "place"))
 				snprintf(req, sizeof(req), "{\"op\":\"place\",\"gpus\":%u,\"gpus_per_host\":%u}\n",
@@ -178,7 +172,7 @@ int main(int argc, char **argv)
 	w = calloc(nw, sizeof(*w));
 	if (!w)
 		return 1;
-	t0 = now();
+	t0 = mono_s();
 	stop_at = t0 + secs;
 	for (i = 0; i < nw; i++) {
 		w[i].no = i;
@@ -192,7 +186,7 @@ int main(int argc, char **argv)
 		pthread_join(w[i].th, NULL);
 		n += w[i].n;
 	}
-	el = now() - t0;
+	el = mono_s() - t0;
 	all = malloc((n + 1) * sizeof(*all));
 	if (!all)
 		return 1;

@@ -37,6 +37,8 @@
 
 #include <infiniband/umad.h>
 
+#include "topology/monotime.h"
+
 /* umad2sim's umad file descriptors (its issm ones start at the end). */
 #define SIM_FD_MIN 1024
 #define SIM_FD_END 2048
@@ -174,14 +176,6 @@ static ssize_t split(int fd, const uint8_t *buf, size_t count)
 	return count;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * A request the sender waits on (a timeout given, the response bit
  * clear), kept until its answer is read: kept before it is written, so
@@ -204,7 +198,7 @@ static struct pend *sending(int fd, const uint8_t *buf, size_t count)
 	if (i < NPEND) {
 		pends[i].fd = fd;
 		pends[i].tid = get32(buf + HS + 12);
-		pends[i].due_ms = now_ms() +
+		pends[i].due_ms = mono_ms() +
 				  (wait > TMO_MIN_MS ? wait : TMO_MIN_MS);
 		pends[i].len = count < sizeof(pends[i].pkt) ?
 			       count : sizeof(pends[i].pkt);
@@ -400,7 +394,7 @@ static ssize_t sim_read(int fd, void *buf, size_t count)
 
 	if (m)
 		return deliver(m, buf, count);
-	if (p && p->due_ms <= now_ms())
+	if (p && p->due_ms <= mono_ms())
 		return timed_out(p, buf, count);
 	for (;;) {
 		n = next_read(fd, pkt, sizeof(pkt));
@@ -439,7 +433,7 @@ ssize_t read(int fd, void *buf, size_t count)
  */
 static int ready_now(struct pollfd *fds, nfds_t nfds, int64_t *due)
 {
-	int64_t now = now_ms();
+	int64_t now = mono_ms();
 	struct pend *p;
 	nfds_t i;
 	int ready = 0;
@@ -467,7 +461,7 @@ static int ready_now(struct pollfd *fds, nfds_t nfds, int64_t *due)
  */
 int poll(struct pollfd *fds, nfds_t nfds, int timeout)
 {
-	int64_t end = timeout < 0 ? -1 : now_ms() + timeout, due, left, wait;
+	int64_t end = timeout < 0 ? -1 : mono_ms() + timeout, due, left, wait;
 	bool sim = false;
 	nfds_t i;
 	int ret;
@@ -481,8 +475,8 @@ int poll(struct pollfd *fds, nfds_t nfds, int timeout)
 		ret = ready_now(fds, nfds, &due);
 		if (ret)
 			return ret;
-		left = end < 0 ? -1 : end - now_ms();
-		wait = due < 0 ? WAKE_MS : due - now_ms();
+		left = end < 0 ? -1 : end - mono_ms();
+		wait = due < 0 ? WAKE_MS : due - mono_ms();
 		if (wait > WAKE_MS)
 			wait = WAKE_MS;
 		if (wait < 0)

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "topology/monotime.h"
 #include "tu.h"
 #include "sm/client.h"
 #include "sm/mungeauth.h"
@@ -36,14 +37,6 @@ struct fixture {
 	char path[96];
 	struct sm_server *srv;
 };
-
-static int64_t ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /*
  * Deferred requests the tests answer: their tickets and "n"s in handler
@@ -248,12 +241,12 @@ static void send_str(int fd, const char *s)
 static int read_line(int fd, char *buf, size_t len, int timeout_ms)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
-	int64_t end = ms() + timeout_ms;
+	int64_t end = mono_ms() + timeout_ms;
 	size_t n = 0;
 	ssize_t r;
 
 	while (n + 1 < len) {
-		if (poll(&p, 1, (int)(end - ms() > 0 ? end - ms() : 0)) <= 0)
+		if (poll(&p, 1, (int)(end - mono_ms() > 0 ? end - mono_ms() : 0)) <= 0)
 			return -2;
 		r = recv(fd, buf + n, 1, 0);
 		if (r <= 0)
@@ -444,9 +437,9 @@ static void test_silent_client(void)
 	a = connect_to(f.path);
 	b = connect_to(f.path);
 	send_str(b, "{\"op\":\"echo\",");
-	t = ms();
+	t = mono_ms();
 	r = call(f.path, "{\"op\":\"echo\"}", &ret);
-	t = ms() - t;
+	t = mono_ms() - t;
 	CU_ASSERT_EQUAL(ret, 0);
 	json_object_put(r);
 	fprintf(stderr, "[reply beside a silent client: %lld ms] ",
@@ -479,17 +472,17 @@ static void test_deadlines(void)
 	int a, b;
 
 	start(&f, &cfg);
-	t0 = ms();
+	t0 = mono_ms();
 	a = connect_to(f.path);
 	b = connect_to(f.path);
 	send_str(a, "{\"op\":\"echo\"");
 	CU_ASSERT_FATAL(read_line(a, line, sizeof(line), 2000) > 0);
-	ta = ms() - t0;
+	ta = mono_ms() - t0;
 	CU_ASSERT_STRING_EQUAL(code_of(line, c, sizeof(c)), "timeout");
 	CU_ASSERT_PTR_NOT_NULL(strstr(line, "not completed within 150 ms"));
 	expect_closed(a, 1000);
 	CU_ASSERT_FATAL(read_line(b, line, sizeof(line), 2000) > 0);
-	tb = ms() - t0;
+	tb = mono_ms() - t0;
 	CU_ASSERT_PTR_NOT_NULL(strstr(line, "idle for 400 ms"));
 	expect_closed(b, 1000);
 	fprintf(stderr, "[slow line closed at %lld ms, idle at %lld ms] ",
@@ -645,9 +638,9 @@ static void test_unread_replies(void)
 	}
 	CU_ASSERT(i < 1000);
 	CU_ASSERT(errno == EPIPE || errno == ECONNRESET);
-	t = ms();
+	t = mono_ms();
 	r = call(f.path, "{\"op\":\"echo\"}", &ret);
-	t = ms() - t;
+	t = mono_ms() - t;
 	CU_ASSERT_EQUAL(ret, 0);
 	CU_ASSERT(t < 100);
 	json_object_put(r);
@@ -846,10 +839,10 @@ static void test_call_errors(void)
 			-ECONNREFUSED);
 	/* listening, never answering: the deadline holds */
 	CU_ASSERT_FATAL(listen(fd, 4) == 0);
-	t = ms();
+	t = mono_ms();
 	CU_ASSERT_EQUAL(sm_call(path, req, &r, 200, err, sizeof(err)),
 			-ETIMEDOUT);
-	t = ms() - t;
+	t = mono_ms() - t;
 	fprintf(stderr, "[sm_call timeout 200 ms took %lld ms] ", (long long)t);
 	CU_ASSERT(t >= 195 && t < 500);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no reply within 200 ms"));

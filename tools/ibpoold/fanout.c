@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "fanout.h"
+#include "topology/monotime.h"
 
 struct poold_fanout {
 	size_t n;
@@ -105,28 +106,23 @@ void poold_fanout_status(struct poold_fanout *f,
 }
 
 /* What is left of ms since t0, 0 once it is spent. */
-static unsigned int left_ms(const struct timespec *t0, unsigned int ms)
+static unsigned int left_ms(int64_t t0, unsigned int ms)
 {
-	struct timespec t;
-	long long spent;
+	int64_t spent = mono_ms() - t0;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	spent = (t.tv_sec - t0->tv_sec) * 1000LL +
-		(t.tv_nsec - t0->tv_nsec) / 1000000;
 	return spent >= ms ? 0 : ms - (unsigned int)spent;
 }
 
 bool poold_fanout_refused(struct poold_fanout *f, const char *job,
 			  unsigned int ms, char *msg, size_t len)
 {
-	struct timespec t0;
+	int64_t t0 = mono_ms();
 	char why[256];
 	size_t i;
 
 	/* One wait for all SMs: the hook's own timeout is a few seconds. */
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < f->n; i++)
-		if (poold_relay_refused(f->r[i], job, left_ms(&t0, ms), why,
+		if (poold_relay_refused(f->r[i], job, left_ms(t0, ms), why,
 					sizeof(why))) {
 			from_sm(f, i, why, msg, len);
 			return true;

@@ -27,6 +27,7 @@
 #include "ops.h"
 #include "sm/client.h"
 #include "tools/cli/cli.h"
+#include "topology/monotime.h"
 #include "topology/textio.h"
 
 #define PROG "ibpoold"
@@ -407,14 +408,6 @@ static void server_log(void *ctx, const char *msg)
 	poold_log(LOG_NOTICE, "client: %s", msg);
 }
 
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /*
  * The plugins' routings that reached the switches, from their state:
  * the sum over the SMs that answer (only a master routes, so a new
@@ -491,9 +484,9 @@ static bool lft_check(struct poold *d, struct pool_live *live,
 	char err[512];
 	int ret;
 
-	if (!s || mono() < tl->next_lft)
+	if (!s || mono_s() < tl->next_lft)
 		return false;
-	tl->next_lft = mono() + s;
+	tl->next_lft = mono_s() + s;
 	/* The main thread alone swaps the view: no lock to read it here. */
 	ret = pool_live_lfts_changed(live, d->view, err, sizeof(err));
 	if (ret < 0)
@@ -556,27 +549,27 @@ static void serve(struct poold *d, struct pool_live *live,
 {
 	unsigned int ms = d->cfg->telemetry_interval_ms;
 	struct timespec ts;
-	double next_tick = mono(), next_tele = mono(), t, wait;
+	double next_tick = mono_s(), next_tele = mono_s(), t, wait;
 	struct tele tl = {
 		.routed = live ? routings(d->cfg) : -1,
-		.next_lft = mono() + d->cfg->lft_check_s,
+		.next_lft = mono_s() + d->cfg->lft_check_s,
 	};
 	siginfo_t si;
 	int sig;
 
 	for (;;) {
-		t = mono();
+		t = mono_s();
 		if (t >= next_tick) {
 			poold_tick(d, false);
 			next_tick = t + TICK_MS / 1000.0;
 		}
 		if (live && t >= next_tele) {
 			telemetry(d, live, &tl);
-			next_tele = mono() + ms / 1000.0;
+			next_tele = mono_s() + ms / 1000.0;
 		}
-		wait = next_tick - mono();
-		if (live && next_tele - mono() < wait)
-			wait = next_tele - mono();
+		wait = next_tick - mono_s();
+		if (live && next_tele - mono_s() < wait)
+			wait = next_tele - mono_s();
 		if (wait < 0.001)
 			wait = 0.001;
 		ts.tv_sec = (time_t)wait;

@@ -21,6 +21,7 @@
 #include "swname.h"
 #include "topoexport.h"
 #include "sm/hints.h"
+#include "topology/monotime.h"
 
 /* qsort_r/bsearch key: a name against a config host index. */
 static int cmp_name(const void *key, const void *elem, void *cfg)
@@ -1052,14 +1053,6 @@ const char *poold_op_name(size_t i)
 	return ops[i].name;
 }
 
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /*
  * *reply goes once the journal is durable up to seq, the changes written
  * when it was built: now when it already is, else through the commit
@@ -1129,7 +1122,7 @@ int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
 	*reply = sm_reply_ok();
 	if (!*reply)
 		return -ENOMEM;
-	t = mono();
+	t = mono_s();
 	pthread_mutex_lock(&d->lock);
 	ret = op->fn(d, p, req, *reply, &e);
 	seq = pool_seq(d->pool);
@@ -1137,7 +1130,7 @@ int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
 	if (!ret && op->fn == op_job_start)
 		ret = routing_refused(d, req, *reply);
 	st = &d->opstat[op - ops];
-	poold_hist_add(&st->time, mono() - t);
+	poold_hist_add(&st->time, mono_s() - t);
 	if (ret)
 		st->err++;
 	else

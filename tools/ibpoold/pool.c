@@ -16,6 +16,7 @@
 #include "journal.h"
 #include "metrics.h"
 #include "pool.h"
+#include "topology/monotime.h"
 #include "topology/textio.h"
 
 struct phost {
@@ -610,23 +611,15 @@ void pool_group_commit(struct pool *p)
 	p->group = true;
 }
 
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 int pool_sync(struct pool *p, char *err, size_t len)
 {
 	bool due = p->j && pool_journal_durable(p->j) < pool_journal_seq(p->j);
-	double t = mono();
+	double t = mono_s();
 
 	if (p->j && pool_journal_sync(p->j, err, len))
 		return -EIO;
 	if (due)
-		poold_hist_add(&p->sync_time, mono() - t);
+		poold_hist_add(&p->sync_time, mono_s() - t);
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include "sm/client.h"
 #include "sm/hints.h"
 #include "sm/proto.h"
+#include "topology/monotime.h"
 
 #define RELAY_TIMEOUT_MS 2000
 #define REFUSED_PREFIX "hints.set refused: "
@@ -337,17 +338,6 @@ static void note_refused(struct poold_relay *r, json_object *refused)
 		   : "");
 }
 
-static void deadline(struct timespec *ts, unsigned int ms)
-{
-	clock_gettime(CLOCK_MONOTONIC, ts);
-	ts->tv_sec += ms / 1000;
-	ts->tv_nsec += (long)(ms % 1000) * 1000000;
-	if (ts->tv_nsec >= 1000000000) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000;
-	}
-}
-
 static void *relay_main(void *arg)
 {
 	struct poold_relay *r = arg;
@@ -360,7 +350,7 @@ static void *relay_main(void *arg)
 
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
-		deadline(&ts, r->interval_ms);
+		ts = mono_deadline(r->interval_ms);
 		/* Wake early only for a table the plugin has not seen. */
 		while (!r->stop && (!r->jobs || r->ver == r->sent_ver))
 			if (pthread_cond_timedwait(&r->cv, &r->lock, &ts) ==
@@ -411,7 +401,7 @@ static void *relay_main(void *arg)
 			 * the plugin refused gives way to a newer one at once
 			 * (job.start waits on it).
 			 */
-			deadline(&ts, r->interval_ms);
+			ts = mono_deadline(r->interval_ms);
 			while (!r->stop && !(ret == -EPROTO && r->ver != ver) &&
 			       pthread_cond_timedwait(&r->cv, &r->lock, &ts) !=
 			       ETIMEDOUT)
@@ -495,7 +485,7 @@ bool poold_relay_refused(struct poold_relay *r, const char *job,
 	json_object *x;
 	bool ret = false;
 
-	deadline(&ts, ms);
+	ts = mono_deadline(ms);
 	pthread_mutex_lock(&r->lock);
 	while (r->st.up && r->done_ver < r->ver)
 		if (pthread_cond_timedwait(&r->done, &r->lock, &ts) ==

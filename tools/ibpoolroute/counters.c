@@ -14,6 +14,7 @@
 
 #include "ibpoolroute.h"
 #include "tools/livefab/livefab.h"
+#include "topology/monotime.h"
 
 /* What the report needs besides the rates; all borrowed. */
 struct sweep {
@@ -22,14 +23,6 @@ struct sweep {
 	double interval;	/* between the starts of the two sweeps */
 	size_t links;		/* rated links, of which the report shows n */
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int sleep_ms(unsigned int ms)
 {
@@ -233,7 +226,7 @@ int pr_counter_rates(struct lf *v, unsigned int ms, struct lf_sample *a,
 		     struct lf_sample *b, struct lf_rate **r, size_t *n,
 		     double *interval, char *err, size_t len)
 {
-	double t0 = now();
+	double t0 = mono_s();
 	int ret;
 
 	if ((ret = lf_read_counters(v, a, err, len)))
@@ -242,7 +235,7 @@ int pr_counter_rates(struct lf *v, unsigned int ms, struct lf_sample *a,
 	fprintf(stderr, "ibpoolroute: sampled %zu links, again in %u ms\n",
 		a->n, ms);
 	ret = sleep_ms(ms);
-	*interval = now() - t0;
+	*interval = mono_s() - t0;
 	if (!ret && (ret = lf_read_counters(v, b, err, len)))
 		return ret;
 	if (!ret)

@@ -13,6 +13,7 @@
 #include "ibpoolroute.h"
 #include "sm/proto.h"
 #include "sm/server.h"
+#include "topology/monotime.h"
 
 #define TIMEOUT_MS 5000
 #define WAIT_MS 60000
@@ -20,14 +21,6 @@
 static unsigned int timeout(const struct pr_opts *o)
 {
 	return o->timeout_ms ? o->timeout_ms : o->wait ? WAIT_MS : TIMEOUT_MS;
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 static int call(const struct pr_opts *o, json_object *req,
@@ -52,13 +45,13 @@ static uint64_t u64(json_object *o, const char *key)
 static int wait_routed(const struct pr_opts *o, const char *key,
 		       uint64_t want, const char *what, char *err, size_t len)
 {
-	double end = now_ms() + timeout(o), left;
+	double end = (mono_s() * 1e3) + timeout(o), left;
 	json_object *r, *v;
 	bool done;
 	int ret;
 
 	for (;;) {
-		left = end - now_ms();
+		left = end - (mono_s() * 1e3);
 		ret = left < 1 ? PR_ERR :
 		      pr_call(o, pr_request("state"), &r, (int)left, err, len);
 		if (ret == PR_BAD)

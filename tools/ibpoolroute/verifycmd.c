@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ibpoolroute.h"
+#include "topology/monotime.h"
 #include "topology/rng.h"
 #include "tools/livefab/lfsa.h"
 #include "tools/livefab/livefab.h"
@@ -76,14 +77,6 @@ struct live {
 	struct progress pg;
 	struct pr_live rep;
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static const char *node_name(const struct live *l, uint32_t n)
 {
@@ -159,13 +152,13 @@ static void check_active(struct live *l)
 static int read_switches(struct live *l, char *err, size_t len)
 {
 	const struct lf_stats *st = lf_stats(l->v);
-	double t0 = now();
+	double t0 = mono_s();
 	int ret;
 
 	ret = lf_read_lfts(l->v, err, len);
 	if (!ret)
 		ret = lf_read_sl2vl(l->v, err, len);
-	l->rep.smp_seconds = now() - t0;
+	l->rep.smp_seconds = mono_s() - t0;
 	l->rep.smps = st->smps;
 	l->rep.sl2vl_tables = st->sl2vl_tables;
 	l->rep.no_sl_map = st->no_sl_map;
@@ -239,7 +232,7 @@ static bool pg_due(const struct progress *p, double t)
 /* A phase begins: one line when progress lines are on. */
 static void pg_phase(struct progress *p, const char *what)
 {
-	double t = now();
+	double t = mono_s();
 
 	p->phase_t0 = t;
 	if (!pg_on(p, t))
@@ -255,7 +248,7 @@ static void pg_phase(struct progress *p, const char *what)
 static void pg_count(struct progress *p, const char *name, const char *unit,
 		     uint64_t done, uint64_t total, bool last)
 {
-	double t = now(), left;
+	double t = mono_s(), left;
 
 	if (!total || !(last ? pg_on(p, t) : pg_due(p, t)))
 		return;
@@ -272,7 +265,7 @@ static void pg_read(void *ctx, const char *what, size_t done, size_t total)
 	struct progress *p = ctx;
 
 	if (done == 1)
-		p->phase_t0 = now();
+		p->phase_t0 = mono_s();
 	pg_count(p, what, strcmp(what, "LFTs") ? "nodes" : "switches", done,
 		 total, done == total);
 }
@@ -530,9 +523,9 @@ static int query_sa(struct live *l, const struct pr_opts *o, char *err,
 	if (ret)
 		return ret;
 	pg_phase(&l->pg, "asking the SA for path SLs");
-	t0 = now();
+	t0 = mono_s();
 	ret = ask_sa(l, sa, o->sa, err, len);
-	l->rep.sa_seconds = now() - t0;
+	l->rep.sa_seconds = mono_s() - t0;
 	lf_sa_close(sa);
 	return ret;
 }
@@ -767,7 +760,7 @@ int pr_verify(const struct pr_opts *o, char *err, size_t len)
 
 	memset(&l, 0, sizeof(l));
 	l.rep.ca = o->ca;
-	l.pg = (struct progress){ .mode = o->progress, .t0 = now(),
+	l.pg = (struct progress){ .mode = o->progress, .t0 = mono_s(),
 				  .tty = isatty(STDERR_FILENO) };
 	if (lf_open(&l.v, o->ca, o->ca_port, err, len))
 		return PR_ERR;

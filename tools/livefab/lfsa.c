@@ -13,6 +13,7 @@
 #include <infiniband/umad.h>
 
 #include "lfsa.h"
+#include "topology/monotime.h"
 
 #define SA_CLASS_VERSION 2
 #define RMPP_VERSION 1
@@ -197,14 +198,6 @@ int lf_sa_parse(const uint8_t *mad, size_t len,
 	return n;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static int send_query(struct lf_sa *s, struct slot *sl, char *err,
 		      size_t len)
 {
@@ -229,7 +222,7 @@ static int send_query(struct lf_sa *s, struct slot *sl, char *err,
 	}
 	sl->trid = (uint32_t)trid;
 	wait = WAIT_MS << sl->tries++;
-	sl->due = now_ms() + wait;
+	sl->due = mono_ms() + wait;
 	if (umad_send(s->port, s->agent, s->req, IB_MAD_SIZE, wait, 0) < 0) {
 		snprintf(err, len, "cannot send to the SA at LID %u", s->sa.lid);
 		return -EIO;
@@ -267,7 +260,7 @@ static int fill(struct lf_sa *s, const struct lf_sa_ops *ops, bool *more,
  */
 static int resend(struct lf_sa *s, struct slot *only, char *err, size_t len)
 {
-	uint64_t now = now_ms();
+	uint64_t now = mono_ms();
 	unsigned int i;
 	int ret;
 

@@ -15,6 +15,7 @@
 #include <infiniband/umad.h>
 
 #include "livefab.h"
+#include "topology/monotime.h"
 
 #define NSL 16
 
@@ -79,14 +80,6 @@ struct lf {
 			 size_t total);
 	void *pctx;
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static const char *node_name(const struct lf *v, uint32_t n)
 {
@@ -366,7 +359,7 @@ static int alloc_sl2vl(struct lf *v)
 
 int lf_discover(struct lf *v, char *err, size_t len)
 {
-	double t0 = now();
+	double t0 = mono_s();
 	int ret;
 
 	forget(v);
@@ -375,7 +368,7 @@ int lf_discover(struct lf *v, char *err, size_t len)
 		ret = build_fabric(v, err, len);
 	if (!ret && (ret = alloc_sl2vl(v)))
 		snprintf(err, len, "out of memory");
-	v->st.discover_seconds = now() - t0;
+	v->st.discover_seconds = mono_s() - t0;
 	return ret;
 }
 
@@ -795,7 +788,7 @@ static int read_switch_counters(struct lf *v, uint32_t n,
 						       IB_PC_EXT_XMT_BYTES_F);
 			c->flags |= LF_CTR_EXT;
 		}
-		c->t = now();
+		c->t = mono_s();
 		s->n++;
 	}
 	return 0;
@@ -810,7 +803,7 @@ int lf_read_counters(struct lf *v, struct lf_sample *s, char *err,
 	const struct fabric *f = v->f;
 	size_t links = 0, n;
 	unsigned int p;
-	double t0 = now();
+	double t0 = mono_s();
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -839,6 +832,6 @@ int lf_read_counters(struct lf *v, struct lf_sample *s, char *err,
 			};
 	}
 	lf_sample_sort(s);
-	s->seconds = now() - t0;
+	s->seconds = mono_s() - t0;
 	return 0;
 }
