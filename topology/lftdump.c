@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +21,7 @@ struct swkey {
 
 /* What the LFT dump said, kept until the tables can be sized. */
 struct loader {
-	const char *name;
-	unsigned int line;
-	char *err;
-	size_t errlen;
+	struct tio_where at;	/* input name and line, error buffer */
 	struct fabric *f;
 	struct swkey *keys;	/* switches sorted by GUID */
 	size_t nkeys;
@@ -39,17 +35,6 @@ struct loader {
 	unsigned int cur_max;	/* last LID of the open table */
 	int prev;		/* last LID read in it, -1 none */
 };
-
-__attribute__((format(printf, 3, 4)))
-static int lfail(struct loader *l, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	ret = tio_verror(l->err, l->errlen, l->name, l->line, ret, fmt, ap);
-	va_end(ap);
-	return ret;
-}
 
 static int tok_len(const char *at)
 {
@@ -151,35 +136,35 @@ static int parse_header(struct loader *l, const char *s)
 	int ret;
 
 	if (l->cur != FAB_NONE)
-		return lfail(l, -EINVAL, "table of switch 0x%016" PRIx64 " (line %u) is not terminated",
-			     f->nodes[l->cur].guid, l->tline[l->cur]);
+		return tio_fail(&l->at, -EINVAL, "table of switch 0x%016" PRIx64 " (line %u) is not terminated",
+				f->nodes[l->cur].guid, l->tline[l->cur]);
 	if (!lit(&s, "Unicast lids [0-") || !tio_dec(&s, ULONG_MAX, &max))
-		return lfail(l, -EINVAL, "bad table header");
+		return tio_fail(&l->at, -EINVAL, "bad table header");
 	if (max > FAB_MAX_LID)
-		return lfail(l, -ERANGE, "LID %lu out of range", max);
+		return tio_fail(&l->at, -ERANGE, "LID %lu out of range", max);
 	if (!lit(&s, "] of switch Lid ") || !tio_dec(&s, UINT16_MAX, &lid) ||
 	    !lit(&s, " guid 0x") || !tio_hex(&s, UINT64_MAX, &guid) ||
 	    !lit(&s, " ('"))
-		return lfail(l, -EINVAL, "bad table header");
+		return tio_fail(&l->at, -EINVAL, "bad table header");
 	len = strlen(s);
 	if (len < 3 || strcmp(s + len - 3, "'):"))
-		return lfail(l, -EINVAL, "bad table header");
+		return tio_fail(&l->at, -EINVAL, "bad table header");
 	n = find_sw(l->keys, l->nkeys, guid);
 	if (n == FAB_NONE)
-		return lfail(l, -ENOENT, "unknown switch GUID 0x%016" PRIx64,
-			     guid);
+		return tio_fail(&l->at, -ENOENT, "unknown switch GUID 0x%016" PRIx64,
+				guid);
 	if (l->row[n])
-		return lfail(l, -EINVAL, "second table for switch 0x%016" PRIx64 " (first on line %u)",
-			     guid, l->tline[n]);
+		return tio_fail(&l->at, -EINVAL, "second table for switch 0x%016" PRIx64 " (first on line %u)",
+				guid, l->tline[n]);
 	if (lid != fab_port(f, n, 0)->lid)
-		return lfail(l, -EINVAL, "switch 0x%016" PRIx64 " has LID %lu here but %u in the subnet",
-			     guid, lid, fab_port(f, n, 0)->lid);
+		return tio_fail(&l->at, -EINVAL, "switch 0x%016" PRIx64 " has LID %lu here but %u in the subnet",
+				guid, lid, fab_port(f, n, 0)->lid);
 	l->row[n] = malloc(max + 1);
 	if (!l->row[n] || (ret = grow_owner(l, max + 1)))
-		return lfail(l, -ENOMEM, "out of memory");
+		return tio_fail(&l->at, -ENOMEM, "out of memory");
 	memset(l->row[n], RT_NO_PATH, max + 1);
 	l->rlen[n] = max + 1;
-	l->tline[n] = l->line;
+	l->tline[n] = l->at.line;
 	l->cur = n;
 	l->cur_max = max;
 	l->prev = -1;
@@ -195,35 +180,35 @@ static int parse_entry(struct loader *l, const char *s)
 	const char *c;
 
 	if (l->cur == FAB_NONE)
-		return lfail(l, -EINVAL, "LFT entry outside a switch table");
+		return tio_fail(&l->at, -EINVAL, "LFT entry outside a switch table");
 	nd = &l->f->nodes[l->cur];
 	s += 2;
 	if (!tio_hex(&s, UINT16_MAX, &lid) || (*s != ' ' && *s != '\t'))
-		return lfail(l, -EINVAL, "bad LID '0x%.*s'", tok_len(s), s);
+		return tio_fail(&l->at, -EINVAL, "bad LID '0x%.*s'", tok_len(s), s);
 	if (lid > l->cur_max)
-		return lfail(l, -ERANGE, "LID 0x%04" PRIx64 " out of range (table ends at 0x%04x)",
-			     lid, l->cur_max);
+		return tio_fail(&l->at, -ERANGE, "LID 0x%04" PRIx64 " out of range (table ends at 0x%04x)",
+				lid, l->cur_max);
 	if ((int)lid <= l->prev)
-		return lfail(l, -EINVAL, "LID 0x%04" PRIx64 " out of order",
-			     lid);
+		return tio_fail(&l->at, -EINVAL, "LID 0x%04" PRIx64 " out of order",
+				lid);
 	skip_blank(&s);
 	if (!tio_dec(&s, UINT8_MAX, &port) || (*s && *s != ' ' && *s != '\t'))
-		return lfail(l, -EINVAL, "bad port '%.*s'", tok_len(s), s);
+		return tio_fail(&l->at, -EINVAL, "bad port '%.*s'", tok_len(s), s);
 	if (port > nd->nports)
-		return lfail(l, -EINVAL, "bad port '%lu' (switch has %u)", port,
-			     nd->nports);
+		return tio_fail(&l->at, -EINVAL, "bad port '%lu' (switch has %u)", port,
+				nd->nports);
 	skip_blank(&s);
 	if (!lit(&s, "#"))
-		return lfail(l, -EINVAL, "missing '#' comment");
+		return tio_fail(&l->at, -EINVAL, "missing '#' comment");
 	skip_blank(&s);
 	c = strstr(s, "portguid 0x");
 	if (c) {
 		c += strlen("portguid 0x");
 		if (!tio_hex(&c, UINT64_MAX, &guid) || !guid)
-			return lfail(l, -EINVAL, "bad port GUID '%.*s'",
-				     tok_len(c), c);
+			return tio_fail(&l->at, -EINVAL, "bad port GUID '%.*s'",
+					tok_len(c), c);
 	} else if (strcmp(s, "unknown node and type")) {
-		return lfail(l, -EINVAL, "bad comment '%.*s'", tok_len(s), s);
+		return tio_fail(&l->at, -EINVAL, "bad comment '%.*s'", tok_len(s), s);
 	}
 	l->row[l->cur][lid] = port;
 	l->prev = lid;
@@ -231,10 +216,10 @@ static int parse_entry(struct loader *l, const char *s)
 		return 0;
 	if (!l->owner[lid]) {
 		l->owner[lid] = guid;
-		l->oline[lid] = l->line;
+		l->oline[lid] = l->at.line;
 	} else if (l->owner[lid] != guid) {
-		return lfail(l, -EINVAL, "LID 0x%04" PRIx64 " belongs to 0x%016" PRIx64 " here but to 0x%016" PRIx64 " on line %u",
-			     lid, guid, l->owner[lid], l->oline[lid]);
+		return tio_fail(&l->at, -EINVAL, "LID 0x%04" PRIx64 " belongs to 0x%016" PRIx64 " here but to 0x%016" PRIx64 " on line %u",
+				lid, guid, l->owner[lid], l->oline[lid]);
 	}
 	return 0;
 }
@@ -245,12 +230,12 @@ static int parse_trailer(struct loader *l, const char *s)
 	unsigned long cnt;
 
 	if (!tio_dec(&s, ULONG_MAX, &cnt) || strcmp(s, " lids dumped"))
-		return lfail(l, -EINVAL, "unexpected line");
+		return tio_fail(&l->at, -EINVAL, "unexpected line");
 	if (l->cur == FAB_NONE)
-		return lfail(l, -EINVAL, "trailer outside a switch table");
+		return tio_fail(&l->at, -EINVAL, "trailer outside a switch table");
 	if (cnt != l->cur_max)
-		return lfail(l, -EINVAL, "trailer says %lu LIDs, header %u",
-			     cnt, l->cur_max);
+		return tio_fail(&l->at, -EINVAL, "trailer says %lu LIDs, header %u",
+				cnt, l->cur_max);
 	l->cur = FAB_NONE;
 	return 0;
 }
@@ -305,8 +290,8 @@ static int infer_lmc(struct loader *l)
 				continue;
 			k = span(l, n, 0);
 			if ((lmc = lmc_of(k)) < 0 || p0->lid & (k - 1))
-				return lfail(l, -EINVAL, "switch 0x%016" PRIx64 " has %u LIDs from 0x%04x: not an LMC range",
-					     f->nodes[n].guid, k, p0->lid);
+				return tio_fail(&l->at, -EINVAL, "switch 0x%016" PRIx64 " has %u LIDs from 0x%04x: not an LMC range",
+						f->nodes[n].guid, k, p0->lid);
 			p0->lmc = lmc;
 			continue;
 		}
@@ -319,8 +304,8 @@ static int infer_lmc(struct loader *l)
 		}
 	}
 	if ((calmc = lmc_of(camax)) < 0)
-		return lfail(l, -EINVAL, "CA ports have %u LIDs: not an LMC range",
-			     camax);
+		return tio_fail(&l->at, -EINVAL, "CA ports have %u LIDs: not an LMC range",
+				camax);
 	for (n = 0; n < f->nnodes; n++) {
 		if (fab_is_sw(f, n))
 			continue;
@@ -330,8 +315,8 @@ static int infer_lmc(struct loader *l)
 			if (!cp->lid)
 				continue;
 			if (cp->lid & (camax - 1))
-				return lfail(l, -EINVAL, "port 0x%016" PRIx64 " base LID 0x%04x is not aligned to LMC %d",
-					     cp->guid, cp->lid, calmc);
+				return tio_fail(&l->at, -EINVAL, "port 0x%016" PRIx64 " base LID 0x%04x is not aligned to LMC %d",
+						cp->guid, cp->lid, calmc);
 			cp->lmc = calmc;
 		}
 	}
@@ -352,12 +337,12 @@ static int check_owners(struct loader *l, const struct rt_tables *t)
 			g = port_guid(l->f, t->lid_node[lid], t->lid_port[lid]);
 		if (g == l->owner[lid])
 			continue;
-		l->line = l->oline[lid];
+		l->at.line = l->oline[lid];
 		if (!g)
-			return lfail(l, -EINVAL, "LID 0x%04x of port 0x%016" PRIx64 " is not in the subnet",
-				     lid, l->owner[lid]);
-		return lfail(l, -EINVAL, "LID 0x%04x belongs to 0x%016" PRIx64 " here but to 0x%016" PRIx64 " in the subnet",
-			     lid, l->owner[lid], g);
+			return tio_fail(&l->at, -EINVAL, "LID 0x%04x of port 0x%016" PRIx64 " is not in the subnet",
+					lid, l->owner[lid]);
+		return tio_fail(&l->at, -EINVAL, "LID 0x%04x belongs to 0x%016" PRIx64 " here but to 0x%016" PRIx64 " in the subnet",
+				lid, l->owner[lid], g);
 	}
 	return 0;
 }
@@ -371,12 +356,12 @@ static int finish(struct loader *l, struct rt_tables *t)
 
 	for (n = 0; n < f->nnodes; n++)
 		if (fab_is_sw(f, n) && !l->row[n])
-			return lfail(l, -ENOENT, "no table for switch 0x%016" PRIx64 " ('%s')",
-				     f->nodes[n].guid, f->nodes[n].desc);
+			return tio_fail(&l->at, -ENOENT, "no table for switch 0x%016" PRIx64 " ('%s')",
+					f->nodes[n].guid, f->nodes[n].desc);
 	if ((ret = grow_owner(l, 1)) || (ret = infer_lmc(l)))
-		return ret == -ENOMEM ? lfail(l, ret, "out of memory") : ret;
+		return ret == -ENOMEM ? tio_fail(&l->at, ret, "out of memory") : ret;
 	if ((ret = rt_tables_init(t, f)))
-		return lfail(l, ret, "out of memory");
+		return tio_fail(&l->at, ret, "out of memory");
 	if ((ret = check_owners(l, t))) {
 		rt_tables_release(t);
 		return ret;
@@ -398,7 +383,7 @@ int lftdump_load_stream(FILE *in, const char *name, struct fabric *f,
 			struct rt_tables *t, char *err, size_t errlen)
 {
 	struct loader l = {
-		.name = name, .err = err, .errlen = errlen, .f = f,
+		.at = { .name = name, .err = err, .errlen = errlen }, .f = f,
 		.cur = FAB_NONE,
 	};
 	size_t n;
@@ -410,16 +395,16 @@ int lftdump_load_stream(FILE *in, const char *name, struct fabric *f,
 	l.tline = calloc(f->nnodes ? f->nnodes : 1, sizeof(*l.tline));
 	if (!l.row || !l.rlen || !l.tline ||
 	    make_keys(f, false, &l.keys)) {
-		ret = lfail(&l, -ENOMEM, "out of memory");
+		ret = tio_fail(&l.at, -ENOMEM, "out of memory");
 		goto out;
 	}
 	l.nkeys = f->nsw;
-	ret = tio_dump_lines(in, name, &l.line, err, errlen, parse_text, &l);
+	ret = tio_dump_lines(in, &l.at, parse_text, &l);
 	if (ret)
 		goto out;
 	if (l.cur != FAB_NONE) {
-		ret = lfail(&l, -EINVAL, "truncated table of switch 0x%016" PRIx64,
-			    f->nodes[l.cur].guid);
+		ret = tio_fail(&l.at, -EINVAL, "truncated table of switch 0x%016" PRIx64,
+			       f->nodes[l.cur].guid);
 		goto out;
 	}
 	ret = finish(&l, t);
@@ -533,27 +518,13 @@ fail:
 #define VL_CA (-1)	/* a CA's or router's block: read, not kept */
 
 struct vloader {
-	const char *name;
-	unsigned int line;
-	char *err;
-	size_t errlen;
+	struct tio_where at;	/* input name and line, error buffer */
 	const struct rt_tables *t;
 	struct vltab *v;
 	struct swkey *keys;	/* switches sorted by port 0 GUID */
 	uint32_t *hline;	/* per switch: line of its block, 0 none */
 	int64_t cur;		/* switch of the open block, VL_CA, VL_NONE */
 };
-
-__attribute__((format(printf, 3, 4)))
-static int vfail(struct vloader *l, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	ret = tio_verror(l->err, l->errlen, l->name, l->line, ret, fmt, ap);
-	va_end(ap);
-	return ret;
-}
 
 /* "Switch 0xGUID, base LID N, "desc"" (port GUID, decimal LID). */
 static int vl_header(struct vloader *l, const char *s)
@@ -573,23 +544,23 @@ static int vl_header(struct vloader *l, const char *s)
 	if (!types[i] || !lit(&s, "0x") || !tio_hex(&s, UINT64_MAX, &guid) ||
 	    !lit(&s, ", base LID ") || !tio_dec(&s, UINT16_MAX, &lid) ||
 	    !lit(&s, ", \"") || !*s || s[strlen(s) - 1] != '"')
-		return vfail(l, -EINVAL, "bad SL2VL header");
+		return tio_fail(&l->at, -EINVAL, "bad SL2VL header");
 	if (i) {
 		l->cur = VL_CA;
 		return 0;
 	}
 	n = find_sw(l->keys, l->t->nsw, guid);
 	if (n == FAB_NONE)
-		return vfail(l, -ENOENT, "unknown switch port GUID 0x%016" PRIx64,
-			     guid);
+		return tio_fail(&l->at, -ENOENT, "unknown switch port GUID 0x%016" PRIx64,
+				guid);
 	sw = l->t->node_sw[n];
 	if (l->hline[sw])
-		return vfail(l, -EINVAL, "second SL2VL block for switch 0x%016" PRIx64 " (first on line %u)",
-			     guid, l->hline[sw]);
+		return tio_fail(&l->at, -EINVAL, "second SL2VL block for switch 0x%016" PRIx64 " (first on line %u)",
+				guid, l->hline[sw]);
 	if (lid != fab_port(f, n, 0)->lid)
-		return vfail(l, -EINVAL, "switch 0x%016" PRIx64 " has LID %lu here but %u in the subnet",
-			     guid, lid, fab_port(f, n, 0)->lid);
-	l->hline[sw] = l->line;
+		return tio_fail(&l->at, -EINVAL, "switch 0x%016" PRIx64 " has LID %lu here but %u in the subnet",
+				guid, lid, fab_port(f, n, 0)->lid);
+	l->hline[sw] = l->at.line;
 	l->cur = sw;
 	return 0;
 }
@@ -602,32 +573,32 @@ static int vl_row(struct vloader *l, const char *s)
 	unsigned int np, sl;
 
 	if (l->cur == VL_NONE)
-		return vfail(l, -EINVAL, "SL2VL row outside a port block");
+		return tio_fail(&l->at, -EINVAL, "SL2VL row outside a port block");
 	if (!tio_dec(&s, UINT8_MAX, &in))
-		return vfail(l, -EINVAL, "bad port '%.*s'", tok_len(s), s);
+		return tio_fail(&l->at, -EINVAL, "bad port '%.*s'", tok_len(s), s);
 	skip_blank(&s);
 	if (!tio_dec(&s, UINT8_MAX, &out))
-		return vfail(l, -EINVAL, "bad port '%.*s'", tok_len(s), s);
+		return tio_fail(&l->at, -EINVAL, "bad port '%.*s'", tok_len(s), s);
 	skip_blank(&s);
 	if (!lit(&s, ":"))
-		return vfail(l, -EINVAL, "missing ':'");
+		return tio_fail(&l->at, -EINVAL, "missing ':'");
 	for (sl = 0; sl < 16; sl++) {
 		skip_blank(&s);
 		if (!tio_dec(&s, 15, &vl))
-			return vfail(l, -EINVAL, "bad VL '%.*s' for SL %u",
-				     tok_len(s), s, sl);
+			return tio_fail(&l->at, -EINVAL, "bad VL '%.*s' for SL %u",
+					tok_len(s), s, sl);
 		e |= (uint64_t)vl << (4 * sl);
 	}
 	skip_blank(&s);
 	if (*s)
-		return vfail(l, -EINVAL, "trailing text '%.*s'", tok_len(s),
-			     s);
+		return tio_fail(&l->at, -EINVAL, "trailing text '%.*s'", tok_len(s),
+				s);
 	if (l->cur == VL_CA)
 		return 0;
 	np = l->v->np[l->cur];
 	if (in >= np || out >= np)
-		return vfail(l, -EINVAL, "bad port %lu/%lu (switch has %u)", in,
-			     out, np - 1);
+		return tio_fail(&l->at, -EINVAL, "bad port %lu/%lu (switch has %u)", in,
+				out, np - 1);
 	l->v->ent[l->v->base[l->cur] + in * np + out] = e;
 	return 0;
 }
@@ -672,7 +643,7 @@ int lftdump_load_sl2vl_stream(FILE *in, const char *name,
 			      char *err, size_t errlen)
 {
 	struct vloader l = {
-		.name = name, .err = err, .errlen = errlen, .t = t,
+		.at = { .name = name, .err = err, .errlen = errlen }, .t = t,
 		.cur = VL_NONE,
 	};
 	uint32_t s;
@@ -682,18 +653,18 @@ int lftdump_load_sl2vl_stream(FILE *in, const char *name,
 	l.v = vt_new(t);
 	l.hline = calloc(t->nsw ? t->nsw : 1, sizeof(*l.hline));
 	if (!l.v || !l.hline || make_keys(t->fab, true, &l.keys)) {
-		ret = vfail(&l, -ENOMEM, "out of memory");
+		ret = tio_fail(&l.at, -ENOMEM, "out of memory");
 		goto out;
 	}
-	ret = tio_dump_lines(in, name, &l.line, err, errlen, vl_text, &l);
+	ret = tio_dump_lines(in, &l.at, vl_text, &l);
 	if (ret)
 		goto out;
 	for (s = 0; s < t->nsw; s++) {
 		const struct fab_node *nd = &t->fab->nodes[t->sw_node[s]];
 
 		if (!l.hline[s]) {
-			ret = vfail(&l, -ENOENT, "no SL2VL block for switch 0x%016" PRIx64 " ('%s')",
-				    nd->guid, nd->desc);
+			ret = tio_fail(&l.at, -ENOENT, "no SL2VL block for switch 0x%016" PRIx64 " ('%s')",
+				       nd->guid, nd->desc);
 			goto out;
 		}
 	}

@@ -6,7 +6,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,10 +25,7 @@ struct pend {			/* one port line, resolved after all nodes */
 };
 
 struct loader {
-	const char *name;
-	char *err;
-	size_t errlen;
-	unsigned int line;
+	struct tio_where at;	/* input name and line, error buffer */
 	struct fabric *f;
 	char **ids;		/* node id per node index, owned */
 	uint32_t *hash;		/* open addressing: node index + 1, 0 empty */
@@ -39,17 +35,6 @@ struct loader {
 	uint64_t guid[3];	/* next GUID per enum fab_type */
 	uint64_t sysguid;
 };
-
-__attribute__((format(printf, 3, 4)))
-static int fail(struct loader *l, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	ret = tio_verror(l->err, l->errlen, l->name, l->line, ret, fmt, ap);
-	va_end(ap);
-	return ret;
-}
 
 static uint64_t str_hash(const char *s)
 {
@@ -139,32 +124,32 @@ static int add_node(struct loader *l, enum fab_type type, char *s)
 		s++;
 	nports = strtoul(s, NULL, 10);
 	if (nports < 1 || nports > FAB_MAX_PORTS)
-		return fail(l, -EINVAL, "bad port count in node header");
+		return tio_fail(&l->at, -EINVAL, "bad port count in node header");
 	id = quoted(s, &rest);
 	if (!id || !*id)
-		return fail(l, -EINVAL, "node header without a quoted id");
+		return tio_fail(&l->at, -EINVAL, "node header without a quoted id");
 	if (find_id(l, id) != FAB_NONE)
-		return fail(l, -EEXIST, "duplicate node id \"%s\"", id);
+		return tio_fail(&l->at, -EEXIST, "duplicate node id \"%s\"", id);
 	hash = strchr(rest, '#');
 	if (hash) {
 		desc = quoted(hash, &rest);
 		lid_lmc(rest, &lid, &lmc);
 	}
 	if (lid > FAB_MAX_LID || lmc > 7)
-		return fail(l, -ERANGE, "LID or LMC out of range");
+		return tio_fail(&l->at, -ERANGE, "LID or LMC out of range");
 	/* Room for the id first, so ids[] always covers the nodes. */
 	if (l->f->nnodes % 512 == 0) {
 		char **ids = realloc(l->ids,
 				     (l->f->nnodes + 512) * sizeof(*ids));
 
 		if (!ids)
-			return fail(l, -ENOMEM, "out of memory");
+			return tio_fail(&l->at, -ENOMEM, "out of memory");
 		l->ids = ids;
 	}
 	l->ids[l->f->nnodes] = NULL;
 	n = fab_add_node(l->f, type, nports, guid, desc ? desc : id);
 	if (n < 0)
-		return fail(l, n, "cannot add node: %s", strerror(-n));
+		return tio_fail(&l->at, n, "cannot add node: %s", strerror(-n));
 	/* Like ibsim, a sysimgguid= line holds for the next node only. */
 	l->f->nodes[n].sysguid = l->sysguid ? l->sysguid : guid;
 	l->sysguid = 0;
@@ -179,9 +164,9 @@ static int add_node(struct loader *l, enum fab_type type, char *s)
 	}
 	l->ids[n] = strdup(id);
 	if (!l->ids[n])
-		return fail(l, -ENOMEM, "out of memory");
+		return tio_fail(&l->at, -ENOMEM, "out of memory");
 	if ((size_t)(n + 1) * 2 > l->hcap && (ret = hash_grow(l)))
-		return fail(l, ret, "out of memory");
+		return tio_fail(&l->at, ret, "out of memory");
 	hash_insert(l, n);
 	return n;
 }
@@ -225,11 +210,11 @@ static int add_port(struct loader *l, uint32_t node, char *s)
 	struct fab_port *fp;
 
 	if (*s == '@')
-		return fail(l, -ENOTSUP, "port aliases are not supported");
+		return tio_fail(&l->at, -ENOTSUP, "port aliases are not supported");
 	port = strtoul(p, &p, 10);
 	if (*p != ']' || port < 1 || port > nd->nports)
-		return fail(l, -EINVAL, "bad port number (node has %u ports)",
-			    nd->nports);
+		return tio_fail(&l->at, -EINVAL, "bad port number (node has %u ports)",
+				nd->nports);
 	fp = fab_port(l->f, node, port);
 	if (p[1] == '(') {
 		uint64_t g = strtoull(p + 2, NULL, 16);
@@ -239,18 +224,18 @@ static int add_port(struct loader *l, uint32_t node, char *s)
 	}
 	rid = quoted(p, &rest);
 	if (!rid || !*rid)
-		return fail(l, -EINVAL, "port line without a quoted remote id");
+		return tio_fail(&l->at, -EINVAL, "port line without a quoted remote id");
 	if (*rest == '[') {
 		rport = strtoul(rest + 1, &rest, 10);
 		if (*rest != ']' || rport < 1 || rport > FAB_MAX_PORTS)
-			return fail(l, -EINVAL, "bad remote port number");
+			return tio_fail(&l->at, -EINVAL, "bad remote port number");
 	}
 	if (l->npend == l->pcap) {
 		size_t cap = l->pcap ? l->pcap * 2 : 1024;
 
 		pd = realloc(l->pend, cap * sizeof(*pd));
 		if (!pd)
-			return fail(l, -ENOMEM, "out of memory");
+			return tio_fail(&l->at, -ENOMEM, "out of memory");
 		l->pend = pd;
 		l->pcap = cap;
 	}
@@ -267,19 +252,19 @@ static int add_port(struct loader *l, uint32_t node, char *s)
 				*q = '\0';
 			lid_lmc(hash, &lid, &lmc);
 			if (lid > FAB_MAX_LID || lmc > 7)
-				return fail(l, -ERANGE,
-					    "LID or LMC out of range");
+				return tio_fail(&l->at, -ERANGE,
+						"LID or LMC out of range");
 			fp->lid = lid;
 			fp->lmc = lmc;
 		}
 	}
 	pd->rid = strdup(rid);
 	if (!pd->rid)
-		return fail(l, -ENOMEM, "out of memory");
+		return tio_fail(&l->at, -ENOMEM, "out of memory");
 	pd->node = node;
 	pd->port = port;
 	pd->rport = rport;
-	pd->line = l->line;
+	pd->line = l->at.line;
 	l->npend++;
 	return 0;
 }
@@ -291,10 +276,10 @@ static int set_guid(struct loader *l, enum fab_type type, const char *s)
 	uint64_t g;
 
 	if (!v)
-		return fail(l, -EINVAL, "expected '=' or '+'");
+		return tio_fail(&l->at, -EINVAL, "expected '=' or '+'");
 	g = strtoull(v + 1, &end, 0);
 	if (end == v + 1)
-		return fail(l, -EINVAL, "bad GUID");
+		return tio_fail(&l->at, -EINVAL, "bad GUID");
 	if (*v == '+')
 		g += type == FAB_SW ? NET_SW_GUID : NET_CA_GUID;
 	l->guid[type] = g;
@@ -312,7 +297,7 @@ static int parse_line(struct loader *l, char *s, uint32_t *cur)
 
 	if (*s == '[' || *s == '@') {
 		if (*cur == FAB_NONE)
-			return fail(l, -EINVAL, "port line outside a node");
+			return tio_fail(&l->at, -EINVAL, "port line outside a node");
 		return add_port(l, *cur, s);
 	}
 	*cur = FAB_NONE;
@@ -335,17 +320,17 @@ static int parse_line(struct loader *l, char *s, uint32_t *cur)
 		const char *v = strchr(s, '=');
 
 		if (!v)
-			return fail(l, -EINVAL, "expected '='");
+			return tio_fail(&l->at, -EINVAL, "expected '='");
 		l->sysguid = strtoull(v + 1, NULL, 0);
 		return 0;
 	}
 	if (starts(s, "include"))
-		return fail(l, -ENOTSUP, "include is not supported");
+		return tio_fail(&l->at, -ENOTSUP, "include is not supported");
 	if (starts(s, "vendid") || starts(s, "devid") || starts(s, "width") ||
 	    starts(s, "speed") || starts(s, "extspeed") ||
 	    starts(s, "module") || starts(s, "pdebug") || starts(s, "do"))
 		return 0;
-	return fail(l, -EINVAL, "unrecognised line");
+	return tio_fail(&l->at, -EINVAL, "unrecognised line");
 }
 
 static int resolve(struct loader *l)
@@ -358,29 +343,29 @@ static int resolve(struct loader *l)
 		uint32_t r = find_id(l, pd->rid);
 		struct fab_port *fp;
 
-		l->line = pd->line;
+		l->at.line = pd->line;
 		if (r == FAB_NONE)
-			return fail(l, -ENOENT, "unknown node \"%s\"", pd->rid);
+			return tio_fail(&l->at, -ENOENT, "unknown node \"%s\"", pd->rid);
 		if (pd->rport > l->f->nodes[r].nports)
-			return fail(l, -EINVAL, "\"%s\" has no port %u",
-				    pd->rid, pd->rport);
+			return tio_fail(&l->at, -EINVAL, "\"%s\" has no port %u",
+					pd->rid, pd->rport);
 		if (l->f->nodes[r].type == FAB_CA &&
 		    l->f->nodes[pd->node].type == FAB_CA)
-			return fail(l, -EINVAL, "CA linked to CA \"%s\"",
-				    pd->rid);
+			return tio_fail(&l->at, -EINVAL, "CA linked to CA \"%s\"",
+					pd->rid);
 		ret = fab_link(l->f, pd->node, pd->port, r, pd->rport,
 			       pd->width, pd->speed);
 		if (ret == -EBUSY) {
 			fp = fab_port(l->f, pd->node, pd->port);
 			if (fp->peer == FAB_NONE)
 				fp = fab_port(l->f, r, pd->rport);
-			return fail(l, -EINVAL,
-				    "link to \"%s\"[%u] conflicts with \"%s\"[%u] listed before",
-				    pd->rid, pd->rport,
-				    l->ids[fp->peer], fp->peer_port);
+			return tio_fail(&l->at, -EINVAL,
+					"link to \"%s\"[%u] conflicts with \"%s\"[%u] listed before",
+					pd->rid, pd->rport,
+					l->ids[fp->peer], fp->peer_port);
 		}
 		if (ret)
-			return fail(l, ret, "cannot link: %s", strerror(-ret));
+			return tio_fail(&l->at, ret, "cannot link: %s", strerror(-ret));
 		/* The second listing of a link may be the one with a rate. */
 		if (pd->width) {
 			fp = fab_port(l->f, pd->node, pd->port);
@@ -398,7 +383,7 @@ int fab_load_net_stream(FILE *in, const char *name, struct fabric **out,
 			char *err, size_t errlen)
 {
 	struct loader l = {
-		.name = name, .err = err, .errlen = errlen,
+		.at = { .name = name, .err = err, .errlen = errlen },
 		.guid = { 0, NET_SW_GUID, NET_CA_GUID },
 	};
 	uint32_t cur = FAB_NONE;
@@ -412,7 +397,7 @@ int fab_load_net_stream(FILE *in, const char *name, struct fabric **out,
 	if (!l.f)
 		return -ENOMEM;
 	while ((len = getline(&buf, &cap, in)) >= 0) {
-		l.line++;
+		l.at.line++;
 		for (s = buf; isspace((unsigned char)*s); s++)
 			;
 		for (e = s + strlen(s); e > s && isspace((unsigned char)e[-1]);)
@@ -427,9 +412,9 @@ int fab_load_net_stream(FILE *in, const char *name, struct fabric **out,
 			break;
 	}
 	if (!ret && ferror(in))
-		ret = fail(&l, -EIO, "read error");
+		ret = tio_fail(&l.at, -EIO, "read error");
 	if (!ret && !l.f->nnodes)
-		ret = fail(&l, -EINVAL, "no nodes");
+		ret = tio_fail(&l.at, -EINVAL, "no nodes");
 	if (!ret)
 		ret = resolve(&l);
 	free(buf);

@@ -6,7 +6,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,10 +27,7 @@ struct seen {
 };
 
 struct loader {
-	const char *name;
-	unsigned int line;
-	char *err;
-	size_t errlen;
+	struct tio_where at;	/* input name and line, error buffer */
 	struct fabric *f;
 	uint32_t *hash;		/* open addressing by node GUID: index+1 */
 	size_t hcap;
@@ -40,17 +36,6 @@ struct loader {
 	struct seen *seen;	/* per fabric port index */
 	size_t scap;
 };
-
-__attribute__((format(printf, 3, 4)))
-static int fail(struct loader *l, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	ret = tio_verror(l->err, l->errlen, l->name, l->line, ret, fmt, ap);
-	va_end(ap);
-	return ret;
-}
 
 /* "bad WHAT 'token'" with the token the parser stopped at. */
 static int bad(struct loader *l, const char *what, const char *at)
@@ -61,9 +46,9 @@ static int bad(struct loader *l, const char *what, const char *at)
 	len = strcspn(at, " \t}");
 
 	if (!len)
-		return fail(l, -EINVAL, "missing %s", what);
-	return fail(l, -EINVAL, "bad %s '%.*s'", what, len > 40 ? 40 : len,
-		    at);
+		return tio_fail(&l->at, -EINVAL, "missing %s", what);
+	return tio_fail(&l->at, -EINVAL, "bad %s '%.*s'", what, len > 40 ? 40 : len,
+			at);
 }
 
 
@@ -113,7 +98,7 @@ static int parse_end(struct loader *l, char **sp, struct end *e)
 	if ((ret = hexfield(l, &s, "Ports:", FAB_MAX_PORTS, &v)))
 		return ret;
 	if (!v)
-		return fail(l, -EINVAL, "node without ports");
+		return tio_fail(&l->at, -EINVAL, "node without ports");
 	e->nports = v;
 	if ((ret = hexfield(l, &s, "SystemGUID:", UINT64_MAX, &e->sysguid)) ||
 	    (ret = hexfield(l, &s, "NodeGUID:", UINT64_MAX, &e->guid)) ||
@@ -123,26 +108,26 @@ static int parse_end(struct loader *l, char **sp, struct end *e)
 	    (ret = hexfield(l, &s, "Rev:", UINT32_MAX, &v)))
 		return ret;
 	if (!e->guid || !e->pguid)
-		return fail(l, -EINVAL, "zero node or port GUID");
+		return tio_fail(&l->at, -EINVAL, "zero node or port GUID");
 	if (!key(&s, "{"))
 		return bad(l, "node description", s);
 	/* Free text: it ends where "} LID:" starts; the line is ours. */
 	d = strstr(s, "} LID:");
 	if (!d)
-		return fail(l, -EINVAL, "unterminated node description");
+		return tio_fail(&l->at, -EINVAL, "unterminated node description");
 	*d = '\0';
 	e->desc = s;
 	s = d + 1;
 	if ((ret = hexfield(l, &s, "LID:", UINT16_MAX, &v)))
 		return ret;
 	if (v > FAB_MAX_LID)
-		return fail(l, -ERANGE, "LID 0x%04" PRIx64 " out of range", v);
+		return tio_fail(&l->at, -ERANGE, "LID 0x%04" PRIx64 " out of range", v);
 	e->lid = v;
 	if ((ret = hexfield(l, &s, "PN:", UINT8_MAX, &v)))
 		return ret;
 	if (v < 1 || v > e->nports)
-		return fail(l, -EINVAL, "bad port %" PRIu64 " (node has %u)",
-			    v, e->nports);
+		return tio_fail(&l->at, -EINVAL, "bad port %" PRIu64 " (node has %u)",
+				v, e->nports);
 	e->pn = v;
 	if (!key(&s, "}"))
 		return bad(l, "end of link end", s);
@@ -253,7 +238,7 @@ static int new_node(struct loader *l, const struct end *e, uint32_t *out)
 
 	n = fab_add_node(f, e->type, e->nports, e->guid, e->desc);
 	if (n < 0)
-		return fail(l, n, "cannot add node: %s", strerror(-n));
+		return tio_fail(&l->at, n, "cannot add node: %s", strerror(-n));
 	f->nodes[n].sysguid = e->sysguid;
 	if (e->type == FAB_SW) {
 		fab_port(f, n, 0)->guid = e->pguid;
@@ -267,8 +252,8 @@ static int new_node(struct loader *l, const struct end *e, uint32_t *out)
 	if (!ret)
 		ret = hash_add(l, n);
 	if (ret)
-		return fail(l, ret, "out of memory");
-	l->nline[n] = l->line;
+		return tio_fail(&l->at, ret, "out of memory");
+	l->nline[n] = l->at.line;
 	*out = n;
 	return 0;
 }
@@ -292,9 +277,9 @@ static int get_node(struct loader *l, const struct end *e, uint32_t *out)
 		    nd->sysguid != e->sysguid || strcmp(nd->desc, e->desc) ||
 		    (e->type == FAB_SW &&
 		     (p->guid != e->pguid || p->lid != e->lid)))
-			return fail(l, -EINVAL,
-				    "node 0x%016" PRIx64 " differs from line %u",
-				    e->guid, l->nline[n]);
+			return tio_fail(&l->at, -EINVAL,
+					"node 0x%016" PRIx64 " differs from line %u",
+					e->guid, l->nline[n]);
 	}
 	if (e->type == FAB_CA) {
 		p = fab_port(f, n, e->pn);
@@ -302,10 +287,10 @@ static int get_node(struct loader *l, const struct end *e, uint32_t *out)
 			p->guid = e->pguid;
 			p->lid = e->lid;
 		} else if (p->guid != e->pguid || p->lid != e->lid) {
-			return fail(l, -EINVAL,
-				    "port 0x%016" PRIx64 "[%u] differs from line %u",
-				    e->guid, e->pn,
-				    l->seen[f->nodes[n].port0 + e->pn].linked);
+			return tio_fail(&l->at, -EINVAL,
+					"port 0x%016" PRIx64 "[%u] differs from line %u",
+					e->guid, e->pn,
+					l->seen[p - f->ports].linked);
 		}
 	}
 	*out = n;
@@ -323,23 +308,23 @@ static int add_link(struct loader *l, uint32_t a, const struct end *ea,
 	int ret;
 
 	if (l->seen[ia].near)
-		return fail(l, -EINVAL, "port 0x%016" PRIx64 "[%u] already listed on line %u",
-			    ea->guid, ea->pn, l->seen[ia].near);
+		return tio_fail(&l->at, -EINVAL, "port 0x%016" PRIx64 "[%u] already listed on line %u",
+				ea->guid, ea->pn, l->seen[ia].near);
 	ret = fab_link(f, a, ea->pn, b, eb->pn, w, sp);
 	if (ret == -EBUSY) {
 		bool here = x->peer != FAB_NONE &&
 			    (x->peer != b || x->peer_port != eb->pn);
 
-		return fail(l, -EINVAL,
-			    "link 0x%016" PRIx64 "[%u] - 0x%016" PRIx64 "[%u] disagrees with line %u",
-			    ea->guid, ea->pn, eb->guid, eb->pn,
-			    here ? l->seen[ia].linked : l->seen[ib].linked);
+		return tio_fail(&l->at, -EINVAL,
+				"link 0x%016" PRIx64 "[%u] - 0x%016" PRIx64 "[%u] disagrees with line %u",
+				ea->guid, ea->pn, eb->guid, eb->pn,
+				here ? l->seen[ia].linked : l->seen[ib].linked);
 	}
 	if (ret)
-		return fail(l, ret, "cannot link: %s", strerror(-ret));
-	l->seen[ia].near = l->line;
+		return tio_fail(&l->at, ret, "cannot link: %s", strerror(-ret));
+	l->seen[ia].near = l->at.line;
 	if (!l->seen[ia].linked)
-		l->seen[ia].linked = l->seen[ib].linked = l->line;
+		l->seen[ia].linked = l->seen[ib].linked = l->at.line;
 	/* The two ends may print different rates; the first known wins. */
 	if (!x->width)
 		x->width = y->width = w;
@@ -371,7 +356,7 @@ static int check_ends(struct loader *l)
 	unsigned int p;
 
 	if (!f->nnodes)
-		return fail(l, -EINVAL, "no links listed");
+		return tio_fail(&l->at, -EINVAL, "no links listed");
 	for (n = 0; n < f->nnodes; n++) {
 		const struct fab_node *nd = &f->nodes[n];
 
@@ -381,11 +366,11 @@ static int check_ends(struct loader *l)
 
 			if (x->peer == FAB_NONE || sn->near)
 				continue;
-			l->line = sn->linked;
-			return fail(l, -EINVAL,
-				    "link 0x%016" PRIx64 "[%u] - 0x%016" PRIx64 "[%u] listed from one end only",
-				    f->nodes[x->peer].guid, x->peer_port,
-				    nd->guid, p);
+			l->at.line = sn->linked;
+			return tio_fail(&l->at, -EINVAL,
+					"link 0x%016" PRIx64 "[%u] - 0x%016" PRIx64 "[%u] listed from one end only",
+					f->nodes[x->peer].guid, x->peer_port,
+					nd->guid, p);
 		}
 	}
 	return 0;
@@ -401,7 +386,7 @@ static int check_lids(struct loader *l)
 	int ret = 0;
 
 	if (!taken)
-		return fail(l, -ENOMEM, "out of memory");
+		return tio_fail(&l->at, -ENOMEM, "out of memory");
 	for (n = 0; n < f->nnodes && !ret; n++) {
 		const struct fab_node *nd = &f->nodes[n];
 
@@ -412,15 +397,15 @@ static int check_lids(struct loader *l)
 
 			if (!lid)
 				continue;
-			l->line = p ? l->seen[nd->port0 + p].linked :
+			l->at.line = p ? l->seen[nd->port0 + p].linked :
 				l->nline[n];
 			if (taken[lid]) {
-				ret = fail(l, -EINVAL,
-					   "LID 0x%04x of 0x%016" PRIx64 "[%u] is taken on line %u",
-					   lid, nd->guid, p, taken[lid]);
+				ret = tio_fail(&l->at, -EINVAL,
+					       "LID 0x%04x of 0x%016" PRIx64 "[%u] is taken on line %u",
+					       lid, nd->guid, p, taken[lid]);
 				break;
 			}
-			taken[lid] = l->line;
+			taken[lid] = l->at.line;
 		}
 	}
 	free(taken);
@@ -436,15 +421,15 @@ int osmdump_load_stream(FILE *in, const char *name, struct fabric **out,
 			char *err, size_t errlen)
 {
 	struct loader l = {
-		.name = name, .err = err, .errlen = errlen,
+		.at = { .name = name, .err = err, .errlen = errlen },
 	};
 	int ret;
 
 	*out = NULL;
 	l.f = fab_new();
 	if (!l.f)
-		return fail(&l, -ENOMEM, "out of memory");
-	ret = tio_dump_lines(in, name, &l.line, err, errlen, parse_text, &l);
+		return tio_fail(&l.at, -ENOMEM, "out of memory");
+	ret = tio_dump_lines(in, &l.at, parse_text, &l);
 	if (!ret)
 		ret = check_ends(&l);
 	if (!ret)

@@ -17,21 +17,18 @@ int tio_verror(char *err, size_t len, const char *name, unsigned int line,
 	return ret;
 }
 
-__attribute__((format(printf, 6, 7)))
-static int error(char *err, size_t len, const char *name, unsigned int line,
-		 int ret, const char *fmt, ...)
+int tio_fail(const struct tio_where *w, int ret, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	ret = tio_verror(err, len, name, line, ret, fmt, ap);
+	ret = tio_verror(w->err, w->errlen, w->name, w->line, ret, fmt, ap);
 	va_end(ap);
 	return ret;
 }
 
-int tio_dump_lines(FILE *in, const char *name, unsigned int *line,
-		   char *err, size_t len, int (*fn)(void *ctx, char *text),
-		   void *ctx)
+int tio_dump_lines(FILE *in, struct tio_where *w,
+		   int (*fn)(void *ctx, char *text), void *ctx)
 {
 	char *buf = NULL;
 	size_t cap = 0;
@@ -39,10 +36,9 @@ int tio_dump_lines(FILE *in, const char *name, unsigned int *line,
 	int ret = 0;
 
 	while (!ret && (n = getline(&buf, &cap, in)) > 0) {
-		++*line;
+		w->line++;
 		if (buf[n - 1] != '\n') {
-			ret = error(err, len, name, *line, -EINVAL,
-				    "truncated line");
+			ret = tio_fail(w, -EINVAL, "truncated line");
 			break;
 		}
 		buf[n - 1] = '\0';
@@ -50,8 +46,8 @@ int tio_dump_lines(FILE *in, const char *name, unsigned int *line,
 			ret = fn(ctx, buf);
 	}
 	if (!ret && !feof(in))
-		ret = error(err, len, name, *line, errno ? -errno : -EIO,
-			    "read error: %s", strerror(errno ? errno : EIO));
+		ret = tio_fail(w, errno ? -errno : -EIO, "read error: %s",
+			       strerror(errno ? errno : EIO));
 	free(buf);
 	return ret;
 }

@@ -17,16 +17,27 @@ __attribute__((format(printf, 6, 0)))
 int tio_verror(char *err, size_t len, const char *name, unsigned int line,
 	       int ret, const char *fmt, va_list ap);
 
+/* Where a loader is in its input, and where its messages go; borrowed. */
+struct tio_where {
+	const char *name;	/* the input, as messages name it */
+	unsigned int line;	/* the line being read, from 1 */
+	char *err;		/* the caller's message buffer */
+	size_t errlen;
+};
+
+/* tio_verror() at w: every loader's one error path. */
+__attribute__((format(printf, 3, 4)))
+int tio_fail(const struct tio_where *w, int ret, const char *fmt, ...);
+
 /*
  * Call fn(ctx, text) for each non-blank line of an OpenSM dump, newline
- * removed, *line counting lines read.  OpenSM ends every line, so a last
- * line without a newline is a cut file.  Returns 0, fn's first non-zero
- * return, or a negative errno with err filled ("truncated line", "read
- * error").
+ * removed, w->line counting lines read.  OpenSM ends every line, so a
+ * last line without a newline is a cut file.  Returns 0, fn's first
+ * non-zero return, or a negative errno with w->err filled ("truncated
+ * line", "read error").
  */
-int tio_dump_lines(FILE *in, const char *name, unsigned int *line,
-		   char *err, size_t len, int (*fn)(void *ctx, char *text),
-		   void *ctx);
+int tio_dump_lines(FILE *in, struct tio_where *w,
+		   int (*fn)(void *ctx, char *text), void *ctx);
 
 /*
  * Hex (tio_hex) or decimal (tio_dec) digits at *s, at most max: on
