@@ -13,7 +13,6 @@
  * best.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,22 +39,6 @@ struct dfr {
 	uint32_t ng;
 	bool plus;
 };
-
-static int not_df(struct df_info *di, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int not_df(struct df_info *di, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(di->reason, sizeof(di->reason), fmt, ap);
-	va_end(ap);
-	di->dragonfly = false;
-	snprintf(di->summary, sizeof(di->summary), "not a dragonfly: %s",
-		 di->reason);
-	return 1;
-}
 
 static const char *name(const struct dfr *r, uint32_t u)
 {
@@ -439,8 +422,8 @@ static int check_reach(struct dfr *r)
 				if (row[a * words + i] & row[b * words + i])
 					break;
 			if (i == words)
-				ret = not_df(r->di, "groups %u and %u are more than two global hops apart",
-					     a, b);
+				ret = SWG_REFUSE(r->di, "dragonfly", "groups %u and %u are more than two global hops apart",
+						 a, b);
 		}
 	free(row);
 	return ret;
@@ -511,11 +494,11 @@ static int check_groups(struct dfr *r)
 
 	for (u = 0; u < r->g.n; u++)
 		if (r->grp[u] == FAB_NONE)
-			return not_df(r->di, "switch %s is in no group: none of its cables lies in a triangle",
-				      name(r, u));
+			return SWG_REFUSE(r->di, "dragonfly", "switch %s is in no group: none of its cables lies in a triangle",
+					  name(r, u));
 	if (r->ng < 2)
-		return not_df(r->di, "all %u switches form one group",
-			      r->g.n);
+		return SWG_REFUSE(r->di, "dragonfly", "all %u switches form one group",
+				  r->g.n);
 	sizes(r);
 	have = malloc(r->ng * sizeof(*have));
 	if (!have)
@@ -525,17 +508,17 @@ static int check_groups(struct dfr *r)
 	r->di->missing_local = 0;
 	for (G = 0; G < r->ng && !ret; G++) {
 		if (r->size[G] > usual)
-			ret = not_df(r->di, "group %u has %u %s, most have %u: the groups are unclear",
-				     G, r->size[G],
-				     r->plus ? "leaves" : "switches", usual);
+			ret = SWG_REFUSE(r->di, "dragonfly", "group %u has %u %s, most have %u: the groups are unclear",
+					 G, r->size[G],
+					 r->plus ? "leaves" : "switches", usual);
 		else if (!r->plus && r->size[G] < MIN_A)
-			ret = not_df(r->di, "group %u has %u switches", G,
-				     r->size[G]);
+			ret = SWG_REFUSE(r->di, "dragonfly", "group %u has %u switches", G,
+					 r->size[G]);
 		else if (!r->plus && have[G] < MIN_DENSITY * (r->size[G] *
 							     (r->size[G] - 1) / 2.0))
-			ret = not_df(r->di, "group %u: %zu of %u possible local cables, not a dense group",
-				     G, have[G],
-				     r->size[G] * (r->size[G] - 1) / 2);
+			ret = SWG_REFUSE(r->di, "dragonfly", "group %u: %zu of %u possible local cables, not a dense group",
+					 G, have[G],
+					 r->size[G] * (r->size[G] - 1) / 2);
 		r->di->missing_local += missing(r, G, have[G]);
 	}
 	free(have);
@@ -572,8 +555,8 @@ static int try_plus(struct dfr *r)
 	plus_groups(r);
 	if (r->ng < 2) {
 		r->plus = false;
-		return not_df(r->di, "one leaf/spine block of %u switches: a two-level fat-tree",
-			      g->n);
+		return SWG_REFUSE(r->di, "dragonfly", "one leaf/spine block of %u switches: a two-level fat-tree",
+				  g->n);
 	}
 	return check_groups(r);
 }
@@ -585,7 +568,7 @@ static int try_canonical(struct dfr *r)
 	if (ret)
 		return ret;
 	if (!r->ntri)
-		return not_df(r->di, "no switch cable lies in a triangle, so there are no dense groups");
+		return SWG_REFUSE(r->di, "dragonfly", "no switch cable lies in a triangle, so there are no dense groups");
 	ret = blocks(r);
 	if (!ret)
 		ret = choose(r);
@@ -735,7 +718,7 @@ int df_recognise(const struct fabric *f, struct df_info *di)
 	if (!ret)
 		ret = alloc(&r);
 	if (!ret && r.g.n < 2 * MIN_A)
-		ret = not_df(di, "%u linked switches", r.g.n);
+		ret = SWG_REFUSE(di, "dragonfly", "%u linked switches", r.g.n);
 	if (!ret) {
 		ret = try_plus(&r);
 		if (ret == 1 && !*di->reason)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* The switch graph the torus and dragonfly recognisers work on. */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,4 +143,16 @@ void swg_union(uint32_t *uf, uint32_t a, uint32_t b)
 	b = swg_find(uf, b);
 	if (a != b)
 		uf[a < b ? b : a] = a < b ? a : b;
+}
+
+int swg_refuse(char *reason, size_t rlen, char *summary, size_t slen,
+	       const char *shape, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, rlen, fmt, ap);
+	va_end(ap);
+	snprintf(summary, slen, "not a %s: %s", shape, reason);
+	return 1;
 }

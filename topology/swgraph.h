@@ -44,6 +44,19 @@ const char *swg_name(const struct fabric *f, const struct swg *g,
 		     uint32_t u);
 
 /* Union-find over uf[0..n-1], uf[i] = i initially; roots are smallest. */
+/*
+ * A recogniser's verdict that the fabric is not its shape: fmt into
+ * reason, "not a <shape>: <reason>" into summary.  Returns 1, the
+ * recognisers' "not this shape".  SWG_REFUSE() takes an info struct
+ * with both arrays (tor_info, df_info).
+ */
+__attribute__((format(printf, 6, 7)))
+int swg_refuse(char *reason, size_t rlen, char *summary, size_t slen,
+	       const char *shape, const char *fmt, ...);
+#define SWG_REFUSE(info, shape, ...)					\
+	swg_refuse((info)->reason, sizeof((info)->reason), (info)->summary, \
+		   sizeof((info)->summary), shape, __VA_ARGS__)
+
 uint32_t swg_find(uint32_t *uf, uint32_t x);
 void swg_union(uint32_t *uf, uint32_t a, uint32_t b);
 

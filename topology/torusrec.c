@@ -7,7 +7,6 @@
  * ones, so they cost coverage, not correctness.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,22 +40,6 @@ struct rec {
 	unsigned int base[TOR_MAX_DIMS];
 };
 
-static int not_torus(struct tor_info *ti, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int not_torus(struct tor_info *ti, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(ti->reason, sizeof(ti->reason), fmt, ap);
-	va_end(ap);
-	ti->torus = false;
-	snprintf(ti->summary, sizeof(ti->summary), "not a torus: %s",
-		 ti->reason);
-	return 1;
-}
-
 static const char *name(const struct rec *r, uint32_t u)
 {
 	return swg_name(r->f, &r->g, u);
@@ -86,8 +69,8 @@ static int build_graph(struct rec *r)
 		return 0;
 	for (u = 0; r->g.off[u + 1] - r->g.off[u] <= MAX_DEG; u++)
 		;
-	return not_torus(r->ti, "switch %s has %u switch neighbours",
-			 name(r, u), r->g.off[u + 1] - r->g.off[u]);
+	return SWG_REFUSE(r->ti, "torus", "switch %s has %u switch neighbours",
+			  name(r, u), r->g.off[u + 1] - r->g.off[u]);
 }
 
 static int number_edges(struct rec *r)
@@ -201,9 +184,9 @@ static int collect_votes(struct rec *r, struct vote **out, size_t *nv)
 					continue;
 				if (a == b) {
 					free(v);
-					return not_torus(r->ti,
-							 "switch %s joins two parallel cables",
-							 name(r, u));
+					return SWG_REFUSE(r->ti, "torus",
+							  "switch %s joins two parallel cables",
+							  name(r, u));
 				}
 				v[k].a = a < b ? a : b;
 				v[k].b = a < b ? b : a;
@@ -236,7 +219,7 @@ static int join_lines(struct rec *r)
 			break;
 	free(v);
 	if (i < nv)
-		return not_torus(r->ti, "cables cross a line at right angles");
+		return SWG_REFUSE(r->ti, "torus", "cables cross a line at right angles");
 	return 0;
 }
 
@@ -255,15 +238,15 @@ static int name_dims(struct rec *r)
 				;
 			if (d == nd) {
 				if (nd == TOR_MAX_DIMS)
-					return not_torus(r->ti,
-							 "more than %d dimensions",
-							 TOR_MAX_DIMS);
+					return SWG_REFUSE(r->ti, "torus",
+							  "more than %d dimensions",
+							  TOR_MAX_DIMS);
 				root[nd++] = e;
 			}
 		}
 	if (nd < 2)
-		return not_torus(r->ti, "no grid of squares (%s)",
-				 nd ? "one direction only" : "no squares");
+		return SWG_REFUSE(r->ti, "torus", "no grid of squares (%s)",
+				  nd ? "one direction only" : "no squares");
 	for (e = 0; e < r->ne; e++) {
 		uint32_t c = swg_find(r->uf, e);
 
@@ -296,9 +279,9 @@ static int line_neighbours(struct rec *r)
 				continue;
 			p = dnb(r, u, d);
 			if (p[1] != FAB_NONE)
-				return not_torus(r->ti,
-						 "switch %s has three neighbours on one line",
-						 name(r, u));
+				return SWG_REFUSE(r->ti, "torus",
+						  "switch %s has three neighbours on one line",
+						  name(r, u));
 			p[p[0] != FAB_NONE] = r->g.nb[k];
 		}
 	return 0;
@@ -366,11 +349,11 @@ static int measure(struct rec *r, uint32_t *rootp)
 			ti->radix[d] *= 3;
 		}
 		if (ti->radix[d] > 255)
-			return not_torus(ti, "a line of %u switches",
-					 ti->radix[d]);
+			return SWG_REFUSE(ti, "torus", "a line of %u switches",
+					  ti->radix[d]);
 		npos *= ti->radix[d];
 		if (npos > MAX_POS)
-			return not_torus(ti, "grid too large");
+			return SWG_REFUSE(ti, "torus", "grid too large");
 	}
 	r->npos = npos;
 	for (u = 0; u < r->g.n; u++) {
@@ -384,7 +367,7 @@ static int measure(struct rec *r, uint32_t *rootp)
 			return 0;
 		}
 	}
-	return not_torus(ti, "no switch has whole lines in every direction");
+	return SWG_REFUSE(ti, "torus", "no switch has whole lines in every direction");
 }
 
 static size_t pos_of(const struct tor_info *ti, const uint8_t *c)
@@ -408,8 +391,8 @@ static int put(struct rec *r, uint32_t u, const uint8_t *c, uint32_t *q,
 	size_t p = pos_of(r->ti, c);
 
 	if (r->grid[p] != FAB_NONE)
-		return not_torus(r->ti, "switches %s and %s at one position",
-				 name(r, u), name(r, r->grid[p]));
+		return SWG_REFUSE(r->ti, "torus", "switches %s and %s at one position",
+				  name(r, u), name(r, r->grid[p]));
 	memcpy(co(r, u), c, TOR_MAX_DIMS);
 	r->pl[u] = true;
 	r->grid[p] = u;
@@ -637,8 +620,8 @@ static int place_all(struct rec *r)
 		return ret;
 	r->ti->nplaced = tail;
 	if (tail < r->g.n)
-		return not_torus(r->ti, "%zu of %u switches do not fit the grid",
-				 r->g.n - tail, r->g.n);
+		return SWG_REFUSE(r->ti, "torus", "%zu of %u switches do not fit the grid",
+				  r->g.n - tail, r->g.n);
 	return 0;
 }
 
@@ -712,8 +695,8 @@ static int check_cables(struct rec *r)
 	for (u = 0; u < r->g.n; u++)
 		for (k = r->g.off[u]; k < r->g.off[u + 1]; k++)
 			if (!grid_adj(ti, co(r, u), co(r, r->g.nb[k]), FAB_NONE))
-				return not_torus(ti, "cable %s - %s is not between grid neighbours",
-						 name(r, u), name(r, r->g.nb[k]));
+				return SWG_REFUSE(ti, "torus", "cable %s - %s is not between grid neighbours",
+						  name(r, u), name(r, r->g.nb[k]));
 	for (u = 0; u < r->g.n; u++)
 		for (d = 0; d < ti->ndims; d++) {
 			memcpy(c, co(r, u), sizeof(c));
@@ -732,8 +715,8 @@ static int check_cables(struct rec *r)
 		}
 	ti->missing_sw = r->npos - ti->nplaced;
 	if (ti->missing_sw * 8 > r->npos || ti->missing_links * 8 > want)
-		return not_torus(ti, "too degraded for a grid: %zu of %zu positions empty, %zu of %zu cables missing",
-				 ti->missing_sw, r->npos, ti->missing_links, want);
+		return SWG_REFUSE(ti, "torus", "too degraded for a grid: %zu of %zu positions empty, %zu of %zu cables missing",
+				  ti->missing_sw, r->npos, ti->missing_links, want);
 	return 0;
 }
 
@@ -860,7 +843,7 @@ int tor_recognise(const struct fabric *f, struct tor_info *ti)
 	memset(ti, 0, sizeof(*ti));
 	ret = build_graph(&r);
 	if (!ret && r.g.n < 4)
-		ret = not_torus(ti, "%u linked switches", r.g.n);
+		ret = SWG_REFUSE(ti, "torus", "%u linked switches", r.g.n);
 	if (!ret)
 		ret = number_edges(&r);
 	if (!ret) {
