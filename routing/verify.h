@@ -3,8 +3,8 @@
  * The verifier: checks a routing (rt_tables over a fabric) for
  * connectivity, loops, black holes and channel-dependency cycles per VL,
  * and measures it: edge forwarding index and effective bisection bandwidth.
- * Definitions are those of README.md and DESIGN; tests, bench and CLI
- * share them.
+ * Definitions are those of docs/engines.md ("Reading a report") and
+ * ibpoolroute(1); tests, bench and CLI share them.
  */
 #ifndef GPUAWARE_VERIFY_H
 #define GPUAWARE_VERIFY_H
