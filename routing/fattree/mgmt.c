@@ -30,29 +30,34 @@ struct uo {
 	struct rt_tables *t;
 	const uint32_t *key;
 	struct rt_adj adj;
-	uint32_t *rev;		/* channel -> the other direction */
-	uint8_t *plx;		/* nsw x 256: rank of a port's switch link, NO_LX */
-	size_t *bmoff;		/* nsw + 1 */
-	uint64_t *bm;
+	uint32_t *reverse;	/* channel -> the other direction */
+	uint8_t *link_rank;	/* nsw x 256: rank of a port's link, NO_LX */
+	size_t *deps_off;	/* nsw + 1: each switch's block of deps */
+	uint64_t *deps;		/* a bit per (in, out) channel turn taken */
 	bool *leaf;		/* switch has hosts */
 	uint8_t *dirs;		/* switch has neighbours: 1 below it, 2 above */
-	uint8_t *st, *color;
-	uint32_t *q, *stk, *nx, *seen, *dj;
-	size_t *nb;		/* bits a LID's fill added */
-	uint32_t nfill, nseen, nnb;
+	uint8_t *state;		/* per switch: UO_* or ES_* for the LID */
+	uint8_t *color;		/* per channel, depth first: 1 grey, 2 done */
+	uint32_t *queue;	/* switches breadth first, fills from nfill */
+	uint32_t *stack;	/* uo_judge()'s and dfs_from()'s */
+	uint32_t *next;		/* per switch: next switch of its route */
+	uint32_t *seen;		/* channels dfs_from() coloured */
+	uint32_t *dfs_next;	/* per stack entry: next neighbour to try */
+	size_t *new_bits;	/* bits a LID's fill added */
+	uint32_t nfill, nseen, nnew_bits;
 	uint32_t nbad;		/* switches of the LID left to place */
-	uint32_t *nbx;		/* the switch of each nb */
+	uint32_t *new_bit_sw;	/* the switch of each new_bits entry */
 	uint32_t *escn;		/* per switch: escape dependencies there */
-	uint32_t *esw, nesw;	/* switches that ever had some */
-	bool *inesw;		/* per switch: in esw */
-	uint32_t *hk, nhk;	/* the fills esc_hosted() kept for this LID */
-	uint8_t *buf;		/* nsw rows of BLK entries, from LID b0 */
-	unsigned int b0;
+	uint32_t *esc_sw, nesc_sw;	/* switches that ever had some */
+	bool *in_esc_sw;	/* per switch: in esc_sw */
+	uint32_t *kept, nkept;	/* the fills esc_hosted() kept for this LID */
+	uint8_t *buf;		/* nsw rows of BLK entries, from LID buf_lid0 */
+	unsigned int buf_lid0;
 };
 
 static uint8_t *ent(const struct uo *w, uint32_t s, unsigned int lid)
 {
-	return &w->buf[(size_t)s * BLK + lid - w->b0];
+	return &w->buf[(size_t)s * BLK + lid - w->buf_lid0];
 }
 
 /* One past the last LID of the block from b0. */
@@ -67,7 +72,7 @@ static void blk_io(struct uo *w, unsigned int b0, bool back)
 	unsigned int n = blk_end(w, b0) - b0;
 	uint32_t s;
 
-	w->b0 = b0;
+	w->buf_lid0 = b0;
 	for (s = 0; s < w->t->nsw; s++) {
 		uint8_t *row = rt_lft(w->t, s) + b0, *b = w->buf + (size_t)s * BLK;
 
@@ -85,7 +90,7 @@ static bool uo_up(const struct uo *w, uint32_t s, uint32_t x)
 
 static uint32_t uo_chan(const struct uo *w, uint32_t s, unsigned int lid)
 {
-	uint8_t x = w->plx[(size_t)s * 256 + *ent(w, s, lid)];
+	uint8_t x = w->link_rank[(size_t)s * 256 + *ent(w, s, lid)];
 
 	return x == NO_LX ? NONE : w->adj.off[s] + x;
 }
@@ -104,23 +109,23 @@ static void uo_judge(struct uo *w, uint32_t s, unsigned int lid)
 	uint32_t sp = 0, x, u;
 	uint8_t v;
 
-	for (u = s; w->st[u] == UO_UNK; u = x) {
-		w->st[u] = UO_BUSY;
-		w->stk[sp++] = u;
+	for (u = s; w->state[u] == UO_UNK; u = x) {
+		w->state[u] = UO_BUSY;
+		w->stack[sp++] = u;
 		x = uo_next(w, u, lid);
-		w->nx[u] = x;
+		w->next[u] = x;
 		if (x == NONE)
 			break;
 	}
 	while (sp) {
-		u = w->stk[--sp];
-		x = w->nx[u];
-		v = x == NONE || w->st[x] == UO_BUSY ? UO_BAD : w->st[x];
+		u = w->stack[--sp];
+		x = w->next[u];
+		v = x == NONE || w->state[x] == UO_BUSY ? UO_BAD : w->state[x];
 		if (v != UO_BAD && uo_up(w, u, x))
 			v = UO_UPDOWN;
 		else if (v == UO_UPDOWN)
 			v = UO_BAD;
-		w->st[u] = v;
+		w->state[u] = v;
 	}
 }
 
@@ -134,16 +139,16 @@ static uint32_t uo_spread(struct uo *w, unsigned int lid, uint32_t n,
 	uint32_t head = 0, x, s, k;
 
 	while (head < n && w->nbad) {
-		x = w->q[head++];
+		x = w->queue[head++];
 		if (!(w->dirs[x] & (up ? 1 : 2)))
 			continue;
 		for (k = w->adj.off[x]; k < w->adj.off[x + 1]; k++) {
 			s = w->adj.sw[k];
-			if (w->st[s] != UO_BAD || uo_up(w, s, x) != up)
+			if (w->state[s] != UO_BAD || uo_up(w, s, x) != up)
 				continue;
 			*ent(w, s, lid) = w->adj.rport[k];
-			w->st[s] = up ? UO_UPDOWN : UO_DOWN;
-			w->q[n++] = s;
+			w->state[s] = up ? UO_UPDOWN : UO_DOWN;
+			w->queue[n++] = s;
 			w->nbad--;
 			(*changed)++;
 		}
@@ -158,25 +163,25 @@ static bool uo_column(struct uo *w, unsigned int lid, uint32_t d,
 	uint32_t s, n = 0, nsw = w->t->nsw;
 	bool bad = false;
 
-	memset(w->st, UO_UNK, nsw);
-	w->st[d] = UO_DOWN;
+	memset(w->state, UO_UNK, nsw);
+	w->state[d] = UO_DOWN;
 	w->nbad = 0;
 	for (s = 0; s < nsw; s++) {
 		uo_judge(w, s, lid);
-		w->nbad += w->st[s] == UO_BAD;
+		w->nbad += w->state[s] == UO_BAD;
 	}
 	if (!w->nbad)
 		return false;
 	for (s = 0; s < nsw; s++)
-		if (w->st[s] == UO_DOWN)
-			w->q[n++] = s;
+		if (w->state[s] == UO_DOWN)
+			w->queue[n++] = s;
 	n = uo_spread(w, lid, n, false, changed);
 	for (s = 0; w->nbad && s < nsw; s++)
-		if (w->st[s] == UO_UPDOWN)
-			w->q[n++] = s;
+		if (w->state[s] == UO_UPDOWN)
+			w->queue[n++] = s;
 	uo_spread(w, lid, n, true, changed);
 	for (s = 0; w->nbad && s < nsw; s++) {
-		if (w->st[s] != UO_BAD)
+		if (w->state[s] != UO_BAD)
 			continue;
 		bad = true;
 		if (*ent(w, s, lid) != RT_NO_PATH) {
@@ -193,7 +198,7 @@ static size_t dep_bit(const struct uo *w, uint32_t a, uint32_t b)
 	uint32_t x = w->adj.sw[a], o = w->adj.off[x];
 	size_t deg = w->adj.off[x + 1] - o;
 
-	return w->bmoff[x] + (w->rev[a] - o) * deg + (b - o);
+	return w->deps_off[x] + (w->reverse[a] - o) * deg + (b - o);
 }
 
 static bool bit_get(const uint64_t *bm, size_t b)
@@ -235,8 +240,8 @@ static void deps_updown(struct uo *w)
 			for (j = 0; j < deg; j++) {
 				if (nb[j] == nb[r] || (up[r] && up[j]))
 					continue;
-				b = w->bmoff[x] + (size_t)r * deg + j;
-				w->bm[b / 64] |= 1ull << (b % 64);
+				b = w->deps_off[x] + (size_t)r * deg + j;
+				w->deps[b / 64] |= 1ull << (b % 64);
 			}
 	}
 }
@@ -251,39 +256,39 @@ static bool dfs_from(struct uo *w, uint32_t c)
 		return false;
 	w->color[c] = 1;
 	w->seen[w->nseen++] = c;
-	w->stk[sp] = c;
-	w->dj[sp++] = 0;
+	w->stack[sp] = c;
+	w->dfs_next[sp++] = 0;
 	while (sp) {
-		u = w->stk[sp - 1];
+		u = w->stack[sp - 1];
 		x = w->adj.sw[u];
 		o = w->adj.off[x];
 		deg = w->adj.off[x + 1] - o;
-		r = w->rev[u] - o;
-		base = w->bmoff[x] + (size_t)r * deg;
-		for (j = w->dj[sp - 1]; j < deg && !bit_get(w->bm, base + j);
-		     j++)
+		r = w->reverse[u] - o;
+		base = w->deps_off[x] + (size_t)r * deg;
+		for (j = w->dfs_next[sp - 1];
+		     j < deg && !bit_get(w->deps, base + j); j++)
 			;
 		if (j == deg) {
 			w->color[u] = 2;
 			sp--;
 			continue;
 		}
-		w->dj[sp - 1] = j + 1;
+		w->dfs_next[sp - 1] = j + 1;
 		if (w->color[o + j] == 1)
 			return true;
 		if (!w->color[o + j]) {
 			w->color[o + j] = 1;
 			w->seen[w->nseen++] = o + j;
-			w->stk[sp] = o + j;
-			w->dj[sp++] = 0;
+			w->stack[sp] = o + j;
+			w->dfs_next[sp++] = 0;
 		}
 	}
 	return false;
 }
 
 /*
- * The dependencies were acyclic without nb[from..nnb), so a cycle now
- * holds one of those and is reachable from its out channel.
+ * The dependencies were acyclic without new_bits[from..nnew_bits), so a
+ * cycle now holds one of those and is reachable from its out channel.
  */
 static bool new_cycle(struct uo *w, uint32_t from)
 {
@@ -291,12 +296,12 @@ static bool new_cycle(struct uo *w, uint32_t from)
 	uint32_t i, x;
 	size_t b, rel, deg;
 
-	for (i = from; !cyc && i < w->nnb; i++) {
-		b = w->nb[i];
-		for (x = 0; w->bmoff[x + 1] <= b; x++)
+	for (i = from; !cyc && i < w->nnew_bits; i++) {
+		b = w->new_bits[i];
+		for (x = 0; w->deps_off[x + 1] <= b; x++)
 			;
 		deg = w->adj.off[x + 1] - w->adj.off[x];
-		rel = b - w->bmoff[x];
+		rel = b - w->deps_off[x];
 		cyc = dfs_from(w, w->adj.off[x] + rel % deg);
 	}
 	for (i = 0; i < w->nseen; i++)
@@ -308,9 +313,9 @@ static bool new_cycle(struct uo *w, uint32_t from)
 /* Count an escape dependency at x in (d 1) or out (d -1). */
 static void esc_count(struct uo *w, uint32_t x, int d)
 {
-	if (!w->escn[x] && !w->inesw[x]) {
-		w->inesw[x] = true;
-		w->esw[w->nesw++] = x;
+	if (!w->escn[x] && !w->in_esc_sw[x]) {
+		w->in_esc_sw[x] = true;
+		w->esc_sw[w->nesc_sw++] = x;
 	}
 	w->escn[x] += d;
 }
@@ -319,17 +324,17 @@ static void esc_count(struct uo *w, uint32_t x, int d)
 static bool esc_add(struct uo *w, unsigned int lid, const uint32_t *v,
 		    uint32_t n)
 {
-	uint32_t k, n0 = w->nnb;
+	uint32_t k, n0 = w->nnew_bits;
 	size_t b;
 
 	for (k = 0; k < n; k++) {
 		b = dep_of(w, v[k], lid);
-		if (b == SIZE_MAX || bit_get(w->bm, b))
+		if (b == SIZE_MAX || bit_get(w->deps, b))
 			continue;
-		w->bm[b / 64] |= 1ull << (b % 64);
-		w->nbx[w->nnb] = uo_next(w, v[k], lid);
-		esc_count(w, w->nbx[w->nnb], 1);
-		w->nb[w->nnb++] = b;
+		w->deps[b / 64] |= 1ull << (b % 64);
+		w->new_bit_sw[w->nnew_bits] = uo_next(w, v[k], lid);
+		esc_count(w, w->new_bit_sw[w->nnew_bits], 1);
+		w->new_bits[w->nnew_bits++] = b;
 	}
 	return new_cycle(w, n0);
 }
@@ -339,11 +344,13 @@ static void esc_unbit(struct uo *w, uint32_t from)
 {
 	uint32_t k;
 
-	for (k = from; k < w->nnb; k++) {
-		w->bm[w->nb[k] / 64] &= ~(1ull << (w->nb[k] % 64));
-		esc_count(w, w->nbx[k], -1);
+	for (k = from; k < w->nnew_bits; k++) {
+		size_t b = w->new_bits[k];
+
+		w->deps[b / 64] &= ~(1ull << (b % 64));
+		esc_count(w, w->new_bit_sw[k], -1);
 	}
-	w->nnb = from;
+	w->nnew_bits = from;
 }
 
 /*
@@ -354,7 +361,7 @@ static void esc_unbit(struct uo *w, uint32_t from)
 static void esc_via(struct uo *w, unsigned int lid, const uint32_t *v,
 		    uint32_t n, bool esc, uint32_t *end)
 {
-	uint8_t *done = w->st;
+	uint8_t *done = w->state;
 	uint32_t i, k, s, x;
 	size_t b;
 
@@ -368,9 +375,9 @@ static void esc_via(struct uo *w, unsigned int lid, const uint32_t *v,
 				continue;
 			*ent(w, s, lid) = w->adj.rport[k];
 			b = dep_of(w, s, lid);
-			if (b == SIZE_MAX || bit_get(w->bm, b)) {
+			if (b == SIZE_MAX || bit_get(w->deps, b)) {
 				done[s] = 1;
-				w->q[(*end)++] = s;
+				w->queue[(*end)++] = s;
 			} else {
 				*ent(w, s, lid) = RT_NO_PATH;
 			}
@@ -394,17 +401,17 @@ static void esc_via(struct uo *w, unsigned int lid, const uint32_t *v,
 static uint32_t esc_reuse(struct uo *w, unsigned int lid, uint32_t prev,
 			  uint32_t from, uint32_t to, bool first)
 {
-	uint8_t *done = w->st;
-	uint32_t i, m = to - from, n = from, *layer = w->nx;
+	uint8_t *done = w->state;
+	uint32_t i, m = to - from, n = from, *layer = w->next;
 
 	for (i = 0; i < m; i++) {
-		layer[i] = w->q[from + i];
+		layer[i] = w->queue[from + i];
 		done[layer[i]] = 2;
 	}
-	esc_via(w, lid, w->q + prev, from - prev, false, &n);
+	esc_via(w, lid, w->queue + prev, from - prev, false, &n);
 	if (first)
-		esc_via(w, lid, w->hk, w->nhk, false, &n);
-	esc_via(w, lid, w->esw, w->nesw, true, &n);
+		esc_via(w, lid, w->kept, w->nkept, false, &n);
+	esc_via(w, lid, w->esc_sw, w->nesc_sw, true, &n);
 	for (i = 0; i < m; i++)
 		if (done[layer[i]] == 2)
 			done[layer[i]] = 0;
@@ -424,33 +431,33 @@ static uint32_t esc_fill(struct uo *w, unsigned int lid, bool ca, bool check)
 	uint32_t head = 0, tail = 0, prev, lend, s, k, x, n0, i;
 	uint32_t nsw = w->t->nsw;
 	bool closed = false;
-	uint8_t *done = w->st;	/* in cache: the column is a line per switch */
+	uint8_t *done = w->state;	/* in cache: a line per switch */
 
 	for (s = 0; s < nsw; s++) {
 		done[s] = *ent(w, s, lid) != RT_NO_PATH || (ca && w->leaf[s]);
 		if (*ent(w, s, lid) != RT_NO_PATH)
-			w->q[tail++] = s;
+			w->queue[tail++] = s;
 	}
 	w->nfill = prev = lend = tail;
-	w->nnb = 0;
+	w->nnew_bits = 0;
 	while (head < tail) {
-		x = w->q[head++];
+		x = w->queue[head++];
 		for (k = w->adj.off[x]; k < w->adj.off[x + 1]; k++) {
 			s = w->adj.sw[k];
 			if (done[s])
 				continue;
 			done[s] = 1;
 			*ent(w, s, lid) = w->adj.rport[k];
-			w->q[tail++] = s;
+			w->queue[tail++] = s;
 		}
 		if (head < lend)
 			continue;
-		n0 = w->nnb;
-		if (check && (closed || esc_add(w, lid, w->q + lend,
+		n0 = w->nnew_bits;
+		if (check && (closed || esc_add(w, lid, w->queue + lend,
 						tail - lend))) {
 			esc_unbit(w, n0);
 			for (i = lend; i < tail; i++)
-				*ent(w, w->q[i], lid) = RT_NO_PATH;
+				*ent(w, w->queue[i], lid) = RT_NO_PATH;
 			tail = esc_reuse(w, lid, prev, lend, tail, !closed);
 			closed = true;
 		}
@@ -482,37 +489,37 @@ enum { ES_NONE, ES_FILL, ES_KEEP, ES_DROP };
  */
 static uint32_t esc_hosted(struct uo *w, unsigned int lid, uint32_t end)
 {
-	uint32_t k, n, s, i, *path = w->nx;
+	uint32_t k, n, s, i, *path = w->next;
 
-	memset(w->st, ES_NONE, w->t->nsw);
+	memset(w->state, ES_NONE, w->t->nsw);
 	for (k = w->nfill; k < end; k++)
-		w->st[w->q[k]] = ES_FILL;
+		w->state[w->queue[k]] = ES_FILL;
 	for (k = w->nfill; k < end; k++) {
-		if (!w->leaf[w->q[k]] || w->st[w->q[k]] != ES_FILL)
+		if (!w->leaf[w->queue[k]] || w->state[w->queue[k]] != ES_FILL)
 			continue;
 		n = 0;
-		for (s = w->q[k]; s != NONE && w->st[s] == ES_FILL;
+		for (s = w->queue[k]; s != NONE && w->state[s] == ES_FILL;
 		     s = uo_next(w, s, lid)) {
 			path[n++] = s;
-			w->st[s] = ES_KEEP;
+			w->state[s] = ES_KEEP;
 		}
-		w->nnb = 0;
-		if (s != NONE && w->st[s] != ES_DROP &&
+		w->nnew_bits = 0;
+		if (s != NONE && w->state[s] != ES_DROP &&
 		    !esc_add(w, lid, path, n))
 			continue;
 		esc_unbit(w, 0);
 		for (i = 0; i < n; i++)
-			w->st[path[i]] = ES_DROP;
+			w->state[path[i]] = ES_DROP;
 	}
 	for (k = n = w->nfill; k < end; k++) {
-		s = w->q[k];
-		if (w->st[s] == ES_KEEP)
-			w->q[n++] = s;
+		s = w->queue[k];
+		if (w->state[s] == ES_KEEP)
+			w->queue[n++] = s;
 		else
 			*ent(w, s, lid) = RT_NO_PATH;
 	}
-	w->nhk = n - w->nfill;
-	memcpy(w->hk, w->q + w->nfill, w->nhk * sizeof(*w->hk));
+	w->nkept = n - w->nfill;
+	memcpy(w->kept, w->queue + w->nfill, w->nkept * sizeof(*w->kept));
 	return n;
 }
 
@@ -527,7 +534,7 @@ static long uo_escape(struct uo *w, unsigned int lid, bool ca)
 	long kept = 0;
 	uint32_t end;
 
-	w->nhk = 0;
+	w->nkept = 0;
 	if (!ca && esc_leaf_hole(w, lid)) {
 		end = esc_fill(w, lid, false, false);
 		kept = esc_hosted(w, lid, end) - w->nfill;
@@ -544,37 +551,38 @@ static int uo_init(struct uo *w)
 	if (rt_adj_build(&w->adj, t))
 		return -ENOMEM;
 	nch = w->adj.off[t->nsw] + 1;
-	w->rev = malloc(nch * sizeof(*w->rev));
-	w->plx = malloc(n * 256);
-	w->bmoff = calloc(n + 1, sizeof(*w->bmoff));
+	w->reverse = malloc(nch * sizeof(*w->reverse));
+	w->link_rank = malloc(n * 256);
+	w->deps_off = calloc(n + 1, sizeof(*w->deps_off));
 	w->leaf = malloc(n);
 	w->dirs = calloc(n, 1);
-	w->st = malloc(n);
+	w->state = malloc(n);
 	w->color = calloc(nch, 1);
-	w->q = malloc(n * sizeof(*w->q));
-	w->nx = malloc(n * sizeof(*w->nx));
-	w->stk = malloc((n + nch) * sizeof(*w->stk));
-	w->dj = malloc((n + nch) * sizeof(*w->dj));
+	w->queue = malloc(n * sizeof(*w->queue));
+	w->next = malloc(n * sizeof(*w->next));
+	w->stack = malloc((n + nch) * sizeof(*w->stack));
+	w->dfs_next = malloc((n + nch) * sizeof(*w->dfs_next));
 	w->seen = malloc(nch * sizeof(*w->seen));
-	w->nb = malloc(n * sizeof(*w->nb));
-	w->nbx = malloc(n * sizeof(*w->nbx));
+	w->new_bits = malloc(n * sizeof(*w->new_bits));
+	w->new_bit_sw = malloc(n * sizeof(*w->new_bit_sw));
 	w->escn = calloc(n, sizeof(*w->escn));
-	w->esw = malloc(n * sizeof(*w->esw));
-	w->inesw = calloc(n, sizeof(*w->inesw));
-	w->hk = malloc(n * sizeof(*w->hk));
+	w->esc_sw = malloc(n * sizeof(*w->esc_sw));
+	w->in_esc_sw = calloc(n, sizeof(*w->in_esc_sw));
+	w->kept = malloc(n * sizeof(*w->kept));
 	w->buf = malloc(n * BLK);
-	if (!w->rev || !w->plx || !w->bmoff || !w->leaf || !w->dirs ||
-	    !w->st || !w->color || !w->q || !w->nx || !w->stk || !w->dj ||
-	    !w->seen || !w->nb || !w->nbx || !w->escn || !w->esw ||
-	    !w->inesw || !w->hk || !w->buf)
+	if (!w->reverse || !w->link_rank || !w->deps_off || !w->leaf ||
+	    !w->dirs || !w->state || !w->color || !w->queue || !w->next ||
+	    !w->stack || !w->dfs_next || !w->seen || !w->new_bits ||
+	    !w->new_bit_sw || !w->escn || !w->esc_sw || !w->in_esc_sw ||
+	    !w->kept || !w->buf)
 		return -ENOMEM;
-	memset(w->plx, NO_LX, n * 256);
+	memset(w->link_rank, NO_LX, n * 256);
 	for (s = 0; s < t->nsw; s++) {
 		w->leaf[s] = rt_node_has_ca(t->fab, t->sw_node[s]);
 		k = w->adj.off[s + 1] - w->adj.off[s];
-		w->bmoff[s + 1] = w->bmoff[s] + (size_t)k * k;
+		w->deps_off[s + 1] = w->deps_off[s] + (size_t)k * k;
 		for (k = w->adj.off[s]; k < w->adj.off[s + 1]; k++) {
-			w->plx[(size_t)s * 256 + w->adj.port[k]] =
+			w->link_rank[(size_t)s * 256 + w->adj.port[k]] =
 				k - w->adj.off[s] < NO_LX ? k - w->adj.off[s] :
 							    NO_LX;
 			x = w->adj.sw[k];
@@ -582,35 +590,35 @@ static int uo_init(struct uo *w)
 			for (j = w->adj.off[x]; j < w->adj.off[x + 1]; j++)
 				if (w->adj.sw[j] == s &&
 				    w->adj.port[j] == w->adj.rport[k])
-					w->rev[k] = j;
+					w->reverse[k] = j;
 		}
 	}
-	w->bm = calloc(w->bmoff[t->nsw] / 64 + 1, sizeof(*w->bm));
-	return w->bm ? 0 : -ENOMEM;
+	w->deps = calloc(w->deps_off[t->nsw] / 64 + 1, sizeof(*w->deps));
+	return w->deps ? 0 : -ENOMEM;
 }
 
 static void uo_release(struct uo *w)
 {
-	free(w->bm);
+	free(w->deps);
 	free(w->buf);
-	free(w->nb);
-	free(w->nbx);
+	free(w->new_bits);
+	free(w->new_bit_sw);
 	free(w->escn);
-	free(w->esw);
-	free(w->inesw);
-	free(w->hk);
+	free(w->esc_sw);
+	free(w->in_esc_sw);
+	free(w->kept);
 	free(w->seen);
-	free(w->dj);
-	free(w->stk);
-	free(w->nx);
-	free(w->q);
+	free(w->dfs_next);
+	free(w->stack);
+	free(w->next);
+	free(w->queue);
 	free(w->color);
-	free(w->st);
+	free(w->state);
 	free(w->dirs);
 	free(w->leaf);
-	free(w->bmoff);
-	free(w->plx);
-	free(w->rev);
+	free(w->deps_off);
+	free(w->link_rank);
+	free(w->reverse);
 	rt_adj_release(&w->adj);
 }
 
