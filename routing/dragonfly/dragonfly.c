@@ -86,8 +86,8 @@ struct dvl {
 	uint8_t *cls;		/* nsw x 256: class of each switch port */
 	struct ovr ov;
 	unsigned int top_vl;	/* VL after the second global hop: 1 or 2 */
-	uint32_t g;		/* groups */
-	uint32_t *grp;		/* switch -> group, NONE */
+	uint32_t ngroups;
+	uint32_t *group;	/* switch -> group, NONE */
 	/* nsw x 256: the group at the far end of each switch port, NONE;
 	 * kept here since the tables, and so the fabric, go with the sweep */
 	uint32_t *far;
@@ -105,17 +105,18 @@ struct eng {
 	const struct df_info *di;
 	struct rt_tables *t;
 	struct dvl *dv;
-	uint32_t g, nsw;
-	uint32_t *grp;		/* switch -> group, NONE */
-	uint32_t *coff;		/* g * g + 1: cables by (from group, to group) */
-	struct cable *cab;
-	uint16_t *xd;		/* nsw x g: cables from a switch to a group */
+	uint32_t ngroups, nsw;
+	uint32_t *group;	/* switch -> group, NONE */
+	/* ngroups^2 + 1: cable[] by (from group, to group) */
+	uint32_t *cable_off;
+	struct cable *cable;
+	uint16_t *to_group;	/* nsw x ngroups: a switch's cables to each */
 	uint32_t *loff, *lids;	/* LIDs by delivering switch */
 	uint32_t *lkey;		/* per entry of lids: the key it is routed by */
 	/* per LID: switches that go straight to D (they land a third
 	 * group's Valiant route), and those that leave their group on one */
 	uint32_t *mark, *dep, stamp;
-	uint32_t *via;		/* per group: cable to its intermediate, NONE */
+	uint32_t *via_cable;	/* per group: cable to its intermediate, NONE */
 	bool *hosted;		/* per switch: has a host to send from */
 	bool *fill;		/* per switch: some switch has no route to it */
 	/* per switch: some switch of its group with a global cable is more
@@ -131,7 +132,7 @@ struct eng {
 	unsigned int maxvl;
 	/* the LID being routed, when Valiant: its class, I and E */
 	int vcls;
-	uint32_t vI, vE;
+	uint32_t val_mid, val_exit;
 	size_t vroutes;		/* routes of a Valiant class */
 };
 
@@ -242,18 +243,18 @@ static uint8_t val_vl(const struct dvl *dv, uint32_t sw, unsigned int in,
 {
 	const uint8_t *k = dv->cls + (size_t)sw * 256;
 	const uint32_t *far = dv->far + (size_t)sw * 256;
-	uint32_t X = dv->grp[sw], d = dv->delta[c];
+	uint32_t X = dv->group[sw], d = dv->delta[c];
 
 	if (X == NONE || c >= dv->nval)
 		return 0;
 	if (k[in] == CLS_GLOBAL)
-		return far[in] == (X + d) % dv->g ? 2 : 1;
+		return far[in] == (X + d) % dv->ngroups ? 2 : 1;
 	if (k[in] != CLS_LOCAL)
 		return 0;
 	if (k[out] == CLS_CA)
 		return 2;
 	if (k[out] == CLS_GLOBAL)
-		return far[out] == (X + dv->g - d) % dv->g;
+		return far[out] == (X + dv->ngroups - d) % dv->ngroups;
 	return 1;
 }
 
@@ -287,7 +288,7 @@ static void dvl_release(struct rt_vl *vl)
 {
 	struct dvl *dv = vl->ctx;
 
-	free(dv->grp);
+	free(dv->group);
 	free(dv->far);
 	free(dv->lid_sw);
 	free(dv->sl);
@@ -427,10 +428,10 @@ static uint8_t to_dest(struct eng *e, uint32_t c, uint32_t T,
 static const struct cable *cables(const struct eng *e, uint32_t G,
 				  uint32_t D, uint32_t *n)
 {
-	size_t k = (size_t)G * e->g + D;
+	size_t k = (size_t)G * e->ngroups + D;
 
-	*n = e->coff[k + 1] - e->coff[k];
-	return e->cab + e->coff[k];
+	*n = e->cable_off[k + 1] - e->cable_off[k];
+	return e->cable + e->cable_off[k];
 }
 
 /*
@@ -456,7 +457,7 @@ static const struct cable *pick(const struct eng *e, uint32_t G,
 				uint32_t c, uint32_t T, unsigned int key)
 {
 	uint32_t n, i, own = 0, ok = 0;
-	const struct cable *cb = cables(e, G, e->grp[T], &n);
+	const struct cable *cb = cables(e, G, e->group[T], &n);
 
 	for (i = 0; i < n; i++)
 		if (usable(e, &cb[i], c, T)) {
@@ -489,24 +490,24 @@ static bool via_ok(const struct eng *e, const struct cable *cb, uint32_t T,
 	const struct cable *on;
 
 	if (k == VIA_LOCAL)
-		return pick(e, e->grp[cb->x], NONE, T, 0) != NULL;
-	if (!e->xd[(size_t)cb->x * e->g + e->grp[T]])
+		return pick(e, e->group[cb->x], NONE, T, 0) != NULL;
+	if (!e->to_group[(size_t)cb->x * e->ngroups + e->group[T]])
 		return false;
 	if (k == VIA_STRICT && (e->mark[cb->u] == e->stamp ||
 				e->dep[cb->x] == e->stamp))
 		return false;
-	on = pick(e, e->grp[cb->x], cb->x, T, 0);
+	on = pick(e, e->group[cb->x], cb->x, T, 0);
 	return on && on->u == cb->x;
 }
 
 /*
  * Intermediate for group G towards T: the key-th cable via_ok() takes
- * from G to a third group.  Index into e->cab or NONE.
+ * from G to a third group.  Index into e->cable or NONE.
  */
 static uint32_t pick_via(const struct eng *e, uint32_t G, uint32_t T,
 			 unsigned int key, enum via_kind k)
 {
-	uint32_t D = e->grp[T], I, n, i, cnt = 0, pass;
+	uint32_t D = e->group[T], I, n, i, cnt = 0, pass;
 	const struct cable *cb;
 
 	for (pass = 0; pass < 2; pass++) {
@@ -515,7 +516,7 @@ static uint32_t pick_via(const struct eng *e, uint32_t G, uint32_t T,
 				return NONE;
 			key %= cnt;
 		}
-		for (I = 0; I < e->g; I++) {
+		for (I = 0; I < e->ngroups; I++) {
 			if (I == G || I == D)
 				continue;
 			cb = cables(e, G, I, &n);
@@ -525,7 +526,7 @@ static uint32_t pick_via(const struct eng *e, uint32_t G, uint32_t T,
 				if (pass == 0)
 					cnt++;
 				else if (!key--)
-					return (uint32_t)(cb - e->cab) + i;
+					return (uint32_t)(cb - e->cable) + i;
 			}
 		}
 	}
@@ -540,7 +541,7 @@ static bool leaves_to(const struct eng *e, uint32_t s, uint32_t H,
 		      uint32_t T, const struct cable *want, bool own)
 {
 	uint32_t n, i;
-	const struct cable *cb = cables(e, e->grp[s], H, &n);
+	const struct cable *cb = cables(e, e->group[s], H, &n);
 
 	for (i = 0; i < n; i++)
 		if ((!want || &cb[i] == want) && usable(e, &cb[i], s, T) &&
@@ -577,11 +578,11 @@ static uint8_t stranded_hop(const struct eng *e, uint32_t c, uint32_t H,
 static uint8_t minimal(struct eng *e, uint32_t c, uint32_t T,
 		       unsigned int key)
 {
-	const struct cable *cb = pick(e, e->grp[c], c, T, key);
+	const struct cable *cb = pick(e, e->group[c], c, T, key);
 
 	if (!cb)
-		return pick(e, e->grp[c], NONE, T, 0) ?
-			stranded_hop(e, c, e->grp[T], T, NULL, key) :
+		return pick(e, e->group[c], NONE, T, 0) ?
+			stranded_hop(e, c, e->group[T], T, NULL, key) :
 			RT_NO_PATH;
 	if (cb->u == c)
 		return cb->port;
@@ -595,10 +596,10 @@ static uint8_t minimal(struct eng *e, uint32_t c, uint32_t T,
 static uint8_t next_hop(struct eng *e, uint32_t c, uint32_t T,
 			unsigned int li, unsigned int key)
 {
-	uint32_t G = e->grp[c], v;
+	uint32_t G = e->group[c], v;
 	uint8_t out;
 
-	if (G == e->grp[T])
+	if (G == e->group[T])
 		return to_dest(e, c, T, key);
 	if (e->mark[c] == e->stamp)
 		return minimal(e, c, T, key);
@@ -607,15 +608,15 @@ static uint8_t next_hop(struct eng *e, uint32_t c, uint32_t T,
 		if (out != RT_NO_PATH)
 			return out;
 	}
-	v = e->via[G];
+	v = e->via_cable[G];
 	if (v == NONE)
 		return li ? minimal(e, c, T, key) : RT_NO_PATH;
-	if (e->cab[v].u == c)
-		return e->cab[v].port;
-	out = to_switch(e, c, e->cab[v].u, key);
+	if (e->cable[v].u == c)
+		return e->cable[v].port;
+	out = to_switch(e, c, e->cable[v].u, key);
 	if (out == RT_NO_PATH)
-		out = stranded_hop(e, c, e->grp[e->cab[v].x], NONE,
-				   &e->cab[v], key);
+		out = stranded_hop(e, c, e->group[e->cable[v].x], NONE,
+				   &e->cable[v], key);
 	return out != RT_NO_PATH || !li ? out : minimal(e, c, T, key);
 }
 
@@ -651,12 +652,12 @@ static void mark_minimal(struct eng *e, uint32_t c, uint32_t T,
 static void choose_vias(struct eng *e, uint32_t T, unsigned int lid,
 			unsigned int li, unsigned int key)
 {
-	uint32_t G, D = e->grp[T], v;
+	uint32_t G, D = e->group[T], v;
 	bool around;
 
 	e->stamp++;
-	for (G = 0; G < e->g; G++) {
-		e->via[G] = NONE;
+	for (G = 0; G < e->ngroups; G++) {
+		e->via_cable[G] = NONE;
 		if (G == D)
 			continue;
 		around = !pick(e, G, NONE, T, 0);
@@ -668,11 +669,11 @@ static void choose_vias(struct eng *e, uint32_t T, unsigned int lid,
 		if (v == NONE && around &&
 		    !fab_is_sw(e->t->fab, e->t->lid_node[lid]))
 			v = pick_via(e, G, T, key + G, VIA_LOCAL);
-		e->via[G] = v;
+		e->via_cable[G] = v;
 		if (v == NONE)
 			continue;
-		e->dep[e->cab[v].u] = e->stamp;
-		mark_minimal(e, e->cab[v].x, T, key);
+		e->dep[e->cable[v].u] = e->stamp;
+		mark_minimal(e, e->cable[v].x, T, key);
 	}
 }
 
@@ -685,18 +686,18 @@ static void choose_vias(struct eng *e, uint32_t T, unsigned int lid,
 static bool valiant_lid(struct eng *e, uint32_t T, unsigned int li,
 			unsigned int key)
 {
-	uint32_t D = e->grp[T], G, I, E, n;
+	uint32_t D = e->group[T], G, I, E, n;
 	unsigned int c;
 
 	e->vcls = -1;
 	if (!li || !e->dv->nval)
 		return false;
 	c = (key + li) % e->dv->nval;
-	I = (D + e->dv->delta[c]) % e->g;
-	E = (I + e->dv->delta[c]) % e->g;
+	I = (D + e->dv->delta[c]) % e->ngroups;
+	E = (I + e->dv->delta[c]) % e->ngroups;
 	if (!pick(e, I, NONE, T, 0) || !pick(e, E, NONE, T, 0))
 		return false;
-	for (G = 0; G < e->g; G++) {
+	for (G = 0; G < e->ngroups; G++) {
 		if (G == D || G == I || G == E)
 			continue;
 		cables(e, G, I, &n);
@@ -704,8 +705,8 @@ static bool valiant_lid(struct eng *e, uint32_t T, unsigned int li,
 			return false;
 	}
 	e->vcls = (int)c;
-	e->vI = I;
-	e->vE = E;
+	e->val_mid = I;
+	e->val_exit = E;
 	return true;
 }
 
@@ -717,21 +718,21 @@ static bool valiant_lid(struct eng *e, uint32_t T, unsigned int li,
 static uint8_t valiant_hop(struct eng *e, uint32_t c, uint32_t T,
 			   unsigned int key)
 {
-	uint32_t G = e->grp[c], n, i, own = 0, ok = 0;
+	uint32_t G = e->group[c], n, i, own = 0, ok = 0;
 	unsigned int k = key;
 	const struct cable *cb;
 
-	if (G == e->grp[T])
+	if (G == e->group[T])
 		return to_dest(e, c, T, key);
-	cb = cables(e, G, e->vI, &n);
-	if (G == e->vI || G == e->vE || !n)
+	cb = cables(e, G, e->val_mid, &n);
+	if (G == e->val_mid || G == e->val_exit || !n)
 		return minimal(e, c, T, key);
 	for (i = 0; i < n; i++) {
 		own += cb[i].u == c;
 		ok += usable(e, &cb[i], c, NONE);
 	}
 	if (!ok)
-		return stranded_hop(e, c, e->vI, NONE, NULL, key);
+		return stranded_hop(e, c, e->val_mid, NONE, NULL, key);
 	k %= own ? own : ok;
 	for (i = 0; i < n; i++) {
 		if (own ? cb[i].u != c : !usable(e, &cb[i], c, NONE))
@@ -878,9 +879,10 @@ static bool valiant_route(const struct eng *e, const struct route *r,
 			  uint32_t T, bool *regular)
 {
 	unsigned int i, g1 = 0, g2 = 0, n = 0;
-	uint32_t G = e->grp[r->sw[0]];
+	uint32_t G = e->group[r->sw[0]];
 
-	if (e->vcls < 0 || G == e->vI || G == e->vE || G == e->grp[T])
+	if (e->vcls < 0 || G == e->val_mid || G == e->val_exit ||
+	    G == e->group[T])
 		return false;
 	for (i = 0; i < r->hops; i++)
 		if (r->cls[i] == CLS_GLOBAL) {
@@ -890,7 +892,7 @@ static bool valiant_route(const struct eng *e, const struct route *r,
 				g1 = i;
 		}
 	if (n != 2 || g1 > 1 || g2 - g1 > 3 || r->hops - g2 > 2 ||
-	    e->grp[r->sw[g1 + 1]] != e->vI)
+	    e->group[r->sw[g1 + 1]] != e->val_mid)
 		return false;
 	*regular = g2 - g1 < 3 || e->di->plus;
 	return true;
@@ -969,7 +971,7 @@ static void column(struct eng *e, uint32_t T, unsigned int lid,
 	if (!val)
 		choose_vias(e, T, lid, li, key);
 	for (c = 0; c < e->nsw; c++)
-		if (c != T && e->grp[c] != NONE)
+		if (c != T && e->group[c] != NONE)
 			rt_lft(e->t, c)[lid] = val ?
 				valiant_hop(e, c, T, key) :
 				next_hop(e, c, T, li, key);
@@ -1018,7 +1020,7 @@ static int own_routes(struct eng *e, uint32_t T, unsigned int lid,
 
 	e->stamp++;
 	for (c = 0; c < e->nsw; c++) {
-		if (!e->hosted[c] || c == T || e->grp[c] == NONE ||
+		if (!e->hosted[c] || c == T || e->group[c] == NONE ||
 		    trace(e, c, lid, T, &r))
 			continue;
 		for (i = 1; i < r.hops; i++) {
@@ -1030,7 +1032,7 @@ static int own_routes(struct eng *e, uint32_t T, unsigned int lid,
 		}
 	}
 	for (c = 0; c < e->nsw; c++) {
-		if (e->hosted[c] || c == T || e->grp[c] == NONE ||
+		if (e->hosted[c] || c == T || e->group[c] == NONE ||
 		    e->transit[c] == e->stamp || trace(e, c, lid, T, &r))
 			continue;
 		for (g = 0, i = 0; i < r.hops; i++)
@@ -1072,7 +1074,7 @@ static int own_all(struct eng *e)
 
 	for (late = 0; late < 2; late++)
 		for (T = 0; T < e->nsw; T++)
-			for (j = e->loff[T]; e->grp[T] != NONE &&
+			for (j = e->loff[T]; e->group[T] != NONE &&
 			     j < e->loff[T + 1]; j++) {
 				ret = own_routes(e, T, e->lids[j], late);
 				if (ret)
@@ -1090,7 +1092,7 @@ static int route_lid(struct eng *e, uint32_t T, unsigned int lid,
 
 	column(e, T, lid, li, key);
 	for (c = 0; c < e->nsw; c++) {
-		if (c == T || e->grp[c] == NONE)
+		if (c == T || e->group[c] == NONE)
 			continue;
 		ret = walk(e, c, lid, T, li);
 		if (ret)
@@ -1106,25 +1108,27 @@ static int index_cables(struct eng *e)
 	unsigned int p, np;
 	size_t k;
 
-	e->coff = calloc((size_t)e->g * e->g + 2, sizeof(*e->coff));
-	e->xd = calloc((size_t)e->nsw * e->g + 1, sizeof(*e->xd));
-	if (!e->coff || !e->xd)
+	e->cable_off = calloc((size_t)e->ngroups * e->ngroups + 2,
+			      sizeof(*e->cable_off));
+	e->to_group = calloc((size_t)e->nsw * e->ngroups + 1,
+			     sizeof(*e->to_group));
+	if (!e->cable_off || !e->to_group)
 		return -ENOMEM;
 	for (s = 0; s < e->nsw; s++) {
 		np = e->t->fab->nodes[e->t->sw_node[s]].nports;
 		for (p = 1; p <= np; p++)
 			if (cls(e, s, p) == CLS_GLOBAL) {
-				G = e->grp[s];
-				H = e->grp[peer_sw(e, s, p)];
-				e->coff[(size_t)G * e->g + H + 1]++;
-				e->xd[(size_t)s * e->g + H]++;
+				G = e->group[s];
+				H = e->group[peer_sw(e, s, p)];
+				e->cable_off[(size_t)G * e->ngroups + H + 1]++;
+				e->to_group[(size_t)s * e->ngroups + H]++;
 				n++;
 			}
 	}
-	for (k = 0; k < (size_t)e->g * e->g; k++)
-		e->coff[k + 1] += e->coff[k];
-	e->cab = malloc((n + 1) * sizeof(*e->cab));
-	if (!e->cab)
+	for (k = 0; k < (size_t)e->ngroups * e->ngroups; k++)
+		e->cable_off[k + 1] += e->cable_off[k];
+	e->cable = malloc((n + 1) * sizeof(*e->cable));
+	if (!e->cable)
 		return -ENOMEM;
 	for (s = 0; s < e->nsw; s++) {
 		np = e->t->fab->nodes[e->t->sw_node[s]].nports;
@@ -1133,17 +1137,18 @@ static int index_cables(struct eng *e)
 
 			if (cls(e, s, p) != CLS_GLOBAL)
 				continue;
-			k = (size_t)e->grp[s] * e->g + e->grp[peer_sw(e, s, p)];
-			/* coff[k] counts up as the bucket fills */
-			cb = &e->cab[e->coff[k]++];
+			k = (size_t)e->group[s] * e->ngroups +
+			    e->group[peer_sw(e, s, p)];
+			/* cable_off[k] counts up as the bucket fills */
+			cb = &e->cable[e->cable_off[k]++];
 			cb->u = s;
 			cb->x = peer_sw(e, s, p);
 			cb->port = p;
 		}
 	}
-	for (k = (size_t)e->g * e->g; k > 0; k--)
-		e->coff[k] = e->coff[k - 1];
-	e->coff[0] = 0;
+	for (k = (size_t)e->ngroups * e->ngroups; k > 0; k--)
+		e->cable_off[k] = e->cable_off[k - 1];
+	e->cable_off[0] = 0;
 	return 0;
 }
 
@@ -1154,8 +1159,8 @@ static void find_short(struct eng *e)
 	const struct cable *cb;
 
 	for (s = 0; s < e->nsw; s++)
-		for (H = 0; e->grp[s] != NONE && H < e->g; H++) {
-			cb = cables(e, e->grp[s], H, &n);
+		for (H = 0; e->group[s] != NONE && H < e->ngroups; H++) {
+			cb = cables(e, e->group[s], H, &n);
 			for (i = 0; i < n; i++)
 				e->short_of[s] |= cb[i].u != s &&
 					local_next(e, s, cb[i].u, 0) ==
@@ -1174,21 +1179,21 @@ static int valiant_classes(struct eng *e)
 	uint32_t d, s, w;
 	unsigned int p;
 
-	dv->g = e->g;
-	dv->grp = malloc((e->nsw + 1) * sizeof(*dv->grp));
+	dv->ngroups = e->ngroups;
+	dv->group = malloc((e->nsw + 1) * sizeof(*dv->group));
 	dv->far = malloc(((size_t)e->nsw * 256 + 1) * sizeof(*dv->far));
-	if (!dv->grp || !dv->far)
+	if (!dv->group || !dv->far)
 		return -ENOMEM;
-	memcpy(dv->grp, e->grp, e->nsw * sizeof(*dv->grp));
+	memcpy(dv->group, e->group, e->nsw * sizeof(*dv->group));
 	for (s = 0; s < e->nsw; s++)
 		for (p = 0; p < 256; p++) {
 			w = p && cls(e, s, p) >= CLS_LOCAL ? peer_sw(e, s, p) :
 							    NONE;
 			dv->far[(size_t)s * 256 + p] = w == NONE ? NONE :
-						       e->grp[w];
+						       e->group[w];
 		}
-	for (d = 1; e->g >= 4 && d < e->g && dv->nval < NVAL; d++)
-		if (2 * d % e->g)
+	for (d = 1; e->ngroups >= 4 && d < e->ngroups && dv->nval < NVAL; d++)
+		if (2 * d % e->ngroups)
 			dv->delta[dv->nval++] = d;
 	return 0;
 }
@@ -1222,7 +1227,7 @@ static int setup(struct eng *e, const struct df_info *di,
 	e->di = di;
 	e->t = t;
 	e->nsw = t->nsw;
-	e->g = di->ngroups;
+	e->ngroups = di->ngroups;
 	dv = e->dv = calloc(1, sizeof(*dv));
 	if (!dv)
 		return -ENOMEM;
@@ -1232,7 +1237,7 @@ static int setup(struct eng *e, const struct df_info *di,
 	dv->lid_sw = malloc((t->top + 1) * sizeof(*dv->lid_sw));
 	dv->sl = calloc((size_t)t->nsw * (t->top + 1) + 1, 1);
 	dv->cls = calloc((size_t)t->nsw * 256 + 1, 1);
-	e->grp = malloc((t->nsw + 1) * sizeof(*e->grp));
+	e->group = malloc((t->nsw + 1) * sizeof(*e->group));
 	e->mark = calloc(t->nsw + 1, sizeof(*e->mark));
 	e->dep = calloc(t->nsw + 1, sizeof(*e->dep));
 	e->hosted = calloc(t->nsw + 1, sizeof(*e->hosted));
@@ -1242,15 +1247,15 @@ static int setup(struct eng *e, const struct df_info *di,
 	e->ldist = malloc((t->nsw + 1) * sizeof(*e->ldist));
 	e->lq = malloc((t->nsw + 1) * sizeof(*e->lq));
 	e->ldist_of = NONE;
-	e->via = malloc((e->g + 1) * sizeof(*e->via));
-	if (!dv->lid_sw || !dv->sl || !dv->cls || !e->grp || !e->mark ||
+	e->via_cable = malloc((e->ngroups + 1) * sizeof(*e->via_cable));
+	if (!dv->lid_sw || !dv->sl || !dv->cls || !e->group || !e->mark ||
 	    !e->dep || !e->hosted || !e->fill || !e->short_of ||
 	    !e->transit ||
-	    !e->ldist || !e->lq || !e->via)
+	    !e->ldist || !e->lq || !e->via_cable)
 		return -ENOMEM;
 	for (s = 0; s < t->nsw; s++) {
 		n = t->sw_node[s];
-		e->grp[s] = di->group[n] == DF_NONE ? NONE : di->group[n];
+		e->group[s] = di->group[n] == DF_NONE ? NONE : di->group[n];
 		for (p = 1; p <= f->nodes[n].nports; p++) {
 			const struct fab_port *fp = fab_port(f, n, p);
 
@@ -1277,10 +1282,10 @@ static int setup(struct eng *e, const struct df_info *di,
 
 static void eng_release(struct eng *e)
 {
-	free(e->grp);
-	free(e->coff);
-	free(e->cab);
-	free(e->xd);
+	free(e->group);
+	free(e->cable_off);
+	free(e->cable);
+	free(e->to_group);
 	free(e->loff);
 	free(e->lids);
 	free(e->lkey);
@@ -1292,7 +1297,7 @@ static void eng_release(struct eng *e)
 	free(e->transit);
 	free(e->ldist);
 	free(e->lq);
-	free(e->via);
+	free(e->via_cable);
 }
 
 /*
@@ -1543,7 +1548,7 @@ static int own_repair(struct eng *e)
 			if (!pass)
 				own_pass(e, &g, lid, T);
 			for (c = 0; !ret && c < e->nsw; c++)
-				if (c != T && e->grp[c] != NONE &&
+				if (c != T && e->group[c] != NONE &&
 				    !(e->hosted[c] && !pass))
 					ret = own_judge(e, &g, c, lid, T);
 		}
@@ -1563,7 +1568,7 @@ static bool lost_global(const struct eng *e)
 
 	for (s = 0; s < e->nsw; s++) {
 		node = e->t->sw_node[s];
-		if (e->grp[s] == NONE || (e->di->plus && !e->di->spine[node]))
+		if (e->group[s] == NONE || (e->di->plus && !e->di->spine[node]))
 			continue;
 		for (n = 0, p = 1; p <= f->nodes[node].nports; p++)
 			n += e->di->global[f->nodes[node].port0 + p];
@@ -1700,7 +1705,7 @@ static int plan(struct eng *e, const struct rt_jobs *js)
 		goto out;
 	memcpy(dkey, e->lkey, nl * sizeof(*dkey));
 	for (T = 0; T < e->nsw; T++)
-		for (j = e->loff[T]; e->grp[T] != NONE && j < e->loff[T + 1];
+		for (j = e->loff[T]; e->group[T] != NONE && j < e->loff[T + 1];
 		     j++)
 			if (rt_jobplan_job(&jp, e->lids[j]) != RT_JOB_NONE)
 				plan_lid(e, &jp, T, j);
@@ -1736,7 +1741,7 @@ static int route_once(const struct df_info *di, const struct rt_jobs *js,
 	if (ret == -E2BIG)	/* too many jobs to plan for: none */
 		ret = 0;
 	for (T = 0; !ret && T < t->nsw; T++) {
-		if (e.grp[T] == NONE)
+		if (e.group[T] == NONE)
 			continue;
 		for (j = e.loff[T]; !ret && j < e.loff[T + 1]; j++)
 			ret = route_lid(&e, T, e.lids[j], e.lkey[j]);
