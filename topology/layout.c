@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "dflyrec.h"
-#include "fattree.h"
+#include "fattreerec.h"
 #include "layout.h"
 #include "swgraph.h"
 #include "torusrec.h"

@@ -6,7 +6,7 @@
 #ifndef GPUAWARE_FTREE_H
 #define GPUAWARE_FTREE_H
 
-#include "../../topology/fattree.h"
+#include "../../topology/fattreerec.h"
 #include "../engine.h"
 #include "../jobs.h"
 #include "../lft.h"

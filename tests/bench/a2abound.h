@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "../../topology/fattree.h"
+#include "../../topology/fattreerec.h"
 
 struct ab_result {
 	double lower;		/* no routing's busiest link carries less */

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "tu.h"
-#include "topology/fattree.h"
+#include "topology/fattreerec.h"
 #include "topology/gen.h"
 
 static struct fabric *kary(unsigned int k, unsigned int n,

@@ -14,7 +14,7 @@
 
 #include "pool.h"
 #include "topology/fabric.h"
-#include "topology/fattree.h"
+#include "topology/fattreerec.h"
 #include "topology/swgraph.h"
 
 /*

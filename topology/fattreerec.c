@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fattree.h"
+#include "fattreerec.h"
 
 /* The caller has written ft->reason. */
 static int not_tree(struct ft_info *ft)

@@ -3,8 +3,8 @@
  * Fat-tree recogniser: levels from the hosts up, roles, rails, parallel and
  * missing links.  It says what it found, or why the fabric is no fat-tree.
  */
-#ifndef GPUAWARE_FATTREE_H
-#define GPUAWARE_FATTREE_H
+#ifndef GPUAWARE_FATTREEREC_H
+#define GPUAWARE_FATTREEREC_H
 
 #include <stdbool.h>
 #include <stddef.h>
