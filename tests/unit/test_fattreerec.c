@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Recogniser tests: pure, degraded, rail, under-populated and non-trees. */
+/* Fat-tree recogniser: pure, degraded, rail, under-populated and non-trees. */
 #include <string.h>
 
 #include "tu.h"
@@ -207,7 +207,7 @@ static void test_not_trees(void)
 	fab_free(f);
 }
 
-TU_SUITE(fattree,
+TU_SUITE(fattreerec,
 	 { "pure k-ary 3-tree", test_pure },
 	 { "shuffled ports", test_shuffled },
 	 { "degraded and under-populated", test_degraded },
