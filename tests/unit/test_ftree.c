@@ -801,7 +801,7 @@ static void test_engine_names(void)
 	CU_ASSERT_STRING_EQUAL(rt_engine_name(RT_ENGINE_DRAGONFLY), "dragonfly");
 }
 
-TU_SUITE(route,
+TU_SUITE(ftree,
 	 { "engine names", test_engine_names },
 	 { "intact trees are balanced", test_intact_balance },
 	 { "degraded trees, 12 seeds", test_degraded_seeds },
