@@ -276,3 +276,45 @@ struct fabric *tu_shuffled(const struct fabric *f, uint64_t seed,
 	free(pmap);
 	return g;
 }
+
+int tu_route_check(struct fabric *f, enum rt_engine_id id, struct vf_report *r,
+		   struct rt_summary *s)
+{
+	struct vf_opts o = { .ebb_perms = 400, .seed = 1 };
+	struct rt_tables t;
+	int ret;
+
+	ret = rt_route(f, id, NULL, &t, s);
+	if (!ret)
+		ret = vf_check(&t, &o, r);
+	rt_tables_release(&t);
+	return ret;
+}
+
+void tu_shuffled_like(const struct fabric *f, enum rt_engine_id id,
+		      unsigned int lmc, double tol, const char *what)
+{
+	struct rt_summary s0, s;
+	struct vf_report r0, r;
+	uint64_t seed;
+
+	CU_ASSERT_FATAL(!tu_route_check((struct fabric *)f, id, &r0, &s0));
+	CU_ASSERT(vf_ok(&r0) && r0.cdg_checked && !r0.cdg_cycle);
+	for (seed = 1; seed <= 3; seed++) {
+		struct fabric *g = tu_shuffled(f, seed * 0x9e37, lmc);
+
+		CU_ASSERT_FATAL(!tu_route_check(g, id, &r, &s));
+		CU_ASSERT_STRING_EQUAL(s.engine, s0.engine);
+		CU_ASSERT(vf_ok(&r) && r.cdg_checked && !r.cdg_cycle);
+		CU_ASSERT_EQUAL(r.pairs, r0.pairs);
+		CU_ASSERT(r.efi_class_ratio <= r0.efi_class_ratio * (1 + tol));
+		CU_ASSERT(r.ebb >= r0.ebb - 0.02);
+		if (r.efi_class_ratio > r0.efi_class_ratio * (1 + tol) ||
+		    r.ebb < r0.ebb - 0.02)
+			fprintf(stderr, "%s seed %llu: per level %.3f (was %.3f), eBB %.3f (was %.3f)\n",
+				what, (unsigned long long)seed,
+				r.efi_class_ratio, r0.efi_class_ratio, r.ebb,
+				r0.ebb);
+		fab_free(g);
+	}
+}

@@ -8,6 +8,8 @@
 
 #include "routing/jobs.h"
 #include "routing/lft.h"
+#include "routing/route.h"
+#include "routing/verify.h"
 #include "topology/fabric.h"
 
 /*
@@ -79,5 +81,18 @@ void tu_mix_jobs(const struct tu_mix *m, const struct fabric *f,
  * test when there is none.
  */
 uint32_t tu_ca_named(const struct fabric *f, const char *name, char *guid);
+
+/* Route f with id, verify, and hand back the report; tables released. */
+int tu_route_check(struct fabric *f, enum rt_engine_id id, struct vf_report *r,
+		   struct rt_summary *s);
+
+/*
+ * Route f and three reshuffles of it (tu_shuffled: node order, switch
+ * GUIDs, port numbers, LIDs): the same engine, every pair delivered
+ * without a credit loop, the worst class's max/mean at most a fraction
+ * tol above f's, and the same eBB but for sampling (400 permutations).
+ */
+void tu_shuffled_like(const struct fabric *f, enum rt_engine_id id,
+		      unsigned int lmc, double tol, const char *what);
 
 #endif
