@@ -38,14 +38,15 @@
 /* What path_sl and sl2vl read; owned by the tables (t->own_vl). */
 struct tvl {
 	struct rt_vl vl;
-	unsigned int ndl;	/* dateline bits below the layer bit */
-	unsigned int mul;	/* VLs per layer: 2 with datelines, else 1 */
+	unsigned int ndatelines;	/* dateline bits below the layer bit */
+	unsigned int vl_per_layer;	/* 2 with datelines, else 1 */
 	bool layer1;		/* some detour rides the second layer */
 	unsigned int top;
 	uint32_t nsw;
 	uint32_t *lid_sw;	/* LID -> the switch that sends or delivers it */
 	uint8_t *sl;		/* nsw x (top + 1): SL by (source switch, DLID) */
-	uint8_t *pdl;		/* nsw x 256: 1 + dateline bit of a port's ring */
+	/* nsw x 256: 1 + dateline bit of a port's ring */
+	uint8_t *port_dateline;
 };
 
 /* A pair dimension order cannot join, routed by shortest detour. */
@@ -60,13 +61,13 @@ struct eng {
 	struct rt_tables *t;
 	struct tvl *tv;
 	unsigned int nd;
-	int dl[TOR_MAX_DIMS];	/* dateline bit of a dimension, -1 none */
-	uint8_t dld[MAX_DATELINES];	/* dimension of a dateline bit */
+	int dateline[TOR_MAX_DIMS];	/* per dimension: its bit, -1 none */
+	uint8_t dateline_dim[MAX_DATELINES];	/* per bit: its dimension */
 	/* per destination, by dimension and coordinate: see dest_tables() */
 	uint8_t dir[TOR_MAX_DIMS][256], wb[TOR_MAX_DIMS][256];
-	uint8_t *co;		/* nsw x TOR_MAX_DIMS */
-	uint32_t *nbr;		/* nsw x NSLOT: next switch, FAB_NONE */
-	uint8_t *np;		/* nsw x NSLOT: parallel cables */
+	uint8_t *coord;		/* nsw x TOR_MAX_DIMS */
+	uint32_t *next_sw;	/* nsw x NSLOT: next switch, FAB_NONE */
+	uint8_t *npar;		/* nsw x NSLOT: parallel cables */
 	uint8_t *port;		/* nsw x NSLOT x par */
 	unsigned int par;
 	uint8_t *pslot;		/* nsw x 256: slot of a port */
@@ -108,7 +109,8 @@ static uint8_t tor_path_sl(const struct rt_tables *t, unsigned int slid,
 static unsigned int vl_for(const struct tvl *tv, unsigned int k,
 			   unsigned int sl)
 {
-	unsigned int vl = tv->layer1 ? (sl >> tv->ndl & 1) * tv->mul : 0;
+	unsigned int vl = tv->layer1 ?
+			  (sl >> tv->ndatelines & 1) * tv->vl_per_layer : 0;
 
 	return k ? vl + (sl >> (k - 1) & 1) : vl;
 }
@@ -121,7 +123,7 @@ static uint8_t tor_sl2vl(const struct rt_tables *t, uint32_t sw,
 
 	(void)in;
 	if (sw < tv->nsw && out < 256)
-		k = tv->pdl[(size_t)sw * 256 + out];
+		k = tv->port_dateline[(size_t)sw * 256 + out];
 	return vl_for(tv, k, sl & 15);
 }
 
@@ -131,18 +133,18 @@ static void tvl_release(struct rt_vl *vl)
 
 	free(tv->lid_sw);
 	free(tv->sl);
-	free(tv->pdl);
+	free(tv->port_dateline);
 	free(tv);
 }
 
 static uint8_t *co(const struct eng *e, uint32_t s)
 {
-	return e->co + (size_t)s * TOR_MAX_DIMS;
+	return e->coord + (size_t)s * TOR_MAX_DIMS;
 }
 
 static uint32_t *nbr(const struct eng *e, uint32_t s)
 {
-	return e->nbr + (size_t)s * NSLOT;
+	return e->next_sw + (size_t)s * NSLOT;
 }
 
 /* Slot of the cable s -> q: its dimension and direction (0 is +1). */
@@ -169,10 +171,10 @@ static int add_port(struct eng *e, uint32_t s, unsigned int p, uint32_t q)
 	unsigned int k = slot_to(e, s, q);
 	size_t i = (size_t)s * NSLOT + k;
 
-	if (k == NOSLOT || (e->nbr[i] != FAB_NONE && e->nbr[i] != q))
+	if (k == NOSLOT || (e->next_sw[i] != FAB_NONE && e->next_sw[i] != q))
 		return -EINVAL;
-	e->nbr[i] = q;
-	e->port[i * e->par + e->np[i]++] = p;
+	e->next_sw[i] = q;
+	e->port[i * e->par + e->npar[i]++] = p;
 	e->pslot[(size_t)s * 256 + p] = k;
 	return 0;
 }
@@ -281,11 +283,11 @@ static unsigned int ring_bit(const struct eng *e, unsigned int d,
 {
 	unsigned int dir;
 
-	if (e->dl[d] < 0 || a == b)
+	if (e->dateline[d] < 0 || a == b)
 		return 0;
 	dir = pick_dir(e, d, a, b, par);
 	if ((dir == 0 && b < a) || (dir == 1 && b > a))
-		return 1u << e->dl[d];
+		return 1u << e->dateline[d];
 	return 0;
 }
 
@@ -323,8 +325,8 @@ static unsigned int table_bits(const struct eng *e, uint32_t c)
 	const uint8_t *a = co(e, c);
 	unsigned int i, d, bits = 0;
 
-	for (i = 0; i < e->tv->ndl; i++) {
-		d = e->dld[i];
+	for (i = 0; i < e->tv->ndatelines; i++) {
+		d = e->dateline_dim[i];
 		bits |= e->wb[d][a[d]];
 	}
 	return bits;
@@ -461,7 +463,7 @@ static bool reach(struct eng *e, uint32_t s2, unsigned int k2,
 		x = e->stk[--top];
 		if (x == goal)
 			return true;
-		h = e->nbr[x / CVL];
+		h = e->next_sw[x / CVL];
 		for (m = e->succ[x]; m; m &= m - 1) {
 			b = __builtin_ctzll(m);
 			y = ((size_t)h * NSLOT + b / CVL) * CVL + b % CVL;
@@ -487,15 +489,15 @@ static bool rest_shared(const struct eng *e, uint32_t s2, unsigned int k2,
 {
 	unsigned int d = k2 / 2;
 
-	return e->dl[d] < 0 || !((sl ^ e->wb[d][co(e, s2)[d]]) &
-				 1u << e->dl[d]);
+	return e->dateline[d] < 0 || !((sl ^ e->wb[d][co(e, s2)[d]]) &
+				 1u << e->dateline[d]);
 }
 
 /* VL of a hop on slot k with SL sl before any detour takes layer 1. */
 static unsigned int slot_vl(const struct eng *e, unsigned int k,
 			    unsigned int sl)
 {
-	int dl = e->dl[k / 2];
+	int dl = e->dateline[k / 2];
 
 	return dl < 0 ? 0 : sl >> dl & 1;
 }
@@ -544,7 +546,7 @@ static bool add_path(struct eng *e, uint32_t src, uint32_t dst,
 	k = p == RT_NO_PATH ? NOSLOT : e->pslot[(size_t)s * 256 + p];
 	if (s == dst || k == NOSLOT)
 		return true;
-	vl = vl_for(e->tv, e->tv->pdl[(size_t)s * 256 + p], sl);
+	vl = vl_for(e->tv, e->tv->port_dateline[(size_t)s * 256 + p], sl);
 	maxvl = vl;
 	for (i = 0; i < e->t->nsw; i++) {
 		s2 = nbr(e, s)[k];
@@ -554,7 +556,8 @@ static bool add_path(struct eng *e, uint32_t src, uint32_t dst,
 		k2 = p == RT_NO_PATH ? NOSLOT : e->pslot[(size_t)s2 * 256 + p];
 		if (k2 == NOSLOT)
 			break;
-		vl2 = vl_for(e->tv, e->tv->pdl[(size_t)s2 * 256 + p], sl);
+		vl2 = vl_for(e->tv,
+			     e->tv->port_dateline[(size_t)s2 * 256 + p], sl);
 		m = succ(e, s, k, vl);
 		bit = 1ull << (k2 * CVL + vl2);
 		if (!(*m & bit)) {
@@ -601,7 +604,7 @@ static bool has_cycle(struct eng *e)
 			}
 			b = __builtin_ctzll(m);
 			e->stkm[top - 1] = m & (m - 1);
-			y = ((size_t)e->nbr[e->stk[top - 1] / CVL] * NSLOT +
+			y = ((size_t)e->next_sw[e->stk[top - 1] / CVL] * NSLOT +
 			     b / CVL) * CVL + b % CVL;
 			if (e->seen[y] == 1)
 				return true;
@@ -651,7 +654,7 @@ static uint8_t pick_port(const struct eng *e, uint32_t c, unsigned int k,
 			 uint32_t T, unsigned int j)
 {
 	size_t i = (size_t)c * NSLOT + k;
-	unsigned int np = e->np[i], d = k / 2, n = e->ti->radix[d], r, q, m;
+	unsigned int np = e->npar[i], d = k / 2, n = e->ti->radix[d], r, q, m;
 	unsigned int key = j >> 1, x, stride;
 
 	if (np == 1)
@@ -747,8 +750,8 @@ static int place_detours(struct eng *e)
 
 		bits = dateline_bits(e, d->src, d->dst, d->par);
 		cand[0] = bits;
-		cand[1] = bits | 1u << tv->ndl;
-		cand[2] = 1u << tv->ndl;
+		cand[1] = bits | 1u << tv->ndatelines;
+		cand[2] = 1u << tv->ndatelines;
 		nc = bits ? 3 : 2;
 		for (c = 0; c < nc; c++)
 			if (add_path(e, d->src, d->dst, d->lid, cand[c]))
@@ -810,23 +813,23 @@ static int setup(struct eng *e, const struct tor_info *ti,
 	if (!tv)
 		return -ENOMEM;
 	for (d = 0; d < e->nd; d++) {
-		e->dl[d] = -1;
+		e->dateline[d] = -1;
 		if (ti->wrap[d] && ti->radix[d] >= 5) {
-			if (tv->ndl == MAX_DATELINES)
+			if (tv->ndatelines == MAX_DATELINES)
 				return -ENOTSUP;
-			e->dld[tv->ndl] = d;
-			e->dl[d] = tv->ndl++;
+			e->dateline_dim[tv->ndatelines] = d;
+			e->dateline[d] = tv->ndatelines++;
 		}
 	}
-	tv->mul = tv->ndl ? 2 : 1;
+	tv->vl_per_layer = tv->ndatelines ? 2 : 1;
 	tv->top = t->top;
 	tv->nsw = n;
 	tv->lid_sw = malloc((t->top + 1) * sizeof(*tv->lid_sw));
 	tv->sl = calloc((size_t)n * (t->top + 1), 1);
-	tv->pdl = calloc((size_t)n * 256, 1);
-	e->co = calloc((size_t)n * TOR_MAX_DIMS + 1, 1);
-	e->nbr = malloc(((size_t)n * NSLOT + 1) * sizeof(*e->nbr));
-	e->np = calloc((size_t)n * NSLOT + 1, 1);
+	tv->port_dateline = calloc((size_t)n * 256, 1);
+	e->coord = calloc((size_t)n * TOR_MAX_DIMS + 1, 1);
+	e->next_sw = malloc(((size_t)n * NSLOT + 1) * sizeof(*e->next_sw));
+	e->npar = calloc((size_t)n * NSLOT + 1, 1);
 	e->port = calloc((size_t)n * NSLOT * e->par + 1, 1);
 	e->pslot = malloc((size_t)n * 256 + 1);
 	e->whole = calloc((size_t)n * TOR_MAX_DIMS + 1, sizeof(*e->whole));
@@ -840,13 +843,13 @@ static int setup(struct eng *e, const struct tor_info *ti,
 	e->seen = calloc(nodes + 1, sizeof(*e->seen));
 	e->stk = malloc((nodes + 1) * sizeof(*e->stk));
 	e->stkm = malloc((nodes + 1) * sizeof(*e->stkm));
-	if (!tv->lid_sw || !tv->sl || !tv->pdl || !e->co || !e->nbr ||
-	    !e->np || !e->port || !e->pslot || !e->whole || !e->st ||
-	    !e->hop || !e->len || !e->lab || !e->qa || !e->qb || !e->succ ||
-	    !e->seen || !e->stk || !e->stkm)
+	if (!tv->lid_sw || !tv->sl || !tv->port_dateline || !e->coord ||
+	    !e->next_sw || !e->npar || !e->port || !e->pslot || !e->whole ||
+	    !e->st || !e->hop || !e->len || !e->lab || !e->qa || !e->qb ||
+	    !e->succ || !e->seen || !e->stk || !e->stkm)
 		return -ENOMEM;
 	for (s = 0; s < (size_t)n * NSLOT; s++)
-		e->nbr[s] = FAB_NONE;
+		e->next_sw[s] = FAB_NONE;
 	memset(e->pslot, NOSLOT, (size_t)n * 256);
 	ret = map_ports(e);
 	if (ret)
@@ -857,8 +860,9 @@ static int setup(struct eng *e, const struct tor_info *ti,
 		for (k = 0; k < 256; k++) {
 			unsigned int sk = e->pslot[(size_t)s * 256 + k];
 
-			if (sk != NOSLOT && e->dl[sk / 2] >= 0)
-				tv->pdl[(size_t)s * 256 + k] = e->dl[sk / 2] + 1;
+			if (sk != NOSLOT && e->dateline[sk / 2] >= 0)
+				tv->port_dateline[(size_t)s * 256 + k] =
+					e->dateline[sk / 2] + 1;
 		}
 	}
 	for (lid = 0; lid <= t->top; lid++)
@@ -870,9 +874,9 @@ static int setup(struct eng *e, const struct tor_info *ti,
 
 static void eng_release(struct eng *e)
 {
-	free(e->co);
-	free(e->nbr);
-	free(e->np);
+	free(e->coord);
+	free(e->next_sw);
+	free(e->npar);
 	free(e->port);
 	free(e->pslot);
 	free(e->whole);
@@ -1038,7 +1042,7 @@ static int route(const struct fabric *f, const void *info,
 		ret = place_detours(&e);
 		if (ret == -ELOOP)
 			snprintf(detail, len, "detours need more than %u VLs",
-				 2 * e.tv->mul);
+				 2 * e.tv->vl_per_layer);
 	}
 	if (!ret) {
 		e.tv->vl.nvl = e.maxvl + 1;
@@ -1050,9 +1054,9 @@ static int route(const struct fabric *f, const void *info,
 		t->vl = t->own_vl = &e.tv->vl;
 		snprintf(detail, len,
 			 "dimension order on %u VL%s, %u dateline ring%s, %zu switch pairs detoured (%zu on VLs %u-%u)",
-			 e.tv->vl.nvl, e.tv->vl.nvl > 1 ? "s" : "", e.tv->ndl,
-			 e.tv->ndl == 1 ? "" : "s", e.ndet, e.layer1,
-			 e.tv->mul, 2 * e.tv->mul - 1);
+			 e.tv->vl.nvl, e.tv->vl.nvl > 1 ? "s" : "", e.tv->ndatelines,
+			 e.tv->ndatelines == 1 ? "" : "s", e.ndet, e.layer1,
+			 e.tv->vl_per_layer, 2 * e.tv->vl_per_layer - 1);
 		e.tv = NULL;
 	}
 	if (e.tv) {
