@@ -32,7 +32,7 @@ struct dfr {
 	uint32_t (*tri)[3];	/* triangles, switches ascending */
 	size_t ntri, tri_cap;
 	uint32_t *uf;		/* per switch, then per triangle */
-	uint32_t *grp;		/* per switch: group, FAB_NONE */
+	uint32_t *group;	/* per switch: group, FAB_NONE */
 	uint32_t *size;		/* per group: switches (leaves for D+) */
 	uint32_t *nspine;	/* per group: spines (D+) */
 	uint32_t *pairs;	/* ng x ng global cables */
@@ -198,7 +198,7 @@ static int choose(struct dfr *r)
 	qsort(c, n, sizeof(*c), cmp_corner);
 	block_switches(c, n, sws);
 	for (i = 0; i < r->g.n; i++)
-		r->grp[i] = FAB_NONE;
+		r->group[i] = FAB_NONE;
 	r->ng = 0;
 	for (i = 0; i < n; i = j) {
 		best = n;
@@ -221,7 +221,7 @@ static int choose(struct dfr *r)
 		b = c[best].blk;
 		if (gid[b] == FAB_NONE)
 			gid[b] = r->ng++;
-		r->grp[c[i].sw] = gid[b];
+		r->group[c[i].sw] = gid[b];
 	}
 	ret = 0;
 out:
@@ -246,7 +246,7 @@ static long fit(const struct dfr *r, uint32_t u, uint32_t G,
 	long dup = 0;
 
 	for (k = g->off[u]; k < g->off[u + 1]; k++) {
-		H = r->grp[g->nb[k]];
+		H = r->group[g->nb[k]];
 		if (H != FAB_NONE && H != G)
 			dup += joined[(size_t)G * r->ng + H];
 	}
@@ -263,7 +263,7 @@ static uint32_t adoptive(const struct dfr *r, uint32_t u,
 	long sc, top = 0;
 
 	for (k = g->off[u]; k < g->off[u + 1]; k++) {
-		G = r->grp[g->nb[k]];
+		G = r->group[g->nb[k]];
 		if (G == FAB_NONE || G == best)
 			continue;
 		sc = fit(r, u, G, size, most, joined);
@@ -293,17 +293,17 @@ static int dissolve(struct dfr *r)
 		return -ENOMEM;
 	}
 	for (u = 0; u < r->g.n; u++)
-		if (r->grp[u] != FAB_NONE && ++size[r->grp[u]] > most)
-			most = size[r->grp[u]];
+		if (r->group[u] != FAB_NONE && ++size[r->group[u]] > most)
+			most = size[r->group[u]];
 	for (G = 0; G < r->ng; G++)
 		gid[G] = 2 * size[G] < most ? FAB_NONE : FAB_NONE - 1;
 	for (u = 0; u < r->g.n; u++) {
-		G = r->grp[u];
+		G = r->group[u];
 		if (G == FAB_NONE)
 			continue;
 		if (gid[G] == FAB_NONE - 1)
 			gid[G] = ng++;
-		r->grp[u] = gid[G];
+		r->group[u] = gid[G];
 	}
 	r->ng = ng;
 	free(size);
@@ -330,22 +330,22 @@ static int adopt(struct dfr *r)
 		memset(size, 0, r->ng * sizeof(*size));
 		memset(joined, 0, (size_t)r->ng * r->ng);
 		for (u = 0, most = 0; u < g->n; u++) {
-			G = r->grp[u];
+			G = r->group[u];
 			if (G == FAB_NONE)
 				continue;
 			if (++size[G] > most)
 				most = size[G];
 			for (k = g->off[u]; k < g->off[u + 1]; k++) {
-				H = r->grp[g->nb[k]];
+				H = r->group[g->nb[k]];
 				if (H != FAB_NONE && H != G)
 					joined[(size_t)G * r->ng + H] = 1;
 			}
 		}
 		for (u = 0; u < g->n; u++) {
-			if (r->grp[u] != FAB_NONE)
+			if (r->group[u] != FAB_NONE)
 				continue;
-			r->grp[u] = adoptive(r, u, size, most, joined);
-			moved += r->grp[u] != FAB_NONE;
+			r->group[u] = adoptive(r, u, size, most, joined);
+			moved += r->group[u] != FAB_NONE;
 		}
 	}
 	ret = 0;
@@ -370,7 +370,7 @@ static void plus_groups(struct dfr *r)
 	r->ng = 0;
 	for (u = 0; u < g->n; u++) {
 		root = swg_find(r->uf, u);
-		r->grp[u] = root == u ? r->ng++ : r->grp[root];
+		r->group[u] = root == u ? r->ng++ : r->group[root];
 	}
 }
 
@@ -393,8 +393,9 @@ static int count_pairs(struct dfr *r)
 			if (fp->peer == FAB_NONE || !fab_is_sw(f, fp->peer))
 				continue;
 			v = r->g.loc[fp->peer];
-			if (r->grp[u] != r->grp[v])
-				r->pairs[(size_t)r->grp[u] * r->ng + r->grp[v]]++;
+			if (r->group[u] != r->group[v])
+				r->pairs[(size_t)r->group[u] * r->ng +
+					 r->group[v]]++;
 		}
 	}
 	return 0;
@@ -438,9 +439,9 @@ static void sizes(struct dfr *r)
 	memset(r->nspine, 0, r->g.n * sizeof(*r->nspine));
 	for (u = 0; u < r->g.n; u++) {
 		if (r->plus && !hosted(r, u))
-			r->nspine[r->grp[u]]++;
+			r->nspine[r->group[u]]++;
 		else
-			r->size[r->grp[u]]++;
+			r->size[r->group[u]]++;
 	}
 }
 
@@ -462,8 +463,8 @@ static void local_pairs(const struct dfr *r, size_t *have)
 	memset(have, 0, r->ng * sizeof(*have));
 	for (u = 0; u < g->n; u++)
 		for (k = g->off[u]; k < g->off[u + 1]; k++)
-			if (g->nb[k] > u && r->grp[g->nb[k]] == r->grp[u])
-				have[r->grp[u]]++;
+			if (g->nb[k] > u && r->group[g->nb[k]] == r->group[u])
+				have[r->group[u]]++;
 }
 
 /*
@@ -493,7 +494,7 @@ static int check_groups(struct dfr *r)
 	int ret = 0;
 
 	for (u = 0; u < r->g.n; u++)
-		if (r->grp[u] == FAB_NONE)
+		if (r->group[u] == FAB_NONE)
 			return SWG_REFUSE(r->di, "dragonfly", "switch %s is in no group: none of its cables lies in a triangle",
 					  name(r, u));
 	if (r->ng < 2)
@@ -654,13 +655,13 @@ static int export(struct dfr *r)
 		di->group[n] = DF_NONE;
 	for (u = 0; u < r->g.n; u++) {
 		n = r->g.node[u];
-		di->group[n] = r->grp[u];
+		di->group[n] = r->group[u];
 		di->spine[n] = r->plus && !hosted(r, u);
 		for (h = 0, p = 1; p <= f->nodes[n].nports; p++) {
 			const struct fab_port *fp = fab_port(f, n, p);
 
 			if (fp->peer == FAB_NONE || !fab_is_sw(f, fp->peer) ||
-			    r->grp[r->g.loc[fp->peer]] == r->grp[u])
+			    r->group[r->g.loc[fp->peer]] == r->group[u])
 				continue;
 			di->global[f->nodes[n].port0 + p] = true;
 			h++;
@@ -690,10 +691,10 @@ static int alloc(struct dfr *r)
 	size_t n = r->g.n + 1;
 
 	r->uf = malloc(n * sizeof(*r->uf));
-	r->grp = malloc(n * sizeof(*r->grp));
+	r->group = malloc(n * sizeof(*r->group));
 	r->size = malloc(n * sizeof(*r->size));
 	r->nspine = malloc(n * sizeof(*r->nspine));
-	return r->uf && r->grp && r->size && r->nspine ? 0 : -ENOMEM;
+	return r->uf && r->group && r->size && r->nspine ? 0 : -ENOMEM;
 }
 
 static void dfr_release(struct dfr *r)
@@ -702,7 +703,7 @@ static void dfr_release(struct dfr *r)
 	free(r->tri);
 	free(r->first);
 	free(r->uf);
-	free(r->grp);
+	free(r->group);
 	free(r->size);
 	free(r->nspine);
 	free(r->pairs);

@@ -27,9 +27,9 @@ struct rec {
 	uint32_t ne;
 	uint32_t *uf;		/* edge union-find */
 	uint32_t *edim;		/* edge -> dimension, FAB_NONE unknown */
-	uint32_t *dnb;		/* n * TOR_MAX_DIMS * 2 neighbours per dim */
-	uint8_t *co;		/* n * TOR_MAX_DIMS coordinates */
-	bool *pl;		/* placed */
+	uint32_t *dim_nbr;	/* n * TOR_MAX_DIMS * 2 neighbours per dim */
+	uint8_t *coord;		/* n * TOR_MAX_DIMS coordinates */
+	bool *placed;		/* per switch: has its coordinates */
 	uint32_t *grid;		/* position -> local, FAB_NONE */
 	size_t npos;
 	/*
@@ -261,17 +261,18 @@ static int name_dims(struct rec *r)
 
 static uint32_t *dnb(const struct rec *r, uint32_t u, unsigned int d)
 {
-	return r->dnb + ((size_t)u * TOR_MAX_DIMS + d) * 2;
+	return r->dim_nbr + ((size_t)u * TOR_MAX_DIMS + d) * 2;
 }
 
 static int line_neighbours(struct rec *r)
 {
+	size_t size = (size_t)r->g.n * TOR_MAX_DIMS * 2 * sizeof(*r->dim_nbr);
 	uint32_t u, k, d, *p;
 
-	r->dnb = malloc((size_t)r->g.n * TOR_MAX_DIMS * 2 * sizeof(*r->dnb));
-	if (!r->dnb)
+	r->dim_nbr = malloc(size);
+	if (!r->dim_nbr)
 		return -ENOMEM;
-	memset(r->dnb, 0xff, (size_t)r->g.n * TOR_MAX_DIMS * 2 * sizeof(*r->dnb));
+	memset(r->dim_nbr, 0xff, size);
 	for (u = 0; u < r->g.n; u++)
 		for (k = r->g.off[u]; k < r->g.off[u + 1]; k++) {
 			d = r->edim[r->eid[k]];
@@ -382,7 +383,7 @@ static size_t pos_of(const struct tor_info *ti, const uint8_t *c)
 
 static uint8_t *co(const struct rec *r, uint32_t u)
 {
-	return r->co + (size_t)u * TOR_MAX_DIMS;
+	return r->coord + (size_t)u * TOR_MAX_DIMS;
 }
 
 static int put(struct rec *r, uint32_t u, const uint8_t *c, uint32_t *q,
@@ -394,7 +395,7 @@ static int put(struct rec *r, uint32_t u, const uint8_t *c, uint32_t *q,
 		return SWG_REFUSE(r->ti, "torus", "switches %s and %s at one position",
 				  name(r, u), name(r, r->grid[p]));
 	memcpy(co(r, u), c, TOR_MAX_DIMS);
-	r->pl[u] = true;
+	r->placed[u] = true;
 	r->grid[p] = u;
 	q[(*tail)++] = u;
 	return 0;
@@ -484,7 +485,8 @@ static bool fits(const struct rec *r, uint32_t x, const uint8_t *c)
 	for (k = r->g.off[x]; k < r->g.off[x + 1]; k++) {
 		uint32_t z = r->g.nb[k];
 
-		if (r->pl[z] && !grid_adj(r->ti, c, co(r, z), r->edim[r->eid[k]]))
+		if (r->placed[z] &&
+		    !grid_adj(r->ti, c, co(r, z), r->edim[r->eid[k]]))
 			return false;
 	}
 	return true;
@@ -566,8 +568,9 @@ static int retry(struct rec *r, bool guess, uint32_t *q, size_t *tail)
 	int ret;
 
 	for (u = 0; u < r->g.n; u++)
-		for (k = r->g.off[u]; !r->pl[u] && k < r->g.off[u + 1]; k++) {
-			if (!r->pl[r->g.nb[k]])
+		for (k = r->g.off[u]; !r->placed[u] && k < r->g.off[u + 1];
+		     k++) {
+			if (!r->placed[r->g.nb[k]])
 				continue;
 			ret = try_place(r, u, r->g.nb[k], guess, q, tail);
 			if (ret)
@@ -587,11 +590,11 @@ static int place_all(struct rec *r)
 	ret = measure(r, &root);
 	if (ret)
 		return ret;
-	r->co = calloc((size_t)r->g.n * TOR_MAX_DIMS, 1);
-	r->pl = calloc(r->g.n, sizeof(*r->pl));
+	r->coord = calloc((size_t)r->g.n * TOR_MAX_DIMS, 1);
+	r->placed = calloc(r->g.n, sizeof(*r->placed));
 	r->grid = malloc(r->npos * sizeof(*r->grid));
 	q = malloc(((size_t)r->g.n + 1) * sizeof(*q));
-	if (!r->co || !r->pl || !r->grid || !q) {
+	if (!r->coord || !r->placed || !r->grid || !q) {
 		free(q);
 		return -ENOMEM;
 	}
@@ -602,7 +605,7 @@ static int place_all(struct rec *r)
 		while (!ret && head < tail) {
 			u = q[head++];
 			for (k = r->g.off[u]; !ret && k < r->g.off[u + 1]; k++)
-				if (!r->pl[r->g.nb[k]])
+				if (!r->placed[r->g.nb[k]])
 					ret = try_place(r, r->g.nb[k], u, false,
 							q, &tail);
 		}
@@ -671,11 +674,11 @@ static int place(struct rec *r)
 			break;
 	if (ret != 1 || d == r->ti->ndims)
 		return ret;
-	free(r->co);
-	free(r->pl);
+	free(r->coord);
+	free(r->placed);
 	free(r->grid);
-	r->co = NULL;
-	r->pl = NULL;
+	r->coord = NULL;
+	r->placed = NULL;
 	r->grid = NULL;
 	r->ti->nplaced = 0;
 	r->expand = true;
@@ -829,9 +832,9 @@ static void rec_release(struct rec *r)
 	free(r->span);
 	free(r->uf);
 	free(r->edim);
-	free(r->dnb);
-	free(r->co);
-	free(r->pl);
+	free(r->dim_nbr);
+	free(r->coord);
+	free(r->placed);
 	free(r->grid);
 }
 

@@ -57,7 +57,7 @@ struct ftr {
 	size_t w;		/* words per bitset */
 	unsigned int nlev;
 	unsigned int base;	/* leaf level; switches below it are relevelled */
-	uint8_t *lv;		/* level per switch index */
+	uint8_t *level;		/* level per switch index */
 	uint32_t *pos;		/* position in group per switch index */
 	uint32_t *gsize;	/* size of the group a switch's parents form */
 	unsigned int par[FT_MAX_LEVELS];	/* parallel links per level */
@@ -72,7 +72,7 @@ struct ftr {
 	uint32_t *dst_off;	/* per destination switch into dst_lid */
 	uint32_t *dst_lid;
 	uint32_t *key;		/* per LID */
-	uint16_t *idx;		/* nlev * (top + 1): nominal slot per level */
+	uint16_t *slot_idx;	/* nlev * (top + 1): nominal slot per level */
 	uint32_t *nbr;		/* per fabric port: peer switch or FAB_NONE */
 	struct dmap detours;
 	uint32_t *own;		/* per fabric port: detours it took */
@@ -101,8 +101,8 @@ static inline uint32_t peer_sw(const struct ftr *r, uint32_t s,
 
 static bool is_up(const struct ftr *r, uint32_t s, uint32_t q)
 {
-	return q != FAB_NONE && r->lv[s] != FT_NO_LEVEL &&
-	       r->lv[q] == r->lv[s] + 1;
+	return q != FAB_NONE && r->level[s] != FT_NO_LEVEL &&
+	       r->level[q] == r->level[s] + 1;
 }
 
 static uint32_t uf_find(uint32_t *uf, uint32_t x)
@@ -178,7 +178,7 @@ static int place_switches(struct ftr *r)
 		for (k = 0, s = 0; s < r->nsw; s++) {
 			uint64_t up = UINT64_MAX;
 
-			if (r->lv[s] != h)
+			if (r->level[s] != h)
 				continue;
 			for (p = 1; p <= r->f->nodes[r->t->sw_node[s]].nports;
 			     p++) {
@@ -227,7 +227,7 @@ static int build_slots(struct ftr *r)
 	for (s = 0; s < r->nsw; s++) {
 		uint32_t g = 0;
 
-		l = r->lv[s];
+		l = r->level[s];
 		if (l == FT_NO_LEVEL || l + 1 >= r->nlev)
 			continue;
 		for (p = 1; p <= r->f->nodes[r->t->sw_node[s]].nports; p++) {
@@ -245,7 +245,7 @@ static int build_slots(struct ftr *r)
 			return -E2BIG;
 	}
 	for (s = 0; s < r->nsw; s++) {
-		l = r->lv[s];
+		l = r->level[s];
 		r->slot_off[s] = total;
 		if (l != FT_NO_LEVEL && l + 1 < r->nlev)
 			r->nslots[s] = r->nslot[l];
@@ -259,7 +259,7 @@ static int build_slots(struct ftr *r)
 
 		if (!r->nslots[s])
 			continue;
-		l = r->lv[s];
+		l = r->level[s];
 		for (p = 1; p <= r->f->nodes[r->t->sw_node[s]].nports; p++) {
 			uint32_t slot;
 
@@ -307,13 +307,13 @@ static void build_reach(struct ftr *r)
 
 	for (l = 0; l < r->nlev; l++)
 		for (s = 0; s < r->nsw; s++) {
-			if (r->lv[s] != l)
+			if (r->level[s] != l)
 				continue;
 			bits(r, r->down, s)[s >> 6] |= 1ull << (s & 63);
 			for (p = 1; p <= r->f->nodes[r->t->sw_node[s]].nports;
 			     p++) {
 				q = peer_sw(r, s, p);
-				if (q != FAB_NONE && r->lv[q] + 1u == l)
+				if (q != FAB_NONE && r->level[q] + 1u == l)
 					bs_or(bits(r, r->down, s),
 					      bits(r, r->down, q), r->w);
 			}
@@ -326,7 +326,7 @@ static void build_reach(struct ftr *r)
 			for (s = 0; s < r->nsw; s++) {
 				bool first = true;
 
-				if (r->lv[s] != l)
+				if (r->level[s] != l)
 					continue;
 				memcpy(bits(r, rh, s), bits(r, r->down, s),
 				       r->w * sizeof(uint64_t));
@@ -407,19 +407,19 @@ static int nest_leaves(const struct ftr *r, struct leaf **out, uint32_t *n)
 	}
 	for (s = 0; s < r->nsw; s++) {
 		uf[s] = s;
-		if (r->lv[s] != FT_NO_LEVEL && has_hosts(r, s)) {
+		if (r->level[s] != FT_NO_LEVEL && has_hosts(r, s)) {
 			lf[k].guid = r->f->nodes[r->t->sw_node[s]].guid;
 			lf[k++].sw = s;
 		}
 	}
 	for (h = r->base + 1; h + 1 < r->nlev; h++) {
 		for (s = 0; s < r->nsw; s++) {
-			if (r->lv[s] != h)
+			if (r->level[s] != h)
 				continue;
 			for (p = 1; p <= r->f->nodes[r->t->sw_node[s]].nports;
 			     p++) {
 				q = peer_sw(r, s, p);
-				if (q != FAB_NONE && r->lv[q] + 1u == h)
+				if (q != FAB_NONE && r->level[q] + 1u == h)
 					uf[uf_find(uf, q)] = uf_find(uf, s);
 			}
 		}
@@ -509,7 +509,7 @@ static int build_keys(struct ftr *r)
 			r->key[lid] = k++;
 	}
 	for (u = 1, l = r->base; l < r->nlev; l++) {
-		uint16_t *row = r->idx + (size_t)l * (t->top + 1);
+		uint16_t *row = r->slot_idx + (size_t)l * (t->top + 1);
 
 		for (lid = 1; r->nslot[l] && lid <= t->top; lid++)
 			row[lid] = r->key[lid] / u % r->nslot[l];
@@ -562,8 +562,8 @@ static uint32_t *dmap_get(struct dmap *m, uint64_t key)
 
 static uint64_t detour_key(const struct ftr *r, unsigned int lid, uint32_t q)
 {
-	uint64_t way = r->lv[q] + 1u == r->nlev ? q :
-		       (1ull << 31) | (uint64_t)r->lv[q] << 24 | r->pos[q];
+	uint64_t way = r->level[q] + 1u == r->nlev ? q :
+		       (1ull << 31) | (uint64_t)r->level[q] << 24 | r->pos[q];
 
 	return (uint64_t)lid << 32 | way;
 }
@@ -628,7 +628,7 @@ static void down_candidates(struct ftr *r, uint32_t s)
 			const uint64_t *b;
 
 			q = peer_sw(r, s, p);
-			if (q == FAB_NONE || r->lv[q] + 1 != r->lv[s])
+			if (q == FAB_NONE || r->level[q] + 1 != r->level[s])
 				continue;
 			b = bits(r, r->down, q);
 			for (i = 0; i < r->w; i++) {
@@ -653,8 +653,8 @@ static void down_candidates(struct ftr *r, uint32_t s)
  */
 struct upslots {
 	const uint8_t *port;	/* slot -> port, 0 = missing */
-	uint32_t q[FT_MAX_SLOTS];	/* slot -> parent, FAB_NONE = missing */
-	bool ok[FT_MAX_SLOTS];	/* slot reaches the destination at hand */
+	uint32_t parent[FT_MAX_SLOTS];	/* slot -> parent, FAB_NONE = missing */
+	bool reaches[FT_MAX_SLOTS];	/* slot reaches the destination */
 	const uint16_t *idx;	/* nominal slot per LID at s's level */
 };
 
@@ -664,8 +664,9 @@ static void upslots_init(const struct ftr *r, uint32_t s, struct upslots *u)
 
 	u->port = r->slot_port + r->slot_off[s];
 	for (i = 0; i < r->nslots[s]; i++)
-		u->q[i] = u->port[i] ? peer_sw(r, s, u->port[i]) : FAB_NONE;
-	u->idx = r->idx + (size_t)r->lv[s] * (r->t->top + 1);
+		u->parent[i] = u->port[i] ? peer_sw(r, s, u->port[i]) :
+					    FAB_NONE;
+	u->idx = r->slot_idx + (size_t)r->level[s] * (r->t->top + 1);
 }
 
 static int route_up(struct ftr *r, uint32_t s, uint32_t d, unsigned int h,
@@ -686,14 +687,15 @@ static int route_up(struct ftr *r, uint32_t s, uint32_t d, unsigned int h,
 	}
 	/* A switch has at most one slot per port: cand cannot overflow. */
 	for (i = 0; i < r->nslots[s]; i++) {
-		u->ok[i] = u->q[i] != FAB_NONE && has(bits(r, rh, u->q[i]), d);
-		if (u->ok[i])
+		u->reaches[i] = u->parent[i] != FAB_NONE &&
+				has(bits(r, rh, u->parent[i]), d);
+		if (u->reaches[i])
 			cand[n++] = u->port[i];
 	}
 	for (k = r->dst_off[d]; n && k < r->dst_off[d + 1]; k++) {
 		lid = r->dst_lid[k];
-		i = r->lv[s] >= r->base ? u->idx[lid] : r->nslots[s];
-		if (i < r->nslots[s] && u->ok[i]) {
+		i = r->level[s] >= r->base ? u->idx[lid] : r->nslots[s];
+		if (i < r->nslots[s] && u->reaches[i]) {
 			row[lid] = u->port[i];
 			continue;
 		}
@@ -729,7 +731,7 @@ static int route_switch(struct ftr *r, uint32_t s)
 			}
 			continue;
 		}
-		for (h = r->lv[s] + 1; h < r->nlev; h++)
+		for (h = r->level[s] + 1; h < r->nlev; h++)
 			if (has(r->reach + ((size_t)h * r->nsw + s) * r->w, d))
 				break;
 		if (h == r->nlev)
@@ -742,7 +744,7 @@ static int route_switch(struct ftr *r, uint32_t s)
 
 static void ftr_release(struct ftr *r)
 {
-	free(r->lv);
+	free(r->level);
 	free(r->pos);
 	free(r->gsize);
 	free(r->slot_off);
@@ -755,7 +757,7 @@ static void ftr_release(struct ftr *r)
 	free(r->dst_off);
 	free(r->dst_lid);
 	free(r->key);
-	free(r->idx);
+	free(r->slot_idx);
 	free(r->nbr);
 	free(r->own);
 	free(r->unrouted);
@@ -782,7 +784,7 @@ static int ftr_init(struct ftr *r, const struct fabric *f,
 	r->base = ft->leaf_level;
 	r->w = (r->nsw + 63) / 64;
 	nb = r->nsw * r->w;
-	r->lv = malloc(nsw);
+	r->level = malloc(nsw);
 	r->pos = calloc(nsw, sizeof(*r->pos));
 	r->gsize = calloc(nsw, sizeof(*r->gsize));
 	r->slot_off = calloc(nsw, sizeof(*r->slot_off));
@@ -792,7 +794,7 @@ static int ftr_init(struct ftr *r, const struct fabric *f,
 	r->reach = calloc(nb * r->nlev + 1, sizeof(*r->reach));
 	r->all = calloc(nb * r->nlev + 1, sizeof(*r->all));
 	r->key = calloc(top, sizeof(*r->key));
-	r->idx = calloc(top * (r->nlev + 1), sizeof(*r->idx));
+	r->slot_idx = calloc(top * (r->nlev + 1), sizeof(*r->slot_idx));
 	r->own = calloc(f->nports + 1, sizeof(*r->own));
 	r->unrouted = calloc(nsw, sizeof(*r->unrouted));
 	r->detoured = calloc(top, sizeof(*r->detoured));
@@ -800,20 +802,20 @@ static int ftr_init(struct ftr *r, const struct fabric *f,
 	r->doff = calloc(nsw + 1, sizeof(*r->doff));
 	/* Each destination is below at most every down port of a switch. */
 	r->dport = malloc(nsw * (FAB_MAX_PORTS + 1));
-	if (!r->lv || !r->pos || !r->gsize || !r->slot_off || !r->nslots ||
+	if (!r->level || !r->pos || !r->gsize || !r->slot_off || !r->nslots ||
 	    !r->intact || !r->down || !r->reach || !r->all || !r->key ||
-	    !r->idx || !r->own || !r->unrouted || !r->detoured || !r->dcnt ||
-	    !r->doff || !r->dport)
+	    !r->slot_idx || !r->own || !r->unrouted || !r->detoured ||
+	    !r->dcnt || !r->doff || !r->dport)
 		return -ENOMEM;
 	if (rt_peer_switches(t, &r->nbr))
 		return -ENOMEM;
 	for (s = 0; s < r->nsw; s++)
-		r->lv[s] = ft->level[t->sw_node[s]];
+		r->level[s] = ft->level[t->sw_node[s]];
 	/* Parallel links per level: the most between two switches. */
 	for (s = 0; s < r->nsw; s++) {
 		uint32_t q;
 
-		l = r->lv[s];
+		l = r->level[s];
 		if (l == FT_NO_LEVEL || l + 1 >= r->nlev)
 			continue;
 		for (p = 1; p <= f->nodes[t->sw_node[s]].nports; p++) {
@@ -844,9 +846,9 @@ static unsigned int cands(void *ctx, uint32_t s, uint32_t ds, uint8_t *out)
 	unsigned int p, h, n = 0;
 	uint32_t q;
 
-	if (r->lv[s] == FT_NO_LEVEL)
+	if (r->level[s] == FT_NO_LEVEL)
 		return 0;
-	for (h = r->lv[s] + 1; !dn && !rh && h < r->nlev; h++)
+	for (h = r->level[s] + 1; !dn && !rh && h < r->nlev; h++)
 		if (has(r->reach + ((size_t)h * r->nsw + s) * r->w, ds))
 			rh = r->reach + (size_t)h * r->nsw * r->w;
 	if (!dn && !rh)
@@ -855,7 +857,7 @@ static unsigned int cands(void *ctx, uint32_t s, uint32_t ds, uint8_t *out)
 		q = peer_sw(r, s, p);
 		if (q == FAB_NONE)
 			continue;
-		if (dn ? r->lv[q] + 1 == r->lv[s] &&
+		if (dn ? r->level[q] + 1 == r->level[s] &&
 			 has(bits(r, r->down, q), ds) :
 			 is_up(r, s, q) && has(rh + (size_t)q * r->w, ds))
 			out[n++] = p;
@@ -873,7 +875,7 @@ static bool degraded(const struct ftr *r)
 	uint32_t s;
 
 	for (s = 0; s < r->nsw; s++)
-		if (r->nslots[s] && r->lv[s] >= r->base && !r->intact[s])
+		if (r->nslots[s] && r->level[s] >= r->base && !r->intact[s])
 			return true;
 	return false;
 }
@@ -917,8 +919,8 @@ static int by_levels(const struct ftr *r, struct rt_tables *t)
 	if (!key)
 		return -ENOMEM;
 	for (s = 0; s < r->nsw; s++) {
-		key[s] = r->lv[s];
-		if (r->lv[s] == FT_NO_LEVEL)
+		key[s] = r->level[s];
+		if (r->level[s] == FT_NO_LEVEL)
 			dsw = NULL;
 	}
 	ret = rt_mgmt_updown(t, key, dsw);
@@ -944,7 +946,7 @@ int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 		return -EINVAL;
 	ret = prepare(&r, f, ft, t);
 	for (s = 0; !ret && s < r.nsw; s++)
-		if (r.lv[s] != FT_NO_LEVEL)
+		if (r.level[s] != FT_NO_LEVEL)
 			ret = route_switch(&r, s);
 	if (!ret && degraded(&r))
 		ret = rt_balance(t, cands, &r, r.detoured, NULL);

@@ -22,10 +22,11 @@ struct udr {
 	struct rt_tables *t;
 	uint32_t nsw;
 	struct rt_adj adj;	/* switch links */
-	uint32_t *ord;		/* rank in the total order per switch */
+	uint32_t *rank;		/* rank in the total order per switch */
 	uint32_t *by_ord;	/* switch per order position */
 	uint32_t *comp;		/* component id per switch */
-	uint32_t *dd, *du;	/* per destination: down-only / up-down dist */
+	/* per destination: down-only and up-down distance */
+	uint32_t *down_dist, *updown_dist;
 	uint32_t *load;		/* per fabric port */
 	uint32_t *queue, *dist;
 };
@@ -119,7 +120,7 @@ static int rank_switches(struct udr *r, char *detail, size_t len)
 		bfs(r, root);
 		for (i = 0; i < tail; i++) {
 			r->by_ord[c] = r->queue[i];
-			r->ord[r->queue[i]] = c++;
+			r->rank[r->queue[i]] = c++;
 		}
 		if (off < len && tail > 1)
 			off += snprintf(detail + off, len - off, "%sroot %s",
@@ -137,8 +138,8 @@ static void distances(struct udr *r, uint32_t d)
 	uint32_t i, s, k, best;
 
 	for (s = 0; s < r->nsw; s++)
-		r->dd[s] = r->du[s] = UD_INF;
-	r->dd[d] = 0;
+		r->down_dist[s] = r->updown_dist[s] = UD_INF;
+	r->down_dist[d] = 0;
 	for (i = r->nsw; i-- > 0;) {
 		s = r->by_ord[i];
 		if (s == d || r->comp[s] != r->comp[d])
@@ -147,29 +148,29 @@ static void distances(struct udr *r, uint32_t d)
 		     k++) {
 			uint32_t q = r->adj.sw[k];
 
-			if (r->ord[q] > r->ord[s] && r->dd[q] < best)
-				best = r->dd[q];
+			if (r->rank[q] > r->rank[s] && r->down_dist[q] < best)
+				best = r->down_dist[q];
 		}
 		if (best != UD_INF)
-			r->dd[s] = best + 1;
+			r->down_dist[s] = best + 1;
 	}
 	for (i = 0; i < r->nsw; i++) {
 		s = r->by_ord[i];
 		if (r->comp[s] != r->comp[d])
 			continue;
-		if (r->dd[s] != UD_INF) {
-			r->du[s] = r->dd[s];
+		if (r->down_dist[s] != UD_INF) {
+			r->updown_dist[s] = r->down_dist[s];
 			continue;
 		}
 		for (best = UD_INF, k = r->adj.off[s]; k < r->adj.off[s + 1];
 		     k++) {
 			uint32_t q = r->adj.sw[k];
 
-			if (r->ord[q] < r->ord[s] && r->du[q] < best)
-				best = r->du[q];
+			if (r->rank[q] < r->rank[s] && r->updown_dist[q] < best)
+				best = r->updown_dist[q];
 		}
 		if (best != UD_INF)
-			r->du[s] = best + 1;
+			r->updown_dist[s] = best + 1;
 	}
 }
 
@@ -187,18 +188,21 @@ static void route_dest(struct udr *r, uint32_t d, const uint32_t *lids,
 
 	distances(r, d);
 	for (s = 0; s < r->nsw; s++) {
-		bool down = r->dd[s] != UD_INF;
-		uint32_t want = (down ? r->dd[s] : r->du[s]) - 1;
+		bool down = r->down_dist[s] != UD_INF;
+		uint32_t want = (down ? r->down_dist[s] :
+					r->updown_dist[s]) - 1;
 		unsigned int n = 0;
 		uint8_t *row;
 
-		if (s == d || r->du[s] == UD_INF)
+		if (s == d || r->updown_dist[s] == UD_INF)
 			continue;
 		for (k = r->adj.off[s]; k < r->adj.off[s + 1]; k++) {
 			uint32_t q = r->adj.sw[k];
 
-			if (down ? r->ord[q] > r->ord[s] && r->dd[q] == want :
-				   r->ord[q] < r->ord[s] && r->du[q] == want)
+			if (down ? r->rank[q] > r->rank[s] &&
+				   r->down_dist[q] == want :
+				   r->rank[q] < r->rank[s] &&
+				   r->updown_dist[q] == want)
 				cand[n++] = r->adj.port[k];
 		}
 		row = rt_lft(r->t, s);
@@ -224,17 +228,17 @@ static int updown(const struct fabric *f, struct rt_tables *t, char *detail,
 
 	if (len)
 		detail[0] = '\0';
-	r.ord = malloc(n * sizeof(*r.ord));
+	r.rank = malloc(n * sizeof(*r.rank));
 	r.by_ord = malloc(n * sizeof(*r.by_ord));
 	r.comp = malloc(n * sizeof(*r.comp));
-	r.dd = malloc(n * sizeof(*r.dd));
-	r.du = malloc(n * sizeof(*r.du));
+	r.down_dist = malloc(n * sizeof(*r.down_dist));
+	r.updown_dist = malloc(n * sizeof(*r.updown_dist));
 	r.queue = malloc(n * sizeof(*r.queue));
 	r.dist = malloc(n * sizeof(*r.dist));
 	r.load = calloc(f->nports + 1, sizeof(*r.load));
 	ret = -ENOMEM;
-	if (!r.ord || !r.by_ord || !r.comp || !r.dd || !r.du || !r.queue ||
-	    !r.dist || !r.load)
+	if (!r.rank || !r.by_ord || !r.comp || !r.down_dist ||
+	    !r.updown_dist || !r.queue || !r.dist || !r.load)
 		goto out;
 	ret = rt_adj_build(&r.adj, t);
 	if (!ret)
@@ -248,11 +252,11 @@ out:
 	free(off);
 	free(lids);
 	rt_adj_release(&r.adj);
-	free(r.ord);
+	free(r.rank);
 	free(r.by_ord);
 	free(r.comp);
-	free(r.dd);
-	free(r.du);
+	free(r.down_dist);
+	free(r.updown_dist);
 	free(r.queue);
 	free(r.dist);
 	free(r.load);
