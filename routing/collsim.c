@@ -49,8 +49,8 @@ struct mm {
 	uint32_t *dense;	/* per link id: dense id, UINT32_MAX unused */
 	uint32_t *ids;		/* dense -> link id */
 	uint32_t nused;
-	double *rem;		/* per dense link: capacity left */
-	uint32_t *cnt;		/* flows not frozen */
+	double *cap_left;	/* per dense link: capacity left */
+	uint32_t *active;	/* flows not frozen */
 	uint32_t *loff;		/* dense links' flows, CSR */
 	uint32_t *lfl;
 	struct hent *heap;
@@ -64,8 +64,8 @@ static void mm_release(struct mm *m)
 {
 	free(m->dense);
 	free(m->ids);
-	free(m->rem);
-	free(m->cnt);
+	free(m->cap_left);
+	free(m->active);
 	free(m->loff);
 	free(m->lfl);
 	free(m->heap);
@@ -81,10 +81,10 @@ static int mm_init(struct mm *m, uint32_t nlinks)
 	m->nlinks = nlinks;
 	m->dense = malloc((nlinks ? nlinks : 1) * sizeof(*m->dense));
 	m->ids = malloc((nlinks ? nlinks : 1) * sizeof(*m->ids));
-	m->rem = malloc((nlinks ? nlinks : 1) * sizeof(*m->rem));
-	m->cnt = malloc((nlinks ? nlinks : 1) * sizeof(*m->cnt));
+	m->cap_left = malloc((nlinks ? nlinks : 1) * sizeof(*m->cap_left));
+	m->active = malloc((nlinks ? nlinks : 1) * sizeof(*m->active));
 	m->loff = malloc((nlinks + 1) * sizeof(*m->loff));
-	if (!m->dense || !m->ids || !m->rem || !m->cnt || !m->loff) {
+	if (!m->dense || !m->ids || !m->cap_left || !m->active || !m->loff) {
 		mm_release(m);
 		return -ENOMEM;
 	}
@@ -165,22 +165,22 @@ static void mm_index(struct mm *m, uint32_t n, const uint32_t *off,
 		if (d == UINT32_MAX) {
 			d = m->dense[lnk[k]] = m->nused;
 			m->ids[m->nused++] = lnk[k];
-			m->cnt[d] = 0;
+			m->active[d] = 0;
 		}
-		m->cnt[d]++;
+		m->active[d]++;
 	}
 	m->loff[0] = 0;
 	for (d = 0; d < m->nused; d++) {
-		m->loff[d + 1] = m->loff[d] + m->cnt[d];
-		m->rem[d] = 1.0;
+		m->loff[d + 1] = m->loff[d] + m->active[d];
+		m->cap_left[d] = 1.0;
 	}
 	for (d = 0; d < m->nused; d++)
-		m->cnt[d] = m->loff[d];
+		m->active[d] = m->loff[d];
 	for (i = 0; i < n; i++)
 		for (k = off[i]; k < off[i + 1]; k++)
-			m->lfl[m->cnt[m->dense[lnk[k]]]++] = i;
+			m->lfl[m->active[m->dense[lnk[k]]]++] = i;
 	for (d = 0; d < m->nused; d++)
-		m->cnt[d] -= m->loff[d];
+		m->active[d] -= m->loff[d];
 }
 
 /* Freeze flow i at rate r: its links give up r each. */
@@ -194,8 +194,8 @@ static void freeze(struct mm *m, uint32_t i, double r, const uint32_t *off,
 	for (k = off[i]; k < off[i + 1]; k++) {
 		uint32_t d = m->dense[lnk[k]];
 
-		m->rem[d] = m->rem[d] > r ? m->rem[d] - r : 0;
-		m->cnt[d]--;
+		m->cap_left[d] = m->cap_left[d] > r ? m->cap_left[d] - r : 0;
+		m->active[d]--;
 	}
 }
 
@@ -215,15 +215,15 @@ static int mm_solve(struct mm *m, uint32_t n, const uint32_t *off,
 	}
 	m->nheap = 0;
 	for (d = 0; d < m->nused; d++)
-		heap_push(m, m->rem[d] / m->cnt[d], d);
+		heap_push(m, m->cap_left[d] / m->active[d], d);
 	while (m->nheap) {
 		struct hent h = heap_pop(m);
 		double share;
 
 		d = h.link;
-		if (!m->cnt[d])
+		if (!m->active[d])
 			continue;
-		share = m->rem[d] / m->cnt[d];
+		share = m->cap_left[d] / m->active[d];
 		if (share > h.share * (1 + 1e-12) + 1e-15) {
 			heap_push(m, share, d);
 			continue;
@@ -363,9 +363,9 @@ struct sim {
 	struct cs_result *r;
 	uint32_t *order;	/* per rank slot: index into js->rank */
 	uint32_t *first;	/* per job: all-to-all starting shift */
-	double *inv;		/* per job: sum of 1 / round bandwidth */
+	double *inv_bw;		/* per job: sum of 1 / round bandwidth */
 	bool *zero;		/* per job: a round at rate 0 */
-	double *rbw;		/* per job: this round's bandwidth */
+	double *round_bw;	/* per job: this round's bandwidth */
 	struct round w;
 	struct mm m;
 	/* the oracle's: switch distances, links, loads */
@@ -652,13 +652,13 @@ static int run_round(struct sim *c)
 	if (ret)
 		return ret;
 	for (j = 0; j < c->js->njobs; j++)
-		c->rbw[j] = 1.0;
+		c->round_bw[j] = 1.0;
 	for (i = 0; i < w->n; i++) {
 		double r = w->lost[i] ? 0 : w->rate[i];
 
 		c->r->lost += w->lost[i];
-		if (r < c->rbw[w->job[i]])
-			c->rbw[w->job[i]] = r;
+		if (r < c->round_bw[w->job[i]])
+			c->round_bw[w->job[i]] = r;
 	}
 	c->r->flows += w->n;
 	for (i = 0; c->r->link && i < w->nlnk; i++)
@@ -687,7 +687,7 @@ static int ring(struct sim *c)
 	if (!ret)
 		ret = run_round(c);
 	for (j = 0; !ret && j < js->njobs; j++)
-		c->r->bw[j] = ranks(js, j) > 1 ? c->rbw[j] : 0;
+		c->r->bw[j] = ranks(js, j) > 1 ? c->round_bw[j] : 0;
 	c->r->rounds = 1;
 	return ret;
 }
@@ -722,15 +722,15 @@ static int alltoall(struct sim *c)
 		for (j = 0; !ret && j < js->njobs; j++) {
 			if (ranks(js, j) < 2)
 				continue;
-			if (c->rbw[j] > 0)
-				c->inv[j] += 1 / c->rbw[j];
+			if (c->round_bw[j] > 0)
+				c->inv_bw[j] += 1 / c->round_bw[j];
 			else
 				c->zero[j] = true;
 		}
 	}
 	for (j = 0; !ret && j < js->njobs; j++)
 		c->r->bw[j] = ranks(js, j) < 2 || c->zero[j] || !nr ? 0 :
-			      nr / c->inv[j];
+			      nr / c->inv_bw[j];
 	c->r->rounds = nr;
 	return ret;
 }
@@ -764,9 +764,9 @@ static void sim_release(struct sim *c)
 	free(c->hop);
 	free(c->order);
 	free(c->first);
-	free(c->inv);
+	free(c->inv_bw);
 	free(c->zero);
-	free(c->rbw);
+	free(c->round_bw);
 	round_release(&c->w);
 	mm_release(&c->m);
 }
@@ -786,10 +786,11 @@ int cs_run(const struct rt_tables *t, const struct rt_jobs *js,
 	r->bw = calloc(nj, sizeof(*r->bw));
 	c.order = calloc(nr ? nr : 1, sizeof(*c.order));
 	c.first = calloc(nj, sizeof(*c.first));
-	c.inv = calloc(nj, sizeof(*c.inv));
+	c.inv_bw = calloc(nj, sizeof(*c.inv_bw));
 	c.zero = calloc(nj, sizeof(*c.zero));
-	c.rbw = calloc(nj, sizeof(*c.rbw));
-	if (!r->bw || !c.order || !c.first || !c.inv || !c.zero || !c.rbw)
+	c.round_bw = calloc(nj, sizeof(*c.round_bw));
+	if (!r->bw || !c.order || !c.first || !c.inv_bw || !c.zero ||
+	    !c.round_bw)
 		goto out;
 	if (round_init(&c.w, nr) || mm_init(&c.m, t->fab->nports))
 		goto out;

@@ -68,12 +68,12 @@ struct vf_ctx {
 	const struct rt_tables *t;
 	const struct fabric *f;
 	uint32_t nsw;
-	uint32_t *sp0;		/* nsw + 1: first swp entry of each switch */
+	uint32_t *swp_off;	/* nsw + 1: first swp entry of each switch */
 	struct vf_swp *swp;	/* ports 0..nports of every switch */
 	uint32_t nchan;
 	uint32_t *chbase;	/* nsw + 1 */
-	uint32_t *rev;		/* channel -> other direction of its cable */
-	uint8_t *inl;		/* channel -> rank of its far end's port */
+	uint32_t *reverse;	/* channel -> other direction of its cable */
+	uint8_t *in_rank;	/* channel -> rank of its far end's port */
 	size_t *bmoff;		/* nsw + 1: first CDG bit of each switch */
 	size_t bmwords;
 	uint32_t ncomp;
@@ -89,7 +89,7 @@ struct vf_ctx {
 	/* per destination scratch */
 	uint8_t *blk;		/* BLK rows of nsw out ports */
 	uint32_t *nx, *st, *ord, *stk, *fl;
-	uint32_t *oc;		/* out channel, valid when nx is a switch */
+	uint32_t *out_chan;	/* out channel, valid when nx is a switch */
 	uint8_t *mark;
 	/* walk state with t->vl: per (switch port, SL) stamp and in VLs */
 	uint32_t *vstamp;
@@ -98,12 +98,12 @@ struct vf_ctx {
 	unsigned int maxvl;
 	bool efi_on;		/* tally the edge forwarding index */
 	bool sw_dests;		/* switch LIDs are destinations */
-	bool flows;		/* fl[] and oc[] wanted: EFI or the CDG */
+	bool flows;		/* fl[] and out_chan[] wanted: EFI or the CDG */
 	/* results */
 	uint64_t *efi;
 	uint64_t *bm[NVL][NVL];
 	uint64_t *mbm[NVL][NVL];	/* what switch-sourced routes add */
-	bool mg;		/* edges now go to mbm */
+	bool to_mgmt;		/* edges now go to mbm */
 };
 
 static void *zalloc(size_t n, size_t size)
@@ -113,13 +113,13 @@ static void *zalloc(size_t n, size_t size)
 
 static uint32_t sw_nports(const struct vf_ctx *c, uint32_t s)
 {
-	return c->sp0[s + 1] - c->sp0[s] - 1;
+	return c->swp_off[s + 1] - c->swp_off[s] - 1;
 }
 
 static const struct vf_swp *sw_port(const struct vf_ctx *c, uint32_t s,
 				    unsigned int p)
 {
-	return &c->swp[c->sp0[s] + p];
+	return &c->swp[c->swp_off[s] + p];
 }
 
 static uint32_t srcs_at(const struct vf_ctx *c, uint32_t s)
@@ -134,21 +134,22 @@ static int setup_ports(struct vf_ctx *c)
 	uint32_t s, n, k;
 	unsigned int o;
 
-	c->sp0 = zalloc(c->nsw + 1, sizeof(*c->sp0));
+	c->swp_off = zalloc(c->nsw + 1, sizeof(*c->swp_off));
 	c->chbase = zalloc(c->nsw + 1, sizeof(*c->chbase));
 	c->bmoff = zalloc(c->nsw + 1, sizeof(*c->bmoff));
-	if (!c->sp0 || !c->chbase || !c->bmoff)
+	if (!c->swp_off || !c->chbase || !c->bmoff)
 		return -ENOMEM;
 	for (s = 0; s < c->nsw; s++)
-		c->sp0[s + 1] = c->sp0[s] + f->nodes[t->sw_node[s]].nports + 1;
-	c->swp = zalloc(c->sp0[c->nsw], sizeof(*c->swp));
+		c->swp_off[s + 1] = c->swp_off[s] +
+				    f->nodes[t->sw_node[s]].nports + 1;
+	c->swp = zalloc(c->swp_off[c->nsw], sizeof(*c->swp));
 	if (!c->swp)
 		return -ENOMEM;
 	for (s = 0; s < c->nsw; s++) {
 		n = t->sw_node[s];
 		k = 0;
 		for (o = 0; o <= f->nodes[n].nports; o++) {
-			struct vf_swp *e = &c->swp[c->sp0[s] + o];
+			struct vf_swp *e = &c->swp[c->swp_off[s] + o];
 			const struct fab_port *p = fab_port(f, n, o);
 
 			e->lidx = NO_LIDX;
@@ -170,10 +171,10 @@ static int setup_ports(struct vf_ctx *c)
 	}
 	c->nchan = c->chbase[c->nsw];
 	c->bmwords = (c->bmoff[c->nsw] + 63) / 64;
-	c->rev = zalloc(c->nchan, sizeof(*c->rev));
-	c->inl = zalloc(c->nchan, 1);
+	c->reverse = zalloc(c->nchan, sizeof(*c->reverse));
+	c->in_rank = zalloc(c->nchan, 1);
 	c->efi = zalloc(c->nchan, sizeof(*c->efi));
-	if (!c->rev || !c->inl || !c->efi)
+	if (!c->reverse || !c->in_rank || !c->efi)
 		return -ENOMEM;
 	for (s = 0; s < c->nsw; s++)
 		for (o = 1; o <= sw_nports(c, s); o++) {
@@ -182,8 +183,9 @@ static int setup_ports(struct vf_ctx *c)
 			if (e->lidx == NO_LIDX)
 				continue;
 			k = sw_port(c, e->nbr, e->pport)->lidx;
-			c->rev[c->chbase[s] + e->lidx] = c->chbase[e->nbr] + k;
-			c->inl[c->chbase[s] + e->lidx] = k;
+			c->reverse[c->chbase[s] + e->lidx] =
+				c->chbase[e->nbr] + k;
+			c->in_rank[c->chbase[s] + e->lidx] = k;
 		}
 	return 0;
 }
@@ -322,14 +324,14 @@ static int setup(struct vf_ctx *c, const struct vf_opts *o)
 	c->ord = zalloc(c->nsw, sizeof(*c->ord));
 	c->stk = zalloc(c->nsw, sizeof(*c->stk));
 	c->fl = zalloc(c->nsw, sizeof(*c->fl));
-	c->oc = zalloc(c->nsw, sizeof(*c->oc));
+	c->out_chan = zalloc(c->nsw, sizeof(*c->out_chan));
 	c->mark = zalloc(c->nsw, 1);
 	if (!c->blk || !c->nx || !c->st || !c->ord || !c->stk || !c->fl ||
-	    !c->oc || !c->mark)
+	    !c->out_chan || !c->mark)
 		return -ENOMEM;
 	memset(c->st, 0xff, c->nsw * sizeof(*c->st));
 	if (c->t->vl && !o->skip_cdg) {
-		nsp = (size_t)c->sp0[c->nsw] * NSL;
+		nsp = (size_t)c->swp_off[c->nsw] * NSL;
 		c->vstamp = zalloc(nsp, sizeof(*c->vstamp));
 		c->vxmask = zalloc(nsp, sizeof(*c->vxmask));
 		if (!c->vstamp || !c->vxmask)
@@ -351,7 +353,7 @@ static void ctx_release(struct vf_ctx *c)
 	free(c->vxmask);
 	free(c->vstamp);
 	free(c->mark);
-	free(c->oc);
+	free(c->out_chan);
 	free(c->fl);
 	free(c->stk);
 	free(c->ord);
@@ -366,12 +368,12 @@ static void ctx_release(struct vf_ctx *c)
 	free(c->cmp_sw);
 	free(c->cmp_off);
 	free(c->comp);
-	free(c->inl);
-	free(c->rev);
+	free(c->in_rank);
+	free(c->reverse);
 	free(c->swp);
 	free(c->bmoff);
 	free(c->chbase);
-	free(c->sp0);
+	free(c->swp_off);
 }
 
 /*
@@ -463,7 +465,7 @@ static uint32_t resolve(struct vf_ctx *c, const struct vf_dest *ds,
 			if (x >= c->nsw)
 				break;
 			if (c->flows)
-				c->oc[u] =
+				c->out_chan[u] =
 				    c->chbase[u] + sw_port(c, u, op[u])->lidx;
 			if (c->st[x] != ST_UNK)
 				break;
@@ -575,7 +577,7 @@ static bool tally(struct vf_ctx *c, const struct vf_dest *ds,
 			continue;
 		c->fl[x] += c->fl[s];
 		if (ds->efi && c->efi_on && v < ST_LOOP)
-			c->efi[c->oc[s]] += c->fl[s];
+			c->efi[c->out_chan[s]] += c->fl[s];
 	}
 	return loops;
 }
@@ -610,7 +612,7 @@ static void mgmt_tally(const struct vf_ctx *c, const struct vf_dest *ds,
 
 static uint64_t *bm_get(struct vf_ctx *c, unsigned int x, unsigned int y)
 {
-	uint64_t **bm = c->mg ? &c->mbm[x][y] : &c->bm[x][y];
+	uint64_t **bm = c->to_mgmt ? &c->mbm[x][y] : &c->bm[x][y];
 
 	if (!*bm)
 		*bm = zalloc(c->bmwords, sizeof(uint64_t));
@@ -653,7 +655,8 @@ static int cdg_plain(struct vf_ctx *c, const struct vf_dest *ds,
 		u = c->nx[s];
 		if (u >= c->nsw || c->nx[u] >= c->nsw)
 			continue;
-		bm_set(c, bm, u, c->inl[c->oc[s]], c->oc[u] - c->chbase[u]);
+		bm_set(c, bm, u, c->in_rank[c->out_chan[s]],
+		       c->out_chan[u] - c->chbase[u]);
 	}
 	return 0;
 }
@@ -670,9 +673,9 @@ static int cdg_mgmt_plain(struct vf_ctx *c, uint32_t no)
 	uint64_t *bm;
 	uint32_t k, s, u;
 
-	c->mg = true;
+	c->to_mgmt = true;
 	bm = bm_get(c, 0, 0);
-	c->mg = false;
+	c->to_mgmt = false;
 	if (!bm)
 		return -ENOMEM;
 	for (k = 0; k < no; k++) {
@@ -684,8 +687,8 @@ static int cdg_mgmt_plain(struct vf_ctx *c, uint32_t no)
 			u = c->nx[s];
 			if (u >= c->nsw || c->nx[u] >= c->nsw)
 				continue;
-			bm_set(c, bm, u, c->inl[c->oc[s]],
-			       c->oc[u] - c->chbase[u]);
+			bm_set(c, bm, u, c->in_rank[c->out_chan[s]],
+			       c->out_chan[u] - c->chbase[u]);
 		}
 	}
 	return 0;
@@ -707,7 +710,7 @@ static int vl_walk(struct vf_ctx *c, const uint8_t *op, uint32_t s,
 	bool first;
 
 	for (;;) {
-		key = ((size_t)c->sp0[s] + i) * NSL + sl;
+		key = ((size_t)c->swp_off[s] + i) * NSL + sl;
 		first = c->vstamp[key] != c->cur;
 		if (first) {
 			c->vstamp[key] = c->cur;
@@ -809,7 +812,7 @@ static int cdg_mgmt_vl(struct vf_ctx *c, const struct vf_dest *ds,
 	uint32_t i, s;
 	int ret = 0;
 
-	c->mg = true;
+	c->to_mgmt = true;
 	for (i = 0; !ret && i < n; i++) {
 		s = cs[i];
 		lid = sw_lid(c, s);
@@ -818,7 +821,7 @@ static int cdg_mgmt_vl(struct vf_ctx *c, const struct vf_dest *ds,
 		sl = t->vl->path_sl(t, lid, ds->lid) % NSL;
 		ret = walk_from(c, op, s, 0, sl);
 	}
-	c->mg = false;
+	c->to_mgmt = false;
 	return ret;
 }
 
@@ -988,7 +991,7 @@ static int efi_classes(const struct vf_ctx *c, struct vf_report *r)
 			own[k] = s;
 	for (s = 0; s < c->nsw; s++)
 		for (k = c->chbase[s]; k < c->chbase[s + 1]; k++) {
-			uint32_t h = own[c->rev[k]], cl;
+			uint32_t h = own[c->reverse[k]], cl;
 
 			cl = (dist[s] < 15 ? dist[s] : 15) * 16 +
 			     (dist[h] < 15 ? dist[h] : 15);
@@ -1081,7 +1084,7 @@ static size_t cdg_collect(const struct vf_ctx *c, unsigned int nv, bool mg,
 						s++;
 					k = c->chbase[s + 1] - c->chbase[s];
 					rel = bit - c->bmoff[s];
-					a = c->rev[c->chbase[s] + rel / k] *
+					a = c->reverse[c->chbase[s] + rel / k] *
 						    nv + x;
 					b = (c->chbase[s] + rel % k) * nv + y;
 					if (adj)

@@ -64,11 +64,12 @@ struct bal {
 	uint32_t *srcs, nsrc;	/* switches with sources, by group */
 	uint32_t *group;	/* per switch: its group of sources */
 	uint32_t *load;		/* per fabric port: all-to-all routes */
-	double *phi;		/* per fabric port: exp cost of its load */
+	double *cost;		/* per fabric port: exp cost of its load */
 	double scale;		/* routes a switch's cut forces on a link */
 	/* the moves towards one destination switch, and their reverse */
 	uint32_t ds;
-	uint32_t *coff, *cpi;	/* per switch: fabric port of each move */
+	/* per switch: fabric port of each move */
+	uint32_t *move_off, *move_port;
 	uint32_t *poff, *pred;	/* per switch: switches that move to it */
 	/* cheapest way per switch, valid while bgen is gen */
 	double *best;
@@ -78,7 +79,7 @@ struct bal {
 	double em, vw, half;
 	/* the LID being laid: fixed switches (fgen is lgen), old ports */
 	uint32_t *fgen, lgen;
-	uint32_t *fpi;		/* per fixed switch: its fabric port */
+	uint32_t *fixed_port;	/* per fixed switch: its fabric port */
 	uint32_t *fixed, nfixed;
 	uint8_t *oport;
 	/* its routes per link, before and after, on the links touched */
@@ -113,7 +114,7 @@ static inline double others(const struct bal *b, uint32_t pi)
 /* What the current source's routes add on link pi. */
 static inline double cost(const struct bal *b, uint32_t pi)
 {
-	return b->phi[pi] * b->em +
+	return b->cost[pi] * b->em +
 	       b->vw * (others(b, pi) - BAL_BETA * (b->nflow[pi] + b->half));
 }
 
@@ -170,11 +171,11 @@ static double way(struct bal *b, uint32_t s)
 	if (b->bgen[s] == b->gen)
 		return b->best[s];
 	if (b->fgen[s] == b->lgen) {
-		sel = b->fpi[s];
+		sel = b->fixed_port[s];
 		c = cost(b, sel) + way(b, b->nbr[sel]);
 	} else {
-		for (k = b->coff[s]; k < b->coff[s + 1]; k++) {
-			pi = b->cpi[k];
+		for (k = b->move_off[s]; k < b->move_off[s + 1]; k++) {
+			pi = b->move_port[k];
 			v = cost(b, pi) + way(b, b->nbr[pi]);
 			if (v < c) {
 				c = v;
@@ -216,16 +217,16 @@ static void lay(struct bal *b, uint32_t x, unsigned int lid, uint32_t f)
 
 			pi = b->bsel[s];
 			b->fgen[s] = b->lgen;
-			b->fpi[s] = pi;
+			b->fixed_port[s] = pi;
 			b->fixed[b->nfixed] = s;
 			b->oport[b->nfixed++] = *e;
 			*e = pi - b->port0[s];
 		}
-		pi = b->fpi[s];
+		pi = b->fixed_port[s];
 		touch(b, pi);
 		b->nflow[pi] += f;
 		b->load[pi] += f;
-		b->phi[pi] = phi(b, b->load[pi]);
+		b->cost[pi] = phi(b, b->load[pi]);
 		s = b->nbr[pi];
 	}
 	for (i = 0; i < n; i++)
@@ -275,7 +276,7 @@ static bool relay(struct bal *b, unsigned int lid)
 			walk(b, x, lid, b->src[x], false);
 	for (i = 0; i < b->ntouched; i++) {
 		pi = b->touched[i];
-		b->phi[pi] = phi(b, b->load[pi]);
+		b->cost[pi] = phi(b, b->load[pi]);
 		b->sib[pi] -= b->oflow[pi];
 	}
 	for (i = 0; i < b->nsrc && whole; i++) {
@@ -305,7 +306,7 @@ static bool relay(struct bal *b, unsigned int lid)
 	}
 	for (i = 0; i < b->ntouched; i++) {
 		pi = b->touched[i];
-		b->phi[pi] = phi(b, b->load[pi]);
+		b->cost[pi] = phi(b, b->load[pi]);
 		add_sib(b, pi, better ? b->nflow[pi] : b->oflow[pi]);
 		b->oflow[pi] = b->nflow[pi] = 0;
 	}
@@ -323,8 +324,8 @@ static bool forced(struct bal *b, uint32_t s)
 		return true;
 	if (!b->forced[s]) {
 		b->forced[s] = FORCED_NO;
-		if (b->coff[s + 1] - b->coff[s] == 1 &&
-		    forced(b, b->nbr[b->cpi[b->coff[s]]]))
+		if (b->move_off[s + 1] - b->move_off[s] == 1 &&
+		    forced(b, b->nbr[b->move_port[b->move_off[s]]]))
 			b->forced[s] = FORCED_YES;
 	}
 	return b->forced[s] == FORCED_YES;
@@ -340,22 +341,22 @@ static void moves(struct bal *b, uint32_t ds)
 	b->ds = ds;
 	memset(b->poff, 0, (b->nsw + 2) * sizeof(*b->poff));
 	for (k = 0, s = 0; s < b->nsw; s++) {
-		b->coff[s] = k;
+		b->move_off[s] = k;
 		n = s == ds ? 0 : b->cands(b->ctx, s, ds, port);
 		for (i = 0; i < n; i++) {
 			q = b->nbr[b->port0[s] + port[i]];
 			if (q == FAB_NONE)
 				continue;
-			b->cpi[k++] = b->port0[s] + port[i];
+			b->move_port[k++] = b->port0[s] + port[i];
 			b->poff[q + 2]++;
 		}
 	}
-	b->coff[s] = k;
+	b->move_off[s] = k;
 	for (s = 0; s < b->nsw; s++)
 		b->poff[s + 2] += b->poff[s + 1];
 	for (s = 0; s < b->nsw; s++)
-		for (k = b->coff[s]; k < b->coff[s + 1]; k++)
-			b->pred[b->poff[b->nbr[b->cpi[k]] + 1]++] = s;
+		for (k = b->move_off[s]; k < b->move_off[s + 1]; k++)
+			b->pred[b->poff[b->nbr[b->move_port[k]] + 1]++] = s;
 	memset(b->forced, 0, b->nsw);
 	for (s = 0; s < b->nsw; s++) {
 		const struct fab_node *nd = &b->t->fab->nodes[b->t->sw_node[s]];
@@ -524,16 +525,16 @@ static void bal_release(struct bal *b)
 	free(b->srcs);
 	free(b->group);
 	free(b->load);
-	free(b->phi);
-	free(b->coff);
-	free(b->cpi);
+	free(b->cost);
+	free(b->move_off);
+	free(b->move_port);
 	free(b->poff);
 	free(b->pred);
 	free(b->best);
 	free(b->bsel);
 	free(b->bgen);
 	free(b->fgen);
-	free(b->fpi);
+	free(b->fixed_port);
 	free(b->fixed);
 	free(b->oport);
 	free(b->oflow);
@@ -562,17 +563,17 @@ static int bal_init(struct bal *b, struct rt_tables *t, rt_cands_fn cands,
 	b->srcs = calloc(nsw, sizeof(*b->srcs));
 	b->group = calloc(nsw, sizeof(*b->group));
 	b->load = calloc(np, sizeof(*b->load));
-	b->phi = calloc(np, sizeof(*b->phi));
-	b->coff = calloc(nsw, sizeof(*b->coff));
+	b->cost = calloc(np, sizeof(*b->cost));
+	b->move_off = calloc(nsw, sizeof(*b->move_off));
 	/* a move per switch link at most */
-	b->cpi = calloc(np, sizeof(*b->cpi));
+	b->move_port = calloc(np, sizeof(*b->move_port));
 	b->poff = calloc(nsw + 1, sizeof(*b->poff));
 	b->pred = calloc(np, sizeof(*b->pred));
 	b->best = calloc(nsw, sizeof(*b->best));
 	b->bsel = calloc(nsw, sizeof(*b->bsel));
 	b->bgen = calloc(nsw, sizeof(*b->bgen));
 	b->fgen = calloc(nsw, sizeof(*b->fgen));
-	b->fpi = calloc(nsw, sizeof(*b->fpi));
+	b->fixed_port = calloc(nsw, sizeof(*b->fixed_port));
 	b->fixed = calloc(nsw, sizeof(*b->fixed));
 	b->oport = calloc(nsw, sizeof(*b->oport));
 	b->oflow = calloc(np, sizeof(*b->oflow));
@@ -585,8 +586,8 @@ static int bal_init(struct bal *b, struct rt_tables *t, rt_cands_fn cands,
 	b->forced = calloc(nsw, sizeof(*b->forced));
 	b->free_sib = calloc(np, sizeof(*b->free_sib));
 	if (!b->port0 || !b->src || !b->srcs || !b->group || !b->load ||
-	    !b->phi || !b->coff || !b->cpi || !b->poff || !b->pred ||
-	    !b->best || !b->bsel || !b->bgen || !b->fgen || !b->fpi ||
+	    !b->cost || !b->move_off || !b->move_port || !b->poff || !b->pred ||
+	    !b->best || !b->bsel || !b->bgen || !b->fgen || !b->fixed_port ||
 	    !b->fixed || !b->oport || !b->oflow || !b->nflow ||
 	    !b->touched || !b->path || !b->sib || !b->sibset || !b->insib ||
 	    !b->forced || !b->free_sib)
@@ -635,7 +636,7 @@ int rt_balance(struct rt_tables *t, rt_cands_fn cands, void *ctx,
 	}
 	st->max_before = busiest(&b);
 	for (i = 0; i <= t->fab->nports; i++)
-		b.phi[i] = phi(&b, b.load[i]);
+		b.cost[i] = phi(&b, b.load[i]);
 	while (changed && st->passes < passes) {
 		changed = false;
 		for (s = 0; s < b.nsw; s++) {

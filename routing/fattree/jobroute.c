@@ -39,24 +39,24 @@ struct jr {
 	rt_cands_fn cands;
 	void *cctx;
 	uint32_t nsw, nl, nj;
-	uint32_t *p0;		/* per switch: fabric port 0 */
-	uint8_t *np;		/* per switch: ports */
+	uint32_t *port0;	/* per switch: fabric port 0 */
+	uint8_t *nports;	/* per switch: ports */
 	uint32_t *nbr;		/* per fabric port: peer switch */
 	uint32_t *link;		/* per fabric port: dense switch link, or NONE */
-	uint32_t *dsw;		/* per LID: delivering switch */
+	uint32_t *lid_sw;	/* per LID: delivering switch */
 	struct dst *d;
 	uint32_t nd;
 	struct grp *g;
-	uint32_t *rnd;		/* rounds, as shift - 1 */
+	uint32_t *shifts;	/* rounds, as shift - 1 */
 	uint32_t *rounds;	/* per job: n - 1 */
-	uint16_t **ld;		/* per job: its flows per [round][link] */
+	uint16_t **job_load;	/* per job: its flows per [round][link] */
 	double own;		/* expected pairs of one job's flows on a link */
-	uint32_t *nt;		/* per link x job: flows over all rounds */
-	double *sum, *sq;	/* per link: sum and squares of mean loads */
+	uint32_t *job_flows;	/* per link x job: flows over all rounds */
+	double *sum, *sum_sq;	/* per link: sum and squares of mean loads */
 	double cross;		/* expected pairs of two jobs' flows on a link */
-	uint16_t *rl;		/* per link: ring flows */
+	uint16_t *ring_load;	/* per link: ring flows */
 	uint64_t ring;		/* pairs of ring flows on a link */
-	uint32_t *fa;		/* per destination x switch: fabric routes */
+	uint32_t *fab_routes;	/* per destination x switch: fabric routes */
 	uint32_t *a2a;		/* per link: the fabric's all-to-all routes */
 	double cap;
 	uint32_t *pass;		/* scratch: groups of one destination via w */
@@ -78,9 +78,9 @@ static uint32_t next(const struct jr *r, uint32_t w, unsigned int lid)
 	uint8_t p = rt_lft(r->t, w)[lid];
 	uint32_t e;
 
-	if (!p || p > r->np[w])
+	if (!p || p > r->nports[w])
 		return UINT32_MAX;
-	e = r->p0[w] + p;
+	e = r->port0[w] + p;
 	return r->nbr[e] == FAB_NONE ? UINT32_MAX : e;
 }
 
@@ -92,29 +92,29 @@ static uint32_t next(const struct jr *r, uint32_t w, unsigned int lid)
  */
 static void cross_add(struct jr *r, uint32_t j, uint32_t l, int d)
 {
-	uint32_t *n = &r->nt[(size_t)l * r->nj + j];
+	uint32_t *n = &r->job_flows[(size_t)l * r->nj + j];
 	double a = (double)*n / r->rounds[j], b;
 
 	*n += d;
 	b = (double)*n / r->rounds[j];
-	r->cross -= (r->sum[l] * r->sum[l] - r->sq[l]) / 2;
+	r->cross -= (r->sum[l] * r->sum[l] - r->sum_sq[l]) / 2;
 	r->sum[l] += b - a;
-	r->sq[l] += b * b - a * a;
-	r->cross += (r->sum[l] * r->sum[l] - r->sq[l]) / 2;
+	r->sum_sq[l] += b * b - a * a;
+	r->cross += (r->sum[l] * r->sum[l] - r->sum_sq[l]) / 2;
 }
 
 /* Group g's flows (of destination ds) on link l, added (d 1) or not (-1). */
 static void grp_add(struct jr *r, const struct dst *ds, const struct grp *g,
 		    uint32_t l, int d)
 {
-	uint16_t *ld = r->ld[ds->job] + l;
+	uint16_t *ld = r->job_load[ds->job] + l;
 	double per = 1.0 / r->rounds[ds->job];
 	uint32_t k;
 
 	if (l == UINT32_MAX)
 		return;
 	for (k = 0; k < g->nr; k++) {
-		uint16_t *x = ld + (size_t)r->rnd[g->roff + k] * r->nl;
+		uint16_t *x = ld + (size_t)r->shifts[g->roff + k] * r->nl;
 
 		/* pairs of the round's flows on l: n (n - 1) / 2 */
 		r->own += d > 0 ? *x * per : -(*x - 1) * per;
@@ -123,8 +123,9 @@ static void grp_add(struct jr *r, const struct dst *ds, const struct grp *g,
 	if (g->nr)
 		cross_add(r, ds->job, l, d * (int)g->nr);
 	if (g->ring) {
-		r->ring += d > 0 ? r->rl[l] : -(uint64_t)(r->rl[l] - 1);
-		r->rl[l] += d;
+		r->ring += d > 0 ? r->ring_load[l] :
+				   -(uint64_t)(r->ring_load[l] - 1);
+		r->ring_load[l] += d;
 	}
 }
 
@@ -137,7 +138,8 @@ static bool suffix(struct jr *r, uint32_t i, uint32_t w, const uint32_t *pass,
 		   uint32_t np, int d)
 {
 	const struct dst *ds = &r->d[i];
-	uint32_t *fa = r->fa + (size_t)i * r->nsw, flow = fa[w], e, h, k;
+	uint32_t *fa = r->fab_routes + (size_t)i * r->nsw, flow = fa[w];
+	uint32_t e, h, k;
 
 	for (h = 0; h <= r->nsw && w != ds->sw; h++) {
 		if ((e = next(r, w, ds->lid)) == UINT32_MAX)
@@ -173,7 +175,7 @@ static bool passes(const struct jr *r, uint32_t i, uint32_t w, uint32_t v)
 static bool fits(const struct jr *r, uint32_t i, uint32_t w)
 {
 	const struct dst *ds = &r->d[i];
-	uint32_t flow = r->fa[(size_t)i * r->nsw + w], h, e;
+	uint32_t flow = r->fab_routes[(size_t)i * r->nsw + w], h, e;
 
 	for (h = 0; h <= r->nsw && w != ds->sw; h++) {
 		if ((e = next(r, w, ds->lid)) == UINT32_MAX)
@@ -247,23 +249,23 @@ static void jr_release(struct jr *r)
 {
 	uint32_t j;
 
-	for (j = 0; r->ld && j < r->nj; j++)
-		free(r->ld[j]);
-	free(r->ld);
-	free(r->p0);
-	free(r->np);
+	for (j = 0; r->job_load && j < r->nj; j++)
+		free(r->job_load[j]);
+	free(r->job_load);
+	free(r->port0);
+	free(r->nports);
 	free(r->nbr);
 	free(r->link);
-	free(r->dsw);
+	free(r->lid_sw);
 	free(r->d);
 	free(r->g);
-	free(r->rnd);
+	free(r->shifts);
 	free(r->rounds);
-	free(r->nt);
+	free(r->job_flows);
 	free(r->sum);
-	free(r->sq);
-	free(r->rl);
-	free(r->fa);
+	free(r->sum_sq);
+	free(r->ring_load);
+	free(r->fab_routes);
 	free(r->a2a);
 	free(r->pass);
 	free(r->hosts);
@@ -284,24 +286,24 @@ static int alloc_base(struct jr *r)
 	uint32_t w, e;
 
 	r->nj = r->js->njobs;
-	r->p0 = malloc(r->nsw * sizeof(*r->p0) + 1);
-	r->np = malloc(r->nsw + 1);
+	r->port0 = malloc(r->nsw * sizeof(*r->port0) + 1);
+	r->nports = malloc(r->nsw + 1);
 	r->link = malloc((r->f->nports + 1) * sizeof(*r->link));
-	r->dsw = malloc((t->top + 1) * sizeof(*r->dsw));
+	r->lid_sw = malloc((t->top + 1) * sizeof(*r->lid_sw));
 	r->hosts = calloc(r->nsw + 1, sizeof(*r->hosts));
 	r->rounds = calloc(r->nj + 1, sizeof(*r->rounds));
-	if (!r->p0 || !r->np || !r->link || !r->dsw || !r->hosts ||
+	if (!r->port0 || !r->nports || !r->link || !r->lid_sw || !r->hosts ||
 	    !r->rounds || rt_peer_switches(t, &r->nbr))
 		return -ENOMEM;
 	for (w = 0; w < r->nsw; w++) {
-		r->p0[w] = r->f->nodes[t->sw_node[w]].port0;
-		r->np[w] = r->f->nodes[t->sw_node[w]].nports;
+		r->port0[w] = r->f->nodes[t->sw_node[w]].port0;
+		r->nports[w] = r->f->nodes[t->sw_node[w]].nports;
 	}
 	for (e = 0; e <= r->f->nports; e++)
 		r->link[e] = e < r->f->nports && r->nbr[e] != FAB_NONE ?
 			     r->nl++ : UINT32_MAX;
 	for (e = 0; e <= t->top; e++)
-		r->dsw[e] = e ? rt_lid_switch(t, e) : FAB_NONE;
+		r->lid_sw[e] = e ? rt_lid_switch(t, e) : FAB_NONE;
 	return 0;
 }
 
@@ -326,7 +328,7 @@ static void add_dst(struct jr *r, uint32_t j, uint32_t b, const uint32_t *rsw,
 	ds->goff = *ng;
 	ds->ring = UINT32_MAX;
 	if (ds->sw == FAB_NONE || !ds->lid || ds->lid > r->t->top ||
-	    r->dsw[ds->lid] != ds->sw)
+	    r->lid_sw[ds->lid] != ds->sw)
 		return;
 	for (a = 0; a < n; a++) {
 		if (a == b || rsw[a] == FAB_NONE || rsw[a] == ds->sw)
@@ -351,7 +353,7 @@ static void add_dst(struct jr *r, uint32_t j, uint32_t b, const uint32_t *rsw,
 		if (a == b || rsw[a] == FAB_NONE || rsw[a] == ds->sw)
 			continue;
 		g = &r->g[gat[rsw[a]]];
-		r->rnd[g->roff + g->nr++] = (b + n - a) % n - 1;
+		r->shifts[g->roff + g->nr++] = (b + n - a) % n - 1;
 	}
 	for (k = ds->goff; k < *ng; k++)
 		gat[r->g[k].sw] = UINT32_MAX;
@@ -376,12 +378,12 @@ static int build_groups(struct jr *r)
 	r->d = calloc(nr + 1, sizeof(*r->d));
 	/* at most one group and one round per source rank and destination */
 	r->g = malloc(((size_t)nr * maxn + 1) * sizeof(*r->g));
-	r->rnd = malloc(((size_t)nr * maxn + 1) * sizeof(*r->rnd));
+	r->shifts = malloc(((size_t)nr * maxn + 1) * sizeof(*r->shifts));
 	ring = malloc(maxn * sizeof(*ring));
 	pred = malloc(maxn * sizeof(*pred));
 	rsw = malloc(maxn * sizeof(*rsw));
 	gat = malloc(r->nsw * sizeof(*gat) + 1);
-	if (!r->d || !r->g || !r->rnd || !ring || !pred || !rsw || !gat)
+	if (!r->d || !r->g || !r->shifts || !ring || !pred || !rsw || !gat)
 		goto out;
 	for (a = 0; a < r->nsw; a++)
 		gat[a] = UINT32_MAX;
@@ -416,21 +418,22 @@ static int alloc_loads(struct jr *r)
 		cells += (uint64_t)r->rounds[j] * r->nl;
 	if (cells > JR_MAX_CELLS)
 		return -E2BIG;
-	r->ld = calloc(r->nj + 1, sizeof(*r->ld));
-	r->nt = calloc((size_t)r->nl * r->nj + 1, sizeof(*r->nt));
+	r->job_load = calloc(r->nj + 1, sizeof(*r->job_load));
+	r->job_flows = calloc((size_t)r->nl * r->nj + 1, sizeof(*r->job_flows));
 	r->sum = calloc(r->nl + 1, sizeof(*r->sum));
-	r->sq = calloc(r->nl + 1, sizeof(*r->sq));
-	r->rl = calloc(r->nl + 1, sizeof(*r->rl));
-	r->fa = calloc((size_t)r->nd * r->nsw + 1, sizeof(*r->fa));
+	r->sum_sq = calloc(r->nl + 1, sizeof(*r->sum_sq));
+	r->ring_load = calloc(r->nl + 1, sizeof(*r->ring_load));
+	r->fab_routes = calloc((size_t)r->nd * r->nsw + 1,
+			       sizeof(*r->fab_routes));
 	r->a2a = calloc(r->nl + 1, sizeof(*r->a2a));
 	r->pass = malloc(((size_t)r->nsw + 1) * sizeof(*r->pass));
-	if (!r->ld || !r->nt || !r->sum || !r->sq || !r->rl || !r->fa ||
-	    !r->a2a || !r->pass)
+	if (!r->job_load || !r->job_flows || !r->sum || !r->sum_sq ||
+	    !r->ring_load || !r->fab_routes || !r->a2a || !r->pass)
 		return -ENOMEM;
 	for (j = 0; j < r->nj; j++) {
-		r->ld[j] = calloc((size_t)r->rounds[j] * r->nl + 1,
-				  sizeof(**r->ld));
-		if (!r->ld[j])
+		r->job_load[j] = calloc((size_t)r->rounds[j] * r->nl + 1,
+				  sizeof(**r->job_load));
+		if (!r->job_load[j])
 			return -ENOMEM;
 	}
 	return 0;
@@ -443,7 +446,7 @@ static void count_hosts(struct jr *r)
 	unsigned int p;
 
 	for (w = 0; w < r->nsw; w++)
-		for (p = 1; p <= r->np[w]; p++) {
+		for (p = 1; p <= r->nports[w]; p++) {
 			const struct fab_port *fp =
 				fab_port(r->f, r->t->sw_node[w], p);
 
@@ -493,14 +496,14 @@ static void measure_fabric(struct jr *r)
 		uint32_t n = t->lid_node[lid];
 
 		if (n != FAB_NONE && !fab_is_sw(r->f, n) &&
-		    r->dsw[lid] != FAB_NONE &&
+		    r->lid_sw[lid] != FAB_NONE &&
 		    fab_port(r->f, n, t->lid_port[lid])->lid == lid)
-			walk_lid(r, lid, r->dsw[lid], NULL);
+			walk_lid(r, lid, r->lid_sw[lid], NULL);
 	}
 	for (i = 0; i < r->nd; i++)
 		if (r->d[i].ngrp)
 			walk_lid(r, r->d[i].lid, r->d[i].sw,
-				 r->fa + (size_t)i * r->nsw);
+				 r->fab_routes + (size_t)i * r->nsw);
 	for (e = 0; e < r->nl; e++) {
 		total += r->a2a[e];
 		if (r->a2a[e] > top)
@@ -561,7 +564,7 @@ static bool ring_collides(const struct jr *r, uint32_t i)
 	for (h = 0; h <= r->nsw && w != ds->sw; h++) {
 		if ((e = next(r, w, ds->lid)) == UINT32_MAX)
 			return false;
-		if (r->link[e] != UINT32_MAX && r->rl[r->link[e]] > 1)
+		if (r->link[e] != UINT32_MAX && r->ring_load[r->link[e]] > 1)
 			return true;
 		w = r->nbr[e];
 	}
