@@ -3,7 +3,8 @@
  * What the routing core (route.c) knows of an engine: one table of
  * operations, filled by each engine in its own file, after OpenSM's
  * struct osm_routing_engine.  Adding an engine is that file and a line
- * in route.c's table.
+ * at the end of route.c's table (and its name in route.h's
+ * RT_ENGINE_NAMES, which help texts list; a unit test checks).
  */
 #ifndef GPUAWARE_RT_ENGINE_H
 #define GPUAWARE_RT_ENGINE_H

@@ -9,6 +9,12 @@
 #include "jobs.h"
 #include "lft.h"
 
+/*
+ * An engine's id is 1 + its index in route.c's table (engine.h says what
+ * an engine fills in); these name the built-in ones for callers that
+ * force one.  A new engine is its own file and a line at the end of that
+ * table, picked by name, and its name in RT_ENGINE_NAMES.
+ */
 enum rt_engine_id {
 	RT_ENGINE_AUTO,
 	RT_ENGINE_FATTREE,

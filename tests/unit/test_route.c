@@ -17,12 +17,13 @@
 /*
  * RT_ENGINE_NAMES, what every help text lists, names each engine once
  * and nothing else: split at ", " and " or ", every word parses, and
- * every engine id's name is a word.
+ * every id up to the first without an engine ("?") is a word: an engine
+ * added to the table but not to the list fails here.
  */
 static void test_engine_names(void)
 {
 	char list[] = RT_ENGINE_NAMES, *w, *save;
-	bool seen[RT_ENGINE_DRAGONFLY + 1] = { false };
+	bool seen[16] = { false };
 	enum rt_engine_id id;
 	unsigned int n = 0;
 
@@ -30,13 +31,14 @@ static void test_engine_names(void)
 		if (!strcmp(w, "or"))
 			continue;
 		CU_ASSERT_FATAL(!rt_engine_parse(w, &id));
+		CU_ASSERT_FATAL(id < sizeof(seen) / sizeof(seen[0]));
 		CU_ASSERT(!seen[id]);
 		seen[id] = true;
 		n++;
 	}
-	CU_ASSERT_EQUAL(n, RT_ENGINE_DRAGONFLY + 1);
-	for (id = RT_ENGINE_AUTO; id <= RT_ENGINE_DRAGONFLY; id++)
-		CU_ASSERT(seen[id]);
+	for (id = RT_ENGINE_AUTO; strcmp(rt_engine_name(id), "?"); id++)
+		CU_ASSERT(id < n && seen[id]);
+	CU_ASSERT_EQUAL(id, n);
 	CU_ASSERT_STRING_EQUAL(rt_engine_name(RT_ENGINE_AUTO), "auto");
 	CU_ASSERT_STRING_EQUAL(rt_engine_name(RT_ENGINE_FATTREE), "fattree");
 	CU_ASSERT_STRING_EQUAL(rt_engine_name(RT_ENGINE_UPDOWN), "updown");
