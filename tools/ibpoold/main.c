@@ -24,6 +24,7 @@
 #include "hostsec.h"
 #include "live.h"
 #include "log.h"
+#include "metrics.h"
 #include "ops.h"
 #include "sm/client.h"
 #include "tools/cli/cli.h"

@@ -18,7 +18,7 @@
 
 #include "commit.h"
 #include "config.h"
-#include "metrics.h"
+#include "hist.h"
 #include "place.h"
 #include "pool.h"
 #include "fanout.h"

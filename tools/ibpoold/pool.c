@@ -12,9 +12,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "hist.h"
 #include "hostlist.h"
 #include "journal.h"
-#include "metrics.h"
 #include "pool.h"
 #include "topology/textio.h"
 
