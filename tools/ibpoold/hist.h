@@ -9,23 +9,23 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#define POOLD_HIST_BUCKETS 14
+#define POOL_HIST_BUCKETS 14
 
 /* Bucket upper bounds in seconds, the last finite one included. */
-extern const double poold_hist_le[POOLD_HIST_BUCKETS];
+extern const double pool_hist_le[POOL_HIST_BUCKETS];
 
 /* A latency histogram; its lock lets any thread add to it. */
-struct poold_hist {
+struct pool_hist {
 	pthread_mutex_t lock;
-	uint64_t bucket[POOLD_HIST_BUCKETS];	/* not cumulative */
+	uint64_t bucket[POOL_HIST_BUCKETS];	/* not cumulative */
 	uint64_t count;
 	double sum;
 };
 
-void poold_hist_init(struct poold_hist *h);
-void poold_hist_destroy(struct poold_hist *h);
-void poold_hist_add(struct poold_hist *h, double seconds);
+void pool_hist_init(struct pool_hist *h);
+void pool_hist_destroy(struct pool_hist *h);
+void pool_hist_add(struct pool_hist *h, double seconds);
 /* The counts and sum of h into out (whose lock is left alone). */
-void poold_hist_copy(struct poold_hist *h, struct poold_hist *out);
+void pool_hist_copy(struct pool_hist *h, struct pool_hist *out);
 
 #endif

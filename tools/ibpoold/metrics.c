@@ -31,17 +31,17 @@ static void head(FILE *out, const char *name, const char *type,
 
 /* One histogram's series; labels "" or `op="x",` (with the comma). */
 static void hist(FILE *out, const char *name, const char *labels,
-		 struct poold_hist *h)
+		 struct pool_hist *h)
 {
-	struct poold_hist c;
+	struct pool_hist c;
 	uint64_t cum = 0;
 	size_t i;
 
-	poold_hist_copy(h, &c);
-	for (i = 0; i < POOLD_HIST_BUCKETS; i++) {
+	pool_hist_copy(h, &c);
+	for (i = 0; i < POOL_HIST_BUCKETS; i++) {
 		cum += c.bucket[i];
 		fprintf(out, "%s_bucket{%sle=\"%g\"} %" PRIu64 "\n", name,
-			labels, poold_hist_le[i], cum);
+			labels, pool_hist_le[i], cum);
 	}
 	fprintf(out, "%s_bucket{%sle=\"+Inf\"} %" PRIu64 "\n", name, labels,
 		c.count);
@@ -193,7 +193,7 @@ static void server(FILE *out, struct poold *d)
 
 static void page(FILE *out, struct poold *d)
 {
-	struct poold_hist sync;
+	struct pool_hist sync;
 	size_t i, missing = 0;
 
 	pthread_mutex_lock(&d->lock);
@@ -213,10 +213,10 @@ static void page(FILE *out, struct poold *d)
 	head(out, "gpuaware_pool_journal_sync_seconds", "histogram",
 	     "fdatasync of the journal for the replies waiting on it (group commit).");
 	/* a copy whose lock hist() takes: initialised, not stack garbage */
-	poold_hist_init(&sync);
+	pool_hist_init(&sync);
 	pool_sync_times(d->pool, &sync);
 	hist(out, "gpuaware_pool_journal_sync_seconds", "", &sync);
-	poold_hist_destroy(&sync);
+	pool_hist_destroy(&sync);
 	requests(out, d);
 	server(out, d);
 }

@@ -297,7 +297,7 @@ int poold_init(struct poold *d, const struct pool_config *cfg,
 		goto out_free;
 	}
 	for (h = 0; h < POOLD_NOPS; h++)
-		poold_hist_init(&d->opstat[h].time);
+		pool_hist_init(&d->opstat[h].time);
 	for (h = 0; h < cfg->nhosts; h++)
 		d->byname[h] = h;
 	qsort_r(d->byname, cfg->nhosts, sizeof(*d->byname), cmp_host,
@@ -316,7 +316,7 @@ int poold_init(struct poold *d, const struct pool_config *cfg,
 	return 0;
 out_free:
 	for (h = 0; h < POOLD_NOPS; h++)
-		poold_hist_destroy(&d->opstat[h].time);
+		pool_hist_destroy(&d->opstat[h].time);
 	pool_swname_map_release(&d->names);
 	free(d->byname);
 	free(d->hoff);
@@ -345,7 +345,7 @@ void poold_release(struct poold *d)
 	pool_tree_release(&d->tree);
 	pool_swname_map_release(&d->names);
 	for (h = 0; h < POOLD_NOPS; h++)
-		poold_hist_destroy(&d->opstat[h].time);
+		pool_hist_destroy(&d->opstat[h].time);
 	pthread_mutex_destroy(&d->lock);
 	free(d->byname);
 	free(d->hoff);
@@ -1137,7 +1137,7 @@ int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
 	if (!ret && op->fn == op_job_start)
 		ret = routing_refused(d, req, *reply);
 	st = &d->opstat[op - ops];
-	poold_hist_add(&st->time, mono() - t);
+	pool_hist_add(&st->time, mono() - t);
 	if (ret)
 		st->err++;
 	else

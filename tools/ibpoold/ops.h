@@ -32,7 +32,7 @@
 /* Requests of one operation answered, and the handler's time. */
 struct poold_opstat {
 	uint64_t ok, err;
-	struct poold_hist time;
+	struct pool_hist time;
 };
 
 /*

@@ -26,7 +26,7 @@ struct phost {
 /* Owns everything but cfg. */
 struct pool {
 	const struct pool_config *cfg;
-	struct poold_hist sync_time;	/* pool_sync()s that synced */
+	struct pool_hist sync_time;	/* pool_sync()s that synced */
 	struct phost *hosts;
 	/* per host, bit g: GPU g held; dense, for the scan of every host */
 	uint64_t *held;
@@ -79,7 +79,7 @@ int pool_new(const struct pool_config *cfg, struct pool **out)
 	}
 	p->cfg = cfg;
 	p->next_id = 1;
-	poold_hist_init(&p->sync_time);
+	pool_hist_init(&p->sync_time);
 	for (h = 0; h < cfg->nhosts; h++)
 		p->hosts[h].nfree = cfg->hosts[h].gpus;
 	*out = p;
@@ -114,7 +114,7 @@ void pool_free(struct pool *p)
 	for (i = 0; i < p->njobs; i++)
 		job_release(&p->jobs[i]);
 	pool_journal_close(p->j);
-	poold_hist_destroy(&p->sync_time);
+	pool_hist_destroy(&p->sync_time);
 	free(p->cand);
 	free(p->hc);
 	free(p->heap);
@@ -626,13 +626,13 @@ int pool_sync(struct pool *p, char *err, size_t len)
 	if (p->j && pool_journal_sync(p->j, err, len))
 		return -EIO;
 	if (due)
-		poold_hist_add(&p->sync_time, mono() - t);
+		pool_hist_add(&p->sync_time, mono() - t);
 	return 0;
 }
 
-void pool_sync_times(struct pool *p, struct poold_hist *out)
+void pool_sync_times(struct pool *p, struct pool_hist *out)
 {
-	poold_hist_copy(&p->sync_time, out);
+	pool_hist_copy(&p->sync_time, out);
 }
 
 uint64_t pool_seq(const struct pool *p)
