@@ -69,6 +69,7 @@ LIVEFAB_SRC := $(wildcard tools/livefab/*.c)
 CLI_SRC := $(wildcard tools/cli/*.c)
 POOLROUTE_SRC := $(wildcard tools/ibpoolroute/*.c)
 TOPOGEN_SRC := $(wildcard tools/ibtopogen/*.c)
+POOL_SRC := $(wildcard tools/lib/pool/*.c)
 POOLD_SRC := $(filter-out tools/ibpoold/main.c,$(wildcard tools/ibpoold/*.c))
 UNIT_SRC := $(wildcard tests/unit/*.c)
 
@@ -110,7 +111,14 @@ $(B)/libgpcore.a: $(CORE_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-# ibpoold's modules, without its main, so unit tests link them too.
+# The pool library: the pool's state and journal, its config, the
+# fabric's view, placement and its model, exports and hostlists.  It
+# links without the daemon (tests/link/pool-only.c proves it).
+$(B)/libgppool.a: $(call obj,$(POOL_SRC))
+	rm -f $@
+	ar rcs $@ $^
+
+# ibpoold's own modules, without its main, so unit tests link them too.
 $(B)/libpoold.a: $(call obj,$(POOLD_SRC))
 	rm -f $@
 	ar rcs $@ $^
@@ -140,13 +148,13 @@ matrix: $(B)/libgpcore.a
 		$(MAKE) --no-print-directory OSM_PREFIX=$$p plugin || exit 1; \
 	done
 
-$(B)/ibpoolroute: $(call obj,$(POOLROUTE_SRC)) $(B)/libpoold.a \
+$(B)/ibpoolroute: $(call obj,$(POOLROUTE_SRC)) $(B)/libgppool.a \
 		$(B)/liblivefab.a $(B)/libgpcli.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -libnetdisc -libmad -libumad -ljson-c \
 		$(LDLIBS_SM) $(LDLIBS_CORE)
 
 $(B)/ibpoold: $(call obj,tools/ibpoold/main.c) $(B)/libpoold.a \
-		$(B)/liblivefab.a $(B)/libgpcli.a $(B)/libgpcore.a
+		$(B)/libgppool.a $(B)/liblivefab.a $(B)/libgpcli.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -libnetdisc -libmad -libumad -libverbs \
 		-liniparser -ljson-c $(LDLIBS_SM) -lpthread $(LDLIBS_CORE)
 
@@ -158,7 +166,7 @@ UNIT_PLUGIN := $(call obj,plugins/opensm/gahints.c plugins/opensm/gaconfig.c)
 
 # fdatasync is wrapped so the journal tests can make it fail.
 $(B)/unit-tests: $(call obj,$(UNIT_SRC)) $(UNIT_PLUGIN) $(B)/libpoold.a \
-		$(B)/liblivefab.a $(B)/libgpcli.a $(B)/libgpcore.a
+		$(B)/libgppool.a $(B)/liblivefab.a $(B)/libgpcli.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -Wl,--wrap=fdatasync -o $@ $^ -lcunit -liniparser \
 		-ljson-c -libnetdisc -libmad -libumad $(LDLIBS_SM) -lpthread \
 		$(LDLIBS_CORE)
@@ -195,8 +203,8 @@ $(B)/a2a-bound: $(call obj,tests/bench/a2a-bound.c) $(B)/libgpcore.a
 FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=all
 FUZZ_PROTO_SRC := tests/fuzz/fuzz_proto.c sm/proto.c sm/hints.c sm/durable.c
-FUZZ_POOL_SRC := tests/fuzz/fuzz_pool.c $(CORE_SRC) \
-	$(filter-out tools/ibpoold/live.c,$(POOLD_SRC))
+FUZZ_POOL_SRC := tests/fuzz/fuzz_pool.c $(CORE_SRC) $(POOLD_SRC) \
+	$(filter-out tools/lib/pool/live.c,$(POOL_SRC))
 
 fuzzobj = $(patsubst %.c,$(B)/fuzz-obj/%.o,$(1))
 
@@ -231,7 +239,7 @@ deps:
 # path), and the live reader's beside libibverbs', whose ibv_ names it
 # must leave alone.
 HEADERS := $(wildcard topology/*.h routing/*.h sm/*.h plugins/opensm/*.h \
-	tools/*/*.h tests/unit/*.h)
+	tools/*/*.h tools/lib/*/*.h tests/unit/*.h)
 
 headers:
 	@for h in $(HEADERS); do \

@@ -94,10 +94,10 @@ same_set "gpuaware.conf sample: every key the plugin reads" "$keys" "$sample"
 
 # --- ibpoold(8): pool.conf keys ---------------------------------------------
 pool=$(awk '/^static int pool_key\(/ { on = 1 } on && /^}/ { on = 0 } on' \
-	tools/ibpoold/config.c | grep -o 'strcmp(key, "[a-z_]*")' |
+	tools/lib/pool/config.c | grep -o 'strcmp(key, "[a-z_]*")' |
 	sed 's/.*"\(.*\)")/\1/')
 host=$(awk '/host_keys\[\] = \{/ { on = 1 } on { print } on && /};/ { on = 0 }' \
-	tools/ibpoold/config.c | grep -o '"[a-z_]*"' | tr -d '"')
+	tools/lib/pool/config.c | grep -o '"[a-z_]*"' | tr -d '"')
 same_set "ibpoold.8: every [pool] key the daemon reads" "$pool" \
 	"$(man_items "$POOLD8" "[pool]")"
 same_set "ibpoold.8: every [host NAME] key the daemon reads" "$host" \

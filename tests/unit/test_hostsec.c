@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "tu.h"
+#include "tools/lib/pool/config.h"
+#include "tools/lib/pool/hostsec.h"
 #include "topology/netfile.h"
-#include "tools/ibpoold/config.h"
-#include "tools/ibpoold/hostsec.h"
 
 /* The section for p into a malloc'ed string (*s); returns the result. */
 static int section(const char *name, const struct pool_rdma_port *p,

@@ -21,13 +21,13 @@
 
 #include <infiniband/verbs.h>
 
-#include "hostsec.h"
-#include "live.h"
 #include "log.h"
 #include "metrics.h"
 #include "ops.h"
 #include "sm/client.h"
 #include "tools/cli/cli.h"
+#include "tools/lib/pool/hostsec.h"
+#include "tools/lib/pool/live.h"
 #include "topology/textio.h"
 
 #define PROG "ibpoold"

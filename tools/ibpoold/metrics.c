@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hist.h"
 #include "metrics.h"
 #include "ops.h"
+#include "tools/lib/pool/hist.h"
 
 /* A label value with \, " and newline escaped as the format wants. */
 static void label(FILE *out, const char *v)

@@ -17,10 +17,10 @@
 
 #include "log.h"
 #include "ops.h"
-#include "placemodel.h"
-#include "swname.h"
-#include "topoexport.h"
 #include "sm/hints.h"
+#include "tools/lib/pool/placemodel.h"
+#include "tools/lib/pool/swname.h"
+#include "tools/lib/pool/topoexport.h"
 
 /* qsort_r/bsearch key: a name against a config host index. */
 static int cmp_name(const void *key, const void *elem, void *cfg)

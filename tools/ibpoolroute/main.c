@@ -14,7 +14,7 @@
 
 #include "ibpoolroute.h"
 #include "tools/cli/cli.h"
-#include "tools/ibpoold/hostlist.h"
+#include "tools/lib/pool/hostlist.h"
 
 #define PROG "ibpoolroute"
 

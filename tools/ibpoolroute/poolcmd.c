@@ -13,7 +13,7 @@
 
 #include "ibpoolroute.h"
 #include "sm/server.h"
-#include "tools/ibpoold/hostlist.h"
+#include "tools/lib/pool/hostlist.h"
 
 #define POOL_TIMEOUT_MS 10000
 
