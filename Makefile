@@ -171,6 +171,13 @@ $(B)/unit-tests: $(call obj,$(UNIT_SRC)) $(UNIT_PLUGIN) $(B)/libpoold.a \
 		-ljson-c -libnetdisc -libmad -libumad $(LDLIBS_SM) -lpthread \
 		$(LDLIBS_CORE)
 
+# The pool library alone, with its link map (tests/link/t-pool-link.sh):
+# proof that a program calling pool_new() needs none of the daemon.
+$(B)/pool-only: $(call obj,tests/link/pool-only.c) $(B)/libgppool.a \
+		$(B)/libgpcore.a
+	$(CC) $(LDFLAGS) -Wl,-Map=$@.map -o $@ $^ -liniparser -ljson-c \
+		$(LDLIBS_CORE)
+
 # ibpoold's load generator for tests/bench/poold.sh; built by check so it
 # stays compilable.
 $(B)/poold-load: $(call obj,tests/bench/poold-load.c)
@@ -257,13 +264,13 @@ check-ibsim: all
 
 check: deps
 	$(MAKE) all headers $(B)/unit-tests $(B)/poold-load $(B)/a2a-bound \
-		$(B)/auth-load $(B)/rmppsim.so matrix
+		$(B)/auth-load $(B)/rmppsim.so $(B)/pool-only matrix
 	tests/run-check.sh $(B)
 
 check-sanitize: deps
 	$(MAKE) B=build-san SANITIZER=address,undefined all \
 		$(B:build=build-san)/unit-tests $(B:build=build-san)/rmppsim.so \
-		$(B:build=build-san)/a2a-bound \
+		$(B:build=build-san)/a2a-bound $(B:build=build-san)/pool-only \
 		matrix
 	tests/run-check.sh build-san
 

@@ -25,6 +25,7 @@ run() {
 }
 
 run unit "$B/unit-tests"
+run pool-link tests/link/t-pool-link.sh "$B"
 run offline tests/offline/t-cli.sh "$B"
 run map tests/offline/t-map.sh "$B"
 run slurm tests/offline/t-slurm.sh "$B"
