@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "ibpoolroute.h"
+#include "report.h"
 #include "routing/lftdump.h"
 #include "topology/netfile.h"
 #include "topology/osmdump.h"

@@ -11,7 +11,7 @@
 
 #include <json-c/json.h>
 
-#include "ibpoolroute.h"
+#include "report.h"
 
 /* Fabric counts the report shows, beyond the verifier's. */
 struct counts {
@@ -55,6 +55,11 @@ static double peak_mib(void)
 static uint32_t sw_node(const struct rt_tables *t, uint32_t s)
 {
 	return s < t->nsw ? t->sw_node[s] : FAB_NONE;
+}
+
+bool pr_live_ok(const struct pr_live *r)
+{
+	return !r->inactive && !r->no_path && !r->vl_drops && !r->missing;
 }
 
 static bool live_ok(const struct pr_result *r)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ibpoolroute.h"
+#include "report.h"
 #include "topology/gen.h"
 #include "tools/livefab/lfsa.h"
 #include "tools/livefab/livefab.h"
@@ -671,11 +672,6 @@ static void check_paths(struct live *l)
 			if (v < NSL)
 				check_path(l, l->lid_of[i], l->lid_of[j], v);
 		}
-}
-
-bool pr_live_ok(const struct pr_live *r)
-{
-	return !r->inactive && !r->no_path && !r->vl_drops && !r->missing;
 }
 
 /* --jobs: their own loads on the tables read from the switches. */
