@@ -37,6 +37,7 @@ run poold-tcp tests/offline/t-poold-tcp.sh "$B"
 run munge tests/offline/t-munge.sh "$B"
 run export tests/offline/t-export.sh "$B"
 run docs tests/offline/t-docs.sh "$B"
+run cycles tests/offline/t-cycles.sh
 skip=""
 if [ "$MODE" != "--offline" ]; then
 	run ibsim tests/ibsim/run-all.sh "$B"
