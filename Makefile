@@ -65,7 +65,7 @@ endif
 
 CORE_SRC := $(wildcard topology/*.c routing/*.c sm/*.c)
 PLUGIN_SRC := $(wildcard plugins/opensm/*.c)
-LIVEFAB_SRC := $(wildcard tools/livefab/*.c)
+LIVEFAB_SRC := $(wildcard tools/lib/livefab/*.c)
 CLI_SRC := $(wildcard tools/cli/*.c)
 POOLROUTE_SRC := $(wildcard tools/ibpoolroute/*.c)
 TOPOGEN_SRC := $(wildcard tools/ibtopogen/*.c)
@@ -253,7 +253,7 @@ headers:
 		echo "#include \"$$h\"" | $(CC) $(CPPFLAGS) -I$(OSM_INC) \
 			-std=c11 $(WARN) -x c -fsyntax-only - || exit 1; done
 	@printf '#include <infiniband/verbs.h>\n#include "%s"\n' \
-		tools/livefab/livefab.h | $(CC) $(CPPFLAGS) -std=c11 $(WARN) \
+		tools/lib/livefab/livefab.h | $(CC) $(CPPFLAGS) -std=c11 $(WARN) \
 		-x c -fsyntax-only -
 
 check-unit: $(B)/unit-tests

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "tu.h"
-#include "tools/livefab/lfcounters.h"
+#include "tools/lib/livefab/lfcounters.h"
 
 #define SW1 0x0002c90300000101ull
 #define SW2 0x0002c90300000102ull

@@ -13,7 +13,7 @@
 #include <json-c/json.h>
 
 #include "ibpoolroute.h"
-#include "tools/livefab/livefab.h"
+#include "tools/lib/livefab/livefab.h"
 
 /* What the report needs besides the rates; all borrowed. */
 struct sweep {

@@ -18,7 +18,7 @@
 #include "routing/route.h"
 #include "routing/verify.h"
 #include "tools/cli/cli.h"
-#include "tools/livefab/livefab.h"
+#include "tools/lib/livefab/livefab.h"
 
 /* Exit codes, as infiniband-diags use them. */
 enum {

@@ -15,9 +15,9 @@
 
 #include "ibpoolroute.h"
 #include "report.h"
+#include "tools/lib/livefab/lfsa.h"
+#include "tools/lib/livefab/livefab.h"
 #include "topology/gen.h"
-#include "tools/livefab/lfsa.h"
-#include "tools/livefab/livefab.h"
 
 #define NSL 16
 #define VL_DROP 15		/* VL15 carries SMPs only: data is dropped */
