@@ -66,7 +66,7 @@ endif
 CORE_SRC := $(wildcard topology/*.c routing/*.c sm/*.c)
 PLUGIN_SRC := $(wildcard plugins/opensm/*.c)
 LIVEFAB_SRC := $(wildcard tools/lib/livefab/*.c)
-CLI_SRC := $(wildcard tools/cli/*.c)
+CLI_SRC := $(wildcard tools/lib/cli/*.c)
 POOLROUTE_SRC := $(wildcard tools/ibpoolroute/*.c)
 TOPOGEN_SRC := $(wildcard tools/ibtopogen/*.c)
 POOL_SRC := $(wildcard tools/lib/pool/*.c)

@@ -25,7 +25,7 @@
 #include "metrics.h"
 #include "ops.h"
 #include "sm/client.h"
-#include "tools/cli/cli.h"
+#include "tools/lib/cli/cli.h"
 #include "tools/lib/pool/hostsec.h"
 #include "tools/lib/pool/live.h"
 #include "topology/textio.h"

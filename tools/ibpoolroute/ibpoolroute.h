@@ -17,7 +17,7 @@
 #include "routing/jobload.h"
 #include "routing/route.h"
 #include "routing/verify.h"
-#include "tools/cli/cli.h"
+#include "tools/lib/cli/cli.h"
 #include "tools/lib/livefab/livefab.h"
 
 /* Exit codes, as infiniband-diags use them. */

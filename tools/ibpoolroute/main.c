@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * ibpoolroute: the diagnostics CLI.  One option table (tools/cli) drives
+ * ibpoolroute: the diagnostics CLI.  One option table (tools/lib/cli) drives
  * getopt_long and --help; each subcommand says which options it takes.
  */
 #include <errno.h>
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "ibpoolroute.h"
-#include "tools/cli/cli.h"
+#include "tools/lib/cli/cli.h"
 #include "tools/lib/pool/hostlist.h"
 
 #define PROG "ibpoolroute"
