@@ -16,6 +16,11 @@ MANDIR ?= $(PREFIX)/share/man
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 HOOKDIR ?= $(PREFIX)/lib/gpuaware/slurm
 HOOKS := notify.sh prolog-slurmctld.sh epilog-slurmctld.sh
+# Every program's man page and systemd unit sits in docs/ (each
+# program's sample config beside its code); install takes them all.
+MANPAGES := $(wildcard docs/*.[1-8])
+UNITS := $(wildcard docs/*.service)
+mansec = $(subst .,,$(suffix $(1)))
 
 CC ?= cc
 FUZZ_CC ?= clang
@@ -289,15 +294,13 @@ install: all
 	install -m 0644 $(PB)/libgpuaware.so $(DESTDIR)$(PLUGINDIR)/libgpuaware.so
 	install -m 0755 $(B)/ibpoolroute $(B)/ibtopogen $(B)/ibpoold \
 		$(DESTDIR)$(BINDIR)/
-	install -m 0644 docs/ibpoolroute.1 docs/ibtopogen.1 \
-		$(DESTDIR)$(MANDIR)/man1/
-	install -m 0644 docs/gpuaware.conf.5 $(DESTDIR)$(MANDIR)/man5/
-	install -m 0644 docs/ibpoold.8 $(DESTDIR)$(MANDIR)/man8/
+	$(foreach m,$(MANPAGES),install -m 0644 $(m) \
+		$(DESTDIR)$(MANDIR)/man$(call mansec,$(m))/ &&) true
 	install -m 0644 plugins/opensm/gpuaware.conf \
 		$(DESTDIR)$(SYSCONFDIR)/opensm/gpuaware.conf.sample
 	install -d $(DESTDIR)$(UNITDIR)
-	sed 's|@BINDIR@|$(BINDIR)|' docs/ibpoold.service > \
-		$(DESTDIR)$(UNITDIR)/ibpoold.service
+	$(foreach u,$(UNITS),sed 's|@BINDIR@|$(BINDIR)|' $(u) > \
+		$(DESTDIR)$(UNITDIR)/$(notdir $(u)) &&) true
 	install -d $(DESTDIR)$(HOOKDIR) $(DESTDIR)$(SYSCONFDIR)/gpuaware
 	for f in $(HOOKS); do \
 		sed 's|/etc/gpuaware/|$(SYSCONFDIR)/gpuaware/|g' \
@@ -315,11 +318,9 @@ uninstall:
 		$(DESTDIR)$(BINDIR)/ibpoolroute $(DESTDIR)$(BINDIR)/ibtopogen \
 		$(DESTDIR)$(BINDIR)/ibpoold \
 		$(DESTDIR)$(SYSCONFDIR)/opensm/gpuaware.conf.sample \
-		$(DESTDIR)$(UNITDIR)/ibpoold.service \
-		$(DESTDIR)$(MANDIR)/man1/ibpoolroute.1 \
-		$(DESTDIR)$(MANDIR)/man1/ibtopogen.1 \
-		$(DESTDIR)$(MANDIR)/man5/gpuaware.conf.5 \
-		$(DESTDIR)$(MANDIR)/man8/ibpoold.8 \
+		$(addprefix $(DESTDIR)$(UNITDIR)/,$(notdir $(UNITS))) \
+		$(foreach m,$(MANPAGES),\
+			$(DESTDIR)$(MANDIR)/man$(call mansec,$(m))/$(notdir $(m))) \
 		$(addprefix $(DESTDIR)$(HOOKDIR)/,$(HOOKS)) \
 		$(DESTDIR)$(SYSCONFDIR)/gpuaware/pool.conf.sample \
 		$(DESTDIR)$(SYSCONFDIR)/gpuaware/slurm-hooks.conf.sample
