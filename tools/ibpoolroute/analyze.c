@@ -36,13 +36,8 @@ static int check(const struct pr_opts *o, struct pr_result *res,
 	ret = pr_report(stdout, res, o->json);
 	if (res->jobs)
 		vf_jobload_release(&jl);
-	if (!ret && fflush(stdout))
-		ret = -errno;
-	if (ret) {
-		snprintf(err, len, "cannot write the report: %s",
-			 strerror(-ret));
+	if (pr_report_written(ret, err, len))
 		return PR_ERR;
-	}
 	return vf_ok(&vr) ? PR_OK : PR_BAD;
 }
 

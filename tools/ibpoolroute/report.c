@@ -545,3 +545,13 @@ int pr_report(FILE *out, const struct pr_result *r, bool json)
 	json_object_put(o);
 	return ret;
 }
+
+int pr_report_written(int ret, char *err, size_t len)
+{
+	if (!ret && fflush(stdout))
+		ret = -errno;
+	if (ret)
+		snprintf(err, len, "cannot write the report: %s",
+			 strerror(-ret));
+	return ret;
+}

@@ -7,6 +7,7 @@
 #define GPUAWARE_IBPOOLROUTE_REPORT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -62,5 +63,12 @@ struct pr_result {
 
 /* Print r as aligned "key : value" lines or as one JSON object. */
 int pr_report(FILE *out, const struct pr_result *r, bool json);
+
+/*
+ * A report printed to stdout with result ret (0 or a negative errno):
+ * flushed, 0, or the error with "cannot write the report: why" in err.
+ * The one way analyze, route, verify and counters end their output.
+ */
+int pr_report_written(int ret, char *err, size_t len);
 
 #endif

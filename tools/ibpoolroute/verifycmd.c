@@ -727,13 +727,8 @@ static int check(struct live *l, const struct pr_opts *o, char *err,
 	res.vo = &vo;
 	res.vr = &vr;
 	ret = pr_report(stdout, &res, o->json);
-	if (!ret && fflush(stdout))
-		ret = -errno;
-	if (ret) {
-		snprintf(err, len, "cannot write the report: %s",
-			 strerror(-ret));
+	if (pr_report_written(ret, err, len))
 		goto out;
-	}
 	code = vf_ok(&vr) && pr_live_ok(&l->rep) ? PR_OK : PR_BAD;
 out:
 	if (res.jobs) {
