@@ -143,13 +143,13 @@ int pr_load_parse(const char *s, enum pr_load *l);
  */
 struct pr_source {
 	const char *name;	/* the file, dump directory or live CA */
-	struct fabric *f;	/* owned unless live (then v's) */
-	struct lf *v;		/* live */
-	struct rt_tables t;	/* live: a copy of v's handle */
-	bool have_t;		/* t is to be released */
-	bool routed;		/* --net: sum is this routing's */
-	struct rt_summary sum;
-	struct rt_jobs js;
+	struct fabric *fab;	/* owned unless live (then live's) */
+	struct lf *live;	/* the live fabric's reader, NULL offline */
+	struct rt_tables tables;	/* live: a copy of live's handle */
+	bool have_tables;	/* tables are to be released */
+	bool routed;		/* --net: summary is this routing's */
+	struct rt_summary summary;
+	struct rt_jobs jobs;	/* o->jobs built for fab */
 	bool have_jobs;
 };
 
