@@ -29,10 +29,10 @@ static int check(const struct pr_opts *o, struct pr_result *res,
 		snprintf(err, len, "verifier: %s", strerror(-ret));
 		return PR_ERR;
 	}
-	res->t = t;
+	res->tables = t;
 	res->vo = &o->vf;
 	res->vr = &vr;
-	res->jl = res->jobs ? &jl : NULL;
+	res->jobload = res->jobs ? &jl : NULL;
 	ret = pr_report(stdout, res, o->json);
 	if (res->jobs)
 		vf_jobload_release(&jl);

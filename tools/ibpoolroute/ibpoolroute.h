@@ -96,8 +96,8 @@ struct pr_opts {
 	const char *owner;	/* hints set, add: NULL for none */
 	bool wait;		/* until the switches hold the new routing */
 	unsigned int timeout_ms;
-	char **pos;		/* positional arguments after the command */
-	int npos;
+	char **args;		/* positional arguments after the command */
+	int nargs;
 	/* the pool subcommands */
 	const char *client;	/* alloc: NULL for this host */
 	unsigned int gpus;	/* alloc, place */
@@ -105,7 +105,7 @@ struct pr_opts {
 	unsigned int lease;	/* alloc, renew: seconds, 0 for the default */
 	const char *job;	/* alloc: job of the allocation; jobs: start */
 	const char *hosts;	/* jobs --start: hostlist expression */
-	const char *end;	/* jobs: job to end */
+	const char *end_job;	/* jobs: job to end */
 	const char *format;	/* topology: slurm-tree or k8s-labels */
 	enum pr_load load;	/* map */
 	bool load_set;		/* else map's default */

@@ -32,7 +32,7 @@ struct pr_live {
 	double sa_seconds;
 	uint64_t pairs;		/* CA LID pairs the cabling joins */
 	uint64_t sa_pairs;	/* of those, pairs asked about */
-	uint16_t sls;		/* bit per SL the SA handed out */
+	uint16_t sl_mask;	/* bit per SL the SA handed out */
 	uint64_t sl2vl_tables;	/* read from switches and CAs */
 	uint64_t no_sl_map;	/* ports without SL mapping: all on VL 0 */
 	uint32_t short_lft;	/* switches whose LinearFDBTop is below the top LID */
@@ -50,7 +50,7 @@ bool pr_live_ok(const struct pr_live *r);
 /* What a routing check found, for pr_report(); all borrowed. */
 struct pr_result {
 	const char *source;		/* dump directory or fabric file */
-	const struct rt_tables *t;	/* t->fab is the fabric */
+	const struct rt_tables *tables;	/* tables->fab is the fabric */
 	const struct rt_summary *route;	/* NULL when not routed here */
 	const char *sl2vl;		/* SL2VL file used, NULL for none */
 	const struct vf_opts *vo;
@@ -58,7 +58,7 @@ struct pr_result {
 	const struct pr_live *live;	/* verify only, else NULL */
 	const struct rt_jobs *jobs;	/* --jobs, else NULL */
 	bool jobs_routed;		/* route used them (not --measure-only) */
-	const struct vf_jobload *jl;	/* their loads, with jobs */
+	const struct vf_jobload *jobload; /* their loads, with jobs */
 };
 
 /* Print r as aligned "key : value" lines or as one JSON object. */

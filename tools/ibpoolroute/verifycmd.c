@@ -314,7 +314,7 @@ static int sa_rec(void *ctx, const struct lf_sa_query *q, unsigned int slid,
 	if (*v < NSL)
 		return 0;	/* a second path: the first is the one used */
 	*v = sl;
-	l->rep.sls |= 1u << sl;
+	l->rep.sl_mask |= 1u << sl;
 	l->rep.sa_pairs++;
 	return 0;
 }
@@ -484,7 +484,7 @@ static int sa_probe(struct live *l, struct lf_sa *sa, char *err, size_t len)
 	if (!ret && l->rep.sa_pairs)
 		return 1;
 	memset(l->pair_sl, SL_UNASKED, (size_t)l->nlid * l->nlid);
-	l->rep.sls = 0;
+	l->rep.sl_mask = 0;
 	l->rep.sa_pairs = 0;
 	return 0;
 }
@@ -695,7 +695,7 @@ static int job_loads(struct live *l, const struct pr_opts *o,
 		return ret;
 	}
 	res->jobs = js;
-	res->jl = jl;
+	res->jobload = jl;
 	return 0;
 }
 
@@ -725,7 +725,7 @@ static int check(struct live *l, const struct pr_opts *o, char *err,
 	check_paths(l);
 	if (job_loads(l, o, &js, &jl, &res, err, len))
 		return PR_ERR;
-	res.t = l->t;
+	res.tables = l->t;
 	res.vo = &vo;
 	res.vr = &vr;
 	ret = pr_report(stdout, &res, o->json);
