@@ -78,11 +78,19 @@ static size_t client_ports(const struct poold *d, const char *client,
 	return pool_view_host_ports(d->view, client, idx, POOL_MAX_HCAS);
 }
 
+/* What the cost oracle asks from: the daemon and the client's ports. */
 struct oracle {
 	const struct poold *d;
-	uint32_t cp[POOL_MAX_HCAS];
-	size_t ncp;
+	uint32_t client_port[POOL_MAX_HCAS];	/* client_ports()'s */
+	size_t nclient_ports;
 };
+
+/* The client's port the path to port's rail starts from. */
+static uint32_t client_src(const struct oracle *o,
+			   const struct pool_port *port)
+{
+	return o->client_port[port->rail % o->nclient_ports];
+}
 
 static int oracle(void *ctx, const char *client, const struct pool_port *port,
 		  uint32_t *dlid, double *load)
@@ -95,8 +103,7 @@ static int oracle(void *ctx, const char *client, const struct pool_port *port,
 	(void)client;
 	if (dst < 0)
 		return dst;
-	ret = pool_view_choose(o->d->view, o->cp[port->rail % o->ncp], dst,
-			       &f, &r);
+	ret = pool_view_choose(o->d->view, client_src(o, port), dst, &f, &r);
 	if (ret)
 		return ret;
 	*dlid = f.dlid;
@@ -114,8 +121,7 @@ static int bound(void *ctx, const char *client, const struct pool_port *port,
 	(void)client;
 	if (dst < 0)
 		return dst;
-	return pool_view_bound(o->d->view, o->cp[port->rail % o->ncp], dst,
-			       load);
+	return pool_view_bound(o->d->view, client_src(o, port), dst, load);
 }
 
 /* Both paths of GPU g of a; -errno when the fabric lost them. */
@@ -571,8 +577,8 @@ static int op_alloc(struct poold *d, const struct sm_peer *p,
 			      &lease, e)) ||
 	    (ret = sm_get_string(req, "job", false, &rq.job, e)))
 		return ret;
-	o.ncp = client_ports(d, rq.client, o.cp);
-	if (!o.ncp)
+	o.nclient_ports = client_ports(d, rq.client, o.client_port);
+	if (!o.nclient_ports)
 		return sm_error_set(e, SM_ERR_UNKNOWN_HOST, "client '%s' has no cabled port in the fabric",
 				    rq.client);
 	rq.ngpus = gpus;
