@@ -795,7 +795,7 @@ static int read_switch_counters(struct lf *v, uint32_t n,
 						       IB_PC_EXT_XMT_BYTES_F);
 			c->flags |= LF_CTR_EXT;
 		}
-		c->t = now();
+		c->read_at = now();
 		s->n++;
 	}
 	return 0;
