@@ -705,7 +705,7 @@ static void sort_host(struct cand *c, size_t n)
 /* Per host: its candidates c[first..first+n), in the order to take them. */
 struct hcand {
 	size_t first, n;
-	double lb;		/* no candidate's load is below it */
+	double lower_bound;		/* no candidate's load is below it */
 	bool used;
 	bool known;		/* candidates asked of the cost oracle */
 };
@@ -810,8 +810,8 @@ static size_t survey(const struct pool *p, const char *client,
 				*unreach += k;
 				continue;
 			}
-			if (!hc[h].n || lb < hc[h].lb)
-				hc[h].lb = lb;
+			if (!hc[h].n || lb < hc[h].lower_bound)
+				hc[h].lower_bound = lb;
 			hc[h].n += k;
 		}
 		n += hc[h].n;
@@ -840,7 +840,7 @@ static double take_bound(const struct hcand *h, size_t m)
 	size_t i;
 
 	for (i = 0; i < m; i++)
-		s += h->lb;
+		s += h->lower_bound;
 	return s;
 }
 
@@ -958,7 +958,7 @@ static bool known(struct pick *k, size_t h)
 	    x->n)
 		k->bad = true;
 	for (i = 0; i < x->n && !k->bad; i++)
-		k->bad = k->c[x->first + i].load < x->lb;
+		k->bad = k->c[x->first + i].load < x->lower_bound;
 	return !k->bad;
 }
 
@@ -999,8 +999,8 @@ static long fit_lazy(struct pick *k, size_t nh, size_t m)
 		if (k->hc[h].used || k->hc[h].n < m)
 			continue;
 		/* hosts mostly share a bound: add it up once for them */
-		if (!n || k->hc[h].lb != lb) {
-			lb = k->hc[h].lb;
+		if (!n || k->hc[h].lower_bound != lb) {
+			lb = k->hc[h].lower_bound;
 			x = take_bound(&k->hc[h], m);
 		}
 		k->heap[n].x = x;
