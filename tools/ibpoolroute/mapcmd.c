@@ -59,7 +59,7 @@ struct map {
 	const char *unit;
 	const char *scale;	/* what the shade is, for the legend */
 	bool host_loads;	/* the source loads hosts' links too */
-	struct dir *d;		/* 2 per edge: a to b, b to a */
+	struct dir *dirs;	/* 2 per edge: a to b, b to a */
 	uint32_t busy_node;	/* the busiest link, FAB_NONE for none */
 	unsigned int busy_port;
 };
@@ -277,8 +277,8 @@ static int sum_edges(struct map *m)
 	unsigned int p;
 	bool ab;
 
-	m->d = calloc(2 * (size_t)m->l.nedge + 1, sizeof(*m->d));
-	if (!m->d)
+	m->dirs = calloc(2 * (size_t)m->l.nedge + 1, sizeof(*m->dirs));
+	if (!m->dirs)
 		return -ENOMEM;
 	m->busy_node = FAB_NONE;
 	for (n = 0; n < f->nnodes; n++) {
@@ -289,7 +289,7 @@ static int sum_edges(struct map *m)
 			    lay_edge_dir(&m->l, n, f->nodes[n].port0 + p, &ab) :
 			    LAY_NONE;
 			if (e != LAY_NONE)
-				tally(&m->d[2 * e + !ab], m, n, p);
+				tally(&m->dirs[2 * e + !ab], m, n, p);
 			if (!isnan(v) && v > top) {
 				top = v;
 				m->busy_node = n;
@@ -453,7 +453,7 @@ static void box_names(FILE *out, const struct map *m,
 static void dir_title(FILE *out, const struct map *m, uint32_t e, int k)
 {
 	const struct lay_edge *ed = &m->l.edge[e];
-	const struct dir *d = &m->d[2 * e + k];
+	const struct dir *d = &m->dirs[2 * e + k];
 
 	box_names(out, m, &m->l.box[k ? ed->b : ed->a], 64);
 	fputs(" → ", out);
@@ -479,7 +479,7 @@ static void dir_title(FILE *out, const struct map *m, uint32_t e, int k)
 static void draw_dir(FILE *out, const struct map *m, uint32_t e, int k)
 {
 	const struct lay_edge *ed = &m->l.edge[e];
-	const struct dir *d = &m->d[2 * e + k];
+	const struct dir *d = &m->dirs[2 * e + k];
 	double dx = ed->x2 - ed->x1, dy = ed->y2 - ed->y1;
 	double len = hypot(dx, dy), w, ox = 0, oy = 0;
 	char col[24];
@@ -525,9 +525,9 @@ static double inside(const struct map *m, uint32_t b)
 	for (e = 0; e < m->l.nedge; e++)
 		for (k = 0; k < 2 && m->l.edge[e].a == b &&
 			    m->l.edge[e].path == LAY_INSIDE; k++)
-			if (m->d[2 * e + k].known &&
-			    (isnan(v) || m->d[2 * e + k].max > v))
-				v = m->d[2 * e + k].max;
+			if (m->dirs[2 * e + k].known &&
+			    (isnan(v) || m->dirs[2 * e + k].max > v))
+				v = m->dirs[2 * e + k].max;
 	return v;
 }
 
@@ -874,7 +874,7 @@ static void map_release(struct map *m)
 	if (m->shade != m->load)
 		free(m->shade);
 	free(m->load);
-	free(m->d);
+	free(m->dirs);
 	lay_release(&m->l);
 	pr_source_close(&m->src);
 }
