@@ -16,6 +16,11 @@ MANDIR ?= $(PREFIX)/share/man
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 HOOKDIR ?= $(PREFIX)/lib/gpuaware/slurm
 HOOKS := notify.sh prolog-slurmctld.sh epilog-slurmctld.sh
+# Every program's man page and systemd unit sits in docs/ (each
+# program's sample config beside its code); install takes them all.
+MANPAGES := $(wildcard docs/*.[1-8])
+UNITS := $(wildcard docs/*.service)
+mansec = $(subst .,,$(suffix $(1)))
 
 CC ?= cc
 FUZZ_CC ?= clang
@@ -65,10 +70,11 @@ endif
 
 CORE_SRC := $(wildcard topology/*.c routing/*.c routing/*/*.c sm/*.c)
 PLUGIN_SRC := $(wildcard plugins/opensm/*.c)
-LIVEFAB_SRC := $(wildcard tools/livefab/*.c)
-CLI_SRC := $(wildcard tools/cli/*.c)
+LIVEFAB_SRC := $(wildcard tools/lib/livefab/*.c)
+CLI_SRC := $(wildcard tools/lib/cli/*.c)
 POOLROUTE_SRC := $(wildcard tools/ibpoolroute/*.c)
 TOPOGEN_SRC := $(wildcard tools/ibtopogen/*.c)
+POOL_SRC := $(wildcard tools/lib/pool/*.c)
 POOLD_SRC := $(filter-out tools/ibpoold/main.c,$(wildcard tools/ibpoold/*.c))
 # The unit tests also check the all-to-all bound the bench prints.
 UNIT_SRC := $(wildcard tests/unit/*.c) tests/bench/a2abound.c
@@ -111,7 +117,14 @@ $(B)/libgpcore.a: $(CORE_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-# ibpoold's modules, without its main, so unit tests link them too.
+# The pool library: the pool's state and journal, its config, the
+# fabric's view, placement and its model, exports and hostlists.  It
+# links without the daemon (tests/link/pool-only.c proves it).
+$(B)/libgppool.a: $(call obj,$(POOL_SRC))
+	rm -f $@
+	ar rcs $@ $^
+
+# ibpoold's own modules, without its main, so unit tests link them too.
 $(B)/libpoold.a: $(call obj,$(POOLD_SRC))
 	rm -f $@
 	ar rcs $@ $^
@@ -141,13 +154,13 @@ matrix: $(B)/libgpcore.a
 		$(MAKE) --no-print-directory OSM_PREFIX=$$p plugin || exit 1; \
 	done
 
-$(B)/ibpoolroute: $(call obj,$(POOLROUTE_SRC)) $(B)/libpoold.a \
+$(B)/ibpoolroute: $(call obj,$(POOLROUTE_SRC)) $(B)/libgppool.a \
 		$(B)/liblivefab.a $(B)/libgpcli.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -libnetdisc -libmad -libumad -ljson-c \
 		$(LDLIBS_SM) $(LDLIBS_CORE)
 
 $(B)/ibpoold: $(call obj,tools/ibpoold/main.c) $(B)/libpoold.a \
-		$(B)/liblivefab.a $(B)/libgpcli.a $(B)/libgpcore.a
+		$(B)/libgppool.a $(B)/liblivefab.a $(B)/libgpcli.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -libnetdisc -libmad -libumad -libverbs \
 		-liniparser -ljson-c $(LDLIBS_SM) -lpthread $(LDLIBS_CORE)
 
@@ -159,9 +172,16 @@ UNIT_PLUGIN := $(call obj,plugins/opensm/gahints.c plugins/opensm/gaconfig.c)
 
 # fdatasync is wrapped so the journal tests can make it fail.
 $(B)/unit-tests: $(call obj,$(UNIT_SRC)) $(UNIT_PLUGIN) $(B)/libpoold.a \
-		$(B)/liblivefab.a $(B)/libgpcli.a $(B)/libgpcore.a
+		$(B)/libgppool.a $(B)/liblivefab.a $(B)/libgpcli.a $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -Wl,--wrap=fdatasync -o $@ $^ -lcunit -liniparser \
 		-ljson-c -libnetdisc -libmad -libumad $(LDLIBS_SM) -lpthread \
+		$(LDLIBS_CORE)
+
+# The pool library alone, with its link map (tests/link/t-pool-link.sh):
+# proof that a program calling pool_new() needs none of the daemon.
+$(B)/pool-only: $(call obj,tests/link/pool-only.c) $(B)/libgppool.a \
+		$(B)/libgpcore.a
+	$(CC) $(LDFLAGS) -Wl,-Map=$@.map -o $@ $^ -liniparser -ljson-c \
 		$(LDLIBS_CORE)
 
 # ibpoold's load generator for tests/bench/poold.sh; built by check so it
@@ -197,8 +217,8 @@ $(B)/a2a-bound: $(call obj,tests/bench/a2a-bound.c tests/bench/a2abound.c) \
 FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=all
 FUZZ_PROTO_SRC := tests/fuzz/fuzz_proto.c sm/proto.c sm/hints.c sm/durable.c
-FUZZ_POOL_SRC := tests/fuzz/fuzz_pool.c $(CORE_SRC) \
-	$(filter-out tools/ibpoold/live.c,$(POOLD_SRC))
+FUZZ_POOL_SRC := tests/fuzz/fuzz_pool.c $(CORE_SRC) $(POOLD_SRC) \
+	$(filter-out tools/lib/pool/live.c,$(POOL_SRC))
 
 fuzzobj = $(patsubst %.c,$(B)/fuzz-obj/%.o,$(1))
 
@@ -233,14 +253,15 @@ deps:
 # path), and the live reader's beside libibverbs', whose ibv_ names it
 # must leave alone.
 HEADERS := $(wildcard topology/*.h routing/*.h routing/*/*.h sm/*.h \
-	plugins/opensm/*.h tools/*/*.h tests/unit/*.h tests/bench/*.h)
+	plugins/opensm/*.h tools/*/*.h tools/lib/*/*.h tests/unit/*.h \
+	tests/bench/*.h)
 
 headers:
 	@for h in $(HEADERS); do \
 		echo "#include \"$$h\"" | $(CC) $(CPPFLAGS) -I$(OSM_INC) \
 			-std=c11 $(WARN) -x c -fsyntax-only - || exit 1; done
 	@printf '#include <infiniband/verbs.h>\n#include "%s"\n' \
-		tools/livefab/livefab.h | $(CC) $(CPPFLAGS) -std=c11 $(WARN) \
+		tools/lib/livefab/livefab.h | $(CC) $(CPPFLAGS) -std=c11 $(WARN) \
 		-x c -fsyntax-only -
 
 check-unit: $(B)/unit-tests
@@ -251,13 +272,13 @@ check-ibsim: all
 
 check: deps
 	$(MAKE) all headers $(B)/unit-tests $(B)/poold-load $(B)/a2a-bound \
-		$(B)/auth-load $(B)/rmppsim.so matrix
+		$(B)/auth-load $(B)/rmppsim.so $(B)/pool-only matrix
 	tests/run-check.sh $(B)
 
 check-sanitize: deps
 	$(MAKE) B=build-san SANITIZER=address,undefined all \
 		$(B:build=build-san)/unit-tests $(B:build=build-san)/rmppsim.so \
-		$(B:build=build-san)/a2a-bound \
+		$(B:build=build-san)/a2a-bound $(B:build=build-san)/pool-only \
 		matrix
 	tests/run-check.sh build-san
 
@@ -276,15 +297,13 @@ install: all
 	install -m 0644 $(PB)/libgpuaware.so $(DESTDIR)$(PLUGINDIR)/libgpuaware.so
 	install -m 0755 $(B)/ibpoolroute $(B)/ibtopogen $(B)/ibpoold \
 		$(DESTDIR)$(BINDIR)/
-	install -m 0644 docs/ibpoolroute.1 docs/ibtopogen.1 \
-		$(DESTDIR)$(MANDIR)/man1/
-	install -m 0644 docs/gpuaware.conf.5 $(DESTDIR)$(MANDIR)/man5/
-	install -m 0644 docs/ibpoold.8 $(DESTDIR)$(MANDIR)/man8/
+	$(foreach m,$(MANPAGES),install -m 0644 $(m) \
+		$(DESTDIR)$(MANDIR)/man$(call mansec,$(m))/ &&) true
 	install -m 0644 plugins/opensm/gpuaware.conf \
 		$(DESTDIR)$(SYSCONFDIR)/opensm/gpuaware.conf.sample
 	install -d $(DESTDIR)$(UNITDIR)
-	sed 's|@BINDIR@|$(BINDIR)|' docs/ibpoold.service > \
-		$(DESTDIR)$(UNITDIR)/ibpoold.service
+	$(foreach u,$(UNITS),sed 's|@BINDIR@|$(BINDIR)|' $(u) > \
+		$(DESTDIR)$(UNITDIR)/$(notdir $(u)) &&) true
 	install -d $(DESTDIR)$(HOOKDIR) $(DESTDIR)$(SYSCONFDIR)/gpuaware
 	for f in $(HOOKS); do \
 		sed 's|/etc/gpuaware/|$(SYSCONFDIR)/gpuaware/|g' \
@@ -302,11 +321,9 @@ uninstall:
 		$(DESTDIR)$(BINDIR)/ibpoolroute $(DESTDIR)$(BINDIR)/ibtopogen \
 		$(DESTDIR)$(BINDIR)/ibpoold \
 		$(DESTDIR)$(SYSCONFDIR)/opensm/gpuaware.conf.sample \
-		$(DESTDIR)$(UNITDIR)/ibpoold.service \
-		$(DESTDIR)$(MANDIR)/man1/ibpoolroute.1 \
-		$(DESTDIR)$(MANDIR)/man1/ibtopogen.1 \
-		$(DESTDIR)$(MANDIR)/man5/gpuaware.conf.5 \
-		$(DESTDIR)$(MANDIR)/man8/ibpoold.8 \
+		$(addprefix $(DESTDIR)$(UNITDIR)/,$(notdir $(UNITS))) \
+		$(foreach m,$(MANPAGES),\
+			$(DESTDIR)$(MANDIR)/man$(call mansec,$(m))/$(notdir $(m))) \
 		$(addprefix $(DESTDIR)$(HOOKDIR)/,$(HOOKS)) \
 		$(DESTDIR)$(SYSCONFDIR)/gpuaware/pool.conf.sample \
 		$(DESTDIR)$(SYSCONFDIR)/gpuaware/slurm-hooks.conf.sample

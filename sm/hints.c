@@ -162,14 +162,20 @@ bool sm_hints_id_valid(const char *id)
 	return n && n <= SM_HINTS_ID_MAX && !id[n];
 }
 
-/* Owner o: 0, or bad_request naming where it was given. */
-static int check_owner(const char *o, const char *where, struct sm_error *e)
+/*
+ * o's optional "owner" into *owner (left alone when absent): 0, or
+ * bad_request for a non-string or an invalid owner.  The one check of
+ * an owner, for a set's, a removal's and a job's own.
+ */
+static int get_owner(json_object *o, const char **owner, struct sm_error *e)
 {
-	if (sm_hints_id_valid(o))
-		return 0;
+	int ret = sm_get_string(o, "owner", false, owner, e);
+
+	if (ret || !*owner || sm_hints_id_valid(*owner))
+		return ret;
 	return sm_error_set(e, SM_ERR_BAD_REQUEST,
-			    "%s must be 1..%d characters of " SM_HINTS_ID_CHARS,
-			    where, SM_HINTS_OWNER_MAX);
+			    "field 'owner' must be 1..%d characters of "
+			    SM_HINTS_ID_CHARS, SM_HINTS_OWNER_MAX);
 }
 
 /* A malloc'd canonical copy of host, or NULL with e filled. */
@@ -280,10 +286,8 @@ static int parse_owner(json_object *o, const char *owner, struct sm_job *j,
 		       struct sm_error *e)
 {
 	const char *mine = NULL;
-	int ret = sm_get_string(o, "owner", false, &mine, e);
+	int ret = get_owner(o, &mine, e);
 
-	if (!ret && mine)
-		ret = check_owner(mine, "field 'owner'", e);
 	if (!ret && mine && owner && strcmp(mine, owner))
 		ret = sm_error_set(e, SM_ERR_BAD_REQUEST,
 				   "owner '%s' in a set of owner '%s'", mine,
@@ -709,9 +713,7 @@ int sm_hints_set(struct sm_hints *h, json_object *req, uint64_t *gen,
 	if (!ret)
 		ret = sm_get_array(req, "jobs", true, &jobs, e);
 	if (!ret)
-		ret = sm_get_string(req, "owner", false, &owner, e);
-	if (!ret && owner)
-		ret = check_owner(owner, "field 'owner'", e);
+		ret = get_owner(req, &owner, e);
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&h->wlock);
@@ -786,9 +788,7 @@ int sm_hints_remove(struct sm_hints *h, json_object *req, uint64_t *gen,
 	if (!ret)
 		ret = sm_get_string(req, "id", true, &id, e);
 	if (!ret)
-		ret = sm_get_string(req, "owner", false, &owner, e);
-	if (!ret && owner)
-		ret = check_owner(owner, "field 'owner'", e);
+		ret = get_owner(req, &owner, e);
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&h->wlock);

@@ -2,7 +2,7 @@
 /*
  * a2a-bound NETFILE [GAP]: the least busiest-link load any routing of the
  * fabric's all-to-all could have over minimal up*-down* paths
- * (routing/a2abound.h), LIDs as fab_assign_lids() gives them at LMC 0.
+ * (a2abound.h), LIDs as fab_assign_lids() gives them at LMC 0.
  * Prints "lower upper iterations pairs unroutable"; make bench puts the
  * lower one beside every fat-tree row.
  */

@@ -84,3 +84,35 @@ poold_stop() {
 	wait "$pid" || true
 	pid=
 }
+
+# poold_setup VAR...: what the ibpoold tests start with, after sourcing
+# this file from the tree's top with $B set: NET the fabric, D and R the
+# daemon and client, tests/json.sh's json, and off_workdir VAR... with
+# each VAR (a pid to kill on exit) set empty.
+poold_setup() {
+	NET=ibsim-configs/ft2-small.net
+	D=$B/ibpoold
+	R=$B/ibpoolroute
+	. tests/json.sh
+	for v in "$@"; do
+		eval "$v="
+	done
+	off_workdir "$@"
+}
+
+# poold_conf SOCKET STATE_DIR [LINE...]: a pool.conf on stdout: [pool]
+# with SOCKET, STATE_DIR and $w/sm.sock, then each LINE ("key = value"),
+# then hosts node0001..node0004 of NET, 4 H100s each, HCAs by node
+# description.
+poold_conf() {
+	printf '[pool]\nsocket = %s\nstate_dir = %s\nsm_socket = %s/sm.sock\n' \
+		"$1" "$2" "$w"
+	shift 2
+	for l in "$@"; do
+		printf '%s\n' "$l"
+	done
+	for k in 1 2 3 4; do
+		printf '[host node%04d]\ngpus = 4\ngpu_type = H100\nhca = node%04d mlx5_0\n' \
+			"$k" "$k"
+	done
+}

@@ -94,10 +94,10 @@ same_set "gpuaware.conf sample: every key the plugin reads" "$keys" "$sample"
 
 # --- ibpoold(8): pool.conf keys ---------------------------------------------
 pool=$(awk '/^static int pool_key\(/ { on = 1 } on && /^}/ { on = 0 } on' \
-	tools/ibpoold/config.c | grep -o 'strcmp(key, "[a-z_]*")' |
+	tools/lib/pool/config.c | grep -o 'strcmp(key, "[a-z_]*")' |
 	sed 's/.*"\(.*\)")/\1/')
 host=$(awk '/host_keys\[\] = \{/ { on = 1 } on { print } on && /};/ { on = 0 }' \
-	tools/ibpoold/config.c | grep -o '"[a-z_]*"' | tr -d '"')
+	tools/lib/pool/config.c | grep -o '"[a-z_]*"' | tr -d '"')
 same_set "ibpoold.8: every [pool] key the daemon reads" "$pool" \
 	"$(man_items "$POOLD8" "[pool]")"
 same_set "ibpoold.8: every [host NAME] key the daemon reads" "$host" \
@@ -118,11 +118,22 @@ for m in docs/*.[1-8]; do
 		groff -man -Tutf8 -ww -Wbreak -z "$m"; } 2>&1) || out="$out (failed)"
 	[ -z "$out" ] && ok "$n renders without warnings" ||
 		bad "$n renders without warnings" "$out"
-	printf '%s\n' "$inst" | grep -q "install .*$m .*/man$sec/" &&
+	printf '%s\n' "$inst" | grep -q "install -m 0644 $m [^ ]*/man$sec/" &&
 		printf '%s\n' "$uninst" | grep -q "/man$sec/$n" &&
 		ok "$n: make install and uninstall" ||
 		bad "$n: make install and uninstall" "not under MANDIR/man$sec"
 done
+
+# One place for every program's man page and systemd unit: docs/.
+for u in docs/*.service; do
+	printf '%s\n' "$inst" | grep -q "$u > [^ ]*/$(basename "$u")" &&
+		printf '%s\n' "$uninst" | grep -q "/$(basename "$u")" &&
+		ok "$(basename "$u"): make install and uninstall" ||
+		bad "$(basename "$u"): make install and uninstall" "not in UNITDIR"
+done
+stray=$(git ls-files '*.[1-8]' '*.service' | grep -v '^docs/' || true)
+[ -z "$stray" ] && ok "man pages and units all in docs/" ||
+	bad "man pages and units all in docs/" "$stray"
 
 # --- README ------------------------------------------------------------------
 # Its numbers are in docs/benchmarks.md, linked; no percentages here.

@@ -15,14 +15,8 @@ cd "$(dirname "$0")/../.."
 B=${1:-build}
 
 . tests/offline/lib.sh
-. tests/json.sh
+poold_setup pid ctld
 
-pid=
-ctld=
-off_workdir pid ctld
-
-D=$B/ibpoold
-R=$B/ibpoolroute
 G=$B/ibtopogen
 S=$w/pool.sock
 

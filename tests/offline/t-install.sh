@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # make install into a DESTDIR: the Slurm hooks (reading the config under
-# SYSCONFDIR), the sample pool.conf and hooks config, and ibpoold
+# SYSCONFDIR), the sample pool.conf and hooks config, docs/' man pages
+# and systemd unit, and ibpoold
 # --print-config, whose pool.conf for a fabric loads in ibpoold as it is;
 # make uninstall takes them all away again.
 # usage: t-install.sh [BUILDDIR]; prints PASS/FAIL lines and a summary.
@@ -34,6 +35,13 @@ check "sample pool.conf installed" \
 check "sample hooks config installed" \
 	test -s "$D/etc/site/gpuaware/slurm-hooks.conf.sample"
 check "ibpoold installed" test -x "$D/usr/bin/ibpoold"
+for m in docs/*.[1-8]; do
+	check "$(basename "$m") installed" \
+		cmp -s "$m" "$D/usr/share/man/man${m##*.}/$(basename "$m")"
+done
+check "ibpoold.service installed, ExecStart in BINDIR" \
+	grep -q '^ExecStart=/usr/bin/ibpoold ' \
+	"$D/usr/lib/systemd/system/ibpoold.service"
 
 # The generator: one [host] per named CA of the fabric, its port GUIDs.
 P=$D/usr/bin/ibpoold

@@ -14,32 +14,20 @@
 set -eu
 cd "$(dirname "$0")/../.."
 B=${1:-build}
-NET=ibsim-configs/ft2-small.net
 
 . tests/offline/lib.sh
-. tests/json.sh
 . tests/munge.sh
-
-pid=
-mpid=
-xpid=
-off_workdir pid mpid xpid
+poold_setup pid mpid xpid
 chmod 755 "$w"
 MS=$(munge_start "$w" good) || exit 1
 mpid=$(cat "$w/good.pid")
 MX=$(munge_start "$w" other) || exit 1
 xpid=$(cat "$w/other.pid")
 
-D=$B/ibpoold
-R=$B/ibpoolroute
 S=$w/pool.sock
 
-printf '[pool]\nsocket = %s\nstate_dir = %s/state\nsm_socket = %s/sm.sock\ntcp = 127.0.0.1:0\nmunge_socket = %s\nsocket_mode = 0666\n' \
-	"$S" "$w" "$w" "$MS" >"$w/pool.conf"
-for k in 1 2 3 4; do
-	printf '[host node%04d]\ngpus = 4\ngpu_type = H100\nhca = node%04d mlx5_0\n' \
-		"$k" "$k" >>"$w/pool.conf"
-done
+poold_conf "$S" "$w/state" "tcp = 127.0.0.1:0" "munge_socket = $MS" \
+	"socket_mode = 0666" >"$w/pool.conf"
 poold_start "$D" "$w/pool.conf" "$NET"
 port=$(sed -n 's/.* and tcp 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$w/log")
 check "tcp: the port is logged" [ -n "$port" ]

@@ -11,25 +11,12 @@
 set -eu
 cd "$(dirname "$0")/../.."
 B=${1:-build}
-NET=ibsim-configs/ft2-small.net
 
 . tests/offline/lib.sh
-. tests/json.sh
+poold_setup dpid
 
-dpid=
-off_workdir dpid
-
-D=$B/ibpoold
-R="$B/ibpoolroute"
 S=$w/run/pool.sock
-{
-	printf '[pool]\nsocket = %s\nstate_dir = %s/state\nsm_socket = %s/sm.sock\n' \
-		"$S" "$w" "$w"
-	for k in 1 2 3 4; do
-		printf '[host node%04d]\ngpus = 4\ngpu_type = H100\nhca = node%04d mlx5_0\n' \
-			"$k" "$k"
-	done
-} >"$w/pool.conf"
+poold_conf "$S" "$w/state" >"$w/pool.conf"
 
 # gone PID: poll (up to 10 s) until PID is no more.
 gone() {

@@ -11,26 +11,14 @@
 set -eu
 cd "$(dirname "$0")/../.."
 B=${1:-build}
-NET=ibsim-configs/ft2-small.net
 
 . tests/offline/lib.sh
-. tests/json.sh
-
-pid=
-off_workdir pid
+poold_setup pid
 trap 'umount "$w/state" 2>/dev/null || true; off_cleanup' EXIT INT TERM
 
-R="$B/ibpoolroute"
 S=$w/pool.sock
 ST=$w/state
-{
-	printf '[pool]\nsocket = %s\nstate_dir = %s\nsm_socket = %s/sm.sock\n' \
-		"$S" "$ST" "$w"
-	for k in 1 2 3 4; do
-		printf '[host node%04d]\ngpus = 4\ngpu_type = H100\nhca = node%04d mlx5_0\n' \
-			"$k" "$k"
-	done
-} >"$w/pool.conf"
+poold_conf "$S" "$ST" >"$w/pool.conf"
 
 # start: the daemon serves (0), or it exited or never answered (1).
 start() {

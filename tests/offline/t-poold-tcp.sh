@@ -11,31 +11,21 @@
 set -eu
 cd "$(dirname "$0")/../.."
 B=${1:-build}
-NET=ibsim-configs/ft2-small.net
 
 . tests/offline/lib.sh
-. tests/json.sh
-
-pid=
-off_workdir pid
+poold_setup pid
 # no munged here, whatever the machine runs: the requests go anonymous
 export GPUAWARE_MUNGE_SOCKET="$w/no-munged.sock"
 
-D=$B/ibpoold
-R=$B/ibpoolroute
 S=$w/pool.sock
 
 # conf [TCP]: the config, with "tcp = TCP" when given.
 conf() {
-	printf '[pool]\nsocket = %s\nstate_dir = %s/state\nsm_socket = %s/sm.sock\n' \
-		"$S" "$w" "$w"
 	if [ $# -gt 0 ]; then
-		printf 'tcp = %s\n' "$1"
+		poold_conf "$S" "$w/state" "tcp = $1"
+	else
+		poold_conf "$S" "$w/state"
 	fi
-	for k in 1 2 3 4; do
-		printf '[host node%04d]\ngpus = 4\ngpu_type = H100\nhca = node%04d mlx5_0\n' \
-			"$k" "$k"
-	done
 }
 
 expect() {

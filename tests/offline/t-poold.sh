@@ -12,15 +12,9 @@
 set -eu
 cd "$(dirname "$0")/../.."
 B=${1:-build}
-NET=ibsim-configs/ft2-small.net
 
 . tests/offline/lib.sh
-. tests/json.sh
-
-pid=
-fake=
-burst=
-off_workdir pid fake burst
+poold_setup pid fake burst
 
 # The socket's directory must let any user reach the socket (the daemon
 # makes it 0755 when missing); mktemp's 0700 would lock them out, and so

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* tools/cli: the option table's parser, help lines and numbers. */
+/* tools/lib/cli: the option table's parser, help lines and numbers. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/cli/cli.h"
 #include "tu.h"
+#include "tools/lib/cli/cli.h"
 
 static const struct cli_opt opts[] = {
 	{ "all", 0, 'a', 1, NULL, "every one" },

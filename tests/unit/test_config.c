@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "tu.h"
-#include "tools/ibpoold/config.h"
+#include "tools/lib/pool/config.h"
 
 static char path[64];
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "tu.h"
-#include "tools/ibpoold/hostlist.h"
+#include "tools/lib/pool/hostlist.h"
 
 /* Expand expr and compare with the space-separated names in want. */
 static void expect(const char *expr, const char *want)

@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "tu.h"
+#include "tools/lib/pool/config.h"
+#include "tools/lib/pool/hostsec.h"
 #include "topology/netfile.h"
-#include "tools/ibpoold/config.h"
-#include "tools/ibpoold/hostsec.h"
 
 /* The section for p into a malloc'ed string (*s); returns the result. */
 static int section(const char *name, const struct pool_rdma_port *p,
@@ -31,12 +31,12 @@ static int section(const char *name, const struct pool_rdma_port *p,
 }
 
 static const struct pool_rdma_port mixed[] = {
-	{ .dev = "mlx5_0", .port = 1, .guid = 0x0002c90300001002ULL,
+	{ .device = "mlx5_0", .port = 1, .guid = 0x0002c90300001002ULL,
 	  .lid = 2, .state = "ACTIVE" },
-	{ .dev = "mlx5_1", .err = EACCES },
-	{ .dev = "mlx5_2", .port = 1, .guid = 0x0c42a10300ab0001ULL,
+	{ .device = "mlx5_1", .open_err = EACCES },
+	{ .device = "mlx5_2", .port = 1, .guid = 0x0c42a10300ab0001ULL,
 	  .state = "ACTIVE", .ethernet = true },
-	{ .dev = "mlx5_3", .port = 2, .guid = 0x0002c9030000100aULL,
+	{ .device = "mlx5_3", .port = 2, .guid = 0x0002c9030000100aULL,
 	  .lid = 17, .state = "DOWN" },
 };
 
@@ -77,7 +77,7 @@ static void test_many(void)
 	size_t i;
 
 	for (i = 0; i < POOL_MAX_HCAS + 2; i++)
-		p[i] = (struct pool_rdma_port){ .dev = "mlx5_0",
+		p[i] = (struct pool_rdma_port){ .device = "mlx5_0",
 			.port = i + 1, .guid = 0x100 + i, .state = "ACTIVE" };
 	CU_ASSERT_EQUAL(section("big", p, POOL_MAX_HCAS + 2, &s), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(s, "; 34 InfiniBand ports: the config takes the first 32\n"));

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "tu.h"
-#include "tools/ibpoold/journal.h"
+#include "tools/lib/pool/journal.h"
 
 struct sum {
 	long sum;

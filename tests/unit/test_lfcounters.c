@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "tu.h"
-#include "tools/livefab/lfcounters.h"
+#include "tools/lib/livefab/lfcounters.h"
 
 #define SW1 0x0002c90300000101ull
 #define SW2 0x0002c90300000102ull
@@ -17,7 +17,7 @@ static struct lf_ctr ctr(uint64_t sw, unsigned int port, uint64_t peer,
 			 unsigned int flags)
 {
 	return (struct lf_ctr){
-		.guid = sw, .peer_guid = peer, .t = t, .xmit_data = data,
+		.guid = sw, .peer_guid = peer, .read_at = t, .xmit_data = data,
 		.xmit_wait = wait, .node = sw == SW1 ? 0 : 1, .peer = 2,
 		.port = port, .peer_port = 1, .flags = flags,
 	};

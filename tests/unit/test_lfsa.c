@@ -6,7 +6,7 @@
 #include <infiniband/mad.h>
 
 #include "tu.h"
-#include "tools/livefab/lfsa.h"
+#include "tools/lib/livefab/lfsa.h"
 
 #define REC 64
 #define MAXREC 8

@@ -14,10 +14,10 @@
 #include "tu.h"
 #include "routing/collsim.h"
 #include "routing/route.h"
-#include "tools/ibpoold/place.h"
-#include "tools/ibpoold/placemodel.h"
-#include "tools/ibpoold/swname.h"
-#include "tools/ibpoold/topoexport.h"
+#include "tools/lib/pool/place.h"
+#include "tools/lib/pool/placemodel.h"
+#include "tools/lib/pool/swname.h"
+#include "tools/lib/pool/topoexport.h"
 #include "topology/gen.h"
 #include "topology/netfile.h"
 
@@ -79,9 +79,9 @@ static void test_export_tree(void)
 	CU_ASSERT(t.fattree);
 	CU_ASSERT_EQUAL(t.nhosts, 8);
 	CU_ASSERT_EQUAL_FATAL(t.nlevels, 3);
-	CU_ASSERT_EQUAL(t.ngrp[0], 4);
-	CU_ASSERT_EQUAL(t.ngrp[1], 2);
-	CU_ASSERT_EQUAL(t.ngrp[2], 1);
+	CU_ASSERT_EQUAL(t.ngroups[0], 4);
+	CU_ASSERT_EQUAL(t.ngroups[1], 2);
+	CU_ASSERT_EQUAL(t.ngroups[2], 1);
 	CU_ASSERT_EQUAL(pool_tree_host(&t, "NODE0003"), 2);
 	CU_ASSERT_EQUAL(pool_tree_host(&t, "node0009"), -1);
 	s = exported(&t, POOL_EXPORT_SLURM_TREE);
@@ -384,8 +384,8 @@ static void test_place_tree(void)
 	CU_ASSERT_FATAL(!gen_fattree(&ft, &o, &f, err, sizeof(err)));
 	CU_ASSERT_EQUAL_FATAL(pool_tree_build(f, NULL, &t, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL_FATAL(t.nlevels, 3);
-	CU_ASSERT_EQUAL(t.ngrp[0], 16);
-	CU_ASSERT_EQUAL(t.ngrp[1], 4);
+	CU_ASSERT_EQUAL(t.ngroups[0], 16);
+	CU_ASSERT_EQUAL(t.ngroups[1], 4);
 	pool_on(f, 8);
 
 	/* all free: the first leaf */
@@ -485,8 +485,8 @@ static void test_place_torus(void)
 	CU_ASSERT_EQUAL_FATAL(named_tree(f, &t), 0);
 	CU_ASSERT(!t.fattree);
 	CU_ASSERT_EQUAL_FATAL(t.nlevels, 2);
-	CU_ASSERT_EQUAL(t.ngrp[0], 16);
-	CU_ASSERT_EQUAL(t.ngrp[1], 1);
+	CU_ASSERT_EQUAL(t.ngroups[0], 16);
+	CU_ASSERT_EQUAL(t.ngroups[1], 1);
 	/* every switch has hosts: the fabric is named after one, "-t1" */
 	s = exported(&t, POOL_EXPORT_SLURM_TREE);
 	CU_ASSERT_PTR_NOT_NULL(strstr(s, "SwitchName=sw-0-0 Nodes=node0001\n"));

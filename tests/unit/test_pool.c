@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "tu.h"
-#include "tools/ibpoold/journal.h"
-#include "tools/ibpoold/pool.h"
+#include "tools/lib/pool/journal.h"
+#include "tools/lib/pool/pool.h"
 
 /*
  * Fake oracle: a port's load is load[guid & 0xff], its DLID 0x100 plus

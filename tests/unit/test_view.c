@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "tu.h"
-#include "tools/ibpoold/view.h"
+#include "tools/lib/pool/view.h"
 #include "topology/gen.h"
 
 /*

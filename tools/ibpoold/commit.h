@@ -11,8 +11,8 @@
 
 #include <json-c/json.h>
 
-#include "pool.h"
 #include "sm/server.h"
+#include "tools/lib/pool/pool.h"
 
 struct poold_commit;
 

@@ -10,9 +10,9 @@
 #include "topology/monotime.h"
 
 struct poold_fanout {
-	size_t n;
-	char *ep[POOLD_FANOUT_MAX];		/* owned */
-	struct poold_relay *r[POOLD_FANOUT_MAX];
+	size_t nrelays;
+	char *endpoint[POOLD_FANOUT_MAX];	/* owned */
+	struct poold_relay *relay[POOLD_FANOUT_MAX];
 };
 
 int poold_fanout_start(const char *const *sms, size_t n, const char *owner,
@@ -21,6 +21,7 @@ int poold_fanout_start(const char *const *sms, size_t n, const char *owner,
 {
 	struct poold_fanout *f;
 	int ret = 0;
+	size_t i;
 
 	*out = NULL;
 	if (!n || n > POOLD_FANOUT_MAX)
@@ -28,11 +29,13 @@ int poold_fanout_start(const char *const *sms, size_t n, const char *owner,
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
-	for (; f->n < n && !ret; f->n++) {
-		f->ep[f->n] = strdup(sms[f->n]);
-		ret = f->ep[f->n] ? poold_relay_start(sms[f->n], owner, munge,
-						      interval_ms,
-						      &f->r[f->n]) : -ENOMEM;
+	for (; f->nrelays < n && !ret; f->nrelays++) {
+		i = f->nrelays;
+		f->endpoint[i] = strdup(sms[i]);
+		ret = f->endpoint[i] ? poold_relay_start(sms[i], owner, munge,
+							 interval_ms,
+							 &f->relay[i]) :
+				       -ENOMEM;
 	}
 	if (ret) {
 		poold_fanout_stop(f);
@@ -45,7 +48,7 @@ int poold_fanout_start(const char *const *sms, size_t n, const char *owner,
 int poold_fanout_post(struct poold_fanout *f, json_object *jobs)
 {
 	json_object *copy[POOLD_FANOUT_MAX] = { NULL };
-	size_t i, n = f ? f->n : 0;
+	size_t i, n = f ? f->nrelays : 0;
 	int ret = 0;
 
 	/*
@@ -66,7 +69,7 @@ int poold_fanout_post(struct poold_fanout *f, json_object *jobs)
 	else
 		json_object_put(jobs);
 	for (i = 0; i < n; i++)
-		poold_relay_post(f->r[i], copy[i]);
+		poold_relay_post(f->relay[i], copy[i]);
 	return 0;
 }
 
@@ -74,8 +77,8 @@ int poold_fanout_post(struct poold_fanout *f, json_object *jobs)
 static void from_sm(const struct poold_fanout *f, size_t i, const char *msg,
 		    char *out, size_t len)
 {
-	snprintf(out, len, "%.64s%s%.180s", f->n > 1 ? f->ep[i] : "",
-		 f->n > 1 ? ": " : "", msg);
+	snprintf(out, len, "%.64s%s%.180s", f->nrelays > 1 ? f->endpoint[i] : "",
+		 f->nrelays > 1 ? ": " : "", msg);
 }
 
 void poold_fanout_status(struct poold_fanout *f,
@@ -84,8 +87,8 @@ void poold_fanout_status(struct poold_fanout *f,
 	struct poold_relay_status x;
 	size_t i;
 
-	for (i = 0; i < f->n; i++) {
-		poold_relay_status(f->r[i], &x);
+	for (i = 0; i < f->nrelays; i++) {
+		poold_relay_status(f->relay[i], &x);
 		if (!i) {
 			*st = x;
 			st->error[0] = '\0';
@@ -121,8 +124,8 @@ bool poold_fanout_refused(struct poold_fanout *f, const char *job,
 	size_t i;
 
 	/* One wait for all SMs: the hook's own timeout is a few seconds. */
-	for (i = 0; i < f->n; i++)
-		if (poold_relay_refused(f->r[i], job, left_ms(t0, ms), why,
+	for (i = 0; i < f->nrelays; i++)
+		if (poold_relay_refused(f->relay[i], job, left_ms(t0, ms), why,
 					sizeof(why))) {
 			from_sm(f, i, why, msg, len);
 			return true;
@@ -132,18 +135,18 @@ bool poold_fanout_refused(struct poold_fanout *f, const char *job,
 
 size_t poold_fanout_count(const struct poold_fanout *f)
 {
-	return f->n;
+	return f->nrelays;
 }
 
 const char *poold_fanout_endpoint(const struct poold_fanout *f, size_t i)
 {
-	return f->ep[i];
+	return f->endpoint[i];
 }
 
 struct poold_relay *poold_fanout_relay(const struct poold_fanout *f,
 				       size_t i)
 {
-	return f->r[i];
+	return f->relay[i];
 }
 
 void poold_fanout_stop(struct poold_fanout *f)
@@ -152,9 +155,9 @@ void poold_fanout_stop(struct poold_fanout *f)
 
 	if (!f)
 		return;
-	for (i = 0; i < f->n; i++) {
-		poold_relay_stop(f->r[i]);
-		free(f->ep[i]);
+	for (i = 0; i < f->nrelays; i++) {
+		poold_relay_stop(f->relay[i]);
+		free(f->endpoint[i]);
 	}
 	free(f);
 }

@@ -12,8 +12,8 @@
 
 #include <json-c/json.h>
 
-#include "config.h"
 #include "relay.h"
+#include "tools/lib/pool/config.h"
 
 #define POOLD_FANOUT_MAX POOL_CFG_SMS_MAX
 

@@ -21,12 +21,13 @@
 
 #include <infiniband/verbs.h>
 
-#include "hostsec.h"
-#include "live.h"
 #include "log.h"
+#include "metrics.h"
 #include "ops.h"
 #include "sm/client.h"
-#include "tools/cli/cli.h"
+#include "tools/lib/cli/cli.h"
+#include "tools/lib/pool/hostsec.h"
+#include "tools/lib/pool/live.h"
 #include "topology/monotime.h"
 #include "topology/textio.h"
 
@@ -209,14 +210,14 @@ static int read_ports(struct ibv_device *dev, struct pool_rdma_port **v,
 		      size_t *n, size_t *cap)
 {
 	struct ibv_context *ctx = ibv_open_device(dev);
-	struct pool_rdma_port x = { .dev = ibv_get_device_name(dev) };
+	struct pool_rdma_port x = { .device = ibv_get_device_name(dev) };
 	struct ibv_device_attr da;
 	struct ibv_port_attr pa;
 	union ibv_gid gid;
 	int ret = 0;
 
 	if (!ctx || ibv_query_device(ctx, &da)) {
-		x.err = errno ? errno : EIO;
+		x.open_err = errno ? errno : EIO;
 		da.phys_port_cnt = 0;
 		ret = tio_grow((void **)v, cap, *n + 1, sizeof(**v));
 		if (!ret)

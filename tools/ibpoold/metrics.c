@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* ibpoold's /metrics page, and the latency histograms behind it. */
+/* ibpoold's /metrics page. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,45 +8,7 @@
 
 #include "metrics.h"
 #include "ops.h"
-
-const double poold_hist_le[POOLD_HIST_BUCKETS] = {
-	0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
-	0.05, 0.1, 0.25, 0.5, 1,
-};
-
-void poold_hist_init(struct poold_hist *h)
-{
-	memset(h, 0, sizeof(*h));
-	pthread_mutex_init(&h->lock, NULL);
-}
-
-void poold_hist_destroy(struct poold_hist *h)
-{
-	pthread_mutex_destroy(&h->lock);
-}
-
-void poold_hist_add(struct poold_hist *h, double seconds)
-{
-	size_t i;
-
-	for (i = 0; i < POOLD_HIST_BUCKETS && seconds > poold_hist_le[i]; i++)
-		;
-	pthread_mutex_lock(&h->lock);
-	if (i < POOLD_HIST_BUCKETS)
-		h->bucket[i]++;
-	h->count++;
-	h->sum += seconds;
-	pthread_mutex_unlock(&h->lock);
-}
-
-void poold_hist_copy(struct poold_hist *h, struct poold_hist *out)
-{
-	pthread_mutex_lock(&h->lock);
-	memcpy(out->bucket, h->bucket, sizeof(out->bucket));
-	out->count = h->count;
-	out->sum = h->sum;
-	pthread_mutex_unlock(&h->lock);
-}
+#include "tools/lib/pool/hist.h"
 
 /* A label value with \, " and newline escaped as the format wants. */
 static void label(FILE *out, const char *v)
@@ -69,17 +31,17 @@ static void head(FILE *out, const char *name, const char *type,
 
 /* One histogram's series; labels "" or `op="x",` (with the comma). */
 static void hist(FILE *out, const char *name, const char *labels,
-		 struct poold_hist *h)
+		 struct pool_hist *h)
 {
-	struct poold_hist c;
+	struct pool_hist c;
 	uint64_t cum = 0;
 	size_t i;
 
-	poold_hist_copy(h, &c);
-	for (i = 0; i < POOLD_HIST_BUCKETS; i++) {
+	pool_hist_copy(h, &c);
+	for (i = 0; i < POOL_HIST_BUCKETS; i++) {
 		cum += c.bucket[i];
 		fprintf(out, "%s_bucket{%sle=\"%g\"} %" PRIu64 "\n", name,
-			labels, poold_hist_le[i], cum);
+			labels, pool_hist_le[i], cum);
 	}
 	fprintf(out, "%s_bucket{%sle=\"+Inf\"} %" PRIu64 "\n", name, labels,
 		c.count);
@@ -231,7 +193,7 @@ static void server(FILE *out, struct poold *d)
 
 static void page(FILE *out, struct poold *d)
 {
-	struct poold_hist sync;
+	struct pool_hist sync;
 	size_t i, missing = 0;
 
 	pthread_mutex_lock(&d->lock);
@@ -251,10 +213,10 @@ static void page(FILE *out, struct poold *d)
 	head(out, "gpuaware_pool_journal_sync_seconds", "histogram",
 	     "fdatasync of the journal for the replies waiting on it (group commit).");
 	/* a copy whose lock hist() takes: initialised, not stack garbage */
-	poold_hist_init(&sync);
+	pool_hist_init(&sync);
 	pool_sync_times(d->pool, &sync);
 	hist(out, "gpuaware_pool_journal_sync_seconds", "", &sync);
-	poold_hist_destroy(&sync);
+	pool_hist_destroy(&sync);
 	requests(out, d);
 	server(out, d);
 }

@@ -17,10 +17,10 @@
 
 #include "log.h"
 #include "ops.h"
-#include "placemodel.h"
-#include "swname.h"
-#include "topoexport.h"
 #include "sm/hints.h"
+#include "tools/lib/pool/placemodel.h"
+#include "tools/lib/pool/swname.h"
+#include "tools/lib/pool/topoexport.h"
 #include "topology/monotime.h"
 
 /* qsort_r/bsearch key: a name against a config host index. */
@@ -79,11 +79,19 @@ static size_t client_ports(const struct poold *d, const char *client,
 	return pool_view_host_ports(d->view, client, idx, POOL_MAX_HCAS);
 }
 
+/* What the cost oracle asks from: the daemon and the client's ports. */
 struct oracle {
 	const struct poold *d;
-	uint32_t cp[POOL_MAX_HCAS];
-	size_t ncp;
+	uint32_t client_port[POOL_MAX_HCAS];	/* client_ports()'s */
+	size_t nclient_ports;
 };
+
+/* The client's port the path to port's rail starts from. */
+static uint32_t client_src(const struct oracle *o,
+			   const struct pool_port *port)
+{
+	return o->client_port[port->rail % o->nclient_ports];
+}
 
 static int oracle(void *ctx, const char *client, const struct pool_port *port,
 		  uint32_t *dlid, double *load)
@@ -96,8 +104,7 @@ static int oracle(void *ctx, const char *client, const struct pool_port *port,
 	(void)client;
 	if (dst < 0)
 		return dst;
-	ret = pool_view_choose(o->d->view, o->cp[port->rail % o->ncp], dst,
-			       &f, &r);
+	ret = pool_view_choose(o->d->view, client_src(o, port), dst, &f, &r);
 	if (ret)
 		return ret;
 	*dlid = f.dlid;
@@ -115,8 +122,7 @@ static int bound(void *ctx, const char *client, const struct pool_port *port,
 	(void)client;
 	if (dst < 0)
 		return dst;
-	return pool_view_bound(o->d->view, o->cp[port->rail % o->ncp], dst,
-			       load);
+	return pool_view_bound(o->d->view, client_src(o, port), dst, load);
 }
 
 /* Both paths of GPU g of a; -errno when the fabric lost them. */
@@ -298,7 +304,7 @@ int poold_init(struct poold *d, const struct pool_config *cfg,
 		goto out_free;
 	}
 	for (h = 0; h < POOLD_NOPS; h++)
-		poold_hist_init(&d->opstat[h].time);
+		pool_hist_init(&d->opstat[h].time);
 	for (h = 0; h < cfg->nhosts; h++)
 		d->byname[h] = h;
 	qsort_r(d->byname, cfg->nhosts, sizeof(*d->byname), cmp_host,
@@ -317,7 +323,7 @@ int poold_init(struct poold *d, const struct pool_config *cfg,
 	return 0;
 out_free:
 	for (h = 0; h < POOLD_NOPS; h++)
-		poold_hist_destroy(&d->opstat[h].time);
+		pool_hist_destroy(&d->opstat[h].time);
 	pool_swname_map_release(&d->names);
 	free(d->byname);
 	free(d->hoff);
@@ -346,7 +352,7 @@ void poold_release(struct poold *d)
 	pool_tree_release(&d->tree);
 	pool_swname_map_release(&d->names);
 	for (h = 0; h < POOLD_NOPS; h++)
-		poold_hist_destroy(&d->opstat[h].time);
+		pool_hist_destroy(&d->opstat[h].time);
 	pthread_mutex_destroy(&d->lock);
 	free(d->byname);
 	free(d->hoff);
@@ -572,8 +578,8 @@ static int op_alloc(struct poold *d, const struct sm_peer *p,
 			      &lease, e)) ||
 	    (ret = sm_get_string(req, "job", false, &rq.job, e)))
 		return ret;
-	o.ncp = client_ports(d, rq.client, o.cp);
-	if (!o.ncp)
+	o.nclient_ports = client_ports(d, rq.client, o.client_port);
+	if (!o.nclient_ports)
 		return sm_error_set(e, SM_ERR_UNKNOWN_HOST, "client '%s' has no cabled port in the fabric",
 				    rq.client);
 	rq.ngpus = gpus;
@@ -1130,7 +1136,7 @@ int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
 	if (!ret && op->fn == op_job_start)
 		ret = routing_refused(d, req, *reply);
 	st = &d->opstat[op - ops];
-	poold_hist_add(&st->time, mono_s() - t);
+	pool_hist_add(&st->time, mono_s() - t);
 	if (ret)
 		st->err++;
 	else

@@ -17,14 +17,14 @@
 #include <json-c/json.h>
 
 #include "commit.h"
-#include "config.h"
-#include "metrics.h"
-#include "place.h"
-#include "pool.h"
 #include "fanout.h"
-#include "swname.h"
-#include "view.h"
 #include "sm/server.h"
+#include "tools/lib/pool/config.h"
+#include "tools/lib/pool/hist.h"
+#include "tools/lib/pool/place.h"
+#include "tools/lib/pool/pool.h"
+#include "tools/lib/pool/swname.h"
+#include "tools/lib/pool/view.h"
 
 /* Operations of the pool socket (the table in ops.c). */
 #define POOLD_NOPS 10
@@ -32,7 +32,7 @@
 /* Requests of one operation answered, and the handler's time. */
 struct poold_opstat {
 	uint64_t ok, err;
-	struct poold_hist time;
+	struct pool_hist time;
 };
 
 /*

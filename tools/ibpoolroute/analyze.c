@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "ibpoolroute.h"
+#include "report.h"
 #include "topology/lftdump.h"
 #include "topology/netfile.h"
 #include "topology/osmdump.h"
@@ -28,20 +29,15 @@ static int check(const struct pr_opts *o, struct pr_result *res,
 		snprintf(err, len, "verifier: %s", strerror(-ret));
 		return PR_ERR;
 	}
-	res->t = t;
+	res->tables = t;
 	res->vo = &o->vf;
 	res->vr = &vr;
-	res->jl = res->jobs ? &jl : NULL;
+	res->jobload = res->jobs ? &jl : NULL;
 	ret = pr_report(stdout, res, o->json);
 	if (res->jobs)
 		vf_jobload_release(&jl);
-	if (!ret && fflush(stdout))
-		ret = -errno;
-	if (ret) {
-		snprintf(err, len, "cannot write the report: %s",
-			 strerror(-ret));
+	if (pr_report_written(ret, err, len))
 		return PR_ERR;
-	}
 	return vf_ok(&vr) ? PR_OK : PR_BAD;
 }
 

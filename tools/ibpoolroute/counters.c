@@ -13,7 +13,8 @@
 #include <json-c/json.h>
 
 #include "ibpoolroute.h"
-#include "tools/livefab/livefab.h"
+#include "report.h"
+#include "tools/lib/livefab/livefab.h"
 #include "topology/monotime.h"
 
 /* What the report needs besides the rates; all borrowed. */
@@ -271,13 +272,8 @@ int pr_counters(const struct pr_opts *o, char *err, size_t len)
 		ret = json(stdout, &sw, r, n);
 	else
 		text(stdout, &sw, r, n);
-	if (!ret && fflush(stdout))
-		ret = -errno;
-	if (ret) {
-		snprintf(err, len, "cannot write the report: %s",
-			 strerror(-ret));
+	if (pr_report_written(ret, err, len))
 		goto out;
-	}
 	code = a.nfail || b.nfail ? PR_BAD : PR_OK;
 out:
 	free(r);

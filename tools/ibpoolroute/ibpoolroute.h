@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ibpoolroute's private face: the parsed command line every subcommand
- * gets, and the one report analyze, route and verify print.
+ * gets and the subcommands main calls (the report is report.h's).
  */
 #ifndef GPUAWARE_IBPOOLROUTE_H
 #define GPUAWARE_IBPOOLROUTE_H
@@ -17,8 +17,8 @@
 #include "routing/jobload.h"
 #include "routing/route.h"
 #include "routing/verify.h"
-#include "tools/cli/cli.h"
-#include "tools/livefab/livefab.h"
+#include "tools/lib/cli/cli.h"
+#include "tools/lib/livefab/livefab.h"
 
 /* Exit codes, as infiniband-diags use them. */
 enum {
@@ -96,8 +96,8 @@ struct pr_opts {
 	const char *owner;	/* hints set, add: NULL for none */
 	bool wait;		/* until the switches hold the new routing */
 	unsigned int timeout_ms;
-	char **pos;		/* positional arguments after the command */
-	int npos;
+	char **args;		/* positional arguments after the command */
+	int nargs;
 	/* the pool subcommands */
 	const char *client;	/* alloc: NULL for this host */
 	unsigned int gpus;	/* alloc, place */
@@ -105,7 +105,7 @@ struct pr_opts {
 	unsigned int lease;	/* alloc, renew: seconds, 0 for the default */
 	const char *job;	/* alloc: job of the allocation; jobs: start */
 	const char *hosts;	/* jobs --start: hostlist expression */
-	const char *end;	/* jobs: job to end */
+	const char *end_job;	/* jobs: job to end */
 	const char *format;	/* topology: slurm-tree or k8s-labels */
 	enum pr_load load;	/* map */
 	bool load_set;		/* else map's default */
@@ -143,13 +143,13 @@ int pr_load_parse(const char *s, enum pr_load *l);
  */
 struct pr_source {
 	const char *name;	/* the file, dump directory or live CA */
-	struct fabric *f;	/* owned unless live (then v's) */
-	struct lf *v;		/* live */
-	struct rt_tables t;	/* live: a copy of v's handle */
-	bool have_t;		/* t is to be released */
-	bool routed;		/* --net: sum is this routing's */
-	struct rt_summary sum;
-	struct rt_jobs js;
+	struct fabric *fab;	/* owned unless live (then live's) */
+	struct lf *live;	/* the live fabric's reader, NULL offline */
+	struct rt_tables tables;	/* live: a copy of live's handle */
+	bool have_tables;	/* tables are to be released */
+	bool routed;		/* --net: summary is this routing's */
+	struct rt_summary summary;
+	struct rt_jobs jobs;	/* o->jobs built for fab */
 	bool have_jobs;
 };
 
@@ -222,54 +222,5 @@ int pr_pool_list(const struct pr_opts *o, char *err, size_t len);
 int pr_pool_place(const struct pr_opts *o, char *err, size_t len);
 int pr_pool_jobs(const struct pr_opts *o, char *err, size_t len);
 int pr_pool_topology(const struct pr_opts *o, char *err, size_t len);
-
-/*
- * What verify read from the live fabric and what it found beyond the
- * verifier: counts, timings and the first problem, for the report.
- */
-struct pr_live {
-	const char *ca;		/* -C as given (borrowed), NULL for the first */
-	unsigned int port;	/* local port used */
-	char source[128];
-	unsigned int sm_lid;
-	uint64_t smps;		/* LFT blocks and SL2VL tables read */
-	double smp_seconds;
-	bool sa_table;		/* GetTables per source, else Gets per pair */
-	bool sa_table_cut;	/* GetTable answers came cut: asked per pair */
-	uint64_t sa_queries;	/* PathRecord GetTables or Gets answered */
-	double sa_seconds;
-	uint64_t pairs;		/* CA LID pairs the cabling joins */
-	uint64_t sa_pairs;	/* of those, pairs asked about */
-	uint16_t sls;		/* bit per SL the SA handed out */
-	uint64_t sl2vl_tables;	/* read from switches and CAs */
-	uint64_t no_sl_map;	/* ports without SL mapping: all on VL 0 */
-	uint32_t short_lft;	/* switches whose LinearFDBTop is below the top LID */
-	/* problems: any of these fails the check */
-	uint64_t inactive;	/* linked ports not Active */
-	uint64_t no_path;	/* joined CA LID pairs without a PathRecord */
-	uint64_t vl_drops;	/* SL2VL entries in use onto a VL the port lacks */
-	uint64_t missing;	/* lookups of data that was not read */
-	char first[256];	/* the first problem, "" for none */
-};
-
-/* True when the live data shows none of pr_live's problems. */
-bool pr_live_ok(const struct pr_live *r);
-
-/* What a routing check found, for pr_report(); all borrowed. */
-struct pr_result {
-	const char *source;		/* dump directory or fabric file */
-	const struct rt_tables *t;	/* t->fab is the fabric */
-	const struct rt_summary *route;	/* NULL when not routed here */
-	const char *sl2vl;		/* SL2VL file used, NULL for none */
-	const struct vf_opts *vo;
-	const struct vf_report *vr;
-	const struct pr_live *live;	/* verify only, else NULL */
-	const struct rt_jobs *jobs;	/* --jobs, else NULL */
-	bool jobs_routed;		/* route used them (not --measure-only) */
-	const struct vf_jobload *jl;	/* their loads, with jobs */
-};
-
-/* Print r as aligned "key : value" lines or as one JSON object. */
-int pr_report(FILE *out, const struct pr_result *r, bool json);
 
 #endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * ibpoolroute: the diagnostics CLI.  One option table (tools/cli) drives
+ * ibpoolroute: the diagnostics CLI.  One option table (tools/lib/cli) drives
  * getopt_long and --help; each subcommand says which options it takes.
  */
 #include <errno.h>
@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "ibpoolroute.h"
-#include "tools/cli/cli.h"
-#include "tools/ibpoold/hostlist.h"
+#include "tools/lib/cli/cli.h"
+#include "tools/lib/pool/hostlist.h"
 
 #define PROG "ibpoolroute"
 
@@ -423,7 +423,7 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		o->hosts = arg;
 		break;
 	case 'E':
-		o->end = arg;
+		o->end_job = arg;
 		break;
 	case 'f':
 		o->format = arg;
@@ -541,8 +541,8 @@ int main(int argc, char **argv)
 	npos = argc - 1 - optind;
 	if (cmd->npos >= 0 ? npos != cmd->npos : npos < -cmd->npos)
 		return usage_error(&o, "%s: wrong number of arguments", cmd->name);
-	o.pos = argv + 1 + optind;
-	o.npos = npos;
+	o.args = argv + 1 + optind;
+	o.nargs = npos;
 	if (cmd->npos > 0)
 		o.dir = argv[1 + optind];
 	if (cmd->bit == C_ROUTE && !o.net)
@@ -559,7 +559,7 @@ int main(int argc, char **argv)
 		return usage_error(&o, "%s needs --gpus N", cmd->name);
 	if (cmd->bit == C_PLACE && !o.per_host)
 		return usage_error(&o, "%s needs --per-host G", cmd->name);
-	if (cmd->bit == C_JOBS && (!o.job != !o.hosts || (o.job && o.end)))
+	if (cmd->bit == C_JOBS && (!o.job != !o.hosts || (o.job && o.end_job)))
 		return usage_error(&o, "jobs takes --start JOB --hosts EXPR, or --end JOB");
 	if (!o.socket && (cmd->bit & C_POOLD))
 		o.socket = getenv("GPUAWARE_POOL_SOCKET");

@@ -59,7 +59,7 @@ struct map {
 	const char *unit;
 	const char *scale;	/* what the shade is, for the legend */
 	bool host_loads;	/* the source loads hosts' links too */
-	struct dir *d;		/* 2 per edge: a to b, b to a */
+	struct dir *dirs;	/* 2 per edge: a to b, b to a */
 	uint32_t busy_node;	/* the busiest link, FAB_NONE for none */
 	unsigned int busy_port;
 };
@@ -94,7 +94,7 @@ static double *nan_array(size_t n)
 static uint64_t kind(const struct map *m, uint32_t n, unsigned int p)
 {
 	const struct lay *l = &m->l;
-	uint32_t peer = fab_port(m->src.f, n, p)->peer;
+	uint32_t peer = fab_port(m->src.fab, n, p)->peer;
 	uint64_t a = l->box[l->box_of[n]].row, b = l->box[l->box_of[peer]].row;
 
 	if (l->kind == LAY_TORUS)
@@ -134,7 +134,7 @@ static struct kind_sum *kind_get(struct kinds *ks, uint64_t k)
 /* Shade each switch link by its load over the mean of its kind. */
 static int by_kind(struct map *m)
 {
-	const struct fabric *f = m->src.f;
+	const struct fabric *f = m->src.fab;
 	struct kinds ks = { NULL, 0 };
 	struct kind_sum *e;
 	uint32_t n;
@@ -168,14 +168,14 @@ static int by_kind(struct map *m)
 /* The routing's all-to-all: routes on each switch-to-switch link. */
 static int load_a2a(struct map *m, char *err, size_t len)
 {
-	const struct fabric *f = m->src.f;
+	const struct fabric *f = m->src.fab;
 	uint64_t *efi = calloc(f->nports + 1, sizeof(*efi));
 	struct vf_opts vo = { .skip_cdg = true, .efi_link = efi };
 	struct vf_report r;
 	size_t i;
 	int ret = -ENOMEM;
 
-	if (efi && (ret = vf_check(&m->src.t, &vo, &r)) == 0)
+	if (efi && (ret = vf_check(&m->src.tables, &vo, &r)) == 0)
 		for (i = 0; i < f->nports; i++)
 			if (m->l.edge_of[i] != LAY_NONE)
 				m->load[i] = efi[i];
@@ -199,13 +199,13 @@ static int load_jobs(struct map *m, char *err, size_t len)
 	};
 	struct cs_result r;
 	size_t i;
-	int ret = cs_run(&m->src.t, &m->src.js, &co, &r);
+	int ret = cs_run(&m->src.tables, &m->src.jobs, &co, &r);
 
 	if (ret) {
 		snprintf(err, len, "jobs' loads: %s", strerror(-ret));
 		return ret;
 	}
-	for (i = 0; i < m->src.f->nports; i++)
+	for (i = 0; i < m->src.fab->nports; i++)
 		m->load[i] = r.link[i];
 	cs_result_release(&r);
 	m->unit = co.pattern == CS_RING ? "ring flows a round" :
@@ -218,7 +218,7 @@ static int load_jobs(struct map *m, char *err, size_t len)
 /* The port counters, twice: each link's share of its line rate. */
 static int load_counters(struct map *m, char *err, size_t len)
 {
-	const struct fabric *f = m->src.f;
+	const struct fabric *f = m->src.fab;
 	struct lf_sample a = { 0 }, b = { 0 };
 	struct lf_rate *r = NULL;
 	size_t n = 0, i;
@@ -226,7 +226,7 @@ static int load_counters(struct map *m, char *err, size_t len)
 	double t;
 	int ret;
 
-	if ((ret = pr_counter_rates(m->src.v, m->o->interval_ms, &a, &b, &r,
+	if ((ret = pr_counter_rates(m->src.live, m->o->interval_ms, &a, &b, &r,
 				    &n, &t, err, len)))
 		goto out;
 	for (i = 0; i < n; i++)
@@ -254,7 +254,7 @@ out:
 static void tally(struct dir *d, const struct map *m, uint32_t n,
 		  unsigned int p)
 {
-	double v = m->shade[m->src.f->nodes[n].port0 + p];
+	double v = m->shade[m->src.fab->nodes[n].port0 + p];
 
 	d->n++;
 	if (isnan(v))
@@ -271,14 +271,14 @@ static void tally(struct dir *d, const struct map *m, uint32_t n,
 /* Each edge direction's loads, and the busiest link of all. */
 static int sum_edges(struct map *m)
 {
-	const struct fabric *f = m->src.f;
+	const struct fabric *f = m->src.fab;
 	double top = -1;
 	uint32_t n, e;
 	unsigned int p;
 	bool ab;
 
-	m->d = calloc(2 * (size_t)m->l.nedge + 1, sizeof(*m->d));
-	if (!m->d)
+	m->dirs = calloc(2 * (size_t)m->l.nedge + 1, sizeof(*m->dirs));
+	if (!m->dirs)
 		return -ENOMEM;
 	m->busy_node = FAB_NONE;
 	for (n = 0; n < f->nnodes; n++) {
@@ -289,7 +289,7 @@ static int sum_edges(struct map *m)
 			    lay_edge_dir(&m->l, n, f->nodes[n].port0 + p, &ab) :
 			    LAY_NONE;
 			if (e != LAY_NONE)
-				tally(&m->d[2 * e + !ab], m, n, p);
+				tally(&m->dirs[2 * e + !ab], m, n, p);
 			if (!isnan(v) && v > top) {
 				top = v;
 				m->busy_node = n;
@@ -308,7 +308,7 @@ static int sum_edges(struct map *m)
  */
 static double host_shade(const struct map *m, uint32_t n, unsigned int p)
 {
-	const struct fabric *f = m->src.f;
+	const struct fabric *f = m->src.fab;
 	const struct fab_port *fp = fab_port(f, n, p);
 	double up = m->shade[f->nodes[n].port0 + p], down = NAN;
 
@@ -412,7 +412,7 @@ static void xml_clip(FILE *out, const char *s, size_t max)
 
 static const char *name(const struct map *m, uint32_t n)
 {
-	const char *d = m->src.f->nodes[n].desc;
+	const char *d = m->src.fab->nodes[n].desc;
 
 	return d && *d ? d : "?";
 }
@@ -431,7 +431,7 @@ static void load_text(FILE *out, const struct map *m, double v)
 static void link_text(FILE *out, const struct map *m, uint32_t n,
 		      unsigned int p)
 {
-	size_t gp = m->src.f->nodes[n].port0 + p;
+	size_t gp = m->src.fab->nodes[n].port0 + p;
 
 	load_text(out, m, m->load[gp]);
 	if (m->scale && !isnan(m->shade[gp]))
@@ -453,7 +453,7 @@ static void box_names(FILE *out, const struct map *m,
 static void dir_title(FILE *out, const struct map *m, uint32_t e, int k)
 {
 	const struct lay_edge *ed = &m->l.edge[e];
-	const struct dir *d = &m->d[2 * e + k];
+	const struct dir *d = &m->dirs[2 * e + k];
 
 	box_names(out, m, &m->l.box[k ? ed->b : ed->a], 64);
 	fputs(" → ", out);
@@ -479,7 +479,7 @@ static void dir_title(FILE *out, const struct map *m, uint32_t e, int k)
 static void draw_dir(FILE *out, const struct map *m, uint32_t e, int k)
 {
 	const struct lay_edge *ed = &m->l.edge[e];
-	const struct dir *d = &m->d[2 * e + k];
+	const struct dir *d = &m->dirs[2 * e + k];
 	double dx = ed->x2 - ed->x1, dy = ed->y2 - ed->y1;
 	double len = hypot(dx, dy), w, ox = 0, oy = 0;
 	char col[24];
@@ -525,9 +525,9 @@ static double inside(const struct map *m, uint32_t b)
 	for (e = 0; e < m->l.nedge; e++)
 		for (k = 0; k < 2 && m->l.edge[e].a == b &&
 			    m->l.edge[e].path == LAY_INSIDE; k++)
-			if (m->d[2 * e + k].known &&
-			    (isnan(v) || m->d[2 * e + k].max > v))
-				v = m->d[2 * e + k].max;
+			if (m->dirs[2 * e + k].known &&
+			    (isnan(v) || m->dirs[2 * e + k].max > v))
+				v = m->dirs[2 * e + k].max;
 	return v;
 }
 
@@ -535,13 +535,13 @@ static void draw_hosts(FILE *out, const struct map *m, uint32_t b,
 		       const uint32_t *hosts, size_t nh)
 {
 	const struct lay_box *bx = &m->l.box[b];
-	const struct fabric *f = m->src.f;
+	const struct fabric *f = m->src.fab;
 	char col[24];
 	size_t i;
 
 	for (i = 0; i < nh; i++) {
 		uint32_t n = hosts[2 * i], j = rt_job_of(
-			m->src.have_jobs ? &m->src.js : NULL, n);
+			m->src.have_jobs ? &m->src.jobs : NULL, n);
 		unsigned int p = hosts[2 * i + 1];
 		const struct fab_port *fp = fab_port(f, n, p);
 		double v = host_shade(m, n, p);
@@ -558,7 +558,7 @@ static void draw_hosts(FILE *out, const struct map *m, uint32_t b,
 			col);
 		if (j != RT_JOB_NONE) {
 			fputs(" data-job=\"", out);
-			xml_text(out, m->src.js.job[j].id, SIZE_MAX);
+			xml_text(out, m->src.jobs.job[j].id, SIZE_MAX);
 			fputs("\"", out);
 		}
 		fputs("><title>", out);
@@ -566,7 +566,7 @@ static void draw_hosts(FILE *out, const struct map *m, uint32_t b,
 		fprintf(out, " port %u, LID %u", p, fp->lid);
 		if (j != RT_JOB_NONE) {
 			fputs(", job ", out);
-			xml_clip(out, m->src.js.job[j].id, 64);
+			xml_clip(out, m->src.jobs.job[j].id, 64);
 		}
 		if (m->host_loads) {
 			fputs(", sends ", out);
@@ -584,7 +584,7 @@ static void draw_hosts(FILE *out, const struct map *m, uint32_t b,
  */
 static int hosts_by_box(const struct map *m, uint32_t **off, uint32_t **hp)
 {
-	const struct fabric *f = m->src.f;
+	const struct fabric *f = m->src.fab;
 	uint32_t *o = calloc(m->l.nbox + 2, sizeof(*o)), *h, n, b;
 	unsigned int p;
 
@@ -677,8 +677,8 @@ static int draw_box(FILE *out, const struct map *m, uint32_t b)
 	box_names(out, m, bx, 64);
 	if (bx->nsw == 1)
 		fprintf(out, ", GUID 0x%016" PRIx64 ", LID %u",
-			m->src.f->nodes[sw].guid,
-			fab_port(m->src.f, sw, 0)->lid);
+			m->src.fab->nodes[sw].guid,
+			fab_port(m->src.fab, sw, 0)->lid);
 	fprintf(out, ", %u hosts", bx->nhosts);
 	if (!isnan(v)) {
 		fputs("; cables inside: busiest ", out);
@@ -691,9 +691,9 @@ static int draw_box(FILE *out, const struct map *m, uint32_t b)
 /* Title lines, the load ramp and the jobs' colours. */
 static void draw_head(FILE *out, const struct map *m, double width)
 {
-	const struct fabric *f = m->src.f;
+	const struct fabric *f = m->src.fab;
 	char col[24];
-	unsigned int i, nj = m->src.have_jobs ? m->src.js.njobs : 0;
+	unsigned int i, nj = m->src.have_jobs ? m->src.jobs.njobs : 0;
 	double x;
 
 	fputs("<text class=\"title\" x=\"10\" y=\"18\">", out);
@@ -724,15 +724,15 @@ static void draw_head(FILE *out, const struct map *m, double width)
 		load_text(out, m, m->full);
 	fputs("</text>", out);
 	x = 330;
-	for (i = 0; i < nj && x + 20 + 6.0 * strlen(m->src.js.job[i].id) <
+	for (i = 0; i < nj && x + 20 + 6.0 * strlen(m->src.jobs.job[i].id) <
 			       width - 60; i++) {
 		job_color(i, col, sizeof(col));
 		fprintf(out, "<rect x=\"%.1f\" y=\"42\" width=\"8\" height=\"8\" fill=\"%s\"/><text x=\"%.1f\" y=\"50\">",
 			x, col, x + 11);
-		xml_clip(out, m->src.js.job[i].id, 16);
+		xml_clip(out, m->src.jobs.job[i].id, 16);
 		fputs("</text>", out);
-		x += 20 + 6.0 * (strlen(m->src.js.job[i].id) < 16 ?
-				 strlen(m->src.js.job[i].id) : 17);
+		x += 20 + 6.0 * (strlen(m->src.jobs.job[i].id) < 16 ?
+				 strlen(m->src.jobs.job[i].id) : 17);
 	}
 	if (i < nj)
 		fprintf(out, "<text x=\"%.1f\" y=\"50\">+%u jobs</text>", x,
@@ -851,8 +851,9 @@ static int summary(const struct map *m)
 	json_object_object_add(j, "source", json_object_new_string(m->src.name));
 	json_object_object_add(j, "layout", json_object_new_string(m->l.what));
 	json_object_object_add(j, "switches",
-			       json_object_new_uint64(m->src.f->nsw));
-	json_object_object_add(j, "cas", json_object_new_uint64(m->src.f->nca));
+			       json_object_new_uint64(m->src.fab->nsw));
+	json_object_object_add(j, "cas",
+			       json_object_new_uint64(m->src.fab->nca));
 	json_object_object_add(j, "boxes", json_object_new_int64(m->l.nbox));
 	json_object_object_add(j, "edges", json_object_new_int64(m->l.nedge));
 	json_object_object_add(j, "grouped",
@@ -873,7 +874,7 @@ static void map_release(struct map *m)
 	if (m->shade != m->load)
 		free(m->shade);
 	free(m->load);
-	free(m->d);
+	free(m->dirs);
 	lay_release(&m->l);
 	pr_source_close(&m->src);
 }
@@ -885,12 +886,12 @@ int pr_map(const struct pr_opts *o, char *err, size_t len)
 
 	if ((ret = pr_source_open(&m.src, o, !o->jobs_unrouted, err, len)))
 		goto out;
-	if ((ret = lay_build(m.src.f, NULL, &m.l))) {
+	if ((ret = lay_build(m.src.fab, NULL, &m.l))) {
 		snprintf(err, len, "layout: %s", strerror(-ret));
 		goto out;
 	}
-	m.load = nan_array(m.src.f->nports);
-	m.shade = o->load == PR_LOAD_A2A ? nan_array(m.src.f->nports) :
+	m.load = nan_array(m.src.fab->nports);
+	m.shade = o->load == PR_LOAD_A2A ? nan_array(m.src.fab->nports) :
 					   m.load;
 	if (!m.load || !m.shade) {
 		ret = -ENOMEM;

@@ -13,7 +13,7 @@
 
 #include "ibpoolroute.h"
 #include "sm/server.h"
-#include "tools/ibpoold/hostlist.h"
+#include "tools/lib/pool/hostlist.h"
 
 #define POOL_TIMEOUT_MS 10000
 
@@ -289,9 +289,9 @@ int pr_pool_jobs(const struct pr_opts *o, char *err, size_t len)
 	size_t n, i;
 	int ret;
 
-	if (o->end) {
+	if (o->end_job) {
 		req = pr_with(pr_request("job.end"), "job",
-			   json_object_new_string(o->end));
+			   json_object_new_string(o->end_job));
 		ret = call(o, req, &reply, err, len);
 		return ret ? ret : show(o, reply, print_job_done);
 	}

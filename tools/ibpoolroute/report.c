@@ -11,7 +11,7 @@
 
 #include <json-c/json.h>
 
-#include "ibpoolroute.h"
+#include "report.h"
 
 /* Fabric counts the report shows, beyond the verifier's. */
 struct counts {
@@ -55,6 +55,11 @@ static double peak_mib(void)
 static uint32_t sw_node(const struct rt_tables *t, uint32_t s)
 {
 	return s < t->nsw ? t->sw_node[s] : FAB_NONE;
+}
+
+bool pr_live_ok(const struct pr_live *r)
+{
+	return !r->inactive && !r->no_path && !r->vl_drops && !r->missing;
 }
 
 static bool live_ok(const struct pr_result *r)
@@ -144,7 +149,7 @@ static void text_live(FILE *out, const struct pr_live *lv,
 {
 	char sls[48];
 
-	sl_list(lv->sls, sls, sizeof(sls));
+	sl_list(lv->sl_mask, sls, sizeof(sls));
 	line(out, "read", "live from the switches: LFTs up to each LinearFDBTop (%" PRIu32 " below LID %u), %" PRIu64 " SL2VL tables, %" PRIu64 " SMPs in %.2f s",
 	     lv->short_lft, t->top, lv->sl2vl_tables, lv->smps,
 	     lv->smp_seconds);
@@ -192,15 +197,15 @@ static void text_jobs(FILE *out, const struct pr_result *r)
 		snprintf(key, sizeof(key), "job %s", js->job[j].id);
 		line(out, key, "%u hosts (%u CA ports), weight %u, max own link load %" PRIu64 " (no routing below %" PRIu64 ")",
 		     js->job[j].hosts, js->job[j].ports, js->job[j].weight,
-		     r->jl->max[j], r->jl->bound[j]);
+		     r->jobload->max[j], r->jobload->bound[j]);
 	}
 	line(out, "shared links", "%" PRIu64 " of %" PRIu64 " directed switch links with job-own traffic carry two or more jobs",
-	     r->jl->shared, r->jl->used);
+	     r->jobload->shared, r->jobload->used);
 }
 
 static void text(FILE *out, const struct pr_result *r)
 {
-	const struct fabric *f = r->t->fab;
+	const struct fabric *f = r->tables->fab;
 	const struct vf_report *vr = r->vr;
 	const struct rt_summary *rs = r->route;
 	struct counts c;
@@ -211,7 +216,7 @@ static void text(FILE *out, const struct pr_result *r)
 	line(out, "source", "%s", r->source);
 	line(out, "fabric", "%zu switches, %zu CAs (%zu ports), %zu switch links",
 	     f->nsw, f->nca, c.ports, c.links);
-	line(out, "LIDs", "1-%u (LMC %u)", r->t->top, c.lmc);
+	line(out, "LIDs", "1-%u (LMC %u)", r->tables->top, c.lmc);
 	if (rs) {
 		if (*rs->detail)
 			line(out, "topology", "%s (%s)", rs->topology,
@@ -227,12 +232,12 @@ static void text(FILE *out, const struct pr_result *r)
 			     rs->seconds * 1e6, rs->check_seconds * 1e6);
 	}
 	if (r->live)
-		text_live(out, r->live, r->t);
+		text_live(out, r->live, r->tables);
 	else if (r->sl2vl)
 		line(out, "SL2VL", "%s (path SL 0 for every pair)", r->sl2vl);
-	else if (r->t->vl)
+	else if (r->tables->vl)
 		line(out, "SL2VL", "the engine's path SLs and SL2VL (%u data VLs)",
-		     r->t->vl->nvl);
+		     r->tables->vl->nvl);
 	else
 		line(out, "SL2VL", "none (every path on VL 0)");
 	line(out, "pairs", "%" PRIu64 " (unreachable %" PRIu64 ", holes %" PRIu64 ", loops %" PRIu64 ", disconnected %" PRIu64 ")",
@@ -248,7 +253,7 @@ static void text(FILE *out, const struct pr_result *r)
 		line(out, "mgmt routes", "%" PRIu64 " pairs (unreachable %" PRIu64 ", loops %" PRIu64 "), %s",
 		     vr->mgmt_pairs, vr->mgmt_unreachable, vr->mgmt_loops,
 		     mgmt_deps(vr, deps, sizeof(deps)));
-	n = sw_node(r->t, vr->mgmt_bad.sw);
+	n = sw_node(r->tables, vr->mgmt_bad.sw);
 	if (vr->mgmt_loops && n != FAB_NONE)
 		line(out, "mgmt loop at", "LID %u to LID %u, switch 0x%016" PRIx64 " ('%s') port %u",
 		     vr->mgmt_bad.slid, vr->mgmt_bad.dlid, f->nodes[n].guid,
@@ -256,7 +261,7 @@ static void text(FILE *out, const struct pr_result *r)
 	else if (vr->mgmt_cycle && n != FAB_NONE)
 		line(out, "mgmt loop at", "switch 0x%016" PRIx64 " ('%s') port %u",
 		     f->nodes[n].guid, f->nodes[n].desc, vr->mgmt_bad.port);
-	n = sw_node(r->t, vr->bad.sw);
+	n = sw_node(r->tables, vr->bad.sw);
 	if (vr->unreachable && n != FAB_NONE)
 		line(out, "first bad", "LID %u to LID %u, at switch 0x%016" PRIx64 " ('%s') port %u",
 		     vr->bad.slid, vr->bad.dlid, f->nodes[n].guid,
@@ -348,7 +353,7 @@ static json_object *jlive(const struct pr_live *lv)
 		return NULL;
 	sls = json_object_new_array();
 	for (sl = 0; sls && sl < 16; sl++)
-		if (lv->sls & 1u << sl)
+		if (lv->sl_mask & 1u << sl)
 			json_object_array_add(sls, json_object_new_int(sl));
 #define ADD(k, v) json_object_object_add(o, k, v)
 	ADD("ca", lv->ca ? json_object_new_string(lv->ca) : NULL);
@@ -406,6 +411,7 @@ static json_object *jmodel(const struct rt_summary *rs)
 static json_object *jjobs(const struct pr_result *r)
 {
 	const struct rt_jobs *js = r->jobs;
+	const struct vf_jobload *jl = r->jobload;
 	json_object *a = json_object_new_array(), *o;
 	unsigned int j;
 
@@ -422,9 +428,9 @@ static json_object *jjobs(const struct pr_result *r)
 		json_object_object_add(o, "weight",
 				       json_object_new_uint64(js->job[j].weight));
 		json_object_object_add(o, "max_link_load",
-				       json_object_new_uint64(r->jl->max[j]));
+				       json_object_new_uint64(jl->max[j]));
 		json_object_object_add(o, "load_bound",
-				       json_object_new_uint64(r->jl->bound[j]));
+				       json_object_new_uint64(jl->bound[j]));
 		json_object_array_add(a, o);
 	}
 	return a;
@@ -432,11 +438,11 @@ static json_object *jjobs(const struct pr_result *r)
 
 static json_object *jobject(const struct pr_result *r)
 {
-	const struct fabric *f = r->t->fab;
+	const struct fabric *f = r->tables->fab;
 	const struct vf_report *vr = r->vr;
 	const struct rt_summary *rs = r->route;
 	json_object *o = json_object_new_object(), *x;
-	uint32_t n = sw_node(r->t, vr->bad.sw);
+	uint32_t n = sw_node(r->tables, vr->bad.sw);
 	struct counts c;
 
 	if (!o)
@@ -448,7 +454,7 @@ static json_object *jobject(const struct pr_result *r)
 	ADD("cas", json_object_new_uint64(f->nca));
 	ADD("ca_ports", json_object_new_uint64(c.ports));
 	ADD("switch_links", json_object_new_uint64(c.links));
-	ADD("max_lid", json_object_new_uint64(r->t->top));
+	ADD("max_lid", json_object_new_uint64(r->tables->top));
 	ADD("lmc", json_object_new_uint64(c.lmc));
 	if (rs) {
 		ADD("topology", json_object_new_string(rs->topology));
@@ -487,7 +493,7 @@ static json_object *jobject(const struct pr_result *r)
 		json_object_new_int(vr->mgmt_cycle_vl) : NULL);
 	ADD("mgmt_cdg_checked", json_object_new_boolean(vr->mgmt_cdg));
 	ADD("mgmt_cdg_edges", json_object_new_uint64(vr->mgmt_edges));
-	ADD("mgmt_first_bad", jmgmt_bad(f, r->t, vr));
+	ADD("mgmt_first_bad", jmgmt_bad(f, r->tables, vr));
 	ADD("max_hops", json_object_new_uint64(vr->max_hops));
 	ADD("cdg_checked", json_object_new_boolean(vr->cdg_checked));
 	ADD("credit_loops", json_object_new_boolean(vr->cdg_checked &&
@@ -509,8 +515,8 @@ static json_object *jobject(const struct pr_result *r)
 			    json_object_new_string(r->route->jobs));
 			ADD("job_model", jmodel(r->route));
 		}
-		ADD("job_links", json_object_new_uint64(r->jl->used));
-		ADD("shared_links", json_object_new_uint64(r->jl->shared));
+		ADD("job_links", json_object_new_uint64(r->jobload->used));
+		ADD("shared_links", json_object_new_uint64(r->jobload->shared));
 	}
 	ADD("ebb", vr->ebb_perms ? jdouble(vr->ebb, 4) : NULL);
 	ADD("ebb_permutations", json_object_new_uint64(vr->ebb_perms));
@@ -538,5 +544,15 @@ int pr_report(FILE *out, const struct pr_result *r, bool json)
 			JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
 		ret = -EIO;
 	json_object_put(o);
+	return ret;
+}
+
+int pr_report_written(int ret, char *err, size_t len)
+{
+	if (!ret && fflush(stdout))
+		ret = -errno;
+	if (ret)
+		snprintf(err, len, "cannot write the report: %s",
+			 strerror(-ret));
 	return ret;
 }

@@ -59,7 +59,7 @@ static int rate(struct run *r, struct side *s, char *err, size_t len)
 
 		if (!wanted(o, p))
 			continue;
-		ret = cs_run(&s->t, &r->src.js, &co, &s->res[p]);
+		ret = cs_run(&s->t, &r->src.jobs, &co, &s->res[p]);
 		if (ret) {
 			snprintf(err, len, "model: %s", strerror(-ret));
 			return ret;
@@ -113,16 +113,17 @@ static json_object *side_json(const struct run *r, const struct side *s)
 
 static json_object *jobs_json(const struct run *r)
 {
+	const struct rt_jobs *js = &r->src.jobs;
 	json_object *a = json_object_new_array();
 	unsigned int j, k, p;
 
-	for (j = 0; j < r->src.js.njobs; j++) {
+	for (j = 0; j < js->njobs; j++) {
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "id",
-				       json_object_new_string(r->src.js.job[j].id));
+				       json_object_new_string(js->job[j].id));
 		json_object_object_add(o, "ranks", json_object_new_int(
-			r->src.js.rank_off[j + 1] - r->src.js.rank_off[j]));
+			js->rank_off[j + 1] - js->rank_off[j]));
 		for (p = 0; p < NPAT; p++) {
 			json_object *bw;
 
@@ -208,8 +209,8 @@ static void print_text(const struct run *r)
 	char key[40];
 
 	printf("%-16s: %s\n", "source", r->src.name);
-	printf("%-16s: %u, %u ranks\n", "jobs", r->src.js.njobs,
-	       r->src.js.rank_off[r->src.js.njobs]);
+	printf("%-16s: %u, %u ranks\n", "jobs", r->src.jobs.njobs,
+	       r->src.jobs.rank_off[r->src.jobs.njobs]);
 	for (k = 0; k < r->nside; k++)
 		if (r->side[k].routed)
 			printf("%-16s: engine %s%s%s\n", r->side[k].name,
@@ -243,13 +244,14 @@ static void print_text(const struct run *r)
 			v[k] = r->side[k].ebb;
 		line(r, "ebb", v, r->nbase);
 	}
-	for (j = 0; j < r->src.js.njobs; j++)
+	for (j = 0; j < r->src.jobs.njobs; j++)
 		for (p = 0; p < NPAT; p++) {
 			if (!r->side[0].ran[p])
 				continue;
 			for (k = 0; k < r->nside; k++)
 				v[k] = r->side[k].res[p].bw[j];
-			snprintf(key, sizeof(key), "%.20s %s", r->src.js.job[j].id,
+			snprintf(key, sizeof(key), "%.20s %s",
+				 r->src.jobs.job[j].id,
 				 p == CS_RING ? "ring" : "a2a");
 			line(r, key, v, r->nside);
 		}
@@ -281,9 +283,9 @@ static int sides(struct run *r, char *err, size_t len)
 
 	if (ret)
 		return ret;
-	s->t = r->src.t;
+	s->t = r->src.tables;
 	s->routed = r->src.routed;
-	s->sum = r->src.sum;
+	s->sum = r->src.summary;
 	s->name = !o->net ? (o->dump ? "dumped" : "live") :
 		  o->jobs_unrouted ? "without jobs" : "with jobs";
 	r->nside = 1;

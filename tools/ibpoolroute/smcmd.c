@@ -139,8 +139,8 @@ static json_object *add_request(const struct pr_opts *o)
 	json_object *hosts = json_object_new_array(), *h, *job;
 	int i;
 
-	for (i = 2; hosts && i < o->npos; i++) {
-		h = json_object_new_string(o->pos[i]);
+	for (i = 2; hosts && i < o->nargs; i++) {
+		h = json_object_new_string(o->args[i]);
 		if (!h || json_object_array_add(hosts, h)) {
 			json_object_put(h);
 			json_object_put(hosts);
@@ -148,7 +148,7 @@ static json_object *add_request(const struct pr_opts *o)
 		}
 	}
 	job = pr_with(json_object_new_object(), "id",
-		      json_object_new_string(o->pos[1]));
+		      json_object_new_string(o->args[1]));
 	job = pr_with(job, "weight", json_object_new_int(o->weight));
 	job = pr_with(job, "hosts", hosts);
 	if (o->owner)
@@ -187,18 +187,18 @@ static int changed(const struct pr_opts *o, json_object *r, char *err,
 
 int pr_hints(const struct pr_opts *o, char *err, size_t len)
 {
-	const char *what = o->pos[0];
+	const char *what = o->args[0];
 	json_object *req, *r;
 	int ret;
 
-	if (!strcmp(what, "get") && o->npos == 1)
+	if (!strcmp(what, "get") && o->nargs == 1)
 		req = pr_request("hints.get");
-	else if (!strcmp(what, "set") && o->npos == 2)
-		req = set_request(o->pos[1], o->owner, err, len);
-	else if (!strcmp(what, "add") && o->npos >= 3)
+	else if (!strcmp(what, "set") && o->nargs == 2)
+		req = set_request(o->args[1], o->owner, err, len);
+	else if (!strcmp(what, "add") && o->nargs >= 3)
 		req = add_request(o);
-	else if (!strcmp(what, "remove") && o->npos == 2)
-		req = remove_request(o->pos[1], o->owner);
+	else if (!strcmp(what, "remove") && o->nargs == 2)
+		req = remove_request(o->args[1], o->owner);
 	else {
 		snprintf(err, len, "hints: use get, set FILE, add ID HOST... or remove ID");
 		return PR_ERR;

@@ -17,7 +17,7 @@ int pr_source_route(struct pr_source *s, const struct pr_opts *o,
 		    bool jobs, struct rt_tables *t, struct rt_summary *sum,
 		    char *err, size_t len)
 {
-	int ret = rt_route(s->f, o->engine, jobs && s->have_jobs ? &s->js :
+	int ret = rt_route(s->fab, o->engine, jobs && s->have_jobs ? &s->jobs :
 			   NULL, t, sum);
 
 	if (ret == -ENOTSUP)
@@ -36,20 +36,21 @@ static int from_net(struct pr_source *s, const struct pr_opts *o,
 	int ret;
 
 	s->name = o->net;
-	if (fab_load_net(o->net, &s->f, err, len))
+	if (fab_load_net(o->net, &s->fab, err, len))
 		return -EINVAL;
-	ret = fab_assign_lids(s->f, o->lmc);
+	ret = fab_assign_lids(s->fab, o->lmc);
 	if (ret) {
 		snprintf(err, len, "%s: cannot assign LIDs with LMC %u: %s",
 			 o->net, o->lmc, strerror(-ret));
 		return ret;
 	}
-	if (o->jobs && (ret = pr_jobs_load(o->jobs, s->f, &s->js, err, len)))
+	if (o->jobs && (ret = pr_jobs_load(o->jobs, s->fab, &s->jobs, err, len)))
 		return ret;
 	s->have_jobs = o->jobs != NULL;
-	s->js.search_moves = o->search_moves;
-	s->have_t = s->routed = true;
-	return pr_source_route(s, o, route_jobs, &s->t, &s->sum, err, len);
+	s->jobs.search_moves = o->search_moves;
+	s->have_tables = s->routed = true;
+	return pr_source_route(s, o, route_jobs, &s->tables, &s->summary, err,
+			       len);
 }
 
 static int from_dump(struct pr_source *s, const struct pr_opts *o,
@@ -59,11 +60,11 @@ static int from_dump(struct pr_source *s, const struct pr_opts *o,
 
 	s->name = o->dump;
 	snprintf(path, sizeof(path), "%s/opensm-subnet.lst", o->dump);
-	if (osmdump_load(path, &s->f, err, len))
+	if (osmdump_load(path, &s->fab, err, len))
 		return -EINVAL;
 	snprintf(path, sizeof(path), "%s/opensm-lfts.dump", o->dump);
-	s->have_t = true;
-	return lftdump_load(path, s->f, &s->t, err, len) ? -EINVAL : 0;
+	s->have_tables = true;
+	return lftdump_load(path, s->fab, &s->tables, err, len) ? -EINVAL : 0;
 }
 
 /* The fabric and tables stay the handle's: t is a copy of its struct. */
@@ -72,13 +73,13 @@ static int from_live(struct pr_source *s, const struct pr_opts *o,
 {
 	int ret;
 
-	if ((ret = lf_open(&s->v, o->ca, o->ca_port, err, len)) ||
-	    (ret = lf_discover(s->v, err, len)) ||
-	    (ret = lf_read_lfts(s->v, err, len)))
+	if ((ret = lf_open(&s->live, o->ca, o->ca_port, err, len)) ||
+	    (ret = lf_discover(s->live, err, len)) ||
+	    (ret = lf_read_lfts(s->live, err, len)))
 		return ret;
-	s->name = lf_source(s->v);
-	s->f = (struct fabric *)lf_fabric(s->v);
-	s->t = *lf_tables(s->v);
+	s->name = lf_source(s->live);
+	s->fab = (struct fabric *)lf_fabric(s->live);
+	s->tables = *lf_tables(s->live);
 	return 0;
 }
 
@@ -92,20 +93,20 @@ int pr_source_open(struct pr_source *s, const struct pr_opts *o,
 		return from_net(s, o, route_jobs, err, len);
 	ret = o->dump ? from_dump(s, o, err, len) : from_live(s, o, err, len);
 	if (!ret && o->jobs &&
-	    !(ret = pr_jobs_load(o->jobs, s->f, &s->js, err, len)))
+	    !(ret = pr_jobs_load(o->jobs, s->fab, &s->jobs, err, len)))
 		s->have_jobs = true;
 	return ret;
 }
 
 void pr_source_close(struct pr_source *s)
 {
-	if (s->have_t)
-		rt_tables_release(&s->t);
+	if (s->have_tables)
+		rt_tables_release(&s->tables);
 	if (s->have_jobs)
-		rt_jobs_release(&s->js);
-	if (s->v)
-		lf_close(s->v);
+		rt_jobs_release(&s->jobs);
+	if (s->live)
+		lf_close(s->live);
 	else
-		fab_free(s->f);
+		fab_free(s->fab);
 	memset(s, 0, sizeof(*s));
 }

@@ -14,10 +14,11 @@
 #include <unistd.h>
 
 #include "ibpoolroute.h"
+#include "report.h"
+#include "tools/lib/livefab/lfsa.h"
+#include "tools/lib/livefab/livefab.h"
 #include "topology/monotime.h"
 #include "topology/rng.h"
-#include "tools/livefab/lfsa.h"
-#include "tools/livefab/livefab.h"
 
 #define NSL 16
 #define VL_DROP 15		/* VL15 carries SMPs only: data is dropped */
@@ -40,16 +41,16 @@
 struct progress {
 	enum pr_progress mode;
 	bool tty;
-	double t0;		/* the run's start */
-	double phase_t0;	/* the phase's, for the time left */
+	double start;		/* the run's start */
+	double phase_start;	/* the phase's, for the time left */
 	double last;		/* the last line, 0 for none */
 };
 
 /* Where the SA queries stand: the next one, and how many are done. */
 struct sa_walk {
 	uint32_t i, j;		/* next source / pair (CA LID indices) */
-	uint32_t end;		/* sources: the one to stop at */
-	uint64_t k;		/* next --sample pick */
+	uint32_t stop;		/* sources: the one to stop at */
+	uint64_t pick_next;	/* next --sample pick */
 	uint64_t done, total;
 	const char *what;	/* "sources" or "pairs", for progress */
 	bool probe;		/* auto's first GetTable: no progress line */
@@ -66,11 +67,12 @@ struct live {
 	struct rt_vl vl;
 	uint32_t *comp;		/* fabric node -> cabled component */
 	bool *counted;		/* SL2VL slots already reported as dropping */
-	/* path SLs of CA LID pairs: sl[lix[slid] * nlid + lix[dlid]] */
-	uint32_t *lix;		/* LID -> CA LID index, FAB_NONE for others */
+	/* path SLs of CA LID pairs:
+	 * pair_sl[ca_index[slid] * nlid + ca_index[dlid]] */
+	uint32_t *ca_index;	/* LID -> CA LID index, FAB_NONE for others */
 	uint32_t *lid_of;	/* CA LID index -> LID */
 	uint32_t nlid;
-	uint8_t *sl;
+	uint8_t *pair_sl;
 	uint32_t (*pick)[2];	/* --sample: the pairs, as CA LID indices */
 	uint64_t npick;
 	struct sa_walk w;
@@ -173,25 +175,25 @@ static int index_ca_lids(struct live *l)
 	unsigned int lid;
 	uint32_t k = 0;
 
-	l->lix = malloc((l->t->top + 1) * sizeof(*l->lix));
+	l->ca_index = malloc((l->t->top + 1) * sizeof(*l->ca_index));
 	l->lid_of = malloc((l->t->top + 1) * sizeof(*l->lid_of));
-	if (!l->lix || !l->lid_of)
+	if (!l->ca_index || !l->lid_of)
 		return -ENOMEM;
 	for (lid = 0; lid <= l->t->top; lid++) {
 		uint32_t n = l->t->lid_node[lid];
 
-		l->lix[lid] = FAB_NONE;
+		l->ca_index[lid] = FAB_NONE;
 		if (!lid || n == FAB_NONE || fab_is_sw(f, n) ||
 		    fab_port(f, n, l->t->lid_port[lid])->peer == FAB_NONE)
 			continue;
-		l->lix[lid] = k;
+		l->ca_index[lid] = k;
 		l->lid_of[k++] = lid;
 	}
 	l->nlid = k;
-	l->sl = malloc(k ? (size_t)k * k : 1);
-	if (!l->sl)
+	l->pair_sl = malloc(k ? (size_t)k * k : 1);
+	if (!l->pair_sl)
 		return -ENOMEM;
-	memset(l->sl, SL_UNASKED, (size_t)k * k);
+	memset(l->pair_sl, SL_UNASKED, (size_t)k * k);
 	return 0;
 }
 
@@ -219,7 +221,7 @@ static bool pg_on(const struct progress *p, double t)
 {
 	if (p->mode == PR_PROGRESS_OFF)
 		return false;
-	return p->mode == PR_PROGRESS_ON || p->tty || t - p->t0 >= LONG_RUN;
+	return p->mode == PR_PROGRESS_ON || p->tty || t - p->start >= LONG_RUN;
 }
 
 static bool pg_due(const struct progress *p, double t)
@@ -234,10 +236,10 @@ static void pg_phase(struct progress *p, const char *what)
 {
 	double t = mono_s();
 
-	p->phase_t0 = t;
+	p->phase_start = t;
 	if (!pg_on(p, t))
 		return;
-	fprintf(stderr, "verify: %s (%.0f s)\n", what, t - p->t0);
+	fprintf(stderr, "verify: %s (%.0f s)\n", what, t - p->start);
 	p->last = t;
 }
 
@@ -252,9 +254,9 @@ static void pg_count(struct progress *p, const char *name, const char *unit,
 
 	if (!total || !(last ? pg_on(p, t) : pg_due(p, t)))
 		return;
-	left = done ? (t - p->phase_t0) * (total - done) / done : 0;
+	left = done ? (t - p->phase_start) * (total - done) / done : 0;
 	fprintf(stderr, "verify: %s: %" PRIu64 " of %" PRIu64 " %s (%.0f%%), %.0f s, about %.0f s left\n",
-		name, done, total, unit, 100.0 * done / total, t - p->t0,
+		name, done, total, unit, 100.0 * done / total, t - p->start,
 		left);
 	p->last = t;
 }
@@ -265,14 +267,14 @@ static void pg_read(void *ctx, const char *what, size_t done, size_t total)
 	struct progress *p = ctx;
 
 	if (done == 1)
-		p->phase_t0 = mono_s();
+		p->phase_start = mono_s();
 	pg_count(p, what, strcmp(what, "LFTs") ? "nodes" : "switches", done,
 		 total, done == total);
 }
 
 static uint8_t *sl_at(struct live *l, uint32_t i, uint32_t j)
 {
-	return &l->sl[(size_t)i * l->nlid + j];
+	return &l->pair_sl[(size_t)i * l->nlid + j];
 }
 
 /* A pair asked about that the SA has no path for. */
@@ -297,15 +299,15 @@ static int sa_rec(void *ctx, const struct lf_sa_query *q, unsigned int slid,
 	(void)q;
 	if (slid > l->t->top || dlid > l->t->top)
 		return 0;
-	i = l->lix[slid];
-	j = l->lix[dlid];
+	i = l->ca_index[slid];
+	j = l->ca_index[dlid];
 	if (i == FAB_NONE || j == FAB_NONE || !wanted(l, i, j))
 		return 0;
 	v = sl_at(l, i, j);
 	if (*v < NSL)
 		return 0;	/* a second path: the first is the one used */
 	*v = sl;
-	l->rep.sls |= 1u << sl;
+	l->rep.sl_mask |= 1u << sl;
 	l->rep.sa_pairs++;
 	return 0;
 }
@@ -315,7 +317,7 @@ static int sa_done(void *ctx, const struct lf_sa_query *q, int status)
 	struct live *l = ctx;
 
 	if (status && q->dlid)
-		no_path(l, l->lix[q->slid], l->lix[q->dlid]);
+		no_path(l, l->ca_index[q->slid], l->ca_index[q->dlid]);
 	l->w.done++;
 	if (!l->w.probe)
 		pg_count(&l->pg, "path SLs", l->w.what, l->w.done, l->w.total,
@@ -328,7 +330,7 @@ static bool next_source(void *ctx, struct lf_sa_query *q)
 {
 	struct live *l = ctx;
 
-	if (l->w.i >= l->w.end)
+	if (l->w.i >= l->w.stop)
 		return false;
 	*q = (struct lf_sa_query){ .slid = l->lid_of[l->w.i++] };
 	return true;
@@ -355,13 +357,13 @@ static bool next_pick(void *ctx, struct lf_sa_query *q)
 {
 	struct live *l = ctx;
 
-	if (l->w.k >= l->npick)
+	if (l->w.pick_next >= l->npick)
 		return false;
 	*q = (struct lf_sa_query){
-		.slid = l->lid_of[l->pick[l->w.k][0]],
-		.dlid = l->lid_of[l->pick[l->w.k][1]],
+		.slid = l->lid_of[l->pick[l->w.pick_next][0]],
+		.dlid = l->lid_of[l->pick[l->w.pick_next][1]],
 	};
-	l->w.k++;
+	l->w.pick_next++;
 	return true;
 }
 
@@ -439,7 +441,7 @@ static int sa_tables(struct live *l, struct lf_sa *sa, uint32_t from,
 	int ret;
 
 	l->rep.sa_table = true;
-	l->w = (struct sa_walk){ .i = from, .end = l->nlid, .done = from };
+	l->w = (struct sa_walk){ .i = from, .stop = l->nlid, .done = from };
 	ret = sa_walk(l, sa, next_source, "sources", l->nlid, err, len);
 	l->rep.sa_queries = l->w.done;
 	if (!ret)
@@ -466,7 +468,7 @@ static int sa_probe(struct live *l, struct lf_sa *sa, char *err, size_t len)
 {
 	int ret;
 
-	l->w = (struct sa_walk){ .end = 1, .probe = true };
+	l->w = (struct sa_walk){ .stop = 1, .probe = true };
 	ret = sa_walk(l, sa, next_source, "sources", 1, err, len);
 	if (ret == -EMSGSIZE)
 		l->rep.sa_table_cut = true;
@@ -474,8 +476,8 @@ static int sa_probe(struct live *l, struct lf_sa *sa, char *err, size_t len)
 		return ret;
 	if (!ret && l->rep.sa_pairs)
 		return 1;
-	memset(l->sl, SL_UNASKED, (size_t)l->nlid * l->nlid);
-	l->rep.sls = 0;
+	memset(l->pair_sl, SL_UNASKED, (size_t)l->nlid * l->nlid);
+	l->rep.sl_mask = 0;
 	l->rep.sa_pairs = 0;
 	return 0;
 }
@@ -539,11 +541,12 @@ static uint8_t cb_path_sl(const struct rt_tables *t, unsigned int slid,
 			  unsigned int dlid)
 {
 	struct live *l = live_of(t);
+	const uint32_t *ix = l->ca_index;
 	uint8_t v = SL_UNASKED;
 
-	if (slid <= t->top && dlid <= t->top && l->lix[slid] != FAB_NONE &&
-	    l->lix[dlid] != FAB_NONE)
-		v = l->sl[(size_t)l->lix[slid] * l->nlid + l->lix[dlid]];
+	if (slid <= t->top && dlid <= t->top && ix[slid] != FAB_NONE &&
+	    ix[dlid] != FAB_NONE)
+		v = l->pair_sl[(size_t)ix[slid] * l->nlid + ix[dlid]];
 	if (v == SL_NOPATH || (l->npick && v == SL_UNASKED))
 		return 0;	/* counted as no_path already; not sampled */
 	if (v == SL_UNASKED) {
@@ -660,15 +663,10 @@ static void check_paths(struct live *l)
 
 	for (i = 0; i < l->nlid; i++)
 		for (j = 0; j < l->nlid; j++) {
-			v = l->sl[(size_t)i * l->nlid + j];
+			v = l->pair_sl[(size_t)i * l->nlid + j];
 			if (v < NSL)
 				check_path(l, l->lid_of[i], l->lid_of[j], v);
 		}
-}
-
-bool pr_live_ok(const struct pr_live *r)
-{
-	return !r->inactive && !r->no_path && !r->vl_drops && !r->missing;
 }
 
 /* --jobs: their own loads on the tables read from the switches. */
@@ -690,7 +688,7 @@ static int job_loads(struct live *l, const struct pr_opts *o,
 		return ret;
 	}
 	res->jobs = js;
-	res->jl = jl;
+	res->jobload = jl;
 	return 0;
 }
 
@@ -720,17 +718,12 @@ static int check(struct live *l, const struct pr_opts *o, char *err,
 	check_paths(l);
 	if (job_loads(l, o, &js, &jl, &res, err, len))
 		return PR_ERR;
-	res.t = l->t;
+	res.tables = l->t;
 	res.vo = &vo;
 	res.vr = &vr;
 	ret = pr_report(stdout, &res, o->json);
-	if (!ret && fflush(stdout))
-		ret = -errno;
-	if (ret) {
-		snprintf(err, len, "cannot write the report: %s",
-			 strerror(-ret));
+	if (pr_report_written(ret, err, len))
 		goto out;
-	}
 	code = vf_ok(&vr) && pr_live_ok(&l->rep) ? PR_OK : PR_BAD;
 out:
 	if (res.jobs) {
@@ -746,9 +739,9 @@ static void live_release(struct live *l)
 		l->t->vl = NULL;
 	free(l->counted);
 	free(l->pick);
-	free(l->sl);
+	free(l->pair_sl);
 	free(l->lid_of);
-	free(l->lix);
+	free(l->ca_index);
 	free(l->comp);
 	lf_close(l->v);
 }
@@ -760,7 +753,7 @@ int pr_verify(const struct pr_opts *o, char *err, size_t len)
 
 	memset(&l, 0, sizeof(l));
 	l.rep.ca = o->ca;
-	l.pg = (struct progress){ .mode = o->progress, .t0 = mono_s(),
+	l.pg = (struct progress){ .mode = o->progress, .start = mono_s(),
 				  .tty = isatty(STDERR_FILENO) };
 	if (lf_open(&l.v, o->ca, o->ca_port, err, len))
 		return PR_ERR;

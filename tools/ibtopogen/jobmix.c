@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "jobmix.h"
-#include "tools/cli/cli.h"
+#include "tools/lib/cli/cli.h"
 #include "topology/rng.h"
 #include "topology/netfile.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "jobmix.h"
-#include "tools/cli/cli.h"
+#include "tools/lib/cli/cli.h"
 #include "topology/fabric.h"
 #include "topology/gen.h"
 #include "topology/netfile.h"
@@ -475,8 +475,9 @@ _Static_assert(GEN_MAX_DIMS <= T2Q_DIMS, "torus-2QoS has three dimensions");
 
 struct t2q_seed {
 	unsigned int coord[T2Q_DIMS];
-	uint32_t sw;			/* node index of the common switch */
-	uint32_t to[T2Q_DIMS][2];	/* +1, -1 neighbour; FAB_NONE unused */
+	uint32_t common_sw;	/* node index of the seed's common switch */
+	/* its +1 and -1 neighbour per dimension; FAB_NONE unused */
+	uint32_t neighbour[T2Q_DIMS][2];
 };
 
 /* What the torus-2QoS.conf writer needs; points into main's state. */
@@ -520,7 +521,7 @@ static uint32_t t2q_step(const struct t2q *q, const struct t2q_seed *s,
 	memcpy(n, s->coord, sizeof(n));
 	n[d] = (s->coord[d] + r + step) % r;
 	nb = gen_torus_switch(q->f, q->t, n);
-	return nb != FAB_NONE && cabled(q->f, s->sw, nb) ? nb : FAB_NONE;
+	return nb != FAB_NONE && cabled(q->f, s->common_sw, nb) ? nb : FAB_NONE;
 }
 
 /* Whether one of the seeds found so far uses switch n. */
@@ -530,10 +531,10 @@ static bool t2q_taken(const struct t2q *q, uint32_t n)
 	unsigned int d;
 
 	for (s = q->seed; s < q->seed + q->nseed; s++) {
-		if (s->sw == n)
+		if (s->common_sw == n)
 			return true;
 		for (d = 0; d < T2Q_DIMS; d++)
-			if (s->to[d][0] == n || s->to[d][1] == n)
+			if (s->neighbour[d][0] == n || s->neighbour[d][1] == n)
 				return true;
 	}
 	return false;
@@ -544,19 +545,19 @@ static bool t2q_try(const struct t2q *q, struct t2q_seed *s)
 {
 	unsigned int d, k;
 
-	s->sw = gen_torus_switch(q->f, q->t, s->coord);
-	if (s->sw == FAB_NONE || t2q_taken(q, s->sw))
+	s->common_sw = gen_torus_switch(q->f, q->t, s->coord);
+	if (s->common_sw == FAB_NONE || t2q_taken(q, s->common_sw))
 		return false;
 	for (d = 0; d < T2Q_DIMS; d++) {
-		s->to[d][0] = s->to[d][1] = FAB_NONE;
+		s->neighbour[d][0] = s->neighbour[d][1] = FAB_NONE;
 		if (t2q_radix(q->t, d) < 2)
 			continue;
 		for (k = 0; k < 2; k++) {
 			if (k && (!t2q_ring(q->t, d) || q->t->dim[d] != 4))
 				break;
-			s->to[d][k] = t2q_step(q, s, d, k ? -1 : 1);
-			if (s->to[d][k] == FAB_NONE ||
-			    t2q_taken(q, s->to[d][k]))
+			s->neighbour[d][k] = t2q_step(q, s, d, k ? -1 : 1);
+			if (s->neighbour[d][k] == FAB_NONE ||
+			    t2q_taken(q, s->neighbour[d][k]))
 				return false;
 		}
 	}
@@ -632,14 +633,14 @@ static void t2q_seed_out(FILE *out, const struct t2q *q,
 			 const struct t2q_seed *s)
 {
 	static const char axis[T2Q_DIMS] = { 'x', 'y', 'z' };
-	const struct fab_node *a = &q->f->nodes[s->sw], *b;
+	const struct fab_node *a = &q->f->nodes[s->common_sw], *b;
 	unsigned int d, k;
 
 	for (d = 0; d < T2Q_DIMS; d++)
 		for (k = 0; k < 2; k++) {
-			if (s->to[d][k] == FAB_NONE)
+			if (s->neighbour[d][k] == FAB_NONE)
 				continue;
-			b = &q->f->nodes[s->to[d][k]];
+			b = &q->f->nodes[s->neighbour[d][k]];
 			fprintf(out, "%c%c_link 0x%016" PRIx64 " 0x%016" PRIx64 "\t# %s -> %s\n",
 				axis[d], k ? 'm' : 'p', a->guid, b->guid,
 				a->desc, b->desc);

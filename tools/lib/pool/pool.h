@@ -117,9 +117,9 @@ void pool_group_commit(struct pool *p);
 int pool_sync(struct pool *p, char *err, size_t len);
 uint64_t pool_seq(const struct pool *p);	/* changes written */
 
-struct poold_hist;
+struct pool_hist;
 /* How long the pool_sync()s that had records to sync took. */
-void pool_sync_times(struct pool *p, struct poold_hist *out);
+void pool_sync_times(struct pool *p, struct pool_hist *out);
 uint64_t pool_durable(const struct pool *p);	/* changes durable */
 
 /* Snapshot the state and empty the journal (pool_journal_compact). */

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "hist.h"
 #include "hostlist.h"
 #include "journal.h"
-#include "metrics.h"
 #include "pool.h"
 #include "topology/monotime.h"
 #include "topology/textio.h"
@@ -27,7 +27,7 @@ struct phost {
 /* Owns everything but cfg. */
 struct pool {
 	const struct pool_config *cfg;
-	struct poold_hist sync_time;	/* pool_sync()s that synced */
+	struct pool_hist sync_time;	/* pool_sync()s that synced */
 	struct phost *hosts;
 	/* per host, bit g: GPU g held; dense, for the scan of every host */
 	uint64_t *held;
@@ -80,7 +80,7 @@ int pool_new(const struct pool_config *cfg, struct pool **out)
 	}
 	p->cfg = cfg;
 	p->next_id = 1;
-	poold_hist_init(&p->sync_time);
+	pool_hist_init(&p->sync_time);
 	for (h = 0; h < cfg->nhosts; h++)
 		p->hosts[h].nfree = cfg->hosts[h].gpus;
 	*out = p;
@@ -115,7 +115,7 @@ void pool_free(struct pool *p)
 	for (i = 0; i < p->njobs; i++)
 		job_release(&p->jobs[i]);
 	pool_journal_close(p->j);
-	poold_hist_destroy(&p->sync_time);
+	pool_hist_destroy(&p->sync_time);
 	free(p->cand);
 	free(p->hc);
 	free(p->heap);
@@ -619,13 +619,13 @@ int pool_sync(struct pool *p, char *err, size_t len)
 	if (p->j && pool_journal_sync(p->j, err, len))
 		return -EIO;
 	if (due)
-		poold_hist_add(&p->sync_time, mono_s() - t);
+		pool_hist_add(&p->sync_time, mono_s() - t);
 	return 0;
 }
 
-void pool_sync_times(struct pool *p, struct poold_hist *out)
+void pool_sync_times(struct pool *p, struct pool_hist *out)
 {
-	poold_hist_copy(&p->sync_time, out);
+	pool_hist_copy(&p->sync_time, out);
 }
 
 uint64_t pool_seq(const struct pool *p)
@@ -698,7 +698,7 @@ static void sort_host(struct cand *c, size_t n)
 /* Per host: its candidates c[first..first+n), in the order to take them. */
 struct hcand {
 	size_t first, n;
-	double lb;		/* no candidate's load is below it */
+	double lower_bound;		/* no candidate's load is below it */
 	bool used;
 	bool known;		/* candidates asked of the cost oracle */
 };
@@ -803,8 +803,8 @@ static size_t survey(const struct pool *p, const char *client,
 				*unreach += k;
 				continue;
 			}
-			if (!hc[h].n || lb < hc[h].lb)
-				hc[h].lb = lb;
+			if (!hc[h].n || lb < hc[h].lower_bound)
+				hc[h].lower_bound = lb;
 			hc[h].n += k;
 		}
 		n += hc[h].n;
@@ -833,7 +833,7 @@ static double take_bound(const struct hcand *h, size_t m)
 	size_t i;
 
 	for (i = 0; i < m; i++)
-		s += h->lb;
+		s += h->lower_bound;
 	return s;
 }
 
@@ -951,7 +951,7 @@ static bool known(struct pick *k, size_t h)
 	    x->n)
 		k->bad = true;
 	for (i = 0; i < x->n && !k->bad; i++)
-		k->bad = k->c[x->first + i].load < x->lb;
+		k->bad = k->c[x->first + i].load < x->lower_bound;
 	return !k->bad;
 }
 
@@ -992,8 +992,8 @@ static long fit_lazy(struct pick *k, size_t nh, size_t m)
 		if (k->hc[h].used || k->hc[h].n < m)
 			continue;
 		/* hosts mostly share a bound: add it up once for them */
-		if (!n || k->hc[h].lb != lb) {
-			lb = k->hc[h].lb;
+		if (!n || k->hc[h].lower_bound != lb) {
+			lb = k->hc[h].lower_bound;
 			x = take_bound(&k->hc[h], m);
 		}
 		k->heap[n].x = x;

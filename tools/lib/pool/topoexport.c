@@ -18,9 +18,9 @@
 /* What every format derives from the tree; export_release() frees it. */
 struct exp {
 	const struct pool_tree *t;
-	const char **dom;	/* each host's accelerator domain, or NULL */
-	bool all_dom;		/* every host has one */
-	bool nested;		/* all_dom, each domain in one level-0 group */
+	const char **domain;	/* each host's accelerator domain, or NULL */
+	bool all_domains;	/* every host has one */
+	bool nested;		/* all_domains, each domain in one level-0 group */
 	unsigned int ntier;	/* levels labelled: the top one may say nothing */
 	uint32_t *off[FT_MAX_LEVELS], *ord[FT_MAX_LEVELS];	/* buckets() */
 	/* blocks: block b holds hosts bord[boff[b] .. boff[b + 1]) */
@@ -59,7 +59,7 @@ static const char *gname(const struct pool_tree *t, unsigned int l,
 
 static uint32_t grp(const struct pool_tree *t, unsigned int l, size_t h)
 {
-	return t->grp[(size_t)l * t->nhosts + h];
+	return t->group[(size_t)l * t->nhosts + h];
 }
 
 /*
@@ -72,13 +72,13 @@ static int buckets(const struct pool_tree *t, unsigned int l, uint32_t **off,
 	size_t h;
 	uint32_t g;
 
-	*off = calloc(t->ngrp[l] + 2, sizeof(**off));
+	*off = calloc(t->ngroups[l] + 2, sizeof(**off));
 	*ord = malloc((t->nhosts + 1) * sizeof(**ord));
 	if (!*off || !*ord)
 		return -ENOMEM;
 	for (h = 0; h < t->nhosts; h++)
 		(*off)[grp(t, l, h) + 2]++;
-	for (g = 0; g < t->ngrp[l]; g++)
+	for (g = 0; g < t->ngroups[l]; g++)
 		(*off)[g + 2] += (*off)[g + 1];
 	for (h = 0; h < t->nhosts; h++)
 		(*ord)[(*off)[grp(t, l, h) + 1]++] = h;
@@ -93,7 +93,7 @@ static void export_release(struct exp *e)
 		free(e->off[l]);
 		free(e->ord[l]);
 	}
-	free(e->dom);
+	free(e->domain);
 	free(e->boff);
 	free(e->bord);
 	free(e->bname);
@@ -105,15 +105,15 @@ static int domains(struct exp *e)
 	const struct pool_tree *t = e->t;
 	size_t h;
 
-	e->dom = calloc(t->nhosts + 1, sizeof(*e->dom));
-	if (!e->dom)
+	e->domain = calloc(t->nhosts + 1, sizeof(*e->domain));
+	if (!e->domain)
 		return -ENOMEM;
 	for (h = 0; t->cfg && h < t->cfg->nhosts; h++)
 		if (t->cfg_host[h] >= 0)
-			e->dom[t->cfg_host[h]] = t->cfg->hosts[h].domain;
-	e->all_dom = t->nhosts > 0;
+			e->domain[t->cfg_host[h]] = t->cfg->hosts[h].domain;
+	e->all_domains = t->nhosts > 0;
 	for (h = 0; h < t->nhosts; h++)
-		e->all_dom &= e->dom[h] != NULL;
+		e->all_domains &= e->domain[h] != NULL;
 	return 0;
 }
 
@@ -137,29 +137,29 @@ static int blocks(struct exp *e)
 	e->bname = calloc(t->nhosts + 1, sizeof(*e->bname));
 	if (!e->boff || !e->bord || !e->bname)
 		return -ENOMEM;
-	if (e->all_dom) {
+	if (e->all_domains) {
 		for (h = 0; h < t->nhosts; h++)
 			e->bord[h] = h;
 		qsort_r(e->bord, t->nhosts, sizeof(*e->bord), cmp_dom_ctx,
-			e->dom);
+			e->domain);
 		e->nested = true;
 		for (h = 0; h < t->nhosts; h++) {
-			if (h && !strcmp(e->dom[e->bord[h]],
-					 e->dom[e->bord[h - 1]])) {
+			if (h && !strcmp(e->domain[e->bord[h]],
+					 e->domain[e->bord[h - 1]])) {
 				e->nested &= grp(t, 0, e->bord[h]) ==
 					     grp(t, 0, e->bord[h - 1]);
 				continue;
 			}
-			e->bname[e->nblk] = e->dom[e->bord[h]];
+			e->bname[e->nblk] = e->domain[e->bord[h]];
 			e->boff[e->nblk++] = h;
 		}
 	} else {
 		memcpy(e->bord, e->ord[0], t->nhosts * sizeof(*e->bord));
-		for (b = 0; b < t->ngrp[0]; b++) {
+		for (b = 0; b < t->ngroups[0]; b++) {
 			e->bname[b] = gname(t, 0, b);
 			e->boff[b] = e->off[0][b];
 		}
-		e->nblk = t->ngrp[0];
+		e->nblk = t->ngroups[0];
 	}
 	e->boff[e->nblk] = t->nhosts;
 	least = SIZE_MAX;
@@ -184,7 +184,7 @@ static int export_init(struct exp *e, const struct pool_tree *t)
 	/* blocks: after domains, which they may be */
 	ret = ret ? ret : blocks(e);
 	e->ntier = t->nlevels;
-	if (e->ntier > 1 && t->ngrp[e->ntier - 1] == 1)
+	if (e->ntier > 1 && t->ngroups[e->ntier - 1] == 1)
 		e->ntier--;
 	if (ret)
 		export_release(e);
@@ -246,7 +246,7 @@ static int each_group(const struct exp *e, FILE *out, line_fn fn)
 	int ret = names ? 0 : -ENOMEM;
 
 	for (l = 0; !ret && l < e->t->nlevels; l++)
-		for (g = 0; !ret && g < e->t->ngrp[l]; g++) {
+		for (g = 0; !ret && g < e->t->ngroups[l]; g++) {
 			ret = compress(names, members(e, l, g, names), &list);
 			ret = ret ? ret : fn(e, out, l, g, list);
 			free(list);
@@ -351,9 +351,9 @@ static int k8s_labels(const struct exp *e, FILE *out)
 		for (l = 0; !ret && l < e->ntier; l++)
 			ret = io(fprintf(out, " " POOL_EXPORT_TIER_LABEL "%u=%s",
 					 l, gname(t, l, grp(t, l, h))));
-		if (!ret && e->dom[h])
+		if (!ret && e->domain[h])
 			ret = io(fprintf(out, " " POOL_EXPORT_DOMAIN_LABEL "=%s",
-					 e->dom[h]));
+					 e->domain[h]));
 		ret = ret ? ret : io(fputc('\n', out));
 	}
 	return ret;
@@ -463,8 +463,8 @@ static int json_host(const struct exp *e, size_t h, json_object *arr)
 					gname(t, l, grp(t, l, h)))))
 			return -ENOMEM;
 	}
-	if (e->dom[h] && sm_json_add(lab, POOL_EXPORT_DOMAIN_LABEL,
-				     json_object_new_string(e->dom[h])))
+	if (e->domain[h] && sm_json_add(lab, POOL_EXPORT_DOMAIN_LABEL,
+				     json_object_new_string(e->domain[h])))
 		return -ENOMEM;
 	return 0;
 }
@@ -487,7 +487,7 @@ static int json_fill(const struct exp *e, json_object *obj,
 	    sm_json_add(obj, "block_sizes", sz) || sm_json_add(obj, "hosts", hs))
 		return -ENOMEM;
 	for (l = 0; !ret && l < t->nlevels; l++)
-		for (g = 0; !ret && g < t->ngrp[l]; g++)
+		for (g = 0; !ret && g < t->ngroups[l]; g++)
 			ret = add_entry(sw, gname(t, l, g), l,
 					l ? "switches" : "nodes", names,
 					members(e, l, g, names));

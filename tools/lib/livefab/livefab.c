@@ -48,18 +48,18 @@
 /* A node's GUID and fabric index, sorted by GUID to find link peers. */
 struct gidx {
 	uint64_t guid;
-	uint32_t n;
+	uint32_t node;		/* its fabric index */
 };
 
 /*
  * Everything read through one port, owned and freed by lf_close();
- * node[] points into nd.
+ * node[] points into ibnd.
  */
 struct lf {
 	char ca[UMAD_CA_NAME_LEN];	/* "" for the first CA */
 	unsigned int port;		/* as asked, 0 for the first active */
 	struct ibmad_port *mad;
-	ibnd_fabric_t *nd;
+	ibnd_fabric_t *ibnd;
 	struct fabric *f;
 	struct rt_tables t;
 	ibnd_node_t **node;	/* fabric node -> its ibnd node */
@@ -72,10 +72,10 @@ struct lf {
 	uint8_t *vle;
 	size_t *vle_off;
 	size_t nvle;
-	ib_portid_t sm;		/* the SA's address, lid 0 until resolved */
+	ib_portid_t sa_addr;	/* the SA's address, lid 0 until resolved */
 	unsigned int local_port;
 	char source[128];
-	struct lf_stats st;
+	struct lf_stats stats;
 	void (*progress)(void *ctx, const char *what, size_t done,
 			 size_t total);
 	void *pctx;
@@ -118,8 +118,8 @@ static void forget(struct lf *v)
 	free(v->byguid);
 	free(v->node);
 	fab_free(v->f);
-	if (v->nd)
-		ibnd_destroy_fabric(v->nd);
+	if (v->ibnd)
+		ibnd_destroy_fabric(v->ibnd);
 	v->vle = NULL;
 	v->vle_off = NULL;
 	v->nvle = 0;
@@ -127,8 +127,8 @@ static void forget(struct lf *v)
 	v->node = NULL;
 	v->nnodes = 0;
 	v->f = NULL;
-	v->nd = NULL;
-	memset(&v->sm, 0, sizeof(v->sm));
+	v->ibnd = NULL;
+	memset(&v->sa_addr, 0, sizeof(v->sa_addr));
 }
 
 void lf_close(struct lf *v)
@@ -162,8 +162,8 @@ static int open_port(struct lf *v, char *err, size_t len)
 		v->mad = NULL;
 	}
 	memset(&cfg, 0, sizeof(cfg));
-	v->nd = ibnd_discover_fabric(ca, v->port, NULL, &cfg);
-	if (!v->nd) {
+	v->ibnd = ibnd_discover_fabric(ca, v->port, NULL, &cfg);
+	if (!v->ibnd) {
 		snprintf(err, len, "fabric discovery through %s port %u failed",
 			 ca_or_first(v), v->port);
 		return -EIO;
@@ -174,9 +174,9 @@ static int open_port(struct lf *v, char *err, size_t len)
 			 ca_or_first(v), v->port, strerror(errno));
 		return -ENODEV;
 	}
-	v->local_port = v->nd->from_portnum;
+	v->local_port = v->ibnd->from_portnum;
 	snprintf(v->source, sizeof(v->source), "live fabric via '%s' port %u",
-		 v->nd->from_node ? v->nd->from_node->nodedesc : "?",
+		 v->ibnd->from_node ? v->ibnd->from_node->nodedesc : "?",
 		 v->local_port);
 	return 0;
 }
@@ -193,7 +193,7 @@ static uint32_t find_node(const struct lf *v, uint64_t guid)
 	struct gidx key = { .guid = guid }, *hit;
 
 	hit = bsearch(&key, v->byguid, v->nnodes, sizeof(key), cmp_gidx);
-	return hit ? hit->n : FAB_NONE;
+	return hit ? hit->node : FAB_NONE;
 }
 
 /* A PortInfo field ibnetdisc cached; libibmad's getters only read. */
@@ -306,7 +306,7 @@ static int build_fabric(struct lf *v, char *err, size_t len)
 	size_t i;
 	int ret;
 
-	for (nd = v->nd->nodes; nd; nd = nd->next)
+	for (nd = v->ibnd->nodes; nd; nd = nd->next)
 		v->nnodes++;
 	v->f = fab_new();
 	v->node = calloc(v->nnodes ? v->nnodes : 1, sizeof(*v->node));
@@ -315,7 +315,7 @@ static int build_fabric(struct lf *v, char *err, size_t len)
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
-	for (nd = v->nd->nodes; nd; nd = nd->next)
+	for (nd = v->ibnd->nodes; nd; nd = nd->next)
 		if ((ret = add_node(v, nd, err, len)))
 			return ret;
 	qsort(v->byguid, v->nnodes, sizeof(*v->byguid), cmp_gidx);
@@ -368,7 +368,7 @@ int lf_discover(struct lf *v, char *err, size_t len)
 		ret = build_fabric(v, err, len);
 	if (!ret && (ret = alloc_sl2vl(v)))
 		snprintf(err, len, "out of memory");
-	v->st.discover_seconds = mono_s() - t0;
+	v->stats.discover_seconds = mono_s() - t0;
 	return ret;
 }
 
@@ -399,7 +399,7 @@ unsigned int lf_local_port(const struct lf *v)
 
 const struct lf_stats *lf_stats(const struct lf *v)
 {
-	return &v->st;
+	return &v->stats;
 }
 
 static const ibnd_port_t *nd_port(const struct lf *v, uint32_t n,
@@ -436,7 +436,7 @@ static int smp_get(struct lf *v, ib_portid_t *to, unsigned int attr,
 	ib_portid_t id = *to;
 
 	*status = 0;
-	v->st.smps++;
+	v->stats.smps++;
 	memset(buf, 0, IB_SMP_DATA_SIZE);
 	if (smp_query_status_via(buf, &id, attr, mod, 0, status, v->mad))
 		return 0;
@@ -465,7 +465,7 @@ static int read_lft(struct lf *v, uint32_t s, char *err, size_t len)
 	fdbtop = mad_get_field(nd->switchinfo, 0, IB_SW_LINEAR_FDB_TOP_F);
 	top = fdbtop < v->t.top ? fdbtop : v->t.top;
 	if (fdbtop < v->t.top)
-		v->st.short_lft++;
+		v->stats.short_lft++;
 	for (b = 0; b <= top / 64; b++) {
 		ret = smp_get(v, &nd->path_portid, IB_ATTR_LINEARFORWTBL, b,
 			      buf, &status);
@@ -532,13 +532,13 @@ static int read_one_sl2vl(struct lf *v, ib_portid_t *to, unsigned int mod,
 	ret = smp_get(v, to, IB_ATTR_SLVL_TABLE, mod, buf, status);
 	if (ret == -EPROTO && !sl_map) {
 		memset(e, 0, NSL);
-		v->st.no_sl_map++;
+		v->stats.no_sl_map++;
 		return 0;
 	}
 	if (ret)
 		return ret;
 	store_sl2vl(e, mad_get_field64(buf, 0, IB_SLTOVL_MAPPING_TABLE_F));
-	v->st.sl2vl_tables++;
+	v->stats.sl2vl_tables++;
 	return 0;
 }
 
@@ -672,13 +672,13 @@ size_t lf_sl2vl_slots(const struct lf *v)
 
 int lf_sm_lid(struct lf *v, unsigned int *lid)
 {
-	if (!v->sm.lid && (!v->mad ||
-			   ib_resolve_smlid_via(&v->sm, 0, v->mad) ||
-			   !v->sm.lid)) {
-		memset(&v->sm, 0, sizeof(v->sm));
+	if (!v->sa_addr.lid && (!v->mad ||
+			   ib_resolve_smlid_via(&v->sa_addr, 0, v->mad) ||
+			   !v->sa_addr.lid)) {
+		memset(&v->sa_addr, 0, sizeof(v->sa_addr));
 		return -EIO;
 	}
-	*lid = v->sm.lid;
+	*lid = v->sa_addr.lid;
 	return 0;
 }
 
@@ -701,8 +701,8 @@ int lf_path_record(struct lf *v, unsigned int slid, unsigned int dlid,
 	rpc.trid = mad_trid();
 	memset(buf, 0, sizeof(buf));
 	rpc.mask = lf_path_encode(buf, slid, dlid);
-	v->st.sa_queries++;
-	if (!mad_rpc_rmpp(v->mad, (ib_rpc_t *)&rpc, &v->sm, NULL, buf))
+	v->stats.sa_queries++;
+	if (!mad_rpc_rmpp(v->mad, (ib_rpc_t *)&rpc, &v->sa_addr, NULL, buf))
 		return rpc.error ? -rpc.error : -ENOENT;
 	lf_path_decode(buf, &s, &d, p);
 	return s == slid && d == dlid ? 0 : -EPROTO;
@@ -788,7 +788,7 @@ static int read_switch_counters(struct lf *v, uint32_t n,
 						       IB_PC_EXT_XMT_BYTES_F);
 			c->flags |= LF_CTR_EXT;
 		}
-		c->t = mono_s();
+		c->read_at = mono_s();
 		s->n++;
 	}
 	return 0;

@@ -23,7 +23,7 @@ struct cli_opt {
 	int has_arg;		/* 1: takes an argument */
 	int val;		/* short letter, or CLI_LONG_ONLY and up */
 	unsigned int mask;	/* the tool's bits: which commands take it */
-	const char *arg;	/* the argument's name in --help, or NULL */
+	const char *arg_name;	/* the argument's name in --help, or NULL */
 	const char *help;
 };
 

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "routing/lft.h"
-#include "tools/livefab/lfcounters.h"
+#include "tools/lib/livefab/lfcounters.h"
 
 /*
  * One local port and what was read through it.  Not thread safe: libibmad

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "live.h"
-#include "tools/livefab/livefab.h"
+#include "tools/lib/livefab/livefab.h"
 
 #define PR_CACHE 4096		/* path records kept, by hash */
 

@@ -193,14 +193,14 @@ static int keep_level(const struct fabric *f, char *const *swname,
 	char **name = t->gname + (size_t)t->nlevels * t->nhosts;
 	uint32_t g;
 
-	if (t->nlevels && t->ngrp[t->nlevels - 1] == n)
+	if (t->nlevels && t->ngroups[t->nlevels - 1] == n)
 		return 0;
 	for (g = 0; g < n; g++)
 		if (!(name[g] = group_name(f, swname, tier, rep[g], l)))
 			return -ENOMEM;
-	memcpy(t->grp + (size_t)t->nlevels * t->nhosts, row,
+	memcpy(t->group + (size_t)t->nlevels * t->nhosts, row,
 	       t->nhosts * sizeof(*row));
-	t->ngrp[t->nlevels++] = n;
+	t->ngroups[t->nlevels++] = n;
 	return 0;
 }
 
@@ -261,7 +261,7 @@ static int build_levels(const struct fabric *f, char *const *swname,
 	int ret = -ENOMEM;
 
 	nfab = ft->tree ? ft->nlevels - ft->leaf_level : 2;
-	t->grp = calloc((size_t)nfab * t->nhosts + 1, sizeof(*t->grp));
+	t->group = calloc((size_t)nfab * t->nhosts + 1, sizeof(*t->group));
 	/* every slot, so that a release after a failure frees them all */
 	t->gname = calloc((size_t)FT_MAX_LEVELS * t->nhosts + 1,
 			  sizeof(*t->gname));
@@ -270,7 +270,7 @@ static int build_levels(const struct fabric *f, char *const *swname,
 	row = malloc((t->nhosts + 1) * sizeof(*row));
 	rep = malloc((t->nhosts + 1) * sizeof(*rep));
 	tier = tiers(f, ft, a, na);
-	if (!t->grp || !t->gname || !uf || !id || !row || !rep || !tier)
+	if (!t->group || !t->gname || !uf || !id || !row || !rep || !tier)
 		goto out_free;
 	for (i = 0; i < f->nnodes; i++)
 		uf[i] = i;
@@ -361,7 +361,7 @@ void pool_tree_release(struct pool_tree *t)
 		free(t->gname[h]);
 	free(t->gname);
 	free(t->host);
-	free(t->grp);
+	free(t->group);
 	free(t->host_sw);
 	free(t->cfg_host);
 	swg_release(&t->g);
@@ -378,10 +378,11 @@ void pool_placement_release(struct pool_placement *pl)
 
 /* An eligible host and what the current ordering needs of it. */
 struct elig {
-	uint32_t cfg, ti;	/* config and tree host index */
+	uint32_t cfg;		/* config host index */
+	uint32_t tree_host;	/* tree host index */
 	double load;
 	uint32_t key;		/* group at the level looked at, or hops */
-	uint32_t leaf;		/* level-0 group, or switch */
+	uint32_t leaf;		/* level-0 key, or switch */
 	uint32_t lcount;	/* eligible hosts of its leaf in the group */
 	double lload;		/* their summed load */
 };
@@ -572,19 +573,20 @@ static int place_tree(const struct pool_tree *t, struct elig *e, size_t ne,
 	int ret = 0;
 
 	for (l = 0; l < t->nlevels; l++)
-		if (t->ngrp[l] > range)
-			range = t->ngrp[l];
+		if (t->ngroups[l] > range)
+			range = t->ngroups[l];
 	cnt = malloc((range + 1) * sizeof(*cnt));
 	if (!base || !tmp || !cnt) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
 	memcpy(base, e, ne * sizeof(*e));
-	count_sort(base, tmp, ne, true, t->ngrp[0], cnt);
+	count_sort(base, tmp, ne, true, t->ngroups[0], cnt);
 	for (l = 0; l < t->nlevels; l++) {
 		for (i = 0; i < ne; i++)
-			tmp[i].key = t->grp[(size_t)l * t->nhosts + tmp[i].ti];
-		count_sort(tmp, e, ne, false, t->ngrp[l], cnt);
+			tmp[i].key = t->group[(size_t)l * t->nhosts +
+					      tmp[i].tree_host];
+		count_sort(tmp, e, ne, false, t->ngroups[l], cnt);
 		for (i = 0; i < ne; i = j) {
 			for (j = i; j < ne && e[j].key == e[i].key; j++)
 				;
@@ -729,10 +731,10 @@ int pool_place_cands(const struct pool *p, const struct pool_config *cfg,
 		if (ti < 0 || pool_free_gpus(p, h) < gpus_per_host)
 			continue;
 		e[ne].cfg = h;
-		e[ne].ti = ti;
+		e[ne].tree_host = ti;
 		e[ne].load = load ? load[h] : 0;
 		nonneg &= !(e[ne].load < 0);
-		e[ne].leaf = t->fattree ? t->grp[ti] : t->host_sw[ti];
+		e[ne].leaf = t->fattree ? t->group[ti] : t->host_sw[ti];
 		ne++;
 	}
 	ret = -ENOSPC;

@@ -74,10 +74,10 @@ void cli_help_opt(FILE *out, const struct cli_opt *o, int width,
 
 	if (o->val < CLI_LONG_ONLY)
 		snprintf(left, sizeof(left), "-%c, --%s%s%s", o->val, o->name,
-			 o->arg ? " " : "", o->arg ? o->arg : "");
+			 o->arg_name ? " " : "", o->arg_name ? o->arg_name : "");
 	else
 		snprintf(left, sizeof(left), "    --%s%s%s", o->name,
-			 o->arg ? " " : "", o->arg ? o->arg : "");
+			 o->arg_name ? " " : "", o->arg_name ? o->arg_name : "");
 	fprintf(out, "  %-*s %s%s\n", width, left, o->help, tail ? tail : "");
 }
 

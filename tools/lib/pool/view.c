@@ -38,8 +38,8 @@ struct walk_row {
 	uint32_t key;		/* source port, or DLID | WALK_TO */
 	bool used;
 	uint64_t stamp;		/* last use, for eviction */
-	uint32_t *at;		/* per other end: 1 + arena offset */
-	size_t nat;
+	uint32_t *slot;		/* per other end: 1 + arena offset */
+	size_t nslots;
 	uint32_t *arena;
 	size_t n, cap;
 };
@@ -56,7 +56,7 @@ struct reach_row {
 	uint32_t src;
 	bool used;
 	uint64_t stamp;
-	uint8_t *st;		/* per port, enum above */
+	uint8_t *state;		/* per port, enum above */
 };
 
 struct pool_walk_cache {
@@ -191,11 +191,11 @@ static void walks_free(struct pool_walk_cache *c)
 	if (!c)
 		return;
 	for (i = 0; i < WALK_ROWS; i++) {
-		free(c->row[i].at);
+		free(c->row[i].slot);
 		free(c->row[i].arena);
 	}
 	for (i = 0; i < REACH_ROWS; i++)
-		free(c->reach[i].st);
+		free(c->reach[i].state);
 	free(c);
 }
 
@@ -301,7 +301,7 @@ static struct walk_row *walk_row(struct pool_view *v, uint32_t key)
 	struct pool_walk_cache *c = v->walks;
 	struct walk_row *r, *old;
 	unsigned int i, h;
-	size_t nat;
+	size_t need;
 
 	if (!c && !(c = v->walks = calloc(1, sizeof(*c))))
 		return NULL;
@@ -318,18 +318,18 @@ static struct walk_row *walk_row(struct pool_view *v, uint32_t key)
 		}
 		if (i == WALK_ROWS) {
 			r = old;
-			nat = key & WALK_TO ? v->fab->nports + 1 :
+			need = key & WALK_TO ? v->fab->nports + 1 :
 			      (size_t)v->rt.top + 1;
-			if (!r->at || r->nat < nat) {
-				free(r->at);
-				r->at = malloc(nat * sizeof(*r->at));
-				if (!r->at) {
+			if (!r->slot || r->nslots < need) {
+				free(r->slot);
+				r->slot = malloc(need * sizeof(*r->slot));
+				if (!r->slot) {
 					r->used = false;
 					return NULL;
 				}
 			}
-			memset(r->at, 0, nat * sizeof(*r->at));
-			r->nat = nat;
+			memset(r->slot, 0, need * sizeof(*r->slot));
+			r->nslots = need;
 			r->n = 0;
 			r->key = key;
 			r->used = true;
@@ -350,7 +350,7 @@ static int walk_keep(struct pool_view *v, struct walk_row *r, uint32_t k,
 	if (need > UINT32_MAX - 1 ||
 	    tio_grow((void **)&r->arena, &r->cap, need, sizeof(*r->arena)))
 		return ret;
-	r->at[k] = r->n + 1;
+	r->slot[k] = r->n + 1;
 	r->arena[r->n] = ret ? WALK_UNREACH : p->n;
 	if (!ret)
 		memcpy(r->arena + r->n + 1, p->link, p->n * sizeof(*p->link));
@@ -381,10 +381,10 @@ static int walk_cached(struct pool_view *v, uint32_t src, uint32_t dlid,
 	if (dlid >= WALK_TO || src > v->fab->nports || dlid > v->rt.top ||
 	    !(r = walk_row(v, by_dlid ? dlid | WALK_TO : src))) {
 		ret = pool_view_walk(v, src, dlid, p);
-	} else if (r->at[k] == WALK_NEW) {
+	} else if (r->slot[k] == WALK_NEW) {
 		ret = walk_keep(v, r, k, src, dlid, p);
 	} else {
-		x = r->arena + r->at[k] - 1;
+		x = r->arena + r->slot[k] - 1;
 		if (*x == WALK_UNREACH)
 			return -EHOSTUNREACH;
 		l->link = x + 1;
@@ -524,7 +524,7 @@ static uint8_t *reach_row(struct pool_view *v, uint32_t src)
 		return NULL;
 	r = c->reach_last;
 	if (r && r->used && r->src == src)
-		return r->st;
+		return r->state;
 	old = &c->reach[0];
 	for (i = 0; i < REACH_ROWS; i++) {
 		r = &c->reach[i];
@@ -535,19 +535,19 @@ static uint8_t *reach_row(struct pool_view *v, uint32_t src)
 	}
 	if (i == REACH_ROWS) {
 		r = old;
-		if (!r->st)
-			r->st = malloc(v->fab->nports + 1);
-		if (!r->st) {
+		if (!r->state)
+			r->state = malloc(v->fab->nports + 1);
+		if (!r->state) {
 			r->used = false;
 			return NULL;
 		}
-		memset(r->st, REACH_NEW, v->fab->nports + 1);
+		memset(r->state, REACH_NEW, v->fab->nports + 1);
 		r->src = src;
 		r->used = true;
 	}
 	r->stamp = ++c->clock;
 	c->reach_last = r;
-	return r->st;
+	return r->state;
 }
 
 /* Port p's LIDs all its own in the routing (where walks to them end). */

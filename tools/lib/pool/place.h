@@ -47,8 +47,8 @@ struct pool_tree {
 	unsigned int nlevels;
 	size_t nhosts;
 	char **host;		/* sorted case-insensitively */
-	uint32_t *grp;		/* grp[l * nhosts + h] */
-	uint32_t ngrp[FT_MAX_LEVELS];
+	uint32_t *group;	/* host h's at level l: group[l * nhosts + h] */
+	uint32_t ngroups[FT_MAX_LEVELS];	/* groups per level */
 	char **gname;		/* gname[l * nhosts + g], group g of level l */
 	struct swg g;		/* non-tree only */
 	uint32_t *host_sw;	/* non-tree: local switch of each host */

@@ -15,10 +15,10 @@
 
 #include "topology/fabric.h"
 
-/* One port of a device, or a device that could not be opened (err). */
+/* One port of a device, or a device that could not be opened (open_err). */
 struct pool_rdma_port {
-	const char *dev;	/* device name, borrowed */
-	int err;		/* nonzero: errno of opening dev; no port */
+	const char *device;	/* its name, borrowed */
+	int open_err;		/* nonzero: errno of opening device; no port */
 	unsigned int port;
 	uint64_t guid;		/* port GUID (GID index 0's low half) */
 	unsigned int lid;

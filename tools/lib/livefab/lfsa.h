@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tools/livefab/livefab.h"
+#include "tools/lib/livefab/livefab.h"
 
 struct lf_sa;
 

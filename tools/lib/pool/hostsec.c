@@ -43,13 +43,13 @@ int pool_host_section(FILE *out, const char *name,
 
 	fprintf(out, "; RDMA ports of %s, from libibverbs\n", name);
 	for (i = 0; i < n; i++) {
-		if (p[i].err) {
-			fprintf(out, "; %s: cannot open: %s\n", p[i].dev,
-				strerror(p[i].err));
+		if (p[i].open_err) {
+			fprintf(out, "; %s: cannot open: %s\n", p[i].device,
+				strerror(p[i].open_err));
 			continue;
 		}
 		fprintf(out, "; %s port %u: guid 0x%016" PRIx64 " lid %u state %s link %s\n",
-			p[i].dev, p[i].port, p[i].guid, p[i].lid, p[i].state,
+			p[i].device, p[i].port, p[i].guid, p[i].lid, p[i].state,
 			p[i].ethernet ? "Ethernet" : "InfiniBand");
 		nib += !p[i].ethernet;
 	}
@@ -62,7 +62,7 @@ int pool_host_section(FILE *out, const char *name,
 	gpu_lines(out, 0, NULL);
 	fprintf(out, "hca = ");
 	for (i = 0, nib = 0; i < n && nib < POOL_MAX_HCAS; i++) {
-		if (p[i].err || p[i].ethernet)
+		if (p[i].open_err || p[i].ethernet)
 			continue;
 		fprintf(out, "%s0x%016" PRIx64, nib ? ", " : "", p[i].guid);
 		nib++;

@@ -89,7 +89,7 @@ static void rate_of(struct lf_rate *r, const struct lf_ctr *a,
 		r->wait_ticks = advance(a->xmit_wait, b->xmit_wait, false,
 					&flags);
 	r->flags = flags;
-	r->seconds = b->t - a->t;
+	r->seconds = b->read_at - a->read_at;
 	if (r->seconds > 0) {
 		r->bytes_per_s = r->data_bytes / r->seconds;
 		r->wait_per_s = r->wait_ticks / r->seconds;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ibpoold's live source: the fabric, its LFTs, PathRecords and PerfMgt
- * counters through the shared reader (tools/livefab), turned into fabric
+ * counters through the shared reader (tools/lib/livefab), turned into fabric
  * views.  One handle per process; its own lock serialises the MADs of
  * the main thread (discovery, counters) and the server thread (path
  * records), and the server thread never waits on it.

@@ -39,7 +39,7 @@
 /* A query in flight. */
 struct slot {
 	bool used;
-	struct lf_sa_query q;
+	struct lf_sa_query query;
 	uint32_t trid;		/* the low half: the kernel owns the high */
 	unsigned int tries;
 	uint64_t due;		/* CLOCK_MONOTONIC ms its wait ends */
@@ -49,11 +49,11 @@ struct slot {
 struct lf_sa {
 	int port;
 	int agent;
-	ib_portid_t sa;
+	ib_portid_t sa_addr;
 	unsigned int window;
 	struct slot slot[WINDOW_MAX];
 	uint8_t *buf;		/* umad header, then the answer */
-	int cap;		/* MAD bytes buf holds */
+	int buf_cap;		/* MAD bytes buf holds */
 	uint8_t *req;		/* umad header, then one MAD */
 	bool stale;		/* a run ended with answers still to come */
 };
@@ -74,14 +74,14 @@ int lf_sa_open(struct lf_sa **out, struct lf *v, unsigned int window,
 		goto out_mem;
 	s->port = -1;
 	s->window = window < 1 ? 1 : window > WINDOW_MAX ? WINDOW_MAX : window;
-	s->cap = IB_MAD_SIZE;
-	s->buf = umad_alloc(1, umad_size() + s->cap);
+	s->buf_cap = IB_MAD_SIZE;
+	s->buf = umad_alloc(1, umad_size() + s->buf_cap);
 	s->req = umad_alloc(1, umad_size() + IB_MAD_SIZE);
 	if (!s->buf || !s->req)
 		goto out_mem;
-	s->sa.lid = lid;
-	s->sa.qp = 1;
-	s->sa.qkey = IB_DEFAULT_QP1_QKEY;
+	s->sa_addr.lid = lid;
+	s->sa_addr.qp = 1;
+	s->sa_addr.qkey = IB_DEFAULT_QP1_QKEY;
 	ret = umad_open_port(lf_ca_name(v), lf_local_port(v));
 	if (ret < 0) {
 		snprintf(err, len, "cannot open the local port for SA queries: %s",
@@ -201,6 +201,7 @@ int lf_sa_parse(const uint8_t *mad, size_t len,
 static int send_query(struct lf_sa *s, struct slot *sl, char *err,
 		      size_t len)
 {
+	const struct lf_sa_query *q = &sl->query;
 	uint8_t data[IB_SA_DATA_SIZE];
 	ib_rpc_t rpc;
 	uint64_t trid = mad_trid();
@@ -209,14 +210,14 @@ static int send_query(struct lf_sa *s, struct slot *sl, char *err,
 	memset(&rpc, 0, sizeof(rpc));
 	memset(data, 0, sizeof(data));
 	rpc.mgtclass = IB_SA_CLASS;
-	rpc.method = sl->q.dlid ? IB_MAD_METHOD_GET : IB_MAD_METHOD_GET_TABLE;
+	rpc.method = q->dlid ? IB_MAD_METHOD_GET : IB_MAD_METHOD_GET_TABLE;
 	rpc.attr.id = IB_SA_ATTR_PATHRECORD;
-	rpc.mask = lf_path_encode(data, sl->q.slid, sl->q.dlid);
+	rpc.mask = lf_path_encode(data, q->slid, q->dlid);
 	rpc.datasz = IB_SA_DATA_SIZE;
 	rpc.dataoffs = IB_SA_DATA_OFFS;
 	rpc.trid = trid;
 	memset(s->req, 0, umad_size() + IB_MAD_SIZE);
-	if (mad_build_pkt(s->req, &rpc, &s->sa, NULL, data) < 0) {
+	if (mad_build_pkt(s->req, &rpc, &s->sa_addr, NULL, data) < 0) {
 		snprintf(err, len, "cannot build a PathRecord query");
 		return -EINVAL;
 	}
@@ -224,7 +225,8 @@ static int send_query(struct lf_sa *s, struct slot *sl, char *err,
 	wait = WAIT_MS << sl->tries++;
 	sl->due = mono_ms() + wait;
 	if (umad_send(s->port, s->agent, s->req, IB_MAD_SIZE, wait, 0) < 0) {
-		snprintf(err, len, "cannot send to the SA at LID %u", s->sa.lid);
+		snprintf(err, len, "cannot send to the SA at LID %u",
+			 s->sa_addr.lid);
 		return -EIO;
 	}
 	return 0;
@@ -241,7 +243,7 @@ static int fill(struct lf_sa *s, const struct lf_sa_ops *ops, bool *more,
 		if (s->slot[i].used)
 			continue;
 		memset(&s->slot[i], 0, sizeof(s->slot[i]));
-		if (!ops->next(ops->ctx, &s->slot[i].q)) {
+		if (!ops->next(ops->ctx, &s->slot[i].query)) {
 			*more = false;
 			break;
 		}
@@ -266,18 +268,19 @@ static int resend(struct lf_sa *s, struct slot *only, char *err, size_t len)
 
 	for (i = 0; i < s->window; i++) {
 		struct slot *sl = &s->slot[i];
+		const struct lf_sa_query *q = &sl->query;
 
 		if (!sl->used || (only && sl != only) ||
 		    (!only && sl->due > now))
 			continue;
 		if (sl->tries >= TRIES) {
-			if (sl->q.dlid)
+			if (q->dlid)
 				snprintf(err, len, "PathRecord LID %u to LID %u from the SA at LID %u: %s",
-					 sl->q.slid, sl->q.dlid, s->sa.lid,
+					 q->slid, q->dlid, s->sa_addr.lid,
 					 strerror(ETIMEDOUT));
 			else
 				snprintf(err, len, "PathRecord LID %u to every LID from the SA at LID %u: %s",
-					 sl->q.slid, s->sa.lid,
+					 q->slid, s->sa_addr.lid,
 					 strerror(ETIMEDOUT));
 			return -ETIMEDOUT;
 		}
@@ -330,20 +333,20 @@ static int answer(struct lf_sa *s, const struct lf_sa_ops *ops, int len,
 		return 0;	/* an answer to a query asked again */
 	if (umad_status(s->buf))
 		return resend(s, sl, err, elen);
-	c.q = &sl->q;
+	c.q = &sl->query;
 	ret = lf_sa_parse(mad, len, one_rec, &c);
 	if (ret == -EBUSY)
 		return resend(s, sl, err, elen);
 	if (ret == -EMSGSIZE)
 		snprintf(err, elen, "the SA's GetTable answer for LID %u came cut at one MAD: no RMPP between the SA and us",
-			 sl->q.slid);
+			 sl->query.slid);
 	else if (ret == -EPROTO)
 		snprintf(err, elen, "PathRecord LID %u to LID %u: the SA answered another query",
-			 sl->q.slid, sl->q.dlid);
+			 sl->query.slid, sl->query.dlid);
 	if (ret < 0 && ret != -ENOENT)
 		return ret;
-	ret = ops->done(ops->ctx, &sl->q, ret == -ENOENT ||
-			(sl->q.dlid && !c.pair_ok) ? -ENOENT : 0);
+	ret = ops->done(ops->ctx, &sl->query, ret == -ENOENT ||
+			(sl->query.dlid && !c.pair_ok) ? -ENOENT : 0);
 	sl->used = false;
 	(*busy)--;
 	return ret;
@@ -356,7 +359,7 @@ static int receive(struct lf_sa *s, int *len)
 	int ret;
 
 	for (;;) {
-		*len = s->cap;
+		*len = s->buf_cap;
 		ret = umad_recv(s->port, s->buf, len, WAIT_MS);
 		if (ret != -ENOSPC)
 			return ret;
@@ -365,7 +368,7 @@ static int receive(struct lf_sa *s, int *len)
 			return -ENOMEM;
 		umad_free(s->buf);
 		s->buf = b;
-		s->cap = *len;
+		s->buf_cap = *len;
 	}
 }
 

@@ -28,7 +28,7 @@
 struct lf_ctr {
 	uint64_t guid;		/* the sending switch */
 	uint64_t peer_guid;	/* the node its port is cabled to */
-	double t;		/* CLOCK_MONOTONIC seconds of the read */
+	double read_at;		/* CLOCK_MONOTONIC seconds of the read */
 	uint64_t xmit_data;	/* PortXmitData: 4-byte words */
 	uint64_t xmit_wait;	/* PortXmitWait: ticks waiting for credit */
 	uint32_t node, peer;

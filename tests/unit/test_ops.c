@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ibpoold's request handlers (ops.c) called directly, without a socket:
+ * poold_handle() on a daemon over ibsim-configs/ft2-tiny.net and its
+ * pool.conf (16 hosts of 4 GPUs), with a clock the tests set.  Replies
+ * are checked field by field against docs/protocol.md: allocations and
+ * their owners, leases and their expiry (poold_tick()), jobs, who may
+ * do what over which socket, and the per-operation counters.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tu.h"
+#include "sm/proto.h"
+#include "tools/ibpoold/ops.h"
+
+#define OPS_NET "ibsim-configs/ft2-tiny.net"
+#define OPS_CONF "ibsim-configs/pool-ft2-tiny.conf"
+#define OPS_T0 1000000000
+
+static struct pool_config cfg;
+static struct pool_view *view;
+static time_t clock_now;
+
+static const struct sm_peer root = { .uid = 0, .may_write = true,
+				     .ticket = 1 };
+static const struct sm_peer user = { .uid = 1000, .gid = 1000,
+				     .ticket = 1 };
+static const struct sm_peer tcp = { .remote = true, .uid = (uid_t)-1,
+				    .gid = (gid_t)-1, .ticket = 1,
+				    .addr = "127.0.0.1:1" };
+
+static time_t test_clock(time_t *t)
+{
+	if (t)
+		*t = clock_now;
+	return clock_now;
+}
+
+/* The config and the fabric's view, loaded once for every test. */
+static int load_once(void)
+{
+	char err[1024];
+
+	if (view)
+		return 0;
+	if (pool_config_load(OPS_CONF, &cfg, err, sizeof(err)) ||
+	    pool_view_offline(OPS_NET, 0, RT_ENGINE_AUTO, &view, err,
+			      sizeof(err))) {
+		fprintf(stderr, "test_ops: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* A daemon on a fresh in-memory pool at OPS_T0; 0 or -1. */
+static int daemon_up(struct poold *d, struct pool **pool)
+{
+	char err[512];
+
+	if (load_once() || pool_new(&cfg, pool))
+		return -1;
+	if (poold_init(d, &cfg, *pool, view, NULL, err, sizeof(err))) {
+		fprintf(stderr, "test_ops: %s\n", err);
+		pool_free(*pool);
+		return -1;
+	}
+	clock_now = OPS_T0;
+	d->now = test_clock;
+	return 0;
+}
+
+static void daemon_down(struct poold *d, struct pool *pool)
+{
+	poold_release(d);
+	pool_free(pool);
+}
+
+/* The reply to the request line s from p; NULL when it was not handled. */
+static json_object *ask(struct poold *d, const struct sm_peer *p,
+			const char *s)
+{
+	json_object *req = json_tokener_parse(s), *reply = NULL;
+	int ret;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(req);
+	ret = poold_handle(d, p, req, &reply);
+	json_object_put(req);
+	CU_ASSERT_EQUAL(ret, 0);
+	CU_ASSERT_PTR_NOT_NULL(reply);
+	return ret ? NULL : reply;
+}
+
+/* Member path a.b of o ("" for o), NULL when missing. */
+static json_object *at(json_object *o, const char *a, const char *b)
+{
+	json_object *v = o;
+
+	if (v && *a && !json_object_object_get_ex(v, a, &v))
+		return NULL;
+	if (v && b && !json_object_object_get_ex(v, b, &v))
+		return NULL;
+	return v;
+}
+
+static const char *str(json_object *o, const char *a, const char *b)
+{
+	json_object *v = at(o, a, b);
+
+	return v && json_object_is_type(v, json_type_string) ?
+		json_object_get_string(v) : "(none)";
+}
+
+static int64_t num(json_object *o, const char *a, const char *b)
+{
+	json_object *v = at(o, a, b);
+
+	return v && json_object_is_type(v, json_type_int) ?
+		json_object_get_int64(v) : -1;
+}
+
+static size_t len(json_object *o, const char *a)
+{
+	json_object *v = at(o, a, NULL);
+
+	return v && json_object_is_type(v, json_type_array) ?
+		json_object_array_length(v) : (size_t)-1;
+}
+
+static bool is_ok(json_object *r)
+{
+	json_object *v = at(r, "ok", NULL);
+
+	return v && json_object_is_type(v, json_type_boolean) &&
+	       json_object_get_boolean(v);
+}
+
+/* r is the error code with message msg; r is released. */
+static void refused(json_object *r, const char *code, const char *msg)
+{
+	CU_ASSERT_FALSE(is_ok(r));
+	CU_ASSERT_STRING_EQUAL(str(r, "error", "code"), code);
+	CU_ASSERT_STRING_EQUAL(str(r, "error", "message"), msg);
+	json_object_put(r);
+}
+
+/* r is ok; r is released. */
+static void accepted(json_object *r)
+{
+	CU_ASSERT_TRUE(is_ok(r));
+	json_object_put(r);
+}
+
+static void test_status(void)
+{
+	struct pool *pool;
+	struct poold d;
+	json_object *r, *h;
+
+	CU_ASSERT_EQUAL_FATAL(daemon_up(&d, &pool), 0);
+	r = ask(&d, &user, "{\"op\":\"pool.status\"}");
+	CU_ASSERT_TRUE(is_ok(r));
+	CU_ASSERT_EQUAL(len(r, "hosts"), 16);
+	h = json_object_array_get_idx(at(r, "hosts", NULL), 0);
+	CU_ASSERT_STRING_EQUAL(str(h, "host", NULL), "h01");
+	CU_ASSERT_STRING_EQUAL(str(h, "gpu_type", NULL), "H100");
+	CU_ASSERT_EQUAL(num(h, "gpus", NULL), 4);
+	CU_ASSERT_EQUAL(num(h, "free", NULL), 4);
+	CU_ASSERT_EQUAL(num(r, "gpus", NULL), 64);
+	CU_ASSERT_EQUAL(num(r, "free", NULL), 64);
+	CU_ASSERT_EQUAL(num(r, "allocs", NULL), 0);
+	CU_ASSERT_EQUAL(num(r, "jobs", NULL), 0);
+	CU_ASSERT_STRING_EQUAL(str(r, "fabric", "topology"), "fat-tree");
+	CU_ASSERT_EQUAL(num(r, "fabric", "lmc"), 0);
+	CU_ASSERT_EQUAL(num(r, "fabric", "cas"), 16);
+	CU_ASSERT_EQUAL(num(r, "fabric", "hcas_missing"), 0);
+	CU_ASSERT_TRUE(json_object_object_get_ex(r, "relay", &h) && !h);
+	json_object_put(r);
+	daemon_down(&d, pool);
+}
+
+static void test_alloc_release(void)
+{
+	struct pool *pool;
+	struct poold d;
+	json_object *r, *g;
+
+	CU_ASSERT_EQUAL_FATAL(daemon_up(&d, &pool), 0);
+	r = ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":2}");
+	CU_ASSERT_TRUE(is_ok(r));
+	CU_ASSERT_STRING_EQUAL(str(r, "id", NULL), "1");
+	CU_ASSERT_STRING_EQUAL(str(r, "client", NULL), "h01");
+	CU_ASSERT_STRING_EQUAL(str(r, "job", NULL), "");
+	CU_ASSERT_EQUAL(num(r, "uid", NULL), 1000);
+	CU_ASSERT_EQUAL(num(r, "expires", NULL), OPS_T0 + 3600);
+	CU_ASSERT_EQUAL(len(r, "gpus"), 2);
+	g = json_object_array_get_idx(at(r, "gpus", NULL), 0);
+	CU_ASSERT_EQUAL(num(g, "rail", NULL), 0);
+	CU_ASSERT_TRUE(num(g, "dlid", NULL) > 0);
+	CU_ASSERT_EQUAL(len(g, "path"), len(json_object_array_get_idx(
+		at(r, "gpus", NULL), 1), "path"));
+	json_object_put(r);
+
+	r = ask(&d, &user, "{\"op\":\"alloc.list\"}");
+	CU_ASSERT_EQUAL(len(r, "allocs"), 1);
+	CU_ASSERT_STRING_EQUAL(str(json_object_array_get_idx(
+		at(r, "allocs", NULL), 0), "id", NULL), "1");
+	json_object_put(r);
+	r = ask(&d, &user, "{\"op\":\"pool.status\"}");
+	CU_ASSERT_EQUAL(num(r, "free", NULL), 62);
+	CU_ASSERT_EQUAL(num(r, "allocs", NULL), 1);
+	json_object_put(r);
+
+	refused(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":63}"),
+		"bad_request", "63 GPUs requested, 62 free");
+	refused(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"nohost\",\"gpus\":1}"),
+		"unknown_host", "client 'nohost' has no cabled port in the fabric");
+	refused(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":1,\"colour\":1}"),
+		"bad_request", "unknown field 'colour'");
+	refused(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\"}"),
+		"bad_request", "missing field 'gpus'");
+
+	/* the owner or root; another uid is told whose it is */
+	refused(ask(&d, &(struct sm_peer){ .uid = 1001, .ticket = 1 },
+		    "{\"op\":\"release\",\"id\":\"1\"}"),
+		"forbidden", "allocation 1 belongs to uid 1000");
+	r = ask(&d, &user, "{\"op\":\"release\",\"id\":\"1\"}");
+	CU_ASSERT_TRUE(is_ok(r));
+	CU_ASSERT_STRING_EQUAL(str(r, "id", NULL), "1");
+	json_object_put(r);
+	refused(ask(&d, &root, "{\"op\":\"release\",\"id\":\"1\"}"),
+		"not_found", "no allocation 1");
+	refused(ask(&d, &root, "{\"op\":\"release\",\"id\":\"abc\"}"),
+		"bad_request", "field 'id' must be an allocation id, not 'abc'");
+	daemon_down(&d, pool);
+}
+
+/* renew restarts the lease from now; a lease past its end is gone. */
+static void test_leases(void)
+{
+	struct pool *pool;
+	struct poold d;
+	json_object *r;
+
+	CU_ASSERT_EQUAL_FATAL(daemon_up(&d, &pool), 0);
+	accepted(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h02\",\"gpus\":1,\"lease_s\":10}"));
+	accepted(ask(&d, &root, "{\"op\":\"alloc\",\"client\":\"h02\",\"gpus\":1,\"lease_s\":20}"));
+	clock_now = OPS_T0 + 5;
+	r = ask(&d, &root, "{\"op\":\"renew\",\"id\":\"1\",\"lease_s\":100}");
+	CU_ASSERT_TRUE(is_ok(r));
+	CU_ASSERT_STRING_EQUAL(str(r, "id", NULL), "1");
+	CU_ASSERT_EQUAL(num(r, "expires", NULL), OPS_T0 + 105);
+	json_object_put(r);
+
+	clock_now = OPS_T0 + 20;
+	CU_ASSERT_EQUAL(poold_tick(&d, false), 0);
+	r = ask(&d, &user, "{\"op\":\"alloc.list\"}");
+	CU_ASSERT_EQUAL(len(r, "allocs"), 1);
+	CU_ASSERT_STRING_EQUAL(str(json_object_array_get_idx(
+		at(r, "allocs", NULL), 0), "id", NULL), "1");
+	json_object_put(r);
+	refused(ask(&d, &root, "{\"op\":\"renew\",\"id\":\"2\"}"),
+		"not_found", "no allocation 2");
+	daemon_down(&d, pool);
+}
+
+/* Jobs: root's or the group's to start; ending one releases its GPUs. */
+static void test_jobs(void)
+{
+	struct pool *pool;
+	struct poold d;
+	json_object *r, *j;
+
+	CU_ASSERT_EQUAL_FATAL(daemon_up(&d, &pool), 0);
+	refused(ask(&d, &user, "{\"op\":\"job.start\",\"job\":\"j1\",\"hosts\":[\"h01\"]}"),
+		"forbidden", "job.start needs root or [pool] group, which is not set (uid 1000; for Slurm's hooks, SlurmUser's group: group = slurm on Debian)");
+	r = ask(&d, &root, "{\"op\":\"job.start\",\"job\":\"j1\",\"hosts\":[\"h01\",\"h02\"]}");
+	CU_ASSERT_TRUE(is_ok(r));
+	CU_ASSERT_STRING_EQUAL(str(r, "job", NULL), "j1");
+	CU_ASSERT_PTR_NULL(at(r, "routing_refused", NULL));
+	json_object_put(r);
+	refused(ask(&d, &root, "{\"op\":\"job.start\",\"job\":\"j2\",\"hosts\":[\"h01\",\"h01\"]}"),
+		"bad_request", "job 'j2': host 'h01' listed twice");
+	refused(ask(&d, &root, "{\"op\":\"job.start\",\"job\":\"j2\",\"hosts\":[\"h99\"]}"),
+		"unknown_host", "job 'j2': unknown host 'h99'");
+	accepted(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":2,\"job\":\"j1\"}"));
+
+	r = ask(&d, &user, "{\"op\":\"job.list\"}");
+	CU_ASSERT_EQUAL_FATAL(len(r, "jobs"), 1);
+	j = json_object_array_get_idx(at(r, "jobs", NULL), 0);
+	CU_ASSERT_STRING_EQUAL(str(j, "job", NULL), "j1");
+	CU_ASSERT_EQUAL(len(j, "hosts"), 2);
+	CU_ASSERT_EQUAL(len(j, "allocs"), 1);
+	json_object_put(r);
+
+	accepted(ask(&d, &root, "{\"op\":\"job.end\",\"job\":\"j1\"}"));
+	r = ask(&d, &user, "{\"op\":\"pool.status\"}");
+	CU_ASSERT_EQUAL(num(r, "free", NULL), 64);
+	CU_ASSERT_EQUAL(num(r, "jobs", NULL), 0);
+	json_object_put(r);
+	refused(ask(&d, &root, "{\"op\":\"job.end\",\"job\":\"j1\"}"),
+		"not_found", "no job 'j1'");
+	daemon_down(&d, pool);
+}
+
+/* Over TCP without a credential only the reads; unknown ops by name. */
+static void test_access(void)
+{
+	struct pool *pool;
+	struct poold d;
+	uint64_t seq;
+
+	CU_ASSERT_EQUAL_FATAL(daemon_up(&d, &pool), 0);
+	seq = pool_seq(pool);
+	refused(ask(&d, &tcp, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":1}"),
+		"forbidden", "alloc over TCP: no credentials; send it in a MUNGE credential, or use the Unix socket");
+	/* before the fields are checked */
+	refused(ask(&d, &tcp, "{\"op\":\"release\",\"colour\":1}"),
+		"forbidden", "release over TCP: no credentials; send it in a MUNGE credential, or use the Unix socket");
+	CU_ASSERT_EQUAL(pool_seq(pool), seq);
+	accepted(ask(&d, &tcp, "{\"op\":\"pool.status\"}"));
+	accepted(ask(&d, &tcp, "{\"op\":\"job.list\"}"));
+	refused(ask(&d, &root, "{\"op\":\"frobnicate\"}"), "unknown_op",
+		"unknown op 'frobnicate'");
+	refused(ask(&d, &root, "{\"op\":\"topology.export\",\"format\":\"dot\"}"),
+		"bad_request", "field 'format' must be slurm-tree, slurm-block, slurm-yaml, k8s-labels or kueue, not 'dot'");
+	daemon_down(&d, pool);
+}
+
+static void test_place(void)
+{
+	struct pool *pool;
+	struct poold d;
+	json_object *r;
+
+	CU_ASSERT_EQUAL_FATAL(daemon_up(&d, &pool), 0);
+	r = ask(&d, &user, "{\"op\":\"place\",\"gpus\":8,\"gpus_per_host\":4}");
+	CU_ASSERT_TRUE(is_ok(r));
+	CU_ASSERT_EQUAL(len(r, "hosts"), 2);
+	CU_ASSERT_EQUAL(num(r, "score", "level"), 0);
+	CU_ASSERT_EQUAL(num(r, "score", "leaves"), 1);
+	json_object_put(r);
+	refused(ask(&d, &user, "{\"op\":\"place\",\"gpus\":128,\"gpus_per_host\":4}"),
+		"bad_request", "32 hosts with 4 free GPUs needed, 16 have them");
+	CU_ASSERT_EQUAL(pool_nallocs(pool), 0);
+	daemon_down(&d, pool);
+}
+
+/* Each operation counts its answers and times them. */
+static void test_opstat(void)
+{
+	struct pool *pool;
+	struct poold d;
+	size_t i, alloc = POOLD_NOPS;
+
+	CU_ASSERT_EQUAL_FATAL(daemon_up(&d, &pool), 0);
+	CU_ASSERT_STRING_EQUAL(poold_op_name(0), "pool.status");
+	for (i = 0; i < POOLD_NOPS; i++)
+		if (!strcmp(poold_op_name(i), "alloc"))
+			alloc = i;
+	CU_ASSERT_FATAL(alloc < POOLD_NOPS);
+	accepted(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":1}"));
+	refused(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":64}"),
+		"bad_request", "64 GPUs requested, 63 free");
+	/* refused before its handler ran: not the handler's to count */
+	refused(ask(&d, &tcp, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":1}"),
+		"forbidden", "alloc over TCP: no credentials; send it in a MUNGE credential, or use the Unix socket");
+	CU_ASSERT_EQUAL(d.opstat[alloc].ok, 1);
+	CU_ASSERT_EQUAL(d.opstat[alloc].err, 1);
+	CU_ASSERT_EQUAL(d.opstat[alloc].time.count, 2);
+	CU_ASSERT_EQUAL(d.opstat[0].ok + d.opstat[0].err, 0);
+	daemon_down(&d, pool);
+}
+
+/*
+ * With group commit and no commit thread, a change's reply waits for
+ * the handler's own sync: when it comes, the journal holds the change.
+ */
+static void test_durable_reply(void)
+{
+	char dir[] = "/tmp/gpuaware-ops-XXXXXX", path[64], err[512];
+	struct pool *pool;
+	struct poold d;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	CU_ASSERT_EQUAL_FATAL(daemon_up(&d, &pool), 0);
+	CU_ASSERT_EQUAL_FATAL(pool_open_state(pool, dir, OPS_T0, err,
+					      sizeof(err)), 0);
+	pool_group_commit(pool);
+	accepted(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h03\",\"gpus\":1}"));
+	CU_ASSERT_TRUE(pool_seq(pool) > 0);
+	CU_ASSERT_EQUAL(pool_durable(pool), pool_seq(pool));
+	daemon_down(&d, pool);
+	snprintf(path, sizeof(path), "%s/journal.jsonl", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/snapshot.json", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+TU_SUITE(ops,
+	 { "pool.status", test_status },
+	 { "alloc, alloc.list, release", test_alloc_release },
+	 { "renew and expiry", test_leases },
+	 { "job.start, job.list, job.end", test_jobs },
+	 { "TCP without credentials, unknown op", test_access },
+	 { "place", test_place },
+	 { "counters per operation", test_opstat },
+	 { "a change's reply waits for the journal", test_durable_reply })
