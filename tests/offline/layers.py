@@ -172,6 +172,7 @@ def symbols(build):
                 if folder_of(rel) is not None:
                     objs.append(rel)
     defs, undefs = {}, {}
+    exports = {}
     for o in sorted(objs):
         out = subprocess.run(["nm", os.path.join(top, o)], check=True,
                              capture_output=True, text=True).stdout
@@ -182,6 +183,7 @@ def symbols(build):
                 undefs[o].add(f[1])
             elif len(f) == 3 and f[1] in "TDBRVW":
                 defs.setdefault(f[2], o)
+                exports.setdefault(o, set()).add(f[2])
     graph = {}
     for o in objs:
         src = o[:-2] + ".c"
@@ -191,21 +193,48 @@ def symbols(build):
             if d and d != o:
                 deps.add((sym, d[:-2] + ".c"))
         graph[src] = sorted(deps)
-    return graph
+    return graph, exports
+
+
+# Names a module exports for someone else's sake: OpenSM's and the C
+# runtime's.
+FOREIGN = {"main", "osm_event_plugin"}
+
+
+def prefix_errors(exports, doc):
+    """One prefix per module, each in the prefix table of doc."""
+    with open(doc) as f:
+        table = set(re.findall(r"^\|\s*`([a-z0-9]+_)`", f.read(), re.M))
+    errs = []
+    for o, names in sorted(exports.items()):
+        pre = {n.split("_")[0] + "_" for n in names - FOREIGN}
+        if len(pre) > 1:
+            errs.append("%s exports %d prefixes: %s"
+                        % (o[:-2] + ".c", len(pre), " ".join(sorted(pre))))
+        for p in sorted(pre - table):
+            errs.append("%s: prefix %s missing from %s"
+                        % (o[:-2] + ".c", p, doc))
+    return errs
 
 
 def main():
     args = sys.argv[1:]
     build = None
-    if len(args) >= 2 and args[0] == "--objects":
-        build = args[1]
+    doc = None
+    while len(args) >= 2 and args[0] in ("--objects", "--prefixes"):
+        if args[0] == "--objects":
+            build = args[1]
+        else:
+            doc = args[1]
         args = args[2:]
     root = args[0] if args else "."
     graph = edges(root)
     errs = rule_errors(graph) + circles(graph)
     if build:
-        calls = symbols(build)
+        calls, exports = symbols(build)
         errs += rule_errors(calls, "use") + circles(calls, "call")
+        if doc:
+            errs += prefix_errors(exports, doc)
     for e in errs:
         print(e)
     print("layers: %d files, %d includes, %d problems"

@@ -9,7 +9,8 @@ cd "$(dirname "$0")/../.."
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 
-if python3 tests/offline/layers.py --objects "$B" . > "$w/out" 2>&1; then
+if python3 tests/offline/layers.py --objects "$B" \
+	--prefixes docs/development.md . > "$w/out" 2>&1; then
 	ok "layers: the tree and its objects"
 else
 	bad "layers: the tree and its objects" "$(cat "$w/out")"
