@@ -38,7 +38,7 @@ run poold-tcp tests/offline/t-poold-tcp.sh "$B"
 run munge tests/offline/t-munge.sh "$B"
 run export tests/offline/t-export.sh "$B"
 run docs tests/offline/t-docs.sh "$B"
-run cycles tests/offline/t-cycles.sh
+run layers tests/offline/t-layers.sh "$B"
 skip=""
 if [ "$MODE" != "--offline" ]; then
 	run ibsim tests/ibsim/run-all.sh "$B"
