@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topology/lftdump.h"
+#include "routing/lftdump.h"
 #include "topology/netfile.h"
 #include "topology/osmdump.h"
 #include "tu.h"

@@ -10,7 +10,7 @@
 
 #include "ibpoolroute.h"
 #include "report.h"
-#include "topology/lftdump.h"
+#include "routing/lftdump.h"
 #include "topology/netfile.h"
 #include "topology/osmdump.h"
 

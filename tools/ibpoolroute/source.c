@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "ibpoolroute.h"
-#include "topology/lftdump.h"
+#include "routing/lftdump.h"
 #include "topology/netfile.h"
 #include "topology/osmdump.h"
 

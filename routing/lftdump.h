@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../routing/lft.h"
+#include "lft.h"
 
 /*
  * Load path into t (initialised here; on success release it with

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "textio.h"
+#include "../topology/textio.h"
 #include "lftdump.h"
 
 struct swkey {
