@@ -33,5 +33,18 @@ else
 	bad "layers: planted breaches found" "exit $st: $(cat "$w/out")"
 fi
 
+# The toy engine of development.md, "Adding an engine", compiles as it
+# would in routing/onesw/ (its "../engine.h" reached through updown's).
+sed -n '/<!-- test: toy-engine -->/,/^```$/p' docs/development.md |
+	sed '1,2d;$d' > "$w/onesw.c"
+if [ -s "$w/onesw.c" ] && ${CC:-cc} -std=c11 -D_GNU_SOURCE -Wall -Wextra \
+	-Werror -Wmissing-prototypes -Wshadow -Wstrict-prototypes \
+	-Wwrite-strings -I. -Irouting/updown -fsyntax-only -x c "$w/onesw.c" \
+	> "$w/out" 2>&1; then
+	ok "layers: the toy engine of development.md compiles"
+else
+	bad "layers: the toy engine of development.md compiles" "$(cat "$w/out")"
+fi
+
 echo "layers: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
