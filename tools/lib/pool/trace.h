@@ -161,6 +161,12 @@ int trc_read_nodes_stream(FILE *in, const char *name, struct trc_cluster *c,
 			  char *err, size_t errlen);
 void trc_cluster_free(struct trc_cluster *c);
 
+/* A GPU-count mix: jobs of gpus GPUs make share of the jobs. */
+struct trc_mix {
+	uint32_t gpus;		/* above 8: a multiple of 8 (whole hosts) */
+	double share;		/* > 0; the shares are normalised */
+};
+
 /* The Philly-shaped generator's parameters. */
 struct trc_gen_opts {
 	size_t jobs;		/* N > 0 */
@@ -169,15 +175,18 @@ struct trc_gen_opts {
 	uint64_t seed;
 	uint32_t users;		/* distinct users, Zipf-drawn; 0: 100 */
 	const char *runtimes;	/* philly-2017-runtimes.csv */
+	const struct trc_mix *mix;	/* GPU counts; NULL: trc_philly_mix() */
+	size_t nmix;
 };
 
 /*
  * Generate a Philly-shaped trace into *t (trc_free() after): N jobs whose
  * run times are drawn from the real Philly run times in o->runtimes (zero
- * run times redrawn: see docs/scheduling.md), GPU counts from the
- * published Philly mix (1..128; more than 8 GPUs are gangs of whole
- * 8-GPU hosts, hosts and per_host set), users Zipf-like ("u1".."uN"),
- * names "philly", class "" , limits uniform in 2..5x the run time,
+ * run times left out of the pool: docs/traces.md), GPU counts from the
+ * published Philly mix or o->mix (more than 8 GPUs are gangs of whole
+ * 8-GPU hosts: hosts and per_host set, else 0), users Zipf-like
+ * ("u1".."uN", user k is strs index k), no name or class, time limits
+ * uniform in 2..5x the run time, ids 1..N,
  * Poisson arrivals whose rate gives the offered load o->load on o->gpus
  * GPUs (load = sum of GPU-seconds / (gpus x span of arrivals), exactly
  * for the drawn jobs: the arrivals are scaled to it).  The same options
@@ -186,12 +195,8 @@ struct trc_gen_opts {
 int trc_gen_philly(const struct trc_gen_opts *o, struct trc_trace *t,
 		   char *err, size_t errlen);
 
-/* The published Philly mix the generator draws from. */
-struct trc_mix {
-	uint32_t gpus;
-	double share;		/* of jobs, sums to 1 over the mix */
-};
-/* The mix, *n entries; static storage. */
+/* The published Philly mix the generator draws from by default, *n
+ * entries; static storage (sources: docs/traces.md). */
 const struct trc_mix *trc_philly_mix(size_t *n);
 
 /* GPU-count classes of a trace's statistics: 0, 1, 2, 3-4, 5-8, ... */
