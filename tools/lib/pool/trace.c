@@ -391,6 +391,20 @@ static int row_plain(struct rd *r, char **f)
 	return push(r, &j);
 }
 
+/* The Alibaba traces' three times, each perhaps unknown (NaN). */
+struct times {
+	double created, sched, deleted;
+	bool kc, ks, kd;	/* known */
+};
+
+static int row_times(struct rd *r, char **f, struct times *tm)
+{
+	return field_time(r, f, C_CREATED, &tm->created, &tm->kc) ||
+	       field_time(r, f, C_SCHEDULED, &tm->sched, &tm->ks) ||
+	       field_time(r, f, C_DELETED, &tm->deleted, &tm->kd) ?
+	       -EINVAL : 0;
+}
+
 /*
  * A 2023 pod: submitted at creation, ran from scheduled to deletion.
  * Pending pods never ran; Running ones were still running when the
@@ -399,19 +413,16 @@ static int row_plain(struct rd *r, char **f)
 static int row_2023(struct rd *r, char **f)
 {
 	struct trc_job j = { .hosts = 1 };
-	double sched, del;
-	bool ks, kd, kc;
+	struct times tm;
 	uint32_t v;
 	int ret;
 
-	if (field_time(r, f, C_CREATED, &j.submit, &kc) ||
-	    field_time(r, f, C_SCHEDULED, &sched, &ks) ||
-	    field_time(r, f, C_DELETED, &del, &kd) ||
+	if (row_times(r, f, &tm) ||
 	    field_uint(r, f, C_NUM_GPU, MAX_GPUS, &j.gpus) ||
 	    field_uint(r, f, C_GPU_MILLI, 1000, &v))
 		return -EINVAL;
-	if (!kc || !kd)
-		return rd_err(r, "%s time missing", !kc ? "creation" :
+	if (!tm.kc || !tm.kd)
+		return rd_err(r, "%s time missing", !tm.kc ? "creation" :
 			      "deletion");
 	if (!j.gpus)
 		return skip(r, TRC_SKIP_NO_GPU);
@@ -420,14 +431,15 @@ static int row_2023(struct rd *r, char **f)
 	if (v < 1000 && j.gpus != 1)
 		return rd_err(r, "gpu_milli %u < 1000 needs num_gpu 1, not %u",
 			      v, j.gpus);
-	if (!ks)
+	if (!tm.ks)
 		return skip(r, TRC_SKIP_UNSCHEDULED);
-	if (sched < j.submit || del < sched)
+	if (tm.sched < tm.created || tm.deleted < tm.sched)
 		return rd_err(r, "times out of order: created %.0f, scheduled %.0f, deleted %.0f",
-			      j.submit, sched, del);
+			      tm.created, tm.sched, tm.deleted);
+	j.submit = tm.created;
 	j.milli = v;
 	j.per_host = j.gpus;
-	j.runtime = del - sched;
+	j.runtime = tm.deleted - tm.sched;
 	j.id = name_id(f[r->col[C_POD]], r->t->rs.rows);
 	if (!strcmp(f[r->col[C_PHASE]], "Running"))
 		j.flags |= TRC_JOB_CENSORED;
@@ -445,14 +457,11 @@ static int row_2023(struct rd *r, char **f)
 static int row_2025(struct rd *r, char **f)
 {
 	struct trc_job j = { .hosts = 1, .milli = 1000 };
-	double sched, del;
-	bool ks, kd, kc;
+	struct times tm;
 	uint32_t v;
 	int ret;
 
-	if (field_time(r, f, C_CREATED, &j.submit, &kc) ||
-	    field_time(r, f, C_SCHEDULED, &sched, &ks) ||
-	    field_time(r, f, C_DELETED, &del, &kd) ||
+	if (row_times(r, f, &tm) ||
 	    field_uint(r, f, C_GPU_REQ, MAX_GPUS, &j.gpus) ||
 	    field_uint(r, f, C_RDMA_REQ, 100, &v))
 		return -EINVAL;
@@ -462,28 +471,30 @@ static int row_2025(struct rd *r, char **f)
 			      f[r->col[C_ROLE]]);
 	if (!strcmp(f[r->col[C_ROLE]], "CN"))
 		j.flags |= TRC_JOB_CN;
-	if (!kc && ks)
+	if (!tm.kc && tm.ks)
 		return rd_err(r, "scheduled time without a creation time");
-	if (kc && ks && (sched < j.submit || (kd && del < sched)))
+	if (tm.kc && tm.ks && (tm.sched < tm.created ||
+			       (tm.kd && tm.deleted < tm.sched)))
 		return rd_err(r, "times out of order: created %.0f, scheduled %.0f, deleted %.0f",
-			      j.submit, sched, kd ? del : NAN);
+			      tm.created, tm.sched, tm.kd ? tm.deleted : NAN);
 	if (!j.gpus && !j.rdma)
 		return skip(r, TRC_SKIP_NO_GPU);
 	if (!j.gpus && (r->flags & TRC_OPT_GPU_ONLY))
 		return skip(r, TRC_SKIP_GPU_ONLY);
-	if (kc && !ks)
+	if (tm.kc && !tm.ks)
 		return skip(r, TRC_SKIP_UNSCHEDULED);
-	if (!kc && !(r->flags & TRC_OPT_KEEP_PRESENT))
+	if (!tm.kc && !(r->flags & TRC_OPT_KEEP_PRESENT))
 		return skip(r, TRC_SKIP_BEFORE_WINDOW);
+	j.submit = tm.created;
 	j.per_host = j.gpus;
 	j.id = name_id(f[r->col[C_INSTANCE]], r->t->rs.rows);
-	if (!kc) {
+	if (!tm.kc) {
 		j.flags |= TRC_JOB_PRESENT | J_START_OPEN;
-		j.runtime = kd ? del : 0;	/* the end, if known */
+		j.runtime = tm.kd ? tm.deleted : 0;	/* the end, if known */
 	} else {
-		j.runtime = kd ? del - sched : sched;
+		j.runtime = tm.kd ? tm.deleted - tm.sched : tm.sched;
 	}
-	if (!kd)
+	if (!tm.kd)
 		j.flags |= TRC_JOB_CENSORED | J_END_OPEN;
 	if ((ret = intern_field(r, f, C_APP, &j.name)))
 		return ret;
@@ -745,18 +756,27 @@ int trc_read_stream(FILE *in, const char *name,
 	return ret;
 }
 
+/* fopen for reading, or NULL with "PATH: why" in err and errno kept. */
+static FILE *open_in(const char *path, char *err, size_t errlen)
+{
+	FILE *in = fopen(path, "r");
+	int e = errno;
+
+	if (!in)
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+	errno = e;
+	return in;
+}
+
 int trc_read(const char *path, const struct trc_read_opts *opts,
 	     struct trc_trace *t, char *err, size_t errlen)
 {
-	FILE *in = fopen(path, "r");
+	FILE *in = open_in(path, err, errlen);
 	int ret;
 
-	if (!in) {
-		ret = -errno;
-		memset(t, 0, sizeof(*t));
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-		return ret;
-	}
+	memset(t, 0, sizeof(*t));
+	if (!in)
+		return -errno;
 	ret = trc_read_stream(in, path, opts, t, err, errlen);
 	fclose(in);
 	return ret;
@@ -873,15 +893,12 @@ int trc_read_nodes_stream(FILE *in, const char *name, struct trc_cluster *c,
 int trc_read_nodes(const char *path, struct trc_cluster *c, char *err,
 		   size_t errlen)
 {
-	FILE *in = fopen(path, "r");
+	FILE *in = open_in(path, err, errlen);
 	int ret;
 
-	if (!in) {
-		ret = -errno;
-		memset(c, 0, sizeof(*c));
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-		return ret;
-	}
+	memset(c, 0, sizeof(*c));
+	if (!in)
+		return -errno;
 	ret = trc_read_nodes_stream(in, path, c, err, errlen);
 	fclose(in);
 	return ret;
@@ -1074,15 +1091,12 @@ static int read_runtimes(const char *path, double **out, size_t *n,
 	char *line = NULL, *end;
 	size_t cap = 0, vcap = 0;
 	double *v = NULL, *nv, x;
-	FILE *in = fopen(path, "r");
+	FILE *in = open_in(path, err, errlen);
 	int ret = 0;
 
 	*n = *zeros = 0;
-	if (!in) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-		return ret;
-	}
+	if (!in)
+		return -errno;
 	while (!ret && getline(&line, &cap, in) >= 0) {
 		if (!r.line++)
 			continue;	/* the header */
