@@ -58,6 +58,14 @@ int chart_cdf(FILE *out, const struct chart_opts *o,
 int chart_write_file(const char *path, int (*write)(FILE *out, void *ctx),
 		     void *ctx, char *err, size_t errlen);
 
+/*
+ * The start of an SVG picture w x h px: the XML declaration, the svg
+ * element (DejaVu Sans at font px), style (NULL: none) as its style
+ * sheet, a white background.  The caller closes it with "</svg>\n".
+ */
+void chart_svg_begin(FILE *out, double w, double h, double font,
+		     const char *style);
+
 /* Series colour i: a fixed palette, then golden-angle hues. */
 void chart_color(size_t i, char *buf, size_t len);
 
