@@ -11,31 +11,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <json-c/json.h>
 
 #include "ibpoolroute.h"
+#include "tools/lib/pool/chart.h"
 #include "topology/layout.h"
 
 #define HEAD 64.0		/* title and legends above the drawing */
-#define NCOLOR (sizeof(job_colors) / sizeof(job_colors[0]))
 
 static const char *const load_names[] = {
 	[PR_LOAD_A2A] = "a2a",
 	[PR_LOAD_JOBS] = "jobs",
 	[PR_LOAD_COUNTERS] = "counters",
-};
-
-/*
- * Blues, greens, purples and greys, apart from the load ramp's oranges
- * and reds; past them, golden-angle hues.
- */
-static const char *const job_colors[] = {
-	"#1f77b4", "#2ca02c", "#9467bd", "#17becf", "#e377c2", "#bcbd22",
-	"#393b79", "#637939", "#7b4173", "#6baed6", "#74c476", "#9e9ac8",
-	"#636363", "#de9ed6", "#08519c", "#006d2c", "#54278f", "#b0b0b0",
 };
 
 /* One direction of an edge: its links' loads, summed up. */
@@ -353,61 +341,8 @@ static void job_color(uint32_t j, char *buf, size_t len)
 {
 	if (j == RT_JOB_NONE)
 		snprintf(buf, len, "#e8e8e8");
-	else if (j < NCOLOR)
-		snprintf(buf, len, "%s", job_colors[j]);
 	else
-		snprintf(buf, len, "hsl(%u,65%%,45%%)",
-			 (unsigned int)(j * 137.508) % 360);
-}
-
-/* Bytes of the UTF-8 character at s, 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n = *s < 0x80 ? 1 : *s >= 0xc2 && *s < 0xe0 ? 2 :
-		   *s >= 0xe0 && *s < 0xf0 ? 3 : *s >= 0xf0 && *s < 0xf5 ? 4 : 0;
-	size_t i;
-
-	for (i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
-/*
- * s with XML's five specials escaped, at most max characters of it;
- * bytes that are not UTF-8 and control characters (not XML) become '?'.
- * Returns the bytes of s used.
- */
-static size_t xml_text(FILE *out, const char *s, size_t max)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0, k, n;
-
-	for (k = 0; u[i] && k < max; k++, i += n) {
-		n = utf8_len(u + i);
-		switch (n ? u[i] : 0) {
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '&': fputs("&amp;", out); break;
-		case '"': fputs("&quot;", out); break;
-		case '\'': fputs("&apos;", out); break;
-		default:
-			if (!n || u[i] < 0x20) {
-				fputc('?', out);
-				n = 1;
-			} else {
-				fwrite(u + i, 1, n, out);
-			}
-		}
-	}
-	return i;
-}
-
-/* The same, ending in an ellipsis when s is longer. */
-static void xml_clip(FILE *out, const char *s, size_t max)
-{
-	if (s[xml_text(out, s, max)])
-		fputs("…", out);
+		chart_color(j, buf, len);
 }
 
 static const char *name(const struct map *m, uint32_t n)
@@ -442,11 +377,11 @@ static void link_text(FILE *out, const struct map *m, uint32_t n,
 static void box_names(FILE *out, const struct map *m,
 		      const struct lay_box *b, size_t max)
 {
-	xml_clip(out, name(m, m->l.sw[b->first]), max);
+	chart_xml_clip(out, name(m, m->l.sw[b->first]), max);
 	if (b->nsw < 2)
 		return;
 	fputs(" .. ", out);
-	xml_clip(out, name(m, m->l.sw[b->first + b->nsw - 1]), max);
+	chart_xml_clip(out, name(m, m->l.sw[b->first + b->nsw - 1]), max);
 	fprintf(out, " (%u switches)", b->nsw);
 }
 
@@ -558,15 +493,15 @@ static void draw_hosts(FILE *out, const struct map *m, uint32_t b,
 			col);
 		if (j != RT_JOB_NONE) {
 			fputs(" data-job=\"", out);
-			xml_text(out, m->src.jobs.job[j].id, SIZE_MAX);
+			chart_xml_text(out, m->src.jobs.job[j].id, SIZE_MAX);
 			fputs("\"", out);
 		}
 		fputs("><title>", out);
-		xml_clip(out, name(m, n), 64);
+		chart_xml_clip(out, name(m, n), 64);
 		fprintf(out, " port %u, LID %u", p, fp->lid);
 		if (j != RT_JOB_NONE) {
 			fputs(", job ", out);
-			xml_clip(out, m->src.jobs.job[j].id, 64);
+			chart_xml_clip(out, m->src.jobs.job[j].id, 64);
 		}
 		if (m->host_loads) {
 			fputs(", sends ", out);
@@ -633,11 +568,11 @@ static void group_label(FILE *out, const struct map *m,
 		pre++;
 	while (pre && ((unsigned char)a[pre] & 0xc0) == 0x80)
 		pre--;		/* not inside a UTF-8 character */
-	xml_text(out, a, pre);
+	chart_xml_text(out, a, pre);
 	fputs("{", out);
-	xml_text(out, a + pre, 12);
+	chart_xml_text(out, a + pre, 12);
 	fputs("..", out);
-	xml_text(out, z + pre, 12);
+	chart_xml_text(out, z + pre, 12);
 	fprintf(out, "} (%u)", b->nsw);
 }
 
@@ -662,7 +597,7 @@ static int draw_box(FILE *out, const struct map *m, uint32_t b)
 	if (bx->nsw > 1)
 		group_label(lb, m, bx);
 	else
-		xml_clip(lb, name(m, sw), (size_t)((bx->w - 6) / LAY_CHAR_W));
+		chart_xml_clip(lb, name(m, sw), (size_t)((bx->w - 6) / LAY_CHAR_W));
 	if (fclose(lb))
 		return -ENOMEM;
 	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\"",
@@ -697,7 +632,7 @@ static void draw_head(FILE *out, const struct map *m, double width)
 	double x;
 
 	fputs("<text class=\"title\" x=\"10\" y=\"18\">", out);
-	xml_clip(out, m->src.name, 80);
+	chart_xml_clip(out, m->src.name, 80);
 	fprintf(out, ": %s, %zu switches, %zu CAs%s</text>\n", m->l.what,
 		f->nsw, f->nca, m->l.grouped ? " (switches grouped)" : "");
 	fprintf(out, "<text x=\"10\" y=\"34\">load: %s", m->unit);
@@ -705,9 +640,9 @@ static void draw_head(FILE *out, const struct map *m, double width)
 		uint32_t peer = fab_port(f, m->busy_node, m->busy_port)->peer;
 
 		fputs("; busiest link ", out);
-		xml_clip(out, name(m, m->busy_node), 40);
+		chart_xml_clip(out, name(m, m->busy_node), 40);
 		fprintf(out, " port %u → ", m->busy_port);
-		xml_clip(out, peer == FAB_NONE ? "?" : name(m, peer), 40);
+		chart_xml_clip(out, peer == FAB_NONE ? "?" : name(m, peer), 40);
 		fputs(": ", out);
 		link_text(out, m, m->busy_node, m->busy_port);
 	}
@@ -729,7 +664,7 @@ static void draw_head(FILE *out, const struct map *m, double width)
 		job_color(i, col, sizeof(col));
 		fprintf(out, "<rect x=\"%.1f\" y=\"42\" width=\"8\" height=\"8\" fill=\"%s\"/><text x=\"%.1f\" y=\"50\">",
 			x, col, x + 11);
-		xml_clip(out, m->src.jobs.job[i].id, 16);
+		chart_xml_clip(out, m->src.jobs.job[i].id, 16);
 		fputs("</text>", out);
 		x += 20 + 6.0 * (strlen(m->src.jobs.job[i].id) < 16 ?
 				 strlen(m->src.jobs.job[i].id) : 17);
@@ -749,11 +684,8 @@ static int draw(FILE *out, const struct map *m)
 
 	if (ret)
 		return ret;
-	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, sans-serif\" font-size=\"7\">\n"
-		"<style>.title{font-size:12px;font-weight:bold}.legend text,.row{font-size:9px}</style>\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
-		w, h, w, h);
+	chart_svg_begin(out, w, h, 7,
+			".title{font-size:12px;font-weight:bold}.legend text,.row{font-size:9px}");
 	draw_head(out, m, w);
 	fprintf(out, "<g transform=\"translate(0 %.0f)\">\n<g class=\"links\">\n",
 		HEAD);
@@ -769,7 +701,7 @@ static int draw(FILE *out, const struct map *m)
 	for (i = 0; i < l->nlabel; i++) {
 		fprintf(out, "<text class=\"row\" x=\"%.1f\" y=\"%.1f\">",
 			l->label[i].x, l->label[i].y);
-		xml_clip(out, l->label[i].text, sizeof(l->label[i].text));
+		chart_xml_clip(out, l->label[i].text, sizeof(l->label[i].text));
 		fputs("</text>\n", out);
 	}
 	fputs("</g>\n</svg>\n", out);
@@ -778,57 +710,9 @@ static int draw(FILE *out, const struct map *m)
 	return ret;
 }
 
-/*
- * Where the picture goes: stdout for "-", a regular file (or a new one)
- * through a temporary file beside it, so that a failure leaves an earlier
- * picture whole; anything else (a FIFO, a device, a symlink) written as
- * it is.  *tmp is "" when written directly.
- */
-static FILE *open_out(const char *path, char *tmp, size_t tlen, char *err,
-		      size_t len)
+static int draw_map(FILE *out, void *m)
 {
-	struct stat st;
-	FILE *out;
-
-	*tmp = '\0';
-	if (!strcmp(path, "-"))
-		return stdout;
-	if (!lstat(path, &st) && !S_ISREG(st.st_mode)) {
-		if (!(out = fopen(path, "w")))
-			snprintf(err, len, "%s: %s", path, strerror(errno));
-		return out;
-	}
-	if ((size_t)snprintf(tmp, tlen, "%s.tmp%ld", path, (long)getpid()) >=
-	    tlen) {
-		snprintf(err, len, "%s: %s", path, strerror(ENAMETOOLONG));
-		return NULL;
-	}
-	if (!(out = fopen(tmp, "wx")))
-		snprintf(err, len, "%s: %s", tmp, strerror(errno));
-	return out;
-}
-
-static int write_svg(const struct map *m, const char *path, char *err,
-		     size_t len)
-{
-	char tmp[4096];
-	FILE *out = open_out(path, tmp, sizeof(tmp), err, len);
-	int ret;
-
-	if (!out)
-		return -EIO;
-	ret = draw(out, m);
-	if (!ret && (ferror(out) || fflush(out)))
-		ret = -EIO;
-	if (out != stdout && fclose(out) && !ret)
-		ret = -errno;
-	if (*tmp && !ret && rename(tmp, path))
-		ret = -errno;
-	if (*tmp && ret)
-		unlink(tmp);
-	if (ret)
-		snprintf(err, len, "%s: %s", path, strerror(-ret));
-	return ret;
+	return draw(out, m);
 }
 
 static int summary(const struct map *m)
@@ -907,7 +791,7 @@ int pr_map(const struct pr_opts *o, char *err, size_t len)
 	if (!ret && (ret = sum_edges(&m)))
 		snprintf(err, len, "%s", strerror(-ret));
 	if (!ret)
-		ret = write_svg(&m, o->output, err, len);
+		ret = chart_write_file(o->output, draw_map, &m, err, len);
 	if (!ret)
 		ret = summary(&m);
 out:
