@@ -227,12 +227,22 @@ static void ranges(const struct chart_series *s, size_t ns, bool logx,
 		}
 }
 
+/* [*lo, *hi] widened to a non-empty range on multiples of a nice step. */
+static void nice_range(double *lo, double *hi, int n)
+{
+	double step;
+
+	if (*hi <= *lo)
+		*hi = *lo + 1;
+	step = nice_step(*lo, *hi, n);
+	*lo = floor(*lo / step) * step;
+	*hi = ceil(*hi / step) * step;
+}
+
 /* Fit the axes to the data (or o's y range), on tick boundaries. */
 static void fit(struct frame *fr, const struct chart_opts *o,
 		const double r[4], bool any)
 {
-	double step;
-
 	if (fr->logx) {
 		fr->lo = any ? floor(log10(r[0])) : 0;
 		fr->hi = any ? ceil(log10(r[1])) : 1;
@@ -241,11 +251,7 @@ static void fit(struct frame *fr, const struct chart_opts *o,
 	} else {
 		fr->lo = any ? r[0] : 0;
 		fr->hi = any ? r[1] : 1;
-		if (fr->hi <= fr->lo)
-			fr->hi = fr->lo + 1;
-		step = nice_step(fr->lo, fr->hi, 6);
-		fr->lo = floor(fr->lo / step) * step;
-		fr->hi = ceil(fr->hi / step) * step;
+		nice_range(&fr->lo, &fr->hi, 6);
 	}
 	if (o->ymin != 0 || o->ymax != 0) {
 		fr->ylo = o->ymin;
@@ -254,11 +260,7 @@ static void fit(struct frame *fr, const struct chart_opts *o,
 	}
 	fr->ylo = any ? fmin(r[2], 0) : 0;
 	fr->yhi = any ? r[3] : 1;
-	if (fr->yhi <= fr->ylo)
-		fr->yhi = fr->ylo + 1;
-	step = nice_step(fr->ylo, fr->yhi, 5);
-	fr->ylo = floor(fr->ylo / step) * step;
-	fr->yhi = ceil(fr->yhi / step) * step;
+	nice_range(&fr->ylo, &fr->yhi, 5);
 }
 
 static void tick_x(FILE *out, const struct frame *fr, double v, double px)
