@@ -108,8 +108,14 @@ struct pr_opts {
 	const char *end_job;	/* jobs: job to end */
 	const char *format;	/* topology: slurm-tree or k8s-labels */
 	enum pr_load load;	/* map */
-	bool load_set;		/* else map's default */
-	const char *output;	/* map: the SVG file, "-" for stdout */
+	const char *load_arg;	/* map: the load's name; trace: offered load */
+	const char *output;	/* map: the SVG file, trace: the CSV; "-"
+				 * for stdout */
+	/* trace */
+	const char *trace_gen;	/* --gen: the generator */
+	const char *trace_stats;	/* --stats: the trace file */
+	const char *runtimes;	/* --runtimes: Philly's run times */
+	unsigned int trace_users;	/* --users, 0: the generator's */
 };
 
 /*
@@ -131,6 +137,12 @@ int pr_simulate(const struct pr_opts *o, char *err, size_t len);
 
 /* The fabric as an SVG picture, links coloured by o->load. */
 int pr_map(const struct pr_opts *o, char *err, size_t len);
+
+/*
+ * Job traces for the scheduler's replay: --gen philly writes one as plain
+ * CSV, --stats FILE prints one's statistics.
+ */
+int pr_trace(const struct pr_opts *o, char *err, size_t len);
 
 /* "a2a", "jobs" or "counters": 0 with *l, or -EINVAL. */
 int pr_load_parse(const char *s, enum pr_load *l);

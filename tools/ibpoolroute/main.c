@@ -39,9 +39,11 @@ enum {
 	C_TOPO = 1 << 14,
 	C_SIM = 1 << 15,
 	C_MAP = 1 << 16,
+	C_TRACE = 1 << 17,
 	C_POOLD = C_POOL | C_ALLOC | C_RELEASE | C_RENEW | C_LIST | C_PLACE |
 		  C_JOBS | C_TOPO,
-	C_ALL = C_CHECKS | C_COUNTERS | C_SM | C_POOLD | C_SIM | C_MAP,
+	C_ALL = C_CHECKS | C_COUNTERS | C_SM | C_POOLD | C_SIM | C_MAP |
+		C_TRACE,
 };
 
 #define POOL_SOCKET_DEFAULT "/run/gpuaware/pool.sock"
@@ -55,6 +57,10 @@ enum {
 	O_PROGRESS,
 	O_NO_PROGRESS,
 	O_TOP,
+	O_GEN,
+	O_STATS,
+	O_RUNTIMES,
+	O_USERS,
 };
 
 struct cmd {
@@ -109,13 +115,16 @@ static const struct cmd cmds[] = {
 	{ "topology", C_TOPO, "[--format F]", 0,
 	  "ibpoold: the fabric for Slurm, Kubernetes labels or Kueue",
 	  pr_pool_topology },
+	{ "trace", C_TRACE, "--gen philly|--stats FILE", 0,
+	  "write a Philly-shaped job trace, or a trace's statistics",
+	  pr_trace },
 };
 
 /* The one option table: getopt_long's and --help's; mask: C_* taking it. */
 static const struct cli_opt opts[] = {
 	{ "net", 1, 'n', C_ROUTE | C_SIM | C_MAP, "FILE", "ibsim net file or ibnetdiscover output to route" },
 	{ "dump", 1, 'D', C_SIM | C_MAP, "DIR", "the routing OpenSM dumped into DIR instead of the live one" },
-	{ "jobs", 1, 'J', C_CHECKS | C_SIM | C_MAP, "FILE", "JSON job list: route for the jobs, report their own link loads" },
+	{ "jobs", 1, 'J', C_CHECKS | C_SIM | C_MAP | C_TRACE, "FILE", "JSON job list: route for the jobs, report their own link loads; trace --gen: how many jobs" },
 	{ "search-moves", 1, 'm', C_ROUTE | C_SIM | C_MAP, "N", "with --jobs on a fat-tree: entries the job search tries, 0-100000000 (0: the default budget)" },
 	{ "pattern", 1, 't', C_SIM | C_MAP, "NAME", "ring or alltoall (both)" },
 	{ "rounds", 1, 'r', C_SIM | C_MAP, "N", "all-to-all rounds, 1-1000000 (the largest job's ranks - 1)" },
@@ -127,8 +136,12 @@ static const struct cli_opt opts[] = {
 	{ "extended-lids", 0, 'x', C_ROUTE, NULL, "allow LIDs past 0xbfff (offline scale runs beyond one subnet)" },
 	{ "Ca", 1, 'C', C_VERIFY | C_COUNTERS | C_SIM | C_MAP, "CA", "local CA to query through (the first)" },
 	{ "Port", 1, 'P', C_VERIFY | C_COUNTERS | C_SIM | C_MAP, "PORT", "its port (the first active)" },
-	{ "output", 1, 'o', C_MAP, "FILE", "map: the SVG to write, - for stdout (-)" },
-	{ "load", 1, O_LOAD, C_MAP, "NAME", "map: colour links by a2a (the routing's all-to-all), jobs (--jobs' collectives, --pattern) or counters (live) (jobs with --jobs, else a2a)" },
+	{ "output", 1, 'o', C_MAP | C_TRACE, "FILE", "map: the SVG to write; trace: the CSV; - for stdout (-)" },
+	{ "load", 1, O_LOAD, C_MAP | C_TRACE, "NAME", "map: colour links by a2a (the routing's all-to-all), jobs (--jobs' collectives, --pattern) or counters (live) (jobs with --jobs, else a2a); trace --gen: the offered load, GPU-seconds over --gpus x the span of arrivals" },
+	{ "gen", 1, O_GEN, C_TRACE, "NAME", "trace: generate a trace: philly (Philly's run times and GPU mix, Poisson arrivals)" },
+	{ "stats", 1, O_STATS, C_TRACE, "FILE", "trace: the statistics of a trace (plain CSV or an Alibaba trace)" },
+	{ "runtimes", 1, O_RUNTIMES, C_TRACE, "FILE", "trace --gen: Philly's run times ($GPUAWARE_TRACES/" "philly-2017-runtimes.csv, else ../shared/traces/)" },
+	{ "users", 1, O_USERS, C_TRACE, "N", "trace --gen: users, Zipf-drawn, 1-1000000 (100)" },
 	{ "interval", 1, 'i', C_COUNTERS | C_MAP, "MS", "wait between the two samples, 1-3600000 ms (1000)" },
 	{ "top", 1, O_TOP, C_COUNTERS, "N", "counters: only the N busiest links (all)" },
 	{ "sa", 1, O_SA, C_VERIFY, "MODE", "verify: ask the SA per source (table: one GetTable each), per pair (pair: one Get each), or auto: table where the SA's answers arrive whole, else pair (auto)" },
@@ -143,16 +156,16 @@ static const struct cli_opt opts[] = {
 	{ "timeout", 1, 'T', C_SM, "MS", "give up after MS milliseconds (5000; with --wait 60000)" },
 	{ "json", 0, 'j', C_ALL, NULL, "print one JSON object instead of text" },
 	{ "perms", 1, 'p', C_CHECKS | C_SIM, "N", "random permutations for eBB, 0 skips it (100)" },
-	{ "seed", 1, 's', C_CHECKS | C_SIM | C_MAP, "S", "seed of the eBB permutations (1) and the all-to-all's shifts" },
+	{ "seed", 1, 's', C_CHECKS | C_SIM | C_MAP | C_TRACE, "S", "seed of the eBB permutations (1), the all-to-all's shifts and trace --gen" },
 	{ "client", 1, 'c', C_ALLOC, "HOST", "host the GPUs are for (this host)" },
-	{ "gpus", 1, 'g', C_ALLOC | C_PLACE, "N", "GPUs wanted" },
+	{ "gpus", 1, 'g', C_ALLOC | C_PLACE | C_TRACE, "N", "GPUs wanted; trace: the capacity the offered load refers to" },
 	{ "per-host", 1, 'G', C_PLACE, "G", "GPUs per host" },
 	{ "lease", 1, 'L', C_ALLOC | C_RENEW, "S", "lease in seconds (the pool's default)" },
 	{ "job", 1, 'k', C_ALLOC, "JOB", "job the allocation belongs to" },
 	{ "start", 1, 'b', C_JOBS, "JOB", "record that JOB started on --hosts" },
 	{ "hosts", 1, 'H', C_JOBS, "EXPR", "hosts of --start, a Slurm hostlist" },
 	{ "end", 1, 'E', C_JOBS, "JOB", "record that JOB ended" },
-	{ "format", 1, 'f', C_TOPO, "F", "slurm-tree, slurm-block, slurm-yaml, k8s-labels or kueue (slurm-tree)" },
+	{ "format", 1, 'f', C_TOPO | C_TRACE, "F", "slurm-tree, slurm-block, slurm-yaml, k8s-labels or kueue (slurm-tree); trace --stats: plain, alibaba2023 or alibaba2025 (from the header)" },
 	{ "help", 0, 'h', C_ALL, NULL, "show this help" },
 	{ "version", 0, 'V', C_ALL, NULL, "print the version and exit" },
 };
@@ -188,6 +201,8 @@ static const char *const examples[] = {
 	"ibpoolroute hints add j7 gpu01 gpu02 --socket tcp:sm01:7071",
 	"ibpoolroute jobs --start j1 --hosts 'node[01-04]'",
 	"ibpoolroute topology --format k8s-labels",
+	"ibpoolroute trace --gen philly --jobs 50000 --load 1.05 --gpus 512 --seed 1 -o philly.csv",
+	"ibpoolroute trace --stats alibaba-gpu-v2023-pods.csv --gpus 6212",
 };
 
 static void usage(FILE *out)
@@ -359,10 +374,22 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		o->output = arg;
 		break;
 	case O_LOAD:
-		if (pr_load_parse(arg, &o->load))
-			return usage_error(o, "unknown load '%s' (a2a, jobs or counters)",
+		o->load_arg = arg;
+		break;
+	case O_GEN:
+		o->trace_gen = arg;
+		break;
+	case O_STATS:
+		o->trace_stats = arg;
+		break;
+	case O_RUNTIMES:
+		o->runtimes = arg;
+		break;
+	case O_USERS:
+		if (number(arg, 1000000, &v) || !v)
+			return usage_error(o, "bad user count '%s' (1-1000000)",
 					   arg);
-		o->load_set = true;
+		o->trace_users = v;
 		break;
 	case 'T':
 		if (number(arg, 3600000, &v) || !v)
@@ -445,8 +472,11 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 /* map's choices that depend on each other; PR_OK or an exit code. */
 static int map_opts(struct pr_opts *o)
 {
-	if (!o->load_set)
+	if (!o->load_arg)
 		o->load = o->jobs ? PR_LOAD_JOBS : PR_LOAD_A2A;
+	else if (pr_load_parse(o->load_arg, &o->load))
+		return usage_error(o, "unknown load '%s' (a2a, jobs or counters)",
+				   o->load_arg);
 	if (!o->output)
 		o->output = "-";
 	if (o->load == PR_LOAD_JOBS && !o->jobs)
@@ -569,7 +599,7 @@ int main(int argc, char **argv)
 	o.peer = cmd->bit & C_POOLD ? CLI_PEER_POOLD : CLI_PEER_SM;
 	if (!o.munge)
 		o.munge = getenv("GPUAWARE_MUNGE_SOCKET");
-	if (!o.format)
+	if (!o.format && cmd->bit == C_TOPO)
 		o.format = "slurm-tree";
 	ret = cmd->run(&o, err, sizeof(err));
 	if (ret == PR_OK || !err[0])

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: MIT
+/*
+ * trace: write a Philly-shaped job trace as plain CSV (--gen philly), or
+ * print a trace's statistics (--stats FILE), for the scheduler's replay.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ibpoolroute.h"
+#include "tools/lib/pool/chart.h"
+#include "tools/lib/pool/trace.h"
+
+/* Where the published traces are unless --runtimes or the environment. */
+#define TRACES_DIR "../shared/traces"
+#define PHILLY_RUNTIMES "philly-2017-runtimes.csv"
+
+static int write_trace(FILE *out, void *t)
+{
+	return trc_write_plain(t, out);
+}
+
+static json_object *dbl(double v)
+{
+	return json_object_new_double(v);
+}
+
+/* One size class's name: "1", "3-4", "129+". */
+static void size_name(unsigned int i, char *buf, size_t len)
+{
+	uint32_t lo = trc_size_lo(i);
+
+	if (i + 1 == TRC_NSIZE)
+		snprintf(buf, len, "%u+", lo);
+	else if (trc_size_lo(i + 1) - 1 > lo)
+		snprintf(buf, len, "%u-%u", lo, trc_size_lo(i + 1) - 1);
+	else
+		snprintf(buf, len, "%u", lo);
+}
+
+static json_object *stats_json(const char *name, const struct trc_trace *t,
+			       const struct trc_stats *s)
+{
+	json_object *j = json_object_new_object(), *sk, *sz;
+	char key[32];
+	unsigned int i;
+
+	if (!j)
+		return NULL;
+	json_object_object_add(j, "trace", json_object_new_string(name));
+	json_object_object_add(j, "format", json_object_new_string(
+				       trc_format_name(t->fmt)));
+	json_object_object_add(j, "rows", json_object_new_uint64(s->rs.rows));
+	json_object_object_add(j, "jobs", json_object_new_uint64(s->jobs));
+	sk = json_object_new_object();
+	for (i = 0; sk && i < TRC_SKIP_COUNT; i++)
+		json_object_object_add(sk, trc_skip_name(i),
+				       json_object_new_uint64(s->rs.skipped[i]));
+	json_object_object_add(j, "skipped", sk);
+	json_object_object_add(j, "censored",
+			       json_object_new_uint64(s->rs.censored));
+	json_object_object_add(j, "present",
+			       json_object_new_uint64(s->rs.present));
+	json_object_object_add(j, "fractional",
+			       json_object_new_uint64(s->fractional));
+	json_object_object_add(j, "multi_host",
+			       json_object_new_uint64(s->multi_host));
+	sz = json_object_new_object();
+	for (i = 0; sz && i < TRC_NSIZE; i++) {
+		size_name(i, key, sizeof(key));
+		json_object_object_add(sz, key,
+				       json_object_new_uint64(s->size_jobs[i]));
+	}
+	json_object_object_add(j, "gpu_mix", sz);
+	json_object_object_add(j, "gpus_mean", dbl(s->gpus_mean));
+	json_object_object_add(j, "gpus_median",
+			       json_object_new_uint64(s->gpus_median));
+	json_object_object_add(j, "gpus_max", json_object_new_uint64(s->gpus_max));
+	json_object_object_add(j, "runtime_median_s", dbl(s->rt_median));
+	json_object_object_add(j, "runtime_mean_s", dbl(s->rt_mean));
+	json_object_object_add(j, "runtime_p99_s", dbl(s->rt_p99));
+	json_object_object_add(j, "runtime_max_s", dbl(s->rt_max));
+	json_object_object_add(j, "span_s", dbl(s->span));
+	json_object_object_add(j, "gpu_seconds", dbl(s->gpu_seconds));
+	json_object_object_add(j, "users", json_object_new_uint64(s->users));
+	if (s->capacity) {
+		json_object_object_add(j, "capacity_gpus",
+				       json_object_new_uint64(s->capacity));
+		json_object_object_add(j, "load", dbl(s->load));
+	}
+	return j;
+}
+
+static void stats_text(const char *name, const struct trc_trace *t,
+		       const struct trc_stats *s)
+{
+	char sz[16];
+	unsigned int i;
+
+	printf("Trace %s (%s): %zu rows, %zu jobs\n", name,
+	       trc_format_name(t->fmt), s->rs.rows, s->jobs);
+	printf("  skipped:");
+	for (i = 0; i < TRC_SKIP_COUNT; i++)
+		printf(" %zu %s%s", s->rs.skipped[i], trc_skip_name(i),
+		       i + 1 < TRC_SKIP_COUNT ? "," : "\n");
+	printf("  censored (ran past the trace's end): %zu; running before its start: %zu\n",
+	       s->rs.censored, s->rs.present);
+	printf("  GPUs per job: mean %.3f, median %u, max %u; fractional %zu, multi-host %zu\n",
+	       s->gpus_mean, s->gpus_median, s->gpus_max, s->fractional,
+	       s->multi_host);
+	printf("  %-8s %8s %7s\n", "GPUs", "jobs", "share");
+	for (i = 0; i < TRC_NSIZE; i++) {
+		if (!s->size_jobs[i])
+			continue;
+		size_name(i, sz, sizeof(sz));
+		printf("  %-8s %8zu %6.2f%%\n", sz, s->size_jobs[i],
+		       100.0 * s->size_jobs[i] / s->jobs);
+	}
+	printf("  run time: median %.0f s, mean %.0f s, p99 %.0f s, max %.0f s\n",
+	       s->rt_median, s->rt_mean, s->rt_p99, s->rt_max);
+	printf("  span of submits: %.0f s (%.1f h); GPU-seconds %.4g; users %zu\n",
+	       s->span, s->span / 3600, s->gpu_seconds, s->users);
+	if (s->capacity)
+		printf("  offered load on %u GPUs: %.4f\n", s->capacity, s->load);
+}
+
+static int print_stats(const struct pr_opts *o, const char *name,
+		       const struct trc_trace *t, uint32_t capacity, char *err,
+		       size_t len)
+{
+	struct trc_stats s;
+	json_object *j;
+	int ret;
+
+	if ((ret = trc_stats(t, capacity, &s))) {
+		snprintf(err, len, "%s", strerror(-ret));
+		return PR_ERR;
+	}
+	if (!o->json) {
+		stats_text(name, t, &s);
+		return fflush(stdout) ? PR_ERR : PR_OK;
+	}
+	if (!(j = stats_json(name, t, &s))) {
+		snprintf(err, len, "%s", strerror(ENOMEM));
+		return PR_ERR;
+	}
+	ret = puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+	json_object_put(j);
+	return ret < 0 || fflush(stdout) ? PR_ERR : PR_OK;
+}
+
+static int stats(const struct pr_opts *o, char *err, size_t len)
+{
+	struct trc_read_opts ro = { .fmt = TRC_FMT_AUTO };
+	struct trc_trace t;
+	int ret;
+
+	if (o->format && trc_format_parse(o->format, &ro.fmt)) {
+		snprintf(err, len, "unknown trace format '%s' (plain, alibaba2023 or alibaba2025)",
+			 o->format);
+		return PR_ERR;
+	}
+	if (trc_read(o->trace_stats, &ro, &t, err, len)) {
+		trc_free(&t);
+		return PR_ERR;
+	}
+	ret = print_stats(o, o->trace_stats, &t, o->gpus, err, len);
+	trc_free(&t);
+	return ret;
+}
+
+/* --runtimes, else $GPUAWARE_TRACES/, else ../shared/traces/. */
+static const char *runtimes_path(const struct pr_opts *o, char *buf,
+				 size_t len)
+{
+	const char *dir = getenv("GPUAWARE_TRACES");
+
+	if (o->runtimes)
+		return o->runtimes;
+	snprintf(buf, len, "%s/%s", dir && *dir ? dir : TRACES_DIR,
+		 PHILLY_RUNTIMES);
+	return buf;
+}
+
+static int gen(const struct pr_opts *o, char *err, size_t len)
+{
+	char path[4096], *end;
+	struct trc_gen_opts g = { .gpus = o->gpus, .seed = o->vf.seed,
+				  .users = o->trace_users };
+	struct trc_trace t;
+	const char *out = o->output ? o->output : "-";
+	int ret = PR_ERR;
+
+	if (strcmp(o->trace_gen, "philly")) {
+		snprintf(err, len, "unknown generator '%s' (philly)",
+			 o->trace_gen);
+		return PR_ERR;
+	}
+	g.jobs = strtoull(o->jobs, &end, 10);
+	if (*end || !*o->jobs || g.jobs < 2 || g.jobs > 100000000) {
+		snprintf(err, len, "bad job count '%s' (2-100000000)", o->jobs);
+		return PR_ERR;
+	}
+	g.load = strtod(o->load_arg, &end);
+	if (*end || !*o->load_arg || !(g.load > 0) || g.load > 1000) {
+		snprintf(err, len, "bad offered load '%s' (above 0, at most 1000)",
+			 o->load_arg);
+		return PR_ERR;
+	}
+	g.runtimes = runtimes_path(o, path, sizeof(path));
+	if (trc_gen_philly(&g, &t, err, len))
+		goto out;
+	if (chart_write_file(out, write_trace, &t, err, len))
+		goto out;
+	ret = PR_OK;
+	if (o->json)
+		ret = print_stats(o, out, &t, o->gpus, err, len);
+	else if (strcmp(out, "-"))
+		fprintf(stderr, "ibpoolroute: wrote %s: %zu Philly-shaped jobs, offered load %g on %u GPUs, seed %llu\n",
+			out, t.njobs, g.load, g.gpus,
+			(unsigned long long)g.seed);
+out:
+	trc_free(&t);
+	return ret;
+}
+
+int pr_trace(const struct pr_opts *o, char *err, size_t len)
+{
+	if (!o->trace_gen == !o->trace_stats) {
+		snprintf(err, len, "trace takes --gen NAME or --stats FILE");
+		return PR_ERR;
+	}
+	if (o->trace_stats)
+		return stats(o, err, len);
+	if (!o->jobs || !o->load_arg || !o->gpus) {
+		snprintf(err, len, "trace --gen needs --jobs N, --load L and --gpus G");
+		return PR_ERR;
+	}
+	if (o->json && (!o->output || !strcmp(o->output, "-"))) {
+		snprintf(err, len, "trace --gen --json needs -o FILE: the trace would share stdout");
+		return PR_ERR;
+	}
+	return gen(o, err, len);
+}
