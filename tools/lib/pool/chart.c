@@ -37,13 +37,22 @@ struct frame {
 	bool logx;
 };
 
-/* Points of one polyline, thinned to what a pixel column can show. */
+/* A point in px and its place in the series. */
+struct pt {
+	double x, y;
+	size_t seq;
+};
+
+/*
+ * Points of one polyline, thinned to what a half-pixel column can show:
+ * its first, lowest, highest and last points, in their order.
+ */
 struct thin {
 	FILE *out;
 	bool open;		/* a path has begun */
-	long col;		/* the pixel column being gathered */
-	double first[2], last[2], min[2], max[2];
-	int nin;		/* points in the column */
+	long col;		/* the column being gathered */
+	size_t seq, nin;	/* points seen, points in the column */
+	struct pt first, last, min, max;
 };
 
 void chart_color(size_t i, char *buf, size_t len)
@@ -327,49 +336,51 @@ static void legend(FILE *out, const struct frame *fr,
 	fputs("</g>\n", out);
 }
 
-static void emit(struct thin *t, const double p[2])
+static void emit(struct thin *t, const struct pt *p)
 {
-	fprintf(t->out, "%s%.1f %.1f", t->open ? " L" : "M", p[0], p[1]);
+	fprintf(t->out, "%s%.1f %.1f", t->open ? " L" : "M", p->x, p->y);
 	t->open = true;
 }
 
-/* The gathered column: its first, lowest, highest and last points. */
+/* The inner point if it is neither end of the column. */
+static void emit_inner(struct thin *t, const struct pt *p)
+{
+	if (p->seq != t->first.seq && p->seq != t->last.seq)
+		emit(t, p);
+}
+
 static void flush_col(struct thin *t)
 {
-	const double *lo = t->min[1] > t->max[1] ? t->max : t->min;
-	const double *hi = lo == t->min ? t->max : t->min;
+	bool min_first = t->min.seq < t->max.seq;
 
 	if (!t->nin)
 		return;
-	emit(t, t->first);
-	if (t->nin > 2) {
-		emit(t, lo);
-		emit(t, hi);
-	}
-	if (t->nin > 1)
-		emit(t, t->last);
+	emit(t, &t->first);
+	emit_inner(t, min_first ? &t->min : &t->max);
+	if (t->min.seq != t->max.seq)
+		emit_inner(t, min_first ? &t->max : &t->min);
+	if (t->last.seq != t->first.seq)
+		emit(t, &t->last);
 	t->nin = 0;
 }
 
 /* Add a point in px; points within half a pixel column are gathered. */
 static void add_pt(struct thin *t, double x, double y)
 {
+	struct pt p = { x, y, t->seq++ };
 	long col = lround(floor(x * 2));
-	double p[2] = { x, y };
 
 	if (t->nin && col != t->col)
 		flush_col(t);
 	if (!t->nin) {
 		t->col = col;
-		memcpy(t->first, p, sizeof(p));
-		memcpy(t->min, p, sizeof(p));
-		memcpy(t->max, p, sizeof(p));
+		t->first = t->min = t->max = p;
 	}
-	if (y < t->min[1])
-		memcpy(t->min, p, sizeof(p));
-	if (y > t->max[1])
-		memcpy(t->max, p, sizeof(p));
-	memcpy(t->last, p, sizeof(p));
+	if (y < t->min.y)
+		t->min = p;
+	if (y > t->max.y)
+		t->max = p;
+	t->last = p;
 	t->nin++;
 }
 
