@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * SVG charts: known paths for lines, steps and a log-x CDF on the default
- * 720 x 420 frame (plot from x 70 to 550, y 370 up to 40), thinning, the
+ * 720 x 420 frame (plot from x 70 to 530, y 370 up to 40), thinning, the
  * escaping map shares, and files written whole.
  */
 #include <dirent.h>
@@ -56,8 +56,8 @@ static void test_line(void)
 	svg = draw(false, &o, s, 2, &ret);
 	CU_ASSERT_EQUAL(ret, 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(svg, "width=\"720\" height=\"420\""));
-	CU_ASSERT_PTR_NOT_NULL(strstr(svg, "d=\"M70.0 370.0 L550.0 40.0\""));
-	CU_ASSERT_PTR_NOT_NULL(strstr(svg, "d=\"M70.0 370.0 L310.0 205.0 L550.0 40.0\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(svg, "d=\"M70.0 370.0 L530.0 40.0\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(svg, "d=\"M70.0 370.0 L300.0 205.0 L530.0 40.0\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(svg, ">GPU utilisation</text>"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(svg, ">time (h)</text>"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(svg, ">allocated GPUs (%)</text>"));
@@ -72,7 +72,7 @@ static void test_line(void)
 	o.flags = CHART_STEP;
 	svg = draw(false, &o, s + 1, 1, &ret);
 	CU_ASSERT_EQUAL(ret, 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(svg, "d=\"M70.0 370.0 L310.0 370.0 L310.0 205.0 L550.0 205.0 L550.0 40.0\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(svg, "d=\"M70.0 370.0 L300.0 370.0 L300.0 205.0 L530.0 205.0 L530.0 40.0\""));
 	free(svg);
 }
 
@@ -89,7 +89,7 @@ static void test_cdf(void)
 
 	svg = draw(true, &o, s, 1, &ret);
 	CU_ASSERT_EQUAL(ret, 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(svg, "d=\"M70.0 370.0 L70.0 260.0 L310.0 260.0 L310.0 150.0 L550.0 150.0 L550.0 40.0\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(svg, "d=\"M70.0 370.0 L70.0 260.0 L300.0 260.0 L300.0 150.0 L530.0 150.0 L530.0 40.0\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(svg, ">jobs (%)</text>"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(svg, ">100</text>"));
 	/* the samples are left as they were */
@@ -101,7 +101,7 @@ static void test_cdf(void)
 	CU_ASSERT_EQUAL(ret, 0);
 	CU_ASSERT_PTR_NULL(strstr(svg, "nan"));
 	CU_ASSERT_PTR_NULL(strstr(svg, "inf"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(svg, "d=\"M70.0 122.5 L550.0 122.5 L550.0 40.0\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(svg, "d=\"M70.0 122.5 L530.0 122.5 L530.0 40.0\""));
 	free(svg);
 }
 
@@ -122,9 +122,9 @@ static void test_thin(void)
 	}
 	svg = draw(false, &o, &s, 1, &ret);
 	CU_ASSERT_EQUAL(ret, 0);
-	/* at most 4 points per half-pixel column of the 480 px plot */
-	CU_ASSERT(count(svg, " L") <= 4 * 2 * 481);
-	CU_ASSERT(count(svg, " L") >= 2 * 480);
+	/* at most 4 points per half-pixel column of the 460 px plot */
+	CU_ASSERT(count(svg, " L") <= 4 * 2 * 461);
+	CU_ASSERT(count(svg, " L") >= 2 * 460);
 	free(svg);
 	free(x);
 	free(y);

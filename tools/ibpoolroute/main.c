@@ -61,6 +61,7 @@ enum {
 	O_STATS,
 	O_RUNTIMES,
 	O_USERS,
+	O_SVG,
 };
 
 struct cmd {
@@ -142,6 +143,7 @@ static const struct cli_opt opts[] = {
 	{ "stats", 1, O_STATS, C_TRACE, "FILE", "trace: the statistics of a trace (plain CSV or an Alibaba trace)" },
 	{ "runtimes", 1, O_RUNTIMES, C_TRACE, "FILE", "trace --gen: Philly's run times ($GPUAWARE_TRACES/" "philly-2017-runtimes.csv, else ../shared/traces/)" },
 	{ "users", 1, O_USERS, C_TRACE, "N", "trace --gen: users, Zipf-drawn, 1-1000000 (100)" },
+	{ "svg", 1, O_SVG, C_TRACE, "DIR", "trace --stats: write charts into DIR: demand.svg (GPUs asked over time), runtime-cdf.svg" },
 	{ "interval", 1, 'i', C_COUNTERS | C_MAP, "MS", "wait between the two samples, 1-3600000 ms (1000)" },
 	{ "top", 1, O_TOP, C_COUNTERS, "N", "counters: only the N busiest links (all)" },
 	{ "sa", 1, O_SA, C_VERIFY, "MODE", "verify: ask the SA per source (table: one GetTable each), per pair (pair: one Get each), or auto: table where the SA's answers arrive whole, else pair (auto)" },
@@ -384,6 +386,9 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		break;
 	case O_RUNTIMES:
 		o->runtimes = arg;
+		break;
+	case O_SVG:
+		o->svg = arg;
 		break;
 	case O_USERS:
 		if (number(arg, 1000000, &v) || !v)

@@ -5,9 +5,11 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ibpoolroute.h"
 #include "tools/lib/pool/chart.h"
@@ -151,6 +153,121 @@ static int print_stats(const struct pr_opts *o, const char *name,
 	return ret < 0 || fflush(stdout) ? PR_ERR : PR_OK;
 }
 
+/* A job's start (+) or end (-) of its GPU-equivalents. */
+struct step {
+	double t, d;
+};
+
+static int by_time(const void *a, const void *b)
+{
+	const struct step *x = a, *y = b;
+
+	return (x->t > y->t) - (x->t < y->t);
+}
+
+/* What a chart file gets: the chart, its options and series. */
+struct drawing {
+	bool cdf;
+	const struct chart_opts *o;
+	const struct chart_series *s;
+	size_t ns;
+};
+
+static int draw(FILE *out, void *ctx)
+{
+	const struct drawing *d = ctx;
+
+	return d->cdf ? chart_cdf(out, d->o, d->s, d->ns) :
+			chart_line(out, d->o, d->s, d->ns);
+}
+
+/* dir/file, dir made if it is not there. */
+static int draw_file(const char *dir, const char *file,
+		     const struct drawing *d, char *err, size_t len)
+{
+	char path[4096];
+
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		snprintf(err, len, "%s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >=
+	    sizeof(path)) {
+		snprintf(err, len, "%s: %s", dir, strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
+	}
+	return chart_write_file(path, draw, (void *)d, err, len);
+}
+
+/*
+ * The GPUs the jobs ask for over time had each started on arrival, and
+ * the capacity when given: demand.svg.  Points: x in h, y in GPUs.
+ */
+static int demand_chart(const struct pr_opts *o, const struct trc_trace *t,
+			char *err, size_t len)
+{
+	size_t n = 2 * t->njobs, i;
+	struct step *ev = malloc((n ? n : 1) * sizeof(*ev));
+	double *x = malloc((n + 1) * sizeof(*x)), *y = malloc((n + 1) * sizeof(*y));
+	double cx[2] = { 0, 0 }, cy[2] = { o->gpus, o->gpus }, use = 0;
+	struct chart_series s[2] = { { "asked on arrival", x, y, n },
+				     { "capacity", cx, cy, 2 } };
+	struct chart_opts co = { .title = "GPUs the trace asks for",
+				 .xlabel = "time since the first submit (h)",
+				 .ylabel = "GPUs", .flags = CHART_STEP };
+	struct drawing d = { false, &co, s, o->gpus ? 2 : 1 };
+	int ret = -ENOMEM;
+
+	if (!ev || !x || !y) {
+		snprintf(err, len, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	for (i = 0; i < t->njobs; i++) {
+		const struct trc_job *j = &t->jobs[i];
+		double g = j->gpus * (j->milli / 1000.0);
+
+		ev[2 * i] = (struct step){ j->submit, g };
+		ev[2 * i + 1] = (struct step){ j->submit + j->runtime, -g };
+	}
+	qsort(ev, n, sizeof(*ev), by_time);
+	for (i = 0; i < n; i++) {
+		use += ev[i].d;
+		x[i] = ev[i].t / 3600;
+		y[i] = use < 0 ? 0 : use;	/* rounding, never below 0 */
+	}
+	cx[1] = n ? x[n - 1] : 1;
+	ret = draw_file(o->svg, "demand.svg", &d, err, len);
+out:
+	free(ev);
+	free(x);
+	free(y);
+	return ret;
+}
+
+/* The run times' CDF: runtime-cdf.svg. */
+static int runtime_chart(const struct pr_opts *o, const struct trc_trace *t,
+			 char *err, size_t len)
+{
+	double *rt = malloc((t->njobs ? t->njobs : 1) * sizeof(*rt));
+	struct chart_series s = { "run time", rt, NULL, t->njobs };
+	struct chart_opts co = { .title = "Run times of the trace's jobs",
+				 .xlabel = "run time (s, log scale)",
+				 .flags = CHART_LOGX };
+	struct drawing d = { true, &co, &s, 1 };
+	size_t i;
+	int ret;
+
+	if (!rt) {
+		snprintf(err, len, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	for (i = 0; i < t->njobs; i++)
+		rt[i] = t->jobs[i].runtime;
+	ret = draw_file(o->svg, "runtime-cdf.svg", &d, err, len);
+	free(rt);
+	return ret;
+}
+
 static int stats(const struct pr_opts *o, char *err, size_t len)
 {
 	struct trc_read_opts ro = { .fmt = TRC_FMT_AUTO };
@@ -167,6 +284,9 @@ static int stats(const struct pr_opts *o, char *err, size_t len)
 		return PR_ERR;
 	}
 	ret = print_stats(o, o->trace_stats, &t, o->gpus, err, len);
+	if (!ret && o->svg && (demand_chart(o, &t, err, len) ||
+			       runtime_chart(o, &t, err, len)))
+		ret = PR_ERR;
 	trc_free(&t);
 	return ret;
 }

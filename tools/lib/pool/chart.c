@@ -16,8 +16,8 @@
 #include "chart.h"
 
 #define NPALETTE (sizeof(palette) / sizeof(palette[0]))
-#define LEGEND_W 170.0		/* right of the plot */
-#define LABEL_MAX 24		/* characters of a legend label */
+#define LEGEND_W 190.0		/* right of the plot */
+#define LABEL_MAX 20		/* characters of a legend label */
 
 /*
  * Blues, greens, purples and greys, apart from map's load ramp (oranges
