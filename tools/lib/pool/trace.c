@@ -1031,12 +1031,12 @@ int trc_stats(const struct trc_trace *t, uint32_t capacity,
 }
 
 /*
- * The Philly GPU-count mix, in jobs per 100,000.  1, 2, 4 and 8 GPUs as
- * Gavel (Narayanan et al., OSDI'20) samples "the Philly distribution":
- * 70 %, 10 %, 15 %, 5 %, mean 1.90.  Jeon et al. (ATC'19) report jobs up
- * to 128 GPUs and the Philly summary DESIGN.md quotes has mean 1.93: the
- * gangs of 16-128 GPUs take 0.115 % from the 8-GPU share, halving per
- * doubling of size, which gives mean 1.930 (docs/traces.md).
+ * The Philly GPU-count mix, shares of jobs.  1, 2, 4 and 8 GPUs as Gavel
+ * (Narayanan et al., OSDI'20) samples "the Philly distribution": 70 %,
+ * 10 %, 15 %, 5 %, mean 1.90.  The Philly summary DESIGN.md quotes has
+ * mean 1.93 and max 128: the gangs of 16-128 GPUs take 0.115 % from the
+ * 8-GPU share, halving per doubling of size, for mean 1.930
+ * (docs/traces.md).
  */
 static const struct trc_mix philly_mix[] = {
 	{ 1, 0.70000 }, { 2, 0.10000 }, { 4, 0.15000 }, { 8, 0.04885 },
