@@ -90,6 +90,13 @@ static void test_plain(void)
 
 static void test_plain_errors(void)
 {
+	char wide[256] = "submit,gpus,runtime\n";
+	int i;
+
+	for (i = 0; i < 70; i++)
+		strcat(wide, "1,");
+	strcat(wide, "1\n");
+	expect_err(wide, TRC_FMT_AUTO, "t.csv:2: more than 64 fields");
 	expect_err("submit,gpus,runtime\n1,2,x\n", TRC_FMT_AUTO,
 		   "t.csv:2: runtime: 'x' is not a number >= 0");
 	expect_err("submit,gpus,runtime\n1,2,3\n4,5\n", TRC_FMT_AUTO,

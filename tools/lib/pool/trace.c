@@ -525,13 +525,12 @@ static void close_window(struct rd *r)
 	}
 }
 
-static const struct trc_job *sort_base;
-
-/* By submit; ties in file order (qsort is not stable). */
-static int by_submit(const void *a, const void *b)
+/* Job indexes by submit; ties in file order (qsort is not stable). */
+static int by_submit(const void *a, const void *b, void *jobs)
 {
+	const struct trc_job *j = jobs;
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	double s = sort_base[x].submit, u = sort_base[y].submit;
+	double s = j[x].submit, u = j[y].submit;
 
 	if (s != u)
 		return s < u ? -1 : 1;
@@ -556,8 +555,7 @@ static int sort_jobs(struct trc_trace *t)
 	}
 	for (i = 0; i < t->njobs; i++)
 		idx[i] = i;
-	sort_base = t->jobs;
-	qsort(idx, t->njobs, sizeof(*idx), by_submit);
+	qsort_r(idx, t->njobs, sizeof(*idx), by_submit, t->jobs);
 	t0 = t->jobs[idx[0]].submit;
 	for (i = 0; i < t->njobs; i++) {
 		out[i] = t->jobs[idx[i]];
@@ -705,11 +703,13 @@ static int read_rows(struct rd *r, FILE *in, enum trc_format want)
 			continue;
 		}
 		n = split(line, f, MAX_FIELDS);
-		if (n != r->nfields) {
-			ret = rd_err(r, "%zu fields, the header has %zu",
-				     n > MAX_FIELDS ? n - 1 : n, r->nfields);
+		if (n > MAX_FIELDS)
+			ret = rd_err(r, "more than %d fields", MAX_FIELDS);
+		else if (n != r->nfields)
+			ret = rd_err(r, "%zu fields, the header has %zu", n,
+				     r->nfields);
+		if (ret)
 			break;
-		}
 		r->t->rs.rows++;
 		if (r->t->fmt == TRC_FMT_PLAIN)
 			ret = row_plain(r, f);
