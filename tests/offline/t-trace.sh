@@ -86,6 +86,14 @@ done
 check "chart: axis labels with units" grep -q "time since the first submit (h)" "$w/svg/demand.svg"
 check "chart: legend" grep -q ">capacity</text>" "$w/svg/demand.svg"
 
+gen --jobs 500 --load 1 --gpus 64 --mix 1:1,16:1 -o "$w/m.csv"
+run "$BIN" trace --stats "$w/m.csv" --json
+check "gen --mix: only the sizes asked, gangs of 8-GPU hosts" test "$(jget '[.gpu_mix["1"] + .gpu_mix["9-16"], .multi_host == .gpu_mix["9-16"]] | @csv')" = "500,true"
+gen --jobs 10 --load 1 --gpus 8 --mix 1:70,12:1
+expect "gen --mix: gangs of whole hosts" 2 "bad GPU mix" "$w/err"
+gen --jobs 10 --load 1 --gpus 8 --mix 1:70,
+expect "gen --mix: malformed" 2 "bad GPU mix '1:70,'" "$w/err"
+
 # errors: one line, naming the file and line
 printf 'submit,gpus,runtime\n0,1,10\n5,x,10\n' > "$w/bad.csv"
 run "$BIN" trace --stats "$w/bad.csv"

@@ -116,6 +116,7 @@ struct pr_opts {
 	const char *trace_stats;	/* --stats: the trace file */
 	const char *runtimes;	/* --runtimes: Philly's run times */
 	unsigned int trace_users;	/* --users, 0: the generator's */
+	const char *trace_mix;	/* --mix: GPU counts, NULL: Philly's */
 	const char *svg;	/* trace --stats: the charts' directory */
 };
 

@@ -62,6 +62,7 @@ enum {
 	O_RUNTIMES,
 	O_USERS,
 	O_SVG,
+	O_MIX,
 };
 
 struct cmd {
@@ -143,6 +144,7 @@ static const struct cli_opt opts[] = {
 	{ "stats", 1, O_STATS, C_TRACE, "FILE", "trace: the statistics of a trace (plain CSV or an Alibaba trace)" },
 	{ "runtimes", 1, O_RUNTIMES, C_TRACE, "FILE", "trace --gen: Philly's run times ($GPUAWARE_TRACES/" "philly-2017-runtimes.csv, else ../shared/traces/)" },
 	{ "users", 1, O_USERS, C_TRACE, "N", "trace --gen: users, Zipf-drawn, 1-1000000 (100)" },
+	{ "mix", 1, O_MIX, C_TRACE, "LIST", "trace --gen: GPU counts as GPUS:SHARE,... (1:70,2:10,4:15,8:4.885,16:0.061,32:0.031,64:0.015,128:0.008, Philly's)" },
 	{ "svg", 1, O_SVG, C_TRACE, "DIR", "trace --stats: write charts into DIR: demand.svg (GPUs asked over time), runtime-cdf.svg" },
 	{ "interval", 1, 'i', C_COUNTERS | C_MAP, "MS", "wait between the two samples, 1-3600000 ms (1000)" },
 	{ "top", 1, O_TOP, C_COUNTERS, "N", "counters: only the N busiest links (all)" },
@@ -389,6 +391,9 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		break;
 	case O_SVG:
 		o->svg = arg;
+		break;
+	case O_MIX:
+		o->trace_mix = arg;
 		break;
 	case O_USERS:
 		if (number(arg, 1000000, &v) || !v)

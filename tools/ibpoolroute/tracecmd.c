@@ -18,6 +18,7 @@
 /* Where the published traces are unless --runtimes or the environment. */
 #define TRACES_DIR "../shared/traces"
 #define PHILLY_RUNTIMES "philly-2017-runtimes.csv"
+#define MAX_MIX 64		/* sizes in a --mix, as trc_gen_philly() takes */
 
 static int write_trace(FILE *out, void *t)
 {
@@ -304,9 +305,40 @@ static const char *runtimes_path(const struct pr_opts *o, char *buf,
 	return buf;
 }
 
+/*
+ * --mix "1:70,2:10,...": GPUs:share pairs into mix (at most max), the
+ * shares in any unit; 0 with *n, or -EINVAL with err set.
+ */
+static int parse_mix(const char *arg, struct trc_mix *mix, size_t max,
+		     size_t *n, char *err, size_t len)
+{
+	const char *p = arg;
+	char *end;
+
+	for (*n = 0; *n < max; p = end + 1) {
+		unsigned long g = strtoul(p, &end, 10);
+
+		if (end == p || *end != ':' || !g || g > UINT32_MAX)
+			break;
+		p = end + 1;
+		mix[*n].gpus = (uint32_t)g;
+		mix[*n].share = strtod(p, &end);
+		if (end == p || (*end && *end != ',') ||
+		    !(mix[*n].share > 0) || !isfinite(mix[*n].share))
+			break;
+		++*n;
+		if (!*end)
+			return 0;
+	}
+	snprintf(err, len, "bad GPU mix '%s' (GPUS:SHARE,... at most %zu sizes, shares above 0)",
+		 arg, max);
+	return -EINVAL;
+}
+
 static int gen(const struct pr_opts *o, char *err, size_t len)
 {
 	char path[4096], *end;
+	struct trc_mix mix[MAX_MIX];
 	struct trc_gen_opts g = { .gpus = o->gpus, .seed = o->vf.seed,
 				  .users = o->trace_users };
 	struct trc_trace t;
@@ -329,6 +361,10 @@ static int gen(const struct pr_opts *o, char *err, size_t len)
 			 o->load_arg);
 		return PR_ERR;
 	}
+	if (o->trace_mix && parse_mix(o->trace_mix, mix, MAX_MIX, &g.nmix,
+				      err, len))
+		return PR_ERR;
+	g.mix = o->trace_mix ? mix : NULL;
 	g.runtimes = runtimes_path(o, path, sizeof(path));
 	if (trc_gen_philly(&g, &t, err, len))
 		goto out;
@@ -338,9 +374,10 @@ static int gen(const struct pr_opts *o, char *err, size_t len)
 	if (o->json)
 		ret = print_stats(o, out, &t, o->gpus, err, len);
 	else if (strcmp(out, "-"))
-		fprintf(stderr, "ibpoolroute: wrote %s: %zu Philly-shaped jobs, offered load %g on %u GPUs, seed %llu\n",
+		fprintf(stderr, "ibpoolroute: wrote %s: %zu Philly-shaped jobs, offered load %g on %u GPUs, seed %llu%s%s\n",
 			out, t.njobs, g.load, g.gpus,
-			(unsigned long long)g.seed);
+			(unsigned long long)g.seed, g.mix ? ", GPU mix " : "",
+			g.mix ? o->trace_mix : "");
 out:
 	trc_free(&t);
 	return ret;
