@@ -53,8 +53,9 @@ struct trc_job {
 	double submit;		/* s from the first submit */
 	double runtime;		/* true run time, s (>= 0) */
 	double limit;		/* user's time limit, s; 0: none given */
-	uint32_t id;		/* the trace's own number (pod, instance) or
-				 * the data row's number, 1-based */
+	uint32_t id;		/* the number ending the pod's or instance's
+				 * name, a plain CSV's id, else the data
+				 * row's number (1-based) */
 	uint32_t gpus;		/* whole GPUs asked, summed over hosts; 0 for
 				 * an RDMA-only request */
 	uint16_t milli;		/* per-GPU share, 1..1000 */
