@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topology/gen.h"
+#include "topology/rng.h"
 #include "trace.h"
 
 #define MAX_FIELDS 64
@@ -1052,10 +1052,10 @@ const struct trc_mix *trc_philly_mix(size_t *n)
 	return philly_mix;
 }
 
-/* Uniform in [0, 1) from the project's generator (topology/gen.h). */
+/* Uniform in [0, 1) from the project's random numbers (topology/rng.h). */
 static double rng_unit(uint64_t *s)
 {
-	return (gen_rng_next(s) >> 11) * 0x1.0p-53;
+	return (rng_next(s) >> 11) * 0x1.0p-53;
 }
 
 static double ms(double v)
@@ -1185,8 +1185,8 @@ static void gen_jobs(const struct trc_gen_opts *o, struct trc_trace *t,
 {
 	const struct trc_mix *mix = o->mix ? o->mix : philly_mix;
 	size_t nmix = o->mix ? o->nmix : NELEM(philly_mix), i;
-	uint64_t s_size = gen_rng_next(seed), s_rt = gen_rng_next(seed);
-	uint64_t s_user = gen_rng_next(seed), s_lim = gen_rng_next(seed);
+	uint64_t s_size = rng_next(seed), s_rt = rng_next(seed);
+	uint64_t s_user = rng_next(seed), s_lim = rng_next(seed);
 	uint32_t users = o->users ? o->users : 100;
 	double cum[64], sum = 0;
 
@@ -1219,7 +1219,7 @@ static void gen_jobs(const struct trc_gen_opts *o, struct trc_trace *t,
 static void gen_arrivals(const struct trc_gen_opts *o, struct trc_trace *t,
 			 uint64_t *seed, double gs)
 {
-	uint64_t s = gen_rng_next(seed);
+	uint64_t s = rng_next(seed);
 	double at = 0, scale;
 	size_t i;
 
