@@ -1,0 +1,1704 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The scheduler core.  Jobs live in one array indexed by ticket - 1; the
+ * queue is an array kept sorted by the policy's key; free GPUs are kept
+ * per GPU with counts by free amount, so "could it fit" costs no scan.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched.h"
+
+#define MAXG 64			/* GPUs one host may hold */
+#define NTYPES 64		/* request shapes FGD weighs */
+#define INF HUGE_VAL
+#define NO_GPU UINT16_MAX	/* a slot of NIC share only */
+#define PREEMPT_TRIES 16	/* blocked jobs that may pick victims per step */
+#define HEAD_KEY 1e13		/* how far a requeued job jumps ahead */
+#define STARVE_KEY 1e15
+
+enum jst { J_QUEUED, J_RUN, J_DONE };
+
+struct job {
+	struct sch_req r;
+	uint64_t milli;		/* all its GPUs' */
+	unsigned int k, per;	/* hosts; whole GPUs on each but the last */
+	enum jst st;
+	double submit, start, first_start;
+	double pred, ran, attained, deadline, key;
+	double qsince;		/* queued since */
+	unsigned int level, preempts, lasq;
+	bool head, borrowed, lost;
+	struct sch_slot *slot;	/* room for max(gpus, 1) */
+	size_t nslots;
+	size_t rpos;
+};
+
+/* Free capacity: the live one, or a copy a reservation plays forward. */
+struct view {
+	uint16_t *gfree;	/* per GPU, goff[h] + i */
+	uint8_t *whole;		/* per host: GPUs wholly free */
+	uint32_t *nicfree;
+};
+
+struct end {
+	double end;
+	uint32_t j;
+};
+
+struct hent {
+	uint64_t key;
+	double sum;		/* of log run times */
+	uint32_t n;
+};
+
+struct user {
+	double use, at;		/* decayed GPU-seconds, as of at */
+	bool seen;
+};
+
+struct ftype {
+	unsigned int milli, gpus;
+	uint64_t n;
+};
+
+struct sch {
+	struct sch_config c;
+	uint64_t *quota;
+	struct sch_host *h;
+	size_t nh, ngpu;
+	size_t *goff;
+	bool *up;
+	unsigned int maxg;
+	uint32_t ngrp[SCH_MAX_LEVELS];
+	struct view v, rv;	/* live; reservation scratch */
+	uint32_t cntw[MAXG + 1];	/* up hosts by whole free GPUs */
+	uint32_t gcnt[SCH_MILLI + 1];	/* up GPUs by free milli */
+	uint64_t free_milli, cap_milli;
+	struct job *job;
+	size_t njob, capjob;
+	uint32_t *q;
+	size_t nq, capq;
+	uint32_t *run;
+	size_t nrun;
+	uint32_t *pend, *lost;
+	size_t npend, nlost;
+	uint64_t *gused;	/* per group, milli running */
+	struct user *usr;
+	size_t nusr, nseen;
+	double tot_use, tot_at;
+	struct hent *ht;
+	size_t htcap, htn;
+	double glog;
+	uint64_t gn;
+	struct ftype ft[NTYPES];
+	size_t nft;
+	uint64_t ftn;
+	double now, last_recalc;
+	struct sch_dec *dec;
+	size_t ndec, capdec;
+	/* scratch */
+	uint32_t *gcount;	/* per level and group */
+	size_t gbase[SCH_MAX_LEVELS];
+	uint32_t *cand, *pick;
+	uint8_t *resv, *inuse;
+	struct end *ends;
+};
+
+static const char *const names[SCH_NPOLICIES] = {
+	"fifo", "priority", "easy", "predicted", "tiresias", "bestfit",
+	"fgd", "sjf",
+};
+
+int sch_policy_parse(const char *name, enum sch_policy *p)
+{
+	int i;
+
+	for (i = 0; i < SCH_NPOLICIES; i++)
+		if (!strcmp(name, names[i])) {
+			*p = (enum sch_policy)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *sch_policy_name(enum sch_policy p)
+{
+	return (unsigned int)p < SCH_NPOLICIES ? names[p] : "?";
+}
+
+void sch_config_default(struct sch_config *c, enum sch_policy p)
+{
+	*c = (struct sch_config){
+		.policy = p,
+		.nlevels = 1,
+		.grace = p == SCH_TIRESIAS ? 0 : 60,
+		.preempt = p == SCH_PRIORITY,
+		.w_class = 10000, .w_age = 1000, .w_fair = 1000,
+		.w_size = 100,
+		.age_max = 7 * 86400.0,
+		.fair_halflife = 7 * 86400.0,
+		.recalc = 300,
+		.starve = p == SCH_PRIORITY || p == SCH_PREDICTED ||
+			  p == SCH_SJF ? 86400.0 : 0,
+		/* Tiresias' two thresholds: an hour and ten of one GPU */
+		.las_thresh = { 3600, 36000 },
+		.las_starve = p == SCH_TIRESIAS ? 4 : 0,
+	};
+}
+
+static enum sch_place placement(const struct sch *s)
+{
+	if (s->c.place != SCH_PLACE_DEFAULT)
+		return s->c.place;
+	if (s->c.policy == SCH_FGD)
+		return SCH_PLACE_FGD;
+	return SCH_PLACE_TREE;
+}
+
+/* ---- capacity ---- */
+
+/* GPU g of host h goes from its free amount to f. */
+static void gpu_set(struct sch *s, struct view *v, size_t h, unsigned int g,
+		    unsigned int f)
+{
+	uint16_t *p = &v->gfree[s->goff[h] + g];
+	bool live = v == &s->v && s->up[h];
+	unsigned int w = v->whole[h];
+
+	if (*p == SCH_MILLI)
+		w--;
+	if (f == SCH_MILLI)
+		w++;
+	if (live) {
+		s->gcnt[*p]--;
+		s->gcnt[f]++;
+		s->free_milli += f;
+		s->free_milli -= *p;
+		s->cntw[v->whole[h]]--;
+		s->cntw[w]++;
+	}
+	*p = (uint16_t)f;
+	v->whole[h] = (uint8_t)w;
+}
+
+/* Take (sign 1) or give back (-1) slots, and the NIC share per host. */
+static void slots_apply(struct sch *s, struct view *v,
+			const struct sch_slot *sl, size_t n, unsigned int nic,
+			int sign)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		size_t h = sl[i].host;
+
+		if (sl[i].gpu != NO_GPU)
+			gpu_set(s, v, h, sl[i].gpu,
+				v->gfree[s->goff[h] + sl[i].gpu] -
+					sign * sl[i].milli);
+		if (nic && (i == 0 || sl[i - 1].host != sl[i].host))
+			v->nicfree[h] -= sign * (int)nic;
+	}
+}
+
+static void view_copy(struct sch *s, struct view *to)
+{
+	memcpy(to->gfree, s->v.gfree, s->ngpu * sizeof(*to->gfree));
+	memcpy(to->whole, s->v.whole, s->nh);
+	memcpy(to->nicfree, s->v.nicfree, s->nh * sizeof(*to->nicfree));
+}
+
+static bool host_ok(const struct sch *s, const struct view *v, size_t h,
+		    const struct job *j, const uint8_t *mask)
+{
+	if (!s->up[h] || (mask && mask[h]) || v->nicfree[h] < j->r.nic)
+		return false;
+	if (j->r.gpus)
+		return v->whole[h] >= (j->k > 1 ? j->per : j->r.gpus);
+	return true;
+}
+
+/* Could j fit now at all (counts only: placement may still refuse). */
+static bool quick_fit(const struct sch *s, const struct job *j)
+{
+	unsigned int need = j->k > 1 ? j->per : j->r.gpus, w, m, n = 0;
+
+	if (s->free_milli < j->milli)
+		return false;
+	if (j->r.gpus) {
+		for (w = need; w <= s->maxg && n < j->k; w++)
+			n += s->cntw[w];
+		return n >= j->k;
+	}
+	if (!j->r.milli)
+		return true;
+	for (m = j->r.milli; m <= SCH_MILLI; m++)
+		if (s->gcnt[m])
+			return true;
+	return false;
+}
+
+/* ---- FGD's fragmentation ---- */
+
+/* Free milli host h's GPUs g[] leave unusable to the typical request. */
+static double frag(const struct sch *s, const uint16_t *g, unsigned int n)
+{
+	double f = 0, all = 0;
+	unsigned int i, t, whole = 0;
+
+	for (i = 0; i < n; i++) {
+		all += g[i];
+		whole += g[i] == SCH_MILLI;
+	}
+	for (t = 0; t < s->nft; t++) {
+		const struct ftype *y = &s->ft[t];
+		double part = 0;
+		bool fit = false;
+
+		for (i = 0; i < n; i++) {
+			if (y->milli < SCH_MILLI ? g[i] < y->milli :
+						   g[i] < SCH_MILLI)
+				part += g[i];
+			else if (y->milli < SCH_MILLI)
+				fit = true;
+		}
+		if (y->milli == SCH_MILLI)
+			fit = whole >= y->gpus;
+		f += (double)y->n / s->ftn * (fit ? part : all);
+	}
+	return f;
+}
+
+static void ftype_add(struct sch *s, const struct sch_req *r)
+{
+	unsigned int m = r->gpus ? SCH_MILLI : r->milli;
+	unsigned int g = r->gpus ? r->gpus : 1;
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < s->nft; i++)
+		if (s->ft[i].milli == m && s->ft[i].gpus == g)
+			break;
+	if (i == s->nft) {
+		if (s->nft == NTYPES)
+			return;
+		s->ft[s->nft++] = (struct ftype){ m, g, 0 };
+	}
+	s->ft[i].n++;
+	s->ftn++;
+}
+
+/* ---- placement ---- */
+
+/* Lowest level at which hosts h[0..n) share a group. */
+static unsigned int span(const struct sch *s, const uint32_t *h, size_t n)
+{
+	unsigned int l;
+	size_t i;
+
+	for (l = 0; l < s->c.nlevels; l++) {
+		for (i = 1; i < n; i++)
+			if (s->h[h[i]].lvl[l] != s->h[h[0]].lvl[l])
+				break;
+		if (i == n)
+			return l;
+	}
+	return s->c.nlevels;
+}
+
+/* Host h's GPU for a share of m: the fullest that holds it, or -1. */
+static int best_gpu(const struct sch *s, const struct view *v, size_t h,
+		    unsigned int m)
+{
+	const uint16_t *g = &v->gfree[s->goff[h]];
+	int best = -1;
+	unsigned int i;
+
+	for (i = 0; i < s->h[h].gpus; i++)
+		if (g[i] >= m && (best < 0 || g[i] < g[best]))
+			best = (int)i;
+	return best;
+}
+
+/* FGD's score of putting j on host h: fragmentation added; *gpu chosen. */
+static double fgd_score(const struct sch *s, const struct view *v, size_t h,
+			const struct job *j, int *gpu)
+{
+	uint16_t g[MAXG];
+	unsigned int n = s->h[h].gpus, i, k;
+	double before, best = INF, d;
+
+	memcpy(g, &v->gfree[s->goff[h]], n * sizeof(*g));
+	before = frag(s, g, n);
+	if (j->r.gpus) {
+		for (i = 0, k = 0; i < n && k < j->r.gpus; i++)
+			if (g[i] == SCH_MILLI) {
+				g[i] = 0;
+				k++;
+			}
+		*gpu = -1;
+		return frag(s, g, n) - before;
+	}
+	for (i = 0; i < n; i++) {
+		uint16_t keep = g[i];
+
+		if (keep < j->r.milli)
+			continue;
+		/* GPUs equally free are equal: try one of each */
+		for (k = 0; k < i && g[k] != keep; k++)
+			;
+		if (k < i)
+			continue;
+		g[i] = (uint16_t)(keep - j->r.milli);
+		d = frag(s, g, n) - before;
+		g[i] = keep;
+		if (d < best) {
+			best = d;
+			*gpu = (int)i;
+		}
+	}
+	return best;
+}
+
+/* One host for a job of one host: its index, or -1; *gpu for shares. */
+static long pick_one(const struct sch *s, const struct view *v,
+		     const struct job *j, enum sch_place p,
+		     const uint8_t *mask, int *gpu)
+{
+	double best = INF, sc;
+	long bh = -1;
+	size_t h;
+	int g = -1;
+
+	for (h = 0; h < s->nh; h++) {
+		if (!host_ok(s, v, h, j, mask))
+			continue;
+		if (j->r.milli && !j->r.gpus) {
+			g = best_gpu(s, v, h, j->r.milli);
+			if (g < 0)
+				continue;
+		}
+		if (p == SCH_PLACE_FIRST) {
+			*gpu = g;
+			return (long)h;
+		}
+		if (p == SCH_PLACE_FGD && j->milli) {
+			sc = fgd_score(s, v, h, j, &g) * 1e4;
+		} else {
+			sc = 0;
+		}
+		/* best fit: least room left, on ties (FGD's too) */
+		if (j->r.gpus)
+			sc += v->whole[h] - j->r.gpus;
+		else if (g >= 0)
+			sc += (v->gfree[s->goff[h] + g] - j->r.milli) / 1e3;
+		if (sc < best) {
+			best = sc;
+			bh = (long)h;
+			*gpu = g;
+		}
+	}
+	return bh;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * k hosts with per GPUs free inside group grp of level l: leaves filled
+ * fewest first (a leaf that takes the rest, the smallest such; else the
+ * one with most room), within a leaf the fullest hosts.
+ */
+static void fill_group(struct sch *s, const struct view *v,
+		       const struct job *j, const uint8_t *mask,
+		       unsigned int l, uint32_t grp, uint32_t *out)
+{
+	uint32_t *c = s->cand, *lc = s->gcount;	/* level 0's counts */
+	size_t n = 0, h, i, got = 0, need = j->k;
+
+	for (h = 0; h < s->nh; h++)
+		if (s->h[h].lvl[l] == grp && host_ok(s, v, h, j, mask))
+			c[n++] = (uint32_t)h;
+	while (got < need) {
+		uint32_t best = SCH_NONE, most = SCH_NONE;
+
+		for (i = 0; i < n; i++) {
+			uint32_t leaf = s->h[c[i]].lvl[0], cnt = lc[leaf];
+
+			if (cnt >= need - got &&
+			    (best == SCH_NONE || cnt < lc[best] ||
+			     (cnt == lc[best] && leaf < best)))
+				best = leaf;
+			if (most == SCH_NONE || cnt > lc[most] ||
+			    (cnt == lc[most] && leaf < most))
+				most = leaf;
+		}
+		if (best == SCH_NONE)
+			best = most;
+		/* fullest hosts of that leaf first */
+		while (got < need && lc[best]) {
+			size_t bi = n;
+
+			for (i = 0; i < n; i++)
+				if (s->h[c[i]].lvl[0] == best &&
+				    (bi == n || v->whole[c[i]] <
+						    v->whole[c[bi]]))
+					bi = i;
+			out[got++] = c[bi];
+			c[bi] = c[--n];
+			lc[best]--;
+		}
+		lc[best] = 0;
+		for (i = 0; i < n; i++)
+			if (s->h[c[i]].lvl[0] == best)
+				c[i--] = c[--n];
+	}
+}
+
+/* A gang's hosts into out: 0, or -1 when it does not fit; *lvl spanned. */
+static int pick_gang(struct sch *s, const struct view *v, const struct job *j,
+		     enum sch_place p, const uint8_t *mask, uint32_t *out,
+		     unsigned int *lvl)
+{
+	unsigned int l, L = s->c.nlevels;
+	uint32_t g, bg;
+	size_t h, n = 0;
+
+	if (p == SCH_PLACE_FIRST) {
+		for (h = 0; h < s->nh && n < j->k; h++)
+			if (host_ok(s, v, h, j, mask))
+				out[n++] = (uint32_t)h;
+		if (n < j->k)
+			return -1;
+		*lvl = span(s, out, n);
+		return 0;
+	}
+	memset(s->gcount, 0, s->gbase[L - 1] * sizeof(*s->gcount) +
+				     s->ngrp[L - 1] * sizeof(*s->gcount));
+	for (h = 0; h < s->nh; h++)
+		if (host_ok(s, v, h, j, mask)) {
+			n++;
+			for (l = 0; l < L; l++)
+				s->gcount[s->gbase[l] + s->h[h].lvl[l]]++;
+		}
+	if (n < j->k)
+		return -1;
+	for (l = 0; l < L; l++) {
+		const uint32_t *c = s->gcount + s->gbase[l];
+
+		bg = SCH_NONE;
+		for (g = 0; g < s->ngrp[l]; g++)
+			if (c[g] >= j->k && (bg == SCH_NONE || c[g] < c[bg]))
+				bg = g;
+		if (bg != SCH_NONE)
+			break;
+	}
+	if (l == L) {	/* no group holds it: parts apart, first fit */
+		if (pick_gang(s, v, j, SCH_PLACE_FIRST, mask, out, lvl))
+			return -1;
+		*lvl = L;
+		return 0;
+	}
+	fill_group(s, v, j, mask, l, bg, out);
+	qsort(out, j->k, sizeof(*out), cmp_u32);
+	*lvl = l;
+	return 0;
+}
+
+/* Whole GPUs of host h, n of them, lowest free first, into sl. */
+static size_t take_whole(const struct sch *s, const struct view *v, uint32_t h,
+			 unsigned int n, struct sch_slot *sl)
+{
+	const uint16_t *g = &v->gfree[s->goff[h]];
+	unsigned int i;
+	size_t k = 0;
+
+	for (i = 0; i < s->h[h].gpus && k < n; i++)
+		if (g[i] == SCH_MILLI)
+			sl[k++] = (struct sch_slot){ h, (uint16_t)i, SCH_MILLI };
+	return k;
+}
+
+/* Place j on view v: its slots into sl, how many (0: does not fit). */
+static size_t place(struct sch *s, const struct view *v, const struct job *j,
+		    enum sch_place p, const uint8_t *mask, struct sch_slot *sl,
+		    unsigned int *lvl)
+{
+	size_t n = 0, i;
+	int gpu = -1;
+	long h;
+
+	*lvl = 0;
+	if (j->k > 1) {
+		if (pick_gang(s, v, j, p, mask, s->pick, lvl))
+			return 0;
+		for (i = 0; i < j->k; i++)
+			n += take_whole(s, v, s->pick[i],
+					i + 1 < j->k ? j->per :
+						j->r.gpus - j->per * (j->k - 1),
+					sl + n);
+		return n;
+	}
+	h = pick_one(s, v, j, p, mask, &gpu);
+	if (h < 0)
+		return 0;
+	if (j->r.gpus)
+		return take_whole(s, v, (uint32_t)h, j->r.gpus, sl);
+	sl[0] = (struct sch_slot){ (uint32_t)h,
+				   j->r.milli ? (uint16_t)gpu : NO_GPU,
+				   (uint16_t)j->r.milli };
+	return 1;
+}
+
+size_t sch_preview(struct sch *s, const struct sch_req *r, enum sch_place p,
+		   uint32_t *out, size_t n, unsigned int *level)
+{
+	struct job j = { .r = *r };
+	struct sch_slot *sl;
+	size_t k, i, m = 0;
+
+	if (!r->gpus && !r->milli && !r->nic)
+		return 0;
+	j.k = r->hosts ? r->hosts : 1;
+	if (!r->hosts && r->gpus > s->maxg)
+		j.k = (r->gpus + s->maxg - 1) / s->maxg;
+	j.per = r->per_host ? r->per_host : (r->gpus + j.k - 1) / j.k;
+	sl = calloc(r->gpus ? r->gpus : 1, sizeof(*sl));
+	if (!sl)
+		return 0;
+	if (p == SCH_PLACE_DEFAULT)
+		p = placement(s);
+	k = place(s, &s->v, &j, p, NULL, sl, level);
+	for (i = 0; i < k && m < n; i++)
+		if (!i || sl[i].host != sl[i - 1].host)
+			out[m++] = sl[i].host;
+	free(sl);
+	return m;
+}
+
+/* ---- fair share and prediction ---- */
+
+static double decay(const struct sch *s, double v, double from, double to)
+{
+	if (s->c.fair_halflife <= 0 || to <= from)
+		return v;
+	return v * exp2(-(to - from) / s->c.fair_halflife);
+}
+
+static int user_slot(struct sch *s, uint32_t u)
+{
+	size_t n;
+
+	if (u < s->nusr)
+		return 0;
+	if (u >= 1u << 24)
+		return -EINVAL;
+	n = s->nusr ? s->nusr : 64;
+	while (n <= u)
+		n *= 2;
+	struct user *p = realloc(s->usr, n * sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	memset(p + s->nusr, 0, (n - s->nusr) * sizeof(*p));
+	s->usr = p;
+	s->nusr = n;
+	return 0;
+}
+
+double sch_usage(const struct sch *s, uint32_t u, double t)
+{
+	if (u >= s->nusr)
+		return 0;
+	return decay(s, s->usr[u].use, s->usr[u].at, t);
+}
+
+static void charge(struct sch *s, const struct job *j, double t)
+{
+	struct user *u = &s->usr[j->r.user];
+	double gs = (double)j->milli / SCH_MILLI * (t - j->start);
+
+	u->use = decay(s, u->use, u->at, t) + gs;
+	u->at = t;
+	s->tot_use = decay(s, s->tot_use, s->tot_at, t) + gs;
+	s->tot_at = t;
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n--)
+		h = (h ^ *c++) * 0x100000001b3ull;
+	return h;
+}
+
+/* History keys: user and name and size, user and size, user. */
+static void hkeys(const struct job *j, uint64_t k[3])
+{
+	uint64_t base = fnv(0xcbf29ce484222325ull, &j->r.user,
+			    sizeof(j->r.user));
+	uint64_t size = fnv(base, &j->milli, sizeof(j->milli));
+	const char *nm = j->r.name ? j->r.name : "";
+
+	k[0] = fnv(size, nm, strlen(nm)) | 1;
+	k[1] = size | 1;
+	k[2] = base | 1;
+	k[1] ^= 2;
+	k[2] ^= 4;
+}
+
+static struct hent *hfind(const struct sch *s, uint64_t key)
+{
+	size_t i;
+
+	if (!s->htcap)
+		return NULL;
+	for (i = key & (s->htcap - 1); s->ht[i].key; i = (i + 1) & (s->htcap - 1))
+		if (s->ht[i].key == key)
+			return &s->ht[i];
+	return &s->ht[i];
+}
+
+static int hgrow(struct sch *s)
+{
+	struct hent *old = s->ht, *e;
+	size_t oc = s->htcap, i;
+
+	s->htcap = oc ? oc * 2 : 1024;
+	s->ht = calloc(s->htcap, sizeof(*s->ht));
+	if (!s->ht) {
+		s->ht = old;
+		s->htcap = oc;
+		return -ENOMEM;
+	}
+	for (i = 0; i < oc; i++)
+		if (old[i].key) {
+			e = hfind(s, old[i].key);
+			*e = old[i];
+		}
+	free(old);
+	return 0;
+}
+
+static void learn(struct sch *s, const struct job *j, double runtime)
+{
+	double lg = log(runtime > 1 ? runtime : 1);
+	uint64_t k[3];
+	struct hent *e;
+	int i;
+
+	hkeys(j, k);
+	for (i = 0; i < 3; i++) {
+		if (2 * (s->htn + 1) > s->htcap && hgrow(s))
+			return;
+		e = hfind(s, k[i]);
+		if (!e->key) {
+			e->key = k[i];
+			s->htn++;
+		}
+		e->sum += lg;
+		e->n++;
+	}
+	s->glog += lg;
+	s->gn++;
+}
+
+/* Run time from history (geometric mean, most specific key first). */
+static double predict(const struct sch *s, const struct job *j)
+{
+	const struct hent *e;
+	uint64_t k[3];
+	int i;
+
+	hkeys(j, k);
+	for (i = 0; i < 3; i++) {
+		e = hfind(s, k[i]);
+		if (e && e->key && e->n)
+			return exp(e->sum / e->n);
+	}
+	if (j->r.limit > 0)
+		return j->r.limit;
+	return s->gn ? exp(s->glog / s->gn) : 3600;
+}
+
+/* ---- queue ---- */
+
+static double prio(const struct sch *s, const struct job *j, double t)
+{
+	const struct user *u = &s->usr[j->r.user];
+	double age = (t - j->submit) / s->c.age_max, fs = 1, tot;
+
+	/* Slurm's classic factor 2^(-usage/shares), equal shares */
+	tot = decay(s, s->tot_use, s->tot_at, t);
+	if (tot > 0)
+		fs = exp2(-(decay(s, u->use, u->at, t) / tot) *
+			  (double)s->nseen);
+	if (j->head)
+		return s->c.w_class * (j->r.cls + 0.3);
+	return s->c.w_class * j->r.cls / (SCH_CLASSES - 1) +
+	       s->c.w_age * (age < 1 ? age : 1) + s->c.w_fair * fs +
+	       s->c.w_size * (double)j->milli / (double)s->cap_milli;
+}
+
+/* The job's place in the queue: lower first. */
+static double key_of(const struct sch *s, const struct job *j, double t)
+{
+	double k;
+
+	switch (s->c.policy) {
+	case SCH_PRIORITY:
+		return -prio(s, j, t);
+	case SCH_PREDICTED:
+		k = j->pred - j->ran;
+		break;
+	case SCH_SJF:
+		k = (j->r.runtime > 0 ? j->r.runtime : j->r.limit) - j->ran;
+		break;
+	case SCH_TIRESIAS:
+		return (j->head ? 0 : j->lasq) * 1e12 + j->submit;
+	default:
+		k = j->submit;
+		break;
+	}
+	if (j->head)
+		return k - HEAD_KEY;
+	if (s->c.starve > 0 && t - j->submit >= s->c.starve)
+		return j->submit - STARVE_KEY;
+	return k;
+}
+
+static int qcmp(const struct sch *s, uint32_t a, uint32_t b)
+{
+	const struct job *x = &s->job[a], *y = &s->job[b];
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+static size_t qfind(const struct sch *s, uint32_t j)
+{
+	size_t lo = 0, hi = s->nq, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (qcmp(s, s->q[mid], j) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int qinsert(struct sch *s, uint32_t j, double t)
+{
+	size_t at;
+
+	if (s->nq == s->capq) {
+		size_t n = s->capq ? s->capq * 2 : 256;
+		uint32_t *p = realloc(s->q, n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		s->q = p;
+		s->capq = n;
+	}
+	s->job[j].key = key_of(s, &s->job[j], t);
+	s->job[j].st = J_QUEUED;
+	s->job[j].qsince = t;
+	at = qfind(s, j);
+	memmove(s->q + at + 1, s->q + at, (s->nq - at) * sizeof(*s->q));
+	s->q[at] = j;
+	s->nq++;
+	return 0;
+}
+
+static void qremove(struct sch *s, uint32_t j)
+{
+	size_t at = qfind(s, j);
+
+	if (at < s->nq && s->q[at] == j) {
+		memmove(s->q + at, s->q + at + 1,
+			(s->nq - at - 1) * sizeof(*s->q));
+		s->nq--;
+	}
+}
+
+static const struct sch *sort_ctx;
+
+static int qsort_cmp(const void *a, const void *b)
+{
+	return qcmp(sort_ctx, *(const uint32_t *)a, *(const uint32_t *)b);
+}
+
+static void resort(struct sch *s, double t)
+{
+	size_t i;
+
+	for (i = 0; i < s->nq; i++) {
+		struct job *j = &s->job[s->q[i]];
+
+		if (s->c.policy == SCH_TIRESIAS && s->c.las_starve > 0 &&
+		    j->ran > 0 && t - j->qsince >= s->c.las_starve * j->ran)
+			j->lasq = 0;
+		j->key = key_of(s, j, t);
+	}
+	sort_ctx = s;
+	qsort(s->q, s->nq, sizeof(*s->q), qsort_cmp);
+	s->last_recalc = t;
+}
+
+static bool recalcs(const struct sch *s)
+{
+	return s->c.policy == SCH_PRIORITY || s->c.starve > 0 ||
+	       s->c.las_starve > 0;
+}
+
+/* ---- decisions ---- */
+
+static int decide(struct sch *s, enum sch_act a, const struct job *j)
+{
+	if (s->ndec == s->capdec) {
+		size_t n = s->capdec ? s->capdec * 2 : 64;
+		struct sch_dec *p = realloc(s->dec, n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		s->dec = p;
+		s->capdec = n;
+	}
+	s->dec[s->ndec++] = (struct sch_dec){
+		.act = a, .ticket = (uint64_t)(j - s->job) + 1,
+		.deadline = j->deadline,
+		.slot = a == SCH_START || a == SCH_REPLACED ? j->slot : NULL,
+		.nslots = a == SCH_START || a == SCH_REPLACED ? j->nslots : 0,
+	};
+	return 0;
+}
+
+static unsigned int las_queue(const struct sch *s, const struct job *j,
+			      double t)
+{
+	double a = j->attained;
+
+	if (j->st == J_RUN)
+		a += (double)j->milli / SCH_MILLI * (t - j->start);
+	return a >= s->c.las_thresh[1] ? 2 : a >= s->c.las_thresh[0];
+}
+
+static void run_add(struct sch *s, uint32_t ji)
+{
+	s->job[ji].rpos = s->nrun;
+	s->run[s->nrun++] = ji;
+}
+
+static void run_del(struct sch *s, struct job *j)
+{
+	uint32_t last = s->run[--s->nrun];
+
+	s->run[j->rpos] = last;
+	s->job[last].rpos = j->rpos;
+}
+
+/* Start j now on its slots (already chosen). */
+static int start(struct sch *s, struct job *j, unsigned int lvl, double t)
+{
+	uint32_t ji = (uint32_t)(j - s->job);
+
+	slots_apply(s, &s->v, j->slot, j->nslots, j->r.nic, 1);
+	j->st = J_RUN;
+	j->start = t;
+	j->head = false;
+	j->deadline = -1;
+	j->level = lvl;
+	if (j->first_start < 0)
+		j->first_start = t;
+	if (s->quota)
+		j->borrowed = s->gused[j->r.group] + j->milli >
+			      s->quota[j->r.group];
+	s->gused[j->r.group] += j->milli;
+	run_add(s, ji);
+	return decide(s, SCH_START, j);
+}
+
+static bool try_start(struct sch *s, struct job *j, double t,
+		      const uint8_t *mask, int *err)
+{
+	unsigned int lvl;
+
+	if (!quick_fit(s, j))
+		return false;
+	j->nslots = place(s, &s->v, j, placement(s), mask, j->slot, &lvl);
+	if (!j->nslots)
+		return false;
+	*err = start(s, j, lvl, t);
+	return true;
+}
+
+/* j stops running at t: its GPUs freed, its usage charged. */
+static void stop(struct sch *s, struct job *j, double t)
+{
+	slots_apply(s, &s->v, j->slot, j->nslots, j->r.nic, -1);
+	charge(s, j, t);
+	j->ran += t - j->start;
+	j->attained += (double)j->milli / SCH_MILLI * (t - j->start);
+	s->gused[j->r.group] -= j->milli;
+	j->deadline = -1;
+	run_del(s, j);
+}
+
+static int pend_add(struct sch *s, uint32_t ji)
+{
+	s->pend[s->npend++] = ji;	/* room for every job: see sch_submit */
+	return 0;
+}
+
+/* Stop j and queue it again (after this step's pass). */
+static int preempt(struct sch *s, struct job *j, double t)
+{
+	stop(s, j, t);
+	j->preempts++;
+	j->st = J_DONE;		/* out of both lists until queued */
+	j->lasq = las_queue(s, j, t);
+	pend_add(s, (uint32_t)(j - s->job));
+	return decide(s, SCH_PREEMPT, j);
+}
+
+/* ---- preemption ---- */
+
+static bool victim_of(const struct sch *s, const struct job *j,
+		      const struct job *v, double t)
+{
+	if (v->deadline >= 0)
+		return false;
+	if (s->c.policy == SCH_TIRESIAS)
+		return las_queue(s, v, t) > j->lasq;
+	if (s->c.preempt && v->r.cls < j->r.cls)
+		return true;
+	return s->quota && v->borrowed && v->r.group != j->r.group &&
+	       s->gused[j->r.group] + j->milli <= s->quota[j->r.group] &&
+	       s->gused[v->r.group] > s->quota[v->r.group];
+}
+
+static int vcmp(const void *a, const void *b)
+{
+	const struct job *x = &sort_ctx->job[*(const uint32_t *)a];
+	const struct job *y = &sort_ctx->job[*(const uint32_t *)b];
+
+	if (x->r.cls != y->r.cls)
+		return x->r.cls < y->r.cls ? -1 : 1;
+	if (x->lasq != y->lasq)
+		return x->lasq > y->lasq ? -1 : 1;
+	if (x->start != y->start)
+		return x->start > y->start ? -1 : 1;
+	return *(const uint32_t *)a > *(const uint32_t *)b ? -1 : 1;
+}
+
+/*
+ * Make room for blocked j: victims (lowest class, then latest started)
+ * until what they hold covers what j lacks; with a grace they get a
+ * notice, else they stop now.  *drain: what notices already free, for
+ * the jobs ahead; j waits on it before picking more.
+ */
+static int make_room(struct sch *s, struct job *j, double t, uint64_t *drain)
+{
+	uint64_t need, got = 0;
+	size_t n = 0, i;
+	int ret;
+
+	if (*drain >= j->milli) {
+		*drain -= j->milli;
+		return 0;
+	}
+	need = j->milli - *drain;
+	*drain = 0;
+	need = need > s->free_milli ? need - s->free_milli : 1;
+	for (i = 0; i < s->nrun; i++) {
+		struct job *v = &s->job[s->run[i]];
+
+		if (s->c.policy == SCH_TIRESIAS)
+			v->lasq = las_queue(s, v, t);
+		if (victim_of(s, j, v, t)) {
+			s->cand[n++] = s->run[i];
+			got += v->milli;
+		}
+	}
+	if (got < need)
+		return 0;
+	sort_ctx = s;
+	qsort(s->cand, n, sizeof(*s->cand), vcmp);
+	for (i = 0, got = 0; i < n && got < need; i++) {
+		struct job *v = &s->job[s->cand[i]];
+
+		got += v->milli;
+		if (s->c.grace > 0) {
+			v->deadline = t + s->c.grace;
+			ret = decide(s, SCH_NOTICE, v);
+		} else {
+			ret = preempt(s, v, t);
+		}
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* ---- the passes ---- */
+
+/* When running job v is expected to end, as the policy believes. */
+static double expect_end(const struct sch *s, const struct job *v, double t)
+{
+	double est, e;
+
+	switch (s->c.policy) {
+	case SCH_PREDICTED:
+		est = v->pred;
+		break;
+	case SCH_SJF:
+		est = v->r.runtime > 0 ? v->r.runtime : v->r.limit;
+		break;
+	default:
+		est = v->r.limit;
+		break;
+	}
+	e = est > 0 ? v->start + est - v->ran : INF;
+	if (e < t)
+		e = t;
+	if (v->deadline >= 0 && v->deadline < e)
+		e = v->deadline;
+	return e;
+}
+
+static int end_cmp(const void *a, const void *b)
+{
+	const double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The head's reservation: running jobs end as expected, in order, on a
+ * copy, until j fits; the hosts it would take are marked in s->resv.
+ * Returns that time, INF when it never fits.
+ */
+static double reserve(struct sch *s, const struct job *j, double t)
+{
+	uint64_t fm = s->free_milli;
+	struct sch_slot *sl = j->slot;	/* unused while queued */
+	unsigned int lvl;
+	size_t i, k, n;
+
+	memset(s->resv, 0, s->nh);
+	view_copy(s, &s->rv);
+	for (i = 0; i < s->nrun; i++) {
+		s->ends[i].end = expect_end(s, &s->job[s->run[i]], t);
+		s->ends[i].j = s->run[i];
+	}
+	qsort(s->ends, s->nrun, sizeof(*s->ends), end_cmp);
+	for (i = 0; i < s->nrun; i++) {
+		const struct job *v = &s->job[s->ends[i].j];
+
+		if (s->ends[i].end == INF)
+			break;
+		slots_apply(s, &s->rv, v->slot, v->nslots, v->r.nic, -1);
+		fm += v->milli;
+		if (i + 1 < s->nrun && s->ends[i + 1].end == s->ends[i].end)
+			continue;
+		if (fm < j->milli)
+			continue;
+		n = place(s, &s->rv, j, placement(s), NULL, sl, &lvl);
+		if (n) {
+			for (k = 0; k < n; k++)
+				s->resv[sl[k].host] = 1;
+			return s->ends[i].end;
+		}
+	}
+	return INF;
+}
+
+/* What backfill believes j runs for. */
+static double backfill_len(const struct sch *s, const struct job *j)
+{
+	if (s->c.policy == SCH_PREDICTED)
+		return j->pred - j->ran;
+	if (s->c.policy == SCH_SJF && j->r.runtime > 0)
+		return j->r.runtime - j->ran;
+	return j->r.limit > 0 ? j->r.limit - j->ran : INF;
+}
+
+static bool can_preempt(const struct sch *s)
+{
+	return s->c.preempt || s->quota || s->c.policy == SCH_TIRESIAS;
+}
+
+/*
+ * One pass over the queue in order.  fifo stops at the first job that
+ * does not fit; the backfill policies reserve for it and start later
+ * jobs only where they cannot delay that reservation; the packing
+ * policies and tiresias start whatever fits.
+ */
+static int pass(struct sch *s, double t)
+{
+	enum sch_policy p = s->c.policy;
+	bool backfill = p == SCH_EASY || p == SCH_PRIORITY ||
+			p == SCH_PREDICTED || p == SCH_SJF;
+	bool resv = false;
+	double shadow = INF;
+	uint64_t drain = 0;
+	int tries = PREEMPT_TRIES, ret = 0;
+	size_t i, o;
+
+	for (i = 0; i < s->nrun; i++)
+		if (s->job[s->run[i]].deadline >= 0)
+			drain += s->job[s->run[i]].milli;
+	for (i = 0; i < s->nq && !ret; i++) {
+		struct job *j = &s->job[s->q[i]];
+
+		if (!s->free_milli && !can_preempt(s))
+			break;
+		if (resv) {
+			try_start(s, j, t, t + backfill_len(s, j) <=
+					 shadow ? NULL : s->resv, &ret);
+			continue;
+		}
+		if (try_start(s, j, t, NULL, &ret))
+			continue;
+		if (can_preempt(s) && tries > 0) {
+			tries--;
+			if ((ret = make_room(s, j, t, &drain)))
+				break;
+			if (p == SCH_TIRESIAS && try_start(s, j, t, NULL, &ret))
+				continue;
+		}
+		if (p == SCH_FIFO)
+			break;
+		if (backfill) {
+			shadow = reserve(s, j, t);
+			resv = true;
+		}
+	}
+	for (i = 0, o = 0; i < s->nq; i++)
+		if (s->job[s->q[i]].st == J_QUEUED)
+			s->q[o++] = s->q[i];
+	s->nq = o;
+	return ret;
+}
+
+/* Noticed jobs whose grace is over stop now. */
+static int expire(struct sch *s, double t)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < s->nrun; i++) {
+		struct job *j = &s->job[s->run[i]];
+
+		if (j->deadline >= 0 && j->deadline <= t) {
+			if ((ret = preempt(s, j, t)))
+				return ret;
+			i--;	/* run_del moved the last one here */
+		}
+	}
+	return 0;
+}
+
+/* ---- continuity ---- */
+
+/*
+ * Lost job j: its GPUs on down hosts are gone.  Replace them at the
+ * level it was placed at (a host with as many GPUs in the same group),
+ * else stop it and queue it at the head of its class.
+ */
+static int recover(struct sch *s, struct job *j, double t)
+{
+	struct sch_slot *sl = j->slot;
+	uint32_t anchor = SCH_NONE, h;
+	unsigned int lvl = j->level < s->c.nlevels ? j->level : 0, unit;
+	size_t i, n = 0, o = 0, lost = 0, lh = 0;
+	int ret;
+
+	if ((ret = decide(s, SCH_LOST, j)))
+		return ret;
+	memset(s->inuse, 0, s->nh);
+	for (i = 0; i < j->nslots; i++) {
+		s->inuse[sl[i].host] = 1;
+		if (s->up[sl[i].host]) {
+			anchor = sl[i].host;
+			continue;
+		}
+		lost++;
+		lh += !i || sl[i - 1].host != sl[i].host;
+	}
+	/* the down hosts' GPUs go back to them, not to the pool */
+	slots_apply(s, &s->v, sl, j->nslots, j->r.nic, -1);
+	if (j->k > 1 && anchor != SCH_NONE && j->r.gpus) {
+		for (h = 0; h < s->nh && n < lh; h++)
+			if (!s->inuse[h] &&
+			    s->h[h].lvl[lvl] == s->h[anchor].lvl[lvl] &&
+			    host_ok(s, &s->v, h, j, NULL))
+				s->pick[n++] = h;
+	}
+	if (n == lh && n) {
+		for (i = 0; i < j->nslots; i++)
+			if (s->up[sl[i].host])
+				sl[o++] = sl[i];
+		for (i = 0; i < n; i++, lost -= unit) {
+			unit = lost < j->per ? (unsigned int)lost : j->per;
+			o += take_whole(s, &s->v, s->pick[i], unit, sl + o);
+		}
+		j->nslots = o;
+		slots_apply(s, &s->v, sl, o, j->r.nic, 1);
+		return decide(s, SCH_REPLACED, j);
+	}
+	if (j->k == 1) {
+		o = place(s, &s->v, j, placement(s), NULL, sl, &lvl);
+		if (o) {
+			j->nslots = o;
+			slots_apply(s, &s->v, sl, o, j->r.nic, 1);
+			return decide(s, SCH_REPLACED, j);
+		}
+	}
+	/* stop() gives the slots back: take them once more first */
+	slots_apply(s, &s->v, sl, j->nslots, j->r.nic, 1);
+	stop(s, j, t);
+	j->head = true;
+	j->st = J_DONE;
+	pend_add(s, (uint32_t)(j - s->job));
+	return decide(s, SCH_REQUEUE, j);
+}
+
+int sch_step(struct sch *s, double t, const struct sch_dec **d, size_t *n)
+{
+	size_t i;
+	int ret = 0;
+
+	s->ndec = 0;
+	s->npend = 0;
+	s->now = t;
+	for (i = 0; i < s->nlost && !ret; i++) {
+		struct job *j = &s->job[s->lost[i]];
+
+		j->lost = false;
+		if (j->st == J_RUN)
+			ret = recover(s, j, t);
+	}
+	s->nlost = 0;
+	if (!ret)
+		ret = expire(s, t);
+	if (!ret && recalcs(s) && t >= s->last_recalc + s->c.recalc)
+		resort(s, t);
+	if (!ret)
+		ret = pass(s, t);
+	for (i = 0; i < s->npend && !ret; i++)
+		ret = qinsert(s, s->pend[i], t);
+	*d = s->dec;
+	*n = s->ndec;
+	return ret;
+}
+
+double sch_next(const struct sch *s, double t)
+{
+	double best = -1, e;
+	size_t i;
+
+	if (s->nlost)
+		return t;
+	for (i = 0; i < s->nrun; i++) {
+		const struct job *j = &s->job[s->run[i]];
+		unsigned int q;
+
+		if (j->deadline >= 0 && (best < 0 || j->deadline < best))
+			best = j->deadline;
+		if (s->c.policy != SCH_TIRESIAS || !s->nq)
+			continue;
+		q = las_queue(s, j, t);
+		if (q >= 2)
+			continue;
+		e = j->start + (s->c.las_thresh[q] - j->attained) /
+				       ((double)j->milli / SCH_MILLI);
+		if (e > t && (best < 0 || e < best))
+			best = e;
+	}
+	if (s->nq && recalcs(s)) {
+		e = s->last_recalc + s->c.recalc;
+		if (e <= t)
+			e = t + s->c.recalc;
+		if (best < 0 || e < best)
+			best = e;
+	}
+	return best;
+}
+
+/* ---- the API ---- */
+
+static int job_init(struct sch *s, struct job *j, const struct sch_req *r,
+		    double t)
+{
+	memset(j, 0, sizeof(*j));
+	j->r = *r;
+	j->r.name = NULL;
+	if (r->name && !(j->r.name = strdup(r->name)))
+		return -ENOMEM;
+	j->slot = calloc(r->gpus ? r->gpus : 1, sizeof(*j->slot));
+	if (!j->slot) {
+		free((char *)j->r.name);
+		return -ENOMEM;
+	}
+	j->k = r->hosts ? r->hosts : 1;
+	if (!r->hosts && r->gpus > s->maxg)
+		j->k = (r->gpus + s->maxg - 1) / s->maxg;
+	j->per = r->per_host ? r->per_host : (r->gpus + j->k - 1) / j->k;
+	j->milli = r->gpus ? (uint64_t)r->gpus * SCH_MILLI : r->milli;
+	j->submit = t;
+	j->first_start = -1;
+	j->deadline = -1;
+	j->pred = predict(s, j);
+	return 0;
+}
+
+static bool req_ok(const struct sch *s, const struct sch_req *r)
+{
+	unsigned int k;
+
+	if (r->cls >= SCH_CLASSES || r->milli > SCH_MILLI ||
+	    (!r->gpus && !r->milli && !r->nic) ||
+	    (s->quota ? r->group >= s->c.ngroups : r->group >= 1u << 20) ||
+	    (uint64_t)r->gpus * SCH_MILLI > s->cap_milli)
+		return false;
+	k = r->hosts ? r->hosts : 1;
+	if (!r->hosts && r->gpus > s->maxg)
+		k = (r->gpus + s->maxg - 1) / s->maxg;
+	if (r->hosts && (!r->per_host || r->per_host * (r->hosts - 1) >=
+						 r->gpus ||
+			 r->per_host * r->hosts < r->gpus))
+		return false;
+	return k <= s->nh && (k == 1 ? r->gpus : (r->gpus + k - 1) / k) <=
+					    s->maxg;
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 256;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	q = realloc(*p, n * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+int sch_submit(struct sch *s, const struct sch_req *r, double t,
+	       uint64_t *ticket)
+{
+	size_t cap = s->capjob;
+	struct end *e;
+	uint64_t *g;
+	int ret;
+
+	if (!req_ok(s, r))
+		return -EINVAL;
+	if ((ret = user_slot(s, r->user)))
+		return ret;
+	if (!s->usr[r->user].seen) {
+		s->usr[r->user].seen = true;
+		s->nseen++;
+	}
+	if (!s->quota && r->group >= s->c.ngroups) {
+		size_t n = r->group + 1;
+
+		g = realloc(s->gused, n * sizeof(*g));
+		if (!g)
+			return -ENOMEM;
+		memset(g + s->c.ngroups, 0, (n - s->c.ngroups) * sizeof(*g));
+		s->gused = g;
+		s->c.ngroups = (unsigned int)n;
+	}
+	if (grow((void **)&s->job, &s->capjob, s->njob + 1, sizeof(*s->job)))
+		return -ENOMEM;
+	if (cap != s->capjob) {
+		uint32_t *p = realloc(s->pend, s->capjob * sizeof(*p));
+		uint32_t *l;
+
+		if (!p)
+			return -ENOMEM;
+		s->pend = p;
+		l = realloc(s->lost, s->capjob * sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		s->lost = l;
+		l = realloc(s->run, s->capjob * sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		s->run = l;
+		e = realloc(s->ends, s->capjob * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		s->ends = e;
+	}
+	if ((ret = job_init(s, &s->job[s->njob], r, t)))
+		return ret;
+	if ((ret = qinsert(s, (uint32_t)s->njob, t))) {
+		free(s->job[s->njob].slot);
+		free((char *)s->job[s->njob].r.name);
+		return ret;
+	}
+	if (!r->hosts && r->gpus <= s->maxg)
+		ftype_add(s, r);
+	*ticket = ++s->njob;
+	return 0;
+}
+
+static struct job *job_of(struct sch *s, uint64_t ticket)
+{
+	if (!ticket || ticket > s->njob)
+		return NULL;
+	return &s->job[ticket - 1];
+}
+
+int sch_cancel(struct sch *s, uint64_t ticket, double t)
+{
+	struct job *j = job_of(s, ticket);
+
+	if (!j || j->st == J_DONE)
+		return -ENOENT;
+	if (j->st == J_QUEUED)
+		qremove(s, (uint32_t)(ticket - 1));
+	else
+		stop(s, j, t);
+	j->st = J_DONE;
+	return 0;
+}
+
+int sch_finish(struct sch *s, uint64_t ticket, double t)
+{
+	struct job *j = job_of(s, ticket);
+
+	if (!j || j->st != J_RUN)
+		return -ENOENT;
+	stop(s, j, t);
+	j->st = J_DONE;
+	learn(s, j, j->ran);
+	return 0;
+}
+
+/* Host h's GPUs into or out of the live counts. */
+static void host_count(struct sch *s, size_t h, int sign)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->h[h].gpus; i++) {
+		unsigned int f = s->v.gfree[s->goff[h] + i];
+
+		s->gcnt[f] += sign;
+		s->free_milli += sign * (int64_t)f;
+	}
+	s->cntw[s->v.whole[h]] += sign;
+	s->cap_milli += sign * (int64_t)s->h[h].gpus * SCH_MILLI;
+}
+
+int sch_host_down(struct sch *s, uint32_t h, double t)
+{
+	size_t i, k;
+
+	(void)t;
+	if (h >= s->nh)
+		return -ENOENT;
+	if (!s->up[h])
+		return 0;
+	host_count(s, h, -1);
+	s->up[h] = false;
+	for (i = 0; i < s->nrun; i++) {
+		struct job *j = &s->job[s->run[i]];
+
+		for (k = 0; k < j->nslots && !j->lost; k++)
+			if (j->slot[k].host == h) {
+				j->lost = true;
+				s->lost[s->nlost++] = s->run[i];
+			}
+	}
+	return 0;
+}
+
+int sch_host_up(struct sch *s, uint32_t h, double t)
+{
+	(void)t;
+	if (h >= s->nh)
+		return -ENOENT;
+	if (s->up[h])
+		return 0;
+	s->up[h] = true;
+	host_count(s, h, 1);
+	return 0;
+}
+
+int sch_info(const struct sch *s, uint64_t ticket, struct sch_info *i)
+{
+	const struct job *j;
+
+	if (!ticket || ticket > s->njob)
+		return -ENOENT;
+	j = &s->job[ticket - 1];
+	*i = (struct sch_info){
+		.queued = j->st == J_QUEUED, .running = j->st == J_RUN,
+		.submit = j->submit, .first_start = j->first_start,
+		.predicted = j->pred, .level = j->level,
+		.nhosts = j->k, .preemptions = j->preempts,
+		.attained = j->attained,
+	};
+	if (j->st == J_RUN)
+		i->attained += (double)j->milli / SCH_MILLI * (s->now - j->start);
+	return 0;
+}
+
+void sch_stats(const struct sch *s, struct sch_stats *st)
+{
+	st->milli_cap = s->cap_milli;
+	st->milli_used = s->cap_milli - s->free_milli;
+	st->queued = s->nq;
+	st->running = s->nrun;
+}
+
+static int layout(struct sch *s)
+{
+	size_t h, total = 0;
+	unsigned int l;
+
+	for (h = 0; h < s->nh; h++) {
+		if (s->h[h].gpus > MAXG)
+			return -EINVAL;
+		s->goff[h] = s->ngpu;
+		s->ngpu += s->h[h].gpus;
+		if (s->h[h].gpus > s->maxg)
+			s->maxg = s->h[h].gpus;
+		for (l = 0; l < s->c.nlevels; l++)
+			if (s->h[h].lvl[l] >= s->ngrp[l])
+				s->ngrp[l] = s->h[h].lvl[l] + 1;
+	}
+	for (l = 0; l < s->c.nlevels; l++) {
+		if (s->ngrp[l] > 1u << 24)
+			return -EINVAL;
+		s->gbase[l] = total;
+		total += s->ngrp[l];
+	}
+	s->gcount = calloc(total + s->ngrp[0] + 1, sizeof(*s->gcount));
+	return s->gcount ? 0 : -ENOMEM;
+}
+
+static int alloc_views(struct sch *s)
+{
+	struct view *v[2] = { &s->v, &s->rv };
+	size_t h, i, k;
+
+	for (k = 0; k < 2; k++) {
+		v[k]->gfree = calloc(s->ngpu + 1, sizeof(*v[k]->gfree));
+		v[k]->whole = calloc(s->nh, 1);
+		v[k]->nicfree = calloc(s->nh, sizeof(*v[k]->nicfree));
+		if (!v[k]->gfree || !v[k]->whole || !v[k]->nicfree)
+			return -ENOMEM;
+	}
+	for (h = 0; h < s->nh; h++) {
+		for (i = 0; i < s->h[h].gpus; i++)
+			s->v.gfree[s->goff[h] + i] = SCH_MILLI;
+		s->v.whole[h] = (uint8_t)s->h[h].gpus;
+		s->v.nicfree[h] = s->h[h].nic;
+		s->up[h] = true;
+		host_count(s, h, 1);
+	}
+	return 0;
+}
+
+int sch_new(const struct sch_host *h, size_t n, const struct sch_config *c,
+	    struct sch **out)
+{
+	struct sch *s;
+	int ret = -ENOMEM;
+
+	if (!n || !c->nlevels || c->nlevels > SCH_MAX_LEVELS ||
+	    (unsigned int)c->policy >= SCH_NPOLICIES)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->c = *c;
+	s->nh = n;
+	s->h = malloc(n * sizeof(*s->h));
+	s->goff = calloc(n, sizeof(*s->goff));
+	s->up = calloc(n, sizeof(*s->up));
+	s->cand = calloc(n + 1, sizeof(*s->cand));
+	s->pick = calloc(n + 1, sizeof(*s->pick));
+	s->resv = calloc(n, 1);
+	s->inuse = calloc(n, 1);
+	s->gused = calloc(c->ngroups + 1, sizeof(*s->gused));
+	if (!s->h || !s->goff || !s->up || !s->cand || !s->pick || !s->resv ||
+	    !s->inuse || !s->gused)
+		goto out;
+	memcpy(s->h, h, n * sizeof(*h));
+	s->c.quota = NULL;
+	if (c->quota) {
+		s->quota = malloc(c->ngroups * sizeof(*s->quota));
+		if (!s->quota)
+			goto out;
+		memcpy(s->quota, c->quota, c->ngroups * sizeof(*s->quota));
+	} else {
+		s->c.ngroups = 0;
+	}
+	if ((ret = layout(s)) || (ret = alloc_views(s)))
+		goto out;
+	*out = s;
+	return 0;
+out:
+	sch_free(s);
+	return ret;
+}
+
+void sch_free(struct sch *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->njob; i++) {
+		free(s->job[i].slot);
+		free((char *)s->job[i].r.name);
+	}
+	free(s->job);
+	free(s->v.gfree);
+	free(s->v.whole);
+	free(s->v.nicfree);
+	free(s->rv.gfree);
+	free(s->rv.whole);
+	free(s->rv.nicfree);
+	free(s->q);
+	free(s->run);
+	free(s->pend);
+	free(s->lost);
+	free(s->gused);
+	free(s->usr);
+	free(s->ht);
+	free(s->dec);
+	free(s->gcount);
+	free(s->cand);
+	free(s->pick);
+	free(s->resv);
+	free(s->inuse);
+	free(s->ends);
+	free(s->quota);
+	free(s->goff);
+	free(s->up);
+	free(s->h);
+	free(s);
+}

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The pool's scheduler core: a queue of GPU requests over a cluster of
+ * hosts grouped by fabric level, and the policies that choose what runs.
+ * No sockets, clock or journal: the caller passes the time in, and the
+ * same calls in the same order give the same decisions.
+ */
+#ifndef GPUAWARE_POOL_SCHED_H
+#define GPUAWARE_POOL_SCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SCH_MILLI 1000		/* one whole GPU */
+#define SCH_MAX_LEVELS 8
+#define SCH_CLASSES 4		/* 0 lowest (best effort) .. 3 highest */
+#define SCH_NONE UINT32_MAX
+
+enum sch_policy {
+	SCH_FIFO,		/* submit order, the head blocks the rest */
+	SCH_PRIORITY,		/* multifactor order, EASY backfill, class preemption */
+	SCH_EASY,		/* submit order, EASY backfill from time limits */
+	SCH_PREDICTED,		/* shortest predicted first, backfill on predictions */
+	SCH_TIRESIAS,		/* 2D-LAS, discretized queues, preemptive */
+	SCH_BESTFIT,		/* submit order, whatever fits starts, best-fit hosts */
+	SCH_FGD,		/* as bestfit, placed by fragmentation gradient */
+	SCH_SJF,		/* oracle: true run times, with backfill */
+	SCH_NPOLICIES,
+};
+
+/* "fifo", "priority", ...: 0 with *p, or -EINVAL. */
+int sch_policy_parse(const char *name, enum sch_policy *p);
+const char *sch_policy_name(enum sch_policy p);
+
+/* How a job's hosts are chosen (the policy's default unless set). */
+enum sch_place {
+	SCH_PLACE_DEFAULT,
+	SCH_PLACE_TREE,		/* lowest level, fullest leaves (fabric-aware) */
+	SCH_PLACE_FIRST,	/* first hosts in index order that fit */
+	SCH_PLACE_BEST,		/* least room left on the host or GPU */
+	SCH_PLACE_FGD,		/* least fragmentation added */
+};
+
+/*
+ * One host: gpus GPUs of SCH_MILLI each, nic units of RDMA NIC share
+ * (0: none), and its group at each fabric level (lvl[0] its leaf, lvl[1]
+ * its pod, ...; groups numbered per level, as pool_tree's).
+ */
+struct sch_host {
+	unsigned int gpus;
+	unsigned int nic;
+	uint32_t lvl[SCH_MAX_LEVELS];
+};
+
+struct sch_config {
+	enum sch_policy policy;
+	enum sch_place place;
+	unsigned int nlevels;		/* of sch_host.lvl, 1..SCH_MAX_LEVELS */
+	double grace;			/* notice before a preemption, s */
+	bool preempt;			/* classes preempt lower ones (priority) */
+	/* multifactor weights and shapes (priority) */
+	double w_class, w_age, w_fair, w_size;
+	double age_max;			/* age factor saturates here, s */
+	double fair_halflife;		/* usage decay, s */
+	double recalc;			/* priorities re-sorted this often, s */
+	double starve;			/* a job waiting this long goes first, s; 0 never */
+	/* tiresias */
+	double las_thresh[2];		/* attained GPU-seconds of queue 1 and 2 */
+	double las_starve;		/* promote after waiting this x its run time */
+	/* per-group quota in milli-GPUs, ngroups of them; NULL: none */
+	const uint64_t *quota;
+	unsigned int ngroups;
+};
+
+/* The defaults for policy p. */
+void sch_config_default(struct sch_config *c, enum sch_policy p);
+
+/*
+ * A request.  gpus whole GPUs, or (gpus 0) milli of one GPU, or
+ * neither: nic share only.  A gang of hosts hosts (all or none) takes
+ * per_host GPUs on each but the last, which takes the rest; hosts 0
+ * makes one of ceil(gpus / the largest host's GPUs) hosts.  limit: the
+ * user's time limit (0: none); runtime: the true run time, which only
+ * the oracle reads (0: unknown).  name is copied.
+ */
+struct sch_req {
+	uint32_t user, group;
+	unsigned int cls;		/* < SCH_CLASSES */
+	unsigned int gpus;
+	unsigned int milli;
+	unsigned int hosts, per_host;
+	unsigned int nic;		/* NIC share per host */
+	double limit, runtime;
+	const char *name;
+};
+
+/* One GPU (or share of one) of an allocation. */
+struct sch_slot {
+	uint32_t host;
+	uint16_t gpu;
+	uint16_t milli;
+};
+
+enum sch_act {
+	SCH_START,		/* run ticket on slots */
+	SCH_NOTICE,		/* ticket will be preempted at deadline */
+	SCH_PREEMPT,		/* ticket stopped, queued again */
+	SCH_LOST,		/* a host of ticket went down */
+	SCH_REPLACED,		/* ticket's lost GPUs replaced: slots are all of them */
+	SCH_REQUEUE,		/* ticket lost and queued again at its class's head */
+};
+
+/* A decision; slots borrowed from the scheduler until its next call. */
+struct sch_dec {
+	enum sch_act act;
+	uint64_t ticket;
+	double deadline;		/* SCH_NOTICE */
+	const struct sch_slot *slot;
+	size_t nslots;
+};
+
+/* What the scheduler knows of a ticket, for the caller's reports. */
+struct sch_info {
+	bool queued, running;
+	double submit, first_start;	/* first_start < 0: never ran */
+	double predicted;		/* run time the policy assumed, s */
+	unsigned int level;		/* of the last placement */
+	unsigned int nhosts;
+	unsigned int preemptions;
+	double attained;		/* GPU-seconds run so far */
+};
+
+struct sch;
+
+/*
+ * A scheduler over n hosts (copied) as c says (copied; c->quota too).
+ * Returns 0 with *out, or -ENOMEM/-EINVAL; sch_free() releases it.
+ */
+int sch_new(const struct sch_host *h, size_t n, const struct sch_config *c,
+	    struct sch **out);
+void sch_free(struct sch *s);
+
+/*
+ * Queue r at time t: 0 with *ticket (1, 2, ... in submit order), or
+ * -EINVAL when it can never fit (more than the cluster, a class or
+ * group out of range), -ENOMEM.
+ */
+int sch_submit(struct sch *s, const struct sch_req *r, double t,
+	       uint64_t *ticket);
+
+/* Drop a queued or running ticket: 0, or -ENOENT. */
+int sch_cancel(struct sch *s, uint64_t ticket, double t);
+
+/* A running ticket ended at t: its GPUs are free.  0 or -ENOENT. */
+int sch_finish(struct sch *s, uint64_t ticket, double t);
+
+/* Host h went down or came back (allocations decided at the next step). */
+int sch_host_down(struct sch *s, uint32_t h, double t);
+int sch_host_up(struct sch *s, uint32_t h, double t);
+
+/*
+ * Decide at time t (never before the last call's): *d gets *n decisions,
+ * valid until the next call.  Returns 0 or -ENOMEM.
+ */
+int sch_step(struct sch *s, double t, const struct sch_dec **d, size_t *n);
+
+/*
+ * The earliest time after t at which a step would decide something
+ * without any other call (a grace deadline, a LAS demotion, a priority
+ * re-sort); -1 for none.
+ */
+double sch_next(const struct sch *s, double t);
+
+/* 0 with *i, or -ENOENT. */
+int sch_info(const struct sch *s, uint64_t ticket, struct sch_info *i);
+
+/*
+ * Where r would be placed now by placement p, without allocating:
+ * hosts into out (room for n), returns how many (0: does not fit now)
+ * and *level the tree level spanned.  Uses s's scratch space.
+ */
+size_t sch_preview(struct sch *s, const struct sch_req *r,
+		   enum sch_place p, uint32_t *out, size_t n,
+		   unsigned int *level);
+
+/* User u's fair-share usage at t: GPU-seconds, decayed by half-life. */
+double sch_usage(const struct sch *s, uint32_t u, double t);
+
+/* Cluster totals: GPUs up, milli-GPUs allocated, and queued requests. */
+struct sch_stats {
+	uint64_t milli_cap, milli_used;
+	size_t queued, running;
+};
+void sch_stats(const struct sch *s, struct sch_stats *st);
+
+#endif
