@@ -448,8 +448,10 @@ static void fill_group(struct sch *s, const struct view *v,
 
 			for (i = 0; i < n; i++)
 				if (s->h[c[i]].lvl[0] == best &&
-				    (bi == n || v->whole[c[i]] <
-						    v->whole[c[bi]]))
+				    (bi == n ||
+				     v->whole[c[i]] < v->whole[c[bi]] ||
+				     (v->whole[c[i]] == v->whole[c[bi]] &&
+				      c[i] < c[bi])))
 					bi = i;
 			out[got++] = c[bi];
 			c[bi] = c[--n];

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The scheduler core on small clusters whose schedules are worked out by
+ * hand: each test says what must happen and why.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tu.h"
+#include "tools/lib/pool/sched.h"
+
+/*
+ * Hosts of gpus GPUs, per_leaf to a leaf, per_pod leaves to a pod, one
+ * tree above (three levels).
+ */
+static struct sch *cluster(enum sch_policy p, size_t n, unsigned int gpus,
+			   unsigned int per_leaf, unsigned int per_pod,
+			   void (*tweak)(struct sch_config *))
+{
+	struct sch_host h[16];
+	struct sch_config c;
+	struct sch *s = NULL;
+	size_t i;
+
+	CU_ASSERT_FATAL(n <= 16);
+	for (i = 0; i < n; i++)
+		h[i] = (struct sch_host){
+			.gpus = gpus, .nic = 100,
+			.lvl = { i / per_leaf, i / per_leaf / per_pod, 0 },
+		};
+	sch_config_default(&c, p);
+	c.nlevels = 3;
+	if (tweak)
+		tweak(&c);
+	CU_ASSERT_EQUAL_FATAL(sch_new(h, n, &c, &s), 0);
+	return s;
+}
+
+static uint64_t submit(struct sch *s, double t, unsigned int gpus,
+		       unsigned int milli, double limit)
+{
+	struct sch_req r = { .gpus = gpus, .milli = milli, .limit = limit,
+			     .runtime = limit };
+	uint64_t k = 0;
+
+	CU_ASSERT_EQUAL_FATAL(sch_submit(s, &r, t, &k), 0);
+	return k;
+}
+
+static uint64_t submit_req(struct sch *s, double t, const struct sch_req *r)
+{
+	uint64_t k = 0;
+
+	CU_ASSERT_EQUAL_FATAL(sch_submit(s, r, t, &k), 0);
+	return k;
+}
+
+/*
+ * Step at t and spell the decisions: S<ticket>[host.gpu ...] starts,
+ * N<ticket>@deadline notices, P preempted, L lost, R<ticket>[...]
+ * replaced, Q requeued; space-separated.
+ */
+static const char *step(struct sch *s, double t)
+{
+	static char out[512];
+	const struct sch_dec *d;
+	size_t n, i, k, at = 0;
+
+	CU_ASSERT_EQUAL_FATAL(sch_step(s, t, &d, &n), 0);
+	out[0] = '\0';
+	for (i = 0; i < n; i++) {
+		static const char act[] = "SNPLRQ";
+
+		at += snprintf(out + at, sizeof(out) - at, "%s%c%llu",
+			       i ? " " : "", act[d[i].act],
+			       (unsigned long long)d[i].ticket);
+		if (d[i].act == SCH_NOTICE)
+			at += snprintf(out + at, sizeof(out) - at, "@%g",
+				       d[i].deadline);
+		if (!d[i].nslots)
+			continue;
+		at += snprintf(out + at, sizeof(out) - at, "[");
+		for (k = 0; k < d[i].nslots; k++)
+			at += snprintf(out + at, sizeof(out) - at, "%s%u.%u",
+				       k ? " " : "", d[i].slot[k].host,
+				       d[i].slot[k].gpu);
+		at += snprintf(out + at, sizeof(out) - at, "]");
+	}
+	return out;
+}
+
+/*
+ * EASY: A holds host 0 until 100; gang B (both hosts) is the head and
+ * reserves both hosts at 100.  C fits on host 1 now but its limit runs
+ * past 100: it would delay B, so it waits.  D ends by 50: it backfills.
+ */
+static void test_backfill(void)
+{
+	struct sch *s = cluster(SCH_EASY, 2, 4, 2, 1, NULL);
+
+	submit(s, 0, 4, 0, 100);	/* A */
+	submit(s, 0, 8, 0, 100);	/* B */
+	submit(s, 0, 2, 0, 200);	/* C */
+	submit(s, 0, 2, 0, 50);		/* D */
+	CU_ASSERT_STRING_EQUAL(step(s, 0), "S1[0.0 0.1 0.2 0.3] S4[1.0 1.1]");
+	CU_ASSERT_EQUAL(sch_finish(s, 4, 50), 0);
+	CU_ASSERT_STRING_EQUAL(step(s, 50), "");
+	CU_ASSERT_EQUAL(sch_finish(s, 1, 100), 0);
+	CU_ASSERT_STRING_EQUAL(step(s, 100),
+			       "S2[0.0 0.1 0.2 0.3 1.0 1.1 1.2 1.3]");
+	CU_ASSERT_EQUAL(sch_finish(s, 2, 150), 0);
+	CU_ASSERT_STRING_EQUAL(step(s, 150), "S3[0.0 0.1]");
+	sch_free(s);
+}
+
+/* fifo: the head blocks; D, which EASY backfills, waits. */
+static void test_fifo(void)
+{
+	struct sch *s = cluster(SCH_FIFO, 2, 4, 2, 1, NULL);
+
+	submit(s, 0, 4, 0, 100);
+	submit(s, 0, 8, 0, 100);
+	submit(s, 0, 2, 0, 50);
+	CU_ASSERT_STRING_EQUAL(step(s, 0), "S1[0.0 0.1 0.2 0.3]");
+	sch_finish(s, 1, 100);
+	CU_ASSERT_STRING_EQUAL(step(s, 100),
+			       "S2[0.0 0.1 0.2 0.3 1.0 1.1 1.2 1.3]");
+	sch_free(s);
+}
+
+static void grace30(struct sch_config *c)
+{
+	c->grace = 30;
+}
+
+/*
+ * Class preemption with grace: best-effort L holds the host; H (class 2)
+ * arrives at 10: L gets a notice for 40, keeps running until then, and
+ * H starts when L stops.  A best-effort job never preempts H.
+ */
+static void test_preempt_grace(void)
+{
+	struct sch *s = cluster(SCH_PRIORITY, 1, 4, 1, 1, grace30);
+	struct sch_req lo = { .gpus = 4, .cls = 0, .limit = 1000 };
+	struct sch_req hi = { .gpus = 2, .cls = 2, .limit = 1000 };
+	struct sch_info in;
+
+	submit_req(s, 0, &lo);
+	CU_ASSERT_STRING_EQUAL(step(s, 0), "S1[0.0 0.1 0.2 0.3]");
+	submit_req(s, 10, &hi);
+	CU_ASSERT_STRING_EQUAL(step(s, 10), "N1@40");
+	CU_ASSERT_DOUBLE_EQUAL(sch_next(s, 10), 40, 1e-9);
+	CU_ASSERT_STRING_EQUAL(step(s, 20), "");
+	CU_ASSERT_STRING_EQUAL(step(s, 40), "P1 S2[0.0 0.1]");
+	CU_ASSERT_EQUAL(sch_info(s, 1, &in), 0);
+	CU_ASSERT(in.queued);
+	CU_ASSERT_EQUAL(in.preemptions, 1);
+	CU_ASSERT_DOUBLE_EQUAL(in.attained, 4 * 40, 1e-9);
+	/* a lower class never preempts: the BE job waits for H */
+	submit_req(s, 41, &lo);
+	CU_ASSERT_STRING_EQUAL(step(s, 41), "");
+	sch_finish(s, 2, 50);
+	CU_ASSERT_STRING_EQUAL(step(s, 50), "S1[0.0 0.1 0.2 0.3]");
+	sch_free(s);
+}
+
+static const uint64_t quota[2] = { 4000, 4000 };
+
+static void quota4(struct sch_config *c)
+{
+	c->quota = quota;
+	c->ngroups = 2;
+	c->grace = 10;
+}
+
+/*
+ * Quotas of 4 GPUs per group on one 8-GPU host.  Group 1 borrows the
+ * idle half; group 0 then asks for its own 4: group 1's job is noticed
+ * and stopped, group 0's starts.  Group 0 asking beyond its quota
+ * reclaims nothing.
+ */
+static void test_quota(void)
+{
+	struct sch *s = cluster(SCH_EASY, 1, 8, 1, 1, quota4);
+	struct sch_req b = { .gpus = 8, .group = 1, .limit = 1000 };
+	struct sch_req a = { .gpus = 4, .group = 0, .limit = 1000 };
+	struct sch_req big = { .gpus = 6, .group = 0, .limit = 1000 };
+
+	submit_req(s, 0, &b);
+	CU_ASSERT_STRING_EQUAL(step(s, 0), "S1[0.0 0.1 0.2 0.3 0.4 0.5 0.6 0.7]");
+	submit_req(s, 5, &big);
+	CU_ASSERT_STRING_EQUAL(step(s, 5), "");
+	sch_cancel(s, 2, 6);
+	submit_req(s, 6, &a);
+	CU_ASSERT_STRING_EQUAL(step(s, 6), "N1@16");
+	CU_ASSERT_STRING_EQUAL(step(s, 16), "P1 S3[0.0 0.1 0.2 0.3]");
+	/* group 1's job waits for the whole host again */
+	CU_ASSERT_STRING_EQUAL(step(s, 17), "");
+	sch_free(s);
+}
+
+static void halflife100(struct sch_config *c)
+{
+	c->fair_halflife = 100;
+	c->w_age = 0;
+	c->w_size = 0;
+}
+
+/*
+ * Fair share: user 1 ran 2 GPUs for 50 s (100 GPU-seconds); with a
+ * half-life of 100 s that is 50 at 150 and 12.5 at 350.  Then users 1
+ * and 2 ask alike: user 2, who used nothing, goes first.
+ */
+static void test_fairshare(void)
+{
+	struct sch *s = cluster(SCH_PRIORITY, 1, 2, 1, 1, halflife100);
+	struct sch_req r1 = { .user = 1, .gpus = 2, .limit = 100 };
+	struct sch_req r2 = { .user = 2, .gpus = 2, .limit = 100 };
+
+	submit_req(s, 0, &r1);
+	CU_ASSERT_STRING_EQUAL(step(s, 0), "S1[0.0 0.1]");
+	sch_finish(s, 1, 50);
+	CU_ASSERT_DOUBLE_EQUAL(sch_usage(s, 1, 50), 100, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sch_usage(s, 1, 150), 50, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sch_usage(s, 1, 350), 12.5, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sch_usage(s, 2, 350), 0, 1e-9);
+	submit_req(s, 60, &r1);
+	submit_req(s, 60, &r2);
+	CU_ASSERT_STRING_EQUAL(step(s, 60), "S3[0.0 0.1]");
+	sch_free(s);
+}
+
+static void las100(struct sch_config *c)
+{
+	c->las_thresh[0] = 100;
+	c->las_thresh[1] = 1000;
+}
+
+/*
+ * Tiresias: A runs alone from 0; B arrives at 50, both in the first
+ * queue, so B waits (no run time is known, none preempts its peer).  At
+ * 100 A has 100 GPU-seconds and drops to the second queue: B preempts
+ * it at once.
+ */
+static void test_tiresias(void)
+{
+	struct sch *s = cluster(SCH_TIRESIAS, 1, 1, 1, 1, las100);
+	struct sch_info in;
+
+	submit(s, 0, 1, 0, 0);
+	CU_ASSERT_STRING_EQUAL(step(s, 0), "S1[0.0]");
+	submit(s, 50, 1, 0, 0);
+	CU_ASSERT_STRING_EQUAL(step(s, 50), "");
+	CU_ASSERT_DOUBLE_EQUAL(sch_next(s, 50), 100, 1e-9);
+	CU_ASSERT_STRING_EQUAL(step(s, 100), "P1 S2[0.0]");
+	CU_ASSERT_EQUAL(sch_info(s, 1, &in), 0);
+	CU_ASSERT_DOUBLE_EQUAL(in.attained, 100, 1e-9);
+	/* B reaches 100 too at 200: both in queue 1, A (earlier) first */
+	CU_ASSERT_DOUBLE_EQUAL(sch_next(s, 100), 200, 1e-9);
+	CU_ASSERT_STRING_EQUAL(step(s, 200), "");
+	sch_free(s);
+}
+
+/*
+ * Placement: 8 hosts of 8 GPUs, 2 to a leaf, 2 leaves to a pod.  With
+ * one GPU taken on host 0, a 16-GPU job goes to leaf 1 (one leaf,
+ * level 0), where first fit takes hosts 1 and 2 across two leaves.  An
+ * 8-GPU job then takes host 1 (best fit, the leaf already in use), and a
+ * 24-GPU job fits no leaf: only pod 1 holds three free hosts; it fills
+ * leaf 2 and takes the first host of leaf 3 (level 1).
+ */
+static void test_placement(void)
+{
+	struct sch *s = cluster(SCH_EASY, 8, 8, 2, 2, NULL);
+	struct sch_req j16 = { .gpus = 16 };
+	uint32_t h[8];
+	unsigned int lvl;
+
+	submit(s, 0, 1, 0, 10);
+	CU_ASSERT_STRING_EQUAL(step(s, 0), "S1[0.0]");
+	CU_ASSERT_EQUAL(sch_preview(s, &j16, SCH_PLACE_FIRST, h, 8, &lvl), 2);
+	CU_ASSERT(h[0] == 1 && h[1] == 2 && lvl == 1);
+	CU_ASSERT_EQUAL(sch_preview(s, &j16, SCH_PLACE_TREE, h, 8, &lvl), 2);
+	CU_ASSERT(h[0] == 2 && h[1] == 3 && lvl == 0);
+	submit(s, 1, 8, 0, 10);
+	submit(s, 1, 24, 0, 10);
+	CU_ASSERT_STRING_EQUAL(step(s, 1),
+			       "S2[1.0 1.1 1.2 1.3 1.4 1.5 1.6 1.7] "
+			       "S3[4.0 4.1 4.2 4.3 4.4 4.5 4.6 4.7 5.0 5.1 5.2 5.3 5.4 5.5 5.6 5.7 6.0 6.1 6.2 6.3 6.4 6.5 6.6 6.7]");
+	sch_free(s);
+}
+
+/*
+ * Packing a share of 500 when host 0's GPU 0 has 600 free (a 400 share
+ * runs there): best fit takes it (100 left, useless to both shapes
+ * seen); FGD takes GPU 1, which adds no fragmentation.
+ */
+static void test_fgd(void)
+{
+	enum sch_policy p[2] = { SCH_BESTFIT, SCH_FGD };
+	const char *want[2] = { "S2[0.0]", "S2[0.1]" };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		struct sch *s = cluster(p[i], 2, 2, 2, 1, NULL);
+
+		submit(s, 0, 0, 400, 10);
+		CU_ASSERT_STRING_EQUAL(step(s, 0), "S1[0.0]");
+		submit(s, 1, 0, 500, 10);
+		CU_ASSERT_STRING_EQUAL(step(s, 1), want[i]);
+		sch_free(s);
+	}
+}
+
+/*
+ * Prediction: user 3's job "train" ran 100 s once, "eval" 10 s; their
+ * next ones are predicted so, and the shorter predicted goes first
+ * although it came later.
+ */
+static void test_predicted(void)
+{
+	struct sch *s = cluster(SCH_PREDICTED, 1, 1, 1, 1, NULL);
+	struct sch_req tr = { .user = 3, .gpus = 1, .name = "train" };
+	struct sch_req ev = { .user = 3, .gpus = 1, .name = "eval" };
+	struct sch_info in;
+
+	submit_req(s, 0, &tr);
+	CU_ASSERT_STRING_EQUAL(step(s, 0), "S1[0.0]");
+	sch_finish(s, 1, 100);
+	submit_req(s, 100, &ev);
+	CU_ASSERT_STRING_EQUAL(step(s, 100), "S2[0.0]");
+	sch_finish(s, 2, 110);
+	submit_req(s, 110, &tr);
+	submit_req(s, 110, &ev);
+	CU_ASSERT_EQUAL(sch_info(s, 3, &in), 0);
+	CU_ASSERT_DOUBLE_EQUAL(in.predicted, 100, 1e-6);
+	CU_ASSERT_STRING_EQUAL(step(s, 110), "S4[0.0]");
+	sch_free(s);
+}
+
+/* sjf knows run times: the shortest first, then the next. */
+static void test_sjf(void)
+{
+	struct sch *s = cluster(SCH_SJF, 1, 1, 1, 1, NULL);
+
+	submit(s, 0, 1, 0, 300);
+	submit(s, 0, 1, 0, 100);
+	submit(s, 0, 1, 0, 200);
+	CU_ASSERT_STRING_EQUAL(step(s, 0), "S2[0.0]");
+	sch_finish(s, 2, 100);
+	CU_ASSERT_STRING_EQUAL(step(s, 100), "S3[0.0]");
+	sch_free(s);
+}
+
+/*
+ * Continuity: leaves of 3 hosts; a 2-host job on hosts 0 and 1 loses
+ * host 1: host 2, in the same leaf, replaces it.  Then host 2 goes too
+ * with no room left in the leaf: the job is queued again at the head,
+ * ahead of a job that came earlier.
+ */
+static void test_continuity(void)
+{
+	struct sch *s = cluster(SCH_EASY, 6, 2, 3, 1, NULL);
+
+	submit(s, 0, 4, 0, 100);
+	CU_ASSERT_STRING_EQUAL(step(s, 0), "S1[0.0 0.1 1.0 1.1]");
+	CU_ASSERT_EQUAL(sch_host_down(s, 1, 10), 0);
+	CU_ASSERT_DOUBLE_EQUAL(sch_next(s, 10), 10, 1e-9);
+	CU_ASSERT_STRING_EQUAL(step(s, 10), "L1 R1[0.0 0.1 2.0 2.1]");
+	submit(s, 11, 6, 0, 100);	/* hosts 3, 4, 5 */
+	submit(s, 11, 4, 0, 100);	/* waits */
+	CU_ASSERT_STRING_EQUAL(step(s, 11), "S2[3.0 3.1 4.0 4.1 5.0 5.1]");
+	CU_ASSERT_EQUAL(sch_host_down(s, 2, 20), 0);
+	CU_ASSERT_STRING_EQUAL(step(s, 20), "L1 Q1");
+	CU_ASSERT_EQUAL(sch_host_up(s, 1, 30), 0);
+	CU_ASSERT_EQUAL(sch_host_up(s, 2, 30), 0);
+	CU_ASSERT_STRING_EQUAL(step(s, 30), "S1[0.0 0.1 1.0 1.1]");
+	sch_free(s);
+}
+
+/* Requests that can never fit are refused, not queued forever. */
+static void test_refuse(void)
+{
+	struct sch *s = cluster(SCH_EASY, 2, 4, 2, 1, NULL);
+	struct sch_req r = { .gpus = 9 };
+	uint64_t k;
+
+	CU_ASSERT_EQUAL(sch_submit(s, &r, 0, &k), -EINVAL);
+	r = (struct sch_req){ .cls = SCH_CLASSES, .gpus = 1 };
+	CU_ASSERT_EQUAL(sch_submit(s, &r, 0, &k), -EINVAL);
+	r = (struct sch_req){ .gpus = 0 };
+	CU_ASSERT_EQUAL(sch_submit(s, &r, 0, &k), -EINVAL);
+	CU_ASSERT_EQUAL(sch_cancel(s, 7, 0), -ENOENT);
+	sch_free(s);
+}
+
+TU_SUITE(sched,
+	 { "backfill keeps the head's reservation", test_backfill },
+	 { "fifo", test_fifo },
+	 { "preemption with grace", test_preempt_grace },
+	 { "quota borrowed and reclaimed", test_quota },
+	 { "fair-share decay", test_fairshare },
+	 { "tiresias demotion", test_tiresias },
+	 { "placement at the lowest level", test_placement },
+	 { "fgd against best fit", test_fgd },
+	 { "predicted run times", test_predicted },
+	 { "sjf", test_sjf },
+	 { "continuity", test_continuity },
+	 { "refused", test_refuse })
