@@ -29,7 +29,9 @@ struct job {
 	double submit, start, first_start;
 	double pred, ran, attained, deadline, key;
 	double qsince;		/* queued since */
-	unsigned int level, preempts, lasq;
+	unsigned int level, feasible, preempts, lasq;
+	uint32_t *alt;		/* record_first: first fit's hosts */
+	size_t nalt;
 	bool head, borrowed, lost;
 	struct sch_slot *slot;	/* room for max(gpus, 1) */
 	size_t nslots;
@@ -101,6 +103,7 @@ struct sch {
 	size_t ndec, capdec;
 	/* scratch */
 	uint32_t *gcount;	/* per level and group */
+	unsigned int feasible;	/* the last gang placement's lowest level */
 	size_t gbase[SCH_MAX_LEVELS];
 	uint32_t *cand, *pick;
 	uint8_t *resv, *inuse;
@@ -473,7 +476,7 @@ static int pick_gang(struct sch *s, const struct view *v, const struct job *j,
 	uint32_t g, bg;
 	size_t h, n = 0;
 
-	if (p == SCH_PLACE_FIRST) {
+	if (p == SCH_PLACE_FIRST && !s->c.record_first) {
 		for (h = 0; h < s->nh && n < j->k; h++)
 			if (host_ok(s, v, h, j, mask))
 				out[n++] = (uint32_t)h;
@@ -501,6 +504,14 @@ static int pick_gang(struct sch *s, const struct view *v, const struct job *j,
 				bg = g;
 		if (bg != SCH_NONE)
 			break;
+	}
+	s->feasible = l;
+	if (p == SCH_PLACE_FIRST) {
+		for (h = 0, n = 0; h < s->nh && n < j->k; h++)
+			if (host_ok(s, v, h, j, mask))
+				out[n++] = (uint32_t)h;
+		*lvl = span(s, out, n);
+		return 0;
 	}
 	if (l == L) {	/* no group holds it: parts apart, first fit */
 		if (pick_gang(s, v, j, SCH_PLACE_FIRST, mask, out, lvl))
@@ -911,9 +922,27 @@ static void run_del(struct sch *s, struct job *j)
 }
 
 /* Start j now on its slots (already chosen). */
+/* Where first fit would put gang j now, into j->alt. */
+static int record_first(struct sch *s, struct job *j)
+{
+	unsigned int lvl, feasible = s->feasible;
+
+	if (!j->alt && !(j->alt = calloc(j->k, sizeof(*j->alt))))
+		return -ENOMEM;
+	j->nalt = pick_gang(s, &s->v, j, SCH_PLACE_FIRST, NULL, j->alt,
+			    &lvl) ? 0 : j->k;
+	s->feasible = feasible;
+	return 0;
+}
+
 static int start(struct sch *s, struct job *j, unsigned int lvl, double t)
 {
 	uint32_t ji = (uint32_t)(j - s->job);
+	int ret;
+
+	j->feasible = j->k > 1 ? s->feasible : 0;
+	if (j->k > 1 && s->c.record_first && (ret = record_first(s, j)))
+		return ret;
 
 	slots_apply(s, &s->v, j->slot, j->nslots, j->r.nic, 1);
 	j->st = J_RUN;
@@ -1558,12 +1587,22 @@ int sch_info(const struct sch *s, uint64_t ticket, struct sch_info *i)
 		.queued = j->st == J_QUEUED, .running = j->st == J_RUN,
 		.submit = j->submit, .first_start = j->first_start,
 		.predicted = j->pred, .level = j->level,
+		.feasible = j->feasible,
 		.nhosts = j->k, .preemptions = j->preempts,
 		.attained = j->attained,
 	};
 	if (j->st == J_RUN)
 		i->attained += (double)j->milli / SCH_MILLI * (s->now - j->start);
 	return 0;
+}
+
+size_t sch_first_fit(const struct sch *s, uint64_t ticket,
+		     const uint32_t **hosts)
+{
+	if (!ticket || ticket > s->njob)
+		return 0;
+	*hosts = s->job[ticket - 1].alt;
+	return s->job[ticket - 1].nalt;
 }
 
 void sch_stats(const struct sch *s, struct sch_stats *st)
@@ -1675,6 +1714,7 @@ void sch_free(struct sch *s)
 		return;
 	for (i = 0; i < s->njob; i++) {
 		free(s->job[i].slot);
+		free(s->job[i].alt);
 		free((char *)s->job[i].r.name);
 	}
 	free(s->job);

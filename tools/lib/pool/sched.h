@@ -68,6 +68,11 @@ struct sch_config {
 	/* tiresias */
 	double las_thresh[2];		/* attained GPU-seconds of queue 1 and 2 */
 	double las_starve;		/* promote after waiting this x its run time */
+	/*
+	 * For comparison: where first fit would have put each gang when it
+	 * started (sch_first_fit()).
+	 */
+	bool record_first;
 	/* per-group quota in milli-GPUs, ngroups of them; NULL: none */
 	const uint64_t *quota;
 	unsigned int ngroups;
@@ -126,6 +131,7 @@ struct sch_info {
 	double submit, first_start;	/* first_start < 0: never ran */
 	double predicted;		/* run time the policy assumed, s */
 	unsigned int level;		/* of the last placement */
+	unsigned int feasible;		/* the lowest level that had room then */
 	unsigned int nhosts;
 	unsigned int preemptions;
 	double attained;		/* GPU-seconds run so far */
@@ -186,6 +192,14 @@ size_t sch_preview(struct sch *s, const struct sch_req *r,
 
 /* User u's fair-share usage at t: GPU-seconds, decayed by half-life. */
 double sch_usage(const struct sch *s, uint32_t u, double t);
+
+/*
+ * With record_first: the hosts first fit would have given gang ticket at
+ * its last start, *hosts borrowed until the ticket starts again; 0 when
+ * none (not a gang, never started).
+ */
+size_t sch_first_fit(const struct sch *s, uint64_t ticket,
+		     const uint32_t **hosts);
 
 /* Cluster totals: GPUs up, milli-GPUs allocated, and queued requests. */
 struct sch_stats {
