@@ -117,7 +117,12 @@ struct pr_opts {
 	const char *runtimes;	/* --runtimes: Philly's run times */
 	unsigned int trace_users;	/* --users, 0: the generator's */
 	const char *trace_mix;	/* --mix: GPU counts, NULL: Philly's */
-	const char *svg;	/* trace --stats: the charts' directory */
+	const char *svg;	/* trace --stats, replay: the charts' directory */
+	/* replay */
+	const char *trace;	/* the job trace */
+	const char *nodes;	/* an Alibaba node list instead of --net */
+	const char *policy;	/* comma-separated policies */
+	unsigned int gpus_per_host;
 };
 
 /*
@@ -145,6 +150,12 @@ int pr_map(const struct pr_opts *o, char *err, size_t len);
  * CSV, --stats FILE prints one's statistics.
  */
 int pr_trace(const struct pr_opts *o, char *err, size_t len);
+
+/*
+ * A job trace through the scheduler core (tools/lib/pool/replay.h) under
+ * each policy of o->policy: one row (or JSON object) per policy.
+ */
+int pr_replay(const struct pr_opts *o, char *err, size_t len);
 
 /* "a2a", "jobs" or "counters": 0 with *l, or -EINVAL. */
 int pr_load_parse(const char *s, enum pr_load *l);

@@ -40,10 +40,11 @@ enum {
 	C_SIM = 1 << 15,
 	C_MAP = 1 << 16,
 	C_TRACE = 1 << 17,
+	C_REPLAY = 1 << 18,
 	C_POOLD = C_POOL | C_ALLOC | C_RELEASE | C_RENEW | C_LIST | C_PLACE |
 		  C_JOBS | C_TOPO,
 	C_ALL = C_CHECKS | C_COUNTERS | C_SM | C_POOLD | C_SIM | C_MAP |
-		C_TRACE,
+		C_TRACE | C_REPLAY,
 };
 
 #define POOL_SOCKET_DEFAULT "/run/gpuaware/pool.sock"
@@ -63,6 +64,10 @@ enum {
 	O_USERS,
 	O_SVG,
 	O_MIX,
+	O_TRACE,
+	O_NODES,
+	O_POLICY,
+	O_GPH,
 };
 
 struct cmd {
@@ -120,11 +125,18 @@ static const struct cmd cmds[] = {
 	{ "trace", C_TRACE, "--gen philly|--stats FILE", 0,
 	  "write a Philly-shaped job trace, or a trace's statistics",
 	  pr_trace },
+	{ "replay", C_REPLAY, "--trace FILE --policy P[,P...]", 0,
+	  "a job trace through the pool's scheduler, one row per policy",
+	  pr_replay },
 };
 
 /* The one option table: getopt_long's and --help's; mask: C_* taking it. */
 static const struct cli_opt opts[] = {
-	{ "net", 1, 'n', C_ROUTE | C_SIM | C_MAP, "FILE", "ibsim net file or ibnetdiscover output to route" },
+	{ "net", 1, 'n', C_ROUTE | C_SIM | C_MAP | C_REPLAY, "FILE", "ibsim net file or ibnetdiscover output to route; replay: the fabric whose hosts run the trace" },
+	{ "trace", 1, O_TRACE, C_REPLAY, "FILE", "replay: the job trace (plain CSV, Alibaba 2023 pods or 2025)" },
+	{ "nodes", 1, O_NODES, C_REPLAY, "FILE", "replay: an Alibaba node list instead of --net (one level, no flow model)" },
+	{ "policy", 1, O_POLICY, C_REPLAY, "LIST", "replay: fifo, priority, easy, predicted, tiresias, bestfit, fgd, sjf, comma-separated" },
+	{ "gpus-per-host", 1, O_GPH, C_REPLAY, "N", "replay --net: GPUs on each host, 1-64 (8)" },
 	{ "dump", 1, 'D', C_SIM | C_MAP, "DIR", "the routing OpenSM dumped into DIR instead of the live one" },
 	{ "jobs", 1, 'J', C_CHECKS | C_SIM | C_MAP | C_TRACE, "FILE", "JSON job list: route for the jobs, report their own link loads; trace --gen: how many jobs" },
 	{ "search-moves", 1, 'm', C_ROUTE | C_SIM | C_MAP, "N", "with --jobs on a fat-tree: entries the job search tries, 0-100000000 (0: the default budget)" },
@@ -133,7 +145,7 @@ static const struct cli_opt opts[] = {
 	{ "shuffle", 0, 'u', C_SIM | C_MAP, NULL, "all-to-all over a random rank order (--seed), not the host list's" },
 	{ "oracle", 0, 'a', C_SIM, NULL, "also the rounds routed by source, knowing every job's or only its own" },
 	{ "measure-only", 0, 'M', C_ROUTE | C_SIM | C_MAP, NULL, "with --jobs: route as without jobs, only measure their loads" },
-	{ "engine", 1, 'e', C_ROUTE | C_SIM | C_MAP, "NAME", RT_ENGINE_NAMES " (auto)" },
+	{ "engine", 1, 'e', C_ROUTE | C_SIM | C_MAP | C_REPLAY, "NAME", RT_ENGINE_NAMES " (auto)" },
 	{ "lmc", 1, 'l', C_ROUTE | C_SIM | C_MAP, "N", "LIDs per CA port are 2^N, 0-7 (0)" },
 	{ "extended-lids", 0, 'x', C_ROUTE, NULL, "allow LIDs past 0xbfff (offline scale runs beyond one subnet)" },
 	{ "Ca", 1, 'C', C_VERIFY | C_COUNTERS | C_SIM | C_MAP, "CA", "local CA to query through (the first)" },
@@ -145,13 +157,13 @@ static const struct cli_opt opts[] = {
 	{ "runtimes", 1, O_RUNTIMES, C_TRACE, "FILE", "trace --gen: Philly's run times ($GPUAWARE_TRACES/philly-2017-runtimes.csv, else ../shared/traces/)" },
 	{ "users", 1, O_USERS, C_TRACE, "N", "trace --gen: users, Zipf-drawn, 1-1000000 (100)" },
 	{ "mix", 1, O_MIX, C_TRACE, "LIST", "trace --gen: GPU counts as GPUS:SHARE,... (1:70,2:10,4:15,8:4.885,16:0.061,32:0.031,64:0.015,128:0.008, Philly's)" },
-	{ "svg", 1, O_SVG, C_TRACE, "DIR", "trace --stats: write charts into DIR: demand.svg (GPUs asked over time), runtime-cdf.svg" },
+	{ "svg", 1, O_SVG, C_TRACE | C_REPLAY, "DIR", "trace --stats: write charts into DIR: demand.svg (GPUs asked over time), runtime-cdf.svg; replay: utilisation.svg and jct-cdf.svg" },
 	{ "interval", 1, 'i', C_COUNTERS | C_MAP, "MS", "wait between the two samples, 1-3600000 ms (1000)" },
 	{ "top", 1, O_TOP, C_COUNTERS, "N", "counters: only the N busiest links (all)" },
 	{ "sa", 1, O_SA, C_VERIFY, "MODE", "verify: ask the SA per source (table: one GetTable each), per pair (pair: one Get each), or auto: table where the SA's answers arrive whole, else pair (auto)" },
 	{ "sample", 1, O_SAMPLE, C_VERIFY, "N", "verify: ask the SA about N random pairs (--seed), not all; credit loops are then not checked (all)" },
-	{ "progress", 0, O_PROGRESS, C_VERIFY, NULL, "verify: progress lines on stderr (on a terminal, or once a run takes 5 s)" },
-	{ "no-progress", 0, O_NO_PROGRESS, C_VERIFY, NULL, "verify: no progress lines" },
+	{ "progress", 0, O_PROGRESS, C_VERIFY | C_REPLAY, NULL, "verify: progress lines on stderr (on a terminal, or once a run takes 5 s)" },
+	{ "no-progress", 0, O_NO_PROGRESS, C_VERIFY | C_REPLAY, NULL, "verify: no progress lines" },
 	{ "socket", 1, 'S', C_SM | C_POOLD, "PATH", "the SM's hint socket (" PR_SM_SOCKET ") or ibpoold's ($GPUAWARE_POOL_SOCKET, else " POOL_SOCKET_DEFAULT "); tcp:HOST:PORT: a TCP listener, the request in a MUNGE credential" },
 	{ "munge-socket", 1, 'U', C_SM | C_POOLD, "PATH", "munged's socket for tcp: ($GPUAWARE_MUNGE_SOCKET, else munge's default)" },
 	{ "weight", 1, 'w', C_HINTS, "N", "hints add: the job's weight, 1-1000 (1)" },
@@ -169,7 +181,7 @@ static const struct cli_opt opts[] = {
 	{ "start", 1, 'b', C_JOBS, "JOB", "record that JOB started on --hosts" },
 	{ "hosts", 1, 'H', C_JOBS, "EXPR", "hosts of --start, a Slurm hostlist" },
 	{ "end", 1, 'E', C_JOBS, "JOB", "record that JOB ended" },
-	{ "format", 1, 'f', C_TOPO | C_TRACE, "F", "slurm-tree, slurm-block, slurm-yaml, k8s-labels or kueue (slurm-tree); trace --stats: plain, alibaba2023 or alibaba2025 (from the header)" },
+	{ "format", 1, 'f', C_TOPO | C_TRACE | C_REPLAY, "F", "slurm-tree, slurm-block, slurm-yaml, k8s-labels or kueue (slurm-tree); trace --stats, replay: the trace's, plain, alibaba2023 or alibaba2025 (from the header)" },
 	{ "help", 0, 'h', C_ALL, NULL, "show this help" },
 	{ "version", 0, 'V', C_ALL, NULL, "print the version and exit" },
 };
@@ -207,6 +219,8 @@ static const char *const examples[] = {
 	"ibpoolroute topology --format k8s-labels",
 	"ibpoolroute trace --gen philly --jobs 50000 --load 1.05 --gpus 512 --seed 1 -o philly.csv",
 	"ibpoolroute trace --stats alibaba-gpu-v2023-pods.csv --gpus 6212",
+	"ibpoolroute replay --trace philly.csv --net tree.net --policy easy,predicted,tiresias,sjf",
+	"ibpoolroute replay --trace alibaba-gpu-v2023-pods.csv --nodes alibaba-gpu-v2023-nodes.csv --policy bestfit,fgd --json",
 };
 
 static void usage(FILE *out)
@@ -413,6 +427,20 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 					   arg);
 		o->interval_ms = v;
 		break;
+	case O_TRACE:
+		o->trace = arg;
+		break;
+	case O_NODES:
+		o->nodes = arg;
+		break;
+	case O_POLICY:
+		o->policy = arg;
+		break;
+	case O_GPH:
+		if (number(arg, 64, &v) || !v)
+			return usage_error(o, "bad GPU count '%s' (1-64)", arg);
+		o->gpus_per_host = v;
+		break;
 	case O_TOP:
 		if (number(arg, SIZE_MAX, &v) || !v)
 			return usage_error(o, "bad link count '%s' (1 or more)",
@@ -525,6 +553,7 @@ int main(int argc, char **argv)
 		.interval_ms = 1000,
 		.vf = { .ebb_perms = VF_DEFAULT_PERMS, .seed = 1 },
 		.weight = 1,
+		.gpus_per_host = 8,
 	};
 	const struct cmd *cmd = NULL;
 	const struct cli_opt *op;
@@ -594,6 +623,8 @@ int main(int argc, char **argv)
 				   cmd->name);
 	if (cmd->bit == C_MAP && (ret = map_opts(&o)))
 		return ret;
+	if (cmd->bit == C_REPLAY && (!o.trace || !o.policy || !o.net == !o.nodes))
+		return usage_error(&o, "replay needs --trace FILE, --policy LIST and --net FILE or --nodes FILE");
 	err[0] = '\0';
 	if ((cmd->bit & (C_ALLOC | C_PLACE)) && !o.gpus)
 		return usage_error(&o, "%s needs --gpus N", cmd->name);

@@ -1,0 +1,700 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The replay's event loop: arrivals from the trace, completions from a
+ * heap (a preempted job's entry goes stale by generation), wake-ups the
+ * core asks for; the core decides, the loop keeps the books.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "replay.h"
+#include "routing/collsim.h"
+#include "routing/jobs.h"
+
+#define BSLD_FLOOR 10.0
+#define UT_POINTS 2000
+#define COMM_MAX 2000
+#define COMM_A2A_ROUNDS 8
+
+/* A job as the loop sees it, by ticket. */
+struct rj {
+	size_t ti;		/* trace index */
+	double left;		/* run time still to go */
+	double start;		/* of the current run, < 0: not running */
+	double end;		/* finished at, < 0: not yet */
+	uint32_t gen;		/* bumped when a run stops early */
+	unsigned int bucket;	/* GPUs, rounded up: the idle-wait index */
+	uint32_t *hosts;	/* gangs while running, for the model */
+	size_t nhosts;
+};
+
+struct ev {
+	double t;
+	uint64_t ticket;
+	uint32_t gen;
+};
+
+struct loop {
+	const struct rpl_opts *o;
+	struct rpl_result *r;
+	struct sch *s;
+	struct rj *job;		/* [ticket] */
+	size_t njob;
+	struct ev *heap;
+	size_t nheap;
+	uint32_t *waiting;	/* queued jobs per bucket */
+	unsigned int nbucket;
+	uint64_t cap;		/* milli */
+	double busy;		/* milli-seconds allocated */
+	double last;		/* time of the last step */
+	double *steps;
+	size_t nsteps;
+	uint64_t *gang;		/* running gangs' tickets */
+	size_t ngang;
+	size_t gang_seen, comm_every;
+	double next_ut, ut_dt;
+	double end_max;		/* the last completion */
+};
+
+static void heap_push(struct loop *l, struct ev e)
+{
+	size_t i = l->nheap++, p;
+
+	while (i && l->heap[p = (i - 1) / 2].t > e.t) {
+		l->heap[i] = l->heap[p];
+		i = p;
+	}
+	l->heap[i] = e;
+}
+
+static struct ev heap_pop(struct loop *l)
+{
+	struct ev top = l->heap[0], e = l->heap[--l->nheap];
+	size_t i = 0, c;
+
+	while ((c = 2 * i + 1) < l->nheap) {
+		if (c + 1 < l->nheap && l->heap[c + 1].t < l->heap[c].t)
+			c++;
+		if (l->heap[c].t >= e.t)
+			break;
+		l->heap[i] = l->heap[c];
+		i = c;
+	}
+	l->heap[i] = e;
+	return top;
+}
+
+static unsigned int class_of(const char *c)
+{
+	static const char *const names[] = { "BE", "Burstable", "Guaranteed",
+					     "LS" };
+	unsigned int i;
+
+	if (c[0] >= '0' && c[0] < '0' + SCH_CLASSES && !c[1])
+		return (unsigned int)(c[0] - '0');
+	for (i = 0; i < SCH_CLASSES; i++)
+		if (!strcasecmp(c, names[i]))
+			return i;
+	return 1;
+}
+
+void rpl_request(const struct trc_trace *t, const struct trc_job *j,
+		 struct sch_req *r)
+{
+	bool share = j->milli < SCH_MILLI && j->gpus;
+
+	*r = (struct sch_req){
+		.user = j->user, .cls = class_of(t->strs[j->cls]),
+		.gpus = share ? 0 : j->gpus, .milli = share ? j->milli : 0,
+		.nic = j->rdma, .limit = j->limit, .runtime = j->runtime,
+		.name = t->strs[j->name],
+	};
+	if (j->hosts > 1 && j->per_host) {
+		r->hosts = j->hosts;
+		r->per_host = j->per_host;
+	}
+}
+
+static int loop_init(struct loop *l, const struct rpl_opts *o,
+		     struct rpl_result *r)
+{
+	struct sch_config c;
+	size_t i, n = o->trace->njobs;
+	int ret;
+
+	memset(l, 0, sizeof(*l));
+	l->o = o;
+	l->r = r;
+	sch_config_default(&c, o->policy);
+	c.nlevels = o->nlevels;
+	c.record_first = o->t != NULL;
+	if ((ret = sch_new(o->hosts, o->nhosts, &c, &l->s)))
+		return ret;
+	for (i = 0; i < o->nhosts; i++)
+		l->cap += (uint64_t)o->hosts[i].gpus * SCH_MILLI;
+	l->nbucket = (unsigned int)(l->cap / SCH_MILLI) + 2;
+	l->job = calloc(n + 1, sizeof(*l->job));
+	l->heap = calloc(n + 1, sizeof(*l->heap));
+	l->waiting = calloc(l->nbucket, sizeof(*l->waiting));
+	l->gang = calloc(n + 1, sizeof(*l->gang));
+	l->steps = calloc(4 * n + 16, sizeof(*l->steps));
+	r->jct_s = calloc(n + 1, sizeof(*r->jct_s));
+	r->ut_t = calloc(UT_POINTS + 2, sizeof(*r->ut_t));
+	r->ut_pct = calloc(UT_POINTS + 2, sizeof(*r->ut_pct));
+	if (!l->job || !l->heap || !l->waiting || !l->gang || !l->steps ||
+	    !r->jct_s || !r->ut_t || !r->ut_pct)
+		return -ENOMEM;
+	return 0;
+}
+
+static void loop_release(struct loop *l)
+{
+	size_t i;
+
+	for (i = 0; l->job && i <= l->njob; i++)
+		free(l->job[i].hosts);
+	free(l->job);
+	free(l->heap);
+	free(l->waiting);
+	free(l->gang);
+	free(l->steps);
+	sch_free(l->s);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* ---- the flow model for gangs ---- */
+
+static void quiet(void *ctx, const char *msg)
+{
+	(void)ctx;
+	(void)msg;
+}
+
+/*
+ * Slowdown of a gang on hosts h (1 / its bandwidth, ring and all-to-all
+ * averaged) beside the other running gangs; 0 when not modelled.
+ */
+static double comm_slowdown(struct loop *l, uint64_t self, const uint32_t *h,
+			    size_t nh)
+{
+	const struct rpl_opts *o = l->o;
+	struct cs_opts co = { .pattern = CS_RING, .seed = 1 };
+	struct rt_job_spec *sp;
+	const char **names;
+	char (*ids)[24];
+	struct rt_jobs js;
+	struct cs_result cr;
+	size_t i, k, n = 1, at = 0, total = nh;
+	double ring = 0, a2a = 0;
+	char err[256];
+
+	for (i = 0; i < l->ngang; i++)
+		total += l->job[l->gang[i]].nhosts;
+	sp = calloc(l->ngang + 1, sizeof(*sp));
+	names = calloc(total + 1, sizeof(*names));
+	ids = calloc(l->ngang + 1, sizeof(*ids));
+	if (!sp || !names || !ids)
+		goto out;
+	sp[0] = (struct rt_job_spec){ .id = "new", .weight = 1,
+				      .hosts = names, .nhosts = nh };
+	for (i = 0; i < nh; i++)
+		names[at++] = o->name[h[i]];
+	for (i = 0; i < l->ngang; i++) {
+		const struct rj *g = &l->job[l->gang[i]];
+
+		if (l->gang[i] == self)
+			continue;
+		snprintf(ids[n], sizeof(ids[n]), "t%llu",
+			 (unsigned long long)l->gang[i]);
+		sp[n] = (struct rt_job_spec){ .id = ids[n], .weight = 1,
+					      .hosts = names + at,
+					      .nhosts = g->nhosts };
+		for (k = 0; k < g->nhosts; k++)
+			names[at++] = o->name[g->hosts[k]];
+		n++;
+	}
+	if (rt_jobs_build_drop(&js, o->t->fab, sp, n, quiet, NULL, err,
+			       sizeof(err)))
+		goto out;
+	if (!cs_run(o->t, &js, &co, &cr)) {
+		ring = cr.bw[0];
+		cs_result_release(&cr);
+	}
+	co.pattern = CS_ALLTOALL;
+	co.rounds = COMM_A2A_ROUNDS;
+	if (!cs_run(o->t, &js, &co, &cr)) {
+		a2a = cr.bw[0];
+		cs_result_release(&cr);
+	}
+	rt_jobs_release(&js);
+out:
+	free(sp);
+	free(names);
+	free(ids);
+	return ring > 0 && a2a > 0 ? 0.5 / ring + 0.5 / a2a : 0;
+}
+
+/* A gang started: its level, and the model against first fit's hosts. */
+static int gang_started(struct loop *l, uint64_t tk, const struct sch_dec *d)
+{
+	struct rj *j = &l->job[tk];
+	struct rpl_result *r = l->r;
+	const uint32_t *ff;
+	struct sch_info in;
+	size_t i, nff;
+	double a, b;
+
+	free(j->hosts);
+	j->hosts = calloc(d->nslots, sizeof(*j->hosts));
+	if (!j->hosts)
+		return -ENOMEM;
+	j->nhosts = 0;
+	for (i = 0; i < d->nslots; i++)
+		if (!i || d->slot[i].host != d->slot[i - 1].host)
+			j->hosts[j->nhosts++] = d->slot[i].host;
+	if (j->nhosts < 2) {
+		j->nhosts = 0;
+		return 0;
+	}
+	sch_info(l->s, tk, &in);
+	r->gangs++;
+	r->gangs_lowest += in.level <= in.feasible;
+	r->level_mean += in.level;
+	if (l->o->t && l->gang_seen++ % l->comm_every == 0) {
+		nff = sch_first_fit(l->s, tk, &ff);
+		a = comm_slowdown(l, tk, j->hosts, j->nhosts);
+		b = nff ? comm_slowdown(l, tk, ff, nff) : 0;
+		if (a > 0 && b > 0) {
+			r->comm += a;
+			r->comm_first += b;
+			r->modelled++;
+		}
+	}
+	l->gang[l->ngang++] = tk;
+	return 0;
+}
+
+static void gang_stopped(struct loop *l, uint64_t tk)
+{
+	size_t i;
+
+	if (!l->job[tk].nhosts)
+		return;
+	for (i = 0; i < l->ngang; i++)
+		if (l->gang[i] == tk) {
+			l->gang[i] = l->gang[--l->ngang];
+			break;
+		}
+	l->job[tk].nhosts = 0;
+}
+
+/* ---- the loop ---- */
+
+static int on_decision(struct loop *l, const struct sch_dec *d, double t)
+{
+	struct rj *j = &l->job[d->ticket];
+
+	switch (d->act) {
+	case SCH_START:
+		j->start = t;
+		l->waiting[j->bucket]--;
+		heap_push(l, (struct ev){ t + j->left, d->ticket, j->gen });
+		return gang_started(l, d->ticket, d);
+	case SCH_PREEMPT:
+	case SCH_REQUEUE:
+		l->r->preemptions += d->act == SCH_PREEMPT;
+		j->left -= t - j->start;
+		j->start = -1;
+		j->gen++;
+		l->waiting[j->bucket]++;
+		gang_stopped(l, d->ticket);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* Whether a waiting job would fit the idle GPUs by count. */
+static bool fitting_waits(const struct loop *l, uint64_t idle)
+{
+	unsigned int b, top = (unsigned int)(idle / SCH_MILLI);
+
+	if (idle && l->waiting[0])
+		return true;
+	for (b = 1; b <= top && b < l->nbucket; b++)
+		if (l->waiting[b])
+			return true;
+	return false;
+}
+
+/* The books between the last step and t: busy GPUs, idle-while-waiting. */
+static void account(struct loop *l, double t)
+{
+	struct sch_stats st;
+	double dt = t - l->last;
+
+	sch_stats(l->s, &st);
+	l->busy += (double)st.milli_used * dt;
+	if (fitting_waits(l, st.milli_cap - st.milli_used))
+		l->r->idle_wait += (double)(st.milli_cap - st.milli_used) /
+				   SCH_MILLI * dt / 3600;
+	if (st.queued > l->r->queue_max)
+		l->r->queue_max = st.queued;
+	while (l->r->nut < UT_POINTS && t >= l->next_ut) {
+		l->r->ut_t[l->r->nut] = l->next_ut / 3600;
+		l->r->ut_pct[l->r->nut++] = 100.0 * st.milli_used /
+					    (double)l->cap;
+		l->next_ut += l->ut_dt;
+	}
+	l->last = t;
+}
+
+static int step(struct loop *l, double t)
+{
+	const struct sch_dec *d;
+	size_t n, i;
+	double t0 = now_ms();
+	int ret;
+
+	if ((ret = sch_step(l->s, t, &d, &n)))
+		return ret;
+	l->steps[l->nsteps++] = now_ms() - t0;
+	for (i = 0; i < n; i++)
+		if ((ret = on_decision(l, &d[i], t)))
+			return ret;
+	return 0;
+}
+
+static int finish(struct loop *l, uint64_t tk, double t)
+{
+	struct rj *j = &l->job[tk];
+	int ret;
+
+	if ((ret = sch_finish(l->s, tk, t)))
+		return ret;
+	j->end = t;
+	j->start = -1;
+	gang_stopped(l, tk);
+	return 0;
+}
+
+static void progress(struct loop *l, size_t next, double t, double *shown)
+{
+	double w = now_ms();
+	struct sch_stats st;
+
+	if (!l->o->progress || w - *shown < 5000)
+		return;
+	*shown = w;
+	sch_stats(l->s, &st);
+	fprintf(l->o->progress,
+		"replay %s: %zu/%zu jobs arrived, t %.0f h, %zu queued, %zu running\n",
+		sch_policy_name(l->o->policy), next, l->o->trace->njobs,
+		t / 3600, st.queued, st.running);
+	fflush(l->o->progress);
+}
+
+static int arrive(struct loop *l, size_t i, double t)
+{
+	const struct trc_job *tj = &l->o->trace->jobs[i];
+	struct sch_req rq;
+	uint64_t tk;
+	int ret;
+
+	rpl_request(l->o->trace, tj, &rq);
+	ret = sch_submit(l->s, &rq, t, &tk);
+	if (ret == -EINVAL) {
+		l->r->refused++;
+		return 0;
+	}
+	if (ret)
+		return ret;
+	l->njob = tk;
+	l->job[tk] = (struct rj){ .ti = i, .left = tj->runtime, .start = -1,
+				  .end = -1 };
+	l->job[tk].bucket = rq.gpus ? rq.gpus : rq.milli ? 1 : 0;
+	if (l->job[tk].bucket >= l->nbucket)
+		l->job[tk].bucket = l->nbucket - 1;
+	l->waiting[l->job[tk].bucket]++;
+	return 0;
+}
+
+static int run_loop(struct loop *l)
+{
+	const struct trc_trace *tr = l->o->trace;
+	size_t next = 0;
+	double t, wake = -1, shown = now_ms();
+	int ret;
+
+	while (next < tr->njobs || l->nheap || wake >= 0) {
+		t = INFINITY;
+		if (next < tr->njobs)
+			t = tr->jobs[next].submit;
+		if (l->nheap && l->heap[0].t < t)
+			t = l->heap[0].t;
+		if (wake >= 0 && wake < t)
+			t = wake;
+		if (t == INFINITY)
+			break;
+		account(l, t);
+		while (l->nheap && l->heap[0].t <= t) {
+			struct ev e = heap_pop(l);
+
+			if (e.gen == l->job[e.ticket].gen &&
+			    l->job[e.ticket].start >= 0 &&
+			    (ret = finish(l, e.ticket, t)))
+				return ret;
+		}
+		while (next < tr->njobs && tr->jobs[next].submit <= t)
+			if ((ret = arrive(l, next++, t)))
+				return ret;
+		if ((ret = step(l, t)))
+			return ret;
+		wake = sch_next(l->s, t);
+		if (wake >= 0 && wake <= t)
+			wake = t + 1e-3;
+		/* nothing runs and nothing will: the rest can never start */
+		if (next == tr->njobs && !l->nheap && wake < 0)
+			break;
+		progress(l, next, t, &shown);
+	}
+	return 0;
+}
+
+static int dcmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double pct(double *v, size_t n, double p)
+{
+	size_t i;
+
+	if (!n)
+		return 0;
+	i = (size_t)ceil(p * (double)n) - 1;
+	return v[i < n ? i : n - 1];
+}
+
+static int dist(const double *v, size_t n, struct rpl_dist *d)
+{
+	double *c = malloc((n + 1) * sizeof(*c)), sum = 0;
+	size_t i;
+
+	if (!c)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		sum += c[i] = v[i];
+	qsort(c, n, sizeof(*c), dcmp);
+	d->mean = n ? sum / (double)n : 0;
+	d->median = n ? (n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2) : 0;
+	d->p99 = pct(c, n, 0.99);
+	free(c);
+	return 0;
+}
+
+/* Finish-time fairness per user: mean JCT over mean run time. */
+static int fairness(struct loop *l, double *jct)
+{
+	const struct trc_trace *tr = l->o->trace;
+	double *a = calloc(tr->nstrs + 1, sizeof(*a));
+	double *b = calloc(tr->nstrs + 1, sizeof(*b));
+	double s = 0, s2 = 0, rho;
+	size_t k, n = 0, u;
+
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return -ENOMEM;
+	}
+	for (k = 1, n = 0; k <= l->njob; k++)
+		if (l->job[k].end >= 0) {
+			const struct trc_job *tj = &tr->jobs[l->job[k].ti];
+			double rt = tj->runtime > BSLD_FLOOR ? tj->runtime :
+							       BSLD_FLOOR;
+
+			a[tj->user] += jct[n++];
+			b[tj->user] += rt;
+		}
+	for (u = 0, n = 0; u <= tr->nstrs; u++)
+		if (b[u] > 0) {
+			rho = a[u] / b[u];
+			s += rho;
+			s2 += rho * rho;
+			n++;
+			if (rho > l->r->ftf_max)
+				l->r->ftf_max = rho;
+		}
+	l->r->ftf_jain = n && s2 > 0 ? s * s / ((double)n * s2) : 0;
+	free(a);
+	free(b);
+	return 0;
+}
+
+static int summarise(struct loop *l)
+{
+	const struct trc_trace *tr = l->o->trace;
+	struct rpl_result *r = l->r;
+	double *wait = calloc(l->njob + 1, sizeof(*wait)), gs = 0, late = 0;
+	double first = tr->njobs ? tr->jobs[0].submit : 0, bsld = 0;
+	double err = 0, rt, jct;
+	struct sch_info in;
+	size_t k, n = 0, within = 0;
+	int ret;
+
+	if (!wait)
+		return -ENOMEM;
+	for (k = 1; k <= l->njob; k++) {
+		const struct trc_job *tj = &tr->jobs[l->job[k].ti];
+
+		rt = tj->runtime;
+		gs += rt * (tj->gpus ? tj->gpus : 1) * tj->milli / SCH_MILLI;
+		if (tj->submit + rt - first > late)
+			late = tj->submit + rt - first;
+		if (l->job[k].end < 0)
+			continue;
+		jct = l->job[k].end - tj->submit;
+		r->jct_s[n] = jct;
+		wait[n++] = jct - rt;
+		bsld += fmax(1, jct / fmax(rt, BSLD_FLOOR));
+		if (l->end_max < l->job[k].end)
+			l->end_max = l->job[k].end;
+		if (l->o->policy == SCH_PREDICTED && !sch_info(l->s, k, &in) &&
+		    rt > 0) {
+			r->predicted++;
+			err += fabs(in.predicted - rt);
+			within += in.predicted <= 2 * rt && 2 * in.predicted >= rt;
+		}
+	}
+	r->jobs = tr->njobs;
+	r->done = r->njct = n;
+	r->bsld = n ? bsld / (double)n : 0;
+	r->makespan = l->end_max - first;
+	r->bound = fmax(gs / ((double)l->cap / SCH_MILLI), late);
+	r->util = r->makespan > 0 ? l->busy / ((double)l->cap * r->makespan) : 0;
+	r->idle_wait_pct = r->makespan > 0 ?
+		100 * r->idle_wait * 3600 /
+			((double)l->cap / SCH_MILLI * r->makespan) : 0;
+	if (r->gangs)
+		r->level_mean /= (double)r->gangs;
+	if (r->modelled) {
+		r->comm /= (double)r->modelled;
+		r->comm_first /= (double)r->modelled;
+	}
+	if (r->predicted) {
+		r->pred_mae = err / (double)r->predicted;
+		r->pred_within2 = (double)within / (double)r->predicted;
+	}
+	if ((ret = dist(r->jct_s, n, &r->jct)) || (ret = dist(wait, n, &r->wait)))
+		goto out;
+	ret = fairness(l, r->jct_s);
+	qsort(l->steps, l->nsteps, sizeof(*l->steps), dcmp);
+	r->step_p99_ms = pct(l->steps, l->nsteps, 0.99);
+	r->step_max_ms = l->nsteps ? l->steps[l->nsteps - 1] : 0;
+out:
+	free(wait);
+	return ret;
+}
+
+int rpl_run(const struct rpl_opts *o, struct rpl_result *r, char *err,
+	    size_t len)
+{
+	const struct trc_trace *tr = o->trace;
+	struct loop l;
+	size_t gangs = 0, i;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->policy = o->policy;
+	ret = loop_init(&l, o, r);
+	if (ret) {
+		snprintf(err, len, "replay: %s", strerror(-ret));
+		goto out;
+	}
+	for (i = 0; i < tr->njobs; i++)
+		gangs += tr->jobs[i].hosts > 1 ||
+			 tr->jobs[i].gpus > o->hosts[0].gpus;
+	l.comm_every = gangs / (o->comm_max ? o->comm_max : COMM_MAX) + 1;
+	if (tr->njobs) {
+		double span = tr->jobs[tr->njobs - 1].submit - tr->jobs[0].submit;
+
+		l.ut_dt = fmax(span, 1) * 1.5 / UT_POINTS;
+		l.next_ut = tr->jobs[0].submit;
+		l.last = tr->jobs[0].submit;
+	}
+	if ((ret = run_loop(&l)) || (ret = summarise(&l)))
+		snprintf(err, len, "replay %s: %s", sch_policy_name(o->policy),
+			 strerror(-ret));
+out:
+	loop_release(&l);
+	return ret;
+}
+
+void rpl_result_release(struct rpl_result *r)
+{
+	free(r->jct_s);
+	free(r->ut_t);
+	free(r->ut_pct);
+	r->jct_s = r->ut_t = r->ut_pct = NULL;
+}
+
+int rpl_frag(const struct rpl_opts *o, double *unalloc, size_t *refused,
+	     char *err, size_t len)
+{
+	const struct trc_trace *tr = o->trace;
+	const struct sch_dec *d;
+	struct sch_config c;
+	struct sch_stats st;
+	struct sch_req rq;
+	struct sch *s;
+	uint64_t tk, arrived = 0;
+	size_t i, n;
+	int ret;
+
+	sch_config_default(&c, o->policy);
+	c.nlevels = o->nlevels;
+	if ((ret = sch_new(o->hosts, o->nhosts, &c, &s))) {
+		snprintf(err, len, "fragmentation: %s", strerror(-ret));
+		return ret;
+	}
+	*refused = 0;
+	sch_stats(s, &st);
+	for (i = 0; i < tr->njobs && arrived < st.milli_cap; i++) {
+		rpl_request(tr, &tr->jobs[i], &rq);
+		if (!rq.gpus && !rq.milli)
+			continue;
+		arrived += rq.gpus ? (uint64_t)rq.gpus * SCH_MILLI : rq.milli;
+		ret = sch_submit(s, &rq, tr->jobs[i].submit, &tk);
+		if (ret == -EINVAL) {
+			++*refused;
+			continue;
+		}
+		if (ret || (ret = sch_step(s, tr->jobs[i].submit, &d, &n)))
+			break;
+		if (!n) {
+			++*refused;
+			sch_cancel(s, tk, tr->jobs[i].submit);
+		}
+	}
+	sch_stats(s, &st);
+	*unalloc = 100.0 * (double)(st.milli_cap - st.milli_used) /
+		   (double)st.milli_cap;
+	sch_free(s);
+	if (ret)
+		snprintf(err, len, "fragmentation: %s", strerror(-ret));
+	return ret;
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Replay: a trace through the real scheduler core (sched.h) on a virtual
+ * clock, arrivals and completions in one event order, and what users
+ * and operators measure of the schedule it made.
+ */
+#ifndef GPUAWARE_POOL_REPLAY_H
+#define GPUAWARE_POOL_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "routing/lft.h"
+#include "sched.h"
+#include "trace.h"
+
+/* What a replay runs on; all borrowed. */
+struct rpl_opts {
+	const struct trc_trace *trace;
+	const struct sch_host *hosts;
+	size_t nhosts;
+	unsigned int nlevels;
+	enum sch_policy policy;
+	/*
+	 * The flow model for gangs (t routed over the fabric whose host
+	 * names name[] index as hosts do); t NULL: not modelled.
+	 */
+	const struct rt_tables *t;
+	const char *const *name;
+	size_t comm_max;	/* gangs modelled at most, evenly spread; 0: 2000 */
+	FILE *progress;		/* a line every few seconds, NULL: none */
+};
+
+/* Percentiles of one measure over the jobs. */
+struct rpl_dist {
+	double mean, median, p99;
+};
+
+/*
+ * What one policy made of the trace.  Times in s; jct and util are
+ * owned arrays for charts; rpl_result_release() frees them.
+ */
+struct rpl_result {
+	enum sch_policy policy;
+	size_t jobs, done, refused;	/* refused: can never fit */
+	struct rpl_dist jct, wait;	/* wait: JCT less the run time */
+	double bsld;			/* mean bounded slowdown, 10 s floor */
+	double util;			/* allocated GPU-time / capacity x makespan */
+	double idle_wait;		/* GPU-hours idle while a fitting job waited */
+	double idle_wait_pct;		/* of capacity x makespan */
+	double makespan, bound;		/* bound: max(GPU-time / GPUs, arrival + run) */
+	double ftf_max, ftf_jain;	/* per-user JCT / run time: worst, Jain */
+	size_t preemptions;
+	/* gangs: placed at the lowest level that had room, and the model */
+	size_t gangs, gangs_lowest;
+	double level_mean;		/* tree level spanned, mean */
+	size_t modelled;
+	double comm, comm_first;	/* mean slowdown ours, first fit's */
+	/* predictions against true run times (policies that predict) */
+	size_t predicted;
+	double pred_within2;		/* fraction within a factor of 2 */
+	double pred_mae;		/* mean absolute error, s */
+	double step_p99_ms, step_max_ms;	/* one sch_step(), wall time */
+	size_t queue_max;
+	double *jct_s;			/* per finished job, njct */
+	size_t njct;
+	double *ut_t, *ut_pct;		/* utilisation over time (h, %) */
+	size_t nut;
+};
+
+/*
+ * Replay o->trace under o->policy into r (zeroed first).  Returns 0, or
+ * a negative errno with err; r needs rpl_result_release() either way.
+ */
+int rpl_run(const struct rpl_opts *o, struct rpl_result *r, char *err,
+	    size_t len);
+void rpl_result_release(struct rpl_result *r);
+
+/*
+ * FGD's fragmentation measure: the trace's requests arrive in order and
+ * never leave; each is placed at once or refused (and skipped) until the
+ * requests that arrived add up to the capacity.  *unalloc gets the
+ * share of GPUs then unallocated (%), *refused the requests skipped.
+ * Returns 0 or a negative errno with err.
+ */
+int rpl_frag(const struct rpl_opts *o, double *unalloc, size_t *refused,
+	     char *err, size_t len);
+
+/* The sched request a trace job makes (name borrowed from the trace). */
+void rpl_request(const struct trc_trace *t, const struct trc_job *j,
+		 struct sch_req *r);
+
+#endif
