@@ -52,6 +52,11 @@ static int from_net(struct cluster *c, const struct pr_opts *o, char *err,
 
 	if ((ret = fab_load_net(o->net, &c->f, err, len)))
 		return ret;
+	if ((ret = fab_assign_lids(c->f, o->lmc))) {
+		snprintf(err, len, "%s: cannot assign LIDs: %s", o->net,
+			 strerror(-ret));
+		return ret;
+	}
 	if ((ret = rt_route(c->f, o->engine, NULL, &c->t, &sum))) {
 		snprintf(err, len, "%s: routing failed: %s", o->net,
 			 strerror(-ret));

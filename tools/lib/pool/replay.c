@@ -45,15 +45,15 @@ struct loop {
 	struct sch *s;
 	struct rj *job;		/* [ticket] */
 	size_t njob;
-	struct ev *heap;
-	size_t nheap;
+	struct ev *heap;	/* stale entries stay until popped */
+	size_t nheap, capheap;
 	uint32_t *waiting;	/* queued jobs per bucket */
 	unsigned int nbucket;
 	uint64_t cap;		/* milli */
 	double busy;		/* milli-seconds allocated */
 	double last;		/* time of the last step */
-	double *steps;
-	size_t nsteps;
+	double *steps;		/* wall ms of each sch_step() */
+	size_t nsteps, capsteps;
 	uint64_t *gang;		/* running gangs' tickets */
 	size_t ngang;
 	size_t gang_seen, comm_every;
@@ -61,15 +61,25 @@ struct loop {
 	double end_max;		/* the last completion */
 };
 
-static void heap_push(struct loop *l, struct ev e)
+static int heap_push(struct loop *l, struct ev e)
 {
-	size_t i = l->nheap++, p;
+	size_t i, p;
 
+	if (l->nheap == l->capheap) {
+		struct ev *h = realloc(l->heap, 2 * l->capheap * sizeof(*h));
+
+		if (!h)
+			return -ENOMEM;
+		l->heap = h;
+		l->capheap *= 2;
+	}
+	i = l->nheap++;
 	while (i && l->heap[p = (i - 1) / 2].t > e.t) {
 		l->heap[i] = l->heap[p];
 		i = p;
 	}
 	l->heap[i] = e;
+	return 0;
 }
 
 static struct ev heap_pop(struct loop *l)
@@ -139,10 +149,12 @@ static int loop_init(struct loop *l, const struct rpl_opts *o,
 		l->cap += (uint64_t)o->hosts[i].gpus * SCH_MILLI;
 	l->nbucket = (unsigned int)(l->cap / SCH_MILLI) + 2;
 	l->job = calloc(n + 1, sizeof(*l->job));
-	l->heap = calloc(n + 1, sizeof(*l->heap));
+	l->capheap = n + 1;
+	l->heap = calloc(l->capheap, sizeof(*l->heap));
 	l->waiting = calloc(l->nbucket, sizeof(*l->waiting));
 	l->gang = calloc(n + 1, sizeof(*l->gang));
-	l->steps = calloc(4 * n + 16, sizeof(*l->steps));
+	l->capsteps = 4 * n + 16;
+	l->steps = calloc(l->capsteps, sizeof(*l->steps));
 	r->jct_s = calloc(n + 1, sizeof(*r->jct_s));
 	r->ut_t = calloc(UT_POINTS + 2, sizeof(*r->ut_t));
 	r->ut_pct = calloc(UT_POINTS + 2, sizeof(*r->ut_pct));
@@ -310,7 +322,8 @@ static int on_decision(struct loop *l, const struct sch_dec *d, double t)
 	case SCH_START:
 		j->start = t;
 		l->waiting[j->bucket]--;
-		heap_push(l, (struct ev){ t + j->left, d->ticket, j->gen });
+		if (heap_push(l, (struct ev){ t + j->left, d->ticket, j->gen }))
+			return -ENOMEM;
 		return gang_started(l, d->ticket, d);
 	case SCH_PREEMPT:
 	case SCH_REQUEUE:
@@ -370,6 +383,14 @@ static int step(struct loop *l, double t)
 
 	if ((ret = sch_step(l->s, t, &d, &n)))
 		return ret;
+	if (l->nsteps == l->capsteps) {
+		double *p = realloc(l->steps, 2 * l->capsteps * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		l->steps = p;
+		l->capsteps *= 2;
+	}
 	l->steps[l->nsteps++] = now_ms() - t0;
 	for (i = 0; i < n; i++)
 		if ((ret = on_decision(l, &d[i], t)))

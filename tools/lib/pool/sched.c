@@ -106,6 +106,7 @@ struct sch {
 	unsigned int feasible;	/* the last gang placement's lowest level */
 	size_t gbase[SCH_MAX_LEVELS];
 	uint32_t *cand, *pick;
+	uint32_t *vict;		/* room for every job */
 	uint8_t *resv, *inuse;
 	struct end *ends;
 };
@@ -1058,16 +1059,16 @@ static int make_room(struct sch *s, struct job *j, double t, uint64_t *drain)
 		if (s->c.policy == SCH_TIRESIAS)
 			v->lasq = las_queue(s, v, t);
 		if (victim_of(s, j, v, t)) {
-			s->cand[n++] = s->run[i];
+			s->vict[n++] = s->run[i];
 			got += v->milli;
 		}
 	}
 	if (got < need)
 		return 0;
 	sort_ctx = s;
-	qsort(s->cand, n, sizeof(*s->cand), vcmp);
+	qsort(s->vict, n, sizeof(*s->vict), vcmp);
 	for (i = 0, got = 0; i < n && got < need; i++) {
-		struct job *v = &s->job[s->cand[i]];
+		struct job *v = &s->job[s->vict[i]];
 
 		got += v->milli;
 		if (s->c.grace > 0) {
@@ -1479,6 +1480,10 @@ int sch_submit(struct sch *s, const struct sch_req *r, double t,
 		if (!e)
 			return -ENOMEM;
 		s->ends = e;
+		l = realloc(s->vict, s->capjob * sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		s->vict = l;
 	}
 	if ((ret = job_init(s, &s->job[s->njob], r, t)))
 		return ret;
@@ -1738,6 +1743,7 @@ void sch_free(struct sch *s)
 	free(s->resv);
 	free(s->inuse);
 	free(s->ends);
+	free(s->vict);
 	free(s->quota);
 	free(s->goff);
 	free(s->up);

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The replay's numbers for traces small enough to schedule by hand: one
+ * host of 4 GPUs, three jobs, every measure worked out in the comments.
+ */
+#include <string.h>
+
+#include "tu.h"
+#include "tools/lib/pool/replay.h"
+
+static char empty[] = "", u1[] = "u1", u2[] = "u2";
+static char *strs[] = { empty, u1, u2 };
+
+static const struct sch_host host4 = { .gpus = 4, .nic = 100 };
+
+static void trace_of(struct trc_trace *t, struct trc_job *j, size_t n)
+{
+	memset(t, 0, sizeof(*t));
+	t->jobs = j;
+	t->njobs = n;
+	t->strs = strs;
+	t->nstrs = 3;
+}
+
+static void run(enum sch_policy p, const struct trc_trace *t,
+		const struct sch_host *h, size_t nh, struct rpl_result *r)
+{
+	struct rpl_opts o = { .trace = t, .hosts = h, .nhosts = nh,
+			      .nlevels = 1, .policy = p };
+	char err[256];
+
+	CU_ASSERT_EQUAL_FATAL(rpl_run(&o, r, err, sizeof(err)), 0);
+}
+
+/*
+ * EASY: J1 (4 GPUs, 100 s) runs from 0.  J2 (2 GPUs, 50 s) and J3 (2
+ * GPUs, 30 s) find no GPU free and start when J1 ends at 100: JCTs 100,
+ * 140, 110; waits 0, 90, 80; bounded slowdowns 1, 2.8, 11/3.  Makespan
+ * 150 against a bound of 560 GPU-s / 4 = 140; 560 GPU-s allocated of
+ * 4 x 150.  No GPU idles while a job that fits waits.  Users: u1 ran J1
+ * and J2 (240 s for 150 s of work: 1.6), u2 J3 (110 / 30).
+ */
+static void test_easy_by_hand(void)
+{
+	struct trc_job j[3] = {
+		{ .submit = 0, .runtime = 100, .limit = 200, .gpus = 4,
+		  .milli = 1000, .user = 1 },
+		{ .submit = 10, .runtime = 50, .limit = 100, .gpus = 2,
+		  .milli = 1000, .user = 1 },
+		{ .submit = 20, .runtime = 30, .limit = 60, .gpus = 2,
+		  .milli = 1000, .user = 2 },
+	};
+	double rho1 = 1.6, rho2 = 110.0 / 30;
+	struct trc_trace t;
+	struct rpl_result r;
+
+	trace_of(&t, j, 3);
+	run(SCH_EASY, &t, &host4, 1, &r);
+	CU_ASSERT_EQUAL(r.done, 3);
+	CU_ASSERT_DOUBLE_EQUAL(r.jct.mean, 350.0 / 3, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.jct.median, 110, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.jct.p99, 140, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.wait.mean, 170.0 / 3, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.wait.median, 80, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.wait.p99, 90, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.bsld, (1 + 2.8 + 110.0 / 30) / 3, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.makespan, 150, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.bound, 140, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.util, 560.0 / 600, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.idle_wait, 0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.ftf_max, rho2, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.ftf_jain, (rho1 + rho2) * (rho1 + rho2) /
+				(2 * (rho1 * rho1 + rho2 * rho2)), 1e-9);
+	CU_ASSERT_EQUAL(r.preemptions, 0);
+	rpl_result_release(&r);
+}
+
+/*
+ * FIFO against EASY: J1 (2 GPUs, 100 s), J2 (4 GPUs, 10 s), J3 (1 GPU,
+ * 10 s), all at 0.  FIFO: J2 blocks J3 while 2 GPUs idle for 100 s
+ * (200 GPU-s idle while J3, which fits, waits); J2 runs 100-110, J3
+ * 110-120: JCTs 100, 110, 120.  EASY backfills J3 at 0 (its limit, 20,
+ * ends before J2's reservation at 200): JCTs 100, 110, 10, and only J2,
+ * which fits nowhere, waits.
+ */
+static void test_fifo_idle_wait(void)
+{
+	struct trc_job j[3] = {
+		{ .runtime = 100, .limit = 200, .gpus = 2, .milli = 1000,
+		  .user = 1 },
+		{ .runtime = 10, .limit = 20, .gpus = 4, .milli = 1000,
+		  .user = 1 },
+		{ .runtime = 10, .limit = 20, .gpus = 1, .milli = 1000,
+		  .user = 1 },
+	};
+	struct trc_trace t;
+	struct rpl_result r;
+
+	trace_of(&t, j, 3);
+	run(SCH_FIFO, &t, &host4, 1, &r);
+	CU_ASSERT_DOUBLE_EQUAL(r.jct.mean, 110, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.idle_wait, 200.0 / 3600, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.idle_wait_pct, 100 * 200.0 / (4 * 120), 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.makespan, 120, 1e-9);
+	rpl_result_release(&r);
+	run(SCH_EASY, &t, &host4, 1, &r);
+	CU_ASSERT_DOUBLE_EQUAL(r.jct.mean, 220.0 / 3, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.idle_wait, 0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.makespan, 110, 1e-9);
+	rpl_result_release(&r);
+}
+
+/*
+ * Tiresias preempts and the replay resumes: J1 (1 GPU, 5000 s) alone
+ * from 0; J2 (1 GPU, 100 s) at 10 waits in the same queue until J1 has
+ * an hour of GPU time (3600) and drops a queue: J2 runs 3600-3700, J1
+ * resumes with its 1400 s left and ends at 5100.  JCTs 5100 and 3690.
+ */
+static void test_resume(void)
+{
+	static const struct sch_host h1 = { .gpus = 1 };
+	struct trc_job j[2] = {
+		{ .runtime = 5000, .gpus = 1, .milli = 1000, .user = 1 },
+		{ .submit = 10, .runtime = 100, .gpus = 1, .milli = 1000,
+		  .user = 2 },
+	};
+	struct trc_trace t;
+	struct rpl_result r;
+
+	trace_of(&t, j, 2);
+	run(SCH_TIRESIAS, &t, &h1, 1, &r);
+	CU_ASSERT_EQUAL(r.done, 2);
+	CU_ASSERT_EQUAL(r.preemptions, 1);
+	CU_ASSERT_DOUBLE_EQUAL(r.jct.mean, (5100 + 3690) / 2.0, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(r.makespan, 5100, 1e-6);
+	rpl_result_release(&r);
+}
+
+/*
+ * FGD's measure on two hosts of 2 GPUs: 1 GPU goes to host 0, 2 GPUs to
+ * host 1, the next 2 GPUs fit nowhere (refused): 5 GPUs have arrived for
+ * 4, and one is unallocated (25 %).
+ */
+static void test_frag(void)
+{
+	static const struct sch_host h2[2] = { { .gpus = 2 }, { .gpus = 2 } };
+	struct trc_job j[4] = {
+		{ .gpus = 1, .milli = 1000, .runtime = 9 },
+		{ .submit = 1, .gpus = 2, .milli = 1000, .runtime = 9 },
+		{ .submit = 2, .gpus = 2, .milli = 1000, .runtime = 9 },
+		{ .submit = 3, .gpus = 1, .milli = 1000, .runtime = 9 },
+	};
+	struct rpl_opts o = { .hosts = h2, .nhosts = 2, .nlevels = 1,
+			      .policy = SCH_BESTFIT };
+	struct trc_trace t;
+	double un = 0;
+	size_t refused = 0;
+	char err[256];
+
+	trace_of(&t, j, 4);
+	o.trace = &t;
+	CU_ASSERT_EQUAL(rpl_frag(&o, &un, &refused, err, sizeof(err)), 0);
+	CU_ASSERT_DOUBLE_EQUAL(un, 25, 1e-9);
+	CU_ASSERT_EQUAL(refused, 1);
+}
+
+TU_SUITE(replay,
+	 { "easy by hand", test_easy_by_hand },
+	 { "fifo idles while a fitting job waits", test_fifo_idle_wait },
+	 { "tiresias preempts, the work resumes", test_resume },
+	 { "fragmentation at capacity", test_frag })
