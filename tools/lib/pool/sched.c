@@ -1036,41 +1036,45 @@ static int vcmp(const void *a, const void *b)
 
 /*
  * Make room for blocked j: victims (lowest class, then latest started)
- * until what they hold covers what j lacks; with a grace they get a
- * notice, else they stop now.  *drain: what notices already free, for
- * the jobs ahead; j waits on it before picking more.
+ * taken on a copy of the free GPUs until j would fit there; none when
+ * it would not fit even then.  With a grace they get a notice, else
+ * they stop now.  *drain: what notices already free, for the jobs ahead;
+ * j waits on it before picking more.
  */
 static int make_room(struct sch *s, struct job *j, double t, uint64_t *drain)
 {
-	uint64_t need, got = 0;
-	size_t n = 0, i;
+	size_t n = 0, i, k, take = 0;
+	unsigned int lvl;
 	int ret;
 
 	if (*drain >= j->milli) {
 		*drain -= j->milli;
 		return 0;
 	}
-	need = j->milli - *drain;
 	*drain = 0;
-	need = need > s->free_milli ? need - s->free_milli : 1;
 	for (i = 0; i < s->nrun; i++) {
 		struct job *v = &s->job[s->run[i]];
 
 		if (s->c.policy == SCH_TIRESIAS)
 			v->lasq = las_queue(s, v, t);
-		if (victim_of(s, j, v, t)) {
+		if (victim_of(s, j, v, t))
 			s->vict[n++] = s->run[i];
-			got += v->milli;
-		}
 	}
-	if (got < need)
+	if (!n)
 		return 0;
 	sort_ctx = s;
 	qsort(s->vict, n, sizeof(*s->vict), vcmp);
-	for (i = 0, got = 0; i < n && got < need; i++) {
-		struct job *v = &s->job[s->vict[i]];
+	view_copy(s, &s->rv);
+	for (i = 0; i < n && !take; i++) {
+		const struct job *v = &s->job[s->vict[i]];
 
-		got += v->milli;
+		slots_apply(s, &s->rv, v->slot, v->nslots, v->r.nic, -1);
+		if (place(s, &s->rv, j, placement(s), NULL, j->slot, &lvl))
+			take = i + 1;
+	}
+	for (k = 0; k < take; k++) {
+		struct job *v = &s->job[s->vict[k]];
+
 		if (s->c.grace > 0) {
 			v->deadline = t + s->c.grace;
 			ret = decide(s, SCH_NOTICE, v);
