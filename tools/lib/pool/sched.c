@@ -145,8 +145,8 @@ void sch_config_default(struct sch_config *c, enum sch_policy p)
 		.age_max = 7 * 86400.0,
 		.fair_halflife = 7 * 86400.0,
 		.recalc = 300,
-		.starve = p == SCH_PRIORITY || p == SCH_PREDICTED ||
-			  p == SCH_SJF ? 86400.0 : 0,
+		/* the oracle and QSSF order by run time alone, as published */
+		.starve = p == SCH_PRIORITY ? 86400.0 : 0,
 		/* Tiresias' two thresholds: an hour and ten of one GPU */
 		.las_thresh = { 3600, 36000 },
 		.las_starve = p == SCH_TIRESIAS ? 4 : 0,
@@ -1096,7 +1096,7 @@ static double expect_end(const struct sch *s, const struct job *v, double t)
 
 	switch (s->c.policy) {
 	case SCH_PREDICTED:
-		est = v->pred;
+		est = v->r.limit > 0 ? v->r.limit : v->pred;
 		break;
 	case SCH_SJF:
 		est = v->r.runtime > 0 ? v->r.runtime : v->r.limit;
@@ -1160,10 +1160,14 @@ static double reserve(struct sch *s, const struct job *j, double t)
 	return INF;
 }
 
-/* What backfill believes j runs for. */
+/*
+ * What backfill believes j runs for.  Predictions only order the queue:
+ * a reservation holds on the limits, as a prediction too short would
+ * let backfilled jobs delay the head again and again.
+ */
 static double backfill_len(const struct sch *s, const struct job *j)
 {
-	if (s->c.policy == SCH_PREDICTED)
+	if (s->c.policy == SCH_PREDICTED && j->r.limit <= 0)
 		return j->pred - j->ran;
 	if (s->c.policy == SCH_SJF && j->r.runtime > 0)
 		return j->r.runtime - j->ran;

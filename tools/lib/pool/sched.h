@@ -21,7 +21,7 @@ enum sch_policy {
 	SCH_FIFO,		/* submit order, the head blocks the rest */
 	SCH_PRIORITY,		/* multifactor order, EASY backfill, class preemption */
 	SCH_EASY,		/* submit order, EASY backfill from time limits */
-	SCH_PREDICTED,		/* shortest predicted first, backfill on predictions */
+	SCH_PREDICTED,		/* shortest predicted first, backfill on limits */
 	SCH_TIRESIAS,		/* 2D-LAS, discretized queues, preemptive */
 	SCH_BESTFIT,		/* submit order, whatever fits starts, best-fit hosts */
 	SCH_FGD,		/* as bestfit, placed by fragmentation gradient */
