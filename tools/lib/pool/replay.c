@@ -694,21 +694,25 @@ int rpl_frag(const struct rpl_opts *o, double *unalloc, size_t *refused,
 	}
 	*refused = 0;
 	sch_stats(s, &st);
-	for (i = 0; i < tr->njobs && arrived < st.milli_cap; i++) {
-		rpl_request(tr, &tr->jobs[i], &rq);
+	/* a trace that asks less than the capacity is taken again, as FGD
+	 * samples its workload until the requests reach the capacity */
+	for (i = 0; i < tr->njobs * 1000 && arrived < st.milli_cap; i++) {
+		const struct trc_job *j = &tr->jobs[i % tr->njobs];
+
+		rpl_request(tr, j, &rq);
 		if (!rq.gpus && !rq.milli)
 			continue;
 		arrived += rq.gpus ? (uint64_t)rq.gpus * SCH_MILLI : rq.milli;
-		ret = sch_submit(s, &rq, tr->jobs[i].submit, &tk);
+		ret = sch_submit(s, &rq, (double)i, &tk);
 		if (ret == -EINVAL) {
 			++*refused;
 			continue;
 		}
-		if (ret || (ret = sch_step(s, tr->jobs[i].submit, &d, &n)))
+		if (ret || (ret = sch_step(s, (double)i, &d, &n)))
 			break;
 		if (!n) {
 			++*refused;
-			sch_cancel(s, tk, tr->jobs[i].submit);
+			sch_cancel(s, tk, (double)i);
 		}
 	}
 	sch_stats(s, &st);

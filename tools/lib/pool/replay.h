@@ -78,8 +78,9 @@ int rpl_run(const struct rpl_opts *o, struct rpl_result *r, char *err,
 void rpl_result_release(struct rpl_result *r);
 
 /*
- * FGD's fragmentation measure: the trace's requests arrive in order and
- * never leave; each is placed at once or refused (and skipped) until the
+ * FGD's fragmentation measure: the trace's requests arrive in order (from
+ * the start again when the trace asks less than the capacity) and never
+ * leave; each is placed at once or refused (and skipped) until the
  * requests that arrived add up to the capacity.  *unalloc gets the
  * share of GPUs then unallocated (%), *refused the requests skipped.
  * Returns 0 or a negative errno with err.
