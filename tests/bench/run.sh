@@ -5,11 +5,12 @@
 # hints, a standby SM's takeover), the time from a link failure to new
 # LFTs, then the routing core offline at 65,536 hosts, requests over TCP
 # in MUNGE credentials, ibpoolroute verify's SA queries on 1,024- and
-# 4,096-host trees, and a Slurm hook's job.start and job.end.  Prints
+# 4,096-host trees, a Slurm hook's job.start and job.end, and the pool's
+# scheduler replaying job traces (tests/bench/sched.sh).  Prints
 # markdown tables for docs/benchmarks.md.
 # Usage: tests/bench/run.sh [BUILD_DIR]; BENCH_QUICK=1 runs small
 # fabrics; BENCH_SECTIONS picks from "fattree torus dragonfly jobs
-# failover linkfail offline munge verify jobstart" (default: all).
+# failover linkfail offline munge verify jobstart sched" (default: all).
 set -eu
 B=${1:-build}
 export B
@@ -29,7 +30,7 @@ DEG_CASES=${DEG_CASES:-"0.01:0 0.03:2 0.05:4"}
 DEG4K_SEEDS=${DEG4K_SEEDS:-$DEG_SEEDS}
 DEG4K_CASES=${DEG4K_CASES:-$DEG_CASES}
 FAIL_ENGINES=${FAIL_ENGINES:-"gpuaware ftree updn dfsssp"}
-SECTIONS=${BENCH_SECTIONS:-"fattree torus dragonfly jobs failover linkfail offline munge verify jobstart"}
+SECTIONS=${BENCH_SECTIONS:-"fattree torus dragonfly jobs failover linkfail offline munge verify jobstart sched"}
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	BIG=$CONFIGS/ft3-small.net
 	DEG_ARGS="--radix 8 --levels 3"
@@ -503,4 +504,15 @@ if section jobstart; then
 	echo "## a Slurm hook's job.start and job.end"
 	echo
 	sh "$TOP/tests/bench/jobstart.sh" "$BDIR"
+fi
+if section sched; then
+	echo
+	echo "## the pool's scheduler on job traces"
+	echo
+	if [ "${BENCH_QUICK:-0}" = 1 ]; then
+		JOBS=${JOBS:-5000} SEEDS=${SEEDS:-1} \
+			sh "$TOP/tests/bench/sched.sh" "$BDIR"
+	else
+		sh "$TOP/tests/bench/sched.sh" "$BDIR"
+	fi
 fi

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ibpoolroute.h"
@@ -243,6 +244,10 @@ static int svgs(const char *dir, const struct rpl_result *r, size_t n,
 	char path[4096];
 	int ret;
 
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		snprintf(err, len, "%s: %s", dir, strerror(errno));
+		return -errno;
+	}
 	snprintf(path, sizeof(path), "%s/utilisation.svg", dir);
 	if ((ret = chart_write_file(path, draw, &c, err, len)))
 		return ret;

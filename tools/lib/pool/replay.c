@@ -703,16 +703,16 @@ int rpl_frag(const struct rpl_opts *o, double *unalloc, size_t *refused,
 		if (!rq.gpus && !rq.milli)
 			continue;
 		arrived += rq.gpus ? (uint64_t)rq.gpus * SCH_MILLI : rq.milli;
-		ret = sch_submit(s, &rq, (double)i, &tk);
+		ret = sch_submit(s, &rq, 0, &tk);
 		if (ret == -EINVAL) {
 			++*refused;
 			continue;
 		}
-		if (ret || (ret = sch_step(s, (double)i, &d, &n)))
+		if (ret || (ret = sch_step(s, 0, &d, &n)))
 			break;
 		if (!n) {
 			++*refused;
-			sch_cancel(s, tk, (double)i);
+			sch_cancel(s, tk, 0);
 		}
 	}
 	sch_stats(s, &st);
