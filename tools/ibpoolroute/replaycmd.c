@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "ibpoolroute.h"
-#include "tools/ibpoold/place.h"
+#include "tools/lib/pool/place.h"
 #include "tools/lib/pool/chart.h"
 #include "tools/lib/pool/replay.h"
 #include "topology/netfile.h"
@@ -81,7 +81,7 @@ static int from_net(struct cluster *c, const struct pr_opts *o, char *err,
 		c->h[h].gpus = o->gpus_per_host;
 		c->h[h].nic = 100;
 		for (l = 0; l < c->nlevels; l++)
-			c->h[h].lvl[l] = c->pt.grp[l * c->n + h];
+			c->h[h].lvl[l] = c->pt.group[l * c->n + h];
 	}
 	c->name = (const char *const *)c->pt.host;
 	return 0;
