@@ -18,6 +18,7 @@
 #define PREEMPT_TRIES 16	/* blocked jobs that may pick victims per step */
 #define HEAD_KEY 1e13		/* how far a requeued job jumps ahead */
 #define STARVE_KEY 1e15
+#define NSHAPES 64		/* shapes a pass remembers as not placeable */
 
 enum jst { J_QUEUED, J_RUN, J_DONE };
 
@@ -59,6 +60,12 @@ struct hent {
 struct user {
 	double use, at;		/* decayed GPU-seconds, as of at */
 	bool seen;
+};
+
+/* A request's shape, as far as placement tells requests apart. */
+struct shape {
+	unsigned int k, per, gpus, milli, nic;
+	bool masked;
 };
 
 struct ftype {
@@ -104,6 +111,8 @@ struct sch {
 	/* scratch */
 	uint32_t *gcount;	/* per level and group */
 	unsigned int feasible;	/* the last gang placement's lowest level */
+	struct shape failed[NSHAPES];	/* this pass's, see failed_before() */
+	size_t nfailed;
 	size_t gbase[SCH_MAX_LEVELS];
 	uint32_t *cand, *pick;
 	uint32_t *vict;		/* room for every job */
@@ -961,16 +970,45 @@ static int start(struct sch *s, struct job *j, unsigned int lvl, double t)
 	return decide(s, SCH_START, j);
 }
 
+/*
+ * Whether a request of j's shape (masked or not) already failed to place
+ * in this pass: starting jobs only takes capacity, so it fails again.
+ */
+static bool failed_before(const struct sch *s, const struct job *j,
+			  bool masked)
+{
+	size_t i;
+
+	for (i = 0; i < s->nfailed; i++) {
+		const struct shape *f = &s->failed[i];
+
+		if (f->k == j->k && f->per == j->per &&
+		    f->gpus == j->r.gpus && f->milli == j->r.milli &&
+		    f->nic == j->r.nic && f->masked == masked)
+			return true;
+	}
+	return false;
+}
+
+static void failed_add(struct sch *s, const struct job *j, bool masked)
+{
+	if (s->nfailed < NSHAPES)
+		s->failed[s->nfailed++] = (struct shape){
+			j->k, j->per, j->r.gpus, j->r.milli, j->r.nic, masked };
+}
+
 static bool try_start(struct sch *s, struct job *j, double t,
 		      const uint8_t *mask, int *err)
 {
 	unsigned int lvl;
 
-	if (!quick_fit(s, j))
+	if (!quick_fit(s, j) || failed_before(s, j, mask != NULL))
 		return false;
 	j->nslots = place(s, &s->v, j, placement(s), mask, j->slot, &lvl);
-	if (!j->nslots)
+	if (!j->nslots) {
+		failed_add(s, j, mask != NULL);
 		return false;
+	}
 	*err = start(s, j, lvl, t);
 	return true;
 }
@@ -1044,6 +1082,7 @@ static int vcmp(const void *a, const void *b)
 static int make_room(struct sch *s, struct job *j, double t, uint64_t *drain)
 {
 	size_t n = 0, i, k, take = 0;
+	uint64_t fm = s->free_milli;
 	unsigned int lvl;
 	int ret;
 
@@ -1063,13 +1102,24 @@ static int make_room(struct sch *s, struct job *j, double t, uint64_t *drain)
 	if (!n)
 		return 0;
 	sort_ctx = s;
-	qsort(s->vict, n, sizeof(*s->vict), vcmp);
 	view_copy(s, &s->rv);
 	for (i = 0; i < n && !take; i++) {
-		const struct job *v = &s->job[s->vict[i]];
+		const struct job *v;
+		uint32_t x;
+
+		/* the next victim by selection: few are taken of many */
+		for (k = i + 1; k < n; k++)
+			if (vcmp(&s->vict[k], &s->vict[i]) < 0) {
+				x = s->vict[i];
+				s->vict[i] = s->vict[k];
+				s->vict[k] = x;
+			}
+		v = &s->job[s->vict[i]];
 
 		slots_apply(s, &s->rv, v->slot, v->nslots, v->r.nic, -1);
-		if (place(s, &s->rv, j, placement(s), NULL, j->slot, &lvl))
+		fm += v->milli;
+		if (fm >= j->milli &&
+		    place(s, &s->rv, j, placement(s), NULL, j->slot, &lvl))
 			take = i + 1;
 	}
 	for (k = 0; k < take; k++) {
@@ -1196,6 +1246,7 @@ static int pass(struct sch *s, double t)
 	int tries = PREEMPT_TRIES, ret = 0;
 	size_t i, o;
 
+	s->nfailed = 0;
 	for (i = 0; i < s->nrun; i++)
 		if (s->job[s->run[i]].deadline >= 0)
 			drain += s->job[s->run[i]].milli;
@@ -1212,9 +1263,13 @@ static int pass(struct sch *s, double t)
 		if (try_start(s, j, t, NULL, &ret))
 			continue;
 		if (can_preempt(s) && tries > 0) {
+			uint64_t had = s->free_milli;
+
 			tries--;
 			if ((ret = make_room(s, j, t, &drain)))
 				break;
+			if (s->free_milli != had)	/* capacity came back */
+				s->nfailed = 0;
 			if (p == SCH_TIRESIAS && try_start(s, j, t, NULL, &ret))
 				continue;
 		}
