@@ -1479,28 +1479,35 @@ static bool req_ok(const struct sch *s, const struct sch_req *r)
 					    s->maxg;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
+static int resize(void **p, size_t n, size_t size)
 {
-	size_t n = *cap ? *cap : 256;
-	void *q;
+	void *q = realloc(*p, n * size);
 
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * size);
 	if (!q)
 		return -ENOMEM;
 	*p = q;
-	*cap = n;
+	return 0;
+}
+
+/* Room for twice the jobs, in the job array and every list of jobs. */
+static int jobs_grow(struct sch *s)
+{
+	uint32_t **lists[] = { &s->pend, &s->lost, &s->run, &s->vict };
+	size_t n = s->capjob ? s->capjob * 2 : 256, i;
+
+	if (resize((void **)&s->job, n, sizeof(*s->job)) ||
+	    resize((void **)&s->ends, n, sizeof(*s->ends)))
+		return -ENOMEM;
+	for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+		if (resize((void **)lists[i], n, sizeof(**lists[i])))
+			return -ENOMEM;
+	s->capjob = n;
 	return 0;
 }
 
 int sch_submit(struct sch *s, const struct sch_req *r, double t,
 	       uint64_t *ticket)
 {
-	size_t cap = s->capjob;
-	struct end *e;
 	uint64_t *g;
 	int ret;
 
@@ -1522,32 +1529,8 @@ int sch_submit(struct sch *s, const struct sch_req *r, double t,
 		s->gused = g;
 		s->c.ngroups = (unsigned int)n;
 	}
-	if (grow((void **)&s->job, &s->capjob, s->njob + 1, sizeof(*s->job)))
-		return -ENOMEM;
-	if (cap != s->capjob) {
-		uint32_t *p = realloc(s->pend, s->capjob * sizeof(*p));
-		uint32_t *l;
-
-		if (!p)
-			return -ENOMEM;
-		s->pend = p;
-		l = realloc(s->lost, s->capjob * sizeof(*l));
-		if (!l)
-			return -ENOMEM;
-		s->lost = l;
-		l = realloc(s->run, s->capjob * sizeof(*l));
-		if (!l)
-			return -ENOMEM;
-		s->run = l;
-		e = realloc(s->ends, s->capjob * sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		s->ends = e;
-		l = realloc(s->vict, s->capjob * sizeof(*l));
-		if (!l)
-			return -ENOMEM;
-		s->vict = l;
-	}
+	if (s->njob == s->capjob && (ret = jobs_grow(s)))
+		return ret;
 	if ((ret = job_init(s, &s->job[s->njob], r, t)))
 		return ret;
 	if ((ret = qinsert(s, (uint32_t)s->njob, t))) {
