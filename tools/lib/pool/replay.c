@@ -598,7 +598,8 @@ static int summarise(struct loop *l)
 		    rt > 0) {
 			r->predicted++;
 			err += fabs(in.predicted - rt);
-			within += in.predicted <= 2 * rt && 2 * in.predicted >= rt;
+			within += in.predicted <= 2 * rt &&
+				  2 * in.predicted >= rt;
 		}
 	}
 	r->jobs = tr->njobs;
@@ -606,7 +607,8 @@ static int summarise(struct loop *l)
 	r->bsld = n ? bsld / (double)n : 0;
 	r->makespan = l->end_max - first;
 	r->bound = fmax(gs / ((double)l->cap / SCH_MILLI), late);
-	r->util = r->makespan > 0 ? l->busy / ((double)l->cap * r->makespan) : 0;
+	r->util = r->makespan > 0 ?
+		  l->busy / ((double)l->cap * r->makespan) : 0;
 	r->idle_wait_pct = r->makespan > 0 ?
 		100 * r->idle_wait * 3600 /
 			((double)l->cap / SCH_MILLI * r->makespan) : 0;
@@ -620,7 +622,8 @@ static int summarise(struct loop *l)
 		r->pred_mae = err / (double)r->predicted;
 		r->pred_within2 = (double)within / (double)r->predicted;
 	}
-	if ((ret = dist(r->jct_s, n, &r->jct)) || (ret = dist(wait, n, &r->wait)))
+	if ((ret = dist(r->jct_s, n, &r->jct)) ||
+	    (ret = dist(wait, n, &r->wait)))
 		goto out;
 	ret = fairness(l, r->jct_s);
 	qsort(l->steps, l->nsteps, sizeof(*l->steps), dcmp);
@@ -651,7 +654,8 @@ int rpl_run(const struct rpl_opts *o, struct rpl_result *r, char *err,
 			 tr->jobs[i].gpus > o->hosts[0].gpus;
 	l.comm_every = gangs / (o->comm_max ? o->comm_max : COMM_MAX) + 1;
 	if (tr->njobs) {
-		double span = tr->jobs[tr->njobs - 1].submit - tr->jobs[0].submit;
+		double span = tr->jobs[tr->njobs - 1].submit -
+			      tr->jobs[0].submit;
 
 		l.ut_dt = fmax(span, 1) * 1.5 / UT_POINTS;
 		l.next_ut = tr->jobs[0].submit;

@@ -15,7 +15,7 @@
 #define NTYPES 64		/* request shapes FGD weighs */
 #define INF HUGE_VAL
 #define NO_GPU UINT16_MAX	/* a slot of NIC share only */
-#define PREEMPT_TRIES 16	/* blocked jobs that may pick victims per step */
+#define PREEMPT_TRIES 16	/* blocked jobs picking victims, per step */
 #define HEAD_KEY 1e13		/* how far a requeued job jumps ahead */
 #define STARVE_KEY 1e15
 #define NSHAPES 64		/* shapes a pass remembers as not placeable */
@@ -545,7 +545,8 @@ static size_t take_whole(const struct sch *s, const struct view *v, uint32_t h,
 
 	for (i = 0; i < s->h[h].gpus && k < n; i++)
 		if (g[i] == SCH_MILLI)
-			sl[k++] = (struct sch_slot){ h, (uint16_t)i, SCH_MILLI };
+			sl[k++] = (struct sch_slot){ h, (uint16_t)i,
+						     SCH_MILLI };
 	return k;
 }
 
@@ -684,7 +685,8 @@ static struct hent *hfind(const struct sch *s, uint64_t key)
 
 	if (!s->htcap)
 		return NULL;
-	for (i = key & (s->htcap - 1); s->ht[i].key; i = (i + 1) & (s->htcap - 1))
+	for (i = key & (s->htcap - 1); s->ht[i].key;
+	     i = (i + 1) & (s->htcap - 1))
 		if (s->ht[i].key == key)
 			return &s->ht[i];
 	return &s->ht[i];
@@ -1643,7 +1645,8 @@ int sch_info(const struct sch *s, uint64_t ticket, struct sch_info *i)
 		.attained = j->attained,
 	};
 	if (j->st == J_RUN)
-		i->attained += (double)j->milli / SCH_MILLI * (s->now - j->start);
+		i->attained += (double)j->milli / SCH_MILLI *
+				(s->now - j->start);
 	return 0;
 }
 
