@@ -20,8 +20,10 @@
 # IO::Socket::UNIX; hostlists are expanded by "scontrol show hostnames",
 # or by "ibpoolroute --expand-hostlist" where scontrol is missing or
 # fails (no slurm.conf on this host, slurmctld unreachable): the one
-# installed beside the hooks (PREFIX/bin), else the one on PATH.
-# -f: host names are split on blanks, never globbed against the cwd.
+# installed beside the hooks (PREFIX/bin), else the one on PATH.  A job
+# whose host names do not fit in ibpoold's request line (about 5,900)
+# goes as its node list, which ibpoold expands.  The timeout (1..600 s)
+# covers the expansion, MUNGE and the exchange.
 set -uf
 op=${1:-}
 job=${SLURM_JOB_ID:-}
@@ -40,32 +42,46 @@ sock=${sock:-/run/gpuaware/pool.sock}
 munge_sock=${GPUAWARE_MUNGE_SOCKET:-$(setting munge_socket)}
 timeout=${GPUAWARE_TIMEOUT:-$(setting timeout)}
 timeout=${timeout:-3}
+max_timeout=600
 logfile=${GPUAWARE_HOOK_LOG:-$(setting log)}
 
+# log MESSAGE: to the log file and syslog, each control character (a
+# newline from the environment would start a forged line) as '?'.
 log() {
+	msg=$(printf '%s' "$*" | tr -c '[:print:]' '?')
 	[ -z "$logfile" ] ||
-		echo "$(date '+%Y-%m-%dT%H:%M:%S') gpuaware: $*" >> "$logfile" ||
+		echo "$(date '+%Y-%m-%dT%H:%M:%S') gpuaware: $msg" >> "$logfile" ||
 		true
-	logger -t gpuaware -p daemon.warning -- "$*" 2>/dev/null ||
-		echo "gpuaware: $*" >&2
+	logger -t gpuaware -p daemon.warning -- "$msg" 2>/dev/null ||
+		echo "gpuaware: $msg" >&2
 }
 
-# perl's alarm takes whole seconds and 0 turns it off: a timeout of
-# "0.5" or "3s" would leave slurmctld's prolog waiting on ibpoold forever.
+# perl's alarm takes whole seconds, 0 turns it off and it wraps at 2^32:
+# a timeout of "0.5", "3s" or 4294967296 would leave slurmctld's prolog
+# waiting on ibpoold forever.
 case $timeout in
-'' | *[!0-9]* | 0)
+'' | *[!0-9]*) secs= ;;
+*) secs=${timeout#"${timeout%%[!0]*}"} ;;
+esac
+case $secs in
+'')
 	log "timeout '$timeout' is not a whole number of seconds, 1 or more; 3 used"
 	timeout=3
 	;;
+????* | [6-9]?? | 6[1-9]? | 60[1-9])
+	log "timeout '$timeout' is over $max_timeout seconds; $max_timeout used"
+	timeout=$max_timeout
+	;;
+*) timeout=$secs ;;
 esac
 
-# Job ids and host names go into JSON unescaped: allow only safe bytes.
-safe() {
-	case $1 in
-	'' | *[!A-Za-z0-9._-]*) return 1 ;;
-	esac
-}
-
+# Job ids go into JSON unescaped: allow only safe bytes.
+case $job in
+'' | *[!A-Za-z0-9._-]*)
+	log "$op: bad or missing SLURM_JOB_ID '$job'"
+	exit 0
+	;;
+esac
 case $op in
 job.start | job.end) ;;
 *)
@@ -73,75 +89,102 @@ job.start | job.end) ;;
 	exit 0
 	;;
 esac
-if ! safe "$job"; then
-	log "$op: bad or missing SLURM_JOB_ID '$job'"
-	exit 0
-fi
-req="{\"op\":\"$op\",\"job\":\"$job\""
-if [ "$op" = job.start ]; then
-	if ! command -v scontrol >/dev/null 2>&1 ||
-		! hosts=$(scontrol show hostnames "${SLURM_JOB_NODELIST:-}" \
-			2>/dev/null) || [ -z "$hosts" ]; then
-		expand=ibpoolroute
-		[ ! -x "$here/../../../bin/ibpoolroute" ] ||
-			expand=$here/../../../bin/ibpoolroute
-		hosts=$("$expand" --expand-hostlist \
-			"${SLURM_JOB_NODELIST:-}" 2>&1) || {
-			log "$op for job $job: cannot expand nodelist '${SLURM_JOB_NODELIST:-}': $hosts"
-			exit 0
+expand=ibpoolroute
+[ ! -x "$here/../../../bin/ibpoolroute" ] ||
+	expand=$here/../../../bin/ibpoolroute
+command -v scontrol >/dev/null 2>&1 && scontrol=scontrol || scontrol=
+
+# Everything from here, the node list's expansion too, runs under one
+# alarm.  Names are checked and joined in one linear pass; a request
+# line over ibpoold's limit sends the node list unexpanded ("nodelist"),
+# which ibpoold expands itself.  Over TCP the request travels as a MUNGE
+# credential's payload, as Slurm's daemons authenticate: ibpoold knows
+# it is SlurmUser's.  One request line, one reply line.
+reply=$(perl -MIO::Socket::UNIX -MIO::Socket::IP -MIPC::Open2 -e '
+	my ($sock, $tmo, $op, $job, $list, $scontrol, $expand, $msock) = @ARGV;
+	my $max = 65536;
+	my $kid;
+	$SIG{ALRM} = sub { kill "KILL", $kid if $kid; print "timed out\n"; exit 3 };
+	$SIG{PIPE} = "IGNORE";
+	alarm $tmo;
+	sub fail { print "$_[1]\n"; exit $_[0] }
+	# run CMD...: its output (stderr too when asked) and exit status.
+	sub run {
+		my ($err, @cmd) = @_;
+		$kid = open(my $fh, "-|") // fail(7, "cannot fork: $!");
+		if (!$kid) {
+			open(STDERR, $err ? ">&STDOUT" : ">/dev/null");
+			exec { $cmd[0] } @cmd or do { print "$cmd[0]: $!\n"; exit 127 };
 		}
-	fi
-	list=
-	for h in $hosts; do
-		if ! safe "$h"; then
-			log "$op for job $job: bad host name '$h'"
-			exit 0
-		fi
-		list="$list${list:+,}\"$h\""
-	done
-	req="$req,\"hosts\":[$list]"
-fi
-req="$req}"
-
-# Over TCP the request travels as a MUNGE credential's payload, as
-# Slurm's daemons authenticate: ibpoold knows it is SlurmUser's.
-case $sock in
-tcp:*)
-	# shellcheck disable=SC2086 # no -S, or -S and the socket
-	if ! cred=$(printf '%s' "$req" | munge \
-		${munge_sock:+-S "$munge_sock"} 2>&1); then
-		log "$op for job $job: no MUNGE credential for $sock: $cred"
-		exit 0
-	fi
-	req="{\"op\":\"munge\",\"cred\":\"$cred\"}"
-	;;
-esac
-
-# One request line, one reply line; the alarm bounds connect, send, reply.
-reply=$(printf '%s\n' "$req" | perl -MIO::Socket::UNIX -MIO::Socket::IP -e '
-	$SIG{ALRM} = sub { print "timed out\n"; exit 3 };
-	alarm $ARGV[1];
-	my ($tcp) = $ARGV[0] =~ /^tcp:(.*)$/;
-	$tcp = "127.0.0.1:$tcp" if defined $tcp && $tcp =~ /^\d+$/;
+		local $/;
+		my $out = <$fh> // "";
+		close $fh;
+		$kid = undef;
+		return ($?, $out);
+	}
+	my $req = "{\"op\":\"$op\",\"job\":\"$job\"";
+	if ($op eq "job.start") {
+		my ($rc, $out) = (1, "");
+		($rc, $out) = run(0, $scontrol, "show", "hostnames", $list)
+			if $scontrol;
+		($rc, $out) = run(1, $expand, "--expand-hostlist", $list)
+			if $rc || $out !~ /\S/;
+		$out =~ s/\s+$//;
+		$rc and fail(7, "cannot expand nodelist \x27$list\x27: $out");
+		my @h = split " ", $out;
+		for (@h) {
+			/^[A-Za-z0-9._-]+\z/ or fail(8, "bad host name \x27$_\x27");
+		}
+		my $hosts = "$req,\"hosts\":[\"" . join("\",\"", @h) . "\"]}";
+		if (length($hosts) <= $max) {
+			$req = $hosts;
+		} elsif ($list =~ /^[A-Za-z0-9._,\[\]-]+\z/ &&
+			 length($req) + length($list) + 14 <= $max) {
+			$req .= ",\"nodelist\":\"$list\"}";
+		} else {
+			fail(8, scalar(@h) . " hosts: the request is over ibpoold\x27s $max-byte line, and so is the node list \x27" . substr($list, 0, 80) . "...\x27");
+		}
+	} else {
+		$req .= "}";
+	}
+	my ($tcp) = $sock =~ /^tcp:(.*)$/;
+	if (defined $tcp) {
+		my @m = ("munge", defined $msock && $msock ne "" ? ("-S", $msock) : ());
+		$kid = eval { open2(my $out, my $in, @m) } or
+			fail(9, "no MUNGE credential for $sock: $@");
+		print $in $req;
+		close $in;
+		local $/;
+		my $cred = <$out> // "";
+		waitpid($kid, 0);
+		$kid = undef;
+		$cred =~ s/\s+$//;
+		$? == 0 && $cred =~ /^[A-Za-z0-9+\/=:]+\z/ or
+			fail(9, "no MUNGE credential for $sock: $cred");
+		$req = "{\"op\":\"munge\",\"cred\":\"$cred\"}";
+		$tcp = "127.0.0.1:$tcp" if $tcp =~ /^\d+$/;
+	}
 	my $s = (defined $tcp ? IO::Socket::IP->new(PeerAddr => $tcp) :
-		 IO::Socket::UNIX->new(Type => SOCK_STREAM(), Peer => $ARGV[0]))
-		or do { print "cannot connect: $!\n"; exit 2 };
-	my $req = <STDIN>;
-	print $s $req or do { print "cannot send: $!\n"; exit 2 };
+		 IO::Socket::UNIX->new(Type => SOCK_STREAM(), Peer => $sock))
+		or fail(2, "cannot connect: $!");
+	# A refusal may come before the whole line is taken: read it.
+	my $sent = print $s "$req\n";
 	my $rep = <$s>;
-	defined $rep or do { print "no reply\n"; exit 4 };
+	defined $rep or fail(4, $sent ? "no reply" : "cannot send: $!");
 	$rep =~ /^\s*\{\s*"ok"\s*:\s*true\b/ or do { print $rep; exit 5 };
 	# Taken, but the routing plugin refused it: say why.
 	my ($why) = $rep =~ /"routing_refused"\s*:\s*"((?:[^"\\]|\\.)*)"/;
 	defined $why or exit 0;
 	print "$why\n";
 	exit 6;
-' "$sock" "$timeout" 2>&1)
+' "$sock" "$timeout" "$op" "$job" "${SLURM_JOB_NODELIST:-}" "$scontrol" \
+	"$expand" "$munge_sock" 2>&1)
 rc=$?
 case $rc in
 0) ;;
 5) log "$op for job $job: ibpoold refused: $reply" ;;
 6) log "$op for job $job: in the pool, but the routing refused it: $reply" ;;
+7 | 8 | 9) log "$op for job $job: $reply" ;;
 *) log "$op for job $job: ibpoold at $sock unavailable: $reply" ;;
 esac
 exit 0

@@ -307,6 +307,26 @@ wait_for "relay: job end relayed" grep -q '"jobs":\[\]' "$w/hints.log"
 expect "jobs: end released the job's allocation" 0 \
 	"$(json "$w/l2" 'scalar grep { $_->{id} eq "1" } @{$r->{allocs}}')"
 
+# A job too large for its names in one line comes as its node list (the
+# Slurm hooks'); "hosts" and "nodelist" together are refused.
+line() {
+	perl -MIO::Socket::UNIX -e '
+		my $s = IO::Socket::UNIX->new(Peer => $ARGV[0]) or die;
+		print $s "$ARGV[1]\n"; print scalar <$s>;' \
+		"$GPUAWARE_POOL_SOCKET" "$1"
+}
+line '{"op":"job.start","job":"jn","nodelist":"node[0005-0007],node0009"}' > "$w/jn"
+"$R" jobs --json > "$w/jobs"
+expect "jobs: started from a node list" "jn node0005,node0006,node0007,node0009" \
+	"$(json "$w/jobs" 'my ($j) = grep { $_->{job} eq "jn" } @{$r->{jobs}}; "$j->{job} " . join(",", @{$j->{hosts}})')"
+line '{"op":"job.start","job":"jm","nodelist":"node0001","hosts":["node0001"]}' > "$w/jm"
+check "jobs: hosts and nodelist refused" \
+	grep -q "give 'hosts' or 'nodelist', one of them" "$w/jm"
+line '{"op":"job.start","job":"jm","nodelist":"node[0001-0002],NODE0001"}' > "$w/jm"
+check "jobs: a node list's host twice refused" \
+	grep -qi "host .node0001. listed twice" "$w/jm"
+"$R" jobs --end jn > /dev/null
+
 # --- permissions: nobody reads, cannot touch root's or start jobs ---
 "$R" alloc --client node0005 --gpus 2 --json > "$w/ar"
 idr=$(json "$w/ar" '$r->{id}')

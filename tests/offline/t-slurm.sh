@@ -78,7 +78,7 @@ expect_req() {
 	if [ "$(cat "$w/req" 2>/dev/null)" = "$2" ]; then
 		ok "$1"
 	else
-		bad "$1" "got '$(cat "$w/req" 2>/dev/null)'"
+		bad "$1" "got '$(head -c 200 "$w/req" 2>/dev/null)'"
 	fi
 }
 
@@ -187,6 +187,71 @@ expect_req "prolog, timeout 0.5: request sent" \
 	'{"op":"job.start","job":"42","hosts":["gpu9"]}'
 expect_log "prolog, timeout 0.5: logged" \
 	"timeout '0.5' is not a whole number of seconds, 1 or more; 3 used"
+
+# A 65,536-host job: expanded in linear time inside the timeout, and
+# sent as its node list, which does not fit in ibpoold's line expanded.
+serve '{"ok":true}'
+SLURM_JOB_NODELIST='h[1-65536]' hook "prolog, 65536 hosts" prolog-slurmctld.sh
+if [ "$took" -le 2 ]; then
+	ok "prolog, 65536 hosts: within the timeout"
+else
+	bad "prolog, 65536 hosts: within the timeout" "$took s"
+fi
+expect_req "prolog, 65536 hosts: the node list sent" \
+	'{"op":"job.start","job":"42","nodelist":"h[1-65536]"}'
+
+# 5,000 hosts still fit: their names are sent.
+serve '{"ok":true}'
+SLURM_JOB_NODELIST='h[1-5000]' hook "prolog, 5000 hosts" prolog-slurmctld.sh
+n=$(tr ',' '\n' < "$w/req" | grep -c '"h[0-9]*"' || true)
+if [ "$n" = 5000 ] && grep -q '"hosts":\["h1",' "$w/req"; then
+	ok "prolog, 5000 hosts: each name sent"
+else
+	bad "prolog, 5000 hosts: each name sent" "$n names"
+fi
+
+# A node list that fits neither way is refused with a reason.
+big=$(perl -e 'print join(",", map { "node${_}x" } 1..9000)')
+rm -f "$w/pool.sock"
+SLURM_JOB_NODELIST=$big hook "prolog, 9000 names" prolog-slurmctld.sh
+expect_log "prolog, 9000 names: refused with a reason" \
+	"job.start for job 42: 9000 hosts: the request is over ibpoold's 65536-byte line"
+
+# An scontrol that hangs is bounded by the timeout too.
+cat > "$w/bin/scontrol" <<'EOT'
+#!/bin/sh
+sleep 20
+EOT
+chmod +x "$w/bin/scontrol"
+serve '{"ok":true}'
+hook "prolog, scontrol hangs" prolog-slurmctld.sh
+if [ "$took" -le 3 ]; then
+	ok "prolog, scontrol hangs: bounded by the timeout"
+else
+	bad "prolog, scontrol hangs: bounded by the timeout" "$took s"
+fi
+expect_log "prolog, scontrol hangs: logged" "job.start for job 42: .*timed out"
+rm -f "$w/bin/scontrol"
+
+# 2^32 seconds would wrap perl's alarm to none: clamped, and said.
+serve '{"ok":true}'
+GPUAWARE_TIMEOUT=4294967296 hook "prolog, timeout 2^32" prolog-slurmctld.sh
+expect_log "prolog, timeout 2^32: clamped" \
+	"timeout '4294967296' is over 600 seconds; 600 used"
+expect_req "prolog, timeout 2^32: request sent" \
+	'{"op":"job.start","job":"42","hosts":["gpu01","gpu02","cpu1"]}'
+
+# A newline in the job id is no second log line.
+SLURM_JOB_ID='42
+gpuaware: forged' GPUAWARE_HOOK_LOG="$w/forge.log" \
+	hook "prolog, newline in job id" prolog-slurmctld.sh
+if [ "$(wc -l < "$w/syslog")" = 1 ] && [ "$(wc -l < "$w/forge.log")" = 1 ] &&
+	grep -q "SLURM_JOB_ID '42?gpuaware: forged'" "$w/forge.log"; then
+	ok "prolog, newline in job id: one escaped line"
+else
+	bad "prolog, newline in job id: one escaped line" \
+		"$(cat "$w/syslog" "$w/forge.log")"
+fi
 
 echo "t-slurm: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

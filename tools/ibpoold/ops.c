@@ -18,6 +18,7 @@
 #include "log.h"
 #include "ops.h"
 #include "sm/hints.h"
+#include "tools/lib/pool/hostlist.h"
 #include "tools/lib/pool/placemodel.h"
 #include "tools/lib/pool/swname.h"
 #include "tools/lib/pool/topoexport.h"
@@ -806,44 +807,103 @@ static int check_job_id(const char *id, struct sm_error *e)
 			    id);
 }
 
+static int cmp_caseless(const void *a, const void *b)
+{
+	return strcasecmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A host of hosts (n) listed twice, case aside, or NULL; -ENOMEM. */
+static int twice(char *const *hosts, size_t n, const char **dup)
+{
+	char **s = malloc((n ? n : 1) * sizeof(*s));
+	size_t i;
+
+	*dup = NULL;
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, hosts, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_caseless);
+	for (i = 1; i < n && !*dup; i++)
+		if (!strcasecmp(s[i - 1], s[i]))
+			*dup = s[i];
+	free(s);
+	return 0;
+}
+
+/*
+ * job.start's hosts into *hosts (*n): the "hosts" array (strings
+ * borrowed from req, *names NULL) or the "nodelist" expression (a job
+ * whose names do not fit in a line; *names the expansion to free).
+ */
+static int job_hosts(const char *job, json_object *req, char ***hosts,
+		     size_t *n, char ***names, struct sm_error *e)
+{
+	json_object *arr = NULL, *x;
+	const char *list = NULL;
+	char err[200];
+	size_t i;
+	int ret;
+
+	*names = NULL;
+	if ((ret = sm_get_array(req, "hosts", false, &arr, e)) ||
+	    (ret = sm_get_string(req, "nodelist", false, &list, e)))
+		return ret;
+	if (!arr == !list)
+		return sm_error_set(e, SM_ERR_BAD_REQUEST, "job '%s': give 'hosts' or 'nodelist', one of them", job);
+	if (list) {
+		ret = pool_hostlist_expand(list, POOL_HOSTLIST_MAX, names, n,
+					   err, sizeof(err));
+		if (ret == -ENOMEM)
+			return ret;
+		if (ret)
+			return sm_error_set(e, SM_ERR_BAD_REQUEST, "job '%s': field 'nodelist': %s", job,
+					    ret == -E2BIG ? "more than 65536 hosts" : err);
+		*hosts = *names;
+		return 0;
+	}
+	*n = json_object_array_length(arr);
+	*hosts = calloc(*n ? *n : 1, sizeof(**hosts));
+	if (!*hosts)
+		return -ENOMEM;
+	for (i = 0; i < *n; i++) {
+		x = json_object_array_get_idx(arr, i);
+		if (!json_object_is_type(x, json_type_string))
+			return sm_error_set(e, SM_ERR_BAD_REQUEST, "job '%s': hosts[%zu] must be a string", job, i);
+		(*hosts)[i] = (char *)json_object_get_string(x);
+	}
+	return 0;
+}
+
 static int op_job_start(struct poold *d, const struct sm_peer *p,
 			json_object *req, json_object *reply,
 			struct sm_error *e)
 {
-	const char *job;
-	json_object *arr, *x;
-	char msg[256], **hosts = NULL;
-	size_t i, k, n;
+	char msg[256], **hosts = NULL, **names = NULL;
+	const char *job, *dup;
+	size_t i, n = 0;
 	int ret;
 
 	(void)p;
 	if ((ret = sm_get_string(req, "job", true, &job, e)) ||
-	    (ret = check_job_id(job, e)) ||
-	    (ret = sm_get_array(req, "hosts", true, &arr, e)))
+	    (ret = check_job_id(job, e)))
 		return ret;
-	n = json_object_array_length(arr);
-	if (!n)
-		return sm_error_set(e, SM_ERR_BAD_REQUEST, "job '%s': field 'hosts' must not be empty", job);
-	hosts = calloc(n, sizeof(*hosts));
-	if (!hosts)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		x = json_object_array_get_idx(arr, i);
-		if (!json_object_is_type(x, json_type_string)) {
-			ret = sm_error_set(e, SM_ERR_BAD_REQUEST, "job '%s': hosts[%zu] must be a string", job, i);
-			goto out_free;
-		}
-		hosts[i] = (char *)json_object_get_string(x);
+	ret = job_hosts(job, req, &hosts, &n, &names, e);
+	if (ret)
+		goto out_free;
+	if (!n) {
+		ret = sm_error_set(e, SM_ERR_BAD_REQUEST, "job '%s': field 'hosts' must not be empty", job);
+		goto out_free;
+	}
+	for (i = 0; i < n; i++)
 		if (pool_tree_host(&d->tree, hosts[i]) < 0) {
 			ret = sm_error_set(e, SM_ERR_UNKNOWN_HOST, "job '%s': unknown host '%s'", job, hosts[i]);
 			goto out_free;
 		}
-		for (k = 0; k < i; k++)
-			if (!strcasecmp(hosts[k], hosts[i])) {
-				ret = sm_error_set(e, SM_ERR_BAD_REQUEST, "job '%s': host '%s' listed twice", job, hosts[i]);
-				goto out_free;
-			}
-	}
+	ret = twice(hosts, n, &dup);
+	if (!ret && dup)
+		ret = sm_error_set(e, SM_ERR_BAD_REQUEST, "job '%s': host '%s' listed twice", job, dup);
+	if (ret)
+		goto out_free;
 	ret = pool_job_start(d->pool, job, hosts, n, d->now(NULL), msg,
 			     sizeof(msg));
 	if (!ret)
@@ -857,7 +917,10 @@ static int op_job_start(struct poold *d, const struct sm_peer *p,
 	post_jobs(d);
 	ret = add_str(reply, "job", job);
 out_free:
-	free(hosts);
+	if (names)
+		pool_hostlist_free(names, n);
+	else
+		free(hosts);
 	return ret;
 }
 
@@ -1045,7 +1108,8 @@ static const struct op ops[] = {
 	{ "renew", OWN, FIELDS("id", "lease_s"), op_renew },
 	{ "alloc.list", READ, FIELDS(NULL), op_alloc_list },
 	{ "place", READ, FIELDS("gpus", "gpus_per_host"), op_place },
-	{ "job.start", GROUP, FIELDS("job", "hosts"), op_job_start },
+	{ "job.start", GROUP, FIELDS("job", "hosts", "nodelist"),
+	  op_job_start },
 	{ "job.end", GROUP, FIELDS("job"), op_job_end },
 	{ "job.list", READ, FIELDS(NULL), op_job_list },
 	{ "topology.export", READ, FIELDS("format"), op_export },
