@@ -194,6 +194,11 @@ $(B)/poold-load: $(call obj,tests/bench/poold-load.c topology/monotime.c)
 $(B)/auth-load: $(call obj,tests/bench/auth-load.c) $(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ -ljson-c $(LDLIBS_SM) -lpthread
 
+# The hint table's cost per hints.add at 4,096 jobs, for
+# docs/benchmarks.md; built by check too.
+$(B)/hints-add: $(call obj,tests/bench/hints-add.c) $(B)/libgpcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ -ljson-c $(LDLIBS_SM) -lpthread
+
 # Test-only: the kernel's RMPP and send timeouts between umad2sim and its
 # clients, so SA GetTable answers cross ibsim whole and an unanswered
 # request comes back.  Never sanitized: OpenSM, not instrumented,
@@ -272,7 +277,7 @@ check-ibsim: all
 
 check: deps
 	$(MAKE) all headers $(B)/unit-tests $(B)/poold-load $(B)/a2a-bound \
-		$(B)/auth-load $(B)/rmppsim.so $(B)/pool-only matrix
+		$(B)/auth-load $(B)/hints-add $(B)/rmppsim.so $(B)/pool-only matrix
 	tests/run-check.sh $(B)
 
 check-sanitize: deps

@@ -18,6 +18,7 @@
 
 #define FILE_VERSION 2	/* 2 added owners; 1 still loads */
 #define FILE_MAX (64u << 20)
+#define LOG_MIN (64u << 10)	/* the log may pass the table's size up to it */
 
 /*
  * Writers (changes, load, save) hold wlock throughout, so cur only moves
@@ -31,6 +32,16 @@ struct sm_hints {
 	sm_host_known_fn known;
 	void *ctx;
 	char *dir;
+	/*
+	 * Under wlock: based when dir's hints.json and hints.log together
+	 * hold cur (this table wrote or loaded them), so a change may be
+	 * appended to the log (log_bytes long, logfd open or -1) instead
+	 * of rewriting the file (snap_bytes long).
+	 */
+	bool based;
+	int logfd;
+	size_t log_bytes;
+	size_t snap_bytes;
 };
 
 /*
@@ -53,10 +64,14 @@ static void salvage_note(struct salvage *sv, const struct sm_error *e,
 	sv->dropped += dropped;
 }
 
+/* Drop j's hold on its strings; the last snapshot holding them frees them. */
 static void job_release(struct sm_job *j)
 {
 	size_t i;
 
+	if (j->shared && atomic_fetch_sub(j->shared, 1) != 1)
+		return;
+	free(j->shared);
 	for (i = 0; i < j->nhosts; i++)
 		free(j->hosts[i]);
 	free(j->hosts);
@@ -135,6 +150,7 @@ int sm_hints_new(const char *dir, sm_host_known_fn known, void *ctx,
 	}
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_mutex_init(&h->wlock, NULL);
+	h->logfd = -1;
 	h->known = known;
 	h->ctx = ctx;
 	*out = h;
@@ -146,6 +162,8 @@ void sm_hints_free(struct sm_hints *h)
 	if (!h)
 		return;
 	sm_hints_put(h->cur);
+	if (h->logfd >= 0)
+		close(h->logfd);
 	pthread_mutex_destroy(&h->lock);
 	pthread_mutex_destroy(&h->wlock);
 	free(h->dir);
@@ -332,8 +350,10 @@ static int parse_job(json_object *o, const char *where, const char *owner,
 		goto out_where;
 	}
 	j->id = strdup(id);
-	if (!j->id)
+	j->shared = malloc(sizeof(*j->shared));
+	if (!j->id || !j->shared)
 		return sm_error_set(e, SM_ERR_INTERNAL, "out of memory");
+	atomic_init(j->shared, 1);
 	ret = sm_check_fields(o, fields, e);
 	if (!ret)
 		ret = sm_get_array(o, "hosts", true, &hosts, e);
@@ -443,23 +463,11 @@ out_free:
 	return ret;
 }
 
-static int job_copy(struct sm_job *d, const struct sm_job *s)
+/* d is s, sharing its strings (a snapshot's jobs never change). */
+static void job_copy(struct sm_job *d, const struct sm_job *s)
 {
-	size_t i;
-
-	d->weight = s->weight;
-	d->id = strdup(s->id);
-	d->owner = s->owner ? strdup(s->owner) : NULL;
-	d->hosts = calloc(s->nhosts, sizeof(*d->hosts));
-	if (!d->id || !d->hosts || (s->owner && !d->owner))
-		return -ENOMEM;
-	for (i = 0; i < s->nhosts; i++) {
-		d->hosts[i] = strdup(s->hosts[i]);
-		if (!d->hosts[i])
-			return -ENOMEM;
-		d->nhosts++;
-	}
-	return 0;
+	*d = *s;
+	atomic_fetch_add(s->shared, 1);
 }
 
 static bool owned_by(const struct sm_job *j, const char *owner)
@@ -468,11 +476,11 @@ static bool owned_by(const struct sm_job *j, const char *owner)
 }
 
 /*
- * A copy of s with room for extra more jobs, leaving out job skip and
- * the jobs of owner (NULL: none).
+ * A copy of s with room for extra more jobs, leaving out the jobs drop
+ * marks (NULL: none) and those of owner (NULL: none).
  */
 static struct sm_hints_snap *snap_copy(const struct sm_hints_snap *s,
-				       size_t extra, const struct sm_job *skip,
+				       size_t extra, const bool *drop,
 				       const char *owner)
 {
 	struct sm_hints_snap *c = snap_alloc(s->njobs + extra);
@@ -481,12 +489,9 @@ static struct sm_hints_snap *snap_copy(const struct sm_hints_snap *s,
 	if (!c)
 		return NULL;
 	for (i = 0; i < s->njobs; i++) {
-		if (&s->jobs[i] == skip || owned_by(&s->jobs[i], owner))
+		if ((drop && drop[i]) || owned_by(&s->jobs[i], owner))
 			continue;
-		if (job_copy(&c->jobs[c->njobs++], &s->jobs[i])) {
-			snap_free(c);
-			return NULL;
-		}
+		job_copy(&c->jobs[c->njobs++], &s->jobs[i]);
 	}
 	return c;
 }
@@ -559,9 +564,12 @@ static int sys_error(char *err, size_t len, const char *path,
 	return ret;
 }
 
-/* The whole table and its generation, replacing dir/hints.json. */
+/*
+ * The whole table and its generation, replacing dir/hints.json; its
+ * size in *bytes (may be NULL).
+ */
 static int save_snap(const struct sm_hints_snap *s, const char *dir,
-		     char *err, size_t len)
+		     size_t *bytes, char *err, size_t len)
 {
 	char path[PATH_MAX], *buf = NULL;
 	json_object *o = json_object_new_object();
@@ -591,6 +599,8 @@ static int save_snap(const struct sm_hints_snap *s, const char *dir,
 		snprintf(err, len, "%s: %s: %s",
 			 strcmp(step, "fsync directory") ? path : dir, step,
 			 strerror(-ret));
+	else if (bytes)
+		*bytes = n + 1;
 	goto out;
 out_nomem:
 	snprintf(err, len, "%s: out of memory", path);
@@ -608,14 +618,127 @@ int sm_hints_save(struct sm_hints *h, const char *dir, char *err, size_t len)
 	int ret;
 
 	pthread_mutex_lock(&h->wlock);
-	ret = save_snap(h->cur, dir, err, len);
+	ret = save_snap(h->cur, dir, NULL, err, len);
 	pthread_mutex_unlock(&h->wlock);
 	return ret;
 }
 
-/* Publish s (consumed) as the next generation; caller holds wlock. */
-static int commit(struct sm_hints *h, struct sm_hints_snap *s, uint64_t *gen,
-		  struct sm_error *e)
+/* ret (-errno, 0: -EIO) of step on the log, said in err. */
+static int log_error(const struct sm_hints *h, const char *step, int ret,
+		     char *err, size_t len)
+{
+	ret = ret ? ret : -EIO;
+	snprintf(err, len, "%s/%s: %s: %s", h->dir, SM_HINTS_LOG, step,
+		 strerror(-ret));
+	return ret;
+}
+
+/* The log opened (created empty) for appending; 0 or -errno. */
+static int log_open(struct sm_hints *h)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", h->dir, SM_HINTS_LOG);
+	if (h->logfd < 0)
+		h->logfd = open(path, O_WRONLY | O_APPEND | O_CREAT |
+				O_NOFOLLOW | O_CLOEXEC, 0600);
+	return h->logfd < 0 ? -errno : 0;
+}
+
+/* dir/hints.log emptied, durably: the table file holds all it had. */
+static int log_reset(struct sm_hints *h, char *err, size_t len)
+{
+	int ret = log_open(h);
+
+	h->log_bytes = 0;
+	if (ret)
+		return log_error(h, "open", ret, err, len);
+	if (ftruncate(h->logfd, 0) || fdatasync(h->logfd))
+		return log_error(h, "truncate", -errno, err, len);
+	return 0;
+}
+
+/*
+ * The whole table written (hints.json), then the log emptied: a crash in
+ * between leaves records the file covers, which loading skips.
+ */
+static int rebase(struct sm_hints *h, const struct sm_hints_snap *s,
+		  char *err, size_t len)
+{
+	int ret = save_snap(s, h->dir, &h->snap_bytes, err, len);
+
+	if (!ret)
+		ret = log_reset(h, err, len);
+	h->based = !ret;
+	return ret;
+}
+
+/*
+ * rec, one line, appended to the log and synced; a failed write is cut
+ * off again (or, if that fails too, the next change rewrites all).
+ */
+static int log_append(struct sm_hints *h, const char *rec, size_t n,
+		      char *err, size_t len)
+{
+	int ret = sm_write_all(h->logfd, rec, n);
+
+	if (!ret && fdatasync(h->logfd))
+		ret = -errno;
+	if (!ret) {
+		h->log_bytes += n;
+		return 0;
+	}
+	if (ftruncate(h->logfd, h->log_bytes))
+		h->based = false;
+	return log_error(h, "write", ret, err, len);
+}
+
+/*
+ * s saved: as rec (the change, a log record without its generation)
+ * appended to the log while the log is smaller than the table file (so
+ * that rewrites cost O(1) per change on average), else the whole table.
+ */
+static int persist(struct sm_hints *h, const struct sm_hints_snap *s,
+		   json_object *rec, char *err, size_t len)
+{
+	const char *text;
+	char *line;
+	size_t n;
+	int ret;
+
+	if (!rec || !h->based || h->logfd < 0)
+		return rebase(h, s, err, len);
+	if (sm_json_add(rec, "generation",
+			json_object_new_int64(s->generation)))
+		goto out_nomem;
+	text = json_object_to_json_string_length(rec, JSON_C_TO_STRING_PLAIN |
+						 JSON_C_TO_STRING_NOSLASHESCAPE,
+						 &n);
+	if (!text)
+		goto out_nomem;
+	if (h->log_bytes + n + 1 > (h->snap_bytes > LOG_MIN ? h->snap_bytes :
+				    LOG_MIN))
+		return rebase(h, s, err, len);
+	line = malloc(n + 1);
+	if (!line)
+		goto out_nomem;
+	memcpy(line, text, n);
+	line[n] = '\n';
+	ret = log_append(h, line, n + 1, err, len);
+	free(line);
+	return ret;
+out_nomem:
+	snprintf(err, len, "%s/%s: out of memory", h->dir, SM_HINTS_LOG);
+	return -ENOMEM;
+}
+
+/*
+ * Publish s (consumed) as the next generation; caller holds wlock.  rec
+ * (borrowed, may be NULL: the whole table is written) is the change as
+ * the log records it.
+ */
+static int commit(struct sm_hints *h, struct sm_hints_snap *s,
+		  json_object *rec, uint64_t *gen, struct sm_error *e)
 {
 	struct sm_hints_snap *old;
 	char err[sizeof(e->msg)];
@@ -630,7 +753,7 @@ static int commit(struct sm_hints *h, struct sm_hints_snap *s, uint64_t *gen,
 	}
 	s->generation = h->cur->generation + 1;
 	if (h->dir) {
-		ret = save_snap(s, h->dir, err, sizeof(err));
+		ret = persist(h, s, rec, err, sizeof(err));
 		if (ret) {
 			snap_free(s);
 			sm_error_set(e, SM_ERR_INTERNAL, "%s", err);
@@ -721,96 +844,217 @@ int sm_hints_set(struct sm_hints *h, json_object *req, uint64_t *gen,
 	if (!ret && owner)
 		ret = keep_others(h->cur, owner, &s, e);
 	if (!ret)
-		ret = commit(h, s, gen, e);
+		ret = commit(h, s, NULL, gen, e);
 	else if (s)
 		snap_free(s);
 	pthread_mutex_unlock(&h->wlock);
 	return ret;
 }
 
+/* The jobs of n as a log record's "add" (or ids only: "remove"). */
+static json_object *record(const struct sm_hints_snap *n, const char *key)
+{
+	json_object *rec = json_object_new_object(), *arr, *x;
+	size_t i;
+
+	arr = json_object_new_array_ext(n->njobs);
+	if (!rec || sm_json_add(rec, key, arr))
+		goto out_put;
+	for (i = 0; i < n->njobs; i++) {
+		x = strcmp(key, "add") ? json_object_new_string(n->jobs[i].id) :
+					 job_json(&n->jobs[i]);
+		if (!x || json_object_array_add(arr, x)) {
+			json_object_put(x);
+			goto out_put;
+		}
+	}
+	return rec;
+out_put:
+	json_object_put(rec);
+	return NULL;
+}
+
+/*
+ * The jobs of an add: {"job":JOB} or {"jobs":[JOB, ...]}, with
+ * "owner" the jobs' owner; into *n.
+ */
+static int parse_add(struct sm_hints *h, json_object *req,
+		     struct sm_hints_snap **n, struct sm_error *e)
+{
+	json_object *o = NULL, *arr = NULL;
+	const char *owner = NULL;
+	int ret;
+
+	*n = NULL;
+	if ((ret = sm_get_object(req, "job", false, &o, e)) ||
+	    (ret = sm_get_array(req, "jobs", false, &arr, e)) ||
+	    (ret = get_owner(req, &owner, e)))
+		return ret;
+	if (!o == !arr)
+		return sm_error_set(e, SM_ERR_BAD_REQUEST, o ?
+				    "give field 'job' or 'jobs', one of them" :
+				    "missing field 'job'");
+	if (arr && !json_object_array_length(arr))
+		return sm_error_set(e, SM_ERR_BAD_REQUEST,
+				    "field 'jobs' must not be empty");
+	if (arr)
+		return parse_jobs(arr, owner, h->known, h->ctx, NULL, n, e);
+	*n = snap_alloc(1);
+	if (!*n)
+		return sm_error_set(e, SM_ERR_INTERNAL, "out of memory");
+	(*n)->njobs = 1;
+	return parse_job(o, "job", owner, h->known, h->ctx, (*n)->jobs, e);
+}
+
 int sm_hints_add(struct sm_hints *h, json_object *req, uint64_t *gen,
 		 struct sm_error *e)
 {
-	static const char *const fields[] = { "op", "job", NULL };
+	static const char *const fields[] = {
+		"op", "job", "jobs", "owner", NULL
+	};
 	char w[SM_HINTS_ID_MAX + SM_HINTS_OWNER_MAX + 16];
+	struct sm_hints_snap *s, *n = NULL;
 	const struct sm_job *old;
-	struct sm_hints_snap *s;
-	struct sm_job j = { 0 };
-	json_object *o;
+	json_object *rec = NULL;
+	size_t i;
 	int ret;
 
 	ret = sm_check_fields(req, fields, e);
-	if (!ret)
-		ret = sm_get_object(req, "job", true, &o, e);
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&h->wlock);
-	ret = parse_job(o, "job", NULL, h->known, h->ctx, &j, e);
-	if (ret)
-		goto out_unlock;
-	old = find_job(h->cur, j.id);
-	if (old) {
-		ret = sm_error_set(e, SM_ERR_DUPLICATE_ID,
-				   "job %s already exists",
-				   who(old, w, sizeof(w)));
-		goto out_unlock;
+	ret = parse_add(h, req, &n, e);
+	for (i = 0; !ret && i < n->njobs; i++) {
+		old = find_job(h->cur, n->jobs[i].id);
+		if (old)
+			ret = sm_error_set(e, SM_ERR_DUPLICATE_ID,
+					   "job %s already exists",
+					   who(old, w, sizeof(w)));
 	}
-	if (h->cur->njobs >= SM_HINTS_MAX_JOBS) {
+	if (!ret && h->cur->njobs + n->njobs > SM_HINTS_MAX_JOBS)
 		ret = sm_error_set(e, SM_ERR_BAD_REQUEST,
 				   "job '%s': the table is full (%d jobs)",
-				   j.id, SM_HINTS_MAX_JOBS);
+				   n->jobs[h->cur->njobs < SM_HINTS_MAX_JOBS ?
+					   SM_HINTS_MAX_JOBS - h->cur->njobs :
+					   0].id, SM_HINTS_MAX_JOBS);
+	if (ret)
 		goto out_unlock;
-	}
-	s = snap_copy(h->cur, 1, NULL, NULL);
-	if (!s) {
+	rec = h->dir ? record(n, "add") : NULL;
+	s = snap_copy(h->cur, n->njobs, NULL, NULL);
+	if (!s || (h->dir && !rec)) {
+		if (s)
+			snap_free(s);
 		ret = sm_error_set(e, SM_ERR_INTERNAL, "out of memory");
 		goto out_unlock;
 	}
-	s->jobs[s->njobs++] = j;
-	memset(&j, 0, sizeof(j));
-	ret = commit(h, s, gen, e);
+	memcpy(s->jobs + s->njobs, n->jobs, n->njobs * sizeof(*n->jobs));
+	s->njobs += n->njobs;
+	n->njobs = 0;
+	ret = commit(h, s, rec, gen, e);
 out_unlock:
 	pthread_mutex_unlock(&h->wlock);
-	job_release(&j);
+	json_object_put(rec);
+	if (n)
+		snap_free(n);
+	return ret;
+}
+
+/*
+ * Mark in drop the job id names (an owner removes its own jobs only;
+ * without, anybody's); 0 or a negative errno with e filled.
+ */
+static int mark(const struct sm_hints_snap *cur, const char *id,
+		const char *owner, bool *drop, struct sm_error *e)
+{
+	struct sm_job *j = find_job(cur, id);
+
+	if (!j)
+		return sm_error_set(e, SM_ERR_NOT_FOUND, "no job '%.80s'", id);
+	if (owner && !owned_by(j, owner))
+		return sm_error_set(e, SM_ERR_FORBIDDEN,
+				    "job '%.80s' is %s%s%s, not owner %s's",
+				    id, j->owner ? "owner " : "",
+				    j->owner ? j->owner : "without owner",
+				    j->owner ? "'s" : "", owner);
+	drop[j - cur->jobs] = true;
+	return 0;
+}
+
+/* The ids of a remove: {"id":"ID"} or {"ids":["ID", ...]}, into drop. */
+static int parse_remove(const struct sm_hints_snap *cur, json_object *req,
+			bool *drop, struct sm_error *e)
+{
+	json_object *ids = NULL, *x;
+	const char *id = NULL, *owner = NULL;
+	size_t i;
+	int ret;
+
+	if ((ret = sm_get_string(req, "id", false, &id, e)) ||
+	    (ret = sm_get_array(req, "ids", false, &ids, e)) ||
+	    (ret = get_owner(req, &owner, e)))
+		return ret;
+	if (!id == !ids)
+		return sm_error_set(e, SM_ERR_BAD_REQUEST, id ?
+				    "give field 'id' or 'ids', one of them" :
+				    "missing field 'id'");
+	if (id)
+		return mark(cur, id, owner, drop, e);
+	if (!json_object_array_length(ids))
+		return sm_error_set(e, SM_ERR_BAD_REQUEST,
+				    "field 'ids' must not be empty");
+	for (i = 0; !ret && i < json_object_array_length(ids); i++) {
+		x = json_object_array_get_idx(ids, i);
+		ret = json_object_is_type(x, json_type_string) ?
+		      mark(cur, json_object_get_string(x), owner, drop, e) :
+		      sm_error_set(e, SM_ERR_BAD_REQUEST,
+				   "ids[%zu] must be a string", i);
+	}
 	return ret;
 }
 
 int sm_hints_remove(struct sm_hints *h, json_object *req, uint64_t *gen,
 		    struct sm_error *e)
 {
-	static const char *const fields[] = { "op", "id", "owner", NULL };
-	const char *id, *owner = NULL;
-	struct sm_hints_snap *s;
-	struct sm_job *j;
+	static const char *const fields[] = {
+		"op", "id", "ids", "owner", NULL
+	};
+	struct sm_hints_snap *s = NULL, *gone = NULL;
+	json_object *rec = NULL;
+	bool *drop = NULL;
+	size_t i;
 	int ret;
 
 	ret = sm_check_fields(req, fields, e);
-	if (!ret)
-		ret = sm_get_string(req, "id", true, &id, e);
-	if (!ret)
-		ret = get_owner(req, &owner, e);
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&h->wlock);
-	j = find_job(h->cur, id);
-	if (!j) {
-		ret = sm_error_set(e, SM_ERR_NOT_FOUND, "no job '%.80s'", id);
+	drop = calloc(h->cur->njobs + 1, sizeof(*drop));
+	ret = drop ? parse_remove(h->cur, req, drop, e) :
+		     sm_error_set(e, SM_ERR_INTERNAL, "out of memory");
+	if (ret)
+		goto out_unlock;
+	s = snap_copy(h->cur, 0, drop, NULL);
+	gone = s ? snap_alloc(h->cur->njobs - s->njobs) : NULL;
+	for (i = 0; gone && i < h->cur->njobs; i++)
+		if (drop[i])
+			gone->jobs[gone->njobs++].id = h->cur->jobs[i].id;
+	rec = gone && h->dir ? record(gone, "remove") : NULL;
+	if (gone)
+		gone->njobs = 0;	/* its ids are borrowed */
+	if (!s || !gone || (h->dir && !rec)) {
+		ret = sm_error_set(e, SM_ERR_INTERNAL, "out of memory");
 		goto out_unlock;
 	}
-	/* an owner removes its own jobs only; no owner, anybody's */
-	if (owner && !owned_by(j, owner)) {
-		ret = sm_error_set(e, SM_ERR_FORBIDDEN,
-				   "job '%.80s' is %s%s%s, not owner %s's",
-				   id, j->owner ? "owner " : "",
-				   j->owner ? j->owner : "without owner",
-				   j->owner ? "'s" : "", owner);
-		goto out_unlock;
-	}
-	s = snap_copy(h->cur, 0, j, NULL);
-	ret = s ? commit(h, s, gen, e) :
-		sm_error_set(e, SM_ERR_INTERNAL, "out of memory");
+	ret = commit(h, s, rec, gen, e);
+	s = NULL;
 out_unlock:
 	pthread_mutex_unlock(&h->wlock);
+	if (s)
+		snap_free(s);
+	if (gone)
+		snap_free(gone);
+	json_object_put(rec);
+	free(drop);
 	return ret;
 }
 
@@ -926,10 +1170,11 @@ out:
 }
 
 /*
- * Link dir's hints.json to hints.json.bad-YYYYMMDDTHHMMSSZ, with .1, .2,
- * ... when that is taken: never over another file.  Its name in name.
+ * Link dir's file to file.bad-YYYYMMDDTHHMMSSZ, with .1, .2, ... when
+ * that is taken: never over another file.  Its name in name.
  */
-static int keep_aside(const char *dir, char *name, size_t len)
+static int keep_aside(const char *dir, const char *file, char *name,
+		      size_t len)
 {
 	char stamp[32];
 	struct tm tm;
@@ -943,10 +1188,10 @@ static int keep_aside(const char *dir, char *name, size_t len)
 	if (dfd < 0)
 		return -errno;
 	for (i = 0; i < 1000 && ret == -EEXIST; i++) {
-		k = snprintf(name, len, "%s.bad-%s", SM_HINTS_FILE, stamp);
+		k = snprintf(name, len, "%s.bad-%s", file, stamp);
 		if (i && k < len)
 			snprintf(name + k, len - k, ".%d", i);
-		ret = linkat(dfd, SM_HINTS_FILE, dfd, name, 0) ? -errno : 0;
+		ret = linkat(dfd, file, dfd, name, 0) ? -errno : 0;
 	}
 	close(dfd);
 	return ret;
@@ -967,13 +1212,13 @@ static int salvaged(const struct sm_hints_snap *s, const char *dir,
 		     path, sv->first.msg, s->njobs, sv->dropped);
 	if (n < 0 || (size_t)n >= len)
 		return -EINVAL;
-	ret = keep_aside(dir, aside, sizeof(aside));
+	ret = keep_aside(dir, SM_HINTS_FILE, aside, sizeof(aside));
 	if (ret) {
 		snprintf(err + n, len - n, "the file stays, it could not be kept aside: %s",
 			 strerror(-ret));
 		return -EINVAL;
 	}
-	if (save_snap(s, dir, serr, sizeof(serr)))
+	if (save_snap(s, dir, NULL, serr, sizeof(serr)))
 		snprintf(err + n, len - n, "the file is kept as %s, but what loaded was not saved: %s",
 			 aside, serr);
 	else
@@ -981,13 +1226,185 @@ static int salvaged(const struct sm_hints_snap *s, const char *dir,
 	return -EINVAL;
 }
 
+/* The jobs of n (emptied) after those of s, ids new, the bound kept. */
+static int append_jobs(struct sm_hints_snap *s, struct sm_hints_snap *n,
+		       struct sm_error *e)
+{
+	struct sm_job *grown;
+	size_t i;
+
+	for (i = 0; i < n->njobs; i++)
+		if (find_job(s, n->jobs[i].id))
+			return sm_error_set(e, SM_ERR_DUPLICATE_ID,
+					    "job '%s' already exists",
+					    n->jobs[i].id);
+	if (s->njobs + n->njobs > SM_HINTS_MAX_JOBS)
+		return sm_error_set(e, SM_ERR_BAD_REQUEST,
+				    "more than %d jobs", SM_HINTS_MAX_JOBS);
+	grown = realloc(s->jobs, (s->njobs + n->njobs) * sizeof(*s->jobs));
+	if (!grown)
+		return sm_error_set(e, SM_ERR_INTERNAL, "out of memory");
+	s->jobs = grown;
+	memcpy(s->jobs + s->njobs, n->jobs, n->njobs * sizeof(*n->jobs));
+	s->njobs += n->njobs;
+	n->njobs = 0;
+	return 0;
+}
+
+/* The ids of arr taken out of s, each there. */
+static int remove_ids(struct sm_hints_snap *s, json_object *arr,
+		      struct sm_error *e)
+{
+	const struct sm_job *j;
+	const char *id;
+	size_t i;
+
+	for (i = 0; i < json_object_array_length(arr); i++) {
+		id = json_object_get_string(json_object_array_get_idx(arr, i));
+		j = id ? find_job(s, id) : NULL;
+		if (!j)
+			return sm_error_set(e, SM_ERR_NOT_FOUND,
+					    "no job '%.80s'", id ? id : "");
+		remove_job(s, j - s->jobs);
+	}
+	return 0;
+}
+
+/*
+ * One log record (n bytes, no newline) applied to s: its change when
+ * it is the next generation, nothing when s has it already.  0, or a
+ * negative errno with e filled (-ENOMEM: internal).
+ */
+static int replay_one(struct sm_hints_snap *s, const char *line, size_t n,
+		      struct sm_error *e)
+{
+	static const char *const fields[] = {
+		"generation", "add", "remove", NULL
+	};
+	json_object *o = NULL, *add = NULL, *rm = NULL;
+	struct sm_hints_snap *jobs = NULL;
+	int64_t gen = 0;
+	int ret;
+
+	ret = sm_proto_parse_object(line, n, FILE_MAX, &o, e);
+	if (!ret)
+		ret = sm_check_fields(o, fields, e);
+	if (!ret)
+		ret = sm_get_int(o, "generation", true, 1, INT64_MAX, &gen, e);
+	if (ret || (uint64_t)gen <= s->generation)
+		goto out;
+	if ((uint64_t)gen != s->generation + 1) {
+		ret = sm_error_set(e, SM_ERR_BAD_REQUEST,
+				   "generation %" PRId64 " after %" PRIu64,
+				   gen, s->generation);
+		goto out;
+	}
+	if ((ret = sm_get_array(o, "add", false, &add, e)) ||
+	    (ret = sm_get_array(o, "remove", false, &rm, e)))
+		goto out;
+	if (!add == !rm)
+		ret = sm_error_set(e, SM_ERR_BAD_REQUEST,
+				   "one of 'add' and 'remove' needed");
+	else if (add)
+		ret = parse_jobs(add, NULL, NULL, NULL, NULL, &jobs, e);
+	if (!ret)
+		ret = add ? append_jobs(s, jobs, e) : remove_ids(s, rm, e);
+	if (!ret)
+		s->generation = gen;
+out:
+	if (jobs)
+		snap_free(jobs);
+	json_object_put(o);
+	return ret;
+}
+
+/*
+ * dir/hints.log's changes past s's generation applied to s; *bytes its
+ * size (0: none).  A record that does not apply ends the replay: noted
+ * in sv, naming its line.  0, or -ENOMEM, or the read's errno with err.
+ */
+static int replay_log(struct sm_hints_snap *s, const char *dir,
+		      struct salvage *sv, size_t *bytes, char *err,
+		      size_t len)
+{
+	char path[PATH_MAX], *buf = NULL, *p, *nl;
+	struct sm_error e;
+	size_t n = 0, line = 0;
+	int ret;
+
+	*bytes = 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, SM_HINTS_LOG);
+	ret = read_file(path, &buf, &n, err, len);
+	if (ret)
+		return ret == -ENOENT ? 0 : ret;
+	*bytes = n;
+	/* a last line without its newline is a change never acknowledged */
+	for (p = buf; (nl = memchr(p, '\n', buf + n - p)); p = nl + 1) {
+		line++;
+		ret = replay_one(s, p, nl - p, &e);
+		if (ret == -ENOMEM)
+			break;
+		if (ret) {
+			sm_error_prefix(&e, "line %zu: ", line);
+			salvage_note(sv, &e, 0);
+			ret = 0;
+			break;
+		}
+	}
+	if (ret)
+		snprintf(err, len, "%s/%s: out of memory", dir, SM_HINTS_LOG);
+	free(buf);
+	return ret;
+}
+
+/* A bad log: kept aside (its bad line and what follows are lost). */
+static int log_salvaged(const char *dir, const struct salvage *sv, char *err,
+			size_t len)
+{
+	char aside[96];
+	int n, ret;
+
+	n = snprintf(err, len, "%s/%s: %s; the changes from there are left out; ",
+		     dir, SM_HINTS_LOG, sv->first.msg);
+	if (n < 0 || (size_t)n >= len)
+		return -EINVAL;
+	ret = keep_aside(dir, SM_HINTS_LOG, aside, sizeof(aside));
+	if (ret)
+		snprintf(err + n, len - n, "it could not be kept aside: %s",
+			 strerror(-ret));
+	else
+		snprintf(err + n, len - n, "the log is kept as %s", aside);
+	return -EINVAL;
+}
+
+/*
+ * After loading dir, the table's own: a log with changes folded into
+ * hints.json, so the next changes append to an empty one.
+ */
+static int load_base(struct sm_hints *h, size_t file, size_t log, char *err,
+		     size_t len)
+{
+	h->based = false;
+	if (h->logfd >= 0)
+		close(h->logfd);
+	h->logfd = -1;
+	if (log)
+		return rebase(h, h->cur, err, len);
+	if (!file)
+		return 0;
+	h->based = !log_open(h);
+	h->snap_bytes = file;
+	h->log_bytes = 0;
+	return 0;
+}
+
 int sm_hints_load(struct sm_hints *h, const char *dir, char *err, size_t len)
 {
 	struct sm_hints_snap *s = NULL, *old;
-	struct salvage sv = { 0 };
-	char path[PATH_MAX], *buf = NULL;
-	size_t n;
-	int ret;
+	struct salvage sv = { 0 }, lsv = { 0 };
+	char path[PATH_MAX], *buf = NULL, berr[256];
+	size_t n = 0, logn = 0;
+	int ret, lret = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, SM_HINTS_FILE);
 	ret = read_file(path, &buf, &n, err, len);
@@ -996,9 +1413,21 @@ int sm_hints_load(struct sm_hints *h, const char *dir, char *err, size_t len)
 		if (ret)
 			snprintf(err, len, "%s: out of memory", path);
 	}
+	free(buf);
+	if (!s && (!ret || ret == -ENOENT))
+		s = snap_alloc(0);
+	if (s && (!ret || ret == -ENOENT))
+		lret = replay_log(s, dir, &lsv, &logn, berr, sizeof(berr));
+	if (lret == -ENOMEM && s) {
+		snap_free(s);
+		s = NULL;
+	}
 	if (!ret && sv.bad)
 		ret = salvaged(s, dir, path, &sv, err, len);
-	free(buf);
+	else if ((!ret || ret == -ENOENT) && lret)
+		ret = lret, snprintf(err, len, "%s", berr);
+	else if ((!ret || ret == -ENOENT) && lsv.bad)
+		ret = log_salvaged(dir, &lsv, err, len);
 	if (!s)
 		s = snap_alloc(0);
 	if (!s)
@@ -1008,6 +1437,11 @@ int sm_hints_load(struct sm_hints *h, const char *dir, char *err, size_t len)
 	old = h->cur;
 	h->cur = s;
 	pthread_mutex_unlock(&h->lock);
+	if (h->dir && !strcmp(h->dir, dir) &&
+	    load_base(h, n, logn || sv.bad, berr, sizeof(berr)) && !ret) {
+		snprintf(err, len, "%s", berr);
+		ret = -EIO;
+	}
 	pthread_mutex_unlock(&h->wlock);
 	sm_hints_put(old);
 	return ret == -ENOENT ? 0 : ret;

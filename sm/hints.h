@@ -2,7 +2,8 @@
 /*
  * The job-hint table: which hosts each GPU job runs on and its weight.
  * Changed through the hints.* requests (all or nothing), read by the
- * router through immutable snapshots, persisted atomically to one file.
+ * router through immutable snapshots, persisted as one file and a log
+ * of the changes since, so a change costs its own size on disk.
  */
 #ifndef GPUAWARE_HINTS_H
 #define GPUAWARE_HINTS_H
@@ -21,6 +22,7 @@
 #define SM_HINTS_WEIGHT_MAX 1000
 #define SM_HINTS_MAX_JOBS 4096
 #define SM_HINTS_FILE "hints.json"
+#define SM_HINTS_LOG "hints.log"	/* changes since hints.json, one a line */
 
 /*
  * Whether id is a job id or an owner as the job table takes them: 1 to
@@ -41,6 +43,8 @@ struct sm_job {
 	char **hosts;
 	size_t nhosts;
 	unsigned int weight;	/* 1..SM_HINTS_WEIGHT_MAX */
+	atomic_uint *shared;	/* private to hints.c: the snapshots holding
+				   these strings, which a change never copies */
 };
 
 /*
@@ -68,8 +72,11 @@ struct sm_hints;
 /*
  * A new empty table at generation 0.  known may be NULL (every host is
  * known).  dir, when not NULL, is copied: every accepted change is then
- * saved there (sm_hints_save()) before it takes effect, and a change that
- * cannot be saved is refused as internal with the table unchanged.
+ * saved there before it takes effect, appended to dir/hints.log and
+ * synced, or (a set, the first change, a log as large as the table)
+ * the whole table written as sm_hints_save() does and the log emptied;
+ * a change that cannot be saved is refused as internal with the table
+ * unchanged.
  * Returns 0 or -ENOMEM; sm_hints_free() releases the table (snapshots
  * still held stay valid until put).
  */
@@ -88,8 +95,12 @@ void sm_hints_free(struct sm_hints *h);
  *   set:    {"jobs":[JOB, ...]}  replaces the whole table
  *           {"owner":"O","jobs":[JOB, ...]}  replaces O's jobs only,
  *           keeping the others'; the new jobs are O's
- *   add:    {"job":JOB}          duplicate_id when the id exists
- *   remove: {"id":"ID"}          not_found when it does not
+ *   add:    {"job":JOB} or {"jobs":[JOB, ...]}, "owner":"O" optional
+ *           (the jobs are O's); duplicate_id when an id exists,
+ *           bad_request naming the first job past SM_HINTS_MAX_JOBS
+ *   remove: {"id":"ID"} or {"ids":["ID", ...]}, "owner":"O" optional
+ *           (O's jobs only, else forbidden); not_found when one is not
+ *           there
  * JOB is {"id":ID,"hosts":[HOST, ...],"weight":N,"owner":"O"}, weight
  * optional (1), owner optional (none; in an owner's set, that owner).
  * A host may be in several jobs (jobs sharing a node): the table keeps
@@ -129,13 +140,18 @@ int sm_hints_save(struct sm_hints *h, const char *dir, char *err,
 		  size_t len);
 
 /*
- * Replace the table with dir/hints.json and its generation.  A missing
+ * Replace the table with dir/hints.json and its generation, then the
+ * changes dir/hints.log holds past that generation (a last line cut
+ * short, a change never acknowledged, is dropped); when dir is the
+ * table's own, a log with changes is folded into hints.json.  A missing
  * file is an empty table at generation 0; one that cannot be read is
  * the read's errno, err naming the file, and an empty table.  A file
  * with something wrong in it is -EINVAL: its valid jobs are loaded (not
  * a job that is wrong or a later one with the same id; none of a file
  * that is no table of a known version), a generation past INT64_MAX
- * or negative is INT64_MAX, the file is kept as hints.json.bad-TIME
+ * or negative is INT64_MAX; a log record that does not apply ends the
+ * replay there; the file is kept as hints.json.bad-TIME (a bad log as
+ * hints.log.bad-TIME)
  * (never over another) and what loaded is saved in its place; err says
  * what was wrong, how many jobs loaded and where the file went (512
  * bytes hold it).  Hosts are not checked with known: the fabric may not

@@ -231,7 +231,7 @@ static void test_add_remove(void)
 	refused(h, sm_hints_remove, "{\"id\":[]}", SM_ERR_BAD_REQUEST,
 		"field 'id' must be a string");
 	refused(h, sm_hints_remove, "{\"id\":\"j3\",\"ids\":[]}",
-		SM_ERR_BAD_REQUEST, "unknown field 'ids'");
+		SM_ERR_BAD_REQUEST, "give field 'id' or 'ids', one of them");
 	expect_table(h, "{\"generation\":3,\"jobs\":["
 		     "{\"id\":\"train.7:a-b_c\",\"hosts\":[\"gpu2 mlx5_0\"],\"weight\":1},"
 		     "{\"id\":\"j3\",\"hosts\":[\"gpu3\"],\"weight\":1000}]}");
@@ -372,6 +372,56 @@ static void test_owner_full(void)
 	ok(h, sm_hints_set, "{\"owner\":\"o\",\"jobs\":[{\"id\":\"a\",\"hosts\":[\"k1\"]}]}");
 	refused(h, sm_hints_set, "{\"owner\":\"o\",\"jobs\":[{\"id\":\"a\",\"hosts\":[\"y1\"]},{\"id\":\"b\",\"hosts\":[\"y2\"]}]}",
 		SM_ERR_BAD_REQUEST, "2 jobs and the others' 4095, at most 4096");
+	free(req);
+	sm_hints_free(h);
+}
+
+/*
+ * Many jobs in one add or remove (the relay's deltas): all or nothing,
+ * an owner's jobs only, the first job past the bound named.
+ */
+static void test_batch(void)
+{
+	struct sm_hints *h = new_table(NULL);
+	char *req = malloc(64 * 4100), *p = req;
+	int i;
+
+	ok(h, sm_hints_add, "{\"job\":{\"id\":\"s1\",\"hosts\":[\"g1\"],\"owner\":\"slurm\"}}");
+	ok(h, sm_hints_add, "{\"op\":\"hints.add\",\"owner\":\"ibpoold\",\"jobs\":[{\"id\":\"p1\",\"hosts\":[\"g1\",\"g2\"]},{\"id\":\"p2\",\"hosts\":[\"g3\"],\"weight\":3}]}");
+	refused(h, sm_hints_add, "{\"owner\":\"ibpoold\",\"jobs\":[{\"id\":\"p3\",\"hosts\":[\"g4\"]},{\"id\":\"p4\",\"hosts\":[\"xg\"]}]}",
+		SM_ERR_UNKNOWN_HOST, "job 'p4': unknown host 'xg'");
+	refused(h, sm_hints_add, "{\"owner\":\"ibpoold\",\"jobs\":[{\"id\":\"p3\",\"hosts\":[\"g4\"]},{\"id\":\"s1\",\"hosts\":[\"g5\"]}]}",
+		SM_ERR_DUPLICATE_ID, "job 's1' (owner slurm) already exists");
+	refused(h, sm_hints_add, "{\"owner\":\"ibpoold\",\"jobs\":[{\"id\":\"p3\",\"hosts\":[\"g4\"]},{\"id\":\"p3\",\"hosts\":[\"g5\"]}]}",
+		SM_ERR_DUPLICATE_ID, "job 'p3' listed twice");
+	refused(h, sm_hints_add, "{\"jobs\":[]}", SM_ERR_BAD_REQUEST,
+		"field 'jobs' must not be empty");
+	refused(h, sm_hints_add, "{\"job\":{\"id\":\"p3\",\"hosts\":[\"g4\"]},\"jobs\":[]}",
+		SM_ERR_BAD_REQUEST, "give field 'job' or 'jobs', one of them");
+	refused(h, sm_hints_remove, "{\"owner\":\"ibpoold\",\"ids\":[\"p1\",\"s1\"]}",
+		SM_ERR_FORBIDDEN, "job 's1' is owner slurm's, not owner ibpoold's");
+	refused(h, sm_hints_remove, "{\"ids\":[\"p1\",\"nope\"]}",
+		SM_ERR_NOT_FOUND, "no job 'nope'");
+	refused(h, sm_hints_remove, "{\"ids\":[\"p1\",7]}",
+		SM_ERR_BAD_REQUEST, "ids[1] must be a string");
+	refused(h, sm_hints_remove, "{\"ids\":[]}",
+		SM_ERR_BAD_REQUEST, "field 'ids' must not be empty");
+	expect_table(h, "{\"generation\":2,\"jobs\":["
+		     "{\"id\":\"s1\",\"hosts\":[\"g1\"],\"weight\":1,\"owner\":\"slurm\"},"
+		     "{\"id\":\"p1\",\"hosts\":[\"g1\",\"g2\"],\"weight\":1,\"owner\":\"ibpoold\"},"
+		     "{\"id\":\"p2\",\"hosts\":[\"g3\"],\"weight\":3,\"owner\":\"ibpoold\"}]}");
+	ok(h, sm_hints_remove, "{\"owner\":\"ibpoold\",\"ids\":[\"p2\",\"p1\"]}");
+	expect_table(h, "{\"generation\":3,\"jobs\":["
+		     "{\"id\":\"s1\",\"hosts\":[\"g1\"],\"weight\":1,\"owner\":\"slurm\"}]}");
+	/* 4,094 more fit, the next two do not: the first past it named */
+	p += sprintf(p, "{\"jobs\":[");
+	for (i = 0; i < SM_HINTS_MAX_JOBS - 2; i++)
+		p += sprintf(p, "%s{\"id\":\"j%d\",\"hosts\":[\"h%d\"]}",
+			     i ? "," : "", i, i);
+	sprintf(p, "]}");
+	ok(h, sm_hints_add, req);
+	refused(h, sm_hints_add, "{\"jobs\":[{\"id\":\"a\",\"hosts\":[\"h\"]},{\"id\":\"b\",\"hosts\":[\"h\"]}]}",
+		SM_ERR_BAD_REQUEST, "job 'b': the table is full (4096 jobs)");
 	free(req);
 	sm_hints_free(h);
 }
@@ -660,8 +710,8 @@ static void test_persist(void)
 	CU_ASSERT_EQUAL(stat(path, &st), 0);
 	CU_ASSERT_EQUAL(st.st_mode & 0777, 0600);
 	/* no temporary file is left behind */
-	snprintf(path, sizeof(path), "ls -A '%s' | grep -qv '^hints.json$'",
-		 dir);
+	snprintf(path, sizeof(path),
+		 "ls -A '%s' | grep -qv '^hints\\.\\(json\\|log\\)$'", dir);
 	CU_ASSERT(system(path) != 0);
 	sm_hints_free(h);
 	sm_hints_free(g);
@@ -823,6 +873,128 @@ static void test_salvage(void)
 	rmdir_all(dir);
 }
 
+/* The size and inode of dir/name, -1 when it is not there. */
+static long long file_size(const char *dir, const char *name, ino_t *ino)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (stat(path, &st))
+		return -1;
+	if (ino)
+		*ino = st.st_ino;
+	return st.st_size;
+}
+
+/* Append text to dir/hints.log. */
+static void log_write(const char *dir, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/hints.log", dir);
+	f = fopen(path, "a");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A fresh table loaded from dir is the same as h. */
+static void loads_same(struct sm_hints *h, const char *dir)
+{
+	struct sm_hints *g = new_table(NULL);
+	char err[512], *a, *b;
+
+	CU_ASSERT_EQUAL(sm_hints_load(g, dir, err, sizeof(err)), 0);
+	a = dump(h);
+	b = dump(g);
+	CU_ASSERT_STRING_EQUAL(a, b);
+	free(a);
+	free(b);
+	sm_hints_free(g);
+}
+
+/*
+ * A change costs its own size: adds and removes are appended to
+ * hints.log, hints.json is not rewritten until the log is as large;
+ * loading replays the log, drops a last line cut short, and folds the
+ * log into the file when the directory is the table's own.
+ */
+static void test_log(void)
+{
+	char *dir = tmpdir(), err[512], req[128];
+	struct sm_hints *h = new_table(dir), *g;
+	long long json, log;
+	ino_t ino, ino2;
+	int i;
+
+	ok(h, sm_hints_set, table);
+	json = file_size(dir, "hints.json", &ino);
+	ok(h, sm_hints_add, "{\"job\":{\"id\":\"a\",\"hosts\":[\"g1\"]}}");
+	ok(h, sm_hints_add, "{\"owner\":\"o\",\"jobs\":[{\"id\":\"b\",\"hosts\":[\"g2\"]},{\"id\":\"c\",\"hosts\":[\"g3\"]}]}");
+	ok(h, sm_hints_remove, "{\"ids\":[\"j1\",\"b\"]}");
+	CU_ASSERT_EQUAL(file_size(dir, "hints.json", &ino2), json);
+	CU_ASSERT_EQUAL(ino2, ino);
+	CU_ASSERT(file_size(dir, "hints.log", NULL) > 0);
+	loads_same(h, dir);
+	/* a record cut short by a crash was never acknowledged: dropped */
+	log_write(dir, "{\"add\":[{\"id\":\"z\",\"hosts\":[\"g9\"]}],\"genera");
+	loads_same(h, dir);
+	/* the table's own directory: the log folded into hints.json */
+	g = new_table(dir);
+	CU_ASSERT_EQUAL(sm_hints_load(g, dir, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(file_size(dir, "hints.log", NULL), 0);
+	CU_ASSERT(file_size(dir, "hints.json", &ino2) > 0);
+	CU_ASSERT(ino2 != ino);
+	loads_same(g, dir);
+	sm_hints_free(h);
+	/* adds past the file's size start a new file and an empty log */
+	for (i = 0; i < 2000; i++) {
+		snprintf(req, sizeof(req),
+			 "{\"job\":{\"id\":\"n%d\",\"hosts\":[\"h%d\"]}}", i, i);
+		ok(g, sm_hints_add, req);
+	}
+	json = file_size(dir, "hints.json", NULL);
+	log = file_size(dir, "hints.log", NULL);
+	CU_ASSERT(json > 2000 * 20);
+	CU_ASSERT(log <= (json > 65536 ? json : 65536));
+	loads_same(g, dir);
+	sm_hints_free(g);
+	rmdir_all(dir);
+}
+
+/*
+ * A log record that does not apply: what came before it loads, the log
+ * is kept aside, the message names its line.
+ */
+static void test_log_bad(void)
+{
+	char *dir = tmpdir(), err[512], want[512];
+	struct sm_hints *h = new_table(dir), *g;
+
+	ok(h, sm_hints_set, table);
+	sm_hints_free(h);
+	log_write(dir, "{\"generation\":2,\"add\":[{\"id\":\"a\",\"hosts\":[\"g1\"]}]}\n"
+		  "{\"generation\":9,\"remove\":[\"a\"]}\n"
+		  "{\"generation\":3,\"remove\":[\"a\"]}\n");
+	g = new_table(NULL);
+	CU_ASSERT_EQUAL(sm_hints_load(g, dir, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s/hints.log: line 2: generation 9 after 2; the changes from there are left out; the log is kept as hints.log.bad-",
+		 dir);
+	if (strncmp(err, want, strlen(want))) {
+		fprintf(stderr, "\n'%s', expected '%s...'\n", err, want);
+		CU_FAIL("bad log message");
+	}
+	expect_table(g, "{\"generation\":2,\"jobs\":["
+		     "{\"id\":\"j1\",\"hosts\":[\"gpu1\",\"0x0000000000000abc\"],\"weight\":5},"
+		     "{\"id\":\"train.7:a-b_c\",\"hosts\":[\"gpu2 mlx5_0\"],\"weight\":1},"
+		     "{\"id\":\"a\",\"hosts\":[\"g1\"],\"weight\":1}]}");
+	CU_ASSERT_EQUAL(files_like(dir, "hints.log.bad-"), 1);
+	sm_hints_free(g);
+	rmdir_all(dir);
+}
+
 /* What the file system refuses is named, and leaves nothing behind. */
 static void test_file_errors(void)
 {
@@ -884,6 +1056,7 @@ TU_SUITE(hints,
 	 { "jobs sharing a host", test_shared_host },
 	 { "owners", test_owners },
 	 { "owner's set and the bound", test_owner_full },
+	 { "many jobs in one add or remove", test_batch },
 	 { "version 1 state file", test_load_v1 },
 	 { "generation", test_generation },
 	 { "generation at its limit", test_generation_limit },
@@ -892,6 +1065,8 @@ TU_SUITE(hints,
 	 { "serve", test_serve },
 	 { "save and load", test_save_load },
 	 { "persist each change", test_persist },
+	 { "a change costs its own size: the log", test_log },
+	 { "a log record that does not apply", test_log_bad },
 	 { "corrupt and torn files", test_corrupt },
 	 { "a bad job costs only itself", test_salvage },
 	 { "file system errors", test_file_errors })
