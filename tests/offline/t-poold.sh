@@ -71,8 +71,9 @@ expect() {
 
 # The fake plugin: answers hints.set (generation + 1; with an owner
 # only that owner's jobs replaced, the others kept, a kept job "direct"
-# on node0032 standing for a Slurm hook's) and hints.get, one request per
-# connection, logging each hints.set line.
+# on node0032 standing for a Slurm hook's), hints.add and hints.remove
+# of many jobs (the relay's) and hints.get, one request per connection,
+# logging each change's line.
 fake_plugin() {
 	perl -MIO::Socket::UNIX -MJSON::PP -e '
 		my ($path, $log) = @ARGV;
@@ -95,6 +96,20 @@ fake_plugin() {
 				push @jobs, map { { %$_, weight => 1,
 					defined $o ? (owner => $o) : () } }
 					@{$r->{jobs}};
+				open(my $f, ">>", $log) or die; print $f $req;
+				close $f;
+				print $c "{\"ok\":true,\"generation\":$gen}\n";
+			} elsif ($r->{op} eq "hints.add") {
+				$gen++;
+				push @jobs, map { { %$_, weight => 1,
+					owner => $r->{owner} } } @{$r->{jobs}};
+				open(my $f, ">>", $log) or die; print $f $req;
+				close $f;
+				print $c "{\"ok\":true,\"generation\":$gen}\n";
+			} elsif ($r->{op} eq "hints.remove") {
+				$gen++;
+				my %gone = map { $_ => 1 } @{$r->{ids}};
+				@jobs = grep { !$gone{$_->{id}} } @jobs;
 				open(my $f, ">>", $log) or die; print $f $req;
 				close $f;
 				print $c "{\"ok\":true,\"generation\":$gen}\n";
@@ -302,7 +317,8 @@ fake_plugin
 wait_for "relay: sent again after a plugin restart" \
 	grep -q '"id":"j1"' "$w/hints.log"
 "$R" jobs --end j1 > /dev/null
-wait_for "relay: job end relayed" grep -q '"jobs":\[\]' "$w/hints.log"
+wait_for "relay: job end relayed" \
+	grep -q '"op":"hints.remove","owner":"ibpoold","ids":\["j1"\]' "$w/hints.log"
 "$R" allocs --json > "$w/l2"
 expect "jobs: end released the job's allocation" 0 \
 	"$(json "$w/l2" 'scalar grep { $_->{id} eq "1" } @{$r->{allocs}}')"

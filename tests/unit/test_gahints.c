@@ -573,52 +573,125 @@ static void test_relay_owner(void)
 	stop(&x);
 }
 
+/* n jobs of k hosts each, ids "pI" from I = from, hosts "hI-K". */
+static json_object *many_jobs(int from, int n, int k)
+{
+	json_object *jobs = json_object_new_array(), *j, *hs;
+	char name[32];
+	int i, h;
+
+	CU_ASSERT_FATAL(jobs != NULL);
+	for (i = from; i < from + n; i++) {
+		j = json_object_new_object();
+		hs = json_object_new_array();
+		for (h = 0; h < k; h++) {
+			snprintf(name, sizeof(name), "h%d-%d", i, h);
+			json_object_array_add(hs, json_object_new_string(name));
+		}
+		snprintf(name, sizeof(name), "p%d", i);
+		json_object_object_add(j, "id", json_object_new_string(name));
+		json_object_object_add(j, "hosts", hs);
+		CU_ASSERT_FATAL(!json_object_array_add(jobs, j));
+	}
+	return jobs;
+}
+
+/* Jobs in the plugin's table, and of them owner's, and whether id is. */
+static int count_jobs(const struct fix *x, const char *owner, int *mine,
+		      const char *id)
+{
+	json_object *r = ask(x, "{\"op\":\"hints.get\"}"), *jobs, *j, *o;
+	int n, i, has = 0;
+
+	jobs = json_object_object_get(r, "jobs");
+	n = json_object_array_length(jobs);
+	*mine = 0;
+	for (i = 0; i < n; i++) {
+		j = json_object_array_get_idx(jobs, i);
+		o = json_object_object_get(j, "owner");
+		*mine += o && !strcmp(json_object_get_string(o), owner);
+		has |= id && !strcmp(json_object_get_string(
+				json_object_object_get(j, "id")), id);
+	}
+	json_object_put(r);
+	return has ? -n : n;
+}
+
+/* Poll (up to 10 s) until the relay is in step with total jobs there, mine ours. */
+static bool holds(const struct fix *x, struct poold_relay *rl, int total,
+		  int mine)
+{
+	struct poold_relay_status st;
+	int i, n = 0, m = 0;
+
+	for (i = 0; i < 500; i++) {
+		poold_relay_status(rl, &st);
+		n = count_jobs(x, "ibpoold", &m, NULL);
+		if (st.synced && n == total && m == mine)
+			return true;
+		sleep_ms(20);
+	}
+	fprintf(stderr, "\n%d jobs, %d ours; expected %d, %d (%s)\n", n, m,
+		total, mine, st.error);
+	return false;
+}
+
 /*
- * A table the plugin refuses for no one job (too many jobs, a line too
- * long for its socket): the plugin is up, not in step, the refusal in
- * the error and told to job.start; the plugin's table keeps what it had,
- * until a table it takes comes.
+ * The relay at scale: 600 jobs of 16 hosts (past the plugin's 64 KiB
+ * request line) reach it in chunks, and a job's end as one removal; past
+ * the plugin's 4,096 jobs with the other owners' the first are kept and
+ * the rest left out, each told to job.start, counted and logged; a
+ * table that lost them all is brought back.
  */
-static void test_relay_table_refused(void)
+static void test_relay_scale(void)
 {
 	struct poold_relay_status st;
 	struct poold_relay *rl;
-	json_object *jobs = json_object_new_array(), *j;
 	char line[256];
 	struct fix x;
-	int i;
+	json_object *r;
+	int mine;
 
 	start(&x, 0);
 	CU_ASSERT_FATAL(!poold_relay_start(x.cfg.hints_socket, "ibpoold",
 					   NULL, 50, &rl));
-	for (i = 0; i <= SM_HINTS_MAX_JOBS; i++) {
-		snprintf(line, sizeof(line),
-			 "{\"id\":\"p%d\",\"hosts\":[\"h%d\"]}", i, i);
-		j = json_tokener_parse(line);
-		CU_ASSERT_FATAL(j && !json_object_array_add(jobs, j));
-	}
-	poold_relay_post(rl, jobs);
-	for (i = 0; i < 250; i++) {
-		poold_relay_status(rl, &st);
-		if (st.error[0])
-			break;
-		sleep_ms(20);
-	}
-	CU_ASSERT(st.up);
-	CU_ASSERT(!st.synced);
-	CU_ASSERT_EQUAL(st.refused, 0);
-	CU_ASSERT(!strncmp(st.error, "hints.set refused: ", 19));
-	CU_ASSERT(poold_relay_refused(rl, "p1", 1000, line, sizeof(line)));
-	CU_ASSERT_STRING_EQUAL(line, st.error);
-	table_of(&x, line, sizeof(line));
-	CU_ASSERT_STRING_EQUAL(line, "");
-	/* a table it takes replaces the refused one */
-	relay_post(rl, "[{\"id\":\"p1\",\"hosts\":[\"node0002\"]}]");
-	CU_ASSERT(!poold_relay_refused(rl, "p1", 1000, line, sizeof(line)));
-	CU_ASSERT(table_becomes(&x, "p1/ibpoold"));
+	poold_relay_post(rl, many_jobs(0, 600, 16));
+	CU_ASSERT(holds(&x, rl, 600, 600));
+	poold_relay_post(rl, many_jobs(1, 599, 16));
+	CU_ASSERT(holds(&x, rl, 599, 599));
+	CU_ASSERT(count_jobs(&x, "ibpoold", &mine, "p0") > 0);
 	poold_relay_status(rl, &st);
-	CU_ASSERT(st.up && st.synced);
+	CU_ASSERT_EQUAL(st.refused, 0);
 	CU_ASSERT_STRING_EQUAL(st.error, "");
+
+	/* 4,100 jobs and another owner's: 4,095 of ours fit */
+	r = ask(&x, "{\"op\":\"hints.add\",\"job\":{\"id\":\"s1\",\"hosts\":[\"node0001\"],\"owner\":\"slurm\"}}");
+	CU_ASSERT(ok(r));
+	json_object_put(r);
+	poold_relay_post(rl, many_jobs(0, 4100, 1));
+	CU_ASSERT(holds(&x, rl, 4096, 4095));
+	poold_relay_status(rl, &st);
+	CU_ASSERT(st.up);
+	CU_ASSERT_EQUAL(st.refused, 5);
+	CU_ASSERT_STRING_EQUAL(st.refusal, "job 'p4095': the table is full (4096 jobs)");
+	CU_ASSERT_STRING_EQUAL(st.error, "");
+	CU_ASSERT(poold_relay_refused(rl, "p4099", 1000, line, sizeof(line)));
+	CU_ASSERT_STRING_EQUAL(line, "job 'p4099': the table is full (4096 jobs)");
+	CU_ASSERT(!poold_relay_refused(rl, "p4094", 1000, line, sizeof(line)));
+	/* a job ends: the next one left out takes its place */
+	poold_relay_post(rl, many_jobs(1, 4099, 1));
+	CU_ASSERT(holds(&x, rl, 4096, 4095));
+	CU_ASSERT(count_jobs(&x, "ibpoold", &mine, "p4095") < 0);
+	CU_ASSERT(!poold_relay_refused(rl, "p4095", 1000, line, sizeof(line)));
+	poold_relay_status(rl, &st);
+	CU_ASSERT_EQUAL(st.refused, 4);
+	/* the plugin lost its table (a restart without state): all back */
+	r = ask(&x, "{\"op\":\"hints.set\",\"jobs\":[]}");
+	CU_ASSERT(ok(r));
+	json_object_put(r);
+	CU_ASSERT(holds(&x, rl, 4096, 4096));
+	poold_relay_status(rl, &st);
+	CU_ASSERT_EQUAL(st.refused, 3);
 	poold_relay_stop(rl);
 	stop(&x);
 }
@@ -792,7 +865,7 @@ TU_SUITE(gahints,
 	 { "table kept", test_kept },
 	 { "a failed save in the log", test_save_fails },
 	 { "jobs sharing a host are routed", test_shared_routed },
-	 { "a table refused whole: the plugin is up", test_relay_table_refused },
+	 { "the relay at scale: chunks, the bound, a lost table", test_relay_scale },
 	 { "the relay keeps to its own jobs", test_relay_owner },
 	 { "the relay feeds every SM", test_fanout },
 	 { "the relays share no json-c object", test_fanout_threads })

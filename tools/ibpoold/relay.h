@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The job relay: a thread of its own that keeps the jobs of one owner in
- * the plugin's hint table (hints.set with "owner" on the SM socket) equal
- * to the pool's job table, so the server thread never waits on the
- * plugin; jobs other clients set directly are left alone.  It re-sends
- * the table when it changes, when the plugin was down, and when the
- * plugin's jobs of that owner went back (a lower generation, or other
+ * the plugin's hint table equal to the pool's job table, so the server
+ * thread never waits on the plugin; jobs other clients set directly are
+ * left alone.  It sends what changed (hints.remove and hints.add with
+ * "owner", many jobs to a request, each well within the plugin's line),
+ * and the whole difference from what hints.get shows when the plugin was
+ * down or its jobs of that owner went back (a lower generation, or other
  * jobs: a restart that lost them, a hints.set without owner).  A job the
  * plugin refuses is left out and the others sent: one bad job never
- * keeps the rest from the routing.
+ * keeps the rest from the routing; past the table's bound
+ * (SM_HINTS_MAX_JOBS with the other owners') the first jobs are kept and
+ * the later ones left out, each refused as "the table is full".
  */
 #ifndef GPUAWARE_POOL_RELAY_H
 #define GPUAWARE_POOL_RELAY_H
@@ -25,7 +28,8 @@ struct poold_relay_status {
 				   jobs it refused */
 	uint64_t sent;		/* tables sent and acknowledged */
 	uint64_t generation;	/* the plugin's, from its last answer */
-	unsigned int refused;	/* jobs of the table the plugin refused */
+	unsigned int refused;	/* jobs of the table the plugin refused or
+				   that did not fit in it */
 	char refusal[256];	/* the first of them: "job 'ID': why" */
 	char error[256];	/* the last failure, "" for none: the plugin
 				   down, or its refusal of the whole table */
