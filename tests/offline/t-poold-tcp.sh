@@ -98,6 +98,10 @@ expect "metrics: GPUs held on node0001" 2 \
 expect "metrics: allocations" 1 "$(sed -n 's/^gpuaware_pool_allocations //p' "$w/metrics")"
 expect "metrics: alloc requests" 1 \
 	"$(sed -n 's/^gpuaware_pool_requests_total{op="alloc",result="ok"} //p' "$w/metrics")"
+check "metrics: the view's age" grep -q \
+	'^gpuaware_pool_fabric_view_age_seconds [0-9]' "$w/metrics"
+expect "metrics: no failed refresh" "0 0" \
+	"$(sed -n 's/^gpuaware_pool_fabric_refresh_failures //p; s/^gpuaware_pool_fabric_refresh_error_timestamp_seconds //p' "$w/metrics" | tr '\n' ' ' | sed 's/ $//')"
 check "metrics: the alloc's journal sync" grep -q \
 	'^gpuaware_pool_journal_sync_seconds_count [1-9]' "$w/metrics"
 check "metrics: a link's allocation paths" grep -q \

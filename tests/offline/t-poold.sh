@@ -146,12 +146,16 @@ expect "status: hosts" 32 "$(json "$w/st" 'scalar @{$r->{hosts}}')"
 expect "status: free GPUs" 128 "$(json "$w/st" '$r->{free}')"
 expect "status: HCAs found" 0 "$(json "$w/st" '$r->{fabric}{hcas_missing}')"
 expect "status: LMC" 1 "$(json "$w/st" '$r->{fabric}{lmc}')"
+expect "status: the view's time and no failed refresh" "1 0 " \
+	"$(json "$w/st" '($r->{fabric}{view_at} =~ /^20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ$/ ? 1 : 0) . " $r->{fabric}{refresh_failures} $r->{fabric}{refresh_error}"')"
 "$R" pool > "$w/out"
 if grep -q '^Pool: 32 hosts, 128 GPUs, 128 free' "$w/out"; then
 	ok "status: text"
 else
 	bad "status: text" "$(head -1 "$w/out")"
 fi
+check "status: text, the view's age" \
+	grep -q '^View: discovered 20.*Z, [0-9]* s ago$' "$w/out"
 
 # --- allocations and their paths ---
 "$R" alloc --client node0001 --gpus 4 --job j1 --json > "$w/a1"

@@ -448,19 +448,21 @@ out:
 static int refresh(struct poold *d, struct pool_live *live, const char *why)
 {
 	struct pool_view *v, *old;
-	char err[512];
+	char err[512], kept[128];
 	int ret;
 
 	if (pool_live_view(live, &v, err, sizeof(err))) {
-		poold_log(LOG_WARNING, "fabric refresh (%s): %s; keeping the last view",
-			  why, err);
+		poold_refresh_failed(d, err, kept, sizeof(kept));
+		poold_log(LOG_WARNING, "fabric refresh (%s): %s; keeping %s",
+			  why, err, kept);
 		return -1;
 	}
 	ret = poold_swap_view(d, v, &old, err, sizeof(err));
-	if (ret)
-		poold_log(LOG_WARNING, "fabric refresh (%s): %s; keeping the last view",
-			  why, err);
-	else
+	if (ret) {
+		poold_refresh_failed(d, err, kept, sizeof(kept));
+		poold_log(LOG_WARNING, "fabric refresh (%s): %s; keeping %s",
+			  why, err, kept);
+	} else
 		poold_log(LOG_INFO, "fabric refreshed (%s): %zu switches, %zu CAs, LMC %u",
 			  why, v->fab->nsw, v->fab->nca, v->lmc);
 	pool_view_free(old);

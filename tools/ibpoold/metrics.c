@@ -207,6 +207,15 @@ static void page(FILE *out, struct poold *d)
 	gauge(out, "gpuaware_pool_hcas_missing",
 	      "Configured HCA ports the fabric lacks (their GPUs not offered).",
 	      missing);
+	gauge(out, "gpuaware_pool_fabric_view_age_seconds",
+	      "Seconds since the fabric view was discovered.",
+	      difftime(d->now(NULL), d->view_at));
+	gauge(out, "gpuaware_pool_fabric_refresh_failures",
+	      "Fabric refreshes failed in a row, the older view kept (0: the last one worked).",
+	      d->refresh_failed);
+	gauge(out, "gpuaware_pool_fabric_refresh_error_timestamp_seconds",
+	      "Unix time of the last failed fabric refresh, 0: none.",
+	      (double)d->refresh_err_at);
 	links(out, d->view);
 	pthread_mutex_unlock(&d->lock);
 	relay(out, d);

@@ -279,7 +279,33 @@ static int bind_view(struct poold *d, struct pool_view *view, char *err,
 	}
 	d->loads_stale = true;
 	fresh_loads(d);
+	d->view_at = d->now(NULL);
+	d->refresh_failed = 0;
 	return 0;
+}
+
+void poold_iso_time(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void poold_refresh_failed(struct poold *d, const char *err, char *msg,
+			  size_t len)
+{
+	char at[32];
+
+	pthread_mutex_lock(&d->lock);
+	d->refresh_failed++;
+	d->refresh_err_at = d->now(NULL);
+	snprintf(d->refresh_err, sizeof(d->refresh_err), "%s", err);
+	poold_iso_time(d->view_at, at, sizeof(at));
+	snprintf(msg, len, "the view of %s, %lld s old, %u refresh%s failed in a row",
+		 at, (long long)(d->refresh_err_at - d->view_at),
+		 d->refresh_failed, d->refresh_failed > 1 ? "es" : "");
+	pthread_mutex_unlock(&d->lock);
 }
 
 int poold_init(struct poold *d, const struct pool_config *cfg,
@@ -1041,6 +1067,23 @@ static int add_relay_sms(struct poold_fanout *f, json_object *rel)
 	return 0;
 }
 
+/* The view's age and the refreshes failed since (caller holds lock). */
+static int add_refresh(const struct poold *d, json_object *fab)
+{
+	char at[32], err_at[32] = "";
+	time_t now = d->now(NULL);
+
+	poold_iso_time(d->view_at, at, sizeof(at));
+	if (d->refresh_err_at)
+		poold_iso_time(d->refresh_err_at, err_at, sizeof(err_at));
+	return add_str(fab, "view_at", at) ||
+	       add_int(fab, "view_age_s", now > d->view_at ? now - d->view_at
+							  : 0) ||
+	       add_int(fab, "refresh_failures", d->refresh_failed) ||
+	       add_str(fab, "refresh_error", d->refresh_err) ||
+	       add_str(fab, "refresh_error_at", err_at);
+}
+
 static int op_status(struct poold *d, const struct sm_peer *p,
 		     json_object *req, json_object *reply, struct sm_error *e)
 {
@@ -1087,7 +1130,7 @@ static int op_status(struct poold *d, const struct sm_peer *p,
 	    add_int(fab, "lmc", v->lmc) ||
 	    add_int(fab, "switches", v->fab->nsw) ||
 	    add_int(fab, "cas", v->fab->nca) ||
-	    add_int(fab, "hcas_missing", missing))
+	    add_int(fab, "hcas_missing", missing) || add_refresh(d, fab))
 		return -ENOMEM;
 	if (!d->relay)
 		return add_null(reply, "relay");

@@ -71,6 +71,11 @@ struct poold {
 	struct poold_commit *commit;
 	struct sm_server *srv;
 	struct poold_opstat opstat[POOLD_NOPS];	/* server thread */
+	/* under lock: the view's time and the refreshes failed since */
+	time_t view_at;
+	unsigned int refresh_failed;	/* in a row; 0 after a success */
+	time_t refresh_err_at;		/* the last failure's, 0: none yet */
+	char refresh_err[256];
 };
 
 /* The name of operation i < POOLD_NOPS. */
@@ -93,6 +98,18 @@ void poold_release(struct poold *d);
  */
 int poold_swap_view(struct poold *d, struct pool_view *view,
 		    struct pool_view **old, char *err, size_t len);
+
+/*
+ * A fabric refresh failed with err, the view kept: counted and kept
+ * for pool.status and the metrics; msg says how old the kept view is
+ * ("the view of 2026-12-05T20:31:02Z, 312 s old, 46 refreshes failed
+ * in a row").
+ */
+void poold_refresh_failed(struct poold *d, const char *err, char *msg,
+			  size_t len);
+
+/* t as "2026-12-05T20:31:02Z" into buf (21 bytes hold it). */
+void poold_iso_time(time_t t, char *buf, size_t len);
 
 /*
  * The sm_handler_fn of the pool socket; ctx is the struct poold.  No

@@ -102,6 +102,14 @@ static void print_status(json_object *r)
 	       pr_str(fab, "source"), pr_str(fab, "topology"), pr_str(fab, "engine"),
 	       num(fab, "lmc"), num(fab, "switches"), num(fab, "cas"),
 	       num(fab, "hcas_missing"));
+	if (json_object_object_get(fab, "view_at"))
+		printf("View: discovered %s, %" PRId64 " s ago\n",
+		       pr_str(fab, "view_at"), num(fab, "view_age_s"));
+	if (num(fab, "refresh_failures"))
+		printf("Refresh failing: %" PRId64 " in a row, the last at %s: %s\n",
+		       num(fab, "refresh_failures"),
+		       pr_str(fab, "refresh_error_at"),
+		       pr_str(fab, "refresh_error"));
 	if (rel)
 		printf("Relay: plugin %s, %s, %" PRId64 " tables sent, generation %" PRId64 "%s%s\n",
 		       json_object_get_boolean(json_object_object_get(rel, "up")) ? "up" : "down",

@@ -131,13 +131,40 @@ static void forget(struct lf *v)
 	memset(&v->sa_addr, 0, sizeof(v->sa_addr));
 }
 
+/* The management classes of our MAD port. */
+static const int lf_classes[] = {
+	IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_SA_CLASS, IB_PERFORMANCE_CLASS
+};
+
+/*
+ * Close the MAD port, its agents unregistered first: the kernel drops
+ * them with the file, but umad2sim frees one agent per closed file, so
+ * under ibsim each refresh would leak three of its 32 agent slots and
+ * discovery fail after about five (ibnetdisc's own ports still leak
+ * two a discovery there: docs/ibpoold.md).
+ */
+static void close_mad(struct lf *v)
+{
+	size_t i;
+	int agent;
+
+	if (!v->mad)
+		return;
+	for (i = 0; i < sizeof(lf_classes) / sizeof(lf_classes[0]); i++) {
+		agent = mad_rpc_class_agent(v->mad, lf_classes[i]);
+		if (agent >= 0)
+			umad_unregister(mad_rpc_portid(v->mad), agent);
+	}
+	mad_rpc_close_port(v->mad);
+	v->mad = NULL;
+}
+
 void lf_close(struct lf *v)
 {
 	if (!v)
 		return;
 	forget(v);
-	if (v->mad)
-		mad_rpc_close_port(v->mad);
+	close_mad(v);
 	free(v);
 }
 
@@ -152,15 +179,12 @@ static const char *ca_or_first(const struct lf *v)
  */
 static int open_port(struct lf *v, char *err, size_t len)
 {
-	int classes[] = { IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_SA_CLASS,
-			  IB_PERFORMANCE_CLASS };
+	int classes[sizeof(lf_classes) / sizeof(lf_classes[0])];
 	char *ca = *v->ca ? v->ca : NULL;
 	ibnd_config_t cfg;
 
-	if (v->mad) {
-		mad_rpc_close_port(v->mad);
-		v->mad = NULL;
-	}
+	memcpy(classes, lf_classes, sizeof(classes));
+	close_mad(v);
 	memset(&cfg, 0, sizeof(cfg));
 	v->ibnd = ibnd_discover_fabric(ca, v->port, NULL, &cfg);
 	if (!v->ibnd) {
@@ -168,7 +192,8 @@ static int open_port(struct lf *v, char *err, size_t len)
 			 ca_or_first(v), v->port);
 		return -EIO;
 	}
-	v->mad = mad_rpc_open_port(ca, v->port, classes, 4);
+	v->mad = mad_rpc_open_port(ca, v->port, classes,
+				   sizeof(classes) / sizeof(classes[0]));
 	if (!v->mad) {
 		snprintf(err, len, "cannot open %s port %u: %s",
 			 ca_or_first(v), v->port, strerror(errno));
