@@ -150,7 +150,8 @@ reply=$(perl -MIO::Socket::UNIX -MIO::Socket::IP -MIPC::Open2 -e '
 	my ($tcp) = $sock =~ /^tcp:(.*)$/;
 	if (defined $tcp) {
 		my @m = ("munge", defined $msock && $msock ne "" ? ("-S", $msock) : ());
-		$kid = eval { open2(my $out, my $in, @m) } or
+		my ($out, $in);
+		$kid = eval { open2($out, $in, @m) } or
 			fail(9, "no MUNGE credential for $sock: $@");
 		print $in $req;
 		close $in;
