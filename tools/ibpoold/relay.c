@@ -524,6 +524,36 @@ static int fetch(struct poold_relay *r, json_object **theirs, size_t *room,
 }
 
 /*
+ * A round that worked: what the plugin now holds of ours into *acked,
+ * its generation into *gen, the jobs left out into *refused, in the
+ * order of jobs.  0 or -ENOMEM (*acked dropped).
+ */
+static int settle(struct sync *y, json_object *jobs, uint64_t *gen,
+		  json_object **acked, json_object **refused)
+{
+	json_object *out = in_order(y->refused, jobs);
+	size_t i;
+	int ret = out ? 0 : -ENOMEM;
+
+	json_object_put(*acked);
+	*acked = y->keep;
+	y->keep = NULL;
+	for (i = 0; !ret && i < json_object_array_length(y->add); i++)
+		ret = json_object_array_add(*acked, json_object_get(
+			json_object_array_get_idx(y->add, i))) ? -ENOMEM : 0;
+	if (ret) {
+		json_object_put(out);
+		json_object_put(*acked);
+		*acked = NULL;
+		return ret;
+	}
+	json_object_put(*refused);
+	*refused = out;
+	*gen = y->gen;
+	return 0;
+}
+
+/*
  * One round: bring the plugin's jobs of ours to jobs (but those it
  * refuses), from what it acknowledged (*acked, when fresh) or else from
  * what hints.get shows.  0 with *acked, *refused (replaced) and *gen
@@ -538,7 +568,6 @@ static int round_trip(struct poold_relay *r, json_object *jobs, bool fresh,
 	json_object *base = NULL, *ours;
 	uint64_t g = *gen;
 	int ret = 0, tries;
-	size_t i;
 
 	*err = '\0';
 	*set = false;
@@ -577,24 +606,12 @@ static int round_trip(struct poold_relay *r, json_object *jobs, bool fresh,
 		sync_free(&y);
 		memset(&y, 0, sizeof(y));
 	}
+	if (!ret)
+		ret = settle(&y, jobs, gen, acked, refused);
 	if (ret == -ENOMEM)
 		snprintf(err, len, "out of memory");
-	json_object_put(*acked);
-	*acked = NULL;
-	if (!ret) {
-		*gen = y.gen;
-		*acked = y.keep;
-		y.keep = NULL;
-		for (i = 0; !ret && i < json_object_array_length(y.add); i++)
-			ret = json_object_array_add(*acked, json_object_get(
-				json_object_array_get_idx(y.add, i))) ? -ENOMEM
-								      : 0;
-		json_object_put(*refused);
-		*refused = in_order(y.refused, jobs);
-		if (!*refused)
-			ret = -ENOMEM;
-	}
 	if (ret) {
+		/* what the plugin holds is unknown: ask it next time */
 		json_object_put(*acked);
 		*acked = NULL;
 	}
