@@ -659,17 +659,18 @@ static int log_reset(struct sm_hints *h, char *err, size_t len)
 }
 
 /*
- * The whole table written (hints.json), then the log emptied: a crash in
- * between leaves records the file covers, which loading skips.
+ * The whole table written (hints.json), then the log emptied.  Records
+ * the file covers are skipped by loading, so a crash in between, or a
+ * log that could not be emptied, costs nothing but the next change
+ * rewriting the file again.
  */
 static int rebase(struct sm_hints *h, const struct sm_hints_snap *s,
 		  char *err, size_t len)
 {
+	char lerr[64];
 	int ret = save_snap(s, h->dir, &h->snap_bytes, err, len);
 
-	if (!ret)
-		ret = log_reset(h, err, len);
-	h->based = !ret;
+	h->based = !ret && !log_reset(h, lerr, sizeof(lerr));
 	return ret;
 }
 
