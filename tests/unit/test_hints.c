@@ -355,19 +355,27 @@ static void test_owners(void)
 	sm_hints_free(h);
 }
 
-/* An owner's set may not grow the table past its bound with the others'. */
-static void test_owner_full(void)
+/* {"jobs":[...]} of n jobs "jI" on host "hI"; the caller frees it. */
+static char *many_jobs(int n)
 {
-	struct sm_hints *h = new_table(NULL);
-	char *req = malloc(64 * 4100), *p = req;
+	char *req = malloc(64 * (n + 1)), *p = req;
 	int i;
 
 	CU_ASSERT_FATAL(req != NULL);
 	p += sprintf(p, "{\"jobs\":[");
-	for (i = 0; i < SM_HINTS_MAX_JOBS - 1; i++)
+	for (i = 0; i < n; i++)
 		p += sprintf(p, "%s{\"id\":\"j%d\",\"hosts\":[\"h%d\"]}",
 			     i ? "," : "", i, i);
 	sprintf(p, "]}");
+	return req;
+}
+
+/* An owner's set may not grow the table past its bound with the others'. */
+static void test_owner_full(void)
+{
+	struct sm_hints *h = new_table(NULL);
+	char *req = many_jobs(SM_HINTS_MAX_JOBS - 1);
+
 	ok(h, sm_hints_set, req);
 	ok(h, sm_hints_set, "{\"owner\":\"o\",\"jobs\":[{\"id\":\"a\",\"hosts\":[\"k1\"]}]}");
 	refused(h, sm_hints_set, "{\"owner\":\"o\",\"jobs\":[{\"id\":\"a\",\"hosts\":[\"y1\"]},{\"id\":\"b\",\"hosts\":[\"y2\"]}]}",
@@ -383,8 +391,7 @@ static void test_owner_full(void)
 static void test_batch(void)
 {
 	struct sm_hints *h = new_table(NULL);
-	char *req = malloc(64 * 4100), *p = req;
-	int i;
+	char *req;
 
 	ok(h, sm_hints_add, "{\"job\":{\"id\":\"s1\",\"hosts\":[\"g1\"],\"owner\":\"slurm\"}}");
 	ok(h, sm_hints_add, "{\"op\":\"hints.add\",\"owner\":\"ibpoold\",\"jobs\":[{\"id\":\"p1\",\"hosts\":[\"g1\",\"g2\"]},{\"id\":\"p2\",\"hosts\":[\"g3\"],\"weight\":3}]}");
@@ -414,11 +421,7 @@ static void test_batch(void)
 	expect_table(h, "{\"generation\":3,\"jobs\":["
 		     "{\"id\":\"s1\",\"hosts\":[\"g1\"],\"weight\":1,\"owner\":\"slurm\"}]}");
 	/* 4,094 more fit, the next two do not: the first past it named */
-	p += sprintf(p, "{\"jobs\":[");
-	for (i = 0; i < SM_HINTS_MAX_JOBS - 2; i++)
-		p += sprintf(p, "%s{\"id\":\"j%d\",\"hosts\":[\"h%d\"]}",
-			     i ? "," : "", i, i);
-	sprintf(p, "]}");
+	req = many_jobs(SM_HINTS_MAX_JOBS - 2);
 	ok(h, sm_hints_add, req);
 	refused(h, sm_hints_add, "{\"jobs\":[{\"id\":\"a\",\"hosts\":[\"h\"]},{\"id\":\"b\",\"hosts\":[\"h\"]}]}",
 		SM_ERR_BAD_REQUEST, "job 'b': the table is full (4096 jobs)");
