@@ -162,7 +162,7 @@ def circles(graph, what="include"):
     return [what + " circle: " + " <-> ".join(c) for c in comps]
 
 
-def symbols(build):
+def symbols(build, root):
     """Object -> the objects whose symbols it uses, as nm reads them."""
     import subprocess
     objs = []
@@ -171,7 +171,9 @@ def symbols(build):
         for name in files:
             if name.endswith(".o"):
                 rel = os.path.relpath(os.path.join(dirpath, name), top)
-                if folder_of(rel) is not None:
+                # an object whose source moved or went is a stale build's
+                if folder_of(rel) is not None and \
+                        os.path.exists(os.path.join(root, rel[:-2] + ".c")):
                     objs.append(rel)
     defs, undefs = {}, {}
     exports = {}
@@ -233,7 +235,7 @@ def main():
     graph = edges(root)
     errs = rule_errors(graph) + circles(graph)
     if build:
-        calls, exports = symbols(build)
+        calls, exports = symbols(build, root)
         errs += rule_errors(calls, "use") + circles(calls, "call")
         if doc:
             errs += prefix_errors(exports, doc)
