@@ -35,6 +35,9 @@ struct pool {
 	size_t nallocs, alloc_cap;
 	struct pool_job *jobs;
 	size_t njobs, job_cap;
+	struct pool_queued *queue;	/* ascending ticket */
+	size_t nqueued, queue_cap;
+	uint64_t next_ticket;
 	uint64_t next_id;
 	/*
 	 * The latest time any call or record named: records carry it, not
@@ -80,6 +83,7 @@ int pool_new(const struct pool_config *cfg, struct pool **out)
 	}
 	p->cfg = cfg;
 	p->next_id = 1;
+	p->next_ticket = 1;
 	pool_hist_init(&p->sync_time);
 	for (h = 0; h < cfg->nhosts; h++)
 		p->hosts[h].nfree = cfg->hosts[h].gpus;
@@ -87,11 +91,23 @@ int pool_new(const struct pool_config *cfg, struct pool **out)
 	return 0;
 }
 
+static void queued_release(struct pool_queued *q)
+{
+	free(q->client);
+	free(q->job);
+	free(q->cls);
+	free(q->group);
+	free(q->name);
+}
+
 static void alloc_release(struct pool_alloc *a)
 {
 	free(a->client);
 	free(a->job);
 	free(a->gpus);
+	if (a->req)
+		queued_release(a->req);
+	free(a->req);
 }
 
 static void job_release(struct pool_job *jb)
@@ -114,6 +130,9 @@ void pool_free(struct pool *p)
 		alloc_release(&p->allocs[i]);
 	for (i = 0; i < p->njobs; i++)
 		job_release(&p->jobs[i]);
+	for (i = 0; i < p->nqueued; i++)
+		queued_release(&p->queue[i]);
+	free(p->queue);
 	pool_journal_close(p->j);
 	pool_hist_destroy(&p->sync_time);
 	free(p->cand);
@@ -217,6 +236,29 @@ size_t pool_expire(struct pool *p, time_t now)
 
 /* --- records: one JSON shape for journal, snapshot and replay --- */
 
+static struct json_object *queued_json(const struct pool_queued *q)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "ticket", json_object_new_uint64(q->ticket));
+	json_object_object_add(o, "uid", json_object_new_int64(q->uid));
+	json_object_object_add(o, "client", json_object_new_string(q->client));
+	json_object_object_add(o, "job", json_object_new_string(q->job));
+	json_object_object_add(o, "class", json_object_new_string(q->cls));
+	json_object_object_add(o, "group", json_object_new_string(q->group));
+	json_object_object_add(o, "name", json_object_new_string(q->name));
+	json_object_object_add(o, "gpus", json_object_new_int64(q->ngpus));
+	json_object_object_add(o, "hosts", json_object_new_int64(q->hosts));
+	json_object_object_add(o, "per_host",
+			       json_object_new_int64(q->per_host));
+	json_object_object_add(o, "lease_s", json_object_new_int64(q->lease_s));
+	json_object_object_add(o, "limit_s", json_object_new_int64(q->limit_s));
+	json_object_object_add(o, "submit", json_object_new_int64(q->submit));
+	return o;
+}
+
 static struct json_object *alloc_json(const struct pool *p,
 				      const struct pool_alloc *a)
 {
@@ -234,6 +276,8 @@ static struct json_object *alloc_json(const struct pool *p,
 	if (*a->job)
 		json_object_object_add(o, "job", json_object_new_string(a->job));
 	json_object_object_add(o, "expires", json_object_new_int64(a->expires));
+	if (a->req)
+		json_object_object_add(o, "req", queued_json(a->req));
 	json_object_object_add(o, "gpus", g);
 	for (k = 0; k < a->ngpus; k++) {
 		hc = &p->cfg->hosts[a->gpus[k].host];
@@ -285,6 +329,103 @@ static const char *get_str(struct json_object *o, const char *k)
 	return json_object_get_string(x);
 }
 
+/* A queued request's fields from o into q (strings owned). */
+static int take_queued(struct json_object *o, struct pool_queued *q,
+		       char *err, size_t len)
+{
+	const char *c = get_str(o, "client"), *j = get_str(o, "job"),
+		   *k = get_str(o, "class"), *g = get_str(o, "group"),
+		   *n = get_str(o, "name");
+	int64_t t, uid, gpus, hosts, per, lease, limit, sub;
+
+	memset(q, 0, sizeof(*q));
+	if (!get_int(o, "ticket", 1, INT64_MAX, &t) ||
+	    !get_int(o, "uid", 0, UINT32_MAX, &uid) ||
+	    !get_int(o, "gpus", 1, UINT32_MAX, &gpus) ||
+	    !get_int(o, "hosts", 0, UINT32_MAX, &hosts) ||
+	    !get_int(o, "per_host", 0, UINT32_MAX, &per) ||
+	    !get_int(o, "lease_s", 0, POOL_CFG_LEASE_MAX, &lease) ||
+	    !get_int(o, "limit_s", 0, UINT32_MAX, &limit) ||
+	    !get_int(o, "submit", INT64_MIN, INT64_MAX, &sub) || !c || !j ||
+	    !k || !g || !n)
+		return fail(err, len, -EINVAL, "malformed queued request");
+	*q = (struct pool_queued){ .ticket = t, .uid = uid, .ngpus = gpus,
+		.hosts = hosts, .per_host = per, .lease_s = lease,
+		.limit_s = limit, .submit = sub };
+	q->client = strdup(c);
+	q->job = strdup(j);
+	q->cls = strdup(k);
+	q->group = strdup(g);
+	q->name = strdup(n);
+	if (q->client && q->job && q->cls && q->group && q->name)
+		return 0;
+	queued_release(q);
+	return fail(err, len, -ENOMEM, "out of memory");
+}
+
+static long queued_index(const struct pool *p, uint64_t ticket)
+{
+	size_t lo = 0, hi = p->nqueued;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->queue[mid].ticket == ticket)
+			return mid;
+		if (p->queue[mid].ticket < ticket)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* Queue q (taken over), in ticket order; -EEXIST for a ticket queued. */
+static int queue_insert(struct pool *p, struct pool_queued *q, char *err,
+			size_t len)
+{
+	size_t at = p->nqueued;
+
+	if (queued_index(p, q->ticket) >= 0)
+		return fail(err, len, -EEXIST, "ticket %" PRIu64 " queued twice",
+			    q->ticket);
+	if (tio_grow((void **)&p->queue, &p->queue_cap, p->nqueued + 1,
+		     sizeof(*p->queue)))
+		return fail(err, len, -ENOMEM, "out of memory");
+	while (at && p->queue[at - 1].ticket > q->ticket)
+		at--;
+	memmove(&p->queue[at + 1], &p->queue[at],
+		(p->nqueued - at) * sizeof(*p->queue));
+	p->queue[at] = *q;
+	p->nqueued++;
+	if (q->ticket >= p->next_ticket)
+		p->next_ticket = q->ticket + 1;
+	return 0;
+}
+
+static void queue_drop(struct pool *p, size_t i)
+{
+	queued_release(&p->queue[i]);
+	memmove(&p->queue[i], &p->queue[i + 1],
+		(p->nqueued - i - 1) * sizeof(*p->queue));
+	p->nqueued--;
+}
+
+/* A queue record, or a snapshot's queued entry, into the queue. */
+static int take_queue(struct pool *p, struct json_object *o, char *err,
+		      size_t len)
+{
+	struct pool_queued q;
+	int ret = take_queued(o, &q, err, len);
+
+	if (ret)
+		return ret;
+	ret = queue_insert(p, &q, err, len);
+	if (ret)
+		queued_release(&q);
+	return ret;
+}
+
 /* One GPU of an alloc record into r, checking it names a free GPU. */
 static int take_gpu(struct pool *p, struct json_object *x,
 		    struct pool_gpu_ref *r, char *err, size_t len)
@@ -319,7 +460,7 @@ static int take_alloc(struct pool *p, struct json_object *o, char *err,
 		      size_t len)
 {
 	struct pool_alloc a = { 0 }, *slot;
-	struct json_object *g;
+	struct json_object *g, *rq;
 	const char *client = get_str(o, "client"), *job = get_str(o, "job");
 	int64_t id, uid, exp;
 	size_t k, n;
@@ -341,6 +482,16 @@ static int take_alloc(struct pool *p, struct json_object *o, char *err,
 	a.client = strdup(client);
 	a.job = strdup(job ? job : "");
 	a.gpus = calloc(n, sizeof(*a.gpus));
+	if (json_object_object_get_ex(o, "req", &rq)) {
+		a.req = calloc(1, sizeof(*a.req));
+		ret = a.req ? take_queued(rq, a.req, err, len) : -ENOMEM;
+		if (ret) {
+			free(a.req);
+			a.req = NULL;
+			alloc_release(&a);
+			return ret == -ENOMEM ? fail(err, len, ret, "out of memory") : ret;
+		}
+	}
 	ret = -ENOMEM;
 	if (!a.client || !a.job || !a.gpus ||
 	    tio_grow((void **)&p->allocs, &p->alloc_cap, p->nallocs + 1,
@@ -413,6 +564,88 @@ out_nomem:
 	return fail(err, len, -ENOMEM, "out of memory");
 }
 
+/*
+ * An alloc record; with "grant": TICKET, the queued ticket it is granted
+ * to leaves the queue in the same step.
+ */
+static int take_grant(struct pool *p, struct json_object *rec, char *err,
+		      size_t len)
+{
+	int64_t t = 0;
+	long q = -1;
+	int ret;
+
+	if (json_object_object_get_ex(rec, "grant", NULL) &&
+	    (!get_int(rec, "grant", 1, INT64_MAX, &t) ||
+	     (q = queued_index(p, t)) < 0))
+		return fail(err, len, -ENOENT, "grant of unknown ticket");
+	ret = take_alloc(p, rec, err, len);
+	if (!ret && q >= 0)
+		queue_drop(p, q);
+	return ret;
+}
+
+/* A replace record: allocation i's GPUs become the record's. */
+static int take_replace(struct pool *p, size_t i, struct json_object *rec,
+			char *err, size_t len)
+{
+	struct pool_alloc *a = &p->allocs[i];
+	struct pool_gpu_ref *old = a->gpus, *nw;
+	struct json_object *g;
+	unsigned int k, n, m = 0, on = a->ngpus;
+	int ret = 0;
+
+	if (!json_object_object_get_ex(rec, "gpus", &g) ||
+	    !json_object_is_type(g, json_type_array) ||
+	    !(n = json_object_array_length(g)))
+		return fail(err, len, -EINVAL, "malformed replacement");
+	nw = calloc(n, sizeof(*nw));
+	if (!nw)
+		return fail(err, len, -ENOMEM, "out of memory");
+	for (k = 0; k < on; k++)
+		set_owner(p, old[k].host, old[k].gpu, 0);
+	for (m = 0; m < n && !ret; m++) {
+		ret = take_gpu(p, json_object_array_get_idx(g, m), &nw[m], err,
+			       len);
+		if (!ret)
+			set_owner(p, nw[m].host, nw[m].gpu, a->id);
+	}
+	if (ret) {
+		for (k = 0; k + 1 < m; k++)
+			set_owner(p, nw[k].host, nw[k].gpu, 0);
+		for (k = 0; k < on; k++)
+			set_owner(p, old[k].host, old[k].gpu, a->id);
+		free(nw);
+		return ret;
+	}
+	for (k = 0; k < on; k++)
+		p->hosts[old[k].host].nfree++;
+	for (k = 0; k < n; k++)
+		p->hosts[nw[k].host].nfree--;
+	a->gpus = nw;
+	a->ngpus = n;
+	free(old);
+	return 0;
+}
+
+/* A requeue record: allocation i ends, its request is queued again. */
+static int take_requeue(struct pool *p, size_t i, char *err, size_t len)
+{
+	struct pool_alloc *a = &p->allocs[i];
+	int ret;
+
+	if (!a->req)
+		return fail(err, len, -EINVAL, "requeue of allocation %" PRIu64 ", which was not queued",
+			    a->id);
+	ret = queue_insert(p, a->req, err, len);
+	if (ret)
+		return ret;
+	free(a->req);
+	a->req = NULL;
+	drop_alloc(p, i);
+	return 0;
+}
+
 static void end_job(struct pool *p, size_t i)
 {
 	size_t k = 0;
@@ -441,7 +674,16 @@ static int apply(struct pool *p, struct json_object *rec, char *err,
 		return fail(err, len, -EINVAL, "record without op or time");
 	pool_expire(p, at);
 	if (!strcmp(op, "alloc"))
-		return take_alloc(p, rec, err, len);
+		return take_grant(p, rec, err, len);
+	if (!strcmp(op, "queue"))
+		return take_queue(p, rec, err, len);
+	if (!strcmp(op, "cancel")) {
+		if (!get_int(rec, "ticket", 1, INT64_MAX, &id) ||
+		    (i = queued_index(p, id)) < 0)
+			return fail(err, len, -ENOENT, "cancel of unknown ticket");
+		queue_drop(p, i);
+		return 0;
+	}
 	if (!strcmp(op, "job.start"))
 		return take_job(p, rec, err, len);
 	if (!strcmp(op, "job.end")) {
@@ -452,7 +694,8 @@ static int apply(struct pool *p, struct json_object *rec, char *err,
 		end_job(p, i);
 		return 0;
 	}
-	if (strcmp(op, "release") && strcmp(op, "renew"))
+	if (strcmp(op, "release") && strcmp(op, "renew") &&
+	    strcmp(op, "replace") && strcmp(op, "requeue"))
 		return fail(err, len, -EINVAL, "unknown op '%s'", op);
 	if (!get_int(rec, "id", 1, INT64_MAX, &id) ||
 	    (i = alloc_index(p, id)) < 0)
@@ -461,6 +704,10 @@ static int apply(struct pool *p, struct json_object *rec, char *err,
 		drop_alloc(p, i);
 		return 0;
 	}
+	if (!strcmp(op, "replace"))
+		return take_replace(p, i, rec, err, len);
+	if (!strcmp(op, "requeue"))
+		return take_requeue(p, i, err, len);
 	if (!get_int(rec, "expires", INT64_MIN, INT64_MAX, &exp))
 		return fail(err, len, -EINVAL, "renew without expiry");
 	p->allocs[i].expires = exp;
@@ -508,6 +755,31 @@ static struct json_object *record(struct pool *p, const char *op,
 
 /* --- state files --- */
 
+/* The snapshot's queue; one written before there was a queue has none. */
+static int restore_queue(struct pool *p, struct json_object *state,
+			 char *err, size_t len)
+{
+	struct json_object *q;
+	int64_t next;
+	size_t i;
+	int ret;
+
+	if (!json_object_object_get_ex(state, "queue", &q))
+		return 0;
+	if (!json_object_is_type(q, json_type_array) ||
+	    !get_int(state, "next_ticket", 1, INT64_MAX, &next))
+		return fail(err, len, -EINVAL, "malformed pool state");
+	for (i = 0; i < json_object_array_length(q); i++) {
+		ret = take_queue(p, json_object_array_get_idx(q, i), err, len);
+		if (ret)
+			return ret;
+	}
+	if ((uint64_t)next < p->next_ticket)
+		return fail(err, len, -EINVAL, "next_ticket below a queued ticket");
+	p->next_ticket = next;
+	return 0;
+}
+
 static int restore_cb(void *ctx, struct json_object *state, char *err,
 		      size_t len)
 {
@@ -537,6 +809,9 @@ static int restore_cb(void *ctx, struct json_object *state, char *err,
 	if ((uint64_t)next < p->next_id)
 		return fail(err, len, -EINVAL, "next_id below an allocation");
 	p->next_id = next;
+	ret = restore_queue(p, state, err, len);
+	if (ret)
+		return ret;
 	tick(p, clock);
 	return 0;
 }
@@ -554,12 +829,33 @@ int pool_open_state(struct pool *p, const char *dir, time_t now,
 	static const struct pool_journal_ops ops = { restore_cb, apply_cb };
 	int ret;
 
-	if (p->j || p->nallocs || p->njobs)
+	if (p->j || p->nallocs || p->njobs || p->nqueued)
 		return fail(err, len, -EBUSY, "pool state already loaded");
 	ret = pool_journal_open(dir, &ops, p, &p->j, err, len);
 	if (ret)
 		return ret;
 	pool_expire(p, now);
+	return 0;
+}
+
+static int queue_state(const struct pool *p, struct json_object *s)
+{
+	struct json_object *q = json_object_new_array(), *x;
+	size_t i;
+
+	if (!q || json_object_object_add(s, "queue", q)) {
+		json_object_put(q);
+		return -ENOMEM;
+	}
+	json_object_object_add(s, "next_ticket",
+			       json_object_new_uint64(p->next_ticket));
+	for (i = 0; i < p->nqueued; i++) {
+		x = queued_json(&p->queue[i]);
+		if (!x || json_object_array_add(q, x)) {
+			json_object_put(x);
+			return -ENOMEM;
+		}
+	}
 	return 0;
 }
 
@@ -585,6 +881,8 @@ static struct json_object *state_json(const struct pool *p)
 		if (!x || json_object_array_add(a, x))
 			goto out_put;
 	}
+	if (queue_state(p, s))
+		goto out_put;
 	for (i = 0; i < p->njobs; i++) {
 		x = json_object_new_object();
 		h = json_object_new_array();
@@ -1251,6 +1549,166 @@ int pool_job_end(struct pool *p, const char *job, time_t now, char *err,
 	if (rec)
 		json_object_object_add(rec, "job", json_object_new_string(job));
 	return commit(p, rec, err, len);
+}
+
+int pool_enqueue(struct pool *p, const struct pool_queued *q, time_t now,
+		 uint64_t *ticket, char *err, size_t len)
+{
+	struct pool_queued c = *q;
+	struct pool_request rq = { .client = q->client, .ngpus = q->ngpus,
+				   .lease_s = q->lease_s, .job = q->job };
+	struct json_object *rec;
+	int ret;
+
+	ret = check_request(p, &rq, err, len);
+	if (ret)
+		return ret;
+	if (q->hosts && (q->hosts > p->cfg->nhosts || q->per_host > POOL_MAX_GPUS))
+		return fail(err, len, -EINVAL, "a gang of %u hosts with %u GPUs each does not fit %zu hosts",
+			    q->hosts, q->per_host, p->cfg->nhosts);
+	rec = record(p, "queue", now);
+	c.ticket = p->next_ticket;
+	c.submit = p->clock;
+	c.job = q->job ? q->job : (char *)"";
+	c.cls = q->cls ? q->cls : (char *)"";
+	c.group = q->group ? q->group : (char *)"";
+	c.name = q->name ? q->name : (char *)"";
+	if (rec) {
+		struct json_object *x = queued_json(&c);
+
+		json_object_object_foreach(x, k, v)
+			json_object_object_add(rec, k, json_object_get(v));
+		json_object_put(x);
+	}
+	ret = commit(p, rec, err, len);
+	if (!ret)
+		*ticket = c.ticket;
+	return ret;
+}
+
+int pool_cancel(struct pool *p, uint64_t ticket, uid_t uid, time_t now,
+		char *err, size_t len)
+{
+	struct json_object *rec;
+	long i = queued_index(p, ticket);
+
+	if (i < 0)
+		return fail(err, len, -ENOENT, "no queued ticket %" PRIu64,
+			    ticket);
+	if (uid && p->queue[i].uid != uid)
+		return fail(err, len, -EPERM, "ticket %" PRIu64 " belongs to uid %u",
+			    ticket, (unsigned int)p->queue[i].uid);
+	rec = record(p, "cancel", now);
+	if (rec)
+		json_object_object_add(rec, "ticket",
+				       json_object_new_uint64(ticket));
+	return commit(p, rec, err, len);
+}
+
+int pool_grant(struct pool *p, uint64_t ticket, const struct pool_gpu_ref *g,
+	       unsigned int n, time_t now, const struct pool_alloc **out,
+	       char *err, size_t len)
+{
+	long i = queued_index(p, ticket);
+	struct pool_queued *q;
+	struct pool_alloc a = { 0 };
+	struct json_object *rec;
+	int ret;
+
+	*out = NULL;
+	if (i < 0)
+		return fail(err, len, -ENOENT, "no queued ticket %" PRIu64,
+			    ticket);
+	q = &p->queue[i];
+	tick(p, now);
+	a.id = p->next_id;
+	a.uid = q->uid;
+	a.client = q->client;
+	a.job = q->job;
+	a.expires = p->clock + (q->lease_s ? q->lease_s :
+				p->cfg->lease_default_s);
+	a.ngpus = n;
+	a.gpus = (struct pool_gpu_ref *)g;
+	a.req = q;
+	rec = alloc_json(p, &a);
+	if (rec) {
+		json_object_object_add(rec, "op", json_object_new_string("alloc"));
+		json_object_object_add(rec, "at", json_object_new_int64(p->clock));
+		json_object_object_add(rec, "grant",
+				       json_object_new_uint64(ticket));
+	}
+	ret = commit(p, rec, err, len);
+	if (!ret)
+		*out = &p->allocs[p->nallocs - 1];
+	return ret;
+}
+
+/* The GPUs g as a record's array. */
+static struct json_object *gpus_json(const struct pool *p,
+				     const struct pool_gpu_ref *g,
+				     unsigned int n)
+{
+	struct pool_alloc a = { .client = (char *)"", .job = (char *)"", .ngpus = n,
+				.gpus = (struct pool_gpu_ref *)g };
+	struct json_object *o = alloc_json(p, &a), *x = NULL;
+
+	if (o && json_object_object_get_ex(o, "gpus", &x))
+		json_object_get(x);
+	json_object_put(o);
+	return x;
+}
+
+int pool_replace(struct pool *p, uint64_t id, const struct pool_gpu_ref *g,
+		 unsigned int n, time_t now, char *err, size_t len)
+{
+	struct json_object *rec;
+
+	pool_expire(p, now);
+	if (alloc_index(p, id) < 0)
+		return fail(err, len, -ENOENT, "no allocation %" PRIu64, id);
+	rec = record(p, "replace", now);
+	if (rec) {
+		json_object_object_add(rec, "id", json_object_new_uint64(id));
+		json_object_object_add(rec, "gpus", gpus_json(p, g, n));
+	}
+	return commit(p, rec, err, len);
+}
+
+int pool_requeue(struct pool *p, uint64_t id, time_t now, char *err,
+		 size_t len)
+{
+	struct json_object *rec;
+	long i;
+
+	pool_expire(p, now);
+	i = alloc_index(p, id);
+	if (i < 0)
+		return fail(err, len, -ENOENT, "no allocation %" PRIu64, id);
+	if (!p->allocs[i].req)
+		return fail(err, len, -EINVAL, "allocation %" PRIu64 " was not queued",
+			    id);
+	rec = record(p, "requeue", now);
+	if (rec)
+		json_object_object_add(rec, "id", json_object_new_uint64(id));
+	return commit(p, rec, err, len);
+}
+
+size_t pool_nqueued(const struct pool *p)
+{
+	return p->nqueued;
+}
+
+const struct pool_queued *pool_queued_at(const struct pool *p, size_t i)
+{
+	return i < p->nqueued ? &p->queue[i] : NULL;
+}
+
+const struct pool_queued *pool_queued_find(const struct pool *p,
+					   uint64_t ticket)
+{
+	long i = queued_index(p, ticket);
+
+	return i < 0 ? NULL : &p->queue[i];
 }
 
 size_t pool_nallocs(const struct pool *p)

@@ -67,6 +67,8 @@ struct pool_alloc {
 	time_t expires;		/* wall clock */
 	unsigned int ngpus;
 	struct pool_gpu_ref *gpus;
+	/* the queued request it was granted to (its ticket); NULL: none */
+	struct pool_queued *req;
 };
 
 struct pool_job {
@@ -82,6 +84,27 @@ struct pool_request {
 	unsigned int lease_s;	/* 0: the config's lease_default_s */
 	const char *job;	/* NULL or "": none */
 	time_t now;
+};
+
+/*
+ * A request waiting in the queue.  Given to pool_enqueue() its strings
+ * are borrowed (NULL: ""); in the pool they are its own.  The scheduler
+ * reads class, group, name and limit_s; the pool only keeps them.
+ */
+struct pool_queued {
+	uint64_t ticket;	/* from 1, never reused; set by the pool */
+	uid_t uid;
+	char *client;		/* host the GPUs are chosen for */
+	char *job;
+	char *cls;		/* class name, "" the default */
+	char *group;		/* quota group, "" none */
+	char *name;		/* job name for run-time predictions */
+	unsigned int ngpus;
+	unsigned int hosts;	/* gang of hosts, all or none; 0 any */
+	unsigned int per_host;	/* GPUs on each gang host but the last */
+	unsigned int lease_s;	/* of the allocation once granted */
+	unsigned int limit_s;	/* run-time limit, 0 none */
+	time_t submit;		/* set by the pool */
 };
 
 struct pool;
@@ -174,6 +197,48 @@ int pool_job_end(struct pool *p, const char *job, time_t now, char *err,
  * cannot make replay keep a lease a timer freed.
  */
 size_t pool_expire(struct pool *p, time_t now);
+
+/*
+ * Queue q (see struct pool_queued) at now: 0 with *ticket, -EINVAL for a
+ * bad request, -EIO as pool_alloc().
+ */
+int pool_enqueue(struct pool *p, const struct pool_queued *q, time_t now,
+		 uint64_t *ticket, char *err, size_t len);
+
+/* Drop queued ticket, by its owner or root: -ENOENT, -EPERM. */
+int pool_cancel(struct pool *p, uint64_t ticket, uid_t uid, time_t now,
+		char *err, size_t len);
+
+/*
+ * Grant queued ticket the n GPUs g (free; dlid and rail as the caller
+ * found them): one record takes the ticket out of the queue and makes
+ * the allocation, so a restart replays both or neither.  *out as
+ * pool_alloc(); -ENOENT unknown ticket, -EEXIST a GPU held.
+ */
+int pool_grant(struct pool *p, uint64_t ticket, const struct pool_gpu_ref *g,
+	       unsigned int n, time_t now, const struct pool_alloc **out,
+	       char *err, size_t len);
+
+/*
+ * Replace allocation id's GPUs by the n GPUs g (those it keeps and new
+ * free ones), its id, owner and lease unchanged: -ENOENT, -EEXIST.
+ */
+int pool_replace(struct pool *p, uint64_t id, const struct pool_gpu_ref *g,
+		 unsigned int n, time_t now, char *err, size_t len);
+
+/*
+ * Granted allocation id ends and its request is queued again (same
+ * ticket and submit time), in one record: -ENOENT, -EINVAL when it was
+ * not granted from the queue.
+ */
+int pool_requeue(struct pool *p, uint64_t id, time_t now, char *err,
+		 size_t len);
+
+/* Queued requests by ascending ticket, i < pool_nqueued(). */
+size_t pool_nqueued(const struct pool *p);
+const struct pool_queued *pool_queued_at(const struct pool *p, size_t i);
+const struct pool_queued *pool_queued_find(const struct pool *p,
+					   uint64_t ticket);
 
 /* Allocations by ascending id, i < pool_nallocs(). */
 size_t pool_nallocs(const struct pool *p);

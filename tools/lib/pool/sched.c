@@ -1546,6 +1546,45 @@ int sch_submit(struct sch *s, const struct sch_req *r, double t,
 	return 0;
 }
 
+static bool slots_free(const struct sch *s, const struct sch_slot *sl,
+		       size_t n, size_t room)
+{
+	size_t i;
+
+	if (!n || n > room)
+		return false;
+	for (i = 0; i < n; i++)
+		if (sl[i].host >= s->nh || sl[i].gpu >= s->h[sl[i].host].gpus ||
+		    s->v.gfree[s->goff[sl[i].host] + sl[i].gpu] < sl[i].milli)
+			return false;
+	return true;
+}
+
+int sch_hold(struct sch *s, const struct sch_req *r,
+	     const struct sch_slot *sl, size_t n, double t, uint64_t *ticket)
+{
+	struct job *j;
+	size_t i, nh = 0;
+	int ret;
+
+	if (!slots_free(s, sl, n, r->gpus ? r->gpus : 1))
+		return -EINVAL;
+	ret = sch_submit(s, r, t, ticket);
+	if (ret)
+		return ret;
+	j = &s->job[*ticket - 1];
+	qremove(s, (uint32_t)(*ticket - 1));
+	memcpy(j->slot, sl, n * sizeof(*sl));
+	j->nslots = n;
+	for (i = 0; i < n; i++)
+		if ((!i || sl[i].host != sl[i - 1].host) && nh < s->nh)
+			s->pick[nh++] = sl[i].host;
+	ret = start(s, j, span(s, s->pick, nh), t);
+	/* the caller placed it: nothing for the next step to report */
+	s->ndec = 0;
+	return ret;
+}
+
 static struct job *job_of(struct sch *s, uint64_t ticket)
 {
 	if (!ticket || ticket > s->njob)

@@ -155,6 +155,16 @@ void sch_free(struct sch *s);
 int sch_submit(struct sch *s, const struct sch_req *r, double t,
 	       uint64_t *ticket);
 
+/*
+ * r already runs on slots sl[0..n) (distinct, free), placed by the
+ * caller: an allocation made outside the queue, or one replayed after a
+ * restart.  It holds them as a running ticket until sch_finish() or
+ * sch_cancel(); no decision is made for it.  0 with *ticket, -EINVAL
+ * (r never fits, or a slot is unknown or not free), -ENOMEM.
+ */
+int sch_hold(struct sch *s, const struct sch_req *r,
+	     const struct sch_slot *sl, size_t n, double t, uint64_t *ticket);
+
 /* Drop a queued or running ticket: 0, or -ENOENT. */
 int sch_cancel(struct sch *s, uint64_t ticket, double t);
 
