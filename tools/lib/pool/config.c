@@ -300,6 +300,154 @@ static int pool_key(struct ld *l, const char *key, const char *v)
 	return fail(l, "pool", key, -EINVAL, "unknown key");
 }
 
+static bool name_ok(const char *s, size_t n)
+{
+	size_t i;
+
+	if (!n || n > POOL_CFG_NAME_MAX)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("._-", s[i]))
+			return false;
+	return true;
+}
+
+/* "a,b,c": class names, lowest first. */
+static int sched_classes(struct ld *l, const char *v)
+{
+	struct pool_sched_cfg *c = &l->c->sched;
+	const char *p = v, *q;
+
+	for (;; p = q + 1) {
+		q = p + strcspn(p, ",");
+		p += strspn(p, " \t");
+		if (c->nclasses == SCH_CLASSES || !name_ok(p, q - p))
+			return fail(l, "sched", "classes", -EINVAL,
+				    "'%s' is not 1..%d names of letters, digits, '.', '-', '_', lowest first",
+				    v, SCH_CLASSES);
+		c->classes[c->nclasses] = strndup(p, q - p);
+		if (!c->classes[c->nclasses++])
+			return -ENOMEM;
+		if (!*q)
+			return 0;
+	}
+}
+
+/* "GROUP:GPUS,...": the groups' quotas. */
+static int sched_quota(struct ld *l, const char *v)
+{
+	struct pool_sched_cfg *c = &l->c->sched;
+	const char *p = v, *q, *colon;
+	unsigned long n;
+	char num[16];
+
+	c->groups = calloc(POOL_CFG_GROUPS_MAX, sizeof(*c->groups));
+	c->quota = calloc(POOL_CFG_GROUPS_MAX, sizeof(*c->quota));
+	if (!c->groups || !c->quota)
+		return -ENOMEM;
+	for (;; p = q + 1) {
+		q = p + strcspn(p, ",");
+		p += strspn(p, " \t");
+		colon = memchr(p, ':', q - p);
+		if (!colon || c->ngroups == POOL_CFG_GROUPS_MAX ||
+		    !name_ok(p, colon - p) || q - colon - 1 >= (long)sizeof(num))
+			goto bad;
+		snprintf(num, sizeof(num), "%.*s", (int)(q - colon - 1),
+			 colon + 1);
+		if (parse_uint(num, 0, UINT32_MAX / SCH_MILLI, &n))
+			goto bad;
+		c->quota[c->ngroups] = n;
+		c->groups[c->ngroups] = strndup(p, colon - p);
+		if (!c->groups[c->ngroups++])
+			return -ENOMEM;
+		if (!*q)
+			return 0;
+	}
+bad:
+	return fail(l, "sched", "quota", -EINVAL,
+		    "'%s' is not GROUP:GPUS[,GROUP:GPUS...] (at most %d groups)",
+		    v, POOL_CFG_GROUPS_MAX);
+}
+
+static int sched_yesno(struct ld *l, const char *key, const char *v,
+		       bool *out)
+{
+	if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1"))
+		*out = true;
+	else if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "0"))
+		*out = false;
+	else
+		return fail(l, "sched", key, -EINVAL, "'%s' is not yes or no",
+			    v);
+	return 0;
+}
+
+static int sched_secs(struct ld *l, const char *key, const char *v,
+		      unsigned int *out)
+{
+	unsigned long n;
+
+	if (parse_uint(v, 0, POOL_CFG_LEASE_MAX, &n))
+		return fail(l, "sched", key, -EINVAL,
+			    "'%s' is not a number of seconds in 0..%d", v,
+			    POOL_CFG_LEASE_MAX);
+	*out = n;
+	return 0;
+}
+
+/* A [sched] key; default_class is checked once classes are known. */
+static int sched_key(struct ld *l, const char *key, const char *v)
+{
+	struct pool_sched_cfg *c = &l->c->sched;
+	char *end;
+
+	if (!strcmp(key, "policy")) {
+		if (sch_policy_parse(v, &c->policy) || c->policy == SCH_SJF)
+			return fail(l, "sched", key, -EINVAL,
+				    "'%s' is not fifo, priority, easy, predicted, tiresias, bestfit or fgd",
+				    v);
+		return 0;
+	}
+	if (!strcmp(key, "grace_s"))
+		return sched_secs(l, key, v, &c->grace_s);
+	if (!strcmp(key, "starve_s"))
+		return sched_secs(l, key, v, &c->starve_s);
+	if (!strcmp(key, "preempt"))
+		return sched_yesno(l, key, v, &c->preempt);
+	if (!strcmp(key, "classes"))
+		return sched_classes(l, v);
+	if (!strcmp(key, "quota"))
+		return sched_quota(l, v);
+	if (!strcmp(key, "class_weight")) {
+		c->class_weight = strtod(v, &end);
+		if (!*v || *end || !(c->class_weight >= 0))
+			return fail(l, "sched", key, -EINVAL,
+				    "'%s' is not a number >= 0", v);
+		return 0;
+	}
+	if (!strcmp(key, "default_class"))
+		return 0;
+	return fail(l, "sched", key, -EINVAL, "unknown key");
+}
+
+/* default_class names one of classes. */
+static int sched_default(struct ld *l)
+{
+	struct pool_sched_cfg *c = &l->c->sched;
+	const char *v = iniparser_getstring(l->d, "sched:default_class", NULL);
+	unsigned int i;
+
+	if (!v)
+		return 0;
+	for (i = 0; i < c->nclasses; i++)
+		if (!strcmp(c->classes[i], v)) {
+			c->default_class = i;
+			return 0;
+		}
+	return fail(l, "sched", "default_class", -EINVAL,
+		    "'%s' is not one of the classes", v);
+}
+
 /* One entry of an hca list: "0x..." port GUID or a node description. */
 static int parse_hca(struct pool_hca *h, const char *s, size_t n)
 {
@@ -421,7 +569,7 @@ static bool host_section_name(const char *s)
 static int unknown_section(struct ld *l, const char *sec)
 {
 	return fail(l, sec, NULL, -EINVAL,
-		    "unknown section (expected [pool] or [host NAME])");
+		    "unknown section (expected [pool], [sched] or [host NAME])");
 }
 
 /* Every key of every section is one this file knows. */
@@ -443,9 +591,9 @@ static int check_keys(struct ld *l)
 		if (colon == k)
 			return fail(l, "", colon + 1, -EINVAL,
 				    "key outside any section");
-		if (!strcmp(sec, "pool")) {
-			ret = pool_key(l, colon + 1,
-				       l->d->val[i] ? l->d->val[i] : "");
+		if (!strcmp(sec, "pool") || !strcmp(sec, "sched")) {
+			ret = (sec[0] == 'p' ? pool_key : sched_key)(l,
+				colon + 1, l->d->val[i] ? l->d->val[i] : "");
 			if (ret)
 				return ret;
 			continue;
@@ -609,7 +757,7 @@ static int sections(struct ld *l)
 		return -ENOMEM;
 	for (i = 0; i < nsec; i++) {
 		s = iniparser_getsecname(l->d, i);
-		if (!strcmp(s, "pool"))
+		if (!strcmp(s, "pool") || !strcmp(s, "sched"))
 			continue;
 		if (!host_section_name(s))
 			return unknown_section(l, s);
@@ -629,6 +777,9 @@ static int defaults(struct pool_config *c)
 	c->lft_check_s = POOL_CFG_LFT_CHECK_S;
 	c->socket_mode = POOL_CFG_SOCKET_MODE;
 	c->lease_default_s = POOL_CFG_LEASE_S;
+	c->sched.policy = SCH_FIFO;
+	c->sched.grace_s = POOL_CFG_GRACE_S;
+	c->sched.class_weight = -1;
 	c->socket = strdup(POOL_CFG_SOCKET);
 	c->state_dir = strdup(POOL_CFG_STATE_DIR);
 	c->sm_socket = strdup(POOL_CFG_SM_SOCKET);
@@ -696,6 +847,8 @@ int pool_config_load(const char *path, struct pool_config *c, char *err,
 	if (!ret)
 		ret = check_keys(&l);
 	if (!ret)
+		ret = sched_default(&l);
+	if (!ret)
 		ret = sections(&l);
 	if (!ret)
 		ret = check_unique(&l);
@@ -735,5 +888,11 @@ void pool_config_release(struct pool_config *c)
 	free(c->group);
 	free(c->tcp);
 	free(c->node_name_map);
+	for (h = 0; h < c->sched.nclasses; h++)
+		free(c->sched.classes[h]);
+	for (h = 0; h < c->sched.ngroups; h++)
+		free(c->sched.groups[h]);
+	free(c->sched.groups);
+	free(c->sched.quota);
 	memset(c, 0, sizeof(*c));
 }

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "sched.h"
+
 #define POOL_CFG_SOCKET "/run/gpuaware/pool.sock"
 #define POOL_CFG_STATE_DIR "/var/lib/gpuaware"
 #define POOL_CFG_SM_SOCKET "/run/gpuaware/sm.sock"
@@ -46,6 +48,25 @@ struct pool_host_cfg {
 	struct pool_hca *hca;	/* owned */
 };
 
+#define POOL_CFG_GRACE_S 30	/* notice before a preemption */
+#define POOL_CFG_GROUPS_MAX 64	/* quota groups */
+#define POOL_CFG_NAME_MAX 32	/* a class or group name */
+
+/* [sched]: how queued requests are chosen (sched.h). */
+struct pool_sched_cfg {
+	enum sch_policy policy;
+	unsigned int grace_s;	/* notice before a preemption */
+	bool preempt;		/* higher classes preempt lower ones */
+	unsigned int starve_s;	/* waited this long: goes first; 0 never */
+	double class_weight;	/* of the class in the priority, < 0: default */
+	char *classes[SCH_CLASSES];	/* owned, lowest first */
+	unsigned int nclasses;	/* 0: one class, "" */
+	unsigned int default_class;	/* index of the requests' default */
+	char **groups;		/* owned, ngroups of them */
+	unsigned int *quota;	/* GPUs of groups[i] */
+	size_t ngroups;
+};
+
 /* Everything owned; pool_config_release() frees it. */
 struct pool_config {
 	char *socket;
@@ -64,6 +85,7 @@ struct pool_config {
 	char *tcp;		/* "[ADDR:]PORT" to serve reads on, NULL: none */
 	bool tcp_loopback;	/* tcp reaches this host only */
 	char *node_name_map;	/* switch names for the exports, NULL: none */
+	struct pool_sched_cfg sched;
 	struct pool_host_cfg *hosts;	/* in file order */
 	size_t nhosts;
 };
