@@ -27,6 +27,7 @@ static const struct {
 	[SM_ERR_TIMEOUT] = { "timeout", ETIMEDOUT },
 	[SM_ERR_INTERNAL] = { "internal", EIO },
 	[SM_ERR_BAD_CREDENTIAL] = { "bad_credential", EACCES },
+	[SM_ERR_POOL_FULL] = { "pool_full", ENOSPC },
 };
 
 const char *sm_err_code(enum sm_err code)

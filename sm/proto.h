@@ -34,6 +34,7 @@ enum sm_err {
 	SM_ERR_TIMEOUT,		/* request line too slow, or idle; closed */
 	SM_ERR_INTERNAL,	/* the server failed (memory, disk) */
 	SM_ERR_BAD_CREDENTIAL,	/* a MUNGE credential refused */
+	SM_ERR_POOL_FULL,	/* not enough free GPUs now (not queued) */
 	SM_ERR_COUNT
 };
 

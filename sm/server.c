@@ -64,6 +64,7 @@ struct client {
 	bool started;		/* its first byte came: http is decided */
 	bool http;		/* an HTTP request, not JSON lines */
 	bool eof;		/* read nothing more, answer what came, close */
+	bool watch;		/* gets sm_server_publish()'s lines */
 	/* Under the server's lock, for sm_server_answer(): */
 	uint64_t wait;		/* the deferred request's ticket, 0: none */
 	bool answered;		/* its reply was posted: */
@@ -98,6 +99,9 @@ struct sm_server {
 	pthread_mutex_t lock;
 	bool stop;
 	struct sm_server_stats stats;
+	unsigned int nwatch;	/* watchers */
+	char *pub;		/* published lines not yet queued to them */
+	size_t npub, pubcap;
 };
 
 static void count(struct sm_server *s, uint64_t *field)
@@ -194,6 +198,7 @@ static void drop(struct sm_server *s, unsigned int i)
 	pthread_mutex_lock(&s->lock);
 	late = c->answer;
 	cred = c->cred;
+	s->nwatch -= c->watch;
 	s->stats.abandoned += c->answered || cred;
 	s->nclass[c->cls]--;
 	s->cl[i] = s->cl[--s->ncl];
@@ -703,7 +708,7 @@ static void expire(struct sm_server *s, unsigned int i, int64_t now)
 {
 	struct client *c = &s->cl[i];
 
-	if (c->wait || deadline(s, c) > now)
+	if (c->wait || c->watch || deadline(s, c) > now)
 		return;
 	if (!c->closing && !c->eof && c->http) {
 		count(s, &s->stats.timeouts);
@@ -818,7 +823,7 @@ static int poll_timeout(const struct sm_server *s, int64_t now)
 	if (s->busy_quiet && (d < 0 || s->busy_next < d))
 		d = s->busy_next;
 	for (i = 0; i < s->ncl; i++) {
-		if (s->cl[i].wait)
+		if (s->cl[i].wait || s->cl[i].watch)
 			continue;
 		t = deadline(s, &s->cl[i]);
 		if (d < 0 || t < d)
@@ -884,6 +889,96 @@ static void deliver(struct sm_server *s, int64_t now)
 		if (queue(c, r) || serve_lines(s, c, now) || done(c))
 			drop(s, i);
 	}
+}
+
+int sm_server_watch(struct sm_server *s, uint64_t ticket)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->ncl; i++)
+		if (s->cl[i].wait == ticket && !s->cl[i].watch) {
+			pthread_mutex_lock(&s->lock);
+			s->cl[i].watch = true;
+			s->nwatch++;
+			s->stats.watchers++;
+			pthread_mutex_unlock(&s->lock);
+			return 0;
+		}
+	return -ENOENT;
+}
+
+int sm_server_publish(struct sm_server *s, json_object *ev)
+{
+	size_t n;
+	char *line;
+	int ret = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if (!s->nwatch)
+		goto out_unlock;
+	line = sm_proto_line(ev, &n);
+	if (line && s->npub + n > s->pubcap) {
+		size_t cap = 2 * (s->npub + n);
+		char *p = realloc(s->pub, cap);
+
+		if (p) {
+			s->pub = p;
+			s->pubcap = cap;
+		}
+	}
+	if (!line || s->npub + n > s->pubcap) {
+		free(line);
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+	memcpy(s->pub + s->npub, line, n);
+	s->npub += n;
+	s->stats.published++;
+	free(line);
+out_unlock:
+	pthread_mutex_unlock(&s->lock);
+	if (!ret)
+		wake(s);
+	return ret;
+}
+
+/*
+ * Queue the published lines to every watcher; one that still holds
+ * max_out bytes unread after a try to send is dropped: a slow watcher
+ * never holds the server or the others up.
+ */
+static void publish_out(struct sm_server *s, int64_t now)
+{
+	struct client *c;
+	unsigned int i;
+	size_t n;
+	char *buf;
+
+	pthread_mutex_lock(&s->lock);
+	buf = s->pub;
+	n = s->npub;
+	s->pub = NULL;
+	s->npub = s->pubcap = 0;
+	pthread_mutex_unlock(&s->lock);
+	for (i = s->ncl; n && i-- > 0;) {
+		c = &s->cl[i];
+		if (!c->watch || c->closing)
+			continue;
+		if (c->nout - c->off >= s->cfg.max_out && flush(c, now)) {
+			drop(s, i);
+			continue;
+		}
+		if (c->nout - c->off >= s->cfg.max_out) {
+			logf_client(s, c, "closed: watcher with %zu bytes of events unread",
+				    c->nout - c->off);
+			count(s, &s->stats.overflows);
+			drop(s, i);
+			continue;
+		}
+		if (queue_raw(c, buf, n) || flush(c, now))
+			drop(s, i);
+	}
+	free(buf);
 }
 
 void sm_server_answer(struct sm_server *s, uint64_t ticket,
@@ -960,8 +1055,10 @@ static void *run(void *arg)
 					     now);
 		for (i = s->ncl; i-- > 0;)
 			expire(s, i, now);
-		if (s->pfd[0].revents)
+		if (s->pfd[0].revents) {
 			deliver(s, now);
+			publish_out(s, now);
+		}
 		if (s->pfd[1].revents)
 			accept_clients(s, s->lfd, false, now);
 		if (s->pfd[2].revents)
@@ -1123,6 +1220,7 @@ static void server_free(struct sm_server *s)
 	pthread_mutex_destroy(&s->lock);
 	free(s->cl);
 	free(s->pfd);
+	free(s->pub);
 	free(s->path);
 	free(s);
 }

@@ -125,6 +125,8 @@ struct sm_server_stats {
 	uint64_t abandoned;	/* deferred replies whose client had gone */
 	uint64_t munge_ok;	/* TCP requests in a valid MUNGE credential */
 	uint64_t munge_refused;	/* credentials refused (or munged down) */
+	uint64_t published;	/* lines sm_server_publish() sent */
+	uint64_t watchers;	/* clients that became watchers */
 };
 
 struct sm_server;
@@ -160,6 +162,21 @@ void sm_server_answer(struct sm_server *s, uint64_t ticket,
 		      json_object *reply);
 
 void sm_server_stats(struct sm_server *s, struct sm_server_stats *st);
+
+/*
+ * From the handler, on the server thread: the client whose request
+ * ticket it handles becomes a watcher.  Its reply goes first, then every
+ * line sm_server_publish() sends; its idle deadline stops.  A watcher
+ * with max_out bytes unread when a line comes is dropped, never waited
+ * for.  0, or -ENOENT when no client has that ticket.
+ */
+int sm_server_watch(struct sm_server *s, uint64_t ticket);
+
+/*
+ * ev (borrowed) as one line to every watcher, from any thread; nothing
+ * when there is none.  0 or -ENOMEM.
+ */
+int sm_server_publish(struct sm_server *s, json_object *ev);
 
 /* The TCP socket's bound "ADDR:PORT" into buf, "" without one. */
 void sm_server_tcp_name(struct sm_server *s, char *buf, size_t len);

@@ -172,7 +172,7 @@ static void test_codes(void)
 		"bad_json", "not_object", "missing_op", "unknown_op",
 		"bad_request", "too_long", "forbidden", "unknown_host",
 		"duplicate_id", "not_found", "busy", "timeout", "internal",
-		"bad_credential",
+		"bad_credential", "pool_full",
 	};
 	struct sm_error e;
 	int i;
