@@ -158,6 +158,10 @@ static void charge(struct poold *d, const struct pool_alloc *a, double w)
 		}
 }
 
+static void fabric_hosts(struct poold *d);
+static void schedule(struct poold *d);
+static size_t expire(struct poold *d);
+
 static void fresh_loads(struct poold *d)
 {
 	size_t i;
@@ -345,6 +349,13 @@ int poold_init(struct poold *d, const struct pool_config *cfg,
 	ret = bind_view(d, view, err, len);
 	if (ret)
 		goto out_free;
+	ret = poold_queue_new(cfg, pool, &d->tree, d->now(NULL), &d->queue);
+	if (ret) {
+		snprintf(err, len, "queue: %s", strerror(-ret));
+		pool_tree_release(&d->tree);
+		goto out_free;
+	}
+	fabric_hosts(d);
 	pthread_mutex_init(&d->lock, NULL);
 	post_jobs(d);
 	return 0;
@@ -366,8 +377,12 @@ int poold_swap_view(struct poold *d, struct pool_view *view,
 	pthread_mutex_lock(&d->lock);
 	*old = d->view;
 	ret = bind_view(d, view, err, len);
-	if (ret)
+	if (ret) {
 		*old = view;
+	} else {
+		fabric_hosts(d);
+		schedule(d);
+	}
 	pthread_mutex_unlock(&d->lock);
 	return ret;
 }
@@ -378,12 +393,142 @@ void poold_release(struct poold *d)
 
 	pool_tree_release(&d->tree);
 	pool_swname_map_release(&d->names);
+	poold_queue_free(d->queue);
+	json_object_put(d->events);
 	for (h = 0; h < POOLD_NOPS; h++)
 		pool_hist_destroy(&d->opstat[h].time);
 	pthread_mutex_destroy(&d->lock);
 	free(d->byname);
 	free(d->hoff);
 	free(d->port);
+}
+
+/* --- the queue --- */
+
+static int alloc_fields(const struct poold *d, const struct pool_alloc *a,
+			json_object *o);
+
+/* A host is up to the fabric while one of its HCAs is in it. */
+static void fabric_hosts(struct poold *d)
+{
+	time_t now = d->now(NULL);
+	unsigned int r;
+	size_t h;
+	bool down;
+
+	for (h = 0; h < d->cfg->nhosts; h++) {
+		down = true;
+		for (r = 0; r < d->cfg->hosts[h].nhca; r++)
+			down &= d->port[d->hoff[h] + r] < 0;
+		poold_queue_host(d->queue, h, false, down, now);
+	}
+}
+
+static uint32_t grant_dlid(void *ctx, const char *client, uint32_t h,
+			   unsigned int rail)
+{
+	struct oracle o = { .d = ctx };
+	const struct pool_host_cfg *c = &o.d->cfg->hosts[h];
+	struct pool_port port = { .host = c->name, .rail = rail,
+				  .hca = &c->hca[rail], .index = h };
+	uint32_t dlid = 0;
+	double load;
+
+	o.nclient_ports = client_ports(o.d, client, o.client_port);
+	if (!o.nclient_ports || oracle(&o, client, &port, &dlid, &load))
+		return 0;
+	return dlid;
+}
+
+static int add_ticket(json_object *o, const char *k, uint64_t t)
+{
+	char buf[24];
+
+	if (!t)
+		return json_object_object_add(o, k, NULL) ? -ENOMEM : 0;
+	snprintf(buf, sizeof(buf), "%" PRIu64, t);
+	return sm_json_add(o, k, json_object_new_string(buf));
+}
+
+/* An event, kept in d->events until the journal holds its cause. */
+static void queue_event(void *ctx, const char *kind, uint64_t ticket,
+			uid_t uid, const struct pool_alloc *a, uint64_t id,
+			time_t deadline)
+{
+	struct poold *d = ctx;
+	json_object *ev = json_object_new_object(), *al = NULL;
+
+	if (!d->events)
+		d->events = json_object_new_array();
+	if (a)
+		al = json_object_new_object();
+	if (!ev || !d->events || (a && (!al || alloc_fields(d, a, al))) ||
+	    sm_json_add(ev, "event", json_object_new_string(kind)) ||
+	    add_ticket(ev, "ticket", ticket) || add_ticket(ev, "id", id) ||
+	    sm_json_add(ev, "uid", json_object_new_int64(uid)) ||
+	    (deadline && sm_json_add(ev, "deadline",
+				     json_object_new_int64(deadline))) ||
+	    (al && sm_json_add(ev, "alloc", json_object_get(al))) ||
+	    json_object_array_add(d->events, json_object_get(ev)))
+		poold_log(LOG_ERR, "event %s of allocation %" PRIu64 ": out of memory; watchers miss it",
+			  kind, id);
+	json_object_put(al);
+	json_object_put(ev);
+	d->loads_stale = true;
+}
+
+/* Send the events once the journal holds what they report. */
+static void publish(struct poold *d)
+{
+	json_object *ev = d->events;
+	char err[512];
+	size_t i;
+
+	d->events = NULL;
+	if (!ev)
+		return;
+	if (pool_sync(d->pool, err, sizeof(err)))
+		poold_log(LOG_ERR, "journal: %s; events not sent", err);
+	else
+		for (i = 0; d->srv && i < json_object_array_length(ev); i++)
+			if (sm_server_publish(d->srv,
+					      json_object_array_get_idx(ev, i)))
+				poold_log(LOG_ERR, "watch: out of memory; watchers miss an event");
+	json_object_put(ev);
+}
+
+/* Let the scheduler decide now, and tell the watchers. */
+static void schedule(struct poold *d)
+{
+	static const struct poold_queue_ops qops = { grant_dlid, queue_event,
+						     NULL };
+	struct poold_queue_ops o = qops;
+	char err[256];
+	int ret;
+
+	o.ctx = d;
+	fresh_loads(d);
+	ret = poold_queue_run(d->queue, d->now(NULL), &o, err, sizeof(err));
+	if (ret)
+		d->changes++;
+	d->changes += d->events ? json_object_array_length(d->events) : 0;
+	publish(d);
+}
+
+/* Expire leases, an "expired" event for each; how many. */
+static size_t expire(struct poold *d)
+{
+	time_t now = d->now(NULL);
+	size_t i;
+
+	for (i = 0; i < pool_nallocs(d->pool); i++) {
+		const struct pool_alloc *a = pool_alloc_at(d->pool, i);
+
+		if (a->expires <= now)
+			queue_event(d, "expired", a->req ? a->req->ticket : 0,
+				    a->uid, NULL, a->id, 0);
+	}
+	return pool_expire(d->pool, now);
 }
 
 int poold_tick(struct poold *d, bool force)
@@ -393,11 +538,12 @@ int poold_tick(struct poold *d, bool force)
 	int ret = 0;
 
 	pthread_mutex_lock(&d->lock);
-	n = pool_expire(d->pool, d->now(NULL));
+	n = expire(d);
 	if (n) {
 		poold_log(LOG_INFO, "%zu lease%s expired", n, n > 1 ? "s" : "");
 		d->loads_stale = true;
 	}
+	schedule(d);
 	if (force || d->changes >= POOLD_COMPACT_RECORDS) {
 		ret = pool_compact(d->pool, err, sizeof(err));
 		if (ret)
@@ -535,6 +681,8 @@ static int op_error(struct sm_error *e, int ret, const char *msg)
 
 	switch (ret) {
 	case -ENOSPC:
+		code = SM_ERR_POOL_FULL;
+		break;
 	case -EINVAL:
 		code = SM_ERR_BAD_REQUEST;
 		break;
@@ -576,6 +724,7 @@ enum access {
 	READ,			/* anyone who can connect, TCP included */
 	OWN,			/* a change the peer's uid owns: Unix only */
 	GROUP,			/* root or the configured group only */
+	ROOT,			/* root only (Unix, or a MUNGE credential) */
 };
 
 struct op {
@@ -586,6 +735,212 @@ struct op {
 		  json_object *reply, struct sm_error *e);
 };
 
+/* Optional boolean field k: 0 with *v (false when absent). */
+static int get_bool(json_object *req, const char *k, bool *v,
+		    struct sm_error *e)
+{
+	json_object *x;
+
+	*v = false;
+	if (!json_object_object_get_ex(req, k, &x))
+		return 0;
+	if (!json_object_is_type(x, json_type_boolean))
+		return sm_error_set(e, SM_ERR_BAD_REQUEST, "field '%s' must be true or false", k);
+	*v = json_object_get_boolean(x);
+	return 0;
+}
+
+static const struct pool_alloc *granted(const struct poold *d,
+					uint64_t ticket)
+{
+	size_t i = pool_nallocs(d->pool);
+
+	while (i--) {
+		const struct pool_alloc *a = pool_alloc_at(d->pool, i);
+
+		if (a->req && a->req->ticket == ticket)
+			return a;
+	}
+	return NULL;
+}
+
+/*
+ * Queue the request (alloc with queue, submit) and let the scheduler
+ * decide at once: the reply is the allocation when it was granted now,
+ * else the ticket.
+ */
+static int enqueue(struct poold *d, const struct sm_peer *p,
+		   json_object *req, json_object *reply, struct sm_error *e,
+		   unsigned int gpus, unsigned int hosts, unsigned int per)
+{
+	struct pool_queued r = { .uid = p->uid, .ngpus = gpus,
+				 .hosts = hosts, .per_host = per };
+	const struct pool_alloc *a;
+	int64_t lease = 0, limit = 0;
+	uint64_t ticket;
+	char msg[256];
+	int ret;
+
+	if ((ret = sm_get_string(req, "client", true,
+				 (const char **)&r.client, e)) ||
+	    (ret = sm_get_int(req, "lease_s", false, 1, POOL_CFG_LEASE_MAX,
+			      &lease, e)) ||
+	    (ret = sm_get_int(req, "limit_s", false, 1, POOL_CFG_LEASE_MAX,
+			      &limit, e)) ||
+	    (ret = sm_get_string(req, "job", false, (const char **)&r.job,
+				 e)) ||
+	    (ret = sm_get_string(req, "class", false, (const char **)&r.cls,
+				 e)) ||
+	    (ret = sm_get_string(req, "group", false,
+				 (const char **)&r.group, e)) ||
+	    (ret = sm_get_string(req, "name", false, (const char **)&r.name,
+				 e)))
+		return ret;
+	if (!client_ports(d, r.client, (uint32_t[POOL_MAX_HCAS]){ 0 }))
+		return sm_error_set(e, SM_ERR_UNKNOWN_HOST, "client '%s' has no cabled port in the fabric",
+				    r.client);
+	r.lease_s = lease;
+	r.limit_s = limit;
+	expire(d);
+	ret = poold_queue_submit(d->queue, &r, d->now(NULL), &ticket, msg,
+				 sizeof(msg));
+	if (ret)
+		return op_error(e, ret, msg);
+	d->changes++;
+	schedule(d);
+	a = granted(d, ticket);
+	if (add_ticket(reply, "ticket", ticket) ||
+	    sm_json_add(reply, "queued", json_object_new_boolean(!a)))
+		return -ENOMEM;
+	return a ? alloc_fields(d, a, reply) : 0;
+}
+
+static int op_submit(struct poold *d, const struct sm_peer *p,
+		     json_object *req, json_object *reply, struct sm_error *e)
+{
+	int64_t gpus, hosts, per;
+	int ret;
+
+	if ((ret = sm_get_int(req, "gpus", true, 1,
+			      (int64_t)d->cfg->nhosts * POOL_MAX_GPUS, &gpus,
+			      e)) ||
+	    (ret = sm_get_int(req, "hosts", true, 1, d->cfg->nhosts, &hosts,
+			      e)) ||
+	    (ret = sm_get_int(req, "gpus_per_host", true, 1, POOL_MAX_GPUS,
+			      &per, e)))
+		return ret;
+	if (per * (hosts - 1) >= gpus || per * hosts < gpus)
+		return sm_error_set(e, SM_ERR_BAD_REQUEST, "%" PRId64 " GPUs do not make %" PRId64 " hosts of %" PRId64 " (the last one may have fewer)",
+				    gpus, hosts, per);
+	return enqueue(d, p, req, reply, e, gpus, hosts, per);
+}
+
+static int op_cancel(struct poold *d, const struct sm_peer *p,
+		     json_object *req, json_object *reply, struct sm_error *e)
+{
+	const char *s = NULL;
+	uint64_t t;
+	char msg[256], *end;
+	int ret;
+
+	if ((ret = sm_get_string(req, "ticket", true, &s, e)))
+		return ret;
+	errno = 0;
+	t = strtoull(s, &end, 10);
+	if (!isdigit((unsigned char)*s) || *end || errno || !t)
+		return sm_error_set(e, SM_ERR_BAD_REQUEST, "field 'ticket' must be a ticket number, not '%s'", s);
+	ret = poold_queue_cancel(d->queue, t, p->uid, d->now(NULL), msg,
+				 sizeof(msg));
+	if (ret)
+		return op_error(e, ret, msg);
+	d->changes++;
+	schedule(d);
+	return add_ticket(reply, "ticket", t);
+}
+
+static int op_queue_list(struct poold *d, const struct sm_peer *p,
+			 json_object *req, json_object *reply,
+			 struct sm_error *e)
+{
+	json_object *arr = json_object_new_array(), *o;
+	size_t i;
+
+	(void)p;
+	(void)req;
+	(void)e;
+	if (sm_json_add(reply, "queue", arr))
+		return -ENOMEM;
+	for (i = 0; i < pool_nqueued(d->pool); i++) {
+		const struct pool_queued *q = pool_queued_at(d->pool, i);
+
+		o = json_object_new_object();
+		if (json_object_array_add(arr, o)) {
+			json_object_put(o);
+			return -ENOMEM;
+		}
+		if (add_ticket(o, "ticket", q->ticket) ||
+		    add_int(o, "uid", q->uid) ||
+		    add_str(o, "client", q->client) ||
+		    add_int(o, "gpus", q->ngpus) ||
+		    add_int(o, "hosts", q->hosts) ||
+		    add_str(o, "class", q->cls) ||
+		    add_str(o, "group", q->group) ||
+		    add_str(o, "name", q->name) ||
+		    add_str(o, "job", q->job) ||
+		    add_int(o, "submit", q->submit))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int op_watch(struct poold *d, const struct sm_peer *p,
+		    json_object *req, json_object *reply, struct sm_error *e)
+{
+	(void)req;
+	if (!d->srv || sm_server_watch(d->srv, p->ticket))
+		return sm_error_set(e, SM_ERR_INTERNAL, "this server cannot stream events");
+	return sm_json_add(reply, "watching", json_object_new_boolean(true));
+}
+
+/* host.drain, host.fail (down) and host.resume (up), by an operator. */
+static int host_op(struct poold *d, json_object *req, json_object *reply,
+		   struct sm_error *e, bool down)
+{
+	const char *name;
+	long h;
+	int ret;
+
+	if ((ret = sm_get_string(req, "host", true, &name, e)))
+		return ret;
+	h = cfg_host(d, name);
+	if (h < 0)
+		return sm_error_set(e, SM_ERR_UNKNOWN_HOST, "no [host %s] in the config", name);
+	poold_queue_host(d->queue, h, true, down, d->now(NULL));
+	poold_log(LOG_NOTICE, "host %s %s by uid 0", d->cfg->hosts[h].name,
+		  down ? "taken out" : "back");
+	schedule(d);
+	return add_str(reply, "host", d->cfg->hosts[h].name) ||
+	       sm_json_add(reply, "down", json_object_new_boolean(
+				   poold_queue_host_down(d->queue, h))) ?
+	       -ENOMEM : 0;
+}
+
+static int op_host_down(struct poold *d, const struct sm_peer *p,
+			json_object *req, json_object *reply,
+			struct sm_error *e)
+{
+	(void)p;
+	return host_op(d, req, reply, e, true);
+}
+
+static int op_host_resume(struct poold *d, const struct sm_peer *p,
+			  json_object *req, json_object *reply,
+			  struct sm_error *e)
+{
+	(void)p;
+	return host_op(d, req, reply, e, false);
+}
+
 static int op_alloc(struct poold *d, const struct sm_peer *p,
 		    json_object *req, json_object *reply, struct sm_error *e)
 {
@@ -595,12 +950,17 @@ static int op_alloc(struct poold *d, const struct sm_peer *p,
 	const struct pool_alloc *a;
 	int64_t gpus, lease = 0;
 	char msg[256];
+	bool queue;
 	int ret;
 
-	if ((ret = sm_get_string(req, "client", true, &rq.client, e)) ||
+	if ((ret = get_bool(req, "queue", &queue, e)) ||
 	    (ret = sm_get_int(req, "gpus", true, 1,
 			      (int64_t)d->cfg->nhosts * POOL_MAX_GPUS, &gpus,
-			      e)) ||
+			      e)))
+		return ret;
+	if (queue)
+		return enqueue(d, p, req, reply, e, gpus, 0, 0);
+	if ((ret = sm_get_string(req, "client", true, &rq.client, e)) ||
 	    (ret = sm_get_int(req, "lease_s", false, 1, POOL_CFG_LEASE_MAX,
 			      &lease, e)) ||
 	    (ret = sm_get_string(req, "job", false, &rq.job, e)))
@@ -612,7 +972,7 @@ static int op_alloc(struct poold *d, const struct sm_peer *p,
 	rq.ngpus = gpus;
 	rq.lease_s = lease;
 	rq.now = d->now(NULL);
-	if (pool_expire(d->pool, rq.now))
+	if (expire(d))
 		d->loads_stale = true;
 	fresh_loads(d);
 	ret = pool_alloc(d->pool, &rq, &orc, &a, msg, sizeof(msg));
@@ -634,7 +994,7 @@ static int op_release(struct poold *d, const struct sm_peer *p,
 
 	if ((ret = get_id(req, &id, e)))
 		return ret;
-	if (pool_expire(d->pool, now))
+	if (expire(d))
 		d->loads_stale = true;
 	/*
 	 * Take the allocation's own charge back rather than charge every
@@ -649,6 +1009,7 @@ static int op_release(struct poold *d, const struct sm_peer *p,
 	if (ret)
 		return op_error(e, ret, msg);
 	d->changes++;
+	schedule(d);
 	return sm_json_add(reply, "id", json_object_get(json_object_object_get(req, "id")));
 }
 
@@ -684,7 +1045,7 @@ static int op_alloc_list(struct poold *d, const struct sm_peer *p,
 	(void)e;
 	if (sm_json_add(reply, "allocs", arr))
 		return -ENOMEM;
-	if (pool_expire(d->pool, d->now(NULL)))
+	if (expire(d))
 		d->loads_stale = true;
 	fresh_loads(d);
 	for (i = 0; i < pool_nallocs(d->pool); i++) {
@@ -991,6 +1352,7 @@ static int op_job_end(struct poold *d, const struct sm_peer *p,
 	d->changes++;
 	d->loads_stale = true;
 	post_jobs(d);
+	schedule(d);
 	return add_str(reply, "job", job);
 }
 
@@ -1096,7 +1458,7 @@ static int op_status(struct poold *d, const struct sm_peer *p,
 	(void)p;
 	(void)req;
 	(void)e;
-	if (pool_expire(d->pool, d->now(NULL)))
+	if (expire(d))
 		d->loads_stale = true;
 	hosts = json_object_new_array();
 	if (sm_json_add(reply, "hosts", hosts))
@@ -1145,8 +1507,19 @@ static int op_status(struct poold *d, const struct sm_peer *p,
 
 static const struct op ops[] = {
 	{ "pool.status", READ, FIELDS(NULL), op_status },
-	{ "alloc", OWN, FIELDS("client", "gpus", "lease_s", "job"),
+	{ "alloc", OWN, FIELDS("client", "gpus", "lease_s", "job", "queue",
+			       "class", "group", "name", "limit_s"),
 	  op_alloc },
+	{ "submit", OWN, FIELDS("client", "gpus", "hosts", "gpus_per_host",
+				"lease_s", "job", "class", "group", "name",
+				"limit_s"),
+	  op_submit },
+	{ "cancel", OWN, FIELDS("ticket"), op_cancel },
+	{ "queue.list", READ, FIELDS(NULL), op_queue_list },
+	{ "watch", READ, FIELDS(NULL), op_watch },
+	{ "host.drain", ROOT, FIELDS("host"), op_host_down },
+	{ "host.fail", ROOT, FIELDS("host"), op_host_down },
+	{ "host.resume", ROOT, FIELDS("host"), op_host_resume },
 	{ "release", OWN, FIELDS("id"), op_release },
 	{ "renew", OWN, FIELDS("id", "lease_s"), op_renew },
 	{ "alloc.list", READ, FIELDS(NULL), op_alloc_list },
@@ -1217,6 +1590,11 @@ int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
 					name);
 		return *reply ? 0 : -ENOMEM;
 	}
+	if (op->access == ROOT && p->uid != 0) {
+		*reply = sm_reply_error(SM_ERR_FORBIDDEN, "%s needs root (uid %u)",
+					name, (unsigned int)p->uid);
+		return *reply ? 0 : -ENOMEM;
+	}
 	if (op->access == GROUP && !p->may_write) {
 		/* Slurm's hooks run as SlurmUser: say what to set. */
 		if (d->cfg->group)
@@ -1263,5 +1641,8 @@ int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
 		if (!*reply)
 			return -ENOMEM;
 	}
+	/* a watcher's reply must go before the events it is sent */
+	if (op->fn == op_watch)
+		return 0;
 	return hold(d, p, seq, reply);
 }

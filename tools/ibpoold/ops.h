@@ -18,6 +18,7 @@
 
 #include "commit.h"
 #include "fanout.h"
+#include "queue.h"
 #include "sm/server.h"
 #include "tools/lib/pool/config.h"
 #include "tools/lib/pool/hist.h"
@@ -27,7 +28,7 @@
 #include "tools/lib/pool/view.h"
 
 /* Operations of the pool socket (the table in ops.c). */
-#define POOLD_NOPS 10
+#define POOLD_NOPS 17
 
 /* Requests of one operation answered, and the handler's time. */
 struct poold_opstat {
@@ -70,6 +71,8 @@ struct poold {
 	time_t (*now)(time_t *);
 	struct poold_commit *commit;
 	struct sm_server *srv;
+	struct poold_queue *queue;	/* owned */
+	json_object *events;	/* the queue's, published once durable */
 	struct poold_opstat opstat[POOLD_NOPS];	/* server thread */
 	/* under lock: the view's time and the refreshes failed since */
 	time_t view_at;
@@ -121,7 +124,8 @@ int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
 		 json_object **reply);
 
 /*
- * Timer work at now: expire leases, and compact the journal after
+ * Timer work at now: expire leases (an "expired" event each), let the
+ * queue decide, and compact the journal after
  * POOLD_COMPACT_RECORDS changes (always when force).  Returns 0 or the
  * compaction's negative errno (logged).
  */

@@ -1,0 +1,561 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The pool's queue.  The pool holds the truth (allocations and queued
+ * requests, journaled); the scheduler holds the same set as its running
+ * and queued tickets, rebuilt from the pool at start, so a restart
+ * replays the queue and a grant, one record, happens once.  Allocations
+ * made at once (alloc without queue, or replayed) are held in the
+ * scheduler at the top class: a queued request never preempts them.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "queue.h"
+#include "tools/lib/pool/sched.h"
+
+/* One scheduler ticket: a queued pool ticket, or an allocation. */
+struct ent {
+	uint64_t sch;		/* the scheduler's ticket */
+	uint64_t ticket;	/* the pool's queued ticket, 0: made at once */
+	uint64_t id;		/* allocation while running, else 0 */
+};
+
+struct poold_queue {
+	const struct pool_config *cfg;
+	struct pool *pool;
+	struct sch *s;
+	struct ent *e;
+	size_t n, cap;
+	uint64_t seen;		/* highest allocation id known */
+	bool *oper, *fabric;	/* per host: down by an operator, the fabric */
+	uint64_t *quota;	/* milli per group, the last one for "" */
+	double t;
+};
+
+static double clock_of(struct poold_queue *q, time_t now)
+{
+	if ((double)now > q->t)
+		q->t = (double)now;
+	return q->t;
+}
+
+static struct ent *ent_add(struct poold_queue *q)
+{
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? 2 * q->cap : 64;
+		struct ent *e = realloc(q->e, cap * sizeof(*e));
+
+		if (!e)
+			return NULL;
+		q->e = e;
+		q->cap = cap;
+	}
+	memset(&q->e[q->n], 0, sizeof(q->e[0]));
+	return &q->e[q->n++];
+}
+
+static struct ent *ent_by_sch(struct poold_queue *q, uint64_t sch)
+{
+	size_t i;
+
+	for (i = 0; i < q->n; i++)
+		if (q->e[i].sch == sch)
+			return &q->e[i];
+	return NULL;
+}
+
+static void ent_del(struct poold_queue *q, struct ent *e)
+{
+	*e = q->e[--q->n];
+}
+
+/* A class or group name's index; "" the default; -1 unknown. */
+static long cls_index(const struct pool_sched_cfg *c, const char *name)
+{
+	unsigned int i;
+
+	if (!*name)
+		return c->default_class;
+	for (i = 0; i < c->nclasses; i++)
+		if (!strcmp(c->classes[i], name))
+			return i;
+	return -1;
+}
+
+static long group_index(const struct pool_sched_cfg *c, const char *name)
+{
+	size_t i;
+
+	if (!*name)
+		return c->ngroups;
+	for (i = 0; i < c->ngroups; i++)
+		if (!strcmp(c->groups[i], name))
+			return i;
+	return -1;
+}
+
+/* r as the scheduler takes it; -EINVAL naming what is unknown. */
+static int sch_req_of(const struct poold_queue *q, const struct pool_queued *r,
+		      struct sch_req *out, char *err, size_t len)
+{
+	const struct pool_sched_cfg *c = &q->cfg->sched;
+	long k = cls_index(c, r->cls), g = group_index(c, r->group);
+
+	if (k < 0) {
+		snprintf(err, len, "unknown class '%s'", r->cls);
+		return -EINVAL;
+	}
+	if (g < 0) {
+		snprintf(err, len, "unknown group '%s'", r->group);
+		return -EINVAL;
+	}
+	*out = (struct sch_req){ .user = r->uid, .group = g, .cls = k,
+		.gpus = r->ngpus, .hosts = r->hosts, .per_host = r->per_host,
+		.limit = r->limit_s, .name = r->name };
+	return 0;
+}
+
+static int slot_cmp(const void *a, const void *b)
+{
+	const struct sch_slot *x = a, *y = b;
+
+	if (x->host != y->host)
+		return x->host < y->host ? -1 : 1;
+	return (int)x->gpu - (int)y->gpu;
+}
+
+/* Allocation a held in the scheduler as it is placed. */
+static int hold(struct poold_queue *q, const struct pool_alloc *a)
+{
+	struct sch_slot *sl = calloc(a->ngpus, sizeof(*sl));
+	struct sch_req r = { .user = a->uid, .group = q->cfg->sched.ngroups,
+			     .cls = SCH_CLASSES - 1, .gpus = a->ngpus };
+	struct ent *e;
+	unsigned int i;
+	int ret;
+
+	if (!sl)
+		return -ENOMEM;
+	for (i = 0; i < a->ngpus; i++)
+		sl[i] = (struct sch_slot){ .host = a->gpus[i].host,
+			.gpu = a->gpus[i].gpu, .milli = SCH_MILLI };
+	qsort(sl, a->ngpus, sizeof(*sl), slot_cmp);
+	/* granted from the queue: its class may be preempted, as queued */
+	if (a->req) {
+		struct sch_req x;
+		char msg[128];
+
+		if (!sch_req_of(q, a->req, &x, msg, sizeof(msg))) {
+			r.cls = x.cls;
+			r.group = x.group;
+			r.limit = x.limit;
+		}
+	}
+	e = ent_add(q);
+	ret = e ? sch_hold(q->s, &r, sl, a->ngpus, q->t, &e->sch) : -ENOMEM;
+	free(sl);
+	if (ret) {
+		if (e)
+			q->n--;
+		poold_log(LOG_ERR, "queue: allocation %" PRIu64 " not held by the scheduler: %s",
+			  a->id, strerror(-ret));
+		return ret == -ENOMEM ? ret : 0;
+	}
+	e->ticket = a->req ? a->req->ticket : 0;
+	e->id = a->id;
+	if (a->id > q->seen)
+		q->seen = a->id;
+	return 0;
+}
+
+/* Queued request r into the scheduler. */
+static int enter(struct poold_queue *q, const struct pool_queued *r,
+		 double t, char *err, size_t len)
+{
+	struct sch_req sr;
+	struct ent *e;
+	int ret;
+
+	ret = sch_req_of(q, r, &sr, err, len);
+	if (ret)
+		return ret;
+	e = ent_add(q);
+	if (!e)
+		return -ENOMEM;
+	ret = sch_submit(q->s, &sr, t, &e->sch);
+	if (ret) {
+		q->n--;
+		if (ret == -EINVAL)
+			snprintf(err, len, "%u GPUs%s can never fit this pool",
+				 r->ngpus, r->hosts ? " on that gang" : "");
+		return ret;
+	}
+	e->ticket = r->ticket;
+	return 0;
+}
+
+static void host_levels(const struct pool_tree *t, size_t h,
+			struct sch_host *sh, unsigned int nl)
+{
+	long ti = t->cfg_host ? t->cfg_host[h] : -1;
+	unsigned int l;
+
+	for (l = 0; l < nl && ti >= 0; l++)
+		sh->lvl[l] = t->fattree ? t->group[(size_t)l * t->nhosts + ti] :
+					  t->host_sw[ti];
+}
+
+static int build(struct poold_queue *q, const struct pool_tree *t)
+{
+	const struct pool_config *cfg = q->cfg;
+	const struct pool_sched_cfg *sc = &cfg->sched;
+	struct sch_host *h = calloc(cfg->nhosts + 1, sizeof(*h));
+	struct sch_config c;
+	size_t i;
+	int ret = -ENOMEM;
+
+	if (!h)
+		return ret;
+	sch_config_default(&c, sc->policy);
+	c.nlevels = t->fattree && t->nlevels ? t->nlevels : 1;
+	if (c.nlevels > SCH_MAX_LEVELS)
+		c.nlevels = SCH_MAX_LEVELS;
+	c.grace = sc->grace_s;
+	c.preempt = sc->preempt;
+	if (sc->starve_s)
+		c.starve = sc->starve_s;
+	if (sc->class_weight >= 0)
+		c.w_class = sc->class_weight;
+	for (i = 0; i < sc->ngroups; i++)
+		q->quota[i] = (uint64_t)sc->quota[i] * SCH_MILLI;
+	q->quota[sc->ngroups] = UINT64_MAX / 4;
+	c.quota = sc->ngroups ? q->quota : NULL;
+	c.ngroups = sc->ngroups + 1;
+	for (i = 0; i < cfg->nhosts; i++) {
+		h[i].gpus = cfg->hosts[i].gpus;
+		host_levels(t, i, &h[i], c.nlevels);
+	}
+	ret = sch_new(h, cfg->nhosts, &c, &q->s);
+	free(h);
+	return ret;
+}
+
+int poold_queue_new(const struct pool_config *cfg, struct pool *pool,
+		    const struct pool_tree *t, time_t now,
+		    struct poold_queue **out)
+{
+	struct poold_queue *q = calloc(1, sizeof(*q));
+	char err[256];
+	size_t i;
+	int ret = -ENOMEM;
+
+	*out = NULL;
+	if (!q)
+		return ret;
+	q->cfg = cfg;
+	q->pool = pool;
+	q->t = (double)now;
+	q->oper = calloc(cfg->nhosts + 1, sizeof(*q->oper));
+	q->fabric = calloc(cfg->nhosts + 1, sizeof(*q->fabric));
+	q->quota = calloc(cfg->sched.ngroups + 1, sizeof(*q->quota));
+	if (!q->oper || !q->fabric || !q->quota || (ret = build(q, t)))
+		goto out_free;
+	for (i = 0; i < pool_nallocs(pool); i++)
+		if ((ret = hold(q, pool_alloc_at(pool, i))))
+			goto out_free;
+	for (i = 0; i < pool_nqueued(pool); i++) {
+		const struct pool_queued *r = pool_queued_at(pool, i);
+
+		ret = enter(q, r, r->submit < now ? (double)r->submit : q->t,
+			    err, sizeof(err));
+		if (ret == -ENOMEM)
+			goto out_free;
+		if (ret)
+			poold_log(LOG_WARNING, "queue: ticket %" PRIu64 " stays queued but is never granted: %s (the config changed?)",
+				  r->ticket, err);
+	}
+	for (i = 0; i < cfg->nhosts; i++)
+		if (!t->cfg_host || t->cfg_host[i] < 0)
+			poold_queue_host(q, i, false, true, now);
+	*out = q;
+	return 0;
+out_free:
+	poold_queue_free(q);
+	return ret;
+}
+
+void poold_queue_free(struct poold_queue *q)
+{
+	if (!q)
+		return;
+	sch_free(q->s);
+	free(q->e);
+	free(q->oper);
+	free(q->fabric);
+	free(q->quota);
+	free(q);
+}
+
+int poold_queue_submit(struct poold_queue *q, const struct pool_queued *r,
+		       time_t now, uint64_t *ticket, char *err, size_t len)
+{
+	struct pool_queued c = *r;
+	double t = clock_of(q, now);
+	struct ent *e;
+	int ret;
+
+	c.cls = r->cls ? r->cls : (char *)"";
+	c.group = r->group ? r->group : (char *)"";
+	c.name = r->name ? r->name : (char *)"";
+	ret = enter(q, &c, t, err, len);
+	if (ret)
+		return ret;
+	e = &q->e[q->n - 1];
+	ret = pool_enqueue(q->pool, &c, now, ticket, err, len);
+	if (ret) {
+		sch_cancel(q->s, e->sch, t);
+		ent_del(q, e);
+		return ret;
+	}
+	e->ticket = *ticket;
+	return 0;
+}
+
+int poold_queue_cancel(struct poold_queue *q, uint64_t ticket, uid_t uid,
+		       time_t now, char *err, size_t len)
+{
+	size_t i;
+	int ret;
+
+	ret = pool_cancel(q->pool, ticket, uid, now, err, len);
+	if (ret)
+		return ret;
+	for (i = 0; i < q->n; i++)
+		if (q->e[i].ticket == ticket && !q->e[i].id) {
+			sch_cancel(q->s, q->e[i].sch, clock_of(q, now));
+			ent_del(q, &q->e[i]);
+			break;
+		}
+	return 0;
+}
+
+void poold_queue_host(struct poold_queue *q, uint32_t h, bool oper,
+		      bool down, time_t now)
+{
+	double t = clock_of(q, now);
+
+	if (h >= q->cfg->nhosts)
+		return;
+	if (oper)
+		q->oper[h] = down;
+	else
+		q->fabric[h] = down;
+	if (q->oper[h] || q->fabric[h])
+		sch_host_down(q->s, h, t);
+	else
+		sch_host_up(q->s, h, t);
+}
+
+bool poold_queue_host_down(const struct poold_queue *q, uint32_t h)
+{
+	return h < q->cfg->nhosts && (q->oper[h] || q->fabric[h]);
+}
+
+/* Allocations gone from the pool end their tickets; new ones are held. */
+static int catch_up(struct poold_queue *q)
+{
+	size_t i, n = pool_nallocs(q->pool);
+	int ret;
+
+	for (i = 0; i < q->n;) {
+		struct ent *e = &q->e[i];
+
+		if (e->id && !pool_alloc_find(q->pool, e->id)) {
+			sch_finish(q->s, e->sch, q->t);
+			ent_del(q, e);
+		} else {
+			i++;
+		}
+	}
+	while (n && pool_alloc_at(q->pool, n - 1)->id > q->seen)
+		n--;
+	for (i = n; i < pool_nallocs(q->pool); i++)
+		if ((ret = hold(q, pool_alloc_at(q->pool, i))))
+			return ret;
+	return 0;
+}
+
+/* The scheduler's slots as the pool's GPUs, dlids asked of ops. */
+static struct pool_gpu_ref *gpus_of(const struct poold_queue *q,
+				    const struct sch_dec *d,
+				    const char *client,
+				    const struct poold_queue_ops *ops)
+{
+	struct pool_gpu_ref *g = calloc(d->nslots + 1, sizeof(*g));
+	size_t i;
+
+	for (i = 0; g && i < d->nslots; i++) {
+		const struct pool_host_cfg *h = &q->cfg->hosts[d->slot[i].host];
+
+		g[i].host = d->slot[i].host;
+		g[i].gpu = d->slot[i].gpu;
+		g[i].rail = pool_gpu_rail(h, g[i].gpu);
+		g[i].dlid = ops->dlid(ops->ctx, client, g[i].host, g[i].rail);
+	}
+	return g;
+}
+
+static int grant(struct poold_queue *q, struct ent *e,
+		 const struct sch_dec *d, time_t now,
+		 const struct poold_queue_ops *ops, char *err, size_t len)
+{
+	const struct pool_queued *r = pool_queued_find(q->pool, e->ticket);
+	const struct pool_alloc *a;
+	struct pool_gpu_ref *g;
+	int ret;
+
+	if (!r)
+		return 0;
+	g = gpus_of(q, d, r->client, ops);
+	if (!g)
+		return -ENOMEM;
+	ret = pool_grant(q->pool, e->ticket, g, d->nslots, now, &a, err, len);
+	free(g);
+	if (ret) {
+		/* the scheduler thinks it runs: queue it there again */
+		char msg[128];
+		uint64_t t = e->ticket;
+
+		sch_cancel(q->s, e->sch, q->t);
+		ent_del(q, e);
+		if (enter(q, r, q->t, msg, sizeof(msg)))
+			poold_log(LOG_ERR, "queue: ticket %" PRIu64 " not queued again: %s",
+				  t, msg);
+		return ret;
+	}
+	e->id = a->id;
+	q->seen = a->id;
+	ops->event(ops->ctx, "granted", e->ticket, a->uid, a, a->id, 0);
+	return 0;
+}
+
+static int replace(struct poold_queue *q, struct ent *e,
+		   const struct sch_dec *d, time_t now,
+		   const struct poold_queue_ops *ops, char *err, size_t len)
+{
+	const struct pool_alloc *a = pool_alloc_find(q->pool, e->id);
+	struct pool_gpu_ref *g;
+	int ret;
+
+	if (!a)
+		return 0;
+	g = gpus_of(q, d, a->client, ops);
+	if (!g)
+		return -ENOMEM;
+	ret = pool_replace(q->pool, e->id, g, d->nslots, now, err, len);
+	free(g);
+	if (ret)
+		return ret;
+	a = pool_alloc_find(q->pool, e->id);
+	ops->event(ops->ctx, "replaced", e->ticket, a->uid, a, a->id, 0);
+	return 0;
+}
+
+/*
+ * e stopped running and the scheduler queued it again (preempted, or
+ * lost without a replacement): a queued request goes back to the pool's
+ * queue; an allocation made at once has no request to queue, and ends.
+ */
+static int stopped(struct poold_queue *q, struct ent *e, const char *kind,
+		   time_t now, const struct poold_queue_ops *ops, char *err,
+		   size_t len)
+{
+	const struct pool_alloc *a = pool_alloc_find(q->pool, e->id);
+	uint64_t id = e->id;
+	uid_t uid;
+	int ret;
+
+	if (!a)
+		return 0;
+	uid = a->uid;
+	if (e->ticket) {
+		ret = pool_requeue(q->pool, id, now, err, len);
+		if (ret)
+			return ret;
+		e->id = 0;
+		ops->event(ops->ctx, kind, e->ticket, uid, NULL, id, 0);
+		return 0;
+	}
+	sch_cancel(q->s, e->sch, q->t);
+	ent_del(q, e);
+	ret = pool_release(q->pool, id, 0, now, err, len);
+	if (!ret)
+		ops->event(ops->ctx, "revoked", 0, uid, NULL, id, 0);
+	return ret;
+}
+
+static int carry_out(struct poold_queue *q, const struct sch_dec *d,
+		     time_t now, const struct poold_queue_ops *ops, char *err,
+		     size_t len)
+{
+	struct ent *e = ent_by_sch(q, d->ticket);
+	const struct pool_alloc *a;
+
+	if (!e)
+		return 0;
+	a = e->id ? pool_alloc_find(q->pool, e->id) : NULL;
+	switch (d->act) {
+	case SCH_START:
+		return grant(q, e, d, now, ops, err, len);
+	case SCH_NOTICE:
+		if (a)
+			ops->event(ops->ctx, "preempt-notice", e->ticket,
+				   a->uid, a, a->id, (time_t)d->deadline);
+		return 0;
+	case SCH_LOST:
+		if (a)
+			ops->event(ops->ctx, "lost", e->ticket, a->uid, a,
+				   a->id, 0);
+		return 0;
+	case SCH_REPLACED:
+		return replace(q, e, d, now, ops, err, len);
+	case SCH_PREEMPT:
+		return stopped(q, e, "preempted", now, ops, err, len);
+	case SCH_REQUEUE:
+		return stopped(q, e, "requeued", now, ops, err, len);
+	}
+	return 0;
+}
+
+int poold_queue_run(struct poold_queue *q, time_t now,
+		    const struct poold_queue_ops *ops, char *err, size_t len)
+{
+	const struct sch_dec *d;
+	double t = clock_of(q, now);
+	char msg[256];
+	size_t i, n;
+	int ret, first = 0;
+
+	ret = catch_up(q);
+	if (!ret)
+		ret = sch_step(q->s, t, &d, &n);
+	if (ret) {
+		snprintf(err, len, "scheduler: %s", strerror(-ret));
+		return ret;
+	}
+	for (i = 0; i < n; i++) {
+		ret = carry_out(q, &d[i], now, ops, msg, sizeof(msg));
+		if (ret)
+			poold_log(LOG_ERR, "queue: ticket %" PRIu64 ": %s",
+				  d[i].ticket, msg);
+		if (ret && !first) {
+			first = ret;
+			snprintf(err, len, "%s", msg);
+		}
+	}
+	return first;
+}
