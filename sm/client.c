@@ -177,23 +177,27 @@ int sm_call(const char *path, json_object *req, json_object **reply,
 	return sm_call_as(path, NULL, req, reply, timeout_ms, err, len);
 }
 
-int sm_call_as(const char *path, const char *munge, json_object *req,
-	       json_object **reply, int timeout_ms, char *err, size_t len)
+/*
+ * Connect to path and send req (in a MUNGE envelope over TCP; anon says
+ * why not) by end: 0 with *fd, or a negative errno with err.
+ */
+static int call_open(const char *path, const char *munge, json_object *req,
+		     int64_t end, int timeout_ms, int *fdp, char *anon,
+		     size_t alen_anon, char *err, size_t len)
 {
-	int64_t end = mono_ms() + timeout_ms;
 	struct sockaddr_storage a;
-	char *line, *buf = NULL, anon[256] = "";
-	struct sm_error e;
+	char *line;
 	socklen_t alen;
 	size_t n;
 	int fd, ret;
 
+	*fdp = -1;
 	ret = call_addr(path, &a, &alen, err, len);
 	if (ret)
 		return ret;
 	line = sm_proto_line(req, &n);
 	if (line && a.ss_family != AF_UNIX &&
-	    wrap(munge, &line, &n, anon, sizeof(anon))) {
+	    wrap(munge, &line, &n, anon, alen_anon)) {
 		free(line);
 		line = NULL;
 	}
@@ -216,8 +220,40 @@ int sm_call_as(const char *path, const char *munge, json_object *req,
 	if (ret)
 		goto out_close;
 	ret = send_line(fd, line, n, end);
-	if (!ret)
-		ret = recv_line(fd, &buf, &n, end);
+	if (ret == -ETIMEDOUT)
+		snprintf(err, len, "%s: no reply within %d ms", path,
+			 timeout_ms);
+	else if (ret == -ECONNRESET || ret == -EPIPE)
+		snprintf(err, len, "%s: connection closed without a reply",
+			 path);
+	else if (ret)
+		snprintf(err, len, "%s: %s", path, strerror(-ret));
+	if (ret)
+		goto out_close;
+	*fdp = fd;
+	free(line);
+	return 0;
+out_close:
+	close(fd);
+out_free:
+	free(line);
+	return ret;
+}
+
+int sm_call_as(const char *path, const char *munge, json_object *req,
+	       json_object **reply, int timeout_ms, char *err, size_t len)
+{
+	int64_t end = mono_ms() + timeout_ms;
+	char *buf = NULL, anon[256] = "";
+	struct sm_error e;
+	size_t n = 0;
+	int fd, ret;
+
+	ret = call_open(path, munge, req, end, timeout_ms, &fd, anon,
+			sizeof(anon), err, len);
+	if (ret)
+		return ret;
+	ret = recv_line(fd, &buf, &n, end);
 	if (ret == -ETIMEDOUT)
 		snprintf(err, len, "%s: no reply within %d ms", path,
 			 timeout_ms);
@@ -233,9 +269,84 @@ int sm_call_as(const char *path, const char *munge, json_object *req,
 		note_anonymous(*reply, anon);
 	}
 	free(buf);
-out_close:
 	close(fd);
-out_free:
-	free(line);
+	return ret;
+}
+
+/* Lines from fd to fn until it stops, the peer closes, or an error. */
+static int stream_lines(int fd, const char *path,
+			int (*fn)(void *ctx, json_object *line), void *ctx,
+			char *err, size_t len)
+{
+	size_t cap = 4096, got = 0, start;
+	char *buf = malloc(cap), *nl, *p;
+	struct pollfd pf = { .fd = fd, .events = POLLIN };
+	struct sm_error e;
+	json_object *o;
+	ssize_t r;
+	int ret = 0;
+
+	while (buf && !ret) {
+		if (got == cap) {
+			p = cap < CALL_MAX_REPLY ? realloc(buf, cap * 2) : NULL;
+			if (!p)
+				break;
+			buf = p;
+			cap *= 2;
+		}
+		if (poll(&pf, 1, -1) < 0 && errno != EINTR) {
+			ret = -errno;
+			break;
+		}
+		r = recv(fd, buf + got, cap - got, MSG_DONTWAIT);
+		if (r < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (r <= 0) {
+			ret = r ? -errno : -ECONNRESET;
+			break;
+		}
+		got += r;
+		start = 0;
+		while (!ret && (nl = memchr(buf + start, '\n', got - start))) {
+			if (sm_proto_parse_object(buf + start, nl - buf - start,
+						 CALL_MAX_REPLY, &o, &e)) {
+				snprintf(err, len, "%s: bad line: %s", path,
+					 e.msg);
+				ret = -EPROTO;
+				break;
+			}
+			ret = fn(ctx, o);
+			json_object_put(o);
+			start = nl - buf + 1;
+		}
+		memmove(buf, buf + start, got - start);
+		got -= start;
+	}
+	if (!buf || (!ret && got == cap)) {
+		snprintf(err, len, "%s: out of memory", path);
+		ret = -ENOMEM;
+	} else if (ret == -ECONNRESET) {
+		snprintf(err, len, "%s: the server closed the connection",
+			 path);
+	} else if (ret < 0 && ret != -EPROTO) {
+		snprintf(err, len, "%s: %s", path, strerror(-ret));
+	}
+	free(buf);
+	return ret;
+}
+
+int sm_stream_as(const char *path, const char *munge, json_object *req,
+		 int timeout_ms, int (*fn)(void *ctx, json_object *line),
+		 void *ctx, char *err, size_t len)
+{
+	char anon[256] = "";
+	int fd, ret;
+
+	ret = call_open(path, munge, req, mono_ms() + timeout_ms, timeout_ms,
+			&fd, anon, sizeof(anon), err, len);
+	if (ret)
+		return ret;
+	ret = stream_lines(fd, path, fn, ctx, err, len);
+	close(fd);
 	return ret;
 }

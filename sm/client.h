@@ -30,6 +30,17 @@
 int sm_call_as(const char *path, const char *munge, json_object *req,
 	       json_object **reply, int timeout_ms, char *err, size_t len);
 
+/*
+ * As sm_call_as(), for a request whose reply is followed by more lines
+ * (a watch): each line, the reply first, goes to fn (borrowed for the
+ * call) until fn returns non-zero (returned), the server closes
+ * (-ECONNRESET) or an error; no deadline after the request is sent.
+ * Errors as sm_call_as(), with err.
+ */
+int sm_stream_as(const char *path, const char *munge, json_object *req,
+		 int timeout_ms, int (*fn)(void *ctx, json_object *line),
+		 void *ctx, char *err, size_t len);
+
 /* sm_call_as() with libmunge's default munged. */
 int sm_call(const char *path, json_object *req, json_object **reply,
 	    int timeout_ms, char *err, size_t len);

@@ -107,6 +107,11 @@ struct pr_opts {
 	const char *hosts;	/* jobs --start: hostlist expression */
 	const char *end_job;	/* jobs: job to end */
 	const char *format;	/* topology: slurm-tree or k8s-labels */
+	bool queue;		/* alloc: queue when the GPUs are not free */
+	const char *cls;	/* alloc --queue, submit: class, NULL default */
+	const char *group;	/* and quota group, NULL none */
+	const char *name;	/* and job name, NULL none */
+	unsigned int limit;	/* and run-time limit, s; 0 none */
 	enum pr_load load;	/* map */
 	const char *load_arg;	/* map: the load's name; trace: offered load */
 	const char *output;	/* map: the SVG file, trace: the CSV; "-"
@@ -247,5 +252,10 @@ int pr_pool_list(const struct pr_opts *o, char *err, size_t len);
 int pr_pool_place(const struct pr_opts *o, char *err, size_t len);
 int pr_pool_jobs(const struct pr_opts *o, char *err, size_t len);
 int pr_pool_topology(const struct pr_opts *o, char *err, size_t len);
+int pr_pool_submit(const struct pr_opts *o, char *err, size_t len);
+int pr_pool_cancel(const struct pr_opts *o, char *err, size_t len);
+int pr_pool_queue(const struct pr_opts *o, char *err, size_t len);
+int pr_pool_watch(const struct pr_opts *o, char *err, size_t len);
+int pr_pool_host(const struct pr_opts *o, char *err, size_t len);
 
 #endif

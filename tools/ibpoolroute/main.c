@@ -41,8 +41,14 @@ enum {
 	C_MAP = 1 << 16,
 	C_TRACE = 1 << 17,
 	C_REPLAY = 1 << 18,
+	C_SUBMIT = 1 << 19,
+	C_CANCEL = 1 << 20,
+	C_QUEUE = 1 << 21,
+	C_WATCH = 1 << 22,
+	C_HOST = 1 << 23,
 	C_POOLD = C_POOL | C_ALLOC | C_RELEASE | C_RENEW | C_LIST | C_PLACE |
-		  C_JOBS | C_TOPO,
+		  C_JOBS | C_TOPO | C_SUBMIT | C_CANCEL | C_QUEUE | C_WATCH |
+		  C_HOST,
 	C_ALL = C_CHECKS | C_COUNTERS | C_SM | C_POOLD | C_SIM | C_MAP |
 		C_TRACE | C_REPLAY,
 };
@@ -68,6 +74,11 @@ enum {
 	O_NODES,
 	O_POLICY,
 	O_GPH,
+	O_QUEUE,
+	O_CLASS,
+	O_GROUP,
+	O_NAME,
+	O_LIMIT,
 };
 
 struct cmd {
@@ -115,6 +126,17 @@ static const struct cmd cmds[] = {
 	  pr_pool_renew },
 	{ "allocs", C_LIST, "", 0, "ibpoold: list the allocations",
 	  pr_pool_list },
+	{ "submit", C_SUBMIT, "--gpus N --per-host G", 0,
+	  "ibpoold: queue a gang of hosts (all or none)", pr_pool_submit },
+	{ "cancel", C_CANCEL, "TICKET", 1, "ibpoold: drop a queued request",
+	  pr_pool_cancel },
+	{ "queue", C_QUEUE, "", 0, "ibpoold: list the queued requests",
+	  pr_pool_queue },
+	{ "watch", C_WATCH, "", 0,
+	  "ibpoold: print the pool's events as they happen", pr_pool_watch },
+	{ "host", C_HOST, "drain|fail|resume HOST", 2,
+	  "ibpoold: take a host out of the pool or back (root)",
+	  pr_pool_host },
 	{ "place", C_PLACE, "--gpus N --per-host G", 0,
 	  "ibpoold: where a job of N GPUs should run", pr_pool_place },
 	{ "jobs", C_JOBS, "[--start J --hosts H|--end J]", 0,
@@ -173,11 +195,16 @@ static const struct cli_opt opts[] = {
 	{ "json", 0, 'j', C_ALL, NULL, "print one JSON object instead of text" },
 	{ "perms", 1, 'p', C_CHECKS | C_SIM, "N", "random permutations for eBB, 0 skips it (100)" },
 	{ "seed", 1, 's', C_CHECKS | C_SIM | C_MAP | C_TRACE, "S", "seed of the eBB permutations (1), the all-to-all's shifts and trace --gen" },
-	{ "client", 1, 'c', C_ALLOC, "HOST", "host the GPUs are for (this host)" },
-	{ "gpus", 1, 'g', C_ALLOC | C_PLACE | C_TRACE, "N", "GPUs wanted; trace: the capacity the offered load refers to" },
-	{ "per-host", 1, 'G', C_PLACE, "G", "GPUs per host" },
-	{ "lease", 1, 'L', C_ALLOC | C_RENEW, "S", "lease in seconds (the pool's default)" },
-	{ "job", 1, 'k', C_ALLOC, "JOB", "job the allocation belongs to" },
+	{ "client", 1, 'c', C_ALLOC | C_SUBMIT, "HOST", "host the GPUs are for (this host)" },
+	{ "gpus", 1, 'g', C_ALLOC | C_PLACE | C_SUBMIT | C_TRACE, "N", "GPUs wanted; trace: the capacity the offered load refers to" },
+	{ "per-host", 1, 'G', C_PLACE | C_SUBMIT, "G", "GPUs per host (submit: on each host but the last)" },
+	{ "lease", 1, 'L', C_ALLOC | C_RENEW | C_SUBMIT, "S", "lease in seconds (the pool's default); short leases renewed often are heartbeats" },
+	{ "job", 1, 'k', C_ALLOC | C_SUBMIT, "JOB", "job the allocation belongs to" },
+	{ "queue", 0, O_QUEUE, C_ALLOC, NULL, "alloc: wait in the queue when the GPUs are not free (a ticket), instead of pool_full" },
+	{ "class", 1, O_CLASS, C_ALLOC | C_SUBMIT, "NAME", "queued: the request's class ([sched] classes; the default class)" },
+	{ "group", 1, O_GROUP, C_ALLOC | C_SUBMIT, "NAME", "queued: the quota group it counts against (none)" },
+	{ "name", 1, O_NAME, C_ALLOC | C_SUBMIT, "NAME", "queued: a job name, for run-time predictions" },
+	{ "limit", 1, O_LIMIT, C_ALLOC | C_SUBMIT, "S", "queued: run-time limit in seconds, for backfill (none)" },
 	{ "start", 1, 'b', C_JOBS, "JOB", "record that JOB started on --hosts" },
 	{ "hosts", 1, 'H', C_JOBS, "EXPR", "hosts of --start, a Slurm hostlist" },
 	{ "end", 1, 'E', C_JOBS, "JOB", "record that JOB ended" },
@@ -212,6 +239,11 @@ static const char *const examples[] = {
 	"ibpoolroute state --json",
 	"ibpoolroute alloc --client node07 --gpus 4 --lease 600 --job j1",
 	"ibpoolroute release 12",
+	"ibpoolroute alloc --gpus 8 --queue --class high --lease 60",
+	"ibpoolroute submit --gpus 32 --per-host 8 --limit 7200",
+	"ibpoolroute watch --json",
+	"ibpoolroute cancel 7",
+	"ibpoolroute host drain node07",
 	"ibpoolroute place --gpus 32 --per-host 8 --json",
 	"ibpoolroute pool --socket tcp:127.0.0.1:7070",
 	"ibpoolroute hints add j7 gpu01 gpu02 --socket tcp:sm01:7071",
@@ -484,6 +516,23 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 	case 'b':
 		o->job = arg;
 		break;
+	case O_QUEUE:
+		o->queue = true;
+		break;
+	case O_CLASS:
+		o->cls = arg;
+		break;
+	case O_GROUP:
+		o->group = arg;
+		break;
+	case O_NAME:
+		o->name = arg;
+		break;
+	case O_LIMIT:
+		if (number(arg, UINT_MAX, &v) || !v)
+			return usage_error(o, "bad limit '%s' (seconds)", arg);
+		o->limit = v;
+		break;
 	case 'H':
 		o->hosts = arg;
 		break;
@@ -626,9 +675,9 @@ int main(int argc, char **argv)
 	if (cmd->bit == C_REPLAY && (!o.trace || !o.policy || !o.net == !o.nodes))
 		return usage_error(&o, "replay needs --trace FILE, --policy LIST and --net FILE or --nodes FILE");
 	err[0] = '\0';
-	if ((cmd->bit & (C_ALLOC | C_PLACE)) && !o.gpus)
+	if ((cmd->bit & (C_ALLOC | C_PLACE | C_SUBMIT)) && !o.gpus)
 		return usage_error(&o, "%s needs --gpus N", cmd->name);
-	if (cmd->bit == C_PLACE && !o.per_host)
+	if ((cmd->bit & (C_PLACE | C_SUBMIT)) && !o.per_host)
 		return usage_error(&o, "%s needs --per-host G", cmd->name);
 	if (cmd->bit == C_JOBS && (!o.job != !o.hosts || (o.job && o.end_job)))
 		return usage_error(&o, "jobs takes --start JOB --hosts EXPR, or --end JOB");

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "ibpoolroute.h"
+#include "sm/client.h"
 #include "sm/server.h"
 #include "tools/lib/pool/hostlist.h"
 
@@ -222,30 +223,216 @@ int pr_pool_status(const struct pr_opts *o, char *err, size_t len)
 	return ret ? ret : show(o, reply, print_status);
 }
 
-int pr_pool_alloc(const struct pr_opts *o, char *err, size_t len)
+/* A granted allocation, or the ticket of a queued request. */
+static void print_granted(json_object *r)
+{
+	if (json_object_get_boolean(json_object_object_get(r, "queued")))
+		printf("Queued: ticket %s\n", pr_str(r, "ticket"));
+	else
+		print_alloc(r);
+}
+
+/*
+ * An alloc or submit request: its client (this host by default), GPUs,
+ * lease, job and the queue's fields.  NULL with err when out of memory
+ * or without a host name.
+ */
+static json_object *gpu_request(const struct pr_opts *o, const char *op,
+				char *err, size_t len)
 {
 	char host[256];
-	json_object *req, *reply;
+	json_object *req;
 	const char *client = o->client;
-	int ret;
 
 	if (!client) {
 		if (gethostname(host, sizeof(host))) {
 			snprintf(err, len, "gethostname: %s", strerror(errno));
-			return PR_ERR;
+			return NULL;
 		}
 		host[sizeof(host) - 1] = '\0';
 		host[strcspn(host, ".")] = '\0';
 		client = host;
 	}
-	req = pr_with(pr_request("alloc"), "client", json_object_new_string(client));
+	req = pr_with(pr_request(op), "client", json_object_new_string(client));
 	req = pr_with(req, "gpus", json_object_new_int64(o->gpus));
 	if (o->lease)
 		req = pr_with(req, "lease_s", json_object_new_int64(o->lease));
 	if (o->job)
 		req = pr_with(req, "job", json_object_new_string(o->job));
+	if (o->queue)
+		req = pr_with(req, "queue", json_object_new_boolean(true));
+	if (o->cls)
+		req = pr_with(req, "class", json_object_new_string(o->cls));
+	if (o->group)
+		req = pr_with(req, "group", json_object_new_string(o->group));
+	if (o->name)
+		req = pr_with(req, "name", json_object_new_string(o->name));
+	if (o->limit)
+		req = pr_with(req, "limit_s", json_object_new_int64(o->limit));
+	if (!req)
+		snprintf(err, len, "out of memory");
+	return req;
+}
+
+int pr_pool_alloc(const struct pr_opts *o, char *err, size_t len)
+{
+	json_object *req = gpu_request(o, "alloc", err, len), *reply;
+	int ret;
+
+	if (!req)
+		return PR_ERR;
 	ret = call(o, req, &reply, err, len);
-	return ret ? ret : show(o, reply, print_alloc);
+	return ret ? ret : show(o, reply, print_granted);
+}
+
+int pr_pool_submit(const struct pr_opts *o, char *err, size_t len)
+{
+	json_object *req = gpu_request(o, "submit", err, len), *reply;
+	int ret;
+
+	if (!req)
+		return PR_ERR;
+	req = pr_with(req, "hosts", json_object_new_int64(
+		(o->gpus + o->per_host - 1) / o->per_host));
+	req = pr_with(req, "gpus_per_host", json_object_new_int64(o->per_host));
+	ret = call(o, req, &reply, err, len);
+	return ret ? ret : show(o, reply, print_granted);
+}
+
+static void print_cancelled(json_object *r)
+{
+	printf("Cancelled ticket %s\n", pr_str(r, "ticket"));
+}
+
+int pr_pool_cancel(const struct pr_opts *o, char *err, size_t len)
+{
+	json_object *reply;
+	int ret = call(o, pr_with(pr_request("cancel"), "ticket",
+			       json_object_new_string(o->dir)),
+		       &reply, err, len);
+
+	return ret ? ret : show(o, reply, print_cancelled);
+}
+
+static void print_queue(json_object *r)
+{
+	json_object *q = arr(r, "queue"), *x;
+	time_t t;
+	char when[32];
+	size_t i;
+
+	if (!len_of(q))
+		printf("Nothing queued\n");
+	else
+		printf("%-8s %6s %5s %5s %-10s %-10s %-12s %s\n", "Ticket",
+		       "uid", "GPUs", "Hosts", "Class", "Group", "Client",
+		       "Since");
+	for (i = 0; i < len_of(q); i++) {
+		x = json_object_array_get_idx(q, i);
+		t = num(x, "submit");
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC",
+			 gmtime(&t));
+		printf("%-8s %6" PRId64 " %5" PRId64 " %5" PRId64 " %-10s %-10s %-12s %s\n",
+		       pr_str(x, "ticket"), num(x, "uid"), num(x, "gpus"),
+		       num(x, "hosts"), *pr_str(x, "class") ? pr_str(x, "class") : "-",
+		       *pr_str(x, "group") ? pr_str(x, "group") : "-",
+		       pr_str(x, "client"), when);
+	}
+}
+
+int pr_pool_queue(const struct pr_opts *o, char *err, size_t len)
+{
+	json_object *reply;
+	int ret = call(o, pr_request("queue.list"), &reply, err, len);
+
+	return ret ? ret : show(o, reply, print_queue);
+}
+
+struct watching {
+	const struct pr_opts *o;
+	char *err;
+	size_t len;
+};
+
+/* One line of a watch: the reply first, then events. */
+static int watch_line(void *ctx, json_object *l)
+{
+	const struct watching *w = ctx;
+	const struct pr_opts *o = w->o;
+	json_object *e, *a;
+
+	if (json_object_object_get_ex(l, "ok", NULL)) {
+		if (json_object_get_boolean(json_object_object_get(l, "ok")))
+			return 0;
+		e = json_object_object_get(l, "error");
+		if (o->json)
+			puts(json_object_to_json_string_ext(l,
+						JSON_C_TO_STRING_PLAIN));
+		else
+			snprintf(w->err, w->len, "%s: %s", pr_str(e, "code"),
+				 pr_str(e, "message"));
+		return PR_BAD;
+	}
+	if (o->json) {
+		puts(json_object_to_json_string_ext(l, JSON_C_TO_STRING_PLAIN));
+	} else {
+		printf("%s ticket %s allocation %s uid %s", pr_str(l, "event"),
+		       pr_str(l, "ticket"), pr_str(l, "id"), pr_str(l, "uid"));
+		if (json_object_object_get_ex(l, "deadline", NULL))
+			printf(" deadline %s", pr_str(l, "deadline"));
+		putchar('\n');
+		if (json_object_object_get_ex(l, "alloc", &a) && a)
+			print_alloc(a);
+	}
+	return fflush(stdout) ? PR_ERR : 0;
+}
+
+int pr_pool_watch(const struct pr_opts *o, char *err, size_t len)
+{
+	json_object *req = pr_request("watch");
+	struct watching w = { o, err, len };
+	int ret;
+
+	if (!req) {
+		snprintf(err, len, "out of memory");
+		return PR_ERR;
+	}
+	ret = sm_stream_as(o->socket, o->munge, req, POOL_TIMEOUT_MS,
+			   watch_line, &w, err, len);
+	json_object_put(req);
+	if (ret > 0)
+		return ret;
+	return PR_ERR;
+}
+
+static void print_host(json_object *r)
+{
+	printf("Host %s: %s\n", pr_str(r, "host"),
+	       json_object_get_boolean(json_object_object_get(r, "down")) ?
+	       "out of the pool" : "in the pool");
+}
+
+int pr_pool_host(const struct pr_opts *o, char *err, size_t len)
+{
+	static const char *const verbs[] = { "drain", "fail", "resume" };
+	char op[32];
+	json_object *reply;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (!strcmp(o->args[0], verbs[i]))
+			break;
+	if (i == sizeof(verbs) / sizeof(verbs[0])) {
+		snprintf(err, len, "host: '%s' is not drain, fail or resume",
+			 o->args[0]);
+		return PR_ERR;
+	}
+	snprintf(op, sizeof(op), "host.%s", verbs[i]);
+	ret = call(o, pr_with(pr_request(op), "host",
+			      json_object_new_string(o->args[1])),
+		   &reply, err, len);
+	return ret ? ret : show(o, reply, print_host);
 }
 
 int pr_pool_release(const struct pr_opts *o, char *err, size_t len)

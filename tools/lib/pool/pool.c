@@ -1358,6 +1358,16 @@ static unsigned int total_free(const struct pool *p)
 	return n;
 }
 
+static unsigned int total_gpus(const struct pool *p)
+{
+	unsigned int n = 0;
+	size_t h;
+
+	for (h = 0; h < p->cfg->nhosts; h++)
+		n += p->cfg->hosts[h].gpus;
+	return n;
+}
+
 static int check_request(const struct pool *p, const struct pool_request *rq,
 			 char *err, size_t len)
 {
@@ -1417,6 +1427,9 @@ int pool_alloc(struct pool *p, const struct pool_request *rq,
 	ret = check_request(p, rq, err, len);
 	if (ret)
 		return ret;
+	if (rq->ngpus > total_gpus(p))
+		return fail(err, len, -EINVAL, "%u GPUs requested, the pool has %u",
+			    rq->ngpus, total_gpus(p));
 	pool_expire(p, rq->now);
 	now = p->clock;
 	nfree = total_free(p);
