@@ -5,11 +5,17 @@
  * pool.conf (16 hosts of 4 GPUs), with a clock the tests set.  Replies
  * are checked field by field against docs/protocol.md: allocations and
  * their owners, leases and their expiry (poold_tick()), jobs, who may
- * do what over which socket, and the per-operation counters.
+ * do what over which socket, and the per-operation counters; the
+ * queue: tickets, grants on release, cancel, a restart that replays the
+ * queue and grants nothing twice, watch events over a real socket, and
+ * hosts taken out.
  */
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "tu.h"
@@ -214,7 +220,7 @@ static void test_alloc_release(void)
 	json_object_put(r);
 
 	refused(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":63}"),
-		"bad_request", "63 GPUs requested, 62 free");
+		"pool_full", "63 GPUs requested, 62 free");
 	refused(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"nohost\",\"gpus\":1}"),
 		"unknown_host", "client 'nohost' has no cabled port in the fabric");
 	refused(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":1,\"colour\":1}"),
@@ -363,7 +369,7 @@ static void test_opstat(void)
 	CU_ASSERT_FATAL(alloc < POOLD_NOPS);
 	accepted(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":1}"));
 	refused(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":64}"),
-		"bad_request", "64 GPUs requested, 63 free");
+		"pool_full", "64 GPUs requested, 63 free");
 	/* refused before its handler ran: not the handler's to count */
 	refused(ask(&d, &tcp, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":1}"),
 		"forbidden", "alloc over TCP: no credentials; send it in a MUNGE credential, or use the Unix socket");
@@ -400,6 +406,334 @@ static void test_durable_reply(void)
 	rmdir(dir);
 }
 
+/* --- the queue --- */
+
+/* The whole pool (64 GPUs) to root: allocation 1. */
+static void fill(struct poold *d)
+{
+	json_object *r = ask(d, &root, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":64}");
+
+	CU_ASSERT_STRING_EQUAL(str(r, "id", NULL), "1");
+	json_object_put(r);
+}
+
+/* The reply queued under ticket t; r is released. */
+static void queued(json_object *r, const char *t)
+{
+	CU_ASSERT_TRUE(is_ok(r));
+	CU_ASSERT_STRING_EQUAL(str(r, "ticket", NULL), t);
+	CU_ASSERT_TRUE(json_object_get_boolean(at(r, "queued", NULL)));
+	json_object_put(r);
+}
+
+static size_t count(struct poold *d, const char *op, const char *arr)
+{
+	char line[64];
+	json_object *r;
+	size_t n;
+
+	snprintf(line, sizeof(line), "{\"op\":\"%s\"}", op);
+	r = ask(d, &root, line);
+	n = len(r, arr);
+	json_object_put(r);
+	return n;
+}
+
+/* Hosts of allocation id, each with its GPU count, as "h01:4 h02:4". */
+static void hosts_of(struct pool *pool, uint64_t id, char *buf, size_t n)
+{
+	const struct pool_alloc *a = pool_alloc_find(pool, id);
+	unsigned int g, k = 0;
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (g = 0; a && g < a->ngpus; g++) {
+		k++;
+		if (g + 1 < a->ngpus && a->gpus[g + 1].host == a->gpus[g].host)
+			continue;
+		at += snprintf(buf + at, n - at, "%s%s:%u", at ? " " : "",
+			       cfg.hosts[a->gpus[g].host].name, k);
+		k = 0;
+	}
+}
+
+static void test_queue(void)
+{
+	struct pool *pool;
+	struct poold d;
+	json_object *r;
+	char hosts[128];
+
+	CU_ASSERT_EQUAL_FATAL(daemon_up(&d, &pool), 0);
+	fill(&d);
+	refused(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":1}"),
+		"pool_full", "1 GPUs requested, 0 free");
+	refused(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":65,\"queue\":true}"),
+		"bad_request", "65 GPUs can never fit this pool");
+	refused(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":1,\"queue\":true,\"class\":\"gold\"}"),
+		"bad_request", "unknown class 'gold'");
+	queued(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h02\",\"gpus\":3,\"queue\":true,\"lease_s\":60}"), "1");
+	queued(ask(&d, &user, "{\"op\":\"submit\",\"client\":\"h03\",\"gpus\":8,\"hosts\":2,\"gpus_per_host\":4}"), "2");
+	queued(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h04\",\"gpus\":1,\"queue\":true}"), "3");
+	refused(ask(&d, &user, "{\"op\":\"submit\",\"client\":\"h03\",\"gpus\":9,\"hosts\":2,\"gpus_per_host\":4}"),
+		"bad_request", "9 GPUs do not make 2 hosts of 4 (the last one may have fewer)");
+	CU_ASSERT_EQUAL(count(&d, "queue.list", "queue"), 3);
+
+	/* cancel: the owner's or root's */
+	refused(ask(&d, &(struct sm_peer){ .uid = 1001, .ticket = 1 },
+		    "{\"op\":\"cancel\",\"ticket\":\"3\"}"),
+		"forbidden", "ticket 3 belongs to uid 1000");
+	accepted(ask(&d, &user, "{\"op\":\"cancel\",\"ticket\":\"3\"}"));
+	refused(ask(&d, &user, "{\"op\":\"cancel\",\"ticket\":\"3\"}"),
+		"not_found", "no queued ticket 3");
+	CU_ASSERT_EQUAL(count(&d, "queue.list", "queue"), 2);
+
+	/* a release grants, in queue order, as the journal records it */
+	clock_now = OPS_T0 + 10;
+	accepted(ask(&d, &root, "{\"op\":\"release\",\"id\":\"1\"}"));
+	CU_ASSERT_EQUAL(count(&d, "queue.list", "queue"), 0);
+	CU_ASSERT_EQUAL(count(&d, "alloc.list", "allocs"), 2);
+	CU_ASSERT_EQUAL_FATAL(pool_nallocs(pool), 2);
+	CU_ASSERT_EQUAL(pool_alloc_find(pool, 2)->ngpus, 3);
+	CU_ASSERT_EQUAL(pool_alloc_find(pool, 2)->uid, 1000);
+	CU_ASSERT_EQUAL(pool_alloc_find(pool, 2)->expires, OPS_T0 + 70);
+	CU_ASSERT_STRING_EQUAL(pool_alloc_find(pool, 2)->client, "h02");
+	hosts_of(pool, 3, hosts, sizeof(hosts));
+	CU_ASSERT_EQUAL(strlen(hosts), strlen("h01:4 h02:4"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(hosts, ":4 "));
+
+	/* granted at once when it fits: the allocation with its ticket */
+	r = ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h05\",\"gpus\":2,\"queue\":true}");
+	CU_ASSERT_TRUE(is_ok(r));
+	CU_ASSERT_STRING_EQUAL(str(r, "ticket", NULL), "4");
+	CU_ASSERT_FALSE(json_object_get_boolean(at(r, "queued", NULL)));
+	CU_ASSERT_STRING_EQUAL(str(r, "id", NULL), "4");
+	CU_ASSERT_EQUAL(len(r, "gpus"), 2);
+	json_object_put(r);
+	daemon_down(&d, pool);
+}
+
+/* A daemon on the state in dir at now, as after a restart. */
+static int restart(struct poold *d, struct pool **pool, const char *dir,
+		   time_t now)
+{
+	char err[512];
+
+	if (load_once() || pool_new(&cfg, pool))
+		return -1;
+	if (pool_open_state(*pool, dir, now, err, sizeof(err)) ||
+	    poold_init(d, &cfg, *pool, view, NULL, err, sizeof(err))) {
+		fprintf(stderr, "test_ops: %s\n", err);
+		pool_free(*pool);
+		return -1;
+	}
+	d->now = test_clock;
+	return 0;
+}
+
+static void remove_state(const char *dir)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "%s/journal.jsonl", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/snapshot.json", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+/*
+ * The queue outlives a restart (the journal, then a snapshot): the same
+ * tickets wait, and what was granted before is not granted again.
+ */
+static void test_queue_restart(void)
+{
+	char dir[] = "/tmp/gpuaware-queue-XXXXXX";
+	struct pool *pool;
+	struct poold d;
+	int pass;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	clock_now = OPS_T0;
+	CU_ASSERT_EQUAL_FATAL(restart(&d, &pool, dir, clock_now), 0);
+	fill(&d);
+	queued(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h02\",\"gpus\":60,\"queue\":true}"), "1");
+	queued(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h02\",\"gpus\":4,\"queue\":true}"), "2");
+	queued(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h02\",\"gpus\":8,\"queue\":true}"), "3");
+	accepted(ask(&d, &user, "{\"op\":\"cancel\",\"ticket\":\"2\"}"));
+	daemon_down(&d, pool);	/* as kill -9: nothing compacted */
+
+	for (pass = 0; pass < 2; pass++) {
+		clock_now++;
+		CU_ASSERT_EQUAL_FATAL(restart(&d, &pool, dir, clock_now), 0);
+		CU_ASSERT_EQUAL(pool_nqueued(pool), pass ? 1 : 2);
+		CU_ASSERT_EQUAL(pool_nallocs(pool), pass ? 2 : 1);
+		if (!pass) {
+			CU_ASSERT_EQUAL(pool_queued_at(pool, 0)->ticket, 1);
+			CU_ASSERT_EQUAL(pool_queued_at(pool, 1)->ticket, 3);
+			/* ticket 1 (60 GPUs) goes first, 3 waits behind it */
+			accepted(ask(&d, &root, "{\"op\":\"release\",\"id\":\"1\"}"));
+			CU_ASSERT_EQUAL(pool_nqueued(pool), 1);
+			CU_ASSERT_EQUAL(pool_queued_at(pool, 0)->ticket, 3);
+			CU_ASSERT_EQUAL(pool_nallocs(pool), 1);
+			CU_ASSERT_EQUAL(pool_alloc_at(pool, 0)->ngpus, 60);
+			/* a second alloc beside the grant, then a snapshot */
+			accepted(ask(&d, &root, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":1}"));
+			CU_ASSERT_EQUAL(poold_tick(&d, true), 0);
+		} else {
+			CU_ASSERT_EQUAL(pool_queued_at(pool, 0)->ticket, 3);
+			CU_ASSERT_EQUAL(pool_alloc_at(pool, 0)->ngpus, 60);
+			CU_ASSERT_PTR_NOT_NULL(pool_alloc_at(pool, 0)->req);
+			/* ticket 3 (8) does not fit the 3 left: still queued */
+			CU_ASSERT_EQUAL(poold_tick(&d, false), 0);
+			CU_ASSERT_EQUAL(pool_nqueued(pool), 1);
+			queued(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h02\",\"gpus\":8,\"queue\":true}"), "4");
+		}
+		daemon_down(&d, pool);
+	}
+	remove_state(dir);
+}
+
+/* A watcher's end of a real server over a socket in the temp dir. */
+struct watcher {
+	char dir[32], path[64];
+	struct sm_server *srv;
+	int fd;
+	char buf[65536];
+	size_t n;
+};
+
+static int watch_start(struct watcher *w, struct poold *d)
+{
+	struct sm_server_config c = { .handler = poold_handle, .ctx = d,
+				      .group = SM_NO_GROUP };
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	const char *line = "{\"op\":\"watch\"}\n";
+	char err[256];
+
+	strcpy(w->dir, "/tmp/gpuaware-watch-XXXXXX");
+	if (!mkdtemp(w->dir))
+		return -1;
+	snprintf(w->path, sizeof(w->path), "%s/pool.sock", w->dir);
+	c.path = w->path;
+	if (sm_server_start(&c, &w->srv, err, sizeof(err)))
+		return -1;
+	d->srv = w->srv;
+	w->n = 0;
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", w->path);
+	w->fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (w->fd < 0 || connect(w->fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    write(w->fd, line, strlen(line)) != (ssize_t)strlen(line))
+		return -1;
+	return 0;
+}
+
+static void watch_stop(struct watcher *w, struct poold *d)
+{
+	close(w->fd);
+	sm_server_stop(w->srv);
+	d->srv = NULL;
+	rmdir(w->dir);
+}
+
+/*
+ * The next line the watcher gets within a second, parsed; NULL when
+ * none came.
+ */
+static json_object *next_line(struct watcher *w)
+{
+	struct pollfd p = { .fd = w->fd, .events = POLLIN };
+	json_object *o;
+	char *nl;
+	ssize_t r;
+
+	while (!(nl = memchr(w->buf, '\n', w->n))) {
+		if (poll(&p, 1, 1000) <= 0)
+			return NULL;
+		r = read(w->fd, w->buf + w->n, sizeof(w->buf) - w->n);
+		if (r <= 0)
+			return NULL;
+		w->n += r;
+	}
+	*nl = '\0';
+	o = json_tokener_parse(w->buf);
+	w->n -= nl + 1 - w->buf;
+	memmove(w->buf, nl + 1, w->n);
+	return o;
+}
+
+/* The next event is kind for ticket and allocation id; released. */
+static void event(struct watcher *w, const char *kind, const char *ticket,
+		  const char *id)
+{
+	json_object *e = next_line(w);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT_STRING_EQUAL(str(e, "event", NULL), kind);
+	CU_ASSERT_STRING_EQUAL(str(e, "ticket", NULL), ticket);
+	CU_ASSERT_STRING_EQUAL(str(e, "id", NULL), id);
+	json_object_put(e);
+}
+
+/*
+ * Watch: granted (with the allocation), expired, then a host failed:
+ * lost and replaced at once while there is room, else requeued.
+ */
+static void test_watch(void)
+{
+	char h[128], line[64];
+	struct watcher w;
+	struct pool *pool;
+	struct poold d;
+	json_object *e;
+
+	CU_ASSERT_EQUAL_FATAL(daemon_up(&d, &pool), 0);
+	CU_ASSERT_EQUAL_FATAL(watch_start(&w, &d), 0);
+	e = next_line(&w);
+	CU_ASSERT_TRUE(is_ok(e));
+	CU_ASSERT_TRUE(json_object_get_boolean(at(e, "watching", NULL)));
+	json_object_put(e);
+
+	accepted(ask(&d, &root, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":60,\"lease_s\":30}"));
+	queued(ask(&d, &user, "{\"op\":\"submit\",\"client\":\"h02\",\"gpus\":8,\"hosts\":2,\"gpus_per_host\":4}"), "1");
+	clock_now = OPS_T0 + 30;
+	CU_ASSERT_EQUAL(poold_tick(&d, false), 0);
+	event(&w, "expired", "(none)", "1");
+	e = next_line(&w);
+	CU_ASSERT_STRING_EQUAL(str(e, "event", NULL), "granted");
+	CU_ASSERT_STRING_EQUAL(str(e, "ticket", NULL), "1");
+	CU_ASSERT_STRING_EQUAL(str(e, "alloc", "id"), "2");
+	CU_ASSERT_EQUAL(num(e, "alloc", "uid"), 1000);
+	CU_ASSERT_EQUAL(len(at(e, "alloc", NULL), "gpus"), 8);
+	json_object_put(e);
+
+	/* a host of the gang fails: replaced while hosts are free */
+	CU_ASSERT_EQUAL_FATAL(pool_nallocs(pool), 1);
+	refused(ask(&d, &user, "{\"op\":\"host.fail\",\"host\":\"h01\"}"),
+		"forbidden", "host.fail needs root (uid 1000)");
+	e = ask(&d, &root, "{\"op\":\"host.fail\",\"host\":\"nohost\"}");
+	CU_ASSERT_STRING_EQUAL(str(e, "error", "code"), "unknown_host");
+	json_object_put(e);
+	accepted(ask(&d, &root, "{\"op\":\"host.drain\",\"host\":\"h02\"}"));
+	event(&w, "lost", "1", "2");
+	event(&w, "replaced", "1", "2");
+	CU_ASSERT_EQUAL(pool_alloc_find(pool, 2)->ngpus, 8);
+	CU_ASSERT_EQUAL(pool_free_gpus(pool, 1), 4);
+
+	/* nowhere to go: the gang goes back to the queue, at its head */
+	accepted(ask(&d, &root, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":52}"));
+	hosts_of(pool, 2, h, sizeof(h));
+	snprintf(line, sizeof(line), "{\"op\":\"host.fail\",\"host\":\"%.3s\"}", h);
+	accepted(ask(&d, &root, line));
+	event(&w, "lost", "1", "2");
+	event(&w, "requeued", "1", "2");
+	CU_ASSERT_EQUAL(pool_nqueued(pool), 1);
+	CU_ASSERT_PTR_NULL(pool_alloc_find(pool, 2));
+	accepted(ask(&d, &root, "{\"op\":\"host.resume\",\"host\":\"h02\"}"));
+	watch_stop(&w, &d);
+	daemon_down(&d, pool);
+}
+
 TU_SUITE(ops,
 	 { "pool.status", test_status },
 	 { "alloc, alloc.list, release", test_alloc_release },
@@ -408,4 +742,7 @@ TU_SUITE(ops,
 	 { "TCP without credentials, unknown op", test_access },
 	 { "place", test_place },
 	 { "counters per operation", test_opstat },
-	 { "a change's reply waits for the journal", test_durable_reply })
+	 { "a change's reply waits for the journal", test_durable_reply },
+	 { "queue: tickets, cancel, grant on release", test_queue },
+	 { "queue: kill and restart lose nothing, grant nothing twice", test_queue_restart },
+	 { "watch: granted, expired, lost, replaced, requeued", test_watch })

@@ -1157,6 +1157,9 @@ static int op_place(struct poold *d, const struct sm_peer *p,
 			       &pl, &sc, msg, sizeof(msg));
 	free(load);
 	free(run);
+	/* more hosts than the pool has is no full pool: a bad request */
+	if (ret == -ENOSPC && (gpus + per - 1) / per > (int64_t)d->cfg->nhosts)
+		ret = -EINVAL;
 	if (ret)
 		return op_error(e, ret, msg);
 	ret = -ENOMEM;
