@@ -102,6 +102,11 @@ same_set "ibpoold.8: every [pool] key the daemon reads" "$pool" \
 	"$(man_items "$POOLD8" "[pool]")"
 same_set "ibpoold.8: every [host NAME] key the daemon reads" "$host" \
 	"$(man_items "$POOLD8" '[host \fINAME\fP]')"
+sched=$(awk '/^static int sched_key\(/ { on = 1 } on && /^}/ { on = 0 } on' \
+	tools/lib/pool/config.c | grep -o 'strcmp(key, "[a-z_]*")' |
+	sed 's/.*"\(.*\)")/\1/')
+same_set "ibpoold.8: every [sched] key the daemon reads" "$sched" \
+	"$(man_items "$POOLD8" "[sched]")"
 
 # --- every man page renders without warnings, and is installed --------------
 command -v mandoc >/dev/null || bad "mandoc installed" "run tools/deps.sh"

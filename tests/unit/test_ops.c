@@ -513,6 +513,38 @@ static void test_queue(void)
 	daemon_down(&d, pool);
 }
 
+/*
+ * Where Slurm schedules: the hosts of a started job are its, and the
+ * queue waits for them; an allocation naming the job takes them.
+ */
+static void test_queue_jobs(void)
+{
+	struct pool *pool;
+	struct poold d;
+	json_object *r;
+
+	CU_ASSERT_EQUAL_FATAL(daemon_up(&d, &pool), 0);
+	accepted(ask(&d, &root, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":48}"));
+	accepted(ask(&d, &root, "{\"op\":\"job.start\",\"job\":\"77\",\"hosts\":[\"h13\",\"h14\",\"h15\",\"h16\"]}"));
+	CU_ASSERT_EQUAL(count(&d, "alloc.list", "allocs"), 1);
+	queued(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h02\",\"gpus\":1,\"queue\":true}"), "1");
+	CU_ASSERT_EQUAL(poold_tick(&d, false), 0);
+	CU_ASSERT_EQUAL(pool_nqueued(pool), 1);
+	r = ask(&d, &root, "{\"op\":\"alloc\",\"client\":\"h13\",\"gpus\":4,\"job\":\"77\"}");
+	CU_ASSERT_TRUE(is_ok(r));
+	CU_ASSERT_STRING_EQUAL(str(r, "id", NULL), "2");
+	json_object_put(r);
+	CU_ASSERT_EQUAL(poold_tick(&d, false), 0);
+	CU_ASSERT_EQUAL(pool_nqueued(pool), 1);
+	/* the job ends: its GPUs and hosts go to the queue */
+	accepted(ask(&d, &root, "{\"op\":\"job.end\",\"job\":\"77\"}"));
+	CU_ASSERT_EQUAL(pool_nqueued(pool), 0);
+	CU_ASSERT_EQUAL(pool_nallocs(pool), 2);
+	CU_ASSERT_EQUAL(pool_alloc_at(pool, 1)->id, 3);
+	CU_ASSERT_EQUAL(pool_alloc_at(pool, 1)->uid, 1000);
+	daemon_down(&d, pool);
+}
+
 /* A daemon on the state in dir at now, as after a restart. */
 static int restart(struct poold *d, struct pool **pool, const char *dir,
 		   time_t now)
@@ -744,5 +776,6 @@ TU_SUITE(ops,
 	 { "counters per operation", test_opstat },
 	 { "a change's reply waits for the journal", test_durable_reply },
 	 { "queue: tickets, cancel, grant on release", test_queue },
+	 { "queue: a started job's hosts are the job's", test_queue_jobs },
 	 { "queue: kill and restart lose nothing, grant nothing twice", test_queue_restart },
 	 { "watch: granted, expired, lost, replaced, requeued", test_watch })

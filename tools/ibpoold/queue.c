@@ -12,16 +12,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "log.h"
 #include "queue.h"
 #include "tools/lib/pool/sched.h"
 
-/* One scheduler ticket: a queued pool ticket, or an allocation. */
+/*
+ * One scheduler ticket: a queued pool ticket, an allocation, or the free
+ * GPUs of the hosts a started job (Slurm's) runs on.
+ */
 struct ent {
 	uint64_t sch;		/* the scheduler's ticket */
 	uint64_t ticket;	/* the pool's queued ticket, 0: made at once */
 	uint64_t id;		/* allocation while running, else 0 */
+	bool job;		/* a started job's hosts */
 };
 
 struct poold_queue {
@@ -33,6 +38,8 @@ struct poold_queue {
 	uint64_t seen;		/* highest allocation id known */
 	bool *oper, *fabric;	/* per host: down by an operator, the fabric */
 	uint64_t *quota;	/* milli per group, the last one for "" */
+	uint64_t jobs_sig;	/* of the jobs and allocations held for */
+	bool *taken;		/* scratch: per host, held for a job */
 	double t;
 };
 
@@ -262,7 +269,9 @@ int poold_queue_new(const struct pool_config *cfg, struct pool *pool,
 	q->oper = calloc(cfg->nhosts + 1, sizeof(*q->oper));
 	q->fabric = calloc(cfg->nhosts + 1, sizeof(*q->fabric));
 	q->quota = calloc(cfg->sched.ngroups + 1, sizeof(*q->quota));
-	if (!q->oper || !q->fabric || !q->quota || (ret = build(q, t)))
+	q->taken = calloc(cfg->nhosts + 1, sizeof(*q->taken));
+	if (!q->oper || !q->fabric || !q->quota || !q->taken ||
+	    (ret = build(q, t)))
 		goto out_free;
 	for (i = 0; i < pool_nallocs(pool); i++)
 		if ((ret = hold(q, pool_alloc_at(pool, i))))
@@ -297,6 +306,7 @@ void poold_queue_free(struct poold_queue *q)
 	free(q->oper);
 	free(q->fabric);
 	free(q->quota);
+	free(q->taken);
 	free(q);
 }
 
@@ -387,6 +397,102 @@ static int catch_up(struct poold_queue *q)
 		if ((ret = hold(q, pool_alloc_at(q->pool, i))))
 			return ret;
 	return 0;
+}
+
+/* What the job holds depend on: the jobs' hosts and the allocations. */
+static uint64_t jobs_signature(const struct pool *p)
+{
+	uint64_t h = 14695981039346656037ull;
+	size_t i, k;
+
+	for (i = 0; i < pool_njobs(p); i++) {
+		const struct pool_job *j = pool_job_at(p, i);
+
+		for (k = 0; k < j->nhosts; k++) {
+			const char *c = j->hosts[k];
+
+			while (*c)
+				h = (h ^ (unsigned char)*c++) * 1099511628211ull;
+			h = (h ^ 0xff) * 1099511628211ull;
+		}
+	}
+	for (i = 0; i < pool_nallocs(p); i++)
+		h = (h ^ pool_alloc_at(p, i)->id) * 1099511628211ull;
+	return (h ^ pool_njobs(p)) * 1099511628211ull ^ pool_nallocs(p);
+}
+
+static long host_named(const struct pool_config *cfg, const char *name)
+{
+	size_t h;
+
+	for (h = 0; h < cfg->nhosts; h++)
+		if (!strcasecmp(cfg->hosts[h].name, name))
+			return h;
+	return -1;
+}
+
+static void drop_jobs(struct poold_queue *q)
+{
+	size_t i;
+
+	for (i = 0; i < q->n;) {
+		if (q->e[i].job) {
+			sch_cancel(q->s, q->e[i].sch, q->t);
+			ent_del(q, &q->e[i]);
+		} else {
+			i++;
+		}
+	}
+}
+
+/*
+ * Slurm schedules the cluster: a job it started holds its hosts, so
+ * their free GPUs are held in the scheduler, out of the queue's reach,
+ * until the job ends (allocations naming the job are the job's own).
+ */
+static int hold_jobs(struct poold_queue *q)
+{
+	const struct pool_config *cfg = q->cfg;
+	struct sch_req r = { .group = cfg->sched.ngroups,
+			     .cls = SCH_CLASSES - 1 };
+	struct sch_slot *sl;
+	size_t i, k, n;
+	unsigned int g;
+	struct ent *e;
+	long h;
+	int ret = 0;
+
+	memset(q->taken, 0, cfg->nhosts * sizeof(*q->taken));
+	sl = calloc((size_t)cfg->nhosts * POOL_MAX_GPUS + 1, sizeof(*sl));
+	if (!sl)
+		return -ENOMEM;
+	for (i = 0; i < pool_njobs(q->pool) && !ret; i++) {
+		const struct pool_job *j = pool_job_at(q->pool, i);
+
+		n = 0;
+		for (k = 0; k < j->nhosts; k++) {
+			h = host_named(cfg, j->hosts[k]);
+			if (h < 0 || q->taken[h])
+				continue;
+			q->taken[h] = true;
+			for (g = 0; g < cfg->hosts[h].gpus; g++)
+				if (!pool_gpu_owner(q->pool, h, g))
+					sl[n++] = (struct sch_slot){ .host = h,
+						.gpu = g, .milli = SCH_MILLI };
+		}
+		if (!n)
+			continue;
+		qsort(sl, n, sizeof(*sl), slot_cmp);
+		r.gpus = n;
+		e = ent_add(q);
+		ret = e ? sch_hold(q->s, &r, sl, n, q->t, &e->sch) : -ENOMEM;
+		if (ret && e)
+			q->n--;
+		else if (!ret)
+			e->job = true;
+	}
+	free(sl);
+	return ret;
 }
 
 /* The scheduler's slots as the pool's GPUs, dlids asked of ops. */
@@ -507,6 +613,15 @@ static int carry_out(struct poold_queue *q, const struct sch_dec *d,
 
 	if (!e)
 		return 0;
+	if (e->job) {
+		/* a job's hold that moved: hold its hosts afresh next run */
+		if (d->act == SCH_REQUEUE || d->act == SCH_REPLACED) {
+			sch_cancel(q->s, e->sch, q->t);
+			ent_del(q, e);
+			q->jobs_sig = 0;
+		}
+		return 0;
+	}
 	a = e->id ? pool_alloc_find(q->pool, e->id) : NULL;
 	switch (d->act) {
 	case SCH_START:
@@ -537,10 +652,19 @@ int poold_queue_run(struct poold_queue *q, time_t now,
 	const struct sch_dec *d;
 	double t = clock_of(q, now);
 	char msg[256];
+	uint64_t sig;
 	size_t i, n;
 	int ret, first = 0;
 
+	/* the jobs' holds go first: an allocation may take their GPUs */
+	sig = jobs_signature(q->pool);
+	if (sig != q->jobs_sig)
+		drop_jobs(q);
 	ret = catch_up(q);
+	if (!ret && sig != q->jobs_sig) {
+		ret = hold_jobs(q);
+		q->jobs_sig = sig;
+	}
 	if (!ret)
 		ret = sch_step(q->s, t, &d, &n);
 	if (ret) {
