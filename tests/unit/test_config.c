@@ -111,6 +111,45 @@ static void test_defaults(void)
 	unlink(path);
 }
 
+/* [sched]: every key taken, the defaults without it. */
+static void test_sched(void)
+{
+	struct pool_config c;
+	char err[512] = "";
+
+	write_conf("[sched]\npolicy = priority\npreempt = yes\ngrace_s = 5\n"
+		   "starve_s = 600\nclasses = be, burstable,ls\n"
+		   "default_class = burstable\nclass_weight = 2.5\n"
+		   "quota = ml:16,web:0\n"
+		   "[host a]\ngpus=1\ngpu_type=x\nhca=0x1\n");
+	CU_ASSERT_EQUAL_FATAL(pool_config_load(path, &c, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.sched.policy, SCH_PRIORITY);
+	CU_ASSERT_TRUE(c.sched.preempt);
+	CU_ASSERT_EQUAL(c.sched.grace_s, 5);
+	CU_ASSERT_EQUAL(c.sched.starve_s, 600);
+	CU_ASSERT_EQUAL_FATAL(c.sched.nclasses, 3);
+	CU_ASSERT_STRING_EQUAL(c.sched.classes[1], "burstable");
+	CU_ASSERT_STRING_EQUAL(c.sched.classes[2], "ls");
+	CU_ASSERT_EQUAL(c.sched.default_class, 1);
+	CU_ASSERT_DOUBLE_EQUAL(c.sched.class_weight, 2.5, 1e-12);
+	CU_ASSERT_EQUAL_FATAL(c.sched.ngroups, 2);
+	CU_ASSERT_STRING_EQUAL(c.sched.groups[0], "ml");
+	CU_ASSERT_EQUAL(c.sched.quota[0], 16);
+	CU_ASSERT_EQUAL(c.sched.quota[1], 0);
+	pool_config_release(&c);
+
+	write_conf("[host a]\ngpus=1\ngpu_type=x\nhca=0x1\n");
+	CU_ASSERT_EQUAL_FATAL(pool_config_load(path, &c, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.sched.policy, SCH_FIFO);
+	CU_ASSERT_FALSE(c.sched.preempt);
+	CU_ASSERT_EQUAL(c.sched.grace_s, POOL_CFG_GRACE_S);
+	CU_ASSERT_EQUAL(c.sched.nclasses, 0);
+	CU_ASSERT_EQUAL(c.sched.ngroups, 0);
+	CU_ASSERT_TRUE(c.sched.class_weight < 0);
+	pool_config_release(&c);
+	unlink(path);
+}
+
 /* text is refused with ret, and err is "PATH:" followed by want. */
 static void refused(const char *text, int ret, const char *want)
 {
@@ -133,7 +172,7 @@ static void refused(const char *text, int ret, const char *want)
 static void test_refusals(void)
 {
 	refused(HOST "[pools]\nx=1\n", -EINVAL,
-		"5: [pools]: unknown section (expected [pool] or [host NAME])");
+		"5: [pools]: unknown section (expected [pool], [sched] or [host NAME])");
 	refused("[pool]\nsockets = /x\n" HOST, -EINVAL,
 		"2: [pool] sockets: unknown key");
 	refused("[pool]\nsocket_mode = 0777\n" HOST, -EINVAL,
@@ -207,6 +246,32 @@ static void tcp_loads(const char *v, bool loopback)
 	CU_ASSERT_EQUAL(c.tcp_loopback, loopback);
 	pool_config_release(&c);
 	unlink(path);
+}
+
+static void test_sched_refusals(void)
+{
+	static const char host[] = "[host a]\ngpus=1\ngpu_type=x\nhca=0x1\n";
+	static const struct {
+		const char *line, *want;
+	} bad[] = {
+		{ "policy = sjf", "2: [sched] policy: 'sjf' is not fifo, priority, easy, predicted, tiresias, bestfit or fgd" },
+		{ "preempt = maybe", "2: [sched] preempt: 'maybe' is not yes or no" },
+		{ "grace_s = -1", "2: [sched] grace_s: '-1' is not a number of seconds in 0..2592000" },
+		{ "classes = a,b,c,d,e", "2: [sched] classes: 'a,b,c,d,e' is not 1..4 names of letters, digits, '.', '-', '_', lowest first" },
+		{ "classes = a,,b", "2: [sched] classes: 'a,,b' is not 1..4 names of letters, digits, '.', '-', '_', lowest first" },
+		{ "default_class = x", "2: [sched] default_class: 'x' is not one of the classes" },
+		{ "quota = ml", "2: [sched] quota: 'ml' is not GROUP:GPUS[,GROUP:GPUS...] (at most 64 groups)" },
+		{ "class_weight = x", "2: [sched] class_weight: 'x' is not a number >= 0" },
+		{ "colour = red", "2: [sched] colour: unknown key" },
+	};
+	char text[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "[sched]\n%s\n%s", bad[i].line,
+			 host);
+		refused(text, -EINVAL, bad[i].want);
+	}
 }
 
 static void test_tcp(void)
@@ -297,6 +362,8 @@ TU_SUITE(pool_config,
 	 { "full file", test_full },
 	 { "defaults", test_defaults },
 	 { "refusals", test_refusals },
+	 { "[sched]", test_sched },
+	 { "[sched] refusals", test_sched_refusals },
 	 { "tcp", test_tcp },
 	 { "SM endpoints, munged", test_sms },
 	 { "unreadable", test_unreadable })
