@@ -245,9 +245,13 @@ if [ "$exp" -ge $((now + 25)) ] && [ "$exp" -le $((now + 35)) ]; then
 else
 	bad "renew: 30 s lease" "expires $exp, now $now"
 fi
-refused "alloc: too many says how many are free" bad_request \
+refused "alloc: more than the pool has is a bad request" bad_request \
 	"$R" alloc --client node0002 --gpus 200
-if grep -q "200 GPUs requested, 112 free" "$w/err"; then
+check "alloc: the pool's size in the message" \
+	grep -q "200 GPUs requested, the pool has 128" "$w/err"
+refused "alloc: too many for now: pool_full" pool_full \
+	"$R" alloc --client node0002 --gpus 120
+if grep -q "120 GPUs requested, 112 free" "$w/err"; then
 	ok "alloc: free count in the message"
 else
 	bad "alloc: free count in the message" "$(cat "$w/err")"

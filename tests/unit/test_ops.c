@@ -728,6 +728,7 @@ static void test_watch(void)
 
 	accepted(ask(&d, &root, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":60,\"lease_s\":30}"));
 	queued(ask(&d, &user, "{\"op\":\"submit\",\"client\":\"h02\",\"gpus\":8,\"hosts\":2,\"gpus_per_host\":4}"), "1");
+	event(&w, "queued", "1", "(none)");
 	clock_now = OPS_T0 + 30;
 	CU_ASSERT_EQUAL(poold_tick(&d, false), 0);
 	event(&w, "expired", "(none)", "1");
@@ -766,6 +767,57 @@ static void test_watch(void)
 	daemon_down(&d, pool);
 }
 
+/*
+ * [sched] priority with preemption: a high-class request takes the GPUs
+ * of a low one after the notice; the low one is queued again, durably
+ * (its ticket back in the pool's queue), and granted when they free.
+ */
+static void test_preempt(void)
+{
+	static char low[] = "low", high[] = "high";
+	struct pool_sched_cfg keep = cfg.sched;
+	struct watcher w;
+	struct pool *pool;
+	struct poold d;
+	json_object *e;
+
+	CU_ASSERT_EQUAL_FATAL(load_once(), 0);
+	cfg.sched.policy = SCH_PRIORITY;
+	cfg.sched.preempt = true;
+	cfg.sched.grace_s = 10;
+	cfg.sched.classes[0] = low;
+	cfg.sched.classes[1] = high;
+	cfg.sched.nclasses = 2;
+	cfg.sched.default_class = 0;
+	CU_ASSERT_EQUAL_FATAL(daemon_up(&d, &pool), 0);
+	CU_ASSERT_EQUAL_FATAL(watch_start(&w, &d), 0);
+	json_object_put(next_line(&w));
+	e = ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":64,\"queue\":true}");
+	CU_ASSERT_FALSE(json_object_get_boolean(at(e, "queued", NULL)));
+	json_object_put(e);
+	event(&w, "queued", "1", "(none)");
+	event(&w, "granted", "1", "1");
+	queued(ask(&d, &root, "{\"op\":\"alloc\",\"client\":\"h02\",\"gpus\":8,\"queue\":true,\"class\":\"high\"}"), "2");
+	event(&w, "queued", "2", "(none)");
+	e = next_line(&w);
+	CU_ASSERT_STRING_EQUAL(str(e, "event", NULL), "preempt-notice");
+	CU_ASSERT_STRING_EQUAL(str(e, "id", NULL), "1");
+	CU_ASSERT_EQUAL(num(e, "deadline", NULL), OPS_T0 + 10);
+	json_object_put(e);
+	clock_now = OPS_T0 + 10;
+	CU_ASSERT_EQUAL(poold_tick(&d, false), 0);
+	event(&w, "preempted", "1", "1");
+	event(&w, "granted", "2", "2");
+	CU_ASSERT_EQUAL_FATAL(pool_nqueued(pool), 1);
+	CU_ASSERT_EQUAL(pool_queued_at(pool, 0)->ticket, 1);
+	CU_ASSERT_EQUAL(pool_nallocs(pool), 1);
+	accepted(ask(&d, &root, "{\"op\":\"release\",\"id\":\"2\"}"));
+	event(&w, "granted", "1", "3");
+	watch_stop(&w, &d);
+	daemon_down(&d, pool);
+	cfg.sched = keep;
+}
+
 TU_SUITE(ops,
 	 { "pool.status", test_status },
 	 { "alloc, alloc.list, release", test_alloc_release },
@@ -778,4 +830,5 @@ TU_SUITE(ops,
 	 { "queue: tickets, cancel, grant on release", test_queue },
 	 { "queue: a started job's hosts are the job's", test_queue_jobs },
 	 { "queue: kill and restart lose nothing, grant nothing twice", test_queue_restart },
-	 { "watch: granted, expired, lost, replaced, requeued", test_watch })
+	 { "watch: granted, expired, lost, replaced, requeued", test_watch },
+	 { "preemption: notice, grace, queued again", test_preempt })

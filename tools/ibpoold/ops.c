@@ -158,7 +158,7 @@ static void charge(struct poold *d, const struct pool_alloc *a, double w)
 		}
 }
 
-static void fabric_hosts(struct poold *d);
+static void fabric_hosts(struct poold *d, time_t now);
 static void schedule(struct poold *d);
 static size_t expire(struct poold *d);
 
@@ -349,13 +349,13 @@ int poold_init(struct poold *d, const struct pool_config *cfg,
 	ret = bind_view(d, view, err, len);
 	if (ret)
 		goto out_free;
-	ret = poold_queue_new(cfg, pool, &d->tree, d->now(NULL), &d->queue);
+	ret = poold_queue_new(cfg, pool, &d->tree, &d->queue);
 	if (ret) {
 		snprintf(err, len, "queue: %s", strerror(-ret));
 		pool_tree_release(&d->tree);
 		goto out_free;
 	}
-	fabric_hosts(d);
+	fabric_hosts(d, pool_clock(pool));
 	pthread_mutex_init(&d->lock, NULL);
 	post_jobs(d);
 	return 0;
@@ -380,7 +380,7 @@ int poold_swap_view(struct poold *d, struct pool_view *view,
 	if (ret) {
 		*old = view;
 	} else {
-		fabric_hosts(d);
+		fabric_hosts(d, d->now(NULL));
 		schedule(d);
 	}
 	pthread_mutex_unlock(&d->lock);
@@ -409,9 +409,8 @@ static int alloc_fields(const struct poold *d, const struct pool_alloc *a,
 			json_object *o);
 
 /* A host is up to the fabric while one of its HCAs is in it. */
-static void fabric_hosts(struct poold *d)
+static void fabric_hosts(struct poold *d, time_t now)
 {
-	time_t now = d->now(NULL);
 	unsigned int r;
 	size_t h;
 	bool down;
@@ -807,6 +806,7 @@ static int enqueue(struct poold *d, const struct sm_peer *p,
 	if (ret)
 		return op_error(e, ret, msg);
 	d->changes++;
+	queue_event(d, "queued", ticket, p->uid, NULL, 0, 0);
 	schedule(d);
 	a = granted(d, ticket);
 	if (add_ticket(reply, "ticket", ticket) ||
@@ -839,6 +839,7 @@ static int op_cancel(struct poold *d, const struct sm_peer *p,
 		     json_object *req, json_object *reply, struct sm_error *e)
 {
 	const char *s = NULL;
+	uid_t owner;
 	uint64_t t;
 	char msg[256], *end;
 	int ret;
@@ -849,11 +850,14 @@ static int op_cancel(struct poold *d, const struct sm_peer *p,
 	t = strtoull(s, &end, 10);
 	if (!isdigit((unsigned char)*s) || *end || errno || !t)
 		return sm_error_set(e, SM_ERR_BAD_REQUEST, "field 'ticket' must be a ticket number, not '%s'", s);
+	owner = pool_queued_find(d->pool, t) ?
+		pool_queued_find(d->pool, t)->uid : p->uid;
 	ret = poold_queue_cancel(d->queue, t, p->uid, d->now(NULL), msg,
 				 sizeof(msg));
 	if (ret)
 		return op_error(e, ret, msg);
 	d->changes++;
+	queue_event(d, "cancelled", t, owner, NULL, 0, 0);
 	schedule(d);
 	return add_ticket(reply, "ticket", t);
 }
@@ -1618,7 +1622,12 @@ int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
 		return -ENOMEM;
 	t = mono_s();
 	pthread_mutex_lock(&d->lock);
+	if (expire(d))
+		d->loads_stale = true;
 	ret = op->fn(d, p, req, *reply, &e);
+	/* leases that ended, a ticket queued or cancelled: tell, decide */
+	if (d->events)
+		schedule(d);
 	seq = pool_seq(d->pool);
 	pthread_mutex_unlock(&d->lock);
 	if (!ret && op->fn == op_job_start)

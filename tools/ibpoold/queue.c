@@ -252,9 +252,9 @@ static int build(struct poold_queue *q, const struct pool_tree *t)
 }
 
 int poold_queue_new(const struct pool_config *cfg, struct pool *pool,
-		    const struct pool_tree *t, time_t now,
-		    struct poold_queue **out)
+		    const struct pool_tree *t, struct poold_queue **out)
 {
+	time_t now = pool_clock(pool);
 	struct poold_queue *q = calloc(1, sizeof(*q));
 	char err[256];
 	size_t i;

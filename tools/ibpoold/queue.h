@@ -36,11 +36,11 @@ struct poold_queue;
 /*
  * A scheduler over cfg's hosts (levels from t, which is bound to cfg;
  * hosts t lacks are down), holding pool's allocations and its queued
- * requests.  All borrowed, pool and cfg for its life.  0 or -ENOMEM.
+ * requests, its clock starting at the pool's.  All borrowed, pool and
+ * cfg for its life.  0 or -ENOMEM.
  */
 int poold_queue_new(const struct pool_config *cfg, struct pool *pool,
-		    const struct pool_tree *t, time_t now,
-		    struct poold_queue **out);
+		    const struct pool_tree *t, struct poold_queue **out);
 void poold_queue_free(struct poold_queue *q);
 
 /*

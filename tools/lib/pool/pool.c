@@ -1706,6 +1706,11 @@ int pool_requeue(struct pool *p, uint64_t id, time_t now, char *err,
 	return commit(p, rec, err, len);
 }
 
+time_t pool_clock(const struct pool *p)
+{
+	return p->clock;
+}
+
 size_t pool_nqueued(const struct pool *p)
 {
 	return p->nqueued;

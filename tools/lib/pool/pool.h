@@ -234,6 +234,9 @@ int pool_replace(struct pool *p, uint64_t id, const struct pool_gpu_ref *g,
 int pool_requeue(struct pool *p, uint64_t id, time_t now, char *err,
 		 size_t len);
 
+/* The pool's clock: the latest time a call or a record named (0: none). */
+time_t pool_clock(const struct pool *p);
+
 /* Queued requests by ascending ticket, i < pool_nqueued(). */
 size_t pool_nqueued(const struct pool *p);
 const struct pool_queued *pool_queued_at(const struct pool *p, size_t i);
