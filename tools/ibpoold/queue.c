@@ -399,6 +399,8 @@ static int catch_up(struct poold_queue *q)
 	return 0;
 }
 
+#define FNV_PRIME 1099511628211ull
+
 /* What the job holds depend on: the jobs' hosts and the allocations. */
 static uint64_t jobs_signature(const struct pool *p)
 {
@@ -412,13 +414,13 @@ static uint64_t jobs_signature(const struct pool *p)
 			const char *c = j->hosts[k];
 
 			while (*c)
-				h = (h ^ (unsigned char)*c++) * 1099511628211ull;
-			h = (h ^ 0xff) * 1099511628211ull;
+				h = (h ^ (unsigned char)*c++) * FNV_PRIME;
+			h = (h ^ 0xff) * FNV_PRIME;
 		}
 	}
 	for (i = 0; i < pool_nallocs(p); i++)
-		h = (h ^ pool_alloc_at(p, i)->id) * 1099511628211ull;
-	return (h ^ pool_njobs(p)) * 1099511628211ull ^ pool_nallocs(p);
+		h = (h ^ pool_alloc_at(p, i)->id) * FNV_PRIME;
+	return (h ^ pool_njobs(p)) * FNV_PRIME ^ pool_nallocs(p);
 }
 
 static long host_named(const struct pool_config *cfg, const char *name)
