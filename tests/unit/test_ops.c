@@ -545,6 +545,41 @@ static void test_queue_jobs(void)
 	daemon_down(&d, pool);
 }
 
+/*
+ * A drained host takes nothing new, and what runs there runs on; back
+ * in the pool, its GPUs go to the queue.
+ */
+static void test_queue_drain(void)
+{
+	struct pool *pool;
+	struct poold d;
+	json_object *r;
+	char line[96];
+	const char *x;
+
+	CU_ASSERT_EQUAL_FATAL(daemon_up(&d, &pool), 0);
+	accepted(ask(&d, &root, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":60}"));
+	r = ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":1}");
+	x = cfg.hosts[pool_alloc_find(pool, 2)->gpus[0].host].name;
+	json_object_put(r);
+	snprintf(line, sizeof(line), "{\"op\":\"host.drain\",\"host\":\"%s\"}", x);
+	r = ask(&d, &root, line);
+	CU_ASSERT_STRING_EQUAL(str(r, "state", NULL), "drained");
+	json_object_put(r);
+	CU_ASSERT_PTR_NOT_NULL(pool_alloc_find(pool, 2));
+	queued(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":3,\"queue\":true}"), "1");
+	accepted(ask(&d, &user, "{\"op\":\"release\",\"id\":\"2\"}"));
+	CU_ASSERT_EQUAL(poold_tick(&d, false), 0);
+	CU_ASSERT_EQUAL(pool_nqueued(pool), 1);
+	snprintf(line, sizeof(line), "{\"op\":\"host.resume\",\"host\":\"%s\"}", x);
+	r = ask(&d, &root, line);
+	CU_ASSERT_STRING_EQUAL(str(r, "state", NULL), "up");
+	json_object_put(r);
+	CU_ASSERT_EQUAL(pool_nqueued(pool), 0);
+	CU_ASSERT_EQUAL(pool_nallocs(pool), 2);
+	daemon_down(&d, pool);
+}
+
 /* A daemon on the state in dir at now, as after a restart. */
 static int restart(struct poold *d, struct pool **pool, const char *dir,
 		   time_t now)
@@ -593,12 +628,15 @@ static void test_queue_restart(void)
 	queued(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h02\",\"gpus\":4,\"queue\":true}"), "2");
 	queued(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h02\",\"gpus\":8,\"queue\":true}"), "3");
 	accepted(ask(&d, &user, "{\"op\":\"cancel\",\"ticket\":\"2\"}"));
+	accepted(ask(&d, &root, "{\"op\":\"host.drain\",\"host\":\"h16\"}"));
 	daemon_down(&d, pool);	/* as kill -9: nothing compacted */
 
 	for (pass = 0; pass < 2; pass++) {
 		clock_now++;
 		CU_ASSERT_EQUAL_FATAL(restart(&d, &pool, dir, clock_now), 0);
 		CU_ASSERT_EQUAL(pool_nqueued(pool), pass ? 1 : 2);
+		/* the operator's word, from the journal, then the snapshot */
+		CU_ASSERT_EQUAL(pool_host(pool, 15), POOL_HOST_DRAIN);
 		CU_ASSERT_EQUAL(pool_nallocs(pool), pass ? 2 : 1);
 		if (!pass) {
 			CU_ASSERT_EQUAL(pool_queued_at(pool, 0)->ticket, 1);
@@ -747,7 +785,7 @@ static void test_watch(void)
 	e = ask(&d, &root, "{\"op\":\"host.fail\",\"host\":\"nohost\"}");
 	CU_ASSERT_STRING_EQUAL(str(e, "error", "code"), "unknown_host");
 	json_object_put(e);
-	accepted(ask(&d, &root, "{\"op\":\"host.drain\",\"host\":\"h02\"}"));
+	accepted(ask(&d, &root, "{\"op\":\"host.fail\",\"host\":\"h02\"}"));
 	event(&w, "lost", "1", "2");
 	event(&w, "replaced", "1", "2");
 	CU_ASSERT_EQUAL(pool_alloc_find(pool, 2)->ngpus, 8);
@@ -829,6 +867,7 @@ TU_SUITE(ops,
 	 { "a change's reply waits for the journal", test_durable_reply },
 	 { "queue: tickets, cancel, grant on release", test_queue },
 	 { "queue: a started job's hosts are the job's", test_queue_jobs },
+	 { "queue: a drained host takes nothing new", test_queue_drain },
 	 { "queue: kill and restart lose nothing, grant nothing twice", test_queue_restart },
 	 { "watch: granted, expired, lost, replaced, requeued", test_watch },
 	 { "preemption: notice, grace, queued again", test_preempt })

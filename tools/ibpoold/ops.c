@@ -419,7 +419,7 @@ static void fabric_hosts(struct poold *d, time_t now)
 		down = true;
 		for (r = 0; r < d->cfg->hosts[h].nhca; r++)
 			down &= d->port[d->hoff[h] + r] < 0;
-		poold_queue_host(d->queue, h, false, down, now);
+		poold_queue_fabric(d->queue, h, down, now);
 	}
 }
 
@@ -906,43 +906,40 @@ static int op_watch(struct poold *d, const struct sm_peer *p,
 	return sm_json_add(reply, "watching", json_object_new_boolean(true));
 }
 
-/* host.drain, host.fail (down) and host.resume (up), by an operator. */
-static int host_op(struct poold *d, json_object *req, json_object *reply,
-		   struct sm_error *e, bool down)
+/*
+ * host.drain, host.fail and host.resume, by an operator (root): the op
+ * names the state.
+ */
+static int op_host(struct poold *d, const struct sm_peer *p,
+		   json_object *req, json_object *reply, struct sm_error *e)
 {
-	const char *name;
+	const char *name, *op = sm_proto_op(req);
+	enum pool_host_state st = POOL_HOST_UP;
+	char msg[256];
 	long h;
 	int ret;
 
+	(void)p;
+	if (!strcmp(op, "host.drain"))
+		st = POOL_HOST_DRAIN;
+	else if (!strcmp(op, "host.fail"))
+		st = POOL_HOST_FAIL;
 	if ((ret = sm_get_string(req, "host", true, &name, e)))
 		return ret;
 	h = cfg_host(d, name);
 	if (h < 0)
 		return sm_error_set(e, SM_ERR_UNKNOWN_HOST, "no [host %s] in the config", name);
-	poold_queue_host(d->queue, h, true, down, d->now(NULL));
-	poold_log(LOG_NOTICE, "host %s %s by uid 0", d->cfg->hosts[h].name,
-		  down ? "taken out" : "back");
+	ret = pool_set_host(d->pool, h, st, d->now(NULL), msg, sizeof(msg));
+	if (ret)
+		return op_error(e, ret, msg);
+	d->changes++;
+	poold_queue_oper(d->queue, h, d->now(NULL));
+	poold_log(LOG_NOTICE, "host %s %s by root", d->cfg->hosts[h].name,
+		  pool_host_state_name(st));
 	schedule(d);
 	return add_str(reply, "host", d->cfg->hosts[h].name) ||
-	       sm_json_add(reply, "down", json_object_new_boolean(
-				   poold_queue_host_down(d->queue, h))) ?
-	       -ENOMEM : 0;
-}
-
-static int op_host_down(struct poold *d, const struct sm_peer *p,
-			json_object *req, json_object *reply,
-			struct sm_error *e)
-{
-	(void)p;
-	return host_op(d, req, reply, e, true);
-}
-
-static int op_host_resume(struct poold *d, const struct sm_peer *p,
-			  json_object *req, json_object *reply,
-			  struct sm_error *e)
-{
-	(void)p;
-	return host_op(d, req, reply, e, false);
+	       add_str(reply, "state", pool_host_state_name(
+				poold_queue_host(d->queue, h))) ? -ENOMEM : 0;
 }
 
 static int op_alloc(struct poold *d, const struct sm_peer *p,
@@ -1483,7 +1480,9 @@ static int op_status(struct poold *d, const struct sm_peer *p,
 		}
 		if (add_str(h, "host", c->name) ||
 		    add_str(h, "gpu_type", c->gpu_type) ||
-		    add_int(h, "gpus", c->gpus) || add_int(h, "free", fr))
+		    add_int(h, "gpus", c->gpus) || add_int(h, "free", fr) ||
+		    add_str(h, "state", pool_host_state_name(
+				    poold_queue_host(d->queue, i))))
 			return -ENOMEM;
 	}
 	for (i = 0; i < d->nhcas; i++)
@@ -1491,6 +1490,7 @@ static int op_status(struct poold *d, const struct sm_peer *p,
 	fab = json_object_new_object();
 	if (add_int(reply, "gpus", gpus) || add_int(reply, "free", nfree) ||
 	    add_int(reply, "allocs", pool_nallocs(d->pool)) ||
+	    add_int(reply, "queued", pool_nqueued(d->pool)) ||
 	    add_int(reply, "jobs", pool_njobs(d->pool)) ||
 	    sm_json_add(reply, "fabric", fab) ||
 	    add_str(fab, "source", v->source) ||
@@ -1524,9 +1524,9 @@ static const struct op ops[] = {
 	{ "cancel", OWN, FIELDS("ticket"), op_cancel },
 	{ "queue.list", READ, FIELDS(NULL), op_queue_list },
 	{ "watch", READ, FIELDS(NULL), op_watch },
-	{ "host.drain", ROOT, FIELDS("host"), op_host_down },
-	{ "host.fail", ROOT, FIELDS("host"), op_host_down },
-	{ "host.resume", ROOT, FIELDS("host"), op_host_resume },
+	{ "host.drain", ROOT, FIELDS("host"), op_host },
+	{ "host.fail", ROOT, FIELDS("host"), op_host },
+	{ "host.resume", ROOT, FIELDS("host"), op_host },
 	{ "release", OWN, FIELDS("id"), op_release },
 	{ "renew", OWN, FIELDS("id", "lease_s"), op_renew },
 	{ "alloc.list", READ, FIELDS(NULL), op_alloc_list },

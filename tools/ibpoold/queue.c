@@ -36,7 +36,7 @@ struct poold_queue {
 	struct ent *e;
 	size_t n, cap;
 	uint64_t seen;		/* highest allocation id known */
-	bool *oper, *fabric;	/* per host: down by an operator, the fabric */
+	bool *fabric;		/* per host: gone from the fabric */
 	uint64_t *quota;	/* milli per group, the last one for "" */
 	uint64_t jobs_sig;	/* of the jobs and allocations held for */
 	bool *taken;		/* scratch: per host, held for a job */
@@ -266,11 +266,10 @@ int poold_queue_new(const struct pool_config *cfg, struct pool *pool,
 	q->cfg = cfg;
 	q->pool = pool;
 	q->t = (double)now;
-	q->oper = calloc(cfg->nhosts + 1, sizeof(*q->oper));
 	q->fabric = calloc(cfg->nhosts + 1, sizeof(*q->fabric));
 	q->quota = calloc(cfg->sched.ngroups + 1, sizeof(*q->quota));
 	q->taken = calloc(cfg->nhosts + 1, sizeof(*q->taken));
-	if (!q->oper || !q->fabric || !q->quota || !q->taken ||
+	if (!q->fabric || !q->quota || !q->taken ||
 	    (ret = build(q, t)))
 		goto out_free;
 	for (i = 0; i < pool_nallocs(pool); i++)
@@ -287,9 +286,10 @@ int poold_queue_new(const struct pool_config *cfg, struct pool *pool,
 			poold_log(LOG_WARNING, "queue: ticket %" PRIu64 " stays queued but is never granted: %s (the config changed?)",
 				  r->ticket, err);
 	}
+	/* the hosts the tree lacks, and those an operator failed */
 	for (i = 0; i < cfg->nhosts; i++)
-		if (!t->cfg_host || t->cfg_host[i] < 0)
-			poold_queue_host(q, i, false, true, now);
+		poold_queue_fabric(q, i, !t->cfg_host || t->cfg_host[i] < 0,
+				   now);
 	*out = q;
 	return 0;
 out_free:
@@ -303,7 +303,6 @@ void poold_queue_free(struct poold_queue *q)
 		return;
 	sch_free(q->s);
 	free(q->e);
-	free(q->oper);
 	free(q->fabric);
 	free(q->quota);
 	free(q->taken);
@@ -353,26 +352,42 @@ int poold_queue_cancel(struct poold_queue *q, uint64_t ticket, uid_t uid,
 	return 0;
 }
 
-void poold_queue_host(struct poold_queue *q, uint32_t h, bool oper,
-		      bool down, time_t now)
+/* Down (not drained) to the scheduler when the operator or the fabric says. */
+static void host_sync(struct poold_queue *q, uint32_t h, double t)
 {
-	double t = clock_of(q, now);
-
-	if (h >= q->cfg->nhosts)
-		return;
-	if (oper)
-		q->oper[h] = down;
-	else
-		q->fabric[h] = down;
-	if (q->oper[h] || q->fabric[h])
+	if (pool_host(q->pool, h) == POOL_HOST_FAIL || q->fabric[h])
 		sch_host_down(q->s, h, t);
 	else
 		sch_host_up(q->s, h, t);
 }
 
-bool poold_queue_host_down(const struct poold_queue *q, uint32_t h)
+void poold_queue_oper(struct poold_queue *q, uint32_t h, time_t now)
 {
-	return h < q->cfg->nhosts && (q->oper[h] || q->fabric[h]);
+	double t = clock_of(q, now);
+
+	if (h >= q->cfg->nhosts)
+		return;
+	q->jobs_sig = 0;	/* a drained host's holds change */
+	host_sync(q, h, t);
+}
+
+void poold_queue_fabric(struct poold_queue *q, uint32_t h, bool down,
+			time_t now)
+{
+	double t = clock_of(q, now);
+
+	if (h >= q->cfg->nhosts)
+		return;
+	q->fabric[h] = down;
+	host_sync(q, h, t);
+}
+
+enum pool_host_state poold_queue_host(const struct poold_queue *q,
+				      uint32_t h)
+{
+	if (h < q->cfg->nhosts && q->fabric[h])
+		return POOL_HOST_FAIL;
+	return pool_host(q->pool, h);
 }
 
 /* Allocations gone from the pool end their tickets; new ones are held. */
@@ -452,16 +467,46 @@ static void drop_jobs(struct poold_queue *q)
  * their free GPUs are held in the scheduler, out of the queue's reach,
  * until the job ends (allocations naming the job are the job's own).
  */
+/* Host h's free GPUs into sl[*n], once per run (q->taken). */
+static void free_gpus(struct poold_queue *q, long h, struct sch_slot *sl,
+		      size_t *n)
+{
+	unsigned int g;
+
+	if (h < 0 || q->taken[h])
+		return;
+	q->taken[h] = true;
+	for (g = 0; g < q->cfg->hosts[h].gpus; g++)
+		if (!pool_gpu_owner(q->pool, h, g))
+			sl[(*n)++] = (struct sch_slot){ .host = h, .gpu = g,
+							.milli = SCH_MILLI };
+}
+
+/* sl[0..n) held in the scheduler, for a job or a drained host. */
+static int hold_slots(struct poold_queue *q, struct sch_slot *sl, size_t n)
+{
+	struct sch_req r = { .group = q->cfg->sched.ngroups,
+			     .cls = SCH_CLASSES - 1, .gpus = n };
+	struct ent *e;
+	int ret;
+
+	if (!n)
+		return 0;
+	qsort(sl, n, sizeof(*sl), slot_cmp);
+	e = ent_add(q);
+	ret = e ? sch_hold(q->s, &r, sl, n, q->t, &e->sch) : -ENOMEM;
+	if (ret && e)
+		q->n--;
+	else if (!ret)
+		e->job = true;
+	return ret;
+}
+
 static int hold_jobs(struct poold_queue *q)
 {
 	const struct pool_config *cfg = q->cfg;
-	struct sch_req r = { .group = cfg->sched.ngroups,
-			     .cls = SCH_CLASSES - 1 };
 	struct sch_slot *sl;
 	size_t i, k, n;
-	unsigned int g;
-	struct ent *e;
-	long h;
 	int ret = 0;
 
 	memset(q->taken, 0, cfg->nhosts * sizeof(*q->taken));
@@ -472,26 +517,16 @@ static int hold_jobs(struct poold_queue *q)
 		const struct pool_job *j = pool_job_at(q->pool, i);
 
 		n = 0;
-		for (k = 0; k < j->nhosts; k++) {
-			h = host_named(cfg, j->hosts[k]);
-			if (h < 0 || q->taken[h])
-				continue;
-			q->taken[h] = true;
-			for (g = 0; g < cfg->hosts[h].gpus; g++)
-				if (!pool_gpu_owner(q->pool, h, g))
-					sl[n++] = (struct sch_slot){ .host = h,
-						.gpu = g, .milli = SCH_MILLI };
-		}
-		if (!n)
-			continue;
-		qsort(sl, n, sizeof(*sl), slot_cmp);
-		r.gpus = n;
-		e = ent_add(q);
-		ret = e ? sch_hold(q->s, &r, sl, n, q->t, &e->sch) : -ENOMEM;
-		if (ret && e)
-			q->n--;
-		else if (!ret)
-			e->job = true;
+		for (k = 0; k < j->nhosts; k++)
+			free_gpus(q, host_named(cfg, j->hosts[k]), sl, &n);
+		ret = hold_slots(q, sl, n);
+	}
+	/* a drained host takes nothing new; what runs there runs on */
+	for (i = 0; i < cfg->nhosts && !ret; i++) {
+		n = 0;
+		if (pool_host(q->pool, i) == POOL_HOST_DRAIN)
+			free_gpus(q, i, sl, &n);
+		ret = hold_slots(q, sl, n);
 	}
 	free(sl);
 	return ret;

@@ -56,14 +56,19 @@ int poold_queue_cancel(struct poold_queue *q, uint64_t ticket, uid_t uid,
 		       time_t now, char *err, size_t len);
 
 /*
- * Host h (config index) taken out (down) by an operator or the fabric,
- * or back; its allocations are lost at the next run.  Whether an
- * operator drained it is kept apart from the fabric's view: a host is
- * up when both say so.
+ * An operator's word on host h (config index) changed in the pool
+ * (pool_set_host()): drained, nothing new is granted there and its
+ * allocations run on; failed, it is down and its allocations are lost
+ * at the next run; or up again.  The fabric's word is kept apart
+ * (poold_queue_fabric(): down while none of its HCAs is in the
+ * fabric); a host is down when either says so.
  */
-void poold_queue_host(struct poold_queue *q, uint32_t h, bool oper,
-		      bool down, time_t now);
-bool poold_queue_host_down(const struct poold_queue *q, uint32_t h);
+void poold_queue_oper(struct poold_queue *q, uint32_t h, time_t now);
+void poold_queue_fabric(struct poold_queue *q, uint32_t h, bool down,
+			time_t now);
+/* POOL_HOST_FAIL when the fabric lacks it, else the operator's word. */
+enum pool_host_state poold_queue_host(const struct poold_queue *q,
+				      uint32_t h);
 
 /*
  * Catch up with the pool (allocations released, expired, made at once),

@@ -407,9 +407,7 @@ int pr_pool_watch(const struct pr_opts *o, char *err, size_t len)
 
 static void print_host(json_object *r)
 {
-	printf("Host %s: %s\n", pr_str(r, "host"),
-	       json_object_get_boolean(json_object_object_get(r, "down")) ?
-	       "out of the pool" : "in the pool");
+	printf("Host %s: %s\n", pr_str(r, "host"), pr_str(r, "state"));
 }
 
 int pr_pool_host(const struct pr_opts *o, char *err, size_t len)

@@ -20,6 +20,7 @@
 #include "topology/textio.h"
 
 struct phost {
+	enum pool_host_state state;	/* the operator's word */
 	unsigned int nfree;
 	uint64_t owner[POOL_MAX_GPUS];	/* allocation id per GPU, 0 free */
 };
@@ -411,6 +412,35 @@ static void queue_drop(struct pool *p, size_t i)
 	p->nqueued--;
 }
 
+static const char *const host_states[POOL_HOST_NSTATES] = {
+	[POOL_HOST_UP] = "up",
+	[POOL_HOST_DRAIN] = "drained",
+	[POOL_HOST_FAIL] = "failed",
+};
+
+const char *pool_host_state_name(enum pool_host_state st)
+{
+	return st < POOL_HOST_NSTATES ? host_states[st] : "?";
+}
+
+/* A host record, or a snapshot's entry: {"host":NAME,"state":STATE}. */
+static int take_host(struct pool *p, struct json_object *o, char *err,
+		     size_t len)
+{
+	const char *name = get_str(o, "host"), *st = get_str(o, "state");
+	long h = name ? host_index(p, name) : -1;
+	int i;
+
+	for (i = 0; st && i < POOL_HOST_NSTATES; i++)
+		if (!strcmp(st, host_states[i])) {
+			/* a host the config no longer has: forgotten */
+			if (h >= 0)
+				p->hosts[h].state = i;
+			return 0;
+		}
+	return fail(err, len, -EINVAL, "malformed host record");
+}
+
 /* A queue record, or a snapshot's queued entry, into the queue. */
 static int take_queue(struct pool *p, struct json_object *o, char *err,
 		      size_t len)
@@ -677,6 +707,8 @@ static int apply(struct pool *p, struct json_object *rec, char *err,
 		return take_grant(p, rec, err, len);
 	if (!strcmp(op, "queue"))
 		return take_queue(p, rec, err, len);
+	if (!strcmp(op, "host"))
+		return take_host(p, rec, err, len);
 	if (!strcmp(op, "cancel")) {
 		if (!get_int(rec, "ticket", 1, INT64_MAX, &id) ||
 		    (i = queued_index(p, id)) < 0)
@@ -759,11 +791,21 @@ static struct json_object *record(struct pool *p, const char *op,
 static int restore_queue(struct pool *p, struct json_object *state,
 			 char *err, size_t len)
 {
-	struct json_object *q;
+	struct json_object *q, *out;
 	int64_t next;
 	size_t i;
 	int ret;
 
+	if (json_object_object_get_ex(state, "hosts_out", &out)) {
+		if (!json_object_is_type(out, json_type_array))
+			return fail(err, len, -EINVAL, "malformed pool state");
+		for (i = 0; i < json_object_array_length(out); i++) {
+			ret = take_host(p, json_object_array_get_idx(out, i),
+					err, len);
+			if (ret)
+				return ret;
+		}
+	}
 	if (!json_object_object_get_ex(state, "queue", &q))
 		return 0;
 	if (!json_object_is_type(q, json_type_array) ||
@@ -841,8 +883,28 @@ int pool_open_state(struct pool *p, const char *dir, time_t now,
 static int queue_state(const struct pool *p, struct json_object *s)
 {
 	struct json_object *q = json_object_new_array(), *x;
+	struct json_object *out = json_object_new_array();
 	size_t i;
 
+	if (!out || json_object_object_add(s, "hosts_out", out)) {
+		json_object_put(out);
+		json_object_put(q);
+		return -ENOMEM;
+	}
+	for (i = 0; i < p->cfg->nhosts; i++) {
+		if (p->hosts[i].state == POOL_HOST_UP)
+			continue;
+		x = json_object_new_object();
+		if (!x || json_object_array_add(out, x)) {
+			json_object_put(x);
+			json_object_put(q);
+			return -ENOMEM;
+		}
+		json_object_object_add(x, "host", json_object_new_string(
+					       p->cfg->hosts[i].name));
+		json_object_object_add(x, "state", json_object_new_string(
+					       host_states[p->hosts[i].state]));
+	}
 	if (!q || json_object_object_add(s, "queue", q)) {
 		json_object_put(q);
 		return -ENOMEM;
@@ -1704,6 +1766,28 @@ int pool_requeue(struct pool *p, uint64_t id, time_t now, char *err,
 	if (rec)
 		json_object_object_add(rec, "id", json_object_new_uint64(id));
 	return commit(p, rec, err, len);
+}
+
+int pool_set_host(struct pool *p, size_t h, enum pool_host_state st,
+		  time_t now, char *err, size_t len)
+{
+	struct json_object *rec;
+
+	if (h >= p->cfg->nhosts || st >= POOL_HOST_NSTATES)
+		return fail(err, len, -EINVAL, "no such host or state");
+	rec = record(p, "host", now);
+	if (rec) {
+		json_object_object_add(rec, "host", json_object_new_string(
+					       p->cfg->hosts[h].name));
+		json_object_object_add(rec, "state",
+				       json_object_new_string(host_states[st]));
+	}
+	return commit(p, rec, err, len);
+}
+
+enum pool_host_state pool_host(const struct pool *p, size_t h)
+{
+	return h < p->cfg->nhosts ? p->hosts[h].state : POOL_HOST_UP;
 }
 
 time_t pool_clock(const struct pool *p)

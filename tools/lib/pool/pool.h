@@ -234,6 +234,23 @@ int pool_replace(struct pool *p, uint64_t id, const struct pool_gpu_ref *g,
 int pool_requeue(struct pool *p, uint64_t id, time_t now, char *err,
 		 size_t len);
 
+/*
+ * An operator's word on a host: drained (the queue grants nothing new
+ * there, its allocations run on) or failed (down); journaled, so a
+ * restart keeps it.  pool_set_host(): -EINVAL for a bad state, -EIO.
+ */
+enum pool_host_state {
+	POOL_HOST_UP,
+	POOL_HOST_DRAIN,
+	POOL_HOST_FAIL,
+	POOL_HOST_NSTATES,
+};
+int pool_set_host(struct pool *p, size_t h, enum pool_host_state st,
+		  time_t now, char *err, size_t len);
+enum pool_host_state pool_host(const struct pool *p, size_t h);
+/* "up", "drained", "failed" */
+const char *pool_host_state_name(enum pool_host_state st);
+
 /* The pool's clock: the latest time a call or a record named (0: none). */
 time_t pool_clock(const struct pool *p);
 
