@@ -106,7 +106,7 @@ static long group_index(const struct pool_sched_cfg *c, const char *name)
 }
 
 /* r as the scheduler takes it; -EINVAL naming what is unknown. */
-static int sch_req_of(const struct poold_queue *q, const struct pool_queued *r,
+static int req_of(const struct poold_queue *q, const struct pool_queued *r,
 		      struct sch_req *out, char *err, size_t len)
 {
 	const struct pool_sched_cfg *c = &q->cfg->sched;
@@ -156,7 +156,7 @@ static int hold(struct poold_queue *q, const struct pool_alloc *a)
 		struct sch_req x;
 		char msg[128];
 
-		if (!sch_req_of(q, a->req, &x, msg, sizeof(msg))) {
+		if (!req_of(q, a->req, &x, msg, sizeof(msg))) {
 			r.cls = x.cls;
 			r.group = x.group;
 			r.limit = x.limit;
@@ -165,6 +165,9 @@ static int hold(struct poold_queue *q, const struct pool_alloc *a)
 	e = ent_add(q);
 	ret = e ? sch_hold(q->s, &r, sl, a->ngpus, q->t, &e->sch) : -ENOMEM;
 	free(sl);
+	/* seen either way: one that could not be held is not tried again */
+	if (a->id > q->seen)
+		q->seen = a->id;
 	if (ret) {
 		if (e)
 			q->n--;
@@ -174,8 +177,6 @@ static int hold(struct poold_queue *q, const struct pool_alloc *a)
 	}
 	e->ticket = a->req ? a->req->ticket : 0;
 	e->id = a->id;
-	if (a->id > q->seen)
-		q->seen = a->id;
 	return 0;
 }
 
@@ -187,7 +188,7 @@ static int enter(struct poold_queue *q, const struct pool_queued *r,
 	struct ent *e;
 	int ret;
 
-	ret = sch_req_of(q, r, &sr, err, len);
+	ret = req_of(q, r, &sr, err, len);
 	if (ret)
 		return ret;
 	e = ent_add(q);
@@ -272,9 +273,7 @@ int poold_queue_new(const struct pool_config *cfg, struct pool *pool,
 	if (!q->fabric || !q->quota || !q->taken ||
 	    (ret = build(q, t)))
 		goto out_free;
-	for (i = 0; i < pool_nallocs(pool); i++)
-		if ((ret = hold(q, pool_alloc_at(pool, i))))
-			goto out_free;
+	/* the queue first, at its submit times; then what runs, now */
 	for (i = 0; i < pool_nqueued(pool); i++) {
 		const struct pool_queued *r = pool_queued_at(pool, i);
 
@@ -286,6 +285,9 @@ int poold_queue_new(const struct pool_config *cfg, struct pool *pool,
 			poold_log(LOG_WARNING, "queue: ticket %" PRIu64 " stays queued but is never granted: %s (the config changed?)",
 				  r->ticket, err);
 	}
+	for (i = 0; i < pool_nallocs(pool); i++)
+		if ((ret = hold(q, pool_alloc_at(pool, i))))
+			goto out_free;
 	/* the hosts the tree lacks, and those an operator failed */
 	for (i = 0; i < cfg->nhosts; i++)
 		poold_queue_fabric(q, i, !t->cfg_host || t->cfg_host[i] < 0,
