@@ -60,6 +60,8 @@ struct client {
 	size_t off, nout, cap;
 	int64_t line_start;	/* when the pending partial line began, or 0 */
 	int64_t last;		/* when a byte last moved either way */
+	uint64_t born;		/* accepted as the server's born-th */
+	bool authed;		/* TCP: showed a valid MUNGE credential */
 	bool closing;		/* send what is queued, read nothing, close */
 	bool started;		/* its first byte came: http is decided */
 	bool http;		/* an HTTP request, not JSON lines */
@@ -90,6 +92,7 @@ struct sm_server {
 	unsigned int nclass[NCLASSES];	/* clients in use per class */
 	struct pollfd *pfd;	/* event fd, listeners (Unix, TCP), clients */
 	uint64_t tickets;	/* the last request's ticket */
+	uint64_t born;		/* the last client's serial */
 	struct sm_munge *munge;	/* with TCP: the credentials' decoder */
 	/*
 	 * Guards stats, stop, and what sm_server_answer() reads: the
@@ -302,6 +305,18 @@ static void refuse(struct sm_server *s, struct client *c, enum sm_err code,
  * after a quiet interval is logged, the others are counted and told in
  * one line when the interval ends (busy_summary()).
  */
+static void close_busy(struct sm_server *s, struct client *c,
+		       const struct sm_error *e, int64_t now)
+{
+	if (now < s->busy_next) {
+		s->busy_quiet++;
+	} else {
+		logf_client(s, c, "closed: busy: %s", e->msg);
+		s->busy_next = now + s->cfg.busy_log_ms;
+	}
+	close_with(c, e);
+}
+
 static void refuse_busy(struct sm_server *s, struct client *c, int64_t now)
 {
 	struct sm_error e;
@@ -309,13 +324,7 @@ static void refuse_busy(struct sm_server *s, struct client *c, int64_t now)
 	count(s, &s->stats.busy);
 	sm_error_set(&e, SM_ERR_BUSY, "%u %s connected, try again",
 		     s->cfg.max_clients, class_names[c->cls]);
-	if (now < s->busy_next) {
-		s->busy_quiet++;
-	} else {
-		logf_client(s, c, "closed: busy: %s", e.msg);
-		s->busy_next = now + s->cfg.busy_log_ms;
-	}
-	close_with(c, &e);
+	close_busy(s, c, &e, now);
 }
 
 static void busy_summary(struct sm_server *s, int64_t now)
@@ -456,6 +465,7 @@ static json_object *authed(struct sm_server *s, struct client *c,
 		goto out;
 	}
 	count(s, &s->stats.munge_ok);
+	c->authed = true;
 	if (sm_proto_parse(mc->payload, mc->len, s->cfg.max_line, &req, &e)) {
 		sm_error_prefix(&e, "the credential's request: ");
 		reply = sm_reply_from_error(&e);
@@ -764,11 +774,85 @@ static enum peer_class peer_class(const struct sm_peer *p)
 	return p->may_write ? CLASS_WRITER : CLASS_READER;
 }
 
+/*
+ * The TCP client to close for a newcomer when every TCP slot is taken:
+ * the longest connected of those that showed no valid credential and
+ * wait for nothing (HTTP ones end within the line deadline anyway), so
+ * anonymous peers cannot keep an authenticated one out; -1: none.
+ */
+static long evictable(const struct sm_server *s)
+{
+	long v = -1;
+	unsigned int i;
+
+	for (i = 0; i < s->ncl; i++) {
+		const struct client *c = &s->cl[i];
+
+		if (c->cls != CLASS_REMOTE || c->authed || c->http ||
+		    c->wait || c->closing)
+			continue;
+		if (v < 0 || c->born < s->cl[v].born)
+			v = i;
+	}
+	return v;
+}
+
+/* Close client i for a newcomer: a burst too, logged as busy ones. */
+static void evict(struct sm_server *s, unsigned int i, int64_t now)
+{
+	struct client *c = &s->cl[i];
+	struct sm_error e;
+
+	count(s, &s->stats.evicted);
+	sm_error_set(&e, SM_ERR_BUSY, "%u %s connected: the longest connected without a MUNGE credential makes room for a new one",
+		     s->cfg.max_clients, class_names[c->cls]);
+	close_busy(s, c, &e, now);
+	drop(s, i);
+}
+
+/* Take fd, or refuse it busy; c is scratch space for it. */
+static void admit(struct sm_server *s, struct client *c, int fd, bool tcp,
+		  const struct sockaddr_storage *a, int64_t now)
+{
+	long v = -1;
+
+	memset(c, 0, sizeof(*c));
+	c->fd = fd;
+	c->last = now;
+	c->born = ++s->born;
+	if (identify(s, &c->peer, fd, tcp ? a : NULL)) {
+		close(fd);
+		return;
+	}
+	c->cls = peer_class(&c->peer);
+	if (s->nclass[c->cls] == s->cfg.max_clients &&
+	    (c->cls != CLASS_REMOTE || (v = evictable(s)) < 0)) {
+		refuse_busy(s, c, now);
+		free(c->out);
+		close(fd);
+		return;
+	}
+	if (s->nclass[c->cls] == s->cfg.max_clients)
+		evict(s, v, now);
+	c->max_in = tcp ? sm_munge_line_max(s->cfg.max_line) :
+			  s->cfg.max_line;
+	c->in = malloc(c->max_in + 1);
+	if (!c->in) {
+		close(fd);
+		return;
+	}
+	pthread_mutex_lock(&s->lock);
+	s->cl[s->ncl++] = *c;
+	s->nclass[c->cls]++;
+	s->stats.accepted++;
+	pthread_mutex_unlock(&s->lock);
+}
+
 static void accept_clients(struct sm_server *s, int lfd, bool tcp,
 			   int64_t now)
 {
 	struct sockaddr_storage a;
-	struct client *c;
+	struct client c;
 	socklen_t al;
 	int fd, n;
 
@@ -782,33 +866,7 @@ static void accept_clients(struct sm_server *s, int lfd, bool tcp,
 				s->accept_after = now + ACCEPT_PAUSE_MS;
 			return;
 		}
-		c = &s->cl[s->ncl];
-		memset(c, 0, sizeof(*c));
-		c->fd = fd;
-		c->last = now;
-		if (identify(s, &c->peer, fd, tcp ? &a : NULL)) {
-			close(fd);
-			continue;
-		}
-		c->cls = peer_class(&c->peer);
-		if (s->nclass[c->cls] == s->cfg.max_clients) {
-			refuse_busy(s, c, now);
-			free(c->out);
-			close(fd);
-			continue;
-		}
-		c->max_in = tcp ? sm_munge_line_max(s->cfg.max_line) :
-				  s->cfg.max_line;
-		c->in = malloc(c->max_in + 1);
-		if (!c->in) {
-			close(fd);
-			continue;
-		}
-		pthread_mutex_lock(&s->lock);
-		s->ncl++;
-		s->nclass[c->cls]++;
-		s->stats.accepted++;
-		pthread_mutex_unlock(&s->lock);
+		admit(s, &c, fd, tcp, &a, now);
 	}
 }
 
@@ -1260,8 +1318,7 @@ int sm_server_start(const struct sm_server_config *cfg,
 	s->lfd = s->efd = s->tfd = -1;
 	pthread_mutex_init(&s->lock, NULL);
 	s->path = strdup(cfg->path);
-	/* one slot more than the caps: the refused client's reply */
-	s->cl = calloc(NCLASSES * s->cfg.max_clients + 1, sizeof(*s->cl));
+	s->cl = calloc(NCLASSES * s->cfg.max_clients, sizeof(*s->cl));
 	s->pfd = calloc(NCLASSES * s->cfg.max_clients + NFIXED,
 			sizeof(*s->pfd));
 	if (!s->path || !s->cl || !s->pfd)

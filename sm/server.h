@@ -119,6 +119,7 @@ struct sm_server_stats {
 	uint64_t accepted;	/* connections served (busy ones excluded) */
 	uint64_t requests;	/* lines answered */
 	uint64_t busy;		/* refused: their class had max_clients */
+	uint64_t evicted;	/* anonymous TCP ones closed for a newcomer */
 	uint64_t too_long;	/* closed after a too_long line */
 	uint64_t timeouts;	/* closed at the line or idle deadline */
 	uint64_t overflows;	/* closed with max_out bytes unread */
@@ -138,7 +139,10 @@ struct sm_server;
  * one the kernel picks, see sm_server_tcp_name()), and start the server
  * thread.  Both sockets share the limits; max_clients is per class of
  * peer (those that may write, local ones that may not, TCP ones), so no
- * class takes another's slots.  Returns 0 with *out set, or a negative
+ * class takes another's slots; when the TCP ones are full, a newcomer
+ * takes the slot of the longest connected TCP client that showed no
+ * valid MUNGE credential and waits for no reply (evicted: busy), so
+ * anonymous peers never keep an authenticated one out.  Returns 0 with *out set, or a negative
  * errno with err saying what failed.  *out is set before the thread
  * starts, so a handler may read the server from it.
  */

@@ -1127,11 +1127,12 @@ static void test_tcp_limits(void)
 	u = connect_tcp(tcp);
 	send_str(u, "{\"op\":\"echo\"}\n");
 	expect_reply(u, "ok");
+	/* a newcomer evicts an anonymous peer rather than be refused */
 	t = connect_tcp(tcp);
-	expect_reply(t, "busy");
-	expect_closed(t, 2000);
-	close(t);
+	expect_reply(u, "busy");
+	expect_closed(u, 2000);
 	close(u);
+	close(t);
 	/* the slot freed: too long, then closed */
 	expect_too_long(connect_when_free(tcp), 100);
 	/* a silent TCP client meets the idle deadline */
@@ -1140,7 +1141,7 @@ static void test_tcp_limits(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(line, "idle for 300 ms"));
 	close(t);
 	sm_server_stats(f.srv, &st);
-	CU_ASSERT_EQUAL(st.busy, 1);
+	CU_ASSERT_EQUAL(st.evicted, 1);
 	CU_ASSERT_EQUAL(st.too_long, 1);
 	CU_ASSERT_EQUAL(st.timeouts, 1);
 	stop(&f);
@@ -1214,11 +1215,14 @@ static void test_slots_per_class(void)
 	for (i = 0; i < 3 && read(res, got + i, 1) == 1; i++)
 		;
 	CU_ASSERT_STRING_EQUAL(got, "oob");
+	/* the third TCP peer takes the slot of the first (anonymous) one */
 	for (i = 0; i < 3; i++) {
 		t[i] = connect_tcp(tcp);
 		send_str(t[i], "{\"op\":\"echo\"}\n");
-		expect_reply(t[i], i < 2 ? "ok" : "busy");
+		expect_reply(t[i], "ok");
 	}
+	expect_reply(t[0], "busy");
+	expect_closed(t[0], 2000);
 	u = connect_to(f.path);
 	send_str(u, "{\"op\":\"echo\"}\n");
 	expect_reply(u, "ok");
@@ -1583,6 +1587,86 @@ static void test_tcp_munge(void)
 	CU_ASSERT(system(all) == 0);
 }
 
+/* Open a TCP connection and have one echo answered on it. */
+static int echoed(const char *tcp, const char *line)
+{
+	int fd = connect_tcp(tcp);
+
+	send_str(fd, line);
+	expect_reply(fd, "ok");
+	return fd;
+}
+
+/*
+ * Anonymous TCP peers that fill every TCP slot and keep asking cannot
+ * keep out a request in a MUNGE credential nor a /metrics scrape: the
+ * longest connected of them makes room.  Peers that showed a credential
+ * keep their slots: with those full, a newcomer is busy.
+ */
+static void test_tcp_evict(void)
+{
+	struct sm_server_config cfg = { .max_clients = 4, .http = http_page };
+	char tcp[SM_ADDR_LEN + 8], sock[128], line[2048], buf[4096];
+	char dir[] = "/tmp/gpuaware-munge-XXXXXX", *env;
+	struct sm_server_stats st;
+	struct fixture f;
+	json_object *r, *req;
+	int fd[4], x, i;
+	pid_t md;
+
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	md = munged_up(dir, sock, sizeof(sock));
+	CU_ASSERT_FATAL(md > 0);
+	cfg.munge_socket = sock;
+	start_tcp(&f, &cfg, "0", tcp, sizeof(tcp));
+	for (i = 0; i < 4; i++)
+		fd[i] = echoed(tcp, "{\"op\":\"echo\"}\n");
+	/* all four keep asking; a scrape still gets in */
+	for (i = 0; i < 4; i++) {
+		send_str(fd[i], "{\"op\":\"echo\"}\n");
+		expect_reply(fd[i], "ok");
+	}
+	http_get(tcp, "GET /metrics HTTP/1.1\r\n\r\n", buf, sizeof(buf));
+	CU_ASSERT(!strncmp(buf, "HTTP/1.1 200 OK\r\n", 17));
+	/* the oldest anonymous peer went, told why */
+	expect_reply(fd[0], "busy");
+	expect_closed(fd[0], 2000);
+	close(fd[0]);
+	/* full again: a credential's request gets in as well */
+	fd[0] = echoed(tcp, "{\"op\":\"echo\"}\n");
+	req = json_tokener_parse("{\"op\":\"echo\",\"n\":7}");
+	CU_ASSERT_EQUAL(sm_call_as(tcp, sock, req, &r, 2000, line,
+				   sizeof(line)), 0);
+	CU_ASSERT_EQUAL(json_object_get_int(json_object_object_get(r, "n")), 7);
+	json_object_put(r);
+	json_object_put(req);
+	expect_reply(fd[1], "busy");
+	for (i = 0; i < 4; i++)
+		close(fd[i]);
+
+	/* peers that authenticated keep their slots */
+	for (i = 0; i < 4; i++) {
+		env = envelope_as(sock, "{\"op\":\"echo\"}", 0);
+		fd[i] = echoed(tcp, env);
+		free(env);
+	}
+	x = connect_tcp(tcp);
+	expect_reply(x, "busy");
+	close(x);
+	for (i = 0; i < 4; i++) {
+		send_str(fd[i], "{\"op\":\"echo\"}\n");
+		expect_reply(fd[i], "ok");
+		close(fd[i]);
+	}
+	sm_server_stats(f.srv, &st);
+	CU_ASSERT_EQUAL(st.evicted, 2);
+	CU_ASSERT_EQUAL(st.busy, 1);
+	stop(&f);
+	munged_down(md);
+	snprintf(buf, sizeof(buf), "rm -rf %s", dir);
+	CU_ASSERT(system(buf) == 0);
+}
+
 TU_SUITE(server,
 	 { "request and reply", test_request_reply },
 	 { "sequence and pipeline", test_sequence_and_pipeline },
@@ -1609,4 +1693,5 @@ TU_SUITE(server,
 	 { "tcp: start errors", test_tcp_start_errors },
 	 { "tcp: sm_call errors", test_tcp_call_errors },
 	 { "tcp: HTTP beside JSON lines", test_tcp_http },
-	 { "tcp: MUNGE credentials", test_tcp_munge })
+	 { "tcp: MUNGE credentials", test_tcp_munge },
+	 { "tcp: anonymous peers make room", test_tcp_evict })

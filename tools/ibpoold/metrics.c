@@ -187,8 +187,8 @@ static void server(FILE *out, struct poold *d)
 		st.accepted);
 	head(out, "gpuaware_pool_connections_closed_total", "counter",
 	     "Connections refused or closed by the server, by reason.");
-	fprintf(out, "gpuaware_pool_connections_closed_total{reason=\"busy\"} %" PRIu64 "\ngpuaware_pool_connections_closed_total{reason=\"timeout\"} %" PRIu64 "\ngpuaware_pool_connections_closed_total{reason=\"too_long\"} %" PRIu64 "\ngpuaware_pool_connections_closed_total{reason=\"unread_replies\"} %" PRIu64 "\n",
-		st.busy, st.timeouts, st.too_long, st.overflows);
+	fprintf(out, "gpuaware_pool_connections_closed_total{reason=\"busy\"} %" PRIu64 "\ngpuaware_pool_connections_closed_total{reason=\"evicted\"} %" PRIu64 "\ngpuaware_pool_connections_closed_total{reason=\"timeout\"} %" PRIu64 "\ngpuaware_pool_connections_closed_total{reason=\"too_long\"} %" PRIu64 "\ngpuaware_pool_connections_closed_total{reason=\"unread_replies\"} %" PRIu64 "\n",
+		st.busy, st.evicted, st.timeouts, st.too_long, st.overflows);
 }
 
 static void page(FILE *out, struct poold *d)
