@@ -67,6 +67,14 @@ struct client {
 	bool http;		/* an HTTP request, not JSON lines */
 	bool eof;		/* read nothing more, answer what came, close */
 	bool watch;		/* gets sm_server_publish()'s lines */
+	/*
+	 * HTTP refused (431) while it may still send: its bytes are read
+	 * and dropped until it closes or the line deadline, since closing
+	 * with unread input would reset the connection before the client
+	 * reads the response.
+	 */
+	bool draining;
+	bool shut;		/* draining: our side is shut down */
 	/* Under the server's lock, for sm_server_answer(): */
 	uint64_t wait;		/* the deferred request's ticket, 0: none */
 	bool answered;		/* its reply was posted: */
@@ -665,15 +673,18 @@ static int serve_http(struct sm_server *s, struct client *c, int64_t now)
 			c->line_start = now;
 		return 0;
 	}
-	c->line_start = 0;
-	c->closing = true;
 	count(s, &s->stats.requests);
-	if (!end) {
+	/* the buffer holds a credential's worth: the header gets max_line */
+	if (!end || (size_t)(end - c->in) > s->cfg.max_line) {
 		count(s, &s->stats.too_long);
+		c->draining = true;
+		c->line_start = now;
 		hl = snprintf(head, sizeof(head), "HTTP/1.1 431 %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
 			      http_reason(431));
 		return queue_raw(c, head, hl) ? -1 : flush(c, now);
 	}
+	c->line_start = 0;
+	c->closing = true;
 	nl = memchr(c->in, '\n', c->nin);
 	if (http_respond(s, c, c->in, nl - c->in - (nl > c->in &&
 						      nl[-1] == '\r')))
@@ -686,6 +697,8 @@ static int read_client(struct sm_server *s, struct client *c, int64_t now)
 {
 	ssize_t r;
 
+	if (c->draining)
+		c->nin = 0;
 	r = recv(c->fd, c->in + c->nin, c->max_in + 1 - c->nin,
 		 MSG_DONTWAIT);
 	if (r < 0)
@@ -695,6 +708,8 @@ static int read_client(struct sm_server *s, struct client *c, int64_t now)
 		c->eof = true;
 		return 0;
 	}
+	if (c->draining)
+		return 0;
 	/* blanks alone would hold a slot for ever: they are no activity */
 	if (!blank(c->in + c->nin, r))
 		c->last = now;
@@ -720,7 +735,9 @@ static void expire(struct sm_server *s, unsigned int i, int64_t now)
 
 	if (c->wait || c->watch || deadline(s, c) > now)
 		return;
-	if (!c->closing && !c->eof && c->http) {
+	if (c->draining) {
+		/* its response went out: no more to say */
+	} else if (!c->closing && !c->eof && c->http) {
 		count(s, &s->stats.timeouts);
 		logf_client(s, c, "closed: timeout: HTTP request not completed within %d ms",
 			    s->cfg.line_ms);
@@ -903,6 +920,10 @@ static void serve_client(struct sm_server *s, unsigned int i, short rev,
 		ret = read_client(s, c, now);
 	else if (!ret && (rev & (POLLHUP | POLLERR)))
 		ret = -1;
+	if (!ret && c->draining && !c->shut && c->off == c->nout) {
+		shutdown(c->fd, SHUT_WR);
+		c->shut = true;
+	}
 	if (ret || done(c))
 		drop(s, i);
 }

@@ -1416,6 +1416,66 @@ static void test_tcp_http(void)
 	stop(&f);
 }
 
+/* An HTTP header of n bytes of one field, ended by a blank line. */
+static char *big_header(size_t n)
+{
+	char *h = malloc(n + 64);
+	size_t k;
+
+	CU_ASSERT_FATAL(h != NULL);
+	k = (size_t)sprintf(h, "GET /metrics HTTP/1.1\r\nX-Pad: ");
+	memset(h + k, 'a', n - k);
+	strcpy(h + n, "\r\n\r\n");
+	return h;
+}
+
+/*
+ * The header gets max_line bytes, whatever the buffer holds for a
+ * credential: one longer is answered 431, and the response arrives
+ * even while the client still sends (no reset).
+ */
+static void test_tcp_http_431(void)
+{
+	struct sm_server_config cfg = { .http = http_page };
+	char tcp[SM_ADDR_LEN + 8], buf[4096];
+	struct timeval tv = { .tv_sec = 3 };
+	struct fixture f;
+	size_t n, sent;
+	ssize_t w;
+	char *h;
+	int fd;
+
+	start_tcp(&f, &cfg, "0", tcp, sizeof(tcp));
+	/* just within: served */
+	h = big_header(SM_MAX_LINE_DEFAULT - 8);
+	http_get(tcp, h, buf, sizeof(buf));
+	CU_ASSERT(!strncmp(buf, "HTTP/1.1 200 OK\r\n", 17));
+	free(h);
+	/* 80 KiB, ended: what the buffer would take, still 431 */
+	h = big_header(80 * 1024);
+	http_get(tcp, h, buf, sizeof(buf));
+	CU_ASSERT(!strncmp(buf, "HTTP/1.1 431 ", 13));
+	free(h);
+	/* 16 MiB that never end, more than the sockets buffer: all sent */
+	n = 16 * 1024 * 1024;
+	h = big_header(n);
+	fd = connect_tcp(tcp);
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	for (sent = 0; sent < n; sent += w) {
+		w = send(fd, h + sent, n - sent, MSG_NOSIGNAL);
+		if (w <= 0)
+			break;
+	}
+	CU_ASSERT_EQUAL(sent, n);
+	shutdown(fd, SHUT_WR);
+	read_all(fd, buf, sizeof(buf));
+	CU_ASSERT(!strncmp(buf, "HTTP/1.1 431 ", 13));
+	close(fd);
+	free(h);
+	stop(&f);
+}
+
 /*
  * A munged of the test's own in dir (mode 0755, as munged wants): its
  * socket into sock, its pid returned (0 when it did not start).
@@ -1693,5 +1753,6 @@ TU_SUITE(server,
 	 { "tcp: start errors", test_tcp_start_errors },
 	 { "tcp: sm_call errors", test_tcp_call_errors },
 	 { "tcp: HTTP beside JSON lines", test_tcp_http },
+	 { "tcp: HTTP header limit, 431 without a reset", test_tcp_http_431 },
 	 { "tcp: MUNGE credentials", test_tcp_munge },
 	 { "tcp: anonymous peers make room", test_tcp_evict })
