@@ -462,14 +462,19 @@ static json_object *authed(struct sm_server *s, struct client *c,
 	json_object *req, *reply;
 	struct sm_error e;
 
-	if (mc->status) {
+	if (mc->status == -EACCES) {
 		count(s, &s->stats.munge_refused);
 		logf_client(s, c, "MUNGE credential refused: %s", mc->msg);
-		reply = mc->status == -EACCES ?
-			sm_reply_error(SM_ERR_BAD_CREDENTIAL, "MUNGE credential refused: %s",
-				       mc->msg) :
-			sm_reply_error(SM_ERR_INTERNAL, "cannot decode the MUNGE credential: %s",
+		reply = sm_reply_error(SM_ERR_BAD_CREDENTIAL, "MUNGE credential refused: %s",
 				       mc->msg);
+		goto out;
+	}
+	if (mc->status) {
+		/* munged's message names its socket: the log's, not the peer's */
+		count(s, &s->stats.munge_refused);
+		logf_client(s, c, "cannot decode the MUNGE credential: %s",
+			    mc->msg);
+		reply = sm_reply_error(SM_ERR_INTERNAL, "cannot decode the MUNGE credential: munged does not answer on this server (its log says why)");
 		goto out;
 	}
 	count(s, &s->stats.munge_ok);

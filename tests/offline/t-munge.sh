@@ -135,6 +135,9 @@ while [ -S "$MS" ] && [ $i -lt 100 ]; do
 done
 reply_is "munged down: the credential cannot be decoded" internal \
 	"cannot decode the MUNGE credential" "$E"
+check "munged down: the reply does not show munged's socket" \
+	[ -z "$(grep -F "$MS" "$w/reply" || true)" ]
+check "munged down: the log does" grep -qF "$MS" "$w/log"
 refused "munged down: the client sends none, forbidden" forbidden \
 	"$R" jobs --end j1 --socket "$T" --munge-socket "$MS"
 expect "munged down: j1 still running" "j1 77" "$(jobs_now)"

@@ -1727,6 +1727,33 @@ static void test_tcp_evict(void)
 	CU_ASSERT(system(buf) == 0);
 }
 
+/*
+ * munged unreachable: internal, without its socket's path (the peer
+ * may be anyone), which the log gets.
+ */
+static void test_tcp_munge_down(void)
+{
+	char log[1024] = "";
+	struct sm_server_config cfg = {
+		.munge_socket = "/nonexistent/secret-munge.sock",
+		.log = log_line, .ctx = log
+	};
+	char tcp[SM_ADDR_LEN + 8], line[1024], c[32];
+	struct fixture f;
+	int fd;
+
+	start_tcp(&f, &cfg, "0", tcp, sizeof(tcp));
+	fd = connect_tcp(tcp);
+	send_str(fd, "{\"op\":\"munge\",\"cred\":\"MUNGE:AAAA:\"}\n");
+	CU_ASSERT_FATAL(read_line(fd, line, sizeof(line), 3000) > 0);
+	CU_ASSERT_STRING_EQUAL(code_of(line, c, sizeof(c)), "internal");
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "cannot decode the MUNGE credential"));
+	CU_ASSERT_PTR_NULL(strstr(line, "secret-munge"));
+	close(fd);
+	stop(&f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "secret-munge"));
+}
+
 TU_SUITE(server,
 	 { "request and reply", test_request_reply },
 	 { "sequence and pipeline", test_sequence_and_pipeline },
@@ -1755,4 +1782,5 @@ TU_SUITE(server,
 	 { "tcp: HTTP beside JSON lines", test_tcp_http },
 	 { "tcp: HTTP header limit, 431 without a reset", test_tcp_http_431 },
 	 { "tcp: MUNGE credentials", test_tcp_munge },
-	 { "tcp: anonymous peers make room", test_tcp_evict })
+	 { "tcp: anonymous peers make room", test_tcp_evict },
+	 { "tcp: munged down, its path kept from the peer", test_tcp_munge_down })
