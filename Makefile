@@ -61,8 +61,9 @@ CPPFLAGS += -I.
 VERSION := 0.1.0
 CPPFLAGS += -DGPUAWARE_VERSION='"$(VERSION)"'
 LDLIBS_CORE := -lm
-# sm/'s server and client speak MUNGE over TCP: whatever links them.
-LDLIBS_SM := -lmunge
+# sm/'s server and client speak MUNGE over TCP (its replay cache hashes
+# with nettle): whatever links them.
+LDLIBS_SM := -lmunge -lnettle
 ifneq ($(SANITIZER),)
 CFLAGS += -fsanitize=$(SANITIZER) -fno-sanitize-recover=all -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=$(SANITIZER)

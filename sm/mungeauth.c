@@ -9,14 +9,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <munge.h>
+#include <nettle/sha2.h>
 
 #include "mungeauth.h"
 #include "proto.h"
 
 /* munged itself serves with a few threads: more would only queue there */
 #define DECODERS 4
+#define SEEN_BUCKETS 64		/* to start with; doubled as it fills */
+#define SEEN_TTL_UNKNOWN 3600	/* munged's longest TTL by default */
+#define B64 "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+/* A credential decoded before, kept until it expires. */
+struct seen {
+	uint8_t digest[SHA256_DIGEST_SIZE];
+	time_t until;
+	struct seen *next;
+};
 
 struct job {
 	uint64_t ticket;
@@ -34,6 +46,14 @@ struct sm_munge {
 	bool stop;
 	unsigned int nthreads;
 	pthread_t th[DECODERS];
+	/*
+	 * The credentials decoded, as long as munged could take them: its
+	 * own replay cache is lost when it restarts.  Under seen_lock.
+	 */
+	pthread_mutex_t seen_lock;
+	struct seen **seen;
+	size_t nbuckets, nseen;
+	time_t pruned;		/* when the expired ones last went */
 };
 
 size_t sm_munge_line_max(size_t n)
@@ -171,6 +191,154 @@ static void decode(munge_ctx_t ctx, const char *cred,
 	snprintf(c->msg, sizeof(c->msg), "%s", why(ctx, e));
 }
 
+/*
+ * What identifies a credential whatever its spelling: munged skips
+ * whitespace and '=' in the base64 between "MUNGE:" and ':', and the
+ * unused low bits of a last partial character; so does the digest.
+ */
+static void cred_digest(const char *cred, uint8_t *d)
+{
+	const char *p = strstr(cred, "MUNGE:"), *x;
+	struct sha256_ctx h;
+	size_t n = 0;
+	char c, last = 0;
+
+	sha256_init(&h);
+	for (p = p ? p + 6 : cred; *p && *p != ':'; p++) {
+		if (!strchr(B64, *p))
+			continue;
+		if (last)
+			sha256_update(&h, 1, (const uint8_t *)&last);
+		last = *p;
+		n++;
+	}
+	if (last && (n % 4 == 2 || n % 4 == 3)) {
+		/* 2 (of 6) bits used after 2 characters, 4 after 3 */
+		x = strchr(B64, last);
+		c = B64[(x - B64) & (n % 4 == 2 ? 0x30 : 0x3c)];
+		last = c;
+	}
+	if (last)
+		sha256_update(&h, 1, (const uint8_t *)&last);
+	sha256_digest(&h, SHA256_DIGEST_SIZE, d);
+}
+
+static size_t bucket(const struct sm_munge *m, const uint8_t *d)
+{
+	size_t k;
+
+	memcpy(&k, d, sizeof(k));
+	return k & (m->nbuckets - 1);
+}
+
+/* Drop the credentials munged would refuse as expired by now (all). */
+static void prune(struct sm_munge *m, time_t now, bool all)
+{
+	struct seen **pp, *e;
+	size_t i;
+
+	m->pruned = now;
+	for (i = 0; i < m->nbuckets; i++) {
+		for (pp = &m->seen[i]; (e = *pp);) {
+			if (!all && e->until >= now) {
+				pp = &e->next;
+				continue;
+			}
+			*pp = e->next;
+			free(e);
+			m->nseen--;
+		}
+	}
+}
+
+/* Twice the buckets; -ENOMEM leaves the table as it was. */
+static int grow(struct sm_munge *m)
+{
+	size_t n = m->nbuckets ? 2 * m->nbuckets : SEEN_BUCKETS, i, old;
+	struct seen **b = calloc(n, sizeof(*b)), **ob = m->seen, *e;
+
+	if (!b)
+		return -ENOMEM;
+	old = m->nbuckets;
+	m->seen = b;
+	m->nbuckets = n;
+	for (i = 0; i < old; i++) {
+		while ((e = ob[i])) {
+			ob[i] = e->next;
+			e->next = b[bucket(m, e->digest)];
+			b[bucket(m, e->digest)] = e;
+		}
+	}
+	free(ob);
+	return 0;
+}
+
+/*
+ * Record credential d, valid until until: 0; -EACCES when it came
+ * before; -ENOMEM.
+ */
+static int first_use(struct sm_munge *m, const uint8_t *d, time_t until,
+		     time_t now)
+{
+	struct seen *e;
+	int ret = 0;
+
+	pthread_mutex_lock(&m->seen_lock);
+	if (now != m->pruned)
+		prune(m, now, false);
+	/* no room to grow: longer chains, still right */
+	if (m->nseen >= 2 * m->nbuckets)
+		grow(m);
+	for (e = m->seen[bucket(m, d)]; e && !ret; e = e->next)
+		if (!memcmp(e->digest, d, sizeof(e->digest)))
+			ret = -EACCES;
+	if (ret)
+		goto out;
+	e = malloc(sizeof(*e));
+	if (!e) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	memcpy(e->digest, d, sizeof(e->digest));
+	e->until = until;
+	e->next = m->seen[bucket(m, d)];
+	m->seen[bucket(m, d)] = e;
+	m->nseen++;
+out:
+	pthread_mutex_unlock(&m->seen_lock);
+	return ret;
+}
+
+/*
+ * A credential munged took is refused when this server took it before
+ * (munged restarted meanwhile); kept until munged would find it expired
+ * by now, whatever the encoding host's clock said.
+ */
+static void once(struct sm_munge *m, munge_ctx_t ctx, const char *cred,
+		 struct sm_munge_cred *c)
+{
+	uint8_t d[SHA256_DIGEST_SIZE];
+	time_t now = time(NULL), enc = 0;
+	int ttl = 0, ret;
+
+	if (munge_ctx_get(ctx, MUNGE_OPT_ENCODE_TIME, &enc) != EMUNGE_SUCCESS ||
+	    munge_ctx_get(ctx, MUNGE_OPT_TTL, &ttl) != EMUNGE_SUCCESS) {
+		enc = now;
+		ttl = SEEN_TTL_UNKNOWN;
+	}
+	cred_digest(cred, d);
+	ret = first_use(m, d, (enc > now ? enc : now) + ttl + 1, now);
+	if (!ret)
+		return;
+	free(c->payload);
+	c->payload = NULL;
+	c->len = 0;
+	c->status = ret == -EACCES ? -EACCES : -EIO;
+	snprintf(c->msg, sizeof(c->msg), "%s", ret == -EACCES ?
+		 "Replayed credential (this server took it before)" :
+		 "out of memory");
+}
+
 /* The next job, or NULL once stopped. */
 static struct job *take(struct sm_munge *m)
 {
@@ -203,6 +371,8 @@ static void *decoder(void *arg)
 		if (c) {
 			c->ticket = j->ticket;
 			decode(ctx, j->cred, c);
+			if (!c->status)
+				once(m, ctx, j->cred, c);
 			m->done(m->ctx, c);
 		}
 		if (ctx)
@@ -243,8 +413,9 @@ int sm_munge_start(const char *socket, sm_munge_done_fn done, void *ctx,
 	m->ctx = ctx;
 	m->tail = &m->head;
 	pthread_mutex_init(&m->lock, NULL);
+	pthread_mutex_init(&m->seen_lock, NULL);
 	pthread_cond_init(&m->cv, NULL);
-	if (socket && *socket && !(m->socket = strdup(socket)))
+	if ((socket && *socket && !(m->socket = strdup(socket))) || grow(m))
 		ret = -ENOMEM;
 	while (!ret && m->nthreads < DECODERS) {
 		ret = -pthread_create(&m->th[m->nthreads], NULL, decoder, m);
@@ -276,8 +447,11 @@ void sm_munge_stop(struct sm_munge *m)
 		free(j->cred);
 		free(j);
 	}
+	prune(m, 0, true);
+	free(m->seen);
 	pthread_cond_destroy(&m->cv);
 	pthread_mutex_destroy(&m->lock);
+	pthread_mutex_destroy(&m->seen_lock);
 	free(m->socket);
 	free(m);
 }

@@ -2,8 +2,9 @@
 /*
  * MUNGE credentials for requests over TCP: a request line travels as the
  * payload of a credential, {"op":"munge","cred":"MUNGE:..."}, so the
- * credential binds that one request, and munged's replay cache refuses it
- * a second time.  The client wraps; the server's decoder runs on threads
+ * credential binds that one request, refused a second time by munged's
+ * replay cache and by the decoder's own, which a restart of munged does
+ * not empty.  The client wraps; the server's decoder runs on threads
  * of its own, since munge_decode() waits on munged.
  */
 #ifndef GPUAWARE_SM_MUNGEAUTH_H
@@ -42,8 +43,8 @@ struct sm_munge_cred {
 	uint64_t ticket;	/* as submitted */
 	/*
 	 * 0; -EACCES the credential is refused (invalid: another key,
-	 * expired, rewound, replayed, malformed); -EIO munged could not
-	 * be asked.  msg says which.
+	 * expired, rewound, replayed, malformed; or decoded before by this
+	 * decoder); -EIO munged could not be asked.  msg says which.
 	 */
 	int status;
 	char msg[160];

@@ -8,14 +8,15 @@ set -eu
 # topology.conf, promtool the metrics); mandoc lints the man pages;
 # librsvg2-bin, libxml2-utils: the map's SVG is checked by rendering it;
 # libmunge-dev and munge: MUNGE over TCP, tested against a munged the
-# tests start; slurmd (with slurmctld and slurm-client): a real Slurm
-# of several `slurmd -N` in tests/ibsim/t-slurm-e2e.sh.
+# tests start; nettle-dev: SHA-256 for the credentials' replay cache;
+# slurmd (with slurmctld and slurm-client): a real Slurm of several
+# `slurmd -N` in tests/ibsim/t-slurm-e2e.sh.
 PKGS="build-essential opensm libopensm-dev libibumad-dev libibmad-dev
 libibnetdisc-dev libibverbs-dev libiniparser-dev libjson-c-dev libcunit1-dev
 ibsim-utils infiniband-diags ibutils clang libclang-rt-14-dev xz-utils
 autoconf automake libtool flex bison
 slurmctld slurmd slurm-client python3-yaml prometheus curl mandoc librsvg2-bin
-libxml2-utils libmunge-dev munge"
+libxml2-utils libmunge-dev munge nettle-dev"
 
 missing=""
 for p in $PKGS; do

@@ -1477,10 +1477,11 @@ static void test_tcp_http_431(void)
 }
 
 /*
- * A munged of the test's own in dir (mode 0755, as munged wants): its
- * socket into sock, its pid returned (0 when it did not start).
+ * A munged of the test's own in dir (mode 0755, as munged wants), with
+ * the key dir/key: its socket into sock, its pid returned (0 when it
+ * did not start).
  */
-static pid_t munged_up(const char *dir, char *sock, size_t len)
+static pid_t munged_again(const char *dir, char *sock, size_t len)
 {
 	char cmd[1024], pidf[128];
 	FILE *f;
@@ -1489,8 +1490,8 @@ static pid_t munged_up(const char *dir, char *sock, size_t len)
 	snprintf(sock, len, "%s/munge.sock", dir);
 	snprintf(pidf, sizeof(pidf), "%s/munge.pid", dir);
 	snprintf(cmd, sizeof(cmd),
-		 "mungekey -c -f -k %s/key -b 1024 && munged -f -S %s --key-file=%s/key --log-file=%s/log --pid-file=%s --seed-file=%s/seed",
-		 dir, sock, dir, dir, pidf, dir);
+		 "munged -f -S %s --key-file=%s/key --log-file=%s/log --pid-file=%s --seed-file=%s/seed",
+		 sock, dir, dir, pidf, dir);
 	if (chmod(dir, 0755) || system(cmd))
 		return 0;
 	for (i = 0; i < 200 && access(sock, F_OK); i++)
@@ -1501,6 +1502,17 @@ static pid_t munged_up(const char *dir, char *sock, size_t len)
 	if (f)
 		fclose(f);
 	return pid;
+}
+
+/* munged_again() with a new key. */
+static pid_t munged_up(const char *dir, char *sock, size_t len)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "mungekey -c -f -k %s/key -b 1024", dir);
+	if (system(cmd))
+		return 0;
+	return munged_again(dir, sock, len);
 }
 
 /*
@@ -1754,6 +1766,55 @@ static void test_tcp_munge_down(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(log, "secret-munge"));
 }
 
+/*
+ * A credential is taken once even when munged restarts in between (its
+ * replay cache is in its memory), the same key still valid; spelled
+ * otherwise (blanks munged skips) it is the same credential.
+ */
+static void test_tcp_munge_once(void)
+{
+	struct sm_server_config cfg = { 0 };
+	char tcp[SM_ADDR_LEN + 8], sock[128], line[2048], all[8192];
+	char dir[] = "/tmp/gpuaware-munge-XXXXXX", *e1, *e2, *p;
+	struct fixture f;
+	pid_t md;
+	int fd;
+
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	md = munged_up(dir, sock, sizeof(sock));
+	CU_ASSERT_FATAL(md > 0);
+	cfg.munge_socket = sock;
+	start_tcp(&f, &cfg, "0", tcp, sizeof(tcp));
+	e1 = envelope_as(sock, "{\"op\":\"echo\",\"n\":1}", 0);
+	e2 = envelope_as(sock, "{\"op\":\"echo\",\"n\":2}", 0);
+	fd = connect_tcp(tcp);
+	send_str(fd, e1);
+	expect_reply(fd, "ok");
+	munged_down(md);
+	md = munged_again(dir, sock, sizeof(sock));
+	CU_ASSERT_FATAL(md > 0);
+	/* munged forgot e1; the server did not */
+	send_str(fd, e1);
+	CU_ASSERT_FATAL(read_line(fd, line, sizeof(line), 3000) > 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "bad_credential"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "Replayed credential"));
+	/* nor when blanks are put in its base64 */
+	p = strstr(e1, "MUNGE:") + 10;
+	snprintf(all, sizeof(all), "%.*s \\t%s", (int)(p - e1), e1, p);
+	send_str(fd, all);
+	expect_reply(fd, "bad_credential");
+	/* one it never saw is taken */
+	send_str(fd, e2);
+	expect_reply(fd, "ok");
+	close(fd);
+	free(e1);
+	free(e2);
+	stop(&f);
+	munged_down(md);
+	snprintf(all, sizeof(all), "rm -rf %s", dir);
+	CU_ASSERT(system(all) == 0);
+}
+
 TU_SUITE(server,
 	 { "request and reply", test_request_reply },
 	 { "sequence and pipeline", test_sequence_and_pipeline },
@@ -1783,4 +1844,5 @@ TU_SUITE(server,
 	 { "tcp: HTTP header limit, 431 without a reset", test_tcp_http_431 },
 	 { "tcp: MUNGE credentials", test_tcp_munge },
 	 { "tcp: anonymous peers make room", test_tcp_evict },
-	 { "tcp: munged down, its path kept from the peer", test_tcp_munge_down })
+	 { "tcp: munged down, its path kept from the peer", test_tcp_munge_down },
+	 { "tcp: a credential once, across munged restarts", test_tcp_munge_once })
