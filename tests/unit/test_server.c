@@ -1528,6 +1528,27 @@ static void munged_down(pid_t pid)
 		usleep(10000);
 }
 
+/* munged_up() in dir, a mkdtemp() template; its pid. */
+static pid_t munged_tmp(char *dir, char *sock, size_t len)
+{
+	pid_t md;
+
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	md = munged_up(dir, sock, len);
+	CU_ASSERT_FATAL(md > 0);
+	return md;
+}
+
+/* Stop munged md and remove its directory. */
+static void munged_gone(pid_t md, const char *dir)
+{
+	char cmd[128];
+
+	munged_down(md);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CU_ASSERT(system(cmd) == 0);
+}
+
 /* The envelope of request line text from munged at sock, as uid. */
 static char *envelope_as(const char *sock, const char *text, uid_t uid)
 {
@@ -1594,9 +1615,7 @@ static void test_tcp_munge(void)
 	pid_t md;
 	int fd;
 
-	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
-	md = munged_up(dir, sock, sizeof(sock));
-	CU_ASSERT_FATAL(md > 0);
+	md = munged_tmp(dir, sock, sizeof(sock));
 	cfg.munge_socket = sock;
 	cfg.tcp = "0";
 	start(&f, &cfg);
@@ -1654,9 +1673,7 @@ static void test_tcp_munge(void)
 	free(e2);
 	free(en);
 	stop(&f);
-	munged_down(md);
-	snprintf(all, sizeof(all), "rm -rf %s", dir);
-	CU_ASSERT(system(all) == 0);
+	munged_gone(md, dir);
 }
 
 /* Open a TCP connection and have one echo answered on it. */
@@ -1686,9 +1703,7 @@ static void test_tcp_evict(void)
 	int fd[4], x, i;
 	pid_t md;
 
-	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
-	md = munged_up(dir, sock, sizeof(sock));
-	CU_ASSERT_FATAL(md > 0);
+	md = munged_tmp(dir, sock, sizeof(sock));
 	cfg.munge_socket = sock;
 	start_tcp(&f, &cfg, "0", tcp, sizeof(tcp));
 	for (i = 0; i < 4; i++)
@@ -1734,9 +1749,7 @@ static void test_tcp_evict(void)
 	CU_ASSERT_EQUAL(st.evicted, 2);
 	CU_ASSERT_EQUAL(st.busy, 1);
 	stop(&f);
-	munged_down(md);
-	snprintf(buf, sizeof(buf), "rm -rf %s", dir);
-	CU_ASSERT(system(buf) == 0);
+	munged_gone(md, dir);
 }
 
 /*
@@ -1780,9 +1793,7 @@ static void test_tcp_munge_once(void)
 	pid_t md;
 	int fd;
 
-	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
-	md = munged_up(dir, sock, sizeof(sock));
-	CU_ASSERT_FATAL(md > 0);
+	md = munged_tmp(dir, sock, sizeof(sock));
 	cfg.munge_socket = sock;
 	start_tcp(&f, &cfg, "0", tcp, sizeof(tcp));
 	e1 = envelope_as(sock, "{\"op\":\"echo\",\"n\":1}", 0);
@@ -1810,9 +1821,7 @@ static void test_tcp_munge_once(void)
 	free(e1);
 	free(e2);
 	stop(&f);
-	munged_down(md);
-	snprintf(all, sizeof(all), "rm -rf %s", dir);
-	CU_ASSERT(system(all) == 0);
+	munged_gone(md, dir);
 }
 
 TU_SUITE(server,
