@@ -81,6 +81,7 @@ struct client {
 	json_object *answer;	/* that reply, owned */
 	struct sm_munge_cred *cred;	/* or its credential came back, owned */
 	bool cred_write;	/* and its uid or gid may write */
+	bool cred_connect;	/* and could open the socket */
 };
 
 struct sm_server {
@@ -88,6 +89,8 @@ struct sm_server {
 	char *path;
 	dev_t dev;
 	ino_t ino;
+	uid_t sock_uid;		/* the socket file's owner and group */
+	gid_t sock_gid;
 	int lfd, efd;
 	int tfd;		/* the TCP socket, -1: none */
 	struct sockaddr_storage taddr;	/* its bound address */
@@ -456,7 +459,8 @@ static json_object *answer(struct sm_server *s, struct client *c,
  * names (NULL: deferred by the handler), or the refusal.
  */
 static json_object *authed(struct sm_server *s, struct client *c,
-			   struct sm_munge_cred *mc, bool may_write)
+			   struct sm_munge_cred *mc, bool may_write,
+			   bool connect)
 {
 	struct sm_peer p = c->peer;
 	json_object *req, *reply;
@@ -490,6 +494,7 @@ static json_object *authed(struct sm_server *s, struct client *c,
 		p.uid = mc->uid;
 		p.gid = mc->gid;
 		p.may_write = may_write;
+		p.may_connect = connect;
 		p.munge = true;
 		reply = handle(s, c, &p, req);
 	}
@@ -505,7 +510,7 @@ out:
  * client waits on it any more.
  */
 static bool post(struct sm_server *s, uint64_t ticket, json_object *reply,
-		 struct sm_munge_cred *mc, bool may_write)
+		 struct sm_munge_cred *mc, const struct sm_peer *who)
 {
 	struct client *c = NULL;
 	unsigned int i;
@@ -517,7 +522,8 @@ static bool post(struct sm_server *s, uint64_t ticket, json_object *reply,
 			c = &s->cl[i];
 	if (c && mc) {
 		c->cred = mc;
-		c->cred_write = may_write;
+		c->cred_write = who->may_write;
+		c->cred_connect = who->may_connect;
 	} else if (c) {
 		c->answer = reply;
 		c->answered = true;
@@ -534,13 +540,31 @@ static bool post(struct sm_server *s, uint64_t ticket, json_object *reply,
  * On a decoder thread: who may write is decided here (NSS may wait),
  * and the credential posted to its client, if still there.
  */
+/*
+ * Whether p could open the socket: write permission on it, as the
+ * kernel decides from its mode, owner and group (root always).
+ */
+static bool may_connect(const struct sm_server *s, const struct sm_peer *p)
+{
+	if (p->uid == 0)
+		return true;
+	if (p->uid == s->sock_uid)
+		return s->cfg.mode & S_IWUSR;
+	if (sm_peer_may_write(p, s->sock_gid))
+		return s->cfg.mode & S_IWGRP;
+	return s->cfg.mode & S_IWOTH;
+}
+
 static void decoded(void *ctx, struct sm_munge_cred *mc)
 {
 	struct sm_server *s = ctx;
 	struct sm_peer p = { .uid = mc->uid, .gid = mc->gid };
-	bool w = !mc->status && sm_peer_may_write(&p, s->cfg.group);
 
-	if (!post(s, mc->ticket, NULL, mc, w))
+	if (!mc->status) {
+		p.may_write = sm_peer_may_write(&p, s->cfg.group);
+		p.may_connect = may_connect(s, &p);
+	}
+	if (!post(s, mc->ticket, NULL, mc, &p))
 		sm_munge_cred_free(mc);
 }
 
@@ -786,6 +810,7 @@ static int identify(struct sm_server *s, struct sm_peer *p, int fd,
 	p->uid = uc.uid;
 	p->gid = uc.gid;
 	p->may_write = sm_peer_may_write(p, s->cfg.group);
+	p->may_connect = true;
 	return 0;
 }
 
@@ -943,7 +968,7 @@ static void deliver(struct sm_server *s, int64_t now)
 	struct client *c;
 	json_object *r;
 	unsigned int i;
-	bool got, w;
+	bool got, w, cn;
 
 	for (i = s->ncl; i-- > 0;) {
 		c = &s->cl[i];
@@ -952,6 +977,7 @@ static void deliver(struct sm_server *s, int64_t now)
 		r = c->answer;
 		mc = c->cred;
 		w = c->cred_write;
+		cn = c->cred_connect;
 		if (got || mc) {
 			c->wait = 0;
 			c->answered = false;
@@ -960,7 +986,7 @@ static void deliver(struct sm_server *s, int64_t now)
 		}
 		pthread_mutex_unlock(&s->lock);
 		if (mc) {
-			r = authed(s, c, mc, w);
+			r = authed(s, c, mc, w, cn);
 			if (c->wait)
 				continue;
 		} else if (!got) {
@@ -1068,7 +1094,7 @@ static void publish_out(struct sm_server *s, int64_t now)
 void sm_server_answer(struct sm_server *s, uint64_t ticket,
 		      json_object *reply)
 {
-	if (!post(s, ticket, reply, NULL, false))
+	if (!post(s, ticket, reply, NULL, NULL))
 		json_object_put(reply);
 }
 
@@ -1221,11 +1247,15 @@ static int listen_socket(struct sm_server *s, char *err, size_t len)
 	}
 	s->dev = st.st_dev;
 	s->ino = st.st_ino;
+	s->sock_uid = st.st_uid;
+	s->sock_gid = st.st_gid;
 	if (s->cfg.group != SM_NO_GROUP && chown(path, -1, s->cfg.group)) {
 		ret = sys_err(err, len, path, "chgrp");
 		goto out_unlink;
 	}
-	if (chmod(path, SM_SOCKET_MODE)) {
+	if (s->cfg.group != SM_NO_GROUP)
+		s->sock_gid = s->cfg.group;
+	if (chmod(path, s->cfg.mode)) {
 		ret = sys_err(err, len, path, "chmod");
 		goto out_unlink;
 	}
@@ -1323,6 +1353,8 @@ static void set_defaults(struct sm_server_config *c)
 		c->idle_ms = SM_IDLE_MS_DEFAULT;
 	if (c->busy_log_ms <= 0)
 		c->busy_log_ms = SM_BUSY_LOG_MS_DEFAULT;
+	if (!c->mode)
+		c->mode = SM_SOCKET_MODE;
 }
 
 int sm_server_start(const struct sm_server_config *cfg,

@@ -41,6 +41,12 @@ struct sm_peer {
 	uid_t uid;
 	gid_t gid;
 	bool may_write;
+	/*
+	 * Whether it could open the Unix socket: a local peer did; a
+	 * credential's uid as the socket's mode, owner and group would
+	 * let it (sm_server_config mode); an anonymous TCP peer never.
+	 */
+	bool may_connect;
 	bool remote;		/* came over TCP */
 	bool munge;		/* remote, in a valid MUNGE credential */
 	char addr[SM_ADDR_LEN];	/* remote: "ADDR:PORT", else "" */
@@ -84,6 +90,7 @@ struct sm_server_config {
 	const char *path;	/* socket path, copied */
 	const char *tcp;	/* "[ADDR:]PORT" to listen on too, NULL: not */
 	gid_t group;		/* socket's group, SM_NO_GROUP: leave it */
+	mode_t mode;		/* socket's mode, 0: SM_SOCKET_MODE */
 	size_t max_line;	/* request bytes, '\n' excluded */
 	size_t max_out;		/* unsent reply bytes a client may hold */
 	unsigned int max_clients;	/* per class of peer */
@@ -133,7 +140,7 @@ struct sm_server_stats {
 struct sm_server;
 
 /*
- * Create the socket (mode SM_SOCKET_MODE whatever the umask, group
+ * Create the socket (mode cfg->mode whatever the umask, group
  * cfg->group; a stale socket file nobody listens on is replaced, anything
  * else at path is an error), the TCP one when cfg->tcp is set (port 0:
  * one the kernel picks, see sm_server_tcp_name()), and start the server

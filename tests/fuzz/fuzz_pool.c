@@ -98,7 +98,8 @@ static bool reads_only(const char *op)
 /* req from peer p on a pool holding root's allocation and a job. */
 static void ask(json_object *req, const struct sm_peer *p)
 {
-	const struct sm_peer root = { .uid = 0, .may_write = true, .ticket = 1 };
+	const struct sm_peer root = { .uid = 0, .may_write = true,
+				      .may_connect = true, .ticket = 1 };
 	json_object *reply = NULL;
 	struct pool *pool;
 	struct poold d;
@@ -130,9 +131,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				     .gid = (gid_t)-1, .ticket = 1,
 				     .addr = "127.0.0.1:1" };
 	const struct sm_peer nobody = { .uid = 65534, .gid = 65534,
-					.ticket = 1 };
+					.may_connect = true, .ticket = 1 };
 	const struct sm_peer root = { .uid = 0, .may_write = true,
-				      .ticket = 1 };
+				      .may_connect = true, .ticket = 1 };
 	json_object *req;
 	struct sm_error e;
 

@@ -8,8 +8,12 @@
 # client says why; a credential of another key (forged), one decoded
 # before (replayed), one expired, an envelope with another field, one
 # inside another, and one on the Unix socket are refused and change
-# nothing; the Slurm hook reaches ibpoold over TCP; with munged down a
-# credential cannot be decoded (internal) and the client sends none.
+# nothing; the Slurm hook reaches ibpoold over TCP; with socket_mode
+# 0660 a uid that cannot open the socket (nobody) cannot change the pool
+# over TCP either; max_gpus_per_uid and max_lease_s bind every uid but
+# root's on both sockets; with munged down a credential cannot be
+# decoded (internal, munged's socket in the log only) and the client
+# sends none.
 # usage: t-munge.sh [BUILDDIR]; prints PASS/FAIL lines and a summary.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -124,6 +128,54 @@ GPUAWARE_POOL_SOCKET=$T GPUAWARE_MUNGE_SOCKET=$MS SLURM_JOB_ID=77 \
 	SLURM_JOB_NODELIST=node0004 PATH="$(pwd)/$B:$PATH" \
 	plugins/slurm/prolog-slurmctld.sh 2>"$w/hook.err"
 expect "the prolog over TCP: job 77 started" "j1 77" "$(jobs_now)"
+
+# --- socket_mode 0660: who cannot open the socket cannot change over TCP ---
+poold_stop
+sed -i 's/^socket_mode = 0666$/socket_mode = 0660/' "$w/pool.conf"
+poold_start "$D" "$w/pool.conf" "$NET"
+port=$(sed -n 's/.* and tcp 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$w/log")
+T=tcp:127.0.0.1:$port
+st=0
+nobody "$R" pool --socket "$S" >/dev/null 2>&1 || st=$?
+check "0660: nobody cannot open the Unix socket" [ $st -ne 0 ]
+refused "0660: nobody's alloc over TCP in a credential: forbidden" forbidden \
+	nobody "$R" alloc --client node0002 --gpus 1 --socket "$T" \
+	--munge-socket "$MS"
+check "0660: says why" grep -q \
+	"alloc over TCP: uid 65534 could not open the pool socket (socket_mode 0660)" \
+	"$w/err"
+check "0660: nobody may still read over TCP" \
+	quiet nobody "$R" pool --socket "$T" --munge-socket "$MS"
+check "0660: root's alloc over TCP" quiet "$R" alloc --client node0002 \
+	--gpus 1 --socket "$T" --munge-socket "$MS"
+poold_stop
+
+# --- per-uid caps on GPUs held and on leases, TCP and Unix alike ---
+sed -i 's/^socket_mode = 0660$/socket_mode = 0666\nmax_gpus_per_uid = 2\nmax_lease_s = 600\nlease_default_s = 300/' \
+	"$w/pool.conf"
+poold_start "$D" "$w/pool.conf" "$NET"
+port=$(sed -n 's/.* and tcp 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$w/log")
+T=tcp:127.0.0.1:$port
+EP=127.0.0.1:$port
+refused "cap: nobody asks 3 GPUs of at most 2" forbidden \
+	nobody "$R" alloc --client node0002 --gpus 3 --socket "$T" \
+	--munge-socket "$MS"
+check "cap: says which key" grep -q \
+	"uid 65534 holds 0 GPUs and may hold 2 (\[pool\] max_gpus_per_uid): 3 more is too many" \
+	"$w/err"
+nobody "$R" alloc --client node0002 --gpus 2 --socket "$T" \
+	--munge-socket "$MS" --json >"$w/a2"
+expect "cap: 2 GPUs are nobody's" 65534 "$(json "$w/a2" '$r->{uid}')"
+refused "cap: a third, on the Unix socket" forbidden \
+	nobody "$R" alloc --client node0002 --gpus 1 --socket "$S"
+refused "cap: a lease of 30 days over TCP" forbidden \
+	nobody "$R" alloc --client node0003 --gpus 1 --lease 2592000 \
+	--socket "$T" --munge-socket "$MS"
+refused "cap: a renewal beyond max_lease_s" forbidden \
+	nobody "$R" renew "$(json "$w/a2" '$r->{id}')" --lease 601 \
+	--socket "$S"
+check "cap: root has none" quiet "$R" alloc --client node0003 --gpus 3 \
+	--lease 2592000 --socket "$T" --munge-socket "$MS"
 
 # --- munged down: nothing decodes, nothing is sent in a credential ---
 E=$(munge_envelope "$MS" '{"op":"job.end","job":"j1"}')

@@ -43,6 +43,8 @@ static void test_full(void)
 		   "socket_mode = 0666\n"
 		   "group = root\n"
 		   "lease_default_s = 600\n"
+		   "max_lease_s = 7200\n"
+		   "max_gpus_per_uid = 16\n"
 		   "tcp = 0.0.0.0:7070\n"
 		   "\n"
 		   "[host GPU01]\n"
@@ -62,6 +64,8 @@ static void test_full(void)
 	CU_ASSERT_EQUAL(c.lft_check_s, 0);
 	CU_ASSERT_EQUAL(c.socket_mode, 0666);
 	CU_ASSERT_EQUAL(c.lease_default_s, 600);
+	CU_ASSERT_EQUAL(c.max_lease_s, 7200);
+	CU_ASSERT_EQUAL(c.max_gpus_per_uid, 16);
 	CU_ASSERT_STRING_EQUAL(c.group, "root");
 	CU_ASSERT_EQUAL(c.gid, 0);
 	CU_ASSERT_STRING_EQUAL(c.tcp, "0.0.0.0:7070");
@@ -104,6 +108,9 @@ static void test_defaults(void)
 	CU_ASSERT_EQUAL(c.lft_check_s, 60);
 	CU_ASSERT_EQUAL(c.socket_mode, 0660);
 	CU_ASSERT_EQUAL(c.lease_default_s, POOL_CFG_LEASE_S);
+	/* no caps unless asked for */
+	CU_ASSERT_EQUAL(c.max_lease_s, POOL_CFG_LEASE_MAX);
+	CU_ASSERT_EQUAL(c.max_gpus_per_uid, 0);
 	CU_ASSERT_PTR_NULL(c.group);
 	/* no TCP unless asked for */
 	CU_ASSERT_PTR_NULL(c.tcp);
@@ -201,6 +208,16 @@ static void test_refusals(void)
 		"2: [pool] lft_check_s: '1m' is not 0 (off) or a number of seconds in 1..86400");
 	refused("[pool]\nlease_default_s = -1\n" HOST, -EINVAL,
 		"2: [pool] lease_default_s: '-1' is not a number of seconds in 1..2592000");
+	refused("[pool]\nmax_lease_s = 0\n" HOST, -EINVAL,
+		"2: [pool] max_lease_s: '0' is not a number of seconds in 1..2592000");
+	refused("[pool]\nmax_gpus_per_uid = x\n" HOST, -EINVAL,
+		"2: [pool] max_gpus_per_uid: 'x' is not 0 (no cap) or a number of GPUs in 1..1048576");
+	/* the default lease beyond the cap: which key, in the file's order */
+	refused("[pool]\nmax_lease_s = 60\nlease_default_s = 600\n" HOST,
+		-EINVAL,
+		"3: [pool] lease_default_s: 600 s is longer than max_lease_s (60 s)");
+	refused("[pool]\nmax_lease_s = 60\n" HOST, -EINVAL,
+		"2: [pool] max_lease_s: 60 s is shorter than lease_default_s (3600 s by default)");
 	refused("[pool]\ngroup = no-such-group-gpuaware\n" HOST, -ENOENT,
 		"2: [pool] group: unknown group 'no-such-group-gpuaware'");
 	refused("[pool]\nsocket = relative.sock\n" HOST, -EINVAL,

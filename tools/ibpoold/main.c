@@ -666,6 +666,8 @@ static int run(const struct args *a)
 	sc.tcp = cfg.tcp;
 	sc.munge_socket = cfg.munge_socket;
 	sc.group = cfg.group ? cfg.gid : SM_NO_GROUP;
+	/* who may connect is the mode's; then each operation checks the peer */
+	sc.mode = cfg.socket_mode;
 	sc.handler = poold_handle;
 	sc.http = poold_metrics_http;
 	sc.ctx = &d;
@@ -674,16 +676,6 @@ static int run(const struct args *a)
 	if (ret) {
 		poold_log(LOG_ERR, "%s", err);
 		goto out_ops;
-	}
-	/*
-	 * Who may connect is the mode's (the group's, by default); then
-	 * every operation checks the peer itself (SO_PEERCRED).
-	 */
-	if (chmod(cfg.socket, cfg.socket_mode)) {
-		ret = -errno;
-		poold_log(LOG_ERR, "%s: chmod: %s", cfg.socket,
-			  strerror(errno));
-		goto out_srv;
 	}
 	if (a->pid_file && (ret = write_pid(a->pid_file)))
 		goto out_srv;

@@ -715,6 +715,43 @@ static int get_id(json_object *req, uint64_t *id, struct sm_error *e)
 
 /* --- operations --- */
 
+/* GPUs the allocations of uid hold. */
+static uint64_t held_by(const struct poold *d, uid_t uid)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < pool_nallocs(d->pool); i++)
+		if (pool_alloc_at(d->pool, i)->uid == uid)
+			n += pool_alloc_at(d->pool, i)->ngpus;
+	return n;
+}
+
+/*
+ * The per-uid caps ([pool] max_lease_s, max_gpus_per_uid) on a lease
+ * of lease_s (0: the default) and gpus more GPUs; root has none.
+ */
+static int check_caps(const struct poold *d, uid_t uid, int64_t gpus,
+		      int64_t lease_s, struct sm_error *e)
+{
+	const struct pool_config *c = d->cfg;
+	uint64_t held;
+
+	if (!uid)
+		return 0;
+	if (lease_s > c->max_lease_s)
+		return sm_error_set(e, SM_ERR_FORBIDDEN, "a lease of %" PRId64 " s is longer than uid %u may have ([pool] max_lease_s = %u)",
+				    lease_s, (unsigned int)uid, c->max_lease_s);
+	if (!gpus || !c->max_gpus_per_uid)
+		return 0;
+	held = held_by(d, uid);
+	if (held + gpus > c->max_gpus_per_uid)
+		return sm_error_set(e, SM_ERR_FORBIDDEN, "uid %u holds %" PRIu64 " GPUs and may hold %u ([pool] max_gpus_per_uid): %" PRId64 " more is too many",
+				    (unsigned int)uid, held,
+				    c->max_gpus_per_uid, gpus);
+	return 0;
+}
+
 /*
  * Who may run an operation.  A TCP peer has no credentials to own an
  * allocation by or to check against the group: it only reads.
@@ -966,6 +1003,10 @@ static int op_alloc(struct poold *d, const struct sm_peer *p,
 			      &lease, e)) ||
 	    (ret = sm_get_string(req, "job", false, &rq.job, e)))
 		return ret;
+	if (pool_expire(d->pool, d->now(NULL)))
+		d->loads_stale = true;
+	if ((ret = check_caps(d, p->uid, gpus, lease, e)))
+		return ret;
 	o.nclient_ports = client_ports(d, rq.client, o.client_port);
 	if (!o.nclient_ports)
 		return sm_error_set(e, SM_ERR_UNKNOWN_HOST, "client '%s' has no cabled port in the fabric",
@@ -1025,6 +1066,8 @@ static int op_renew(struct poold *d, const struct sm_peer *p,
 	if ((ret = get_id(req, &id, e)) ||
 	    (ret = sm_get_int(req, "lease_s", false, 1, POOL_CFG_LEASE_MAX,
 			      &lease, e)))
+		return ret;
+	if ((ret = check_caps(d, p->uid, 0, lease, e)))
 		return ret;
 	ret = pool_renew(d->pool, id, p->uid, lease, d->now(NULL), msg,
 			 sizeof(msg));
@@ -1600,6 +1643,12 @@ int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
 	if (op->access == ROOT && p->uid != 0) {
 		*reply = sm_reply_error(SM_ERR_FORBIDDEN, "%s needs root (uid %u)",
 					name, (unsigned int)p->uid);
+		return *reply ? 0 : -ENOMEM;
+	}
+	if (op->access != READ && !p->may_connect) {
+		*reply = sm_reply_error(SM_ERR_FORBIDDEN, "%s over TCP: uid %u could not open the pool socket (socket_mode %04o), so it may not change the pool over TCP either",
+					name, (unsigned int)p->uid,
+					d->cfg->socket_mode);
 		return *reply ? 0 : -ENOMEM;
 	}
 	if (op->access == GROUP && !p->may_write) {

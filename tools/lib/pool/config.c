@@ -269,6 +269,22 @@ static int pool_key(struct ld *l, const char *key, const char *v)
 		c->socket_mode = strtoul(v, NULL, 8);
 		return 0;
 	}
+	if (!strcmp(key, "max_lease_s")) {
+		if (parse_uint(v, 1, POOL_CFG_LEASE_MAX, &n))
+			return fail(l, "pool", key, -EINVAL,
+				    "'%s' is not a number of seconds in 1..%d",
+				    v, POOL_CFG_LEASE_MAX);
+		c->max_lease_s = n;
+		return 0;
+	}
+	if (!strcmp(key, "max_gpus_per_uid")) {
+		if (parse_uint(v, 0, POOL_CFG_UID_GPUS_MAX, &n))
+			return fail(l, "pool", key, -EINVAL,
+				    "'%s' is not 0 (no cap) or a number of GPUs in 1..%d",
+				    v, POOL_CFG_UID_GPUS_MAX);
+		c->max_gpus_per_uid = n;
+		return 0;
+	}
 	if (!strcmp(key, "lease_default_s")) {
 		if (parse_uint(v, 1, POOL_CFG_LEASE_MAX, &n))
 			return fail(l, "pool", key, -EINVAL,
@@ -770,6 +786,20 @@ static int sections(struct ld *l)
 	return 0;
 }
 
+/* The default lease beyond the cap: at the default's line if it is set. */
+static int lease_cap_error(struct ld *l)
+{
+	const struct pool_config *c = l->c;
+
+	if (iniparser_find_entry(l->d, "pool:lease_default_s"))
+		return fail(l, "pool", "lease_default_s", -EINVAL,
+			    "%u s is longer than max_lease_s (%u s)",
+			    c->lease_default_s, c->max_lease_s);
+	return fail(l, "pool", "max_lease_s", -EINVAL,
+		    "%u s is shorter than lease_default_s (%u s by default)",
+		    c->max_lease_s, c->lease_default_s);
+}
+
 static int defaults(struct pool_config *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -780,6 +810,7 @@ static int defaults(struct pool_config *c)
 	c->sched.policy = SCH_FIFO;
 	c->sched.grace_s = POOL_CFG_GRACE_S;
 	c->sched.class_weight = -1;
+	c->max_lease_s = POOL_CFG_LEASE_MAX;
 	c->socket = strdup(POOL_CFG_SOCKET);
 	c->state_dir = strdup(POOL_CFG_STATE_DIR);
 	c->sm_socket = strdup(POOL_CFG_SM_SOCKET);
@@ -852,6 +883,8 @@ int pool_config_load(const char *path, struct pool_config *c, char *err,
 		ret = sections(&l);
 	if (!ret)
 		ret = check_unique(&l);
+	if (!ret && c->lease_default_s > c->max_lease_s)
+		ret = lease_cap_error(&l);
 	iniparser_freedict(l.d);
 	if (!ret)
 		return 0;

@@ -27,6 +27,7 @@
 #define POOL_CFG_LFT_CHECK_S 60
 #define POOL_CFG_LFT_CHECK_MAX 86400
 #define POOL_CFG_LEASE_MAX (30 * 86400)
+#define POOL_CFG_UID_GPUS_MAX 1048576	/* max_gpus_per_uid's bound */
 #define POOL_MAX_GPUS 64	/* per host */
 #define POOL_MAX_HCAS 32	/* per host */
 
@@ -79,6 +80,13 @@ struct pool_config {
 	unsigned int telemetry_interval_ms;
 	unsigned int lft_check_s;	/* without the plugin; 0: never */
 	unsigned int lease_default_s;
+	/*
+	 * Caps on every uid but root's, Unix socket and TCP alike: the
+	 * GPUs its allocations hold together (0: none) and the lease it
+	 * may ask for or renew to.
+	 */
+	unsigned int max_gpus_per_uid;
+	unsigned int max_lease_s;	/* 1..POOL_CFG_LEASE_MAX */
 	unsigned int socket_mode;	/* of socket: 0600, 0660 or 0666 */
 	char *group;		/* NULL: none set */
 	gid_t gid;		/* group's, when group is set */
