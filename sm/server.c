@@ -79,6 +79,9 @@ struct client {
 	uint64_t wait;		/* the deferred request's ticket, 0: none */
 	bool answered;		/* its reply was posted: */
 	json_object *answer;	/* that reply, owned */
+	int http_ret;		/* or an HTTP one: http()'s result, */
+	char *body;		/* its body, owned, */
+	size_t blen;		/* of blen bytes */
 	struct sm_munge_cred *cred;	/* or its credential came back, owned */
 	bool cred_write;	/* and its uid or gid may write */
 	bool cred_connect;	/* and could open the socket */
@@ -205,12 +208,14 @@ static void drop(struct sm_server *s, unsigned int i)
 	struct client *c = &s->cl[i];
 	struct sm_munge_cred *cred;
 	json_object *late;
+	char *body;
 
 	close(c->fd);
 	free(c->in);
 	free(c->out);
 	pthread_mutex_lock(&s->lock);
 	late = c->answer;
+	body = c->body;
 	cred = c->cred;
 	s->nwatch -= c->watch;
 	s->stats.abandoned += c->answered || cred;
@@ -218,6 +223,7 @@ static void drop(struct sm_server *s, unsigned int i)
 	s->cl[i] = s->cl[--s->ncl];
 	pthread_mutex_unlock(&s->lock);
 	json_object_put(late);
+	free(body);
 	sm_munge_cred_free(cred);
 }
 
@@ -509,17 +515,24 @@ out:
  * reply, or (mc) a decoded credential; false, counted abandoned, when no
  * client waits on it any more.
  */
+static struct client *waiting(struct sm_server *s, uint64_t ticket)
+{
+	unsigned int i;
+
+	for (i = 0; ticket && i < s->ncl; i++)
+		if (s->cl[i].wait == ticket && !s->cl[i].answered &&
+		    !s->cl[i].cred)
+			return &s->cl[i];
+	return NULL;
+}
+
 static bool post(struct sm_server *s, uint64_t ticket, json_object *reply,
 		 struct sm_munge_cred *mc, const struct sm_peer *who)
 {
-	struct client *c = NULL;
-	unsigned int i;
+	struct client *c;
 
 	pthread_mutex_lock(&s->lock);
-	for (i = 0; ticket && i < s->ncl && !c; i++)
-		if (s->cl[i].wait == ticket && !s->cl[i].answered &&
-		    !s->cl[i].cred)
-			c = &s->cl[i];
+	c = waiting(s, ticket);
 	if (c && mc) {
 		c->cred = mc;
 		c->cred_write = who->may_write;
@@ -651,28 +664,14 @@ static const char *http_reason(int status)
 	}
 }
 
-/* The response to the request line in c->in: status and body. */
-static int http_respond(struct sm_server *s, struct client *c,
-			const char *line, size_t n)
+/* Queue the response to http()'s ret and body (consumed). */
+static int http_reply(struct client *c, int ret, char *body, size_t blen)
 {
-	const char *sp = memchr(line, ' ', n), *sp2;
-	char *path = NULL, *body = NULL, head[192];
-	size_t blen = 0;
-	int status = 404, ret, hl;
+	int status = !ret ? 200 : ret == -ENOENT ? 404 : 500, hl;
+	char head[192];
 
-	sp2 = sp ? memchr(sp + 1, ' ', n - (sp + 1 - line)) : NULL;
-	if (sp && sp2 && sp - line == 3 && !memcmp(line, "GET", 3) &&
-	    s->cfg.http) {
-		path = strndup(sp + 1, sp2 - sp - 1);
-		ret = path ? s->cfg.http(s->cfg.ctx, path, &body, &blen) :
-			     -ENOMEM;
-		status = !ret ? 200 : ret == -ENOENT ? 404 : 500;
-	}
-	if (status != 200) {
-		free(body);
-		body = NULL;
+	if (status != 200)
 		blen = 0;
-	}
 	hl = snprintf(head, sizeof(head),
 		      "HTTP/1.1 %d %s\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
 		      status, http_reason(status), blen);
@@ -680,8 +679,38 @@ static int http_respond(struct sm_server *s, struct client *c,
 	if (!ret && blen)
 		ret = queue_raw(c, body, blen);
 	free(body);
-	free(path);
+	c->closing = true;
 	return ret;
+}
+
+/*
+ * The response to the request line in c->in, or none yet (c waits)
+ * when http() defers it.
+ */
+static int http_respond(struct sm_server *s, struct client *c,
+			const char *line, size_t n)
+{
+	const char *sp = memchr(line, ' ', n), *sp2;
+	char *path = NULL, *body = NULL;
+	size_t blen = 0;
+	uint64_t t;
+	int ret = -ENOENT;
+
+	sp2 = sp ? memchr(sp + 1, ' ', n - (sp + 1 - line)) : NULL;
+	if (sp && sp2 && sp - line == 3 && !memcmp(line, "GET", 3) &&
+	    s->cfg.http) {
+		path = strndup(sp + 1, sp2 - sp - 1);
+		t = new_ticket(s, c);
+		ret = path ? s->cfg.http(s->cfg.ctx, t, path, &body, &blen) :
+			     -ENOMEM;
+		free(path);
+		if (ret == SM_DEFERRED)
+			return 0;
+		pthread_mutex_lock(&s->lock);
+		c->wait = 0;
+		pthread_mutex_unlock(&s->lock);
+	}
+	return http_reply(c, ret, body, blen);
 }
 
 /*
@@ -713,7 +742,6 @@ static int serve_http(struct sm_server *s, struct client *c, int64_t now)
 		return queue_raw(c, head, hl) ? -1 : flush(c, now);
 	}
 	c->line_start = 0;
-	c->closing = true;
 	nl = memchr(c->in, '\n', c->nin);
 	if (http_respond(s, c, c->in, nl - c->in - (nl > c->in &&
 						      nl[-1] == '\r')))
@@ -958,6 +986,22 @@ static void serve_client(struct sm_server *s, unsigned int i, short rev,
 		drop(s, i);
 }
 
+/* Client i's deferred HTTP response came: send it, then close. */
+static void deliver_http(struct sm_server *s, unsigned int i, int64_t now)
+{
+	struct client *c = &s->cl[i];
+	char *body;
+
+	pthread_mutex_lock(&s->lock);
+	body = c->body;
+	c->body = NULL;
+	pthread_mutex_unlock(&s->lock);
+	c->last = now;
+	if (http_reply(c, c->http_ret, body, c->blen) || flush(c, now) ||
+	    done(c))
+		drop(s, i);
+}
+
 /*
  * Queue the deferred replies posted since the last round, and answer
  * the lines their clients sent meanwhile.
@@ -985,6 +1029,10 @@ static void deliver(struct sm_server *s, int64_t now)
 			c->cred = NULL;
 		}
 		pthread_mutex_unlock(&s->lock);
+		if (got && c->http) {
+			deliver_http(s, i, now);
+			continue;
+		}
 		if (mc) {
 			r = authed(s, c, mc, w, cn);
 			if (c->wait)
@@ -1096,6 +1144,28 @@ void sm_server_answer(struct sm_server *s, uint64_t ticket,
 {
 	if (!post(s, ticket, reply, NULL, NULL))
 		json_object_put(reply);
+}
+
+void sm_server_answer_http(struct sm_server *s, uint64_t ticket, int ret,
+			   char *body, size_t len)
+{
+	struct client *c;
+
+	pthread_mutex_lock(&s->lock);
+	c = waiting(s, ticket);
+	if (c && c->http) {
+		c->http_ret = ret;
+		c->body = body;
+		c->blen = len;
+		c->answered = true;
+		body = NULL;
+	} else {
+		s->stats.abandoned++;
+	}
+	pthread_mutex_unlock(&s->lock);
+	free(body);
+	if (c)
+		wake(s);
 }
 
 /* Reset the event fd; whether it asked the thread to stop. */

@@ -107,13 +107,16 @@ struct sm_server_config {
 	/*
 	 * Optional, TCP only: a connection whose first byte is an upper-case
 	 * letter is an HTTP request (a JSON line starts with '{' or a
-	 * blank), answered once and closed.  For GET, http(ctx, path, &body,
-	 * &len) returns 0 with a new malloc'ed *body of *len bytes, sent as
-	 * text/plain (Prometheus' text format, version 0.0.4); -ENOENT or
-	 * another method answers 404, other errors 500.  Server thread, must
-	 * not block.  NULL: every HTTP request is a 404.
+	 * blank), answered once and closed.  For GET, http(ctx, ticket,
+	 * path, &body, &len) returns 0 with a new malloc'ed *body of *len
+	 * bytes, sent as text/plain (Prometheus' text format, version
+	 * 0.0.4); -ENOENT or another method answers 404, other errors 500.
+	 * Server thread, must not block: SM_DEFERRED has the response
+	 * wait for sm_server_answer_http() with ticket, as a handler's
+	 * deferred reply does.  NULL: every HTTP request is a 404.
 	 */
-	int (*http)(void *ctx, const char *path, char **body, size_t *len);
+	int (*http)(void *ctx, uint64_t ticket, const char *path, char **body,
+		    size_t *len);
 	/*
 	 * With tcp: munged's socket for the credentials TCP requests may
 	 * come in (NULL: libmunge's default, /run/munge/munge.socket.2).
@@ -171,6 +174,14 @@ void sm_server_stop(struct sm_server *s);
  */
 void sm_server_answer(struct sm_server *s, uint64_t ticket,
 		      json_object *reply);
+
+/*
+ * The deferred HTTP response to ticket, from any thread: ret and body
+ * (malloc'ed, consumed) as http() would have returned them.  Dropped
+ * and counted abandoned when the client has gone.
+ */
+void sm_server_answer_http(struct sm_server *s, uint64_t ticket, int ret,
+			   char *body, size_t len);
 
 void sm_server_stats(struct sm_server *s, struct sm_server_stats *st);
 

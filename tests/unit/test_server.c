@@ -1340,10 +1340,21 @@ static void test_tcp_call_errors(void)
 	json_object_put(req);
 }
 
-/* The HTTP side: /metrics has a body, every other path none. */
-static int http_page(void *ctx, const char *path, char **body, size_t *len)
+/*
+ * The HTTP side: /metrics has a body, /later waits for the test to
+ * answer it, every other path has none.
+ */
+static int http_page(void *ctx, uint64_t ticket, const char *path,
+		     char **body, size_t *len)
 {
 	(void)ctx;
+	if (!strcmp(path, "/later")) {
+		pthread_mutex_lock(&later.lock);
+		if (later.ndeferred < 8)
+			later.ticket[later.ndeferred++] = ticket;
+		pthread_mutex_unlock(&later.lock);
+		return SM_DEFERRED;
+	}
 	if (strcmp(path, "/metrics"))
 		return -ENOENT;
 	*body = strdup("# TYPE x gauge\nx 1\n");
@@ -1473,6 +1484,53 @@ static void test_tcp_http_431(void)
 	CU_ASSERT(!strncmp(buf, "HTTP/1.1 431 ", 13));
 	close(fd);
 	free(h);
+	stop(&f);
+}
+
+/* Open a TCP connection and have one echo answered on it. */
+static int echoed(const char *tcp, const char *line)
+{
+	int fd = connect_tcp(tcp);
+
+	send_str(fd, line);
+	expect_reply(fd, "ok");
+	return fd;
+}
+
+/* An HTTP response deferred: sent when answered, to its client only. */
+static void test_tcp_http_deferred(void)
+{
+	struct sm_server_config cfg = { .http = http_page };
+	char tcp[SM_ADDR_LEN + 8], buf[4096];
+	struct timeval tv = { .tv_sec = 2 };
+	struct sm_server_stats st;
+	struct fixture f;
+	uint64_t t;
+	int fd, g;
+
+	start_tcp(&f, &cfg, "0", tcp, sizeof(tcp));
+	fd = connect_tcp(tcp);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	send_str(fd, "GET /later HTTP/1.1\r\n\r\n");
+	t = later_ticket(0);
+	g = connect_tcp(tcp);
+	send_str(g, "GET /later HTTP/1.1\r\n\r\n");
+	/* JSON lines go on meanwhile */
+	close(echoed(tcp, "{\"op\":\"echo\"}\n"));
+	sm_server_answer_http(f.srv, t, 0, strdup("y 2\n"), 4);
+	read_all(fd, buf, sizeof(buf));
+	CU_ASSERT(!strncmp(buf, "HTTP/1.1 200 OK\r\n", 17));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\r\nContent-Length: 4\r\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\r\n\r\ny 2\n"));
+	close(fd);
+	/* one that left: the response is sent into its FIN, then closed */
+	close(g);
+	sm_server_answer_http(f.srv, later_ticket(1), 0, strdup("z"), 1);
+	/* a ticket nobody waits for */
+	sm_server_answer_http(f.srv, t, 0, strdup("z"), 1);
+	close(echoed(tcp, "{\"op\":\"echo\"}\n"));
+	sm_server_stats(f.srv, &st);
+	CU_ASSERT_EQUAL(st.abandoned, 1);
 	stop(&f);
 }
 
@@ -1676,16 +1734,6 @@ static void test_tcp_munge(void)
 	munged_gone(md, dir);
 }
 
-/* Open a TCP connection and have one echo answered on it. */
-static int echoed(const char *tcp, const char *line)
-{
-	int fd = connect_tcp(tcp);
-
-	send_str(fd, line);
-	expect_reply(fd, "ok");
-	return fd;
-}
-
 /*
  * Anonymous TCP peers that fill every TCP slot and keep asking cannot
  * keep out a request in a MUNGE credential nor a /metrics scrape: the
@@ -1851,6 +1899,7 @@ TU_SUITE(server,
 	 { "tcp: sm_call errors", test_tcp_call_errors },
 	 { "tcp: HTTP beside JSON lines", test_tcp_http },
 	 { "tcp: HTTP header limit, 431 without a reset", test_tcp_http_431 },
+	 { "tcp: HTTP response deferred", test_tcp_http_deferred },
 	 { "tcp: MUNGE credentials", test_tcp_munge },
 	 { "tcp: anonymous peers make room", test_tcp_evict },
 	 { "tcp: munged down, its path kept from the peer", test_tcp_munge_down },
