@@ -8,7 +8,9 @@
 # make check.
 # usage: tests/bench/poold.sh [BUILD_DIR] [SECONDS] [CLIENTS]; POOLD_OPS
 # picks from "place alloc list" (list: job.list, the socket's floor),
-# POOLD_WRAP runs the daemon under a command (perf record ...).
+# POOLD_WRAP runs the daemon under a command (perf record ...),
+# POOLD_SCRAPERS=N has N curl loops fetch GET /metrics over TCP meanwhile
+# (their count of scrapes is printed).
 set -eu
 cd "$(dirname "$0")/../.."
 B=${1:-build}
@@ -17,8 +19,9 @@ CLIENTS=${3:-4}
 
 w=$(mktemp -d)
 pid=
+scrapers=
 cleanup() {
-	if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi
+	for p in $scrapers $pid; do kill "$p" 2>/dev/null || true; done
 	rm -rf "$w"
 }
 trap cleanup EXIT INT TERM
@@ -34,6 +37,9 @@ hosts=$(grep -c '^Hca' "$w/ft3.net")
 {
 	printf '[pool]\nsocket = %s/pool.sock\nstate_dir = %s/state\nsm_socket = %s/sm.sock\n' \
 		"$w" "$w" "$w"
+	if [ "${POOLD_SCRAPERS:-0}" -gt 0 ]; then
+		printf 'tcp = 127.0.0.1:0\n'
+	fi
 	grep -A1 '^caguid=' "$w/ft3.net" | perl -ne '
 		$g = hex($1) if /^caguid=(0x[0-9a-f]+)/;
 		printf("\n[host %s]\ngpus = 8\ngpu_type = H100\nhca = 0x%016x\n",
@@ -55,6 +61,18 @@ done
 cpu() {
 	awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' /proc/$pid/stat
 }
+if [ "${POOLD_SCRAPERS:-0}" -gt 0 ]; then
+	port=$(sed -n 's/.* and tcp 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$w/log")
+	curl -s -o "$w/metrics" "http://127.0.0.1:$port/metrics"
+	echo "scrapers: ${POOLD_SCRAPERS} on GET /metrics, $(wc -c <"$w/metrics") bytes each"
+	for k in $(seq "$POOLD_SCRAPERS"); do
+		while :; do
+			curl -s -o /dev/null "http://127.0.0.1:$port/metrics"
+			echo >>"$w/scrapes.$k"
+		done &
+		scrapers="$scrapers $!"
+	done
+fi
 cpu0=$(cpu)
 echo "ibpoold: $hosts hosts, $((hosts * 8)) GPUs, $(df -T "$w" | awk 'NR == 2 { print $2 }') state directory, $(nproc) CPUs"
 for op in ${POOLD_OPS:-place alloc}; do
@@ -64,6 +82,12 @@ for op in ${POOLD_OPS:-place alloc}; do
 	*) "$B/poold-load" "$w/pool.sock" "$op" "$CLIENTS" "$SECS" ;;
 	esac
 done
+if [ -n "$scrapers" ]; then
+	# shellcheck disable=SC2086 # a list of pids
+	kill $scrapers 2>/dev/null || true
+	scrapers=
+	echo "scrapes: $(cat "$w"/scrapes.* | wc -l)"
+fi
 echo "daemon CPU under load: $(echo "$(cpu) $cpu0" | awk '{ printf "%.2f", $1 - $2 }') s"
 echo "resident memory: $(awk '/^VmRSS/ { print $2, $3 }' /proc/$pid/status), peak $(awk '/^VmHWM/ { print $2, $3 }' /proc/$pid/status)"
 kill "$pid"

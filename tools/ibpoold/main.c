@@ -659,6 +659,11 @@ static int run(const struct args *a)
 		goto out_ops;
 	}
 	d.commit = commit;
+	ret = poold_metrics_start(&d, &d.metrics);
+	if (ret) {
+		poold_log(LOG_ERR, "metrics thread: %s", strerror(-ret));
+		goto out_ops;
+	}
 	ret = socket_dir(cfg.socket);
 	if (ret)
 		goto out_ops;
@@ -699,6 +704,7 @@ static int run(const struct args *a)
 out_srv:
 	/* The waiting replies go out first; later ones sync on their own. */
 	poold_commit_stop(commit);
+	poold_metrics_stop(d.metrics);
 	sm_server_stop(d.srv);
 out_ops:
 	/*
@@ -708,6 +714,8 @@ out_ops:
 	if (!ret && poold_tick(&d, true))
 		ret = -EIO;
 	poold_commit_free(commit);
+	poold_metrics_stop(d.metrics);
+	poold_metrics_free(d.metrics);
 	poold_release(&d);
 out_relay:
 	poold_fanout_stop(relay);

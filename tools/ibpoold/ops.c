@@ -1683,10 +1683,13 @@ int poold_handle(void *ctx, const struct sm_peer *p, json_object *req,
 		ret = routing_refused(d, req, *reply);
 	st = &d->opstat[op - ops];
 	pool_hist_add(&st->time, mono_s() - t);
+	/* under the lock: the metrics thread reads them */
+	pthread_mutex_lock(&d->lock);
 	if (ret)
 		st->err++;
 	else
 		st->ok++;
+	pthread_mutex_unlock(&d->lock);
 	if (ret == -ENOMEM) {
 		json_object_put(*reply);
 		*reply = NULL;

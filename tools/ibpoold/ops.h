@@ -32,7 +32,7 @@
 
 /* Requests of one operation answered, and the handler's time. */
 struct poold_opstat {
-	uint64_t ok, err;
+	uint64_t ok, err;	/* under the poold's lock */
 	struct pool_hist time;
 };
 
@@ -79,6 +79,7 @@ struct poold {
 	unsigned int refresh_failed;	/* in a row; 0 after a success */
 	time_t refresh_err_at;		/* the last failure's, 0: none yet */
 	char refresh_err[256];
+	struct poold_metrics *metrics;	/* GET /metrics, set by the caller */
 };
 
 /* The name of operation i < POOLD_NOPS. */
