@@ -11,9 +11,10 @@
 # nothing; the Slurm hook reaches ibpoold over TCP; with socket_mode
 # 0660 a uid that cannot open the socket (nobody) cannot change the pool
 # over TCP either; max_gpus_per_uid and max_lease_s bind every uid but
-# root's on both sockets; with munged down a credential cannot be
-# decoded (internal, munged's socket in the log only) and the client
-# sends none.
+# root's on both sockets; 32 anonymous peers asking job.list keep out
+# neither a credential's request nor a scrape; with munged down a
+# credential cannot be decoded (internal, munged's socket in the log
+# only) and the client sends none.
 # usage: t-munge.sh [BUILDDIR]; prints PASS/FAIL lines and a summary.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -21,7 +22,7 @@ B=${1:-build}
 
 . tests/offline/lib.sh
 . tests/munge.sh
-poold_setup pid mpid xpid
+poold_setup pid mpid xpid flood
 chmod 755 "$w"
 MS=$(munge_start "$w" good) || exit 1
 mpid=$(cat "$w/good.pid")
@@ -176,6 +177,38 @@ refused "cap: a renewal beyond max_lease_s" forbidden \
 	--socket "$S"
 check "cap: root has none" quiet "$R" alloc --client node0003 --gpus 3 \
 	--lease 2592000 --socket "$T" --munge-socket "$MS"
+
+# --- 32 anonymous peers asking job.list keep no credential's request out ---
+perl -MIO::Socket::IP -e '
+	my @s = map { IO::Socket::IP->new(PeerAddr => $ARGV[0]) or die "$!" } 1 .. 32;
+	$| = 1;
+	for my $round (1 .. 30) {
+		for my $c (@s) {
+			print $c "{\"op\":\"job.list\"}\n";
+			my $r = <$c>;
+			$n++ if defined $r && $r =~ /"ok":true/;
+		}
+		print "$n\n" if $round == 1;
+		sleep 1;
+	}' "$EP" >"$w/flood" 2>&1 &
+flood=$!
+i=0
+until [ -s "$w/flood" ] || [ $i -gt 100 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+expect "flood: 32 anonymous peers served" 32 "$(head -1 "$w/flood")"
+check "flood: a credential's job.start gets in" quiet "$R" jobs --start jf \
+	--hosts node0004 --socket "$T" --munge-socket "$MS"
+expect "flood: a scrape gets in" 200 \
+	"$(curl -s -o /dev/null -w '%{http_code}' "http://$EP/metrics")"
+kill "$flood" 2>/dev/null || true
+wait "$flood" 2>/dev/null || true
+flood=
+check "flood: the evictions are counted" grep -q \
+	'^gpuaware_pool_connections_closed_total{reason="evicted"} [1-9]' \
+	"$(curl -s -o "$w/metrics" "http://$EP/metrics"; echo "$w/metrics")"
+"$R" jobs --end jf --socket "$S" >/dev/null
 
 # --- munged down: nothing decodes, nothing is sent in a credential ---
 E=$(munge_envelope "$MS" '{"op":"job.end","job":"j1"}')
