@@ -140,6 +140,7 @@ void sm_server_stats(struct sm_server *s, struct sm_server_stats *st)
 {
 	pthread_mutex_lock(&s->lock);
 	*st = s->stats;
+	st->connected = s->ncl;
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -1030,6 +1031,7 @@ static void deliver(struct sm_server *s, int64_t now)
 		}
 		pthread_mutex_unlock(&s->lock);
 		if (got && c->http) {
+			json_object_put(r);	/* a JSON answer to HTTP: none */
 			deliver_http(s, i, now);
 			continue;
 		}

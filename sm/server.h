@@ -124,7 +124,7 @@ struct sm_server_config {
 	const char *munge_socket;
 };
 
-/* Counters since start; each closed client counts in one reason. */
+/* Counters since start (each closed client counts in one reason). */
 struct sm_server_stats {
 	uint64_t accepted;	/* connections served (busy ones excluded) */
 	uint64_t requests;	/* lines answered */
@@ -138,6 +138,7 @@ struct sm_server_stats {
 	uint64_t munge_refused;	/* credentials refused (or munged down) */
 	uint64_t published;	/* lines sm_server_publish() sent */
 	uint64_t watchers;	/* clients that became watchers */
+	unsigned int connected;	/* clients holding a slot now */
 };
 
 struct sm_server;

@@ -526,6 +526,24 @@ static void test_blank_idle(void)
 	stop(&f);
 }
 
+/*
+ * Wait up to 2 s until n clients hold a slot: the server has seen the
+ * others close (a newcomer before that may find their slots taken).
+ */
+static void wait_connected(struct sm_server *srv, unsigned int n)
+{
+	struct sm_server_stats st;
+	int i;
+
+	for (i = 0; i < 2000; i++) {
+		sm_server_stats(srv, &st);
+		if (st.connected == n)
+			return;
+		usleep(1000);
+	}
+	CU_FAIL_FATAL("clients not closed");
+}
+
 static void test_max_clients(void)
 {
 	struct sm_server_config cfg = { .max_clients = 2 };
@@ -546,6 +564,7 @@ static void test_max_clients(void)
 	close(c);
 	/* a slot freed is a slot to have */
 	close(a);
+	wait_connected(f.srv, 1);
 	c = connect_to(f.path);
 	send_str(c, "{\"op\":\"echo\"}\n");
 	expect_reply(c, "ok");
@@ -1100,6 +1119,7 @@ static void test_tcp_deferred(void)
 	later_ticket(1);
 	close(other);
 	sm_server_answer(f.srv, later_ticket(1), reply_n(9));
+	wait_connected(f.srv, 1);
 	other = connect_when_free(tcp);
 	send_str(fd, "{\"op\":\"echo\"}\n");
 	expect_reply(fd, "ok");
@@ -1133,6 +1153,7 @@ static void test_tcp_limits(void)
 	expect_closed(u, 2000);
 	close(u);
 	close(t);
+	wait_connected(f.srv, 0);
 	/* the slot freed: too long, then closed */
 	expect_too_long(connect_when_free(tcp), 100);
 	/* a silent TCP client meets the idle deadline */
@@ -1778,6 +1799,7 @@ static void test_tcp_evict(void)
 	expect_reply(fd[1], "busy");
 	for (i = 0; i < 4; i++)
 		close(fd[i]);
+	wait_connected(f.srv, 0);
 
 	/* peers that authenticated keep their slots */
 	for (i = 0; i < 4; i++) {

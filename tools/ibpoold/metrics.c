@@ -363,7 +363,10 @@ static uint64_t pool_changes(struct poold *d)
 	return seq;
 }
 
-/* A copy of the last rendering for each waiting scrape. */
+/*
+ * A copy of the last rendering for each waiting scrape; without the
+ * lock, which the server thread takes: this thread alone replaces it.
+ */
 static void answer_all(struct poold_metrics *m, const uint64_t *t, size_t n,
 		       int ret)
 {
@@ -371,11 +374,9 @@ static void answer_all(struct poold_metrics *m, const uint64_t *t, size_t n,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		pthread_mutex_lock(&m->lock);
 		copy = ret ? NULL : malloc(m->len + 1);
 		if (copy)
 			memcpy(copy, m->page, m->len);
-		pthread_mutex_unlock(&m->lock);
 		sm_server_answer_http(m->d->srv, t[i],
 				      ret ? ret : copy ? 0 : -ENOMEM, copy,
 				      m->len);
