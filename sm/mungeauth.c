@@ -201,7 +201,7 @@ static void cred_digest(const char *cred, uint8_t *d)
 	const char *p = strstr(cred, "MUNGE:"), *x;
 	struct sha256_ctx h;
 	size_t n = 0;
-	char c, last = 0;
+	char last = 0;
 
 	sha256_init(&h);
 	for (p = p ? p + 6 : cred; *p && *p != ':'; p++) {
@@ -215,8 +215,7 @@ static void cred_digest(const char *cred, uint8_t *d)
 	if (last && (n % 4 == 2 || n % 4 == 3)) {
 		/* 2 (of 6) bits used after 2 characters, 4 after 3 */
 		x = strchr(B64, last);
-		c = B64[(x - B64) & (n % 4 == 2 ? 0x30 : 0x3c)];
-		last = c;
+		last = B64[(x - B64) & (n % 4 == 2 ? 0x30 : 0x3c)];
 	}
 	if (last)
 		sha256_update(&h, 1, (const uint8_t *)&last);

@@ -70,7 +70,7 @@ static void gauge(FILE *out, const char *name, const char *help, double v)
 /*
  * What the page shows of the state under the poold's lock, copied so
  * that the page is written without it: the server thread waits on that
- * lock, and a 1,024-host page takes milliseconds to write.
+ * lock, and a large fabric's page is long to write.
  */
 struct snap {
 	unsigned int *free;	/* per configured host */
