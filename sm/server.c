@@ -294,11 +294,24 @@ static int queue(struct client *c, json_object *reply)
 	return ret;
 }
 
-/* Queue e as c's final reply, try to send it, and have c closed. */
+/*
+ * Queue e as c's final reply (to an HTTP client, 503 and e's message),
+ * try to send it, and have c closed.
+ */
 static void close_with(struct client *c, const struct sm_error *e)
 {
-	if (!queue(c, sm_reply_from_error(e)))
+	char head[384];
+	int hl;
+
+	if (c->http) {
+		hl = snprintf(head, sizeof(head), "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\nX-Reason: %s\r\n\r\n",
+			      e->msg);
+		if (hl > 0 && (size_t)hl < sizeof(head) &&
+		    !queue_raw(c, head, hl))
+			flush(c, mono_ms());
+	} else if (!queue(c, sm_reply_from_error(e))) {
 		flush(c, mono_ms());
+	}
 	c->closing = true;
 }
 
@@ -853,8 +866,9 @@ static enum peer_class peer_class(const struct sm_peer *p)
 /*
  * The TCP client to close for a newcomer when every TCP slot is taken:
  * the longest connected of those that showed no valid credential and
- * wait for nothing (HTTP ones end within the line deadline anyway), so
- * anonymous peers cannot keep an authenticated one out; -1: none.
+ * are owed nothing (no reply or response due), so anonymous peers,
+ * slow HTTP headers included, cannot keep an authenticated one out;
+ * -1: none.
  */
 static long evictable(const struct sm_server *s)
 {
@@ -864,8 +878,8 @@ static long evictable(const struct sm_server *s)
 	for (i = 0; i < s->ncl; i++) {
 		const struct client *c = &s->cl[i];
 
-		if (c->cls != CLASS_REMOTE || c->authed || c->http ||
-		    c->wait || c->closing)
+		if (c->cls != CLASS_REMOTE || c->authed || c->wait ||
+		    c->closing || c->draining)
 			continue;
 		if (v < 0 || c->born < s->cl[v].born)
 			v = i;

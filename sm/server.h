@@ -152,8 +152,9 @@ struct sm_server;
  * peer (those that may write, local ones that may not, TCP ones), so no
  * class takes another's slots; when the TCP ones are full, a newcomer
  * takes the slot of the longest connected TCP client that showed no
- * valid MUNGE credential and waits for no reply (evicted: busy), so
- * anonymous peers never keep an authenticated one out.  Returns 0 with *out set, or a negative
+ * valid MUNGE credential and is owed no reply (evicted: busy, or 503 to
+ * an unfinished HTTP header), so anonymous peers never keep an
+ * authenticated one out.  Returns 0 with *out set, or a negative
  * errno with err saying what failed.  *out is set before the thread
  * starts, so a handler may read the server from it.
  */

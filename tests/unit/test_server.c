@@ -1788,15 +1788,21 @@ static void test_tcp_evict(void)
 	expect_reply(fd[0], "busy");
 	expect_closed(fd[0], 2000);
 	close(fd[0]);
-	/* full again: a credential's request gets in as well */
 	fd[0] = echoed(tcp, "{\"op\":\"echo\"}\n");
+	/* full again: a header sent slowly is no better than a line */
+	x = connect_tcp(tcp);
+	send_str(x, "GET /metrics HTTP/1.1\r\n");
+	expect_reply(fd[1], "busy");
+	close(fd[1]);
+	fd[1] = x;
+	/* a credential's request gets in as well */
 	req = json_tokener_parse("{\"op\":\"echo\",\"n\":7}");
 	CU_ASSERT_EQUAL(sm_call_as(tcp, sock, req, &r, 2000, line,
 				   sizeof(line)), 0);
 	CU_ASSERT_EQUAL(json_object_get_int(json_object_object_get(r, "n")), 7);
 	json_object_put(r);
 	json_object_put(req);
-	expect_reply(fd[1], "busy");
+	expect_reply(fd[2], "busy");
 	for (i = 0; i < 4; i++)
 		close(fd[i]);
 	wait_connected(f.srv, 0);
@@ -1816,10 +1822,33 @@ static void test_tcp_evict(void)
 		close(fd[i]);
 	}
 	sm_server_stats(f.srv, &st);
-	CU_ASSERT_EQUAL(st.evicted, 2);
+	CU_ASSERT_EQUAL(st.evicted, 3);
 	CU_ASSERT_EQUAL(st.busy, 1);
 	stop(&f);
 	munged_gone(md, dir);
+}
+
+/* An HTTP client evicted mid-header is told so in HTTP: 503. */
+static void test_tcp_evict_http(void)
+{
+	struct sm_server_config cfg = { .max_clients = 1, .http = http_page };
+	char tcp[SM_ADDR_LEN + 8], buf[1024];
+	struct timeval tv = { .tv_sec = 2 };
+	struct fixture f;
+	int h, fd;
+
+	start_tcp(&f, &cfg, "0", tcp, sizeof(tcp));
+	h = connect_tcp(tcp);
+	setsockopt(h, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	send_str(h, "GET /metrics HTTP/1.1\r\n");
+	wait_connected(f.srv, 1);
+	fd = echoed(tcp, "{\"op\":\"echo\"}\n");
+	read_all(h, buf, sizeof(buf));
+	CU_ASSERT(!strncmp(buf, "HTTP/1.1 503 ", 13));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "makes room"));
+	close(h);
+	close(fd);
+	stop(&f);
 }
 
 /*
@@ -1924,5 +1953,6 @@ TU_SUITE(server,
 	 { "tcp: HTTP response deferred", test_tcp_http_deferred },
 	 { "tcp: MUNGE credentials", test_tcp_munge },
 	 { "tcp: anonymous peers make room", test_tcp_evict },
+	 { "tcp: an HTTP client making room gets 503", test_tcp_evict_http },
 	 { "tcp: munged down, its path kept from the peer", test_tcp_munge_down },
 	 { "tcp: a credential once, across munged restarts", test_tcp_munge_once })
