@@ -31,9 +31,9 @@ static struct pool_view *view;
 static time_t clock_now;
 
 static const struct sm_peer root = { .uid = 0, .may_write = true,
-				     .ticket = 1 };
+				     .may_connect = true, .ticket = 1 };
 static const struct sm_peer user = { .uid = 1000, .gid = 1000,
-				     .ticket = 1 };
+				     .may_connect = true, .ticket = 1 };
 static const struct sm_peer tcp = { .remote = true, .uid = (uid_t)-1,
 				    .gid = (gid_t)-1, .ticket = 1,
 				    .addr = "127.0.0.1:1" };
@@ -229,7 +229,8 @@ static void test_alloc_release(void)
 		"bad_request", "missing field 'gpus'");
 
 	/* the owner or root; another uid is told whose it is */
-	refused(ask(&d, &(struct sm_peer){ .uid = 1001, .ticket = 1 },
+	refused(ask(&d, &(struct sm_peer){ .uid = 1001, .may_connect = true,
+					   .ticket = 1 },
 		    "{\"op\":\"release\",\"id\":\"1\"}"),
 		"forbidden", "allocation 1 belongs to uid 1000");
 	r = ask(&d, &user, "{\"op\":\"release\",\"id\":\"1\"}");
@@ -332,6 +333,45 @@ static void test_access(void)
 		"unknown op 'frobnicate'");
 	refused(ask(&d, &root, "{\"op\":\"topology.export\",\"format\":\"dot\"}"),
 		"bad_request", "field 'format' must be slurm-tree, slurm-block, slurm-yaml, k8s-labels or kueue, not 'dot'");
+	daemon_down(&d, pool);
+}
+
+/*
+ * A credential's uid that could not open the socket changes nothing
+ * over TCP (it still reads); the per-uid caps bind every uid but root.
+ */
+static void test_socket_rule_and_caps(void)
+{
+	const struct sm_peer barred = { .remote = true, .munge = true,
+					.uid = 65534, .gid = 65534,
+					.ticket = 1, .addr = "127.0.0.1:1" };
+	struct pool_config saved = cfg;
+	struct pool *pool;
+	struct poold d;
+
+	CU_ASSERT_EQUAL_FATAL(daemon_up(&d, &pool), 0);
+	refused(ask(&d, &barred, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":1}"),
+		"forbidden", "alloc over TCP: uid 65534 could not open the pool socket (socket_mode 0660), so it may not change the pool over TCP either");
+	accepted(ask(&d, &barred, "{\"op\":\"alloc.list\"}"));
+
+	cfg.max_gpus_per_uid = 3;
+	cfg.max_lease_s = 600;
+	accepted(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":2}"));
+	refused(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":2}"),
+		"forbidden", "uid 1000 holds 2 GPUs and may hold 3 ([pool] max_gpus_per_uid): 2 more is too many");
+	accepted(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":1}"));
+	refused(ask(&d, &(struct sm_peer){ .uid = 1001, .may_connect = true,
+					   .ticket = 1 },
+		    "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":1,\"lease_s\":601}"),
+		"forbidden", "a lease of 601 s is longer than uid 1001 may have ([pool] max_lease_s = 600)");
+	refused(ask(&d, &user, "{\"op\":\"renew\",\"id\":\"1\",\"lease_s\":601}"),
+		"forbidden", "a lease of 601 s is longer than uid 1000 may have ([pool] max_lease_s = 600)");
+	accepted(ask(&d, &user, "{\"op\":\"renew\",\"id\":\"1\",\"lease_s\":600}"));
+	/* released GPUs count no more; root has no cap */
+	accepted(ask(&d, &user, "{\"op\":\"release\",\"id\":\"1\"}"));
+	accepted(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":2}"));
+	accepted(ask(&d, &root, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":8,\"lease_s\":86400}"));
+	cfg = saved;
 	daemon_down(&d, pool);
 }
 
@@ -862,6 +902,7 @@ TU_SUITE(ops,
 	 { "renew and expiry", test_leases },
 	 { "job.start, job.list, job.end", test_jobs },
 	 { "TCP without credentials, unknown op", test_access },
+	 { "the socket's rule over TCP, per-uid caps", test_socket_rule_and_caps },
 	 { "place", test_place },
 	 { "counters per operation", test_opstat },
 	 { "a change's reply waits for the journal", test_durable_reply },
