@@ -520,7 +520,8 @@ static void test_queue(void)
 	CU_ASSERT_EQUAL(count(&d, "queue.list", "queue"), 3);
 
 	/* cancel: the owner's or root's */
-	refused(ask(&d, &(struct sm_peer){ .uid = 1001, .ticket = 1 },
+	refused(ask(&d, &(struct sm_peer){ .uid = 1001, .may_connect = true,
+					   .ticket = 1 },
 		    "{\"op\":\"cancel\",\"ticket\":\"3\"}"),
 		"forbidden", "ticket 3 belongs to uid 1000");
 	accepted(ask(&d, &user, "{\"op\":\"cancel\",\"ticket\":\"3\"}"));
