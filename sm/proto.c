@@ -310,6 +310,22 @@ json_object *sm_reply_error(enum sm_err code, const char *fmt, ...)
 	return sm_reply_from_error(&e);
 }
 
+size_t sm_utf8_len(const unsigned char *s)
+{
+	size_t n = *s < 0x80 ? 1 : *s >= 0xc2 && *s < 0xe0 ? 2 :
+		   *s >= 0xe0 && *s < 0xf0 ? 3 : *s >= 0xf0 && *s < 0xf5 ? 4 : 0;
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	/* overlong forms, UTF-16 surrogates, past U+10FFFF */
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
+		return 0;
+	return n;
+}
+
 char *sm_proto_line(json_object *reply, size_t *len)
 {
 	const char *s;

@@ -103,6 +103,12 @@ json_object *sm_reply_error(enum sm_err code, const char *fmt, ...);
 json_object *sm_reply_from_error(const struct sm_error *e);
 
 /*
+ * Bytes of the UTF-8 character at s, 0 when it is not one (an invalid
+ * byte, a cut sequence): what the protocol's strings must be made of.
+ */
+size_t sm_utf8_len(const unsigned char *s);
+
+/*
  * Serialise a reply (or a client's request) as one line: plain JSON and
  * a final '\n' (json-c escapes control characters, so there is no other
  * newline).  Returns a malloc'd string the caller frees, *len set without

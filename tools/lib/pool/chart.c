@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "chart.h"
+#include "sm/proto.h"
 
 #define NPALETTE (sizeof(palette) / sizeof(palette[0]))
 #define LEGEND_W 190.0		/* right of the plot */
@@ -64,26 +65,13 @@ void chart_color(size_t i, char *buf, size_t len)
 			 (unsigned int)(i * 137.508) % 360);
 }
 
-/* Bytes of the UTF-8 character at s, 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n = *s < 0x80 ? 1 : *s >= 0xc2 && *s < 0xe0 ? 2 :
-		   *s >= 0xe0 && *s < 0xf0 ? 3 : *s >= 0xf0 && *s < 0xf5 ? 4 : 0;
-	size_t i;
-
-	for (i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
 size_t chart_xml_text(FILE *out, const char *s, size_t max)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0, k, n;
 
 	for (k = 0; u[i] && k < max; k++, i += n) {
-		n = utf8_len(u + i);
+		n = sm_utf8_len(u + i);
 		switch (n ? u[i] : 0) {
 		case '<': fputs("&lt;", out); break;
 		case '>': fputs("&gt;", out); break;
