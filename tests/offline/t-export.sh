@@ -185,5 +185,31 @@ expect "core failed: every name unchanged" "" \
 	"$(diff "$w/slurm-tree" "$w/nocore-tree")"
 expect "core failed: labels unchanged" "" "$(diff "$w/k8s-labels" "$w/nocore-labels")"
 
+# --- hostile host names (issue 24): each format reads them as one name ---
+sed -e 's/"node0013 /"h[1-100] /' -e 's/"node0014 /"ALL,h08=x;# /' \
+	-e 's/"node0015 /"$(touch${IFS}\/tmp\/PWNX) /' \
+	-e "s/\"node0016 /\"a\&b'c\\\\\\\\d /" -e 's/"node0012 /"-rf /' \
+	-e 's/"node0011 /"h\xff /' "$w/full.net" >"$w/hostile.net"
+poold_start "$D" "$w/pool.conf" "$w/hostile.net"
+for f in slurm-tree slurm-block slurm-yaml k8s-labels kueue; do
+	if topo --format "$f" >"$w/h-$f" 2>"$w/h-$f.err"; then
+		ok "hostile names: $f exported"
+	else
+		bad "hostile names: $f exported" "$(cat "$w/h-$f.err")"
+	fi
+done
+topo --format slurm-tree --json >"$w/h-tree.json"
+poold_stop
+check "hostile names: the tree's node lists are names and hostlists only" \
+	sh -c "! grep -v '^SwitchName=[A-Za-z0-9._-]* \(Nodes\|Switches\)=[][A-Za-z0-9._,-]*\$' '$w/h-slurm-tree'"
+check "hostile names: the changed ones said on stderr" \
+	grep -qxF "ibpoolroute: topology: host 'h[1-100]' written as 'h-1-100'" "$w/h-slurm-tree.err"
+check "hostile names: the byte that is not UTF-8 said as \\xff" \
+	grep -qF "host 'h\\xff' written as 'h'" "$w/h-slurm-tree.err"
+check "hostile names: labels' hosts are DNS names, values label values" \
+	sh -c "! grep -v '^[a-z0-9]\([a-z0-9.-]*[a-z0-9]\)\?\( [a-z0-9./-]*=[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]\)*\$' '$w/h-k8s-labels'"
+expect "hostile names: renamed in the reply" 6 \
+	"$(json "$w/h-tree.json" 'scalar @{$r->{renamed}}')"
+
 echo "t-export: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -4,16 +4,21 @@
  * and pod, rail-optimized units, scoring with busy and loaded hosts, the
  * hop-distance fallback on a torus, Slurm and Kubernetes text.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "tu.h"
 #include "routing/collsim.h"
 #include "routing/route.h"
+#include "sm/proto.h"
+#include "tools/lib/pool/hostlist.h"
 #include "tools/lib/pool/place.h"
 #include "tools/lib/pool/placemodel.h"
 #include "tools/lib/pool/swname.h"
@@ -39,12 +44,12 @@ static struct fabric *xgft(unsigned int levels, const unsigned int *down,
 /* What an export wrote, into a string the caller frees. */
 static char *exported(const struct pool_tree *t, enum pool_export_format fmt)
 {
-	char *buf = NULL;
+	char *buf = NULL, err[256];
 	size_t n = 0;
 	FILE *m = open_memstream(&buf, &n);
 
 	CU_ASSERT_FATAL(m != NULL);
-	CU_ASSERT_EQUAL(pool_export_text(t, fmt, m), 0);
+	CU_ASSERT_EQUAL(pool_export_text(t, fmt, m, NULL, err, sizeof(err)), 0);
 	fclose(m);
 	return buf;
 }
@@ -172,6 +177,167 @@ static void test_export_guid(void)
 		CU_ASSERT_PTR_NOT_NULL(strstr(s, want));
 	}
 	free(s);
+	pool_tree_release(&t);
+	fab_free(f);
+}
+
+/* The names issue 24 saw copied into other programs' configs. */
+static const char *const hostile[] = {
+	"h[1-100]", "ALL,h08=x;#", "$(touch${IFS}/tmp/PWNX)", "-rf",
+	"a&b'c\\d", "a-b-c-d", "h\xff", "ALL",
+};
+
+/* s is a name of rule: lower case only with lower, _ only with under. */
+static bool fits(const char *s, bool lower, bool under, size_t max)
+{
+	size_t i, n = strlen(s);
+
+	if (!n || n > max || !isalnum((unsigned char)s[0]) ||
+	    !isalnum((unsigned char)s[n - 1]))
+		return false;
+	for (i = 0; i < n; i++)
+		if (!(isalnum((unsigned char)s[i]) || s[i] == '.' ||
+		      s[i] == '-' || (under && s[i] == '_')) ||
+		    (lower && isupper((unsigned char)s[i])))
+			return false;
+	return true;
+}
+
+/* "KEY=LIST" of a Slurm line: every name of the list fits Slurm's rule. */
+static size_t slurm_list(const char *tok, const char *key)
+{
+	char **names, err[256];
+	size_t n, i, k = strlen(key);
+
+	CU_ASSERT_FATAL(!strncmp(tok, key, k) && tok[k] == '=');
+	CU_ASSERT_EQUAL_FATAL(pool_hostlist_expand(tok + k + 1, 100, &names,
+						   &n, err, sizeof(err)), 0);
+	for (i = 0; i < n; i++) {
+		CU_ASSERT(fits(names[i], false, true, 253));
+		CU_ASSERT(strcasecmp(names[i], "ALL"));
+	}
+	pool_hostlist_free(names, n);
+	return n;
+}
+
+static const char *as_of(json_object *ren, const char *kind, const char *name)
+{
+	json_object *x;
+	size_t i;
+
+	for (i = 0; i < json_object_array_length(ren); i++) {
+		x = json_object_array_get_idx(ren, i);
+		if (!strcmp(json_object_get_string(json_object_object_get(x, "kind")), kind) &&
+		    !strcmp(json_object_get_string(json_object_object_get(x, "name")), name))
+			return json_object_get_string(json_object_object_get(x, "as"));
+	}
+	return "";
+}
+
+/* Export fmt of t: its text, the renamed array into *ren. */
+static char *exported_ren(const struct pool_tree *t,
+			  enum pool_export_format fmt, json_object **ren)
+{
+	char *buf = NULL, err[256];
+	size_t n = 0;
+	FILE *m = open_memstream(&buf, &n);
+
+	*ren = json_object_new_array();
+	CU_ASSERT_FATAL(m != NULL && *ren != NULL);
+	CU_ASSERT_EQUAL(pool_export_text(t, fmt, m, *ren, err, sizeof(err)),
+			0);
+	fclose(m);
+	return buf;
+}
+
+/*
+ * Hosts and a switch named by hostile NodeDescriptions: every format
+ * writes names its target reads as one name, says which it changed, and
+ * the JSON stays valid UTF-8.
+ */
+static void test_export_hostile(void)
+{
+	static const unsigned int down[] = { 2, 2, 2 }, up[] = { 2, 2 };
+	struct fabric *f = xgft(3, down, up);
+	char *s, *line, *tok, *save, *save2, err[256];
+	json_object *ren, *o, *back;
+	struct sm_error e;
+	struct pool_tree t;
+	size_t n, k = 0, hosts = 0;
+
+	for (n = 0; n < f->nnodes; n++) {
+		if (fab_is_sw(f, n) && strcmp(f->nodes[n].desc, "leaf-p0-0"))
+			continue;
+		free(f->nodes[n].desc);
+		f->nodes[n].desc = strdup(fab_is_sw(f, n) ? "rack=1;# x" :
+					  hostile[k++]);
+	}
+	CU_ASSERT_EQUAL_FATAL(k, 8);
+	CU_ASSERT_EQUAL_FATAL(named_tree(f, &t), 0);
+	CU_ASSERT_EQUAL_FATAL(t.nhosts, 8);
+
+	s = exported_ren(&t, POOL_EXPORT_SLURM_TREE, &ren);
+	CU_ASSERT_PTR_NULL(strstr(s, "rack"));
+	for (line = strtok_r(s, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		tok = strtok_r(line, " ", &save2);
+		CU_ASSERT_EQUAL(slurm_list(tok, "SwitchName"), 1);
+		tok = strtok_r(NULL, " ", &save2);
+		CU_ASSERT_FATAL(tok != NULL);
+		if (!strncmp(tok, "Nodes=", 6))
+			hosts += slurm_list(tok, "Nodes");
+		else
+			slurm_list(tok, "Switches");
+		CU_ASSERT_PTR_NULL(strtok_r(NULL, " ", &save2));
+	}
+	CU_ASSERT_EQUAL(hosts, 8);
+	CU_ASSERT_STRING_EQUAL(as_of(ren, "host", "h[1-100]"), "h-1-100");
+	CU_ASSERT_STRING_EQUAL(as_of(ren, "host", "ALL,h08=x;#"), "ALL-h08-x");
+	CU_ASSERT_STRING_EQUAL(as_of(ren, "host", "$(touch${IFS}/tmp/PWNX)"),
+			       "touch--IFS--tmp-PWNX");
+	CU_ASSERT_STRING_EQUAL(as_of(ren, "host", "-rf"), "rf");
+	CU_ASSERT_STRING_EQUAL(as_of(ren, "host", "h\\xff"), "h");
+	/* meets a-b-c-d, which is kept: the changed one gets the hash */
+	CU_ASSERT_EQUAL(strlen(as_of(ren, "host", "a&b'c\\d")), 16);
+	CU_ASSERT_STRING_EQUAL(as_of(ren, "host", "a-b-c-d"), "");
+	CU_ASSERT_EQUAL(strncmp(as_of(ren, "host", "ALL"), "ALL-", 4), 0);
+	/* switch names were checked already (swname.h): GUIDs instead */
+	CU_ASSERT_EQUAL(json_object_array_length(ren), 7);
+	free(s);
+	json_object_put(ren);
+
+	s = exported_ren(&t, POOL_EXPORT_K8S_LABELS, &ren);
+	for (line = strtok_r(s, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		tok = strtok_r(line, " ", &save2);
+		CU_ASSERT(fits(tok, true, false, 253));
+		while ((tok = strtok_r(NULL, " ", &save2))) {
+			CU_ASSERT_FATAL(strchr(tok, '=') != NULL);
+			CU_ASSERT(fits(strchr(tok, '=') + 1, false, true, 63));
+		}
+	}
+	CU_ASSERT_STRING_EQUAL(as_of(ren, "host", "ALL,h08=x;#"), "all-h08-x");
+	free(s);
+	json_object_put(ren);
+
+	/* YAML: double-quoted strings with nothing to escape */
+	s = exported_ren(&t, POOL_EXPORT_SLURM_YAML, &ren);
+	CU_ASSERT_PTR_NULL(strchr(s, '\\'));
+	CU_ASSERT_PTR_NULL(strstr(s, "#\""));
+	CU_ASSERT_PTR_NULL(strchr(s, '\xff'));
+	free(s);
+	json_object_put(ren);
+
+	o = json_object_new_object();
+	CU_ASSERT_EQUAL_FATAL(pool_export_json(&t, o), 0);
+	s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	CU_ASSERT_EQUAL(sm_proto_parse_object(s, strlen(s), 1 << 20, &back,
+					      &e), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"h\\\\xff\""));
+	json_object_put(back);
+	json_object_put(o);
+	free(s);
+	(void)err;
 	pool_tree_release(&t);
 	fab_free(f);
 }
@@ -723,6 +889,7 @@ static void test_sample(void)
 TU_SUITE(pool_place,
 	 { "export fat-tree", test_export_tree },
 	 { "export names by GUID", test_export_guid },
+	 { "export hostile names", test_export_hostile },
 	 { "switch names", test_switch_names },
 	 { "export rail-optimized", test_export_rail },
 	 { "place on a fat-tree", test_place_tree },

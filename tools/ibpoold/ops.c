@@ -1416,29 +1416,42 @@ static int op_job_list(struct poold *d, const struct sm_peer *p,
 static int op_export(struct poold *d, const struct sm_peer *p,
 		     json_object *req, json_object *reply, struct sm_error *e)
 {
+	json_object *renamed = json_object_new_array();
 	enum pool_export_format f;
+	char *buf = NULL, why[512];
 	const char *fmt;
-	char *buf = NULL;
 	size_t n = 0;
 	FILE *m;
 	int ret;
 
 	(void)p;
-	if ((ret = sm_get_string(req, "format", true, &fmt, e)))
-		return ret;
-	if (pool_export_parse(fmt, &f))
-		return sm_error_set(e, SM_ERR_BAD_REQUEST, "field 'format' must be " POOL_EXPORT_FORMATS ", not '%s'",
-				    fmt);
-	m = open_memstream(&buf, &n);
-	if (!m)
+	if (!renamed)
 		return -ENOMEM;
-	ret = pool_export_text(&d->tree, f, m);
-	if (fclose(m) && !ret)
+	if ((ret = sm_get_string(req, "format", true, &fmt, e)))
+		goto out_put;
+	if (pool_export_parse(fmt, &f)) {
+		ret = sm_error_set(e, SM_ERR_BAD_REQUEST, "field 'format' must be " POOL_EXPORT_FORMATS ", not '%s'",
+				   fmt);
+		goto out_put;
+	}
+	m = open_memstream(&buf, &n);
+	ret = m ? pool_export_text(&d->tree, f, m, renamed, why, sizeof(why)) :
+		  -ENOMEM;
+	if (m && fclose(m) && !ret)
 		ret = -ENOMEM;
+	if (ret == -EEXIST)
+		ret = sm_error_set(e, SM_ERR_BAD_REQUEST, "%s export: %s", fmt,
+				   why);
 	if (!ret && (add_str(reply, "format", fmt) ||
 		     add_str(reply, "text", buf)))
 		ret = -ENOMEM;
 	free(buf);
+	if (!ret) {
+		ret = sm_json_add(reply, "renamed", renamed);
+		renamed = NULL;
+	}
+out_put:
+	json_object_put(renamed);
 	return ret ? ret : pool_export_json(&d->tree, reply);
 }
 

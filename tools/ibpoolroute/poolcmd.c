@@ -215,6 +215,20 @@ static void print_text(json_object *r)
 	fputs(pr_str(r, "text"), stdout);
 }
 
+/* The export's text; the names it had to change said on stderr. */
+static void print_export(json_object *r)
+{
+	json_object *ren = arr(r, "renamed"), *x;
+	size_t i;
+
+	print_text(r);
+	for (i = 0; i < len_of(ren); i++) {
+		x = json_object_array_get_idx(ren, i);
+		fprintf(stderr, "ibpoolroute: topology: %s '%s' written as '%s'\n",
+			pr_str(x, "kind"), pr_str(x, "name"), pr_str(x, "as"));
+	}
+}
+
 int pr_pool_status(const struct pr_opts *o, char *err, size_t len)
 {
 	json_object *reply;
@@ -516,5 +530,5 @@ int pr_pool_topology(const struct pr_opts *o, char *err, size_t len)
 			       json_object_new_string(o->format)),
 		       &reply, err, len);
 
-	return ret ? ret : show(o, reply, print_text);
+	return ret ? ret : show(o, reply, print_export);
 }

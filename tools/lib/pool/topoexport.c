@@ -5,11 +5,13 @@
  * as JSON.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "hostlist.h"
 #include "sm/proto.h"
@@ -19,6 +21,10 @@
 struct exp {
 	const struct pool_tree *t;
 	const char **domain;	/* each host's accelerator domain, or NULL */
+	/* the names as the format writes them (map_all()), owned */
+	char **out_host;	/* per host */
+	char **out_group;	/* as t->gname */
+	char **out_domain;	/* per host, NULL where domain is */
 	bool all_domains;	/* every host has one */
 	bool nested;		/* all_domains, each domain in one level-0 group */
 	unsigned int ntier;	/* levels labelled: the top one may say nothing */
@@ -26,7 +32,7 @@ struct exp {
 	/* blocks: block b holds hosts bord[boff[b] .. boff[b + 1]) */
 	size_t nblk;
 	uint32_t *boff, *bord;
-	const char **bname;	/* borrowed from the tree or the config */
+	const char **bname;	/* borrowed from out_domain or out_group */
 	size_t nsize;
 	size_t size[64];	/* block sizes, smallest first */
 };
@@ -62,6 +68,307 @@ static uint32_t grp(const struct pool_tree *t, unsigned int l, size_t h)
 	return t->group[(size_t)l * t->nhosts + h];
 }
 
+/* Host h, group g of level l, as the format writes them. */
+static const char *hname(const struct exp *e, size_t h)
+{
+	return e->out_host[h];
+}
+
+static const char *sname(const struct exp *e, unsigned int l, uint32_t g)
+{
+	return e->out_group[(size_t)l * e->t->nhosts + g];
+}
+
+/* --- names, as each target's syntax allows them --- */
+
+/*
+ * What a target accepts.  Slurm node, switch and block names: no
+ * hostlist or config syntax ([ ] , = # ; blanks), so letters, digits and
+ * . _ - between a letter or digit at each end, and not a keyword.
+ * Kubernetes: node names are DNS subdomains (lower case, no _), label
+ * values at most 63 of the same set as Slurm's.
+ */
+struct rule {
+	bool lower;		/* upper case folded */
+	bool under;		/* '_' allowed inside */
+	size_t max;
+	const char *const *reserved;	/* compared ignoring case */
+};
+
+#define NAME_MAX_OUT 253	/* a DNS name's */
+#define HASH_LEN 9		/* "-" and 8 hex digits */
+
+static const char *const slurm_words[] = { "ALL", "DEFAULT", NULL };
+static const struct rule slurm_rule = { false, true, NAME_MAX_OUT,
+					slurm_words };
+static const struct rule label_rule = { false, true, 63, NULL };
+static const struct rule node_rule = { true, false, NAME_MAX_OUT, NULL };
+
+/* FNV-1a: a changed name's suffix, the same at every export. */
+static uint32_t fnv1a(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static bool alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9');
+}
+
+static bool reserved(const struct rule *r, const char *s)
+{
+	const char *const *w;
+
+	for (w = r->reserved; w && *w; w++)
+		if (!strcasecmp(*w, s))
+			return true;
+	return false;
+}
+
+/*
+ * s under r into buf (NAME_MAX_OUT + 1 bytes): every byte outside the
+ * set becomes '-', the ends are trimmed to a letter or digit; with hash,
+ * or when that leaves nothing, a keyword or too long a name, "-" and
+ * s's hash end it (the hash alone for nothing).
+ */
+static void map_name(const char *s, const struct rule *r, bool hash,
+		     char *buf)
+{
+	size_t n = 0, i, b, e;
+	char c;
+
+	for (i = 0; s[i] && n < NAME_MAX_OUT; i++) {
+		c = s[i];
+		if (r->lower && c >= 'A' && c <= 'Z')
+			c += 'a' - 'A';
+		if (!alnum(c) && c != '.' && c != '-' && (c != '_' || !r->under))
+			c = '-';
+		buf[n++] = c;
+	}
+	for (b = 0; b < n && !alnum(buf[b]); b++)
+		;
+	for (e = n; e > b && !alnum(buf[e - 1]); e--)
+		;
+	memmove(buf, buf + b, e - b);
+	n = e - b;
+	buf[n] = '\0';
+	hash |= !n || s[i] || n > r->max || reserved(r, buf);
+	if (!hash)
+		return;
+	if (n > r->max - HASH_LEN)
+		n = r->max - HASH_LEN;
+	while (n && !alnum(buf[n - 1]))
+		n--;
+	snprintf(buf + n, NAME_MAX_OUT + 1 - n, "%s%08" PRIx32, n ? "-" : "",
+		 fnv1a(s));
+}
+
+/* s as valid UTF-8, malloc'ed: each byte that is not written "\xNN". */
+static char *utf8_clean(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i, k = 0, n, len = strlen(s);
+	char *c = malloc(4 * len + 1);
+
+	if (!c)
+		return NULL;
+	for (i = 0; i < len; i += n) {
+		n = sm_utf8_len(u + i);
+		if (n) {
+			memcpy(c + k, u + i, n);
+			k += n;
+		} else {
+			k += sprintf(c + k, "\\x%02x", u[i]);
+			n = 1;
+		}
+	}
+	c[k] = '\0';
+	return c;
+}
+
+/* One name of a kind: where it comes from and how it is written. */
+struct nm {
+	const char *src;	/* borrowed */
+	char *as;		/* owned until handed to the exp */
+};
+
+static int cmp_nm(const void *a, const void *b)
+{
+	const struct nm *x = *(const struct nm *const *)a;
+	const struct nm *y = *(const struct nm *const *)b;
+	int c = strcmp(x->as, y->as);
+
+	return c ? c : strcmp(x->src, y->src);
+}
+
+/* ix[i] written with the hash suffix when map_name() changed it. */
+static int rehash(struct nm *x, const struct rule *r)
+{
+	char buf[NAME_MAX_OUT + 1];
+
+	if (!strcmp(x->src, x->as))
+		return 0;
+	map_name(x->src, r, true, buf);
+	free(x->as);
+	x->as = strdup(buf);
+	return x->as ? 0 : -ENOMEM;
+}
+
+/*
+ * Sort ix by written name, then by name.  Each run of names written
+ * alike that holds two names (sorted, its first and last differ): with
+ * fix, its changed names get the hash suffix; else *a and *b are such
+ * names.
+ */
+static int clashes(struct nm **ix, size_t n, const struct rule *r, bool fix,
+		   const struct nm **a, const struct nm **b)
+{
+	size_t lo, hi, k;
+	int ret = 0;
+
+	qsort(ix, n, sizeof(*ix), cmp_nm);
+	for (lo = 0; !ret && lo < n; lo = hi) {
+		for (hi = lo + 1; hi < n && !strcmp(ix[lo]->as, ix[hi]->as);
+		     hi++)
+			;
+		if (!strcmp(ix[lo]->src, ix[hi - 1]->src))
+			continue;
+		if (!fix) {
+			*a = ix[lo];
+			*b = ix[hi - 1];
+			return -EEXIST;
+		}
+		for (k = lo; !ret && k < hi; k++)
+			ret = rehash(ix[k], r);
+	}
+	return ret;
+}
+
+/* The changed names of ix (sorted by clashes()) into renamed, once each. */
+static int report(json_object *renamed, const char *kind, struct nm **ix,
+		  size_t n)
+{
+	json_object *o;
+	size_t i;
+	char *c;
+	int ret = 0;
+
+	for (i = 0; renamed && !ret && i < n; i++) {
+		if ((i && !strcmp(ix[i]->src, ix[i - 1]->src)) ||
+		    !strcmp(ix[i]->src, ix[i]->as))
+			continue;
+		o = json_object_new_object();
+		c = utf8_clean(ix[i]->src);
+		if (!o || !c || json_object_array_add(renamed, o)) {
+			json_object_put(o);
+			free(c);
+			return -ENOMEM;
+		}
+		ret = sm_json_add(o, "kind", json_object_new_string(kind));
+		ret = ret ? ret : sm_json_add(o, "name", json_object_new_string(c));
+		ret = ret ? ret : sm_json_add(o, "as",
+					      json_object_new_string(ix[i]->as));
+		free(c);
+	}
+	return ret;
+}
+
+/* "two hosts ('a b' and 'a_b') would both be written 'a-b'" into err. */
+static int clash_err(const char *kind, const struct nm *a, const struct nm *b,
+		     char *err, size_t len)
+{
+	char *x = utf8_clean(a->src), *y = utf8_clean(b->src);
+
+	if (x && y)
+		snprintf(err, len, "two %s names ('%s' and '%s') would both be written '%s': rename one",
+			 kind, x, y, a->as);
+	free(x);
+	free(y);
+	return x && y ? -EEXIST : -ENOMEM;
+}
+
+/*
+ * The n names src[] of kind (NULL entries: none) as rule r writes them
+ * (NULL: valid UTF-8 only) into out[] (room for n; its strings the
+ * caller's).  Changed names are appended to renamed (NULL: not said);
+ * two names the export cannot keep apart are -EEXIST, err saying which.
+ */
+static int map_kind(const char *kind, const char *const *src, size_t n,
+		    const struct rule *r, char **out, json_object *renamed,
+		    char *err, size_t len)
+{
+	char buf[NAME_MAX_OUT + 1];
+	struct nm *v = calloc(n + 1, sizeof(*v));
+	struct nm **ix = calloc(n + 1, sizeof(*ix));
+	const struct nm *a = NULL, *b = NULL;
+	size_t i, m = 0;
+	int ret = v && ix ? 0 : -ENOMEM;
+
+	for (i = 0; !ret && i < n; i++) {
+		if (!src[i])
+			continue;
+		v[i].src = src[i];
+		if (r)
+			map_name(src[i], r, false, buf);
+		v[i].as = r ? strdup(buf) : utf8_clean(src[i]);
+		if (!v[i].as)
+			ret = -ENOMEM;
+		ix[m++] = &v[i];
+	}
+	if (!ret && r)
+		ret = clashes(ix, m, r, true, &a, &b);
+	if (!ret && r && clashes(ix, m, r, false, &a, &b))
+		ret = clash_err(kind, a, b, err, len);
+	if (!ret && r)
+		ret = report(renamed, kind, ix, m);
+	for (i = 0; v && i < n; i++) {
+		if (ret)
+			free(v[i].as);
+		else
+			out[i] = v[i].as;
+	}
+	free(ix);
+	free(v);
+	return ret;
+}
+
+/* Every name of the tree as hr (hosts) and gr (groups, domains) write them. */
+static int map_all(struct exp *e, const struct rule *hr,
+		   const struct rule *gr, json_object *renamed, char *err,
+		   size_t len)
+{
+	const struct pool_tree *t = e->t;
+	size_t n = t->nhosts, ng = (size_t)t->nlevels * n;
+	const char **gsrc = calloc(ng + 1, sizeof(*gsrc));
+	unsigned int l;
+	uint32_t g;
+	int ret;
+
+	e->out_host = calloc(n + 1, sizeof(*e->out_host));
+	e->out_group = calloc(ng + 1, sizeof(*e->out_group));
+	e->out_domain = calloc(n + 1, sizeof(*e->out_domain));
+	if (!gsrc || !e->out_host || !e->out_group || !e->out_domain) {
+		free(gsrc);
+		return -ENOMEM;
+	}
+	for (l = 0; l < t->nlevels; l++)
+		for (g = 0; g < t->ngroups[l]; g++)
+			gsrc[(size_t)l * n + g] = gname(t, l, g);
+	ret = map_kind("host", (const char *const *)t->host, n, hr, e->out_host,
+		       renamed, err, len);
+	ret = ret ? ret : map_kind("switch", gsrc, ng, gr, e->out_group, renamed,
+				   err, len);
+	ret = ret ? ret : map_kind("domain", e->domain, n, gr, e->out_domain, renamed,
+				   err, len);
+	free(gsrc);
+	return ret;
+}
+
 /*
  * Hosts bucketed by their group at level l, a counting sort: group g's
  * are ord[off[g] .. off[g + 1]), in name order.
@@ -85,14 +392,27 @@ static int buckets(const struct pool_tree *t, unsigned int l, uint32_t **off,
 	return 0;
 }
 
+static void free_names(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 static void export_release(struct exp *e)
 {
+	size_t n = e->t->nhosts;
 	unsigned int l;
 
 	for (l = 0; l < FT_MAX_LEVELS; l++) {
 		free(e->off[l]);
 		free(e->ord[l]);
 	}
+	free_names(e->out_host, n);
+	free_names(e->out_group, (size_t)e->t->nlevels * n);
+	free_names(e->out_domain, n);
 	free(e->domain);
 	free(e->boff);
 	free(e->bord);
@@ -150,13 +470,13 @@ static int blocks(struct exp *e)
 					     grp(t, 0, e->bord[h - 1]);
 				continue;
 			}
-			e->bname[e->nblk] = e->domain[e->bord[h]];
+			e->bname[e->nblk] = e->out_domain[e->bord[h]];
 			e->boff[e->nblk++] = h;
 		}
 	} else {
 		memcpy(e->bord, e->ord[0], t->nhosts * sizeof(*e->bord));
 		for (b = 0; b < t->ngroups[0]; b++) {
-			e->bname[b] = gname(t, 0, b);
+			e->bname[b] = sname(e, 0, b);
 			e->boff[b] = e->off[0][b];
 		}
 		e->nblk = t->ngroups[0];
@@ -171,7 +491,14 @@ static int blocks(struct exp *e)
 	return 0;
 }
 
-static int export_init(struct exp *e, const struct pool_tree *t)
+/*
+ * The tree's derived form, its names written as hr (hosts) and gr
+ * (groups, domains) say; -EEXIST when two names cannot be kept apart
+ * (err says which).
+ */
+static int export_init(struct exp *e, const struct pool_tree *t,
+		       const struct rule *hr, const struct rule *gr,
+		       json_object *renamed, char *err, size_t len)
 {
 	unsigned int l;
 	int ret = 0;
@@ -181,7 +508,8 @@ static int export_init(struct exp *e, const struct pool_tree *t)
 	for (l = 0; !ret && l < t->nlevels; l++)
 		ret = buckets(t, l, &e->off[l], &e->ord[l]);
 	ret = ret ? ret : domains(e);
-	/* blocks: after domains, which they may be */
+	ret = ret ? ret : map_all(e, hr, gr, renamed, err, len);
+	/* blocks: after the names and domains, which they may be */
 	ret = ret ? ret : blocks(e);
 	e->ntier = t->nlevels;
 	if (e->ntier > 1 && t->ngroups[e->ntier - 1] == 1)
@@ -205,10 +533,10 @@ static size_t members(const struct exp *e, unsigned int l, uint32_t g,
 
 	for (i = e->off[l][g]; i < e->off[l][g + 1]; i++) {
 		if (!l) {
-			names[n++] = t->host[e->ord[l][i]];
+			names[n++] = hname(e, e->ord[l][i]);
 			continue;
 		}
-		c = gname(t, l - 1, grp(t, l - 1, e->ord[l][i]));
+		c = sname(e, l - 1, grp(t, l - 1, e->ord[l][i]));
 		for (k = 0; k < n && names[k] != c; k++)
 			;
 		if (k == n)
@@ -223,7 +551,7 @@ static size_t block_hosts(const struct exp *e, size_t b, const char **names)
 	size_t i, n = 0;
 
 	for (i = e->boff[b]; i < e->boff[b + 1]; i++)
-		names[n++] = e->t->host[e->bord[i]];
+		names[n++] = hname(e, e->bord[i]);
 	return n;
 }
 
@@ -279,7 +607,7 @@ static int io(int n)
 static int tree_line(const struct exp *e, FILE *out, unsigned int l,
 		     uint32_t g, const char *list)
 {
-	return io(fprintf(out, "SwitchName=%s %s=%s\n", gname(e->t, l, g),
+	return io(fprintf(out, "SwitchName=%s %s=%s\n", sname(e, l, g),
 			  l ? "Switches" : "Nodes", list));
 }
 
@@ -294,7 +622,7 @@ static int yaml_switch(const struct exp *e, FILE *out, unsigned int l,
 		       uint32_t g, const char *list)
 {
 	return io(fprintf(out, "      - switch: \"%s\"\n        %s: \"%s\"\n",
-			  gname(e->t, l, g), l ? "children" : "nodes", list));
+			  sname(e, l, g), l ? "children" : "nodes", list));
 }
 
 static int yaml_block(const struct exp *e, FILE *out, unsigned int l,
@@ -347,13 +675,13 @@ static int k8s_labels(const struct exp *e, FILE *out)
 	int ret = 0;
 
 	for (h = 0; !ret && h < t->nhosts; h++) {
-		ret = io(fputs(t->host[h], out));
+		ret = io(fputs(hname(e, h), out));
 		for (l = 0; !ret && l < e->ntier; l++)
 			ret = io(fprintf(out, " " POOL_EXPORT_TIER_LABEL "%u=%s",
-					 l, gname(t, l, grp(t, l, h))));
-		if (!ret && e->domain[h])
+					 l, sname(e, l, grp(t, l, h))));
+		if (!ret && e->out_domain[h])
 			ret = io(fprintf(out, " " POOL_EXPORT_DOMAIN_LABEL "=%s",
-					 e->domain[h]));
+					 e->out_domain[h]));
 		ret = ret ? ret : io(fputc('\n', out));
 	}
 	return ret;
@@ -381,11 +709,22 @@ static int kueue(const struct exp *e, FILE *out)
 }
 
 int pool_export_text(const struct pool_tree *t, enum pool_export_format fmt,
-		     FILE *out)
+		     FILE *out, json_object *renamed, char *err, size_t len)
 {
+	const struct rule *hr = NULL, *gr = NULL;
 	struct exp e;
-	int ret = export_init(&e, t);
+	int ret;
 
+	if (fmt == POOL_EXPORT_SLURM_TREE || fmt == POOL_EXPORT_SLURM_BLOCK ||
+	    fmt == POOL_EXPORT_SLURM_YAML)
+		hr = gr = &slurm_rule;
+	else if (fmt == POOL_EXPORT_K8S_LABELS) {
+		hr = &node_rule;
+		gr = &label_rule;
+	}
+	ret = export_init(&e, t, hr, gr, renamed, err, len);
+	if (ret == -ENOMEM)
+		snprintf(err, len, "out of memory");
 	if (ret)
 		return ret;
 	switch (fmt) {
@@ -408,6 +747,8 @@ int pool_export_text(const struct pool_tree *t, enum pool_export_format fmt,
 		ret = -EINVAL;
 	}
 	export_release(&e);
+	if (ret)
+		snprintf(err, len, "%s", strerror(-ret));
 	return ret;
 }
 
@@ -454,17 +795,17 @@ static int json_host(const struct exp *e, size_t h, json_object *arr)
 		return -ENOMEM;
 	}
 	lab = json_object_new_object();
-	if (sm_json_add(o, "host", json_object_new_string(t->host[h])) ||
+	if (sm_json_add(o, "host", json_object_new_string(hname(e, h))) ||
 	    sm_json_add(o, "labels", lab))
 		return -ENOMEM;
 	for (l = 0; l < e->ntier; l++) {
 		snprintf(key, sizeof(key), POOL_EXPORT_TIER_LABEL "%u", l);
 		if (sm_json_add(lab, key, json_object_new_string(
-					gname(t, l, grp(t, l, h)))))
+					sname(e, l, grp(t, l, h)))))
 			return -ENOMEM;
 	}
-	if (e->domain[h] && sm_json_add(lab, POOL_EXPORT_DOMAIN_LABEL,
-				     json_object_new_string(e->domain[h])))
+	if (e->out_domain[h] && sm_json_add(lab, POOL_EXPORT_DOMAIN_LABEL,
+				    json_object_new_string(e->out_domain[h])))
 		return -ENOMEM;
 	return 0;
 }
@@ -488,7 +829,7 @@ static int json_fill(const struct exp *e, json_object *obj,
 		return -ENOMEM;
 	for (l = 0; !ret && l < t->nlevels; l++)
 		for (g = 0; !ret && g < t->ngroups[l]; g++)
-			ret = add_entry(sw, gname(t, l, g), l,
+			ret = add_entry(sw, sname(e, l, g), l,
 					l ? "switches" : "nodes", names,
 					members(e, l, g, names));
 	for (b = 0; !ret && b < e->nblk; b++)
@@ -506,7 +847,8 @@ int pool_export_json(const struct pool_tree *t, json_object *obj)
 {
 	const char **names = calloc(t->nhosts + 1, sizeof(*names));
 	struct exp e;
-	int ret = names ? export_init(&e, t) : -ENOMEM;
+	int ret = names ? export_init(&e, t, NULL, NULL, NULL, NULL, 0) :
+			  -ENOMEM;
 
 	if (!ret) {
 		ret = json_fill(&e, obj, names);

@@ -38,15 +38,29 @@ int pool_export_parse(const char *s, enum pool_export_format *fmt);
  * block's host count D doubling up to D * 2^k for the largest 2^k no
  * more than the blocks.  Labels: tier-N names the host's level-N group;
  * a top level with one group on every host (above level 0) tells nothing
- * and is left out.  Returns 0 or a negative errno.
+ * and is left out.
+ *
+ * Names come from NodeDescriptions, which root on any host sets: each is
+ * written as the format allows or changed to fit.  Slurm (node, switch,
+ * block names): letters, digits and . _ - with a letter or digit at each
+ * end, not ALL or DEFAULT; Kubernetes: node names as DNS names (lower
+ * case, no _), label values of at most 63.  Any other byte becomes '-',
+ * the ends are trimmed; a name so changed that meets another, a keyword,
+ * an empty or too long one ends in "-" and 8 hex digits of a hash of the
+ * name as it was (the same at every export).  Each changed name is
+ * appended to renamed (NULL: not said) as {"kind": "host", "switch" or
+ * "domain", "name": as it was (bytes that are not UTF-8 as \xNN),
+ * "as": as written}.  Returns 0 or a negative errno, err saying why
+ * (-EEXIST: two names still written alike).
  */
 int pool_export_text(const struct pool_tree *t, enum pool_export_format fmt,
-		     FILE *out);
+		     FILE *out, json_object *renamed, char *err, size_t len);
 
 /*
  * The grouping as structure into obj: "switches" (name, tier, "nodes"
  * or "switches": arrays of names), "blocks" (name, nodes),
  * "block_sizes", "hosts" (host, "labels": an object of label: value).
+ * Names as the fabric has them, bytes that are not UTF-8 written \xNN.
  * Returns 0 or -ENOMEM.
  */
 int pool_export_json(const struct pool_tree *t, json_object *obj);
