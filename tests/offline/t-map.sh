@@ -141,7 +141,8 @@ map names --net "$w/names.net"
 drawn names
 
 # Over an existing file: a new file renamed into place (an interrupted
-# map never leaves half a picture); through a symlink: the target.
+# map never leaves half a picture); a symlink or a FIFO there is refused,
+# never written through (issue 24).
 before=$(ls -i "$w/tiny.svg" | cut -d' ' -f1)
 map tiny --net $C/ft2-tiny.net
 [ "$rc" -eq 0 ] && [ "$(ls -i "$w/tiny.svg" | cut -d' ' -f1)" != "$before" ] &&
@@ -149,8 +150,15 @@ map tiny --net $C/ft2-tiny.net
 : > "$w/target.svg"
 ln -s "$w/target.svg" "$w/link.svg"
 map link --net $C/ft2-tiny.net
-[ "$rc" -eq 0 ] && [ -L "$w/link.svg" ] && cmp -s "$w/target.svg" "$w/tiny.svg" &&
-	ok "a symlink kept, its target written" || bad "a symlink kept, its target written"
+[ "$rc" -eq 2 ] && [ -L "$w/link.svg" ] && [ ! -s "$w/target.svg" ] &&
+	grep -q "link.svg: refuse: not a regular file" "$w/err" &&
+	ok "a symlink refused, its target untouched" ||
+	bad "a symlink refused, its target untouched" "exit $rc: $(cat "$w/err")"
+mkfifo "$w/fifo.svg"
+rc=0
+timeout 10 "$BIN" map --net $C/ft2-tiny.net -o "$w/fifo.svg" 2>"$w/err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "fifo.svg: refuse: not a regular file" "$w/err" &&
+	ok "a FIFO refused at once" || bad "a FIFO refused at once" "exit $rc: $(cat "$w/err")"
 
 # stdout by default
 "$BIN" map --net $C/ft2-tiny.net > "$w/std.svg" 2> "$w/err" &&
@@ -180,11 +188,11 @@ err "--json needs a file" '"code":"usage","message":"map --json needs -o FILE' \
 	--net $C/ft2-tiny.net --json
 err "missing directory" "$w/no/such.svg" --net $C/ft2-tiny.net -o "$w/no/such.svg"
 mkdir "$w/adir"
-err "a directory" "$w/adir: Is a directory" --net $C/ft2-tiny.net -o "$w/adir"
+err "a directory" "$w/adir: refuse: not a regular file" --net $C/ft2-tiny.net -o "$w/adir"
 err "bad jobs file" "$w/none.json" --net $C/ft2-tiny.net --jobs "$w/none.json" -o "$w/keep.svg"
 cmp -s "$w/keep.svg" "$w/tiny.svg" && ok "a failed map leaves the old file" ||
 	bad "a failed map leaves the old file"
-[ -z "$(ls "$w" | grep '\.tmp')" ] && ok "no temporary files left" ||
+[ -z "$(ls -A "$w" | grep '\.tmp')" ] && ok "no temporary files left" ||
 	bad "no temporary files left" "$(ls "$w")"
 
 echo "map: $pass passed, $fail failed"

@@ -5,7 +5,7 @@
 # relative --net and --pid-file paths still right), SIGTERM stops it
 # with the socket and pid file removed and the journal compacted; a
 # start that fails returns 1 with the reason, as does a second daemon
-# on the same state; --print-host without RDMA devices says so and
+# on the same state and a pid file path that is a symlink; --print-host without RDMA devices says so and
 # exits 1; usage errors exit 2.
 # usage: t-poold-daemon.sh [BUILDDIR]; prints PASS/FAIL lines and a summary.
 set -eu
@@ -100,6 +100,17 @@ check "failed start: exit 1" [ $st -eq 1 ]
 check "failed start: the reason on stderr" grep -q "nosuch.net" "$w/err3"
 check "failed start: no socket" [ ! -e "$S" ]
 check "failed start: no pid file" [ ! -e "$w/pid" ]
+
+# --- a pid file path that is a symlink: refused, the target untouched ---
+echo precious >"$w/victim"
+ln -s "$w/victim" "$w/pidlink"
+st=0
+timeout 60 "$D" -c "$w/pool.conf" --net "$NET" --daemon \
+	--pid-file "$w/pidlink" >"$w/out4" 2>"$w/err4" || st=$?
+check "pid file symlink: exit 1" [ $st -eq 1 ]
+check "pid file symlink: said" grep -q "pidlink: refuse: not a regular file" "$w/err4"
+check "pid file symlink: its target untouched" [ "$(cat "$w/victim")" = precious ]
+check "pid file symlink: no socket left" [ ! -e "$S" ]
 
 # --- --print-host with no RDMA device (libibverbs finds no sysfs) ---
 st=0

@@ -87,5 +87,37 @@ static void test_stale_tmp(void)
 	CU_ASSERT(unlink(p) == 0 && unlink(victim) == 0 && rmdir(dir) == 0);
 }
 
+/*
+ * By path: a regular file is replaced; a symlink or a FIFO at the path
+ * is refused and nothing is written through it (issue 24).
+ */
+static void test_replace_path(void)
+{
+	char dir[] = "/tmp/tu-durable.XXXXXX", p[128], link[128], fifo[128];
+	char victim[128];
+	const char *step = "";
+
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(p, sizeof(p), "%s/pid", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	put(p, "old and longer", 0644);
+	CU_ASSERT_EQUAL(sm_replace_path(p, "42\n", 3, 0644, &step), 0);
+	CU_ASSERT(holds(p, "42\n"));
+	put(victim, "precious", 0644);
+	CU_ASSERT_FATAL(symlink(victim, link) == 0);
+	CU_ASSERT_EQUAL(sm_replace_path(link, "42\n", 3, 0644, &step),
+			-EPERM);
+	CU_ASSERT_STRING_EQUAL(step, "refuse: not a regular file");
+	CU_ASSERT(holds(victim, "precious"));
+	CU_ASSERT_FATAL(mkfifo(fifo, 0600) == 0);
+	CU_ASSERT_EQUAL(sm_replace_path(fifo, "42\n", 3, 0644, &step),
+			-EPERM);
+	CU_ASSERT(unlink(p) == 0 && unlink(link) == 0 && unlink(fifo) == 0 &&
+		  unlink(victim) == 0 && rmdir(dir) == 0);
+}
+
 TU_SUITE(durable,
-	 { "a stale temporary file", test_stale_tmp })
+	 { "a stale temporary file", test_stale_tmp },
+	 { "replaced by path, never through a symlink", test_replace_path })

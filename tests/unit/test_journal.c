@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tu.h"
@@ -81,14 +82,13 @@ static void path_of(char *buf, const char *name)
 	snprintf(buf, 128, "%s/%s", dir, name);
 }
 
-/* Whole file into a new buffer (NULL, *n 0 when missing). */
-static char *slurp(const char *name, size_t *n)
+/* Whole file at path into a new buffer (NULL, *n 0 when missing). */
+static char *slurp_path(const char *p, size_t *n)
 {
-	char p[128], *buf;
+	char *buf;
 	FILE *f;
 	long l;
 
-	path_of(p, name);
 	*n = 0;
 	f = fopen(p, "r");
 	if (!f)
@@ -102,6 +102,15 @@ static char *slurp(const char *name, size_t *n)
 	buf[*n] = '\0';
 	fclose(f);
 	return buf;
+}
+
+/* File name of the state directory, as slurp_path(). */
+static char *slurp(const char *name, size_t *n)
+{
+	char p[128];
+
+	path_of(p, name);
+	return slurp_path(p, n);
 }
 
 /* Replace file name by n bytes of data; NULL data removes it. */
@@ -621,10 +630,61 @@ static void test_group_sync_fails(void)
 	rm_dir();
 }
 
+/*
+ * Issue 24: a journal or snapshot that is a symlink, a FIFO, or a file or
+ * directory others can write is refused, and the victim a symlink
+ * points at is left as it was.
+ */
+static void test_untrusted(void)
+{
+	char victim[] = "/tmp/journal-victim-XXXXXX", p[128], *b;
+	struct pool_journal *j;
+	struct sum s;
+	size_t n;
+	int fd;
+
+	fd = mkstemp(victim);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT(write(fd, "precious\n", 9) == 9);
+	close(fd);
+	new_dir();
+	path_of(p, POOL_JOURNAL_FILE);
+	CU_ASSERT_FATAL(symlink(victim, p) == 0);
+	expect_refused(-ELOOP, POOL_JOURNAL_FILE ": a symlink");
+	unlink(p);
+	path_of(p, POOL_SNAPSHOT_FILE);
+	CU_ASSERT_FATAL(symlink(victim, p) == 0);
+	expect_refused(-ELOOP, POOL_SNAPSHOT_FILE ": a symlink");
+	unlink(p);
+	/* a FIFO: refused at once, not waited on */
+	CU_ASSERT_FATAL(mkfifo(p, 0600) == 0);
+	expect_refused(-EPERM, POOL_SNAPSHOT_FILE ": not a regular file");
+	unlink(p);
+	/* a journal others can write */
+	j = open_sum(&s);
+	add(j, &s, 1);
+	pool_journal_close(j);
+	path_of(p, POOL_JOURNAL_FILE);
+	CU_ASSERT(chmod(p, 0666) == 0);
+	expect_refused(-EPERM, "mode 0666: group or others can write it");
+	CU_ASSERT(chmod(p, 0600) == 0);
+	/* a state directory others can write */
+	CU_ASSERT(chmod(dir, 0777) == 0);
+	expect_refused(-EPERM, "mode 0777: group or others can write it");
+	CU_ASSERT(chmod(dir, 0700) == 0);
+	expect_state(1, 1, 1);
+	b = slurp_path(victim, &n);
+	CU_ASSERT_STRING_EQUAL(b, "precious\n");
+	free(b);
+	unlink(victim);
+	rm_dir();
+}
+
 TU_SUITE(pool_journal,
 	 { "frame", test_frame },
 	 { "replay", test_replay },
 	 { "lock", test_lock },
+	 { "symlinks and files others can write", test_untrusted },
 	 { "torn last record", test_torn },
 	 { "corrupt middle record", test_corrupt_middle },
 	 { "failed append", test_failed_append },

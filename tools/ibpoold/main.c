@@ -25,6 +25,7 @@
 #include "metrics.h"
 #include "ops.h"
 #include "sm/client.h"
+#include "sm/durable.h"
 #include "tools/lib/cli/cli.h"
 #include "tools/lib/pool/hostsec.h"
 #include "tools/lib/pool/live.h"
@@ -375,15 +376,17 @@ static void detached(int ready)
 	close(ready);
 }
 
+/* Replaced whole, never written through a symlink or into a FIFO. */
 static int write_pid(const char *path)
 {
-	FILE *f = fopen(path, "w");
+	const char *step;
+	char buf[32];
+	int n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+	int ret = sm_replace_path(path, buf, n, 0644, &step);
 
-	if (!f || fprintf(f, "%ld\n", (long)getpid()) < 0 || fclose(f)) {
-		poold_log(LOG_ERR, "%s: %s", path, strerror(errno));
-		return -errno;
-	}
-	return 0;
+	if (ret)
+		poold_log(LOG_ERR, "%s: %s: %s", path, step, strerror(-ret));
+	return ret;
 }
 
 /* The socket's directory, created 0755 when missing: clients reach it. */

@@ -8,12 +8,14 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "chart.h"
+#include "sm/durable.h"
 #include "sm/proto.h"
 
 #define NPALETTE (sizeof(palette) / sizeof(palette[0]))
@@ -107,55 +109,43 @@ void chart_svg_begin(FILE *out, double w, double h, double font,
 	fputs("<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n", out);
 }
 
-/*
- * Where the file goes: stdout for "-", a regular file (or a new one)
- * through a temporary file beside it, anything else (a FIFO, a device, a
- * symlink) written as it is.  *tmp is "" when written directly.
- */
-static FILE *open_out(const char *path, char *tmp, size_t tlen, char *err,
-		      size_t len)
+/* The mode a new file gets from fopen(): 0666 less the umask. */
+static mode_t new_file_mode(void)
 {
-	struct stat st;
-	FILE *out;
+	mode_t m = umask(0);
 
-	*tmp = '\0';
-	if (!strcmp(path, "-"))
-		return stdout;
-	if (!lstat(path, &st) && !S_ISREG(st.st_mode)) {
-		if (!(out = fopen(path, "w")))
-			snprintf(err, len, "%s: %s", path, strerror(errno));
-		return out;
-	}
-	if ((size_t)snprintf(tmp, tlen, "%s.tmp%ld", path, (long)getpid()) >=
-	    tlen) {
-		snprintf(err, len, "%s: %s", path, strerror(ENAMETOOLONG));
-		return NULL;
-	}
-	if (!(out = fopen(tmp, "wx")))
-		snprintf(err, len, "%s: %s", tmp, strerror(errno));
-	return out;
+	umask(m);
+	return 0666 & ~m;
 }
 
+/*
+ * stdout for "-"; else drawn in memory and put in place whole
+ * (sm_replace_path): a symlink, FIFO or device there is refused, never
+ * written through.
+ */
 int chart_write_file(const char *path, int (*write)(FILE *out, void *ctx),
 		     void *ctx, char *err, size_t errlen)
 {
-	char tmp[4096];
-	FILE *out = open_out(path, tmp, sizeof(tmp), err, errlen);
+	const char *step = "write";
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *out = strcmp(path, "-") ? open_memstream(&buf, &n) : stdout;
 	int ret;
 
-	if (!out)
-		return -EIO;
+	if (!out) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -ENOMEM;
+	}
 	ret = write(out, ctx);
 	if (!ret && (ferror(out) || fflush(out)))
 		ret = -EIO;
 	if (out != stdout && fclose(out) && !ret)
-		ret = -errno;
-	if (*tmp && !ret && rename(tmp, path))
-		ret = -errno;
-	if (*tmp && ret)
-		unlink(tmp);
+		ret = -ENOMEM;
+	if (!ret && out != stdout)
+		ret = sm_replace_path(path, buf, n, new_file_mode(), &step);
+	free(buf);
 	if (ret)
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		snprintf(err, errlen, "%s: %s: %s", path, step, strerror(-ret));
 	return ret;
 }
 

@@ -49,11 +49,12 @@ int chart_cdf(FILE *out, const struct chart_opts *o,
 	      const struct chart_series *s, size_t ns);
 
 /*
- * Write path whole: through a temporary file beside it that is renamed
- * over it when write(out, ctx) returned 0 (so a failure leaves an earlier
- * file as it was); "-" is stdout; anything but a regular file (a FIFO, a
- * device) written as it is.  Returns 0 or the negative errno, with
- * "PATH: why" in err.
+ * Write path whole: what write(out, ctx) wrote goes to a temporary file
+ * beside it, renamed over it when write returned 0 (so a failure leaves
+ * an earlier file as it was); "-" is stdout; an existing path that is
+ * not a regular file (a symlink, FIFO, device, directory) is refused
+ * and never written through (sm_replace_path()).  Returns 0 or the
+ * negative errno, with "PATH: step: why" in err.
  */
 int chart_write_file(const char *path, int (*write)(FILE *out, void *ctx),
 		     void *ctx, char *err, size_t errlen);

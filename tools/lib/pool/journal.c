@@ -55,6 +55,35 @@ static int fail(char *err, size_t len, const struct pool_journal *j,
 	return ret;
 }
 
+/*
+ * name in the state directory with flags: never through a symlink, never
+ * a FIFO's open that waits, and only a private regular file
+ * (sm_check_private).  The fd, or a negative errno with err filled but
+ * for -ENOENT.
+ */
+static int open_state(struct pool_journal *j, const char *name, int flags,
+		      char *err, size_t len)
+{
+	char why[128];
+	int fd, ret;
+
+	fd = openat(j->dirfd, name, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+		    0600);
+	if (fd < 0 && errno == ENOENT)
+		return -ENOENT;
+	if (fd < 0 && errno == ELOOP)
+		return fail(err, len, j, -ELOOP, "%s: a symlink: state files are never opened through one",
+			    name);
+	if (fd < 0)
+		return fail(err, len, j, -errno, "%s: %s", name,
+			    strerror(errno));
+	ret = sm_check_private(fd, false, why, sizeof(why));
+	if (!ret)
+		return fd;
+	close(fd);
+	return fail(err, len, j, ret, "%s: %s: refused", name, why);
+}
+
 /* CRC-32 as zlib and Ethernet compute it (reflected 0xedb88320). */
 static uint32_t crc32_ieee(const char *p, size_t n)
 {
@@ -153,10 +182,12 @@ static int read_snapshot(struct pool_journal *j,
 	int fd, ret;
 
 	*base = 0;
-	fd = openat(j->dirfd, POOL_SNAPSHOT_FILE, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT)
+	fd = open_state(j, POOL_SNAPSHOT_FILE, O_RDONLY, err, len);
+	if (fd == -ENOENT)
 		return 0;
-	if (fd < 0 || fstat(fd, &st)) {
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st)) {
 		ret = -errno;
 		goto out_err;
 	}
@@ -292,6 +323,7 @@ int pool_journal_open(const char *dir, const struct pool_journal_ops *ops,
 		      size_t len)
 {
 	struct pool_journal *j;
+	char why[128];
 	uint64_t base;
 	int ret;
 
@@ -310,10 +342,19 @@ int pool_journal_open(const char *dir, const struct pool_journal_ops *ops,
 		ret = fail(err, len, j, -errno, ": %s", strerror(errno));
 		goto out_close;
 	}
-	j->fd = openat(j->dirfd, POOL_JOURNAL_FILE,
-		       O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	if (j->fd < 0 || fsync(j->dirfd)) {
-		ret = fail(err, len, j, -errno, POOL_JOURNAL_FILE ": %s",
+	ret = sm_check_private(j->dirfd, true, why, sizeof(why));
+	if (ret) {
+		fail(err, len, j, ret, ": %s: refused", why);
+		goto out_close;
+	}
+	j->fd = open_state(j, POOL_JOURNAL_FILE, O_RDWR | O_CREAT | O_APPEND,
+			   err, len);
+	if (j->fd < 0) {
+		ret = j->fd;
+		goto out_close;
+	}
+	if (fsync(j->dirfd)) {
+		ret = fail(err, len, j, -errno, ": fsync: %s",
 			   strerror(errno));
 		goto out_close;
 	}
