@@ -102,17 +102,22 @@ rm -rf "$ST"
 mkdir "$ST"
 : >"$ST/journal.jsonl"
 restarts "an empty journal, no snapshot" 0
+check "an empty journal, no snapshot: said, the state may be lost" \
+	grep -q "journal.jsonl is empty and there is no snapshot.json: .*the state was lost" \
+	"$w/daemon.log"
 stop KILL
 rm -rf "$ST"
 mkdir "$ST"
 printf '{"crc":"0123abcd","seq":1,"re' >"$ST/journal.jsonl"
 restarts "a journal of one torn record, no snapshot" 0
+check "a torn record: its bytes kept beside the journal" \
+	grep -qxF '{"crc":"0123abcd","seq":1,"re' "$ST"/journal.jsonl.cut-1-*
 stop TERM
 
 # --- a full disk ---
 rm -rf "$ST"
 mkdir "$ST"
-if mount -t tmpfs -o size=256k tmpfs "$ST" 2>/dev/null; then
+if mount -t tmpfs -o size=256k,mode=0700 tmpfs "$ST" 2>/dev/null; then
 	start
 	dd if=/dev/zero of="$ST/fill" bs=4k 2>/dev/null || true
 	refused "full disk: alloc answers internal" internal alloc

@@ -137,6 +137,10 @@ static void new_dir(void)
 
 static void rm_dir(void)
 {
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -f %s/" POOL_JOURNAL_FILE ".cut-*", dir);
+	CU_ASSERT(system(cmd) == 0);
 	put_file(POOL_JOURNAL_FILE, NULL, 0);
 	put_file(POOL_SNAPSHOT_FILE, NULL, 0);
 	put_file(POOL_SNAPSHOT_TMP, NULL, 0);
@@ -291,6 +295,7 @@ static char *three(size_t *n)
 static void test_torn(void)
 {
 	struct pool_journal *j;
+	const char *kept;
 	struct sum s;
 	size_t n, m;
 	char *b, *c;
@@ -313,13 +318,19 @@ static void test_torn(void)
 	free(b);
 	rm_dir();
 
-	/* a whole last line with a flipped byte is cut too */
+	/* a whole last line with a flipped byte is cut too, kept beside */
 	b = three(&n);
 	b[n - 4] ^= 1;
 	put_file(POOL_JOURNAL_FILE, b, n);
 	j = open_sum(&s);
 	CU_ASSERT_EQUAL(s.sum, 3);
-	CU_ASSERT_STRING_NOT_EQUAL(pool_journal_note(j), "");
+	kept = strstr(pool_journal_note(j), "kept in ");
+	CU_ASSERT_FATAL(kept != NULL);
+	c = slurp(kept + 8, &m);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(m, n - (strchr(strchr(b, '\n') + 1, '\n') + 1 - b));
+	CU_ASSERT_EQUAL(memcmp(c, b + n - m, m), 0);
+	free(c);
 	pool_journal_close(j);
 	expect_state(3, 2, 2);
 	free(b);
@@ -680,12 +691,38 @@ static void test_untrusted(void)
 	rm_dir();
 }
 
+/*
+ * An empty journal left from before with no snapshot: the pool starts
+ * empty, and says the state may be lost; a first start says nothing,
+ * nor does a start after a compaction of nothing.
+ */
+static void test_empty_no_snapshot(void)
+{
+	struct pool_journal *j;
+	struct sum s;
+
+	new_dir();
+	j = open_sum(&s);
+	CU_ASSERT_STRING_EQUAL(pool_journal_note(j), "");
+	pool_journal_close(j);
+	j = open_sum(&s);
+	CU_ASSERT_PTR_NOT_NULL(strstr(pool_journal_note(j),
+				      "is empty and there is no " POOL_SNAPSHOT_FILE));
+	compact(j, &s);
+	pool_journal_close(j);
+	j = open_sum(&s);
+	CU_ASSERT_STRING_EQUAL(pool_journal_note(j), "");
+	pool_journal_close(j);
+	rm_dir();
+}
+
 TU_SUITE(pool_journal,
 	 { "frame", test_frame },
 	 { "replay", test_replay },
 	 { "lock", test_lock },
 	 { "symlinks and files others can write", test_untrusted },
 	 { "torn last record", test_torn },
+	 { "empty journal, no snapshot", test_empty_no_snapshot },
 	 { "corrupt middle record", test_corrupt_middle },
 	 { "failed append", test_failed_append },
 	 { "compaction crash points", test_compaction_crashes },

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "journal.h"
@@ -36,8 +37,9 @@ struct pool_journal {
 	off_t dsize;		/* durable length */
 	uint64_t dseq;		/* last record durable */
 	bool broken;		/* a failed write or sync could not be undone */
+	bool snapshot;		/* replay found one */
 	pthread_mutex_t lock, sync_lock;
-	char note[256];
+	char note[512];
 };
 
 __attribute__((format(printf, 5, 6)))
@@ -214,6 +216,7 @@ static int read_snapshot(struct pool_journal *j,
 	ret = unframe(buf, o - 1, "state", 0, &whole, base, &state);
 	if (ret)
 		goto out_err;
+	j->snapshot = true;
 	o = snprintf(err, len, "%s/" POOL_SNAPSHOT_FILE ": ", j->dir);
 	ret = ops->restore(ctx, state, err + (o < len ? o : len),
 			   o < len ? len - o : 0);
@@ -230,17 +233,54 @@ out:
 	return ret;
 }
 
-/* Cut the journal at off, where a torn record starts. */
-static int cut_tail(struct pool_journal *j, off_t off, unsigned int line,
-		    char *err, size_t len)
+/*
+ * The bytes of the journal from off to end into a new file beside it,
+ * journal.jsonl.cut-LINE-TIME (a record a flipped bit spoiled may still
+ * be read by a person): its name into name, or a negative errno.
+ */
+static int keep_cut(struct pool_journal *j, off_t off, off_t end,
+		    unsigned int line, char *name, size_t nlen)
 {
+	char *buf = malloc(end - off + 1);
+	ssize_t r = -1;
+	int fd = -1, ret;
+
+	snprintf(name, nlen, POOL_JOURNAL_FILE ".cut-%u-%lld", line,
+		 (long long)time(NULL));
+	if (buf)
+		r = pread(j->fd, buf, end - off, off);
+	if (r == end - off)
+		fd = openat(j->dirfd, name, O_WRONLY | O_CREAT | O_EXCL |
+			    O_NOFOLLOW | O_CLOEXEC, 0600);
+	ret = !buf ? -ENOMEM : r != end - off ? -EIO : fd < 0 ? -errno : 0;
+	if (!ret)
+		ret = sm_write_all(fd, buf, r);
+	if (!ret && (fsync(fd) || fsync(j->dirfd)))
+		ret = -errno;
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return ret;
+}
+
+/* Cut the journal at off, where a torn record starts; end is its size. */
+static int cut_tail(struct pool_journal *j, off_t off, off_t end,
+		    unsigned int line, char *err, size_t len)
+{
+	char name[64];
+	int ret = keep_cut(j, off, end, line, name, sizeof(name));
+
+	if (ret)
+		return fail(err, len, j, ret,
+			    POOL_JOURNAL_FILE ": cannot keep the torn record at line %u in %s: %s",
+			    line, name, strerror(-ret));
 	if (ftruncate(j->fd, off) || fsync(j->fd))
 		return fail(err, len, j, -errno,
 			    POOL_JOURNAL_FILE ": cannot cut torn record at line %u: %s",
 			    line, strerror(errno));
 	snprintf(j->note, sizeof(j->note),
-		 "%s/" POOL_JOURNAL_FILE ": cut a torn or corrupt last record at line %u",
-		 j->dir, line);
+		 "%s/" POOL_JOURNAL_FILE ": cut a torn or corrupt last record at line %u; its %lld bytes are kept in %s",
+		 j->dir, line, (long long)(end - off), name);
 	return 0;
 }
 
@@ -294,7 +334,7 @@ static int replay(struct pool_journal *j, const struct pool_journal_ops *ops,
 		      unframe(buf, n - 1, "rec", 1, &whole, &seq, &rec) :
 		      -EBADMSG;
 		if (ret == -EBADMSG && off + n >= st.st_size) {
-			ret = cut_tail(j, off, line, err, len);
+			ret = cut_tail(j, off, st.st_size, line, err, len);
 			break;
 		}
 		if (ret == -EBADMSG)
@@ -325,6 +365,7 @@ int pool_journal_open(const char *dir, const struct pool_journal_ops *ops,
 	struct pool_journal *j;
 	char why[128];
 	uint64_t base;
+	bool created;
 	int ret;
 
 	*out = NULL;
@@ -347,8 +388,14 @@ int pool_journal_open(const char *dir, const struct pool_journal_ops *ops,
 		fail(err, len, j, ret, ": %s: refused", why);
 		goto out_close;
 	}
-	j->fd = open_state(j, POOL_JOURNAL_FILE, O_RDWR | O_CREAT | O_APPEND,
-			   err, len);
+	j->fd = open_state(j, POOL_JOURNAL_FILE, O_RDWR | O_APPEND, err, len);
+	created = j->fd == -ENOENT;
+	if (created)
+		j->fd = open_state(j, POOL_JOURNAL_FILE,
+				   O_RDWR | O_APPEND | O_CREAT | O_EXCL, err,
+				   len);
+	if (j->fd == -ENOENT)
+		j->fd = fail(err, len, j, -ENOENT, POOL_JOURNAL_FILE ": removed while opened");
 	if (j->fd < 0) {
 		ret = j->fd;
 		goto out_close;
@@ -375,6 +422,15 @@ int pool_journal_open(const char *dir, const struct pool_journal_ops *ops,
 		ret = replay(j, ops, ctx, base, err, len);
 	if (ret)
 		goto out_close;
+	/*
+	 * A clean stop leaves a snapshot, so an empty journal that was there
+	 * before, with none, is a crash before the first record or a lost
+	 * state: the pool starts empty, which must not pass unseen.
+	 */
+	if (!created && !j->snapshot && !j->size && !*j->note)
+		snprintf(j->note, sizeof(j->note),
+			 "%s/" POOL_JOURNAL_FILE " is empty and there is no " POOL_SNAPSHOT_FILE ": starting with no allocations and no jobs; if there were any, the state was lost (restore it from a backup before changes are made)",
+			 dir);
 	*out = j;
 	return 0;
 out_close:

@@ -50,9 +50,13 @@ struct pool_journal;
  * Open (creating them if needed) the journal in the existing directory
  * dir, replay snapshot and journal through ops, and keep the journal open
  * for appends, locked against a second opener (-EBUSY).  A torn or
- * corrupt last record is cut off (pool_journal_note() says so); a bad
- * record before the last one, a gap in the sequence or a bad snapshot is
- * -EBADMSG.  Errors leave *out NULL with "FILE[:LINE]: message" in err.
+ * corrupt last record is cut off, its bytes kept in journal.jsonl.cut-
+ * LINE-TIME beside it (pool_journal_note() says so); a bad record before
+ * the last one, a gap in the sequence or a bad snapshot is -EBADMSG.  An
+ * empty journal found with no snapshot is noted too.  dir and the files
+ * must pass sm_check_private() (-EPERM) and are never opened through a
+ * symlink (-ELOOP).  Errors leave *out NULL with "FILE[:LINE]: message"
+ * in err.
  */
 int pool_journal_open(const char *dir, const struct pool_journal_ops *ops,
 		      void *ctx, struct pool_journal **out, char *err,
@@ -98,7 +102,10 @@ int pool_journal_compact(struct pool_journal *j, struct json_object *state,
 uint64_t pool_journal_seq(struct pool_journal *j);
 uint64_t pool_journal_durable(struct pool_journal *j);
 
-/* What replay repaired ("cut a torn last record at line 7"), or "". */
+/*
+ * What replay repaired or found ("cut a torn last record at line 7 ...",
+ * an empty journal without a snapshot), or "".
+ */
 const char *pool_journal_note(const struct pool_journal *j);
 
 void pool_journal_close(struct pool_journal *j);
