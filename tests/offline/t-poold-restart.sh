@@ -7,6 +7,8 @@
 # and a state directory with an empty or only a torn journal.  Then a
 # full disk (a small tmpfs, where mount is allowed): a change answers
 # internal with the cause in the log, and goes on once there is room.
+# Then a host removed from the config and one with fewer GPUs: it starts,
+# reports the orphans, keeps them until root drops them.
 # usage: t-poold-restart.sh [BUILDDIR]; prints PASS/FAIL lines and a summary.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -135,6 +137,47 @@ if mount -t tmpfs -o size=256k,mode=0700 tmpfs "$ST" 2>/dev/null; then
 else
 	echo "SKIP full disk: cannot mount a tmpfs here"
 fi
+
+# --- a host gone from the config, another with fewer GPUs (issue 24) ---
+rm -rf "$ST"
+mkdir "$ST"
+start
+"$R" alloc --socket "$S" --client node0001 --gpus 16 >"$w/out" 2>"$w/err"
+stop TERM
+cp "$w/pool.conf" "$w/pool.conf.full"
+{
+	printf '[pool]\nsocket = %s\nstate_dir = %s\nsm_socket = %s/sm.sock\n' \
+		"$S" "$ST" "$w"
+	for k in 1 2 3; do
+		printf '[host node%04d]\ngpus = %d\ngpu_type = H100\nhca = node%04d mlx5_0\n' \
+			"$k" $((k < 3 ? 4 : 2)) "$k"
+	done
+} >"$w/pool.conf"
+restarts "node0004 removed, node0003 down to 2 GPUs" 1
+"$R" pool --socket "$S" --json >"$w/st"
+expect_eq() {
+	if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "want '$2', got '$3'"; fi
+}
+expect_eq "orphans: pool.status counts the 6 GPUs" 6 "$(json "$w/st" '$r->{orphans}{gpus}')"
+check "orphans: logged at start" \
+	grep -q "orphans: 1 allocations hold 6 GPUs the config does not have" "$w/daemon.log"
+"$R" orphans --socket "$S" >"$w/orph"
+check "orphans: listed by host and GPU" \
+	grep -q "not in the config: node0003 gpu 2, node0003 gpu 3, node0004 gpu 0" "$w/orph"
+stop TERM
+restarts "orphans: kept through a clean stop's snapshot" 1
+"$R" orphans --socket "$S" --drop --json >"$w/drop"
+expect_eq "orphans --drop: 6 dropped" 6 "$(json "$w/drop" '$r->{dropped}')"
+"$R" pool --socket "$S" --json >"$w/st"
+expect_eq "orphans --drop: none left" 0 "$(json "$w/st" '$r->{orphans}{gpus}')"
+expect_eq "orphans --drop: the GPUs the config has stay held" 0 "$(json "$w/st" '$r->{free}')"
+stop TERM
+cp "$w/pool.conf.full" "$w/pool.conf"
+restarts "orphans: the drop replays under the old config" 1
+"$R" pool --socket "$S" --json >"$w/st"
+expect_eq "orphans: the dropped GPUs are free under the old config" 6 \
+	"$(json "$w/st" '$r->{free}')"
+stop TERM
 
 echo "t-poold-restart: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -580,6 +580,89 @@ static void test_replay_conflict(void)
 	rm_state();
 }
 
+/* The daemon restarted on another config: the state in dir replayed. */
+static void reconfigure(const char *ini, time_t now)
+{
+	char err[256] = "";
+
+	teardown();
+	setup(ini);
+	CU_ASSERT_EQUAL_FATAL(pool_open_state(pool, dir, now, err,
+					      sizeof(err)), 0);
+}
+
+#define SHRUNK \
+	"[host big]\ngpus=4\ngpu_type=x\nhca=0x01\n" \
+	"[host s1]\ngpus=4\ngpu_type=x\nhca=0x02\n"
+
+/*
+ * Issue 24: a host removed from the config (s2) and one with fewer GPUs
+ * (big) while allocations name them: the pool starts, the GPUs it no
+ * longer has are orphans kept through snapshots, taken back when the
+ * config has them again, and dropped by one journaled record that a
+ * replay under either config applies alike.
+ */
+static void test_orphans(void)
+{
+	const struct pool_alloc *a;
+	char err[256] = "";
+	size_t g;
+
+	setup(THREE_HOSTS);
+	open_state();
+	take(10);	/* big 0-7, s1 0-1 */
+	take(4);	/* s2 0-3 */
+	CU_ASSERT_EQUAL(pool_compact(pool, err, sizeof(err)), 0);
+	take(1);	/* s1 2, in the journal only */
+
+	reconfigure(SHRUNK, 10);
+	CU_ASSERT_EQUAL(pool_orphans(pool, &g), 2);
+	CU_ASSERT_EQUAL(g, 8);
+	a = pool_alloc_find(pool, 1);
+	CU_ASSERT_FATAL(a != NULL);
+	CU_ASSERT_EQUAL(a->ngpus, 6);
+	CU_ASSERT_EQUAL(a->nlost, 4);
+	CU_ASSERT_STRING_EQUAL(a->lost[0].host, "big");
+	CU_ASSERT_EQUAL(a->lost[0].gpu, 4);
+	a = pool_alloc_find(pool, 2);
+	CU_ASSERT_FATAL(a != NULL);
+	CU_ASSERT_EQUAL(a->ngpus, 0);
+	CU_ASSERT_EQUAL(a->nlost, 4);
+	CU_ASSERT_EQUAL(pool_free_gpus(pool, 0), 0);
+	CU_ASSERT_EQUAL(pool_free_gpus(pool, 1), 1);
+	/* kept through a snapshot */
+	CU_ASSERT_EQUAL(pool_compact(pool, err, sizeof(err)), 0);
+	reconfigure(SHRUNK, 10);
+	CU_ASSERT_EQUAL(pool_orphans(pool, &g), 2);
+	CU_ASSERT_EQUAL(g, 8);
+	/* the config has them again: held, no orphan */
+	reconfigure(THREE_HOSTS, 10);
+	CU_ASSERT_EQUAL(pool_orphans(pool, NULL), 0);
+	CU_ASSERT_EQUAL(pool_alloc_find(pool, 2)->ngpus, 4);
+	CU_ASSERT_EQUAL(pool_free_gpus(pool, 2), 0);
+
+	/* dropped: allocation 2 had nothing else and goes */
+	reconfigure(SHRUNK, 10);
+	CU_ASSERT_EQUAL(pool_orphans_drop(pool, 20, &g, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(g, 8);
+	CU_ASSERT_EQUAL(pool_orphans(pool, NULL), 0);
+	CU_ASSERT_EQUAL(pool_nallocs(pool), 2);
+	CU_ASSERT_PTR_NULL(pool_alloc_find(pool, 2));
+	CU_ASSERT_EQUAL(pool_alloc_find(pool, 1)->ngpus, 6);
+	/* the drop replayed where the config has them: the same GPUs go */
+	reconfigure(THREE_HOSTS, 20);
+	CU_ASSERT_EQUAL(pool_nallocs(pool), 2);
+	CU_ASSERT_PTR_NULL(pool_alloc_find(pool, 2));
+	CU_ASSERT_EQUAL(pool_alloc_find(pool, 1)->ngpus, 6);
+	CU_ASSERT_EQUAL(pool_free_gpus(pool, 0), 4);
+	CU_ASSERT_EQUAL(pool_free_gpus(pool, 2), 4);
+	/* leases end for orphans too */
+	reconfigure(SHRUNK, 1000);
+	CU_ASSERT_EQUAL(pool_nallocs(pool), 0);
+	teardown();
+	rm_state();
+}
+
 /* The policy tests again, on the lazy path with bounds 0 to exact. */
 static void test_lazy_policy(void)
 {
@@ -772,6 +855,7 @@ TU_SUITE(pool,
 	 { "deterministic ties", test_ties },
 	 { "jobs", test_jobs },
 	 { "restart", test_restart },
+	 { "orphans: hosts and GPUs the config lost", test_orphans },
 	 { "clock stepping back", test_clock_back },
 	 { "journal full", test_journal_full },
 	 { "replay conflict", test_replay_conflict },

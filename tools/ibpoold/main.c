@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <pthread.h>
 #include <signal.h>
@@ -389,6 +390,35 @@ static int write_pid(const char *path)
 	return ret;
 }
 
+/*
+ * Each allocation the state gives GPUs the config lacks, once at start:
+ * they are kept until an admin drops them (docs/ibpoold.md, orphans).
+ */
+static void log_orphans(const struct pool *pool)
+{
+	const struct pool_alloc *a;
+	char gpus[256];
+	size_t i, g, n = pool_orphans(pool, &g);
+	unsigned int k;
+	int o;
+
+	for (i = 0; i < pool_nallocs(pool); i++) {
+		a = pool_alloc_at(pool, i);
+		for (k = 0, o = 0, *gpus = '\0'; k < a->nlost; k++)
+			if (o >= 0 && (size_t)o < sizeof(gpus))
+				o += snprintf(gpus + o, sizeof(gpus) - o, "%s%s gpu %u",
+					      k ? ", " : "", a->lost[k].host,
+					      a->lost[k].gpu);
+		if (a->nlost)
+			poold_log(LOG_WARNING, "orphans: allocation %" PRIu64 " (client %s, uid %u%s%s) names GPUs the config does not have: %s",
+				  a->id, a->client, (unsigned int)a->uid,
+				  *a->job ? ", job " : "", a->job, gpus);
+	}
+	if (n)
+		poold_log(LOG_WARNING, "orphans: %zu allocations hold %zu GPUs the config does not have; they are kept (not offered) until their leases end, the config has them again, or root runs 'ibpoolroute orphans --drop'",
+			  n, g);
+}
+
 /* The socket's directory, created 0755 when missing: clients reach it. */
 static int socket_dir(const char *path)
 {
@@ -643,6 +673,7 @@ static int run(const struct args *a)
 	}
 	if (*pool_state_note(pool))
 		poold_log(LOG_WARNING, "journal: %s", pool_state_note(pool));
+	log_orphans(pool);
 	pool_group_commit(pool);
 	ret = poold_fanout_start((const char *const *)cfg.sms, cfg.nsms,
 				cfg.sm_owner, cfg.munge_socket,

@@ -78,6 +78,7 @@ struct snap {
 	double view_age;	/* seconds */
 	unsigned int refresh_failed;
 	time_t refresh_err_at;
+	size_t orphaned;	/* GPUs orphaned records name */
 	struct link_load {
 		uint64_t guid;
 		unsigned int port;
@@ -144,6 +145,7 @@ static int snap_take(struct snap *sn, struct poold *d)
 	sn->view_age = difftime(d->now(NULL), d->view_at);
 	sn->refresh_failed = d->refresh_failed;
 	sn->refresh_err_at = d->refresh_err_at;
+	pool_orphans(d->pool, &sn->orphaned);
 	for (i = 0; i < POOLD_NOPS; i++) {
 		sn->ok[i] = d->opstat[i].ok;
 		sn->err[i] = d->opstat[i].err;
@@ -294,6 +296,9 @@ static void page(FILE *out, struct poold *d, const struct snap *sn)
 	gauge(out, "gpuaware_pool_fabric_refresh_error_timestamp_seconds",
 	      "Unix time of the last failed fabric refresh, 0: none.",
 	      (double)sn->refresh_err_at);
+	gauge(out, "gpuaware_pool_orphaned_gpus",
+	      "GPUs allocations name that the config no longer has (ibpoolroute orphans).",
+	      sn->orphaned);
 	links(out, sn);
 	relay(out, d);
 	head(out, "gpuaware_pool_journal_sync_seconds", "histogram",

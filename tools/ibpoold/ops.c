@@ -1506,6 +1506,16 @@ static int add_refresh(const struct poold *d, json_object *fab)
 	       add_str(fab, "refresh_error_at", err_at);
 }
 
+/* "orphans": {"allocs", "gpus"}: what pool.orphans would list. */
+static int add_orphans(struct poold *d, json_object *reply)
+{
+	json_object *o = json_object_new_object();
+	size_t g, n = pool_orphans(d->pool, &g);
+
+	return sm_json_add(reply, "orphans", o) || add_int(o, "allocs", n) ||
+	       add_int(o, "gpus", g) ? -ENOMEM : 0;
+}
+
 static int op_status(struct poold *d, const struct sm_peer *p,
 		     json_object *req, json_object *reply, struct sm_error *e)
 {
@@ -1555,7 +1565,8 @@ static int op_status(struct poold *d, const struct sm_peer *p,
 	    add_int(fab, "lmc", v->lmc) ||
 	    add_int(fab, "switches", v->fab->nsw) ||
 	    add_int(fab, "cas", v->fab->nca) ||
-	    add_int(fab, "hcas_missing", missing) || add_refresh(d, fab))
+	    add_int(fab, "hcas_missing", missing) || add_refresh(d, fab) ||
+	    add_orphans(d, reply))
 		return -ENOMEM;
 	if (!d->relay)
 		return add_null(reply, "relay");
@@ -1564,6 +1575,80 @@ static int op_status(struct poold *d, const struct sm_peer *p,
 	if (sm_json_add(reply, "relay", rel) || add_relay(rel, &st))
 		return -ENOMEM;
 	return add_relay_sms(d->relay, rel);
+}
+
+/* An allocation's orphaned GPUs (pool.h) as pool.orphans lists them. */
+static int orphan_json(const struct pool_alloc *a, json_object *arr)
+{
+	json_object *o = json_object_new_object(), *g, *x;
+	char id[24];
+	unsigned int k;
+
+	if (!o || json_object_array_add(arr, o)) {
+		json_object_put(o);
+		return -ENOMEM;
+	}
+	snprintf(id, sizeof(id), "%" PRIu64, a->id);
+	g = json_object_new_array();
+	if (add_str(o, "id", id) || add_str(o, "client", a->client) ||
+	    add_str(o, "job", a->job) || add_int(o, "uid", a->uid) ||
+	    add_int(o, "expires", a->expires) ||
+	    add_int(o, "gpus_held", a->ngpus) || sm_json_add(o, "gpus", g))
+		return -ENOMEM;
+	for (k = 0; k < a->nlost; k++) {
+		x = json_object_new_object();
+		if (!x || json_object_array_add(g, x)) {
+			json_object_put(x);
+			return -ENOMEM;
+		}
+		if (add_str(x, "host", a->lost[k].host) ||
+		    add_int(x, "gpu", a->lost[k].gpu))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * pool.orphans: the allocations whose GPUs the config no longer has;
+ * with "drop": true (root only) those GPUs are forgotten, journaled.
+ */
+static int op_orphans(struct poold *d, const struct sm_peer *p,
+		      json_object *req, json_object *reply,
+		      struct sm_error *e)
+{
+	json_object *drop = json_object_object_get(req, "drop"), *arr;
+	const struct pool_alloc *a;
+	char msg[256];
+	size_t i, n;
+	int ret = 0;
+
+	if (drop && !json_object_is_type(drop, json_type_boolean))
+		return sm_error_set(e, SM_ERR_BAD_REQUEST,
+				    "field 'drop' must be true or false");
+	drop = drop && json_object_get_boolean(drop) ? drop : NULL;
+	if (drop && p->uid != 0)
+		return sm_error_set(e, SM_ERR_FORBIDDEN, "pool.orphans drop needs root (uid %u)",
+				    (unsigned int)p->uid);
+	if (pool_expire(d->pool, d->now(NULL)))
+		d->loads_stale = true;
+	arr = json_object_new_array();
+	if (sm_json_add(reply, "orphans", arr))
+		return -ENOMEM;
+	for (i = 0; !ret && i < pool_nallocs(d->pool); i++) {
+		a = pool_alloc_at(d->pool, i);
+		if (a->nlost)
+			ret = orphan_json(a, arr);
+	}
+	if (ret || !drop)
+		return ret;
+	ret = pool_orphans_drop(d->pool, d->now(NULL), &n, msg, sizeof(msg));
+	if (ret)
+		return op_error(e, ret, msg);
+	poold_log(LOG_NOTICE, "pool.orphans: uid 0 dropped %zu orphaned GPUs",
+		  n);
+	d->changes++;
+	d->loads_stale = true;
+	return add_int(reply, "dropped", n);
 }
 
 #define FIELDS(...) (const char *const[]){ "op", __VA_ARGS__, NULL }
@@ -1592,6 +1677,7 @@ static const struct op ops[] = {
 	{ "job.end", GROUP, FIELDS("job"), op_job_end },
 	{ "job.list", READ, FIELDS(NULL), op_job_list },
 	{ "topology.export", READ, FIELDS("format"), op_export },
+	{ "pool.orphans", OWN, FIELDS("drop"), op_orphans },
 };
 
 _Static_assert(sizeof(ops) / sizeof(ops[0]) == POOLD_NOPS,

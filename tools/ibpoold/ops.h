@@ -28,7 +28,7 @@
 #include "tools/lib/pool/view.h"
 
 /* Operations of the pool socket (the table in ops.c). */
-#define POOLD_NOPS 17
+#define POOLD_NOPS 18
 
 /* Requests of one operation answered, and the handler's time. */
 struct poold_opstat {

@@ -112,6 +112,7 @@ struct pr_opts {
 	const char *group;	/* and quota group, NULL none */
 	const char *name;	/* and job name, NULL none */
 	unsigned int limit;	/* and run-time limit, s; 0 none */
+	bool drop;		/* orphans: forget them */
 	enum pr_load load;	/* map */
 	const char *load_arg;	/* map: the load's name; trace: offered load */
 	const char *output;	/* map: the SVG file, trace: the CSV; "-"
@@ -257,5 +258,6 @@ int pr_pool_cancel(const struct pr_opts *o, char *err, size_t len);
 int pr_pool_queue(const struct pr_opts *o, char *err, size_t len);
 int pr_pool_watch(const struct pr_opts *o, char *err, size_t len);
 int pr_pool_host(const struct pr_opts *o, char *err, size_t len);
+int pr_pool_orphans(const struct pr_opts *o, char *err, size_t len);
 
 #endif

@@ -46,9 +46,10 @@ enum {
 	C_QUEUE = 1 << 21,
 	C_WATCH = 1 << 22,
 	C_HOST = 1 << 23,
+	C_ORPHANS = 1 << 24,
 	C_POOLD = C_POOL | C_ALLOC | C_RELEASE | C_RENEW | C_LIST | C_PLACE |
 		  C_JOBS | C_TOPO | C_SUBMIT | C_CANCEL | C_QUEUE | C_WATCH |
-		  C_HOST,
+		  C_HOST | C_ORPHANS,
 	C_ALL = C_CHECKS | C_COUNTERS | C_SM | C_POOLD | C_SIM | C_MAP |
 		C_TRACE | C_REPLAY,
 };
@@ -79,6 +80,7 @@ enum {
 	O_GROUP,
 	O_NAME,
 	O_LIMIT,
+	O_DROP,
 };
 
 struct cmd {
@@ -150,6 +152,9 @@ static const struct cmd cmds[] = {
 	{ "replay", C_REPLAY, "--trace FILE --policy P[,P...]", 0,
 	  "a job trace through the pool's scheduler, one row per policy",
 	  pr_replay },
+	{ "orphans", C_ORPHANS, "[--drop]", 0,
+	  "ibpoold: allocations of GPUs the config no longer has",
+	  pr_pool_orphans },
 };
 
 /* The one option table: getopt_long's and --help's; mask: C_* taking it. */
@@ -209,6 +214,7 @@ static const struct cli_opt opts[] = {
 	{ "hosts", 1, 'H', C_JOBS, "EXPR", "hosts of --start, a Slurm hostlist" },
 	{ "end", 1, 'E', C_JOBS, "JOB", "record that JOB ended" },
 	{ "format", 1, 'f', C_TOPO | C_TRACE | C_REPLAY, "F", "slurm-tree, slurm-block, slurm-yaml, k8s-labels or kueue (slurm-tree); trace --stats, replay: the trace's, plain, alibaba2023 or alibaba2025 (from the header)" },
+	{ "drop", 0, O_DROP, C_ORPHANS, NULL, "orphans: forget those GPUs (root)" },
 	{ "help", 0, 'h', C_ALL, NULL, "show this help" },
 	{ "version", 0, 'V', C_ALL, NULL, "print the version and exit" },
 };
@@ -253,6 +259,7 @@ static const char *const examples[] = {
 	"ibpoolroute trace --stats alibaba-gpu-v2023-pods.csv --gpus 6212",
 	"ibpoolroute replay --trace philly.csv --net tree.net --policy easy,predicted,tiresias,sjf",
 	"ibpoolroute replay --trace alibaba-gpu-v2023-pods.csv --nodes alibaba-gpu-v2023-nodes.csv --policy bestfit,fgd --json",
+	"ibpoolroute orphans --drop",
 };
 
 static void usage(FILE *out)
@@ -472,6 +479,9 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		if (number(arg, 64, &v) || !v)
 			return usage_error(o, "bad GPU count '%s' (1-64)", arg);
 		o->gpus_per_host = v;
+		break;
+	case O_DROP:
+		o->drop = true;
 		break;
 	case O_TOP:
 		if (number(arg, SIZE_MAX, &v) || !v)

@@ -94,6 +94,7 @@ static void print_status(json_object *r)
 	json_object *hosts = arr(r, "hosts"), *h;
 	json_object *fab = json_object_object_get(r, "fabric");
 	json_object *rel = json_object_object_get(r, "relay");
+	json_object *orph = json_object_object_get(r, "orphans");
 	size_t i;
 
 	printf("Pool: %zu hosts, %" PRId64 " GPUs, %" PRId64 " free, %" PRId64 " allocations, %" PRId64 " jobs\n",
@@ -121,6 +122,9 @@ static void print_status(json_object *r)
 		printf("Refused by the plugin: %" PRId64 " job%s, not routed: %s\n",
 		       num(rel, "refused"), num(rel, "refused") > 1 ? "s" : "",
 		       pr_str(rel, "refusal"));
+	if (num(orph, "gpus"))
+		printf("Orphans: %" PRId64 " allocations name %" PRId64 " GPUs the config does not have (ibpoolroute orphans)\n",
+		       num(orph, "allocs"), num(orph, "gpus"));
 	printf("%-16s %-10s %5s %5s\n", "Host", "Type", "GPUs", "Free");
 	for (i = 0; i < len_of(hosts); i++) {
 		h = json_object_array_get_idx(hosts, i);
@@ -531,4 +535,40 @@ int pr_pool_topology(const struct pr_opts *o, char *err, size_t len)
 		       &reply, err, len);
 
 	return ret ? ret : show(o, reply, print_export);
+}
+
+static void print_orphans(json_object *r)
+{
+	json_object *orph = arr(r, "orphans"), *a, *g, *x;
+	size_t i, k;
+
+	if (!len_of(orph))
+		printf("No allocation holds a GPU the config lacks.\n");
+	for (i = 0; i < len_of(orph); i++) {
+		a = json_object_array_get_idx(orph, i);
+		g = arr(a, "gpus");
+		printf("Allocation %s: client %s, uid %" PRId64 ", job %s, %" PRId64 " GPUs held; not in the config:",
+		       pr_str(a, "id"), pr_str(a, "client"), num(a, "uid"),
+		       *pr_str(a, "job") ? pr_str(a, "job") : "-",
+		       num(a, "gpus_held"));
+		for (k = 0; k < len_of(g); k++) {
+			x = json_object_array_get_idx(g, k);
+			printf("%s %s gpu %" PRId64, k ? "," : "",
+			       pr_str(x, "host"), num(x, "gpu"));
+		}
+		putchar('\n');
+	}
+	if (json_object_object_get(r, "dropped"))
+		printf("Dropped %" PRId64 " orphaned GPUs.\n", num(r, "dropped"));
+}
+
+int pr_pool_orphans(const struct pr_opts *o, char *err, size_t len)
+{
+	json_object *req = pr_request("pool.orphans"), *reply;
+	int ret;
+
+	if (o->drop)
+		req = pr_with(req, "drop", json_object_new_boolean(true));
+	ret = call(o, req, &reply, err, len);
+	return ret ? ret : show(o, reply, print_orphans);
 }

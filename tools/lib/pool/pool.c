@@ -103,6 +103,11 @@ static void queued_release(struct pool_queued *q)
 
 static void alloc_release(struct pool_alloc *a)
 {
+	unsigned int k;
+
+	for (k = 0; k < a->nlost; k++)
+		free(a->lost[k].host);
+	free(a->lost);
 	free(a->client);
 	free(a->job);
 	free(a->gpus);
@@ -260,6 +265,19 @@ static struct json_object *queued_json(const struct pool_queued *q)
 	return o;
 }
 
+/* {"host": ..., "gpu": ...} of an orphaned GPU, or NULL. */
+static struct json_object *lost_json(const struct pool_lost_gpu *l)
+{
+	struct json_object *x = json_object_new_object();
+
+	if (x) {
+		json_object_object_add(x, "host",
+				       json_object_new_string(l->host));
+		json_object_object_add(x, "gpu", json_object_new_int(l->gpu));
+	}
+	return x;
+}
+
 static struct json_object *alloc_json(const struct pool *p,
 				      const struct pool_alloc *a)
 {
@@ -299,6 +317,17 @@ static struct json_object *alloc_json(const struct pool *p,
 		}
 		json_object_object_add(x, "dlid",
 				       json_object_new_int64(a->gpus[k].dlid));
+	}
+	for (k = 0; k < a->nlost; k++) {
+		x = lost_json(&a->lost[k]);
+		if (!x || json_object_array_add(g, x)) {
+			json_object_put(x);
+			goto out_put;
+		}
+		json_object_object_add(x, "rail",
+				       json_object_new_int(a->lost[k].rail));
+		json_object_object_add(x, "dlid",
+				       json_object_new_int64(a->lost[k].dlid));
 	}
 	return o;
 out_put:
@@ -456,20 +485,32 @@ static int take_queue(struct pool *p, struct json_object *o, char *err,
 	return ret;
 }
 
-/* One GPU of an alloc record into r, checking it names a free GPU. */
+/*
+ * One GPU of an alloc record into r, checking it names a free GPU;
+ * -ENOENT (err untouched) when the config has no such GPU: an orphan,
+ * into l.
+ */
 static int take_gpu(struct pool *p, struct json_object *x,
-		    struct pool_gpu_ref *r, char *err, size_t len)
+		    struct pool_gpu_ref *r, struct pool_lost_gpu *l,
+		    char *err, size_t len)
 {
 	const char *host = get_str(x, "host");
 	long h = host ? host_index(p, host) : -1;
 	int64_t g, rail, dlid;
 
-	if (h < 0)
-		return fail(err, len, -EINVAL, "GPU on host '%s', which the config does not have",
-			    host ? host : "?");
-	if (!get_int(x, "gpu", 0, p->cfg->hosts[h].gpus - 1, &g) ||
-	    !get_int(x, "rail", 0, p->cfg->hosts[h].nhca - 1, &rail) ||
+	if (!host || !get_int(x, "gpu", 0, POOL_MAX_GPUS - 1, &g) ||
+	    !get_int(x, "rail", 0, POOL_MAX_HCAS - 1, &rail) ||
 	    !get_int(x, "dlid", 0, UINT32_MAX, &dlid))
+		return fail(err, len, -EINVAL, "bad GPU of host %s",
+			    host ? host : "?");
+	if (h < 0 || g >= p->cfg->hosts[h].gpus) {
+		l->host = strdup(host);
+		l->gpu = g;
+		l->rail = rail;
+		l->dlid = dlid;
+		return l->host ? -ENOENT : fail(err, len, -ENOMEM, "out of memory");
+	}
+	if (rail >= p->cfg->hosts[h].nhca)
 		return fail(err, len, -EINVAL, "bad GPU of host %s (the config has %u GPUs, %u HCAs)",
 			    host, p->cfg->hosts[h].gpus, p->cfg->hosts[h].nhca);
 	if (rail != pool_gpu_rail(&p->cfg->hosts[h], g))
@@ -522,21 +563,26 @@ static int take_alloc(struct pool *p, struct json_object *o, char *err,
 			return ret == -ENOMEM ? fail(err, len, ret, "out of memory") : ret;
 		}
 	}
+	a.lost = calloc(n, sizeof(*a.lost));
 	ret = -ENOMEM;
-	if (!a.client || !a.job || !a.gpus ||
+	if (!a.client || !a.job || !a.gpus || !a.lost ||
 	    tio_grow((void **)&p->allocs, &p->alloc_cap, p->nallocs + 1,
 		     sizeof(*p->allocs)))
 		goto out_release;
 	for (k = 0; k < n; k++) {
-		ret = take_gpu(p, json_object_array_get_idx(g, k), &a.gpus[k],
-			       err, len);
+		ret = take_gpu(p, json_object_array_get_idx(g, k),
+			       &a.gpus[a.ngpus], &a.lost[a.nlost], err, len);
+		if (ret == -ENOENT) {
+			a.nlost++;
+			continue;
+		}
 		if (ret)
 			goto out_undo;
 		/* claimed now, so a GPU named twice in one record fails */
-		set_owner(p, a.gpus[k].host, a.gpus[k].gpu, a.id);
+		set_owner(p, a.gpus[a.ngpus].host, a.gpus[a.ngpus].gpu, a.id);
 		a.ngpus++;
 	}
-	for (k = 0; k < n; k++)
+	for (k = 0; k < a.ngpus; k++)
 		p->hosts[a.gpus[k].host].nfree--;
 	slot = &p->allocs[p->nallocs++];
 	*slot = a;
@@ -615,14 +661,18 @@ static int take_grant(struct pool *p, struct json_object *rec, char *err,
 	return ret;
 }
 
-/* A replace record: allocation i's GPUs become the record's. */
+/*
+ * A replace record: allocation i's GPUs become the record's (those the
+ * config lacks its orphans).
+ */
 static int take_replace(struct pool *p, size_t i, struct json_object *rec,
 			char *err, size_t len)
 {
 	struct pool_alloc *a = &p->allocs[i];
 	struct pool_gpu_ref *old = a->gpus, *nw;
+	struct pool_lost_gpu *lost;
 	struct json_object *g;
-	unsigned int k, n, m = 0, on = a->ngpus;
+	unsigned int k, n, m, good = 0, nl = 0, on = a->ngpus;
 	int ret = 0;
 
 	if (!json_object_object_get_ex(rec, "gpus", &g) ||
@@ -630,30 +680,47 @@ static int take_replace(struct pool *p, size_t i, struct json_object *rec,
 	    !(n = json_object_array_length(g)))
 		return fail(err, len, -EINVAL, "malformed replacement");
 	nw = calloc(n, sizeof(*nw));
-	if (!nw)
+	lost = calloc(n, sizeof(*lost));
+	if (!nw || !lost) {
+		free(nw);
+		free(lost);
 		return fail(err, len, -ENOMEM, "out of memory");
+	}
 	for (k = 0; k < on; k++)
 		set_owner(p, old[k].host, old[k].gpu, 0);
 	for (m = 0; m < n && !ret; m++) {
-		ret = take_gpu(p, json_object_array_get_idx(g, m), &nw[m], err,
-			       len);
-		if (!ret)
-			set_owner(p, nw[m].host, nw[m].gpu, a->id);
+		ret = take_gpu(p, json_object_array_get_idx(g, m), &nw[good],
+			       &lost[nl], err, len);
+		if (ret == -ENOENT) {
+			nl++;
+			ret = 0;
+		} else if (!ret) {
+			set_owner(p, nw[good].host, nw[good].gpu, a->id);
+			good++;
+		}
 	}
 	if (ret) {
-		for (k = 0; k + 1 < m; k++)
+		for (k = 0; k < good; k++)
 			set_owner(p, nw[k].host, nw[k].gpu, 0);
 		for (k = 0; k < on; k++)
 			set_owner(p, old[k].host, old[k].gpu, a->id);
+		for (k = 0; k < nl; k++)
+			free(lost[k].host);
+		free(lost);
 		free(nw);
 		return ret;
 	}
 	for (k = 0; k < on; k++)
 		p->hosts[old[k].host].nfree++;
-	for (k = 0; k < n; k++)
+	for (k = 0; k < good; k++)
 		p->hosts[nw[k].host].nfree--;
+	for (k = 0; k < a->nlost; k++)
+		free(a->lost[k].host);
+	free(a->lost);
 	a->gpus = nw;
-	a->ngpus = n;
+	a->ngpus = good;
+	a->lost = lost;
+	a->nlost = nl;
 	free(old);
 	return 0;
 }
@@ -692,6 +759,61 @@ static void end_job(struct pool *p, size_t i)
 	p->njobs--;
 }
 
+/*
+ * GPU host:g of allocation i gone: an orphan forgotten, or, when a replay
+ * under another config holds it, freed.  True when it was there.
+ */
+static bool forget_gpu(struct pool *p, size_t i, const char *host, int64_t g)
+{
+	struct pool_alloc *a = &p->allocs[i];
+	unsigned int k;
+
+	for (k = 0; k < a->nlost; k++)
+		if (!strcmp(a->lost[k].host, host) && a->lost[k].gpu == g) {
+			free(a->lost[k].host);
+			a->lost[k] = a->lost[--a->nlost];
+			return true;
+		}
+	for (k = 0; k < a->ngpus; k++)
+		if (!strcmp(p->cfg->hosts[a->gpus[k].host].name, host) &&
+		    a->gpus[k].gpu == g) {
+			set_owner(p, a->gpus[k].host, a->gpus[k].gpu, 0);
+			p->hosts[a->gpus[k].host].nfree++;
+			a->gpus[k] = a->gpus[--a->ngpus];
+			return true;
+		}
+	return false;
+}
+
+/* An orphans.drop record: each {"id", "host", "gpu"} it names forgotten. */
+static int drop_orphans(struct pool *p, struct json_object *rec, char *err,
+			size_t len)
+{
+	struct json_object *g, *x;
+	const char *host;
+	int64_t id, gpu;
+	size_t k;
+	long i;
+
+	if (!json_object_object_get_ex(rec, "gpus", &g) ||
+	    !json_object_is_type(g, json_type_array))
+		return fail(err, len, -EINVAL, "orphans.drop without gpus");
+	for (k = 0; k < json_object_array_length(g); k++) {
+		x = json_object_array_get_idx(g, k);
+		host = get_str(x, "host");
+		if (!host || !get_int(x, "id", 1, INT64_MAX, &id) ||
+		    !get_int(x, "gpu", 0, POOL_MAX_GPUS - 1, &gpu))
+			return fail(err, len, -EINVAL, "malformed orphans.drop");
+		i = alloc_index(p, id);
+		/* an allocation that ended meanwhile took its GPUs along */
+		if (i < 0 || !forget_gpu(p, i, host, gpu))
+			continue;
+		if (!p->allocs[i].ngpus && !p->allocs[i].nlost)
+			drop_alloc(p, i);
+	}
+	return 0;
+}
+
 /* The one place records change the state, live and on replay. */
 static int apply(struct pool *p, struct json_object *rec, char *err,
 		 size_t len)
@@ -718,6 +840,8 @@ static int apply(struct pool *p, struct json_object *rec, char *err,
 	}
 	if (!strcmp(op, "job.start"))
 		return take_job(p, rec, err, len);
+	if (!strcmp(op, "orphans.drop"))
+		return drop_orphans(p, rec, err, len);
 	if (!strcmp(op, "job.end")) {
 		job = get_str(rec, "job");
 		i = job ? job_index(p, job) : -1;
@@ -1811,6 +1935,53 @@ const struct pool_queued *pool_queued_find(const struct pool *p,
 	long i = queued_index(p, ticket);
 
 	return i < 0 ? NULL : &p->queue[i];
+}
+
+size_t pool_orphans(const struct pool *p, size_t *ngpus)
+{
+	size_t i, n = 0, g = 0;
+
+	for (i = 0; i < p->nallocs; i++) {
+		n += p->allocs[i].nlost > 0;
+		g += p->allocs[i].nlost;
+	}
+	if (ngpus)
+		*ngpus = g;
+	return n;
+}
+
+int pool_orphans_drop(struct pool *p, time_t now, size_t *ngpus, char *err,
+		      size_t len)
+{
+	struct json_object *rec, *g, *x;
+	const struct pool_alloc *a;
+	size_t i, k;
+
+	*ngpus = 0;
+	pool_expire(p, now);
+	if (!pool_orphans(p, NULL))
+		return 0;
+	rec = record(p, "orphans.drop", now);
+	g = json_object_new_array();
+	if (!rec || !g) {
+		json_object_put(rec);
+		json_object_put(g);
+		return fail(err, len, -ENOMEM, "out of memory");
+	}
+	json_object_object_add(rec, "gpus", g);
+	for (i = 0; i < p->nallocs; i++)
+		for (a = &p->allocs[i], k = 0; k < a->nlost; k++) {
+			x = lost_json(&a->lost[k]);
+			if (!x || json_object_array_add(g, x)) {
+				json_object_put(x);
+				json_object_put(rec);
+				return fail(err, len, -ENOMEM, "out of memory");
+			}
+			json_object_object_add(x, "id",
+					       json_object_new_uint64(a->id));
+			(*ngpus)++;
+		}
+	return commit(p, rec, err, len);
 }
 
 size_t pool_nallocs(const struct pool *p)

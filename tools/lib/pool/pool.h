@@ -58,6 +58,19 @@ struct pool_gpu_ref {
 	uint32_t dlid;
 };
 
+/*
+ * A GPU the journal or snapshot gives an allocation that the config no
+ * longer has (its host gone, or an index past the host's gpus): an
+ * orphan.  Kept with its allocation, holding nothing, until an admin
+ * drops it (pool_orphans_drop()) or the allocation ends; written back
+ * in every snapshot, so a config that has the GPU again takes it back.
+ */
+struct pool_lost_gpu {
+	char *host;		/* as recorded */
+	unsigned int gpu, rail;
+	uint32_t dlid;
+};
+
 /* Owned by the pool; valid until the next call that changes it. */
 struct pool_alloc {
 	uint64_t id;		/* from 1, never reused */
@@ -65,10 +78,12 @@ struct pool_alloc {
 	char *client;		/* host the GPUs were chosen for */
 	char *job;		/* "" when none */
 	time_t expires;		/* wall clock */
-	unsigned int ngpus;
+	unsigned int ngpus;	/* may be 0 when every GPU is lost */
 	struct pool_gpu_ref *gpus;
 	/* the queued request it was granted to (its ticket); NULL: none */
 	struct pool_queued *req;
+	unsigned int nlost;
+	struct pool_lost_gpu *lost;	/* orphans */
 };
 
 struct pool_job {
@@ -259,6 +274,17 @@ size_t pool_nqueued(const struct pool *p);
 const struct pool_queued *pool_queued_at(const struct pool *p, size_t i);
 const struct pool_queued *pool_queued_find(const struct pool *p,
 					   uint64_t ticket);
+/* Allocations with orphaned GPUs; *ngpus how many GPUs (may be NULL). */
+size_t pool_orphans(const struct pool *p, size_t *ngpus);
+
+/*
+ * Forget every orphaned GPU (one journal record naming each, so a replay
+ * under another config drops the same ones); an allocation left with no
+ * GPU at all goes.  *ngpus how many were dropped.  0, or -EIO as
+ * pool_alloc().
+ */
+int pool_orphans_drop(struct pool *p, time_t now, size_t *ngpus, char *err,
+		      size_t len);
 
 /* Allocations by ascending id, i < pool_nallocs(). */
 size_t pool_nallocs(const struct pool *p);
