@@ -7,7 +7,8 @@
 # that "plugin" restarts; kill -9 in a burst of allocations, then the
 # restarted daemon must hold every acknowledged allocation and none that
 # was never sent; a client running as nobody reads but cannot release
-# root's allocation or start jobs.
+# root's allocation or start jobs; a CA given the description of a host
+# the config names by description takes none of its GPUs.
 # usage: t-poold.sh [BUILDDIR]; prints PASS/FAIL lines and a summary.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -449,6 +450,25 @@ if [ ! -e "$w/run/pool.sock" ]; then
 else
 	bad "SIGTERM: socket removed"
 fi
+
+# --- a spoofed node description (issue 24): node0009's CA described as
+# node0031's, which the config names by description ---
+sed 's/^Hca	1 "node0009 mlx5_0"$/& # "node0031 mlx5_0"/' "$NET" >"$w/spoof.net"
+NET=$w/spoof.net
+start
+"$R" pool --json >"$w/spoof-st"
+expect "spoofed description: node0031's HCA counted missing" 1 \
+	"$(json "$w/spoof-st" '$r->{fabric}{hcas_missing}')"
+check "spoofed description: both CAs named in the log" \
+	grep -q "host node0031 rail 0: CAs 0x[0-9a-f]* and 0x[0-9a-f]* are both described 'node0031 mlx5_0'" \
+	"$w/daemon.log"
+free=$(json "$w/spoof-st" '$r->{free}')
+"$R" alloc --client node0001 --gpus "$free" >"$w/spoof-a" 2>&1 || true
+check "spoofed description: node0031's GPUs not offered" \
+	grep -q "$free GPUs requested, $free free, 4 of them unreachable" "$w/spoof-a"
+kill "$pid"
+wait "$pid" || true
+pid=
 
 echo "t-poold: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -334,7 +334,61 @@ static void test_bound_lmc2(void)
 	bound_vs_choose(2);
 }
 
+/* Node index of the CA described desc, FAB_NONE when none. */
+static uint32_t ca_named(const struct fabric *f, const char *desc)
+{
+	uint32_t n;
+
+	for (n = 0; n < f->nnodes; n++)
+		if (!fab_is_sw(f, n) && !strcmp(f->nodes[n].desc, desc))
+			return n;
+	return FAB_NONE;
+}
+
+static void describe(struct fabric *f, uint32_t n, const char *desc)
+{
+	free(f->nodes[n].desc);
+	f->nodes[n].desc = strdup(desc);
+	CU_ASSERT_FATAL(f->nodes[n].desc != NULL);
+}
+
+/*
+ * Issue 24: an HCA configured by description, and another host's CA
+ * given that description.  Two CAs with it: refused, both named; the
+ * impostor alone on a port other than the one first matched: refused.
+ */
+static void test_spoofed_desc(void)
+{
+	struct pool_view *v = clos(0);
+	struct fabric *f = v->fab;
+	struct pool_hca h = { .desc = (char *)"node0015 mlx5_0" };
+	uint32_t real = ca_named(f, "node0015 mlx5_0");
+	uint32_t fake = ca_named(f, "node0009 mlx5_0");
+	uint64_t pin = 0, seen[2];
+	long port;
+
+	CU_ASSERT_FATAL(real != FAB_NONE && fake != FAB_NONE);
+	port = pool_view_hca(v, &h, &pin, seen);
+	CU_ASSERT_EQUAL(port, (long)host_port(v, 15));
+	CU_ASSERT_EQUAL(pin, seen[0]);
+	CU_ASSERT_EQUAL(pin, f->ports[port].guid);
+	describe(f, fake, "node0015 mlx5_0");
+	CU_ASSERT_EQUAL(pool_view_hca(v, &h, &pin, seen), -EEXIST);
+	CU_ASSERT(seen[0] != seen[1]);
+	CU_ASSERT(seen[0] == pin || seen[1] == pin);
+	/* the real one gone quiet: the impostor alone, on another port */
+	describe(f, real, "node0015-old mlx5_0");
+	CU_ASSERT_EQUAL(pool_view_hca(v, &h, &pin, seen), -EPERM);
+	CU_ASSERT(seen[0] != pin && seen[0] != 0);
+	/* the real one back: taken again */
+	describe(f, fake, "node0009 mlx5_0");
+	describe(f, real, "node0015 mlx5_0");
+	CU_ASSERT_EQUAL(pool_view_hca(v, &h, &pin, seen), port);
+	pool_view_free(v);
+}
+
 TU_SUITE(pool_view,
+	 { "HCA by a spoofed description", test_spoofed_desc },
 	 { "cache", test_cache },
 	 { "cache_new_view", test_cache_new_view },
 	 { "walk_lmc1", test_walk_lmc1 },

@@ -232,6 +232,37 @@ static void post_jobs(struct poold *d)
 }
 
 /*
+ * Configured HCA i (host h, rail r) in view: its port, or -errno with
+ * the reason logged.  One found by description must be the only CA with
+ * it and on the port it was first found on: a host's root can give its
+ * CA another host's description and take that host's GPUs.
+ */
+static long find_hca(struct poold *d, const struct pool_view *view,
+		     size_t h, unsigned int r, size_t i)
+{
+	const struct pool_hca *x = &d->cfg->hosts[h].hca[r];
+	const char *host = d->cfg->hosts[h].name;
+	uint64_t seen[2], pin = d->pin[i];
+	long e = pool_view_hca(view, x, &d->pin[i], seen);
+
+	if (e == -EEXIST)
+		poold_log(LOG_ERR, "host %s rail %u: CAs 0x%016" PRIx64 " and 0x%016" PRIx64 " are both described '%s' (one spoofed?): its GPUs are not offered; configure the HCA by port GUID (ibpoold --print-host)",
+			  host, r, seen[0], seen[1], x->desc);
+	else if (e == -EPERM)
+		poold_log(LOG_ERR, "host %s rail %u: the CA described '%s' is now port 0x%016" PRIx64 ", it was 0x%016" PRIx64 ": refused (a spoofed description, or a new HCA: configure it by port GUID, or restart ibpoold to take it)",
+			  host, r, x->desc, seen[0], pin);
+	else if (e < 0 && x->desc)
+		poold_log(LOG_WARNING, "host %s rail %u: %s '%s': its GPUs are not offered",
+			  host, r, e == -ENOLINK ? "no cabled port on" : "no CA",
+			  x->desc);
+	else if (e < 0)
+		poold_log(LOG_WARNING, "host %s rail %u: port 0x%016" PRIx64 " %s: its GPUs are not offered",
+			  host, r, x->guid, e == -ENOLINK ? "is not cabled" :
+			  "is not in the fabric");
+	return e;
+}
+
+/*
  * Make view d's: the host tree and every configured HCA's port in it,
  * loads charged again.  On error d keeps its view.
  */
@@ -267,18 +298,8 @@ static int bind_view(struct poold *d, struct pool_view *view, char *err,
 	for (h = 0; h < cfg->nhosts; h++) {
 		d->hoff[h] = d->nhcas;
 		for (r = 0; r < cfg->hosts[h].nhca; r++) {
-			const struct pool_hca *x = &cfg->hosts[h].hca[r];
-			long *e = &d->port[d->nhcas++];
-
-			*e = pool_view_hca(view, x);
-			if (*e < 0 && x->desc)
-				poold_log(LOG_WARNING, "host %s rail %u: %s '%s': its GPUs are not offered",
-					  cfg->hosts[h].name, r,
-					  *e == -ENOLINK ? "no cabled port on" : "no CA", x->desc);
-			else if (*e < 0)
-				poold_log(LOG_WARNING, "host %s rail %u: port 0x%016" PRIx64 " %s: its GPUs are not offered",
-					  cfg->hosts[h].name, r, x->guid,
-					  *e == -ENOLINK ? "is not cabled" : "is not in the fabric");
+			d->port[d->nhcas] = find_hca(d, view, h, r, d->nhcas);
+			d->nhcas++;
 		}
 	}
 	d->loads_stale = true;
@@ -327,9 +348,10 @@ int poold_init(struct poold *d, const struct pool_config *cfg,
 	for (h = 0; h < cfg->nhosts; h++)
 		n += cfg->hosts[h].nhca;
 	d->port = calloc(n + 1, sizeof(*d->port));
+	d->pin = calloc(n + 1, sizeof(*d->pin));
 	d->hoff = calloc(cfg->nhosts + 1, sizeof(*d->hoff));
 	d->byname = calloc(cfg->nhosts + 1, sizeof(*d->byname));
-	if (!d->port || !d->hoff || !d->byname) {
+	if (!d->port || !d->pin || !d->hoff || !d->byname) {
 		snprintf(err, len, "out of memory");
 		ret = -ENOMEM;
 		goto out_free;
@@ -365,6 +387,7 @@ out_free:
 	pool_swname_map_release(&d->names);
 	free(d->byname);
 	free(d->hoff);
+	free(d->pin);
 	free(d->port);
 	return ret;
 }
@@ -400,6 +423,7 @@ void poold_release(struct poold *d)
 	pthread_mutex_destroy(&d->lock);
 	free(d->byname);
 	free(d->hoff);
+	free(d->pin);
 	free(d->port);
 }
 

@@ -63,6 +63,11 @@ struct poold {
 	size_t nhcas;		/* configured HCAs, all hosts */
 	/* port of host h's rail r, port[hoff[h] + r] (-errno: not found) */
 	long *port;
+	/*
+	 * The port GUID each HCA configured by description matched first,
+	 * as port[] (0: none yet): a later match elsewhere is refused.
+	 */
+	uint64_t *pin;
 	size_t *hoff;
 	uint32_t *byname;	/* config hosts sorted by name */
 	pthread_mutex_t lock;

@@ -212,21 +212,60 @@ void pool_view_free(struct pool_view *v)
 	free(v);
 }
 
-long pool_view_hca(const struct pool_view *v, const struct pool_hca *h)
+/* The GUID a CA is known by: its cabled port's, else its first port's. */
+static uint64_t ca_guid(const struct fabric *f, size_t n)
+{
+	unsigned int p = fab_cabled_port(f, n);
+
+	return fab_port(f, n, p ? p : 1)->guid;
+}
+
+/*
+ * By description: one CA must have it (anyone's root can set a
+ * NodeDescription), on the port it had before when pinned.
+ */
+static long hca_by_desc(const struct fabric *f, const char *desc,
+			uint64_t *pin, uint64_t seen[2])
+{
+	size_t n, hit = SIZE_MAX;
+	unsigned int p;
+
+	seen[0] = seen[1] = 0;
+	for (n = 0; n < f->nnodes; n++) {
+		if (fab_is_sw(f, n) || strcmp(f->nodes[n].desc, desc))
+			continue;
+		if (hit != SIZE_MAX) {
+			seen[1] = ca_guid(f, n);
+			return -EEXIST;
+		}
+		hit = n;
+		seen[0] = ca_guid(f, n);
+	}
+	if (hit == SIZE_MAX)
+		return -ENOENT;
+	p = fab_cabled_port(f, hit);
+	if (!p)
+		return -ENOLINK;
+	if (pin && *pin && *pin != seen[0])
+		return -EPERM;
+	if (pin)
+		*pin = seen[0];
+	return f->nodes[hit].port0 + p;
+}
+
+long pool_view_hca(const struct pool_view *v, const struct pool_hca *h,
+		   uint64_t *pin, uint64_t seen[2])
 {
 	const struct fabric *f = v->fab;
 	unsigned int p;
 	size_t n;
 
+	if (h->desc)
+		return hca_by_desc(f, h->desc, pin, seen);
+	seen[0] = seen[1] = 0;
 	for (n = 0; n < f->nnodes; n++) {
 		if (fab_is_sw(f, n))
 			continue;
-		if (h->desc) {
-			if (strcmp(f->nodes[n].desc, h->desc))
-				continue;
-			p = fab_cabled_port(f, n);
-			return p ? (long)(f->nodes[n].port0 + p) : -ENOLINK;
-		}
 		for (p = 1; p <= f->nodes[n].nports; p++) {
 			const struct fab_port *fp = fab_port(f, n, p);
 

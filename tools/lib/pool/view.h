@@ -100,9 +100,15 @@ void pool_view_free(struct pool_view *v);
 /*
  * The CA port of a configured HCA (by port GUID, or the first linked
  * port of the CA whose node description is h->desc): its port index, or
- * -ENOENT when the fabric has none, -ENOLINK when it is not cabled.
+ * -ENOENT when the fabric has none, -ENOLINK when it is not cabled.  A
+ * description is anyone's root to set, so by description: -EEXIST when
+ * two CAs have it (seen[] their GUIDs); with pin (NULL: none), the port
+ * GUID it matched before (0: none yet, then set), a match on another
+ * port is -EPERM (seen[0] that port's GUID, *pin kept).  seen[0] is the
+ * match's GUID otherwise, 0 by port GUID.
  */
-long pool_view_hca(const struct pool_view *v, const struct pool_hca *h);
+long pool_view_hca(const struct pool_view *v, const struct pool_hca *h,
+		   uint64_t *pin, uint64_t seen[2]);
 
 /*
  * The linked CA ports of host name (first word of the node description)
