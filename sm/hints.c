@@ -29,7 +29,7 @@ struct sm_hints {
 	pthread_mutex_t lock;
 	pthread_mutex_t wlock;
 	struct sm_hints_snap *cur;
-	sm_host_known_fn known;
+	sm_host_id_fn host_id;
 	void *ctx;
 	char *dir;
 	/*
@@ -133,7 +133,7 @@ const struct sm_hints_snap *sm_hints_snapshot(struct sm_hints *h)
 	return s;
 }
 
-int sm_hints_new(const char *dir, sm_host_known_fn known, void *ctx,
+int sm_hints_new(const char *dir, sm_host_id_fn host_id, void *ctx,
 		 struct sm_hints **out)
 {
 	struct sm_hints *h = calloc(1, sizeof(*h));
@@ -151,7 +151,7 @@ int sm_hints_new(const char *dir, sm_host_known_fn known, void *ctx,
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_mutex_init(&h->wlock, NULL);
 	h->logfd = -1;
-	h->known = known;
+	h->host_id = host_id;
 	h->ctx = ctx;
 	*out = h;
 	return 0;
@@ -318,14 +318,59 @@ static int parse_owner(json_object *o, const char *owner, struct sm_job *j,
 					   "out of memory");
 }
 
+struct hid {
+	long id;
+	size_t i;	/* into the job's hosts */
+};
+
+static int cmp_hid(const void *a, const void *b)
+{
+	const struct hid *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/*
+ * Every host of j in the fabric, and no host named twice (by its name
+ * and a port GUID, or two GUIDs): 0, or a negative errno with e filled.
+ */
+static int check_hosts(const struct sm_job *j, sm_host_id_fn host_id,
+		       void *ctx, struct sm_error *e)
+{
+	struct hid *v = calloc(j->nhosts + 1, sizeof(*v));
+	size_t i;
+	int ret = 0;
+
+	if (!v)
+		return sm_error_set(e, SM_ERR_INTERNAL, "out of memory");
+	for (i = 0; !ret && i < j->nhosts; i++) {
+		v[i].id = host_id(ctx, j->hosts[i]);
+		v[i].i = i;
+		if (v[i].id == SM_HOST_UNKNOWN)
+			ret = sm_error_set(e, SM_ERR_UNKNOWN_HOST,
+					   "unknown host '%s'", j->hosts[i]);
+	}
+	if (!ret)
+		qsort(v, j->nhosts, sizeof(*v), cmp_hid);
+	for (i = 1; !ret && i < j->nhosts; i++)
+		if (v[i].id >= 0 && v[i].id == v[i - 1].id)
+			ret = sm_error_set(e, SM_ERR_BAD_REQUEST,
+					   "hosts '%s' and '%s' are one host, listed twice",
+					   j->hosts[v[i - 1].i], j->hosts[v[i].i]);
+	free(v);
+	return ret;
+}
+
 /*
  * Fill j from the job object o; where ("jobs[3]", "job") names it until
- * its id is known; owner, when not NULL, is the set's.  known NULL skips
- * the fabric check.  On error j holds what was built so far for the
+ * its id is known; owner, when not NULL, is the set's.  host_id NULL
+ * skips the fabric check.  On error j holds what was built so far for the
  * caller to release.
  */
 static int parse_job(json_object *o, const char *where, const char *owner,
-		     sm_host_known_fn known, void *ctx, struct sm_job *j,
+		     sm_host_id_fn host_id, void *ctx, struct sm_job *j,
 		     struct sm_error *e)
 {
 	static const char *const fields[] = {
@@ -334,7 +379,6 @@ static int parse_job(json_object *o, const char *where, const char *owner,
 	json_object *hosts;
 	int64_t weight = 1;
 	const char *id;
-	size_t i;
 	int ret;
 
 	if (!json_object_is_type(o, json_type_object))
@@ -364,10 +408,8 @@ static int parse_job(json_object *o, const char *where, const char *owner,
 				 &weight, e);
 	if (!ret)
 		ret = parse_owner(o, owner, j, e);
-	for (i = 0; !ret && known && i < j->nhosts; i++)
-		if (!known(ctx, j->hosts[i]))
-			ret = sm_error_set(e, SM_ERR_UNKNOWN_HOST,
-					   "unknown host '%s'", j->hosts[i]);
+	if (!ret && host_id)
+		ret = check_hosts(j, host_id, ctx, e);
 	j->weight = weight;
 	if (ret && e->code != SM_ERR_INTERNAL)
 		sm_error_prefix(e, "job '%s': ", j->id);
@@ -422,7 +464,7 @@ static int check_ids(struct sm_hints_snap *s, struct salvage *sv,
  * instead, and only memory fails.
  */
 static int parse_jobs(json_object *arr, const char *owner,
-		      sm_host_known_fn known, void *ctx, struct salvage *sv,
+		      sm_host_id_fn host_id, void *ctx, struct salvage *sv,
 		      struct sm_hints_snap **out, struct sm_error *e)
 {
 	size_t i, n = json_object_array_length(arr);
@@ -445,7 +487,7 @@ static int parse_jobs(json_object *arr, const char *owner,
 		snprintf(where, sizeof(where), "jobs[%zu]", i);
 		s->njobs++;
 		ret = parse_job(json_object_array_get_idx(arr, i), where,
-				owner, known, ctx, &s->jobs[s->njobs - 1], e);
+				owner, host_id, ctx, &s->jobs[s->njobs - 1], e);
 		if (!ret)
 			continue;
 		if (!sv || e->code == SM_ERR_INTERNAL)
@@ -841,7 +883,7 @@ int sm_hints_set(struct sm_hints *h, json_object *req, uint64_t *gen,
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&h->wlock);
-	ret = parse_jobs(jobs, owner, h->known, h->ctx, NULL, &s, e);
+	ret = parse_jobs(jobs, owner, h->host_id, h->ctx, NULL, &s, e);
 	if (!ret && owner)
 		ret = keep_others(h->cur, owner, &s, e);
 	if (!ret)
@@ -899,12 +941,12 @@ static int parse_add(struct sm_hints *h, json_object *req,
 		return sm_error_set(e, SM_ERR_BAD_REQUEST,
 				    "field 'jobs' must not be empty");
 	if (arr)
-		return parse_jobs(arr, owner, h->known, h->ctx, NULL, n, e);
+		return parse_jobs(arr, owner, h->host_id, h->ctx, NULL, n, e);
 	*n = snap_alloc(1);
 	if (!*n)
 		return sm_error_set(e, SM_ERR_INTERNAL, "out of memory");
 	(*n)->njobs = 1;
-	return parse_job(o, "job", owner, h->known, h->ctx, (*n)->jobs, e);
+	return parse_job(o, "job", owner, h->host_id, h->ctx, (*n)->jobs, e);
 }
 
 int sm_hints_add(struct sm_hints *h, json_object *req, uint64_t *gen,

@@ -60,19 +60,26 @@ struct sm_hints_snap {
 	atomic_uint refs;
 };
 
+#define SM_HOST_UNKNOWN (-1)	/* not in the fabric */
+#define SM_HOST_ANY (-2)	/* the fabric is not known yet: taken */
+
 /*
- * Whether host (a name or a canonical GUID) is in the fabric.  Called on
- * the thread that changes the table, holding the writers' lock but never
- * the one snapshots take; it must not call sm_hints_* changes.
+ * Which host of the fabric host (a name or a canonical GUID) is: an id
+ * >= 0 that every name of one host shares (its name and its ports'
+ * GUIDs), so a job naming it twice is seen to; else SM_HOST_UNKNOWN or
+ * SM_HOST_ANY.  Called on the thread that changes the table, holding the
+ * writers' lock but never the one snapshots take; it must not call
+ * sm_hints_* changes.
  */
-typedef bool (*sm_host_known_fn)(void *ctx, const char *host);
+typedef long (*sm_host_id_fn)(void *ctx, const char *host);
 
 struct sm_hints;
 
 /*
- * A new empty table at generation 0.  known may be NULL (every host is
- * known).  dir, when not NULL, is copied: every accepted change is then
- * saved there before it takes effect, appended to dir/hints.log and
+ * A new empty table at generation 0.  host_id may be NULL (every host
+ * is taken, told apart by name only).  dir, when not NULL, is copied:
+ * every accepted change is then saved there before it takes effect,
+ * appended to dir/hints.log and
  * synced, or (a set, the first change, a log as large as the table)
  * the whole table written as sm_hints_save() does and the log emptied;
  * a change that cannot be saved is refused as internal with the table
@@ -80,7 +87,7 @@ struct sm_hints;
  * Returns 0 or -ENOMEM; sm_hints_free() releases the table (snapshots
  * still held stay valid until put).
  */
-int sm_hints_new(const char *dir, sm_host_known_fn known, void *ctx,
+int sm_hints_new(const char *dir, sm_host_id_fn host_id, void *ctx,
 		 struct sm_hints **out);
 void sm_hints_free(struct sm_hints *h);
 
@@ -154,7 +161,7 @@ int sm_hints_save(struct sm_hints *h, const char *dir, char *err,
  * hints.log.bad-TIME)
  * (never over another) and what loaded is saved in its place; err says
  * what was wrong, how many jobs loaded and where the file went (512
- * bytes hold it).  Hosts are not checked with known: the fabric may not
+ * bytes hold it).  Hosts are not checked with host_id: the fabric may not
  * be discovered yet.
  */
 int sm_hints_load(struct sm_hints *h, const char *dir, char *err,

@@ -27,6 +27,8 @@
  */
 struct alias {
 	char *name;	/* a host name or a canonical port GUID; owned */
+	uint32_t node;	/* the CA it names; then, from host_of(), its host's */
+	bool guid;	/* a port GUID, not a host name */
 };
 
 struct ga_hints {
@@ -74,6 +76,15 @@ static int cmp_alias(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* By name, then node: of a name's aliases the first CA's comes first. */
+static int cmp_alias_node(const void *a, const void *b)
+{
+	const struct alias *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->node > y->node) - (x->node < y->node);
+}
+
 static const struct alias *find_alias(const struct alias *names, size_t n,
 				      const char *host)
 {
@@ -85,16 +96,21 @@ static const struct alias *find_alias(const struct alias *names, size_t n,
 /*
  * Before the first sweep nothing is known of the fabric: hosts are taken
  * as they come, and those the fabric lacks are left out when routing.
+ * After, a host is the first CA of its name, whichever alias names it.
  */
-static bool known(void *ctx, const char *host)
+static long host_id(void *ctx, const char *host)
 {
 	struct ga_hints *h = ctx;
-	bool ok;
+	const struct alias *a;
+	long id = SM_HOST_ANY;
 
 	pthread_mutex_lock(&h->lock);
-	ok = !h->have_fabric || find_alias(h->names, h->nnames, host);
+	if (h->have_fabric) {
+		a = find_alias(h->names, h->nnames, host);
+		id = a ? (long)a->node : SM_HOST_UNKNOWN;
+	}
 	pthread_mutex_unlock(&h->lock);
-	return ok;
+	return id;
 }
 
 static void free_names(struct alias *names, size_t n)
@@ -106,11 +122,14 @@ static void free_names(struct alias *names, size_t n)
 	free(names);
 }
 
-static int add_alias(struct alias *names, size_t *n, const char *name)
+static int add_alias(struct alias *names, size_t *n, const char *name,
+		     uint32_t node, bool guid)
 {
 	names[*n].name = strdup(name);
 	if (!names[*n].name)
 		return -ENOMEM;
+	names[*n].node = node;
+	names[*n].guid = guid;
 	(*n)++;
 	return 0;
 }
@@ -124,16 +143,39 @@ static int ca_aliases(const struct fabric *f, uint32_t v, struct alias *names,
 	int ret = 0;
 
 	if (fab_host_name(f, v, name, sizeof(name)))
-		ret = add_alias(names, n, name);
+		ret = add_alias(names, n, name, v, false);
 	for (p = 1; p <= f->nodes[v].nports && !ret; p++) {
 		snprintf(guid, sizeof(guid), "0x%016" PRIx64,
 			 fab_port(f, v, p)->guid);
-		ret = add_alias(names, n, guid);
+		ret = add_alias(names, n, guid, v, true);
 	}
 	return ret;
 }
 
-/* Names of f's CAs with their nodes, sorted by name, duplicates gone. */
+/*
+ * A port GUID names the host of its CA: the node its host name has (the
+ * first CA of that name), the CA itself when it has no name.
+ */
+static void host_of(const struct fabric *f, struct alias *names, size_t n)
+{
+	char name[SM_HINTS_HOST_MAX + 1];
+	const struct alias *a;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!names[i].guid ||
+		    !fab_host_name(f, names[i].node, name, sizeof(name)))
+			continue;
+		a = find_alias(names, n, name);
+		if (a && !a->guid)
+			names[i].node = a->node;
+	}
+}
+
+/*
+ * Names of f's CAs with their hosts (the first CA of each host name),
+ * sorted by name, duplicates gone.
+ */
 static int fabric_names(const struct fabric *f, struct alias **out,
 			size_t *nout)
 {
@@ -151,7 +193,7 @@ static int fabric_names(const struct fabric *f, struct alias **out,
 		free_names(names, n);
 		return ret;
 	}
-	qsort(names, n, sizeof(*names), cmp_alias);
+	qsort(names, n, sizeof(*names), cmp_alias_node);
 	for (i = j = 0; i < n; i++) {
 		if (j && !strcmp(names[j - 1].name, names[i].name)) {
 			free(names[i].name);
@@ -159,6 +201,7 @@ static int fabric_names(const struct fabric *f, struct alias **out,
 			names[j++] = names[i];
 		}
 	}
+	host_of(f, names, j);
 	*out = names;
 	*nout = j;
 	return 0;
@@ -472,9 +515,9 @@ static int open_table(struct ga_hints *h)
 	if (ret) {
 		say(h, true, "ERR GA30: cannot create the hint state directory %s: %s; job tables are kept in memory only",
 		    h->cfg.hints_dir, strerror(-ret));
-		return sm_hints_new(NULL, known, h, &h->tbl);
+		return sm_hints_new(NULL, host_id, h, &h->tbl);
 	}
-	ret = sm_hints_new(h->cfg.hints_dir, known, h, &h->tbl);
+	ret = sm_hints_new(h->cfg.hints_dir, host_id, h, &h->tbl);
 	if (ret)
 		return ret;
 	ret = sm_hints_load(h->tbl, h->cfg.hints_dir, err, sizeof(err));
@@ -570,15 +613,25 @@ void ga_hints_stop(struct ga_hints *h)
 	free(h);
 }
 
-/* The hosts of job j that names has, into hosts[]; how many. */
+/*
+ * The hosts of job j that names has, into hosts[], each host once: a
+ * table taken before the fabric was known may name one by its name and
+ * a port GUID.  stamp[node] == mark: the host is in already.  How many.
+ */
 static size_t present(const struct sm_job *j, const struct alias *names,
-		      size_t n, const char **hosts)
+		      size_t n, uint32_t *stamp, uint32_t mark,
+		      const char **hosts)
 {
+	const struct alias *a;
 	size_t i, k = 0;
 
-	for (i = 0; i < j->nhosts; i++)
-		if (find_alias(names, n, j->hosts[i]))
-			hosts[k++] = j->hosts[i];
+	for (i = 0; i < j->nhosts; i++) {
+		a = find_alias(names, n, j->hosts[i]);
+		if (!a || stamp[a->node] == mark)
+			continue;
+		stamp[a->node] = mark;
+		hosts[k++] = j->hosts[i];
+	}
 	return k;
 }
 
@@ -635,6 +688,7 @@ static int build_jobs(struct ga_hints *h, const struct sm_hints_snap *s,
 		      size_t n, struct rt_jobs *js, char *err, size_t len)
 {
 	struct rt_job_spec *spec = calloc(s->njobs + 1, sizeof(*spec));
+	uint32_t *stamp = calloc(f->nnodes + 1, sizeof(*stamp));
 	struct drops d = { 0 };
 	const char **hosts;
 	size_t i, k, total = 0, nspec = 0;
@@ -643,12 +697,13 @@ static int build_jobs(struct ga_hints *h, const struct sm_hints_snap *s,
 	for (i = 0; i < s->njobs; i++)
 		total += s->jobs[i].nhosts;
 	hosts = calloc(total + 1, sizeof(*hosts));
-	if (!spec || !hosts) {
+	if (!spec || !hosts || !stamp) {
 		snprintf(err, len, "out of memory");
 		goto out;
 	}
 	for (i = 0, total = 0; i < s->njobs; i++) {
-		k = present(&s->jobs[i], names, n, hosts + total);
+		k = present(&s->jobs[i], names, n, stamp, i + 1,
+			    hosts + total);
 		if (!k)
 			continue;
 		spec[nspec].id = s->jobs[i].id;
@@ -666,6 +721,7 @@ static int build_jobs(struct ga_hints *h, const struct sm_hints_snap *s,
 	else if (!ret && nspec)
 		ret = 1;
 out:
+	free(stamp);
 	free(spec);
 	free(hosts);
 	return ret;

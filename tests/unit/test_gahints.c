@@ -520,6 +520,49 @@ static void relay_post(struct poold_relay *rl, const char *jobs)
  * of its that the plugin refuses is left out, said in its status and to
  * job.start, and the relay's other jobs are set all the same.
  */
+/*
+ * Issue 24: one host by its name and by its port's GUID.  Before the
+ * fabric is known the table takes it, and routing counts the host once;
+ * after, such a job is refused.
+ */
+static void test_name_and_guid(void)
+{
+	struct fabric *f = tree();
+	char guid[24], line[512], want[160];
+	struct rt_jobs js;
+	uint64_t gen;
+	char err[256];
+	struct fix x;
+	json_object *r;
+
+	tu_ca_named(f, "node0002", guid);
+	start(&x, 0);
+	snprintf(line, sizeof(line),
+		 "{\"op\":\"hints.set\",\"jobs\":[{\"id\":\"j1\",\"hosts\":[\"node0001\",\"node0002\",\"%s\"]}]}",
+		 guid);
+	r = ask(&x, line);
+	CU_ASSERT(ok(r));
+	json_object_put(r);
+	ga_hints_sweep_begin(x.h);
+	CU_ASSERT_EQUAL_FATAL(ga_hints_jobs(x.h, f, &js, &gen, err,
+					    sizeof(err)), 1);
+	CU_ASSERT_EQUAL_FATAL(js.njobs, 1);
+	CU_ASSERT_EQUAL(js.job[0].hosts, 2);
+	rt_jobs_release(&js);
+	snprintf(line, sizeof(line),
+		 "{\"op\":\"hints.add\",\"job\":{\"id\":\"j2\",\"hosts\":[\"%s\",\"node0003\",\"node0002\"]}}",
+		 guid);
+	r = ask(&x, line);
+	CU_ASSERT_STRING_EQUAL(code(r), "bad_request");
+	snprintf(want, sizeof(want),
+		 "job 'j2': hosts '%s' and 'node0002' are one host, listed twice",
+		 guid);
+	CU_ASSERT_STRING_EQUAL(message(r), want);
+	json_object_put(r);
+	stop(&x);
+	fab_free(f);
+}
+
 static void test_relay_owner(void)
 {
 	struct poold_relay_status st;
@@ -866,6 +909,7 @@ TU_SUITE(gahints,
 	 { "a failed save in the log", test_save_fails },
 	 { "jobs sharing a host are routed", test_shared_routed },
 	 { "the relay at scale: chunks, the bound, a lost table", test_relay_scale },
+	 { "one host by name and by GUID", test_name_and_guid },
 	 { "the relay keeps to its own jobs", test_relay_owner },
 	 { "the relay feeds every SM", test_fanout },
 	 { "the relays share no json-c object", test_fanout_threads })

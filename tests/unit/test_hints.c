@@ -15,18 +15,27 @@
 typedef int (*change_fn)(struct sm_hints *h, json_object *req, uint64_t *gen,
 			 struct sm_error *e);
 
-/* Hosts whose name starts with "x" are not in the fabric. */
-static bool known(void *ctx, const char *host)
+/*
+ * Hosts whose name starts with "x" are not in the fabric; "dupN" and
+ * port GUID 0xdN are one host, id N; the others are taken.
+ */
+static long host_id(void *ctx, const char *host)
 {
 	(void)ctx;
-	return host[0] != 'x';
+	if (host[0] == 'x')
+		return SM_HOST_UNKNOWN;
+	if (!strncmp(host, "dup", 3))
+		return strtol(host + 3, NULL, 10);
+	if (!strncmp(host, "0x00000000000000d", 17))
+		return strtol(host + 17, NULL, 16);
+	return SM_HOST_ANY;
 }
 
 static struct sm_hints *new_table(const char *dir)
 {
 	struct sm_hints *h = NULL;
 
-	CU_ASSERT_FATAL(sm_hints_new(dir, known, NULL, &h) == 0);
+	CU_ASSERT_FATAL(sm_hints_new(dir, host_id, NULL, &h) == 0);
 	return h;
 }
 
@@ -177,6 +186,10 @@ static void test_set_refusals(void)
 	refused(h, sm_hints_set, "{\"jobs\":[{\"id\":\"a\",\"hosts\":[\"0xA\",\"0X000a\"]}]}",
 		SM_ERR_BAD_REQUEST,
 		"job 'a': host '0x000000000000000a' listed twice");
+	/* issue 24: one host by its name and by its port's GUID */
+	refused(h, sm_hints_set, "{\"jobs\":[{\"id\":\"a\",\"hosts\":[\"dup1\",\"dup2\",\"0xD1\"]}]}",
+		SM_ERR_BAD_REQUEST,
+		"job 'a': hosts 'dup1' and '0x00000000000000d1' are one host, listed twice");
 	refused(h, sm_hints_set, "{\"jobs\":[{\"id\":\"a\",\"hosts\":[\"h\"],\"weight\":0}]}",
 		SM_ERR_BAD_REQUEST,
 		"job 'a': field 'weight' must be an integer 1..1000");
