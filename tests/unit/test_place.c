@@ -184,8 +184,10 @@ static void test_export_guid(void)
 /* The names issue 24 saw copied into other programs' configs. */
 static const char *const hostile[] = {
 	"h[1-100]", "ALL,h08=x;#", "$(touch${IFS}/tmp/PWNX)", "-rf",
-	"a&b'c\\d", "a-b-c-d", "h\xff", "ALL",
+	"a&b'c\\d", "a-b-c-d", "h\xff", "ALL", "ALL.-x..y",
 };
+
+#define NHOSTILE (sizeof(hostile) / sizeof(hostile[0]))
 
 /* s is a name of rule: lower case only with lower, _ only with under. */
 static bool fits(const char *s, bool lower, bool under, size_t max)
@@ -257,7 +259,7 @@ static char *exported_ren(const struct pool_tree *t,
  */
 static void test_export_hostile(void)
 {
-	static const unsigned int down[] = { 2, 2, 2 }, up[] = { 2, 2 };
+	static const unsigned int down[] = { 3, 2, 2 }, up[] = { 2, 2 };
 	struct fabric *f = xgft(3, down, up);
 	char *s, *line, *tok, *save, *save2, err[256];
 	json_object *ren, *o, *back;
@@ -266,15 +268,16 @@ static void test_export_hostile(void)
 	size_t n, k = 0, hosts = 0;
 
 	for (n = 0; n < f->nnodes; n++) {
-		if (fab_is_sw(f, n) && strcmp(f->nodes[n].desc, "leaf-p0-0"))
+		if (fab_is_sw(f, n) ? strcmp(f->nodes[n].desc, "leaf-p0-0") :
+		    k == NHOSTILE)
 			continue;
 		free(f->nodes[n].desc);
 		f->nodes[n].desc = strdup(fab_is_sw(f, n) ? "rack=1;# x" :
 					  hostile[k++]);
 	}
-	CU_ASSERT_EQUAL_FATAL(k, 8);
+	CU_ASSERT_EQUAL_FATAL(k, NHOSTILE);
 	CU_ASSERT_EQUAL_FATAL(named_tree(f, &t), 0);
-	CU_ASSERT_EQUAL_FATAL(t.nhosts, 8);
+	CU_ASSERT_EQUAL_FATAL(t.nhosts, 12);
 
 	s = exported_ren(&t, POOL_EXPORT_SLURM_TREE, &ren);
 	CU_ASSERT_PTR_NULL(strstr(s, "rack"));
@@ -290,7 +293,7 @@ static void test_export_hostile(void)
 			slurm_list(tok, "Switches");
 		CU_ASSERT_PTR_NULL(strtok_r(NULL, " ", &save2));
 	}
-	CU_ASSERT_EQUAL(hosts, 8);
+	CU_ASSERT_EQUAL(hosts, 12);
 	CU_ASSERT_STRING_EQUAL(as_of(ren, "host", "h[1-100]"), "h-1-100");
 	CU_ASSERT_STRING_EQUAL(as_of(ren, "host", "ALL,h08=x;#"), "ALL-h08-x");
 	CU_ASSERT_STRING_EQUAL(as_of(ren, "host", "$(touch${IFS}/tmp/PWNX)"),
@@ -301,6 +304,7 @@ static void test_export_hostile(void)
 	CU_ASSERT_EQUAL(strlen(as_of(ren, "host", "a&b'c\\d")), 16);
 	CU_ASSERT_STRING_EQUAL(as_of(ren, "host", "a-b-c-d"), "");
 	CU_ASSERT_EQUAL(strncmp(as_of(ren, "host", "ALL"), "ALL-", 4), 0);
+	CU_ASSERT_STRING_EQUAL(as_of(ren, "host", "ALL.-x..y"), "");
 	/* switch names were checked already (swname.h): GUIDs instead */
 	CU_ASSERT_EQUAL(json_object_array_length(ren), 7);
 	free(s);
@@ -311,12 +315,16 @@ static void test_export_hostile(void)
 	     line = strtok_r(NULL, "\n", &save)) {
 		tok = strtok_r(line, " ", &save2);
 		CU_ASSERT(fits(tok, true, false, 253));
+		CU_ASSERT(!strstr(tok, "..") && !strstr(tok, ".-") &&
+			  !strstr(tok, "-."));
 		while ((tok = strtok_r(NULL, " ", &save2))) {
 			CU_ASSERT_FATAL(strchr(tok, '=') != NULL);
 			CU_ASSERT(fits(strchr(tok, '=') + 1, false, true, 63));
 		}
 	}
 	CU_ASSERT_STRING_EQUAL(as_of(ren, "host", "ALL,h08=x;#"), "all-h08-x");
+	/* DNS labels: a dot only between letters or digits */
+	CU_ASSERT_STRING_EQUAL(as_of(ren, "host", "ALL.-x..y"), "all--x--y");
 	free(s);
 	json_object_put(ren);
 

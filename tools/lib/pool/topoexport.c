@@ -85,12 +85,14 @@ static const char *sname(const struct exp *e, unsigned int l, uint32_t g)
  * What a target accepts.  Slurm node, switch and block names: no
  * hostlist or config syntax ([ ] , = # ; blanks), so letters, digits and
  * . _ - between a letter or digit at each end, and not a keyword.
- * Kubernetes: node names are DNS subdomains (lower case, no _), label
- * values at most 63 of the same set as Slurm's.
+ * Kubernetes: node names are DNS subdomains (lower case, no _, dots
+ * between letters or digits), label values at most 63 of the same set
+ * as Slurm's.
  */
 struct rule {
 	bool lower;		/* upper case folded */
 	bool under;		/* '_' allowed inside */
+	bool labels;		/* '.' only between letters or digits (DNS) */
 	size_t max;
 	const char *const *reserved;	/* compared ignoring case */
 };
@@ -99,10 +101,11 @@ struct rule {
 #define HASH_LEN 9		/* "-" and 8 hex digits */
 
 static const char *const slurm_words[] = { "ALL", "DEFAULT", NULL };
-static const struct rule slurm_rule = { false, true, NAME_MAX_OUT,
+static const struct rule slurm_rule = { false, true, false, NAME_MAX_OUT,
 					slurm_words };
-static const struct rule label_rule = { false, true, 63, NULL };
-static const struct rule node_rule = { true, false, NAME_MAX_OUT, NULL };
+static const struct rule label_rule = { false, true, false, 63, NULL };
+static const struct rule node_rule = { true, false, true, NAME_MAX_OUT,
+				       NULL };
 
 /* FNV-1a: a changed name's suffix, the same at every export. */
 static uint32_t fnv1a(const char *s)
@@ -140,6 +143,7 @@ static void map_name(const char *s, const struct rule *r, bool hash,
 		     char *buf)
 {
 	size_t n = 0, i, b, e;
+	bool cut;
 	char c;
 
 	for (i = 0; s[i] && n < NAME_MAX_OUT; i++) {
@@ -150,6 +154,7 @@ static void map_name(const char *s, const struct rule *r, bool hash,
 			c = '-';
 		buf[n++] = c;
 	}
+	cut = s[i];
 	for (b = 0; b < n && !alnum(buf[b]); b++)
 		;
 	for (e = n; e > b && !alnum(buf[e - 1]); e--)
@@ -157,7 +162,10 @@ static void map_name(const char *s, const struct rule *r, bool hash,
 	memmove(buf, buf + b, e - b);
 	n = e - b;
 	buf[n] = '\0';
-	hash |= !n || s[i] || n > r->max || reserved(r, buf);
+	for (i = 1; r->labels && i + 1 < n; i++)
+		if (buf[i] == '.' && (!alnum(buf[i - 1]) || !alnum(buf[i + 1])))
+			buf[i] = '-';
+	hash |= !n || cut || n > r->max || reserved(r, buf);
 	if (!hash)
 		return;
 	if (n > r->max - HASH_LEN)

@@ -44,7 +44,8 @@ int pool_export_parse(const char *s, enum pool_export_format *fmt);
  * written as the format allows or changed to fit.  Slurm (node, switch,
  * block names): letters, digits and . _ - with a letter or digit at each
  * end, not ALL or DEFAULT; Kubernetes: node names as DNS names (lower
- * case, no _), label values of at most 63.  Any other byte becomes '-',
+ * case, no _, a dot only between letters or digits), label values of at
+ * most 63.  Any other byte becomes '-',
  * the ends are trimmed; a name so changed that meets another, a keyword,
  * an empty or too long one ends in "-" and 8 hex digits of a hash of the
  * name as it was (the same at every export).  Each changed name is
