@@ -683,6 +683,12 @@ static void test_untrusted(void)
 	CU_ASSERT(chmod(dir, 0777) == 0);
 	expect_refused(-EPERM, "mode 0777: group or others can write it");
 	CU_ASSERT(chmod(dir, 0700) == 0);
+	/* ... or another user owns (the issue's: nobody's) */
+	if (!geteuid()) {
+		CU_ASSERT(chown(dir, 65534, -1) == 0);
+		expect_refused(-EPERM, "owned by uid 65534");
+		CU_ASSERT(chown(dir, 0, -1) == 0);
+	}
 	expect_state(1, 1, 1);
 	b = slurp_path(victim, &n);
 	CU_ASSERT_STRING_EQUAL(b, "precious\n");
