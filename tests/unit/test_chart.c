@@ -212,6 +212,7 @@ static int files_in(const char *dir)
 static void test_write_file(void)
 {
 	char dir[] = "/tmp/tu-chart-XXXXXX", path[64], got[32] = "", err[256];
+	char link[64];
 	char first[] = "first", second[] = "second";
 	FILE *f;
 
@@ -229,10 +230,22 @@ static void test_write_file(void)
 	fclose(f);
 	CU_ASSERT_STRING_EQUAL(got, "first");
 	CU_ASSERT_EQUAL(files_in(dir), 1);
+	/* a symlink there is refused, its target untouched (issue 24) */
+	snprintf(link, sizeof(link), "%s/l.svg", dir);
+	CU_ASSERT_FATAL(symlink(path, link) == 0);
+	CU_ASSERT_EQUAL(chart_write_file(link, write_ok, second, err,
+					 sizeof(err)), -EPERM);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "l.svg: refuse: not a regular file"));
+	f = fopen(path, "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_PTR_NOT_NULL(fgets(got, sizeof(got), f));
+	fclose(f);
+	CU_ASSERT_STRING_EQUAL(got, "first");
+	unlink(link);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/no/such/c.svg", dir);
 	CU_ASSERT_EQUAL(chart_write_file(path, write_ok, first, err,
-					 sizeof(err)), -EIO);
+					 sizeof(err)), -ENOENT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "No such file"));
 	rmdir(dir);
 }
