@@ -31,6 +31,19 @@ struct alias {
 	bool guid;	/* a port GUID, not a host name */
 };
 
+/*
+ * A sweep the plugin refused: its code and why, the table generation and
+ * reroutes it answered, and the engine OpenSM routed with instead ("" for
+ * none).
+ */
+struct refusal {
+	bool set;
+	char code[8];
+	char why[400];
+	uint64_t generation, reroutes;
+	char fallback[32];
+};
+
 struct ga_hints {
 	struct ga_cfg cfg;
 	struct ga_hints_ops ops;
@@ -51,6 +64,8 @@ struct ga_hints {
 	bool have_fabric;
 	struct ga_hints_routing handed, live;
 	bool have_handed, have_live;
+	struct refusal refused, shown;	/* this sweep's, the one state shows */
+	uint64_t sweep_gen;	/* table generation this sweep routes for */
 	uint64_t routings;	/* of ours that reached the switches */
 	/* the routing thread's alone: the lines last said of jobs left
 	 * out, owned, NULL: none */
@@ -342,6 +357,32 @@ static int add_routing(json_object *r, const struct ga_hints_routing *x)
 	return sm_json_add(r, "quality", q);
 }
 
+/* "refused": the last sweep's refusal while no routing of ours followed. */
+static int add_refusal(json_object *r, const struct refusal *x)
+{
+	json_object *o;
+	int ret;
+
+	if (!x->set)
+		return add_null(r, "refused");
+	o = json_object_new_object();
+	if (!o)
+		return -ENOMEM;
+	ret = sm_json_add(o, "code", json_object_new_string(x->code));
+	ret = ret ? ret : sm_json_add(o, "message",
+				      json_object_new_string(x->why));
+	ret = ret ? ret : add_u64(o, "generation", x->generation);
+	ret = ret ? ret : add_u64(o, "reroutes", x->reroutes);
+	ret = ret ? ret : x->fallback[0] ?
+	      sm_json_add(o, "fallback", json_object_new_string(x->fallback)) :
+	      add_null(o, "fallback");
+	if (ret) {
+		json_object_put(o);
+		return ret;
+	}
+	return sm_json_add(r, "refused", o);
+}
+
 /*
  * The state request: what is in the switches (routed_generation, null
  * before the first routing arrived there) against the table now.
@@ -351,6 +392,7 @@ static json_object *state_reply(struct ga_hints *h)
 	const struct sm_hints_snap *s = sm_hints_snapshot(h->tbl);
 	json_object *r = sm_reply_ok();
 	struct ga_hints_routing live;
+	struct refusal refused;
 	bool have, pending;
 	uint64_t routings;
 	int ret;
@@ -360,6 +402,7 @@ static json_object *state_reply(struct ga_hints *h)
 	have = h->have_live;
 	pending = h->pending || h->unrouted;
 	routings = h->routings;
+	refused = h->shown;
 	pthread_mutex_unlock(&h->lock);
 	ret = r ? add_u64(r, "hints_generation", s->generation) : -ENOMEM;
 	ret = ret ? ret : add_u64(r, "routings", routings);
@@ -372,6 +415,8 @@ static json_object *state_reply(struct ga_hints *h)
 	if (!ret && h->ops.sm_state)
 		ret = sm_json_add(r, "sm_state", json_object_new_string(
 			h->ops.sm_state(h->ops.ctx)));
+	if (!ret)
+		ret = add_refusal(r, &refused);
 	if (!ret && have)
 		ret = add_u64(r, "reroutes_routed", live.reroutes);
 	if (!ret && have)
@@ -741,6 +786,9 @@ int ga_hints_jobs(struct ga_hints *h, const struct fabric *f,
 	}
 	s = sm_hints_snapshot(h->tbl);
 	*gen = s->generation;
+	pthread_mutex_lock(&h->lock);
+	h->sweep_gen = s->generation;
+	pthread_mutex_unlock(&h->lock);
 	ret = s->njobs ? build_jobs(h, s, f, names, n, js, err, len) : 0;
 	if (!s->njobs) {
 		free(h->dropped);
@@ -760,11 +808,16 @@ int ga_hints_jobs(struct ga_hints *h, const struct fabric *f,
 
 void ga_hints_sweep_begin(struct ga_hints *h)
 {
+	const struct sm_hints_snap *s = sm_hints_snapshot(h->tbl);
+
 	pthread_mutex_lock(&h->lock);
+	h->sweep_gen = s->generation;
+	h->refused.set = false;
 	h->have_handed = false;
 	h->unrouted = false;
 	h->sweep_kicks = h->kicks;
 	pthread_mutex_unlock(&h->lock);
+	sm_hints_put(s);
 }
 
 void ga_hints_tcp_name(struct ga_hints *h, char *buf, size_t len)
@@ -791,12 +844,42 @@ void ga_hints_routed(struct ga_hints *h, const struct ga_hints_routing *r)
 	pthread_mutex_unlock(&h->lock);
 }
 
-void ga_hints_in_switches(struct ga_hints *h, bool ok)
+void ga_hints_refused(struct ga_hints *h, const char *line)
+{
+	struct refusal *r = &h->refused;
+	const char *colon = strstr(line, ": ");
+	size_t n = colon ? (size_t)(colon - line) : 0;
+
+	/* "ERR GA01: why" -> "GA01", "why" */
+	if (n > 4 && !strncmp(line, "ERR ", 4) && n - 4 < sizeof(r->code)) {
+		memcpy(r->code, line + 4, n - 4);
+		r->code[n - 4] = '\0';
+		line = colon + 2;
+	} else {
+		snprintf(r->code, sizeof(r->code), "?");
+	}
+	pthread_mutex_lock(&h->lock);
+	snprintf(r->why, sizeof(r->why), "%.*s", (int)strcspn(line, "\n"),
+		 line);
+	r->generation = h->sweep_gen;
+	r->reroutes = h->sweep_kicks;
+	r->set = true;
+	pthread_mutex_unlock(&h->lock);
+}
+
+void ga_hints_in_switches(struct ga_hints *h, bool ok, const char *engine)
 {
 	pthread_mutex_lock(&h->lock);
 	h->live = h->handed;
 	h->have_live = ok && h->have_handed;
 	h->routings += h->have_live;
 	h->have_handed = false;
+	if (h->have_live) {
+		h->shown.set = false;
+	} else if (h->refused.set) {
+		h->shown = h->refused;
+		snprintf(h->shown.fallback, sizeof(h->shown.fallback), "%s",
+			 engine ? engine : "");
+	}
 	pthread_mutex_unlock(&h->lock);
 }

@@ -94,12 +94,20 @@ uint64_t ga_hints_reroutes(struct ga_hints *h);
 void ga_hints_routed(struct ga_hints *h, const struct ga_hints_routing *r);
 
 /*
- * OpenSM says the unicast routing is done.  With ok (every LFT block was
+ * This sweep's routing was refused; line is the ERR line logged, "ERR
+ * GAxx: why".  State reports it, with the engine OpenSM used instead,
+ * until a routing of ours reaches the switches.
+ */
+void ga_hints_refused(struct ga_hints *h, const char *line);
+
+/*
+ * OpenSM says the unicast routing is done, by engine (its name; NULL
+ * when no engine configured the switches).  With ok (every LFT block was
  * acknowledged) the routing this sweep handed over is what state reports
  * from now on; after a sweep the plugin did not route (OpenSM fell back
  * to another engine), or with !ok, nothing of ours is known to be in the
  * switches and routed_generation is null.
  */
-void ga_hints_in_switches(struct ga_hints *h, bool ok);
+void ga_hints_in_switches(struct ga_hints *h, bool ok, const char *engine);
 
 #endif

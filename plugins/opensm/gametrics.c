@@ -96,6 +96,26 @@ static void last(FILE *out, const struct ga_hints_routing *r)
 		model(out, r);
 }
 
+/*
+ * Which engine configured the switches (the plugin, or OpenSM's fallback
+ * when it refused) and whether this SM is the master; role and engine
+ * are labels of one series each, so an alert reads them by name.
+ */
+static void sm_now(FILE *out, const struct ga_metrics *m)
+{
+	if (m->engine_used[0]) {
+		head(out, "gpuaware_sm_engine_in_use", "gauge",
+		     "The engine OpenSM configured the switches with at its last unicast routing (value 1): gpuaware, or the fallback it used when the plugin refused.");
+		fprintf(out, "gpuaware_sm_engine_in_use{engine=\"%s\"} 1\n",
+			m->engine_used);
+	}
+	if (m->role) {
+		head(out, "gpuaware_sm_role", "gauge",
+		     "This OpenSM's state (value 1): master, standby, discovering or not active.");
+		fprintf(out, "gpuaware_sm_role{role=\"%s\"} 1\n", m->role);
+	}
+}
+
 static void page(FILE *out, const struct ga_metrics *m)
 {
 	head(out, "gpuaware_sm_routings_total", "counter",
@@ -115,6 +135,7 @@ static void page(FILE *out, const struct ga_metrics *m)
 	fprintf(out, "gpuaware_sm_reroutes_total %" PRIu64 "\n", m->reroutes);
 	if (m->have)
 		last(out, &m->last);
+	sm_now(out, m);
 	codes(out);
 }
 

@@ -27,6 +27,9 @@ struct ga_metrics {
 	bool have;		/* last: the last successful one */
 	struct ga_hints_routing last;
 	uint64_t reroutes;	/* reroutes the hint socket asked for */
+	/* OpenSM's engine at its last unicast routing, "" before one */
+	char engine_used[32];
+	const char *role;	/* the SM's state ("master", ...); static */
 };
 
 /*

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,10 +115,21 @@ static void drop_sweep(struct ga_ctx *c)
  * After each routing, made or failed: the textfile metrics, when
  * configured.  A file that cannot be written is logged; routing goes on.
  */
+static void write_metrics(struct ga_ctx *c)
+{
+	char err[512];
+
+	c->metrics.role = ga_takeover_state(c->osm);
+	if (c->cfg.metrics_textfile[0] &&
+	    ga_metrics_write(c->cfg.metrics_textfile, &c->metrics, err,
+			     sizeof(err)))
+		GA_LOG(&c->osm->log, OSM_LOG_ERROR,
+			"ERR GA41: metrics textfile not written: %s\n", err);
+}
+
 static void publish(struct ga_ctx *c, bool ok)
 {
 	struct ga_metrics *m = &c->metrics;
-	char err[512];
 
 	m->last_s = mono_s() - c->t_start;
 	m->seconds += m->last_s;
@@ -129,10 +141,7 @@ static void publish(struct ga_ctx *c, bool ok)
 		m->failed++;
 	}
 	m->reroutes = c->hints ? ga_hints_reroutes(c->hints) : 0;
-	if (c->cfg.metrics_textfile[0] &&
-	    ga_metrics_write(c->cfg.metrics_textfile, m, err, sizeof(err)))
-		GA_LOG(&c->osm->log, OSM_LOG_ERROR,
-			"ERR GA41: metrics textfile not written: %s\n", err);
+	write_metrics(c);
 }
 
 /* Give up on this sweep's routing. */
@@ -143,25 +152,43 @@ static int refuse(struct ga_ctx *c)
 	return -1;
 }
 
+/*
+ * An ERR line for a sweep the plugin does not route: logged, and kept
+ * for the hint socket's state, which names it beside the engine OpenSM
+ * falls back to.
+ */
+__attribute__((format(printf, 2, 3)))
+static void say_refusal(struct ga_ctx *c, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	ga_metrics_count(line);
+	GA_LOG(&c->osm->log, OSM_LOG_ERROR, "%s", line);
+	if (c->hints)
+		ga_hints_refused(c->hints, line);
+}
+
 static void route_error(struct ga_ctx *c, int ret)
 {
-	osm_log_t *log = &c->osm->log;
 	const char *why = c->sum.detail[0] ? c->sum.detail : "no detail";
 
 	if (ret == -ENOTSUP)
-		GA_LOG(log, OSM_LOG_ERROR,
+		say_refusal(c,
 			"ERR GA01: engine '%s' does not fit this fabric (%s): %s\n",
 			rt_engine_name(c->cfg.engine),
 			c->sum.topology[0] ? c->sum.topology : "unknown", why);
 	else if (ret == -EIO)
-		GA_LOG(log, OSM_LOG_ERROR,
+		say_refusal(c,
 			"ERR GA02: routing with '%s' lost a connected pair, tables refused: %s\n",
 			c->sum.engine[0] ? c->sum.engine :
 			rt_engine_name(c->cfg.engine), why);
 	else
-		GA_LOG(log, OSM_LOG_ERROR,
-			"ERR GA03: routing failed: %s (%s)\n", strerror(-ret),
-			why);
+		say_refusal(c, "ERR GA03: routing failed: %s (%s)\n",
+			    strerror(-ret), why);
 }
 
 /*
@@ -237,7 +264,6 @@ static int route_one_vl(struct ga_ctx *c)
 static int ga_build_lid_matrices(void *context)
 {
 	struct ga_ctx *c = context;
-	osm_log_t *log = &c->osm->log;
 	double t;
 	int ret;
 
@@ -252,9 +278,8 @@ static int ga_build_lid_matrices(void *context)
 	c->cpu_start = cpu_s();
 	ret = ga_import(&c->osm->subn, &c->sweep);
 	if (ret) {
-		GA_LOG(log, OSM_LOG_ERROR,
-			"ERR GA04: cannot import the subnet: %s\n",
-			strerror(-ret));
+		say_refusal(c, "ERR GA04: cannot import the subnet: %s\n",
+			    strerror(-ret));
 		publish(c, false);
 		return -1;
 	}
@@ -328,7 +353,7 @@ static bool check_quality(struct ga_ctx *c)
 		snprintf(lost, sizeof(lost), "%" PRIu64 " unreachable pairs (first LID %u -> %u at switch %u port %u)",
 			 r.unreachable, r.bad.slid, r.bad.dlid, r.bad.sw,
 			 r.bad.port);
-	GA_LOG(log, OSM_LOG_ERROR,
+	say_refusal(c,
 		"ERR GA07: the verifier rejects the tables: %s%s%s%s\n", lost,
 		r.cdg_cycle ? ", credit loop" : "",
 		r.mgmt_loops ? ", switch routes that loop" : "",
@@ -413,7 +438,7 @@ static int ga_build_fwd_tables(void *context)
 
 	memset(&c->done, 0, sizeof(c->done));
 	if (!c->routed) {
-		GA_LOG(log, OSM_LOG_ERROR,
+		say_refusal(c,
 			"ERR GA08: no routing from this sweep to install\n");
 		return -1;
 	}
@@ -423,9 +448,8 @@ static int ga_build_fwd_tables(void *context)
 		return refuse(c);
 	ret = ga_export_lfts(&c->sweep, &c->tables);
 	if (ret) {
-		GA_LOG(log, OSM_LOG_ERROR,
-			"ERR GA09: cannot install the tables: %s\n",
-			strerror(-ret));
+		say_refusal(c, "ERR GA09: cannot install the tables: %s\n",
+			    strerror(-ret));
 		return refuse(c);
 	}
 	if (ga_takeover_compare(&c->takeover, c->osm))
@@ -436,9 +460,8 @@ static int ga_build_fwd_tables(void *context)
 	/* OpenSM programs SL2VL after the LFTs: both change in one sweep. */
 	ret = ga_vl_swap(&c->live, &c->tables);
 	if (ret) {
-		GA_LOG(log, OSM_LOG_ERROR,
-			"ERR GA25: cannot keep the SL tables: %s\n",
-			strerror(-ret));
+		say_refusal(c, "ERR GA25: cannot keep the SL tables: %s\n",
+			    strerror(-ret));
 		return refuse(c);
 	}
 	note_routing(c);
@@ -634,21 +657,31 @@ static void ga_delete(void *data)
 static void ga_report(void *data, osm_epi_event_id_t id, void *event)
 {
 	struct ga_ctx *c = data;
+	const struct osm_routing_engine *used;
 
 	(void)event;
 	if (!c)
 		return;
 	if (id == OSM_EVENT_ID_HEAVY_SWEEP_DONE)
 		ga_takeover_read(&c->takeover, c->osm);
+	/* a standby never routes: its role is written when it changes */
+	if (id == OSM_EVENT_ID_STATE_CHANGE)
+		write_metrics(c);
 	if (id != OSM_EVENT_ID_UCAST_ROUTING_DONE)
 		return;
 	ga_takeover_done(&c->takeover, c->osm);
 	if (c->hops_due)
 		write_hops(c);
 	drop_sweep(c);
+	used = c->osm->routing_engine_used;
+	snprintf(c->metrics.engine_used, sizeof(c->metrics.engine_used), "%s",
+		 used && used->name ? used->name : "");
+	write_metrics(c);
 	if (c->hints)
 		ga_hints_in_switches(c->hints,
-				     !c->osm->subn.subnet_initialization_error);
+				     !c->osm->subn.subnet_initialization_error,
+				     c->metrics.engine_used[0] ?
+				     c->metrics.engine_used : NULL);
 }
 
 osm_event_plugin_t osm_event_plugin = {

@@ -3,8 +3,9 @@
 # The plugin's node_exporter textfile ([metrics] textfile): OpenSM with
 # the plugin on a fat-tree writes it after its routing, and again after a
 # job-hint reroute; promtool check metrics passes on both; they say the
-# routings, the engine and VLs, the job table's generation, the guard's
-# choice and scores once there are jobs, the reroute, and count the
+# routings, the engine and VLs, the engine OpenSM used and the SM's
+# role, the job table's generation, the guard's choice and scores once
+# there are jobs, the reroute, and count the
 # ERR code a bad config value logged.  No temporary file is left.
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -42,6 +43,10 @@ promtool_ok "first routing"
 	t_fail "ERR GA10 not counted: $(grep log_codes "$PROM")"
 [ -z "$(value gpuaware_sm_job_routing_kept)" ] ||
 	t_fail "a guard's choice without jobs"
+poll 10 sh -c "grep -q '^gpuaware_sm_engine_in_use{engine=\"gpuaware\"} 1$' '$PROM'" ||
+	t_fail "engine in use: $(grep engine_in_use "$PROM")"
+[ "$(value 'gpuaware_sm_role{role="master"}')" = 1 ] ||
+	t_fail "role: $(grep sm_role "$PROM")"
 
 # a job across the leaves: a reroute, the guard's scores
 printf '{"jobs":[{"id":"j1","hosts":["h01","h05","h09","h13"]}]}\n' >"$WORK/jobs.json"

@@ -239,7 +239,7 @@ static void sweep(struct fix *x, const struct fabric *f, bool ours, bool ok)
 	snprintf(hr.engine, sizeof(hr.engine), "fattree");
 	if (ours)
 		ga_hints_routed(x->h, &hr);
-	ga_hints_in_switches(x->h, ok);
+	ga_hints_in_switches(x->h, ok, "gpuaware");
 }
 
 /* The job_model reply's with or without value of one pattern, -1 without. */
@@ -307,7 +307,7 @@ static void test_routed_generation(void)
 	json_object_put(r);
 	/* OpenSM fell back (import failed, another engine): none of ours */
 	ga_hints_sweep_begin(x.h);
-	ga_hints_in_switches(x.h, true);
+	ga_hints_in_switches(x.h, true, "gpuaware");
 	r = ask(&x, "{\"op\":\"state\"}");
 	CU_ASSERT(json_object_object_get(r, "routed_generation") == NULL);
 	CU_ASSERT_EQUAL(num(r, "routings"), 1);
@@ -319,7 +319,7 @@ static void test_routed_generation(void)
 	json_object_put(r);
 	/* a done event with no sweep begun reports nothing twice */
 	sweep(&x, f, true, true);
-	ga_hints_in_switches(x.h, true);
+	ga_hints_in_switches(x.h, true, "gpuaware");
 	r = ask(&x, "{\"op\":\"state\"}");
 	CU_ASSERT(json_object_object_get(r, "routed_generation") == NULL);
 	CU_ASSERT_EQUAL(num(r, "routings"), 2);
@@ -331,7 +331,7 @@ static void test_routed_generation(void)
 	hr.with = (struct rt_model){ 0.5, 0.25, 0.3, 0.2 };
 	hr.without = (struct rt_model){ 0.75, 0.5, 0.3, 0.2 };
 	ga_hints_routed(x.h, &hr);
-	ga_hints_in_switches(x.h, true);
+	ga_hints_in_switches(x.h, true, "gpuaware");
 	r = ask(&x, "{\"op\":\"state\"}");
 	CU_ASSERT_EQUAL(num(r, "routed_generation"), 2);
 	CU_ASSERT_STRING_EQUAL(json_object_get_string(json_object_object_get(
@@ -371,7 +371,7 @@ static void test_reroute_ticket(void)
 	json_object_put(r);
 	sleep_ms(100);
 	CU_ASSERT_EQUAL(atomic_load(&kicks), 1);
-	ga_hints_in_switches(x.h, true);	/* ... lands: not the answer */
+	ga_hints_in_switches(x.h, true, "gpuaware");	/* ... lands: not the answer */
 	r = ask(&x, "{\"op\":\"state\"}");
 	CU_ASSERT(json_object_get_boolean(
 		json_object_object_get(r, "reroute_pending")));
@@ -381,6 +381,60 @@ static void test_reroute_ticket(void)
 	CU_ASSERT(num(r, "reroutes_routed") >= ticket);
 	CU_ASSERT(!json_object_get_boolean(
 		json_object_object_get(r, "reroute_pending")));
+	json_object_put(r);
+	stop(&x);
+	fab_free(f);
+}
+
+/* A field of the state reply's "refused", NULL when it has none. */
+static const char *refused(json_object *r, const char *k)
+{
+	json_object *x = json_object_object_get(r, "refused");
+
+	return x ? json_object_get_string(json_object_object_get(x, k)) : NULL;
+}
+
+/*
+ * A sweep the plugin refused: state names the code, the reason, the
+ * table generation and the engine OpenSM used instead, until a routing
+ * of ours reaches the switches.
+ */
+static void test_refusal(void)
+{
+	struct fabric *f = tree();
+	struct fix x;
+	json_object *r;
+
+	start(&x, 0);
+	r = ask(&x, "{\"op\":\"state\"}");
+	CU_ASSERT(json_object_object_get_ex(r, "refused", NULL));
+	CU_ASSERT(refused(r, "code") == NULL);
+	json_object_put(r);
+	json_object_put(ask(&x, "{\"op\":\"hints.add\",\"job\":{\"id\":\"j1\",\"hosts\":[\"node0001\"]}}"));
+	ga_hints_sweep_begin(x.h);
+	ga_hints_refused(x.h, "ERR GA01: engine 'fattree' does not fit this fabric (torus): no levels\n");
+	ga_hints_in_switches(x.h, true, "updn");
+	r = ask(&x, "{\"op\":\"state\"}");
+	CU_ASSERT(json_object_object_get(r, "routed_generation") == NULL);
+	CU_ASSERT_STRING_EQUAL(refused(r, "code"), "GA01");
+	CU_ASSERT_STRING_EQUAL(refused(r, "message"),
+			       "engine 'fattree' does not fit this fabric (torus): no levels");
+	CU_ASSERT_STRING_EQUAL(refused(r, "fallback"), "updn");
+	CU_ASSERT_STRING_EQUAL(refused(r, "generation"), "1");
+	json_object_put(r);
+	/* no engine configured the switches: no fallback named */
+	ga_hints_sweep_begin(x.h);
+	ga_hints_refused(x.h, "ERR GA04: cannot import the subnet: Cannot allocate memory\n");
+	ga_hints_in_switches(x.h, false, NULL);
+	r = ask(&x, "{\"op\":\"state\"}");
+	CU_ASSERT_STRING_EQUAL(refused(r, "code"), "GA04");
+	CU_ASSERT(json_object_object_get(json_object_object_get(r, "refused"),
+					 "fallback") == NULL);
+	json_object_put(r);
+	sweep(&x, f, true, true);
+	r = ask(&x, "{\"op\":\"state\"}");
+	CU_ASSERT_EQUAL(num(r, "routed_generation"), 1);
+	CU_ASSERT(refused(r, "code") == NULL);
 	json_object_put(r);
 	stop(&x);
 	fab_free(f);
@@ -905,6 +959,7 @@ TU_SUITE(gahints,
 	 { "reroutes coalesced", test_coalesced },
 	 { "routed generation", test_routed_generation },
 	 { "reroute ticket", test_reroute_ticket },
+	 { "a refusal in state", test_refusal },
 	 { "table kept", test_kept },
 	 { "a failed save in the log", test_save_fails },
 	 { "jobs sharing a host are routed", test_shared_routed },

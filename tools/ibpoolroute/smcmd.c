@@ -38,16 +38,40 @@ static uint64_t u64(json_object *o, const char *key)
 }
 
 /*
+ * The refusal of a sweep that answered the change (its field rkey,
+ * generation or reroutes, reached want), into err; false when there is
+ * none.
+ */
+static bool refused(json_object *r, const char *rkey, uint64_t want,
+		    const char *what, char *err, size_t len)
+{
+	json_object *x, *fb;
+
+	if (!json_object_object_get_ex(r, "refused", &x) || !x ||
+	    u64(x, rkey) < want)
+		return false;
+	fb = json_object_object_get(x, "fallback");
+	snprintf(err, len, "%s was not routed: the plugin refused the fabric (%s: %s); %s%s",
+		 what, pr_str(x, "code"), pr_str(x, "message"),
+		 fb ? "OpenSM routed with " : "no engine configured the switches",
+		 fb ? json_object_get_string(fb) : "");
+	return true;
+}
+
+/*
  * Poll state until its field key (routed_generation, reroutes_routed)
- * reaches want, all within the one --timeout; PR_OK, or PR_ERR saying
- * what was accepted and is not in the switches yet.
+ * reaches want, all within the one --timeout; PR_OK, PR_ERR saying
+ * what was accepted and is not in the switches yet, or at once PR_BAD
+ * saying why a sweep that answered it was refused (rkey: the refusal's
+ * field to compare).
  */
 static int wait_routed(const struct pr_opts *o, const char *key,
-		       uint64_t want, const char *what, char *err, size_t len)
+		       const char *rkey, uint64_t want, const char *what,
+		       char *err, size_t len)
 {
 	double end = (mono_s() * 1e3) + timeout(o), left;
 	json_object *r, *v;
-	bool done;
+	bool done, no;
 	int ret;
 
 	for (;;) {
@@ -63,9 +87,12 @@ static int wait_routed(const struct pr_opts *o, const char *key,
 		}
 		done = json_object_object_get_ex(r, key, &v) && v &&
 		       (uint64_t)json_object_get_int64(v) >= want;
+		no = !done && refused(r, rkey, want, what, err, len);
 		json_object_put(r);
 		if (done)
 			return PR_OK;
+		if (no)
+			return PR_BAD;
 		usleep(20000);
 	}
 }
@@ -107,7 +134,8 @@ static void print_jobs(json_object *r)
 
 /*
  * The request for hints set FILE|-: the file's {"jobs":[...]}, with
- * --owner its "owner".
+ * --owner its "owner".  A saved hints get --json is taken as it is: its
+ * reply fields "ok" and "generation" are not the request's.
  */
 static json_object *set_request(const char *path, const char *owner,
 				char *err, size_t len)
@@ -123,6 +151,8 @@ static json_object *set_request(const char *path, const char *owner,
 		json_object_put(req);
 		return NULL;
 	}
+	json_object_object_del(req, "ok");
+	json_object_object_del(req, "generation");
 	if (sm_json_add(req, "op", json_object_new_string("hints.set")) ||
 	    (owner && sm_json_add(req, "owner",
 				  json_object_new_string(owner)))) {
@@ -176,7 +206,8 @@ static int changed(const struct pr_opts *o, json_object *r, char *err,
 	snprintf(what, sizeof(what), "the job table at generation %" PRIu64,
 		 gen);
 	if (o->wait)
-		ret = wait_routed(o, "routed_generation", gen, what, err, len);
+		ret = wait_routed(o, "routed_generation", "generation", gen,
+				  what, err, len);
 	if (o->json)
 		print_json(r);
 	else if (!ret)
@@ -250,6 +281,25 @@ static void print_model(json_object *r)
 	model_line(m, "alltoall", "alltoall_worst", "  all-to-all");
 }
 
+/* Nothing of ours in the switches: the refusal and the fallback, if any. */
+static void print_refusal(json_object *r)
+{
+	json_object *x, *fb;
+
+	if (!json_object_object_get_ex(r, "refused", &x) || !x) {
+		printf("in switches  : %s\n", u64(r, "routings") ?
+		       "not gpuaware's routing (an LFT block failed, or OpenSM routed with another engine)" :
+		       "no gpuaware routing yet");
+		return;
+	}
+	fb = json_object_object_get(x, "fallback");
+	printf("in switches  : %s%s\n", fb ? "OpenSM's engine " :
+	       "no routing: no engine configured the switches",
+	       fb ? json_object_get_string(fb) : "");
+	printf("refused      : %s: %s (job table generation %" PRIu64 ")\n",
+	       pr_str(x, "code"), pr_str(x, "message"), u64(x, "generation"));
+}
+
 static void print_state(json_object *r)
 {
 	json_object *rg, *q;
@@ -263,9 +313,7 @@ static void print_state(json_object *r)
 	       json_object_get_boolean(json_object_object_get(r, "reroute_pending")) ?
 	       ", reroute pending" : "");
 	if (!rg) {
-		printf("in switches  : %s\n", u64(r, "routings") ?
-		       "not gpuaware's routing (OpenSM's last routing fell back to another engine, or an LFT block failed)" :
-		       "no gpuaware routing yet");
+		print_refusal(r);
 		return;
 	}
 	jr = json_object_object_get(r, "job_routing") ?
@@ -317,7 +365,7 @@ int pr_reroute(const struct pr_opts *o, char *err, size_t len)
 	if (ret)
 		return ret;
 	ticket = u64(r, "reroute");
-	ret = o->wait ? wait_routed(o, "reroutes_routed", ticket,
+	ret = o->wait ? wait_routed(o, "reroutes_routed", "reroutes", ticket,
 				    "the reroute", err, len) : PR_OK;
 	if (o->json)
 		print_json(r);
