@@ -304,12 +304,15 @@ static void print_state(json_object *r)
 {
 	json_object *rg, *q;
 	const char *jr;
+	uint64_t n;
+	bool none;
 
 	json_object_object_get_ex(r, "routed_generation", &rg);
 	if (json_object_object_get_ex(r, "sm_state", NULL))
 		printf("sm           : %s\n", pr_str(r, "sm_state"));
-	printf("job table    : generation %" PRIu64 ", %" PRIu64 " jobs%s\n",
+	printf("job table    : generation %" PRIu64 ", %" PRIu64 " job%s%s\n",
 	       u64(r, "hints_generation"), u64(r, "jobs"),
+	       u64(r, "jobs") == 1 ? "" : "s",
 	       json_object_get_boolean(json_object_object_get(r, "reroute_pending")) ?
 	       ", reroute pending" : "");
 	if (!rg) {
@@ -318,9 +321,19 @@ static void print_state(json_object *r)
 	}
 	jr = json_object_object_get(r, "job_routing") ?
 	     pr_str(r, "job_routing") : "";
-	printf("in switches  : generation %" PRIu64 " (%" PRIu64 " jobs routed%s%s)\n",
-	       u64(r, "routed_generation"), u64(r, "jobs_routed"),
-	       *jr ? ": " : "", jr);
+	n = u64(r, "jobs_routed");
+	/* "none (why)": the engine or the guard left the jobs out */
+	none = !strncmp(jr, "none (", 6);
+	printf("in switches  : generation %" PRIu64 ", ",
+	       u64(r, "routed_generation"));
+	if (!n)
+		printf("routing without jobs (no jobs)\n");
+	else if (none)
+		printf("routing without jobs (for %" PRIu64 " job%s: %.*s)\n",
+		       n, n == 1 ? "" : "s", (int)strlen(jr) - 7, jr + 6);
+	else
+		printf("routing for %" PRIu64 " job%s (%s)\n", n,
+		       n == 1 ? "" : "s", *jr ? jr : "as they are");
 	print_model(r);
 	printf("routing      : topology %s, engine %s, %" PRIu64 " VL%s, %.1f ms\n",
 	       pr_str(r, "topology"), pr_str(r, "engine"), u64(r, "vls"),
