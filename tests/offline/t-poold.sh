@@ -196,10 +196,13 @@ check_paths() {
 		for my $a (@allocs) {
 			for my $gp (@{$a->{gpus}}) {
 				my $at = $peer{"$a->{client} mlx5_0:1"}[0];
+				my $i = 0;
 				for my $hop (@{$gp->{path}}) {
 					my ($sw, $p) = split /:/, $hop;
 					my $name = $byguid{hex($sw)};
 					$bad++, last unless defined $name && $name eq $at;
+					# the same hop as a reader names it
+					$bad++ unless ($gp->{path_names}[$i++] // "") eq "$name port $p";
 					$at = $peer{"$name:$p"}[0];
 				}
 				# ibsim: port GUID = node GUID + 1
@@ -210,6 +213,18 @@ check_paths() {
 		print $bad ? "$bad bad paths\n" : "ok\n";' "$NET" "$1"
 }
 expect "alloc: paths follow the cabling" ok "$(check_paths "$w/a1")"
+# As text: each allocation's line, then one line per host port its GPUs
+# share (1 host for the first, 3 for the second), with units and the hops
+# by switch name.
+"$R" allocs > "$w/out"
+if [ "$(grep -c '^Allocation' "$w/out")" = 2 ] &&
+	[ "$(grep -c '^  node' "$w/out")" = 4 ] &&
+	grep -q '^Allocation 1: client node0001, uid [0-9]*, job j1, 4 GPUs, expires 20[0-9-]* [0-9:]* UTC$' "$w/out" &&
+	sed -n 2p "$w/out" | grep -Eq '^  node000[1-4] GPUs 0,1,2,3: DLID [0-9]+, GID fe80(:[0-9a-f]{4}){7}, SL 0, MTU 4096 bytes, 100 Gb/s, load [0-9]+\.[0-9]{2} paths on its busiest link, path leaf-0 port [0-9]+$'; then
+	ok "allocs: text"
+else
+	bad "allocs: text" "$(cat "$w/out")"
+fi
 
 # With its leaf full, node0001's next two allocations leave the leaf,
 # each by another up-link (tests/unit/test_view.c shows the load steers

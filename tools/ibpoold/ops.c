@@ -615,11 +615,11 @@ static json_object *gpu_json(const struct poold *d, const struct pool_alloc *a,
 {
 	const struct pool_gpu_ref *x = &a->gpus[g];
 	const struct pool_view *v = d->view;
-	json_object *o = json_object_new_object(), *path;
+	json_object *o = json_object_new_object(), *path, *names;
 	struct pool_path_attr at;
 	struct pool_path f, r;
 	uint32_t src = 0, dst = 0;
-	char buf[64];
+	char buf[64], name[96];
 	unsigned int i;
 	int ret = -ENOMEM;
 
@@ -649,11 +649,17 @@ static json_object *gpu_json(const struct poold *d, const struct pool_alloc *a,
 	path = json_object_new_array();
 	if (sm_json_add(o, "path", path))
 		goto out_put;
+	names = json_object_new_array();
+	if (sm_json_add(o, "path_names", names))
+		goto out_put;
 	for (i = 0; i < f.n; i++) {
 		if (pool_view_is_ca_link(v, f.link[i]))
 			continue;
 		pool_view_hop(v, f.link[i], buf, sizeof(buf));
 		if (json_object_array_add(path, json_object_new_string(buf)))
+			goto out_put;
+		pool_view_hop_name(v, f.link[i], name, sizeof(name));
+		if (json_object_array_add(names, json_object_new_string(name)))
 			goto out_put;
 	}
 	if (sm_json_add(o, "load", json_object_new_double(pool_view_pair_cost(v, &f, &r))))

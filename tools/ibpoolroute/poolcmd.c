@@ -59,32 +59,76 @@ static int show(const struct pr_opts *o, json_object *reply,
 	return fflush(stdout) ? PR_ERR : PR_OK;
 }
 
+/*
+ * A GPU's path: its hops by switch name and out port, else (an older
+ * ibpoold) by GUID.
+ */
+static void print_path(json_object *g)
+{
+	json_object *path = arr(g, "path_names"), *hop;
+	size_t k;
+
+	if (!path)
+		path = arr(g, "path");
+	if (!path) {
+		printf("path lost (the fabric changed)");
+		return;
+	}
+	printf("path");
+	for (k = 0; k < len_of(path); k++) {
+		hop = json_object_array_get_idx(path, k);
+		printf("%s%s", k ? " -> " : " ", json_object_get_string(hop));
+	}
+	if (!len_of(path))
+		printf(" within the client's switch");
+}
+
+/* GPUs a and b reach the same port by the same path: one line. */
+static bool same_port(json_object *a, json_object *b)
+{
+	json_object *pa = arr(a, "path"), *pb = arr(b, "path");
+
+	return !strcmp(pr_str(a, "host"), pr_str(b, "host")) &&
+	       num(a, "dlid") == num(b, "dlid") && pa && pb &&
+	       !strcmp(json_object_to_json_string(pa),
+		       json_object_to_json_string(pb));
+}
+
+/*
+ * An allocation's line, then one line per host port its GPUs use.  load counts the
+ * allocation paths on the busiest link of the GPU's paths, its traffic
+ * added as a share of the link rate (docs/protocol.md).
+ */
 static void print_alloc(json_object *a)
 {
-	json_object *gpus = arr(a, "gpus"), *g, *path;
+	json_object *gpus = arr(a, "gpus"), *g;
 	time_t t = num(a, "expires");
 	char when[32];
-	size_t i, k;
+	size_t i, j, k;
 
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
-	printf("Allocation %s: client %s, uid %" PRId64 ", job %s, %zu GPUs, expires %s\n",
+	printf("Allocation %s: client %s, uid %" PRId64 ", job %s, %zu GPU%s, expires %s\n",
 	       pr_str(a, "id"), pr_str(a, "client"), num(a, "uid"),
-	       *pr_str(a, "job") ? pr_str(a, "job") : "-", len_of(gpus), when);
-	for (i = 0; i < len_of(gpus); i++) {
+	       *pr_str(a, "job") ? pr_str(a, "job") : "-", len_of(gpus),
+	       len_of(gpus) == 1 ? "" : "s", when);
+	for (i = 0; i < len_of(gpus); i = k) {
 		g = json_object_array_get_idx(gpus, i);
-		path = arr(g, "path");
-		/* "-": SL not known (null), never shown as 0 */
-		printf("  %-12s gpu %-2" PRId64 " port %s DLID %" PRId64 " SL %s MTU %" PRId64 " rate %g load %.3f\n",
-		       pr_str(g, "host"), num(g, "gpu"), pr_str(g, "port_guid"),
-		       num(g, "dlid"), pr_str(g, "sl"), num(g, "mtu"),
-		       dbl(g, "rate"), dbl(g, "load"));
-		printf("  %-12s GID %s path", "", pr_str(g, "gid"));
-		if (!path)
-			printf(" lost (the fabric changed)");
-		for (k = 0; k < len_of(path); k++)
-			printf("%s%s", k ? " -> " : " ",
-			       json_object_get_string(
-				       json_object_array_get_idx(path, k)));
+		for (k = i + 1; k < len_of(gpus) &&
+		     same_port(g, json_object_array_get_idx(gpus, k)); k++)
+			;
+		printf("  %s GPU%s ", pr_str(g, "host"), k - i > 1 ? "s" : "");
+		for (j = i; j < k; j++)
+			printf("%s%" PRId64, j > i ? "," : "",
+			       num(json_object_array_get_idx(gpus, j), "gpu"));
+		printf(": ");
+		if (arr(g, "path"))
+			/* "-": SL not known (null), never shown as 0 */
+			printf("DLID %" PRId64 ", GID %s, SL %s, MTU %" PRId64 " bytes, %g Gb/s, load %.2f paths on its busiest link, ",
+			       num(g, "dlid"), pr_str(g, "gid"), pr_str(g, "sl"),
+			       num(g, "mtu"), dbl(g, "rate"), dbl(g, "load"));
+		else
+			printf("DLID %" PRId64 ", ", num(g, "dlid"));
+		print_path(g);
 		putchar('\n');
 	}
 }

@@ -728,3 +728,16 @@ void pool_view_hop(const struct pool_view *v, uint32_t link, char *buf,
 	snprintf(buf, len, "0x%016" PRIx64 ":%u", f->nodes[n].guid,
 		 link - f->nodes[n].port0);
 }
+
+void pool_view_hop_name(const struct pool_view *v, uint32_t link, char *buf,
+			size_t len)
+{
+	const struct fabric *f = v->fab;
+	uint32_t n = v->port_node[link];
+	const char *d = f->nodes[n].desc;
+
+	if (d && *d)
+		snprintf(buf, len, "%s port %u", d, link - f->nodes[n].port0);
+	else
+		pool_view_hop(v, link, buf, len);
+}

@@ -185,6 +185,13 @@ void pool_view_attr(const struct pool_view *v, uint32_t src,
 void pool_view_hop(const struct pool_view *v, uint32_t link, char *buf,
 		   size_t len);
 
+/*
+ * The same hop as a reader names it: "<switch NodeDescription> port
+ * <out port>" (the GUID when the switch has no description).
+ */
+void pool_view_hop_name(const struct pool_view *v, uint32_t link, char *buf,
+			size_t len);
+
 static inline bool pool_view_is_ca_link(const struct pool_view *v,
 					uint32_t link)
 {
