@@ -98,6 +98,12 @@ awk -v s="$7" -v b="$8" -v r="$9" -v d="$5" -v w="$WAIT" 'BEGIN {
 	       r > 0.999 * w / s && r < 1.001 * w / s) }' ||
 	t_fail "raise: rates $8 B/s and $9 ticks/s over $7 s do not fit"
 top="$(printf '%.0f' "$8") B/s, $(printf '%.0f' "$9") xmit-wait/s over $7 s"
+# Its share of the link rate: ft2-tiny's links are 4x SDR, 10 Gb/s.
+grep -q '"link_bytes_per_s": 1250000000' "$WORK/raise.out" ||
+	t_fail "raise: link rate $(grep -m1 link_bytes_per_s "$WORK/raise.out")"
+awk -v b="$8" '/"share_of_link"/ { gsub(/,/, "", $2); s = $2; exit }
+	END { exit !(s > 0.999 * b / 1.25e9 && s < 1.001 * b / 1.25e9) }' \
+	"$WORK/raise.out" || t_fail "raise: share of the link rate not $8 / 1.25e9"
 [ "$(grep -c '"xmit_wait": [1-9]' "$WORK/raise.out")" -eq 2 ] ||
 	t_fail "raise: xmit-wait on other links than the two set"
 set -- $(link 2 "$WORK/raise.out")
@@ -136,7 +142,7 @@ grep -q "^fabric      : 6 switches, 16 CAs, discovered in" "$WORK/cut.out" ||
 	t_fail "cut: not ft2-tiny's 6 switches and 16 CAs"
 grep -q "^not answering: 0x0002c90300000102 'spine-2' (second sample): " "$WORK/cut.out" ||
 	t_fail "cut: spine-2 not reported: $(grep '^not answering' "$WORK/cut.out")"
-[ "$(grep -c ' gone  *spine-2 -> ' "$WORK/cut.out")" -eq 4 ] ||
+[ "$(grep -c ' gone  *spine-2 port [0-9]* -> leaf-[0-9]* port [0-9]*$' "$WORK/cut.out")" -eq 4 ] ||
 	t_fail "cut: spine-2's 4 links not gone"
 [ "$(grep -c '^ *[0-9]*  0x' "$WORK/cut.out")" -eq 32 ] ||
 	t_fail "cut: not every link listed"
@@ -153,6 +159,12 @@ m=$(sed -n 's/^shown       : 3 busiest of \([0-9]*\) links$/\1/p' "$WORK/top.out
 	t_fail "top: no 'shown: 3 busiest of M links' with M > 3: $(grep '^shown' "$WORK/top.out")"
 [ "$(grep -c '^ *[0-9]*  0x' "$WORK/top.out")" -eq 3 ] ||
 	t_fail "top: not 3 links listed"
+# Units in the header; each row's share is its data over its link rate.
+grep -q '^rank  from  *to  *data Gb/s link Gb/s  of link wait ticks/s  flags  names$' \
+	"$WORK/top.out" || t_fail "top: header $(grep '^rank' "$WORK/top.out")"
+awk '/^ *[0-9]+  0x/ { n++; if ($5 != 10 || ($6 - $4 / $5) ^ 2 > 1e-6 ||
+	$NF !~ /^[0-9]+$/) bad++ } END { exit !(n == 3 && !bad) }' \
+	"$WORK/top.out" || t_fail "top: rows: $(grep '^ *[0-9]*  0x' "$WORK/top.out")"
 run_counters topj --top 2 --json --interval 100
 finish topj
 grep -q "\"link_count\": $m," "$WORK/topj.out" ||

@@ -77,11 +77,26 @@ static const char *desc(const struct lf *v, uint32_t n)
 	return n < f->nnodes ? f->nodes[n].desc : "?";
 }
 
+/*
+ * The nominal rate of r's link in bytes a second from the fabric's
+ * PortInfo, 0 when not known (a link gone from the later sample).
+ */
+static double link_rate(const struct sweep *sw, const struct lf_rate *r)
+{
+	const struct fabric *f = lf_fabric(sw->v);
+
+	if (r->flags & LF_RATE_GONE || r->node >= f->nnodes ||
+	    r->port > f->nodes[r->node].nports)
+		return 0;
+	return fab_port_rate(fab_port(f, r->node, r->port));
+}
+
 static void text(FILE *out, const struct sweep *sw, const struct lf_rate *r,
 		 size_t n)
 {
 	const struct lf_sample *b = sw->b;
-	char fl[64];
+	char fl[64], share[16];
+	double link;
 	size_t i;
 
 	fprintf(out, "source      : %s\n", lf_source(sw->v));
@@ -104,14 +119,24 @@ static void text(FILE *out, const struct sweep *sw, const struct lf_rate *r,
 			strerror(-e->err));
 	}
 	fprintf(out, "shown       : %zu busiest of %zu links\n", n, sw->links);
-	fprintf(out, "%4s  %-22s %-22s %16s %14s  %-6s %s\n", "rank", "from",
-		"to", "bytes/s", "xmit-wait/s", "flags", "names");
-	for (i = 0; i < n; i++)
-		fprintf(out, "%4zu  0x%016" PRIx64 ":%-3u 0x%016" PRIx64 ":%-3u %16.1f %14.1f  %-6s %s -> %s\n",
+	fprintf(out, "%4s  %-22s %-22s %12s %9s %8s %12s  %-6s %s\n", "rank",
+		"from", "to", "data Gb/s", "link Gb/s", "of link",
+		"wait ticks/s", "flags", "names");
+	for (i = 0; i < n; i++) {
+		link = link_rate(sw, &r[i]);
+		if (link > 0)
+			snprintf(share, sizeof(share), "%.3f",
+				 r[i].bytes_per_s / link);
+		else
+			snprintf(share, sizeof(share), "-");
+		fprintf(out, "%4zu  0x%016" PRIx64 ":%-3u 0x%016" PRIx64 ":%-3u %12.3f %9g %8s %12.1f  %-6s %s port %u -> %s port %u\n",
 			i + 1, r[i].guid, r[i].port, r[i].peer_guid,
-			r[i].peer_port, r[i].bytes_per_s, r[i].wait_per_s,
+			r[i].peer_port, r[i].bytes_per_s * 8 / 1e9,
+			link * 8 / 1e9, share, r[i].wait_per_s,
 			flags_str(r[i].flags, fl, sizeof(fl)),
-			desc(sw->v, r[i].node), desc(sw->v, r[i].peer));
+			desc(sw->v, r[i].node), r[i].port,
+			desc(sw->v, r[i].peer), r[i].peer_port);
+	}
 }
 
 static char *hex(char *buf, size_t len, uint64_t guid)
@@ -150,6 +175,7 @@ static json_object *jlink(const struct sweep *sw, const struct lf_rate *r)
 {
 	json_object *o = json_object_new_object(), *fl;
 	char g[24];
+	double link;
 	size_t i;
 
 	if (!o)
@@ -180,6 +206,12 @@ static json_object *jlink(const struct sweep *sw, const struct lf_rate *r)
 			json_object_array_add(fl, json_object_new_string(
 						  flag_names[i]));
 	json_object_object_add(o, "flags", fl);
+	link = link_rate(sw, r);
+	json_object_object_add(o, "link_bytes_per_s",
+			       link > 0 ? json_object_new_double(link) : NULL);
+	json_object_object_add(o, "share_of_link",
+			       link > 0 ? json_object_new_double(
+				       r->bytes_per_s / link) : NULL);
 	return o;
 }
 
