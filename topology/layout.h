@@ -84,7 +84,7 @@ struct lay_opts {
 	unsigned int sw_max;
 };
 
-#define LAY_ROW_MAX 32
+#define LAY_ROW_MAX 16
 #define LAY_GROUPS_MAX 32	/* dragonfly groups drawn before they share boxes */
 #define LAY_CHAR_W 4.2		/* a name's characters in a 7-unit font */
 #define LAY_SW_MAX 512

@@ -69,11 +69,26 @@ same "tiny: both directions of 8 cables" "$(count 'class="link"' tiny)" 16
 same "tiny: every link at its kind's mean" "$(loads tiny | sort -u)" 1
 grep -q "^ibpoolroute: wrote $w/tiny.svg: 2-level fat-tree, 6 boxes" "$w/err" &&
 	ok "tiny: says where it wrote" || bad "tiny: says where it wrote" "$(cat "$w/err")"
+grep -q '<text x="10" y="64"><tspan fill="#[0-9a-f]*">■</tspan> 1 is balanced: the link carries the mean load of the links of its kind' \
+	"$w/tiny.svg" && ok "tiny: the legend says what balanced is" ||
+	bad "tiny: the legend says what balanced is" "$(grep -o '<text x="10" y="64">[^<]*' "$w/tiny.svg")"
+same "tiny: no cable missing" "$(grep -o 'data-missing="[0-9]*"' "$w/tiny.svg" | sort -u)" 'data-missing="0"'
 
 # A degraded tree: the worst shade is the verifier's worst level ratio.
 "$TG" fattree --radix 8 --levels 3 --fail-link 6 --seed 3 -o "$w/deg.net"
 map deg --net "$w/deg.net"
 drawn deg
+# its 6 missing cables marked: dashed red boxes, their sum in the legend;
+# the title names the file, not the scratch directory it was in
+same "deg: 6 missing cables marked" "$(grep -o 'data-missing="[0-9]*"' "$w/deg.svg" |
+	tr -dc '0-9\n' | awk '{ s += $1 } END { print s }')" 6
+grep -q 'dashed red: 6 cables missing' "$w/deg.svg" &&
+	[ "$(grep -c 'stroke-dasharray="4 2"' "$w/deg.svg")" -ge 1 ] &&
+	ok "deg: the legend and the boxes mark them" ||
+	bad "deg: the legend and the boxes mark them"
+grep -q '<text class="title" x="10" y="18">deg.net: 3-level fat-tree' "$w/deg.svg" &&
+	! grep -q "$w" "$w/deg.svg" && ok "deg: the title names the file alone" ||
+	bad "deg: the title names the file alone" "$(grep -o '<text class="title"[^<]*' "$w/deg.svg")"
 "$BIN" route --net "$w/deg.net" --json --perms 0 > "$w/route.json"
 worst=$(loads deg | sort -g | tail -1)
 awk -v a="$worst" -v b="$(jval efi_level_ratio "$w/route.json")" \
@@ -85,11 +100,12 @@ busy=$(grep -o 'busiest link [^:]*: [0-9]* all-to-all routes' "$w/deg.svg" |
 	sed 's/.*: \([0-9]*\) all.*/\1/')
 same "deg: busiest link = the verifier's efi_max" "$busy" \
 	"$(jval efi_max "$w/route.json")"
-# each direction's title names the link its shade is of: the busiest
-# link's direction carries the largest route count of all titles
-top=$(grep -o 'class="link" data-load="[^"]*" data-links="1"><line[^>]*/><title>[^<]*' "$w/deg.svg" |
-	sed 's/.*<title>//' | grep -o ': [0-9]* all-to-all' | tr -dc '0-9\n' |
-	sort -n | tail -1)
+# each direction's title names the link its shade is of (the busiest of
+# a group's): the busiest link's direction carries the largest route
+# count of all titles
+top=$(grep -o 'class="link" data-load="[^"]*" data-links="[0-9]*"><line[^>]*/><title>[^<]*' "$w/deg.svg" |
+	sed 's/.*<title>//' | grep -o ': \(busiest \)\{0,1\}[0-9]* all-to-all' |
+	tr -dc '0-9\n' | sort -n | tail -1)
 same "deg: the busiest link's own title" "$top" "$busy"
 
 # Jobs: their hosts in their colours, links by the flows a round.
@@ -120,6 +136,17 @@ grep -q ': dragonfly of 9 groups' "$w/df.svg" &&
 	ok "dragonfly: 9 groups" || bad "dragonfly: 9 groups"
 map dump --dump tests/data/osm-ft2-ftree
 drawn dump
+
+# 1,024 hosts on a 2-level tree: no row of more than 16 boxes, so the
+# picture stays within a screen's width; group labels keep whole numbers.
+"$TG" fattree --k 32 --levels 2 -o "$w/k32.net"
+map k32 --net "$w/k32.net"
+drawn k32
+width=$(grep -o '^<svg [^>]*width="[0-9]*"' "$w/k32.svg" | sed 's/.*width="//; s/"//')
+[ "$(count 'class="switch"' k32)" -eq 32 ] && [ "$width" -lt 1400 ] &&
+	grep -q '>leaf-{10..11} (2)</text>' "$w/k32.svg" &&
+	ok "k32: 1,024 hosts in 2 rows of 16 boxes, $width wide" ||
+	bad "k32: 1,024 hosts in 2 rows of 16 boxes" "$(count 'class="switch"' k32) boxes, $width wide"
 
 # 4,096 hosts: switches share boxes, every host still has its cell.
 map big --net $C/ft3-4k.net --json

@@ -102,10 +102,13 @@ static const char *name_of(const struct fabric *f, const struct lay *l,
 static void test_tree_rows(void)
 {
 	struct fabric *f = tu_radix_tree(8, 3);
+	/* rows of 32, each switch in a box of its own (the default groups
+	 * rows of more than LAY_ROW_MAX) */
+	struct lay_opts o = { .row_max = 32 };
 	struct lay l;
 	uint32_t b;
 
-	CU_ASSERT_FATAL(!lay_build(f, NULL, &l));
+	CU_ASSERT_FATAL(!lay_build(f, &o, &l));
 	check_common(f, &l);
 	CU_ASSERT(l.kind == LAY_TREE);
 	CU_ASSERT(!strcmp(l.what, "3-level fat-tree"));

@@ -18,7 +18,8 @@
 #include "tools/lib/pool/chart.h"
 #include "topology/layout.h"
 
-#define HEAD 64.0		/* title and legends above the drawing */
+#define HEAD 76.0		/* title and legends above the drawing */
+#define MISSING "#d00000"	/* a box short of cables */
 
 static const char *const load_names[] = {
 	[PR_LOAD_A2A] = "a2a",
@@ -50,6 +51,10 @@ struct map {
 	struct dir *dirs;	/* 2 per edge: a to b, b to a */
 	uint32_t busy_node;	/* the busiest link, FAB_NONE for none */
 	unsigned int busy_port;
+	/* per box, a tree's: up-links its switches lack against the most a
+	 * switch of their level has; the sum of them */
+	uint32_t *missing;
+	uint32_t nmissing;
 };
 
 int pr_load_parse(const char *s, enum pr_load *l)
@@ -151,6 +156,67 @@ static int by_kind(struct map *m)
 	m->full = 2;
 	m->scale = "x the mean of links of its kind (1: balanced)";
 	return ret;
+}
+
+/* Cables from switch n to switches of a higher row of the tree. */
+static uint32_t up_links(const struct map *m, uint32_t n)
+{
+	const struct fabric *f = m->src.fab;
+	const struct lay *l = &m->l;
+	unsigned int r = l->box[l->box_of[n]].row, p;
+	uint32_t up = 0, q;
+
+	for (p = 1; p <= f->nodes[n].nports; p++) {
+		q = fab_port(f, n, p)->peer;
+		up += q != FAB_NONE && fab_is_sw(f, q) &&
+		      l->box_of[q] != LAY_NONE &&
+		      l->box[l->box_of[q]].row != UINT32_MAX &&
+		      l->box[l->box_of[q]].row > r;
+	}
+	return up;
+}
+
+/*
+ * A degraded tree's missing cables: a switch with fewer up-links than
+ * the most of its level lacks the difference (a switch gone from a row
+ * above shows on every switch below it).  Rows without a tree: none.
+ */
+static int find_missing(struct map *m)
+{
+	const struct lay *l = &m->l;
+	uint32_t *most, i, n, b, up, rows = 0;
+
+	m->missing = calloc(l->nbox + 1, sizeof(*m->missing));
+	if (!m->missing)
+		return -ENOMEM;
+	if (l->kind != LAY_TREE)
+		return 0;
+	for (b = 0; b < l->nbox; b++)
+		if (l->box[b].row != UINT32_MAX && l->box[b].row + 1 > rows)
+			rows = l->box[b].row + 1;
+	most = calloc(rows + 1, sizeof(*most));
+	if (!most)
+		return -ENOMEM;
+	for (i = 0; i < l->box[l->nbox - 1].first + l->box[l->nbox - 1].nsw;
+	     i++) {
+		n = l->sw[i];
+		b = l->box_of[n];
+		up = up_links(m, n);
+		if (l->box[b].row != UINT32_MAX && up > most[l->box[b].row])
+			most[l->box[b].row] = up;
+	}
+	for (i = 0; i < l->box[l->nbox - 1].first + l->box[l->nbox - 1].nsw;
+	     i++) {
+		n = l->sw[i];
+		b = l->box_of[n];
+		if (l->box[b].row == UINT32_MAX)
+			continue;
+		up = most[l->box[b].row] - up_links(m, n);
+		m->missing[b] += up;
+		m->nmissing += up;
+	}
+	free(most);
+	return 0;
 }
 
 /* The routing's all-to-all: routes on each switch-to-switch link. */
@@ -568,6 +634,9 @@ static void group_label(FILE *out, const struct map *m,
 		pre++;
 	while (pre && ((unsigned char)a[pre] & 0xc0) == 0x80)
 		pre--;		/* not inside a UTF-8 character */
+	/* nor inside a number: leaf-{10..11}, not leaf-1{0..1} */
+	while (pre && a[pre - 1] >= '0' && a[pre - 1] <= '9')
+		pre--;
 	chart_xml_text(out, a, pre);
 	fputs("{", out);
 	chart_xml_text(out, a + pre, 12);
@@ -589,9 +658,15 @@ static int draw_box(FILE *out, const struct map *m, uint32_t b)
 		snprintf(col, sizeof(col), "#505050");
 	else
 		ramp(v, m->full, col, sizeof(col));
-	fprintf(out, "<g class=\"switch\" data-switches=\"%u\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"2\" fill=\"#f7f7f7\" stroke=\"%s\" stroke-width=\"%s\"/>",
-		bx->nsw, bx->x, bx->y, bx->w, bx->h, col,
-		isnan(v) ? "0.8" : "2");
+	fprintf(out, "<g class=\"switch\" data-switches=\"%u\" data-missing=\"%u\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"2\" fill=\"#f7f7f7\" stroke=\"%s\" stroke-width=\"%s\"%s/>",
+		bx->nsw, m->missing[b], bx->x, bx->y, bx->w, bx->h,
+		m->missing[b] ? MISSING : col,
+		isnan(v) && !m->missing[b] ? "0.8" : "2",
+		m->missing[b] ? " stroke-dasharray=\"4 2\"" : "");
+	if (m->missing[b])
+		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"" MISSING "\">%u cable%s missing</text>",
+			bx->x + bx->w, bx->y - 2, m->missing[b],
+			m->missing[b] == 1 ? "" : "s");
 	if (!(lb = open_memstream(&label, &n)))
 		return -errno;
 	if (bx->nsw > 1)
@@ -615,12 +690,38 @@ static int draw_box(FILE *out, const struct map *m, uint32_t b)
 			m->src.fab->nodes[sw].guid,
 			fab_port(m->src.fab, sw, 0)->lid);
 	fprintf(out, ", %u hosts", bx->nhosts);
+	if (m->missing[b])
+		fprintf(out, "; %u up-link%s fewer than its level's best-cabled switch",
+			m->missing[b], m->missing[b] == 1 ? "" : "s");
 	if (!isnan(v)) {
 		fputs("; cables inside: busiest ", out);
 		load_text(out, m, v);
 	}
 	fputs("</title></g>\n", out);
 	return 0;
+}
+
+/*
+ * What the shades mean, under the ramp: where balanced sits on it, grey,
+ * and the missing cables' mark.
+ */
+static void legend_line(FILE *out, const struct map *m)
+{
+	char col[24];
+
+	ramp(m->full / 2, m->full, col, sizeof(col));
+	fprintf(out, "<text x=\"10\" y=\"64\"><tspan fill=\"%s\">■</tspan> ",
+		col);
+	if (m->scale)
+		fputs("1 is balanced: the link carries the mean load of the links of its kind (the same pair of levels or dimension, the same direction), as a balanced routing loads them all",
+		      out);
+	else
+		load_text(out, m, m->full / 2);
+	fputs("; grey: idle", out);
+	if (m->nmissing)
+		fprintf(out, "; <tspan fill=\"" MISSING "\">dashed red: %u cable%s missing</tspan> (up-links fewer than the best-cabled switch of the level)",
+			m->nmissing, m->nmissing == 1 ? "" : "s");
+	fputs("</text>", out);
 }
 
 /* Title lines, the load ramp and the jobs' colours. */
@@ -632,7 +733,9 @@ static void draw_head(FILE *out, const struct map *m, double width)
 	double x;
 
 	fputs("<text class=\"title\" x=\"10\" y=\"18\">", out);
-	chart_xml_clip(out, m->src.name, 80);
+	/* a file's name, not where it was: often a scratch directory */
+	chart_xml_clip(out, strrchr(m->src.name, '/') && m->src.name[1] ?
+		       strrchr(m->src.name, '/') + 1 : m->src.name, 80);
 	fprintf(out, ": %s, %zu switches, %zu CAs%s</text>\n", m->l.what,
 		f->nsw, f->nca, m->l.grouped ? " (switches grouped)" : "");
 	fprintf(out, "<text x=\"10\" y=\"34\">load: %s", m->unit);
@@ -658,6 +761,7 @@ static void draw_head(FILE *out, const struct map *m, double width)
 	else
 		load_text(out, m, m->full);
 	fputs("</text>", out);
+	legend_line(out, m);
 	x = 330;
 	for (i = 0; i < nj && x + 20 + 6.0 * strlen(m->src.jobs.job[i].id) <
 			       width - 60; i++) {
@@ -742,6 +846,8 @@ static int summary(const struct map *m)
 	json_object_object_add(j, "edges", json_object_new_int64(m->l.nedge));
 	json_object_object_add(j, "grouped",
 			       json_object_new_boolean(m->l.grouped));
+	json_object_object_add(j, "missing_cables",
+			       json_object_new_int64(m->nmissing));
 	json_object_object_add(j, "load", json_object_new_string(
 				       load_names[o->load]));
 	json_object_object_add(j, "unit", json_object_new_string(m->unit));
@@ -759,6 +865,7 @@ static void map_release(struct map *m)
 		free(m->shade);
 	free(m->load);
 	free(m->dirs);
+	free(m->missing);
 	lay_release(&m->l);
 	pr_source_close(&m->src);
 }
@@ -789,6 +896,8 @@ int pr_map(const struct pr_opts *o, char *err, size_t len)
 	else
 		ret = load_counters(&m, err, len);
 	if (!ret && (ret = sum_edges(&m)))
+		snprintf(err, len, "%s", strerror(-ret));
+	if (!ret && (ret = find_missing(&m)))
 		snprintf(err, len, "%s", strerror(-ret));
 	if (!ret)
 		ret = chart_write_file(o->output, draw_map, &m, err, len);
