@@ -112,8 +112,10 @@ static void drop_sweep(struct ga_ctx *c)
 }
 
 /*
- * After each routing, made or failed: the textfile metrics, when
- * configured.  A file that cannot be written is logged; routing goes on.
+ * The textfile metrics, when configured: after each routing, made or
+ * failed, once OpenSM's unicast routing is done (the engine it used) and
+ * when the SM's state changes.  A file that cannot be written is logged;
+ * routing goes on.
  */
 static void write_metrics(struct ga_ctx *c)
 {
@@ -127,6 +129,7 @@ static void write_metrics(struct ga_ctx *c)
 			"ERR GA41: metrics textfile not written: %s\n", err);
 }
 
+/* After each routing, made or failed: its numbers into the metrics. */
 static void publish(struct ga_ctx *c, bool ok)
 {
 	struct ga_metrics *m = &c->metrics;
