@@ -5,7 +5,7 @@
 # on TCP, and ibpoold relaying the job table to both over TCP in MUNGE
 # credentials (a munged of the test's own).  A job started from "another
 # host" (a TCP client with a credential) reaches both SMs and the master
-# routes for it; state says master and standby.  The master is killed:
+# routes for it; state and the metrics say master and standby.  The master is killed:
 # the standby takes over and its first sweep routes for the same jobs,
 # reads the switches' LFTs back first and sends no LFT block (counted
 # from its log, log flag 0x08; the same count sees the master's first
@@ -36,7 +36,8 @@ sm_up() {
 	local conf
 	printf '%s\n' "[hints]" "socket = $WORK/$1.sock" \
 		"state_dir = $WORK/$1.hints" "tcp = 127.0.0.1:0" \
-		"munge_socket = $MS" >"$WORK/$1.ini"
+		"munge_socket = $MS" "[metrics]" "textfile = $WORK/$1.prom" \
+		>"$WORK/$1.ini"
 	# shellcheck disable=SC2046
 	conf=$(osm_conf "$1" $(fragment_keys "$CONFIGS/opensm-gpuaware.conf") \
 		event_plugin_options "$WORK/$1.ini" sm_priority "$3" \
@@ -95,6 +96,13 @@ poll 10 sh -c '[ -n "$(sed -n "s/.*job-hint socket .* and tcp 127\.0\.0\.1:\([0-
 [ "$(state_of smB sm_state)" = standby ] || t_fail "smB: $(cat "$WORK/smB.state")"
 at smB state | grep -q "^sm           : standby$" ||
 	t_fail "ibpoolroute state: $(at smB state)"
+# the metrics say each SM's role; a standby routes nothing
+poll 10 grep -q '^gpuaware_sm_role{role="standby"} 1$' "$WORK/smB.prom" ||
+	t_fail "smB's role metric: $(grep sm_role "$WORK/smB.prom" 2>&1)"
+grep -q '^gpuaware_sm_role{role="master"} 1$' "$WORK/smA.prom" ||
+	t_fail "smA's role metric: $(grep sm_role "$WORK/smA.prom")"
+! grep -q engine_in_use "$WORK/smB.prom" ||
+	t_fail "a standby with an engine in use: $(grep engine_in_use "$WORK/smB.prom")"
 t_log "smA master, smB standby; smA's first sweep sent $nA LFT blocks"
 
 # ibpoold relays to both SMs over TCP, and takes changes over TCP.
@@ -130,6 +138,10 @@ poll 60 log_has "$WORK/smB.log" "$PLUGIN_LINE" 1 || t_fail "smB did not route"
 ms=$((($(date +%s%N) - t0) / 1000000))
 poll 30 sweeps_done "$WORK/smB.log" 1 || t_fail "smB: subnet not up"
 [ "$(state_of smB sm_state)" = master ] || t_fail "smB: $(cat "$WORK/smB.state")"
+poll 10 grep -q '^gpuaware_sm_role{role="master"} 1$' "$WORK/smB.prom" ||
+	t_fail "smB's role metric after the takeover: $(grep sm_role "$WORK/smB.prom")"
+grep -q '^gpuaware_sm_engine_in_use{engine="gpuaware"} 1$' "$WORK/smB.prom" ||
+	t_fail "smB's engine metric: $(grep engine_in_use "$WORK/smB.prom")"
 [ "$(state_of smB routings)" = 1 ] && routed smB 1 ||
 	t_fail "smB's first routing is not for j1: $(cat "$WORK/smB.state")"
 no_errors "$WORK/smB.log"
