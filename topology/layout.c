@@ -17,7 +17,7 @@
 #include "torusrec.h"
 
 #define BOX_W 40.0
-#define BOX_W_MAX 80.0
+#define BOX_W_MAX 104.0
 #define BOX_H 14.0		/* the name band; host cells below it */
 #define GROUP_W 64.0		/* a dragonfly group drawn as one box */
 #define GAP 10.0
@@ -160,9 +160,9 @@ static int make_boxes(struct ctx *c, double w)
 		l->box_of[c->it[i].node] = l->nbox - 1;
 		l->grouped |= b->nsw > 1;
 	}
-	/* a group's label adds "* (NN)" to its names' common start */
+	/* a group's label adds "{NN..NN} (NN)" to its names' common start */
 	if (l->grouped && w == c->bw)
-		w = c->bw = c->bw + 6 * LAY_CHAR_W;
+		w = c->bw = c->bw + 10 * LAY_CHAR_W;
 	for (k = 0; k < l->nbox; k++) {
 		struct lay_box *b = &l->box[k];
 		unsigned int rows = host_grid(b, w - 4);
@@ -270,8 +270,9 @@ static void pods(const struct swg *g, const unsigned int *row,
 }
 
 /*
- * Items i..j of one row into at most max blocks: by group where the
- * groups are few enough, else runs of consecutive switches.
+ * Items i..j of one row into at most max blocks: by group, several whole
+ * groups a block where they are too many (a pod never split), else runs
+ * of consecutive switches.
  */
 static void row_split(struct ctx *c, uint32_t i, uint32_t j,
 		      unsigned int max, const uint64_t *key)
@@ -282,10 +283,11 @@ static void row_split(struct ctx *c, uint32_t i, uint32_t j,
 		for (x = i; x < k && key[x - i] != key[k - i]; x++)
 			;
 		c->it[k].blk = x < k ? c->it[x].blk : nk++;
-		if (nk > max)
-			break;
 	}
-	if (nk > 1 && nk <= max) {
+	if (nk > 1) {
+		per = (nk + max - 1) / max;
+		for (k = i; k < j; k++)
+			c->it[k].blk /= per;
 		qsort(c->it + i, j - i, sizeof(*c->it), cmp_item);
 		return;
 	}

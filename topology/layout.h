@@ -84,9 +84,10 @@ struct lay_opts {
 	unsigned int sw_max;
 };
 
-#define LAY_ROW_MAX 16
+#define LAY_ROW_MAX 12
 #define LAY_GROUPS_MAX 32	/* dragonfly groups drawn before they share boxes */
-#define LAY_CHAR_W 4.2		/* a name's characters in a 7-unit font */
+#define LAY_FONT 9.0		/* switch names' font size */
+#define LAY_CHAR_W 5.4		/* a name's characters in it */
 #define LAY_SW_MAX 512
 
 /* Lay f out into l.  Returns 0 or -ENOMEM; l needs lay_release() then. */

@@ -69,7 +69,7 @@ same "tiny: both directions of 8 cables" "$(count 'class="link"' tiny)" 16
 same "tiny: every link at its kind's mean" "$(loads tiny | sort -u)" 1
 grep -q "^ibpoolroute: wrote $w/tiny.svg: 2-level fat-tree, 6 boxes" "$w/err" &&
 	ok "tiny: says where it wrote" || bad "tiny: says where it wrote" "$(cat "$w/err")"
-grep -q '<text x="10" y="64"><tspan fill="#[0-9a-f]*">■</tspan> 1 is balanced: the link carries the mean load of the links of its kind' \
+grep -q '<text x="10" y="64"><tspan fill="#[0-9a-f]*">■</tspan> 1 = balanced: the mean load of links of its kind (same levels or dimension, same way); grey: idle' \
 	"$w/tiny.svg" && ok "tiny: the legend says what balanced is" ||
 	bad "tiny: the legend says what balanced is" "$(grep -o '<text x="10" y="64">[^<]*' "$w/tiny.svg")"
 same "tiny: no cable missing" "$(grep -o 'data-missing="[0-9]*"' "$w/tiny.svg" | sort -u)" 'data-missing="0"'
@@ -137,16 +137,23 @@ grep -q ': dragonfly of 9 groups' "$w/df.svg" &&
 map dump --dump tests/data/osm-ft2-ftree
 drawn dump
 
-# 1,024 hosts on a 2-level tree: no row of more than 16 boxes, so the
-# picture stays within a screen's width; group labels keep whole numbers.
+# 1,024 hosts on a 2-level tree: no row of more than 12 boxes, so the
+# picture stays within a screen's width, switch names in their full
+# font (none shrunk to fit), group labels keeping whole numbers.
 "$TG" fattree --k 32 --levels 2 -o "$w/k32.net"
 map k32 --net "$w/k32.net"
 drawn k32
 width=$(grep -o '^<svg [^>]*width="[0-9]*"' "$w/k32.svg" | sed 's/.*width="//; s/"//')
-[ "$(count 'class="switch"' k32)" -eq 32 ] && [ "$width" -lt 1400 ] &&
-	grep -q '>leaf-{10..11} (2)</text>' "$w/k32.svg" &&
-	ok "k32: 1,024 hosts in 2 rows of 16 boxes, $width wide" ||
-	bad "k32: 1,024 hosts in 2 rows of 16 boxes" "$(count 'class="switch"' k32) boxes, $width wide"
+[ "$(count 'class="switch"' k32)" -le 24 ] && [ "$width" -lt 1400 ] &&
+	[ "$(count 'text-anchor="middle" font-size=' k32)" -eq 0 ] &&
+	grep -q '>leaf-{9..11} (3)</text>' "$w/k32.svg" &&
+	ok "k32: 1,024 hosts in rows of 12 boxes, $width wide" ||
+	bad "k32: 1,024 hosts in rows of 12 boxes" "$(count 'class="switch"' k32) boxes, $width wide"
+# a 3-level tree of 1,024 hosts: whole pods a box, 8 boxes a row
+map k1 --net $C/ft3-1k.net
+drawn k1
+same "ft3-1k: two whole pods a box" "$(grep -o '>leaf-p{[^<]*<' "$w/k1.svg" | head -2 | tr -d '<>' | tr '\n' ' ')" \
+	"leaf-p{0-0..1-7} (16) leaf-p{2-0..3-7} (16) "
 
 # 4,096 hosts: switches share boxes, every host still has its cell.
 map big --net $C/ft3-4k.net --json

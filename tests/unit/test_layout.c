@@ -135,15 +135,35 @@ static void test_tree_rows(void)
 	fab_free(f);
 }
 
-/* A 1,024-host tree with rows of 128 switches: one box per pod. */
+/* Pods of box b's switches: "leaf-p3-*" is pod 3's. */
+static unsigned int box_pods(const struct fabric *f, const struct lay *l,
+			     uint32_t b)
+{
+	const char *a, *z;
+	unsigned int n = 1;
+	uint32_t k;
+
+	for (k = 1; k < l->box[b].nsw; k++) {
+		a = f->nodes[l->sw[l->box[b].first + k - 1]].desc;
+		z = f->nodes[l->sw[l->box[b].first + k]].desc;
+		n += !!strncmp(a, z, strchr(strchr(a, '-') + 1, '-') - a + 1);
+	}
+	return n;
+}
+
+/*
+ * A 1,024-host tree with rows of 128 switches: with rows of 16 boxes one
+ * box per pod; by default (rows of 12) two whole pods a box.
+ */
 static void test_tree_pods(void)
 {
 	struct fabric *f = tu_radix_tree(16, 3);
+	struct lay_opts o = { .row_max = 16 };
 	struct lay l;
 	uint32_t b, k;
 	unsigned int per_row[3] = { 0 };
 
-	CU_ASSERT_FATAL(!lay_build(f, NULL, &l));
+	CU_ASSERT_FATAL(!lay_build(f, &o, &l));
 	check_common(f, &l);
 	CU_ASSERT(l.grouped);
 	for (b = 0; b < l.nbox; b++) {
@@ -163,6 +183,18 @@ static void test_tree_pods(void)
 	}
 	CU_ASSERT(per_row[0] == 16 && per_row[1] == 16 && per_row[2] == 8);
 	lay_release(&l);
+	memset(per_row, 0, sizeof(per_row));
+	CU_ASSERT_FATAL(!lay_build(f, NULL, &l));
+	check_common(f, &l);
+	for (b = 0; b < l.nbox; b++) {
+		per_row[l.box[b].row]++;
+		if (l.box[b].row == 2)
+			continue;
+		CU_ASSERT(l.box[b].nsw == 16);
+		CU_ASSERT(box_pods(f, &l, b) == 2);
+	}
+	CU_ASSERT(per_row[0] == 8 && per_row[1] == 8 && per_row[2] <= 12);
+	lay_release(&l);
 	fab_free(f);
 }
 
@@ -170,6 +202,7 @@ static void test_tree_pods(void)
 static void test_tree_unlinked(void)
 {
 	struct fabric *f = tu_radix_tree(16, 3);
+	struct lay_opts o = { .row_max = 16 };	/* a box per pod */
 	unsigned int leaves = 0;
 	struct lay l;
 	uint32_t b, lone;
@@ -177,7 +210,7 @@ static void test_tree_unlinked(void)
 
 	CU_ASSERT_FATAL(n >= 0);
 	lone = (uint32_t)n;
-	CU_ASSERT_FATAL(!lay_build(f, NULL, &l));
+	CU_ASSERT_FATAL(!lay_build(f, &o, &l));
 	check_common(f, &l);
 	for (b = 0; b < l.nbox; b++) {
 		if (l.box[b].row == 0) {

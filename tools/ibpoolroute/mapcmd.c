@@ -680,7 +680,7 @@ static int draw_box(FILE *out, const struct map *m, uint32_t b)
 	/* a long group label in a smaller font, to fit its box */
 	if (n * LAY_CHAR_W > bx->w - 4)
 		fprintf(out, " font-size=\"%.2f\"",
-			7 * (bx->w - 4) / (n * LAY_CHAR_W));
+			LAY_FONT * (bx->w - 4) / (n * LAY_CHAR_W));
 	fprintf(out, ">%s", label);
 	free(label);
 	fputs("</text><title>", out);
@@ -713,7 +713,7 @@ static void legend_line(FILE *out, const struct map *m)
 	fprintf(out, "<text x=\"10\" y=\"64\"><tspan fill=\"%s\">■</tspan> ",
 		col);
 	if (m->scale)
-		fputs("1 is balanced: the link carries the mean load of the links of its kind (the same pair of levels or dimension, the same direction), as a balanced routing loads them all",
+		fputs("1 = balanced: the mean load of links of its kind (same levels or dimension, same way)",
 		      out);
 	else
 		load_text(out, m, m->full / 2);
@@ -788,7 +788,7 @@ static int draw(FILE *out, const struct map *m)
 
 	if (ret)
 		return ret;
-	chart_svg_begin(out, w, h, 7,
+	chart_svg_begin(out, w, h, LAY_FONT,
 			".title{font-size:12px;font-weight:bold}.legend text,.row{font-size:9px}");
 	draw_head(out, m, w);
 	fprintf(out, "<g transform=\"translate(0 %.0f)\">\n<g class=\"links\">\n",
