@@ -162,7 +162,7 @@ refused "cap: nobody asks 3 GPUs of at most 2" forbidden \
 	nobody "$R" alloc --client node0002 --gpus 3 --socket "$T" \
 	--munge-socket "$MS"
 check "cap: says which key" grep -q \
-	"uid 65534 holds 0 GPUs and may hold 2 (\[pool\] max_gpus_per_uid): 3 more is too many" \
+	"uid 65534 holds or waits for 0 GPUs and may hold 2 (\[pool\] max_gpus_per_uid): 3 more is too many" \
 	"$w/err"
 nobody "$R" alloc --client node0002 --gpus 2 --socket "$T" \
 	--munge-socket "$MS" --json >"$w/a2"

@@ -358,7 +358,14 @@ static void test_socket_rule_and_caps(void)
 	cfg.max_lease_s = 600;
 	accepted(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":2}"));
 	refused(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":2}"),
-		"forbidden", "uid 1000 holds 2 GPUs and may hold 3 ([pool] max_gpus_per_uid): 2 more is too many");
+		"forbidden", "uid 1000 holds or waits for 2 GPUs and may hold 3 ([pool] max_gpus_per_uid): 2 more is too many");
+	/* nor through the queue, gang or not */
+	refused(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":2,\"queue\":true}"),
+		"forbidden", "uid 1000 holds or waits for 2 GPUs and may hold 3 ([pool] max_gpus_per_uid): 2 more is too many");
+	refused(ask(&d, &user, "{\"op\":\"submit\",\"client\":\"h01\",\"gpus\":16,\"hosts\":2,\"gpus_per_host\":8}"),
+		"forbidden", "uid 1000 holds or waits for 2 GPUs and may hold 3 ([pool] max_gpus_per_uid): 16 more is too many");
+	refused(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":1,\"queue\":true,\"lease_s\":601}"),
+		"forbidden", "a lease of 601 s is longer than uid 1000 may have ([pool] max_lease_s = 600)");
 	accepted(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":1}"));
 	refused(ask(&d, &(struct sm_peer){ .uid = 1001, .may_connect = true,
 					   .ticket = 1 },

@@ -745,7 +745,10 @@ static int get_id(json_object *req, uint64_t *id, struct sm_error *e)
 
 /* --- operations --- */
 
-/* GPUs the allocations of uid hold. */
+/*
+ * GPUs uid's allocations hold and its queued requests wait for: a queue
+ * is no way around the cap, every ticket is a grant to come.
+ */
 static uint64_t held_by(const struct poold *d, uid_t uid)
 {
 	uint64_t n = 0;
@@ -754,6 +757,9 @@ static uint64_t held_by(const struct poold *d, uid_t uid)
 	for (i = 0; i < pool_nallocs(d->pool); i++)
 		if (pool_alloc_at(d->pool, i)->uid == uid)
 			n += pool_alloc_at(d->pool, i)->ngpus;
+	for (i = 0; i < pool_nqueued(d->pool); i++)
+		if (pool_queued_at(d->pool, i)->uid == uid)
+			n += pool_queued_at(d->pool, i)->ngpus;
 	return n;
 }
 
@@ -776,7 +782,7 @@ static int check_caps(const struct poold *d, uid_t uid, int64_t gpus,
 		return 0;
 	held = held_by(d, uid);
 	if (held + gpus > c->max_gpus_per_uid)
-		return sm_error_set(e, SM_ERR_FORBIDDEN, "uid %u holds %" PRIu64 " GPUs and may hold %u ([pool] max_gpus_per_uid): %" PRId64 " more is too many",
+		return sm_error_set(e, SM_ERR_FORBIDDEN, "uid %u holds or waits for %" PRIu64 " GPUs and may hold %u ([pool] max_gpus_per_uid): %" PRId64 " more is too many",
 				    (unsigned int)uid, held,
 				    c->max_gpus_per_uid, gpus);
 	return 0;
@@ -868,6 +874,8 @@ static int enqueue(struct poold *d, const struct sm_peer *p,
 	r.lease_s = lease;
 	r.limit_s = limit;
 	expire(d);
+	if ((ret = check_caps(d, p->uid, gpus, lease, e)))
+		return ret;
 	ret = poold_queue_submit(d->queue, &r, d->now(NULL), &ticket, msg,
 				 sizeof(msg));
 	if (ret)
