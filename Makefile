@@ -87,7 +87,7 @@ PLUGIN_OBJ := $(patsubst %.c,$(PB)/obj/%.o,$(PLUGIN_SRC))
 PROGS := $(PB)/libgpuaware.so $(B)/ibpoolroute $(B)/ibtopogen $(B)/ibpoold
 
 .PHONY: all plugin matrix check check-sanitize check-unit check-ibsim demo \
-	bench install uninstall clean deps headers fuzz fuzz-smoke FORCE
+	bench install uninstall clean deps deps-test deps-demo deb rpm headers fuzz fuzz-smoke FORCE
 
 all: $(PROGS) $(B)/rmppsim.so $(B)/issmhold
 
@@ -253,7 +253,13 @@ fuzz-smoke: $(B)/fuzz-proto $(B)/fuzz-pool
 		tests/fuzz/corpus/pool
 
 deps:
-	@tools/deps.sh
+	@tools/deps.sh --build
+
+deps-test:
+	@tools/deps.sh --test
+
+deps-demo:
+	@tools/deps.sh --demo
 
 # Every header compiles on its own (the plugin's need OpenSM's include
 # path), and the live reader's beside libibverbs', whose ibv_ names it
@@ -276,23 +282,23 @@ check-unit: $(B)/unit-tests
 check-ibsim: all
 	tests/ibsim/run-all.sh $(B)
 
-check: deps
+check: deps-test
 	$(MAKE) all headers $(B)/unit-tests $(B)/poold-load $(B)/a2a-bound \
 		$(B)/auth-load $(B)/hints-add $(B)/rmppsim.so $(B)/pool-only matrix
 	tests/run-check.sh $(B)
 
-check-sanitize: deps
+check-sanitize: deps-test
 	$(MAKE) B=build-san SANITIZER=address,undefined all \
 		$(B:build=build-san)/unit-tests $(B:build=build-san)/rmppsim.so \
 		$(B:build=build-san)/a2a-bound $(B:build=build-san)/pool-only \
 		matrix
 	tests/run-check.sh build-san
 
-demo: deps
+demo: deps-demo
 	$(MAKE) all
 	tools/demo.sh $(B)
 
-bench: deps
+bench: deps-test
 	$(MAKE) all $(B)/a2a-bound $(B)/auth-load $(B)/rmppsim.so
 	tests/bench/run.sh $(B)
 
