@@ -142,7 +142,8 @@ $(B)/liblivefab.a: $(call obj,$(LIVEFAB_SRC))
 
 # The plugin's OpenSM symbols resolve against the opensm binary at load time.
 $(PB)/libgpuaware.so: $(PLUGIN_OBJ) $(B)/libgpcore.a plugins/opensm/plugin.map
-	$(CC) -shared $(LDFLAGS) -Wl,--version-script=plugins/opensm/plugin.map \
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,libgpuaware.so \
+		-Wl,--version-script=plugins/opensm/plugin.map \
 		-o $@ $(PLUGIN_OBJ) $(B)/libgpcore.a -liniparser \
 		-ljson-c $(LDLIBS_SM) -lpthread $(LDLIBS_CORE)
 
@@ -254,6 +255,11 @@ fuzz-smoke: $(B)/fuzz-proto $(B)/fuzz-pool
 
 deps:
 	@tools/deps.sh --build
+
+# The Debian packages (tools/pkg/debian), built from a copy of the
+# checkout in $(B)/pkg/src; the .debs land in $(B)/pkg.
+deb:
+	tools/pkg/build-deb.sh $(B)/pkg
 
 deps-test:
 	@tools/deps.sh --test
