@@ -15,6 +15,8 @@ SYSCONFDIR ?= /etc
 MANDIR ?= $(PREFIX)/share/man
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 HOOKDIR ?= $(PREFIX)/lib/gpuaware/slurm
+# The Prometheus alert rules (tools/pkg/gpuaware-alerts.yml).
+ALERTDIR ?= $(PREFIX)/share/gpuaware/prometheus
 HOOKS := notify.sh prolog-slurmctld.sh epilog-slurmctld.sh
 # Every program's man page and systemd unit sits in docs/ (each
 # program's sample config beside its code); install takes them all.
@@ -261,6 +263,12 @@ deps:
 deb:
 	tools/pkg/build-deb.sh $(B)/pkg
 
+# The RPMs (tools/pkg/gpuaware.spec), in $(B)/rpm/RPMS; on Debian against
+# an OpenSM under OSM_PREFIX (make rpm OSM_PREFIX=$$(tools/build-opensm.sh
+# 3.3.24)).
+rpm:
+	OSM_PREFIX=$(OSM_PREFIX) tools/pkg/build-rpm.sh $(B)/rpm
+
 deps-test:
 	@tools/deps.sh --test
 
@@ -332,6 +340,8 @@ install: all
 		$(DESTDIR)$(SYSCONFDIR)/gpuaware/pool.conf.sample
 	install -m 0644 plugins/slurm/slurm-hooks.conf \
 		$(DESTDIR)$(SYSCONFDIR)/gpuaware/slurm-hooks.conf.sample
+	install -d $(DESTDIR)$(ALERTDIR)
+	install -m 0644 tools/pkg/gpuaware-alerts.yml $(DESTDIR)$(ALERTDIR)/
 	if [ -z "$(DESTDIR)" ]; then ldconfig; fi
 
 uninstall:
@@ -344,9 +354,11 @@ uninstall:
 			$(DESTDIR)$(MANDIR)/man$(call mansec,$(m))/$(notdir $(m))) \
 		$(addprefix $(DESTDIR)$(HOOKDIR)/,$(HOOKS)) \
 		$(DESTDIR)$(SYSCONFDIR)/gpuaware/pool.conf.sample \
-		$(DESTDIR)$(SYSCONFDIR)/gpuaware/slurm-hooks.conf.sample
+		$(DESTDIR)$(SYSCONFDIR)/gpuaware/slurm-hooks.conf.sample \
+		$(DESTDIR)$(ALERTDIR)/gpuaware-alerts.yml
 	rmdir $(DESTDIR)$(HOOKDIR) $(dir $(DESTDIR)$(HOOKDIR)) \
-		$(DESTDIR)$(SYSCONFDIR)/gpuaware 2>/dev/null || true
+		$(DESTDIR)$(SYSCONFDIR)/gpuaware $(DESTDIR)$(ALERTDIR) \
+		$(dir $(DESTDIR)$(ALERTDIR)) 2>/dev/null || true
 
 clean:
 	rm -rf build build-san

@@ -42,6 +42,7 @@ run munge tests/offline/t-munge.sh "$B"
 run export tests/offline/t-export.sh "$B"
 run docs tests/offline/t-docs.sh "$B"
 run layers tests/offline/t-layers.sh "$B"
+run alerts tests/offline/t-alerts.sh "$B"
 skip=""
 if [ "$MODE" != "--offline" ]; then
 	run ibsim tests/ibsim/run-all.sh "$B"

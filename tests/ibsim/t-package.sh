@@ -105,6 +105,8 @@ grep -qx /etc/opensm/gpuaware.conf \
 	t_fail "/etc/opensm/gpuaware.conf is no conffile"
 grep -q '^group = gpuaware$' /etc/gpuaware/pool.conf ||
 	t_fail "pool.conf does not name the group"
+A=/usr/share/gpuaware/prometheus/gpuaware-alerts.yml
+promtool check rules "$A" >/dev/null 2>&1 || t_fail "$A: not shipped or bad"
 
 # --- the stock OpenSM with the packaged plugin and its config ---
 unset LD_LIBRARY_PATH
