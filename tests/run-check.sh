@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The whole suite: unit tests, offline CLI, Slurm hook, ibpoold, docs, then
-# (unless --offline) the ibsim end-to-end tests, against the system's OpenSM
-# and the releases of the version matrix (OSM_MATRIX).  Ends with one
-# "N passed, N failed" line, after a SKIP line when OSM_MATRIX is empty or
-# the matrix's sources are missing.
+# The whole suite: unit tests, offline CLI, Slurm hook, ibpoold, docs, alert
+# rules, then (unless --offline) the ibsim end-to-end tests (the Debian
+# packages' among them) against the system's OpenSM, the releases of the
+# version matrix (OSM_MATRIX) and the RPMs built against its sources'
+# 3.3.24.  Ends with one "N passed, N failed" line, after a SKIP line when
+# OSM_MATRIX is empty or the matrix's sources are missing.
 set -u
 B=${1:-build}
 MODE=${2:-}
@@ -52,8 +53,9 @@ if [ "$MODE" != "--offline" ]; then
 	elif [ -d "$src" ]; then
 		run opensm-matrix tests/ibsim/matrix.sh "$B"
 	else
-		skip="SKIP opensm-matrix: no OpenSM sources at $src (set OSM_SOURCES): the plugin was tested against the system's OpenSM only"
+		skip="SKIP opensm-matrix: no OpenSM sources at $src (set OSM_SOURCES): the plugin was tested against the system's OpenSM only, no RPM built"
 	fi
+	[ ! -d "$src" ] || run rpm tests/offline/t-rpm.sh "$B"
 fi
 [ -z "$skip" ] || echo "$skip"
 echo "check: $pass passed, $fail failed${skip:+, 1 skipped}"

@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # The Debian packages as an admin gets them: make deb, lintian clean, the
-# Depends the three lists of tools/deps.sh say, dpkg -i; the stock OpenSM
-# loads the plugin from where the package put it (no LD_LIBRARY_PATH) with
-# the packaged /etc/opensm/gpuaware.conf and routes ft2-tiny; ibpoold runs
+# Depends the three lists of tools/deps.sh say, dpkg -i, the alert rules
+# installed; the stock OpenSM loads the plugin from where the package put
+# it (no LD_LIBRARY_PATH) with the packaged /etc/opensm/gpuaware.conf and routes ft2-tiny; ibpoold runs
 # as its unit's ExecStart says, allocates and relays a job to the plugin;
 # a reinstall (the upgrade path) keeps the pool's state and the edited
 # pool.conf; remove keeps them, purge leaves no file, group or state.
