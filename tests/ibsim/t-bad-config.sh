@@ -8,6 +8,17 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 t_init bad-config
 
+# Without a config the plugin uses the machine's socket and state
+# directories (/run/gpuaware, /var/lib/gpuaware): those made here are
+# taken away after, and t-package.sh, which installs them, waits.
+exec 8>/var/lock/gpuaware-default-paths.lock
+flock 8
+made=""
+for d in /run/gpuaware /var/lib/gpuaware; do
+	[ -e "$d" ] || made="$made $d"
+done
+trap 'rc=$?; for d in $made; do rm -f "$d/sm.sock"; rmdir "$d" 2>/dev/null || true; done; (exit $rc); t_cleanup' EXIT
+
 # run_case NAME CONFIG_PATH: one OpenSM sweep with the plugin reading
 # CONFIG_PATH; its log is $WORK/NAME.log.
 run_case() {

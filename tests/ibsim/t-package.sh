@@ -23,9 +23,10 @@ MA=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 # The socket directory systemd's RuntimeDirectory= would make.
 RUN=/run/gpuaware
 
-# Another checkout's t-package.sh installs the same packages; the
-# daemons started below get no copy of the lock (8>&-).
-exec 8>/var/lock/gpuaware-t-package.lock
+# Another checkout's t-package.sh installs the same packages, and
+# t-bad-config.sh runs the plugin on the default paths; the daemons
+# started below get no copy of the lock (8>&-).
+exec 8>/var/lock/gpuaware-default-paths.lock
 flock 8
 
 # installed PKG: dpkg knows PKG, installed or its conffiles left.
@@ -36,8 +37,15 @@ installed() {
 for p in $PKGS; do
 	! installed "$p" || t_fail "$p is installed on this machine already"
 done
-for d in /etc/gpuaware /var/lib/gpuaware /etc/opensm/gpuaware.conf "$RUN"; do
+for d in /etc/gpuaware /etc/opensm/gpuaware.conf; do
 	[ ! -e "$d" ] || t_fail "$d exists on this machine already"
+done
+# Empty socket and state directories (what an ibpoold or a plugin run
+# without a config leaves) are taken over, as on an SM host that ran
+# make install's ibpoold; the package adopts the state directory.
+for d in "$RUN" /var/lib/gpuaware; do
+	[ ! -e "$d" ] || rmdir "$d" 2>/dev/null ||
+		t_fail "$d exists on this machine already, not empty"
 done
 ! getent group gpuaware >/dev/null || t_fail "group gpuaware exists already"
 
