@@ -143,6 +143,7 @@ $(B)/liblivefab.a: $(call obj,$(LIVEFAB_SRC))
 	ar rcs $@ $^
 
 # The plugin's OpenSM symbols resolve against the opensm binary at load time.
+# Its SONAME is the name OpenSM dlopen()s: ldconfig's cache lists it.
 $(PB)/libgpuaware.so: $(PLUGIN_OBJ) $(B)/libgpcore.a plugins/opensm/plugin.map
 	$(CC) -shared $(LDFLAGS) -Wl,-soname,libgpuaware.so \
 		-Wl,--version-script=plugins/opensm/plugin.map \
