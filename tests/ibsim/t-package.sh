@@ -60,6 +60,13 @@ pkg_cleanup() {
 }
 trap 'rc=$?; pkg_cleanup; (exit $rc); t_cleanup' EXIT
 
+# --- the state files purge removes: every one the sources name ---
+for f in $(sed -n 's/^#define \(SM_HINTS_FILE\|SM_HINTS_LOG\|POOL_JOURNAL_FILE\|POOL_SNAPSHOT_FILE\|POOL_SNAPSHOT_TMP\) "\([^"]*\)".*/\2/p' \
+	"$TOP"/sm/*.h "$TOP"/tools/lib/pool/*.h); do
+	grep -q "/var/lib/gpuaware/$f\( \|\$\)" "$TOP"/tools/pkg/debian/*.postrm ||
+		t_fail "no postrm removes /var/lib/gpuaware/$f"
+done
+
 # --- build, lint, what the packages depend on ---
 (cd "$TOP" && tools/pkg/build-deb.sh "$WORK/deb") >"$WORK/deb.out" 2>&1 ||
 	t_fail "make deb: $(tail -5 "$WORK/deb.out")"
