@@ -14,11 +14,11 @@
 #   --list     print the packages, one a line, install nothing
 set -eu
 
-# libibumad3 ... libmunge2: the libraries the plugin, ibpoold and
+# libibumad3 ... libnettle8: the libraries the plugin, ibpoold and
 # ibpoolroute link; opensm: the plugin's host, pinned to the version it
 # was built against; adduser: ibpoold's package makes its system group.
 RUNTIME="opensm libibumad3 libibmad5 libibnetdisc5 libibverbs1 libiniparser1
-libjson-c5 libmunge2 adduser"
+libjson-c5 libmunge2 libnettle8 adduser"
 
 # debhelper: make deb (tools/pkg/debian); nettle-dev: SHA-256 for the
 # MUNGE credentials' replay cache.
