@@ -119,6 +119,8 @@ for g in 3 2 1; do
 	"$R" alloc --socket "$S" --client node0002 --gpus $g --queue >/dev/null
 done
 expect "before the kill: three queued" "4 5 6" "$(queued_now)"
+expect "metrics: three requests waiting" 3 "$(curl -s "http://127.0.0.1:$port/metrics" |
+	sed -n 's/^gpuaware_pool_requests_waiting \([0-9]*\)$/\1/p')"
 "$R" allocs --socket "$S" --json >"$w/before"
 kill -9 "$pid"
 wait "$pid" 2>/dev/null || true

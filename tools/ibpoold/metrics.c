@@ -74,7 +74,7 @@ static void gauge(FILE *out, const char *name, const char *help, double v)
  */
 struct snap {
 	unsigned int *free;	/* per configured host */
-	size_t nallocs, njobs, nsw, nca, missing;
+	size_t nallocs, njobs, nqueued, nsw, nca, missing;
 	double view_age;	/* seconds */
 	unsigned int refresh_failed;
 	time_t refresh_err_at;
@@ -138,6 +138,7 @@ static int snap_take(struct snap *sn, struct poold *d)
 		sn->free[i] = pool_free_gpus(d->pool, i);
 	sn->nallocs = pool_nallocs(d->pool);
 	sn->njobs = pool_njobs(d->pool);
+	sn->nqueued = pool_nqueued(d->pool);
 	sn->nsw = d->view->fab->nsw;
 	sn->nca = d->view->fab->nca;
 	for (i = 0; i < d->nhcas; i++)
@@ -188,6 +189,8 @@ static void hosts(FILE *out, const struct pool_config *cfg,
 	      sn->nallocs);
 	gauge(out, "gpuaware_pool_jobs", "Jobs the pool knows (job.start).",
 	      sn->njobs);
+	gauge(out, "gpuaware_pool_requests_waiting",
+	      "Requests queued for GPUs (alloc --queue, submit).", sn->nqueued);
 }
 
 /* Every directed link a switch port sends on: its two loads. */
