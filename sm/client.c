@@ -177,6 +177,20 @@ int sm_call(const char *path, json_object *req, json_object **reply,
 	return sm_call_as(path, NULL, req, reply, timeout_ms, err, len);
 }
 
+/* Why a request or its reply did not cross, as err says it. */
+static void say_io(const char *path, int timeout_ms, int ret, char *err,
+		   size_t len)
+{
+	if (ret == -ETIMEDOUT)
+		snprintf(err, len, "%s: no reply within %d ms", path,
+			 timeout_ms);
+	else if (ret == -ECONNRESET || ret == -EPIPE)
+		snprintf(err, len, "%s: connection closed without a reply",
+			 path);
+	else
+		snprintf(err, len, "%s: %s", path, strerror(-ret));
+}
+
 /*
  * Connect to path and send req (in a MUNGE envelope over TCP; anon says
  * why not) by end: 0 with *fd, or a negative errno with err.
@@ -220,16 +234,10 @@ static int call_open(const char *path, const char *munge, json_object *req,
 	if (ret)
 		goto out_close;
 	ret = send_line(fd, line, n, end);
-	if (ret == -ETIMEDOUT)
-		snprintf(err, len, "%s: no reply within %d ms", path,
-			 timeout_ms);
-	else if (ret == -ECONNRESET || ret == -EPIPE)
-		snprintf(err, len, "%s: connection closed without a reply",
-			 path);
-	else if (ret)
-		snprintf(err, len, "%s: %s", path, strerror(-ret));
-	if (ret)
+	if (ret) {
+		say_io(path, timeout_ms, ret, err, len);
 		goto out_close;
+	}
 	*fdp = fd;
 	free(line);
 	return 0;
@@ -254,14 +262,8 @@ int sm_call_as(const char *path, const char *munge, json_object *req,
 	if (ret)
 		return ret;
 	ret = recv_line(fd, &buf, &n, end);
-	if (ret == -ETIMEDOUT)
-		snprintf(err, len, "%s: no reply within %d ms", path,
-			 timeout_ms);
-	else if (ret == -ECONNRESET || ret == -EPIPE)
-		snprintf(err, len, "%s: connection closed without a reply",
-			 path);
-	else if (ret)
-		snprintf(err, len, "%s: %s", path, strerror(-ret));
+	if (ret)
+		say_io(path, timeout_ms, ret, err, len);
 	else if (sm_proto_parse_reply(buf, n, CALL_MAX_REPLY, reply, &e)) {
 		snprintf(err, len, "%s: bad reply: %s", path, e.msg);
 		ret = -EPROTO;
