@@ -29,12 +29,17 @@ DEG_CASES=${DEG_CASES:-"0.01:0 0.03:2 0.05:4"}
 # the same at 4,096 hosts (its own seeds and cases: dfsssp takes minutes)
 DEG4K_SEEDS=${DEG4K_SEEDS:-$DEG_SEEDS}
 DEG4K_CASES=${DEG4K_CASES:-$DEG_CASES}
+# the same on 2:1 trees (16 hosts and 8 up links per leaf): intact, then
+# cut, where d-mod-k's eBB is closest to dfsssp's (issue 27)
+DEG21_SEEDS=${DEG21_SEEDS:-$DEG_SEEDS}
+DEG21_CASES=${DEG21_CASES:-"0.03:1 0.03:2"}
 FAIL_ENGINES=${FAIL_ENGINES:-"gpuaware ftree updn dfsssp"}
 SECTIONS=${BENCH_SECTIONS:-"fattree torus dragonfly jobs failover linkfail offline munge verify jobstart sched"}
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	BIG=$CONFIGS/ft3-small.net
 	DEG_ARGS="--radix 8 --levels 3"
 	DEG4K_ARGS="--radix 8 --levels 3"
+	DEG21_ARGS="--levels 3 --hosts-per-leaf 8 --down 4,4 --up 4,4"
 	TORUS_DIMS=${TORUS_DIMS:-"4x4x4"}
 	DF_SHAPES=${DF_SHAPES:-"2,4,2"}
 	OFFLINE_RADIX=16
@@ -42,6 +47,7 @@ else
 	BIG=$CONFIGS/ft3-4k.net
 	DEG_ARGS="--radix 16 --levels 3"
 	DEG4K_ARGS="--k 16 --levels 3"
+	DEG21_ARGS="--levels 3 --hosts-per-leaf 16 --down 8,8 --up 8,8"
 	TORUS_DIMS=${TORUS_DIMS:-"4x4x4 8x8x8"}
 	DF_SHAPES=${DF_SHAPES:-"2,4,2 4,8,4"}
 	OFFLINE_RADIX=64
@@ -318,6 +324,17 @@ fattree_section() {
 			deg_row "$DEG_ARGS" "$c" "$seed"
 		done
 	done
+	if [ -n "$DEG21_CASES" ]; then
+		net=$WORK/2to1.net
+		# shellcheck disable=SC2086
+		"$BDIR/ibtopogen" fattree $DEG21_ARGS -o "$net"
+		tree_row "2to1-$(hosts "$net")h-intact" "$net"
+	fi
+	for seed in $DEG21_SEEDS; do
+		for c in $DEG21_CASES; do
+			deg_row "$DEG21_ARGS" "$c" "$seed" 2to1-
+		done
+	done
 	[ "$DEG4K_ARGS" != "$DEG_ARGS" ] || return 0
 	for seed in $DEG4K_SEEDS; do
 		for c in $DEG4K_CASES; do
@@ -331,14 +348,15 @@ hosts() {
 	grep -cE '^(Hca|Ca)[[:space:]]' "$1"
 }
 
-# deg_row ARGS DROP:SWITCHES SEED: every fat-tree engine on a tree with
-# that fraction of its switch cables cut and switches dropped.
+# deg_row ARGS DROP:SWITCHES SEED [PREFIX]: every fat-tree engine on a
+# tree with that fraction of its switch cables cut and switches dropped;
+# PREFIX starts the row's label.
 deg_row() {
 	local drop=${2%:*} sw=${2#*:} net=$WORK/cut.net
 	# shellcheck disable=SC2086
 	"$BDIR/ibtopogen" fattree $1 --drop "$drop" --drop-switches "$sw" \
 		--seed "$3" -o "$net"
-	tree_row "$(hosts "$net")h-$(awk -v d="$drop" 'BEGIN { print d * 100 }')%-cut-${sw}sw-seed$3" "$net"
+	tree_row "${4:-}$(hosts "$net")h-$(awk -v d="$drop" 'BEGIN { print d * 100 }')%-cut-${sw}sw-seed$3" "$net"
 }
 
 # now_usec: the time of day in microseconds, as OpenSM's log has it.
