@@ -3,7 +3,8 @@
 # ibpoolroute map without ibsim: the SVG is well-formed XML that rsvg
 # renders; its switches, hosts and links are the fabric's; the busiest
 # link and the shading agree with the verifier's numbers; jobs colour
-# their hosts; big trees are grouped; usage errors are one line.
+# their hosts; big trees are grouped, their hosts folded; missing cables
+# are drawn where they ran; usage errors are one line.
 # usage: t-map.sh [BUILDDIR]
 set -eu
 cd "$(dirname "$0")/../.."
@@ -56,6 +57,46 @@ same() {
 	if [ -n "$2" ] && [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "'$2' != '$3'"; fi
 }
 
+# gaps NAME: the missing cables the dashed red lines stand for.
+gaps() {
+	grep -o 'class="gap" data-cables="[0-9]*"' "$w/$1.svg" |
+		tr -dc '0-9\n' | awk '{ s += $1 } END { print s + 0 }'
+}
+
+# gap_titles NAME: each gap line's "from → to", one a line, sorted.
+gap_titles() {
+	grep -o 'class="gap"[^<]*<line[^>]*/><title>[^:<]*' "$w/$1.svg" |
+		sed 's/.*<title>//' | sort
+}
+
+# cables NET: "lower → upper" for each switch-to-switch cable of an
+# ibtopogen fat-tree, sorted.
+cables() {
+	awk 'function lvl(s) { return s ~ /^"leaf/ ? 0 : s ~ /^"spine/ ? 1 : 2 }
+	/^Switch/ { sw = $0; sub(/^[^"]*/, "", sw); next }
+	/^\[/ && sw != "" {
+		p = $0; sub(/^[^"]*/, "", p); sub(/\[.*/, "", p)
+		if (p ~ /^"(leaf|spine|core)/ && lvl(sw) < lvl(p)) {
+			a = sw; b = p; gsub(/"/, "", a); gsub(/"/, "", b)
+			print a " → " b
+		}
+	}
+	/^$/ { sw = "" }' "$1" | sort
+}
+
+# hosts NAME [PATTERN]: the hosts the folded bars (or their PATTERN
+# parts) stand for.
+folded() {
+	grep -o "${2:-class=\"hosts\"} data-hosts=\"[0-9]*\"" "$w/$1.svg" |
+		sed 's/.*data-hosts="//; s/"//' | awk '{ s += $1 } END { print s + 0 }'
+}
+
+# fonts NAME: the smallest font size the picture sets.
+fonts() {
+	grep -o 'font-size[=:]"\{0,1\}[0-9.]*' "$w/$1.svg" | tr -dc '0-9.\n' |
+		sort -g | head -1
+}
+
 jval() {
 	sed -n "s/^  \"$1\": \(.*\)$/\1/p" "$2" | sed 's/,$//'
 }
@@ -82,6 +123,7 @@ drawn deg
 # the title names the file, not the scratch directory it was in
 same "deg: 6 missing cables marked" "$(grep -o 'data-missing="[0-9]*"' "$w/deg.svg" |
 	tr -dc '0-9\n' | awk '{ s += $1 } END { print s }')" 6
+same "deg: 6 missing cables drawn as gaps" "$(gaps deg)" 6
 grep -q 'dashed red: 6 cables missing' "$w/deg.svg" &&
 	[ "$(grep -c 'stroke-dasharray="4 2"' "$w/deg.svg")" -ge 1 ] &&
 	ok "deg: the legend and the boxes mark them" ||
@@ -108,6 +150,26 @@ top=$(grep -o 'class="link" data-load="[^"]*" data-links="[0-9]*"><line[^>]*/><t
 	tr -dc '0-9\n' | sort -n | tail -1)
 same "deg: the busiest link's own title" "$top" "$busy"
 
+# Each gap runs where the cut cable ran: a tree of single-switch boxes
+# with a leaf's and a spine's up-link cut, and one that lost a core
+# switch (its spines' up-links there: stubs to no switch).
+"$TG" fattree --radix 4 --levels 3 -o "$w/r4.net"
+"$TG" fattree --radix 4 --levels 3 --fail-link 2 --seed 5 -o "$w/r4cut.net"
+map r4cut --net "$w/r4cut.net"
+drawn r4cut
+cables "$w/r4.net" > "$w/whole"
+cables "$w/r4cut.net" > "$w/cut"
+same "r4cut: the gaps are the cut cables" "$(gap_titles r4cut | tr '\n' ';')" \
+	"$(comm -23 "$w/whole" "$w/cut" | tr '\n' ';')"
+grep -q 'leaf-.*→ spine-' "$w/whole" && [ "$(comm -23 "$w/whole" "$w/cut" | wc -l)" -eq 2 ] &&
+	ok "r4cut: two cables cut" || bad "r4cut: two cables cut"
+"$TG" fattree --radix 4 --levels 3 --fail-switch core-1 -o "$w/r4lost.net"
+map r4lost --net "$w/r4lost.net"
+drawn r4lost
+same "r4lost: a stub from each spine that lost core-1" "$(gap_titles r4lost | tr '\n' ';')" \
+	"spine-p0-0 → a switch not in the fabric;spine-p1-0 → a switch not in the fabric;spine-p2-0 → a switch not in the fabric;spine-p3-0 → a switch not in the fabric;"
+same "tiny: no gaps" "$(gaps tiny)" 0
+
 # Jobs: their hosts in their colours, links by the flows a round.
 "$TG" jobs --net $C/ft3-small.net --jobs 4-16 --seed 3 -o "$w/jobs.json"
 map jobs --net $C/ft3-small.net --jobs "$w/jobs.json"
@@ -119,6 +181,11 @@ grep -q 'load: all-to-all flows a round' "$w/jobs.svg" &&
 	ok "jobs: coloured by the jobs' flows" || bad "jobs: coloured by the jobs' flows"
 [ "$(loads jobs | sort -g | tail -1)" != "0" ] &&
 	ok "jobs: some link carries flows" || bad "jobs: some link carries flows"
+map jfold --net $C/ft3-small.net --jobs "$w/jobs.json" --fold 0
+drawn jfold
+same "jobs --fold 0: j1's hosts in its share of the bars" \
+	"$(folded jfold 'data-job="j1"')" "$j1"
+same "jobs --fold 0: no host cells" "$(count 'class="host"' jfold)" 0
 map ring --net $C/ft3-small.net --jobs "$w/jobs.json" --pattern ring
 grep -q 'load: ring flows a round' "$w/ring.svg" &&
 	ok "jobs: --pattern ring" || bad "jobs: --pattern ring"
@@ -139,7 +206,8 @@ drawn dump
 
 # 1,024 hosts on a 2-level tree: no row of more than 12 boxes, so the
 # picture stays within a screen's width, switch names in their full
-# font (none shrunk to fit), group labels keeping whole numbers.
+# font (none shrunk to fit), group labels keeping whole numbers; the
+# hosts folded, one bar a box with its count, no text under 9 units.
 "$TG" fattree --k 32 --levels 2 -o "$w/k32.net"
 map k32 --net "$w/k32.net"
 drawn k32
@@ -149,19 +217,28 @@ width=$(grep -o '^<svg [^>]*width="[0-9]*"' "$w/k32.svg" | sed 's/.*width="//; s
 	grep -q '>leaf-{9..11} (3)</text>' "$w/k32.svg" &&
 	ok "k32: 1,024 hosts in rows of 12 boxes, $width wide" ||
 	bad "k32: 1,024 hosts in rows of 12 boxes" "$(count 'class="switch"' k32) boxes, $width wide"
+[ "$(count 'class="host"' k32)" -eq 0 ] && [ "$(folded k32)" -eq 1024 ] &&
+	grep -q '>96 hosts</text>' "$w/k32.svg" &&
+	ok "k32: hosts folded, a bar a box, 1024 in all" ||
+	bad "k32: hosts folded" "$(count 'class="host"' k32) cells, $(folded k32) folded"
+awk -v f="$(fonts k32)" 'BEGIN { exit !(f >= 9) }' &&
+	ok "k32: no text under 9 units" || bad "k32: no text under 9 units" "$(fonts k32)"
+map k32cells --net "$w/k32.net" --fold 1024
+[ "$(count 'class="host"' k32cells)" -eq 1024 ] && [ "$(folded k32cells)" -eq 0 ] &&
+	ok "k32 --fold 1024: a cell a host" || bad "k32 --fold 1024: a cell a host"
 # a 3-level tree of 1,024 hosts: whole pods a box, 8 boxes a row
 map k1 --net $C/ft3-1k.net
 drawn k1
 same "ft3-1k: two whole pods a box" "$(grep -o '>leaf-p{[^<]*<' "$w/k1.svg" | head -2 | tr -d '<>' | tr '\n' ' ')" \
 	"leaf-p{0-0..1-7} (16) leaf-p{2-0..3-7} (16) "
 
-# 4,096 hosts: switches share boxes, every host still has its cell.
+# 4,096 hosts: switches share boxes, the hosts folded into their bars.
 map big --net $C/ft3-4k.net --json
 drawn big
 n=$(count 'class="switch"' big)
 [ "$n" -le 144 ] && grep -q '"grouped":true' "$w/out" &&
-	[ "$(count 'class="host"' big)" -eq 4096 ] &&
-	ok "big: $n boxes for 768 switches, 4096 host cells" ||
+	grep -q '"hosts_folded":true' "$w/out" && [ "$(folded big)" -eq 4096 ] &&
+	ok "big: $n boxes for 768 switches, 4096 hosts folded" ||
 	bad "big: grouped" "$n boxes; $(cat "$w/out")"
 
 # Names that are not ASCII, or not UTF-8 at all, still give XML.

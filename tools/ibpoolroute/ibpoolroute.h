@@ -39,6 +39,9 @@ struct pr_fail {
 	const char *hint;
 };
 
+/* map --fold's default: past this many hosts, a box's are one bar. */
+#define PR_FOLD_HOSTS 512
+
 /* What map colours the links by. */
 enum pr_load {
 	PR_LOAD_A2A,		/* the routing's all-to-all */
@@ -114,6 +117,7 @@ struct pr_opts {
 	unsigned int limit;	/* and run-time limit, s; 0 none */
 	bool drop;		/* orphans: forget them */
 	enum pr_load load;	/* map */
+	uint32_t fold;		/* map: hosts drawn one bar a box past it */
 	const char *load_arg;	/* map: the load's name; trace: offered load */
 	const char *output;	/* map: the SVG file, trace: the CSV; "-"
 				 * for stdout */

@@ -81,6 +81,7 @@ enum {
 	O_NAME,
 	O_LIMIT,
 	O_DROP,
+	O_FOLD,
 };
 
 struct cmd {
@@ -185,6 +186,7 @@ static const struct cli_opt opts[] = {
 	{ "users", 1, O_USERS, C_TRACE, "N", "trace --gen: users, Zipf-drawn, 1-1000000 (100)" },
 	{ "mix", 1, O_MIX, C_TRACE, "LIST", "trace --gen: GPU counts as GPUS:SHARE,... (1:70,2:10,4:15,8:4.885,16:0.061,32:0.031,64:0.015,128:0.008, Philly's)" },
 	{ "svg", 1, O_SVG, C_TRACE | C_REPLAY, "DIR", "trace --stats: write charts into DIR: demand.svg (GPUs asked over time), runtime-cdf.svg; replay: utilisation.svg and jct-cdf.svg" },
+	{ "fold", 1, O_FOLD, C_MAP, "N", "map: each box's hosts as one bar (count, load, jobs) once the fabric has more than N hosts, 0: always (512)" },
 	{ "interval", 1, 'i', C_COUNTERS | C_MAP, "MS", "wait between the two samples, 1-3600000 ms (1000)" },
 	{ "top", 1, O_TOP, C_COUNTERS, "N", "counters: only the N busiest links (all)" },
 	{ "sa", 1, O_SA, C_VERIFY, "MODE", "verify: ask the SA per source (table: one GetTable each), per pair (pair: one Get each), or auto: table where the SA's answers arrive whole, else pair (auto)" },
@@ -483,6 +485,12 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 	case O_DROP:
 		o->drop = true;
 		break;
+	case O_FOLD:
+		if (number(arg, UINT32_MAX, &v))
+			return usage_error(o, "bad host count '%s' (0 or more)",
+					   arg);
+		o->fold = v;
+		break;
 	case O_TOP:
 		if (number(arg, SIZE_MAX, &v) || !v)
 			return usage_error(o, "bad link count '%s' (1 or more)",
@@ -610,6 +618,7 @@ int main(int argc, char **argv)
 	struct pr_opts o = {
 		.engine = RT_ENGINE_AUTO,
 		.interval_ms = 1000,
+		.fold = PR_FOLD_HOSTS,
 		.vf = { .ebb_perms = VF_DEFAULT_PERMS, .seed = 1 },
 		.weight = 1,
 		.gpus_per_host = 8,

@@ -19,6 +19,7 @@
 #include "topology/layout.h"
 
 #define HEAD 76.0		/* title and legends above the drawing */
+#define HEAD_MISSING 14.0	/* and the missing cables' legend line */
 #define MISSING "#d00000"	/* a box short of cables */
 
 static const char *const load_names[] = {
@@ -33,6 +34,15 @@ struct dir {
 	uint32_t n, known;	/* links, and those with a load */
 	uint32_t node;		/* the busiest link: sending node, port */
 	unsigned int port;
+};
+
+/*
+ * Cables a degraded tree lacks between two boxes: from box a up to box b,
+ * where the tree's shape expects them; b LAY_NONE where no switch of the
+ * level shows which (a switch above lost: a stub up from a).
+ */
+struct gap {
+	uint32_t a, b, n;
 };
 
 /* Everything map makes; all released by map_release(). */
@@ -55,6 +65,9 @@ struct map {
 	 * switch of their level has; the sum of them */
 	uint32_t *missing;
 	uint32_t nmissing;
+	struct gap *gap;	/* the missing cables drawn */
+	uint32_t ngap;
+	bool fold;		/* hosts one bar a box */
 };
 
 int pr_load_parse(const char *s, enum pr_load *l)
@@ -158,22 +171,123 @@ static int by_kind(struct map *m)
 	return ret;
 }
 
-/* Cables from switch n to switches of a higher row of the tree. */
-static uint32_t up_links(const struct map *m, uint32_t n)
+/* The row of switch n's box, UINT32_MAX for none. */
+static uint32_t row_of(const struct map *m, uint32_t n)
+{
+	const struct lay *l = &m->l;
+
+	if (n == FAB_NONE || !fab_is_sw(m->src.fab, n) ||
+	    l->box_of[n] == LAY_NONE)
+		return UINT32_MAX;
+	return l->box[l->box_of[n]].row;
+}
+
+/*
+ * The switches of a higher row of the tree that switch n's cables reach,
+ * once per cable, into q (FAB_MAX_PORTS + 1 long); their count.
+ */
+static uint32_t up_peers(const struct map *m, uint32_t n, uint32_t *q)
 {
 	const struct fabric *f = m->src.fab;
-	const struct lay *l = &m->l;
-	unsigned int r = l->box[l->box_of[n]].row, p;
-	uint32_t up = 0, q;
+	uint32_t r = row_of(m, n), k = 0, t, pr;
+	unsigned int p;
 
 	for (p = 1; p <= f->nodes[n].nports; p++) {
-		q = fab_port(f, n, p)->peer;
-		up += q != FAB_NONE && fab_is_sw(f, q) &&
-		      l->box_of[q] != LAY_NONE &&
-		      l->box[l->box_of[q]].row != UINT32_MAX &&
-		      l->box[l->box_of[q]].row > r;
+		t = fab_port(f, n, p)->peer;
+		pr = row_of(m, t);
+		if (pr != UINT32_MAX && pr > r)
+			q[k++] = t;
 	}
-	return up;
+	return k;
+}
+
+/* Scratch for placing missing cables: per node counts, peer lists. */
+struct place {
+	uint32_t *cnt, *use, *qa, *qb, *qc;
+};
+
+/*
+ * How many of t's up-peers (qb, nb of them) switch n has too (counted in
+ * s->cnt); those t has beyond them into qc, their count into *extra.
+ */
+static uint32_t overlap(struct place *s, uint32_t nb, uint32_t *extra)
+{
+	uint32_t j, o = 0, x = 0;
+
+	for (j = 0; j < nb; j++) {
+		if (s->use[s->qb[j]] < s->cnt[s->qb[j]]) {
+			s->use[s->qb[j]]++;
+			o++;
+		} else {
+			s->qc[x++] = s->qb[j];
+		}
+	}
+	for (j = 0; j < nb; j++)
+		s->use[s->qb[j]] = 0;
+	*extra = x;
+	return o;
+}
+
+static int add_gap(struct map *m, uint32_t a, uint32_t b, uint32_t n)
+{
+	struct gap *g;
+	uint32_t i;
+
+	for (i = 0; i < m->ngap; i++)
+		if (m->gap[i].a == a && m->gap[i].b == b) {
+			m->gap[i].n += n;
+			return 0;
+		}
+	g = realloc(m->gap, (m->ngap + 1) * sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	m->gap = g;
+	g[m->ngap++] = (struct gap){ a, b, n };
+	return 0;
+}
+
+/*
+ * Where switch n's d missing cables go: to the up-peers its twin has and
+ * it lacks, the twin being the switch of its row sharing most up-peers
+ * with it among those with peers it lacks (a leaf's pod mate, a spine's
+ * namesake in another pod).  A twin sharing none says nothing (a spine
+ * of another core group); what no twin shows (a switch above lost): a
+ * stub.
+ */
+static int place_missing(struct map *m, struct place *s, uint32_t n,
+			 uint32_t d)
+{
+	const struct lay *l = &m->l;
+	uint32_t na = up_peers(m, n, s->qa), r = row_of(m, n);
+	uint32_t i, t, o, x, twin = FAB_NONE, bo = 0, bx = 0;
+	int ret = 0;
+
+	for (i = 0; i < na; i++)
+		s->cnt[s->qa[i]]++;
+	for (i = 0; i < l->box[l->nbox - 1].first + l->box[l->nbox - 1].nsw;
+	     i++) {
+		t = l->sw[i];
+		if (t == n || row_of(m, t) != r)
+			continue;
+		o = overlap(s, up_peers(m, t, s->qb), &x);
+		if (o && x && (twin == FAB_NONE || o > bo ||
+				(o == bo && x < bx))) {
+			twin = t;
+			bo = o;
+			bx = x;
+		}
+	}
+	if (twin != FAB_NONE) {
+		overlap(s, up_peers(m, twin, s->qb), &x);
+		for (i = 0; i < x && i < d && !ret; i++)
+			ret = add_gap(m, l->box_of[n], l->box_of[s->qc[i]], 1);
+		d -= i;
+	}
+	if (d && !ret)
+		ret = add_gap(m, l->box_of[n], LAY_NONE, d);
+	for (i = 0; i < na; i++)
+		s->cnt[s->qa[i]] = 0;
+	return ret;
 }
 
 /*
@@ -184,39 +298,56 @@ static uint32_t up_links(const struct map *m, uint32_t n)
 static int find_missing(struct map *m)
 {
 	const struct lay *l = &m->l;
-	uint32_t *most, i, n, b, up, rows = 0;
+	size_t nn = m->src.fab->nnodes + 1;
+	struct place s = {
+		calloc(nn, sizeof(*s.cnt)), calloc(nn, sizeof(*s.use)),
+		malloc((FAB_MAX_PORTS + 1) * sizeof(*s.qa)),
+		malloc((FAB_MAX_PORTS + 1) * sizeof(*s.qb)),
+		malloc((FAB_MAX_PORTS + 1) * sizeof(*s.qc)),
+	};
+	uint32_t *most = NULL, i, n, b, up, nsw, rows = 0;
+	int ret = -ENOMEM;
 
 	m->missing = calloc(l->nbox + 1, sizeof(*m->missing));
-	if (!m->missing)
-		return -ENOMEM;
+	if (!m->missing || !s.cnt || !s.use || !s.qa || !s.qb || !s.qc)
+		goto out;
+	ret = 0;
 	if (l->kind != LAY_TREE)
-		return 0;
+		goto out;
 	for (b = 0; b < l->nbox; b++)
 		if (l->box[b].row != UINT32_MAX && l->box[b].row + 1 > rows)
 			rows = l->box[b].row + 1;
-	most = calloc(rows + 1, sizeof(*most));
-	if (!most)
-		return -ENOMEM;
-	for (i = 0; i < l->box[l->nbox - 1].first + l->box[l->nbox - 1].nsw;
-	     i++) {
+	ret = -ENOMEM;
+	if (!(most = calloc(rows + 1, sizeof(*most))))
+		goto out;
+	ret = 0;
+	nsw = l->box[l->nbox - 1].first + l->box[l->nbox - 1].nsw;
+	for (i = 0; i < nsw; i++) {
 		n = l->sw[i];
 		b = l->box_of[n];
-		up = up_links(m, n);
+		up = up_peers(m, n, s.qa);
 		if (l->box[b].row != UINT32_MAX && up > most[l->box[b].row])
 			most[l->box[b].row] = up;
 	}
-	for (i = 0; i < l->box[l->nbox - 1].first + l->box[l->nbox - 1].nsw;
-	     i++) {
+	for (i = 0; i < nsw && !ret; i++) {
 		n = l->sw[i];
 		b = l->box_of[n];
 		if (l->box[b].row == UINT32_MAX)
 			continue;
-		up = most[l->box[b].row] - up_links(m, n);
+		up = most[l->box[b].row] - up_peers(m, n, s.qa);
 		m->missing[b] += up;
 		m->nmissing += up;
+		if (up)
+			ret = place_missing(m, &s, n, up);
 	}
+out:
 	free(most);
-	return 0;
+	free(s.cnt);
+	free(s.use);
+	free(s.qa);
+	free(s.qb);
+	free(s.qc);
+	return ret;
 }
 
 /* The routing's all-to-all: routes on each switch-to-switch link. */
@@ -532,6 +663,37 @@ static double inside(const struct map *m, uint32_t b)
 	return v;
 }
 
+/*
+ * The missing cables: a dashed red line from the box lacking them to the
+ * box the tree's shape expects at their other end, or a stub up from it.
+ */
+static void draw_gaps(FILE *out, const struct map *m)
+{
+	const struct lay_box *a, *b;
+	double x1, y1, x2, y2;
+	uint32_t i;
+
+	for (i = 0; i < m->ngap; i++) {
+		a = &m->l.box[m->gap[i].a];
+		b = m->gap[i].b == LAY_NONE ? NULL : &m->l.box[m->gap[i].b];
+		x1 = a->x + a->w / 2;
+		y1 = b && b->y > a->y ? a->y + a->h : a->y;
+		x2 = b ? b->x + b->w / 2 : x1;
+		y2 = !b ? y1 - 24 : b->y > a->y ? b->y : b->y + b->h;
+		fprintf(out, "<g class=\"gap\" data-cables=\"%u\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"" MISSING "\" stroke-width=\"%.1f\" stroke-dasharray=\"4 2\"/><title>",
+			m->gap[i].n, x1, y1, x2, y2,
+			m->gap[i].n > 1 ? 2.5 : 1.5);
+		box_names(out, m, a, 64);
+		fputs(" → ", out);
+		if (b)
+			box_names(out, m, b, 64);
+		else
+			fputs("a switch not in the fabric", out);
+		fprintf(out, ": %u cable%s missing (the tree's shape has them)</title></g>\n",
+			m->gap[i].n, m->gap[i].n == 1 ? "" : "s");
+	}
+}
+
 static void draw_hosts(FILE *out, const struct map *m, uint32_t b,
 		       const uint32_t *hosts, size_t nh)
 {
@@ -577,6 +739,112 @@ static void draw_hosts(FILE *out, const struct map *m, uint32_t b,
 		}
 		fputs("</title></rect>\n", out);
 	}
+}
+
+/* A box's hosts per job (the last entry: in none); the caller frees. */
+static uint32_t *job_counts(const struct map *m, const uint32_t *hosts,
+			    size_t nh)
+{
+	uint32_t nj = m->src.jobs.njobs, *c = calloc(nj + 2, sizeof(*c)), j;
+	size_t i;
+
+	for (i = 0; c && i < nh; i++) {
+		j = rt_job_of(&m->src.jobs, hosts[2 * i]);
+		c[j == RT_JOB_NONE ? nj : j]++;
+	}
+	return c;
+}
+
+/* Folded: the jobs' shares of the bar, in their colours. */
+static int fold_jobs(FILE *out, const struct map *m, const uint32_t *hosts,
+		     size_t nh, double x, double y, double w, double h)
+{
+	uint32_t nj = m->src.jobs.njobs, *c = job_counts(m, hosts, nh), j;
+	char col[24];
+
+	if (!c)
+		return -ENOMEM;
+	for (j = 0; j <= nj; j++) {
+		if (!c[j])
+			continue;
+		job_color(j < nj ? j : RT_JOB_NONE, col, sizeof(col));
+		fprintf(out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"",
+			x, y, w * c[j] / nh, h, col);
+		if (j < nj) {
+			fputs(" data-job=\"", out);
+			chart_xml_text(out, m->src.jobs.job[j].id, SIZE_MAX);
+			fputs("\"", out);
+		}
+		fprintf(out, " data-hosts=\"%u\"><title>", c[j]);
+		if (j < nj)
+			chart_xml_clip(out, m->src.jobs.job[j].id, 64);
+		else
+			fputs("no job", out);
+		fprintf(out, ": %u of the %zu hosts</title></rect>", c[j], nh);
+		x += w * c[j] / nh;
+	}
+	free(c);
+	return 0;
+}
+
+/*
+ * A box's hosts folded into one bar where their cells were: the jobs'
+ * shares, or the busiest host link's load, and the count in the font of
+ * the switch names.
+ */
+static int draw_folded(FILE *out, const struct map *m, uint32_t b,
+		       const uint32_t *hosts, size_t nh)
+{
+	const struct lay_box *bx = &m->l.box[b];
+	double w = (nh < bx->cols ? nh : bx->cols) * bx->cell;
+	double h = (double)((nh + bx->cols - 1) / bx->cols) * bx->cell;
+	double v = NAN, x, sum = 0;
+	uint32_t known = 0;
+	char col[24], text[64];
+	size_t i;
+	int ret = 0;
+
+	if (!nh)
+		return 0;
+	for (i = 0; i < nh; i++) {
+		x = host_shade(m, hosts[2 * i], hosts[2 * i + 1]);
+		if (isnan(x))
+			continue;
+		known++;
+		sum += x;
+		if (isnan(v) || x > v)
+			v = x;
+	}
+	if (h > LAY_FONT + 5)
+		h = LAY_FONT + 5;
+	fprintf(out, "<g class=\"hosts\" data-hosts=\"%zu\">", nh);
+	if (m->src.have_jobs) {
+		ret = fold_jobs(out, m, hosts, nh, bx->hx, bx->hy, w, h);
+	} else {
+		if (m->host_loads)
+			ramp(v, m->full, col, sizeof(col));
+		else
+			snprintf(col, sizeof(col), "#b0b0b0");
+		fprintf(out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>",
+			bx->hx, bx->hy, w, h, col);
+	}
+	snprintf(text, sizeof(text), "%zu hosts", nh);
+	if (m->host_loads && known && !m->src.have_jobs &&
+	    (strlen(text) + 16) * LAY_CHAR_W < w)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text),
+			 ", busiest %.3g", v);
+	if (strlen(text) * LAY_CHAR_W < w && h >= LAY_FONT + 1)
+		fprintf(out, "<text class=\"halo\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>",
+			bx->hx + w / 2, bx->hy + h / 2 + LAY_FONT / 3, text);
+	fprintf(out, "<title>%zu hosts", nh);
+	if (m->host_loads && known) {
+		fputs("; busiest host link ", out);
+		load_text(out, m, v);
+		fputs(", mean ", out);
+		load_text(out, m, sum / known);
+	}
+	fputs("</title></g>\n", out);
+	return ret;
 }
 
 /*
@@ -664,7 +932,7 @@ static int draw_box(FILE *out, const struct map *m, uint32_t b)
 		isnan(v) && !m->missing[b] ? "0.8" : "2",
 		m->missing[b] ? " stroke-dasharray=\"4 2\"" : "");
 	if (m->missing[b])
-		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"" MISSING "\">%u cable%s missing</text>",
+		fprintf(out, "<text class=\"halo\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"" MISSING "\">%u cable%s missing</text>",
 			bx->x + bx->w, bx->y - 2, m->missing[b],
 			m->missing[b] == 1 ? "" : "s");
 	if (!(lb = open_memstream(&label, &n)))
@@ -702,8 +970,8 @@ static int draw_box(FILE *out, const struct map *m, uint32_t b)
 }
 
 /*
- * What the shades mean, under the ramp: where balanced sits on it, grey,
- * and the missing cables' mark.
+ * What the shades mean, under the ramp: where balanced sits on it, grey;
+ * the missing cables' mark on a line of its own.
  */
 static void legend_line(FILE *out, const struct map *m)
 {
@@ -717,11 +985,10 @@ static void legend_line(FILE *out, const struct map *m)
 		      out);
 	else
 		load_text(out, m, m->full / 2);
-	fputs("; grey: idle", out);
+	fputs("; grey: idle</text>", out);
 	if (m->nmissing)
-		fprintf(out, "; <tspan fill=\"" MISSING "\">dashed red: %u cable%s missing</tspan> (up-links fewer than the best-cabled switch of the level)",
+		fprintf(out, "<text x=\"10\" y=\"78\"><tspan fill=\"" MISSING "\">dashed red: %u cable%s missing</tspan> (fewer up-links than the level's best; lines to where the tree has them)</text>",
 			m->nmissing, m->nmissing == 1 ? "" : "s");
-	fputs("</text>", out);
 }
 
 /* Title lines, the load ramp and the jobs' colours. */
@@ -782,24 +1049,34 @@ static void draw_head(FILE *out, const struct map *m, double width)
 static int draw(FILE *out, const struct map *m)
 {
 	const struct lay *l = &m->l;
-	double w = l->width < 520 ? 520 : l->width, h = l->height + HEAD;
+	double top = HEAD + (m->nmissing ? HEAD_MISSING : 0);
+	double w = l->width < 520 ? 520 : l->width, h = l->height + top;
 	uint32_t *off, *hp, b, e, i;
 	int ret = hosts_by_box(m, &off, &hp);
 
 	if (ret)
 		return ret;
 	chart_svg_begin(out, w, h, LAY_FONT,
-			".title{font-size:12px;font-weight:bold}.legend text,.row{font-size:9px}");
+			".title{font-size:12px;font-weight:bold}.legend text,.row{font-size:9px}"
+			".halo{stroke:#ffffff;stroke-width:2.5px;paint-order:stroke}");
 	draw_head(out, m, w);
 	fprintf(out, "<g transform=\"translate(0 %.0f)\">\n<g class=\"links\">\n",
-		HEAD);
+		top);
 	for (e = 0; e < l->nedge; e++)
 		for (i = 0; i < 2 && l->edge[e].path != LAY_INSIDE; i++)
 			draw_dir(out, m, e, i);
+	draw_gaps(out, m);
 	fputs("</g>\n<g class=\"switches\">\n", out);
 	for (b = 0; b < l->nbox && !ret; b++) {
 		ret = draw_box(out, m, b);
-		draw_hosts(out, m, b, hp + 2 * off[b], off[b + 1] - off[b]);
+		if (ret)
+			break;
+		if (m->fold)
+			ret = draw_folded(out, m, b, hp + 2 * off[b],
+					  off[b + 1] - off[b]);
+		else
+			draw_hosts(out, m, b, hp + 2 * off[b],
+				   off[b + 1] - off[b]);
 	}
 	fputs("</g>\n", out);
 	for (i = 0; i < l->nlabel; i++) {
@@ -848,6 +1125,8 @@ static int summary(const struct map *m)
 			       json_object_new_boolean(m->l.grouped));
 	json_object_object_add(j, "missing_cables",
 			       json_object_new_int64(m->nmissing));
+	json_object_object_add(j, "hosts_folded",
+			       json_object_new_boolean(m->fold));
 	json_object_object_add(j, "load", json_object_new_string(
 				       load_names[o->load]));
 	json_object_object_add(j, "unit", json_object_new_string(m->unit));
@@ -866,8 +1145,20 @@ static void map_release(struct map *m)
 	free(m->load);
 	free(m->dirs);
 	free(m->missing);
+	free(m->gap);
 	lay_release(&m->l);
 	pr_source_close(&m->src);
+}
+
+/* CA ports cabled to switches: the hosts drawn. */
+static uint64_t hosts(const struct lay *l)
+{
+	uint64_t n = 0;
+	uint32_t b;
+
+	for (b = 0; b < l->nbox; b++)
+		n += l->box[b].nhosts;
+	return n;
 }
 
 int pr_map(const struct pr_opts *o, char *err, size_t len)
@@ -899,6 +1190,7 @@ int pr_map(const struct pr_opts *o, char *err, size_t len)
 		snprintf(err, len, "%s", strerror(-ret));
 	if (!ret && (ret = find_missing(&m)))
 		snprintf(err, len, "%s", strerror(-ret));
+	m.fold = hosts(&m.l) > o->fold;
 	if (!ret)
 		ret = chart_write_file(o->output, draw_map, &m, err, len);
 	if (!ret)
