@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * SA PathRecords in bulk: GetTables and Gets through a umad agent of our
- * own, a window of them in flight, answers matched by transaction ID.
+ * own, a window of them in flight (lfwin.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,7 +13,7 @@
 #include <infiniband/umad.h>
 
 #include "lfsa.h"
-#include "topology/monotime.h"
+#include "lfwin.h"
 
 #define SA_CLASS_VERSION 2
 #define RMPP_VERSION 1
@@ -34,28 +34,14 @@
 #define WAIT_MS 1000
 #define TRIES 4
 #define MAD_STATUS_BUSY 0x0001
-#define WINDOW_MAX 64
 
-/* A query in flight. */
-struct slot {
-	bool used;
-	struct lf_sa_query query;
-	uint32_t trid;		/* the low half: the kernel owns the high */
-	unsigned int tries;
-	uint64_t due;		/* CLOCK_MONOTONIC ms its wait ends */
-};
-
-/* One agent, owned by its opener; buf grows to the largest answer. */
+/* One agent, owned by its opener. */
 struct lf_sa {
 	int port;
 	int agent;
 	ib_portid_t sa_addr;
 	unsigned int window;
-	struct slot slot[WINDOW_MAX];
-	uint8_t *buf;		/* umad header, then the answer */
-	int buf_cap;		/* MAD bytes buf holds */
-	uint8_t *req;		/* umad header, then one MAD */
-	bool stale;		/* a run ended with answers still to come */
+	struct lf_win win;
 };
 
 int lf_sa_open(struct lf_sa **out, struct lf *v, unsigned int window,
@@ -73,12 +59,7 @@ int lf_sa_open(struct lf_sa **out, struct lf *v, unsigned int window,
 	if (!s)
 		goto out_mem;
 	s->port = -1;
-	s->window = window < 1 ? 1 : window > WINDOW_MAX ? WINDOW_MAX : window;
-	s->buf_cap = IB_MAD_SIZE;
-	s->buf = umad_alloc(1, umad_size() + s->buf_cap);
-	s->req = umad_alloc(1, umad_size() + IB_MAD_SIZE);
-	if (!s->buf || !s->req)
-		goto out_mem;
+	s->window = window;
 	s->sa_addr.lid = lid;
 	s->sa_addr.qp = 1;
 	s->sa_addr.qkey = IB_DEFAULT_QP1_QKEY;
@@ -98,6 +79,8 @@ int lf_sa_open(struct lf_sa **out, struct lf *v, unsigned int window,
 		ret = -EIO;
 		goto out;
 	}
+	if (lf_win_init(&s->win, s->port, s->agent, s->window, WAIT_MS, TRIES))
+		goto out_mem;
 	*out = s;
 	return 0;
 out_mem:
@@ -107,24 +90,14 @@ out:
 	return ret;
 }
 
-static int receive(struct lf_sa *s, int *len);
-
 void lf_sa_close(struct lf_sa *s)
 {
-	int n;
-
 	if (!s)
 		return;
-	/*
-	 * Read what is still coming first: ibsim's umad2sim deadlocks at
-	 * exit when a MAD arrives while it tears its receiver down.
-	 */
-	while (s->stale && receive(s, &n) >= 0)
-		;
+	/* what is still coming read first, while the port is open */
+	lf_win_release(&s->win);
 	if (s->port >= 0)
 		umad_close_port(s->port);
-	umad_free(s->buf);
-	umad_free(s->req);
 	free(s);
 }
 
@@ -198,108 +171,70 @@ int lf_sa_parse(const uint8_t *mad, size_t len,
 	return n;
 }
 
-static int send_query(struct lf_sa *s, struct slot *sl, char *err,
-		      size_t len)
+/* A query as the window's tag and back. */
+static uint64_t tag_of(const struct lf_sa_query *q)
 {
-	const struct lf_sa_query *q = &sl->query;
+	return (uint64_t)q->slid << 32 | q->dlid;
+}
+
+static struct lf_sa_query query_of(uint64_t tag)
+{
+	return (struct lf_sa_query){ .slid = tag >> 32,
+				     .dlid = (uint32_t)tag };
+}
+
+/* What a run's window callbacks share. */
+struct run {
+	struct lf_sa *s;
+	const struct lf_sa_ops *ops;
+};
+
+static bool next(void *ctx, uint64_t *tag)
+{
+	struct run *r = ctx;
+	struct lf_sa_query q;
+
+	if (!r->ops->next(r->ops->ctx, &q))
+		return false;
+	*tag = tag_of(&q);
+	return true;
+}
+
+static int build(void *ctx, uint64_t tag, uint64_t trid, void *umad,
+		 char *err, size_t len)
+{
+	struct run *r = ctx;
+	struct lf_sa_query q = query_of(tag);
 	uint8_t data[IB_SA_DATA_SIZE];
 	ib_rpc_t rpc;
-	uint64_t trid = mad_trid();
-	int wait;
 
 	memset(&rpc, 0, sizeof(rpc));
 	memset(data, 0, sizeof(data));
 	rpc.mgtclass = IB_SA_CLASS;
-	rpc.method = q->dlid ? IB_MAD_METHOD_GET : IB_MAD_METHOD_GET_TABLE;
+	rpc.method = q.dlid ? IB_MAD_METHOD_GET : IB_MAD_METHOD_GET_TABLE;
 	rpc.attr.id = IB_SA_ATTR_PATHRECORD;
-	rpc.mask = lf_path_encode(data, q->slid, q->dlid);
+	rpc.mask = lf_path_encode(data, q.slid, q.dlid);
 	rpc.datasz = IB_SA_DATA_SIZE;
 	rpc.dataoffs = IB_SA_DATA_OFFS;
 	rpc.trid = trid;
-	memset(s->req, 0, umad_size() + IB_MAD_SIZE);
-	if (mad_build_pkt(s->req, &rpc, &s->sa_addr, NULL, data) < 0) {
+	if (mad_build_pkt(umad, &rpc, &r->s->sa_addr, NULL, data) < 0) {
 		snprintf(err, len, "cannot build a PathRecord query");
 		return -EINVAL;
 	}
-	sl->trid = (uint32_t)trid;
-	wait = WAIT_MS << sl->tries++;
-	sl->due = mono_ms() + wait;
-	if (umad_send(s->port, s->agent, s->req, IB_MAD_SIZE, wait, 0) < 0) {
-		snprintf(err, len, "cannot send to the SA at LID %u",
-			 s->sa_addr.lid);
-		return -EIO;
-	}
 	return 0;
 }
 
-/* Fill the window from ops->next; *more false once it has no more. */
-static int fill(struct lf_sa *s, const struct lf_sa_ops *ops, bool *more,
-		unsigned int *busy, char *err, size_t len)
+static void lost(void *ctx, uint64_t tag, char *err, size_t len)
 {
-	unsigned int i;
-	int ret;
+	struct run *r = ctx;
+	struct lf_sa_query q = query_of(tag);
 
-	for (i = 0; i < s->window && *more; i++) {
-		if (s->slot[i].used)
-			continue;
-		memset(&s->slot[i], 0, sizeof(s->slot[i]));
-		if (!ops->next(ops->ctx, &s->slot[i].query)) {
-			*more = false;
-			break;
-		}
-		s->slot[i].used = true;
-		(*busy)++;
-		ret = send_query(s, &s->slot[i], err, len);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/*
- * Ask again the query only, or with only NULL those whose wait is over;
- * give up after TRIES.
- */
-static int resend(struct lf_sa *s, struct slot *only, char *err, size_t len)
-{
-	uint64_t now = mono_ms();
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < s->window; i++) {
-		struct slot *sl = &s->slot[i];
-		const struct lf_sa_query *q = &sl->query;
-
-		if (!sl->used || (only && sl != only) ||
-		    (!only && sl->due > now))
-			continue;
-		if (sl->tries >= TRIES) {
-			if (q->dlid)
-				snprintf(err, len, "PathRecord LID %u to LID %u from the SA at LID %u: %s",
-					 q->slid, q->dlid, s->sa_addr.lid,
-					 strerror(ETIMEDOUT));
-			else
-				snprintf(err, len, "PathRecord LID %u to every LID from the SA at LID %u: %s",
-					 q->slid, s->sa_addr.lid,
-					 strerror(ETIMEDOUT));
-			return -ETIMEDOUT;
-		}
-		ret = send_query(s, sl, err, len);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-static struct slot *slot_of(struct lf_sa *s, uint8_t *mad)
-{
-	uint32_t trid = mad_get_field64(mad, 0, IB_MAD_TRID_F);
-	unsigned int i;
-
-	for (i = 0; i < s->window; i++)
-		if (s->slot[i].used && s->slot[i].trid == trid)
-			return &s->slot[i];
-	return NULL;
+	if (q.dlid)
+		snprintf(err, len, "PathRecord LID %u to LID %u from the SA at LID %u: %s",
+			 q.slid, q.dlid, r->s->sa_addr.lid, strerror(ETIMEDOUT));
+	else
+		snprintf(err, len, "PathRecord LID %u to every LID from the SA at LID %u: %s",
+			 q.slid, r->s->sa_addr.lid, strerror(ETIMEDOUT));
 }
 
 /* What lf_sa_parse() gives each record: the query's callback. */
@@ -320,80 +255,37 @@ static int one_rec(void *ctx, unsigned int slid, unsigned int dlid,
 	return c->ops->rec(c->ops->ctx, c->q, slid, dlid, p);
 }
 
-/* One answer read into s->buf: its query's records, then done. */
-static int answer(struct lf_sa *s, const struct lf_sa_ops *ops, int len,
-		  unsigned int *busy, char *err, size_t elen)
+/* One answer: its query's records, then done. */
+static int answer(void *ctx, uint64_t tag, uint8_t *mad, int len, char *err,
+		  size_t elen)
 {
-	uint8_t *mad = umad_get_mad(s->buf);
-	struct slot *sl = slot_of(s, mad);
-	struct rec_ctx c = { .ops = ops };
-	int ret;
+	struct run *r = ctx;
+	struct lf_sa_query q = query_of(tag);
+	struct rec_ctx c = { .ops = r->ops, .q = &q };
+	int ret = lf_sa_parse(mad, len, one_rec, &c);
 
-	if (!sl)
-		return 0;	/* an answer to a query asked again */
-	if (umad_status(s->buf))
-		return resend(s, sl, err, elen);
-	c.q = &sl->query;
-	ret = lf_sa_parse(mad, len, one_rec, &c);
 	if (ret == -EBUSY)
-		return resend(s, sl, err, elen);
+		return ret;
 	if (ret == -EMSGSIZE)
 		snprintf(err, elen, "the SA's GetTable answer for LID %u came cut at one MAD: no RMPP between the SA and us",
-			 sl->query.slid);
+			 q.slid);
 	else if (ret == -EPROTO)
 		snprintf(err, elen, "PathRecord LID %u to LID %u: the SA answered another query",
-			 sl->query.slid, sl->query.dlid);
+			 q.slid, q.dlid);
 	if (ret < 0 && ret != -ENOENT)
 		return ret;
-	ret = ops->done(ops->ctx, &sl->query, ret == -ENOENT ||
-			(sl->query.dlid && !c.pair_ok) ? -ENOENT : 0);
-	sl->used = false;
-	(*busy)--;
-	return ret;
-}
-
-/* Read one answer, growing the buffer for a long one (ENOSPC). */
-static int receive(struct lf_sa *s, int *len)
-{
-	uint8_t *b;
-	int ret;
-
-	for (;;) {
-		*len = s->buf_cap;
-		ret = umad_recv(s->port, s->buf, len, WAIT_MS);
-		if (ret != -ENOSPC)
-			return ret;
-		b = umad_alloc(1, umad_size() + *len);
-		if (!b)
-			return -ENOMEM;
-		umad_free(s->buf);
-		s->buf = b;
-		s->buf_cap = *len;
-	}
+	return r->ops->done(r->ops->ctx, &q, ret == -ENOENT ||
+			    (q.dlid && !c.pair_ok) ? -ENOENT : 0);
 }
 
 int lf_sa_run(struct lf_sa *s, const struct lf_sa_ops *ops, char *err,
 	      size_t len)
 {
-	unsigned int busy = 0;
-	bool more = true;
-	int ret, n;
+	struct run r = { s, ops };
+	const struct lf_win_ops wo = {
+		.next = next, .build = build, .answer = answer, .lost = lost,
+		.ctx = &r,
+	};
 
-	memset(s->slot, 0, sizeof(s->slot));
-	ret = fill(s, ops, &more, &busy, err, len);
-	while (!ret && busy) {
-		ret = receive(s, &n);
-		if (ret == -ETIMEDOUT || ret == -EWOULDBLOCK)
-			ret = resend(s, NULL, err, len);
-		else if (ret == -ENOMEM)
-			snprintf(err, len, "out of memory");
-		else if (ret < 0)
-			snprintf(err, len, "SA answer: %s", strerror(-ret));
-		else
-			ret = answer(s, ops, n, &busy, err, len);
-		if (!ret)
-			ret = fill(s, ops, &more, &busy, err, len);
-	}
-	s->stale = busy;
-	return ret;
+	return lf_win_run(&s->win, &wo, err, len);
 }
