@@ -91,7 +91,7 @@ PROGS := $(PB)/libgpuaware.so $(B)/ibpoolroute $(B)/ibtopogen $(B)/ibpoold
 .PHONY: all plugin matrix check check-sanitize check-unit check-ibsim demo \
 	bench install uninstall clean deps deps-test deps-demo deb rpm headers fuzz fuzz-smoke FORCE
 
-all: $(PROGS) $(B)/rmppsim.so $(B)/issmhold
+all: $(PROGS) $(B)/rmppsim.so $(B)/issmhold $(B)/lfdump
 
 # Rebuild everything when the flags change.
 $(B)/.flags: FORCE
@@ -215,6 +215,12 @@ $(B)/rmppsim.so: tests/ibsim/rmppsim.c topology/monotime.c $(B)/.flags
 # Test-only: an SM port that answers nothing (t-sm-timeout.sh).
 $(B)/issmhold: tests/ibsim/issmhold.c $(B)/.flags
 	$(CC) $(CPPFLAGS) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -o $@ $<
+
+# Test-only: the live LFTs and SL2VL tables as livefab reads them
+# (t-verify-smp.sh).
+$(B)/lfdump: $(call obj,tests/ibsim/lfdump.c) $(B)/liblivefab.a \
+		$(B)/libgpcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ -libnetdisc -libmad -libumad -lm
 
 # The all-to-all bound beside every fat-tree row of make bench.
 $(B)/a2a-bound: $(call obj,tests/bench/a2a-bound.c tests/bench/a2abound.c) \

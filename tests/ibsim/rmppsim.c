@@ -23,6 +23,10 @@
  * first SIM_MAD bytes of a MAD (its receive buffer is one struct
  * sim_request, umad header included), so a segment here carries
  * SEG_DATA bytes, not the IBA's 200: both ends are this file's.
+ *
+ * Lost SMPs, for the tests: RMPPSIM_DROP_SMP=N drops every Nth LFT or
+ * SL2VL Get by directed route the process sends, N+ every one from the
+ * Nth on; a dropped request times out as an unanswered one does.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -75,6 +79,11 @@
 #define WAKE_MS 200
 #define M_METHOD 3
 #define M_RESPONSE 0x80
+#define M_CLASS 1
+#define M_ATTR 16
+#define CLASS_DR_SMP 0x81
+#define ATTR_SL2VL 0x0017
+#define ATTR_LFT 0x0019
 
 /* One answer being put together, or done and waiting for a read. */
 struct msg {
@@ -103,6 +112,9 @@ static struct msg msgs[NMSG];
 static struct pend pends[NPEND];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+static unsigned long drop_n;	/* RMPPSIM_DROP_SMP's N, 0 for none */
+static bool drop_on;		/* its +: every one from the Nth */
+static unsigned long drop_seen;
 
 static void init(void)
 {
@@ -117,6 +129,32 @@ static void init(void)
 		msgs[i].fd = -1;
 	for (i = 0; i < NPEND; i++)
 		pends[i].fd = -1;
+	if (getenv("RMPPSIM_DROP_SMP")) {
+		char *end;
+
+		drop_n = strtoul(getenv("RMPPSIM_DROP_SMP"), &end, 10);
+		drop_on = *end == '+';
+	}
+}
+
+/* Whether to lose this request: an LFT or SL2VL Get by directed route. */
+static bool dropped(const uint8_t *buf, size_t count)
+{
+	const uint8_t *mad = buf + HS;
+	unsigned int attr;
+	bool drop;
+
+	if (!drop_n || count < HS + 24 || mad[M_CLASS] != CLASS_DR_SMP ||
+	    (mad[M_METHOD] & M_RESPONSE))
+		return false;
+	attr = (unsigned int)mad[M_ATTR] << 8 | mad[M_ATTR + 1];
+	if (attr != ATTR_LFT && attr != ATTR_SL2VL)
+		return false;
+	pthread_mutex_lock(&lock);
+	drop_seen++;
+	drop = drop_on ? drop_seen >= drop_n : drop_seen % drop_n == 0;
+	pthread_mutex_unlock(&lock);
+	return drop;
 }
 
 static bool sim_fd(int fd)
@@ -219,6 +257,8 @@ ssize_t write(int fd, const void *buf, size_t count)
 	if (count >= HS + SA_HDR && rmpp_active((const uint8_t *)buf + HS))
 		return split(fd, buf, count);
 	p = sending(fd, buf, count);
+	if (dropped(buf, count))
+		return count;
 	n = next_write(fd, buf, count);
 	if (n < 0 && p) {
 		pthread_mutex_lock(&lock);

@@ -101,8 +101,8 @@ shim prog --sample 50 --progress
 ok prog
 expect prog.err "^verify: discovering the fabric"
 expect prog.err "^verify: reading LFTs and SL2VL tables"
-expect prog.err "^verify: LFTs: 64 of 64 switches (100%)"
-expect prog.err "^verify: SL2VL tables: 128 of 128 nodes (100%)"
+expect prog.err "^verify: LFT blocks: 192 of 192 read (100%)"
+expect prog.err "^verify: SL2VL tables: 3200 of 3200 read (100%)"
 expect prog.err "^verify: asking the SA for path SLs"
 expect prog.err "^verify: path SLs: 50 of 50 pairs (100%)"
 expect prog.err "^verify: checking the routing"

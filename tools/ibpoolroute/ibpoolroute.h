@@ -85,6 +85,7 @@ struct pr_opts {
 	unsigned int interval_ms;	/* counters: between the two samples */
 	size_t top;		/* counters: links shown, 0 for all */
 	enum pr_sa sa;		/* verify */
+	unsigned int smp_window;	/* verify: SMPs in flight */
 	uint64_t sample;	/* verify: pairs asked, 0 for all */
 	enum pr_progress progress;	/* verify */
 	struct vf_opts vf;

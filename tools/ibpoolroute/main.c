@@ -14,6 +14,7 @@
 
 #include "ibpoolroute.h"
 #include "tools/lib/cli/cli.h"
+#include "tools/lib/livefab/lfwin.h"
 #include "tools/lib/pool/hostlist.h"
 
 #define PROG "ibpoolroute"
@@ -82,6 +83,7 @@ enum {
 	O_LIMIT,
 	O_DROP,
 	O_FOLD,
+	O_SMP_WINDOW,
 };
 
 struct cmd {
@@ -190,6 +192,7 @@ static const struct cli_opt opts[] = {
 	{ "interval", 1, 'i', C_COUNTERS | C_MAP, "MS", "wait between the two samples, 1-3600000 ms (1000)" },
 	{ "top", 1, O_TOP, C_COUNTERS, "N", "counters: only the N busiest links (all)" },
 	{ "sa", 1, O_SA, C_VERIFY, "MODE", "verify: ask the SA per source (table: one GetTable each), per pair (pair: one Get each), or auto: table where the SA's answers arrive whole, else pair (auto)" },
+	{ "smp-window", 1, O_SMP_WINDOW, C_VERIFY, "N", "verify: LFT and SL2VL Gets in flight, 1-64 (8); 1: one at a time" },
 	{ "sample", 1, O_SAMPLE, C_VERIFY, "N", "verify: ask the SA about N random pairs (--seed), not all; credit loops are then not checked (all)" },
 	{ "progress", 0, O_PROGRESS, C_VERIFY | C_REPLAY, NULL, "verify: progress lines on stderr (on a terminal, or once a run takes 5 s)" },
 	{ "no-progress", 0, O_NO_PROGRESS, C_VERIFY | C_REPLAY, NULL, "verify: no progress lines" },
@@ -485,6 +488,12 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 	case O_DROP:
 		o->drop = true;
 		break;
+	case O_SMP_WINDOW:
+		if (number(arg, LF_WIN_MAX, &v) || !v)
+			return usage_error(o, "bad SMP window '%s' (1-%u)", arg,
+					   LF_WIN_MAX);
+		o->smp_window = v;
+		break;
 	case O_FOLD:
 		if (number(arg, UINT32_MAX, &v))
 			return usage_error(o, "bad host count '%s' (0 or more)",
@@ -619,6 +628,7 @@ int main(int argc, char **argv)
 		.engine = RT_ENGINE_AUTO,
 		.interval_ms = 1000,
 		.fold = PR_FOLD_HOSTS,
+		.smp_window = LF_SMP_WINDOW,
 		.vf = { .ebb_perms = VF_DEFAULT_PERMS, .seed = 1 },
 		.weight = 1,
 		.gpus_per_host = 8,

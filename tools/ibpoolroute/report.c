@@ -150,9 +150,9 @@ static void text_live(FILE *out, const struct pr_live *lv,
 	char sls[48];
 
 	sl_list(lv->sl_mask, sls, sizeof(sls));
-	line(out, "read", "live from the switches: LFTs up to each LinearFDBTop (%" PRIu32 " below LID %u), %" PRIu64 " SL2VL tables, %" PRIu64 " SMPs in %.2f s",
+	line(out, "read", "live from the switches: LFTs up to each LinearFDBTop (%" PRIu32 " below LID %u), %" PRIu64 " SL2VL tables, %" PRIu64 " SMPs in %.2f s (%u in flight, %" PRIu64 " sent again)",
 	     lv->short_lft, t->top, lv->sl2vl_tables, lv->smps,
-	     lv->smp_seconds);
+	     lv->smp_seconds, lv->smp_window, lv->smps_resent);
 	if (lv->no_sl_map)
 		line(out, "SL2VL", "%" PRIu64 " ports without SL mapping (every SL on VL 0)",
 		     lv->no_sl_map);
@@ -361,6 +361,8 @@ static json_object *jlive(const struct pr_live *lv)
 	ADD("sm_lid", json_object_new_uint64(lv->sm_lid));
 	ADD("smps", json_object_new_uint64(lv->smps));
 	ADD("smp_seconds", jdouble(lv->smp_seconds, 3));
+	ADD("smp_window", json_object_new_uint64(lv->smp_window));
+	ADD("smps_resent", json_object_new_uint64(lv->smps_resent));
 	ADD("sl2vl_tables", json_object_new_uint64(lv->sl2vl_tables));
 	ADD("no_sl_mapping_ports", json_object_new_uint64(lv->no_sl_map));
 	ADD("lft_top_below_max_lid", json_object_new_uint64(lv->short_lft));

@@ -24,7 +24,9 @@ struct pr_live {
 	unsigned int port;	/* local port used */
 	char source[128];
 	unsigned int sm_lid;
-	uint64_t smps;		/* LFT blocks and SL2VL tables read */
+	uint64_t smps;		/* SMPs sent: LFT blocks and SL2VL tables */
+	uint64_t smps_resent;	/* of them, sent again: unanswered in time */
+	unsigned int smp_window;	/* SMPs in flight */
 	double smp_seconds;
 	bool sa_table;		/* GetTables per source, else Gets per pair */
 	bool sa_table_cut;	/* GetTable answers came cut: asked per pair */

@@ -162,6 +162,7 @@ static int read_switches(struct live *l, char *err, size_t len)
 		ret = lf_read_sl2vl(l->v, err, len);
 	l->rep.smp_seconds = mono_s() - t0;
 	l->rep.smps = st->smps;
+	l->rep.smps_resent = st->smps_resent;
 	l->rep.sl2vl_tables = st->sl2vl_tables;
 	l->rep.no_sl_map = st->no_sl_map;
 	l->rep.short_lft = st->short_lft;
@@ -268,8 +269,7 @@ static void pg_read(void *ctx, const char *what, size_t done, size_t total)
 
 	if (done == 1)
 		p->phase_start = mono_s();
-	pg_count(p, what, strcmp(what, "LFTs") ? "nodes" : "switches", done,
-		 total, done == total);
+	pg_count(p, what, "read", done, total, done == total);
 }
 
 static uint8_t *sl_at(struct live *l, uint32_t i, uint32_t j)
@@ -767,6 +767,8 @@ int pr_verify(const struct pr_opts *o, char *err, size_t len)
 	check_active(&l);
 	pg_phase(&l.pg, "reading LFTs and SL2VL tables");
 	lf_set_progress(l.v, pg_read, &l.pg);
+	lf_set_smp_window(l.v, o->smp_window);
+	l.rep.smp_window = o->smp_window;
 	if (read_switches(&l, err, len))
 		goto out;
 	l.counted = calloc(lf_sl2vl_slots(l.v) + 1, sizeof(*l.counted));

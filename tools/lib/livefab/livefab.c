@@ -15,9 +15,17 @@
 #include <infiniband/umad.h>
 
 #include "livefab.h"
+#include "lfwin.h"
 #include "topology/monotime.h"
 
 #define NSL 16
+
+/*
+ * SMPs: the first wait for an answer (OpenSM's default transaction
+ * timeout), doubling each time, and how often a Get is sent in all.
+ */
+#define SMP_WAIT_MS 200
+#define SMP_TRIES 4
 
 /* One stored SL2VL entry: the VL, or UNREAD for a table nobody read. */
 #define VLE_VL 0x0f
@@ -79,6 +87,7 @@ struct lf {
 	void (*progress)(void *ctx, const char *what, size_t done,
 			 size_t total);
 	void *pctx;
+	unsigned int smp_window;	/* SMPs in flight */
 };
 
 static const char *node_name(const struct lf *v, uint32_t n)
@@ -103,6 +112,7 @@ int lf_open(struct lf **out, const char *ca, unsigned int port, char *err,
 	if (ca)
 		strcpy(v->ca, ca);
 	v->port = port;
+	v->smp_window = LF_SMP_WINDOW;
 	*out = v;
 	return 0;
 }
@@ -455,156 +465,6 @@ unsigned int lf_oper_vls(const struct lf *v, uint32_t n, unsigned int p)
 	return ov ? 1u << (ov - 1) : 1;
 }
 
-static int smp_get(struct lf *v, ib_portid_t *to, unsigned int attr,
-		   unsigned int mod, uint8_t *buf, int *status)
-{
-	ib_portid_t id = *to;
-
-	*status = 0;
-	v->stats.smps++;
-	memset(buf, 0, IB_SMP_DATA_SIZE);
-	if (smp_query_status_via(buf, &id, attr, mod, 0, status, v->mad))
-		return 0;
-	return *status ? -EPROTO : -ETIMEDOUT;
-}
-
-static const char *smp_error(int ret, int status, char *buf, size_t len)
-{
-	if (ret == -EPROTO)
-		snprintf(buf, len, "MAD status 0x%x", status);
-	else
-		snprintf(buf, len, "no answer");
-	return buf;
-}
-
-/* Switch s's LFT, blocks up to its LinearFDBTop; LIDs above it drop. */
-static int read_lft(struct lf *v, uint32_t s, char *err, size_t len)
-{
-	uint32_t n = v->t.sw_node[s];
-	ibnd_node_t *nd = v->node[n];
-	uint8_t buf[IB_SMP_DATA_SIZE], *row = rt_lft(&v->t, s);
-	unsigned int fdbtop, top, b, i, lid;
-	int ret, status;
-	char why[32];
-
-	fdbtop = mad_get_field(nd->switchinfo, 0, IB_SW_LINEAR_FDB_TOP_F);
-	top = fdbtop < v->t.top ? fdbtop : v->t.top;
-	if (fdbtop < v->t.top)
-		v->stats.short_lft++;
-	for (b = 0; b <= top / 64; b++) {
-		ret = smp_get(v, &nd->path_portid, IB_ATTR_LINEARFORWTBL, b,
-			      buf, &status);
-		if (ret) {
-			snprintf(err, len, "cannot read LFT block %u of switch 0x%016" PRIx64 " ('%s'): %s",
-				 b, nd->guid, node_name(v, n),
-				 smp_error(ret, status, why, sizeof(why)));
-			return ret;
-		}
-		for (i = 0; i < 64 && (lid = b * 64 + i) <= top; i++)
-			row[lid] = buf[i];
-	}
-	return 0;
-}
-
-void lf_set_progress(struct lf *v,
-		     void (*fn)(void *ctx, const char *what, size_t done,
-				size_t total),
-		     void *ctx)
-{
-	v->progress = fn;
-	v->pctx = ctx;
-}
-
-static void progress(struct lf *v, const char *what, size_t done,
-		     size_t total)
-{
-	if (v->progress)
-		v->progress(v->pctx, what, done, total);
-}
-
-int lf_read_lfts(struct lf *v, char *err, size_t len)
-{
-	uint32_t s;
-	int ret;
-
-	for (s = 0; s < v->t.nsw; s++) {
-		if ((ret = read_lft(v, s, err, len)))
-			return ret;
-		progress(v, "LFTs", s + 1, v->t.nsw);
-	}
-	return 0;
-}
-
-static void store_sl2vl(uint8_t *e, uint64_t map)
-{
-	unsigned int sl;
-
-	for (sl = 0; sl < NSL; sl++)
-		e[sl] = map >> (60 - 4 * sl) & VLE_VL;
-}
-
-/*
- * One SL2VL table into e.  A port that refuses the attribute and does not
- * claim SL mapping sends every SL on VL 0, as the IBA says; any other
- * failure is an error.
- */
-static int read_one_sl2vl(struct lf *v, ib_portid_t *to, unsigned int mod,
-			  bool sl_map, uint8_t *e, int *status)
-{
-	uint8_t buf[IB_SMP_DATA_SIZE];
-	int ret;
-
-	ret = smp_get(v, to, IB_ATTR_SLVL_TABLE, mod, buf, status);
-	if (ret == -EPROTO && !sl_map) {
-		memset(e, 0, NSL);
-		v->stats.no_sl_map++;
-		return 0;
-	}
-	if (ret)
-		return ret;
-	store_sl2vl(e, mad_get_field64(buf, 0, IB_SLTOVL_MAPPING_TABLE_F));
-	v->stats.sl2vl_tables++;
-	return 0;
-}
-
-static bool has_sl_map(const ibnd_port_t *p)
-{
-	return p && pi_field(p, IB_PORT_CAPMASK_F) & CAP_SL_MAP;
-}
-
-/* Switch n's tables for every pair of linked ports. */
-static int read_sw_sl2vl(struct lf *v, uint32_t n, char *err, size_t len)
-{
-	const struct fabric *f = v->f;
-	ibnd_node_t *nd = v->node[n];
-	unsigned int np = f->nodes[n].nports, in, out;
-	bool sl_map = has_sl_map(nd->ports[0]);
-	int ret, status;
-	char why[32];
-
-	for (in = 1; in <= np; in++) {
-		if (fab_port(f, n, in)->peer == FAB_NONE)
-			continue;
-		for (out = 1; out <= np; out++) {
-			uint8_t *e = v->vle + v->vle_off[n] +
-				     ((size_t)in * (np + 1) + out) * NSL;
-
-			if (fab_port(f, n, out)->peer == FAB_NONE)
-				continue;
-			ret = read_one_sl2vl(v, &nd->path_portid,
-					     in << 8 | out, sl_map, e, &status);
-			if (ret) {
-				snprintf(err, len, "cannot read SL2VL in %u out %u of switch 0x%016" PRIx64 " ('%s'): %s",
-					 in, out, nd->guid, node_name(v, n),
-					 smp_error(ret, status, why,
-						   sizeof(why)));
-				return ret;
-			}
-		}
-	}
-	return 0;
-}
-
 /*
  * A directed route that enters CA n at port p: through the switch it is
  * cabled to, so each port of a multi-port CA answers for itself.
@@ -625,47 +485,350 @@ static int ca_route(const struct lf *v, uint32_t n, unsigned int p,
 	return 0;
 }
 
-static int read_ca_sl2vl(struct lf *v, uint32_t n, char *err, size_t len)
+/*
+ * One read of many SMPs (LFT blocks, SL2VL tables) through the window:
+ * requests by tag, a cursor over them, answers stored as they come.
+ */
+struct smp_read {
+	struct lf *v;
+	const char *what;	/* for progress lines */
+	uint64_t total, done;
+	/* the cursor: LFT block b of switch s; SL2VL of node n, in, out */
+	uint32_t b, s, n;
+	unsigned int in, out;
+	uint32_t nblocks;	/* LFT: the most blocks of a switch */
+};
+
+/* An LFT tag: block, switch. */
+#define LFT_TAG(b, s) ((uint64_t)(b) << 32 | (s))
+
+/* An SL2VL tag: node, a CA's port or a switch's in and out. */
+#define SL2VL_TAG(n, in, out) ((uint64_t)(n) << 32 | (in) << 8 | (out))
+
+/* The highest LID switch s's LFT is read to. */
+static unsigned int lft_top(const struct lf *v, uint32_t s)
 {
-	ibnd_node_t *nd = v->node[n];
-	ib_portid_t id;
-	unsigned int p;
-	int ret, status = 0;
+	ibnd_node_t *nd = v->node[v->t.sw_node[s]];
+	unsigned int fdbtop = mad_get_field(nd->switchinfo, 0,
+					    IB_SW_LINEAR_FDB_TOP_F);
+
+	return fdbtop < v->t.top ? fdbtop : v->t.top;
+}
+
+/* A directed-route SMP Get of attr, mod to id into umad. */
+static int smp_build(struct lf *v, const ib_portid_t *to, unsigned int attr,
+		     unsigned int mod, uint64_t trid, void *umad)
+{
+	ib_portid_t id = *to;
+	ib_rpc_t rpc;
+
+	memset(&rpc, 0, sizeof(rpc));
+	rpc.mgtclass = IB_SMI_DIRECT_CLASS;
+	rpc.method = IB_MAD_METHOD_GET;
+	rpc.attr.id = attr;
+	rpc.attr.mod = mod;
+	rpc.datasz = IB_SMP_DATA_SIZE;
+	rpc.dataoffs = IB_SMP_DATA_OFFS;
+	rpc.mkey = smp_mkey_get(v->mad);
+	rpc.trid = trid;
+	id.sl = 0;
+	id.qp = 0;
+	v->stats.smps++;
+	return mad_build_pkt(umad, &rpc, &id, NULL, NULL) < 0 ? -EINVAL : 0;
+}
+
+/* An answer's status (the direction bit left out), its data. */
+static unsigned int smp_status(uint8_t *mad)
+{
+	return mad_get_field(mad, 0, IB_DRSMP_STATUS_F);
+}
+
+static void progress(struct lf *v, const char *what, size_t done,
+		     size_t total);
+
+static void smp_done(struct smp_read *r)
+{
+	r->done++;
+	progress(r->v, r->what, r->done, r->total);
+}
+
+static bool lft_next(void *ctx, uint64_t *tag)
+{
+	struct smp_read *r = ctx;
+
+	/* block by block over the switches: the window spreads over them */
+	for (; r->b < r->nblocks; r->b++, r->s = 0)
+		for (; r->s < r->v->t.nsw; r->s++)
+			if (r->b <= lft_top(r->v, r->s) / 64) {
+				*tag = LFT_TAG(r->b, r->s++);
+				return true;
+			}
+	return false;
+}
+
+static int lft_build(void *ctx, uint64_t tag, uint64_t trid, void *umad,
+		     char *err, size_t len)
+{
+	struct smp_read *r = ctx;
+	uint32_t n = r->v->t.sw_node[(uint32_t)tag];
+	int ret = smp_build(r->v, &r->v->node[n]->path_portid,
+			    IB_ATTR_LINEARFORWTBL, tag >> 32, trid, umad);
+
+	if (ret)
+		snprintf(err, len, "cannot build an LFT Get");
+	return ret;
+}
+
+static void lft_fail(struct smp_read *r, uint64_t tag, const char *why,
+		     char *err, size_t len)
+{
+	uint32_t n = r->v->t.sw_node[(uint32_t)tag];
+
+	snprintf(err, len, "cannot read LFT block %u of switch 0x%016" PRIx64 " ('%s'): %s",
+		 (unsigned int)(tag >> 32), r->v->node[n]->guid,
+		 node_name(r->v, n), why);
+}
+
+static void lft_lost(void *ctx, uint64_t tag, char *err, size_t len)
+{
+	lft_fail(ctx, tag, "no answer", err, len);
+}
+
+static int lft_answer(void *ctx, uint64_t tag, uint8_t *mad, int mlen,
+		      char *err, size_t len)
+{
+	struct smp_read *r = ctx;
+	uint32_t s = (uint32_t)tag;
+	unsigned int b = tag >> 32, top = lft_top(r->v, s), i, lid;
+	uint8_t *row = rt_lft(&r->v->t, s);
 	char why[32];
 
-	for (p = 1; p <= v->f->nodes[n].nports; p++) {
-		if (fab_port(v->f, n, p)->peer == FAB_NONE)
-			continue;
-		ret = ca_route(v, n, p, &id);
-		if (!ret)
-			ret = read_one_sl2vl(v, &id, 0, has_sl_map(nd->ports[p]),
-					     v->vle + v->vle_off[n] + p * NSL,
-					     &status);
-		if (ret) {
-			snprintf(err, len, "cannot read SL2VL of CA 0x%016" PRIx64 " ('%s') port %u: %s",
-				 nd->guid, node_name(v, n), p,
-				 ret == -E2BIG ? "no directed route" :
-				 smp_error(ret, status, why, sizeof(why)));
-			return ret;
-		}
+	if (smp_status(mad) || mlen < IB_SMP_DATA_OFFS + 64) {
+		snprintf(why, sizeof(why), "MAD status 0x%x", smp_status(mad));
+		lft_fail(r, tag, why, err, len);
+		return -EPROTO;
 	}
+	for (i = 0; i < 64 && (lid = b * 64 + i) <= top; i++)
+		row[lid] = mad[IB_SMP_DATA_OFFS + i];
+	smp_done(r);
+	return 0;
+}
+
+/* The window over the MAD port's directed-route SMP agent. */
+static int smp_run(struct lf *v, const struct lf_win_ops *ops, char *err,
+		   size_t len)
+{
+	struct lf_win w;
+	int ret, agent = mad_rpc_class_agent(v->mad, IB_SMI_DIRECT_CLASS);
+
+	if (agent < 0) {
+		snprintf(err, len, "no directed-route SMP agent on the local port");
+		return -ENODEV;
+	}
+	if (lf_win_init(&w, mad_rpc_portid(v->mad), agent, v->smp_window,
+			SMP_WAIT_MS, SMP_TRIES)) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	ret = lf_win_run(&w, ops, err, len);
+	v->stats.smps_resent += w.resent;
+	lf_win_release(&w);
+	return ret;
+}
+
+void lf_set_progress(struct lf *v,
+		     void (*fn)(void *ctx, const char *what, size_t done,
+				size_t total),
+		     void *ctx)
+{
+	v->progress = fn;
+	v->pctx = ctx;
+}
+
+void lf_set_smp_window(struct lf *v, unsigned int window)
+{
+	v->smp_window = window;
+}
+
+static void progress(struct lf *v, const char *what, size_t done,
+		     size_t total)
+{
+	if (v->progress)
+		v->progress(v->pctx, what, done, total);
+}
+
+int lf_read_lfts(struct lf *v, char *err, size_t len)
+{
+	struct smp_read r = { .v = v, .what = "LFT blocks" };
+	const struct lf_win_ops ops = {
+		.next = lft_next, .build = lft_build, .answer = lft_answer,
+		.lost = lft_lost, .ctx = &r,
+	};
+	uint32_t s;
+
+	for (s = 0; s < v->t.nsw; s++) {
+		if (lft_top(v, s) < v->t.top)
+			v->stats.short_lft++;
+		r.total += lft_top(v, s) / 64 + 1;
+		if (lft_top(v, s) / 64 + 1 > r.nblocks)
+			r.nblocks = lft_top(v, s) / 64 + 1;
+	}
+	return smp_run(v, &ops, err, len);
+}
+
+static void store_sl2vl(uint8_t *e, uint64_t map)
+{
+	unsigned int sl;
+
+	for (sl = 0; sl < NSL; sl++)
+		e[sl] = map >> (60 - 4 * sl) & VLE_VL;
+}
+
+static bool has_sl_map(const ibnd_port_t *p)
+{
+	return p && pi_field(p, IB_PORT_CAPMASK_F) & CAP_SL_MAP;
+}
+
+/* Whether switch n's table in, out is one to read: both ports linked. */
+static bool sw_pair(const struct lf *v, uint32_t n, unsigned int in,
+		    unsigned int out)
+{
+	return fab_port(v->f, n, in)->peer != FAB_NONE &&
+	       fab_port(v->f, n, out)->peer != FAB_NONE;
+}
+
+/*
+ * The next table from the cursor on: a switch's for each pair of linked
+ * ports (in, out), a CA's for each linked port (in 0, out the port).
+ */
+static bool sl2vl_next(void *ctx, uint64_t *tag)
+{
+	struct smp_read *r = ctx;
+	const struct fabric *f = r->v->f;
+	unsigned int np;
+
+	for (; r->n < f->nnodes; r->n++, r->in = 0, r->out = 0) {
+		np = f->nodes[r->n].nports;
+		if (!fab_is_sw(f, r->n)) {
+			while (++r->out <= np)
+				if (fab_port(f, r->n, r->out)->peer != FAB_NONE) {
+					*tag = SL2VL_TAG(r->n, 0, r->out);
+					return true;
+				}
+			continue;
+		}
+		if (!r->in)
+			r->in = 1;
+		for (; r->in <= np; r->in++, r->out = 0)
+			while (++r->out <= np)
+				if (sw_pair(r->v, r->n, r->in, r->out)) {
+					*tag = SL2VL_TAG(r->n, r->in, r->out);
+					return true;
+				}
+	}
+	return false;
+}
+
+static uint8_t *sl2vl_entry(const struct lf *v, uint64_t tag)
+{
+	uint32_t n = tag >> 32;
+	unsigned int in = tag >> 8 & 0xff, out = tag & 0xff;
+	size_t np1 = v->f->nodes[n].nports + 1;
+
+	return v->vle + v->vle_off[n] + ((size_t)in * np1 + out) * NSL;
+}
+
+static int sl2vl_build(void *ctx, uint64_t tag, uint64_t trid, void *umad,
+		       char *err, size_t len)
+{
+	struct smp_read *r = ctx;
+	uint32_t n = tag >> 32;
+	ib_portid_t id;
+	int ret;
+
+	if (fab_is_sw(r->v->f, n))
+		return smp_build(r->v, &r->v->node[n]->path_portid,
+				 IB_ATTR_SLVL_TABLE, tag & 0xffff, trid, umad);
+	ret = ca_route(r->v, n, tag & 0xff, &id);
+	if (!ret)
+		ret = smp_build(r->v, &id, IB_ATTR_SLVL_TABLE, 0, trid, umad);
+	if (ret)
+		snprintf(err, len, "cannot read SL2VL of CA 0x%016" PRIx64 " ('%s') port %u: %s",
+			 r->v->node[n]->guid, node_name(r->v, n),
+			 (unsigned int)(tag & 0xff),
+			 ret == -E2BIG ? "no directed route" :
+					 "cannot build the Get");
+	return ret;
+}
+
+static void sl2vl_fail(struct smp_read *r, uint64_t tag, const char *why,
+		       char *err, size_t len)
+{
+	uint32_t n = tag >> 32;
+
+	if (fab_is_sw(r->v->f, n))
+		snprintf(err, len, "cannot read SL2VL in %u out %u of switch 0x%016" PRIx64 " ('%s'): %s",
+			 (unsigned int)(tag >> 8 & 0xff),
+			 (unsigned int)(tag & 0xff), r->v->node[n]->guid,
+			 node_name(r->v, n), why);
+	else
+		snprintf(err, len, "cannot read SL2VL of CA 0x%016" PRIx64 " ('%s') port %u: %s",
+			 r->v->node[n]->guid, node_name(r->v, n),
+			 (unsigned int)(tag & 0xff), why);
+}
+
+static void sl2vl_lost(void *ctx, uint64_t tag, char *err, size_t len)
+{
+	sl2vl_fail(ctx, tag, "no answer", err, len);
+}
+
+/*
+ * One table stored.  A port that refuses the attribute and does not
+ * claim SL mapping sends every SL on VL 0, as the IBA says; any other
+ * failure is an error.
+ */
+static int sl2vl_answer(void *ctx, uint64_t tag, uint8_t *mad, int mlen,
+			char *err, size_t len)
+{
+	struct smp_read *r = ctx;
+	uint32_t n = tag >> 32;
+	ibnd_node_t *nd = r->v->node[n];
+	uint8_t *e = sl2vl_entry(r->v, tag);
+	unsigned int st = smp_status(mad);
+	char why[32];
+
+	if (st && !has_sl_map(nd->ports[fab_is_sw(r->v->f, n) ? 0 :
+							      tag & 0xff])) {
+		memset(e, 0, NSL);
+		r->v->stats.no_sl_map++;
+	} else if (st || mlen < IB_SMP_DATA_OFFS + 8) {
+		snprintf(why, sizeof(why), "MAD status 0x%x", st);
+		sl2vl_fail(r, tag, why, err, len);
+		return -EPROTO;
+	} else {
+		store_sl2vl(e, mad_get_field64(mad + IB_SMP_DATA_OFFS, 0,
+					       IB_SLTOVL_MAPPING_TABLE_F));
+		r->v->stats.sl2vl_tables++;
+	}
+	smp_done(r);
 	return 0;
 }
 
 int lf_read_sl2vl(struct lf *v, char *err, size_t len)
 {
-	const struct fabric *f = v->f;
-	size_t n;
-	int ret;
+	struct smp_read r = { .v = v, .what = "SL2VL tables" };
+	const struct lf_win_ops ops = {
+		.next = sl2vl_next, .build = sl2vl_build,
+		.answer = sl2vl_answer, .lost = sl2vl_lost, .ctx = &r,
+	};
+	uint64_t tag;
 
-	for (n = 0; n < f->nnodes; n++) {
-		ret = fab_is_sw(f, n) ? read_sw_sl2vl(v, n, err, len) :
-					read_ca_sl2vl(v, n, err, len);
-		if (ret)
-			return ret;
-		progress(v, "SL2VL tables", n + 1, f->nnodes);
-	}
-	return 0;
+	while (sl2vl_next(&r, &tag))
+		r.total++;
+	r.n = 0;
+	r.in = 0;
+	r.out = 0;
+	return smp_run(v, &ops, err, len);
 }
 
 int lf_sl2vl(const struct lf *v, uint32_t n, unsigned int in,

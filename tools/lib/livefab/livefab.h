@@ -25,6 +25,7 @@ struct lf;
 /* What the reads cost, for reports; counts grow over the handle's life. */
 struct lf_stats {
 	uint64_t smps;		/* SMP Gets: LFT blocks, SL2VL tables */
+	uint64_t smps_resent;	/* of them sent again, unanswered in time */
 	uint64_t sa_queries;	/* PathRecord Gets */
 	uint64_t sl2vl_tables;	/* SL2VL tables read */
 	uint64_t no_sl_map;	/* ports without SL mapping: all on VL 0 */
@@ -71,15 +72,23 @@ bool lf_port_active(const struct lf *v, uint32_t n, unsigned int p);
 unsigned int lf_oper_vls(const struct lf *v, uint32_t n, unsigned int p);
 
 /*
- * fn is called as the reads below go, after each switch or node, with
- * what is read ("LFTs", "SL2VL tables"), how many are done and of how
- * many: for progress lines.  NULL, the default, for none; ctx is the
+ * fn is called as the reads below go, after each SMP answered, with
+ * what is read ("LFT blocks", "SL2VL tables"), how many are done and of
+ * how many: for progress lines.  NULL, the default, for none; ctx is the
  * caller's.
  */
 void lf_set_progress(struct lf *v,
 		     void (*fn)(void *ctx, const char *what, size_t done,
 				size_t total),
 		     void *ctx);
+
+/*
+ * SMPs in flight during the reads below, 1 to LF_WIN_MAX (64); default
+ * LF_SMP_WINDOW.  A Get unanswered in time is sent again (three times);
+ * one never answered fails the read, naming it.
+ */
+#define LF_SMP_WINDOW 8
+void lf_set_smp_window(struct lf *v, unsigned int window);
 
 /* Every switch's LFT, up to its LinearFDBTop, into the tables. */
 int lf_read_lfts(struct lf *v, char *err, size_t len);
