@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-# PASS/FAIL counting the offline tests share; source it after `set -eu`.
+# PASS/FAIL counting and the helpers the offline tests share; source it
+# after `set -eu`.
 # refused writes $w/out and $w/err: $w is the script's work directory.
 
 pass=0
@@ -25,6 +26,29 @@ refused() {
 		ok "$name"
 	else
 		bad "$name" "exit $st: $(cat "$w/err" "$w/out")"
+	fi
+}
+
+# run CMD...: stdout in $w/out, stderr in $w/err, exit status in $rc.
+# A sanitizer report is a failure of its own, whatever the status.
+run() {
+	rc=0
+	"$@" > "$w/out" 2> "$w/err" || rc=$?
+	if grep -q "Sanitizer\|runtime error:" "$w/err"; then
+		bad "sanitizer clean: $*" "$(grep -m1 "Sanitizer\|runtime error:" "$w/err")"
+	fi
+}
+
+# expect NAME RC [PATTERN [FILE]]: status RC and PATTERN (fixed) in FILE
+# ($w/out), which is quoted when PATTERN is not there.
+expect() {
+	name=$1 want=$2 pat=${3:-} file=${4:-$w/out}
+	if [ "$rc" -ne "$want" ]; then
+		bad "$name" "exit $rc, want $want; $(head -c 300 "$w/err")"
+	elif [ -n "$pat" ] && ! grep -qF -- "$pat" "$file"; then
+		bad "$name" "no '$pat' in $(basename "$file"): $(head -c 300 "$file")"
+	else
+		ok "$name"
 	fi
 }
 

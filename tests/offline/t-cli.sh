@@ -14,28 +14,6 @@ D=tests/data
 . tests/offline/lib.sh
 off_workdir
 
-# run CMD...: stdout in $w/out, stderr in $w/err, exit status in $rc.
-# A sanitizer report is a failure of its own, whatever the status.
-run() {
-	rc=0
-	"$@" > "$w/out" 2> "$w/err" || rc=$?
-	if grep -q "Sanitizer\|runtime error:" "$w/err"; then
-		bad "sanitizer clean: $*" "$(grep -m1 "Sanitizer\|runtime error:" "$w/err")"
-	fi
-}
-
-# expect NAME RC [PATTERN [FILE]]: status RC and PATTERN (fixed) in FILE.
-expect() {
-	name=$1 want=$2 pat=${3:-} file=${4:-$w/out}
-	if [ "$rc" -ne "$want" ]; then
-		bad "$name" "exit $rc, want $want; $(head -c 300 "$w/err")"
-	elif [ -n "$pat" ] && ! grep -qF -- "$pat" "$file"; then
-		bad "$name" "no '$pat' in $(basename "$file")"
-	else
-		ok "$name"
-	fi
-}
-
 # jval KEY FILE: a top-level scalar of the pretty JSON report.
 jval() {
 	sed -n "s/^  \"$1\": \(.*\)$/\1/p" "$2" | sed 's/,$//; s/^"//; s/"$//'
