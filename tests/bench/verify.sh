@@ -8,7 +8,8 @@
 # Usage: tests/bench/verify.sh [BUILD_DIR]; RUNS, fabric:modes[,modes]
 # (default "ft3-1k.net:table,pair,sample ft3-4k.net:table,sample": not per
 # pair at 4,096 hosts, see docs/benchmarks.md); modes table, pair, sample
-# (--sample 100000) and old (no options, OLD_VERIFY: an older build's
+# (--sample 100000), serial (--sa table --smp-window 1: one LFT or SL2VL
+# Get at a time) and old (no options, OLD_VERIFY: an older build's
 # ibpoolroute to compare with); VERIFY, the ibpoolroute timed (this
 # build's).
 set -eu
@@ -34,6 +35,7 @@ run() {
 	table) args="--sa table" ;;
 	pair) args="--sa pair" ;;
 	sample) args="--sample 100000" ;;
+	serial) args="--sa table --smp-window 1" ;;
 	old) args="" ;;
 	esac
 	bin=$VERIFY
@@ -46,13 +48,14 @@ run() {
 	t1=$(ms)
 	echo "| $net | ${args:-none (OLD_VERIFY)} | $rc | $(awk -v a="$t0" -v b="$t1" \
 		'BEGIN { printf "%.1f", (b - a) / 1000 }') | $(grep -c \
-		'^verify: ' "$WORK/$net-$mode.err") | $(grep '^path SLs' \
-		"$WORK/$net-$mode.out" | sed 's/^path SLs *: //') |"
+		'^verify: ' "$WORK/$net-$mode.err") | $(grep '^read ' \
+		"$WORK/$net-$mode.out" | sed 's/^read *: .*), //') | $(grep \
+		'^path SLs' "$WORK/$net-$mode.out" | sed 's/^path SLs *: //') |"
 	grep '^verify: path SLs' "$WORK/$net-$mode.err" | tail -1 >&2 || true
 }
 
-echo "| fabric | verify options | exit | seconds | progress lines | path SLs line |"
-echo "|---|---|---|---|---|---|"
+echo "| fabric | verify options | exit | seconds | progress lines | LFT and SL2VL reads | path SLs line |"
+echo "|---|---|---|---|---|---|---|"
 for r in $RUNS; do
 	net=${r%%:*}
 	sim_start "$CONFIGS/$net"
