@@ -537,14 +537,18 @@ static int smp_build(struct lf *v, const ib_portid_t *to, unsigned int attr,
 	return mad_build_pkt(umad, &rpc, &id, NULL, NULL) < 0 ? -EINVAL : 0;
 }
 
-/* An answer's status (the direction bit left out), its data. */
+/* An answer's status, the direction bit left out. */
 static unsigned int smp_status(uint8_t *mad)
 {
 	return mad_get_field(mad, 0, IB_DRSMP_STATUS_F);
 }
 
 static void progress(struct lf *v, const char *what, size_t done,
-		     size_t total);
+		     size_t total)
+{
+	if (v->progress)
+		v->progress(v->pctx, what, done, total);
+}
 
 static void smp_done(struct smp_read *r)
 {
@@ -648,13 +652,6 @@ void lf_set_progress(struct lf *v,
 void lf_set_smp_window(struct lf *v, unsigned int window)
 {
 	v->smp_window = window;
-}
-
-static void progress(struct lf *v, const char *what, size_t done,
-		     size_t total)
-{
-	if (v->progress)
-		v->progress(v->pctx, what, done, total);
 }
 
 int lf_read_lfts(struct lf *v, char *err, size_t len)
