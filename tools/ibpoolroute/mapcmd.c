@@ -796,16 +796,16 @@ static int draw_folded(FILE *out, const struct map *m, uint32_t b,
 		       const uint32_t *hosts, size_t nh)
 {
 	const struct lay_box *bx = &m->l.box[b];
-	double w = (nh < bx->cols ? nh : bx->cols) * bx->cell;
-	double h = (double)((nh + bx->cols - 1) / bx->cols) * bx->cell;
-	double v = NAN, x, sum = 0;
+	double w, h, v = NAN, x, sum = 0;
 	uint32_t known = 0;
 	char col[24], text[64];
 	size_t i;
 	int ret = 0;
 
-	if (!nh)
-		return 0;
+	if (!nh || !bx->cols)
+		return 0;	/* no hosts, no cells laid out */
+	w = (nh < bx->cols ? nh : bx->cols) * bx->cell;
+	h = (double)((nh + bx->cols - 1) / bx->cols) * bx->cell;
 	for (i = 0; i < nh; i++) {
 		x = host_shade(m, hosts[2 * i], hosts[2 * i + 1]);
 		if (isnan(x))
