@@ -13,6 +13,7 @@
 static const char *const patterns[] = {
 	[CS_RING] = "ring",
 	[CS_ALLTOALL] = "alltoall",
+	[CS_NCCL_ALLTOALL] = "nccl-alltoall",
 };
 
 int cs_pattern_parse(const char *name, enum cs_pattern *p)
@@ -407,25 +408,39 @@ static uint32_t leaf_of(const struct rt_tables *t, struct rt_rank k)
 	       t->node_sw[peer] : FAB_NONE;
 }
 
-void cs_ring_order(const struct rt_tables *t, const struct rt_jobs *js,
-		   uint32_t j, uint32_t *out)
+/* The rail of each of a job's ranks: its place among its host's ports. */
+static void rails(const struct rt_jobs *js, uint32_t j, uint32_t *rail)
 {
 	const struct rt_rank *rk = js->rank + js->rank_off[j];
-	uint32_t n = ranks(js, j), i, k, at = 0;
+	uint32_t n = ranks(js, j), i;
+	char a[64], b[64];
 
-	/* selection by first appearance: a job has few leaves */
+	*a = 0;
 	for (i = 0; i < n; i++) {
-		uint32_t leaf = leaf_of(t, rk[i]);
-		bool seen = false;
+		bool named = fab_host_name(js->fab, rk[i].node, b, sizeof(b));
 
-		for (k = 0; k < at && !seen; k++)
-			seen = leaf_of(t, rk[out[k]]) == leaf;
-		if (seen)
-			continue;
-		for (k = i; k < n; k++)
-			if (leaf_of(t, rk[k]) == leaf)
-				out[at++] = k;
+		rail[i] = i && named && !strcmp(a, b) ? rail[i - 1] + 1 : 0;
+		memcpy(a, b, sizeof(a));
+		if (!named)
+			*a = 0;
 	}
+}
+
+int cs_ring_next(const struct rt_jobs *js, uint32_t j, uint32_t *next)
+{
+	uint32_t n = ranks(js, j), i, k, *rail = malloc((n + 1) * sizeof(*rail));
+
+	if (!rail)
+		return -ENOMEM;
+	rails(js, j, rail);
+	for (i = 0; i < n; i++) {
+		next[i] = UINT32_MAX;
+		for (k = 1; k < n && next[i] == UINT32_MAX; k++)
+			if (rail[(i + k) % n] == rail[i])
+				next[i] = (i + k) % n;
+	}
+	free(rail);
+	return 0;
 }
 
 /* Every job's all-to-all rank order, seeded shuffle or as given. */
@@ -451,9 +466,6 @@ static void a2a_order(struct sim *c)
 		c->first[j] = n > 1 ? rng_below(&rng, n - 1) : 0;
 	}
 }
-
-/* The switch a rank's port is cabled to, FAB_NONE for none. */
-static uint32_t leaf_of(const struct rt_tables *t, struct rt_rank k);
 
 /* Switch-to-switch hops between every pair, breadth first. */
 static int oracle_init(struct sim *c)
@@ -676,18 +688,46 @@ static int ring(struct sim *c)
 	c->w.nlnk = 0;
 	for (j = 0; j < js->njobs && !ret; j++) {
 		const struct rt_rank *rk = js->rank + js->rank_off[j];
-		uint32_t n = ranks(js, j), *ord = c->order + js->rank_off[j];
+		uint32_t n = ranks(js, j), *nx = c->order + js->rank_off[j];
 
 		if (n < 2)
 			continue;
-		cs_ring_order(c->t, js, j, ord);
+		ret = cs_ring_next(js, j, nx);
 		for (i = 0; i < n && !ret; i++)
-			ret = add_pair(c, rk[ord[i]], rk[ord[(i + 1) % n]], j);
+			if (nx[i] != UINT32_MAX)
+				ret = add_pair(c, rk[i], rk[nx[i]], j);
 	}
 	if (!ret)
 		ret = run_round(c);
 	for (j = 0; !ret && j < js->njobs; j++)
 		c->r->bw[j] = ranks(js, j) > 1 ? c->round_bw[j] : 0;
+	c->r->rounds = 1;
+	return ret;
+}
+
+/* NCCL's all-to-all: one round, every rank to every other of its job. */
+static int nccl_alltoall(struct sim *c)
+{
+	const struct rt_jobs *js = c->js;
+	uint32_t j, a, b;
+	int ret = 0;
+
+	c->w.n = 0;
+	c->w.nlnk = 0;
+	for (j = 0; j < js->njobs && !ret; j++) {
+		const struct rt_rank *rk = js->rank + js->rank_off[j];
+		uint32_t n = ranks(js, j);
+
+		for (a = 0; a < n && !ret; a++)
+			for (b = 0; b < n && !ret; b++)
+				if (a != b)
+					ret = add_pair(c, rk[a], rk[b], j);
+	}
+	if (!ret)
+		ret = run_round(c);
+	for (j = 0; !ret && j < js->njobs; j++)
+		c->r->bw[j] = ranks(js, j) > 1 ?
+			      c->round_bw[j] * (ranks(js, j) - 1) : 0;
 	c->r->rounds = 1;
 	return ret;
 }
@@ -777,7 +817,7 @@ int cs_run(const struct rt_tables *t, const struct rt_jobs *js,
 	struct sim c = { .t = t, .js = js, .o = o, .r = r };
 	uint32_t nj = js->njobs ? js->njobs : 1;
 	size_t i;
-	uint32_t nr = js->rank_off ? js->rank_off[js->njobs] : 0;
+	uint32_t nr = js->rank_off ? js->rank_off[js->njobs] : 0, nf = 0, j;
 	int ret = -ENOMEM;
 
 	memset(r, 0, sizeof(*r));
@@ -792,14 +832,18 @@ int cs_run(const struct rt_tables *t, const struct rt_jobs *js,
 	if (!r->bw || !c.order || !c.first || !c.inv_bw || !c.zero ||
 	    !c.round_bw)
 		goto out;
-	if (round_init(&c.w, nr) || mm_init(&c.m, t->fab->nports))
+	for (j = 0; j < js->njobs; j++)
+		nf += o->pattern != CS_NCCL_ALLTOALL ? ranks(js, j) :
+		      ranks(js, j) * (ranks(js, j) ? ranks(js, j) - 1 : 0);
+	if (round_init(&c.w, nf) || mm_init(&c.m, t->fab->nports))
 		goto out;
 	if (o->oracle != CS_ORACLE_NONE && oracle_init(&c))
 		goto out;
 	if (o->links &&
 	    !(r->link = calloc(t->fab->nports + 1, sizeof(*r->link))))
 		goto out;
-	ret = o->pattern == CS_RING ? ring(&c) : alltoall(&c);
+	ret = o->pattern == CS_RING ? ring(&c) :
+	      o->pattern == CS_NCCL_ALLTOALL ? nccl_alltoall(&c) : alltoall(&c);
 	if (!ret)
 		summarise(r, js);
 	for (i = 0; !ret && r->link && r->rounds > 1 && i < t->fab->nports;

@@ -22,25 +22,36 @@
  * bandwidth in a round is its slowest flow's; a flow the tables do not
  * deliver has rate 0.
  *
- * CS_RING: NCCL's ring, ranks grouped by leaf switch (the switch a rank's
- * port is cabled to; leaves in the order of their first rank, ranks in
- * rank order within a leaf), each rank sending to the next, the last to
- * the first.  One round: a ring's steps all move the same flows.
+ * CS_RING: NCCL's ring, the hosts in rank order (the order of each
+ * host's first rank, as the scheduler listed them: NCCL does not regroup
+ * hosts by switch), each sending to the next, the last to the first.  A
+ * host with several HCA ports runs one ring per rail: its i-th port
+ * sends to the next host's i-th port (cs_ring_next()).  One round: a
+ * ring's steps all move the same flows.
  *
- * CS_ALLTOALL: shift rounds, rank i sending to rank i + s (mod n) in
- * round s, over the job's rank order (the scheduler's host order, or a
- * seeded random one).  Jobs are not in step with each other: each starts
- * at a seeded random shift and they run the same number of rounds, the
- * largest job's n - 1 unless told, smaller jobs starting over.  A job's
- * all-to-all bandwidth is rounds over the sum of 1 / its round bandwidth:
- * the rate at which its collective completes.
+ * CS_ALLTOALL: MPI's pairwise all-to-all, shift rounds, rank i sending
+ * to rank i + s (mod n) in round s, over the job's rank order (the
+ * scheduler's host order, or a seeded random one).  Jobs are not in step
+ * with each other: each starts at a seeded random shift and they run the
+ * same number of rounds, the largest job's n - 1 unless told, smaller
+ * jobs starting over.  A job's all-to-all bandwidth is rounds over the
+ * sum of 1 / its round bandwidth: the rate at which its collective
+ * completes.
+ *
+ * CS_NCCL_ALLTOALL: NCCL's all-to-all (ncclGroupStart, a send and a
+ * receive to every peer), as mixture-of-experts training runs it: every
+ * rank sends to every other at once, one round.  A job's figure is its
+ * slowest flow's rate times n - 1 (line rate when no flow waits on
+ * anything but its own host links).
  */
 enum cs_pattern {
 	CS_RING,
 	CS_ALLTOALL,
+	CS_NCCL_ALLTOALL,
+	CS_NPATTERNS
 };
 
-/* "ring", "alltoall"; 0 or -EINVAL. */
+/* "ring", "alltoall", "nccl-alltoall"; 0 or -EINVAL. */
 int cs_pattern_parse(const char *name, enum cs_pattern *p);
 const char *cs_pattern_name(enum cs_pattern p);
 
@@ -96,12 +107,12 @@ int cs_run(const struct rt_tables *t, const struct rt_jobs *js,
 void cs_result_release(struct cs_result *r);
 
 /*
- * The ring order of job j: its ranks' indices into js->rank (from
- * js->rank_off[j]) as CS_RING orders them, into out (room for the job's
- * ranks).  The routing that serves rings uses the same order.
+ * The ring of job j: per rank (index from js->rank_off[j]) the rank it
+ * sends to, UINT32_MAX for none (a rail no other host has), into next
+ * (room for the job's ranks).  The routing that serves rings uses the
+ * same ring.  Returns 0 or -ENOMEM.
  */
-void cs_ring_order(const struct rt_tables *t, const struct rt_jobs *js,
-		   uint32_t j, uint32_t *out);
+int cs_ring_next(const struct rt_jobs *js, uint32_t j, uint32_t *next);
 
 /*
  * Max-min fair rates of n flows over links of capacity 1: flow i crosses

@@ -50,6 +50,12 @@ struct rt_engine {
 	 * guards its job routing on the model.
 	 */
 	const char *ignores_jobs;
+	/*
+	 * Routings for jobs the guard may ask for while it refuses them,
+	 * rt_jobs.search_try 0 up to job_tries - 1, each gentler on the
+	 * routing without; 0 or 1: one.
+	 */
+	unsigned int job_tries;
 };
 
 #endif

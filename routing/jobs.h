@@ -53,6 +53,7 @@ struct rt_jobs {
 	const struct fabric *fab;
 	unsigned int njobs;
 	uint64_t search_moves;		/* job search entries, 0: default */
+	unsigned int search_try;	/* the guard's retry (engine.h) */
 	struct rt_job *job;
 	uint32_t *node_job;		/* per fabric node: job index or RT_JOB_NONE */
 	uint32_t *rank_off;		/* njobs + 1: job j's ranks in rank[] */

@@ -2,6 +2,7 @@
 /* Recognise, pick the engine, route, and refuse a result that lost a pair. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../topology/monotime.h"
@@ -265,38 +266,66 @@ out:
 	return ret;
 }
 
-/* The seeds of the guard's all-to-all: the jobs' first shifts. */
-static const uint64_t guard_seed[RT_GUARD_SEEDS] = { 0x6a0b5ull, 0x1d2e7ull };
+/*
+ * The jobs' figures on t, each row njobs wide: ring, NCCL's all-to-all,
+ * then the pairwise all-to-all under each of the guard's alignments.
+ */
+enum { ROW_RING, ROW_NCCL, ROW_A2A, NROWS = ROW_A2A + RT_GUARD_SEEDS };
 
-int rt_model_score(const struct rt_tables *t, const struct rt_jobs *jobs,
-		   struct rt_model *m)
+/* The guard's alignments of the jobs' rounds: their first shifts. */
+static uint64_t guard_seed(unsigned int k)
 {
-	struct cs_opts o = { .pattern = CS_RING };
+	return 0x6a0b5ull + k * 0x9e3779b97f4a7c15ull;
+}
+
+/* Pattern p (seed) on t into m's mean and worst, and per job into row. */
+static int score_one(const struct rt_tables *t, const struct rt_jobs *jobs,
+		     enum cs_pattern p, uint64_t seed, double *row,
+		     double *mean, double *worst)
+{
+	struct cs_opts o = { .pattern = p, .seed = seed,
+			     .rounds = p == CS_ALLTOALL ? RT_GUARD_ROUNDS : 0 };
 	struct cs_result r;
+	int ret = cs_run(t, jobs, &o, &r);
+
+	if (ret)
+		return ret;
+	if (row)
+		memcpy(row, r.bw, jobs->njobs * sizeof(*row));
+	*mean += p == CS_ALLTOALL ? r.mean / RT_GUARD_SEEDS : r.mean;
+	if (r.worst < *worst)
+		*worst = r.worst;
+	cs_result_release(&r);
+	return 0;
+}
+
+/* The model on t into m, and per job into rows (NULL, or NROWS rows). */
+static int score(const struct rt_tables *t, const struct rt_jobs *jobs,
+		 struct rt_model *m, double *rows)
+{
+	size_t nj = jobs->njobs;
 	unsigned int k;
 	int ret;
 
 	memset(m, 0, sizeof(*m));
-	ret = cs_run(t, jobs, &o, &r);
-	if (ret)
-		return ret;
-	m->ring = r.mean;
-	m->ring_worst = r.worst;
-	cs_result_release(&r);
-	o.pattern = CS_ALLTOALL;
-	o.rounds = RT_GUARD_ROUNDS;
-	m->a2a_worst = 1;
-	for (k = 0; k < RT_GUARD_SEEDS; k++) {
-		o.seed = guard_seed[k];
-		ret = cs_run(t, jobs, &o, &r);
-		if (ret)
-			return ret;
-		m->a2a += r.mean / RT_GUARD_SEEDS;
-		if (r.worst < m->a2a_worst)
-			m->a2a_worst = r.worst;
-		cs_result_release(&r);
-	}
-	return 0;
+	m->ring_worst = m->nccl_worst = m->a2a_worst = 1;
+	ret = score_one(t, jobs, CS_RING, 0, rows ? rows + ROW_RING * nj : NULL,
+			&m->ring, &m->ring_worst);
+	if (!ret)
+		ret = score_one(t, jobs, CS_NCCL_ALLTOALL, 0,
+				rows ? rows + ROW_NCCL * nj : NULL, &m->nccl,
+				&m->nccl_worst);
+	for (k = 0; !ret && k < RT_GUARD_SEEDS; k++)
+		ret = score_one(t, jobs, CS_ALLTOALL, guard_seed(k),
+				rows ? rows + (ROW_A2A + k) * nj : NULL,
+				&m->a2a, &m->a2a_worst);
+	return ret;
+}
+
+int rt_model_score(const struct rt_tables *t, const struct rt_jobs *jobs,
+		   struct rt_model *m)
+{
+	return score(t, jobs, m, NULL);
 }
 
 /* a no slower than b, within rounding. */
@@ -309,39 +338,139 @@ bool rt_model_better(const struct rt_model *a, const struct rt_model *b)
 {
 	return no_slower(a->ring, b->ring) &&
 	       no_slower(a->ring_worst, b->ring_worst) &&
+	       no_slower(a->nccl, b->nccl) &&
+	       no_slower(a->nccl_worst, b->nccl_worst) &&
 	       no_slower(a->a2a, b->a2a) &&
 	       no_slower(a->a2a_worst, b->a2a_worst) &&
-	       (a->ring > b->ring + 1e-9 || a->a2a > b->a2a + 1e-9);
+	       (a->ring > b->ring + 1e-9 || a->nccl > b->nccl + 1e-9 ||
+		a->a2a > b->a2a + 1e-9);
 }
 
 /*
- * The routing t for jobs against the one without them on the model:
- * the better one ends in t.  The routing without is routed the same way
- * (the same engine, checked); when it cannot be had, t stays.
+ * No job slower in a than in b: rings and NCCL's, and every alignment.
+ * slow (NULL, or per job) marks the jobs that are.
+ */
+static bool jobs_no_slower(const double *a, const double *b, size_t nj,
+			   bool *slow)
+{
+	bool ok = true;
+	size_t i;
+
+	for (i = 0; i < NROWS * nj; i++) {
+		if (i < ROW_A2A * nj ? no_slower(a[i], b[i]) :
+		    no_slower(a[i], b[i] * (1 - RT_GUARD_SLACK)))
+			continue;
+		ok = false;
+		if (!slow)
+			break;
+		slow[i % nj] = true;
+	}
+	return ok;
+}
+
+/* The judge's work: both sides' scores per job, and the jobs a slows. */
+struct judge {
+	const struct rt_jobs *jobs;
+	double *ra, *rb;
+	bool *slow;
+};
+
+static void judge_release(struct judge *jd)
+{
+	free(jd->ra);
+	free(jd->rb);
+	free(jd->slow);
+}
+
+static int judge_init(struct judge *jd, const struct rt_jobs *jobs,
+		      const struct rt_tables *b, struct rt_model *mb)
+{
+	size_t nj = jobs->njobs ? jobs->njobs : 1, n = (size_t)NROWS * nj;
+
+	jd->jobs = jobs;
+	jd->ra = malloc(n * sizeof(*jd->ra));
+	jd->rb = malloc(n * sizeof(*jd->rb));
+	jd->slow = calloc(nj, sizeof(*jd->slow));
+	if (!jd->ra || !jd->rb || !jd->slow) {
+		judge_release(jd);
+		return -ENOMEM;
+	}
+	return score(b, jobs, mb, jd->rb);
+}
+
+/* a against the scores judge_init() took: 1 kept, 0 not, or -ENOMEM. */
+static int judge_run(struct judge *jd, const struct rt_tables *a,
+		     struct rt_model *ma, const struct rt_model *mb)
+{
+	int ret = score(a, jd->jobs, ma, jd->ra);
+
+	if (ret)
+		return ret;
+	memset(jd->slow, 0, jd->jobs->njobs * sizeof(*jd->slow));
+	return jobs_no_slower(jd->ra, jd->rb, jd->jobs->njobs, jd->slow) &&
+	       rt_model_better(ma, mb);
+}
+
+int rt_model_judge(const struct rt_tables *a, const struct rt_tables *b,
+		   const struct rt_jobs *jobs, struct rt_model *ma,
+		   struct rt_model *mb)
+{
+	struct judge jd;
+	int ret = judge_init(&jd, jobs, b, mb);
+
+	if (!ret)
+		ret = judge_run(&jd, a, ma, mb);
+	judge_release(&jd);
+	return ret;
+}
+
+/*
+ * The routing t for jobs (by engine used) against the one without them
+ * on the model: the better one ends in t.  While the guard refuses it,
+ * an engine that offers gentler routings for the jobs (job_tries) routes
+ * again with the next.  The routing without is routed the same way (the
+ * same engine, checked); when it cannot be had, t stays.
  */
 static int guard(const struct fabric *f, enum rt_engine_id id,
-		 const struct rt_jobs *jobs, struct rt_tables *t,
-		 struct rt_summary *s)
+		 const struct rt_jobs *jobs, const struct rt_engine *used,
+		 struct rt_tables *t, struct rt_summary *s)
 {
 	char use[sizeof(s->jobs)];
+	struct rt_jobs again = *jobs;
 	const struct rt_engine *e;
 	struct rt_summary s2;
+	struct rt_model without;
 	struct rt_tables t2;
-	double t0 = mono_s();
+	struct judge jd = { 0 };
+	double t0 = mono_s(), check = 0;
 	int ret;
 
 	ret = route_once(f, id, NULL, &t2, &s2, &e);
+	check += s2.check_seconds;
 	if (!ret)
-		ret = rt_model_score(t, jobs, &s->with);
-	if (!ret)
-		ret = rt_model_score(&t2, jobs, &s->without);
+		ret = judge_init(&jd, jobs, &t2, &without);
+	while (!ret) {
+		ret = judge_run(&jd, t, &s->with, &without);
+		if (ret || ++again.search_try >= used->job_tries)
+			break;
+		rt_tables_release(t);
+		ret = route_once(f, id, &again, t, s, &used);
+		check += s->check_seconds;
+		if (ret && ret != -ENOMEM)
+			ret = 0;	/* refused: the routing without */
+		if (ret || used->ignores_jobs)
+			break;
+	}
+	judge_release(&jd);
 	if (ret == -ENOMEM) {
 		rt_tables_release(&t2);
 		return ret;
 	}
-	s->check_seconds += s2.check_seconds;
-	s->modelled = !ret;
-	s->jobs_kept = ret || rt_model_better(&s->with, &s->without);
+	s->without = without;
+	s->check_seconds = check;
+	s->modelled = ret >= 0;
+	s->jobs_kept = ret != 0;
+	s->tries = again.search_try + !!s->jobs_kept;
 	if (s->jobs_kept) {
 		rt_tables_release(&t2);
 	} else {
@@ -352,7 +481,7 @@ static int guard(const struct fabric *f, enum rt_engine_id id,
 		*t = t2;
 		s->nvl = s2.nvl;
 	}
-	s->model_seconds = mono_s() - t0 - s2.check_seconds;
+	s->model_seconds = mono_s() - t0 - check;
 	return 0;
 }
 
@@ -365,5 +494,5 @@ int rt_route(const struct fabric *f, enum rt_engine_id id,
 
 	if (ret || !jobs || !jobs->njobs || e->ignores_jobs)
 		return ret;
-	return guard(f, id, jobs, t, s);
+	return guard(f, id, jobs, e, t, s);
 }

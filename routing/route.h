@@ -36,7 +36,8 @@ const char *rt_engine_name(enum rt_engine_id id);
 /* The jobs' collectives on the model (collsim.h): mean and worst job. */
 struct rt_model {
 	double ring, ring_worst;
-	double a2a, a2a_worst;
+	double a2a, a2a_worst;		/* over the guard's alignments */
+	double nccl, nccl_worst;	/* NCCL's all-to-all */
 };
 
 struct rt_summary {
@@ -50,6 +51,7 @@ struct rt_summary {
 	/* with jobs, what the collectives model made of the choice */
 	bool modelled;		/* with and without are set */
 	bool jobs_kept;		/* the job routing won and is in t */
+	unsigned int tries;	/* routings for the jobs the guard judged */
 	struct rt_model with, without;
 	double model_seconds;	/* routing without jobs and modelling both */
 };
@@ -68,31 +70,50 @@ struct rt_summary {
  * jobs (NULL for none, else built for f) steers the fat-tree, torus and
  * dragonfly engines; up*-down* routes as without.  A routing for jobs is
  * never worse for them than the routing without: both run the jobs'
- * rings and all-to-alls on the collectives model (rt_model_score()), and
- * the job routing is kept only
- * when, for both patterns, neither the mean nor the worst job is slower
- * and one of the means is faster.  Else t holds the routing without jobs
- * and s->jobs says why; s->with and s->without hold the scores.
+ * rings, NCCL all-to-alls and pairwise all-to-alls on the collectives
+ * model (rt_model_judge()), and the job routing is kept only when no job
+ * is slower.  While it is refused, an engine with gentler routings for
+ * jobs (rt_engine.job_tries, rt_jobs.search_try) routes again.  Else t
+ * holds the routing without jobs and s->jobs says why; s->with and
+ * s->without hold the scores.
  */
 int rt_route(const struct fabric *f, enum rt_engine_id id,
 	     const struct rt_jobs *jobs, struct rt_tables *t,
 	     struct rt_summary *s);
 
-/* The guard's all-to-all: rounds, and the seeds its scores average. */
+/*
+ * The guard's pairwise all-to-all: rounds, and the alignments of the
+ * jobs' rounds (seeds of their first shifts) it is judged under.  Jobs do
+ * not run in step, so a routing must hold under alignments it was not
+ * made for: a job may lose RT_GUARD_SLACK of its figure under one.
+ */
 #define RT_GUARD_ROUNDS 64
-#define RT_GUARD_SEEDS 2
+#define RT_GUARD_SEEDS 20
+#define RT_GUARD_SLACK 0.02
 
 /*
- * Score the jobs' collectives on t into m (the guard's rounds and
- * seeds).  Returns 0 or -ENOMEM.
+ * Score the jobs' collectives on t into m: ring and NCCL all-to-all mean
+ * and worst job, pairwise all-to-all mean over the alignments and worst
+ * job under any.  Returns 0 or -ENOMEM.
  */
 int rt_model_score(const struct rt_tables *t, const struct rt_jobs *jobs,
 		   struct rt_model *m);
 
 /*
- * Whether a is no slower than b in either pattern's mean or worst job,
- * and faster in one of the means.
+ * Whether a is no slower than b in any pattern's mean or worst job, and
+ * faster in one of the means.
  */
 bool rt_model_better(const struct rt_model *a, const struct rt_model *b);
+
+/*
+ * The guard's verdict on a (a routing for jobs) against b (the routing
+ * without): 1 when a is kept, 0 when not, or -ENOMEM; ma and mb get the
+ * scores.  a is kept when rt_model_better() holds and no job is slower
+ * on a: its ring and its NCCL all-to-all within rounding, its pairwise
+ * all-to-all within RT_GUARD_SLACK under every alignment.
+ */
+int rt_model_judge(const struct rt_tables *a, const struct rt_tables *b,
+		   const struct rt_jobs *jobs, struct rt_model *ma,
+		   struct rt_model *mb);
 
 #endif

@@ -998,4 +998,5 @@ const struct rt_engine rt_fattree_engine = {
 	.recognise = recognise,
 	.release = release,
 	.route = route,
+	.job_tries = RT_JOBROUTE_TRIES,
 };

@@ -54,6 +54,11 @@ struct jr {
 	uint32_t *job_flows;	/* per link x job: flows over all rounds */
 	double *sum, *sum_sq;	/* per link: sum and squares of mean loads */
 	double cross;		/* expected pairs of two jobs' flows on a link */
+	uint32_t *nccl_flows;	/* per link: the NCCL all-to-all's flows */
+	double nccl;		/* their price, nccl_price() summed */
+	double *nccl_jobs;	/* per link: sum of nccl_w of the jobs on it */
+	double *nccl_w;		/* per job: 1 / m^8, nccl_weigh() */
+	double nccl_weight;	/* of their price in the cost */
 	uint16_t *ring_load;	/* per link: ring flows */
 	uint64_t ring;		/* pairs of ring flows on a link */
 	uint32_t *fab_routes;	/* per destination x switch: fabric routes */
@@ -103,6 +108,42 @@ static void cross_add(struct jr *r, uint32_t j, uint32_t l, int d)
 	r->cross += (r->sum[l] * r->sum[l] - r->sum_sq[l]) / 2;
 }
 
+/*
+ * What a link's NCCL all-to-all flows cost.  All flows run at once and
+ * share a link evenly, so a job of n ranks whose busiest link carries x
+ * flows runs at (n - 1) / x of line rate.  Each job on a link pays
+ * (x / m)^8, m the flows of its busiest link in the routing the search
+ * starts from (the one without jobs), at least n - 1: a job's busiest
+ * links dominate its price, which rises steeply as one passes where it
+ * started, for large and small jobs alike.
+ */
+static double pow8(double x)
+{
+	double x2 = x * x, x4 = x2 * x2;
+
+	return x4 * x4;
+}
+
+/*
+ * The NCCL all-to-all's flows of job j on link l change by d (a group
+ * of flows from one switch into one destination: as many as the job's
+ * sources there); job_flows already counts them.
+ */
+static void nccl_add(struct jr *r, uint32_t j, uint32_t l, int d)
+{
+	uint32_t *x = &r->nccl_flows[l];
+	uint32_t now = r->job_flows[(size_t)l * r->nj + j];
+	double *w = &r->nccl_jobs[l];
+
+	r->nccl -= pow8(*x) * *w;
+	*x += d;
+	if (!now != !(now - d))
+		*w += now ? r->nccl_w[j] : -r->nccl_w[j];
+	if (!*x || *w < 0)
+		*w = 0;
+	r->nccl += pow8(*x) * *w;
+}
+
 /* Group g's flows (of destination ds) on link l, added (d 1) or not (-1). */
 static void grp_add(struct jr *r, const struct dst *ds, const struct grp *g,
 		    uint32_t l, int d)
@@ -120,8 +161,10 @@ static void grp_add(struct jr *r, const struct dst *ds, const struct grp *g,
 		r->own += d > 0 ? *x * per : -(*x - 1) * per;
 		*x += d;
 	}
-	if (g->nr)
+	if (g->nr) {
 		cross_add(r, ds->job, l, d * (int)g->nr);
+		nccl_add(r, ds->job, l, d * (int)g->nr);
+	}
 	if (g->ring) {
 		r->ring += d > 0 ? r->ring_load[l] :
 				   -(uint64_t)(r->ring_load[l] - 1);
@@ -195,7 +238,8 @@ static bool fits(const struct jr *r, uint32_t i, uint32_t w)
  */
 static double cost(const struct jr *r)
 {
-	return r->own + r->cross + RT_JOBROUTE_RING * (double)r->ring;
+	return r->own + r->cross + RT_JOBROUTE_RING * (double)r->ring +
+	       r->nccl_weight * r->nccl;
 }
 
 /*
@@ -265,6 +309,9 @@ static void jr_release(struct jr *r)
 	free(r->sum);
 	free(r->sum_sq);
 	free(r->ring_load);
+	free(r->nccl_flows);
+	free(r->nccl_jobs);
+	free(r->nccl_w);
 	free(r->fab_routes);
 	free(r->a2a);
 	free(r->pass);
@@ -344,7 +391,7 @@ static void add_dst(struct jr *r, uint32_t j, uint32_t b, const uint32_t *rsw,
 		r->g[k].roff = *nrnd;
 		*nrnd += r->g[k].nr;
 		r->g[k].nr = 0;
-		if (rsw[pred] == r->g[k].sw) {
+		if (pred != UINT32_MAX && rsw[pred] == r->g[k].sw) {
 			r->g[k].ring = true;
 			ds->ring = k;
 		}
@@ -392,9 +439,13 @@ static int build_groups(struct jr *r)
 
 		if (n < 2)
 			continue;
-		cs_ring_order(r->t, js, j, ring);
+		if (cs_ring_next(js, j, ring))
+			goto out;
+		for (a = 0; a < n; a++)
+			pred[a] = UINT32_MAX;
 		for (a = 0; a < n; a++) {
-			pred[ring[(a + 1) % n]] = ring[a];
+			if (ring[a] != UINT32_MAX)
+				pred[ring[a]] = a;
 			rsw[a] = rank_sw(r, js->rank[js->rank_off[j] + a]);
 		}
 		for (a = 0; a < n; a++)
@@ -423,12 +474,15 @@ static int alloc_loads(struct jr *r)
 	r->sum = calloc(r->nl + 1, sizeof(*r->sum));
 	r->sum_sq = calloc(r->nl + 1, sizeof(*r->sum_sq));
 	r->ring_load = calloc(r->nl + 1, sizeof(*r->ring_load));
+	r->nccl_flows = calloc(r->nl + 1, sizeof(*r->nccl_flows));
+	r->nccl_jobs = calloc(r->nl + 1, sizeof(*r->nccl_jobs));
+	r->nccl_w = calloc(r->nj + 1, sizeof(*r->nccl_w));
 	r->fab_routes = calloc((size_t)r->nd * r->nsw + 1,
 			       sizeof(*r->fab_routes));
 	r->a2a = calloc(r->nl + 1, sizeof(*r->a2a));
 	r->pass = malloc(((size_t)r->nsw + 1) * sizeof(*r->pass));
 	if (!r->job_load || !r->job_flows || !r->sum || !r->sum_sq ||
-	    !r->ring_load || !r->fab_routes || !r->a2a || !r->pass)
+	    !r->ring_load || !r->nccl_flows || !r->nccl_jobs || !r->nccl_w || !r->fab_routes || !r->a2a || !r->pass)
 		return -ENOMEM;
 	for (j = 0; j < r->nj; j++) {
 		r->job_load[j] = calloc((size_t)r->rounds[j] * r->nl + 1,
@@ -514,6 +568,33 @@ static void measure_fabric(struct jr *r)
 		r->cap = top;
 }
 
+/*
+ * The jobs' NCCL weights from the routing as measured (nccl_add() priced
+ * nothing while they were 0), and the price with them.
+ */
+static void nccl_weigh(struct jr *r)
+{
+	uint32_t l, j;
+
+	for (j = 0; j < r->nj; j++)
+		r->nccl_w[j] = r->rounds[j];
+	for (l = 0; l < r->nl; l++)
+		for (j = 0; j < r->nj; j++)
+			if (r->job_flows[(size_t)l * r->nj + j] &&
+			    r->nccl_flows[l] > r->nccl_w[j])
+				r->nccl_w[j] = r->nccl_flows[l];
+	for (j = 0; j < r->nj; j++)
+		r->nccl_w[j] = r->nccl_w[j] ? 1 / pow8(r->nccl_w[j]) : 0;
+	r->nccl = 0;
+	for (l = 0; l < r->nl; l++) {
+		r->nccl_jobs[l] = 0;
+		for (j = 0; j < r->nj; j++)
+			if (r->job_flows[(size_t)l * r->nj + j])
+				r->nccl_jobs[l] += r->nccl_w[j];
+		r->nccl += pow8(r->nccl_flows[l]) * r->nccl_jobs[l];
+	}
+}
+
 /* Every group's flows along its route, from its source switch. */
 static void measure_jobs(struct jr *r)
 {
@@ -534,6 +615,7 @@ static void measure_jobs(struct jr *r)
 			}
 		}
 	}
+	nccl_weigh(r);
 }
 
 /*
@@ -617,8 +699,12 @@ int rt_jobroute(struct rt_tables *t, const struct rt_jobs *js,
 	struct rt_jobroute_stats dummy;
 	struct jr r = { .t = t, .f = t->fab, .js = js, .cands = cands,
 			.cctx = ctx, .nsw = t->nsw, .x = 0x9e3779b97f4a7c15ull };
+	unsigned int k;
 	int ret;
 
+	r.nccl_weight = RT_JOBROUTE_NCCL;
+	for (k = js->search_try; k; k--)
+		r.nccl_weight /= RT_JOBROUTE_GENTLER;
 	if (!st)
 		st = &dummy;
 	memset(st, 0, sizeof(*st));

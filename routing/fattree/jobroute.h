@@ -30,6 +30,14 @@ struct rt_jobroute_opts {
 
 /* A pair of ring flows on a link costs as many all-to-all pairs. */
 #define RT_JOBROUTE_RING 4
+/*
+ * The NCCL all-to-all's price (jobroute.c's nccl_add()) in pairs, at
+ * the first of RT_JOBROUTE_TRIES routings, each the next's weight times
+ * RT_JOBROUTE_GENTLER (js->search_try counts them).
+ */
+#define RT_JOBROUTE_NCCL 1.0
+#define RT_JOBROUTE_GENTLER 10
+#define RT_JOBROUTE_TRIES 2
 
 struct rt_jobroute_stats {
 	/* flows expected to meet on a link per all-to-all round, in pairs */
@@ -45,7 +53,7 @@ struct rt_jobroute_stats {
  * in t (a complete routing of its fabric) so the jobs' collectives meet
  * fewer other flows on the way.  Each job's all-to-all is its shift
  * rounds over its rank order (the order its hosts were listed in); its
- * ring goes by leaf (cs_ring_order()).  The search knows every round of
+ * ring goes in rank order too (cs_ring_next()).  The search knows every round of
  * every job: per round and link, the job's own flows.  It does not know
  * how the jobs' rounds line up (they do not run in step), so a pair of
  * two jobs' flows on a link is priced by chance: the product of their

@@ -170,7 +170,7 @@ static const struct cli_opt opts[] = {
 	{ "dump", 1, 'D', C_SIM | C_MAP, "DIR", "the routing OpenSM dumped into DIR instead of the live one" },
 	{ "jobs", 1, 'J', C_CHECKS | C_SIM | C_MAP | C_TRACE, "FILE", "JSON job list: route for the jobs, report their own link loads; trace --gen: how many jobs" },
 	{ "search-moves", 1, 'm', C_ROUTE | C_SIM | C_MAP, "N", "with --jobs on a fat-tree: entries the job search tries, 0-100000000 (0: the default budget)" },
-	{ "pattern", 1, 't', C_SIM | C_MAP, "NAME", "ring or alltoall (both)" },
+	{ "pattern", 1, 't', C_SIM | C_MAP, "NAME", "ring, alltoall or nccl-alltoall (all)" },
 	{ "rounds", 1, 'r', C_SIM | C_MAP, "N", "all-to-all rounds, 1-1000000 (the largest job's ranks - 1)" },
 	{ "shuffle", 0, 'u', C_SIM | C_MAP, NULL, "all-to-all over a random rank order (--seed), not the host list's" },
 	{ "oracle", 0, 'a', C_SIM, NULL, "also the rounds routed by source, knowing every job's or only its own" },

@@ -394,7 +394,8 @@ static int load_jobs(struct map *m, char *err, size_t len)
 		m->load[i] = r.link[i];
 	cs_result_release(&r);
 	m->unit = co.pattern == CS_RING ? "ring flows a round" :
-					  "all-to-all flows a round";
+		  co.pattern == CS_ALLTOALL ? "all-to-all flows a round" :
+					      "NCCL all-to-all flows";
 	m->full = 2;	/* one flow fills a link; red: shared */
 	m->host_loads = true;
 	return 0;

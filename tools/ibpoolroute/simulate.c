@@ -13,7 +13,7 @@
 #include "ibpoolroute.h"
 #include "routing/collsim.h"
 
-#define NPAT 2
+#define NPAT CS_NPATTERNS
 #define MAXR 4	/* with, without, the two oracles */
 
 /* One routing under test and what the model made of it. */
@@ -244,6 +244,11 @@ static void print_text(const struct run *r)
 			v[k] = r->side[k].ebb;
 		line(r, "ebb", v, r->nbase);
 	}
+	static const char *const tag[NPAT] = {
+		[CS_RING] = "ring", [CS_ALLTOALL] = "a2a",
+		[CS_NCCL_ALLTOALL] = "nccl",
+	};
+
 	for (j = 0; j < r->src.jobs.njobs; j++)
 		for (p = 0; p < NPAT; p++) {
 			if (!r->side[0].ran[p])
@@ -251,8 +256,7 @@ static void print_text(const struct run *r)
 			for (k = 0; k < r->nside; k++)
 				v[k] = r->side[k].res[p].bw[j];
 			snprintf(key, sizeof(key), "%.20s %s",
-				 r->src.jobs.job[j].id,
-				 p == CS_RING ? "ring" : "a2a");
+				 r->src.jobs.job[j].id, tag[p]);
 			line(r, key, v, r->nside);
 		}
 }
