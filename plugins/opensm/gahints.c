@@ -315,6 +315,9 @@ static int add_model(json_object *r, const struct ga_hints_routing *x)
 	ret = ret ? ret : add_pair(m, "alltoall", a->a2a, b->a2a);
 	ret = ret ? ret : add_pair(m, "alltoall_worst", a->a2a_worst,
 				   b->a2a_worst);
+	ret = ret ? ret : add_pair(m, "nccl_alltoall", a->nccl, b->nccl);
+	ret = ret ? ret : add_pair(m, "nccl_alltoall_worst", a->nccl_worst,
+				   b->nccl_worst);
 	if (ret) {
 		json_object_put(m);
 		return ret;

@@ -74,9 +74,10 @@ static void model(FILE *out, const struct ga_hints_routing *r)
 	head(out, "gpuaware_sm_job_model_ratio", "gauge",
 	     "The jobs' collectives on the model the guard ran, as fractions of line rate: mean or worst job, per pattern and routing.");
 	for (k = 0; k < 2; k++)
-		fprintf(out, "gpuaware_sm_job_model_ratio{pattern=\"ring\",job=\"mean\",routing=\"%s\"} %.9g\ngpuaware_sm_job_model_ratio{pattern=\"ring\",job=\"worst\",routing=\"%s\"} %.9g\ngpuaware_sm_job_model_ratio{pattern=\"alltoall\",job=\"mean\",routing=\"%s\"} %.9g\ngpuaware_sm_job_model_ratio{pattern=\"alltoall\",job=\"worst\",routing=\"%s\"} %.9g\n",
+		fprintf(out, "gpuaware_sm_job_model_ratio{pattern=\"ring\",job=\"mean\",routing=\"%s\"} %.9g\ngpuaware_sm_job_model_ratio{pattern=\"ring\",job=\"worst\",routing=\"%s\"} %.9g\ngpuaware_sm_job_model_ratio{pattern=\"alltoall\",job=\"mean\",routing=\"%s\"} %.9g\ngpuaware_sm_job_model_ratio{pattern=\"alltoall\",job=\"worst\",routing=\"%s\"} %.9g\ngpuaware_sm_job_model_ratio{pattern=\"nccl-alltoall\",job=\"mean\",routing=\"%s\"} %.9g\ngpuaware_sm_job_model_ratio{pattern=\"nccl-alltoall\",job=\"worst\",routing=\"%s\"} %.9g\n",
 			rt[k], m[k]->ring, rt[k], m[k]->ring_worst, rt[k],
-			m[k]->a2a, rt[k], m[k]->a2a_worst);
+			m[k]->a2a, rt[k], m[k]->a2a_worst, rt[k], m[k]->nccl,
+			rt[k], m[k]->nccl_worst);
 }
 
 static void last(FILE *out, const struct ga_hints_routing *r)

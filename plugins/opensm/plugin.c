@@ -373,11 +373,12 @@ static void log_model(struct ga_ctx *c)
 	const struct rt_model *a = &c->sum.with, *b = &c->sum.without;
 
 	GA_LOG(&c->osm->log, OSM_LOG_INFO,
-		"%s for %u jobs: on the collectives model ring %.3f / %.3f (worst %.3f / %.3f), all-to-all %.3f / %.3f (worst %.3f / %.3f) of line rate with / without the job routing, modelled in %.1f ms\n",
+		"%s for %u jobs: on the collectives model ring %.3f / %.3f (worst %.3f / %.3f), all-to-all %.3f / %.3f (worst %.3f / %.3f), NCCL all-to-all %.3f / %.3f (worst %.3f / %.3f) of line rate with / without the job routing, %u routings tried, modelled in %.1f ms\n",
 		c->sum.jobs_kept ? "job routing kept" :
 		"routing without jobs kept (the job routing is no faster)",
 		c->jobs.njobs, a->ring, b->ring, a->ring_worst,
 		b->ring_worst, a->a2a, b->a2a, a->a2a_worst, b->a2a_worst,
+		a->nccl, b->nccl, a->nccl_worst, b->nccl_worst, c->sum.tries,
 		c->sum.model_seconds * 1e3);
 }
 

@@ -723,9 +723,11 @@ int rt_jobroute(struct rt_tables *t, const struct rt_jobs *js,
 	measure_jobs(&r);
 	st->pairs_before = r.own + r.cross;
 	st->ring_before = r.ring;
+	st->cost_before = cost(&r);
 	search(&r, o, st);
 	st->pairs_after = r.own + r.cross;
 	st->ring_after = r.ring;
+	st->cost_after = cost(&r);
 out:
 	jr_release(&r);
 	return ret;

@@ -43,6 +43,7 @@ struct rt_jobroute_stats {
 	/* flows expected to meet on a link per all-to-all round, in pairs */
 	double pairs_before, pairs_after;
 	uint64_t ring_before, ring_after;	/* ring flows meeting, in pairs */
+	double cost_before, cost_after;	/* the search's whole price */
 	uint64_t evals;			/* entries tried */
 	uint64_t moves;			/* kept */
 	bool skipped;			/* too large: t untouched */

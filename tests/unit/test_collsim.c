@@ -174,23 +174,99 @@ static void test_two_rings(void)
 }
 
 /*
- * One job listed a1 b1 a2 b2: the ring goes by leaf (a1 a2 b1 b2), one
- * flow each way over the cable; the all-to-all's shifts 1 and 3 put two
- * flows on it each way, shift 2 none: 3 rounds in 2 + 1 + 2 time units.
+ * One job listed a1 b1 a2 b2, its hosts not grouped by switch.  NCCL's
+ * ring keeps rank order (a1 b1 a2 b2 a1): two flows each way over the
+ * one cable, half line rate; listed a1 a2 b1 b2 it crosses once each way
+ * at line rate.  The pairwise all-to-all's shifts 1 and 3 put two flows
+ * on the cable each way, shift 2 none: 3 rounds in 2 + 1 + 2 time units.
+ * NCCL's all-to-all puts all four a -> b flows on the cable at once, a
+ * quarter each (a host's other flows take the rest of its link): 0.25
+ * times 3 peers.
  */
-static void test_ring_by_leaf(void)
+static void test_ring_rank_order(void)
 {
 	static const char *const h[] = { "a1", "b1", "a2", "b2" };
-	const struct rt_job_spec sp = { "j", 1, h, 4 };
+	static const char *const g[] = { "a1", "a2", "b1", "b2" };
+	const struct rt_job_spec sp = { "j", 1, h, 4 }, sg = { "j", 1, g, 4 };
 	struct pair_run p;
-	uint32_t ord[4];
+	uint32_t nx[4];
 
 	pair_start(&p, &sp, 1, false);
-	cs_ring_order(&p.t, &p.js, 0, ord);
-	CU_ASSERT(ord[0] == 0 && ord[1] == 2 && ord[2] == 1 && ord[3] == 3);
-	CU_ASSERT(NEAR(run(&p, CS_RING, 0), 1));
+	CU_ASSERT_FATAL(!cs_ring_next(&p.js, 0, nx));
+	CU_ASSERT(nx[0] == 1 && nx[1] == 2 && nx[2] == 3 && nx[3] == 0);
+	CU_ASSERT(NEAR(run(&p, CS_RING, 0), 0.5));
+	expect_cable(&p, 2);
 	CU_ASSERT(NEAR(run(&p, CS_ALLTOALL, 0), 0.6));
+	CU_ASSERT(NEAR(run(&p, CS_NCCL_ALLTOALL, 0), 0.75));
 	pair_end(&p);
+	pair_start(&p, &sg, 1, false);
+	CU_ASSERT(NEAR(run(&p, CS_RING, 0), 1));
+	expect_cable(&p, 1);
+	CU_ASSERT(NEAR(run(&p, CS_NCCL_ALLTOALL, 0), 0.75));
+	pair_end(&p);
+}
+
+/*
+ * NCCL's all-to-all.  a1 a2 b1: the cable carries the two flows into b1
+ * each way, as b1's own links do, a half each: times 2 peers, line rate.
+ * Two jobs a1 b1 and a2 b2 share the cable: a half each, one peer.
+ */
+static void test_nccl_alltoall(void)
+{
+	static const char *const h[] = { "a1", "a2", "b1" };
+	static const char *const h1[] = { "a1", "b1" }, *const h2[] = { "a2", "b2" };
+	const struct rt_job_spec sp = { "j", 1, h, 3 };
+	const struct rt_job_spec two[] = { { "j1", 1, h1, 2 }, { "j2", 1, h2, 2 } };
+	struct cs_opts o = { .pattern = CS_NCCL_ALLTOALL };
+	struct cs_result r;
+	struct pair_run p;
+
+	pair_start(&p, &sp, 1, false);
+	CU_ASSERT_FATAL(!cs_run(&p.t, &p.js, &o, &r));
+	CU_ASSERT(NEAR(r.bw[0], 1));
+	CU_ASSERT_EQUAL(r.flows, 6);
+	CU_ASSERT_EQUAL(r.rounds, 1);
+	cs_result_release(&r);
+	pair_end(&p);
+	pair_start(&p, two, 2, false);
+	CU_ASSERT_FATAL(!cs_run(&p.t, &p.js, &o, &r));
+	CU_ASSERT(NEAR(r.bw[0], 0.5) && NEAR(r.bw[1], 0.5));
+	CU_ASSERT(NEAR(r.mean, 0.5) && NEAR(r.worst, 0.5));
+	cs_result_release(&r);
+	pair_end(&p);
+}
+
+/*
+ * Hosts with two HCAs run one ring per rail: h1's first port to h2's
+ * first, h1's second to h2's second, and back; h3's single port has no
+ * partner on the second rail.
+ */
+static void test_ring_rails(void)
+{
+	static const char *const h[] = { "h1", "h2", "h3" };
+	const struct rt_job_spec sp = { "j", 1, h, 3 };
+	struct fabric *f = fab_new();
+	struct rt_jobs js;
+	uint32_t nx[5], k;
+	char err[128];
+
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT_FATAL(fab_add_node(f, FAB_SW, 6, 0x10, "s1") == 0);
+	CU_ASSERT_FATAL(fab_add_node(f, FAB_CA, 1, 0x11, "h1 mlx5_0") == 1);
+	CU_ASSERT_FATAL(fab_add_node(f, FAB_CA, 1, 0x12, "h1 mlx5_1") == 2);
+	CU_ASSERT_FATAL(fab_add_node(f, FAB_CA, 1, 0x21, "h2 mlx5_0") == 3);
+	CU_ASSERT_FATAL(fab_add_node(f, FAB_CA, 1, 0x22, "h2 mlx5_1") == 4);
+	CU_ASSERT_FATAL(fab_add_node(f, FAB_CA, 1, 0x31, "h3 mlx5_0") == 5);
+	for (k = 1; k <= 5; k++)
+		CU_ASSERT_FATAL(!fab_link(f, 0, k, k, 1, 4, 250));
+	CU_ASSERT_FATAL(!fab_assign_lids(f, 0));
+	CU_ASSERT_FATAL(!rt_jobs_build(&js, f, &sp, 1, err, sizeof(err)));
+	CU_ASSERT_FATAL(js.rank_off[1] == 5);
+	CU_ASSERT_FATAL(!cs_ring_next(&js, 0, nx));
+	CU_ASSERT(nx[0] == 2 && nx[2] == 4 && nx[4] == 0);
+	CU_ASSERT(nx[1] == 3 && nx[3] == 1);
+	rt_jobs_release(&js);
+	fab_free(f);
 }
 
 /* A hole in the tables: the flow is lost and its job gets nothing. */
@@ -295,6 +371,8 @@ static void test_pattern_names(void)
 
 	CU_ASSERT(!cs_pattern_parse("ring", &p) && p == CS_RING);
 	CU_ASSERT(!cs_pattern_parse("alltoall", &p) && p == CS_ALLTOALL);
+	CU_ASSERT(!cs_pattern_parse("nccl-alltoall", &p) &&
+		  p == CS_NCCL_ALLTOALL);
 	CU_ASSERT(cs_pattern_parse("allreduce", &p) < 0);
 	CU_ASSERT_STRING_EQUAL(cs_pattern_name(CS_ALLTOALL), "alltoall");
 }
@@ -305,7 +383,9 @@ TU_SUITE(collsim,
 	 { "parking lot", test_parking_lot },
 	 { "flows without links", test_empty },
 	 { "two rings share a cable", test_two_rings },
-	 { "ring by leaf, all-to-all by rank", test_ring_by_leaf },
+	 { "rings in rank order, not by leaf", test_ring_rank_order },
+	 { "NCCL all-to-all: every peer at once", test_nccl_alltoall },
+	 { "a ring per rail", test_ring_rails },
 	 { "a lost flow stops its job", test_lost },
 	 { "capped rounds", test_rounds },
 	 { "rounds of the largest job", test_rounds_largest },

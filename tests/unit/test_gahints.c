@@ -328,8 +328,8 @@ static void test_routed_generation(void)
 	ga_hints_sweep_begin(x.h);
 	hr.generation = 2;
 	hr.modelled = true;
-	hr.with = (struct rt_model){ 0.5, 0.25, 0.3, 0.2 };
-	hr.without = (struct rt_model){ 0.75, 0.5, 0.3, 0.2 };
+	hr.with = (struct rt_model){ 0.5, 0.25, 0.3, 0.2, 0.4, 0.35 };
+	hr.without = (struct rt_model){ 0.75, 0.5, 0.3, 0.2, 0.45, 0.4 };
 	ga_hints_routed(x.h, &hr);
 	ga_hints_in_switches(x.h, true, "gpuaware");
 	r = ask(&x, "{\"op\":\"state\"}");
@@ -343,6 +343,10 @@ static void test_routed_generation(void)
 	CU_ASSERT_DOUBLE_EQUAL(modelled(r, "alltoall", "without"), 0.3, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(modelled(r, "alltoall_worst", "with"), 0.2,
 			       1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(modelled(r, "nccl_alltoall", "without"), 0.45,
+			       1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(modelled(r, "nccl_alltoall_worst", "with"),
+			       0.35, 1e-9);
 	json_object_put(r);
 	stop(&x);
 	fab_free(f);

@@ -188,10 +188,11 @@ static void text_jobs(FILE *out, const struct pr_result *r)
 		const struct rt_model *a = &r->route->with;
 		const struct rt_model *b = &r->route->without;
 
-		line(out, "job model", "%s kept; ring %.3f / %.3f (worst %.3f / %.3f), all-to-all %.3f / %.3f (worst %.3f / %.3f) with / without the job routing",
+		line(out, "job model", "%s kept; ring %.3f / %.3f (worst %.3f / %.3f), all-to-all %.3f / %.3f (worst %.3f / %.3f), NCCL all-to-all %.3f / %.3f (worst %.3f / %.3f) with / without the job routing",
 		     r->route->jobs_kept ? "job routing" : "routing without jobs",
 		     a->ring, b->ring, a->ring_worst, b->ring_worst, a->a2a,
-		     b->a2a, a->a2a_worst, b->a2a_worst);
+		     b->a2a, a->a2a_worst, b->a2a_worst, a->nccl, b->nccl,
+		     a->nccl_worst, b->nccl_worst);
 	}
 	for (j = 0; j < js->njobs; j++) {
 		snprintf(key, sizeof(key), "job %s", js->job[j].id);
@@ -393,6 +394,9 @@ static json_object *jmodel_one(const struct rt_model *m)
 	json_object_object_add(o, "ring_worst", jdouble(m->ring_worst, 4));
 	json_object_object_add(o, "alltoall", jdouble(m->a2a, 4));
 	json_object_object_add(o, "alltoall_worst", jdouble(m->a2a_worst, 4));
+	json_object_object_add(o, "nccl_alltoall", jdouble(m->nccl, 4));
+	json_object_object_add(o, "nccl_alltoall_worst",
+			       jdouble(m->nccl_worst, 4));
 	return o;
 }
 

@@ -279,6 +279,8 @@ static void print_model(json_object *r)
 	       pr_str(m, "kept"));
 	model_line(m, "ring", "ring_worst", "  ring");
 	model_line(m, "alltoall", "alltoall_worst", "  all-to-all");
+	model_line(m, "nccl_alltoall", "nccl_alltoall_worst",
+		   "  NCCL all-to-all");
 }
 
 /* Nothing of ours in the switches: the refusal and the fallback, if any. */
