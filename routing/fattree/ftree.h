@@ -21,7 +21,7 @@
  * jobs->search_moves entries, 0 for its default) then re-chooses the
  * entries towards the jobs' LIDs among the minimal up*-down* ports, so
  * the jobs' rings and all-to-all rounds meet fewer flows; the fabric's
- * all-to-all stays within 9 % of its mean link load.  *use (use may be
+ * all-to-all stays within 15 % of its mean link load.  *use (use may be
  * NULL) says how the jobs were used: "" without jobs, "collective
  * search", or why not.
  * Returns 0, -E2BIG when parent groups outgrow the slot scheme, or

@@ -12,7 +12,6 @@
 #include "../collsim.h"
 #include "jobroute.h"
 
-#define JR_CAP 1.09		/* all-to-all routes per link over the mean */
 #define JR_EVALS_PER_LID 200	/* default entries tried per job LID */
 #define JR_RING_PASSES 4	/* sweeps over the colliding ring flows */
 #define JR_MAX_CELLS (1u << 26)	/* job rounds x links */
@@ -563,7 +562,7 @@ static void measure_fabric(struct jr *r)
 		if (r->a2a[e] > top)
 			top = r->a2a[e];
 	}
-	r->cap = r->nl ? JR_CAP * total / r->nl : 0;
+	r->cap = r->nl ? RT_JOBROUTE_CAP * total / r->nl : 0;
 	if (r->cap < top)
 		r->cap = top;
 }

@@ -28,6 +28,8 @@ struct rt_jobroute_opts {
 	const atomic_bool *stop;	/* NULL, or true to end early */
 };
 
+/* No link's all-to-all routes past this times the mean (or its maximum). */
+#define RT_JOBROUTE_CAP 1.15
 /* A pair of ring flows on a link costs as many all-to-all pairs. */
 #define RT_JOBROUTE_RING 4
 /*
@@ -65,7 +67,7 @@ struct rt_jobroute_stats {
  * Moves are single entries, each to its cheapest candidate, kept when
  * the cost drops: first along every ring flow that meets another, a few
  * sweeps, then random entries of random job flows.  No link's all-to-all
- * route count may pass the larger of 9 % over the mean and its maximum
+ * route count may pass the larger of 15 % over the mean and its maximum
  * before, so the fabric stays balanced for everything else.  LIDs in no
  * job, and LMC's further LIDs, keep their routes.
  *

@@ -164,7 +164,7 @@ static bool job_lid(const struct rt_tables *t, const struct rt_jobs *js,
  * The search over the engine's routing without jobs, with min-hop
  * candidates: still correct, no costlier by its own measure (strictly
  * cheaper on most mixes), every LID of no job and every LMC LID routed
- * as before, and no switch link's all-to-all past 9 % over the mean or
+ * as before, and no switch link's all-to-all past 15 % over the mean or
  * the maximum before.
  */
 static void test_search(void)
@@ -204,7 +204,7 @@ static void test_search(void)
 			expect_correct(&t, &vb);
 			CU_ASSERT_EQUAL(vb.pairs, va.pairs);
 			CU_ASSERT(vb.efi_max <= va.efi_max ||
-				  vb.efi_max <= 1.09 * vb.efi_mean);
+				  vb.efi_max <= RT_JOBROUTE_CAP * vb.efi_mean);
 			for (lid = 1; lid <= t.top; lid++) {
 				if (job_lid(&t, &js, lid))
 					continue;
@@ -272,10 +272,8 @@ static void guarded_run(const struct fabric *f, enum rt_engine_id id,
 }
 
 /*
- * Fat-trees: the collective search wins on a good share of mixes (the
- * guard holds every job on three patterns, the pairwise all-to-all under
- * 20 alignments), and where it loses the guard keeps the routing without
- * jobs.
+ * Fat-trees: the collective search wins on most mixes, and where it
+ * loses the guard keeps the routing without jobs.
  */
 static void test_trees(void)
 {
@@ -299,7 +297,7 @@ static void test_trees(void)
 	}
 	fprintf(stderr, "trees: %u of %u kept, %u faster rings\n", g.kept,
 		g.runs, g.gained_ring);
-	CU_ASSERT(g.kept * 3 > g.runs);
+	CU_ASSERT(g.kept * 2 > g.runs);
 	CU_ASSERT(g.gained_ring * 2 >= g.kept);
 }
 
