@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The collective-aware job search.  Every flow of every job's all-to-all
- * rounds and ring into a job LID is grouped by its source switch; moving
- * the entry of switch w towards the LID moves the suffixes from w of the
- * groups whose route passes w, round by round.
+ * (rounds, and NCCL's all at once) and ring into a job LID is grouped by
+ * its source switch; moving the entry of switch w towards the LID moves
+ * the suffixes from w of the groups whose route passes w, round by round.
  */
 #include <errno.h>
 #include <stdlib.h>

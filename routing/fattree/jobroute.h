@@ -62,7 +62,11 @@ struct rt_jobroute_stats {
  * two jobs' flows on a link is priced by chance: the product of their
  * mean loads per round.  The cost of a routing is the pairs expected per
  * round, a job's own and two jobs', plus RT_JOBROUTE_RING per pair of
- * ring flows on a link (all jobs' rings at once).
+ * ring flows on a link (all jobs' rings at once), plus the NCCL
+ * all-to-all's price: all its flows at once, a destination weighing at a
+ * switch as many flows as its job has sources there, each job on a link
+ * paying (flows there / flows on its busiest link before)^8, times
+ * RT_JOBROUTE_NCCL (divided by RT_JOBROUTE_GENTLER per js->search_try).
  *
  * Moves are single entries, each to its cheapest candidate, kept when
  * the cost drops: first along every ring flow that meets another, a few
