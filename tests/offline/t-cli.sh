@@ -498,7 +498,9 @@ if [ -x "$TG" ]; then
 	expect "simulate --net" 0 "alltoall mean"
 	check "simulate: ring, eBB and a line per job and pattern" sh -c "
 		grep -q '^ring worst *:' '$w/out' && grep -q '^ebb *:' '$w/out' &&
+		grep -q '^nccl-alltoall mean *:' '$w/out' &&
 		[ \$(grep -c ' a2a *:' '$w/out') -eq $n ] &&
+		[ \$(grep -c ' nccl *:' '$w/out') -eq $n ] &&
 		[ \$(grep -c ' ring *:' '$w/out') -eq $n ]"
 	run "$BIN" simulate --net "$w/ft3.net" --jobs "$w/mix1.json" --json \
 		--pattern ring --perms 0
