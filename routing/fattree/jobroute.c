@@ -702,8 +702,9 @@ int rt_jobroute(struct rt_tables *t, const struct rt_jobs *js,
 	int ret;
 
 	r.nccl_weight = RT_JOBROUTE_NCCL;
-	for (k = js->search_try; k; k--)
+	for (k = js->search_try / 2; k; k--)
 		r.nccl_weight /= RT_JOBROUTE_GENTLER;
+	r.x += js->search_try * 0x2545f4914f6cdd1dull;
 	if (!st)
 		st = &dummy;
 	memset(st, 0, sizeof(*st));

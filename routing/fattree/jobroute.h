@@ -33,13 +33,14 @@ struct rt_jobroute_opts {
 /* A pair of ring flows on a link costs as many all-to-all pairs. */
 #define RT_JOBROUTE_RING 4
 /*
- * The NCCL all-to-all's price (jobroute.c's nccl_add()) in pairs, at
- * the first of RT_JOBROUTE_TRIES routings, each the next's weight times
- * RT_JOBROUTE_GENTLER (js->search_try counts them).
+ * The NCCL all-to-all's price (jobroute.c's nccl_add()) in pairs.  The
+ * guard may ask for RT_JOBROUTE_TRIES routings (js->search_try counts
+ * them): each its own random moves, every second one with the price
+ * RT_JOBROUTE_GENTLER times lower than the one before.
  */
 #define RT_JOBROUTE_NCCL 1.0
 #define RT_JOBROUTE_GENTLER 10
-#define RT_JOBROUTE_TRIES 2
+#define RT_JOBROUTE_TRIES 4
 
 struct rt_jobroute_stats {
 	/* flows expected to meet on a link per all-to-all round, in pairs */
@@ -66,7 +67,7 @@ struct rt_jobroute_stats {
  * all-to-all's price: all its flows at once, a destination weighing at a
  * switch as many flows as its job has sources there, each job on a link
  * paying (flows there / flows on its busiest link before)^8, times
- * RT_JOBROUTE_NCCL (divided by RT_JOBROUTE_GENTLER per js->search_try).
+ * RT_JOBROUTE_NCCL (lower on the guard's later tries).
  *
  * Moves are single entries, each to its cheapest candidate, kept when
  * the cost drops: first along every ring flow that meets another, a few

@@ -60,7 +60,7 @@ promtool_ok "after the reroute"
 [ "$(value gpuaware_sm_jobs_routed)" = 1 ] || t_fail "jobs routed: $(value gpuaware_sm_jobs_routed)"
 kept=$(value gpuaware_sm_job_routing_kept)
 [ "$kept" = 0 ] || [ "$kept" = 1 ] || t_fail "guard's choice: '$kept'"
-[ "$(grep -c '^gpuaware_sm_job_model_ratio{' "$PROM")" = 8 ] ||
+[ "$(grep -c '^gpuaware_sm_job_model_ratio{' "$PROM")" = 12 ] ||
 	t_fail "guard's scores: $(grep job_model "$PROM")"
 # the state request says the same
 sm state --json >"$WORK/state.json"
