@@ -346,55 +346,42 @@ bool rt_model_better(const struct rt_model *a, const struct rt_model *b)
 		a->a2a > b->a2a + 1e-9);
 }
 
-/*
- * No job slower in a than in b: rings and NCCL's, and every alignment.
- * slow (NULL, or per job) marks the jobs that are.
- */
-static bool jobs_no_slower(const double *a, const double *b, size_t nj,
-			   bool *slow)
+/* No job slower in a than in b: rings and NCCL's, and every alignment. */
+static bool jobs_no_slower(const double *a, const double *b, size_t nj)
 {
-	bool ok = true;
 	size_t i;
 
-	for (i = 0; i < NROWS * nj; i++) {
-		if (i < ROW_A2A * nj ? no_slower(a[i], b[i]) :
-		    no_slower(a[i], b[i] * (1 - RT_GUARD_SLACK)))
-			continue;
-		ok = false;
-		if (!slow)
-			break;
-		slow[i % nj] = true;
-	}
-	return ok;
+	for (i = 0; i < NROWS * nj; i++)
+		if (i < ROW_A2A * nj ? !no_slower(a[i], b[i]) :
+		    !no_slower(a[i], b[i] * (1 - RT_GUARD_SLACK)))
+			return false;
+	return true;
 }
 
-/* The judge's work: both sides' scores per job, and the jobs a slows. */
+/* The judge's work: both sides' scores per job; zeroed, it holds none. */
 struct judge {
 	const struct rt_jobs *jobs;
 	double *ra, *rb;
-	bool *slow;
 };
 
 static void judge_release(struct judge *jd)
 {
 	free(jd->ra);
 	free(jd->rb);
-	free(jd->slow);
+	jd->ra = jd->rb = NULL;
 }
 
+/* Room for both sides, and b's scores (into mb); 0 or -ENOMEM. */
 static int judge_init(struct judge *jd, const struct rt_jobs *jobs,
 		      const struct rt_tables *b, struct rt_model *mb)
 {
-	size_t nj = jobs->njobs ? jobs->njobs : 1, n = (size_t)NROWS * nj;
+	size_t n = (size_t)NROWS * (jobs->njobs ? jobs->njobs : 1);
 
 	jd->jobs = jobs;
 	jd->ra = malloc(n * sizeof(*jd->ra));
 	jd->rb = malloc(n * sizeof(*jd->rb));
-	jd->slow = calloc(nj, sizeof(*jd->slow));
-	if (!jd->ra || !jd->rb || !jd->slow) {
-		judge_release(jd);
+	if (!jd->ra || !jd->rb)
 		return -ENOMEM;
-	}
 	return score(b, jobs, mb, jd->rb);
 }
 
@@ -406,8 +393,7 @@ static int judge_run(struct judge *jd, const struct rt_tables *a,
 
 	if (ret)
 		return ret;
-	memset(jd->slow, 0, jd->jobs->njobs * sizeof(*jd->slow));
-	return jobs_no_slower(jd->ra, jd->rb, jd->jobs->njobs, jd->slow) &&
+	return jobs_no_slower(jd->ra, jd->rb, jd->jobs->njobs) &&
 	       rt_model_better(ma, mb);
 }
 
@@ -415,7 +401,7 @@ int rt_model_judge(const struct rt_tables *a, const struct rt_tables *b,
 		   const struct rt_jobs *jobs, struct rt_model *ma,
 		   struct rt_model *mb)
 {
-	struct judge jd;
+	struct judge jd = { 0 };
 	int ret = judge_init(&jd, jobs, b, mb);
 
 	if (!ret)
@@ -439,10 +425,10 @@ static int guard(const struct fabric *f, enum rt_engine_id id,
 	struct rt_jobs again = *jobs;
 	const struct rt_engine *e;
 	struct rt_summary s2;
-	struct rt_model without;
+	struct rt_model without = { 0 };
 	struct rt_tables t2;
 	struct judge jd = { 0 };
-	double t0 = mono_s(), check = 0;
+	double t0 = mono_s(), check = s->check_seconds;
 	int ret;
 
 	ret = route_once(f, id, NULL, &t2, &s2, &e);
