@@ -204,7 +204,7 @@ static const struct cli_opt opts[] = {
 	{ "timeout", 1, 'T', C_SM, "MS", "give up after MS milliseconds (5000; with --wait 60000)" },
 	{ "json", 0, 'j', C_ALL, NULL, "print one JSON object instead of text" },
 	{ "perms", 1, 'p', C_CHECKS | C_SIM, "N", "random permutations for eBB, 0 skips it (100)" },
-	{ "seed", 1, 's', C_CHECKS | C_SIM | C_MAP | C_TRACE, "S", "seed of the eBB permutations (1), the all-to-all's shifts and trace --gen" },
+	{ "seed", 1, 's', C_CHECKS | C_SIM | C_MAP | C_TRACE | C_REPLAY, "S", "seed of the eBB permutations (1), the all-to-all's shifts, trace --gen and replay's packing measure (its pods shuffled; 0: in trace order)" },
 	{ "client", 1, 'c', C_ALLOC | C_SUBMIT, "HOST", "host the GPUs are for (this host)" },
 	{ "gpus", 1, 'g', C_ALLOC | C_PLACE | C_SUBMIT | C_TRACE, "N", "GPUs wanted; trace: the capacity the offered load refers to" },
 	{ "per-host", 1, 'G', C_PLACE | C_SUBMIT, "G", "GPUs per host (submit: on each host but the last)" },

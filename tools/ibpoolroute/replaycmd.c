@@ -99,10 +99,14 @@ static int from_nodes(struct cluster *c, const struct pr_opts *o, char *err,
 	c->h = calloc(c->nodes.n + 1, sizeof(*c->h));
 	if (!c->h)
 		return -ENOMEM;
-	for (i = 0; i < c->nodes.n; i++)
-		if (c->nodes.nodes[i].gpus)
+	for (i = 0; i < c->nodes.n; i++) {
+		const struct trc_node *nd = &c->nodes.nodes[i];
+
+		if (nd->gpus)
 			c->h[c->n++] = (struct sch_host){
-				.gpus = c->nodes.nodes[i].gpus, .nic = 100 };
+				.gpus = nd->gpus, .nic = 100, .cpu = nd->cpu,
+				.mem = nd->mem, .model = nd->mi };
+	}
 	c->nlevels = 1;
 	if (!c->n) {
 		snprintf(err, len, "%s: no GPU node", o->nodes);
@@ -257,8 +261,9 @@ static int svgs(const char *dir, const struct rpl_result *r, size_t n,
 }
 
 static int replay_all(const struct pr_opts *o, const struct trc_trace *tr,
-		      const struct cluster *c, const enum sch_policy *pol,
-		      size_t np, char *err, size_t len)
+		      const struct trc_trace *pods, const struct cluster *c,
+		      const enum sch_policy *pol, size_t np, char *err,
+		      size_t len)
 {
 	struct rpl_result r[SCH_NPOLICIES * 2];
 	double frag[SCH_NPOLICIES * 2];
@@ -267,7 +272,8 @@ static int replay_all(const struct pr_opts *o, const struct trc_trace *tr,
 	struct rpl_opts ro = {
 		.trace = tr, .hosts = c->h, .nhosts = c->n,
 		.nlevels = c->nlevels, .t = c->have_t ? &c->t : NULL,
-		.name = c->name,
+		.name = c->name, .nodes = o->nodes ? &c->nodes : NULL,
+		.pods = pods, .seed = o->vf.seed,
 		.progress = o->progress == PR_PROGRESS_OFF ? NULL :
 			    o->progress == PR_PROGRESS_ON || isatty(2) ?
 			    stderr : NULL,
@@ -318,7 +324,7 @@ int pr_replay(const struct pr_opts *o, char *err, size_t len)
 				       .flags = 0 };
 	enum sch_policy pol[SCH_NPOLICIES * 2];
 	struct cluster c = { 0 };
-	struct trc_trace tr = { 0 };
+	struct trc_trace tr = { 0 }, pods = { 0 };
 	size_t np;
 	int ret = PR_ERR;
 
@@ -333,9 +339,16 @@ int pr_replay(const struct pr_opts *o, char *err, size_t len)
 		goto out;
 	if (o->nodes ? from_nodes(&c, o, err, len) : from_net(&c, o, err, len))
 		goto out;
-	ret = replay_all(o, &tr, &c, pol, np, err, len);
+	/* FGD's packing measure takes every pod: CPU-only and never-run too */
+	ropts.flags |= TRC_OPT_ALL_PODS;
+	if (tr.fmt == TRC_FMT_ALI2023 &&
+	    trc_read(o->trace, &ropts, &pods, err, len))
+		goto out;
+	ret = replay_all(o, &tr, pods.njobs ? &pods : NULL, &c, pol, np, err,
+			 len);
 out:
 	cluster_release(&c);
+	trc_free(&pods);
 	trc_free(&tr);
 	return ret;
 }

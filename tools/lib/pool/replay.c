@@ -113,8 +113,8 @@ static unsigned int class_of(const char *c)
 	return 1;
 }
 
-void rpl_request(const struct trc_trace *t, const struct trc_job *j,
-		 struct sch_req *r)
+void rpl_request(const struct trc_trace *t, const struct trc_cluster *c,
+		 const struct trc_job *j, struct sch_req *r)
 {
 	bool share = j->milli < SCH_MILLI && j->gpus;
 
@@ -122,7 +122,8 @@ void rpl_request(const struct trc_trace *t, const struct trc_job *j,
 		.user = j->user, .cls = class_of(t->strs[j->cls]),
 		.gpus = share ? 0 : j->gpus, .milli = share ? j->milli : 0,
 		.nic = j->rdma, .limit = j->limit, .runtime = j->runtime,
-		.name = t->strs[j->name],
+		.name = t->strs[j->name], .cpu = j->cpu, .mem = j->mem,
+		.models = c ? trc_spec_mask(c, t->strs[j->spec]) : 0,
 	};
 	if (j->hosts > 1 && j->per_host) {
 		r->hosts = j->hosts;
@@ -434,7 +435,7 @@ static int arrive(struct loop *l, size_t i, double t)
 	uint64_t tk;
 	int ret;
 
-	rpl_request(l->o->trace, tj, &rq);
+	rpl_request(l->o->trace, l->o->nodes, tj, &rq);
 	ret = sch_submit(l->s, &rq, t, &tk);
 	if (ret == -EINVAL) {
 		l->r->refused++;
@@ -677,22 +678,50 @@ void rpl_result_release(struct rpl_result *r)
 	r->jct_s = r->ut_t = r->ut_pct = NULL;
 }
 
+/* order[0..n): 0..n-1, shuffled with *rng unless it is 0. */
+static void frag_order(size_t *order, size_t n, uint64_t *rng)
+{
+	size_t i, k, x;
+
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	if (!*rng)
+		return;
+	for (i = n; i > 1; i--) {
+		*rng ^= *rng << 13;
+		*rng ^= *rng >> 7;
+		*rng ^= *rng << 17;
+		k = (size_t)(*rng % i);
+		x = order[i - 1];
+		order[i - 1] = order[k];
+		order[k] = x;
+	}
+}
+
 int rpl_frag(const struct rpl_opts *o, double *unalloc, size_t *refused,
 	     char *err, size_t len)
 {
-	const struct trc_trace *tr = o->trace;
+	const struct trc_trace *tr = o->pods ? o->pods : o->trace;
 	const struct sch_dec *d;
 	struct sch_config c;
 	struct sch_stats st;
 	struct sch_req rq;
 	struct sch *s;
-	uint64_t tk, arrived = 0;
-	size_t i, n;
+	uint64_t tk, arrived = 0, rng = o->seed;
+	size_t i, n, *order;
 	int ret;
 
+	if (!tr->njobs) {
+		*unalloc = 100;
+		*refused = 0;
+		return 0;
+	}
 	sch_config_default(&c, o->policy);
 	c.nlevels = o->nlevels;
-	if ((ret = sch_new(o->hosts, o->nhosts, &c, &s))) {
+	order = calloc(tr->njobs, sizeof(*order));
+	if (!order || (ret = sch_new(o->hosts, o->nhosts, &c, &s))) {
+		ret = order ? ret : -ENOMEM;
+		free(order);
 		snprintf(err, len, "fragmentation: %s", strerror(-ret));
 		return ret;
 	}
@@ -701,10 +730,13 @@ int rpl_frag(const struct rpl_opts *o, double *unalloc, size_t *refused,
 	/* a trace that asks less than the capacity is taken again, as FGD
 	 * samples its workload until the requests reach the capacity */
 	for (i = 0; i < tr->njobs * 1000 && arrived < st.milli_cap; i++) {
-		const struct trc_job *j = &tr->jobs[i % tr->njobs];
+		const struct trc_job *j;
 
-		rpl_request(tr, j, &rq);
-		if (!rq.gpus && !rq.milli)
+		if (i % tr->njobs == 0)
+			frag_order(order, tr->njobs, &rng);
+		j = &tr->jobs[order[i % tr->njobs]];
+		rpl_request(tr, o->nodes, j, &rq);
+		if (!rq.gpus && !rq.milli && !rq.cpu && !rq.mem)
 			continue;
 		arrived += rq.gpus ? (uint64_t)rq.gpus * SCH_MILLI : rq.milli;
 		ret = sch_submit(s, &rq, 0, &tk);
@@ -723,6 +755,7 @@ int rpl_frag(const struct rpl_opts *o, double *unalloc, size_t *refused,
 	*unalloc = 100.0 * (double)(st.milli_cap - st.milli_used) /
 		   (double)st.milli_cap;
 	sch_free(s);
+	free(order);
 	if (ret)
 		snprintf(err, len, "fragmentation: %s", strerror(-ret));
 	return ret;

@@ -29,6 +29,12 @@ struct rpl_opts {
 	const struct rt_tables *t;
 	const char *const *name;
 	size_t comm_max;	/* gangs modelled at most, evenly spread; 0: 2000 */
+	/* the node list whose models the pods' gpu_spec names; NULL: none */
+	const struct trc_cluster *nodes;
+	/* rpl_frag(): the requests (NULL: trace), and their order: 0 the
+	 * trace's, else a shuffle drawn from this seed at each pass */
+	const struct trc_trace *pods;
+	uint64_t seed;
 	FILE *progress;		/* a line every few seconds, NULL: none */
 };
 
@@ -78,18 +84,22 @@ int rpl_run(const struct rpl_opts *o, struct rpl_result *r, char *err,
 void rpl_result_release(struct rpl_result *r);
 
 /*
- * FGD's fragmentation measure: the trace's requests arrive in order (from
- * the start again when the trace asks less than the capacity) and never
- * leave; each is placed at once or refused (and skipped) until the
- * requests that arrived add up to the capacity.  *unalloc gets the
- * share of GPUs then unallocated (%), *refused the requests skipped.
- * Returns 0 or a negative errno with err.
+ * FGD's fragmentation measure: o->pods' requests arrive in order, or
+ * shuffled with o->seed (from the start again, reshuffled, when they ask
+ * less than the capacity) and never leave; each is placed at once or
+ * refused (and skipped) until the GPUs the requests that arrived ask add
+ * up to the capacity.  *unalloc gets the share of GPUs then unallocated
+ * (%), *refused the requests skipped.  Returns 0 or a negative errno
+ * with err.
  */
 int rpl_frag(const struct rpl_opts *o, double *unalloc, size_t *refused,
 	     char *err, size_t len);
 
-/* The sched request a trace job makes (name borrowed from the trace). */
-void rpl_request(const struct trc_trace *t, const struct trc_job *j,
-		 struct sch_req *r);
+/*
+ * The sched request a trace job makes (name borrowed from the trace);
+ * its gpu_spec as a mask over c's models (c NULL: any model).
+ */
+void rpl_request(const struct trc_trace *t, const struct trc_cluster *c,
+		 const struct trc_job *j, struct sch_req *r);
 
 #endif

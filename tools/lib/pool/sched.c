@@ -12,7 +12,7 @@
 #include "sched.h"
 
 #define MAXG 64			/* GPUs one host may hold */
-#define NTYPES 64		/* request shapes FGD weighs */
+#define NTYPES 128		/* request types FGD counts */
 #define INF HUGE_VAL
 #define NO_GPU UINT16_MAX	/* a slot of NIC share only */
 #define PREEMPT_TRIES 16	/* blocked jobs picking victims, per step */
@@ -44,6 +44,7 @@ struct view {
 	uint16_t *gfree;	/* per GPU, goff[h] + i */
 	uint8_t *whole;		/* per host: GPUs wholly free */
 	uint32_t *nicfree;
+	uint32_t *cpufree, *memfree;	/* UINT32_MAX where not modelled */
 };
 
 struct end {
@@ -65,11 +66,16 @@ struct user {
 /* A request's shape, as far as placement tells requests apart. */
 struct shape {
 	unsigned int k, per, gpus, milli, nic;
+	uint32_t cpu, mem;
+	uint64_t models;
 	bool masked;
 };
 
+/* A pod type of the workload FGD weighs: what decides where it fits. */
 struct ftype {
 	unsigned int milli, gpus;
+	uint32_t cpu;
+	uint64_t models;
 	uint64_t n;
 };
 
@@ -81,6 +87,7 @@ struct sch {
 	size_t *goff;
 	bool *up;
 	unsigned int maxg;
+	uint32_t maxcpu;	/* the largest host's, 0: none models CPU */
 	uint32_t ngrp[SCH_MAX_LEVELS];
 	struct view v, rv;	/* live; reservation scratch */
 	uint32_t cntw[MAXG + 1];	/* up hosts by whole free GPUs */
@@ -197,10 +204,11 @@ static void gpu_set(struct sch *s, struct view *v, size_t h, unsigned int g,
 	v->whole[h] = (uint8_t)w;
 }
 
-/* Take (sign 1) or give back (-1) slots, and the NIC share per host. */
+/* Take (sign 1) or give back (-1) slots, and r's NIC, CPU and memory
+ * per host. */
 static void slots_apply(struct sch *s, struct view *v,
-			const struct sch_slot *sl, size_t n, unsigned int nic,
-			int sign)
+			const struct sch_slot *sl, size_t n,
+			const struct sch_req *r, int sign)
 {
 	size_t i;
 
@@ -211,8 +219,13 @@ static void slots_apply(struct sch *s, struct view *v,
 			gpu_set(s, v, h, sl[i].gpu,
 				v->gfree[s->goff[h] + sl[i].gpu] -
 					sign * sl[i].milli);
-		if (nic && (i == 0 || sl[i - 1].host != sl[i].host))
-			v->nicfree[h] -= sign * (int)nic;
+		if (i && sl[i - 1].host == h)
+			continue;
+		v->nicfree[h] -= sign * (int)r->nic;
+		if (s->h[h].cpu)
+			v->cpufree[h] -= sign * (int32_t)r->cpu;
+		if (s->h[h].mem)
+			v->memfree[h] -= sign * (int32_t)r->mem;
 	}
 }
 
@@ -221,12 +234,16 @@ static void view_copy(struct sch *s, struct view *to)
 	memcpy(to->gfree, s->v.gfree, s->ngpu * sizeof(*to->gfree));
 	memcpy(to->whole, s->v.whole, s->nh);
 	memcpy(to->nicfree, s->v.nicfree, s->nh * sizeof(*to->nicfree));
+	memcpy(to->cpufree, s->v.cpufree, s->nh * sizeof(*to->cpufree));
+	memcpy(to->memfree, s->v.memfree, s->nh * sizeof(*to->memfree));
 }
 
 static bool host_ok(const struct sch *s, const struct view *v, size_t h,
 		    const struct job *j, const uint8_t *mask)
 {
-	if (!s->up[h] || (mask && mask[h]) || v->nicfree[h] < j->r.nic)
+	if (!s->up[h] || (mask && mask[h]) || v->nicfree[h] < j->r.nic ||
+	    v->cpufree[h] < j->r.cpu || v->memfree[h] < j->r.mem ||
+	    (j->r.models && !(j->r.models >> s->h[h].model & 1)))
 		return false;
 	if (j->r.gpus)
 		return v->whole[h] >= (j->k > 1 ? j->per : j->r.gpus);
@@ -255,50 +272,63 @@ static bool quick_fit(const struct sch *s, const struct job *j)
 
 /* ---- FGD's fragmentation ---- */
 
-/* Free milli host h's GPUs g[] leave unusable to the typical request. */
-static double frag(const struct sch *s, const uint16_t *g, unsigned int n)
+/*
+ * FGD's fragmentation of host h were its GPUs free by g[] and cpu
+ * milli-cores free: the free milli the workload's typical requests
+ * cannot use, averaged over their popularity.  A type the host cannot
+ * take (model, CPU, too few GPUs with room) cannot use any of it; one
+ * it can take cannot use the GPUs with less free than its share.
+ */
+static double frag(const struct sch *s, size_t h, const uint16_t *g,
+		   uint32_t cpu)
 {
-	double f = 0, all = 0;
-	unsigned int i, t, whole = 0;
+	unsigned int n = s->h[h].gpus, i, t, fit;
+	double f = 0, all = 0, part, left;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		all += g[i];
-		whole += g[i] == SCH_MILLI;
-	}
+	if (!all)
+		return 0;
 	for (t = 0; t < s->nft; t++) {
 		const struct ftype *y = &s->ft[t];
-		double part = 0;
-		bool fit = false;
 
-		for (i = 0; i < n; i++) {
-			if (y->milli < SCH_MILLI ? g[i] < y->milli :
-						   g[i] < SCH_MILLI)
-				part += g[i];
-			else if (y->milli < SCH_MILLI)
-				fit = true;
+		part = all;
+		if (cpu >= y->cpu &&
+		    (!y->models || y->models >> s->h[h].model & 1)) {
+			for (i = 0, fit = 0, left = 0; i < n; i++) {
+				if (g[i] >= y->milli)
+					fit++;
+				else
+					left += g[i];
+			}
+			if (fit >= y->gpus)
+				part = left;
 		}
-		if (y->milli == SCH_MILLI)
-			fit = whole >= y->gpus;
-		f += (double)y->n / s->ftn * (fit ? part : all);
+		f += (double)y->n * part;
 	}
-	return f;
+	return s->ftn ? f / (double)s->ftn : 0;
 }
 
+/* Count r's type in the workload's. */
 static void ftype_add(struct sch *s, const struct sch_req *r)
 {
-	unsigned int m = r->gpus ? SCH_MILLI : r->milli;
-	unsigned int g = r->gpus ? r->gpus : 1;
+	struct ftype y = {
+		.milli = r->gpus ? SCH_MILLI : r->milli,
+		.gpus = r->gpus ? r->gpus : 1, .cpu = r->cpu,
+		.models = r->models,
+	};
 	size_t i;
 
-	if (!m)
+	if (!y.milli)
 		return;
 	for (i = 0; i < s->nft; i++)
-		if (s->ft[i].milli == m && s->ft[i].gpus == g)
+		if (s->ft[i].milli == y.milli && s->ft[i].gpus == y.gpus &&
+		    s->ft[i].cpu == y.cpu && s->ft[i].models == y.models)
 			break;
 	if (i == s->nft) {
 		if (s->nft == NTYPES)
 			return;
-		s->ft[s->nft++] = (struct ftype){ m, g, 0 };
+		s->ft[s->nft++] = y;
 	}
 	s->ft[i].n++;
 	s->ftn++;
@@ -342,18 +372,20 @@ static double fgd_score(const struct sch *s, const struct view *v, size_t h,
 {
 	uint16_t g[MAXG];
 	unsigned int n = s->h[h].gpus, i, k;
+	uint32_t cpu = v->cpufree[h];
+	uint32_t after = s->h[h].cpu ? cpu - j->r.cpu : cpu;
 	double before, best = INF, d;
 
 	memcpy(g, &v->gfree[s->goff[h]], n * sizeof(*g));
-	before = frag(s, g, n);
-	if (j->r.gpus) {
+	before = frag(s, h, g, cpu);
+	*gpu = -1;
+	if (!j->r.milli) {	/* whole GPUs, or CPU and memory only */
 		for (i = 0, k = 0; i < n && k < j->r.gpus; i++)
 			if (g[i] == SCH_MILLI) {
 				g[i] = 0;
 				k++;
 			}
-		*gpu = -1;
-		return frag(s, g, n) - before;
+		return frag(s, h, g, after) - before;
 	}
 	for (i = 0; i < n; i++) {
 		uint16_t keep = g[i];
@@ -366,7 +398,7 @@ static double fgd_score(const struct sch *s, const struct view *v, size_t h,
 		if (k < i)
 			continue;
 		g[i] = (uint16_t)(keep - j->r.milli);
-		d = frag(s, g, n) - before;
+		d = frag(s, h, g, after) - before;
 		g[i] = keep;
 		if (d < best) {
 			best = d;
@@ -374,6 +406,31 @@ static double fgd_score(const struct sch *s, const struct view *v, size_t h,
 		}
 	}
 	return best;
+}
+
+/*
+ * Best fit's measure of putting j on host h (GPU g for a share): the
+ * room left.  Where the host models CPU, as FGD's best fit: the GPUs
+ * and the CPU left on the host, each as a share of the largest host's,
+ * weighed alike; else the whole GPUs left, or the share left on g.
+ */
+static double fit_left(const struct sch *s, const struct view *v, size_t h,
+		       const struct job *j, int g)
+{
+	const uint16_t *f = &v->gfree[s->goff[h]];
+	double gl = 0;
+	unsigned int i;
+
+	if (!s->h[h].cpu) {
+		if (j->r.gpus)
+			return v->whole[h] - j->r.gpus;
+		return g >= 0 ? (f[g] - j->r.milli) / 1e3 : 0;
+	}
+	for (i = 0; i < s->h[h].gpus; i++)
+		gl += f[i];
+	gl -= (double)j->milli;
+	return gl / ((double)s->maxg * SCH_MILLI) +
+	       (double)(v->cpufree[h] - j->r.cpu) / s->maxcpu;
 }
 
 /* One host for a job of one host: its index, or -1; *gpu for shares. */
@@ -398,16 +455,13 @@ static long pick_one(const struct sch *s, const struct view *v,
 			*gpu = g;
 			return (long)h;
 		}
-		if (p == SCH_PLACE_FGD && j->milli) {
+		if (p == SCH_PLACE_FGD) {
 			sc = fgd_score(s, v, h, j, &g) * 1e4;
 		} else {
 			sc = 0;
 		}
 		/* best fit: least room left, on ties (FGD's too) */
-		if (j->r.gpus)
-			sc += v->whole[h] - j->r.gpus;
-		else if (g >= 0)
-			sc += (v->gfree[s->goff[h] + g] - j->r.milli) / 1e3;
+		sc += fit_left(s, v, h, j, g);
 		if (sc < best) {
 			best = sc;
 			bh = (long)h;
@@ -588,7 +642,7 @@ size_t sch_preview(struct sch *s, const struct sch_req *r, enum sch_place p,
 	struct sch_slot *sl;
 	size_t k, i, m = 0;
 
-	if (!r->gpus && !r->milli && !r->nic)
+	if (!r->gpus && !r->milli && !r->nic && !r->cpu && !r->mem)
 		return 0;
 	j.k = r->hosts ? r->hosts : 1;
 	if (!r->hosts && r->gpus > s->maxg)
@@ -956,7 +1010,7 @@ static int start(struct sch *s, struct job *j, unsigned int lvl, double t)
 	if (j->k > 1 && s->c.record_first && (ret = record_first(s, j)))
 		return ret;
 
-	slots_apply(s, &s->v, j->slot, j->nslots, j->r.nic, 1);
+	slots_apply(s, &s->v, j->slot, j->nslots, &j->r, 1);
 	j->st = J_RUN;
 	j->start = t;
 	j->head = false;
@@ -986,7 +1040,9 @@ static bool failed_before(const struct sch *s, const struct job *j,
 
 		if (f->k == j->k && f->per == j->per &&
 		    f->gpus == j->r.gpus && f->milli == j->r.milli &&
-		    f->nic == j->r.nic && f->masked == masked)
+		    f->nic == j->r.nic && f->cpu == j->r.cpu &&
+		    f->mem == j->r.mem && f->models == j->r.models &&
+		    f->masked == masked)
 			return true;
 	}
 	return false;
@@ -996,7 +1052,8 @@ static void failed_add(struct sch *s, const struct job *j, bool masked)
 {
 	if (s->nfailed < NSHAPES)
 		s->failed[s->nfailed++] = (struct shape){
-			j->k, j->per, j->r.gpus, j->r.milli, j->r.nic, masked };
+			j->k, j->per, j->r.gpus, j->r.milli, j->r.nic,
+			j->r.cpu, j->r.mem, j->r.models, masked };
 }
 
 static bool try_start(struct sch *s, struct job *j, double t,
@@ -1018,7 +1075,7 @@ static bool try_start(struct sch *s, struct job *j, double t,
 /* j stops running at t: its GPUs freed, its usage charged. */
 static void stop(struct sch *s, struct job *j, double t)
 {
-	slots_apply(s, &s->v, j->slot, j->nslots, j->r.nic, -1);
+	slots_apply(s, &s->v, j->slot, j->nslots, &j->r, -1);
 	charge(s, j, t);
 	j->ran += t - j->start;
 	j->attained += (double)j->milli / SCH_MILLI * (t - j->start);
@@ -1118,7 +1175,7 @@ static int make_room(struct sch *s, struct job *j, double t, uint64_t *drain)
 			}
 		v = &s->job[s->vict[i]];
 
-		slots_apply(s, &s->rv, v->slot, v->nslots, v->r.nic, -1);
+		slots_apply(s, &s->rv, v->slot, v->nslots, &v->r, -1);
 		fm += v->milli;
 		if (fm >= j->milli &&
 		    place(s, &s->rv, j, placement(s), NULL, j->slot, &lvl))
@@ -1196,7 +1253,7 @@ static double reserve(struct sch *s, const struct job *j, double t)
 
 		if (s->ends[i].end == INF)
 			break;
-		slots_apply(s, &s->rv, v->slot, v->nslots, v->r.nic, -1);
+		slots_apply(s, &s->rv, v->slot, v->nslots, &v->r, -1);
 		fm += v->milli;
 		if (i + 1 < s->nrun && s->ends[i + 1].end == s->ends[i].end)
 			continue;
@@ -1335,7 +1392,7 @@ static int recover(struct sch *s, struct job *j, double t)
 		lh += !i || sl[i - 1].host != sl[i].host;
 	}
 	/* the down hosts' GPUs go back to them, not to the pool */
-	slots_apply(s, &s->v, sl, j->nslots, j->r.nic, -1);
+	slots_apply(s, &s->v, sl, j->nslots, &j->r, -1);
 	if (j->k > 1 && anchor != SCH_NONE && j->r.gpus) {
 		for (h = 0; h < s->nh && n < lh; h++)
 			if (!s->inuse[h] &&
@@ -1352,19 +1409,19 @@ static int recover(struct sch *s, struct job *j, double t)
 			o += take_whole(s, &s->v, s->pick[i], unit, sl + o);
 		}
 		j->nslots = o;
-		slots_apply(s, &s->v, sl, o, j->r.nic, 1);
+		slots_apply(s, &s->v, sl, o, &j->r, 1);
 		return decide(s, SCH_REPLACED, j);
 	}
 	if (j->k == 1) {
 		o = place(s, &s->v, j, placement(s), NULL, sl, &lvl);
 		if (o) {
 			j->nslots = o;
-			slots_apply(s, &s->v, sl, o, j->r.nic, 1);
+			slots_apply(s, &s->v, sl, o, &j->r, 1);
 			return decide(s, SCH_REPLACED, j);
 		}
 	}
 	/* stop() gives the slots back: take them once more first */
-	slots_apply(s, &s->v, sl, j->nslots, j->r.nic, 1);
+	slots_apply(s, &s->v, sl, j->nslots, &j->r, 1);
 	stop(s, j, t);
 	j->head = true;
 	j->st = J_DONE;
@@ -1466,7 +1523,7 @@ static bool req_ok(const struct sch *s, const struct sch_req *r)
 	unsigned int k;
 
 	if (r->cls >= SCH_CLASSES || r->milli > SCH_MILLI ||
-	    (!r->gpus && !r->milli && !r->nic) ||
+	    (!r->gpus && !r->milli && !r->nic && !r->cpu && !r->mem) ||
 	    (s->quota ? r->group >= s->c.ngroups : r->group >= 1u << 20) ||
 	    (uint64_t)r->gpus * SCH_MILLI > s->cap_milli)
 		return false;
@@ -1718,6 +1775,10 @@ static int layout(struct sch *s)
 		s->ngpu += s->h[h].gpus;
 		if (s->h[h].gpus > s->maxg)
 			s->maxg = s->h[h].gpus;
+		if (s->h[h].cpu > s->maxcpu)
+			s->maxcpu = s->h[h].cpu;
+		if (s->h[h].model >= SCH_MODELS)
+			return -EINVAL;
 		for (l = 0; l < s->c.nlevels; l++)
 			if (s->h[h].lvl[l] >= s->ngrp[l])
 				s->ngrp[l] = s->h[h].lvl[l] + 1;
@@ -1741,7 +1802,10 @@ static int alloc_views(struct sch *s)
 		v[k]->gfree = calloc(s->ngpu + 1, sizeof(*v[k]->gfree));
 		v[k]->whole = calloc(s->nh, 1);
 		v[k]->nicfree = calloc(s->nh, sizeof(*v[k]->nicfree));
-		if (!v[k]->gfree || !v[k]->whole || !v[k]->nicfree)
+		v[k]->cpufree = calloc(s->nh, sizeof(*v[k]->cpufree));
+		v[k]->memfree = calloc(s->nh, sizeof(*v[k]->memfree));
+		if (!v[k]->gfree || !v[k]->whole || !v[k]->nicfree ||
+		    !v[k]->cpufree || !v[k]->memfree)
 			return -ENOMEM;
 	}
 	for (h = 0; h < s->nh; h++) {
@@ -1749,6 +1813,8 @@ static int alloc_views(struct sch *s)
 			s->v.gfree[s->goff[h] + i] = SCH_MILLI;
 		s->v.whole[h] = (uint8_t)s->h[h].gpus;
 		s->v.nicfree[h] = s->h[h].nic;
+		s->v.cpufree[h] = s->h[h].cpu ? s->h[h].cpu : UINT32_MAX;
+		s->v.memfree[h] = s->h[h].mem ? s->h[h].mem : UINT32_MAX;
 		s->up[h] = true;
 		host_count(s, h, 1);
 	}
@@ -1814,9 +1880,13 @@ void sch_free(struct sch *s)
 	free(s->v.gfree);
 	free(s->v.whole);
 	free(s->v.nicfree);
+	free(s->v.cpufree);
+	free(s->v.memfree);
 	free(s->rv.gfree);
 	free(s->rv.whole);
 	free(s->rv.nicfree);
+	free(s->rv.cpufree);
+	free(s->rv.memfree);
 	free(s->q);
 	free(s->run);
 	free(s->pend);

@@ -16,6 +16,7 @@
 #define SCH_MAX_LEVELS 8
 #define SCH_CLASSES 4		/* 0 lowest (best effort) .. 3 highest */
 #define SCH_NONE UINT32_MAX
+#define SCH_MODELS 64		/* GPU models a request's mask names */
 
 enum sch_policy {
 	SCH_FIFO,		/* submit order, the head blocks the rest */
@@ -45,11 +46,16 @@ enum sch_place {
 /*
  * One host: gpus GPUs of SCH_MILLI each, nic units of RDMA NIC share
  * (0: none), and its group at each fabric level (lvl[0] its leaf, lvl[1]
- * its pod, ...; groups numbered per level, as pool_tree's).
+ * its pod, ...; groups numbered per level, as pool_tree's).  cpu
+ * (milli-cores) and mem (MiB) bound what requests take of them, 0: not
+ * modelled, never short; model is its GPU model (1..SCH_MODELS - 1, the
+ * caller's numbering), 0 none given.
  */
 struct sch_host {
 	unsigned int gpus;
 	unsigned int nic;
+	uint32_t cpu, mem;
+	unsigned int model;
 	uint32_t lvl[SCH_MAX_LEVELS];
 };
 
@@ -83,9 +89,12 @@ void sch_config_default(struct sch_config *c, enum sch_policy p);
 
 /*
  * A request.  gpus whole GPUs, or (gpus 0) milli of one GPU, or
- * neither: nic share only.  A gang of hosts hosts (all or none) takes
- * per_host GPUs on each but the last, which takes the rest; hosts 0
- * makes one of ceil(gpus / the largest host's GPUs) hosts.  limit: the
+ * neither: nic share, CPU or memory only.  cpu (milli-cores) and mem
+ * (MiB) are taken on each of its hosts that models them; models is the
+ * mask of host models it may run on (bit m: model m; 0 any).  A gang
+ * of hosts hosts (all or none) takes per_host GPUs on each but the
+ * last, which takes the rest; hosts 0 makes one of ceil(gpus / the
+ * largest host's GPUs) hosts.  limit: the
  * user's time limit (0: none); runtime: the true run time, which only
  * the oracle reads (0: unknown).  name is copied.
  */
@@ -96,6 +105,8 @@ struct sch_req {
 	unsigned int milli;
 	unsigned int hosts, per_host;
 	unsigned int nic;		/* NIC share per host */
+	uint32_t cpu, mem;		/* per host */
+	uint64_t models;
 	double limit, runtime;
 	const char *name;
 };

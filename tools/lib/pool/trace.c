@@ -34,7 +34,7 @@ enum col {
 	C_SUBMIT, C_GPUS, C_RUNTIME, C_USER, C_CLASS, C_LIMIT, C_MILLI,
 	C_HOSTS, C_PER_HOST, C_NAME, C_RDMA, C_ID,
 	/* alibaba 2023 pods */
-	C_POD, C_NUM_GPU, C_GPU_MILLI, C_QOS, C_PHASE,
+	C_POD, C_NUM_GPU, C_GPU_MILLI, C_QOS, C_PHASE, C_CPU, C_MEM, C_SPEC,
 	/* alibaba 2025 instances */
 	C_INSTANCE, C_ROLE, C_APP, C_GPU_REQ, C_RDMA_REQ,
 	/* both Alibaba traces */
@@ -49,6 +49,7 @@ static const char *const col_names[C_COUNT] = {
 	[C_NAME] = "name", [C_RDMA] = "rdma", [C_ID] = "id",
 	[C_POD] = "name", [C_NUM_GPU] = "num_gpu",
 	[C_GPU_MILLI] = "gpu_milli", [C_QOS] = "qos", [C_PHASE] = "pod_phase",
+	[C_CPU] = "cpu_milli", [C_MEM] = "memory_mib", [C_SPEC] = "gpu_spec",
 	[C_INSTANCE] = "instance_sn", [C_ROLE] = "role",
 	[C_APP] = "app_name", [C_GPU_REQ] = "gpu_request",
 	[C_RDMA_REQ] = "rdma_request", [C_CREATED] = "creation_time",
@@ -410,37 +411,52 @@ static int row_times(struct rd *r, char **f, struct times *tm)
  * Pending pods never ran; Running ones were still running when the
  * trace was taken (their deletion time is its end): censored.
  */
+/* An optional whole-number column: 0 where the trace has none. */
+static int field_opt(struct rd *r, char **f, enum col c, uint32_t *v)
+{
+	*v = 0;
+	return r->col[c] < 0 ? 0 : field_uint(r, f, c, UINT32_MAX, v);
+}
+
 static int row_2023(struct rd *r, char **f)
 {
 	struct trc_job j = { .hosts = 1 };
+	bool all = r->flags & TRC_OPT_ALL_PODS;
 	struct times tm;
 	uint32_t v;
 	int ret;
 
 	if (row_times(r, f, &tm) ||
 	    field_uint(r, f, C_NUM_GPU, MAX_GPUS, &j.gpus) ||
-	    field_uint(r, f, C_GPU_MILLI, 1000, &v))
+	    field_uint(r, f, C_GPU_MILLI, 1000, &v) ||
+	    field_opt(r, f, C_CPU, &j.cpu) || field_opt(r, f, C_MEM, &j.mem))
 		return -EINVAL;
 	if (!tm.kc || !tm.kd)
 		return rd_err(r, "%s time missing", !tm.kc ? "creation" :
 			      "deletion");
-	if (!j.gpus)
+	if (!j.gpus && (!all || (!j.cpu && !j.mem)))
 		return skip(r, TRC_SKIP_NO_GPU);
-	if (!v)
+	if (!v && j.gpus)
 		return rd_err(r, "gpu_milli 0 with num_gpu %u", j.gpus);
-	if (v < 1000 && j.gpus != 1)
+	if (v < 1000 && j.gpus > 1)
 		return rd_err(r, "gpu_milli %u < 1000 needs num_gpu 1, not %u",
 			      v, j.gpus);
-	if (!tm.ks)
+	if (!tm.ks && !all)
 		return skip(r, TRC_SKIP_UNSCHEDULED);
+	if (!tm.ks) {
+		tm.sched = tm.deleted = tm.created;
+		j.flags |= TRC_JOB_UNSCHEDULED;
+	}
 	if (tm.sched < tm.created || tm.deleted < tm.sched)
 		return rd_err(r, "times out of order: created %.0f, scheduled %.0f, deleted %.0f",
 			      tm.created, tm.sched, tm.deleted);
 	j.submit = tm.created;
-	j.milli = v;
+	j.milli = j.gpus ? v : 1000;
 	j.per_host = j.gpus;
 	j.runtime = tm.deleted - tm.sched;
 	j.id = name_id(f[r->col[C_POD]], r->t->rs.rows);
+	if ((ret = intern_field(r, f, C_SPEC, &j.spec)))
+		return ret;
 	if (!strcmp(f[r->col[C_PHASE]], "Running"))
 		j.flags |= TRC_JOB_CENSORED;
 	if ((ret = intern_field(r, f, C_QOS, &j.cls)))
@@ -808,16 +824,58 @@ int trc_write_plain(const struct trc_trace *t, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
-/* The node list: sn and gpu needed, model if there. */
+/* A node column that is a whole number, 0 where absent. */
+static int node_uint(struct rd *r, char **f, int col, const char *what,
+		     double max, uint32_t *v)
+{
+	double d;
+
+	*v = 0;
+	if (col < 0)
+		return 0;
+	if (num(f[col], &d) || d < 0 || d != floor(d) || d > max)
+		return rd_err(r, "%s: '%s' is not a whole number 0-%.0f", what,
+			      f[col], max);
+	*v = (uint32_t)d;
+	return 0;
+}
+
+/* Node nd's model: its index in c->models + 1, the model added if new. */
+static int node_model(struct rd *r, struct trc_cluster *c, struct trc_node *nd)
+{
+	char **m;
+	size_t i;
+
+	nd->mi = 0;
+	if (!*nd->model)
+		return 0;
+	for (i = 0; i < c->nmodels; i++)
+		if (!strcmp(c->models[i], nd->model))
+			break;
+	if (i == c->nmodels) {
+		if (i == TRC_MAX_MODELS)
+			return rd_err(r, "more than %d GPU models",
+				      TRC_MAX_MODELS);
+		if (!(m = realloc(c->models, (i + 1) * sizeof(*m))))
+			return -ENOMEM;
+		c->models = m;
+		c->models[c->nmodels++] = nd->model;
+	}
+	nd->mi = (unsigned int)i + 1;
+	return 0;
+}
+
+/* The node list: sn and gpu needed; model, cpu_milli, memory_mib if there. */
 static int node_row(struct rd *r, char **f, int *col, struct trc_cluster *c,
 		    size_t *cap)
 {
 	struct trc_node *nodes, *nd;
-	double g;
+	uint32_t g, cpu, mem;
 
-	if (num(f[col[1]], &g) || g < 0 || g != floor(g) || g > MAX_GPUS)
-		return rd_err(r, "gpu: '%s' is not a whole number 0-%u",
-			      f[col[1]], MAX_GPUS);
+	if (node_uint(r, f, col[1], "gpu", MAX_GPUS, &g) ||
+	    node_uint(r, f, col[3], "cpu_milli", UINT32_MAX, &cpu) ||
+	    node_uint(r, f, col[4], "memory_mib", UINT32_MAX, &mem))
+		return -EINVAL;
 	if (c->n == *cap) {
 		size_t nc = *cap ? 2 * *cap : 64;
 
@@ -827,24 +885,29 @@ static int node_row(struct rd *r, char **f, int *col, struct trc_cluster *c,
 		*cap = nc;
 	}
 	nd = &c->nodes[c->n];
-	nd->gpus = (uint32_t)g;
+	*nd = (struct trc_node){ .gpus = g, .cpu = cpu, .mem = mem };
 	nd->name = strdup(f[col[0]]);
 	nd->model = strdup(col[2] >= 0 ? f[col[2]] : "");
 	c->n++;
 	if (!nd->name || !nd->model)
 		return -ENOMEM;
 	c->gpus += nd->gpus;
-	return 0;
+	return node_model(r, c, nd);
 }
+
+#define NODE_COLS 5	/* sn, gpu, model, cpu_milli, memory_mib */
 
 static int node_header(struct rd *r, char **f, size_t n, int *col)
 {
-	static const char *const names[3] = { "sn", "gpu", "model" };
+	static const char *const names[NODE_COLS] = { "sn", "gpu", "model",
+						      "cpu_milli",
+						      "memory_mib" };
 	size_t i, k;
 
-	col[0] = col[1] = col[2] = -1;
+	for (k = 0; k < NODE_COLS; k++)
+		col[k] = -1;
 	for (i = 0; i < n; i++)
-		for (k = 0; k < 3; k++)
+		for (k = 0; k < NODE_COLS; k++)
 			if (!strcmp(f[i], names[k]))
 				col[k] = (int)i;
 	if (col[0] < 0 || col[1] < 0)
@@ -861,7 +924,7 @@ int trc_read_nodes_stream(FILE *in, const char *name, struct trc_cluster *c,
 	char *line = NULL, *f[MAX_FIELDS];
 	size_t cap = 0, ncap = 0, n;
 	bool header = false;
-	int col[3], ret = 0;
+	int col[NODE_COLS], ret = 0;
 
 	memset(c, 0, sizeof(*c));
 	while (!ret && getline(&line, &cap, in) >= 0) {
@@ -913,7 +976,26 @@ void trc_cluster_free(struct trc_cluster *c)
 		free(c->nodes[i].model);
 	}
 	free(c->nodes);
+	free(c->models);
 	memset(c, 0, sizeof(*c));
+}
+
+uint64_t trc_spec_mask(const struct trc_cluster *c, const char *spec)
+{
+	uint64_t m = 0;
+	size_t i, len;
+
+	if (!*spec)
+		return 0;
+	while (*spec) {
+		len = strcspn(spec, "|");
+		for (i = 0; i < c->nmodels; i++)
+			if (strlen(c->models[i]) == len &&
+			    !strncmp(c->models[i], spec, len))
+				m |= 1ull << (i + 1);
+		spec += len + (spec[len] == '|');
+	}
+	return m ? m : 1;
 }
 
 uint32_t trc_size_lo(unsigned int i)

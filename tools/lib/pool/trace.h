@@ -37,10 +37,16 @@ enum trc_skip {
 #define TRC_JOB_CN		0x4u	/* 2025 role CN: a CPU host that uses
 					 * GPUs elsewhere over RDMA; HN has it
 					 * clear */
+#define TRC_JOB_UNSCHEDULED	0x8u	/* never ran (2023 Pending), kept by
+					 * TRC_OPT_ALL_PODS: runtime 0 */
 
 /* Reader options (flags of struct trc_read_opts). */
 #define TRC_OPT_GPU_ONLY	0x1u	/* drop rows that ask no GPU */
 #define TRC_OPT_KEEP_PRESENT	0x2u	/* keep jobs running before the window */
+#define TRC_OPT_ALL_PODS	0x4u	/* 2023: keep the pods that ask CPU or
+					 * memory only and those never
+					 * scheduled, as FGD's packing
+					 * measure takes them all */
 
 /*
  * One job.  Times are seconds; submit counts from the trace's first kept
@@ -67,6 +73,10 @@ struct trc_job {
 	uint32_t cls;		/* class: LS, BE, Burstable, Guaranteed or a
 				 * plain CSV's; trc_trace.strs index */
 	uint32_t flags;		/* TRC_JOB_* */
+	uint32_t cpu;		/* milli-cores asked (2023), 0: not given */
+	uint32_t mem;		/* memory asked, MiB (2023), 0: not given */
+	uint32_t spec;		/* GPU models allowed, "A|B" (2023's
+				 * gpu_spec), trc_trace.strs index; 0 any */
 };
 
 /* What a reader saw: data rows, and those it did not make jobs, by why. */
@@ -101,13 +111,22 @@ struct trc_node {
 	char *name;
 	char *model;		/* GPU model, "" if not given */
 	uint32_t gpus;
+	uint32_t cpu;		/* milli-cores, 0: not given */
+	uint32_t mem;		/* MiB, 0: not given */
+	unsigned int mi;	/* model's index in trc_cluster.models + 1;
+				 * 0 for "" */
 };
+
+#define TRC_MAX_MODELS 63	/* distinct GPU models of a node list */
 
 /* A node list; owns its nodes and their strings; trc_cluster_free(). */
 struct trc_cluster {
 	struct trc_node *nodes;
 	size_t n;
 	size_t gpus;		/* sum over the nodes */
+	char **models;		/* distinct GPU models, first-seen order;
+				 * borrowed from the nodes */
+	size_t nmodels;
 };
 
 /*
@@ -152,15 +171,23 @@ const char *trc_str(const struct trc_trace *t, uint32_t idx);
 void trc_free(struct trc_trace *t);
 
 /*
- * Read a node list (sn,cpu_milli,memory_mib,gpu,model header) into *c
- * (zeroed first; trc_cluster_free() after, also after an error).  Nodes
- * with no GPU are kept (gpus 0).  Errors as trc_read().
+ * Read a node list (sn,cpu_milli,memory_mib,gpu,model header; sn and
+ * gpu needed) into *c (zeroed first; trc_cluster_free() after, also
+ * after an error).  Nodes with no GPU are kept (gpus 0).  Errors as
+ * trc_read(); more than TRC_MAX_MODELS models is -EINVAL.
  */
 int trc_read_nodes(const char *path, struct trc_cluster *c, char *err,
 		   size_t errlen);
 int trc_read_nodes_stream(FILE *in, const char *name, struct trc_cluster *c,
 			  char *err, size_t errlen);
 void trc_cluster_free(struct trc_cluster *c);
+
+/*
+ * The models a pod's gpu_spec ("A|B", as 2023's) allows, as a mask over
+ * c's: bit mi of each node model it names; 0 for "" (any); bit 0 alone
+ * when it names none of them (only nodes without a model would do).
+ */
+uint64_t trc_spec_mask(const struct trc_cluster *c, const char *spec);
 
 /* A GPU-count mix: jobs of gpus GPUs make share of the jobs. */
 struct trc_mix {
