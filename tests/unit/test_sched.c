@@ -379,6 +379,126 @@ static void test_continuity(void)
 	sch_free(s);
 }
 
+/* Two hosts of 2 GPUs with the CPU (milli-cores) and GPU models given. */
+static struct sch *cpu_cluster(enum sch_policy p, uint32_t cpu0,
+			       uint32_t cpu1, unsigned int model0,
+			       unsigned int model1)
+{
+	struct sch_host h[2] = {
+		{ .gpus = 2, .cpu = cpu0, .mem = 65536, .model = model0 },
+		{ .gpus = 2, .cpu = cpu1, .mem = 65536, .model = model1 },
+	};
+	struct sch_config c;
+	struct sch *s = NULL;
+
+	sch_config_default(&c, p);
+	CU_ASSERT_EQUAL_FATAL(sch_new(h, 2, &c, &s), 0);
+	return s;
+}
+
+/*
+ * Host 0 (model 1) of 2 GPUs and 8 cores, where A, B and C must run: A
+ * takes a GPU and 6 cores; B asks a GPU and 4 cores: a GPU is free but
+ * 2 cores are, so B waits, while C (a GPU, 2 cores) starts on that GPU.
+ * A share asking more memory than any host has waits.  When A ends its
+ * cores come back and B starts.
+ */
+static void test_cpu_refused(void)
+{
+	struct sch *s = cpu_cluster(SCH_BESTFIT, 8000, 8000, 1, 2);
+	struct sch_req a = { .gpus = 1, .cpu = 6000 };
+	struct sch_req b = { .gpus = 1, .cpu = 4000 };
+	struct sch_req c = { .gpus = 1, .cpu = 2000 };
+	struct sch_req m = { .milli = 100, .mem = 70000 };
+	uint64_t ka, kb;
+
+	a.models = b.models = c.models = 1u << 1;	/* host 0 only */
+	ka = submit_req(s, 0, &a);
+	CU_ASSERT_STRING_EQUAL(step(s, 0), "S1[0.0]");
+	kb = submit_req(s, 1, &b);
+	CU_ASSERT_STRING_EQUAL(step(s, 1), "");
+	submit_req(s, 2, &m);
+	CU_ASSERT_STRING_EQUAL(step(s, 2), "");
+	submit_req(s, 3, &c);
+	CU_ASSERT_STRING_EQUAL(step(s, 3), "S4[0.1]");
+	CU_ASSERT_EQUAL(sch_finish(s, ka, 4), 0);
+	CU_ASSERT_STRING_EQUAL(step(s, 4), "S2[0.0]");
+	CU_ASSERT_EQUAL(kb, 2);
+	sch_free(s);
+}
+
+/*
+ * Host 0 has 16 cores, host 1 64, 2 GPUs each; the workload is pods of
+ * a GPU and 12 cores.  Best fit (GPUs and CPU left, as shares of the
+ * largest host's): host 0 leaves 1000/2000 + 4000/64000 = 0.5625, host 1
+ * 0.5 + 52000/64000 = 1.3125: host 0.  FGD: on host 0 the GPU left has 4
+ * cores, too few for the typical pod, so its 1000 milli become
+ * fragmentation (+1000); on host 1 the typical pod still fits (+0):
+ * host 1.
+ */
+static void test_fgd_cpu(void)
+{
+	enum sch_policy p[2] = { SCH_BESTFIT, SCH_FGD };
+	const char *want[2] = { "S1[0.0]", "S1[1.0]" };
+	struct sch_req r = { .gpus = 1, .cpu = 12000 };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		struct sch *s = cpu_cluster(p[i], 16000, 64000, 0, 0);
+
+		submit_req(s, 0, &r);
+		CU_ASSERT_STRING_EQUAL(step(s, 0), want[i]);
+		sch_free(s);
+	}
+}
+
+/*
+ * GPU models: host 0 is model 1, host 1 model 2.  A pod for model 2
+ * goes to host 1 although best fit would take the fuller host 0; one for
+ * a model no host has never starts; one for either model takes host 0.
+ */
+static void test_gpu_model(void)
+{
+	struct sch *s = cpu_cluster(SCH_BESTFIT, 0, 0, 1, 2);
+	struct sch_req any = { .gpus = 1 };
+	struct sch_req v2 = { .gpus = 1, .models = 1u << 2 };
+	struct sch_req none = { .gpus = 1, .models = 1u << 3 };
+	struct sch_req both = { .gpus = 1, .models = 1u << 1 | 1u << 2 };
+
+	submit_req(s, 0, &any);
+	CU_ASSERT_STRING_EQUAL(step(s, 0), "S1[0.0]");
+	submit_req(s, 1, &v2);
+	CU_ASSERT_STRING_EQUAL(step(s, 1), "S2[1.0]");
+	submit_req(s, 2, &none);
+	CU_ASSERT_STRING_EQUAL(step(s, 2), "");
+	submit_req(s, 3, &both);
+	CU_ASSERT_STRING_EQUAL(step(s, 3), "S4[0.1]");
+	sch_free(s);
+}
+
+/*
+ * Classes preempt downwards only: a BE pod (class 0) blocked by an LS
+ * one (class 3) waits and no notice goes out; an LS pod blocked by a BE
+ * one has it noticed.
+ */
+static void test_ls_never_for_be(void)
+{
+	struct sch *s = cluster(SCH_PRIORITY, 1, 2, 1, 1, NULL);
+	struct sch_req ls = { .gpus = 2, .cls = 3, .limit = 100 };
+	struct sch_req be = { .gpus = 2, .cls = 0, .limit = 100 };
+	uint64_t k;
+
+	k = submit_req(s, 0, &ls);
+	CU_ASSERT_STRING_EQUAL(step(s, 0), "S1[0.0 0.1]");
+	submit_req(s, 1, &be);
+	CU_ASSERT_STRING_EQUAL(step(s, 1), "");
+	CU_ASSERT_EQUAL(sch_finish(s, k, 2), 0);
+	CU_ASSERT_STRING_EQUAL(step(s, 2), "S2[0.0 0.1]");
+	submit_req(s, 3, &ls);
+	CU_ASSERT_STRING_EQUAL(step(s, 3), "N2@63");
+	sch_free(s);
+}
+
 /* Requests that can never fit are refused, not queued forever. */
 static void test_refuse(void)
 {
@@ -407,4 +527,8 @@ TU_SUITE(sched,
 	 { "predicted run times", test_predicted },
 	 { "sjf", test_sjf },
 	 { "continuity", test_continuity },
-	 { "refused", test_refuse })
+	 { "refused", test_refuse },
+	 { "refused for CPU, GPUs free", test_cpu_refused },
+	 { "fgd weighs CPU, best fit does not", test_fgd_cpu },
+	 { "gpu model constraint", test_gpu_model },
+	 { "LS never preempted for BE", test_ls_never_for_be })

@@ -167,6 +167,31 @@ static void test_ali2023(void)
 	CU_ASSERT_EQUAL(j[2].gpus, 1);
 	CU_ASSERT_EQUAL(j[2].milli, 460);
 	CU_ASSERT_DOUBLE_EQUAL(j[2].runtime, 200, 1e-9);
+	CU_ASSERT_EQUAL(j[2].cpu, 6000);
+	CU_ASSERT_EQUAL(j[2].mem, 12288);
+	CU_ASSERT_EQUAL(j[2].spec, 0);
+	trc_free(&t);
+
+	/* every pod for FGD's packing measure: pod 11 asks CPU and memory
+	 * only, pod 10 never ran (run time 0) */
+	CU_ASSERT_EQUAL_FATAL(read_text(text, TRC_FMT_AUTO, TRC_OPT_ALL_PODS,
+					&t, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(t.rs.skipped[TRC_SKIP_UNSCHEDULED], 0);
+	CU_ASSERT_EQUAL(t.rs.skipped[TRC_SKIP_NO_GPU], 0);
+	CU_ASSERT_EQUAL_FATAL(t.njobs, 5);
+	j = t.jobs;
+	CU_ASSERT_EQUAL(j[0].id, 11);
+	CU_ASSERT_EQUAL(j[0].gpus, 0);
+	CU_ASSERT_EQUAL(j[0].cpu, 6000);
+	CU_ASSERT_EQUAL(j[4].id, 10);
+	CU_ASSERT_EQUAL(j[4].flags, TRC_JOB_UNSCHEDULED);
+	CU_ASSERT_DOUBLE_EQUAL(j[4].runtime, 0, 1e-9);
+	trc_free(&t);
+
+	CU_ASSERT_EQUAL_FATAL(read_text(POD_HEAD "p,1,1,1,1000,V100M16|V100M32,LS,Running,0,10,0\n",
+					TRC_FMT_AUTO, 0, &t, err,
+					sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(trc_str(&t, t.jobs[0].spec), "V100M16|V100M32");
 	trc_free(&t);
 
 	expect_err(POD_HEAD "p,1,1,2,500,,LS,Running,0,10,0\n", TRC_FMT_AUTO,
@@ -281,6 +306,19 @@ static void test_nodes(void)
 	CU_ASSERT_STRING_EQUAL(c.nodes[1].model, "G2");
 	CU_ASSERT_EQUAL(c.nodes[1].gpus, 8);
 	CU_ASSERT_EQUAL(c.nodes[2].gpus, 0);
+	CU_ASSERT_EQUAL(c.nodes[1].cpu, 96000);
+	CU_ASSERT_EQUAL(c.nodes[1].mem, 786432);
+	/* models numbered from 1 as first seen; none is 0 */
+	CU_ASSERT_EQUAL_FATAL(c.nmodels, 2);
+	CU_ASSERT_EQUAL(c.nodes[0].mi, 1);
+	CU_ASSERT_EQUAL(c.nodes[1].mi, 2);
+	CU_ASSERT_EQUAL(c.nodes[2].mi, 0);
+	CU_ASSERT_EQUAL(trc_spec_mask(&c, ""), 0);
+	CU_ASSERT_EQUAL(trc_spec_mask(&c, "G2"), 1u << 2);
+	CU_ASSERT_EQUAL(trc_spec_mask(&c, "P100|G2"), 1u << 1 | 1u << 2);
+	CU_ASSERT_EQUAL(trc_spec_mask(&c, "A100|G2"), 1u << 2);
+	CU_ASSERT_EQUAL(trc_spec_mask(&c, "A100"), 1);
+	CU_ASSERT_EQUAL(trc_spec_mask(&c, "G"), 1);
 	trc_cluster_free(&c);
 
 	text = "sn,gpu\nn1,2\nn2,two\n";
