@@ -71,6 +71,14 @@ struct shape {
 	bool masked;
 };
 
+/* A host state FGD scored in this pick (fgd_memo()). */
+struct fmemo {
+	uint64_t key;
+	uint32_t host, gen;
+	double score;
+	uint16_t free;		/* the chosen GPU's free milli, NO_GPU none */
+};
+
 /* A pod type of the workload FGD weighs: what decides where it fits. */
 struct ftype {
 	unsigned int milli, gpus;
@@ -111,6 +119,9 @@ struct sch {
 	uint64_t gn;
 	struct ftype ft[NTYPES];
 	size_t nft;
+	struct fmemo *memo;	/* 2 x the hosts or more, a power of two */
+	size_t nmemo;
+	uint32_t mgen;		/* the current pick's entries */
 	uint64_t ftn;
 	double now, last_recalc;
 	struct sch_dec *dec;
@@ -434,7 +445,73 @@ static double fit_left(const struct sch *s, const struct view *v, size_t h,
 }
 
 /* One host for a job of one host: its index, or -1; *gpu for shares. */
-static long pick_one(const struct sch *s, const struct view *v,
+/* Host h's free GPUs sorted into g: its state as FGD's score sees it. */
+static unsigned int host_state(const struct sch *s, const struct view *v,
+			       size_t h, uint16_t *g)
+{
+	unsigned int n = s->h[h].gpus, i, k;
+	uint16_t x;
+
+	memcpy(g, &v->gfree[s->goff[h]], n * sizeof(*g));
+	for (i = 1; i < n; i++)
+		for (k = i, x = g[i]; k && g[k - 1] > x; k--) {
+			g[k] = g[k - 1];
+			g[k - 1] = x;
+		}
+	return n;
+}
+
+static bool same_state(const struct sch *s, const struct view *v, size_t a,
+		       size_t b, const uint16_t *gb, unsigned int nb)
+{
+	uint16_t ga[MAXG];
+
+	return s->h[a].model == s->h[b].model &&
+	       v->cpufree[a] == v->cpufree[b] &&
+	       host_state(s, v, a, ga) == nb &&
+	       !memcmp(ga, gb, nb * sizeof(*ga));
+}
+
+/*
+ * fgd_score() once per host state in a pick: hosts alike (the many
+ * empty ones, the full ones) score alike, so each state is weighed once
+ * and a share goes to the first GPU as free as the one chosen then.
+ */
+static double fgd_memo(struct sch *s, const struct view *v, size_t h,
+		       const struct job *j, int *gpu)
+{
+	uint16_t g[MAXG];
+	unsigned int n = host_state(s, v, h, g), i;
+	uint64_t key = 0xcbf29ce484222325ull;
+	size_t at, mask = s->nmemo - 1;
+	struct fmemo *m;
+	double sc;
+
+	key = (key ^ s->h[h].model) * 0x100000001b3ull;
+	key = (key ^ v->cpufree[h]) * 0x100000001b3ull;
+	for (i = 0; i < n; i++)
+		key = (key ^ g[i]) * 0x100000001b3ull;
+	for (at = key & mask; s->memo[at].gen == s->mgen; at = (at + 1) & mask) {
+		m = &s->memo[at];
+		if (m->key != key || !same_state(s, v, m->host, h, g, n))
+			continue;
+		*gpu = -1;
+		for (i = 0; m->free != NO_GPU && i < n; i++)
+			if (v->gfree[s->goff[h] + i] == m->free) {
+				*gpu = (int)i;
+				break;
+			}
+		return m->score;
+	}
+	sc = fgd_score(s, v, h, j, gpu);
+	s->memo[at] = (struct fmemo){
+		.key = key, .host = (uint32_t)h, .gen = s->mgen, .score = sc,
+		.free = *gpu >= 0 ? v->gfree[s->goff[h] + *gpu] : NO_GPU,
+	};
+	return sc;
+}
+
+static long pick_one(struct sch *s, const struct view *v,
 		     const struct job *j, enum sch_place p,
 		     const uint8_t *mask, int *gpu)
 {
@@ -443,6 +520,10 @@ static long pick_one(const struct sch *s, const struct view *v,
 	size_t h;
 	int g = -1;
 
+	if (++s->mgen == 0) {	/* wrapped: no entry may look current */
+		memset(s->memo, 0, s->nmemo * sizeof(*s->memo));
+		s->mgen = 1;
+	}
 	for (h = 0; h < s->nh; h++) {
 		if (!host_ok(s, v, h, j, mask))
 			continue;
@@ -455,11 +536,7 @@ static long pick_one(const struct sch *s, const struct view *v,
 			*gpu = g;
 			return (long)h;
 		}
-		if (p == SCH_PLACE_FGD) {
-			sc = fgd_score(s, v, h, j, &g) * 1e4;
-		} else {
-			sc = 0;
-		}
+		sc = p == SCH_PLACE_FGD ? fgd_memo(s, v, h, j, &g) * 1e4 : 0;
 		/* best fit: least room left, on ties (FGD's too) */
 		sc += fit_left(s, v, h, j, g);
 		if (sc < best) {
@@ -1842,9 +1919,12 @@ int sch_new(const struct sch_host *h, size_t n, const struct sch_config *c,
 	s->pick = calloc(n + 1, sizeof(*s->pick));
 	s->resv = calloc(n, 1);
 	s->inuse = calloc(n, 1);
+	for (s->nmemo = 2; s->nmemo < 2 * n; s->nmemo *= 2)
+		;
+	s->memo = calloc(s->nmemo, sizeof(*s->memo));
 	s->gused = calloc(c->ngroups + 1, sizeof(*s->gused));
 	if (!s->h || !s->goff || !s->up || !s->cand || !s->pick || !s->resv ||
-	    !s->inuse || !s->gused)
+	    !s->inuse || !s->gused || !s->memo)
 		goto out;
 	memcpy(s->h, h, n * sizeof(*h));
 	s->c.quota = NULL;
@@ -1900,6 +1980,7 @@ void sch_free(struct sch *s)
 	free(s->pick);
 	free(s->resv);
 	free(s->inuse);
+	free(s->memo);
 	free(s->ends);
 	free(s->vict);
 	free(s->quota);
