@@ -400,8 +400,9 @@ static struct sch *cpu_cluster(enum sch_policy p, uint32_t cpu0,
  * Host 0 (model 1) of 2 GPUs and 8 cores, where A, B and C must run: A
  * takes a GPU and 6 cores; B asks a GPU and 4 cores: a GPU is free but
  * 2 cores are, so B waits, while C (a GPU, 2 cores) starts on that GPU.
- * A share asking more memory than any host has waits.  When A ends its
- * cores come back and B starts.
+ * A share asking more memory than any host has waits; a caller cannot
+ * hold more cores than a host has.  When A ends its cores come back and
+ * B starts.
  */
 static void test_cpu_refused(void)
 {
@@ -410,7 +411,9 @@ static void test_cpu_refused(void)
 	struct sch_req b = { .gpus = 1, .cpu = 4000 };
 	struct sch_req c = { .gpus = 1, .cpu = 2000 };
 	struct sch_req m = { .milli = 100, .mem = 70000 };
-	uint64_t ka, kb;
+	struct sch_req big = { .gpus = 1, .cpu = 9000 };
+	struct sch_slot sl = { .host = 1, .gpu = 0, .milli = SCH_MILLI };
+	uint64_t ka, kb, k;
 
 	a.models = b.models = c.models = 1u << 1;	/* host 0 only */
 	ka = submit_req(s, 0, &a);
@@ -421,6 +424,8 @@ static void test_cpu_refused(void)
 	CU_ASSERT_STRING_EQUAL(step(s, 2), "");
 	submit_req(s, 3, &c);
 	CU_ASSERT_STRING_EQUAL(step(s, 3), "S4[0.1]");
+	/* nor may a caller place more CPU on host 1 than it has */
+	CU_ASSERT_EQUAL(sch_hold(s, &big, &sl, 1, 3, &k), -EINVAL);
 	CU_ASSERT_EQUAL(sch_finish(s, ka, 4), 0);
 	CU_ASSERT_STRING_EQUAL(step(s, 4), "S2[0.0]");
 	CU_ASSERT_EQUAL(kb, 2);

@@ -215,8 +215,7 @@ static void gpu_set(struct sch *s, struct view *v, size_t h, unsigned int g,
 	v->whole[h] = (uint8_t)w;
 }
 
-/* Take (sign 1) or give back (-1) slots, and r's NIC, CPU and memory
- * per host. */
+/* Take (sign 1) or give back (-1) slots, and r's NIC, CPU, memory. */
 static void slots_apply(struct sch *s, struct view *v,
 			const struct sch_slot *sl, size_t n,
 			const struct sch_req *r, int sign)
@@ -444,7 +443,6 @@ static double fit_left(const struct sch *s, const struct view *v, size_t h,
 	       (double)(v->cpufree[h] - j->r.cpu) / s->maxcpu;
 }
 
-/* One host for a job of one host: its index, or -1; *gpu for shares. */
 /* Host h's free GPUs sorted into g: its state as FGD's score sees it. */
 static unsigned int host_state(const struct sch *s, const struct view *v,
 			       size_t h, uint16_t *g)
@@ -511,6 +509,7 @@ static double fgd_memo(struct sch *s, const struct view *v, size_t h,
 	return sc;
 }
 
+/* One host for a job of one host: its index, or -1; *gpu for shares. */
 static long pick_one(struct sch *s, const struct view *v,
 		     const struct job *j, enum sch_place p,
 		     const uint8_t *mask, int *gpu)
@@ -1680,17 +1679,21 @@ int sch_submit(struct sch *s, const struct sch_req *r, double t,
 	return 0;
 }
 
-static bool slots_free(const struct sch *s, const struct sch_slot *sl,
-		       size_t n, size_t room)
+/* Slots sl[0..n) free for r: their GPUs, and r's CPU and memory. */
+static bool slots_free(const struct sch *s, const struct sch_req *r,
+		       const struct sch_slot *sl, size_t n, size_t room)
 {
-	size_t i;
+	size_t i, h;
 
 	if (!n || n > room)
 		return false;
-	for (i = 0; i < n; i++)
-		if (sl[i].host >= s->nh || sl[i].gpu >= s->h[sl[i].host].gpus ||
-		    s->v.gfree[s->goff[sl[i].host] + sl[i].gpu] < sl[i].milli)
+	for (i = 0; i < n; i++) {
+		h = sl[i].host;
+		if (h >= s->nh || sl[i].gpu >= s->h[h].gpus ||
+		    s->v.gfree[s->goff[h] + sl[i].gpu] < sl[i].milli ||
+		    s->v.cpufree[h] < r->cpu || s->v.memfree[h] < r->mem)
 			return false;
+	}
 	return true;
 }
 
@@ -1701,7 +1704,7 @@ int sch_hold(struct sch *s, const struct sch_req *r,
 	size_t i, nh = 0;
 	int ret;
 
-	if (!slots_free(s, sl, n, r->gpus ? r->gpus : 1))
+	if (!slots_free(s, r, sl, n, r->gpus ? r->gpus : 1))
 		return -EINVAL;
 	ret = sch_submit(s, r, t, ticket);
 	if (ret)
