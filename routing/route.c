@@ -92,12 +92,14 @@ static void append(struct rt_summary *s, const char *what)
 		 len ? "; " : "", what);
 }
 
-/* Every pair the cabling connects must be delivered, without loops. */
+/*
+ * Every pair the cabling connects must be delivered, without loops; the
+ * CA ports' routes to switch LIDs are counted.
+ */
 static int check(const struct rt_tables *t, struct rt_summary *s)
 {
 	struct vf_opts o = { .ebb_perms = 0, .skip_cdg = true,
-			     .skip_mgmt = true, .skip_efi = true,
-			     .skip_sw_dests = true };
+			     .skip_mgmt = true, .skip_efi = true };
 	struct vf_report r;
 	double t0 = mono_s();
 	char msg[160];
@@ -107,6 +109,8 @@ static int check(const struct rt_tables *t, struct rt_summary *s)
 	s->check_seconds += mono_s() - t0;
 	if (ret)
 		return ret;
+	s->sw_pairs = r.sw_pairs;
+	s->sw_unreachable = r.sw_unreachable;
 	if (!r.unreachable)
 		return 0;
 	snprintf(msg, sizeof(msg),
@@ -466,6 +470,8 @@ static int guard(const struct fabric *f, enum rt_engine_id id,
 		rt_tables_release(t);
 		*t = t2;
 		s->nvl = s2.nvl;
+		s->sw_pairs = s2.sw_pairs;
+		s->sw_unreachable = s2.sw_unreachable;
 	}
 	s->model_seconds = mono_s() - t0 - check;
 	return 0;

@@ -47,6 +47,12 @@ struct rt_summary {
 	double seconds;		/* wall time of recognise + route */
 	double check_seconds;	/* wall time of the connectivity checks */
 	unsigned int nvl;	/* data VLs the tables need (t->vl), 1 without */
+	/*
+	 * CA ports' routes to switch LIDs (PerfMgt, perfquery): pairs and
+	 * those without a route, which a routing may leave where any
+	 * would close a credit loop (vf_report's sw_*).
+	 */
+	uint64_t sw_pairs, sw_unreachable;
 	char jobs[96];		/* how the jobs were used, "" for none */
 	/* with jobs, what the collectives model made of the choice */
 	bool modelled;		/* with and without are set */

@@ -29,8 +29,11 @@
  * then descends.  So do the switches' own routes to every LID
  * (rt_mgmt_updown()), and the management routes beyond up*-down* it
  * keeps close no cycle with them, so MADs from switches, which ride the
- * data VL, share the guarantee; a few pairs between switches (siblings
- * only a down-up turn joins) get no route.
+ * data VL, share the guarantee.  Those beyond up*-down* turn down then
+ * up beside one hub switch first, so that on 3-level trees every switch
+ * and CA reaches every switch LID; on deeper or badly cut trees a few
+ * pairs between switches may get no route (rt_summary.sw_unreachable
+ * counts the CAs' pairs, and the plugin logs them).
  */
 int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 	       const struct rt_jobs *jobs, struct rt_tables *t,

@@ -53,6 +53,8 @@ struct uo {
 	uint32_t *kept, nkept;	/* the fills esc_hosted() kept for this LID */
 	uint8_t *buf;		/* nsw rows of BLK entries, from LID buf_lid0 */
 	unsigned int buf_lid0;
+	uint32_t hub_sw;	/* the hub: a switch with hosts, NONE if none */
+	uint8_t *hub;		/* per switch: its data route's port to the hub */
 };
 
 static uint8_t *ent(const struct uo *w, uint32_t s, unsigned int lid)
@@ -523,11 +525,100 @@ static uint32_t esc_hosted(struct uo *w, unsigned int lid, uint32_t end)
 	return n;
 }
 
+/* Hub states of a switch for one LID. */
+enum { HB_ROUTED, HB_FILL, HB_OK, HB_BAD };
+
 /*
- * Routes beyond up*-down* for the holes of lid.  To a switch LID, those
- * the hosts' packets (PerfMgt from the SM) take go first, each host
- * switch's on its own, so that a cycle among the other switches', or
- * another host switch's, does not cost them.
+ * The state of the route from the filled switch s: the hub's route, then
+ * the route of the first switch on it that had one (HB_OK), or a hole.
+ */
+static uint8_t hub_judge(struct uo *w, uint32_t s, unsigned int lid)
+{
+	uint32_t n = 0, x, *path = w->next;
+	uint8_t v;
+
+	for (x = s; x != NONE && w->state[x] == HB_FILL && n < w->t->nsw;
+	     x = uo_next(w, x, lid)) {
+		path[n++] = x;
+		w->state[x] = HB_BAD;	/* a loop meets it: bad */
+	}
+	if (x == NONE || n == w->t->nsw)
+		v = HB_BAD;
+	else if (w->state[x] == HB_ROUTED)
+		v = *ent(w, x, lid) == RT_NO_PATH ? HB_BAD : HB_OK;
+	else
+		v = w->state[x];
+	while (n)
+		w->state[path[--n]] = v;
+	return v;
+}
+
+/*
+ * Every hole of lid takes the port its switch's data route to the hub
+ * takes, so its route goes as data to the hub until it meets a switch
+ * that had a route to lid.  Data climbs then descends, so it turns
+ * down then up (where a plain up*-down* route would not) only on the
+ * hub's way down: beside the hub, and a packet that climbed away from
+ * there comes back down only through the same cable, which no route
+ * turns on.  That keeps every such turn of every LID in one corner of
+ * the fabric, where they close no cycle together as ones spread out
+ * do; the dependency check still has the last word, all or nothing per
+ * LID.  Returns the number of entries kept.
+ */
+static long hub_fill(struct uo *w, unsigned int lid, bool ca)
+{
+	uint32_t s, n = 0, k, nsw = w->t->nsw;
+	uint8_t p;
+
+	if (w->hub_sw == NONE || *ent(w, w->hub_sw, lid) == RT_NO_PATH)
+		return 0;
+	for (s = 0; s < nsw; s++) {
+		p = w->hub[s];
+		w->state[s] = HB_ROUTED;
+		if (*ent(w, s, lid) != RT_NO_PATH || (ca && w->leaf[s]) ||
+		    p == RT_NO_PATH ||
+		    w->link_rank[(size_t)s * 256 + p] == NO_LX)
+			continue;
+		*ent(w, s, lid) = p;
+		w->state[s] = HB_FILL;
+		w->queue[n++] = s;
+	}
+	for (k = 0; k < n; k++)
+		if (w->state[w->queue[k]] == HB_FILL)
+			hub_judge(w, w->queue[k], lid);
+	for (k = 0, s = 0; k < n; k++) {
+		if (w->state[w->queue[k]] == HB_OK)
+			w->queue[s++] = w->queue[k];
+		else
+			*ent(w, w->queue[k], lid) = RT_NO_PATH;
+	}
+	n = s;
+	w->nnew_bits = 0;
+	if (n && !esc_add(w, lid, w->queue, n))
+		return n;
+	esc_unbit(w, 0);
+	for (k = 0; k < n; k++)
+		*ent(w, w->queue[k], lid) = RT_NO_PATH;
+	return 0;
+}
+
+/* Whether a switch that may get a route to lid has none. */
+static bool uo_holed(const struct uo *w, unsigned int lid, bool ca)
+{
+	uint32_t s;
+
+	for (s = 0; s < w->t->nsw; s++)
+		if (*ent(w, s, lid) == RT_NO_PATH && !(ca && w->leaf[s]))
+			return true;
+	return false;
+}
+
+/*
+ * Routes beyond up*-down* for the holes of lid the hub's way left,
+ * breadth first.  To a switch LID, those the hosts' packets (PerfMgt
+ * from the SM) take go first, each host switch's on its own, so that a
+ * cycle among the other switches', or another host switch's, does not
+ * cost them.
  */
 static long uo_escape(struct uo *w, unsigned int lid, bool ca)
 {
@@ -537,7 +628,7 @@ static long uo_escape(struct uo *w, unsigned int lid, bool ca)
 	w->nkept = 0;
 	if (!ca && esc_leaf_hole(w, lid)) {
 		end = esc_fill(w, lid, false, false);
-		kept = esc_hosted(w, lid, end) - w->nfill;
+		kept += esc_hosted(w, lid, end) - w->nfill;
 	}
 	return kept + esc_fill(w, lid, ca, true) - w->nfill;
 }
@@ -570,7 +661,8 @@ static int uo_init(struct uo *w)
 	w->in_esc_sw = calloc(n, sizeof(*w->in_esc_sw));
 	w->kept = malloc(n * sizeof(*w->kept));
 	w->buf = malloc(n * BLK);
-	if (!w->reverse || !w->link_rank || !w->deps_off || !w->leaf ||
+	w->hub = malloc(n);
+	if (!w->hub || !w->reverse || !w->link_rank || !w->deps_off || !w->leaf ||
 	    !w->dirs || !w->state || !w->color || !w->queue || !w->next ||
 	    !w->stack || !w->dfs_next || !w->seen || !w->new_bits ||
 	    !w->new_bit_sw || !w->escn || !w->esc_sw || !w->in_esc_sw ||
@@ -600,6 +692,7 @@ static int uo_init(struct uo *w)
 static void uo_release(struct uo *w)
 {
 	free(w->deps);
+	free(w->hub);
 	free(w->buf);
 	free(w->new_bits);
 	free(w->new_bit_sw);
@@ -622,30 +715,67 @@ static void uo_release(struct uo *w)
 	rt_adj_release(&w->adj);
 }
 
-/* CA LIDs first: switches answer the SM and its PerfMgt there. */
-static void uo_escapes(struct uo *w, const uint8_t *holes, long *changed)
+/*
+ * The hub's way for every LID (pass 0, 1) before any other escape (pass
+ * 2, 3), so that those turns stay in its corner; CA LIDs first in each:
+ * switches answer the SM and its PerfMgt there.
+ */
+static void uo_escapes(struct uo *w, uint8_t *holes, long *changed)
 {
 	const struct rt_tables *t = w->t;
 	unsigned int lid, pass, b0;
 	bool ca, load;
 
-	for (pass = 0; pass < 2; pass++)
+	for (pass = 0; pass < 4; pass++)
 		for (b0 = 1; b0 <= t->top; b0 += BLK) {
 			load = false;
 			for (lid = b0; lid < blk_end(w, b0); lid++) {
 				if (!holes[lid])
 					continue;
 				ca = rt_lid_is_ca(t, lid);
-				if (ca != !pass)
+				if (ca != !(pass % 2))
 					continue;
 				if (!load)
 					blk_io(w, b0, false);
 				load = true;
-				*changed += uo_escape(w, lid, ca);
+				if (pass >= 2) {
+					*changed += uo_escape(w, lid, ca);
+					continue;
+				}
+				*changed += hub_fill(w, lid, ca);
+				holes[lid] = uo_holed(w, lid, ca);
 			}
 			if (load)
 				blk_io(w, b0, true);
 		}
+}
+
+/*
+ * The hub: of the switches with hosts, one with the most switch links
+ * (the fewest cut), and every switch's data route to it, taken before
+ * any entry changes.
+ */
+static void hub_pick(struct uo *w)
+{
+	const struct rt_tables *t = w->t;
+	uint32_t s, deg, best = 0;
+	unsigned int lid, hub_lid = 0;
+
+	w->hub_sw = NONE;
+	for (s = 0; s < t->nsw; s++) {
+		deg = w->adj.off[s + 1] - w->adj.off[s];
+		if (w->leaf[s] && deg > best) {
+			best = deg;
+			w->hub_sw = s;
+		}
+	}
+	for (lid = 1; w->hub_sw != NONE && lid <= t->top && !hub_lid; lid++)
+		if (rt_lid_is_ca(t, lid) && rt_lid_switch(t, lid) == w->hub_sw)
+			hub_lid = lid;
+	if (!hub_lid)
+		w->hub_sw = NONE;
+	for (s = 0; s < t->nsw; s++)
+		w->hub[s] = hub_lid ? rt_lft(t, s)[hub_lid] : RT_NO_PATH;
 }
 
 long rt_mgmt_updown(struct rt_tables *t, const uint32_t *key,
@@ -660,6 +790,7 @@ long rt_mgmt_updown(struct rt_tables *t, const uint32_t *key,
 
 	if (!holes || uo_init(&w))
 		goto out;
+	hub_pick(&w);
 	changed = 0;
 	for (b0 = 1; b0 <= t->top; b0 += BLK) {
 		load = false;

@@ -20,7 +20,10 @@
  * to the others already is up* then down*, without holes.  Entries whose
  * route already is up* then down* stay, so the data's routes do; the
  * others, and holes, take a neighbour whose route is, downwards where
- * one goes only down, else upwards.  Where none is, routes towards a
+ * one goes only down, else upwards.  Where none is, the data's route
+ * to a hub (a switch with hosts) is taken, for every LID before any
+ * other escape, when the LID's fills so close no cycle with those kept
+ * before; then routes towards a
  * neighbour that has one are kept only when they close no cycle with
  * the escapes kept before them and every turn an up*-down* route may
  * take, so none with the routes from all switches (CA LIDs first, then
