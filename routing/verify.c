@@ -30,6 +30,9 @@
 #define BLK 512		/* LIDs fetched per pass over the LFT rows */
 #define NVL 16
 #define NSL 16
+
+/* CDG edges by whose routes add them; a check takes a layer and those before. */
+enum { L_DATA, L_MGMT, L_ANSWER, LAYERS };
 /* fetch8() reads 8 entries as a word, byte j the j-th */
 #define LITTLE (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
 
@@ -101,9 +104,10 @@ struct vf_ctx {
 	bool flows;		/* fl[] and out_chan[] wanted: EFI or the CDG */
 	/* results */
 	uint64_t *efi;
-	uint64_t *bm[NVL][NVL];
-	uint64_t *mbm[NVL][NVL];	/* what switch-sourced routes add */
-	bool to_mgmt;		/* edges now go to mbm */
+	/* what management routes add (enum layer): switch-sourced and
+	 * to switch LIDs, and the switches' answers on the request's SL */
+	uint64_t *lbm[LAYERS][NVL][NVL];
+	int to;			/* the layer edges now go to */
 };
 
 static void *zalloc(size_t n, size_t size)
@@ -342,13 +346,12 @@ static int setup(struct vf_ctx *c, const struct vf_opts *o)
 
 static void ctx_release(struct vf_ctx *c)
 {
-	unsigned int x, y;
+	unsigned int l, x, y;
 
-	for (x = 0; x < NVL; x++)
-		for (y = 0; y < NVL; y++) {
-			free(c->bm[x][y]);
-			free(c->mbm[x][y]);
-		}
+	for (l = 0; l < LAYERS; l++)
+		for (x = 0; x < NVL; x++)
+			for (y = 0; y < NVL; y++)
+				free(c->lbm[l][x][y]);
 	free(c->efi);
 	free(c->vxmask);
 	free(c->vstamp);
@@ -612,7 +615,7 @@ static void mgmt_tally(const struct vf_ctx *c, const struct vf_dest *ds,
 
 static uint64_t *bm_get(struct vf_ctx *c, unsigned int x, unsigned int y)
 {
-	uint64_t **bm = c->to_mgmt ? &c->mbm[x][y] : &c->bm[x][y];
+	uint64_t **bm = &c->lbm[c->to][x][y];
 
 	if (!*bm)
 		*bm = zalloc(c->bmwords, sizeof(uint64_t));
@@ -673,9 +676,9 @@ static int cdg_mgmt_plain(struct vf_ctx *c, uint32_t no)
 	uint64_t *bm;
 	uint32_t k, s, u;
 
-	c->to_mgmt = true;
+	c->to = L_MGMT;
 	bm = bm_get(c, 0, 0);
-	c->to_mgmt = false;
+	c->to = L_DATA;
 	if (!bm)
 		return -ENOMEM;
 	for (k = 0; k < no; k++) {
@@ -766,8 +769,9 @@ static int walk_from(struct vf_ctx *c, const uint8_t *op, uint32_t s,
 
 /*
  * Several VLs: every source LID of every source in the component asks
- * path_sl.  The first link is a CA link, which never closes a cycle, so
- * the walk starts at the entry switch.
+ * path_sl, to a CA LID (data) or a switch's (management, c->to).
+ * The first link is a CA link, which never closes a cycle, so the walk
+ * starts at the entry switch.
  */
 static int cdg_vl(struct vf_ctx *c, const struct vf_dest *ds,
 		  const uint8_t *op)
@@ -801,6 +805,11 @@ static int cdg_vl(struct vf_ctx *c, const struct vf_dest *ds,
 /*
  * Several VLs, switch-sourced: each switch sends from port 0 on the SL
  * path_sl gives for its LID, as OpenSM asks it for a switch's MasterSMSL.
+ * To a switch LID, the CA ports' requests (PerfMgt, perfquery) join
+ * them, on their own SLs.  A switch answers a CA's request on the
+ * request's SL, path_sl from the CA's LID to the switch's: where that
+ * differs, its walk goes to a layer of its own, which an engine that
+ * gives no SL for answers may leave with a cycle (answer_cycle).
  */
 static int cdg_mgmt_vl(struct vf_ctx *c, const struct vf_dest *ds,
 		       const uint8_t *op)
@@ -808,11 +817,11 @@ static int cdg_mgmt_vl(struct vf_ctx *c, const struct vf_dest *ds,
 	const struct rt_tables *t = c->t;
 	const uint32_t *cs = c->all_sw + c->all_off[ds->comp];
 	uint32_t n = c->all_off[ds->comp + 1] - c->all_off[ds->comp];
-	unsigned int lid, sl;
+	unsigned int lid, sl, rsl;
 	uint32_t i, s;
 	int ret = 0;
 
-	c->to_mgmt = true;
+	c->to = L_MGMT;
 	for (i = 0; !ret && i < n; i++) {
 		s = cs[i];
 		lid = sw_lid(c, s);
@@ -821,7 +830,20 @@ static int cdg_mgmt_vl(struct vf_ctx *c, const struct vf_dest *ds,
 		sl = t->vl->path_sl(t, lid, ds->lid) % NSL;
 		ret = walk_from(c, op, s, 0, sl);
 	}
-	c->to_mgmt = false;
+	if (!ret && ds->dsw != FAB_NONE)
+		ret = cdg_vl(c, ds, op);
+	c->to = L_ANSWER;
+	for (i = 0; !ret && ds->gport != FAB_NONE && i < n; i++) {
+		s = cs[i];
+		lid = sw_lid(c, s);
+		if (!lid)
+			continue;
+		sl = t->vl->path_sl(t, lid, ds->lid) % NSL;
+		rsl = t->vl->path_sl(t, ds->lid, lid) % NSL;
+		if (rsl != sl)
+			ret = walk_from(c, op, s, 0, rsl);
+	}
+	c->to = L_DATA;
 	return ret;
 }
 
@@ -1058,12 +1080,35 @@ static uint64_t bm_word(const uint64_t *bm, size_t w)
 	return bm ? bm[w] : 0;
 }
 
+/* Word w of the edges (x, y) of layers 0..upto. */
+static uint64_t layers_word(const struct vf_ctx *c, int upto, unsigned int x,
+			    unsigned int y, size_t w)
+{
+	uint64_t word = 0;
+	int l;
+
+	for (l = 0; l <= upto; l++)
+		word |= bm_word(c->lbm[l][x][y], w);
+	return word;
+}
+
+static bool layers_any(const struct vf_ctx *c, int upto, unsigned int x,
+		       unsigned int y)
+{
+	int l;
+
+	for (l = 0; l <= upto; l++)
+		if (c->lbm[l][x][y])
+			return true;
+	return false;
+}
+
 /*
- * CDG edges from the bitmaps (with mg, those of switch-sourced routes
- * too) into CSR form: with adj NULL count out degrees into cnt[a + 1],
- * else place them at cnt[a]++.  Returns the number of edges.
+ * CDG edges from the bitmaps of layers 0..upto into CSR form: with adj
+ * NULL count out degrees into cnt[a + 1], else place them at cnt[a]++.
+ * Returns the number of edges.
  */
-static size_t cdg_collect(const struct vf_ctx *c, unsigned int nv, bool mg,
+static size_t cdg_collect(const struct vf_ctx *c, unsigned int nv, int upto,
 			  size_t *cnt, uint32_t *adj)
 {
 	size_t w, bit, rel, k, edges = 0;
@@ -1073,11 +1118,10 @@ static size_t cdg_collect(const struct vf_ctx *c, unsigned int nv, bool mg,
 
 	for (x = 0; x < nv; x++)
 		for (y = 0; y < nv; y++) {
-			const uint64_t *bm = c->bm[x][y];
-			const uint64_t *mbm = mg ? c->mbm[x][y] : NULL;
-
-			for (w = 0, s = 0; (bm || mbm) && w < c->bmwords; w++)
-				for (word = bm_word(bm, w) | bm_word(mbm, w);
+			if (!layers_any(c, upto, x, y))
+				continue;
+			for (w = 0, s = 0; w < c->bmwords; w++)
+				for (word = layers_word(c, upto, x, y, w);
 				     word; word &= word - 1) {
 					bit = w * 64 + __builtin_ctzll(word);
 					while (c->bmoff[s + 1] <= bit)
@@ -1149,11 +1193,11 @@ static void note_cycle(const struct vf_ctx *c, uint32_t ch,
 }
 
 /*
- * Look for a cycle among the data dependencies (with mg, and the
- * switch-sourced ones) on nv VLs.  Returns 1 with a node on it in *hit,
- * 0 for none, or -ENOMEM; *edges counts the dependencies.
+ * Look for a cycle among the dependencies of layers 0..upto on nv VLs.
+ * Returns 1 with a node on it in *hit, 0 for none, or -ENOMEM; *edges
+ * counts the dependencies.
  */
-static int cdg_find(const struct vf_ctx *c, unsigned int nv, bool mg,
+static int cdg_find(const struct vf_ctx *c, unsigned int nv, int upto,
 		    uint64_t *edges, uint32_t *hit)
 {
 	size_t nodes = (size_t)c->nchan * nv, k;
@@ -1165,7 +1209,7 @@ static int cdg_find(const struct vf_ctx *c, unsigned int nv, bool mg,
 	off = zalloc(nodes + 1, sizeof(*off));
 	if (!off)
 		return -ENOMEM;
-	*edges = cdg_collect(c, nv, mg, off, NULL);
+	*edges = cdg_collect(c, nv, upto, off, NULL);
 	if (!*edges) {
 		ret = 0;
 		goto out;
@@ -1179,7 +1223,7 @@ static int cdg_find(const struct vf_ctx *c, unsigned int nv, bool mg,
 	for (k = 0; k < nodes; k++)
 		off[k + 1] += off[k];
 	memcpy(cur, off, nodes * sizeof(*cur));
-	cdg_collect(c, nv, mg, cur, adj);
+	cdg_collect(c, nv, upto, cur, adj);
 	ret = cdg_dfs(nodes, off, adj, cur, stk, color, hit);
 out:
 	free(color);
@@ -1190,13 +1234,13 @@ out:
 	return ret;
 }
 
-static bool has_mgmt(const struct vf_ctx *c)
+static bool has_layer(const struct vf_ctx *c, int l)
 {
 	unsigned int x, y;
 
 	for (x = 0; x < NVL; x++)
 		for (y = 0; y < NVL; y++)
-			if (c->mbm[x][y])
+			if (c->lbm[l][x][y])
 				return true;
 	return false;
 }
@@ -1211,7 +1255,7 @@ static int cdg_check(struct vf_ctx *c, struct vf_report *r)
 	r->cdg_checked = true;
 	if (nv > r->nvl)
 		r->nvl = nv;
-	ret = cdg_find(c, nv, false, &r->cdg_edges, &hit);
+	ret = cdg_find(c, nv, L_DATA, &r->cdg_edges, &hit);
 	if (ret < 0)
 		return ret;
 	if (ret) {
@@ -1223,20 +1267,28 @@ static int cdg_check(struct vf_ctx *c, struct vf_report *r)
 		r->mgmt_cdg = false;
 		return 0;
 	}
-	if (!has_mgmt(c))
-		return 0;
-	ret = cdg_find(c, nv, true, &all, &hit);
-	if (ret < 0)
-		return ret;
-	r->mgmt_edges = all - r->cdg_edges;
-	if (ret) {
+	if (has_layer(c, L_MGMT)) {
+		ret = cdg_find(c, nv, L_MGMT, &all, &hit);
+		if (ret < 0)
+			return ret;
+		r->mgmt_edges = all - r->cdg_edges;
+	}
+	if (ret > 0) {
 		r->mgmt_cycle = true;
 		r->mgmt_cycle_vl = hit % nv;
 		if (!r->mgmt_loops) {
 			r->mgmt_bad.slid = r->mgmt_bad.dlid = 0;
 			note_cycle(c, hit / nv, &r->mgmt_bad);
 		}
+		return 0;
 	}
+	if (!has_layer(c, L_ANSWER))
+		return 0;
+	ret = cdg_find(c, nv, L_ANSWER, &all, &hit);
+	if (ret < 0)
+		return ret;
+	r->answer_cycle = ret;
+	r->answer_cycle_vl = ret ? hit % nv : 0;
 	return 0;
 }
 

@@ -78,6 +78,15 @@ struct vf_report {
 	unsigned int mgmt_cycle_vl;
 	uint64_t mgmt_edges;	/* dependencies only they add */
 	/*
+	 * A switch answers a CA's request (PerfMgt, SA) on the request's
+	 * SL, path_sl from the CA's LID to the switch's: with several VLs,
+	 * where that differs from the switch's own SL, those answers close
+	 * a cycle with the rest (checked after mgmt_cycle, not failed by
+	 * vf_ok(): an engine may give no SL for answers yet).
+	 */
+	bool answer_cycle;
+	unsigned int answer_cycle_vl;
+	/*
 	 * The first switch-sourced pair that loops, else a link on the
 	 * cycle they close (slid = dlid = 0), else the first hole.
 	 */

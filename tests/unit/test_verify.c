@@ -633,6 +633,14 @@ static void ring_build(struct ring *x)
 				set(&x->t, x->s[j], lid, 2);
 }
 
+/* The ring with vl, whose callbacks read the ring's positions. */
+static void ring_with(struct ring *x, struct rt_vl *vl)
+{
+	ring_build(x);
+	vl->ctx = x->s;
+	x->t.vl = vl;
+}
+
 static void ring_free(struct ring *x)
 {
 	rt_tables_release(&x->t);
@@ -726,9 +734,7 @@ static void test_ring_dateline(void)
 	struct vf_report r;
 	struct ring x;
 
-	ring_build(&x);
-	vl.ctx = x.s;
-	x.t.vl = &vl;
+	ring_with(&x, &vl);
 	check(&x.t, &no_ebb, &r);
 	CU_ASSERT_TRUE(r.cdg_checked);
 	CU_ASSERT_FALSE(r.cdg_cycle);
@@ -748,6 +754,76 @@ static void test_ring_dateline(void)
 	CU_ASSERT_EQUAL(r.cycle_vl, 1);
 	CU_ASSERT_EQUAL(r.cdg_edges, 4);
 	CU_ASSERT_FALSE(vf_ok(&r));
+	ring_free(&x);
+}
+
+/*
+ * Management on SL 15: a CA's requests to a switch LID, and so the
+ * switch's answers; the rest as ring_sl().
+ */
+static uint8_t mgmt_sl(const struct rt_tables *t, unsigned int slid,
+		       unsigned int dlid)
+{
+	if (!fab_is_sw(t->fab, t->lid_node[slid]) &&
+	    fab_is_sw(t->fab, t->lid_node[dlid]))
+		return 15;
+	return ring_sl(t, slid, dlid);
+}
+
+/* SL 15 on VL 2, the rest over the dateline. */
+static uint8_t mgmt_vl(const struct rt_tables *t, uint32_t sw,
+		       unsigned int in, unsigned int out, unsigned int sl)
+{
+	return sl == 15 ? 2 : ring_dateline(t, sw, in, out, sl);
+}
+
+/*
+ * The CDG holds the management routes on the VLs they ride: a CA's
+ * requests to switch LIDs on their own SL, and the switches' answers on
+ * that SL too (a GMP is answered on the request's SL), not only the
+ * switches' own packets on the SL path_sl gives for a switch's LID.
+ * Going round the ring on VL 2, each closes a cycle there: the requests'
+ * fails the routing, the answers' is reported.
+ */
+static void test_mgmt_requests_vl(void)
+{
+	struct rt_vl vl = { .nvl = 3, .path_sl = mgmt_sl, .switch_sl = true,
+			    .sl2vl = mgmt_vl };
+	struct vf_report r;
+	struct ring x;
+	unsigned int d;
+	uint32_t i, j;
+
+	ring_with(&x, &vl);
+	check(&x.t, &no_ebb, &r);
+	CU_ASSERT_FALSE(r.cdg_cycle);
+	CU_ASSERT_TRUE(r.mgmt_cycle);
+	CU_ASSERT_EQUAL(r.mgmt_cycle_vl, 2);
+	CU_ASSERT_FALSE(vf_ok(&r));
+
+	/*
+	 * Switch LIDs only from the switch before: the requests take one
+	 * hop, no dependency; the answers still go round on VL 2.
+	 */
+	for (j = 0; j < 4; j++) {
+		d = lid_of(x.f, x.s[j]);
+		for (i = 0; i < 4; i++)
+			if (i != j && (i + 1) % 4 != j)
+				set(&x.t, x.s[i], d, RT_NO_PATH);
+	}
+	check(&x.t, &no_ebb, &r);
+	CU_ASSERT_FALSE(r.cdg_cycle);
+	CU_ASSERT_FALSE(r.mgmt_cycle);
+	CU_ASSERT_TRUE(r.answer_cycle);
+	CU_ASSERT_EQUAL(r.answer_cycle_vl, 2);
+	CU_ASSERT_TRUE(vf_ok(&r));
+
+	/* requests on the dateline's SLs: no cycle */
+	vl.path_sl = ring_sl;
+	check(&x.t, &no_ebb, &r);
+	CU_ASSERT_FALSE(r.mgmt_cycle);
+	CU_ASSERT_FALSE(r.answer_cycle);
+	CU_ASSERT_TRUE(vf_ok(&r));
 	ring_free(&x);
 }
 
@@ -858,5 +934,6 @@ TU_SUITE(verify,
 	 { "lmc", test_lmc },
 	 { "ring", test_ring },
 	 { "ring_dateline", test_ring_dateline },
+	 { "management requests and answers on their VL", test_mgmt_requests_vl },
 	 { "ebb_star", test_ebb_star },
 	 { "ebb_bottleneck", test_ebb_bottleneck })

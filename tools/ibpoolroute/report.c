@@ -254,6 +254,9 @@ static void text(FILE *out, const struct pr_result *r)
 		line(out, "mgmt routes", "%" PRIu64 " pairs (unreachable %" PRIu64 ", loops %" PRIu64 "), %s",
 		     vr->mgmt_pairs, vr->mgmt_unreachable, vr->mgmt_loops,
 		     mgmt_deps(vr, deps, sizeof(deps)));
+	if (vr->answer_cycle)
+		line(out, "switch answers", "credit loop on VL %u (on the requests' SLs)",
+		     vr->answer_cycle_vl);
 	n = sw_node(r->tables, vr->mgmt_bad.sw);
 	if (vr->mgmt_loops && n != FAB_NONE)
 		line(out, "mgmt loop at", "LID %u to LID %u, switch 0x%016" PRIx64 " ('%s') port %u",
@@ -497,6 +500,7 @@ static json_object *jobject(const struct pr_result *r)
 	ADD("mgmt_credit_loops", json_object_new_boolean(vr->mgmt_cycle));
 	ADD("mgmt_loop_vl", vr->mgmt_cycle ?
 		json_object_new_int(vr->mgmt_cycle_vl) : NULL);
+	ADD("answer_credit_loops", json_object_new_boolean(vr->answer_cycle));
 	ADD("mgmt_cdg_checked", json_object_new_boolean(vr->mgmt_cdg));
 	ADD("mgmt_cdg_edges", json_object_new_uint64(vr->mgmt_edges));
 	ADD("mgmt_first_bad", jmgmt_bad(f, r->tables, vr));
