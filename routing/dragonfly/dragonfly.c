@@ -82,6 +82,13 @@ struct dvl {
 	unsigned int top;
 	uint32_t nsw;
 	uint32_t *lid_sw;	/* LID -> the switch that sends or delivers it */
+	uint8_t *is_sw;		/* LID -> a switch's */
+	/*
+	 * A host's request to a switch LID on the SL of the switch's own
+	 * route back, which its answer (on the request's SL) then rides;
+	 * else on the SL of its own switch's route there.
+	 */
+	bool answer_sl;
 	uint8_t *sl;		/* nsw x (top + 1) */
 	uint8_t *cls;		/* nsw x 256: class of each switch port */
 	struct ovr ov;
@@ -128,6 +135,7 @@ struct eng {
 	/* own_repair(): switches' own routes moved to another SL, entries
 	 * moved to another port, entries left empty */
 	size_t own_sl, own_port, own_cut;
+	bool answers_off;	/* own_settle() fell back: dvl.answer_sl off */
 	unsigned int slmax;
 	unsigned int maxvl;
 	/* the LID being routed, when Valiant: its class, I and E */
@@ -150,6 +158,10 @@ static uint8_t df_path_sl(const struct rt_tables *t, unsigned int slid,
 	if (slid > dv->top || dlid > dv->top)
 		return 0;
 	s = dv->lid_sw[slid];
+	/* a host's request to a switch: the SL the answer comes back on */
+	if (dv->answer_sl && s != NONE && dv->lid_sw[dlid] != NONE &&
+	    dv->is_sw[dlid] && !dv->is_sw[slid])
+		return dv->sl[(size_t)dv->lid_sw[dlid] * (dv->top + 1) + slid];
 	return s == NONE ? 0 : dv->sl[(size_t)s * (dv->top + 1) + dlid];
 }
 
@@ -291,6 +303,7 @@ static void dvl_release(struct rt_vl *vl)
 	free(dv->group);
 	free(dv->far);
 	free(dv->lid_sw);
+	free(dv->is_sw);
 	free(dv->sl);
 	free(dv->cls);
 	free(dv->ov.key);
@@ -1235,6 +1248,7 @@ static int setup(struct eng *e, const struct df_info *di,
 	dv->nsw = t->nsw;
 	dv->top_vl = top_vl;
 	dv->lid_sw = malloc((t->top + 1) * sizeof(*dv->lid_sw));
+	dv->is_sw = calloc(t->top + 1, 1);
 	dv->sl = calloc((size_t)t->nsw * (t->top + 1) + 1, 1);
 	dv->cls = calloc((size_t)t->nsw * 256 + 1, 1);
 	e->group = malloc((t->nsw + 1) * sizeof(*e->group));
@@ -1248,7 +1262,7 @@ static int setup(struct eng *e, const struct df_info *di,
 	e->lq = malloc((t->nsw + 1) * sizeof(*e->lq));
 	e->ldist_of = NONE;
 	e->via_cable = malloc((e->ngroups + 1) * sizeof(*e->via_cable));
-	if (!dv->lid_sw || !dv->sl || !dv->cls || !e->group || !e->mark ||
+	if (!dv->lid_sw || !dv->is_sw || !dv->sl || !dv->cls || !e->group || !e->mark ||
 	    !e->dep || !e->hosted || !e->fill || !e->short_of ||
 	    !e->transit ||
 	    !e->ldist || !e->lq || !e->via_cable)
@@ -1269,9 +1283,12 @@ static int setup(struct eng *e, const struct df_info *di,
 								    CLS_LOCAL;
 		}
 	}
-	for (lid = 0; lid <= t->top; lid++)
+	for (lid = 0; lid <= t->top; lid++) {
 		dv->lid_sw[lid] = t->lid_node[lid] == FAB_NONE ? NONE :
 				  rt_lid_switch(t, lid);
+		dv->is_sw[lid] = t->lid_node[lid] != FAB_NONE &&
+				 fab_is_sw(f, t->lid_node[lid]);
+	}
 	ret = index_cables(e);
 	if (!ret) {
 		find_short(e);
@@ -1608,17 +1625,59 @@ static int own_clean(struct eng *e, struct rt_tables *t)
 	return ret;
 }
 
+/*
+ * own_clean() with the hosts' requests to switch LIDs on the SL of the
+ * answer's route (answer_sl); where the repair cannot clear them so, the
+ * tables as before it and the requests on the SL of their own switch's
+ * route, whose answers the verifier may then find closing a loop.
+ */
+static int own_settle(struct eng *e, struct rt_tables *t)
+{
+	struct dvl *dv = dvl_of(t);
+	size_t len = (size_t)t->nsw * (t->top + 1);
+	size_t n_sl = e->own_sl, n_port = e->own_port, n_cut = e->own_cut;
+	uint8_t *lft = malloc(len + 1), *sl = malloc(len + 1);
+	int ret = -ENOMEM;
+
+	if (!lft || !sl)
+		goto out;
+	memcpy(lft, t->lft, len);
+	memcpy(sl, dv->sl, len);
+	dv->answer_sl = true;
+	ret = own_clean(e, t);
+	if (ret != -EDEADLK && ret != -ENOTSUP)
+		goto out;
+	memcpy(t->lft, lft, len);
+	memcpy(dv->sl, sl, len);
+	e->own_sl = n_sl;
+	e->own_port = n_port;
+	e->own_cut = n_cut;
+	dv->answer_sl = false;
+	e->answers_off = true;
+	ret = own_clean(e, t);
+out:
+	free(lft);
+	free(sl);
+	return ret;
+}
+
 static void say(const struct eng *e, const struct rt_tables *t,
 		char *detail, size_t len)
 {
-	snprintf(detail, len,
+	size_t n;
+
+	/* first, as the summary is cut to its length */
+	snprintf(detail, len, "%s", e->answers_off ?
+		 "switch answers unchecked; " :
+		 "");
+	n = strlen(detail);
+	snprintf(detail + n, len - n,
 		 "local-global-local on %u VL%s, SLs 0-%u; of %zu switch-to-LID routes %zu take an LMC LID through a third group, %zu go round a missing global cable (%zu with a local hop there), %zu off the pattern%s",
 		 t->vl->nvl, t->vl->nvl > 1 ? "s" : "", e->slmax, e->pairs,
 		 e->valiant, e->around, e->around3, e->irregular,
 		 e->irregular || e->around3 ? " (dependencies checked)" : "");
 	if (e->own_sl || e->own_port || e->own_cut) {
-		size_t n = strlen(detail);
-
+		n = strlen(detail);
 		snprintf(detail + n, len - n,
 			 "; own routes off credit loops: %zu SL, %zu port, %zu cut",
 			 e->own_sl, e->own_port, e->own_cut);
@@ -1638,12 +1697,13 @@ static int finish(struct eng *e, struct rt_tables *t, char *detail,
 	e->dv->vl.sl2vl = df_sl2vl;
 	e->dv->vl.ctx = e->dv;
 	e->dv->vl.release = dvl_release;
+	e->dv->answer_sl = true;
 	t->vl = t->own_vl = &e->dv->vl;
 	e->dv = NULL;
 	ret = fill_checked(e, t, e->irregular || e->around3 ||
 				 (e->vroutes && e->around), &clean);
 	if (!ret && !clean) {
-		ret = own_clean(e, t);
+		ret = own_settle(e, t);
 		if (ret == -EDEADLK)
 			ret = -ENOTSUP;
 		if (ret == -ENOTSUP)
