@@ -350,6 +350,10 @@ static bool check_quality(struct ga_ctx *c)
 		"no credit loop", r.nvl,
 		r.efi_max, r.efi_ratio, r.efi_class_ratio, ebb,
 		(mono_s() - t) * 1e3);
+	if (r.answer_cycle)
+		GA_LOG(log, OSM_LOG_ERROR,
+			"ERR GA44: the switches' answers to CA ports' requests, on the requests' SLs, close a credit loop on VL %u\n",
+			r.answer_cycle_vl);
 	if (vf_ok(&r))
 		return true;
 	if (r.unreachable)
@@ -411,6 +415,20 @@ static void log_summary(struct ga_ctx *c)
 }
 
 /*
+ * CA ports' routes to switch LIDs the routing left without one, where
+ * every one it could give would close a credit loop: never silently,
+ * since PerfMgr and the diagnostics reach switches by LID.
+ */
+static void log_switch_lids(struct ga_ctx *c)
+{
+	if (!c->sum.sw_unreachable)
+		return;
+	GA_LOG(&c->osm->log, OSM_LOG_ERROR,
+		"ERR GA43: %" PRIu64 " of %" PRIu64 " CA-to-switch-LID pairs have no route (%s found none free of credit loops on its VLs): PerfMgr, perfquery and ibqueryerrors from those hosts do not reach those switches\n",
+		c->sum.sw_unreachable, c->sum.sw_pairs, c->sum.engine);
+}
+
+/*
  * What this routing was, for the metrics and the hint socket's state
  * request.
  */
@@ -448,6 +466,7 @@ static int ga_build_fwd_tables(void *context)
 	}
 	if (c->cfg.verbosity >= GA_NORMAL)
 		log_summary(c);
+	log_switch_lids(c);
 	if (c->cfg.verbosity >= GA_VERBOSE && !check_quality(c))
 		return refuse(c);
 	ret = ga_export_lfts(&c->sweep, &c->tables);
