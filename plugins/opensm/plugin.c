@@ -351,8 +351,8 @@ static bool check_quality(struct ga_ctx *c)
 		r.efi_max, r.efi_ratio, r.efi_class_ratio, ebb,
 		(mono_s() - t) * 1e3);
 	if (r.answer_cycle)
-		GA_LOG(log, OSM_LOG_ERROR,
-			"ERR GA44: the switches' answers to CA ports' requests, on the requests' SLs, close a credit loop on VL %u\n",
+		GA_LOG(log, OSM_LOG_INFO,
+			"WRN GA44: the switches' answers to CA ports' requests, on the requests' SLs, close a credit loop on VL %u (management traffic only)\n",
 			r.answer_cycle_vl);
 	if (vf_ok(&r))
 		return true;
@@ -417,14 +417,15 @@ static void log_summary(struct ga_ctx *c)
 /*
  * CA ports' routes to switch LIDs the routing left without one, where
  * every one it could give would close a credit loop: never silently,
- * since PerfMgr and the diagnostics reach switches by LID.
+ * since PerfMgr and the diagnostics reach switches by LID.  Not an
+ * error: the tables are sound and installed.
  */
 static void log_switch_lids(struct ga_ctx *c)
 {
 	if (!c->sum.sw_unreachable)
 		return;
-	GA_LOG(&c->osm->log, OSM_LOG_ERROR,
-		"ERR GA43: %" PRIu64 " of %" PRIu64 " CA-to-switch-LID pairs have no route (%s found none free of credit loops on its VLs): PerfMgr, perfquery and ibqueryerrors from those hosts do not reach those switches\n",
+	GA_LOG(&c->osm->log, OSM_LOG_INFO,
+		"WRN GA43: %" PRIu64 " of %" PRIu64 " CA-to-switch-LID pairs have no route (%s found none free of credit loops on its VLs): PerfMgr, perfquery and ibqueryerrors from those hosts do not reach those switches\n",
 		c->sum.sw_unreachable, c->sum.sw_pairs, c->sum.engine);
 }
 
