@@ -8,7 +8,8 @@
 # CA-to-CA routes alone do not.  Markdown rows for docs/benchmarks.md.
 # Usage: tests/bench/mgmt.sh [BUILD_DIR]; FABRICS (ibtopogen arguments,
 # ";" between fabrics), BEFORE (an ibpoolroute, optional), KEEP (a
-# directory to keep the reports in).
+# directory to keep the reports in), ENGINES (OpenSM's engines to run,
+# default updn).
 set -eu
 B=${1:-build}
 export B
@@ -19,6 +20,7 @@ cd "$WORK"
 FABRICS=${FABRICS:-"fattree --k 4 --levels 3;fattree --k 4 --levels 3 --drop 0.1 --seed 1;fattree --k 8 --levels 2 --drop 0.2 --seed 1;fattree --radix 16 --levels 3 --drop 0.1 --drop-switches 2 --seed 3"}
 BEFORE=${BEFORE:-}
 KEEP=${KEEP:-}
+ENGINES=${ENGINES:-updn}
 
 # cells REPORT: switch-sourced pairs, without a route, loops, credit
 # loop through them, CA-to-switch-LID pairs without a route.
@@ -49,13 +51,15 @@ for args in $FABRICS; do
 	"$BDIR/ibpoolroute" route --net "$WORK/f$i.net" --perms 0 >"$WORK/ga$i.out" || true
 	echo "| $args | gpuaware | $(cells "$WORK/ga$i.out") |"
 	sim_start "$WORK/f$i.net"
-	conf=$(osm_conf "updn$i" routing_engine updn)
-	osm_once "$conf"
-	"$BDIR/ibpoolroute" analyze "$WORK/updn$i.dump" >"$WORK/updn$i.out" || true
-	# OpenSM falls back to minhop when updn fails; say which routed.
-	used=$(sed -n 's/.* \([a-zA-Z0-9_]*\) tables configured on all switches$/\1/p' \
-		"$WORK/updn$i.log" | tail -1)
-	echo "| $args | OpenSM updn (${used:-none} routed) | $(cells "$WORK/updn$i.out") |"
+	for e in $ENGINES; do
+		conf=$(osm_conf "$e$i" routing_engine "$e")
+		osm_once "$conf"
+		"$BDIR/ibpoolroute" analyze "$WORK/$e$i.dump" >"$WORK/$e$i.out" || true
+		# OpenSM falls back to minhop when an engine fails; say which routed.
+		used=$(sed -n 's/.* \([a-zA-Z0-9_]*\) tables configured on all switches$/\1/p' \
+			"$WORK/$e$i.log" | tail -1)
+		echo "| $args | OpenSM $e (${used:-none} routed) | $(cells "$WORK/$e$i.out") |"
+	done
 	sim_stop
 	[ -z "$KEEP" ] || cp "$WORK"/*"$i".out "$KEEP"/
 	IFS=';'
