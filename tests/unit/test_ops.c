@@ -615,6 +615,9 @@ static void test_queue_drain(void)
 	CU_ASSERT_STRING_EQUAL(str(r, "state", NULL), "drained");
 	json_object_put(r);
 	CU_ASSERT_PTR_NOT_NULL(pool_alloc_find(pool, 2));
+	/* nor to a direct allocation: the queue is not the only way in */
+	refused(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":1}"),
+		"pool_full", "1 GPUs requested, 3 free, 3 of them on drained or failed hosts");
 	queued(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":3,\"queue\":true}"), "1");
 	accepted(ask(&d, &user, "{\"op\":\"release\",\"id\":\"2\"}"));
 	CU_ASSERT_EQUAL(poold_tick(&d, false), 0);
@@ -625,6 +628,15 @@ static void test_queue_drain(void)
 	json_object_put(r);
 	CU_ASSERT_EQUAL(pool_nqueued(pool), 0);
 	CU_ASSERT_EQUAL(pool_nallocs(pool), 2);
+	/* a failed host as a drained one; resumed, it gives again */
+	accepted(ask(&d, &root, "{\"op\":\"release\",\"id\":\"3\"}"));
+	snprintf(line, sizeof(line), "{\"op\":\"host.fail\",\"host\":\"%s\"}", x);
+	accepted(ask(&d, &root, line));
+	refused(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":1}"),
+		"pool_full", "1 GPUs requested, 4 free, 4 of them on drained or failed hosts");
+	snprintf(line, sizeof(line), "{\"op\":\"host.resume\",\"host\":\"%s\"}", x);
+	accepted(ask(&d, &root, line));
+	accepted(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":4}"));
 	daemon_down(&d, pool);
 }
 
@@ -672,7 +684,7 @@ static void test_queue_restart(void)
 	clock_now = OPS_T0;
 	CU_ASSERT_EQUAL_FATAL(restart(&d, &pool, dir, clock_now), 0);
 	fill(&d);
-	queued(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h02\",\"gpus\":60,\"queue\":true}"), "1");
+	queued(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h02\",\"gpus\":59,\"queue\":true}"), "1");
 	queued(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h02\",\"gpus\":4,\"queue\":true}"), "2");
 	queued(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h02\",\"gpus\":8,\"queue\":true}"), "3");
 	accepted(ask(&d, &user, "{\"op\":\"cancel\",\"ticket\":\"2\"}"));
@@ -689,20 +701,20 @@ static void test_queue_restart(void)
 		if (!pass) {
 			CU_ASSERT_EQUAL(pool_queued_at(pool, 0)->ticket, 1);
 			CU_ASSERT_EQUAL(pool_queued_at(pool, 1)->ticket, 3);
-			/* ticket 1 (60 GPUs) goes first, 3 waits behind it */
+			/* ticket 1 (59 GPUs) goes first, 3 waits behind it */
 			accepted(ask(&d, &root, "{\"op\":\"release\",\"id\":\"1\"}"));
 			CU_ASSERT_EQUAL(pool_nqueued(pool), 1);
 			CU_ASSERT_EQUAL(pool_queued_at(pool, 0)->ticket, 3);
 			CU_ASSERT_EQUAL(pool_nallocs(pool), 1);
-			CU_ASSERT_EQUAL(pool_alloc_at(pool, 0)->ngpus, 60);
+			CU_ASSERT_EQUAL(pool_alloc_at(pool, 0)->ngpus, 59);
 			/* a second alloc beside the grant, then a snapshot */
 			accepted(ask(&d, &root, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":1}"));
 			CU_ASSERT_EQUAL(poold_tick(&d, true), 0);
 		} else {
 			CU_ASSERT_EQUAL(pool_queued_at(pool, 0)->ticket, 3);
-			CU_ASSERT_EQUAL(pool_alloc_at(pool, 0)->ngpus, 60);
+			CU_ASSERT_EQUAL(pool_alloc_at(pool, 0)->ngpus, 59);
 			CU_ASSERT_PTR_NOT_NULL(pool_alloc_at(pool, 0)->req);
-			/* ticket 3 (8) does not fit the 3 left: still queued */
+			/* ticket 3 (8) does not fit the 4 on drained h16 */
 			CU_ASSERT_EQUAL(poold_tick(&d, false), 0);
 			CU_ASSERT_EQUAL(pool_nqueued(pool), 1);
 			queued(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h02\",\"gpus\":8,\"queue\":true}"), "4");

@@ -1231,6 +1231,15 @@ static size_t fill(const struct pool *p, const char *client,
 	return n;
 }
 
+/*
+ * A drained or failed host keeps what it holds but gives nothing new,
+ * to a direct allocation as to the queue.
+ */
+static bool in_service(const struct pool *p, size_t h)
+{
+	return p->hosts[h].state == POOL_HOST_UP;
+}
+
 /* Every host's candidates, host after host; returns the count. */
 static size_t candidates(const struct pool *p, const char *client,
 			 const struct pool_oracle *o, struct cand *c,
@@ -1241,6 +1250,8 @@ static size_t candidates(const struct pool *p, const char *client,
 	*unreach = 0;
 	for (h = 0; h < p->cfg->nhosts; h++) {
 		hc[h].first = n;
+		if (!in_service(p, h))
+			continue;
 		hc[h].n = fill(p, client, o, h, c + n, unreach);
 		hc[h].known = true;
 		n += hc[h].n;
@@ -1276,7 +1287,7 @@ static size_t survey(const struct pool *p, const char *client,
 		const struct pool_host_cfg *cf = &p->cfg->hosts[h];
 
 		hc[h].first = n;
-		idle = ~p->held[h];
+		idle = in_service(p, h) ? ~p->held[h] : 0;
 		for (r = 0; r < cf->nhca; r++) {
 			struct pool_port port = { cf->name, r, &cf->hca[r], h };
 
@@ -1544,6 +1555,18 @@ static unsigned int total_free(const struct pool *p)
 	return n;
 }
 
+/* Free GPUs on hosts out of service. */
+static unsigned int free_out(const struct pool *p)
+{
+	unsigned int n = 0;
+	size_t h;
+
+	for (h = 0; h < p->cfg->nhosts; h++)
+		if (!in_service(p, h))
+			n += p->hosts[h].nfree;
+	return n;
+}
+
 static unsigned int total_gpus(const struct pool *p)
 {
 	unsigned int n = 0;
@@ -1581,13 +1604,17 @@ static int pick(struct pick *k, const struct pool_request *rq,
 		size_t len)
 {
 	const struct pool *p = k->p;
-	unsigned int unreach;
+	unsigned int unreach, out;
 	size_t n;
 
 	memset(k->hc, 0, p->cfg->nhosts * sizeof(*k->hc));
 	n = k->lazy ? survey(p, rq->client, k->o, k->hc, &unreach) :
 		      candidates(p, rq->client, k->o, k->c, k->hc, &unreach);
 	if (n < rq->ngpus) {
+		out = free_out(p);
+		if (out)
+			return fail(err, len, -ENOSPC, "%u GPUs requested, %u free, %u of them on drained or failed hosts",
+				    rq->ngpus, nfree, out);
 		if (unreach)
 			return fail(err, len, -ENOSPC, "%u GPUs requested, %u free, %u of them unreachable from %s",
 				    rq->ngpus, nfree, unreach, rq->client);

@@ -250,9 +250,10 @@ int pool_requeue(struct pool *p, uint64_t id, time_t now, char *err,
 		 size_t len);
 
 /*
- * An operator's word on a host: drained (the queue grants nothing new
- * there, its allocations run on) or failed (down); journaled, so a
- * restart keeps it.  pool_set_host(): -EINVAL for a bad state, -EIO.
+ * An operator's word on a host: drained (nothing new is taken there,
+ * queued or direct; its allocations run on) or failed (down);
+ * journaled, so a restart keeps it.  pool_set_host(): -EINVAL for a
+ * bad state, -EIO.
  */
 enum pool_host_state {
 	POOL_HOST_UP,
