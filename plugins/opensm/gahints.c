@@ -823,6 +823,15 @@ void ga_hints_sweep_begin(struct ga_hints *h)
 	sm_hints_put(s);
 }
 
+size_t ga_hints_table_jobs(struct ga_hints *h)
+{
+	const struct sm_hints_snap *s = sm_hints_snapshot(h->tbl);
+	size_t n = s->njobs;
+
+	sm_hints_put(s);
+	return n;
+}
+
 void ga_hints_tcp_name(struct ga_hints *h, char *buf, size_t len)
 {
 	sm_server_tcp_name(h->srv, buf, len);

@@ -87,6 +87,9 @@ struct ga_hints_routing {
 /* The TCP endpoint it serves, "ADDR:PORT", into buf; "" without one. */
 void ga_hints_tcp_name(struct ga_hints *h, char *buf, size_t len);
 
+/* Jobs in the table now, routed or not; from any thread. */
+size_t ga_hints_table_jobs(struct ga_hints *h);
+
 /* Reroutes the socket has asked of OpenSM so far. */
 uint64_t ga_hints_reroutes(struct ga_hints *h);
 

@@ -115,6 +115,11 @@ static void sm_now(FILE *out, const struct ga_metrics *m)
 		     "This OpenSM's state (value 1): master, standby, discovering or not active.");
 		fprintf(out, "gpuaware_sm_role{role=\"%s\"} 1\n", m->role);
 	}
+	/* a standby routes nothing: its table is the job count it has */
+	if (m->table)
+		gauge(out, "gpuaware_sm_hints_table_jobs",
+		      "Jobs in the plugin's hint table, routed or not (master and standby alike).",
+		      m->table_jobs);
 }
 
 static void page(FILE *out, const struct ga_metrics *m)

@@ -30,6 +30,8 @@ struct ga_metrics {
 	/* OpenSM's engine at its last unicast routing, "" before one */
 	char engine_used[32];
 	const char *role;	/* the SM's state ("master", ...); static */
+	bool table;		/* the hint socket runs: table_jobs is shown */
+	size_t table_jobs;	/* jobs in its table when written */
 };
 
 /*

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -86,7 +87,9 @@ struct ga_ctx {
 	bool have_jobs;
 	uint64_t hints_gen;	/* generation of the table routed for */
 	struct ga_hints_routing done;	/* what state will report */
-	struct ga_metrics metrics;	/* for [metrics] textfile */
+	struct ga_metrics metrics;	/* for [metrics] textfile, mlock */
+	/* the sweeper's, the state manager's and the kicker's writes */
+	pthread_mutex_t mlock;
 	struct ga_takeover takeover;	/* LFTs read back at a first sweep */
 };
 
@@ -113,18 +116,24 @@ static void drop_sweep(struct ga_ctx *c)
 
 /*
  * The textfile metrics, when configured: after each routing, made or
- * failed, once OpenSM's unicast routing is done (the engine it used) and
- * when the SM's state changes.  A file that cannot be written is logged;
- * routing goes on.
+ * failed, once OpenSM's unicast routing is done (the engine it used),
+ * when the SM's state changes and after the hint table changed.  A file
+ * that cannot be written is logged; routing goes on.  Takes mlock.
  */
 static void write_metrics(struct ga_ctx *c)
 {
 	char err[512];
+	int ret = 0;
 
+	pthread_mutex_lock(&c->mlock);
 	c->metrics.role = ga_takeover_state(c->osm);
-	if (c->cfg.metrics_textfile[0] &&
-	    ga_metrics_write(c->cfg.metrics_textfile, &c->metrics, err,
-			     sizeof(err)))
+	c->metrics.table = c->hints != NULL;
+	c->metrics.table_jobs = c->hints ? ga_hints_table_jobs(c->hints) : 0;
+	if (c->cfg.metrics_textfile[0])
+		ret = ga_metrics_write(c->cfg.metrics_textfile, &c->metrics,
+				       err, sizeof(err));
+	pthread_mutex_unlock(&c->mlock);
+	if (ret)
 		GA_LOG(&c->osm->log, OSM_LOG_ERROR,
 			"ERR GA41: metrics textfile not written: %s\n", err);
 }
@@ -134,6 +143,7 @@ static void publish(struct ga_ctx *c, bool ok)
 {
 	struct ga_metrics *m = &c->metrics;
 
+	pthread_mutex_lock(&c->mlock);
 	m->last_s = mono_s() - c->t_start;
 	m->seconds += m->last_s;
 	if (ok) {
@@ -144,6 +154,7 @@ static void publish(struct ga_ctx *c, bool ok)
 		m->failed++;
 	}
 	m->reroutes = c->hints ? ga_hints_reroutes(c->hints) : 0;
+	pthread_mutex_unlock(&c->mlock);
 	write_metrics(c);
 }
 
@@ -561,7 +572,9 @@ static const external_routing_engine_module_t ga_module = {
 
 /*
  * A reroute as the console's: OpenSM recomputes the routing without a
- * new discovery and sends the LFT blocks that changed.
+ * new discovery and sends the LFT blocks that changed.  The metrics show
+ * the new table now: a standby never routes, and an alert reads its
+ * table's size.
  */
 static void kick(void *ctx)
 {
@@ -569,6 +582,7 @@ static void kick(void *ctx)
 
 	c->osm->subn.force_reroute = TRUE;
 	osm_opensm_sweep(c->osm);
+	write_metrics(c);
 }
 
 static void hints_log(void *ctx, bool error, const char *msg)
@@ -629,12 +643,10 @@ static void *ga_create(struct osm_opensm *osm)
 		return NULL;
 	}
 	c->osm = osm;
-	if (ga_vl_init(&c->live)) {
-		GA_LOG(&osm->log, OSM_LOG_ERROR,
-			"ERR GA22: cannot set up the SL table lock\n");
-		free(c);
-		return NULL;
-	}
+	if (pthread_mutex_init(&c->mlock, NULL))
+		goto out_free;
+	if (ga_vl_init(&c->live))
+		goto out_mlock;
 	ga_cfg_load(&c->cfg, path, cfg_log, c);
 	/*
 	 * Last step: once registered, OpenSM keeps our setup pointer, so
@@ -646,6 +658,7 @@ static void *ga_create(struct osm_opensm *osm)
 			"ERR GA21: cannot register routing engine '%s'\n",
 			GA_ENGINE_NAME);
 		ga_vl_release(&c->live);
+		pthread_mutex_destroy(&c->mlock);
 		free(c);
 		return NULL;
 	}
@@ -655,6 +668,14 @@ static void *ga_create(struct osm_opensm *osm)
 		ga_verbosity_name(c->cfg.verbosity));
 	start_hints(c);
 	return c;
+
+out_mlock:
+	pthread_mutex_destroy(&c->mlock);
+out_free:
+	GA_LOG(&osm->log, OSM_LOG_ERROR,
+		"ERR GA22: cannot set up the plugin's locks\n");
+	free(c);
+	return NULL;
 }
 
 static void ga_delete(void *data)
@@ -667,6 +688,7 @@ static void ga_delete(void *data)
 	drop_sweep(c);
 	ga_takeover_done(&c->takeover, c->osm);
 	ga_vl_release(&c->live);
+	pthread_mutex_destroy(&c->mlock);
 	free(c);
 }
 
@@ -698,8 +720,10 @@ static void ga_report(void *data, osm_epi_event_id_t id, void *event)
 		write_hops(c);
 	drop_sweep(c);
 	used = c->osm->routing_engine_used;
+	pthread_mutex_lock(&c->mlock);
 	snprintf(c->metrics.engine_used, sizeof(c->metrics.engine_used), "%s",
 		 used && used->name ? used->name : "");
+	pthread_mutex_unlock(&c->mlock);
 	write_metrics(c);
 	if (c->hints)
 		ga_hints_in_switches(c->hints,

@@ -103,6 +103,8 @@ grep -q '^gpuaware_sm_role{role="master"} 1$' "$WORK/smA.prom" ||
 	t_fail "smA's role metric: $(grep sm_role "$WORK/smA.prom")"
 ! grep -q engine_in_use "$WORK/smB.prom" ||
 	t_fail "a standby with an engine in use: $(grep engine_in_use "$WORK/smB.prom")"
+grep -q '^gpuaware_sm_hints_table_jobs 0$' "$WORK/smB.prom" ||
+	t_fail "smB's table metric before a job: $(grep table_jobs "$WORK/smB.prom")"
 t_log "smA master, smB standby; smA's first sweep sent $nA LFT blocks"
 
 # ibpoold relays to both SMs over TCP, and takes changes over TCP.
@@ -117,6 +119,9 @@ remote jobs --start j1 --hosts 'h[01,05,09,13]' >"$WORK/j1.out" 2>&1 ||
 	t_fail "job.start over TCP: $(cat "$WORK/j1.out")"
 poll 30 holds smA j1 || t_fail "smA's table: $(cat "$WORK/smA.hints.json")"
 poll 30 holds smB j1 || t_fail "smB's table: $(cat "$WORK/smB.hints.json")"
+# the standby routes nothing; its table's size is in its metrics still
+poll 10 grep -q '^gpuaware_sm_hints_table_jobs 1$' "$WORK/smB.prom" ||
+	t_fail "smB's table metric: $(grep table_jobs "$WORK/smB.prom")"
 poll 30 routed smA 1 || t_fail "smA did not route for j1: $(cat "$WORK/smA.state")"
 pr pool --json >"$WORK/pool.json" 2>&1 ||
 	t_fail "pool.status: $(cat "$WORK/pool.json")"

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: MIT
 # The shipped alert rules (tools/pkg/gpuaware-alerts.yml): promtool
 # checks them, every alert has a unit test in gpuaware-alerts.test.yml
-# and the tests pass, every metric they read is exported or else (never
-# both) documented as pending; the rules with their "for:" taken out or their
-# metric names changed fail them (the tests bite).
+# and the tests pass, every metric they read is exported and documented
+# or else (never both) listed as pending; the rules with their "for:"
+# taken out or their metric names changed fail them (the tests bite).
 # usage: t-alerts.sh [BUILDDIR]; prints PASS/FAIL lines and a summary.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -36,17 +36,21 @@ else
 	bad "promtool test rules" "$(cat "$w/out")"
 fi
 
-# Each metric a rule reads is exported by the plugin or ibpoold today, or
-# is in docs/packages.md's table of pending metrics.
+# Each metric a rule reads is exported by the plugin or ibpoold today,
+# and listed where their metrics are documented, or is in
+# docs/packages.md's table of pending metrics.
+METRIC_DOCS="docs/gpuaware.conf.5 docs/ibpoold.md"
 pending=$(sed -n 's/^| `\(gpuaware_[a-z_]*\)[`{].*/\1/p' docs/packages.md)
-for m in $(grep -o 'gpuaware_[a-z_]*[a-z]' "$RULES" | sort -u); do
+for m in $(grep -v '^ *#' "$RULES" | grep -o 'gpuaware_[a-z_]*[a-z]' | sort -u); do
 	suffix=${m#gpuaware_pool_}
 	if grep -rqF "\"$m" plugins tools --include=*.c ||
 		grep -rqF "\"$suffix\"" tools --include=metrics.c; then
 		if echo "$pending" | grep -qx "$m"; then
 			bad "$m: exported now, still pending in docs/packages.md"
+		elif ! grep -qF -e "$m" -e "\`_$suffix\`" $METRIC_DOCS; then
+			bad "$m: exported, but not in $METRIC_DOCS"
 		else
-			ok "$m: exported"
+			ok "$m: exported and documented"
 		fi
 	elif echo "$pending" | grep -qx "$m"; then
 		ok "$m: pending, in docs/packages.md"

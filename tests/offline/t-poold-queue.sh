@@ -111,6 +111,8 @@ check "watch: lost" waitfor "$w/watch" \
 	'$r->{event} eq "lost" && $r->{ticket} eq "2"'
 check "watch: replaced on other hosts" waitfor "$w/watch" \
 	'$r->{event} eq "replaced" && !grep { $_->{host} eq "'"$gang"'" } @{$r->{alloc}{gpus}}'
+expect "metrics: one allocation lost" 1 "$(curl -s "http://127.0.0.1:$port/metrics" |
+	sed -n 's/^gpuaware_pool_allocations_lost_total \([0-9]*\)$/\1/p')"
 check "host resume $gang" quiet "$R" host resume "$gang" --socket "$S"
 
 # --- kill -9 with a full queue, then a restart ---

@@ -79,6 +79,7 @@ struct snap {
 	unsigned int refresh_failed;
 	time_t refresh_err_at;
 	size_t orphaned;	/* GPUs orphaned records name */
+	uint64_t lost;		/* allocations marked lost */
 	struct link_load {
 		uint64_t guid;
 		unsigned int port;
@@ -147,6 +148,7 @@ static int snap_take(struct snap *sn, struct poold *d)
 	sn->refresh_failed = d->refresh_failed;
 	sn->refresh_err_at = d->refresh_err_at;
 	pool_orphans(d->pool, &sn->orphaned);
+	sn->lost = d->lost;
 	for (i = 0; i < POOLD_NOPS; i++) {
 		sn->ok[i] = d->opstat[i].ok;
 		sn->err[i] = d->opstat[i].err;
@@ -302,6 +304,10 @@ static void page(FILE *out, struct poold *d, const struct snap *sn)
 	gauge(out, "gpuaware_pool_orphaned_gpus",
 	      "GPUs allocations name that the config no longer has (ibpoolroute orphans).",
 	      sn->orphaned);
+	head(out, "gpuaware_pool_allocations_lost_total", "counter",
+	     "Allocations marked lost (event lost): their host, HCA or cable left the fabric, or host.fail.");
+	fprintf(out, "gpuaware_pool_allocations_lost_total %" PRIu64 "\n",
+		sn->lost);
 	links(out, sn);
 	relay(out, d);
 	head(out, "gpuaware_pool_journal_sync_seconds", "histogram",

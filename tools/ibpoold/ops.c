@@ -481,6 +481,8 @@ static void queue_event(void *ctx, const char *kind, uint64_t ticket,
 	struct poold *d = ctx;
 	json_object *ev = json_object_new_object(), *al = NULL;
 
+	if (!strcmp(kind, "lost"))
+		d->lost++;
 	if (!d->events)
 		d->events = json_object_new_array();
 	if (a)

@@ -84,6 +84,8 @@ struct poold {
 	unsigned int refresh_failed;	/* in a row; 0 after a success */
 	time_t refresh_err_at;		/* the last failure's, 0: none yet */
 	char refresh_err[256];
+	/* allocations marked lost since start (lock): hosts, HCAs gone */
+	uint64_t lost;
 	struct poold_metrics *metrics;	/* GET /metrics, set by the caller */
 };
 
