@@ -916,6 +916,161 @@ static void test_preempt(void)
 	cfg.sched = keep;
 }
 
+#define RAIL_NET "ibsim-configs/rail-small.net"
+
+/* in without the cable of CA ca ("node0001 mlx5_1"), into out; 0 or -1. */
+static int drop_cable(const char *in, const char *out, const char *ca)
+{
+	char line[256], name[64], hca[80];
+	FILE *i = fopen(in, "r"), *o = fopen(out, "w");
+	bool skip = false;
+	int ret = i && o ? 0 : -1;
+
+	snprintf(name, sizeof(name), "\"%s\"[", ca);
+	snprintf(hca, sizeof(hca), "Hca\t1 \"%s\"", ca);
+	while (!ret && fgets(line, sizeof(line), i)) {
+		/* the switch's port to it, and its own port line */
+		if (strstr(line, name) || skip) {
+			skip = false;
+			continue;
+		}
+		skip = !strncmp(line, hca, strlen(hca));
+		if (fputs(line, o) == EOF)
+			ret = -1;
+	}
+	if (i)
+		fclose(i);
+	if (o && fclose(o))
+		ret = -1;
+	return ret;
+}
+
+/* node0001..node0004 of rail-small: 4 GPUs behind 4 HCAs, one a rail. */
+static int rail_conf(const char *path)
+{
+	FILE *o = fopen(path, "w");
+	int k, ret;
+
+	if (!o)
+		return -1;
+	fprintf(o, "[pool]\nsocket = /run/x.sock\nstate_dir = /var/lib/x\nsm_socket = /run/y.sock\n");
+	for (k = 1; k <= 4; k++)
+		fprintf(o, "[host node%04d]\ngpus = 4\ngpu_type = H100\nhca = node%04d mlx5_0, node%04d mlx5_1, node%04d mlx5_2, node%04d mlx5_3\n",
+			k, k, k, k, k);
+	ret = fclose(o) ? -1 : 0;
+	return ret;
+}
+
+/* d's view becomes the fabric of net; 0 or -1. */
+static int rediscover(struct poold *d, const char *net)
+{
+	struct pool_view *v, *old;
+	char err[512];
+
+	if (pool_view_offline(net, 0, RT_ENGINE_AUTO, &v, err, sizeof(err)) ||
+	    poold_swap_view(d, v, &old, err, sizeof(err))) {
+		fprintf(stderr, "test_ops: %s\n", err);
+		return -1;
+	}
+	pool_view_free(old);
+	return 0;
+}
+
+/* Whether allocation id holds GPU g of config host h. */
+static bool holds_gpu(struct pool *pool, uint64_t id, uint32_t h,
+		      unsigned int g)
+{
+	const struct pool_alloc *a = pool_alloc_find(pool, id);
+	unsigned int i;
+
+	for (i = 0; a && i < a->ngpus; i++)
+		if (a->gpus[i].host == h && a->gpus[i].gpu == g)
+			return true;
+	return false;
+}
+
+/*
+ * One HCA of a 4-rail host (its cable) leaves the fabric at a
+ * rediscovery: the allocation with the GPU behind it is lost and
+ * replaced, the GPU is offered to nobody, direct or queued, until the
+ * HCA is back; lost again with no room, a direct allocation is revoked.
+ */
+static void test_rail_lost(void)
+{
+	char dir[] = "/tmp/gpuaware-rail-XXXXXX", conf[64], cut[64], ca[32];
+	struct pool_config rc = { 0 };
+	struct pool_view *v;
+	struct watcher w;
+	struct pool *pool;
+	struct poold d;
+	uint32_t x;
+	unsigned int g;
+	char err[512];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(conf, sizeof(conf), "%s/pool.conf", dir);
+	snprintf(cut, sizeof(cut), "%s/cut.net", dir);
+	CU_ASSERT_EQUAL_FATAL(rail_conf(conf), 0);
+	CU_ASSERT_EQUAL_FATAL(pool_config_load(conf, &rc, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(pool_view_offline(RAIL_NET, 0, RT_ENGINE_AUTO,
+						&v, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(pool_new(&rc, &pool), 0);
+	CU_ASSERT_EQUAL_FATAL(poold_init(&d, &rc, pool, v, NULL, err,
+					 sizeof(err)), 0);
+	clock_now = OPS_T0;
+	d.now = test_clock;
+	CU_ASSERT_EQUAL_FATAL(watch_start(&w, &d), 0);
+	json_object_put(next_line(&w));
+
+	accepted(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"node0001\",\"gpus\":4}"));
+	CU_ASSERT_EQUAL_FATAL(pool_alloc_find(pool, 1)->ngpus, 4);
+	x = pool_alloc_find(pool, 1)->gpus[1].host;
+	g = pool_alloc_find(pool, 1)->gpus[1].gpu;
+	snprintf(ca, sizeof(ca), "%s mlx5_%u", rc.hosts[x].name,
+		 pool_gpu_rail(&rc.hosts[x], g));
+	CU_ASSERT_EQUAL_FATAL(drop_cable(RAIL_NET, cut, ca), 0);
+
+	/* the cable goes: lost, replaced, the same id and size */
+	CU_ASSERT_EQUAL_FATAL(rediscover(&d, cut), 0);
+	CU_ASSERT_EQUAL(poold_queue_host(d.queue, x), POOL_HOST_UP);
+	event(&w, "lost", "(none)", "1");
+	event(&w, "replaced", "(none)", "1");
+	CU_ASSERT_EQUAL(pool_alloc_find(pool, 1)->ngpus, 4);
+	CU_ASSERT_FALSE(holds_gpu(pool, 1, x, g));
+	CU_ASSERT_EQUAL(d.lost, 1);
+
+	/* the GPU behind it goes to nobody: 11 left of 16 */
+	refused(ask(&d, &root, "{\"op\":\"alloc\",\"client\":\"node0001\",\"gpus\":12}"),
+		"pool_full", "12 GPUs requested, 12 free, 1 of them unreachable from node0001");
+	accepted(ask(&d, &root, "{\"op\":\"alloc\",\"client\":\"node0001\",\"gpus\":11}"));
+	queued(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"node0002\",\"gpus\":1,\"queue\":true}"), "1");
+	event(&w, "queued", "1", "(none)");
+	CU_ASSERT_EQUAL(poold_tick(&d, false), 0);
+	CU_ASSERT_EQUAL(pool_nqueued(pool), 1);
+
+	/* back: the queue takes it */
+	CU_ASSERT_EQUAL_FATAL(rediscover(&d, RAIL_NET), 0);
+	event(&w, "granted", "1", "3");
+	CU_ASSERT_TRUE(holds_gpu(pool, 3, x, g));
+
+	/* gone again with no room: the grant goes back to the queue */
+	CU_ASSERT_EQUAL_FATAL(rediscover(&d, cut), 0);
+	event(&w, "lost", "1", "3");
+	event(&w, "requeued", "1", "3");
+	CU_ASSERT_PTR_NULL(pool_alloc_find(pool, 3));
+	CU_ASSERT_EQUAL(pool_nqueued(pool), 1);
+	CU_ASSERT_EQUAL(pool_gpu_owner(pool, x, g), 0);
+	CU_ASSERT_EQUAL(d.lost, 2);
+
+	watch_stop(&w, &d);
+	daemon_down(&d, pool);
+	pool_view_free(d.view);
+	pool_config_release(&rc);
+	unlink(cut);
+	unlink(conf);
+	rmdir(dir);
+}
+
 TU_SUITE(ops,
 	 { "pool.status", test_status },
 	 { "alloc, alloc.list, release", test_alloc_release },
@@ -931,4 +1086,5 @@ TU_SUITE(ops,
 	 { "queue: a drained host takes nothing new", test_queue_drain },
 	 { "queue: kill and restart lose nothing, grant nothing twice", test_queue_restart },
 	 { "watch: granted, expired, lost, replaced, requeued", test_watch },
-	 { "preemption: notice, grace, queued again", test_preempt })
+	 { "preemption: notice, grace, queued again", test_preempt },
+	 { "an HCA lost: its GPUs' allocations lost and replaced", test_rail_lost })

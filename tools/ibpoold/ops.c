@@ -432,17 +432,23 @@ void poold_release(struct poold *d)
 static int alloc_fields(const struct poold *d, const struct pool_alloc *a,
 			json_object *o);
 
-/* A host is up to the fabric while one of its HCAs is in it. */
+/*
+ * A host is up to the fabric while one of its HCAs is in it; the GPUs
+ * behind one that is not are lost all the same.
+ */
 static void fabric_hosts(struct poold *d, time_t now)
 {
 	unsigned int r;
 	size_t h;
-	bool down;
+	bool down, gone;
 
 	for (h = 0; h < d->cfg->nhosts; h++) {
 		down = true;
-		for (r = 0; r < d->cfg->hosts[h].nhca; r++)
-			down &= d->port[d->hoff[h] + r] < 0;
+		for (r = 0; r < d->cfg->hosts[h].nhca; r++) {
+			gone = d->port[d->hoff[h] + r] < 0;
+			poold_queue_rail(d->queue, h, r, gone);
+			down &= gone;
+		}
 		poold_queue_fabric(d->queue, h, down, now);
 	}
 }

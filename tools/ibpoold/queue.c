@@ -37,6 +37,9 @@ struct poold_queue {
 	size_t n, cap;
 	uint64_t seen;		/* highest allocation id known */
 	bool *fabric;		/* per host: gone from the fabric */
+	uint64_t *dead;		/* per host: GPUs behind an HCA it lost */
+	struct sch_host *hosts;	/* the scheduler's, for their levels */
+	unsigned int nlevels;
 	uint64_t *quota;	/* milli per group, the last one for "" */
 	uint64_t jobs_sig;	/* of the jobs and allocations held for */
 	bool *taken;		/* scratch: per host, held for a job */
@@ -248,7 +251,8 @@ static int build(struct poold_queue *q, const struct pool_tree *t)
 		host_levels(t, i, &h[i], c.nlevels);
 	}
 	ret = sch_new(h, cfg->nhosts, &c, &q->s);
-	free(h);
+	q->hosts = h;
+	q->nlevels = c.nlevels;
 	return ret;
 }
 
@@ -270,7 +274,8 @@ int poold_queue_new(const struct pool_config *cfg, struct pool *pool,
 	q->fabric = calloc(cfg->nhosts + 1, sizeof(*q->fabric));
 	q->quota = calloc(cfg->sched.ngroups + 1, sizeof(*q->quota));
 	q->taken = calloc(cfg->nhosts + 1, sizeof(*q->taken));
-	if (!q->fabric || !q->quota || !q->taken ||
+	q->dead = calloc(cfg->nhosts + 1, sizeof(*q->dead));
+	if (!q->fabric || !q->quota || !q->taken || !q->dead ||
 	    (ret = build(q, t)))
 		goto out_free;
 	/* the queue first, at its submit times; then what runs, now */
@@ -308,6 +313,8 @@ void poold_queue_free(struct poold_queue *q)
 	free(q->fabric);
 	free(q->quota);
 	free(q->taken);
+	free(q->dead);
+	free(q->hosts);
 	free(q);
 }
 
@@ -354,10 +361,16 @@ int poold_queue_cancel(struct poold_queue *q, uint64_t ticket, uid_t uid,
 	return 0;
 }
 
+/* Up to the scheduler: not failed by an operator, in the fabric. */
+static bool host_up(const struct poold_queue *q, size_t h)
+{
+	return !q->fabric[h] && pool_host(q->pool, h) != POOL_HOST_FAIL;
+}
+
 /* Down (not drained) to the scheduler when the operator or the fabric says. */
 static void host_sync(struct poold_queue *q, uint32_t h, double t)
 {
-	if (pool_host(q->pool, h) == POOL_HOST_FAIL || q->fabric[h])
+	if (!host_up(q, h))
 		sch_host_down(q->s, h, t);
 	else
 		sch_host_up(q->s, h, t);
@@ -382,6 +395,28 @@ void poold_queue_fabric(struct poold_queue *q, uint32_t h, bool down,
 		return;
 	q->fabric[h] = down;
 	host_sync(q, h, t);
+}
+
+void poold_queue_rail(struct poold_queue *q, uint32_t h, unsigned int r,
+		      bool down)
+{
+	const struct pool_host_cfg *c;
+	uint64_t was;
+	unsigned int g;
+
+	if (h >= q->cfg->nhosts || r >= q->cfg->hosts[h].nhca)
+		return;
+	c = &q->cfg->hosts[h];
+	was = q->dead[h];
+	for (g = 0; g < c->gpus; g++)
+		if (pool_gpu_rail(c, g) == r) {
+			if (down)
+				q->dead[h] |= 1ull << g;
+			else
+				q->dead[h] &= ~(1ull << g);
+		}
+	if (q->dead[h] != was)
+		q->jobs_sig = 0;	/* the free ones behind it are held */
 }
 
 enum pool_host_state poold_queue_host(const struct poold_queue *q,
@@ -469,19 +504,26 @@ static void drop_jobs(struct poold_queue *q)
  * their free GPUs are held in the scheduler, out of the queue's reach,
  * until the job ends (allocations naming the job are the job's own).
  */
-/* Host h's free GPUs into sl[*n], once per run (q->taken). */
-static void free_gpus(struct poold_queue *q, long h, struct sch_slot *sl,
-		      size_t *n)
+/* Host h's free GPUs of mask into sl[*n]. */
+static void free_gpus(struct poold_queue *q, size_t h, uint64_t mask,
+		      struct sch_slot *sl, size_t *n)
 {
 	unsigned int g;
 
+	for (g = 0; g < q->cfg->hosts[h].gpus; g++)
+		if ((mask >> g & 1) && !pool_gpu_owner(q->pool, h, g))
+			sl[(*n)++] = (struct sch_slot){ .host = h, .gpu = g,
+							.milli = SCH_MILLI };
+}
+
+/* All of host h's free GPUs into sl[*n], once per run (q->taken). */
+static void take_host(struct poold_queue *q, long h, struct sch_slot *sl,
+		      size_t *n)
+{
 	if (h < 0 || q->taken[h])
 		return;
 	q->taken[h] = true;
-	for (g = 0; g < q->cfg->hosts[h].gpus; g++)
-		if (!pool_gpu_owner(q->pool, h, g))
-			sl[(*n)++] = (struct sch_slot){ .host = h, .gpu = g,
-							.milli = SCH_MILLI };
+	free_gpus(q, h, ~0ull, sl, n);
 }
 
 /* sl[0..n) held in the scheduler, for a job or a drained host. */
@@ -520,14 +562,20 @@ static int hold_jobs(struct poold_queue *q)
 
 		n = 0;
 		for (k = 0; k < j->nhosts; k++)
-			free_gpus(q, host_named(cfg, j->hosts[k]), sl, &n);
+			take_host(q, host_named(cfg, j->hosts[k]), sl, &n);
 		ret = hold_slots(q, sl, n);
 	}
-	/* a drained host takes nothing new; what runs there runs on */
+	/*
+	 * A drained host takes nothing new, what runs there runs on; nor
+	 * do the GPUs behind an HCA its host lost (a whole host lost is
+	 * down to the scheduler).
+	 */
 	for (i = 0; i < cfg->nhosts && !ret; i++) {
 		n = 0;
 		if (pool_host(q->pool, i) == POOL_HOST_DRAIN)
-			free_gpus(q, i, sl, &n);
+			take_host(q, i, sl, &n);
+		else if (q->dead[i] && host_up(q, i) && !q->taken[i])
+			free_gpus(q, i, q->dead[i], sl, &n);
 		ret = hold_slots(q, sl, n);
 	}
 	free(sl);
@@ -685,6 +733,162 @@ static int carry_out(struct poold_queue *q, const struct sch_dec *d,
 	return 0;
 }
 
+/* --- an HCA lost, its host up: the scheduler knows whole hosts only --- */
+
+/*
+ * a's GPUs behind a lost HCA of a host still up, 0 when none or when a
+ * host of a is down (the scheduler's loss; the rest is seen next run).
+ */
+static unsigned int on_dead(const struct poold_queue *q,
+			    const struct pool_alloc *a)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < a->ngpus; i++) {
+		if (!host_up(q, a->gpus[i].host))
+			return 0;
+		n += q->dead[a->gpus[i].host] >> a->gpus[i].gpu & 1;
+	}
+	return n;
+}
+
+/* A GPU to take for a lost one: free, live, its host in service. */
+static bool spare(const struct poold_queue *q, size_t h, unsigned int g,
+		  const struct pool_gpu_ref *got, size_t n)
+{
+	size_t i;
+
+	if (!host_up(q, h) || q->taken[h] ||
+	    pool_host(q->pool, h) != POOL_HOST_UP ||
+	    (q->dead[h] >> g & 1) || pool_gpu_owner(q->pool, h, g))
+		return false;
+	for (i = 0; i < n; i++)
+		if (got[i].host == h && got[i].gpu == g)
+			return false;
+	return true;
+}
+
+/*
+ * The GPUs of a after its lost ones are replaced into g (a->ngpus):
+ * each on its own host first, then on hosts that share a tree level with
+ * it, lowest first, then anywhere.  False when the pool lacks them.
+ */
+static bool respread(const struct poold_queue *q, const struct pool_alloc *a,
+		     struct pool_gpu_ref *g, const struct poold_queue_ops *ops)
+{
+	const struct pool_config *cfg = q->cfg;
+	size_t n = 0, h, i, k;
+	unsigned int l, x;
+
+	for (i = 0; i < a->ngpus; i++)
+		if (!(q->dead[a->gpus[i].host] >> a->gpus[i].gpu & 1))
+			g[n++] = a->gpus[i];
+	for (i = 0; i < a->ngpus && n < a->ngpus; i++) {
+		size_t at = a->gpus[i].host;
+
+		if (!(q->dead[at] >> a->gpus[i].gpu & 1))
+			continue;
+		for (l = 0, k = n; l <= q->nlevels + 1 && k == n; l++)
+			for (h = 0; h < cfg->nhosts && k == n; h++) {
+				if (l == 0 ? h != at : l <= q->nlevels &&
+				    q->hosts[h].lvl[l - 1] !=
+				    q->hosts[at].lvl[l - 1])
+					continue;
+				for (x = 0; x < cfg->hosts[h].gpus && k == n; x++)
+					if (spare(q, h, x, g, n))
+						g[k++] = (struct pool_gpu_ref){
+							.host = h, .gpu = x,
+							.rail = pool_gpu_rail(&cfg->hosts[h], x) };
+			}
+		if (k == n)
+			return false;
+		g[n].dlid = ops->dlid(ops->ctx, a->client, g[n].host,
+				      g[n].rail);
+		n++;
+	}
+	return true;
+}
+
+/*
+ * e's allocation a lost GPUs behind an HCA: lost, then replaced (the
+ * scheduler holds it afresh), else queued again (a queued request, at
+ * its first submit time) or revoked (one made at once), as for a host.
+ */
+static int rail_lost(struct poold_queue *q, struct ent *e,
+		     const struct pool_alloc *a, time_t now,
+		     const struct poold_queue_ops *ops, char *err, size_t len)
+{
+	struct pool_gpu_ref *g = calloc(a->ngpus, sizeof(*g));
+	uint64_t id = a->id, ticket = e->ticket;
+	const struct pool_queued *r;
+	uid_t uid = a->uid;
+	int ret;
+
+	if (!g) {
+		snprintf(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	ops->event(ops->ctx, "lost", ticket, uid, a, id, 0);
+	sch_cancel(q->s, e->sch, q->t);
+	ent_del(q, e);
+	if (respread(q, a, g, ops)) {
+		ret = pool_replace(q->pool, id, g, a->ngpus, now, err, len);
+		if (!ret)
+			ops->event(ops->ctx, "replaced", ticket, uid,
+				   pool_alloc_find(q->pool, id), id, 0);
+	} else if (ticket) {
+		ret = pool_requeue(q->pool, id, now, err, len);
+		r = pool_queued_find(q->pool, ticket);
+		if (!ret && r)
+			ret = enter(q, r, (double)r->submit, err, len);
+		if (!ret)
+			ops->event(ops->ctx, "requeued", ticket, uid, NULL, id,
+				   0);
+	} else {
+		ret = pool_release(q->pool, id, 0, now, err, len);
+		if (!ret)
+			ops->event(ops->ctx, "revoked", 0, uid, NULL, id, 0);
+	}
+	free(g);
+	/* replaced, or kept by a failure: held as it is now */
+	a = pool_alloc_find(q->pool, id);
+	if (a && (!ticket || !pool_queued_find(q->pool, ticket)))
+		return hold(q, a) ? -ENOMEM : ret;
+	return ret;
+}
+
+/*
+ * Every running allocation on a lost HCA (of a host up): how many, each
+ * failure logged.
+ */
+static size_t rails_lost(struct poold_queue *q, time_t now,
+			 const struct poold_queue_ops *ops)
+{
+	const struct pool_alloc *a;
+	size_t i, n = 0;
+	char err[256];
+	uint64_t id;
+
+	for (i = 0; i < q->n;) {
+		struct ent *e = &q->e[i];
+
+		a = e->id && !e->job ? pool_alloc_find(q->pool, e->id) : NULL;
+		if (!a || !on_dead(q, a)) {
+			i++;
+			continue;
+		}
+		/* e leaves the table: what moves into slot i is seen next */
+		id = a->id;
+		n++;
+		if (rail_lost(q, e, a, now, ops, err, sizeof(err))) {
+			poold_log(LOG_ERR, "queue: allocation %" PRIu64 " on a lost HCA: %s",
+				  id, err);
+			i++;
+		}
+	}
+	return n;
+}
+
 int poold_queue_run(struct poold_queue *q, time_t now,
 		    const struct poold_queue_ops *ops, char *err, size_t len)
 {
@@ -703,6 +907,12 @@ int poold_queue_run(struct poold_queue *q, time_t now,
 	if (!ret && sig != q->jobs_sig) {
 		ret = hold_jobs(q);
 		q->jobs_sig = sig;
+	}
+	/* the GPUs it left behind are held before anything is granted */
+	if (!ret && rails_lost(q, now, ops)) {
+		drop_jobs(q);
+		ret = hold_jobs(q);
+		q->jobs_sig = jobs_signature(q->pool);
 	}
 	if (!ret)
 		ret = sch_step(q->s, t, &d, &n);

@@ -64,6 +64,15 @@ int poold_queue_cancel(struct poold_queue *q, uint64_t ticket, uid_t uid,
  * fabric); a host is down when either says so.
  */
 void poold_queue_oper(struct poold_queue *q, uint32_t h, time_t now);
+/*
+ * The fabric's word on rail r of host h: its HCA (or the cable to it)
+ * gone or back.  While the host has another HCA it stays up; the
+ * allocations with GPUs behind the lost one are lost at the next run and
+ * replaced (on the same host first, then at the lowest tree level that
+ * has room), else queued again or revoked, and its free GPUs are held.
+ */
+void poold_queue_rail(struct poold_queue *q, uint32_t h, unsigned int r,
+		      bool down);
 void poold_queue_fabric(struct poold_queue *q, uint32_t h, bool down,
 			time_t now);
 /* POOL_HOST_FAIL when the fabric lacks it, else the operator's word. */
