@@ -575,7 +575,7 @@ qos_off_refused() {
 }
 
 # poold_live TELEMETRY_MS [LINE...]: ibpoold on the live fabric with
-# ibsim-configs/pool-ft2-tiny.conf and LINEs ("key = value") added to
+# ibsim-configs/pool-ft2-tiny.conf (or the file $POOL_SAMPLE) and LINEs ("key = value") added to
 # its [pool] in place of the sample's same keys, its
 # socket and state in $WORK and $WORK/sm.sock (the plugin's, given
 # plugin_ini) as sm_socket; returns once it serves, its pid in PD, its
@@ -587,7 +587,7 @@ poold_live() {
 		-e "s#^state_dir = .*#state_dir = $WORK/state#" \
 		-e "s#^sm_socket = .*#sm_socket = $WORK/sm.sock#" \
 		-e "s#^telemetry_interval_ms = .*#telemetry_interval_ms = $ms#" \
-		"$CONFIGS/pool-ft2-tiny.conf" >"$WORK/pool.conf.in"
+		"${POOL_SAMPLE:-$CONFIGS/pool-ft2-tiny.conf}" >"$WORK/pool.conf.in"
 	# a LINE's key replaces the sample's
 	awk 'NR == FNR { add = add $0 "\n"; if ($2 == "=") key[$1]; next }
 		$2 == "=" && ($1 in key) { next }
@@ -605,6 +605,33 @@ EOT
 }
 
 pr() { "$BDIR/ibpoolroute" "$@" --socket "$WORK/pool.sock"; }
+
+# watch_has PERL: a line of $WORK/watch (pr watch --json) for which PERL
+# (on $r) holds.
+watch_has() {
+	perl -MJSON::PP -ne '
+		BEGIN { $f = 1 }
+		$r = eval { decode_json($_) } or next;
+		if ('"$1"') { $f = 0; last }
+		END { exit $f }' "$WORK/watch"
+}
+
+# unlink_lost NODE ID: NODE unlinked in ibsim, then the watcher's lost
+# and replaced events of allocation ID, 60 s each at most; LOST_S and
+# REPLACED_S the seconds from the unlink to lost, from lost to replaced.
+unlink_lost() {
+	local t0 t1 t2
+	t0=$(date +%s.%N)
+	sim_cmd "Unlink \"$1\""
+	poll 60 watch_has '$r->{event} eq "lost" && $r->{id} eq "'"$2"'"' ||
+		t_fail "no lost event for allocation $2 within 60 s: $(cat "$WORK/watch"; tail -3 "$WORK/poold.err")"
+	t1=$(date +%s.%N)
+	poll 60 watch_has '$r->{event} eq "replaced" && $r->{id} eq "'"$2"'"' ||
+		t_fail "no replaced event within 60 s: $(tail -3 "$WORK/poold.err")"
+	t2=$(date +%s.%N)
+	LOST_S=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+	REPLACED_S=$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.2f", b - a }')
+}
 
 poold_up() { pr pool >/dev/null 2>&1; }
 

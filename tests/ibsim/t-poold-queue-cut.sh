@@ -33,32 +33,14 @@ cut=$(json "$WORK/sub" 'my ($g) = grep { $_->{host} ne "h01" } @{$r->{gpus}};
 	$g->{host}')
 [ -n "$cut" ] || t_fail "no host of the gang but the client's: $hosts"
 
-# has PERL: a line of the watch for which PERL (on $r) holds.
-has() {
-	perl -MJSON::PP -ne '
-		BEGIN { $f = 1 }
-		$r = eval { decode_json($_) } or next;
-		if ('"$1"') { $f = 0; last }
-		END { exit $f }' "$WORK/watch"
-}
-now() { date +%s.%N; }
-
-t0=$(now)
-sim_cmd "Unlink \"$cut\""
-poll 60 has '$r->{event} eq "lost" && $r->{id} eq "1"' ||
-	t_fail "no lost event for allocation 1 within 60 s: $(cat "$WORK/watch")"
-t1=$(now)
-poll 60 has '$r->{event} eq "replaced" && $r->{id} eq "1"' ||
-	t_fail "no replaced event within 60 s: $(tail -3 "$WORK/poold.err")"
-t2=$(now)
-has '$r->{event} eq "replaced" && @{$r->{alloc}{gpus}} == 8 &&
+unlink_lost "$cut" 1
+watch_has '$r->{event} eq "replaced" && @{$r->{alloc}{gpus}} == 8 &&
 	!grep { $_->{host} eq "'"$cut"'" } @{$r->{alloc}{gpus}}' ||
 	t_fail "the replacement keeps $cut or lost GPUs: $(cat "$WORK/watch")"
 pr allocs --json >"$WORK/list"
 [ "$(json "$WORK/list" 'scalar grep { $_->{host} eq "'"$cut"'" }
 	map { @{$_->{gpus}} } @{$r->{allocs}}')" = 0 ] ||
 	t_fail "allocation 1 still holds $cut: $(cat "$WORK/list")"
-secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
-t_log "$cut of $hosts cut: lost $(secs "$t0" "$t1") s after the unlink, replaced $(secs "$t1" "$t2") s later"
+t_log "$cut of $hosts cut: lost $LOST_S s after the unlink, replaced $REPLACED_S s later"
 kill "$PD"
 wait "$PD" || t_fail "ibpoold exit $?: $(tail -3 "$WORK/poold.err")"
