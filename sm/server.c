@@ -67,6 +67,7 @@ struct client {
 	bool http;		/* an HTTP request, not JSON lines */
 	bool eof;		/* read nothing more, answer what came, close */
 	bool watch;		/* gets sm_server_publish()'s lines */
+	json_object *filter;	/* of them, owned (server thread); NULL all */
 	/*
 	 * HTTP refused (431) while it may still send: its bytes are read
 	 * and dropped until it closes or the line deadline, since closing
@@ -214,6 +215,7 @@ static void drop(struct sm_server *s, unsigned int i)
 	close(c->fd);
 	free(c->in);
 	free(c->out);
+	json_object_put(c->filter);
 	pthread_mutex_lock(&s->lock);
 	late = c->answer;
 	body = c->body;
@@ -1065,7 +1067,8 @@ static void deliver(struct sm_server *s, int64_t now)
 	}
 }
 
-int sm_server_watch(struct sm_server *s, uint64_t ticket)
+int sm_server_watch(struct sm_server *s, uint64_t ticket,
+		    json_object *filter)
 {
 	unsigned int i;
 
@@ -1073,11 +1076,13 @@ int sm_server_watch(struct sm_server *s, uint64_t ticket)
 		if (s->cl[i].wait == ticket && !s->cl[i].watch) {
 			pthread_mutex_lock(&s->lock);
 			s->cl[i].watch = true;
+			s->cl[i].filter = filter;
 			s->nwatch++;
 			s->stats.watchers++;
 			pthread_mutex_unlock(&s->lock);
 			return 0;
 		}
+	json_object_put(filter);
 	return -ENOENT;
 }
 
@@ -1116,16 +1121,85 @@ out_unlock:
 	return ret;
 }
 
+/* Whether ev passes filter: each clause has a member listing ev's value. */
+static bool passes(json_object *filter, json_object *ev)
+{
+	json_object *v, *ok;
+	size_t i, k;
+	bool any;
+
+	for (i = 0; i < json_object_array_length(filter); i++) {
+		json_object *clause = json_object_array_get_idx(filter, i);
+
+		any = false;
+		json_object_object_foreach(clause, key, vals) {
+			if (!json_object_object_get_ex(ev, key, &v) || !v)
+				continue;
+			for (k = 0; !any && k < json_object_array_length(vals);
+			     k++) {
+				ok = json_object_array_get_idx(vals, k);
+				any = !strcmp(json_object_get_string(ok),
+					      json_object_get_string(v));
+			}
+		}
+		if (!any)
+			return false;
+	}
+	return true;
+}
+
+/* The lines of buf[0..n) c's filter passes (evs: them parsed); -ENOMEM. */
+static int queue_kept(struct client *c, const char *buf, size_t n,
+		      json_object *const *evs)
+{
+	size_t at = 0, k = 0, len;
+	const char *nl;
+
+	for (; at < n; at += len, k++) {
+		nl = memchr(buf + at, '\n', n - at);
+		len = nl ? (size_t)(nl - buf - at) + 1 : n - at;
+		if (evs[k] && passes(c->filter, evs[k]) &&
+		    queue_raw(c, buf + at, len))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Every line of buf[0..n) parsed into *evs (NULL for none); the count. */
+static size_t parse_lines(const char *buf, size_t n, json_object ***evs)
+{
+	size_t at = 0, nl = 0, len;
+	const char *e;
+
+	for (at = 0; at < n; at += len, nl++) {
+		e = memchr(buf + at, '\n', n - at);
+		len = e ? (size_t)(e - buf - at) + 1 : n - at;
+	}
+	*evs = calloc(nl + 1, sizeof(**evs));
+	for (at = 0, nl = 0; *evs && at < n; at += len, nl++) {
+		struct json_tokener *t = json_tokener_new();
+
+		e = memchr(buf + at, '\n', n - at);
+		len = e ? (size_t)(e - buf - at) + 1 : n - at;
+		if (t)
+			(*evs)[nl] = json_tokener_parse_ex(t, buf + at,
+							   (int)len);
+		json_tokener_free(t);
+	}
+	return nl;
+}
+
 /*
- * Queue the published lines to every watcher; one that still holds
- * max_out bytes unread after a try to send is dropped: a slow watcher
- * never holds the server or the others up.
+ * Queue the published lines to every watcher, those its filter passes;
+ * one that still holds max_out bytes unread after a try to send is
+ * dropped: a slow watcher never holds the server or the others up.
  */
 static void publish_out(struct sm_server *s, int64_t now)
 {
+	json_object **evs = NULL;
 	struct client *c;
 	unsigned int i;
-	size_t n;
+	size_t n, nl = 0, k;
 	char *buf;
 
 	pthread_mutex_lock(&s->lock);
@@ -1134,6 +1208,10 @@ static void publish_out(struct sm_server *s, int64_t now)
 	s->pub = NULL;
 	s->npub = s->pubcap = 0;
 	pthread_mutex_unlock(&s->lock);
+	/* parsed once for all the filtered watchers, if any */
+	for (i = 0; n && !evs && i < s->ncl; i++)
+		if (s->cl[i].watch && s->cl[i].filter)
+			nl = parse_lines(buf, n, &evs);
 	for (i = s->ncl; n && i-- > 0;) {
 		c = &s->cl[i];
 		if (!c->watch || c->closing)
@@ -1149,9 +1227,19 @@ static void publish_out(struct sm_server *s, int64_t now)
 			drop(s, i);
 			continue;
 		}
-		if (queue_raw(c, buf, n) || flush(c, now))
+		if (c->filter && !evs) {
+			/* parse_lines() ran out of memory */
+			logf_client(s, c, "closed: out of memory for its filtered events");
+			drop(s, i);
+			continue;
+		}
+		if ((c->filter ? queue_kept(c, buf, n, evs) :
+				 queue_raw(c, buf, n)) || flush(c, now))
 			drop(s, i);
 	}
+	for (k = 0; evs && k < nl; k++)
+		json_object_put(evs[k]);
+	free(evs);
 	free(buf);
 }
 

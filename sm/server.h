@@ -190,11 +190,17 @@ void sm_server_stats(struct sm_server *s, struct sm_server_stats *st);
 /*
  * From the handler, on the server thread: the client whose request
  * ticket it handles becomes a watcher.  Its reply goes first, then every
- * line sm_server_publish() sends; its idle deadline stops.  A watcher
- * with max_out bytes unread when a line comes is dropped, never waited
- * for.  0, or -ENOENT when no client has that ticket.
+ * line sm_server_publish() sends that filter passes; its idle deadline
+ * stops.  filter (owned from here on; NULL: every line) is an array of
+ * clauses, objects whose members are arrays of strings: a line passes
+ * when, in each clause, one member's array holds the line's value of
+ * that member (as a string; {"event":["lost"]} or {"ticket":["3"],
+ * "id":["7"]}).  A watcher with max_out bytes unread when a line comes
+ * is dropped, never waited for.  0, or -ENOENT when no client has that
+ * ticket.
  */
-int sm_server_watch(struct sm_server *s, uint64_t ticket);
+int sm_server_watch(struct sm_server *s, uint64_t ticket,
+		    json_object *filter);
 
 /*
  * ev (borrowed) as one line to every watcher, from any thread; nothing

@@ -64,6 +64,9 @@ wpid=$!
 "$R" watch --socket "$T" --munge-socket "$MS" --json >"$w/watch2" \
 	2>"$w/watch2.err" &
 wpid="$wpid $!"
+"$R" watch --socket "$S" --tickets 2 --events granted,lost --json \
+	>"$w/watch3" 2>"$w/watch3.err" &
+wpid="$wpid $!"
 "$R" alloc --socket "$S" --client node0001 --gpus 16 --json >"$w/a1"
 expect "the pool filled: allocation 1" 1 "$(json "$w/a1" '$r->{id}')"
 refused "a full pool: pool_full, not bad_request" pool_full \
@@ -114,6 +117,13 @@ check "watch: replaced on other hosts" waitfor "$w/watch" \
 expect "metrics: one allocation lost" 1 "$(curl -s "http://127.0.0.1:$port/metrics" |
 	sed -n 's/^gpuaware_pool_allocations_lost_total \([0-9]*\)$/\1/p')"
 check "host resume $gang" quiet "$R" host resume "$gang" --socket "$S"
+check "watch --tickets 2 --events granted,lost: ticket 2's lost" \
+	waitfor "$w/watch3" '$r->{event} eq "lost" && $r->{ticket} eq "2"'
+expect "watch --tickets 2 --events granted,lost: its granted and lost alone" \
+	"granted 2 lost 2" "$(perl -MJSON::PP -ne '$r = eval { decode_json($_) } or next;
+		print " " if $n++; print "$r->{event} ", $r->{ticket} // "-"' "$w/watch3")"
+refused "watch --events of no such kind: bad_request" bad_request \
+	"$R" watch --socket "$S" --events granted,gone
 
 # --- kill -9 with a full queue, then a restart ---
 "$R" alloc --socket "$S" --client node0001 --gpus 6 >/dev/null

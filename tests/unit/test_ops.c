@@ -733,12 +733,25 @@ struct watcher {
 	size_t n;
 };
 
+/* w's connection to its server, sending the request line; 0 or -1. */
+static int watch_connect(struct watcher *w, const char *line)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+
+	w->n = 0;
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", w->path);
+	w->fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (w->fd < 0 || connect(w->fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    write(w->fd, line, strlen(line)) != (ssize_t)strlen(line))
+		return -1;
+	return 0;
+}
+
+/* A server for d in a temp dir and a watcher of every event on it. */
 static int watch_start(struct watcher *w, struct poold *d)
 {
 	struct sm_server_config c = { .handler = poold_handle, .ctx = d,
 				      .group = SM_NO_GROUP };
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	const char *line = "{\"op\":\"watch\"}\n";
 	char err[256];
 
 	strcpy(w->dir, "/tmp/gpuaware-watch-XXXXXX");
@@ -749,13 +762,7 @@ static int watch_start(struct watcher *w, struct poold *d)
 	if (sm_server_start(&c, &w->srv, err, sizeof(err)))
 		return -1;
 	d->srv = w->srv;
-	w->n = 0;
-	snprintf(a.sun_path, sizeof(a.sun_path), "%s", w->path);
-	w->fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	if (w->fd < 0 || connect(w->fd, (struct sockaddr *)&a, sizeof(a)) ||
-	    write(w->fd, line, strlen(line)) != (ssize_t)strlen(line))
-		return -1;
-	return 0;
+	return watch_connect(w, "{\"op\":\"watch\"}\n");
 }
 
 static void watch_stop(struct watcher *w, struct poold *d)
@@ -1071,6 +1078,71 @@ static void test_rail_lost(void)
 	rmdir(dir);
 }
 
+/*
+ * Watchers with filters: one of its own uid's grants and expiries (the
+ * test runs its socket as whoever runs it), one of a ticket and an
+ * allocation id; the one of every event sees what they leave out.
+ */
+static void test_watch_filter(void)
+{
+	struct watcher w, mine, some;
+	struct pool *pool;
+	struct poold d;
+	json_object *r;
+	char line[160];
+
+	CU_ASSERT_EQUAL_FATAL(daemon_up(&d, &pool), 0);
+	refused(ask(&d, &user, "{\"op\":\"watch\",\"events\":[\"lost\",\"gone\"]}"),
+		"bad_request", "field 'events': 'gone' is not an event");
+	refused(ask(&d, &user, "{\"op\":\"watch\",\"tickets\":[\"x1\"]}"),
+		"bad_request", "field 'tickets': 'x1' is not a ticket or allocation id");
+	refused(ask(&d, &user, "{\"op\":\"watch\",\"mine\":true,\"uid\":0}"),
+		"bad_request", "fields 'mine' and 'uid' exclude each other");
+	refused(ask(&d, &user, "{\"op\":\"watch\",\"ids\":\"1\"}"),
+		"bad_request", "field 'ids' must be an array");
+
+	CU_ASSERT_EQUAL_FATAL(watch_start(&w, &d), 0);
+	mine = w;
+	some = w;
+	snprintf(line, sizeof(line), "{\"op\":\"watch\",\"uid\":%u,\"events\":[\"granted\",\"expired\"]}\n",
+		 (unsigned int)getuid());
+	CU_ASSERT_EQUAL_FATAL(watch_connect(&mine, line), 0);
+	CU_ASSERT_EQUAL_FATAL(watch_connect(&some, "{\"op\":\"watch\",\"tickets\":[\"2\"],\"ids\":[\"1\"]}\n"), 0);
+	json_object_put(next_line(&w));
+	json_object_put(next_line(&some));
+	r = next_line(&mine);
+	CU_ASSERT_TRUE(is_ok(r));
+	json_object_put(r);
+
+	accepted(ask(&d, &root, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":60,\"lease_s\":30}"));
+	queued(ask(&d, &user, "{\"op\":\"submit\",\"client\":\"h02\",\"gpus\":8,\"hosts\":2,\"gpus_per_host\":4}"), "1");
+	snprintf(line, sizeof(line), "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":4,\"queue\":true}");
+	queued(ask(&d, &(struct sm_peer){ .uid = getuid(), .may_write = true,
+					  .may_connect = true, .ticket = 1 },
+		   line), "2");
+	clock_now = OPS_T0 + 30;
+	CU_ASSERT_EQUAL(poold_tick(&d, false), 0);
+
+	event(&w, "queued", "1", "(none)");
+	event(&w, "queued", "2", "(none)");
+	event(&w, "expired", "(none)", "1");
+	event(&w, "granted", "1", "2");
+	event(&w, "granted", "2", "3");
+	event(&mine, "expired", "(none)", "1");
+	event(&mine, "granted", "2", "3");
+	event(&some, "queued", "2", "(none)");
+	event(&some, "expired", "(none)", "1");
+	event(&some, "granted", "2", "3");
+	/* and nothing else */
+	accepted(ask(&d, &user, "{\"op\":\"release\",\"id\":\"2\"}"));
+	CU_ASSERT_PTR_NULL(next_line(&mine));
+	CU_ASSERT_PTR_NULL(next_line(&some));
+	close(mine.fd);
+	close(some.fd);
+	watch_stop(&w, &d);
+	daemon_down(&d, pool);
+}
+
 TU_SUITE(ops,
 	 { "pool.status", test_status },
 	 { "alloc, alloc.list, release", test_alloc_release },
@@ -1087,4 +1159,5 @@ TU_SUITE(ops,
 	 { "queue: kill and restart lose nothing, grant nothing twice", test_queue_restart },
 	 { "watch: granted, expired, lost, replaced, requeued", test_watch },
 	 { "preemption: notice, grace, queued again", test_preempt },
-	 { "an HCA lost: its GPUs' allocations lost and replaced", test_rail_lost })
+	 { "an HCA lost: its GPUs' allocations lost and replaced", test_rail_lost },
+	 { "watch: a watcher's filter (events, mine, tickets, ids)", test_watch_filter })

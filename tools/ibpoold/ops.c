@@ -980,11 +980,143 @@ static int op_queue_list(struct poold *d, const struct sm_peer *p,
 	return 0;
 }
 
+static const char *const event_kinds[] = {
+	"queued", "cancelled", "granted", "preempt-notice", "preempted",
+	"lost", "replaced", "requeued", "revoked", "expired", NULL
+};
+
+/* Whether s is one of the NULL-terminated list, or a decimal id. */
+static bool good_value(const char *s, const char *const *kinds)
+{
+	size_t i;
+
+	if (kinds) {
+		for (i = 0; kinds[i]; i++)
+			if (!strcmp(s, kinds[i]))
+				return true;
+		return false;
+	}
+	for (i = 0; isdigit((unsigned char)s[i]); i++)
+		;
+	return i && !s[i] && i <= 20;
+}
+
+/*
+ * Request field key (an array of strings, each one of kinds, or an id
+ * when kinds is NULL) into clause as member as; absent: nothing.
+ */
+static int watch_list(json_object *req, const char *key,
+		      const char *const *kinds, const char *as,
+		      json_object *clause, struct sm_error *e)
+{
+	json_object *arr = NULL, *v;
+	size_t i;
+
+	if (sm_get_array(req, key, false, &arr, e))
+		return -EINVAL;
+	if (!arr)
+		return 0;
+	for (i = 0; i < json_object_array_length(arr); i++) {
+		v = json_object_array_get_idx(arr, i);
+		if (!json_object_is_type(v, json_type_string) ||
+		    !good_value(json_object_get_string(v), kinds))
+			return sm_error_set(e, SM_ERR_BAD_REQUEST, "field '%s': '%s' is not %s",
+					    key, json_object_get_string(v),
+					    kinds ? "an event" : "a ticket or allocation id");
+	}
+	return sm_json_add(clause, as, json_object_get(arr));
+}
+
+/* Clause c into filter f when it has a member (then f owns it), else dropped. */
+static int add_clause(json_object *f, json_object *c)
+{
+	if (!json_object_object_length(c)) {
+		json_object_put(c);
+		return 0;
+	}
+	if (json_object_array_add(f, c)) {
+		json_object_put(c);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* {"uid":["u"]} into f when u >= 0. */
+static int add_uid(json_object *f, int64_t u)
+{
+	json_object *c = json_object_new_object(), *arr;
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%" PRId64, u);
+	arr = json_object_new_array();
+	if (u < 0 || !c || !arr ||
+	    json_object_array_add(arr, json_object_new_string(buf))) {
+		json_object_put(arr);
+		json_object_put(c);
+		return u < 0 ? 0 : -ENOMEM;
+	}
+	return sm_json_add(c, "uid", arr) ? -ENOMEM : add_clause(f, c);
+}
+
+/*
+ * The watcher's filter (sm_server_watch()) from the request: events,
+ * uid or mine (the caller's uid), tickets or ids (either matches);
+ * *out NULL when it asks for every event.
+ */
+static int watch_filter(const struct sm_peer *p, json_object *req,
+			json_object **out, struct sm_error *e)
+{
+	json_object *f = json_object_new_array(), *kind, *who;
+	int64_t u = -1;
+	bool me = false;
+	int ret = -ENOMEM;
+
+	kind = json_object_new_object();
+	who = json_object_new_object();
+	if (!f || !kind || !who)
+		goto out_put;
+	if ((ret = get_bool(req, "mine", &me, e)) ||
+	    (ret = sm_get_int(req, "uid", false, 0, UINT32_MAX, &u, e)) ||
+	    (ret = watch_list(req, "events", event_kinds, "event", kind, e)) ||
+	    (ret = watch_list(req, "tickets", NULL, "ticket", who, e)) ||
+	    (ret = watch_list(req, "ids", NULL, "id", who, e)))
+		goto out_put;
+	if (me && u >= 0) {
+		ret = sm_error_set(e, SM_ERR_BAD_REQUEST, "fields 'mine' and 'uid' exclude each other");
+		goto out_put;
+	}
+	ret = add_clause(f, kind);
+	kind = NULL;
+	if (!ret)
+		ret = add_clause(f, who);
+	who = NULL;
+	if (!ret)
+		ret = add_uid(f, me ? (int64_t)p->uid : u);
+	if (!ret && json_object_array_length(f)) {
+		*out = f;
+		f = NULL;
+	}
+out_put:
+	json_object_put(kind);
+	json_object_put(who);
+	json_object_put(f);
+	return ret;
+}
+
 static int op_watch(struct poold *d, const struct sm_peer *p,
 		    json_object *req, json_object *reply, struct sm_error *e)
 {
-	(void)req;
-	if (!d->srv || sm_server_watch(d->srv, p->ticket))
+	json_object *filter = NULL;
+	int ret;
+
+	ret = watch_filter(p, req, &filter, e);
+	if (ret)
+		return ret;
+	if (!d->srv) {
+		json_object_put(filter);
+		return sm_error_set(e, SM_ERR_INTERNAL, "this server cannot stream events");
+	}
+	if (sm_server_watch(d->srv, p->ticket, filter))
 		return sm_error_set(e, SM_ERR_INTERNAL, "this server cannot stream events");
 	return sm_json_add(reply, "watching", json_object_new_boolean(true));
 }
@@ -1710,7 +1842,8 @@ static const struct op ops[] = {
 	  op_submit },
 	{ "cancel", OWN, FIELDS("ticket"), op_cancel },
 	{ "queue.list", READ, FIELDS(NULL), op_queue_list },
-	{ "watch", READ, FIELDS(NULL), op_watch },
+	{ "watch", READ, FIELDS("events", "mine", "uid", "tickets", "ids"),
+	  op_watch },
 	{ "host.drain", ROOT, FIELDS("host"), op_host },
 	{ "host.fail", ROOT, FIELDS("host"), op_host },
 	{ "host.resume", ROOT, FIELDS("host"), op_host },

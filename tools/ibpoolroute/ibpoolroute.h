@@ -117,6 +117,9 @@ struct pr_opts {
 	const char *name;	/* and job name, NULL none */
 	unsigned int limit;	/* and run-time limit, s; 0 none */
 	bool drop;		/* orphans: forget them */
+	/* watch: its filter, comma-separated lists or NULL */
+	const char *events, *tickets, *ids;
+	bool mine;
 	enum pr_load load;	/* map */
 	uint32_t fold;		/* map: hosts drawn one bar a box past it */
 	const char *load_arg;	/* map: the load's name; trace: offered load */

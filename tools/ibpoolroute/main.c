@@ -84,6 +84,10 @@ enum {
 	O_DROP,
 	O_FOLD,
 	O_SMP_WINDOW,
+	O_EVENTS,
+	O_MINE,
+	O_TICKETS,
+	O_IDS,
 };
 
 struct cmd {
@@ -220,6 +224,10 @@ static const struct cli_opt opts[] = {
 	{ "end", 1, 'E', C_JOBS, "JOB", "record that JOB ended" },
 	{ "format", 1, 'f', C_TOPO | C_TRACE | C_REPLAY, "F", "slurm-tree, slurm-block, slurm-yaml, k8s-labels or kueue (slurm-tree); trace --stats, replay: the trace's, plain, alibaba2023 or alibaba2025 (from the header)" },
 	{ "drop", 0, O_DROP, C_ORPHANS, NULL, "orphans: forget those GPUs (root)" },
+	{ "events", 1, O_EVENTS, C_WATCH, "LIST", "watch: only these events, comma-separated (granted,lost,... all)" },
+	{ "mine", 0, O_MINE, C_WATCH, NULL, "watch: only the events of my uid's tickets and allocations" },
+	{ "tickets", 1, O_TICKETS, C_WATCH, "LIST", "watch: only the events of these tickets or of --ids' allocations, comma-separated" },
+	{ "ids", 1, O_IDS, C_WATCH, "LIST", "watch: only the events of these allocations or of --tickets', comma-separated" },
 	{ "help", 0, 'h', C_ALL, NULL, "show this help" },
 	{ "version", 0, 'V', C_ALL, NULL, "print the version and exit" },
 };
@@ -253,6 +261,7 @@ static const char *const examples[] = {
 	"ibpoolroute alloc --gpus 8 --queue --class high --lease 60",
 	"ibpoolroute submit --gpus 32 --per-host 8 --limit 7200",
 	"ibpoolroute watch --json",
+	"ibpoolroute watch --mine --events lost,replaced,requeued,revoked",
 	"ibpoolroute cancel 7",
 	"ibpoolroute host drain node07",
 	"ibpoolroute place --gpus 32 --per-host 8 --json",
@@ -545,6 +554,18 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		break;
 	case O_QUEUE:
 		o->queue = true;
+		break;
+	case O_EVENTS:
+		o->events = arg;
+		break;
+	case O_MINE:
+		o->mine = true;
+		break;
+	case O_TICKETS:
+		o->tickets = arg;
+		break;
+	case O_IDS:
+		o->ids = arg;
 		break;
 	case O_CLASS:
 		o->cls = arg;

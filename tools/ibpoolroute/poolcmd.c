@@ -449,9 +449,44 @@ static int watch_line(void *ctx, json_object *l)
 	return fflush(stdout) ? PR_ERR : 0;
 }
 
-int pr_pool_watch(const struct pr_opts *o, char *err, size_t len)
+/* The comma-separated list s as a JSON array of strings (NULL: ENOMEM). */
+static json_object *split(const char *s)
+{
+	json_object *arr = json_object_new_array();
+	const char *c;
+	size_t n;
+
+	for (; arr && *s; s += n + (s[n] == ',')) {
+		c = strchr(s, ',');
+		n = c ? (size_t)(c - s) : strlen(s);
+		if (n && json_object_array_add(arr,
+					json_object_new_string_len(s, (int)n))) {
+			json_object_put(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+/* watch's request, with the filter the options ask for. */
+static json_object *watch_request(const struct pr_opts *o)
 {
 	json_object *req = pr_request("watch");
+
+	if (req && o->events)
+		req = pr_with(req, "events", split(o->events));
+	if (req && o->tickets)
+		req = pr_with(req, "tickets", split(o->tickets));
+	if (req && o->ids)
+		req = pr_with(req, "ids", split(o->ids));
+	if (req && o->mine)
+		req = pr_with(req, "mine", json_object_new_boolean(true));
+	return req;
+}
+
+int pr_pool_watch(const struct pr_opts *o, char *err, size_t len)
+{
+	json_object *req = watch_request(o);
 	struct watching w = { o, err, len };
 	int ret;
 
