@@ -1027,7 +1027,7 @@ static int watch_list(json_object *req, const char *key,
 	return sm_json_add(clause, as, json_object_get(arr));
 }
 
-/* Clause c into filter f when it has a member (then f owns it), else dropped. */
+/* Clause c into filter f when it has a member (f owns it), else dropped. */
 static int add_clause(json_object *f, json_object *c)
 {
 	if (!json_object_object_length(c)) {

@@ -768,6 +768,40 @@ static bool spare(const struct poold_queue *q, size_t h, unsigned int g,
 	return true;
 }
 
+/* Host h is at level l of host at: 0 at itself, past the top anywhere. */
+static bool near(const struct poold_queue *q, size_t h, size_t at,
+		 unsigned int l)
+{
+	if (!l)
+		return h == at;
+	return l > q->nlevels ||
+	       q->hosts[h].lvl[l - 1] == q->hosts[at].lvl[l - 1];
+}
+
+/* A spare GPU nearest host at, not one of g[0..n), into g[n]; false: none. */
+static bool nearest(const struct poold_queue *q, size_t at,
+		    struct pool_gpu_ref *g, size_t n)
+{
+	const struct pool_host_cfg *c;
+	unsigned int l, x;
+	size_t h;
+
+	for (l = 0; l <= q->nlevels + 1; l++)
+		for (h = 0; h < q->cfg->nhosts; h++) {
+			if (!near(q, h, at, l))
+				continue;
+			c = &q->cfg->hosts[h];
+			for (x = 0; x < c->gpus; x++)
+				if (spare(q, h, x, g, n)) {
+					g[n] = (struct pool_gpu_ref){
+						.host = h, .gpu = x,
+						.rail = pool_gpu_rail(c, x) };
+					return true;
+				}
+		}
+	return false;
+}
+
 /*
  * The GPUs of a after its lost ones are replaced into g (a->ngpus):
  * each on its own host first, then on hosts that share a tree level with
@@ -776,31 +810,17 @@ static bool spare(const struct poold_queue *q, size_t h, unsigned int g,
 static bool respread(const struct poold_queue *q, const struct pool_alloc *a,
 		     struct pool_gpu_ref *g, const struct poold_queue_ops *ops)
 {
-	const struct pool_config *cfg = q->cfg;
-	size_t n = 0, h, i, k;
-	unsigned int l, x;
+	const struct pool_gpu_ref *x;
+	size_t n = 0, i;
 
 	for (i = 0; i < a->ngpus; i++)
 		if (!(q->dead[a->gpus[i].host] >> a->gpus[i].gpu & 1))
 			g[n++] = a->gpus[i];
-	for (i = 0; i < a->ngpus && n < a->ngpus; i++) {
-		size_t at = a->gpus[i].host;
-
-		if (!(q->dead[at] >> a->gpus[i].gpu & 1))
+	for (i = 0; i < a->ngpus; i++) {
+		x = &a->gpus[i];
+		if (!(q->dead[x->host] >> x->gpu & 1))
 			continue;
-		for (l = 0, k = n; l <= q->nlevels + 1 && k == n; l++)
-			for (h = 0; h < cfg->nhosts && k == n; h++) {
-				if (l == 0 ? h != at : l <= q->nlevels &&
-				    q->hosts[h].lvl[l - 1] !=
-				    q->hosts[at].lvl[l - 1])
-					continue;
-				for (x = 0; x < cfg->hosts[h].gpus && k == n; x++)
-					if (spare(q, h, x, g, n))
-						g[k++] = (struct pool_gpu_ref){
-							.host = h, .gpu = x,
-							.rail = pool_gpu_rail(&cfg->hosts[h], x) };
-			}
-		if (k == n)
+		if (!nearest(q, x->host, g, n))
 			return false;
 		g[n].dlid = ops->dlid(ops->ctx, a->client, g[n].host,
 				      g[n].rail);

@@ -459,8 +459,8 @@ static json_object *split(const char *s)
 	for (; arr && *s; s += n + (s[n] == ',')) {
 		c = strchr(s, ',');
 		n = c ? (size_t)(c - s) : strlen(s);
-		if (n && json_object_array_add(arr,
-					json_object_new_string_len(s, (int)n))) {
+		if (n && json_object_array_add(
+				 arr, json_object_new_string_len(s, (int)n))) {
 			json_object_put(arr);
 			return NULL;
 		}
