@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "predict.h"
 #include "sched.h"
 
 #define MAXG 64			/* GPUs one host may hold */
@@ -50,12 +51,6 @@ struct view {
 struct end {
 	double end;
 	uint32_t j;
-};
-
-struct hent {
-	uint64_t key;
-	double sum;		/* of log run times */
-	uint32_t n;
 };
 
 struct user {
@@ -113,10 +108,7 @@ struct sch {
 	struct user *usr;
 	size_t nusr, nseen;
 	double tot_use, tot_at;
-	struct hent *ht;
-	size_t htcap, htn;
-	double glog;
-	uint64_t gn;
+	struct prd *hist;	/* run times of finished jobs */
 	struct ftype ft[NTYPES];
 	size_t nft;
 	struct fmemo *memo;	/* 2 x the hosts or more, a power of two */
@@ -785,103 +777,10 @@ static void charge(struct sch *s, const struct job *j, double t)
 	s->tot_at = t;
 }
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
+static struct prd_job prd_of(const struct job *j)
 {
-	const unsigned char *c = p;
-
-	while (n--)
-		h = (h ^ *c++) * 0x100000001b3ull;
-	return h;
-}
-
-/* History keys: user and name and size, user and size, user. */
-static void hkeys(const struct job *j, uint64_t k[3])
-{
-	uint64_t base = fnv(0xcbf29ce484222325ull, &j->r.user,
-			    sizeof(j->r.user));
-	uint64_t size = fnv(base, &j->milli, sizeof(j->milli));
-	const char *nm = j->r.name ? j->r.name : "";
-
-	k[0] = fnv(size, nm, strlen(nm)) | 1;
-	k[1] = size | 1;
-	k[2] = base | 1;
-	k[1] ^= 2;
-	k[2] ^= 4;
-}
-
-static struct hent *hfind(const struct sch *s, uint64_t key)
-{
-	size_t i;
-
-	if (!s->htcap)
-		return NULL;
-	for (i = key & (s->htcap - 1); s->ht[i].key;
-	     i = (i + 1) & (s->htcap - 1))
-		if (s->ht[i].key == key)
-			return &s->ht[i];
-	return &s->ht[i];
-}
-
-static int hgrow(struct sch *s)
-{
-	struct hent *old = s->ht, *e;
-	size_t oc = s->htcap, i;
-
-	s->htcap = oc ? oc * 2 : 1024;
-	s->ht = calloc(s->htcap, sizeof(*s->ht));
-	if (!s->ht) {
-		s->ht = old;
-		s->htcap = oc;
-		return -ENOMEM;
-	}
-	for (i = 0; i < oc; i++)
-		if (old[i].key) {
-			e = hfind(s, old[i].key);
-			*e = old[i];
-		}
-	free(old);
-	return 0;
-}
-
-static void learn(struct sch *s, const struct job *j, double runtime)
-{
-	double lg = log(runtime > 1 ? runtime : 1);
-	uint64_t k[3];
-	struct hent *e;
-	int i;
-
-	hkeys(j, k);
-	for (i = 0; i < 3; i++) {
-		if (2 * (s->htn + 1) > s->htcap && hgrow(s))
-			return;
-		e = hfind(s, k[i]);
-		if (!e->key) {
-			e->key = k[i];
-			s->htn++;
-		}
-		e->sum += lg;
-		e->n++;
-	}
-	s->glog += lg;
-	s->gn++;
-}
-
-/* Run time from history (geometric mean, most specific key first). */
-static double predict(const struct sch *s, const struct job *j)
-{
-	const struct hent *e;
-	uint64_t k[3];
-	int i;
-
-	hkeys(j, k);
-	for (i = 0; i < 3; i++) {
-		e = hfind(s, k[i]);
-		if (e && e->key && e->n)
-			return exp(e->sum / e->n);
-	}
-	if (j->r.limit > 0)
-		return j->r.limit;
-	return s->gn ? exp(s->glog / s->gn) : 3600;
+	return (struct prd_job){ .user = j->r.user, .milli = j->milli,
+				 .name = j->r.name, .limit = j->r.limit };
 }
 
 /* ---- queue ---- */
@@ -1572,6 +1471,8 @@ double sch_next(const struct sch *s, double t)
 static int job_init(struct sch *s, struct job *j, const struct sch_req *r,
 		    double t)
 {
+	struct prd_job pj;
+
 	memset(j, 0, sizeof(*j));
 	j->r = *r;
 	j->r.name = NULL;
@@ -1590,7 +1491,8 @@ static int job_init(struct sch *s, struct job *j, const struct sch_req *r,
 	j->submit = t;
 	j->first_start = -1;
 	j->deadline = -1;
-	j->pred = predict(s, j);
+	pj = prd_of(j);
+	j->pred = prd_predict(s->hist, &pj, NULL);
 	return 0;
 }
 
@@ -1746,12 +1648,15 @@ int sch_cancel(struct sch *s, uint64_t ticket, double t)
 int sch_finish(struct sch *s, uint64_t ticket, double t)
 {
 	struct job *j = job_of(s, ticket);
+	struct prd_job pj;
 
 	if (!j || j->st != J_RUN)
 		return -ENOENT;
 	stop(s, j, t);
 	j->st = J_DONE;
-	learn(s, j, j->ran);
+	pj = prd_of(j);
+	/* a sample lost to memory only weakens later predictions */
+	(void)prd_learn(s->hist, &pj, j->ran);
 	return 0;
 }
 
@@ -1927,7 +1832,7 @@ int sch_new(const struct sch_host *h, size_t n, const struct sch_config *c,
 	s->memo = calloc(s->nmemo, sizeof(*s->memo));
 	s->gused = calloc(c->ngroups + 1, sizeof(*s->gused));
 	if (!s->h || !s->goff || !s->up || !s->cand || !s->pick || !s->resv ||
-	    !s->inuse || !s->gused || !s->memo)
+	    !s->inuse || !s->gused || !s->memo || prd_new(&s->hist))
 		goto out;
 	memcpy(s->h, h, n * sizeof(*h));
 	s->c.quota = NULL;
@@ -1976,7 +1881,7 @@ void sch_free(struct sch *s)
 	free(s->lost);
 	free(s->gused);
 	free(s->usr);
-	free(s->ht);
+	prd_free(s->hist);
 	free(s->dec);
 	free(s->gcount);
 	free(s->cand);
