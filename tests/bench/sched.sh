@@ -8,8 +8,10 @@
 # docs/benchmarks.md.
 # Usage: tests/bench/sched.sh [BUILD_DIR]; JOBS (50000) jobs a trace,
 # SEEDS ("1 2 3"), TRACES (../shared/traces, or $GPUAWARE_TRACES),
-# POLICIES (all eight), ALI_SEEDS (1-10: the shuffles of the Alibaba
-# pods for the packing measure), SCALE (1; 0 skips the scale runs).
+# POLICIES (all nine), RESTART (60: seconds a preemption adds to its
+# victim's run time, charged under every preemptive policy), ALI_SEEDS
+# (1-10: the shuffles of the Alibaba pods for the packing measure),
+# SCALE (1; 0 skips the scale runs).
 # The Alibaba part alone: SEEDS= SCALE=0 tests/bench/sched.sh
 set -eu
 B=${1:-build}
@@ -18,7 +20,8 @@ case $B in /*) BDIR=$B ;; *) BDIR=$TOP/$B ;; esac
 JOBS=${JOBS:-50000}
 SEEDS=${SEEDS-"1 2 3"}
 TRACES=${TRACES:-${GPUAWARE_TRACES:-$TOP/../shared/traces}}
-POLICIES=${POLICIES:-fifo,easy,priority,predicted,tiresias,bestfit,fgd,sjf}
+POLICIES=${POLICIES:-fifo,easy,priority,predicted,tiresias,srpt,bestfit,fgd,sjf}
+RESTART=${RESTART:-60}
 ALI_SEEDS=${ALI_SEEDS-"1 2 3 4 5 6 7 8 9 10"}
 SCALE=${SCALE:-1}
 WORK=$(mktemp -d)
@@ -34,10 +37,11 @@ easy = next((p for p in ps if p["policy"] == "easy"), None)
 for p in ps:
     rel = lambda k: (" (%.2fx)" % (p[k] / easy[k])) if easy and easy[k] else ""
     lowest = 100.0 * p["gangs_lowest_level"] / p["gangs"] if p["gangs"] else 100
-    print("| %s | %.0f%s | %.0f | %.0f | %.0f | %.0f%s | %.2f%s | %.1f | %.2f | %.1f | %.3f | %.1f | %.3f | %.3f | %.2f | %.3f |" % (
+    print("| %s | %.0f%s | %.0f | %.0f | %.0f | %.0f%s | %.2f%s | %d | %.1f | %.1f | %.2f | %.1f | %.3f | %.1f | %.3f | %.3f | %.2f | %.3f |" % (
         p["policy"], p["jct_mean"], rel("jct_mean"), p["jct_median"],
         p["jct_p99"], p["wait_mean"], p["wait_p99"], rel("wait_p99"),
-        p["bounded_slowdown"], rel("bounded_slowdown"),
+        p["bounded_slowdown"], rel("bounded_slowdown"), p["preemptions"],
+        100 * p["utilisation_arrivals"],
         100 * p["utilisation"], p["idle_while_waiting_pct"],
         p["unallocated_at_capacity_pct"],
         p["makespan"] / p["makespan_bound"], lowest,
@@ -46,8 +50,21 @@ for p in ps:
 EOF
 }
 
-HEAD="| policy | JCT mean (s, x EASY) | JCT median | JCT p99 | wait mean | wait p99 (x EASY) | bounded slowdown (x EASY) | util % | idle while a fitting job waited, % | unallocated at capacity, % | makespan / bound | gangs at lowest level, % | comm slowdown | first fit's | worst user FTF | step p99 ms |
-|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+# floor JSON SEED: the mean run time, below which no mean JCT can go.
+floor() {
+	python3 - "$1" "$2" <<'EOF'
+import json, sys
+ps = json.load(open(sys.argv[1]))["policies"]
+easy = next((p for p in ps if p["policy"] == "easy"), None)
+fl = ps[0]["run_mean"]
+print("seed %s: mean run time %.0f s, the floor of any mean JCT%s" % (
+    sys.argv[2], fl,
+    " (%.3fx EASY's)" % (fl / easy["jct_mean"]) if easy else ""))
+EOF
+}
+
+HEAD="| policy | JCT mean (s, x EASY) | JCT median | JCT p99 | wait mean | wait p99 (x EASY) | bounded slowdown (x EASY) | preemptions | util % over the arrivals | util % over the makespan | idle while a fitting job waited, % | unallocated at capacity, % | makespan / bound | gangs at lowest level, % | comm slowdown | first fit's | worst user FTF | step p99 ms |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 
 "$BDIR/ibtopogen" fattree --levels 3 --hosts-per-leaf 4 --down 4,4 \
 	--up 2,2 -o "$WORK/tree64.net"
@@ -59,9 +76,9 @@ for s in $SEEDS; do
 		-o "$WORK/philly-$s.csv" >/dev/null
 	"$BDIR/ibpoolroute" replay --trace "$WORK/philly-$s.csv" \
 		--net "$WORK/tree64.net" --policy "$POLICIES" --json \
-		--no-progress >"$WORK/philly-$s.json"
+		--restart "$RESTART" --no-progress >"$WORK/philly-$s.json"
 	echo
-	echo "seed $s"
+	floor "$WORK/philly-$s.json" "$s"
 	echo
 	echo "$HEAD"
 	table "$WORK/philly-$s.json"
@@ -75,7 +92,7 @@ if [ -r "$TRACES/alibaba-gpu-v2023-pods.csv" ]; then
 		--trace "$TRACES/alibaba-gpu-v2023-pods.csv" \
 		--nodes "$TRACES/alibaba-gpu-v2023-nodes.csv" \
 		--policy fifo,easy,priority,bestfit,fgd,tiresias --json \
-		--no-progress >"$WORK/ali.json"
+		--restart "$RESTART" --no-progress >"$WORK/ali.json"
 	echo "$HEAD"
 	table "$WORK/ali.json"
 	# FGD's packing measure on seeded shuffles of every pod, as FGD's

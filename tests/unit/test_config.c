@@ -127,6 +127,7 @@ static void test_sched(void)
 	write_conf("[sched]\npolicy = priority\npreempt = yes\ngrace_s = 5\n"
 		   "starve_s = 600\nclasses = be, burstable,ls\n"
 		   "default_class = burstable\nclass_weight = 2.5\n"
+		   "class_weights = 0, 5,20\nrestart_s = 90\n"
 		   "quota = ml:16,web:0\n"
 		   "[host a]\ngpus=1\ngpu_type=x\nhca=0x1\n");
 	CU_ASSERT_EQUAL_FATAL(pool_config_load(path, &c, err, sizeof(err)), 0);
@@ -139,6 +140,10 @@ static void test_sched(void)
 	CU_ASSERT_STRING_EQUAL(c.sched.classes[2], "ls");
 	CU_ASSERT_EQUAL(c.sched.default_class, 1);
 	CU_ASSERT_DOUBLE_EQUAL(c.sched.class_weight, 2.5, 1e-12);
+	CU_ASSERT_EQUAL_FATAL(c.sched.nclass_weights, 3);
+	CU_ASSERT_DOUBLE_EQUAL(c.sched.class_weights[1], 5, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(c.sched.class_weights[2], 20, 1e-12);
+	CU_ASSERT_EQUAL(c.sched.restart_s, 90);
 	CU_ASSERT_EQUAL_FATAL(c.sched.ngroups, 2);
 	CU_ASSERT_STRING_EQUAL(c.sched.groups[0], "ml");
 	CU_ASSERT_EQUAL(c.sched.quota[0], 16);
@@ -153,6 +158,8 @@ static void test_sched(void)
 	CU_ASSERT_EQUAL(c.sched.nclasses, 0);
 	CU_ASSERT_EQUAL(c.sched.ngroups, 0);
 	CU_ASSERT_TRUE(c.sched.class_weight < 0);
+	CU_ASSERT_EQUAL(c.sched.nclass_weights, 0);
+	CU_ASSERT_EQUAL(c.sched.restart_s, POOL_CFG_RESTART_S);
 	pool_config_release(&c);
 	unlink(path);
 }
@@ -271,7 +278,7 @@ static void test_sched_refusals(void)
 	static const struct {
 		const char *line, *want;
 	} bad[] = {
-		{ "policy = sjf", "2: [sched] policy: 'sjf' is not fifo, priority, easy, predicted, tiresias, bestfit or fgd" },
+		{ "policy = sjf", "2: [sched] policy: 'sjf' is not fifo, priority, easy, predicted, tiresias, bestfit, fgd or srpt" },
 		{ "preempt = maybe", "2: [sched] preempt: 'maybe' is not yes or no" },
 		{ "grace_s = -1", "2: [sched] grace_s: '-1' is not a number of seconds in 0..2592000" },
 		{ "classes = a,b,c,d,e", "2: [sched] classes: 'a,b,c,d,e' is not 1..4 names of letters, digits, '.', '-', '_', lowest first" },
@@ -279,6 +286,9 @@ static void test_sched_refusals(void)
 		{ "default_class = x", "2: [sched] default_class: 'x' is not one of the classes" },
 		{ "quota = ml", "2: [sched] quota: 'ml' is not GROUP:GPUS[,GROUP:GPUS...] (at most 64 groups)" },
 		{ "class_weight = x", "2: [sched] class_weight: 'x' is not a number >= 0" },
+		{ "class_weights = 1,-2", "2: [sched] class_weights: '1,-2' is not 1..4 numbers >= 0, lowest class first" },
+		{ "class_weights = 1,2", "2: [sched] class_weights: 2 weights for 1 classes" },
+		{ "restart_s = x", "2: [sched] restart_s: 'x' is not a number of seconds in 0..2592000" },
 		{ "colour = red", "2: [sched] colour: unknown key" },
 	};
 	char text[256];

@@ -22,14 +22,22 @@ static void trace_of(struct trc_trace *t, struct trc_job *j, size_t n)
 	t->nstrs = 3;
 }
 
-static void run(enum sch_policy p, const struct trc_trace *t,
-		const struct sch_host *h, size_t nh, struct rpl_result *r)
+static void run_at(enum sch_policy p, const struct trc_trace *t,
+		   const struct sch_host *h, size_t nh, double restart,
+		   struct rpl_result *r)
 {
 	struct rpl_opts o = { .trace = t, .hosts = h, .nhosts = nh,
-			      .nlevels = 1, .policy = p };
+			      .nlevels = 1, .policy = p, .restart = restart };
 	char err[256];
 
 	CU_ASSERT_EQUAL_FATAL(rpl_run(&o, r, err, sizeof(err)), 0);
+}
+
+/* Preemption free of cost. */
+static void run(enum sch_policy p, const struct trc_trace *t,
+		const struct sch_host *h, size_t nh, struct rpl_result *r)
+{
+	run_at(p, t, h, nh, 0, r);
 }
 
 /*
@@ -115,6 +123,13 @@ static void test_fifo_idle_wait(void)
  * from 0; J2 (1 GPU, 100 s) at 10 waits in the same queue until J1 has
  * an hour of GPU time (3600) and drops a queue: J2 runs 3600-3700, J1
  * resumes with its 1400 s left and ends at 5100.  JCTs 5100 and 3690.
+ * With a restart of 60 s J1 has 1400 + 60 s to go and ends at 5160.
+ * srpt (no history: least attained first) lets J2 preempt J1 only once
+ * J1's 1 x its run time exceeds 2 x J2's 0 plus J1's restart (60
+ * GPU-s): at the first re-sort, 300 s; J2 runs 300-400, J1 ends at
+ * 400 + 4700 + 60.  The arrivals span 0-10, one GPU busy throughout:
+ * utilisation over them 100 %.  Mean run time (the floor of the mean
+ * JCT) 2550.
  */
 static void test_resume(void)
 {
@@ -133,6 +148,17 @@ static void test_resume(void)
 	CU_ASSERT_EQUAL(r.preemptions, 1);
 	CU_ASSERT_DOUBLE_EQUAL(r.jct.mean, (5100 + 3690) / 2.0, 1e-6);
 	CU_ASSERT_DOUBLE_EQUAL(r.makespan, 5100, 1e-6);
+	rpl_result_release(&r);
+	run_at(SCH_TIRESIAS, &t, &h1, 1, 60, &r);
+	CU_ASSERT_EQUAL(r.preemptions, 1);
+	CU_ASSERT_DOUBLE_EQUAL(r.jct.mean, (5160 + 3690) / 2.0, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(r.makespan, 5160, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(r.util_arrivals, 1, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.run_mean, 2550, 1e-9);
+	rpl_result_release(&r);
+	run_at(SCH_SRPT, &t, &h1, 1, 60, &r);
+	CU_ASSERT_EQUAL(r.preemptions, 1);
+	CU_ASSERT_DOUBLE_EQUAL(r.jct.mean, (5160 + 390) / 2.0, 1e-6);
 	rpl_result_release(&r);
 }
 
@@ -205,6 +231,6 @@ static void test_frag_cpu(void)
 TU_SUITE(replay,
 	 { "easy by hand", test_easy_by_hand },
 	 { "fifo idles while a fitting job waits", test_fifo_idle_wait },
-	 { "tiresias preempts, the work resumes", test_resume },
+	 { "preempted work resumes, its restart charged", test_resume },
 	 { "fragmentation at capacity", test_frag },
 	 { "fragmentation with CPU", test_frag_cpu })

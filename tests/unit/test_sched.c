@@ -339,6 +339,109 @@ static void test_predicted(void)
 	sch_free(s);
 }
 
+static const struct sch_req lg = { .user = 3, .gpus = 1, .name = "long" };
+static const struct sch_req sh = { .user = 3, .gpus = 1, .name = "short" };
+
+/*
+ * User 3's history on an idle GPU: "long" ran 1000 s from 0, "short"
+ * 10 s from 1000 (tickets 1 and 2).
+ */
+static void srpt_history(struct sch *s)
+{
+	submit_req(s, 0, &lg);
+	CU_ASSERT_STRING_EQUAL(step(s, 0), "S1[0.0]");
+	sch_finish(s, 1, 1000);
+	submit_req(s, 1000, &sh);
+	CU_ASSERT_STRING_EQUAL(step(s, 1000), "S2[0.0]");
+	sch_finish(s, 2, 1010);
+}
+
+static void restart10(struct sch_config *c)
+{
+	c->restart = 10;
+	c->starve = 0;
+}
+
+/*
+ * srpt: user 3's "long" ran 1000 s, "short" 10 s, user 4's "mid" 500 s
+ * (each alone).  A
+ * long one runs from 1510; at 1600 (910 s to go) a mid one does not
+ * preempt it (910 < 2 x 500 + its restart of 10), a short one does
+ * (910 > 2 x 10 + 10).  The long one resumes at 1610 with 910 + 10 s to
+ * go and ends at 2530: its 1010 s of wall time less the restart teach
+ * 1000 s again, not 1005 (the geometric mean with 1010).
+ */
+static void test_srpt(void)
+{
+	struct sch *s = cluster(SCH_SRPT, 1, 1, 1, 1, restart10);
+	struct sch_req md = { .user = 4, .gpus = 1, .name = "mid" };
+	struct sch_info in;
+
+	srpt_history(s);
+	submit_req(s, 1010, &md);	/* 4's history: 500 s */
+	CU_ASSERT_STRING_EQUAL(step(s, 1010), "S3[0.0]");
+	sch_finish(s, 3, 1510);
+	submit_req(s, 1510, &lg);
+	CU_ASSERT_STRING_EQUAL(step(s, 1510), "S4[0.0]");
+	submit_req(s, 1600, &md);
+	CU_ASSERT_STRING_EQUAL(step(s, 1600), "");
+	CU_ASSERT_EQUAL(sch_cancel(s, 5, 1600), 0);
+	submit_req(s, 1600, &sh);
+	CU_ASSERT_STRING_EQUAL(step(s, 1600), "P4 S6[0.0]");
+	sch_finish(s, 6, 1610);
+	CU_ASSERT_STRING_EQUAL(step(s, 1610), "S4[0.0]");
+	CU_ASSERT_EQUAL(sch_info(s, 4, &in), 0);
+	CU_ASSERT_EQUAL(in.preemptions, 1);
+	sch_finish(s, 4, 1610 + 920);
+	submit_req(s, 2530, &lg);
+	CU_ASSERT_EQUAL(sch_info(s, 7, &in), 0);
+	CU_ASSERT_DOUBLE_EQUAL(in.predicted, 1000, 1e-6);
+	sch_free(s);
+}
+
+static void starve100(struct sch_config *c)
+{
+	c->restart = 10;
+	c->starve = 100;
+	c->recalc = 10;
+}
+
+/*
+ * srpt's age bound of 100 s: a "long" one (1000 s) queues at 2000
+ * behind a short one (10 s) that runs; short ones keep coming every
+ * 10 s and each goes ahead.  At 2100 the long one has waited its bound:
+ * it goes first and takes the GPU from the younger short one; once
+ * started, no short one preempts it.
+ */
+static void test_srpt_starve(void)
+{
+	struct sch *s = cluster(SCH_SRPT, 1, 1, 1, 1, starve100);
+	char want[32];
+	uint64_t k, l;
+	double t;
+
+	srpt_history(s);
+	k = submit_req(s, 2000, &sh);
+	l = submit_req(s, 2000, &lg);
+	snprintf(want, sizeof(want), "S%llu[0.0]", (unsigned long long)k);
+	CU_ASSERT_STRING_EQUAL(step(s, 2000), want);
+	for (t = 2010; t < 2100; t += 10) {
+		sch_finish(s, k, t);
+		k = submit_req(s, t, &sh);
+		snprintf(want, sizeof(want), "S%llu[0.0]",
+			 (unsigned long long)k);
+		CU_ASSERT_STRING_EQUAL(step(s, t), want);
+	}
+	submit_req(s, 2100, &sh);	/* the one from 2090 still runs */
+	snprintf(want, sizeof(want), "P%llu S%llu[0.0]",
+		 (unsigned long long)k, (unsigned long long)l);
+	CU_ASSERT_STRING_EQUAL(step(s, 2100), want);
+	submit_req(s, 2110, &sh);
+	CU_ASSERT_STRING_EQUAL(step(s, 2110), "");
+	CU_ASSERT_STRING_EQUAL(step(s, 2500), "");
+	sch_free(s);
+}
+
 /* sjf knows run times: the shortest first, then the next. */
 static void test_sjf(void)
 {
@@ -531,6 +634,8 @@ TU_SUITE(sched,
 	 { "fgd against best fit", test_fgd },
 	 { "predicted run times", test_predicted },
 	 { "sjf", test_sjf },
+	 { "srpt: a short job preempts, the restart counts", test_srpt },
+	 { "srpt: an aged job is not starved", test_srpt_starve },
 	 { "continuity", test_continuity },
 	 { "refused", test_refuse },
 	 { "refused for CPU, GPUs free", test_cpu_refused },

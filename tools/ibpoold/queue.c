@@ -236,11 +236,14 @@ static int build(struct poold_queue *q, const struct pool_tree *t)
 	if (c.nlevels > SCH_MAX_LEVELS)
 		c.nlevels = SCH_MAX_LEVELS;
 	c.grace = sc->grace_s;
+	c.restart = sc->restart_s;
 	c.preempt = sc->preempt;
 	if (sc->starve_s)
 		c.starve = sc->starve_s;
-	if (sc->class_weight >= 0)
-		c.w_class = sc->class_weight;
+	for (i = 0; sc->class_weight >= 0 && i < SCH_CLASSES; i++)
+		c.w_cls[i] = sc->class_weight * (double)i / (SCH_CLASSES - 1);
+	for (i = 0; i < sc->nclass_weights; i++)
+		c.w_cls[i] = sc->class_weights[i];
 	for (i = 0; i < sc->ngroups; i++)
 		q->quota[i] = (uint64_t)sc->quota[i] * SCH_MILLI;
 	q->quota[sc->ngroups] = UINT64_MAX / 4;

@@ -137,6 +137,7 @@ struct pr_opts {
 	const char *nodes;	/* an Alibaba node list instead of --net */
 	const char *policy;	/* comma-separated policies */
 	unsigned int gpus_per_host;
+	unsigned int restart;	/* s a preemption adds to its victim */
 };
 
 /*

@@ -88,6 +88,7 @@ enum {
 	O_MINE,
 	O_TICKETS,
 	O_IDS,
+	O_RESTART,
 };
 
 struct cmd {
@@ -169,8 +170,9 @@ static const struct cli_opt opts[] = {
 	{ "net", 1, 'n', C_ROUTE | C_SIM | C_MAP | C_REPLAY, "FILE", "ibsim net file or ibnetdiscover output to route; replay: the fabric whose hosts run the trace" },
 	{ "trace", 1, O_TRACE, C_REPLAY, "FILE", "replay: the job trace (plain CSV, Alibaba 2023 pods or 2025)" },
 	{ "nodes", 1, O_NODES, C_REPLAY, "FILE", "replay: an Alibaba node list instead of --net (one level, no flow model)" },
-	{ "policy", 1, O_POLICY, C_REPLAY, "LIST", "replay: fifo, priority, easy, predicted, tiresias, bestfit, fgd, sjf, comma-separated" },
+	{ "policy", 1, O_POLICY, C_REPLAY, "LIST", "replay: fifo, priority, easy, predicted, tiresias, bestfit, fgd, sjf, srpt, comma-separated" },
 	{ "gpus-per-host", 1, O_GPH, C_REPLAY, "N", "replay --net: GPUs on each host, 1-64 (8)" },
+	{ "restart", 1, O_RESTART, C_REPLAY, "S", "replay: run time a preemption adds to its victim, seconds (60; 0: free)" },
 	{ "dump", 1, 'D', C_SIM | C_MAP, "DIR", "the routing OpenSM dumped into DIR instead of the live one" },
 	{ "jobs", 1, 'J', C_CHECKS | C_SIM | C_MAP | C_TRACE, "FILE", "JSON job list: route for the jobs, report their own link loads; trace --gen: how many jobs" },
 	{ "search-moves", 1, 'm', C_ROUTE | C_SIM | C_MAP, "N", "with --jobs on a fat-tree: entries the job search tries, 0-100000000 (0: the default budget)" },
@@ -509,6 +511,12 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 					   arg);
 		o->fold = v;
 		break;
+	case O_RESTART:
+		if (number(arg, 86400, &v))
+			return usage_error(o, "bad restart '%s' (0-86400 s)",
+					   arg);
+		o->restart = v;
+		break;
 	case O_TOP:
 		if (number(arg, SIZE_MAX, &v) || !v)
 			return usage_error(o, "bad link count '%s' (1 or more)",
@@ -653,6 +661,7 @@ int main(int argc, char **argv)
 		.vf = { .ebb_perms = VF_DEFAULT_PERMS, .seed = 1 },
 		.weight = 1,
 		.gpus_per_host = 8,
+		.restart = 60,
 	};
 	const struct cmd *cmd = NULL;
 	const struct cli_opt *op;

@@ -125,7 +125,7 @@ static int policies(const char *list, enum sch_policy *p, size_t *n,
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (*n == SCH_NPOLICIES * 2 || sch_policy_parse(tok, &p[*n])) {
-			snprintf(err, len, "unknown policy '%s' (fifo, priority, easy, predicted, tiresias, bestfit, fgd or sjf)",
+			snprintf(err, len, "unknown policy '%s' (fifo, priority, easy, predicted, tiresias, bestfit, fgd, sjf or srpt)",
 				 tok);
 			return -EINVAL;
 		}
@@ -158,6 +158,8 @@ static json_object *result_json(const struct rpl_result *r, double frag,
 	D("wait_p99", r->wait.p99);
 	D("bounded_slowdown", r->bsld);
 	D("utilisation", r->util);
+	D("utilisation_arrivals", r->util_arrivals);
+	D("run_mean", r->run_mean);
 	D("idle_while_waiting_gpu_hours", r->idle_wait);
 	D("idle_while_waiting_pct", r->idle_wait_pct);
 	D("unallocated_at_capacity_pct", frag);
@@ -274,6 +276,7 @@ static int replay_all(const struct pr_opts *o, const struct trc_trace *tr,
 		.nlevels = c->nlevels, .t = c->have_t ? &c->t : NULL,
 		.name = c->name, .nodes = o->nodes ? &c->nodes : NULL,
 		.pods = pods, .seed = o->vf.seed,
+		.restart = o->restart,
 		.progress = o->progress == PR_PROGRESS_OFF ? NULL :
 			    o->progress == PR_PROGRESS_ON || isatty(2) ?
 			    stderr : NULL,

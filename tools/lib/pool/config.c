@@ -385,6 +385,27 @@ bad:
 		    v, POOL_CFG_GROUPS_MAX);
 }
 
+/* "W0,W1,...": each class's weight, lowest first, numbers >= 0. */
+static int sched_weights(struct ld *l, const char *v)
+{
+	struct pool_sched_cfg *c = &l->c->sched;
+	const char *p = v;
+	char *end;
+	double w;
+
+	for (c->nclass_weights = 0;; p = end + 1) {
+		w = strtod(p, &end);
+		if (c->nclass_weights == SCH_CLASSES || end == p ||
+		    !(w >= 0) || (*end && *end != ','))
+			return fail(l, "sched", "class_weights", -EINVAL,
+				    "'%s' is not 1..%d numbers >= 0, lowest class first",
+				    v, SCH_CLASSES);
+		c->class_weights[c->nclass_weights++] = w;
+		if (!*end)
+			return 0;
+	}
+}
+
 static int sched_yesno(struct ld *l, const char *key, const char *v,
 		       bool *out)
 {
@@ -420,7 +441,7 @@ static int sched_key(struct ld *l, const char *key, const char *v)
 	if (!strcmp(key, "policy")) {
 		if (sch_policy_parse(v, &c->policy) || c->policy == SCH_SJF)
 			return fail(l, "sched", key, -EINVAL,
-				    "'%s' is not fifo, priority, easy, predicted, tiresias, bestfit or fgd",
+				    "'%s' is not fifo, priority, easy, predicted, tiresias, bestfit, fgd or srpt",
 				    v);
 		return 0;
 	}
@@ -428,6 +449,8 @@ static int sched_key(struct ld *l, const char *key, const char *v)
 		return sched_secs(l, key, v, &c->grace_s);
 	if (!strcmp(key, "starve_s"))
 		return sched_secs(l, key, v, &c->starve_s);
+	if (!strcmp(key, "restart_s"))
+		return sched_secs(l, key, v, &c->restart_s);
 	if (!strcmp(key, "preempt"))
 		return sched_yesno(l, key, v, &c->preempt);
 	if (!strcmp(key, "classes"))
@@ -441,18 +464,24 @@ static int sched_key(struct ld *l, const char *key, const char *v)
 				    "'%s' is not a number >= 0", v);
 		return 0;
 	}
+	if (!strcmp(key, "class_weights"))
+		return sched_weights(l, v);
 	if (!strcmp(key, "default_class"))
 		return 0;
 	return fail(l, "sched", key, -EINVAL, "unknown key");
 }
 
-/* default_class names one of classes. */
+/* default_class names one of classes, class_weights weigh them all. */
 static int sched_default(struct ld *l)
 {
 	struct pool_sched_cfg *c = &l->c->sched;
 	const char *v = iniparser_getstring(l->d, "sched:default_class", NULL);
-	unsigned int i;
+	unsigned int i, n = c->nclasses ? c->nclasses : 1;
 
+	if (c->nclass_weights && c->nclass_weights != n)
+		return fail(l, "sched", "class_weights", -EINVAL,
+			    "%u weights for %u classes", c->nclass_weights,
+			    n);
 	if (!v)
 		return 0;
 	for (i = 0; i < c->nclasses; i++)
@@ -809,6 +838,7 @@ static int defaults(struct pool_config *c)
 	c->lease_default_s = POOL_CFG_LEASE_S;
 	c->sched.policy = SCH_FIFO;
 	c->sched.grace_s = POOL_CFG_GRACE_S;
+	c->sched.restart_s = POOL_CFG_RESTART_S;
 	c->sched.class_weight = -1;
 	c->max_lease_s = POOL_CFG_LEASE_MAX;
 	c->socket = strdup(POOL_CFG_SOCKET);

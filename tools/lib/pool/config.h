@@ -50,6 +50,7 @@ struct pool_host_cfg {
 };
 
 #define POOL_CFG_GRACE_S 30	/* notice before a preemption */
+#define POOL_CFG_RESTART_S 60	/* a checkpoint's reload and warm-up */
 #define POOL_CFG_GROUPS_MAX 64	/* quota groups */
 #define POOL_CFG_NAME_MAX 32	/* a class or group name */
 
@@ -59,7 +60,10 @@ struct pool_sched_cfg {
 	unsigned int grace_s;	/* notice before a preemption */
 	bool preempt;		/* higher classes preempt lower ones */
 	unsigned int starve_s;	/* waited this long: goes first; 0 never */
+	unsigned int restart_s;	/* run time a preemption costs its victim */
 	double class_weight;	/* of the class in the priority, < 0: default */
+	double class_weights[SCH_CLASSES];	/* each class's, lowest first */
+	unsigned int nclass_weights;	/* 0: from class_weight */
 	char *classes[SCH_CLASSES];	/* owned, lowest first */
 	unsigned int nclasses;	/* 0: one class, "" */
 	unsigned int default_class;	/* index of the requests' default */

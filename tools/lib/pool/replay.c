@@ -51,6 +51,8 @@ struct loop {
 	unsigned int nbucket;
 	uint64_t cap;		/* milli */
 	double busy;		/* milli-seconds allocated */
+	double busy_arr;	/* the same between the first and last arrival */
+	double arr0, arr1;	/* those arrivals */
 	double last;		/* time of the last step */
 	double *steps;		/* wall ms of each sch_step() */
 	size_t nsteps, capsteps;
@@ -144,6 +146,7 @@ static int loop_init(struct loop *l, const struct rpl_opts *o,
 	sch_config_default(&c, o->policy);
 	c.nlevels = o->nlevels;
 	c.record_first = o->t != NULL;
+	c.restart = o->restart;
 	if ((ret = sch_new(o->hosts, o->nhosts, &c, &l->s)))
 		return ret;
 	for (i = 0; i < o->nhosts; i++)
@@ -330,6 +333,9 @@ static int on_decision(struct loop *l, const struct sch_dec *d, double t)
 	case SCH_REQUEUE:
 		l->r->preemptions += d->act == SCH_PREEMPT;
 		j->left -= t - j->start;
+		/* the victim reloads its checkpoint when it runs again */
+		if (d->act == SCH_PREEMPT)
+			j->left += l->o->restart;
 		j->start = -1;
 		j->gen++;
 		l->waiting[j->bucket]++;
@@ -361,6 +367,8 @@ static void account(struct loop *l, double t)
 
 	sch_stats(l->s, &st);
 	l->busy += (double)st.milli_used * dt;
+	l->busy_arr += (double)st.milli_used *
+		       fmax(0, fmin(t, l->arr1) - fmax(l->last, l->arr0));
 	if (fitting_waits(l, st.milli_cap - st.milli_used))
 		l->r->idle_wait += (double)(st.milli_cap - st.milli_used) /
 				   SCH_MILLI * dt / 3600;
@@ -573,7 +581,7 @@ static int summarise(struct loop *l)
 	struct rpl_result *r = l->r;
 	double *wait = calloc(l->njob + 1, sizeof(*wait)), gs = 0, late = 0;
 	double first = tr->njobs ? tr->jobs[0].submit : 0, bsld = 0;
-	double err = 0, rt, jct;
+	double err = 0, rt, jct, runs = 0;
 	struct sch_info in;
 	size_t k, n = 0, within = 0;
 	int ret;
@@ -590,6 +598,7 @@ static int summarise(struct loop *l)
 		if (l->job[k].end < 0)
 			continue;
 		jct = l->job[k].end - tj->submit;
+		runs += rt;
 		r->jct_s[n] = jct;
 		wait[n++] = jct - rt;
 		bsld += fmax(1, jct / fmax(rt, BSLD_FLOOR));
@@ -610,6 +619,9 @@ static int summarise(struct loop *l)
 	r->bound = fmax(gs / ((double)l->cap / SCH_MILLI), late);
 	r->util = r->makespan > 0 ?
 		  l->busy / ((double)l->cap * r->makespan) : 0;
+	r->util_arrivals = l->arr1 > l->arr0 ?
+		l->busy_arr / ((double)l->cap * (l->arr1 - l->arr0)) : 0;
+	r->run_mean = n ? runs / (double)n : 0;
 	r->idle_wait_pct = r->makespan > 0 ?
 		100 * r->idle_wait * 3600 /
 			((double)l->cap / SCH_MILLI * r->makespan) : 0;
@@ -661,6 +673,8 @@ int rpl_run(const struct rpl_opts *o, struct rpl_result *r, char *err,
 		l.ut_dt = fmax(span, 1) * 1.5 / UT_POINTS;
 		l.next_ut = tr->jobs[0].submit;
 		l.last = tr->jobs[0].submit;
+		l.arr0 = tr->jobs[0].submit;
+		l.arr1 = tr->jobs[tr->njobs - 1].submit;
 	}
 	if ((ret = run_loop(&l)) || (ret = summarise(&l)))
 		snprintf(err, len, "replay %s: %s", sch_policy_name(o->policy),

@@ -36,6 +36,11 @@ struct rpl_opts {
 	const struct trc_trace *pods;
 	uint64_t seed;
 	FILE *progress;		/* a line every few seconds, NULL: none */
+	/*
+	 * Run time a preemption adds to its victim, s (the scheduler's
+	 * restart, which it also weighs); 0: preemption is free.
+	 */
+	double restart;
 };
 
 /* Percentiles of one measure over the jobs. */
@@ -53,6 +58,8 @@ struct rpl_result {
 	struct rpl_dist jct, wait;	/* wait: JCT less the run time */
 	double bsld;			/* mean bounded slowdown, 10 s floor */
 	double util;			/* allocated GPU-time / capacity x makespan */
+	double util_arrivals;		/* the same from the first arrival to the last */
+	double run_mean;		/* of the finished jobs: mean JCT's floor */
 	double idle_wait;		/* GPU-hours idle while a fitting job waited */
 	double idle_wait_pct;		/* of capacity x makespan */
 	double makespan, bound;		/* bound: max(GPU-time / GPUs, arrival + run) */

@@ -35,6 +35,8 @@ struct job {
 	uint32_t *alt;		/* record_first: first fit's hosts */
 	size_t nalt;
 	bool head, borrowed, lost;
+	bool hist;		/* pred is from the user's history */
+	double waited;		/* s queued before its last start */
 	struct sch_slot *slot;	/* room for max(gpus, 1) */
 	size_t nslots;
 	size_t rpos;
@@ -132,7 +134,7 @@ struct sch {
 
 static const char *const names[SCH_NPOLICIES] = {
 	"fifo", "priority", "easy", "predicted", "tiresias", "bestfit",
-	"fgd", "sjf",
+	"fgd", "sjf", "srpt",
 };
 
 int sch_policy_parse(const char *name, enum sch_policy *p)
@@ -157,18 +159,21 @@ void sch_config_default(struct sch_config *c, enum sch_policy p)
 	*c = (struct sch_config){
 		.policy = p,
 		.nlevels = 1,
-		.grace = p == SCH_TIRESIAS ? 0 : 60,
+		.grace = p == SCH_TIRESIAS || p == SCH_SRPT ? 0 : 60,
+		.restart = 60,
 		.preempt = p == SCH_PRIORITY,
-		.w_class = 10000, .w_age = 1000, .w_fair = 1000,
-		.w_size = 100,
+		.w_cls = { 0, 10000 / 3.0, 20000 / 3.0, 10000 },
+		.w_age = 1000, .w_fair = 1000, .w_size = 100,
 		.age_max = 7 * 86400.0,
 		.fair_halflife = 7 * 86400.0,
 		.recalc = 300,
 		/* the oracle and QSSF order by run time alone, as published */
-		.starve = p == SCH_PRIORITY ? 86400.0 : 0,
+		.starve = p == SCH_PRIORITY ? 86400.0 :
+			  p == SCH_SRPT ? 2 * 86400.0 : 0,
 		/* Tiresias' two thresholds: an hour and ten of one GPU */
 		.las_thresh = { 3600, 36000 },
 		.las_starve = p == SCH_TIRESIAS ? 4 : 0,
+		.srpt_ratio = 2,
 	};
 }
 
@@ -795,11 +800,40 @@ static double prio(const struct sch *s, const struct job *j, double t)
 	if (tot > 0)
 		fs = exp2(-(decay(s, u->use, u->at, t) / tot) *
 			  (double)s->nseen);
+	/* the head of its class: above what any factor adds in it */
 	if (j->head)
-		return s->c.w_class * (j->r.cls + 0.3);
-	return s->c.w_class * j->r.cls / (SCH_CLASSES - 1) +
+		return s->c.w_cls[j->r.cls] + s->c.w_age + s->c.w_fair +
+		       s->c.w_size + 1;
+	return s->c.w_cls[j->r.cls] +
 	       s->c.w_age * (age < 1 ? age : 1) + s->c.w_fair * fs +
 	       s->c.w_size * (double)j->milli / (double)s->cap_milli;
+}
+
+/*
+ * srpt's measure of j at t: its predicted remaining GPU-seconds, the
+ * restarts its preemptions cost included.  Without a history, or once
+ * it ran past its prediction, what it attained instead (2D-LAS): run
+ * times are heavy-tailed, so the longer a job ran the longer it is
+ * likely to run on.
+ */
+static double remaining(const struct sch *s, const struct job *j, double t)
+{
+	double ran = j->ran, left;
+
+	if (j->st == J_RUN)
+		ran += t - j->start;
+	left = j->pred + s->c.restart * j->preempts - ran;
+	if (!j->hist || left <= 0)
+		left = ran;
+	return left * (double)j->milli / SCH_MILLI;
+}
+
+/* srpt: j waited its bound, queued now or before it last started. */
+static bool starved(const struct sch *s, const struct job *j, double t)
+{
+	double w = j->st == J_QUEUED ? t - j->submit - j->ran : j->waited;
+
+	return s->c.starve > 0 && w >= s->c.starve;
 }
 
 /* The job's place in the queue: lower first. */
@@ -808,6 +842,10 @@ static double key_of(const struct sch *s, const struct job *j, double t)
 	double k;
 
 	switch (s->c.policy) {
+	case SCH_SRPT:
+		if (j->head || starved(s, j, t))
+			return j->submit - STARVE_KEY;
+		return remaining(s, j, t);
 	case SCH_PRIORITY:
 		return -prio(s, j, t);
 	case SCH_PREDICTED:
@@ -865,8 +903,8 @@ static int qinsert(struct sch *s, uint32_t j, double t)
 		s->q = p;
 		s->capq = n;
 	}
-	s->job[j].key = key_of(s, &s->job[j], t);
 	s->job[j].st = J_QUEUED;
+	s->job[j].key = key_of(s, &s->job[j], t);
 	s->job[j].qsince = t;
 	at = qfind(s, j);
 	memmove(s->q + at + 1, s->q + at, (s->nq - at) * sizeof(*s->q));
@@ -991,6 +1029,7 @@ static int start(struct sch *s, struct job *j, unsigned int lvl, double t)
 	j->head = false;
 	j->deadline = -1;
 	j->level = lvl;
+	j->waited = t - j->submit - j->ran;
 	if (j->first_start < 0)
 		j->first_start = t;
 	if (s->quota)
@@ -1085,6 +1124,15 @@ static bool victim_of(const struct sch *s, const struct job *j,
 		return false;
 	if (s->c.policy == SCH_TIRESIAS)
 		return las_queue(s, v, t) > j->lasq;
+	if (s->c.policy == SCH_SRPT) {
+		if (starved(s, v, t))
+			return false;
+		/* age orders the starved: only younger jobs make room */
+		if (j->key < 0)
+			return v->submit > j->submit;
+		return v->key > s->c.srpt_ratio * j->key +
+				s->c.restart * (double)v->milli / SCH_MILLI;
+	}
 	if (s->c.preempt && v->r.cls < j->r.cls)
 		return true;
 	return s->quota && v->borrowed && v->r.group != j->r.group &&
@@ -1099,6 +1147,8 @@ static int vcmp(const void *a, const void *b)
 
 	if (x->r.cls != y->r.cls)
 		return x->r.cls < y->r.cls ? -1 : 1;
+	if (sort_ctx->c.policy == SCH_SRPT && x->key != y->key)
+		return x->key > y->key ? -1 : 1;
 	if (x->lasq != y->lasq)
 		return x->lasq > y->lasq ? -1 : 1;
 	if (x->start != y->start)
@@ -1130,6 +1180,8 @@ static int make_room(struct sch *s, struct job *j, double t, uint64_t *drain)
 
 		if (s->c.policy == SCH_TIRESIAS)
 			v->lasq = las_queue(s, v, t);
+		if (s->c.policy == SCH_SRPT)	/* the key is free while it runs */
+			v->key = remaining(s, v, t);
 		if (victim_of(s, j, v, t))
 			s->vict[n++] = s->run[i];
 	}
@@ -1258,16 +1310,22 @@ static double backfill_len(const struct sch *s, const struct job *j)
 	return j->r.limit > 0 ? j->r.limit - j->ran : INF;
 }
 
+/* The policies that preempt for order, not only for class or quota. */
+static bool reorders(const struct sch *s)
+{
+	return s->c.policy == SCH_TIRESIAS || s->c.policy == SCH_SRPT;
+}
+
 static bool can_preempt(const struct sch *s)
 {
-	return s->c.preempt || s->quota || s->c.policy == SCH_TIRESIAS;
+	return s->c.preempt || s->quota || reorders(s);
 }
 
 /*
  * One pass over the queue in order.  fifo stops at the first job that
  * does not fit; the backfill policies reserve for it and start later
  * jobs only where they cannot delay that reservation; the packing
- * policies and tiresias start whatever fits.
+ * policies, tiresias and srpt start whatever fits.
  */
 static int pass(struct sch *s, double t)
 {
@@ -1304,7 +1362,7 @@ static int pass(struct sch *s, double t)
 				break;
 			if (s->free_milli != had)	/* capacity came back */
 				s->nfailed = 0;
-			if (p == SCH_TIRESIAS && try_start(s, j, t, NULL, &ret))
+			if (reorders(s) && try_start(s, j, t, NULL, &ret))
 				continue;
 		}
 		if (p == SCH_FIFO)
@@ -1492,7 +1550,7 @@ static int job_init(struct sch *s, struct job *j, const struct sch_req *r,
 	j->first_start = -1;
 	j->deadline = -1;
 	pj = prd_of(j);
-	j->pred = prd_predict(s->hist, &pj, NULL);
+	j->pred = prd_predict(s->hist, &pj, &j->hist);
 	return 0;
 }
 
@@ -1656,7 +1714,8 @@ int sch_finish(struct sch *s, uint64_t ticket, double t)
 	j->st = J_DONE;
 	pj = prd_of(j);
 	/* a sample lost to memory only weakens later predictions */
-	(void)prd_learn(s->hist, &pj, j->ran);
+	(void)prd_learn(s->hist, &pj,
+			fmax(j->ran - s->c.restart * j->preempts, 0));
 	return 0;
 }
 

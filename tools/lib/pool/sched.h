@@ -27,6 +27,7 @@ enum sch_policy {
 	SCH_BESTFIT,		/* submit order, whatever fits starts, best-fit hosts */
 	SCH_FGD,		/* as bestfit, placed by fragmentation gradient */
 	SCH_SJF,		/* oracle: true run times, with backfill */
+	SCH_SRPT,		/* shortest predicted remaining, preemptive */
 	SCH_NPOLICIES,
 };
 
@@ -64,9 +65,15 @@ struct sch_config {
 	enum sch_place place;
 	unsigned int nlevels;		/* of sch_host.lvl, 1..SCH_MAX_LEVELS */
 	double grace;			/* notice before a preemption, s */
+	/*
+	 * What a preemption costs its victim, s: the run time it adds (a
+	 * checkpoint's reload and warm-up), which the replay charges and
+	 * the preemptive policies weigh before they preempt.
+	 */
+	double restart;
 	bool preempt;			/* classes preempt lower ones (priority) */
-	/* multifactor weights and shapes (priority) */
-	double w_class, w_age, w_fair, w_size;
+	/* multifactor weights and shapes (priority); w_cls[c] of class c */
+	double w_cls[SCH_CLASSES], w_age, w_fair, w_size;
 	double age_max;			/* age factor saturates here, s */
 	double fair_halflife;		/* usage decay, s */
 	double recalc;			/* priorities re-sorted this often, s */
@@ -74,6 +81,12 @@ struct sch_config {
 	/* tiresias */
 	double las_thresh[2];		/* attained GPU-seconds of queue 1 and 2 */
 	double las_starve;		/* promote after waiting this x its run time */
+	/*
+	 * srpt: a running job is preempted for a queued one only when its
+	 * predicted remaining GPU-seconds exceed this many times the queued
+	 * one's (plus its restart), so that near-equals do not trade places.
+	 */
+	double srpt_ratio;
 	/*
 	 * For comparison: where first fit would have put each gang when it
 	 * started (sch_first_fit()).
