@@ -399,6 +399,34 @@ static void test_srpt(void)
 	sch_free(s);
 }
 
+/*
+ * srpt, past its prediction: a long one runs from 2000 and at 3005 has
+ * run 5 s past its 1000; a short one preempts it (1005 GPU-s attained
+ * against 2 x 10 + 10).  The long one's restart does not make it look
+ * 5 + 10 s from done: past its prediction it is measured by what it
+ * attained (1005), so a mid one (500) queued at 3006 goes first when
+ * the short one ends.
+ */
+static void test_srpt_overrun(void)
+{
+	struct sch *s = cluster(SCH_SRPT, 1, 1, 1, 1, restart10);
+	struct sch_req md = { .user = 4, .gpus = 1, .name = "mid" };
+
+	srpt_history(s);
+	submit_req(s, 1010, &md);
+	CU_ASSERT_STRING_EQUAL(step(s, 1010), "S3[0.0]");
+	sch_finish(s, 3, 1510);
+	submit_req(s, 2000, &lg);
+	CU_ASSERT_STRING_EQUAL(step(s, 2000), "S4[0.0]");
+	submit_req(s, 3005, &sh);
+	CU_ASSERT_STRING_EQUAL(step(s, 3005), "P4 S5[0.0]");
+	submit_req(s, 3006, &md);
+	CU_ASSERT_STRING_EQUAL(step(s, 3006), "");
+	sch_finish(s, 5, 3015);
+	CU_ASSERT_STRING_EQUAL(step(s, 3015), "S6[0.0]");
+	sch_free(s);
+}
+
 static void starve100(struct sch_config *c)
 {
 	c->restart = 10;
@@ -636,6 +664,7 @@ TU_SUITE(sched,
 	 { "sjf", test_sjf },
 	 { "srpt: a short job preempts, the restart counts", test_srpt },
 	 { "srpt: an aged job is not starved", test_srpt_starve },
+	 { "srpt: past its prediction, by what it attained", test_srpt_overrun },
 	 { "continuity", test_continuity },
 	 { "refused", test_refuse },
 	 { "refused for CPU, GPUs free", test_cpu_refused },

@@ -36,6 +36,8 @@ struct job {
 	size_t nalt;
 	bool head, borrowed, lost;
 	bool hist;		/* pred is from the user's history */
+	bool reload;		/* preempted: its next run starts with a restart */
+	double work;		/* s of its run time that were not restarts */
 	double waited;		/* s queued before its last start */
 	struct sch_slot *slot;	/* room for max(gpus, 1) */
 	size_t nslots;
@@ -818,13 +820,19 @@ static double prio(const struct sch *s, const struct job *j, double t)
  */
 static double remaining(const struct sch *s, const struct job *j, double t)
 {
-	double ran = j->ran, left;
+	double ran = j->ran, run = 0, reload, left;
 
-	if (j->st == J_RUN)
-		ran += t - j->start;
-	left = j->pred + s->c.restart * j->preempts - ran;
+	if (j->st == J_RUN) {
+		run = t - j->start;
+		ran += run;
+	}
+	reload = j->reload ? s->c.restart : 0;
+	/* past its prediction in work done, restarts aside: for good */
+	left = j->pred - (j->work + fmax(run - reload, 0));
 	if (!j->hist || left <= 0)
 		left = ran;
+	else
+		left += fmax(reload - run, 0);
 	return left * (double)j->milli / SCH_MILLI;
 }
 
@@ -1091,6 +1099,8 @@ static void stop(struct sch *s, struct job *j, double t)
 {
 	slots_apply(s, &s->v, j->slot, j->nslots, &j->r, -1);
 	charge(s, j, t);
+	j->work += fmax(t - j->start - (j->reload ? s->c.restart : 0), 0);
+	j->reload = false;
 	j->ran += t - j->start;
 	j->attained += (double)j->milli / SCH_MILLI * (t - j->start);
 	s->gused[j->r.group] -= j->milli;
@@ -1109,6 +1119,7 @@ static int preempt(struct sch *s, struct job *j, double t)
 {
 	stop(s, j, t);
 	j->preempts++;
+	j->reload = true;
 	j->st = J_DONE;		/* out of both lists until queued */
 	j->lasq = las_queue(s, j, t);
 	pend_add(s, (uint32_t)(j - s->job));
@@ -1714,8 +1725,7 @@ int sch_finish(struct sch *s, uint64_t ticket, double t)
 	j->st = J_DONE;
 	pj = prd_of(j);
 	/* a sample lost to memory only weakens later predictions */
-	(void)prd_learn(s->hist, &pj,
-			fmax(j->ran - s->c.restart * j->preempts, 0));
+	(void)prd_learn(s->hist, &pj, j->work);
 	return 0;
 }
 
