@@ -169,9 +169,13 @@ void sch_config_default(struct sch_config *c, enum sch_policy p)
 		.age_max = 7 * 86400.0,
 		.fair_halflife = 7 * 86400.0,
 		.recalc = 300,
-		/* the oracle and QSSF order by run time alone, as published */
+		/*
+		 * The oracle and QSSF order by run time alone, as published;
+		 * srpt's bound is Slurm's PriorityMaxAge: shorter ones let
+		 * the backlog of an overload take the cluster in turn.
+		 */
 		.starve = p == SCH_PRIORITY ? 86400.0 :
-			  p == SCH_SRPT ? 2 * 86400.0 : 0,
+			  p == SCH_SRPT ? 7 * 86400.0 : 0,
 		/* Tiresias' two thresholds: an hour and ten of one GPU */
 		.las_thresh = { 3600, 36000 },
 		.las_starve = p == SCH_TIRESIAS ? 4 : 0,
