@@ -235,6 +235,7 @@ static const struct cli_opt opts[] = {
 };
 
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
+CLI_TABLE_FITS(opts);
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 
 static const char *const examples[] = {

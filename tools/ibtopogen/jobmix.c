@@ -45,6 +45,7 @@ static const struct cli_opt opts[] = {
 };
 
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
+CLI_TABLE_FITS(opts);
 
 static void usage(FILE *out)
 {

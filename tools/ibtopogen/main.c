@@ -84,6 +84,7 @@ static const struct cli_opt opts[] = {
 };
 
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
+CLI_TABLE_FITS(opts);
 #define LISTMAX (GEN_MAX_LEVELS - 1)
 
 static const struct {

@@ -14,8 +14,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define CLI_MAX_OPTS 64
+#define CLI_MAX_OPTS 128
 #define CLI_LONG_ONLY 256	/* vals from here on have no short form */
+
+/* A tool's table past CLI_MAX_OPTS would lose its last options silently. */
+#define CLI_TABLE_FITS(opts) \
+	_Static_assert(sizeof(opts) / sizeof((opts)[0]) <= CLI_MAX_OPTS, \
+		       "option table longer than CLI_MAX_OPTS")
 
 /* One option: its getopt_long entry and its --help line. */
 struct cli_opt {
