@@ -369,6 +369,15 @@ struct sim {
 	double *round_bw;	/* per job: this round's bandwidth */
 	struct round w;
 	struct mm m;
+	/*
+	 * The pairwise all-to-all's flows walked once for all rounds and
+	 * alignments (cs_alignments()): job j's flows at shift s are pool's
+	 * from blk[boff[j] + s - 1] on, UINT32_MAX until walked; blk NULL
+	 * walks every round's flows afresh.
+	 */
+	uint32_t *blk, *boff;
+	struct round pool;
+	const double *floor;	/* per job: stop once below it, or NULL */
 	/* the oracle's: switch distances, links, loads */
 	struct rt_adj adj;
 	uint16_t *dist;		/* nsw x nsw hops, UINT16_MAX apart */
@@ -732,10 +741,72 @@ static int nccl_alltoall(struct sim *c)
 	return ret;
 }
 
+/* Job j's flows at shift s into the round, from the pool (walked once). */
+static int add_shift(struct sim *c, uint32_t j, uint32_t s)
+{
+	const struct rt_rank *rk = c->js->rank + c->js->rank_off[j];
+	struct round *p = &c->pool, *w = &c->w;
+	uint32_t n = ranks(c->js, j), *b = c->blk + c->boff[j] + s - 1, i;
+	size_t from, len;
+	int ret = 0;
+
+	if (*b == UINT32_MAX) {
+		*b = p->n;
+		for (i = 0; i < n && !ret; i++)
+			ret = add_flow(p, c->t, rk[i], rk[(i + s) % n], j);
+		if (ret)
+			return ret;
+	}
+	from = p->off[*b];
+	len = p->off[*b + n] - from;
+	if ((ret = room(w, len)))
+		return ret;
+	memcpy(w->lnk + w->nlnk, p->lnk + from, len * sizeof(*w->lnk));
+	for (i = 0; i < n; i++, w->n++) {
+		w->job[w->n] = j;
+		w->lost[w->n] = p->lost[*b + i];
+		w->off[w->n + 1] = w->nlnk + p->off[*b + i + 1] - from;
+	}
+	w->nlnk += len;
+	return 0;
+}
+
+/* One round's flows: job j's ranks to the ranks s on. */
+static int a2a_round(struct sim *c, uint32_t j, uint32_t s)
+{
+	const struct rt_rank *rk = c->js->rank + c->js->rank_off[j];
+	const uint32_t *ord = c->order + c->js->rank_off[j];
+	uint32_t n = ranks(c->js, j), i;
+	int ret = 0;
+
+	if (c->blk)
+		return add_shift(c, j, s);
+	for (i = 0; i < n && !ret; i++)
+		ret = add_pair(c, rk[ord[i]], rk[ord[(i + s) % n]], j);
+	return ret;
+}
+
+/*
+ * Whether a job already ends below its floor after some of nr rounds:
+ * its figure, nr over its summed 1 / round bandwidth, only falls.
+ */
+static bool below_floor(const struct sim *c, uint32_t nr)
+{
+	uint32_t j;
+
+	for (j = 0; c->floor && j < c->js->njobs; j++)
+		if (ranks(c->js, j) > 1 &&
+		    (c->zero[j] ? 0 < c->floor[j] :
+		     c->inv_bw[j] > 0 && nr / c->inv_bw[j] < c->floor[j]))
+			return true;
+	return false;
+}
+
+/* 0, -ENOMEM, or 1 when a job fell below its floor (r->bw not filled). */
 static int alltoall(struct sim *c)
 {
 	const struct rt_jobs *js = c->js;
-	uint32_t j, i, rnd, nr = c->o->rounds;
+	uint32_t j, rnd, nr = c->o->rounds;
 	int ret = 0;
 
 	a2a_order(c);
@@ -746,16 +817,11 @@ static int alltoall(struct sim *c)
 		c->w.n = 0;
 		c->w.nlnk = 0;
 		for (j = 0; j < js->njobs && !ret; j++) {
-			const struct rt_rank *rk = js->rank + js->rank_off[j];
-			uint32_t n = ranks(js, j), s;
-			const uint32_t *ord = c->order + js->rank_off[j];
+			uint32_t n = ranks(js, j);
 
-			if (n < 2)
-				continue;
-			s = 1 + (c->first[j] + rnd) % (n - 1);
-			for (i = 0; i < n && !ret; i++)
-				ret = add_pair(c, rk[ord[i]],
-					       rk[ord[(i + s) % n]], j);
+			if (n > 1)
+				ret = a2a_round(c, j,
+						1 + (c->first[j] + rnd) % (n - 1));
 		}
 		if (!ret)
 			ret = run_round(c);
@@ -767,6 +833,8 @@ static int alltoall(struct sim *c)
 			else
 				c->zero[j] = true;
 		}
+		if (!ret && below_floor(c, nr))
+			return 1;
 	}
 	for (j = 0; !ret && j < js->njobs; j++)
 		c->r->bw[j] = ranks(js, j) < 2 || c->zero[j] || !nr ? 0 :
@@ -807,40 +875,56 @@ static void sim_release(struct sim *c)
 	free(c->inv_bw);
 	free(c->zero);
 	free(c->round_bw);
+	free(c->blk);
+	free(c->boff);
+	round_release(&c->pool);
 	round_release(&c->w);
 	mm_release(&c->m);
+}
+
+/* c's room for its run of o (c->t, c->js set); 0 or -ENOMEM. */
+static int sim_init(struct sim *c, const struct cs_opts *o,
+		    struct cs_result *r)
+{
+	const struct rt_jobs *js = c->js;
+	uint32_t nj = js->njobs ? js->njobs : 1;
+	uint32_t nr = js->rank_off ? js->rank_off[js->njobs] : 0, nf = 0, j;
+
+	c->o = o;
+	c->r = r;
+	memset(r, 0, sizeof(*r));
+	r->pattern = o->pattern;
+	r->njobs = js->njobs;
+	r->bw = calloc(nj, sizeof(*r->bw));
+	c->order = calloc(nr ? nr : 1, sizeof(*c->order));
+	c->first = calloc(nj, sizeof(*c->first));
+	c->inv_bw = calloc(nj, sizeof(*c->inv_bw));
+	c->zero = calloc(nj, sizeof(*c->zero));
+	c->round_bw = calloc(nj, sizeof(*c->round_bw));
+	if (!r->bw || !c->order || !c->first || !c->inv_bw || !c->zero ||
+	    !c->round_bw)
+		return -ENOMEM;
+	for (j = 0; j < js->njobs; j++)
+		nf += o->pattern != CS_NCCL_ALLTOALL ? ranks(js, j) :
+		      ranks(js, j) * (ranks(js, j) ? ranks(js, j) - 1 : 0);
+	if (round_init(&c->w, nf) || mm_init(&c->m, c->t->fab->nports))
+		return -ENOMEM;
+	if (o->oracle != CS_ORACLE_NONE && oracle_init(c))
+		return -ENOMEM;
+	if (o->links &&
+	    !(r->link = calloc(c->t->fab->nports + 1, sizeof(*r->link))))
+		return -ENOMEM;
+	return 0;
 }
 
 int cs_run(const struct rt_tables *t, const struct rt_jobs *js,
 	   const struct cs_opts *o, struct cs_result *r)
 {
-	struct sim c = { .t = t, .js = js, .o = o, .r = r };
-	uint32_t nj = js->njobs ? js->njobs : 1;
+	struct sim c = { .t = t, .js = js };
 	size_t i;
-	uint32_t nr = js->rank_off ? js->rank_off[js->njobs] : 0, nf = 0, j;
-	int ret = -ENOMEM;
+	int ret = sim_init(&c, o, r);
 
-	memset(r, 0, sizeof(*r));
-	r->pattern = o->pattern;
-	r->njobs = js->njobs;
-	r->bw = calloc(nj, sizeof(*r->bw));
-	c.order = calloc(nr ? nr : 1, sizeof(*c.order));
-	c.first = calloc(nj, sizeof(*c.first));
-	c.inv_bw = calloc(nj, sizeof(*c.inv_bw));
-	c.zero = calloc(nj, sizeof(*c.zero));
-	c.round_bw = calloc(nj, sizeof(*c.round_bw));
-	if (!r->bw || !c.order || !c.first || !c.inv_bw || !c.zero ||
-	    !c.round_bw)
-		goto out;
-	for (j = 0; j < js->njobs; j++)
-		nf += o->pattern != CS_NCCL_ALLTOALL ? ranks(js, j) :
-		      ranks(js, j) * (ranks(js, j) ? ranks(js, j) - 1 : 0);
-	if (round_init(&c.w, nf) || mm_init(&c.m, t->fab->nports))
-		goto out;
-	if (o->oracle != CS_ORACLE_NONE && oracle_init(&c))
-		goto out;
-	if (o->links &&
-	    !(r->link = calloc(t->fab->nports + 1, sizeof(*r->link))))
+	if (ret)
 		goto out;
 	ret = o->pattern == CS_RING ? ring(&c) :
 	      o->pattern == CS_NCCL_ALLTOALL ? nccl_alltoall(&c) : alltoall(&c);
@@ -854,6 +938,70 @@ out:
 	if (ret)
 		cs_result_release(r);
 	return ret;
+}
+
+/*
+ * Room for every job's flows at every shift, when they fit
+ * CACHE_FLOWS; else c->blk stays NULL and rounds walk their flows.
+ */
+#define CACHE_FLOWS (1u << 20)
+
+static int cache_init(struct sim *c)
+{
+	const struct rt_jobs *js = c->js;
+	uint64_t nf = 0, nb = 0;
+	uint32_t j, k;
+
+	for (j = 0; j < js->njobs; j++) {
+		nf += (uint64_t)ranks(js, j) * (ranks(js, j) ? ranks(js, j) - 1 : 0);
+		nb += ranks(js, j);
+	}
+	if (nf > CACHE_FLOWS)
+		return 0;
+	c->boff = malloc((js->njobs + 1) * sizeof(*c->boff));
+	c->blk = malloc((nb + 1) * sizeof(*c->blk));
+	if (!c->boff || !c->blk || round_init(&c->pool, (uint32_t)nf))
+		return -ENOMEM;
+	for (j = 0, nb = 0; j < js->njobs; j++) {
+		c->boff[j] = (uint32_t)nb;
+		nb += ranks(js, j);
+	}
+	for (k = 0; k < nb; k++)
+		c->blk[k] = UINT32_MAX;
+	return 0;
+}
+
+int cs_alignments(const struct rt_tables *t, const struct rt_jobs *js,
+		  unsigned int rounds, const uint64_t *seeds,
+		  unsigned int nseeds, const double *floor, double *bw,
+		  double *mean, double *worst)
+{
+	struct cs_opts o = { .pattern = CS_ALLTOALL, .rounds = rounds };
+	struct sim c = { .t = t, .js = js };
+	struct cs_result r;
+	uint32_t nj = js->njobs;
+	unsigned int k;
+	int ret = sim_init(&c, &o, &r);
+
+	if (!ret)
+		ret = cache_init(&c);
+	for (k = 0; !ret && k < nseeds; k++) {
+		o.seed = seeds[k];
+		c.floor = floor ? floor + (size_t)k * nj : NULL;
+		memset(c.inv_bw, 0, nj * sizeof(*c.inv_bw));
+		memset(c.zero, 0, nj * sizeof(*c.zero));
+		ret = alltoall(&c);
+		if (ret)
+			break;
+		r.active = 0;
+		summarise(&r, js);
+		memcpy(bw + (size_t)k * nj, r.bw, nj * sizeof(*bw));
+		mean[k] = r.mean;
+		worst[k] = r.worst;
+	}
+	sim_release(&c);
+	cs_result_release(&r);
+	return ret < 0 ? ret : (int)k;
 }
 
 void cs_result_release(struct cs_result *r)

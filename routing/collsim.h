@@ -107,6 +107,22 @@ int cs_run(const struct rt_tables *t, const struct rt_jobs *js,
 void cs_result_release(struct cs_result *r);
 
 /*
+ * The pairwise all-to-all (CS_ALLTOALL, rounds as cs_opts.rounds, the
+ * host lists' rank order) under nseeds alignments, seeds[k] as
+ * cs_opts.seed, each flow walked through t once for all of them.  Per
+ * alignment k, what cs_run() would give: the jobs' figures into
+ * bw + k * njobs, their mean into mean[k], the worst into worst[k].
+ * With floor (per alignment and job, as bw), the run stops as soon as a
+ * job's figure is sure to end below its floor (figures only fall round
+ * by round).  Returns the alignments run in full (nseeds, or the one
+ * where a job fell below its floor), or -ENOMEM.
+ */
+int cs_alignments(const struct rt_tables *t, const struct rt_jobs *js,
+		  unsigned int rounds, const uint64_t *seeds,
+		  unsigned int nseeds, const double *floor, double *bw,
+		  double *mean, double *worst);
+
+/*
  * The ring of job j: per rank (index from js->rank_off[j]) the rank it
  * sends to, UINT32_MAX for none (a rail no other host has), into next
  * (room for the job's ranks).  The routing that serves rings uses the

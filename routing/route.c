@@ -282,54 +282,101 @@ static uint64_t guard_seed(unsigned int k)
 	return 0x6a0b5ull + k * 0x9e3779b97f4a7c15ull;
 }
 
-/* Pattern p (seed) on t into m's mean and worst, and per job into row. */
+/* Pattern p on t into m's mean and worst, and per job into row. */
 static int score_one(const struct rt_tables *t, const struct rt_jobs *jobs,
-		     enum cs_pattern p, uint64_t seed, double *row,
-		     double *mean, double *worst)
+		     enum cs_pattern p, double *row, double *mean,
+		     double *worst)
 {
-	struct cs_opts o = { .pattern = p, .seed = seed,
-			     .rounds = p == CS_ALLTOALL ? RT_GUARD_ROUNDS : 0 };
+	struct cs_opts o = { .pattern = p };
 	struct cs_result r;
 	int ret = cs_run(t, jobs, &o, &r);
 
 	if (ret)
 		return ret;
-	if (row)
-		memcpy(row, r.bw, jobs->njobs * sizeof(*row));
-	*mean += p == CS_ALLTOALL ? r.mean / RT_GUARD_SEEDS : r.mean;
-	if (r.worst < *worst)
-		*worst = r.worst;
+	memcpy(row, r.bw, jobs->njobs * sizeof(*row));
+	*mean += r.mean;
+	*worst = r.worst < 1 ? r.worst : 1;
 	cs_result_release(&r);
 	return 0;
 }
 
-/* The model on t into m, and per job into rows (NULL, or NROWS rows). */
-static int score(const struct rt_tables *t, const struct rt_jobs *jobs,
-		 struct rt_model *m, double *rows)
+/* No job below its floor in rows from row from to row to. */
+static bool above(const double *rows, const double *floor, size_t nj,
+		  unsigned int from, unsigned int to)
 {
-	size_t nj = jobs->njobs;
+	size_t i;
+
+	for (i = from * nj; floor && i < to * nj; i++)
+		if (!(rows[i] >= floor[i]))
+			return false;
+	return true;
+}
+
+/*
+ * The pairwise all-to-all under the guard's alignments on t into m, per
+ * job into rows; 1 when a job fell below floor (NULL: none) first.
+ */
+static int score_a2a(const struct rt_tables *t, const struct rt_jobs *jobs,
+		     struct rt_model *m, double *rows, const double *floor)
+{
+	double mean[RT_GUARD_SEEDS], worst[RT_GUARD_SEEDS];
+	uint64_t seed[RT_GUARD_SEEDS];
 	unsigned int k;
 	int ret;
 
+	for (k = 0; k < RT_GUARD_SEEDS; k++)
+		seed[k] = guard_seed(k);
+	ret = cs_alignments(t, jobs, RT_GUARD_ROUNDS, seed, RT_GUARD_SEEDS,
+			    floor, rows, mean, worst);
+	if (ret < 0)
+		return ret;
+	if (ret < RT_GUARD_SEEDS)
+		return 1;
+	for (k = 0; k < RT_GUARD_SEEDS; k++) {
+		m->a2a += mean[k] / RT_GUARD_SEEDS;
+		if (worst[k] < m->a2a_worst)
+			m->a2a_worst = worst[k];
+	}
+	return 0;
+}
+
+/*
+ * The model on t into m, and per job into rows (NROWS rows).  With floor
+ * (as rows: the figures below which a job is slower), it stops at the
+ * first pattern where a job falls below: 1 then, m and rows partial.
+ */
+static int score(const struct rt_tables *t, const struct rt_jobs *jobs,
+		 struct rt_model *m, double *rows, const double *floor)
+{
+	size_t nj = jobs->njobs;
+	int ret;
+
 	memset(m, 0, sizeof(*m));
-	m->ring_worst = m->nccl_worst = m->a2a_worst = 1;
-	ret = score_one(t, jobs, CS_RING, 0, rows ? rows + ROW_RING * nj : NULL,
-			&m->ring, &m->ring_worst);
+	m->a2a_worst = 1;
+	ret = score_one(t, jobs, CS_RING, rows + ROW_RING * nj, &m->ring,
+			&m->ring_worst);
+	if (!ret && !above(rows, floor, nj, ROW_RING, ROW_NCCL))
+		ret = 1;
 	if (!ret)
-		ret = score_one(t, jobs, CS_NCCL_ALLTOALL, 0,
-				rows ? rows + ROW_NCCL * nj : NULL, &m->nccl,
-				&m->nccl_worst);
-	for (k = 0; !ret && k < RT_GUARD_SEEDS; k++)
-		ret = score_one(t, jobs, CS_ALLTOALL, guard_seed(k),
-				rows ? rows + (ROW_A2A + k) * nj : NULL,
-				&m->a2a, &m->a2a_worst);
+		ret = score_one(t, jobs, CS_NCCL_ALLTOALL, rows + ROW_NCCL * nj,
+				&m->nccl, &m->nccl_worst);
+	if (!ret && !above(rows, floor, nj, ROW_NCCL, ROW_A2A))
+		ret = 1;
+	if (!ret)
+		ret = score_a2a(t, jobs, m, rows + ROW_A2A * nj,
+				floor ? floor + ROW_A2A * nj : NULL);
 	return ret;
 }
 
 int rt_model_score(const struct rt_tables *t, const struct rt_jobs *jobs,
 		   struct rt_model *m)
 {
-	return score(t, jobs, m, NULL);
+	double *rows = malloc((size_t)NROWS * (jobs->njobs ? jobs->njobs : 1) *
+			      sizeof(*rows));
+	int ret = rows ? score(t, jobs, m, rows, NULL) : -ENOMEM;
+
+	free(rows);
+	return ret;
 }
 
 /* a no slower than b, within rounding. */
@@ -350,54 +397,58 @@ bool rt_model_better(const struct rt_model *a, const struct rt_model *b)
 		a->a2a > b->a2a + 1e-9);
 }
 
-/* No job slower in a than in b: rings and NCCL's, and every alignment. */
-static bool jobs_no_slower(const double *a, const double *b, size_t nj)
-{
-	size_t i;
-
-	for (i = 0; i < NROWS * nj; i++)
-		if (i < ROW_A2A * nj ? !no_slower(a[i], b[i]) :
-		    !no_slower(a[i], b[i] * (1 - RT_GUARD_SLACK)))
-			return false;
-	return true;
-}
-
-/* The judge's work: both sides' scores per job; zeroed, it holds none. */
+/*
+ * The judge's work: both sides' scores per job, and the floor below
+ * which a job is slower on a than on b (its ring and NCCL all-to-all
+ * within rounding, its pairwise all-to-all within RT_GUARD_SLACK under
+ * each alignment); zeroed, it holds none.
+ */
 struct judge {
 	const struct rt_jobs *jobs;
-	double *ra, *rb;
+	double *ra, *rb, *floor;
 };
 
 static void judge_release(struct judge *jd)
 {
 	free(jd->ra);
 	free(jd->rb);
-	jd->ra = jd->rb = NULL;
+	free(jd->floor);
+	jd->ra = jd->rb = jd->floor = NULL;
 }
 
 /* Room for both sides, and b's scores (into mb); 0 or -ENOMEM. */
 static int judge_init(struct judge *jd, const struct rt_jobs *jobs,
 		      const struct rt_tables *b, struct rt_model *mb)
 {
-	size_t n = (size_t)NROWS * (jobs->njobs ? jobs->njobs : 1);
+	size_t n = (size_t)NROWS * (jobs->njobs ? jobs->njobs : 1), i;
+	int ret;
 
 	jd->jobs = jobs;
 	jd->ra = malloc(n * sizeof(*jd->ra));
 	jd->rb = malloc(n * sizeof(*jd->rb));
-	if (!jd->ra || !jd->rb)
+	jd->floor = malloc(n * sizeof(*jd->floor));
+	if (!jd->ra || !jd->rb || !jd->floor)
 		return -ENOMEM;
-	return score(b, jobs, mb, jd->rb);
+	ret = score(b, jobs, mb, jd->rb, NULL);
+	for (i = 0; !ret && i < NROWS * jobs->njobs; i++)
+		jd->floor[i] = i < ROW_A2A * jobs->njobs ? jd->rb[i] - 1e-9 :
+			       jd->rb[i] * (1 - RT_GUARD_SLACK) - 1e-9;
+	return ret;
 }
 
-/* a against the scores judge_init() took: 1 kept, 0 not, or -ENOMEM. */
+/*
+ * a against the scores judge_init() took: 1 kept, 0 not, or -ENOMEM.
+ * Unless full, the scoring stops at the first job slower on a (ma is
+ * then partial).
+ */
 static int judge_run(struct judge *jd, const struct rt_tables *a,
-		     struct rt_model *ma, const struct rt_model *mb)
+		     struct rt_model *ma, const struct rt_model *mb, bool full)
 {
-	int ret = score(a, jd->jobs, ma, jd->ra);
+	int ret = score(a, jd->jobs, ma, jd->ra, full ? NULL : jd->floor);
 
 	if (ret)
-		return ret;
-	return jobs_no_slower(jd->ra, jd->rb, jd->jobs->njobs) &&
+		return ret < 0 ? ret : 0;
+	return above(jd->ra, jd->floor, jd->jobs->njobs, 0, NROWS) &&
 	       rt_model_better(ma, mb);
 }
 
@@ -409,7 +460,7 @@ int rt_model_judge(const struct rt_tables *a, const struct rt_tables *b,
 	int ret = judge_init(&jd, jobs, b, mb);
 
 	if (!ret)
-		ret = judge_run(&jd, a, ma, mb);
+		ret = judge_run(&jd, a, ma, mb, true);
 	judge_release(&jd);
 	return ret;
 }
@@ -440,7 +491,8 @@ static int guard(const struct fabric *f, enum rt_engine_id id,
 	if (!ret)
 		ret = judge_init(&jd, jobs, &t2, &without);
 	while (!ret) {
-		ret = judge_run(&jd, t, &s->with, &without);
+		ret = judge_run(&jd, t, &s->with, &without,
+				again.search_try + 1 >= used->job_tries);
 		if (ret || ++again.search_try >= used->job_tries)
 			break;
 		rt_tables_release(t);

@@ -333,6 +333,43 @@ static void test_rounds_largest(void)
 }
 
 /*
+ * Alignments run at once, their flows walked once, give what cs_run()
+ * gives seed by seed; a floor over one alignment's figure stops there.
+ */
+static void test_alignments(void)
+{
+	static const char *const h1[] = { "a1", "b1" };
+	static const char *const h2[] = { "a2", "b2", "a3", "b3" };
+	const struct rt_job_spec sp[] = {
+		{ "small", 1, h1, 2 }, { "large", 1, h2, 4 },
+	};
+	static const uint64_t seed[] = { 7, 8, 9, 100 };
+	double bw[4 * 2], mean[4], worst[4], floor[4 * 2] = { 0 };
+	struct cs_opts o = { .pattern = CS_ALLTOALL, .rounds = 2 };
+	struct cs_result r;
+	struct pair_run p;
+	unsigned int k;
+
+	pair_start(&p, sp, 2, false);
+	CU_ASSERT_EQUAL_FATAL(cs_alignments(&p.t, &p.js, 2, seed, 4, NULL, bw,
+					    mean, worst), 4);
+	for (k = 0; k < 4; k++) {
+		o.seed = seed[k];
+		CU_ASSERT_FATAL(!cs_run(&p.t, &p.js, &o, &r));
+		CU_ASSERT(r.bw[0] == bw[2 * k] && r.bw[1] == bw[2 * k + 1]);
+		CU_ASSERT(r.mean == mean[k] && r.worst == worst[k]);
+		cs_result_release(&r);
+	}
+	floor[2 * 2 + 1] = bw[2 * 2 + 1] + 1e-6;
+	CU_ASSERT_EQUAL(cs_alignments(&p.t, &p.js, 2, seed, 4, floor, bw,
+				      mean, worst), 2);
+	floor[2 * 2 + 1] = bw[2 * 2 + 1];
+	CU_ASSERT_EQUAL(cs_alignments(&p.t, &p.js, 2, seed, 4, floor, bw,
+				      mean, worst), 4);
+	pair_end(&p);
+}
+
+/*
  * The oracle routes by round over any shortest path: with a second cable
  * between the switches, two rings that the tables put on one cable each
  * get their own when every job's flows are known, and never do better
@@ -389,5 +426,6 @@ TU_SUITE(collsim,
 	 { "a lost flow stops its job", test_lost },
 	 { "capped rounds", test_rounds },
 	 { "rounds of the largest job", test_rounds_largest },
+	 { "alignments at once, as one by one", test_alignments },
 	 { "oracle: every job's rounds known", test_oracle },
 	 { "pattern names", test_pattern_names })
