@@ -48,7 +48,7 @@ struct jr {
 	struct grp *g;
 	uint32_t *shifts;	/* rounds, as shift - 1 */
 	uint32_t *rounds;	/* per job: n - 1 */
-	uint16_t **job_load;	/* per job: its flows per [round][link] */
+	uint16_t **job_load;	/* per job: its flows per [link][round] */
 	double own;		/* expected pairs of one job's flows on a link */
 	uint32_t *job_flows;	/* per link x job: flows over all rounds */
 	double *sum, *sum_sq;	/* per link: sum and squares of mean loads */
@@ -147,14 +147,16 @@ static void nccl_add(struct jr *r, uint32_t j, uint32_t l, int d)
 static void grp_add(struct jr *r, const struct dst *ds, const struct grp *g,
 		    uint32_t l, int d)
 {
-	uint16_t *ld = r->job_load[ds->job] + l;
+	uint16_t *ld;
 	double per = 1.0 / r->rounds[ds->job];
 	uint32_t k;
 
 	if (l == UINT32_MAX)
 		return;
+	/* a link's rounds side by side: a group's rounds are near */
+	ld = r->job_load[ds->job] + (size_t)l * r->rounds[ds->job];
 	for (k = 0; k < g->nr; k++) {
-		uint16_t *x = ld + (size_t)r->shifts[g->roff + k] * r->nl;
+		uint16_t *x = ld + r->shifts[g->roff + k];
 
 		/* pairs of the round's flows on l: n (n - 1) / 2 */
 		r->own += d > 0 ? *x * per : -(*x - 1) * per;
