@@ -215,8 +215,13 @@ static int mm_solve(struct mm *m, uint32_t n, const uint32_t *off,
 		rate[i] = 1.0;
 	}
 	m->nheap = 0;
+	/*
+	 * A link with one flow never holds it below line rate: the flow
+	 * keeps rate 1 unless another link freezes it lower.
+	 */
 	for (d = 0; d < m->nused; d++)
-		heap_push(m, m->cap_left[d] / m->active[d], d);
+		if (m->active[d] > 1)
+			heap_push(m, m->cap_left[d] / m->active[d], d);
 	while (m->nheap) {
 		struct hent h = heap_pop(m);
 		double share;
