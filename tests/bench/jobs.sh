@@ -22,13 +22,15 @@ MIXES=${MIXES:-10}
 ANCHORS=${ANCHORS:-"ftree updn dfsssp"}
 OFFLINE=${OFFLINE:-1}
 
-# cols JSON K: "RING RING_WORST A2A A2A_WORST EBB" of routing K of a
-# simulate --json report.
+# cols JSON K: "RING RING_WORST A2A A2A_WORST EBB NCCL NCCL_WORST" of
+# routing K of a simulate --json report (NCCL: NCCL's all-to-all).
 cols() {
 	perl -MJSON::PP -0777 -ne 'my $r = decode_json($_)->{routings}['"$2"'];
-		printf "%.4f %.4f %.4f %.4f %.4f\n", $r->{ring}{mean},
+		my $n = $r->{"nccl-alltoall"};
+		printf "%.4f %.4f %.4f %.4f %.4f %.4f %.4f\n", $r->{ring}{mean},
 			$r->{ring}{worst}, $r->{alltoall}{mean},
-			$r->{alltoall}{worst}, $r->{ebb} // 0' "$1"
+			$r->{alltoall}{worst}, $r->{ebb} // 0, $n->{mean},
+			$n->{worst}' "$1"
 }
 
 # live NAME JOBS [ARGS]: cols of the jobs on the switches' LFTs now.
@@ -57,23 +59,26 @@ kept() {
 		print $m ? ($m->{kept} eq "jobs" ? "jobs" : "without") : "-"'
 }
 
-# Rows "mix njobs ranks w(5) wo(5) ms kept [shuffled w(5) wo(5)]" into
+# Rows "mix njobs ranks w(7) wo(7) ms kept [shuffled w(7) wo(7)]" into
 # a table, with the means and the issue's targets.
 table() {
 	awk '
 	function r(a, b) { return b > 0 ? a / b : 0 }
 	{ n++
-	  printf "| %d | %d | %d | %.3f | %.3f | **%.3f** | %.3f | %.3f | %.3f | %.3f | **%.3f** | %.3f | %.3f | %.3f | %.3f | %.3f | %s | %s |\n",
-		$1, $2, $3, $11, $6, r($6, $11), $12, $7, $9, $4, r($4, $9),
-		$10, $5, $13, $8, r($8, $13), $15, $14
-	  a2a += r($6, $11); ring += r($4, $9); ebb += r($8, $13)
-	  aw += $7 >= $12 - 1e-9; rw += $5 >= $10 - 1e-9
-	  sa += r($18 + 0, $23 + 0); ms[n] = $14 }
+	  printf "| %d | %d | %d | %.3f | %.3f | **%.3f** | %.3f | %.3f | %.3f | %.3f | **%.3f** | %.3f | %.3f | %.3f | %.3f | **%.3f** | %.3f | %.3f | %.3f | %.3f | **%.3f** | %s | %s |\n",
+		$1, $2, $3, $13, $6, r($6, $13), $14, $7,
+		$16, $9, r($9, $16), $17, $10,
+		$11, $4, r($4, $11), $12, $5, $15, $8, r($8, $15), $19, $18
+	  a2a += r($6, $13); nccl += r($9, $16); ring += r($4, $11)
+	  ebb += r($8, $15)
+	  aw += $7 >= $14 - 1e-9; nw += $10 >= $17 - 1e-9
+	  rw += $5 >= $12 - 1e-9
+	  sa += r($22 + 0, $29 + 0); ms[n] = $18 }
 	END { if (!n) exit 1
-	  printf "| **mean** | | | | | **%.3f** | | | | | **%.3f** | | | | | **%.3f** | | |\n",
-		a2a / n, ring / n, ebb / n
-	  printf "\nMean of the ratios over %d mixes: all-to-all %.3f, ring %.3f, eBB %.3f; worst job no slower than without on %d of %d mixes (all-to-all) and %d of %d (ring).\n",
-		n, a2a / n, ring / n, ebb / n, aw, n, rw, n
+	  printf "| **mean** | | | | | **%.3f** | | | | | **%.3f** | | | | | **%.3f** | | | | | **%.3f** | | |\n",
+		a2a / n, nccl / n, ring / n, ebb / n
+	  printf "\nMean of the ratios over %d mixes: all-to-all %.3f, NCCL all-to-all %.3f, ring %.3f, eBB %.3f; worst job no slower than without on %d of %d mixes (all-to-all), %d of %d (NCCL all-to-all) and %d of %d (ring).\n",
+		n, a2a / n, nccl / n, ring / n, ebb / n, aw, n, nw, n, rw, n
 	  if (sa > 0)
 		printf "All-to-all over a rank order the routing did not know (--shuffle): %.3f of without, mean over the mixes.\n", sa / n
 	}'
@@ -81,8 +86,8 @@ table() {
 
 table_head() {
 	echo
-	echo "| mix | jobs | ranks | a2a without | a2a with | ratio | worst without | worst with | ring without | ring with | ratio | worst without | worst with | eBB without | eBB with | ratio | kept | hints.set ms |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	echo "| mix | jobs | ranks | a2a without | a2a with | ratio | worst without | worst with | NCCL a2a without | NCCL a2a with | ratio | worst without | worst with | ring without | ring with | ratio | worst without | worst with | eBB without | eBB with | ratio | kept | hints.set ms |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 }
 
 # fabric LABEL NET: the live comparison and the anchors on one fabric.
@@ -138,19 +143,24 @@ fabric() {
 	echo
 	echo "OpenSM's engines on the same fabric and mixes (their dumps; mean over the mixes of the mean job, and the plugin's for reference):"
 	echo
-	echo "| engine | ring | ring worst | all-to-all | all-to-all worst | eBB |"
-	echo "|---|---|---|---|---|---|"
-	awk '{ n++; r += $4; rw += $5; a += $6; aw += $7; e += $8 }
-		END { printf "| gpuaware, job routing | %.3f | %.3f | %.3f | %.3f | %.3f |\n",
-			r / n, rw / n, a / n, aw / n, e / n }' "$WORK/$label.rows"
-	awk '{ n++; r += $9; rw += $10; a += $11; aw += $12; e += $13 }
-		END { printf "| gpuaware, no hints | %.3f | %.3f | %.3f | %.3f | %.3f |\n",
-			r / n, rw / n, a / n, aw / n, e / n }' "$WORK/$label.rows"
+	echo "| engine | ring | ring worst | all-to-all | all-to-all worst | eBB | NCCL a2a | NCCL a2a worst |"
+	echo "|---|---|---|---|---|---|---|---|"
+	awk '{ n++; r += $4; rw += $5; a += $6; aw += $7; e += $8; c += $9
+		cw += $10 }
+		END { printf "| gpuaware, job routing | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n",
+			r / n, rw / n, a / n, aw / n, e / n, c / n, cw / n }' \
+		"$WORK/$label.rows"
+	awk '{ n++; r += $11; rw += $12; a += $13; aw += $14; e += $15
+		c += $16; cw += $17 }
+		END { printf "| gpuaware, no hints | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n",
+			r / n, rw / n, a / n, aw / n, e / n, c / n, cw / n }' \
+		"$WORK/$label.rows"
 	for e in $ANCHORS; do
 		awk -v e="$e" '$2 == e { n++; r += $3; rw += $4; a += $5;
-			aw += $6; b += $7 }
-			END { if (n) printf "| %s | %.3f | %.3f | %.3f | %.3f | %.3f |\n",
-				e, r / n, rw / n, a / n, aw / n, b / n }' \
+			aw += $6; b += $7; c += $8; cw += $9 }
+			END { if (n) printf "| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n",
+				e, r / n, rw / n, a / n, aw / n, b / n, c / n,
+				cw / n }' \
 			"$WORK/$label.anchors"
 	done
 }
