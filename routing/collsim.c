@@ -278,6 +278,7 @@ static void round_release(struct round *w)
 	free(w->rate);
 }
 
+/* Room for cap flows; round_release() frees it, also after -ENOMEM. */
 static int round_init(struct round *w, uint32_t cap)
 {
 	memset(w, 0, sizeof(*w));
@@ -291,10 +292,8 @@ static int round_init(struct round *w, uint32_t cap)
 	w->src = malloc((cap ? cap : 1) * sizeof(*w->src));
 	w->dst = malloc((cap ? cap : 1) * sizeof(*w->dst));
 	if (!w->off || !w->job || !w->lost || !w->rate || !w->lnk || !w->src ||
-	    !w->dst) {
-		round_release(w);
+	    !w->dst)
 		return -ENOMEM;
-	}
 	w->off[0] = 0;
 	return 0;
 }
@@ -825,8 +824,8 @@ static int alltoall(struct sim *c)
 			uint32_t n = ranks(js, j);
 
 			if (n > 1)
-				ret = a2a_round(c, j,
-						1 + (c->first[j] + rnd) % (n - 1));
+				ret = a2a_round(c, j, 1 + (c->first[j] + rnd) %
+						      (n - 1));
 		}
 		if (!ret)
 			ret = run_round(c);
@@ -958,8 +957,10 @@ static int cache_init(struct sim *c)
 	uint32_t j, k;
 
 	for (j = 0; j < js->njobs; j++) {
-		nf += (uint64_t)ranks(js, j) * (ranks(js, j) ? ranks(js, j) - 1 : 0);
-		nb += ranks(js, j);
+		uint64_t n = ranks(js, j);
+
+		nf += n * (n ? n - 1 : 0);
+		nb += n;
 	}
 	if (nf > CACHE_FLOWS)
 		return 0;
