@@ -16,12 +16,18 @@
  * each job LID takes the class and parallel-cable key whose routes load
  * its job's own links least (jobplan.h), minimal and on the same VLs
  * either way.
+ *
+ * A switch answers a host's request (PerfMgt, perfquery) on the
+ * request's SL.  Where a tie sends the answer on round the ring rather
+ * than back, the two need other SLs than the routes' own: found pair by
+ * pair, on layer 0 or layer 1, where neither closes a cycle.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../topology/textio.h"
 #include "../../topology/torusrec.h"
 #include "../jobplan.h"
 #include "torus.h"
@@ -34,6 +40,7 @@
 #define ST_DOR 1
 #define ST_DET 2
 #define INF UINT32_MAX
+#define ANSWER_ROUNDS 16	/* greedy tries at hosts' switch answers */
 
 /* What path_sl and sl2vl read; owned by the tables (t->own_vl). */
 struct tvl {
@@ -47,6 +54,15 @@ struct tvl {
 	uint8_t *sl;		/* nsw x (top + 1): SL by (source switch, DLID) */
 	/* nsw x 256: 1 + dateline bit of a port's ring */
 	uint8_t *port_dateline;
+	/* hosts' requests to switch LIDs not on sl's, by (slid, dlid) */
+	struct tans *ans;
+	size_t nans;
+};
+
+/* The SL a host LID's requests to a switch LID and the answers ride. */
+struct tans {
+	uint32_t slid, dlid;
+	uint8_t sl;
 };
 
 /* A pair dimension order cannot join, routed by shortest detour. */
@@ -87,6 +103,7 @@ struct eng {
 	struct det *det;
 	size_t ndet, cap, layer1;
 	unsigned int maxvl;
+	size_t ans_cap, unanswered;
 };
 
 static struct tvl *tvl_of(const struct rt_tables *t)
@@ -94,14 +111,29 @@ static struct tvl *tvl_of(const struct rt_tables *t)
 	return t->vl->ctx;
 }
 
+static int ans_cmp(const void *a, const void *b)
+{
+	const struct tans *x = a, *y = b;
+
+	if (x->slid != y->slid)
+		return x->slid < y->slid ? -1 : 1;
+	return (x->dlid > y->dlid) - (x->dlid < y->dlid);
+}
+
 static uint8_t tor_path_sl(const struct rt_tables *t, unsigned int slid,
 			   unsigned int dlid)
 {
 	const struct tvl *tv = tvl_of(t);
+	struct tans key = { .slid = slid, .dlid = dlid }, *a;
 	uint32_t s;
 
 	if (slid > tv->top || dlid > tv->top)
 		return 0;
+	if (tv->nans) {
+		a = bsearch(&key, tv->ans, tv->nans, sizeof(key), ans_cmp);
+		if (a)
+			return a->sl;
+	}
 	s = tv->lid_sw[slid];
 	return s == FAB_NONE ? 0 : tv->sl[(size_t)s * (tv->top + 1) + dlid];
 }
@@ -134,6 +166,7 @@ static void tvl_release(struct rt_vl *vl)
 	free(tv->lid_sw);
 	free(tv->sl);
 	free(tv->port_dateline);
+	free(tv->ans);
 	free(tv);
 }
 
@@ -529,16 +562,30 @@ static void add_dor(struct eng *e, uint32_t c, uint32_t T, unsigned int sl)
 	}
 }
 
-/*
- * Add the dependencies of the detour src -> dst that DLID lid takes, on
- * SL sl, unless one would close a cycle: then take back what this route
- * added and return false.
- */
-static bool add_path(struct eng *e, uint32_t src, uint32_t dst,
-		     unsigned int lid, unsigned int sl)
+/* Dependencies a route added, to take back when a later one fails. */
+#define UNDO_MAX 128
+struct undo {
+	uint64_t *m[UNDO_MAX], b[UNDO_MAX];
+	unsigned int n;
+};
+
+static void undo_all(struct undo *u)
 {
-	uint64_t *um[64], ub[64];
-	unsigned int nu = 0, k, k2, vl, vl2, i, maxvl, p;
+	while (u->n > 0) {
+		u->n--;
+		*u->m[u->n] &= ~u->b[u->n];
+	}
+}
+
+/*
+ * Add the dependencies of the route src -> dst that DLID lid takes, on
+ * SL sl, logging each in u, unless one would close a cycle: then return
+ * false (the caller takes back what u holds).
+ */
+static bool walk_path(struct eng *e, uint32_t src, uint32_t dst,
+		      unsigned int lid, unsigned int sl, struct undo *u)
+{
+	unsigned int k, k2, vl, vl2, i, maxvl, p;
 	uint32_t s = src, s2;
 	uint64_t bit, *m;
 
@@ -561,14 +608,11 @@ static bool add_path(struct eng *e, uint32_t src, uint32_t dst,
 		m = succ(e, s, k, vl);
 		bit = 1ull << (k2 * CVL + vl2);
 		if (!(*m & bit)) {
-			if (nu == 64 || reach(e, s2, k2, vl2, s, k, vl)) {
-				while (nu-- > 0)
-					*um[nu] &= ~ub[nu];
+			if (u->n == UNDO_MAX || reach(e, s2, k2, vl2, s, k, vl))
 				return false;
-			}
 			*m |= bit;
-			um[nu] = m;
-			ub[nu++] = bit;
+			u->m[u->n] = m;
+			u->b[u->n++] = bit;
 		}
 		s = s2;
 		k = k2;
@@ -578,6 +622,18 @@ static bool add_path(struct eng *e, uint32_t src, uint32_t dst,
 	if (maxvl > e->maxvl)
 		e->maxvl = maxvl;
 	return true;
+}
+
+/* walk_path() alone: what it added taken back when it fails. */
+static bool add_path(struct eng *e, uint32_t src, uint32_t dst,
+		     unsigned int lid, unsigned int sl)
+{
+	struct undo u = { .n = 0 };
+
+	if (walk_path(e, src, dst, lid, sl, &u))
+		return true;
+	undo_all(&u);
+	return false;
 }
 
 /* Any cycle among the dependencies?  Iterative depth first, three colours. */
@@ -767,6 +823,212 @@ static int place_detours(struct eng *e)
 	}
 	tv->layer1 = e->layer1 > 0;
 	return 0;
+}
+
+static int note_answer(struct eng *e, unsigned int slid, unsigned int dlid,
+		       unsigned int sl)
+{
+	struct tvl *tv = e->tv;
+	struct tans *a;
+
+	if (tio_grow((void **)&tv->ans, &e->ans_cap, tv->nans + 1,
+		     sizeof(*a)))
+		return -ENOMEM;
+	a = &tv->ans[tv->nans++];
+	a->slid = slid;
+	a->dlid = dlid;
+	a->sl = sl;
+	return 0;
+}
+
+/* A host LID l behind c and switch LID tl of T, on different SLs. */
+struct tpair {
+	uint32_t c;
+	unsigned int l;
+	uint32_t T;
+	unsigned int tl;
+	bool fail;		/* the last round placed it on no SL */
+};
+
+/* Both the request c -> T to tl and the answer T -> c to l on SL sl? */
+static bool try_answer(struct eng *e, uint32_t c, unsigned int l, uint32_t T,
+		       unsigned int tl, unsigned int sl)
+{
+	struct undo u = { .n = 0 };
+	unsigned int maxvl = e->maxvl;
+
+	if (walk_path(e, c, T, tl, sl, &u) && walk_path(e, T, c, l, sl, &u))
+		return true;
+	undo_all(&u);
+	e->maxvl = maxvl;
+	return false;
+}
+
+/*
+ * Host LID l's requests to switch LID tl of T and T's answers.  Where the
+ * host's class turns a tie other than the switch LID's, the answer goes
+ * round the ring the way the request went on, so its own SL's dateline
+ * bits differ from the request's: the pair then takes the first SL, on
+ * layer 0 then layer 1, whose bits for those rings neither route's
+ * dependencies close a cycle with.
+ */
+static int place_answer(struct eng *e, const struct tpair *p,
+			unsigned int lay)
+{
+	struct tvl *tv = e->tv;
+	size_t row = e->t->top + 1;
+	unsigned int rq = tv->sl[(size_t)p->c * row + p->tl];
+	unsigned int an = tv->sl[(size_t)p->T * row + p->l];
+	unsigned int L = 1u << tv->ndatelines, x, v, i, sl, cand[2];
+
+	x = (rq ^ an) & (L - 1);
+	cand[0] = rq & x;
+	cand[1] = an & x;
+	for (i = 0; i < 2 + (1u << tv->ndatelines); i++) {
+		v = i < 2 ? cand[i] : (i - 2) & x;
+		if (i == 1 && v == cand[0])
+			continue;
+		if (i >= 2 && ((i - 2) & ~x || v == cand[0] || v == cand[1]))
+			continue;
+		sl = (rq & ~x & ~L) | v | (lay ? L : 0);
+		if (!try_answer(e, p->c, p->l, p->T, p->tl, sl))
+			continue;
+		if (sl == rq)
+			return 1;
+		return note_answer(e, p->l, p->tl, sl) ? -ENOMEM : 1;
+	}
+	return 0;
+}
+
+/* Host-switch LID pairs whose request's and answer's SLs differ. */
+static int pending_answers(struct eng *e, struct tpair **out, size_t *np)
+{
+	const struct rt_tables *t = e->t;
+	const struct tvl *tv = e->tv;
+	size_t row = t->top + 1, n = 0, cap = 0;
+	struct tpair *ps = NULL;
+	unsigned int l, j, tl;
+	uint32_t c, T;
+
+	for (l = 1; l <= t->top; l++) {
+		c = tv->lid_sw[l];
+		if (c == FAB_NONE || !rt_lid_is_ca(t, l))
+			continue;
+		for (T = 0; T < t->nsw; T++)
+			for (j = e->loff[T]; j < e->loff[T + 1]; j++) {
+				tl = e->lids[j];
+				if (T == c || t->lid_node[tl] != t->sw_node[T] ||
+				    tv->sl[(size_t)c * row + tl] ==
+				    tv->sl[(size_t)T * row + l])
+					continue;
+				if (tio_grow((void **)&ps, &cap, n + 1,
+					     sizeof(*ps))) {
+					free(ps);
+					return -ENOMEM;
+				}
+				ps[n++] = (struct tpair){ c, l, T, tl, false };
+			}
+	}
+	*out = ps;
+	*np = n;
+	return 0;
+}
+
+/*
+ * Every pair on layer 0 where it fits, then what is left on layer 1:
+ * layer 0 first keeps layer 1 free for the pairs no SL of layer 0 takes.
+ * Marks and counts the pairs neither takes.
+ */
+static int place_round(struct eng *e, struct tpair *ps, size_t n,
+		       size_t *left)
+{
+	unsigned int lay;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n; i++)
+		ps[i].fail = true;
+	for (lay = 0; lay < 2; lay++)
+		for (i = 0; i < n; i++) {
+			if (!ps[i].fail)
+				continue;
+			ret = place_answer(e, &ps[i], lay);
+			if (ret < 0)
+				return ret;
+			ps[i].fail = !ret;
+		}
+	for (i = *left = 0; i < n; i++)
+		*left += ps[i].fail;
+	return 0;
+}
+
+/* The pairs a round left first, the others after them, each in order. */
+static void failed_first(struct tpair *ps, struct tpair *tmp, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (ps[i].fail)
+			tmp[k++] = ps[i];
+	for (i = 0; i < n; i++)
+		if (!ps[i].fail)
+			tmp[k++] = ps[i];
+	memcpy(ps, tmp, n * sizeof(*ps));
+}
+
+/*
+ * Greedy rounds: a round that leaves a few pairs is taken back and the
+ * next tries those first, as they are the ones with the fewest SLs open.
+ * When the last still leaves some, every pair keeps its request's SL,
+ * as before, and the routing says its answers are unchecked.
+ */
+static int place_answers(struct eng *e)
+{
+	struct tvl *tv = e->tv;
+	size_t nodes = (size_t)e->t->nsw * NSLOT * CVL, n, left = 0, i;
+	bool layer1 = tv->layer1;
+	unsigned int maxvl = e->maxvl, round;
+	struct tpair *ps = NULL, *tmp = NULL;
+	uint64_t *succ0 = NULL;
+	int ret;
+
+	ret = pending_answers(e, &ps, &n);
+	if (ret || !n)
+		goto out;
+	succ0 = malloc(nodes * sizeof(*succ0));
+	tmp = malloc(n * sizeof(*tmp));
+	ret = -ENOMEM;
+	if (!succ0 || !tmp)
+		goto out;
+	memcpy(succ0, e->succ, nodes * sizeof(*succ0));
+	tv->layer1 = true;
+	for (round = 0; round < ANSWER_ROUNDS; round++) {
+		if (round) {
+			memcpy(e->succ, succ0, nodes * sizeof(*succ0));
+			e->maxvl = maxvl;
+			tv->nans = 0;
+			failed_first(ps, tmp, n);
+		}
+		ret = place_round(e, ps, n, &left);
+		/* more than 1 in 16 left: the tie rings want more VLs */
+		if (ret || !left || left * 16 > n)
+			break;
+	}
+	e->unanswered = left;
+	if (left) {	/* no VLs spent on a routing that keeps a cycle */
+		memcpy(e->succ, succ0, nodes * sizeof(*succ0));
+		e->maxvl = maxvl;
+		tv->nans = 0;
+	}
+	qsort(tv->ans, tv->nans, sizeof(*tv->ans), ans_cmp);
+	for (i = 0; i < tv->nans && !layer1; i++)
+		layer1 = tv->ans[i].sl & 1u << tv->ndatelines;
+out:
+	tv->layer1 = layer1;
+	free(succ0);
+	free(tmp);
+	free(ps);
+	return ret;
 }
 
 /*
@@ -1006,6 +1268,21 @@ out:
 	return ret;
 }
 
+/* Appended to route()'s detail where hosts' switch requests moved. */
+static void answers_detail(const struct eng *e, char *detail, size_t len)
+{
+	size_t n = strlen(detail);
+
+	if (e->tv->nans && n < len)
+		snprintf(detail + n, len - n,
+			 ", %zu host-switch LID pairs on SLs of their own",
+			 e->tv->nans);
+	n = strlen(detail);
+	if (e->unanswered && n < len)
+		snprintf(detail + n, len - n, ", switch answers unchecked (%zu host-switch LID pairs found no SL)",
+			 e->unanswered);
+}
+
 static int route(const struct fabric *f, const void *info,
 		 const struct rt_jobs *jobs, struct rt_tables *t, char *detail,
 		 size_t len, const char **use)
@@ -1044,6 +1321,8 @@ static int route(const struct fabric *f, const void *info,
 			snprintf(detail, len, "detours need more than %u VLs",
 				 2 * e.tv->vl_per_layer);
 	}
+	if (!ret)
+		ret = place_answers(&e);
 	if (!ret) {
 		e.tv->vl.nvl = e.maxvl + 1;
 		e.tv->vl.path_sl = tor_path_sl;
@@ -1057,6 +1336,7 @@ static int route(const struct fabric *f, const void *info,
 			 e.tv->vl.nvl, e.tv->vl.nvl > 1 ? "s" : "", e.tv->ndatelines,
 			 e.tv->ndatelines == 1 ? "" : "s", e.ndet, e.layer1,
 			 e.tv->vl_per_layer, 2 * e.tv->vl_per_layer - 1);
+		answers_detail(&e, detail, len);
 		e.tv = NULL;
 	}
 	if (e.tv) {
