@@ -3,8 +3,9 @@
 # The plugin routes tori and a mesh in a real OpenSM under ibsim, with no
 # seed file: the tables reach the switches, and `ibpoolroute verify`
 # (LFTs and SL2VL read from the switches, path SLs from the SA) finds
-# every pair connected and no credit loop; again after a cable and then a
-# whole switch are unlinked from the ibsim console.  Without QoS the
+# every pair connected and no credit loop, the plugin's own check no loop
+# through the switches' answers either (no WRN GA44); again after a cable
+# and then a whole switch are unlinked from the ibsim console.  Without QoS the
 # torus routing is refused with a line saying what to set, and the
 # fabric gets up*-down* on VL 0, never a routing that can deadlock.
 set -eu
@@ -66,6 +67,9 @@ for fab in $FABRICS; do
 		t_fail "$fab: the lost switch is not reported"
 	verify_live "$name-switch"
 	t_log "$fab: after both failures $(grep 'credit loops' "$WORK/$name-switch.verify")"
+	# the switches' answers to the hosts' requests close no credit loop
+	count_lines "$WORK/ga.log" "WRN GA44" | grep -qx 0 ||
+		t_fail "$fab: $(grep 'WRN GA44' "$WORK/ga.log" | head -1)"
 
 	osm_stop
 	sim_stop
@@ -73,5 +77,6 @@ for fab in $FABRICS; do
 	mv "$WORK"/ga.* "$WORK/$name/"
 done
 
-# QoS off: refused with what to set, up*-down* on VL 0 meanwhile.
-qos_off_refused "$CONFIGS/torus-6x6.net" torus 2
+# QoS off: refused with what to set, up*-down* on VL 0 meanwhile (4
+# VLs: the hosts' requests to switch LIDs and the answers use layer 1).
+qos_off_refused "$CONFIGS/torus-6x6.net" torus 4
