@@ -103,7 +103,8 @@ struct eng {
 	struct det *det;
 	size_t ndet, cap, layer1;
 	unsigned int maxvl;
-	size_t ans_cap, unanswered;
+	size_t ans_cap;
+	bool unanswered;
 };
 
 static struct tvl *tvl_of(const struct rt_tables *t)
@@ -937,7 +938,9 @@ static int pending_answers(struct eng *e, struct tpair **out, size_t *np)
 /*
  * Every pair on layer 0 where it fits, then what is left on layer 1:
  * layer 0 first keeps layer 1 free for the pairs no SL of layer 0 takes.
- * Marks and counts the pairs neither takes.
+ * Marks and counts the pairs neither takes; stops at more than 1 in 16
+ * (the tie rings want more VLs than there are, another round will not
+ * find them).
  */
 static int place_round(struct eng *e, struct tpair *ps, size_t n,
 		       size_t *left)
@@ -948,14 +951,16 @@ static int place_round(struct eng *e, struct tpair *ps, size_t n,
 
 	for (i = 0; i < n; i++)
 		ps[i].fail = true;
+	*left = 0;
 	for (lay = 0; lay < 2; lay++)
-		for (i = 0; i < n; i++) {
+		for (i = 0; i < n && *left * 16 <= n; i++) {
 			if (!ps[i].fail)
 				continue;
 			ret = place_answer(e, &ps[i], lay);
 			if (ret < 0)
 				return ret;
 			ps[i].fail = !ret;
+			*left += lay && !ret;
 		}
 	for (i = *left = 0; i < n; i++)
 		*left += ps[i].fail;
@@ -1010,11 +1015,10 @@ static int place_answers(struct eng *e)
 			failed_first(ps, tmp, n);
 		}
 		ret = place_round(e, ps, n, &left);
-		/* more than 1 in 16 left: the tie rings want more VLs */
 		if (ret || !left || left * 16 > n)
 			break;
 	}
-	e->unanswered = left;
+	e->unanswered = left > 0;
 	if (left) {	/* no VLs spent on a routing that keeps a cycle */
 		memcpy(e->succ, succ0, nodes * sizeof(*succ0));
 		e->maxvl = maxvl;
@@ -1279,8 +1283,8 @@ static void answers_detail(const struct eng *e, char *detail, size_t len)
 			 e->tv->nans);
 	n = strlen(detail);
 	if (e->unanswered && n < len)
-		snprintf(detail + n, len - n, ", switch answers unchecked (%zu host-switch LID pairs found no SL)",
-			 e->unanswered);
+		snprintf(detail + n, len - n,
+			 ", switch answers unchecked (no SLs for the hosts' requests to switch LIDs)");
 }
 
 static int route(const struct fabric *f, const void *info,
