@@ -291,6 +291,140 @@ static void test_placement(void)
 	sch_free(s);
 }
 
+/* 16 hosts of 8 GPUs: leaves of 2 hosts, pods of 4 leaves, one tree. */
+static struct sch *tree16(void (*tweak)(struct sch_config *))
+{
+	return cluster(SCH_EASY, 16, 8, 2, 4, tweak);
+}
+
+/* Hold a request of hosts x gpus GPUs on hosts h[], whole hosts. */
+static void hold(struct sch *s, const uint32_t *h, unsigned int hosts,
+		 unsigned int gpus, double limit)
+{
+	struct sch_req r = { .gpus = hosts * gpus, .limit = limit,
+			     .hosts = hosts > 1 ? hosts : 0,
+			     .per_host = hosts > 1 ? gpus : 0 };
+	struct sch_slot sl[64];
+	unsigned int i, g, n = 0;
+	uint64_t k;
+
+	for (i = 0; i < hosts; i++)
+		for (g = 0; g < gpus; g++)
+			sl[n++] = (struct sch_slot){ h[i], (uint16_t)g, SCH_MILLI };
+	CU_ASSERT_EQUAL_FATAL(sch_hold(s, &r, sl, n, 0, &k), 0);
+}
+
+/*
+ * Pod 0 holds hosts 1 and 2 (leaves 0 and 1), pod 1 hosts 4-7 free:
+ * a gang of 3 hosts has room only in pod 1 (first fit would take 0, 3
+ * and 4, across both pods).  Pod 1's leaves of 2 free hosts take none
+ * of it alone: the first leaf whole, then one host of the other.
+ */
+static void test_gang_pod(void)
+{
+	struct sch *s = cluster(SCH_EASY, 8, 8, 2, 2, NULL);
+	struct sch_req g3 = { .gpus = 24 };
+	static const uint32_t busy[] = { 1, 2 };
+	uint32_t h[8];
+	unsigned int lvl;
+
+	hold(s, busy, 1, 8, 100);
+	hold(s, busy + 1, 1, 8, 100);
+	CU_ASSERT_EQUAL(sch_preview(s, &g3, SCH_PLACE_FIRST, h, 8, &lvl), 3);
+	CU_ASSERT(h[0] == 0 && h[1] == 3 && h[2] == 4 && lvl == 2);
+	CU_ASSERT_EQUAL(sch_preview(s, &g3, SCH_PLACE_TREE, h, 8, &lvl), 3);
+	CU_ASSERT(h[0] == 4 && h[1] == 5 && h[2] == 6 && lvl == 1);
+	sch_free(s);
+}
+
+/*
+ * Both pods have 6 free hosts in the same shape (leaves of 2, 1, 1, 2
+ * free) but a running gang spans leaves 1 and 2 of pod 0, so their
+ * uplinks carry its traffic; single-host jobs hold hosts 10 and 12 of
+ * pod 1.  A gang of 3 hosts fits neither leaf: it goes to pod 1, whose
+ * half-free leaves' uplinks nobody loads (best fit alone, on a tie of
+ * free hosts, would take pod 0).
+ */
+static void test_gang_links(void)
+{
+	struct sch *s = tree16(NULL);
+	static const uint32_t gang[] = { 2, 4 }, one[] = { 10, 12 };
+	struct sch_req g3 = { .gpus = 24 };
+	uint32_t h[8];
+	unsigned int lvl;
+
+	hold(s, gang, 2, 8, 100);
+	hold(s, one, 1, 8, 100);
+	hold(s, one + 1, 1, 8, 100);
+	CU_ASSERT_EQUAL(sch_preview(s, &g3, SCH_PLACE_TREE, h, 8, &lvl), 3);
+	CU_ASSERT(h[0] == 8 && h[1] == 9 && h[2] == 11 && lvl == 1);
+	sch_free(s);
+}
+
+static void wait_200(struct sch_config *c)
+{
+	c->gang_wait = 200;
+}
+
+static void wait_50(struct sch_config *c)
+{
+	c->gang_wait = 50;
+}
+
+/*
+ * Pod 0 (hosts 0-3) runs a job on host 0 until 100 (its limit), pod 1
+ * (4-7) jobs on 4-6 until 1000.  A gang of 4 hosts fits now only across
+ * both pods (1-3 and 7); at 100 pod 0 holds it.  The count model: now
+ * 4 (leaves 0, 1, 3 and both pods crossed), in pod 0 3; the gain, its
+ * 1000 s limit x 1, pays for the 100 s.  With gang_wait 200 it waits:
+ * when host 0 frees at 100 it takes pod 0; when it does not, the wait
+ * expires at 200 and it starts across the pods.  With gang_wait 50 the
+ * 100 s wait is out of bounds: it starts at once.
+ */
+static void test_gang_wait(void)
+{
+	static const uint32_t busy[] = { 0, 4, 5, 6 };
+	const char *across = "S5[1.0 1.1 1.2 1.3 1.4 1.5 1.6 1.7 "
+			     "2.0 2.1 2.2 2.3 2.4 2.5 2.6 2.7 "
+			     "3.0 3.1 3.2 3.3 3.4 3.5 3.6 3.7 "
+			     "7.0 7.1 7.2 7.3 7.4 7.5 7.6 7.7]";
+	struct sch_info in;
+	struct sch *s;
+	int run;
+
+	for (run = 0; run < 3; run++) {
+		s = cluster(SCH_EASY, 8, 8, 2, 2, run < 2 ? wait_200 : wait_50);
+		hold(s, busy, 1, 8, 100);
+		hold(s, busy + 1, 1, 8, 1000);
+		hold(s, busy + 2, 1, 8, 1000);
+		hold(s, busy + 3, 1, 8, 1000);
+		submit(s, 0, 32, 0, 1000);
+		if (run == 2) {
+			CU_ASSERT_STRING_EQUAL(step(s, 0), across);
+			sch_free(s);
+			continue;
+		}
+		CU_ASSERT_STRING_EQUAL(step(s, 0), "");
+		CU_ASSERT_EQUAL(sch_next(s, 0), 200);
+		if (run == 0) {
+			CU_ASSERT_EQUAL(sch_finish(s, 1, 100), 0);
+			CU_ASSERT_STRING_EQUAL(step(s, 100),
+				"S5[0.0 0.1 0.2 0.3 0.4 0.5 0.6 0.7 "
+				"1.0 1.1 1.2 1.3 1.4 1.5 1.6 1.7 "
+				"2.0 2.1 2.2 2.3 2.4 2.5 2.6 2.7 "
+				"3.0 3.1 3.2 3.3 3.4 3.5 3.6 3.7]");
+		} else {
+			CU_ASSERT_STRING_EQUAL(step(s, 150), "");
+			CU_ASSERT_STRING_EQUAL(step(s, 200), across);
+		}
+		CU_ASSERT_EQUAL(sch_info(s, 5, &in), 0);
+		CU_ASSERT_EQUAL(in.gang_expired, run == 1);
+		CU_ASSERT_EQUAL(in.gang_waited, run ? 200 : 100);
+		CU_ASSERT_EQUAL(in.level, run ? 2 : 1);
+		sch_free(s);
+	}
+}
+
 /*
  * Packing a share of 500 when host 0's GPU 0 has 600 free (a 400 share
  * runs there): best fit takes it (100 left, useless to both shapes
@@ -659,6 +793,9 @@ TU_SUITE(sched,
 	 { "fair-share decay", test_fairshare },
 	 { "tiresias demotion", test_tiresias },
 	 { "placement at the lowest level", test_placement },
+	 { "gang under one pod, not two", test_gang_pod },
+	 { "gang away from loaded uplinks", test_gang_links },
+	 { "gang waits, bounded", test_gang_wait },
 	 { "fgd against best fit", test_fgd },
 	 { "predicted run times", test_predicted },
 	 { "sjf", test_sjf },

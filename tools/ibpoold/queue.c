@@ -244,6 +244,7 @@ static int build(struct poold_queue *q, const struct pool_tree *t)
 		c.w_cls[i] = sc->class_weight * (double)i / (SCH_CLASSES - 1);
 	for (i = 0; i < sc->nclass_weights; i++)
 		c.w_cls[i] = sc->class_weights[i];
+	c.gang_wait = sc->gang_wait_s;
 	for (i = 0; i < sc->ngroups; i++)
 		q->quota[i] = (uint64_t)sc->quota[i] * SCH_MILLI;
 	q->quota[sc->ngroups] = UINT64_MAX / 4;

@@ -451,6 +451,8 @@ static int sched_key(struct ld *l, const char *key, const char *v)
 		return sched_secs(l, key, v, &c->starve_s);
 	if (!strcmp(key, "restart_s"))
 		return sched_secs(l, key, v, &c->restart_s);
+	if (!strcmp(key, "gang_wait_s"))
+		return sched_secs(l, key, v, &c->gang_wait_s);
 	if (!strcmp(key, "preempt"))
 		return sched_yesno(l, key, v, &c->preempt);
 	if (!strcmp(key, "classes"))

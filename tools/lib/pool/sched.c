@@ -34,6 +34,11 @@ struct job {
 	unsigned int level, feasible, preempts, lasq;
 	uint32_t *alt;		/* record_first: first fit's hosts */
 	size_t nalt;
+	/* a gang waiting for a placement at wait_level (gang_wait) */
+	bool waiting, wait_decided, wait_expired;
+	unsigned int wait_level;
+	uint32_t wait_group;	/* of wait_level */
+	double wait_from, wait_until, gang_waited;
 	bool head, borrowed, lost;
 	bool hist;		/* pred is from the user's history */
 	bool reload;		/* preempted: its next run starts with a restart */
@@ -124,6 +129,13 @@ struct sch {
 	size_t ndec, capdec;
 	/* scratch */
 	uint32_t *gcount;	/* per level and group */
+	uint32_t *gsize;	/* hosts per level and group */
+	uint32_t *parent;	/* per level and group: its group a level up */
+	uint32_t *sub;		/* room for every host */
+	uint32_t *uload;	/* running gangs' hosts behind its uplinks, same */
+	bool uload_ok;		/* uload matches the running jobs */
+	size_t nwaiting;	/* gangs waiting for a better placement */
+	size_t ngtot;		/* groups over all levels */
 	unsigned int feasible;	/* the last gang placement's lowest level */
 	struct shape failed[NSHAPES];	/* this pass's, see failed_before() */
 	size_t nfailed;
@@ -557,57 +569,211 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* ---- gangs on the tree ---- */
+
 /*
- * k hosts with per GPUs free inside group grp of level l: leaves filled
- * fewest first (a leaf that takes the rest, the smallest such; else the
- * one with most room), within a leaf the fullest hosts.
+ * The core's count model of the fabric: a group's uplinks carry the
+ * traffic of the running gangs' hosts in it whose gang spans a higher
+ * level (s->uload), over the group's hosts (s->gsize) as its capacity.
+ */
+static void uload_build(struct sch *s)
+{
+	unsigned int l;
+	size_t i, k;
+
+	if (s->uload_ok)
+		return;
+	memset(s->uload, 0, s->ngtot * sizeof(*s->uload));
+	for (i = 0; i < s->nrun; i++) {
+		const struct job *j = &s->job[s->run[i]];
+
+		if (j->k < 2)
+			continue;
+		for (k = 0; k < j->nslots; k++) {
+			uint32_t h = j->slot[k].host;
+
+			if (k && j->slot[k - 1].host == h)
+				continue;
+			for (l = 0; l < j->level && l < s->c.nlevels; l++)
+				s->uload[s->gbase[l] + s->h[h].lvl[l]]++;
+		}
+	}
+	s->uload_ok = true;
+}
+
+/* Uplink load of group g of level l, as a share of its hosts. */
+static double uplink(const struct sch *s, unsigned int l, uint32_t g,
+		     uint32_t add)
+{
+	size_t gi = s->gbase[l] + g;
+
+	return (double)(s->uload[gi] + add) / (s->gsize[gi] ? s->gsize[gi] : 1);
+}
+
+/*
+ * What gang hosts h[0..n) would load: over the groups they cross below
+ * the level they span, each group's uplink load (theirs added), summed.
+ */
+static double link_cost(struct sch *s, const uint32_t *h, size_t n)
+{
+	unsigned int l, top = span(s, h, n);
+	double cost = 0;
+	size_t i, k;
+	uint32_t m;
+
+	uload_build(s);
+	for (l = 0; l < top && l < s->c.nlevels; l++)
+		for (i = 0; i < n; i++) {
+			for (k = 0; k < i; k++)
+				if (s->h[h[k]].lvl[l] == s->h[h[i]].lvl[l])
+					break;
+			if (k < i)	/* group counted at its first host */
+				continue;
+			for (k = i, m = 0; k < n; k++)
+				m += s->h[h[k]].lvl[l] == s->h[h[i]].lvl[l];
+			cost += uplink(s, l, s->h[h[i]].lvl[l], m);
+		}
+	return cost;
+}
+
+/* Whether host h lies in group g of level l (l == nlevels: all do). */
+static bool in_group(const struct sch *s, size_t h, unsigned int l,
+		     uint32_t g)
+{
+	return l >= s->c.nlevels || s->h[h].lvl[l] == g;
+}
+
+/*
+ * Of the candidates c[0..n), the child at level m to take r more hosts
+ * from: the fullest that takes them all (best fit); else the one with
+ * most room; on ties the least loaded uplinks, then the lowest number.
+ */
+static uint32_t pick_child(const struct sch *s, const uint32_t *c, size_t n,
+			   unsigned int m, size_t r)
+{
+	const uint32_t *cnt = s->gcount + s->gbase[m];
+	uint32_t best = SCH_NONE, most = SCH_NONE, g, pick;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		g = s->h[c[i]].lvl[m];
+		if (cnt[g] >= r && (best == SCH_NONE || cnt[g] < cnt[best] ||
+				    (cnt[g] == cnt[best] &&
+				     uplink(s, m, g, 0) < uplink(s, m, best, 0))))
+			best = g;
+		if (most == SCH_NONE || cnt[g] > cnt[most] ||
+		    (cnt[g] == cnt[most] &&
+		     uplink(s, m, g, 0) < uplink(s, m, most, 0)))
+			most = g;
+	}
+	pick = best != SCH_NONE ? best : most;
+	return pick;
+}
+
+/* Take candidate c[i] into the placement: out of c and the counts. */
+static uint32_t take_cand(struct sch *s, uint32_t *c, size_t *n, size_t i)
+{
+	uint32_t h = c[i];
+	unsigned int l;
+
+	for (l = 0; l < s->c.nlevels; l++)
+		s->gcount[s->gbase[l] + s->h[h].lvl[l]]--;
+	c[i] = c[--*n];
+	return h;
+}
+
+/*
+ * j->k hosts with room inside group grp of level l (l == nlevels: the
+ * whole cluster) into out, s->gcount holding the free hosts per group:
+ * from the top down, each level's child chosen by pick_child(), within
+ * the leaf the fullest hosts; again until all are taken.
  */
 static void fill_group(struct sch *s, const struct view *v,
 		       const struct job *j, const uint8_t *mask,
 		       unsigned int l, uint32_t grp, uint32_t *out)
 {
-	uint32_t *c = s->cand, *lc = s->gcount;	/* level 0's counts */
-	size_t n = 0, h, i, got = 0, need = j->k;
+	uint32_t *c = s->cand, g;
+	size_t n = 0, h, i, bi, got = 0, need = j->k, r, before;
+	unsigned int m;
 
+	uload_build(s);
 	for (h = 0; h < s->nh; h++)
-		if (s->h[h].lvl[l] == grp && host_ok(s, v, h, j, mask))
+		if (in_group(s, h, l, grp) && host_ok(s, v, h, j, mask))
 			c[n++] = (uint32_t)h;
 	while (got < need) {
-		uint32_t best = SCH_NONE, most = SCH_NONE;
+		r = need - got;
+		g = grp;
+		for (m = l; m-- > 0;) {
+			size_t k = 0;
 
-		for (i = 0; i < n; i++) {
-			uint32_t leaf = s->h[c[i]].lvl[0], cnt = lc[leaf];
-
-			if (cnt >= need - got &&
-			    (best == SCH_NONE || cnt < lc[best] ||
-			     (cnt == lc[best] && leaf < best)))
-				best = leaf;
-			if (most == SCH_NONE || cnt > lc[most] ||
-			    (cnt == lc[most] && leaf < most))
-				most = leaf;
-		}
-		if (best == SCH_NONE)
-			best = most;
-		/* fullest hosts of that leaf first */
-		while (got < need && lc[best]) {
-			size_t bi = n;
-
+			/* the candidates inside the group chosen above */
 			for (i = 0; i < n; i++)
-				if (s->h[c[i]].lvl[0] == best &&
-				    (bi == n ||
-				     v->whole[c[i]] < v->whole[c[bi]] ||
+				if (m + 1 >= l || s->h[c[i]].lvl[m + 1] == g)
+					s->sub[k++] = c[i];
+			g = pick_child(s, s->sub, k, m, r);
+		}
+		before = got;
+		while (got < need) {
+			for (i = 0, bi = n; i < n; i++)
+				if (s->h[c[i]].lvl[0] == g &&
+				    (bi == n || v->whole[c[i]] < v->whole[c[bi]] ||
 				     (v->whole[c[i]] == v->whole[c[bi]] &&
 				      c[i] < c[bi])))
 					bi = i;
-			out[got++] = c[bi];
-			c[bi] = c[--n];
-			lc[best]--;
+			if (bi == n)
+				break;
+			out[got++] = take_cand(s, c, &n, bi);
 		}
-		lc[best] = 0;
-		for (i = 0; i < n; i++)
-			if (s->h[c[i]].lvl[0] == best)
-				c[i--] = c[--n];
+		if (before == got)	/* counts and candidates disagree */
+			break;
 	}
+}
+
+/* Free hosts of leaf g's pod (of the leaf, on a one-level tree). */
+static uint32_t pod_free(const struct sch *s, uint32_t g)
+{
+	if (s->c.nlevels < 2)
+		return s->gcount[g];
+	return s->gcount[s->gbase[1] + s->parent[g]];
+}
+
+/*
+ * The lowest level l with a group of j->k free hosts; of its groups
+ * the one whose placement loads the uplinks least, then leaves the
+ * fewest free hosts behind (best fit), into out.  s->gcount holds the
+ * free hosts per group and is used up.
+ */
+static void pick_group(struct sch *s, const struct view *v,
+		       const struct job *j, const uint8_t *mask,
+		       unsigned int l, uint32_t *out)
+{
+	const uint32_t *c = s->gcount + s->gbase[l];
+	uint32_t g, bg = SCH_NONE, *save = s->gcount + s->ngtot;
+	double cost, best = INF;
+
+	if (!l) {	/* one leaf: no uplink; best fit, then the fullest pod */
+		for (g = 0; g < s->ngrp[0]; g++)
+			if (c[g] >= j->k &&
+			    (bg == SCH_NONE || c[g] < c[bg] ||
+			     (c[g] == c[bg] && pod_free(s, g) < pod_free(s, bg))))
+				bg = g;
+		fill_group(s, v, j, mask, 0, bg, out);
+		return;
+	}
+	memcpy(save, s->gcount, s->ngtot * sizeof(*save));
+	for (g = 0; g < s->ngrp[l]; g++) {
+		if (save[s->gbase[l] + g] < j->k)
+			continue;
+		fill_group(s, v, j, mask, l, g, out);
+		cost = link_cost(s, out, j->k) * 1e6 +
+		       (save[s->gbase[l] + g] - j->k);
+		memcpy(s->gcount, save, s->ngtot * sizeof(*save));
+		if (cost < best) {
+			best = cost;
+			bg = g;
+		}
+	}
+	fill_group(s, v, j, mask, l, bg, out);
 }
 
 /* A gang's hosts into out: 0, or -1 when it does not fit; *lvl spanned. */
@@ -616,8 +782,9 @@ static int pick_gang(struct sch *s, const struct view *v, const struct job *j,
 		     unsigned int *lvl)
 {
 	unsigned int l, L = s->c.nlevels;
-	uint32_t g, bg;
+	uint32_t g;
 	size_t h, n = 0;
+	bool fits = false;
 
 	if (p == SCH_PLACE_FIRST && !s->c.record_first) {
 		for (h = 0; h < s->nh && n < j->k; h++)
@@ -628,8 +795,7 @@ static int pick_gang(struct sch *s, const struct view *v, const struct job *j,
 		*lvl = span(s, out, n);
 		return 0;
 	}
-	memset(s->gcount, 0, s->gbase[L - 1] * sizeof(*s->gcount) +
-				     s->ngrp[L - 1] * sizeof(*s->gcount));
+	memset(s->gcount, 0, s->ngtot * sizeof(*s->gcount));
 	for (h = 0; h < s->nh; h++)
 		if (host_ok(s, v, h, j, mask)) {
 			n++;
@@ -638,16 +804,10 @@ static int pick_gang(struct sch *s, const struct view *v, const struct job *j,
 		}
 	if (n < j->k)
 		return -1;
-	for (l = 0; l < L; l++) {
-		const uint32_t *c = s->gcount + s->gbase[l];
-
-		bg = SCH_NONE;
-		for (g = 0; g < s->ngrp[l]; g++)
-			if (c[g] >= j->k && (bg == SCH_NONE || c[g] < c[bg]))
-				bg = g;
-		if (bg != SCH_NONE)
-			break;
-	}
+	for (l = 0; l < L && !fits; l++)
+		for (g = 0; g < s->ngrp[l] && !fits; g++)
+			fits = s->gcount[s->gbase[l] + g] >= j->k;
+	l -= fits;
 	s->feasible = l;
 	if (p == SCH_PLACE_FIRST) {
 		for (h = 0, n = 0; h < s->nh && n < j->k; h++)
@@ -656,15 +816,12 @@ static int pick_gang(struct sch *s, const struct view *v, const struct job *j,
 		*lvl = span(s, out, n);
 		return 0;
 	}
-	if (l == L) {	/* no group holds it: parts apart, first fit */
-		if (pick_gang(s, v, j, SCH_PLACE_FIRST, mask, out, lvl))
-			return -1;
-		*lvl = L;
-		return 0;
-	}
-	fill_group(s, v, j, mask, l, bg, out);
+	if (l == L)	/* no group holds it: the whole cluster, pods filled */
+		fill_group(s, v, j, mask, L, 0, out);
+	else
+		pick_group(s, v, j, mask, l, out);
 	qsort(out, j->k, sizeof(*out), cmp_u32);
-	*lvl = l;
+	*lvl = l == L ? L : span(s, out, j->k);
 	return 0;
 }
 
@@ -694,6 +851,8 @@ static size_t place(struct sch *s, const struct view *v, const struct job *j,
 
 	*lvl = 0;
 	if (j->k > 1) {
+		if (s->c.gang_first_fit)
+			p = SCH_PLACE_FIRST;
 		if (pick_gang(s, v, j, p, mask, s->pick, lvl))
 			return 0;
 		for (i = 0; i < j->k; i++)
@@ -1036,6 +1195,7 @@ static int start(struct sch *s, struct job *j, unsigned int lvl, double t)
 		return ret;
 
 	slots_apply(s, &s->v, j->slot, j->nslots, &j->r, 1);
+	s->uload_ok = false;
 	j->st = J_RUN;
 	j->start = t;
 	j->head = false;
@@ -1082,6 +1242,9 @@ static void failed_add(struct sch *s, const struct job *j, bool masked)
 			j->r.cpu, j->r.mem, j->r.models, masked };
 }
 
+static bool gang_waits(struct sch *s, struct job *j, unsigned int lvl,
+		       double t);
+
 static bool try_start(struct sch *s, struct job *j, double t,
 		      const uint8_t *mask, int *err)
 {
@@ -1094,6 +1257,8 @@ static bool try_start(struct sch *s, struct job *j, double t,
 		failed_add(s, j, mask != NULL);
 		return false;
 	}
+	if (gang_waits(s, j, lvl, t))
+		return false;
 	*err = start(s, j, lvl, t);
 	return true;
 }
@@ -1102,6 +1267,7 @@ static bool try_start(struct sch *s, struct job *j, double t,
 static void stop(struct sch *s, struct job *j, double t)
 {
 	slots_apply(s, &s->v, j->slot, j->nslots, &j->r, -1);
+	s->uload_ok = false;
 	charge(s, j, t);
 	j->work += fmax(t - j->start - (j->reload ? s->c.restart : 0), 0);
 	j->reload = false;
@@ -1271,6 +1437,121 @@ static int end_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Running jobs in the order the policy expects them to end, in s->ends. */
+static void sort_ends(struct sch *s, double t)
+{
+	size_t i;
+
+	for (i = 0; i < s->nrun; i++) {
+		s->ends[i].end = expect_end(s, &s->job[s->run[i]], t);
+		s->ends[i].j = s->run[i];
+	}
+	qsort(s->ends, s->nrun, sizeof(*s->ends), end_cmp);
+}
+
+/* The distinct hosts of slots sl[0..n) into h: how many. */
+static size_t slot_hosts(const struct sch_slot *sl, size_t n, uint32_t *h)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (!i || sl[i].host != sl[i - 1].host)
+			h[k++] = sl[i].host;
+	return k;
+}
+
+/* A gang's slowdown on hosts h[0..n): the flow model's, or the count's. */
+static double slowdown(struct sch *s, const uint32_t *h, size_t n,
+		       const uint64_t *gone, size_t ngone)
+{
+	if (s->c.comm)
+		return s->c.comm(s->c.comm_ctx, h, n, gone, ngone);
+	return 1 + link_cost(s, h, n);
+}
+
+/*
+ * Gang j could start now at level lvl on j->slot.  Running jobs end as
+ * the policy expects, on a copy, until j fits at a lower level within
+ * gang_wait; then whether its expected run time x the slowdown it
+ * saves there exceeds that wait.  Sets j waiting if so.
+ */
+static bool wait_pays(struct sch *s, struct job *j, unsigned int lvl,
+		      double t)
+{
+	struct sch_slot *sl = calloc(j->r.gpus + 1, sizeof(*sl));
+	uint32_t *now = calloc(2 * j->k, sizeof(*now)), *then = now + j->k;
+	uint64_t *gone = calloc(s->nrun + 1, sizeof(*gone));
+	unsigned int tl = lvl, feasible = s->feasible;
+	size_t i, n = 0, nn, ng = 0;
+	double at = t, run, a, b;
+	bool wait = false;
+
+	if (!sl || !now || !gone)
+		goto out;
+	view_copy(s, &s->rv);
+	sort_ends(s, t);
+	for (i = 0; i < s->nrun && tl >= lvl; i++) {
+		const struct job *v = &s->job[s->ends[i].j];
+
+		at = s->ends[i].end;
+		if (at > t + s->c.gang_wait)
+			break;
+		slots_apply(s, &s->rv, v->slot, v->nslots, &v->r, -1);
+		gone[ng++] = (uint64_t)s->ends[i].j + 1;
+		if (i + 1 < s->nrun && s->ends[i + 1].end == at)
+			continue;
+		n = place(s, &s->rv, j, placement(s), NULL, sl, &tl);
+		if (!n)
+			tl = lvl;
+	}
+	if (tl >= lvl)
+		goto out;
+	nn = slot_hosts(j->slot, j->nslots, now);
+	a = slowdown(s, now, nn, NULL, 0);
+	n = slot_hosts(sl, n, then);
+	b = slowdown(s, then, n, gone, ng);
+	run = j->pred - j->ran;
+	if (run * (a - b) > at - t) {
+		wait = j->waiting = true;
+		j->wait_from = t;
+		j->wait_until = t + s->c.gang_wait;
+		j->wait_level = tl;
+		j->wait_group = s->h[then[0]].lvl[tl];
+		s->nwaiting++;
+	}
+out:
+	s->feasible = feasible;
+	free(sl);
+	free(now);
+	free(gone);
+	return wait;
+}
+
+/*
+ * Whether gang j, which could start now at level lvl, waits instead:
+ * decided once (wait_pays()), then until it fits as low as it waits
+ * for or gang_wait has passed.
+ */
+static bool gang_waits(struct sch *s, struct job *j, unsigned int lvl,
+		       double t)
+{
+	if (s->c.gang_wait <= 0 || j->k < 2 || !lvl)
+		return false;
+	if (j->waiting) {
+		if (lvl > j->wait_level && t < j->wait_until)
+			return true;
+		j->waiting = false;
+		j->wait_expired = lvl > j->wait_level;
+		j->gang_waited = fmin(t, j->wait_until) - j->wait_from;
+		s->nwaiting--;
+		return false;
+	}
+	if (j->wait_decided)
+		return false;
+	j->wait_decided = true;
+	return wait_pays(s, j, lvl, t);
+}
+
 /*
  * The head's reservation: running jobs end as expected, in order, on a
  * copy, until j fits; the hosts it would take are marked in s->resv.
@@ -1285,11 +1566,7 @@ static double reserve(struct sch *s, const struct job *j, double t)
 
 	memset(s->resv, 0, s->nh);
 	view_copy(s, &s->rv);
-	for (i = 0; i < s->nrun; i++) {
-		s->ends[i].end = expect_end(s, &s->job[s->run[i]], t);
-		s->ends[i].j = s->run[i];
-	}
-	qsort(s->ends, s->nrun, sizeof(*s->ends), end_cmp);
+	sort_ends(s, t);
 	for (i = 0; i < s->nrun; i++) {
 		const struct job *v = &s->job[s->ends[i].j];
 
@@ -1323,6 +1600,19 @@ static double backfill_len(const struct sch *s, const struct job *j)
 	if (s->c.policy == SCH_SJF && j->r.runtime > 0)
 		return j->r.runtime - j->ran;
 	return j->r.limit > 0 ? j->r.limit - j->ran : INF;
+}
+
+/*
+ * Gang j waits for a group: its hosts are held as a reservation is,
+ * until the wait ends.  Returns that time.
+ */
+static double hold_group(struct sch *s, const struct job *j)
+{
+	size_t h;
+
+	for (h = 0; h < s->nh; h++)
+		s->resv[h] = s->h[h].lvl[j->wait_level] == j->wait_group;
+	return j->wait_until;
 }
 
 /* The policies that preempt for order, not only for class or quota. */
@@ -1369,6 +1659,13 @@ static int pass(struct sch *s, double t)
 		}
 		if (try_start(s, j, t, NULL, &ret))
 			continue;
+		if (j->waiting) {	/* could start: preempts no one */
+			if (p == SCH_FIFO)
+				break;
+			shadow = hold_group(s, j);
+			resv = true;
+			continue;
+		}
 		if (can_preempt(s) && tries > 0) {
 			uint64_t had = s->free_milli;
 
@@ -1429,6 +1726,7 @@ static int recover(struct sch *s, struct job *j, double t)
 
 	if ((ret = decide(s, SCH_LOST, j)))
 		return ret;
+	s->uload_ok = false;
 	memset(s->inuse, 0, s->nh);
 	for (i = 0; i < j->nslots; i++) {
 		s->inuse[sl[i].host] = 1;
@@ -1528,6 +1826,13 @@ double sch_next(const struct sch *s, double t)
 				       ((double)j->milli / SCH_MILLI);
 		if (e > t && (best < 0 || e < best))
 			best = e;
+	}
+	for (i = 0; s->nwaiting && i < s->nq; i++) {
+		const struct job *j = &s->job[s->q[i]];
+
+		if (j->waiting && j->wait_until > t &&
+		    (best < 0 || j->wait_until < best))
+			best = j->wait_until;
 	}
 	if (s->nq && recalcs(s)) {
 		e = s->last_recalc + s->c.recalc;
@@ -1714,6 +2019,10 @@ int sch_cancel(struct sch *s, uint64_t ticket, double t)
 		qremove(s, (uint32_t)(ticket - 1));
 	else
 		stop(s, j, t);
+	if (j->waiting) {
+		j->waiting = false;
+		s->nwaiting--;
+	}
 	j->st = J_DONE;
 	return 0;
 }
@@ -1797,6 +2106,8 @@ int sch_info(const struct sch *s, uint64_t ticket, struct sch_info *i)
 		.feasible = j->feasible,
 		.nhosts = j->k, .preemptions = j->preempts,
 		.attained = j->attained,
+		.gang_waited = j->gang_waited,
+		.gang_expired = j->wait_expired,
 	};
 	if (j->st == J_RUN)
 		i->attained += (double)j->milli / SCH_MILLI *
@@ -1847,8 +2158,24 @@ static int layout(struct sch *s)
 		s->gbase[l] = total;
 		total += s->ngrp[l];
 	}
-	s->gcount = calloc(total + s->ngrp[0] + 1, sizeof(*s->gcount));
-	return s->gcount ? 0 : -ENOMEM;
+	s->ngtot = total;
+	/* twice: pick_group() keeps a copy behind the counts */
+	s->gcount = calloc(2 * total + 1, sizeof(*s->gcount));
+	s->gsize = calloc(total + 1, sizeof(*s->gsize));
+	s->parent = calloc(total + 1, sizeof(*s->parent));
+	s->uload = calloc(total + 1, sizeof(*s->uload));
+	s->sub = calloc(s->nh + 1, sizeof(*s->sub));
+	if (!s->gcount || !s->gsize || !s->parent || !s->uload || !s->sub)
+		return -ENOMEM;
+	for (h = 0; h < s->nh; h++)
+		for (l = 0; l < s->c.nlevels; l++) {
+			s->gsize[s->gbase[l] + s->h[h].lvl[l]]++;
+			if (l + 1 < s->c.nlevels)
+				s->parent[s->gbase[l] + s->h[h].lvl[l]] =
+					s->h[h].lvl[l + 1];
+		}
+	s->uload_ok = true;
+	return 0;
 }
 
 static int alloc_views(struct sch *s)
@@ -1957,6 +2284,10 @@ void sch_free(struct sch *s)
 	prd_free(s->hist);
 	free(s->dec);
 	free(s->gcount);
+	free(s->gsize);
+	free(s->parent);
+	free(s->uload);
+	free(s->sub);
 	free(s->cand);
 	free(s->pick);
 	free(s->resv);

@@ -92,6 +92,28 @@ struct sch_config {
 	 * started (sch_first_fit()).
 	 */
 	bool record_first;
+	/*
+	 * The anchor of a cluster without topology awareness: gangs take
+	 * the lowest-numbered hosts with room, whatever place says.
+	 */
+	bool gang_first_fit;
+	/*
+	 * A gang that could start now but spans a higher tree level than it
+	 * would once running jobs end (as the policy expects them to) may
+	 * wait up to gang_wait s for that, when comm says the gain pays:
+	 * its expected run time x (slowdown now - slowdown then) exceeds
+	 * the expected wait.  0: never waits.
+	 */
+	double gang_wait;
+	/*
+	 * The flow model: a gang's slowdown (>= 1) on hosts h[0..n) beside
+	 * the running gangs, leaving out the tickets gone[0..ngone) (ended
+	 * by then); ctx is comm_ctx.  NULL: the core's own count of the
+	 * gangs' hosts behind each group's uplinks.
+	 */
+	double (*comm)(void *ctx, const uint32_t *h, size_t n,
+		       const uint64_t *gone, size_t ngone);
+	void *comm_ctx;
 	/* per-group quota in milli-GPUs, ngroups of them; NULL: none */
 	const uint64_t *quota;
 	unsigned int ngroups;
@@ -159,6 +181,8 @@ struct sch_info {
 	unsigned int nhosts;
 	unsigned int preemptions;
 	double attained;		/* GPU-seconds run so far */
+	double gang_waited;		/* s waited for a better placement */
+	bool gang_expired;		/* and started when gang_wait ran out */
 };
 
 struct sch;
