@@ -138,6 +138,8 @@ struct pr_opts {
 	const char *policy;	/* comma-separated policies */
 	unsigned int gpus_per_host;
 	unsigned int restart;	/* s a preemption adds to its victim */
+	unsigned int gang_wait;	/* --gang-wait: s a gang may wait, 0: none */
+	bool gang_first_fit;	/* --gang-place first: the anchor */
 };
 
 /*

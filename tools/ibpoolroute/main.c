@@ -89,6 +89,8 @@ enum {
 	O_TICKETS,
 	O_IDS,
 	O_RESTART,
+	O_GANG_WAIT,
+	O_GANG_PLACE,
 };
 
 struct cmd {
@@ -173,6 +175,8 @@ static const struct cli_opt opts[] = {
 	{ "policy", 1, O_POLICY, C_REPLAY, "LIST", "replay: fifo, priority, easy, predicted, tiresias, bestfit, fgd, sjf, srpt, comma-separated" },
 	{ "gpus-per-host", 1, O_GPH, C_REPLAY, "N", "replay --net: GPUs on each host, 1-64 (8)" },
 	{ "restart", 1, O_RESTART, C_REPLAY, "S", "replay: run time a preemption adds to its victim, seconds (60; 0: free)" },
+	{ "gang-place", 1, O_GANG_PLACE, C_REPLAY, "P", "replay: tree (the fabric's levels, the default) or first (lowest-numbered hosts with room: a cluster without topology awareness)" },
+	{ "gang-wait", 1, O_GANG_WAIT, C_REPLAY, "S", "replay --net: a gang may wait up to S seconds for a lower tree level when the flow model says it pays (0, as gang_wait_s)" },
 	{ "dump", 1, 'D', C_SIM | C_MAP, "DIR", "the routing OpenSM dumped into DIR instead of the live one" },
 	{ "jobs", 1, 'J', C_CHECKS | C_SIM | C_MAP | C_TRACE, "FILE", "JSON job list: route for the jobs, report their own link loads; trace --gen: how many jobs" },
 	{ "search-moves", 1, 'm', C_ROUTE | C_SIM | C_MAP, "N", "with --jobs on a fat-tree: entries the job search tries, 0-100000000 (0: the default budget)" },
@@ -517,6 +521,19 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 			return usage_error(o, "bad restart '%s' (0-86400 s)",
 					   arg);
 		o->restart = v;
+		break;
+	case O_GANG_PLACE:
+		if (strcmp(arg, "tree") && strcmp(arg, "first"))
+			return usage_error(o,
+					   "bad gang placement '%s' (tree or first)",
+					   arg);
+		o->gang_first_fit = !strcmp(arg, "first");
+		break;
+	case O_GANG_WAIT:
+		if (number(arg, 2592000, &v))
+			return usage_error(o, "bad wait '%s' (0-2592000 s)",
+					   arg);
+		o->gang_wait = (unsigned int)v;
 		break;
 	case O_TOP:
 		if (number(arg, SIZE_MAX, &v) || !v)

@@ -172,6 +172,9 @@ static json_object *result_json(const struct rpl_result *r, double frag,
 	I("gangs", r->gangs);
 	I("gangs_lowest_level", r->gangs_lowest);
 	D("gang_level_mean", r->level_mean);
+	I("gangs_waited", r->gangs_waited);
+	I("gangs_wait_expired", r->gangs_expired);
+	D("gang_wait_mean", r->gang_wait_mean);
 	I("gangs_modelled", r->modelled);
 	D("comm_slowdown", r->comm);
 	D("comm_slowdown_first_fit", r->comm_first);
@@ -277,6 +280,8 @@ static int replay_all(const struct pr_opts *o, const struct trc_trace *tr,
 		.name = c->name, .nodes = o->nodes ? &c->nodes : NULL,
 		.pods = pods, .seed = o->vf.seed,
 		.restart = o->restart,
+		.gang_wait = o->gang_wait,
+		.gang_first_fit = o->gang_first_fit,
 		.progress = o->progress == PR_PROGRESS_OFF ? NULL :
 			    o->progress == PR_PROGRESS_ON || isatty(2) ?
 			    stderr : NULL,

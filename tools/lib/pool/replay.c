@@ -133,6 +133,9 @@ void rpl_request(const struct trc_trace *t, const struct trc_cluster *c,
 	}
 }
 
+static double sched_comm(void *ctx, const uint32_t *h, size_t n,
+			 const uint64_t *gone, size_t ngone);
+
 static int loop_init(struct loop *l, const struct rpl_opts *o,
 		     struct rpl_result *r)
 {
@@ -147,6 +150,12 @@ static int loop_init(struct loop *l, const struct rpl_opts *o,
 	c.nlevels = o->nlevels;
 	c.record_first = o->t != NULL;
 	c.restart = o->restart;
+	c.gang_wait = o->gang_wait;
+	c.gang_first_fit = o->gang_first_fit;
+	if (o->t) {
+		c.comm = sched_comm;
+		c.comm_ctx = l;
+	}
 	if ((ret = sch_new(o->hosts, o->nhosts, &c, &l->s)))
 		return ret;
 	for (i = 0; i < o->nhosts; i++)
@@ -198,12 +207,23 @@ static void quiet(void *ctx, const char *msg)
 	(void)msg;
 }
 
+static bool listed(uint64_t tk, const uint64_t *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == tk)
+			return true;
+	return false;
+}
+
 /*
  * Slowdown of a gang on hosts h (1 / its bandwidth, ring and all-to-all
- * averaged) beside the other running gangs; 0 when not modelled.
+ * averaged) beside the other running gangs but those in gone[0..ngone);
+ * 0 when not modelled.
  */
-static double comm_slowdown(struct loop *l, uint64_t self, const uint32_t *h,
-			    size_t nh)
+static double comm_slowdown(struct loop *l, const uint32_t *h, size_t nh,
+			    const uint64_t *gone, size_t ngone)
 {
 	const struct rpl_opts *o = l->o;
 	struct cs_opts co = { .pattern = CS_RING, .seed = 1 };
@@ -230,7 +250,7 @@ static double comm_slowdown(struct loop *l, uint64_t self, const uint32_t *h,
 	for (i = 0; i < l->ngang; i++) {
 		const struct rj *g = &l->job[l->gang[i]];
 
-		if (l->gang[i] == self)
+		if (listed(l->gang[i], gone, ngone))
 			continue;
 		snprintf(ids[n], sizeof(ids[n]), "t%llu",
 			 (unsigned long long)l->gang[i]);
@@ -262,6 +282,15 @@ out:
 	return ring > 0 && a2a > 0 ? 0.5 / ring + 0.5 / a2a : 0;
 }
 
+/* The scheduler's view of the flow model, for its gang_wait. */
+static double sched_comm(void *ctx, const uint32_t *h, size_t n,
+			 const uint64_t *gone, size_t ngone)
+{
+	double sd = comm_slowdown(ctx, h, n, gone, ngone);
+
+	return sd > 0 ? sd : 1;
+}
+
 /* A gang started: its level, and the model against first fit's hosts. */
 static int gang_started(struct loop *l, uint64_t tk, const struct sch_dec *d)
 {
@@ -287,11 +316,14 @@ static int gang_started(struct loop *l, uint64_t tk, const struct sch_dec *d)
 	sch_info(l->s, tk, &in);
 	r->gangs++;
 	r->gangs_lowest += in.level <= in.feasible;
+	r->gangs_waited += in.gang_waited > 0;
+	r->gangs_expired += in.gang_expired;
+	r->gang_wait_mean += in.gang_waited;
 	r->level_mean += in.level;
 	if (l->o->t && l->gang_seen++ % l->comm_every == 0) {
 		nff = sch_first_fit(l->s, tk, &ff);
-		a = comm_slowdown(l, tk, j->hosts, j->nhosts);
-		b = nff ? comm_slowdown(l, tk, ff, nff) : 0;
+		a = comm_slowdown(l, j->hosts, j->nhosts, NULL, 0);
+		b = nff ? comm_slowdown(l, ff, nff, NULL, 0) : 0;
 		if (a > 0 && b > 0) {
 			r->comm += a;
 			r->comm_first += b;
@@ -627,6 +659,8 @@ static int summarise(struct loop *l)
 			((double)l->cap / SCH_MILLI * r->makespan) : 0;
 	if (r->gangs)
 		r->level_mean /= (double)r->gangs;
+	if (r->gangs_waited)
+		r->gang_wait_mean /= (double)r->gangs_waited;
 	if (r->modelled) {
 		r->comm /= (double)r->modelled;
 		r->comm_first /= (double)r->modelled;

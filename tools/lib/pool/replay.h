@@ -35,6 +35,8 @@ struct rpl_opts {
 	 * trace's, else a shuffle drawn from this seed at each pass */
 	const struct trc_trace *pods;
 	uint64_t seed;
+	double gang_wait;	/* sch_config.gang_wait, on the flow model */
+	bool gang_first_fit;	/* sch_config.gang_first_fit: the anchor */
 	FILE *progress;		/* a line every few seconds, NULL: none */
 	/*
 	 * Run time a preemption adds to its victim, s (the scheduler's
@@ -68,6 +70,8 @@ struct rpl_result {
 	/* gangs: placed at the lowest level that had room, and the model */
 	size_t gangs, gangs_lowest;
 	double level_mean;		/* tree level spanned, mean */
+	size_t gangs_waited, gangs_expired;	/* for a better placement */
+	double gang_wait_mean;		/* s, of those that waited */
 	size_t modelled;
 	double comm, comm_first;	/* mean slowdown ours, first fit's */
 	/* predictions against true run times (policies that predict) */
