@@ -310,7 +310,8 @@ static void hold(struct sch *s, const uint32_t *h, unsigned int hosts,
 
 	for (i = 0; i < hosts; i++)
 		for (g = 0; g < gpus; g++)
-			sl[n++] = (struct sch_slot){ h[i], (uint16_t)g, SCH_MILLI };
+			sl[n++] = (struct sch_slot){ h[i], (uint16_t)g,
+						     SCH_MILLI };
 	CU_ASSERT_EQUAL_FATAL(sch_hold(s, &r, sl, n, 0, &k), 0);
 }
 

@@ -61,7 +61,7 @@ struct pool_sched_cfg {
 	bool preempt;		/* higher classes preempt lower ones */
 	unsigned int starve_s;	/* waited this long: goes first; 0 never */
 	unsigned int restart_s;	/* run time a preemption costs its victim */
-	unsigned int gang_wait_s;	/* a gang's wait for a lower level; 0 never */
+	unsigned int gang_wait_s;	/* gangs wait for a lower level; 0 no */
 	double class_weight;	/* of the class in the priority, < 0: default */
 	double class_weights[SCH_CLASSES];	/* each class's, lowest first */
 	unsigned int nclass_weights;	/* 0: from class_weight */

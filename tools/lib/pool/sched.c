@@ -132,7 +132,7 @@ struct sch {
 	uint32_t *gsize;	/* hosts per level and group */
 	uint32_t *parent;	/* per level and group: its group a level up */
 	uint32_t *sub;		/* room for every host */
-	uint32_t *uload;	/* running gangs' hosts behind its uplinks, same */
+	uint32_t *uload;	/* same: running gangs' hosts behind uplinks */
 	bool uload_ok;		/* uload matches the running jobs */
 	size_t nwaiting;	/* gangs waiting for a better placement */
 	size_t ngtot;		/* groups over all levels */
@@ -643,6 +643,12 @@ static bool in_group(const struct sch *s, size_t h, unsigned int l,
 	return l >= s->c.nlevels || s->h[h].lvl[l] == g;
 }
 
+/* Whether group g of level m has less loaded uplinks than group o. */
+static bool calmer(const struct sch *s, unsigned int m, uint32_t g, uint32_t o)
+{
+	return uplink(s, m, g, 0) < uplink(s, m, o, 0);
+}
+
 /*
  * Of the candidates c[0..n), the child at level m to take r more hosts
  * from: the fullest that takes them all (best fit); else the one with
@@ -652,22 +658,27 @@ static uint32_t pick_child(const struct sch *s, const uint32_t *c, size_t n,
 			   unsigned int m, size_t r)
 {
 	const uint32_t *cnt = s->gcount + s->gbase[m];
-	uint32_t best = SCH_NONE, most = SCH_NONE, g, pick;
+	uint32_t best = SCH_NONE, most = SCH_NONE, g;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		g = s->h[c[i]].lvl[m];
-		if (cnt[g] >= r && (best == SCH_NONE || cnt[g] < cnt[best] ||
-				    (cnt[g] == cnt[best] &&
-				     uplink(s, m, g, 0) < uplink(s, m, best, 0))))
+		if (cnt[g] >= r &&
+		    (best == SCH_NONE || cnt[g] < cnt[best] ||
+		     (cnt[g] == cnt[best] && calmer(s, m, g, best))))
 			best = g;
 		if (most == SCH_NONE || cnt[g] > cnt[most] ||
-		    (cnt[g] == cnt[most] &&
-		     uplink(s, m, g, 0) < uplink(s, m, most, 0)))
+		    (cnt[g] == cnt[most] && calmer(s, m, g, most)))
 			most = g;
 	}
-	pick = best != SCH_NONE ? best : most;
-	return pick;
+	return best != SCH_NONE ? best : most;
+}
+
+/* Whether host h has fewer whole GPUs free than o (on ties: lower number). */
+static bool fuller(const struct view *v, uint32_t h, uint32_t o)
+{
+	return v->whole[h] < v->whole[o] ||
+	       (v->whole[h] == v->whole[o] && h < o);
 }
 
 /* Take candidate c[i] into the placement: out of c and the counts. */
@@ -716,9 +727,7 @@ static void fill_group(struct sch *s, const struct view *v,
 		while (got < need) {
 			for (i = 0, bi = n; i < n; i++)
 				if (s->h[c[i]].lvl[0] == g &&
-				    (bi == n || v->whole[c[i]] < v->whole[c[bi]] ||
-				     (v->whole[c[i]] == v->whole[c[bi]] &&
-				      c[i] < c[bi])))
+				    (bi == n || fuller(v, c[i], c[bi])))
 					bi = i;
 			if (bi == n)
 				break;
@@ -755,7 +764,8 @@ static void pick_group(struct sch *s, const struct view *v,
 		for (g = 0; g < s->ngrp[0]; g++)
 			if (c[g] >= j->k &&
 			    (bg == SCH_NONE || c[g] < c[bg] ||
-			     (c[g] == c[bg] && pod_free(s, g) < pod_free(s, bg))))
+			     (c[g] == c[bg] &&
+			      pod_free(s, g) < pod_free(s, bg))))
 				bg = g;
 		fill_group(s, v, j, mask, 0, bg, out);
 		return;
