@@ -6,11 +6,12 @@
 # LFTs, then the routing core offline at 65,536 hosts, requests over TCP
 # in MUNGE credentials, ibpoolroute verify's SA queries on 1,024- and
 # 4,096-host trees, a Slurm hook's job.start and job.end, and the pool's
-# scheduler replaying job traces (tests/bench/sched.sh).  Prints
+# scheduler replaying job traces (tests/bench/sched.sh) and its gang
+# placement (tests/bench/gangs.sh).  Prints
 # markdown tables for docs/benchmarks.md.
 # Usage: tests/bench/run.sh [BUILD_DIR]; BENCH_QUICK=1 runs small
 # fabrics; BENCH_SECTIONS picks from "fattree torus dragonfly jobs
-# failover linkfail offline munge verify jobstart sched" (default: all).
+# failover linkfail offline munge verify jobstart sched gangs" (default: all).
 set -eu
 B=${1:-build}
 export B
@@ -34,7 +35,7 @@ DEG4K_CASES=${DEG4K_CASES:-$DEG_CASES}
 DEG21_SEEDS=${DEG21_SEEDS:-$DEG_SEEDS}
 DEG21_CASES=${DEG21_CASES:-"0.03:1 0.03:2"}
 FAIL_ENGINES=${FAIL_ENGINES:-"gpuaware ftree updn dfsssp"}
-SECTIONS=${BENCH_SECTIONS:-"fattree torus dragonfly jobs failover linkfail offline munge verify jobstart sched"}
+SECTIONS=${BENCH_SECTIONS:-"fattree torus dragonfly jobs failover linkfail offline munge verify jobstart sched gangs"}
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	BIG=$CONFIGS/ft3-small.net
 	DEG_ARGS="--radix 8 --levels 3"
@@ -523,14 +524,22 @@ if section jobstart; then
 	echo
 	sh "$TOP/tests/bench/jobstart.sh" "$BDIR"
 fi
-if section sched; then
+# trace_bench NAME TITLE: tests/bench/NAME.sh, one seed of 5,000 jobs
+# with BENCH_QUICK.
+trace_bench() {
 	echo
-	echo "## the pool's scheduler on job traces"
+	echo "## $2"
 	echo
 	if [ "${BENCH_QUICK:-0}" = 1 ]; then
 		JOBS=${JOBS:-5000} SEEDS=${SEEDS:-1} \
-			sh "$TOP/tests/bench/sched.sh" "$BDIR"
+			sh "$TOP/tests/bench/$1.sh" "$BDIR"
 	else
-		sh "$TOP/tests/bench/sched.sh" "$BDIR"
+		sh "$TOP/tests/bench/$1.sh" "$BDIR"
 	fi
+}
+if section sched; then
+	trace_bench sched "the pool's scheduler on job traces"
+fi
+if section gangs; then
+	trace_bench gangs "gang placement on the fabric"
 fi
