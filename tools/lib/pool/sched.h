@@ -38,7 +38,7 @@ const char *sch_policy_name(enum sch_policy p);
 /* How a job's hosts are chosen (the policy's default unless set). */
 enum sch_place {
 	SCH_PLACE_DEFAULT,
-	SCH_PLACE_TREE,		/* lowest level, fullest leaves (fabric-aware) */
+	SCH_PLACE_TREE,		/* lowest level, calmest uplinks, best-fit pods */
 	SCH_PLACE_FIRST,	/* first hosts in index order that fit */
 	SCH_PLACE_BEST,		/* least room left on the host or GPU */
 	SCH_PLACE_FGD,		/* least fragmentation added */
