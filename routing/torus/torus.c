@@ -987,6 +987,15 @@ static void failed_first(struct tpair *ps, struct tpair *tmp, size_t n)
  * When the last still leaves some, every pair keeps its request's SL,
  * as before, and the routing says its answers are unchecked.
  */
+/* Back to the dependencies and VLs from before any answer was placed. */
+static void answers_undo(struct eng *e, const uint64_t *succ0, size_t nodes,
+			 unsigned int maxvl)
+{
+	memcpy(e->succ, succ0, nodes * sizeof(*succ0));
+	e->maxvl = maxvl;
+	e->tv->nans = 0;
+}
+
 static int place_answers(struct eng *e)
 {
 	struct tvl *tv = e->tv;
@@ -1009,9 +1018,7 @@ static int place_answers(struct eng *e)
 	tv->layer1 = true;
 	for (round = 0; round < ANSWER_ROUNDS; round++) {
 		if (round) {
-			memcpy(e->succ, succ0, nodes * sizeof(*succ0));
-			e->maxvl = maxvl;
-			tv->nans = 0;
+			answers_undo(e, succ0, nodes, maxvl);
 			failed_first(ps, tmp, n);
 		}
 		ret = place_round(e, ps, n, &left);
@@ -1019,11 +1026,8 @@ static int place_answers(struct eng *e)
 			break;
 	}
 	e->unanswered = left > 0;
-	if (left) {	/* no VLs spent on a routing that keeps a cycle */
-		memcpy(e->succ, succ0, nodes * sizeof(*succ0));
-		e->maxvl = maxvl;
-		tv->nans = 0;
-	}
+	if (left)	/* no VLs spent on a routing that keeps a cycle */
+		answers_undo(e, succ0, nodes, maxvl);
 	qsort(tv->ans, tv->nans, sizeof(*tv->ans), ans_cmp);
 	for (i = 0; i < tv->nans && !layer1; i++)
 		layer1 = tv->ans[i].sl & 1u << tv->ndatelines;
