@@ -981,12 +981,6 @@ static void failed_first(struct tpair *ps, struct tpair *tmp, size_t n)
 	memcpy(ps, tmp, n * sizeof(*ps));
 }
 
-/*
- * Greedy rounds: a round that leaves a few pairs is taken back and the
- * next tries those first, as they are the ones with the fewest SLs open.
- * When the last still leaves some, every pair keeps its request's SL,
- * as before, and the routing says its answers are unchecked.
- */
 /* Back to the dependencies and VLs from before any answer was placed. */
 static void answers_undo(struct eng *e, const uint64_t *succ0, size_t nodes,
 			 unsigned int maxvl)
@@ -996,6 +990,12 @@ static void answers_undo(struct eng *e, const uint64_t *succ0, size_t nodes,
 	e->tv->nans = 0;
 }
 
+/*
+ * Greedy rounds: a round that leaves a few pairs is taken back and the
+ * next tries those first, as they are the ones with the fewest SLs open.
+ * When the last still leaves some, every pair keeps its request's SL,
+ * as before, and the routing says its answers are unchecked.
+ */
 static int place_answers(struct eng *e)
 {
 	struct tvl *tv = e->tv;
