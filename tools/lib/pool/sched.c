@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gang.h"
 #include "predict.h"
 #include "sched.h"
 
@@ -20,6 +21,8 @@
 #define HEAD_KEY 1e13		/* how far a requeued job jumps ahead */
 #define STARVE_KEY 1e15
 #define NSHAPES 64		/* shapes a pass remembers as not placeable */
+
+_Static_assert(SCH_MAX_LEVELS <= GANG_MAX_LEVELS, "gang.c holds the levels");
 
 enum jst { J_QUEUED, J_RUN, J_DONE };
 
@@ -34,11 +37,7 @@ struct job {
 	unsigned int level, feasible, preempts, lasq;
 	uint32_t *alt;		/* record_first: first fit's hosts */
 	size_t nalt;
-	/* a gang waiting for a placement at wait_level (gang_wait) */
-	bool waiting, wait_decided, wait_expired;
-	unsigned int wait_level;
-	uint32_t wait_group;	/* of wait_level */
-	double wait_from, wait_until, gang_waited;
+	struct gang_wait gw;	/* waiting for a lower level (gang_wait) */
 	bool head, borrowed, lost;
 	bool hist;		/* pred is from the user's history */
 	bool reload;		/* preempted: its next run starts with a restart */
@@ -100,7 +99,6 @@ struct sch {
 	bool *up;
 	unsigned int maxg;
 	uint32_t maxcpu;	/* the largest host's, 0: none models CPU */
-	uint32_t ngrp[SCH_MAX_LEVELS];
 	struct view v, rv;	/* live; reservation scratch */
 	uint32_t cntw[MAXG + 1];	/* up hosts by whole free GPUs */
 	uint32_t gcnt[SCH_MILLI + 1];	/* up GPUs by free milli */
@@ -128,18 +126,11 @@ struct sch {
 	struct sch_dec *dec;
 	size_t ndec, capdec;
 	/* scratch */
-	uint32_t *gcount;	/* per level and group */
-	uint32_t *gsize;	/* hosts per level and group */
-	uint32_t *parent;	/* per level and group: its group a level up */
-	uint32_t *sub;		/* room for every host */
-	uint32_t *uload;	/* same: running gangs' hosts behind uplinks */
-	bool uload_ok;		/* uload matches the running jobs */
-	size_t nwaiting;	/* gangs waiting for a better placement */
-	size_t ngtot;		/* groups over all levels */
+	struct gang *gang;	/* the tree and its uplinks' load */
+	bool uload_ok;		/* the load matches the running jobs */
 	unsigned int feasible;	/* the last gang placement's lowest level */
 	struct shape failed[NSHAPES];	/* this pass's, see failed_before() */
 	size_t nfailed;
-	size_t gbase[SCH_MAX_LEVELS];
 	uint32_t *cand, *pick;
 	uint32_t *vict;		/* room for every job */
 	uint8_t *resv, *inuse;
@@ -361,22 +352,6 @@ static void ftype_add(struct sch *s, const struct sch_req *r)
 
 /* ---- placement ---- */
 
-/* Lowest level at which hosts h[0..n) share a group. */
-static unsigned int span(const struct sch *s, const uint32_t *h, size_t n)
-{
-	unsigned int l;
-	size_t i;
-
-	for (l = 0; l < s->c.nlevels; l++) {
-		for (i = 1; i < n; i++)
-			if (s->h[h[i]].lvl[l] != s->h[h[0]].lvl[l])
-				break;
-		if (i == n)
-			return l;
-	}
-	return s->c.nlevels;
-}
-
 /* Host h's GPU for a share of m: the fullest that holds it, or -1. */
 static int best_gpu(const struct sch *s, const struct view *v, size_t h,
 		    unsigned int m)
@@ -562,228 +537,26 @@ static long pick_one(struct sch *s, const struct view *v,
 	return bh;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* ---- gangs on the tree ---- */
 
-/*
- * The core's count model of the fabric: a group's uplinks carry the
- * traffic of the running gangs' hosts in it whose gang spans a higher
- * level (s->uload), over the group's hosts (s->gsize) as its capacity.
- */
-static void uload_build(struct sch *s)
+/* The running gangs' load on the uplinks, counted again when stale. */
+static struct gang *gang_of(struct sch *s)
 {
-	unsigned int l;
 	size_t i, k;
 
 	if (s->uload_ok)
-		return;
-	memset(s->uload, 0, s->ngtot * sizeof(*s->uload));
+		return s->gang;
+	gang_load_clear(s->gang);
 	for (i = 0; i < s->nrun; i++) {
 		const struct job *j = &s->job[s->run[i]];
 
-		if (j->k < 2)
-			continue;
-		for (k = 0; k < j->nslots; k++) {
-			uint32_t h = j->slot[k].host;
-
-			if (k && j->slot[k - 1].host == h)
-				continue;
-			for (l = 0; l < j->level && l < s->c.nlevels; l++)
-				s->uload[s->gbase[l] + s->h[h].lvl[l]]++;
-		}
+		for (k = 0; j->k >= 2 && k < j->nslots; k++)
+			if (!k || j->slot[k - 1].host != j->slot[k].host)
+				gang_load_add(s->gang, j->slot[k].host,
+					      j->level);
 	}
 	s->uload_ok = true;
-}
-
-/* Uplink load of group g of level l, as a share of its hosts. */
-static double uplink(const struct sch *s, unsigned int l, uint32_t g,
-		     uint32_t add)
-{
-	size_t gi = s->gbase[l] + g;
-
-	return (double)(s->uload[gi] + add) / (s->gsize[gi] ? s->gsize[gi] : 1);
-}
-
-/*
- * What gang hosts h[0..n) would load: over the groups they cross below
- * the level they span, each group's uplink load (theirs added), summed.
- */
-static double link_cost(struct sch *s, const uint32_t *h, size_t n)
-{
-	unsigned int l, top = span(s, h, n);
-	double cost = 0;
-	size_t i, k;
-	uint32_t m;
-
-	uload_build(s);
-	for (l = 0; l < top && l < s->c.nlevels; l++)
-		for (i = 0; i < n; i++) {
-			for (k = 0; k < i; k++)
-				if (s->h[h[k]].lvl[l] == s->h[h[i]].lvl[l])
-					break;
-			if (k < i)	/* group counted at its first host */
-				continue;
-			for (k = i, m = 0; k < n; k++)
-				m += s->h[h[k]].lvl[l] == s->h[h[i]].lvl[l];
-			cost += uplink(s, l, s->h[h[i]].lvl[l], m);
-		}
-	return cost;
-}
-
-/* Whether host h lies in group g of level l (l == nlevels: all do). */
-static bool in_group(const struct sch *s, size_t h, unsigned int l,
-		     uint32_t g)
-{
-	return l >= s->c.nlevels || s->h[h].lvl[l] == g;
-}
-
-/* Whether group g of level m has less loaded uplinks than group o. */
-static bool calmer(const struct sch *s, unsigned int m, uint32_t g, uint32_t o)
-{
-	return uplink(s, m, g, 0) < uplink(s, m, o, 0);
-}
-
-/*
- * Of the candidates c[0..n), the child at level m to take r more hosts
- * from: the fullest that takes them all (best fit); else the one with
- * most room; on ties the least loaded uplinks, then the lowest number.
- */
-static uint32_t pick_child(const struct sch *s, const uint32_t *c, size_t n,
-			   unsigned int m, size_t r)
-{
-	const uint32_t *cnt = s->gcount + s->gbase[m];
-	uint32_t best = SCH_NONE, most = SCH_NONE, g;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		g = s->h[c[i]].lvl[m];
-		if (cnt[g] >= r &&
-		    (best == SCH_NONE || cnt[g] < cnt[best] ||
-		     (cnt[g] == cnt[best] && calmer(s, m, g, best))))
-			best = g;
-		if (most == SCH_NONE || cnt[g] > cnt[most] ||
-		    (cnt[g] == cnt[most] && calmer(s, m, g, most)))
-			most = g;
-	}
-	return best != SCH_NONE ? best : most;
-}
-
-/* Whether host h has fewer whole GPUs free than o (on ties: lower number). */
-static bool fuller(const struct view *v, uint32_t h, uint32_t o)
-{
-	return v->whole[h] < v->whole[o] ||
-	       (v->whole[h] == v->whole[o] && h < o);
-}
-
-/* Take candidate c[i] into the placement: out of c and the counts. */
-static uint32_t take_cand(struct sch *s, uint32_t *c, size_t *n, size_t i)
-{
-	uint32_t h = c[i];
-	unsigned int l;
-
-	for (l = 0; l < s->c.nlevels; l++)
-		s->gcount[s->gbase[l] + s->h[h].lvl[l]]--;
-	c[i] = c[--*n];
-	return h;
-}
-
-/*
- * j->k hosts with room inside group grp of level l (l == nlevels: the
- * whole cluster) into out, s->gcount holding the free hosts per group:
- * from the top down, each level's child chosen by pick_child(), within
- * the leaf the fullest hosts; again until all are taken.
- */
-static void fill_group(struct sch *s, const struct view *v,
-		       const struct job *j, const uint8_t *mask,
-		       unsigned int l, uint32_t grp, uint32_t *out)
-{
-	uint32_t *c = s->cand, g;
-	size_t n = 0, h, i, bi, got = 0, need = j->k, r, before;
-	unsigned int m;
-
-	uload_build(s);
-	for (h = 0; h < s->nh; h++)
-		if (in_group(s, h, l, grp) && host_ok(s, v, h, j, mask))
-			c[n++] = (uint32_t)h;
-	while (got < need) {
-		r = need - got;
-		g = grp;
-		for (m = l; m-- > 0;) {
-			size_t k = 0;
-
-			/* the candidates inside the group chosen above */
-			for (i = 0; i < n; i++)
-				if (m + 1 >= l || s->h[c[i]].lvl[m + 1] == g)
-					s->sub[k++] = c[i];
-			g = pick_child(s, s->sub, k, m, r);
-		}
-		before = got;
-		while (got < need) {
-			for (i = 0, bi = n; i < n; i++)
-				if (s->h[c[i]].lvl[0] == g &&
-				    (bi == n || fuller(v, c[i], c[bi])))
-					bi = i;
-			if (bi == n)
-				break;
-			out[got++] = take_cand(s, c, &n, bi);
-		}
-		if (before == got)	/* counts and candidates disagree */
-			break;
-	}
-}
-
-/* Free hosts of leaf g's pod (of the leaf, on a one-level tree). */
-static uint32_t pod_free(const struct sch *s, uint32_t g)
-{
-	if (s->c.nlevels < 2)
-		return s->gcount[g];
-	return s->gcount[s->gbase[1] + s->parent[g]];
-}
-
-/*
- * The lowest level l with a group of j->k free hosts; of its groups
- * the one whose placement loads the uplinks least, then leaves the
- * fewest free hosts behind (best fit), into out.  s->gcount holds the
- * free hosts per group and is used up.
- */
-static void pick_group(struct sch *s, const struct view *v,
-		       const struct job *j, const uint8_t *mask,
-		       unsigned int l, uint32_t *out)
-{
-	const uint32_t *c = s->gcount + s->gbase[l];
-	uint32_t g, bg = SCH_NONE, *save = s->gcount + s->ngtot;
-	double cost, best = INF;
-
-	if (!l) {	/* one leaf: no uplink; best fit, then the fullest pod */
-		for (g = 0; g < s->ngrp[0]; g++)
-			if (c[g] >= j->k &&
-			    (bg == SCH_NONE || c[g] < c[bg] ||
-			     (c[g] == c[bg] &&
-			      pod_free(s, g) < pod_free(s, bg))))
-				bg = g;
-		fill_group(s, v, j, mask, 0, bg, out);
-		return;
-	}
-	memcpy(save, s->gcount, s->ngtot * sizeof(*save));
-	for (g = 0; g < s->ngrp[l]; g++) {
-		if (save[s->gbase[l] + g] < j->k)
-			continue;
-		fill_group(s, v, j, mask, l, g, out);
-		cost = link_cost(s, out, j->k) * 1e6 +
-		       (save[s->gbase[l] + g] - j->k);
-		memcpy(s->gcount, save, s->ngtot * sizeof(*save));
-		if (cost < best) {
-			best = cost;
-			bg = g;
-		}
-	}
-	fill_group(s, v, j, mask, l, bg, out);
+	return s->gang;
 }
 
 /* A gang's hosts into out: 0, or -1 when it does not fit; *lvl spanned. */
@@ -791,48 +564,14 @@ static int pick_gang(struct sch *s, const struct view *v, const struct job *j,
 		     enum sch_place p, const uint8_t *mask, uint32_t *out,
 		     unsigned int *lvl)
 {
-	unsigned int l, L = s->c.nlevels;
-	uint32_t g;
+	bool first = p == SCH_PLACE_FIRST;
 	size_t h, n = 0;
-	bool fits = false;
 
-	if (p == SCH_PLACE_FIRST && !s->c.record_first) {
-		for (h = 0; h < s->nh && n < j->k; h++)
-			if (host_ok(s, v, h, j, mask))
-				out[n++] = (uint32_t)h;
-		if (n < j->k)
-			return -1;
-		*lvl = span(s, out, n);
-		return 0;
-	}
-	memset(s->gcount, 0, s->ngtot * sizeof(*s->gcount));
 	for (h = 0; h < s->nh; h++)
-		if (host_ok(s, v, h, j, mask)) {
-			n++;
-			for (l = 0; l < L; l++)
-				s->gcount[s->gbase[l] + s->h[h].lvl[l]]++;
-		}
-	if (n < j->k)
-		return -1;
-	for (l = 0; l < L && !fits; l++)
-		for (g = 0; g < s->ngrp[l] && !fits; g++)
-			fits = s->gcount[s->gbase[l] + g] >= j->k;
-	l -= fits;
-	s->feasible = l;
-	if (p == SCH_PLACE_FIRST) {
-		for (h = 0, n = 0; h < s->nh && n < j->k; h++)
-			if (host_ok(s, v, h, j, mask))
-				out[n++] = (uint32_t)h;
-		*lvl = span(s, out, n);
-		return 0;
-	}
-	if (l == L)	/* no group holds it: the whole cluster, pods filled */
-		fill_group(s, v, j, mask, L, 0, out);
-	else
-		pick_group(s, v, j, mask, l, out);
-	qsort(out, j->k, sizeof(*out), cmp_u32);
-	*lvl = l == L ? L : span(s, out, j->k);
-	return 0;
+		if (host_ok(s, v, h, j, mask))
+			s->cand[n++] = (uint32_t)h;
+	return gang_pick(gang_of(s), s->cand, n, v->whole, j->k, first, out,
+			 lvl, first && !s->c.record_first ? NULL : &s->feasible);
 }
 
 /* Whole GPUs of host h, n of them, lowest free first, into sl. */
@@ -1476,7 +1215,7 @@ static double slowdown(struct sch *s, const uint32_t *h, size_t n,
 {
 	if (s->c.comm)
 		return s->c.comm(s->c.comm_ctx, h, n, gone, ngone);
-	return 1 + link_cost(s, h, n);
+	return 1 + gang_cost(gang_of(s), h, n);
 }
 
 /*
@@ -1493,7 +1232,7 @@ static bool wait_pays(struct sch *s, struct job *j, unsigned int lvl,
 	uint64_t *gone = calloc(s->nrun + 1, sizeof(*gone));
 	unsigned int tl = lvl, feasible = s->feasible;
 	size_t i, n = 0, nn, ng = 0;
-	double at = t, run, a, b;
+	double at = t, a, b;
 	bool wait = false;
 
 	if (!sl || !now || !gone)
@@ -1520,15 +1259,8 @@ static bool wait_pays(struct sch *s, struct job *j, unsigned int lvl,
 	a = slowdown(s, now, nn, NULL, 0);
 	n = slot_hosts(sl, n, then);
 	b = slowdown(s, then, n, gone, ng);
-	run = j->pred - j->ran;
-	if (run * (a - b) > at - t) {
-		wait = j->waiting = true;
-		j->wait_from = t;
-		j->wait_until = t + s->c.gang_wait;
-		j->wait_level = tl;
-		j->wait_group = s->h[then[0]].lvl[tl];
-		s->nwaiting++;
-	}
+	wait = gang_wait_pays(s->gang, &j->gw, j->pred - j->ran, a, b, at, t,
+			      s->c.gang_wait, tl, then[0]);
 out:
 	s->feasible = feasible;
 	free(sl);
@@ -1547,19 +1279,14 @@ static bool gang_waits(struct sch *s, struct job *j, unsigned int lvl,
 {
 	if (s->c.gang_wait <= 0 || j->k < 2 || !lvl)
 		return false;
-	if (j->waiting) {
-		if (lvl > j->wait_level && t < j->wait_until)
-			return true;
-		j->waiting = false;
-		j->wait_expired = lvl > j->wait_level;
-		j->gang_waited = fmin(t, j->wait_until) - j->wait_from;
-		s->nwaiting--;
+	switch (gang_wait_check(s->gang, &j->gw, lvl, t)) {
+	case GANG_WAIT:
+		return true;
+	case GANG_ASK:
+		return wait_pays(s, j, lvl, t);
+	default:
 		return false;
 	}
-	if (j->wait_decided)
-		return false;
-	j->wait_decided = true;
-	return wait_pays(s, j, lvl, t);
 }
 
 /*
@@ -1618,11 +1345,8 @@ static double backfill_len(const struct sch *s, const struct job *j)
  */
 static double hold_group(struct sch *s, const struct job *j)
 {
-	size_t h;
-
-	for (h = 0; h < s->nh; h++)
-		s->resv[h] = s->h[h].lvl[j->wait_level] == j->wait_group;
-	return j->wait_until;
+	gang_wait_hold(s->gang, &j->gw, s->resv);
+	return j->gw.until;
 }
 
 /* The policies that preempt for order, not only for class or quota. */
@@ -1669,7 +1393,7 @@ static int pass(struct sch *s, double t)
 		}
 		if (try_start(s, j, t, NULL, &ret))
 			continue;
-		if (j->waiting) {	/* could start: preempts no one */
+		if (j->gw.waiting) {	/* could start: preempts no one */
 			if (p == SCH_FIFO)
 				break;
 			shadow = hold_group(s, j);
@@ -1837,12 +1561,11 @@ double sch_next(const struct sch *s, double t)
 		if (e > t && (best < 0 || e < best))
 			best = e;
 	}
-	for (i = 0; s->nwaiting && i < s->nq; i++) {
-		const struct job *j = &s->job[s->q[i]];
+	for (i = 0; gang_waiting(s->gang) && i < s->nq; i++) {
+		const struct gang_wait *w = &s->job[s->q[i]].gw;
 
-		if (j->waiting && j->wait_until > t &&
-		    (best < 0 || j->wait_until < best))
-			best = j->wait_until;
+		if (w->waiting && w->until > t && (best < 0 || w->until < best))
+			best = w->until;
 	}
 	if (s->nq && recalcs(s)) {
 		e = s->last_recalc + s->c.recalc;
@@ -2006,7 +1729,7 @@ int sch_hold(struct sch *s, const struct sch_req *r,
 	for (i = 0; i < n; i++)
 		if ((!i || sl[i].host != sl[i - 1].host) && nh < s->nh)
 			s->pick[nh++] = sl[i].host;
-	ret = start(s, j, span(s, s->pick, nh), t);
+	ret = start(s, j, gang_span(s->gang, s->pick, nh), t);
 	/* the caller placed it: nothing for the next step to report */
 	s->ndec = 0;
 	return ret;
@@ -2029,10 +1752,7 @@ int sch_cancel(struct sch *s, uint64_t ticket, double t)
 		qremove(s, (uint32_t)(ticket - 1));
 	else
 		stop(s, j, t);
-	if (j->waiting) {
-		j->waiting = false;
-		s->nwaiting--;
-	}
+	gang_wait_drop(s->gang, &j->gw);
 	j->st = J_DONE;
 	return 0;
 }
@@ -2116,8 +1836,8 @@ int sch_info(const struct sch *s, uint64_t ticket, struct sch_info *i)
 		.feasible = j->feasible,
 		.nhosts = j->k, .preemptions = j->preempts,
 		.attained = j->attained,
-		.gang_waited = j->gang_waited,
-		.gang_expired = j->wait_expired,
+		.gang_waited = j->gw.waited,
+		.gang_expired = j->gw.expired,
 	};
 	if (j->st == J_RUN)
 		i->attained += (double)j->milli / SCH_MILLI *
@@ -2144,8 +1864,9 @@ void sch_stats(const struct sch *s, struct sch_stats *st)
 
 static int layout(struct sch *s)
 {
-	size_t h, total = 0;
-	unsigned int l;
+	uint32_t *lvl;
+	size_t h;
+	int ret;
 
 	for (h = 0; h < s->nh; h++) {
 		if (s->h[h].gpus > MAXG)
@@ -2158,34 +1879,16 @@ static int layout(struct sch *s)
 			s->maxcpu = s->h[h].cpu;
 		if (s->h[h].model >= SCH_MODELS)
 			return -EINVAL;
-		for (l = 0; l < s->c.nlevels; l++)
-			if (s->h[h].lvl[l] >= s->ngrp[l])
-				s->ngrp[l] = s->h[h].lvl[l] + 1;
 	}
-	for (l = 0; l < s->c.nlevels; l++) {
-		if (s->ngrp[l] > 1u << 24)
-			return -EINVAL;
-		s->gbase[l] = total;
-		total += s->ngrp[l];
-	}
-	s->ngtot = total;
-	/* twice: pick_group() keeps a copy behind the counts */
-	s->gcount = calloc(2 * total + 1, sizeof(*s->gcount));
-	s->gsize = calloc(total + 1, sizeof(*s->gsize));
-	s->parent = calloc(total + 1, sizeof(*s->parent));
-	s->uload = calloc(total + 1, sizeof(*s->uload));
-	s->sub = calloc(s->nh + 1, sizeof(*s->sub));
-	if (!s->gcount || !s->gsize || !s->parent || !s->uload || !s->sub)
+	lvl = calloc(s->nh * s->c.nlevels + 1, sizeof(*lvl));
+	if (!lvl)
 		return -ENOMEM;
 	for (h = 0; h < s->nh; h++)
-		for (l = 0; l < s->c.nlevels; l++) {
-			s->gsize[s->gbase[l] + s->h[h].lvl[l]]++;
-			if (l + 1 < s->c.nlevels)
-				s->parent[s->gbase[l] + s->h[h].lvl[l]] =
-					s->h[h].lvl[l + 1];
-		}
-	s->uload_ok = true;
-	return 0;
+		memcpy(lvl + h * s->c.nlevels, s->h[h].lvl,
+		       s->c.nlevels * sizeof(*lvl));
+	ret = gang_new(lvl, s->nh, s->c.nlevels, &s->gang);
+	free(lvl);
+	return ret;
 }
 
 static int alloc_views(struct sch *s)
@@ -2293,11 +1996,7 @@ void sch_free(struct sch *s)
 	free(s->usr);
 	prd_free(s->hist);
 	free(s->dec);
-	free(s->gcount);
-	free(s->gsize);
-	free(s->parent);
-	free(s->uload);
-	free(s->sub);
+	gang_free(s->gang);
 	free(s->cand);
 	free(s->pick);
 	free(s->resv);
