@@ -645,6 +645,34 @@ static void test_continuity(void)
 	sch_free(s);
 }
 
+/*
+ * A job requeued when its host went down reloads its checkpoint as a
+ * preempted one does: user 3's "long" runs on host 0 from 0, host 1 is
+ * busy; host 0 goes down at 100 and the job is queued again; it starts
+ * at 200 when the host is back and ends at 1110 (900 s to go and its
+ * restart of 10).  The history learns 100 + 900 = 1000 s of work, not
+ * the 1010 s of wall time.
+ */
+static void test_requeue_restart(void)
+{
+	struct sch *s = cluster(SCH_PREDICTED, 2, 1, 1, 1, restart10);
+	struct sch_req other = { .user = 4, .gpus = 1, .name = "other" };
+	struct sch_info in;
+
+	submit_req(s, 0, &lg);
+	submit_req(s, 0, &other);
+	CU_ASSERT_STRING_EQUAL(step(s, 0), "S1[0.0] S2[1.0]");
+	CU_ASSERT_EQUAL(sch_host_down(s, 0, 100), 0);
+	CU_ASSERT_STRING_EQUAL(step(s, 100), "L1 Q1");
+	CU_ASSERT_EQUAL(sch_host_up(s, 0, 200), 0);
+	CU_ASSERT_STRING_EQUAL(step(s, 200), "S1[0.0]");
+	CU_ASSERT_EQUAL(sch_finish(s, 1, 1110), 0);
+	submit_req(s, 1110, &lg);
+	CU_ASSERT_EQUAL(sch_info(s, 3, &in), 0);
+	CU_ASSERT_DOUBLE_EQUAL(in.predicted, 1000, 1e-6);
+	sch_free(s);
+}
+
 /* Two hosts of 2 GPUs with the CPU (milli-cores) and GPU models given. */
 static struct sch *cpu_cluster(enum sch_policy p, uint32_t cpu0,
 			       uint32_t cpu1, unsigned int model0,
@@ -801,6 +829,8 @@ TU_SUITE(sched,
 	 { "predicted run times", test_predicted },
 	 { "sjf", test_sjf },
 	 { "srpt: a short job preempts, the restart counts", test_srpt },
+	 { "a job requeued after a host loss pays its restart",
+	   test_requeue_restart },
 	 { "srpt: an aged job is not starved", test_srpt_starve },
 	 { "srpt: past its prediction, by what it attained", test_srpt_overrun },
 	 { "continuity", test_continuity },

@@ -364,10 +364,8 @@ static int on_decision(struct loop *l, const struct sch_dec *d, double t)
 	case SCH_PREEMPT:
 	case SCH_REQUEUE:
 		l->r->preemptions += d->act == SCH_PREEMPT;
-		j->left -= t - j->start;
-		/* the victim reloads its checkpoint when it runs again */
-		if (d->act == SCH_PREEMPT)
-			j->left += l->o->restart;
+		/* preempted or lost, it reloads its checkpoint to run again */
+		j->left += l->o->restart - (t - j->start);
 		j->start = -1;
 		j->gen++;
 		l->waiting[j->bucket]++;

@@ -39,8 +39,8 @@ struct rpl_opts {
 	bool gang_first_fit;	/* sch_config.gang_first_fit: the anchor */
 	FILE *progress;		/* a line every few seconds, NULL: none */
 	/*
-	 * Run time a preemption adds to its victim, s (the scheduler's
-	 * restart, which it also weighs); 0: preemption is free.
+	 * Run time a preemption or a requeue after a loss adds to the
+	 * job, s (the scheduler's restart, which it also weighs); 0: free.
 	 */
 	double restart;
 };

@@ -40,7 +40,7 @@ struct job {
 	struct gang_wait gw;	/* waiting for a lower level (gang_wait) */
 	bool head, borrowed, lost;
 	bool hist;		/* pred is from the user's history */
-	bool reload;		/* preempted: its next run starts with a restart */
+	bool reload;		/* preempted or requeued: its next run restarts */
 	double work;		/* s of its run time that were not restarts */
 	double waited;		/* s queued before its last start */
 	struct sch_slot *slot;	/* room for max(gpus, 1) */
@@ -1504,6 +1504,7 @@ static int recover(struct sch *s, struct job *j, double t)
 	slots_apply(s, &s->v, sl, j->nslots, &j->r, 1);
 	stop(s, j, t);
 	j->head = true;
+	j->reload = true;	/* from its checkpoint, as a preempted one */
 	j->st = J_DONE;
 	pend_add(s, (uint32_t)(j - s->job));
 	return decide(s, SCH_REQUEUE, j);

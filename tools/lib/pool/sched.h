@@ -68,7 +68,8 @@ struct sch_config {
 	/*
 	 * What a preemption costs its victim, s: the run time it adds (a
 	 * checkpoint's reload and warm-up), which the replay charges and
-	 * the preemptive policies weigh before they preempt.
+	 * the preemptive policies weigh before they preempt.  A job
+	 * requeued after a host loss pays it too.
 	 */
 	double restart;
 	bool preempt;			/* classes preempt lower ones (priority) */
