@@ -65,6 +65,32 @@ else
 	bad "replay easy: the hand-computed schedule"
 fi
 
+# --comm-share: a gang of 8 hosts (64 GPUs) alone on a 2:1 tree spans
+# two leaves; its run of 1000 s takes 500 + 500 x its slowdown with a
+# share of 0.5, 1000 s with none, and neither counts as waiting.
+"$B/ibtopogen" fattree --levels 3 --hosts-per-leaf 4 --down 4,4 --up 2,2 \
+	-o "$w/tree64.net"
+printf 'submit,gpus,runtime,user,class,limit,milli\n0,64,1000,u1,,2000,1000\n' \
+	> "$w/gang.csv"
+for cs in 0 0.5; do
+	"$BIN" replay --trace "$w/gang.csv" --net "$w/tree64.net" \
+		--policy easy --comm-share $cs --json > "$w/cs$cs.json"
+done
+if python3 - "$w/cs0.json" "$w/cs0.5.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f))["policies"][0] for f in sys.argv[1:])
+assert a["jct_mean"] == 1000 and a["wait_mean"] == 0, a
+sd = b["comm_slowdown"]
+assert sd > 1.1, sd
+assert abs(b["jct_mean"] - 1000 * (0.5 + 0.5 * sd)) < 1e-6, b
+assert b["wait_mean"] == 0 and b["gang_jct_mean"] == b["jct_mean"], b
+PY
+then
+	ok "replay --comm-share: a gang's run stretched by its slowdown"
+else
+	bad "replay --comm-share: a gang's run stretched by its slowdown"
+fi
+
 usage() {
 	st=0
 	"$BIN" replay "$@" > "$w/out" 2> "$w/err" || st=$?
@@ -79,6 +105,7 @@ usage --trace "$w/trace.csv" --net "$w/tree.net" --policy nope
 usage --trace "$w/trace.csv" --net "$w/tree.net" --nodes x --policy easy
 usage --trace "$w/trace.csv" --net "$w/tree.net" --policy easy --gpus-per-host 0
 usage --trace "$w/none.csv" --net "$w/tree.net" --policy easy
+usage --trace "$w/trace.csv" --net "$w/tree.net" --policy easy --comm-share 1.5
 
 echo "replay: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -140,6 +140,7 @@ struct pr_opts {
 	unsigned int restart;	/* s a preemption adds to its victim */
 	unsigned int gang_wait;	/* --gang-wait: s a gang may wait, 0: none */
 	bool gang_first_fit;	/* --gang-place first: the anchor */
+	double comm_share;	/* --comm-share: a gang's communication share */
 };
 
 /*

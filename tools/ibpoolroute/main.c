@@ -90,6 +90,7 @@ enum {
 	O_IDS,
 	O_RESTART,
 	O_GANG_WAIT,
+	O_COMM_SHARE,
 	O_GANG_PLACE,
 };
 
@@ -177,6 +178,7 @@ static const struct cli_opt opts[] = {
 	{ "restart", 1, O_RESTART, C_REPLAY, "S", "replay: run time a preemption adds to its victim, seconds (60; 0: free)" },
 	{ "gang-place", 1, O_GANG_PLACE, C_REPLAY, "P", "replay: tree (the fabric's levels, the default) or first (lowest-numbered hosts with room: a cluster without topology awareness)" },
 	{ "gang-wait", 1, O_GANG_WAIT, C_REPLAY, "S", "replay --net: a gang may wait up to S seconds for a lower tree level when the flow model says it pays (0, as gang_wait_s)" },
+	{ "comm-share", 1, O_COMM_SHARE, C_REPLAY, "F", "replay --net: share 0-1 of a multi-host job's run time that is communication, stretched by its slowdown on the flow model (0: run times as traced)" },
 	{ "dump", 1, 'D', C_SIM | C_MAP, "DIR", "the routing OpenSM dumped into DIR instead of the live one" },
 	{ "jobs", 1, 'J', C_CHECKS | C_SIM | C_MAP | C_TRACE, "FILE", "JSON job list: route for the jobs, report their own link loads; trace --gen: how many jobs" },
 	{ "search-moves", 1, 'm', C_ROUTE | C_SIM | C_MAP, "N", "with --jobs on a fat-tree: entries the job search tries, 0-100000000 (0: the default budget)" },
@@ -357,6 +359,15 @@ static int number(const char *s, unsigned long long max,
 	return cli_uint(s, 10, max, v);
 }
 
+/* A share from 0 to 1 into *v: 0, or -EINVAL. */
+static int share(const char *s, double *v)
+{
+	char *end;
+
+	*v = strtod(s, &end);
+	return end == s || *end || !(*v >= 0 && *v <= 1) ? -EINVAL : 0;
+}
+
 static int sa_parse(const char *s, enum pr_sa *m)
 {
 	static const char *const names[] = { "auto", "table", "pair" };
@@ -534,6 +545,10 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 			return usage_error(o, "bad wait '%s' (0-2592000 s)",
 					   arg);
 		o->gang_wait = (unsigned int)v;
+		break;
+	case O_COMM_SHARE:
+		if (share(arg, &o->comm_share))
+			return usage_error(o, "bad share '%s' (0 to 1)", arg);
 		break;
 	case O_TOP:
 		if (number(arg, SIZE_MAX, &v) || !v)

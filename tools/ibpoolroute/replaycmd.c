@@ -178,6 +178,8 @@ static json_object *result_json(const struct rpl_result *r, double frag,
 	I("gangs_modelled", r->modelled);
 	D("comm_slowdown", r->comm);
 	D("comm_slowdown_first_fit", r->comm_first);
+	D("gang_jct_mean", r->gang_jct);
+	D("gang_stretch_mean", r->stretch);
 	I("predicted", r->predicted);
 	D("prediction_within_2x", r->pred_within2);
 	D("prediction_mae", r->pred_mae);
@@ -281,6 +283,7 @@ static int replay_all(const struct pr_opts *o, const struct trc_trace *tr,
 		.pods = pods, .seed = o->vf.seed,
 		.restart = o->restart,
 		.gang_wait = o->gang_wait,
+		.comm_share = o->comm_share,
 		.gang_first_fit = o->gang_first_fit,
 		.progress = o->progress == PR_PROGRESS_OFF ? NULL :
 			    o->progress == PR_PROGRESS_ON || isatty(2) ?

@@ -24,7 +24,9 @@
 /* A job as the loop sees it, by ticket. */
 struct rj {
 	size_t ti;		/* trace index */
-	double left;		/* run time still to go */
+	double left;		/* run time still to go, as traced */
+	double stretch;		/* this run's: its wall time / left (comm_share) */
+	double extra;		/* wall time run beyond the traced run time */
 	double start;		/* of the current run, < 0: not running */
 	double end;		/* finished at, < 0: not yet */
 	uint32_t gen;		/* bumped when a run stops early */
@@ -59,6 +61,7 @@ struct loop {
 	uint64_t *gang;		/* running gangs' tickets */
 	size_t ngang;
 	size_t gang_seen, comm_every;
+	size_t nstretch;	/* gang runs stretched */
 	double next_ut, ut_dt;
 	double end_max;		/* the last completion */
 };
@@ -291,6 +294,21 @@ static double sched_comm(void *ctx, const uint32_t *h, size_t n,
 	return sd > 0 ? sd : 1;
 }
 
+/*
+ * Gang j starts a run: its communication share slows down as the flow
+ * model says it does on its hosts beside the gangs running now.
+ */
+static void stretch_run(struct loop *l, struct rj *j)
+{
+	double sd = comm_slowdown(l, j->hosts, j->nhosts, NULL, 0);
+
+	if (sd <= 0)
+		return;
+	j->stretch = 1 + l->o->comm_share * (sd - 1);
+	l->r->stretch += j->stretch;
+	l->nstretch++;
+}
+
 /* A gang started: its level, and the model against first fit's hosts. */
 static int gang_started(struct loop *l, uint64_t tk, const struct sch_dec *d)
 {
@@ -330,6 +348,8 @@ static int gang_started(struct loop *l, uint64_t tk, const struct sch_dec *d)
 			r->modelled++;
 		}
 	}
+	if (l->o->t && l->o->comm_share > 0)
+		stretch_run(l, j);
 	l->gang[l->ngang++] = tk;
 	return 0;
 }
@@ -350,22 +370,35 @@ static void gang_stopped(struct loop *l, uint64_t tk)
 
 /* ---- the loop ---- */
 
+/* j's run stops at t: what of its traced run time it got through. */
+static void run_stops(struct rj *j, double t)
+{
+	double wall = t - j->start, done = wall / j->stretch;
+
+	j->left -= done;
+	j->extra += wall - done;
+}
+
 static int on_decision(struct loop *l, const struct sch_dec *d, double t)
 {
 	struct rj *j = &l->job[d->ticket];
+	int ret;
 
 	switch (d->act) {
 	case SCH_START:
 		j->start = t;
+		j->stretch = 1;
 		l->waiting[j->bucket]--;
-		if (heap_push(l, (struct ev){ t + j->left, d->ticket, j->gen }))
-			return -ENOMEM;
-		return gang_started(l, d->ticket, d);
+		if ((ret = gang_started(l, d->ticket, d)))
+			return ret;
+		return heap_push(l, (struct ev){ t + j->left * j->stretch,
+						 d->ticket, j->gen });
 	case SCH_PREEMPT:
 	case SCH_REQUEUE:
 		l->r->preemptions += d->act == SCH_PREEMPT;
+		run_stops(j, t);
 		/* preempted or lost, it reloads its checkpoint to run again */
-		j->left += l->o->restart - (t - j->start);
+		j->left += l->o->restart;
 		j->start = -1;
 		j->gen++;
 		l->waiting[j->bucket]++;
@@ -444,6 +477,7 @@ static int finish(struct loop *l, uint64_t tk, double t)
 
 	if ((ret = sch_finish(l->s, tk, t)))
 		return ret;
+	run_stops(j, t);
 	j->end = t;
 	j->start = -1;
 	gang_stopped(l, tk);
@@ -613,7 +647,7 @@ static int summarise(struct loop *l)
 	double first = tr->njobs ? tr->jobs[0].submit : 0, bsld = 0;
 	double err = 0, rt, jct, runs = 0;
 	struct sch_info in;
-	size_t k, n = 0, within = 0;
+	size_t k, n = 0, within = 0, ngang = 0;
 	int ret;
 
 	if (!wait)
@@ -630,7 +664,11 @@ static int summarise(struct loop *l)
 		jct = l->job[k].end - tj->submit;
 		runs += rt;
 		r->jct_s[n] = jct;
-		wait[n++] = jct - rt;
+		wait[n++] = jct - rt - l->job[k].extra;
+		if (tj->hosts > 1 || tj->gpus > l->o->hosts[0].gpus) {
+			r->gang_jct += jct;
+			ngang++;
+		}
 		bsld += fmax(1, jct / fmax(rt, BSLD_FLOOR));
 		if (l->end_max < l->job[k].end)
 			l->end_max = l->job[k].end;
@@ -659,6 +697,10 @@ static int summarise(struct loop *l)
 		r->level_mean /= (double)r->gangs;
 	if (r->gangs_waited)
 		r->gang_wait_mean /= (double)r->gangs_waited;
+	if (ngang)
+		r->gang_jct /= (double)ngang;
+	if (l->nstretch)
+		r->stretch /= (double)l->nstretch;
 	if (r->modelled) {
 		r->comm /= (double)r->modelled;
 		r->comm_first /= (double)r->modelled;

@@ -43,6 +43,13 @@ struct rpl_opts {
 	 * job, s (the scheduler's restart, which it also weighs); 0: free.
 	 */
 	double restart;
+	/*
+	 * With t: the share of a multi-host job's run time that is
+	 * communication.  Each run of a gang takes the rest of its run
+	 * time plus that share x its slowdown on the flow model when it
+	 * starts (beside the gangs running then); 0: run times as traced.
+	 */
+	double comm_share;
 };
 
 /* Percentiles of one measure over the jobs. */
@@ -74,6 +81,8 @@ struct rpl_result {
 	double gang_wait_mean;		/* s, of those that waited */
 	size_t modelled;
 	double comm, comm_first;	/* mean slowdown ours, first fit's */
+	double gang_jct;		/* mean JCT of the finished gangs */
+	double stretch;			/* mean run time stretch of gang runs */
 	/* predictions against true run times (policies that predict) */
 	size_t predicted;
 	double pred_within2;		/* fraction within a factor of 2 */
