@@ -33,6 +33,7 @@ struct rj {
 	unsigned int bucket;	/* GPUs, rounded up: the idle-wait index */
 	uint32_t *hosts;	/* gangs while running, for the model */
 	size_t nhosts;
+	bool gang;		/* ran on more than one host */
 };
 
 struct ev {
@@ -331,6 +332,7 @@ static int gang_started(struct loop *l, uint64_t tk, const struct sch_dec *d)
 		j->nhosts = 0;
 		return 0;
 	}
+	j->gang = true;
 	sch_info(l->s, tk, &in);
 	r->gangs++;
 	r->gangs_lowest += in.level <= in.feasible;
@@ -665,7 +667,7 @@ static int summarise(struct loop *l)
 		runs += rt;
 		r->jct_s[n] = jct;
 		wait[n++] = jct - rt - l->job[k].extra;
-		if (tj->hosts > 1 || tj->gpus > l->o->hosts[0].gpus) {
+		if (l->job[k].gang) {
 			r->gang_jct += jct;
 			ngang++;
 		}
