@@ -96,7 +96,7 @@ expect "gen: missing run times" 2 "none.csv: No such file or directory" "$w/err"
 run "$BIN" trace --gen slurm --jobs 10 --load 1 --gpus 8
 expect "gen: unknown generator" 2 "unknown generator 'slurm'" "$w/err"
 run "$BIN" trace --stats "$w/a.csv" --gen philly
-expect "gen and stats" 2 "trace takes --gen NAME or --stats FILE" "$w/err"
+expect "gen and stats" 2 "trace takes --gen NAME, --stats FILE or --convert FILE" "$w/err"
 run "$BIN" trace --stats "$w/a.csv" --net x.net
 expect "not an option of trace" 2 "--net is not an option of trace" "$w/err"
 check "no temporary files left" sh -c "! ls '$w' '$w/svg' | grep -q '\.tmp'"
@@ -106,6 +106,10 @@ if [ -r "$T/alibaba-gpu-v2023-pods.csv" ]; then
 	run "$BIN" trace --stats "$T/alibaba-gpu-v2023-pods.csv" --json
 	expect "alibaba 2023" 0 '"format":"alibaba2023"'
 	check "alibaba 2023: jobs and skips" test "$(jget '[.rows, .jobs, .skipped.unscheduled, .skipped.no_gpu, .censored, .fractional] | @csv')" = "8152,6203,861,1088,4149,2573"
+	# converted to plain CSV, the pods read as the same jobs
+	run "$BIN" trace --convert "$T/alibaba-gpu-v2023-pods.csv" -o "$w/a23.csv"
+	run "$BIN" trace --stats "$w/a23.csv" --json
+	check "alibaba 2023 as plain CSV: jobs and skips" test "$(jget '[.rows, .jobs, .skipped.unscheduled, .skipped.no_gpu, .censored, .fractional] | @csv')" = "8152,6203,861,1088,4149,2573"
 	run "$BIN" trace --stats "$T/alibaba-gpu-v2025-disaggregated.csv" --json
 	check "alibaba 2025: jobs and skips" test "$(jget '[.rows, .jobs, .skipped.before_window, .censored] | @csv')" = "23871,16591,7280,4201"
 	GPUAWARE_TRACES=$T run "$BIN" trace --gen philly --jobs 20000 --load 1.05 --gpus 512 -o "$w/p.csv"

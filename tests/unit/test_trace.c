@@ -408,6 +408,8 @@ static bool same_jobs(const struct trc_trace *a, const struct trc_trace *b)
 		    x->milli != y->milli || x->hosts != y->hosts ||
 		    x->per_host != y->per_host || x->rdma != y->rdma ||
 		    x->id != y->id || x->flags != y->flags ||
+		    x->cpu != y->cpu || x->mem != y->mem ||
+		    strcmp(trc_str(a, x->spec), trc_str(b, y->spec)) ||
 		    strcmp(trc_str(a, x->user), trc_str(b, y->user)) ||
 		    strcmp(trc_str(a, x->name), trc_str(b, y->name)) ||
 		    strcmp(trc_str(a, x->cls), trc_str(b, y->cls)))
@@ -589,6 +591,53 @@ static void test_round_trip(void)
 	trc_free(&a);
 }
 
+/*
+ * text converted as trace --convert does (every row, flagged) and read
+ * back under each reader option gives the jobs text gives under it,
+ * skipped for the same reasons.
+ */
+static void convert_back(const char *text)
+{
+	static const uint32_t opts[] = { 0, TRC_OPT_ALL_PODS,
+		TRC_OPT_KEEP_PRESENT, TRC_OPT_ALL_PODS | TRC_OPT_KEEP_PRESENT };
+	struct trc_trace all, a, b;
+	char *buf, err[256];
+	size_t len, i, k;
+	FILE *out = open_memstream(&buf, &len);
+
+	CU_ASSERT_EQUAL_FATAL(read_text(text, TRC_FMT_AUTO, opts[3], &all, err,
+					sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(trc_write_plain(&all, out), 0);
+	fclose(out);
+	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		CU_ASSERT_EQUAL_FATAL(read_text(text, TRC_FMT_AUTO, opts[i],
+						&a, err, sizeof(err)), 0);
+		CU_ASSERT_EQUAL_FATAL(read_text(buf, TRC_FMT_AUTO, opts[i], &b,
+						err, sizeof(err)), 0);
+		CU_ASSERT_EQUAL(b.fmt, TRC_FMT_PLAIN);
+		CU_ASSERT(same_jobs(&a, &b));
+		CU_ASSERT_EQUAL(a.rs.censored, b.rs.censored);
+		for (k = 0; k < TRC_SKIP_COUNT; k++)
+			CU_ASSERT_EQUAL(a.rs.skipped[k], b.rs.skipped[k]);
+		trc_free(&a);
+		trc_free(&b);
+	}
+	free(buf);
+	trc_free(&all);
+}
+
+/* Alibaba pods and instances through a plain CSV: nothing lost. */
+static void test_convert(void)
+{
+	convert_back(POD_HEAD
+		"openb-pod-0007,12000,16384,1,1000,V100M16|V100M32,LS,Running,1000,5000,1000\n"
+		"openb-pod-0008,6000,12288,1,460,,BE,Succeeded,1200,1500,1300\n"
+		"openb-pod-0009,6000,12288,8,1000,P100,Burstable,Failed,1100,1900,1150\n"
+		"openb-pod-0010,6000,12288,2,1000,,BE,Pending,1300,1400,\n"
+		"openb-pod-0011,6000,12288,0,0,,LS,Running,900,5000,900\n");
+	convert_back(ali2025);
+}
+
 static void test_stats(void)
 {
 	const char *text = "submit,gpus,runtime,user,milli\n"
@@ -637,4 +686,5 @@ TU_SUITE(trace,
 	 { "generator errors", test_gen_errors },
 	 { "generator custom mix", test_gen_mix },
 	 { "plain CSV round trip", test_round_trip },
+	 { "Alibaba traces through a plain CSV", test_convert },
 	 { "statistics", test_stats })

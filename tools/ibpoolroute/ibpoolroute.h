@@ -128,6 +128,7 @@ struct pr_opts {
 	/* trace */
 	const char *trace_gen;	/* --gen: the generator */
 	const char *trace_stats;	/* --stats: the trace file */
+	const char *trace_convert;	/* --convert: the trace file */
 	const char *runtimes;	/* --runtimes: Philly's run times */
 	unsigned int trace_users;	/* --users, 0: the generator's */
 	const char *trace_mix;	/* --mix: GPU counts, NULL: Philly's */

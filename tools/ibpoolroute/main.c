@@ -68,6 +68,7 @@ enum {
 	O_TOP,
 	O_GEN,
 	O_STATS,
+	O_CONVERT,
 	O_RUNTIMES,
 	O_USERS,
 	O_SVG,
@@ -196,6 +197,7 @@ static const struct cli_opt opts[] = {
 	{ "load", 1, O_LOAD, C_MAP | C_TRACE, "NAME", "map: colour links by a2a (the routing's all-to-all), jobs (--jobs' collectives, --pattern) or counters (live) (jobs with --jobs, else a2a); trace --gen: the offered load, GPU-seconds over --gpus x the span of arrivals" },
 	{ "gen", 1, O_GEN, C_TRACE, "NAME", "trace: generate a trace: philly (Philly's run times and GPU mix, Poisson arrivals)" },
 	{ "stats", 1, O_STATS, C_TRACE, "FILE", "trace: the statistics of a trace (plain CSV or an Alibaba trace)" },
+	{ "convert", 1, O_CONVERT, C_TRACE, "FILE", "trace: FILE (an Alibaba trace or plain CSV) as plain CSV to -o, every row kept and flagged so that replay reads it as it reads FILE" },
 	{ "runtimes", 1, O_RUNTIMES, C_TRACE, "FILE", "trace --gen: Philly's run times ($GPUAWARE_TRACES/philly-2017-runtimes.csv, else ../shared/traces/)" },
 	{ "users", 1, O_USERS, C_TRACE, "N", "trace --gen: users, Zipf-drawn, 1-1000000 (100)" },
 	{ "mix", 1, O_MIX, C_TRACE, "LIST", "trace --gen: GPU counts as GPUS:SHARE,... (1:70,2:10,4:15,8:4.885,16:0.061,32:0.031,64:0.015,128:0.008, Philly's)" },
@@ -470,6 +472,9 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		break;
 	case O_STATS:
 		o->trace_stats = arg;
+		break;
+	case O_CONVERT:
+		o->trace_convert = arg;
 		break;
 	case O_RUNTIMES:
 		o->runtimes = arg;

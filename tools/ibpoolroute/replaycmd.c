@@ -352,7 +352,7 @@ int pr_replay(const struct pr_opts *o, char *err, size_t len)
 		goto out;
 	/* FGD's packing measure takes every pod: CPU-only and never-run too */
 	ropts.flags |= TRC_OPT_ALL_PODS;
-	if (tr.fmt == TRC_FMT_ALI2023 &&
+	if (tr.fmt != TRC_FMT_ALI2025 &&
 	    trc_read(o->trace, &ropts, &pods, err, len))
 		goto out;
 	ret = replay_all(o, &tr, pods.njobs ? &pods : NULL, &c, pol, np, err,

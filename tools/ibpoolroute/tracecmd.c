@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * trace: write a Philly-shaped job trace as plain CSV (--gen philly), or
- * print a trace's statistics (--stats FILE), for the scheduler's replay.
+ * trace: write a Philly-shaped job trace as plain CSV (--gen philly),
+ * print a trace's statistics (--stats FILE) or turn a trace into plain
+ * CSV (--convert FILE), for the scheduler's replay.
  */
 #include <errno.h>
 #include <math.h>
@@ -269,21 +270,32 @@ static int runtime_chart(const struct pr_opts *o, const struct trc_trace *t,
 	return ret;
 }
 
-static int stats(const struct pr_opts *o, char *err, size_t len)
+/* Read path as --format says (or its header), with flags: 0 or PR_ERR. */
+static int read_as(const struct pr_opts *o, const char *path, uint32_t flags,
+		   struct trc_trace *t, char *err, size_t len)
 {
-	struct trc_read_opts ro = { .fmt = TRC_FMT_AUTO };
-	struct trc_trace t;
-	int ret;
+	struct trc_read_opts ro = { .fmt = TRC_FMT_AUTO, .flags = flags };
 
+	memset(t, 0, sizeof(*t));
 	if (o->format && trc_format_parse(o->format, &ro.fmt)) {
 		snprintf(err, len, "unknown trace format '%s' (plain, alibaba2023 or alibaba2025)",
 			 o->format);
 		return PR_ERR;
 	}
-	if (trc_read(o->trace_stats, &ro, &t, err, len)) {
-		trc_free(&t);
+	if (trc_read(path, &ro, t, err, len)) {
+		trc_free(t);
 		return PR_ERR;
 	}
+	return 0;
+}
+
+static int stats(const struct pr_opts *o, char *err, size_t len)
+{
+	struct trc_trace t;
+	int ret;
+
+	if (read_as(o, o->trace_stats, 0, &t, err, len))
+		return PR_ERR;
 	ret = print_stats(o, o->trace_stats, &t, o->gpus, err, len);
 	if (!ret && o->svg && (demand_chart(o, &t, err, len) ||
 			       runtime_chart(o, &t, err, len)))
@@ -383,14 +395,35 @@ out:
 	return ret;
 }
 
+/*
+ * Every row the readers know, flagged (never scheduled, before the
+ * window, ...), so that replay skips in the CSV what it skips in FILE.
+ */
+static int convert(const struct pr_opts *o, char *err, size_t len)
+{
+	struct trc_trace t;
+	int ret = PR_OK;
+
+	if (read_as(o, o->trace_convert,
+		    TRC_OPT_ALL_PODS | TRC_OPT_KEEP_PRESENT, &t, err, len))
+		return PR_ERR;
+	if (chart_write_file(o->output ? o->output : "-", write_trace, &t,
+			     err, len))
+		ret = PR_ERR;
+	trc_free(&t);
+	return ret;
+}
+
 int pr_trace(const struct pr_opts *o, char *err, size_t len)
 {
-	if (!o->trace_gen == !o->trace_stats) {
-		snprintf(err, len, "trace takes --gen NAME or --stats FILE");
+	if (!!o->trace_gen + !!o->trace_stats + !!o->trace_convert != 1) {
+		snprintf(err, len, "trace takes --gen NAME, --stats FILE or --convert FILE");
 		return PR_ERR;
 	}
 	if (o->trace_stats)
 		return stats(o, err, len);
+	if (o->trace_convert)
+		return convert(o, err, len);
 	if (!o->jobs || !o->load_arg || !o->gpus) {
 		snprintf(err, len, "trace --gen needs --jobs N, --load L and --gpus G");
 		return PR_ERR;

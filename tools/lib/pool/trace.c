@@ -32,7 +32,7 @@ struct intern {
 enum col {
 	/* plain */
 	C_SUBMIT, C_GPUS, C_RUNTIME, C_USER, C_CLASS, C_LIMIT, C_MILLI,
-	C_HOSTS, C_PER_HOST, C_NAME, C_RDMA, C_ID,
+	C_HOSTS, C_PER_HOST, C_NAME, C_RDMA, C_ID, C_FLAGS,
 	/* alibaba 2023 pods */
 	C_POD, C_NUM_GPU, C_GPU_MILLI, C_QOS, C_PHASE, C_CPU, C_MEM, C_SPEC,
 	/* alibaba 2025 instances */
@@ -47,6 +47,7 @@ static const char *const col_names[C_COUNT] = {
 	[C_USER] = "user", [C_CLASS] = "class", [C_LIMIT] = "limit",
 	[C_MILLI] = "milli", [C_HOSTS] = "hosts", [C_PER_HOST] = "per_host",
 	[C_NAME] = "name", [C_RDMA] = "rdma", [C_ID] = "id",
+	[C_FLAGS] = "flags",
 	[C_POD] = "name", [C_NUM_GPU] = "num_gpu",
 	[C_GPU_MILLI] = "gpu_milli", [C_QOS] = "qos", [C_PHASE] = "pod_phase",
 	[C_CPU] = "cpu_milli", [C_MEM] = "memory_mib", [C_SPEC] = "gpu_spec",
@@ -63,7 +64,12 @@ static const enum col need_2023[] = { C_NUM_GPU, C_GPU_MILLI, C_QOS,
 static const enum col need_2025[] = { C_ROLE, C_GPU_REQ, C_RDMA_REQ,
 	C_CREATED, C_SCHEDULED, C_DELETED, C_INSTANCE, C_APP };
 static const enum col opt_plain[] = { C_USER, C_CLASS, C_LIMIT, C_MILLI,
-	C_HOSTS, C_PER_HOST, C_NAME, C_RDMA, C_ID };
+	C_HOSTS, C_PER_HOST, C_NAME, C_RDMA, C_ID, C_CPU, C_MEM, C_SPEC,
+	C_FLAGS };
+
+/* The TRC_JOB_* flags a plain CSV carries. */
+#define JOB_FLAGS (TRC_JOB_CENSORED | TRC_JOB_PRESENT | TRC_JOB_CN | \
+		   TRC_JOB_UNSCHEDULED)
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -334,6 +340,41 @@ static int skip(struct rd *r, enum trc_skip why)
 	return 0;
 }
 
+/* An optional whole-number column: 0 where the trace has none. */
+static int field_opt(struct rd *r, char **f, enum col c, uint32_t *v)
+{
+	*v = 0;
+	return r->col[c] < 0 ? 0 : field_uint(r, f, c, UINT32_MAX, v);
+}
+
+/* The same where a plain CSV's field may be empty (0). */
+static int plain_opt(struct rd *r, char **f, enum col c, uint32_t *v)
+{
+	*v = 0;
+	return r->col[c] < 0 || !*f[r->col[c]] ? 0 : field_opt(r, f, c, v);
+}
+
+/*
+ * Whether plain job j is one the reader's options keep (1), or skipped
+ * (0): the rows an Alibaba trace skips by default, carried by a CSV
+ * converted from it, are skipped for the same reasons.
+ */
+static int plain_skips(struct rd *r, const struct trc_job *j)
+{
+	bool all = r->flags & TRC_OPT_ALL_PODS;
+
+	if (!j->gpus && !j->rdma && (!all || (!j->cpu && !j->mem)))
+		return skip(r, TRC_SKIP_NO_GPU);
+	if (!j->gpus && j->rdma && (r->flags & TRC_OPT_GPU_ONLY))
+		return skip(r, TRC_SKIP_GPU_ONLY);
+	if ((j->flags & TRC_JOB_UNSCHEDULED) && !all)
+		return skip(r, TRC_SKIP_UNSCHEDULED);
+	if ((j->flags & TRC_JOB_PRESENT) &&
+	    !(r->flags & TRC_OPT_KEEP_PRESENT))
+		return skip(r, TRC_SKIP_BEFORE_WINDOW);
+	return 1;
+}
+
 /* A plain CSV row: submit,gpus,runtime and the optional columns. */
 static int row_plain(struct rd *r, char **f)
 {
@@ -381,13 +422,18 @@ static int row_plain(struct rd *r, char **f)
 	} else {
 		j.id = (uint32_t)r->t->rs.rows;
 	}
-	if (!j.gpus && !j.rdma)
-		return skip(r, TRC_SKIP_NO_GPU);
-	if (!j.gpus && (r->flags & TRC_OPT_GPU_ONLY))
-		return skip(r, TRC_SKIP_GPU_ONLY);
+	if (plain_opt(r, f, C_CPU, &j.cpu) || plain_opt(r, f, C_MEM, &j.mem) ||
+	    plain_opt(r, f, C_FLAGS, &j.flags))
+		return -EINVAL;
+	if (j.flags & ~JOB_FLAGS)
+		return rd_err(r, "flags: %u is not a mask of %u", j.flags,
+			      JOB_FLAGS);
+	if ((ret = plain_skips(r, &j)) <= 0)
+		return ret;
 	if ((ret = intern_field(r, f, C_USER, &j.user)) ||
 	    (ret = intern_field(r, f, C_NAME, &j.name)) ||
-	    (ret = intern_field(r, f, C_CLASS, &j.cls)))
+	    (ret = intern_field(r, f, C_CLASS, &j.cls)) ||
+	    (ret = intern_field(r, f, C_SPEC, &j.spec)))
 		return ret;
 	return push(r, &j);
 }
@@ -411,13 +457,6 @@ static int row_times(struct rd *r, char **f, struct times *tm)
  * Pending pods never ran; Running ones were still running when the
  * trace was taken (their deletion time is its end): censored.
  */
-/* An optional whole-number column: 0 where the trace has none. */
-static int field_opt(struct rd *r, char **f, enum col c, uint32_t *v)
-{
-	*v = 0;
-	return r->col[c] < 0 ? 0 : field_uint(r, f, c, UINT32_MAX, v);
-}
-
 static int row_2023(struct rd *r, char **f)
 {
 	struct trc_job j = { .hosts = 1 };
@@ -652,7 +691,7 @@ static int check_plain_cols(struct rd *r, char **f, size_t n)
 		for (k = 0; k < NELEM(opt_plain) && !known; k++)
 			known = !strcmp(f[i], col_names[opt_plain[k]]);
 		if (!known)
-			return rd_err(r, "unknown column '%s' (plain: submit,gpus,runtime[,user,class,limit,milli,hosts,per_host,name,rdma,id])",
+			return rd_err(r, "unknown column '%s' (plain: submit,gpus,runtime[,user,class,limit,milli,hosts,per_host,name,rdma,id,cpu_milli,memory_mib,gpu_spec,flags])",
 				      f[i]);
 	}
 	return 0;
@@ -811,15 +850,17 @@ int trc_write_plain(const struct trc_trace *t, FILE *out)
 	for (i = 0; i < t->nstrs; i++)
 		if (!csv_safe(t->strs[i]))
 			return -EINVAL;
-	fputs("submit,gpus,runtime,user,class,limit,milli,hosts,per_host,name,rdma,id\n",
+	fputs("submit,gpus,runtime,user,class,limit,milli,hosts,per_host,name,rdma,id,cpu_milli,memory_mib,gpu_spec,flags\n",
 	      out);
 	for (i = 0; i < t->njobs; i++) {
 		const struct trc_job *j = &t->jobs[i];
 
-		fprintf(out, "%.3f,%u,%.3f,%s,%s,%.3f,%u,%u,%u,%s,%u,%u\n",
+		fprintf(out, "%.3f,%u,%.3f,%s,%s,%.3f,%u,%u,%u,%s,%u,%u,%u,%u,%s,%u\n",
 			j->submit, j->gpus, j->runtime, trc_str(t, j->user),
 			trc_str(t, j->cls), j->limit, j->milli, j->hosts,
-			j->per_host, trc_str(t, j->name), j->rdma, j->id);
+			j->per_host, trc_str(t, j->name), j->rdma, j->id,
+			j->cpu, j->mem, trc_str(t, j->spec),
+			j->flags & JOB_FLAGS);
 	}
 	return ferror(out) ? -EIO : 0;
 }

@@ -156,9 +156,11 @@ const char *trc_skip_name(enum trc_skip r);
 
 /*
  * Write t as a plain CSV with the header
- * submit,gpus,runtime,user,class,limit,milli,hosts,per_host,name,rdma,id;
- * trc_read() gives the same jobs back (times to the millisecond).
- * Returns 0 or -EIO.
+ * submit,gpus,runtime,user,class,limit,milli,hosts,per_host,name,rdma,id,
+ * cpu_milli,memory_mib,gpu_spec,flags; trc_read() with the options t
+ * was read with gives the same jobs back (times to the millisecond),
+ * and with fewer options skips what the source format would.  Returns
+ * 0, -EINVAL (a string with a comma, quote or line break) or -EIO.
  */
 int trc_write_plain(const struct trc_trace *t, FILE *out);
 
