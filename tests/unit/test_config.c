@@ -128,7 +128,8 @@ static void test_sched(void)
 		   "starve_s = 600\nclasses = be, burstable,ls\n"
 		   "default_class = burstable\nclass_weight = 2.5\n"
 		   "class_weights = 0, 5,20\nrestart_s = 90\n"
-		   "quota = ml:16,web:0\n"
+		   "quota = ml:16,web:0,db:4\nlending_limit = ml:8\n"
+		   "borrowing_limit = web:2, db:0\n"
 		   "[host a]\ngpus=1\ngpu_type=x\nhca=0x1\n");
 	CU_ASSERT_EQUAL_FATAL(pool_config_load(path, &c, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(c.sched.policy, SCH_PRIORITY);
@@ -144,10 +145,18 @@ static void test_sched(void)
 	CU_ASSERT_DOUBLE_EQUAL(c.sched.class_weights[1], 5, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(c.sched.class_weights[2], 20, 1e-12);
 	CU_ASSERT_EQUAL(c.sched.restart_s, 90);
-	CU_ASSERT_EQUAL_FATAL(c.sched.ngroups, 2);
+	CU_ASSERT_EQUAL_FATAL(c.sched.ngroups, 3);
 	CU_ASSERT_STRING_EQUAL(c.sched.groups[0], "ml");
 	CU_ASSERT_EQUAL(c.sched.quota[0], 16);
 	CU_ASSERT_EQUAL(c.sched.quota[1], 0);
+	CU_ASSERT_EQUAL(c.sched.quota[2], 4);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c.sched.borrow);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c.sched.lend);
+	CU_ASSERT_EQUAL(c.sched.borrow[0], POOL_CFG_NO_LIMIT);
+	CU_ASSERT_EQUAL(c.sched.borrow[1], 2);
+	CU_ASSERT_EQUAL(c.sched.borrow[2], 0);
+	CU_ASSERT_EQUAL(c.sched.lend[0], 8);
+	CU_ASSERT_EQUAL(c.sched.lend[1], POOL_CFG_NO_LIMIT);
 	pool_config_release(&c);
 
 	write_conf("[host a]\ngpus=1\ngpu_type=x\nhca=0x1\n");
@@ -157,6 +166,8 @@ static void test_sched(void)
 	CU_ASSERT_EQUAL(c.sched.grace_s, POOL_CFG_GRACE_S);
 	CU_ASSERT_EQUAL(c.sched.nclasses, 0);
 	CU_ASSERT_EQUAL(c.sched.ngroups, 0);
+	CU_ASSERT_PTR_NULL(c.sched.borrow);
+	CU_ASSERT_PTR_NULL(c.sched.lend);
 	CU_ASSERT_TRUE(c.sched.class_weight < 0);
 	CU_ASSERT_EQUAL(c.sched.nclass_weights, 0);
 	CU_ASSERT_EQUAL(c.sched.restart_s, POOL_CFG_RESTART_S);
@@ -285,6 +296,8 @@ static void test_sched_refusals(void)
 		{ "classes = a,,b", "2: [sched] classes: 'a,,b' is not 1..4 names of letters, digits, '.', '-', '_', lowest first" },
 		{ "default_class = x", "2: [sched] default_class: 'x' is not one of the classes" },
 		{ "quota = ml", "2: [sched] quota: 'ml' is not GROUP:GPUS[,GROUP:GPUS...] (at most 64 groups)" },
+		{ "lending_limit = ml:1", "2: [sched] lending_limit: 'ml:1' is not GROUP:GPUS[,GROUP:GPUS...] of the quota's groups" },
+		{ "quota = ml:4\nborrowing_limit = ml:x", "3: [sched] borrowing_limit: 'ml:x' is not GROUP:GPUS[,GROUP:GPUS...] of the quota's groups" },
 		{ "class_weight = x", "2: [sched] class_weight: 'x' is not a number >= 0" },
 		{ "class_weights = 1,-2", "2: [sched] class_weights: '1,-2' is not 1..4 numbers >= 0, lowest class first" },
 		{ "class_weights = 1,2", "2: [sched] class_weights: 2 weights for 1 classes" },

@@ -200,6 +200,88 @@ static void test_quota(void)
 	sch_free(s);
 }
 
+static const uint64_t borrow2[2] = { 2000, UINT64_MAX };
+static const uint64_t lend2[2] = { UINT64_MAX, 2000 };
+
+static void borrow_limit(struct sch_config *c)
+{
+	quota4(c);
+	c->borrow = borrow2;
+}
+
+static void lend_limit(struct sch_config *c)
+{
+	quota4(c);
+	c->lend = lend2;
+}
+
+/* Group 0 asks four jobs of 2 GPUs at 0. */
+static void four_twos(struct sch *s)
+{
+	struct sch_req a = { .gpus = 2, .group = 0, .limit = 1000 };
+	int i;
+
+	for (i = 0; i < 4; i++)
+		submit_req(s, 0, &a);
+}
+
+/*
+ * Under a limit, three of four_twos() start at 0 and the fourth waits;
+ * group 1's job of one GPU, behind it, starts at 1.
+ */
+static void three_start(struct sch *s)
+{
+	struct sch_req b = { .gpus = 1, .group = 1, .limit = 1000 };
+
+	four_twos(s);
+	CU_ASSERT_STRING_EQUAL(step(s, 0), "S1[0.0 0.1] S2[0.2 0.3] S3[0.4 0.5]");
+	submit_req(s, 1, &b);
+	CU_ASSERT_STRING_EQUAL(step(s, 1), "S5[0.6]");
+}
+
+/*
+ * Kueue's borrowingLimit: quotas of 4 GPUs on one 8-GPU host, group 0
+ * may borrow 2.  Of its four jobs of 2 GPUs three start (4 its own, 2
+ * borrowed); the fourth would borrow 4 and waits without blocking
+ * group 1's job behind it.  When job 1 ends, group 0 borrows 2 again:
+ * the fourth starts.  Without the limit all four start at once.
+ */
+static void test_borrow_limit(void)
+{
+	struct sch *s = cluster(SCH_EASY, 1, 8, 1, 1, borrow_limit);
+
+	three_start(s);
+	sch_finish(s, 1, 100);
+	CU_ASSERT_STRING_EQUAL(step(s, 100), "S4[0.0 0.1]");
+	sch_free(s);
+	s = cluster(SCH_EASY, 1, 8, 1, 1, quota4);
+	four_twos(s);
+	CU_ASSERT_STRING_EQUAL(step(s, 0),
+			       "S1[0.0 0.1] S2[0.2 0.3] S3[0.4 0.5] S4[0.6 0.7]");
+	sch_free(s);
+}
+
+/*
+ * Kueue's lendingLimit: group 1 lends at most 2 of its 4 GPUs.  Group
+ * 0's third job borrows those 2; its fourth would take 2 more of group
+ * 1's idle quota and waits, so group 1's job starts on them at 1.  When
+ * group 1 asks for 2 GPUs more (its quota: 4), the borrowed job 3 is
+ * noticed and stopped after its grace, and group 1's runs there: job 4,
+ * ahead in the queue, does not borrow what group 1 reclaims.
+ */
+static void test_lend_limit(void)
+{
+	struct sch *s = cluster(SCH_EASY, 1, 8, 1, 1, lend_limit);
+	struct sch_req b2 = { .gpus = 2, .group = 1, .limit = 1000 };
+
+	three_start(s);
+	submit_req(s, 2, &b2);
+	CU_ASSERT_STRING_EQUAL(step(s, 2), "N3@12");
+	CU_ASSERT_STRING_EQUAL(step(s, 12), "P3 S6[0.4 0.5]");
+	CU_ASSERT_STRING_EQUAL(step(s, 13), "");
+	sch_free(s);
+}
+
 static void halflife100(struct sch_config *c)
 {
 	c->fair_halflife = 100;
@@ -819,6 +901,8 @@ TU_SUITE(sched,
 	 { "fifo", test_fifo },
 	 { "preemption with grace", test_preempt_grace },
 	 { "quota borrowed and reclaimed", test_quota },
+	 { "a group borrows up to its borrowing limit", test_borrow_limit },
+	 { "a group lends up to its lending limit", test_lend_limit },
 	 { "fair-share decay", test_fairshare },
 	 { "tiresias demotion", test_tiresias },
 	 { "placement at the lowest level", test_placement },

@@ -41,6 +41,7 @@ struct poold_queue {
 	struct sch_host *hosts;	/* the scheduler's, for their levels */
 	unsigned int nlevels;
 	uint64_t *quota;	/* milli per group, the last one for "" */
+	uint64_t *borrow, *lend;	/* the same: Kueue's limits */
 	uint64_t jobs_sig;	/* of the jobs and allocations held for */
 	bool *taken;		/* scratch: per host, held for a job */
 	double t;
@@ -220,6 +221,14 @@ static void host_levels(const struct pool_tree *t, size_t h,
 					  t->host_sw[ti];
 }
 
+/* Group i's limit of v (GPUs, NULL: none) in milli; UINT64_MAX none. */
+static uint64_t milli_limit(const unsigned int *v, size_t i)
+{
+	if (!v || v[i] == POOL_CFG_NO_LIMIT)
+		return UINT64_MAX;
+	return (uint64_t)v[i] * SCH_MILLI;
+}
+
 static int build(struct poold_queue *q, const struct pool_tree *t)
 {
 	const struct pool_config *cfg = q->cfg;
@@ -245,10 +254,16 @@ static int build(struct poold_queue *q, const struct pool_tree *t)
 	for (i = 0; i < sc->nclass_weights; i++)
 		c.w_cls[i] = sc->class_weights[i];
 	c.gang_wait = sc->gang_wait_s;
-	for (i = 0; i < sc->ngroups; i++)
+	for (i = 0; i < sc->ngroups; i++) {
 		q->quota[i] = (uint64_t)sc->quota[i] * SCH_MILLI;
+		q->borrow[i] = milli_limit(sc->borrow, i);
+		q->lend[i] = milli_limit(sc->lend, i);
+	}
 	q->quota[sc->ngroups] = UINT64_MAX / 4;
+	q->borrow[sc->ngroups] = q->lend[sc->ngroups] = UINT64_MAX;
 	c.quota = sc->ngroups ? q->quota : NULL;
+	c.borrow = sc->borrow ? q->borrow : NULL;
+	c.lend = sc->lend ? q->lend : NULL;
 	c.ngroups = sc->ngroups + 1;
 	for (i = 0; i < cfg->nhosts; i++) {
 		h[i].gpus = cfg->hosts[i].gpus;
@@ -277,9 +292,12 @@ int poold_queue_new(const struct pool_config *cfg, struct pool *pool,
 	q->t = (double)now;
 	q->fabric = calloc(cfg->nhosts + 1, sizeof(*q->fabric));
 	q->quota = calloc(cfg->sched.ngroups + 1, sizeof(*q->quota));
+	q->borrow = calloc(cfg->sched.ngroups + 1, sizeof(*q->borrow));
+	q->lend = calloc(cfg->sched.ngroups + 1, sizeof(*q->lend));
 	q->taken = calloc(cfg->nhosts + 1, sizeof(*q->taken));
 	q->dead = calloc(cfg->nhosts + 1, sizeof(*q->dead));
-	if (!q->fabric || !q->quota || !q->taken || !q->dead ||
+	if (!q->fabric || !q->quota || !q->borrow || !q->lend || !q->taken ||
+	    !q->dead ||
 	    (ret = build(q, t)))
 		goto out_free;
 	/* the queue first, at its submit times; then what runs, now */
@@ -316,6 +334,8 @@ void poold_queue_free(struct poold_queue *q)
 	free(q->e);
 	free(q->fabric);
 	free(q->quota);
+	free(q->borrow);
+	free(q->lend);
 	free(q->taken);
 	free(q->dead);
 	free(q->hosts);

@@ -349,40 +349,99 @@ static int sched_classes(struct ld *l, const char *v)
 	}
 }
 
+/*
+ * One "GROUP:GPUS" of a list at *p: the name's length into *len, the
+ * GPUs into *n, *p past the comma; 1 at the list's end, 0 more to come,
+ * -EINVAL when malformed.
+ */
+static int group_pair(const char **p, size_t *len, unsigned long *n)
+{
+	const char *q = *p + strcspn(*p, ","), *colon;
+	char num[16];
+
+	*p += strspn(*p, " \t");
+	colon = memchr(*p, ':', q - *p);
+	if (!colon || !name_ok(*p, colon - *p) ||
+	    q - colon - 1 >= (long)sizeof(num))
+		return -EINVAL;
+	snprintf(num, sizeof(num), "%.*s", (int)(q - colon - 1), colon + 1);
+	if (parse_uint(num, 0, UINT32_MAX / SCH_MILLI, n))
+		return -EINVAL;
+	*len = colon - *p;
+	return *q ? 0 : 1;
+}
+
 /* "GROUP:GPUS,...": the groups' quotas. */
 static int sched_quota(struct ld *l, const char *v)
 {
 	struct pool_sched_cfg *c = &l->c->sched;
-	const char *p = v, *q, *colon;
+	const char *p = v, *name;
 	unsigned long n;
-	char num[16];
+	size_t len;
+	int end;
 
 	c->groups = calloc(POOL_CFG_GROUPS_MAX, sizeof(*c->groups));
 	c->quota = calloc(POOL_CFG_GROUPS_MAX, sizeof(*c->quota));
 	if (!c->groups || !c->quota)
 		return -ENOMEM;
-	for (;; p = q + 1) {
-		q = p + strcspn(p, ",");
-		p += strspn(p, " \t");
-		colon = memchr(p, ':', q - p);
-		if (!colon || c->ngroups == POOL_CFG_GROUPS_MAX ||
-		    !name_ok(p, colon - p) || q - colon - 1 >= (long)sizeof(num))
-			goto bad;
-		snprintf(num, sizeof(num), "%.*s", (int)(q - colon - 1),
-			 colon + 1);
-		if (parse_uint(num, 0, UINT32_MAX / SCH_MILLI, &n))
+	for (;; p = name + len + strcspn(name + len, ",") + 1) {
+		name = p;
+		if (c->ngroups == POOL_CFG_GROUPS_MAX ||
+		    (end = group_pair(&name, &len, &n)) < 0)
 			goto bad;
 		c->quota[c->ngroups] = n;
-		c->groups[c->ngroups] = strndup(p, colon - p);
+		c->groups[c->ngroups] = strndup(name, len);
 		if (!c->groups[c->ngroups++])
 			return -ENOMEM;
-		if (!*q)
+		if (end)
 			return 0;
 	}
 bad:
 	return fail(l, "sched", "quota", -EINVAL,
 		    "'%s' is not GROUP:GPUS[,GROUP:GPUS...] (at most %d groups)",
 		    v, POOL_CFG_GROUPS_MAX);
+}
+
+/*
+ * key (borrowing_limit or lending_limit), "GROUP:GPUS,..." over the
+ * quota's groups, into *out (the groups it does not name: no limit).
+ */
+static int sched_limit(struct ld *l, const char *key, unsigned int **out)
+{
+	struct pool_sched_cfg *c = &l->c->sched;
+	char ik[64];
+	const char *v, *p, *name;
+	unsigned long n;
+	size_t len, g;
+	int end;
+
+	snprintf(ik, sizeof(ik), "sched:%s", key);
+	v = iniparser_getstring(l->d, ik, NULL);
+	if (!v)
+		return 0;
+	*out = malloc((c->ngroups + 1) * sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (g = 0; g < c->ngroups; g++)
+		(*out)[g] = POOL_CFG_NO_LIMIT;
+	for (p = v;; p = name + len + strcspn(name + len, ",") + 1) {
+		name = p;
+		if ((end = group_pair(&name, &len, &n)) < 0)
+			goto bad;
+		for (g = 0; g < c->ngroups; g++)
+			if (strlen(c->groups[g]) == len &&
+			    !strncmp(c->groups[g], name, len))
+				break;
+		if (g == c->ngroups)
+			goto bad;
+		(*out)[g] = n;
+		if (end)
+			return 0;
+	}
+bad:
+	return fail(l, "sched", key, -EINVAL,
+		    "'%s' is not GROUP:GPUS[,GROUP:GPUS...] of the quota's groups",
+		    v);
 }
 
 /* "W0,W1,...": each class's weight, lowest first, numbers >= 0. */
@@ -468,18 +527,26 @@ static int sched_key(struct ld *l, const char *key, const char *v)
 	}
 	if (!strcmp(key, "class_weights"))
 		return sched_weights(l, v);
-	if (!strcmp(key, "default_class"))
+	if (!strcmp(key, "default_class") || !strcmp(key, "borrowing_limit") ||
+	    !strcmp(key, "lending_limit"))
 		return 0;
 	return fail(l, "sched", key, -EINVAL, "unknown key");
 }
 
-/* default_class names one of classes, class_weights weigh them all. */
+/*
+ * default_class names one of classes, class_weights weigh them all, the
+ * limits name the quota's groups.
+ */
 static int sched_default(struct ld *l)
 {
 	struct pool_sched_cfg *c = &l->c->sched;
 	const char *v = iniparser_getstring(l->d, "sched:default_class", NULL);
 	unsigned int i, n = c->nclasses ? c->nclasses : 1;
+	int ret;
 
+	if ((ret = sched_limit(l, "borrowing_limit", &c->borrow)) ||
+	    (ret = sched_limit(l, "lending_limit", &c->lend)))
+		return ret;
 	if (c->nclass_weights && c->nclass_weights != n)
 		return fail(l, "sched", "class_weights", -EINVAL,
 			    "%u weights for %u classes", c->nclass_weights,
@@ -959,5 +1026,7 @@ void pool_config_release(struct pool_config *c)
 		free(c->sched.groups[h]);
 	free(c->sched.groups);
 	free(c->sched.quota);
+	free(c->sched.borrow);
+	free(c->sched.lend);
 	memset(c, 0, sizeof(*c));
 }

@@ -7,6 +7,7 @@
 #ifndef GPUAWARE_POOL_CONFIG_H
 #define GPUAWARE_POOL_CONFIG_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -52,6 +53,7 @@ struct pool_host_cfg {
 #define POOL_CFG_GRACE_S 30	/* notice before a preemption */
 #define POOL_CFG_RESTART_S 60	/* a checkpoint's reload and warm-up */
 #define POOL_CFG_GROUPS_MAX 64	/* quota groups */
+#define POOL_CFG_NO_LIMIT UINT_MAX	/* a group's borrowing or lending */
 #define POOL_CFG_NAME_MAX 32	/* a class or group name */
 
 /* [sched]: how queued requests are chosen (sched.h). */
@@ -70,6 +72,11 @@ struct pool_sched_cfg {
 	unsigned int default_class;	/* index of the requests' default */
 	char **groups;		/* owned, ngroups of them */
 	unsigned int *quota;	/* GPUs of groups[i] */
+	/*
+	 * Kueue's borrowingLimit and lendingLimit of groups[i], GPUs
+	 * (POOL_CFG_NO_LIMIT: none); owned, NULL without the key.
+	 */
+	unsigned int *borrow, *lend;
 	size_t ngroups;
 };
 

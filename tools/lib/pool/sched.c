@@ -92,7 +92,7 @@ struct ftype {
 
 struct sch {
 	struct sch_config c;
-	uint64_t *quota;
+	uint64_t *quota, *borrow, *lend;
 	struct sch_host *h;
 	size_t nh, ngpu;
 	size_t *goff;
@@ -112,6 +112,7 @@ struct sch {
 	uint32_t *pend, *lost;
 	size_t npend, nlost;
 	uint64_t *gused;	/* per group, milli running */
+	uint64_t *want;		/* per group, milli queued within its quota */
 	struct user *usr;
 	size_t nusr, nseen;
 	double tot_use, tot_at;
@@ -1349,6 +1350,50 @@ static double hold_group(struct sch *s, const struct job *j)
 	return j->gw.until;
 }
 
+/* What of their idle quota the groups' queued jobs would start in. */
+static void wants(struct sch *s)
+{
+	size_t i;
+
+	if (!s->quota)
+		return;
+	memset(s->want, 0, s->c.ngroups * sizeof(*s->want));
+	for (i = 0; i < s->nq; i++) {
+		const struct job *j = &s->job[s->q[i]];
+
+		if (s->gused[j->r.group] + j->milli <= s->quota[j->r.group])
+			s->want[j->r.group] += j->milli;
+	}
+}
+
+/*
+ * Whether j may start as its group's limits go (Kueue's borrowingLimit
+ * and lendingLimit): within its quota always; beyond it, no more than
+ * its borrowing limit beyond, and leaving free what of each other
+ * group's idle quota that group does not lend or its queued jobs would
+ * start in (as Kueue admits those that do not borrow first).
+ */
+static bool limits_ok(const struct sch *s, const struct job *j)
+{
+	uint32_t g = j->r.group, h;
+	uint64_t u, idle, keep = 0, k;
+
+	if (!s->quota || (u = s->gused[g] + j->milli) <= s->quota[g])
+		return true;
+	if (s->borrow && u - s->quota[g] > s->borrow[g])
+		return false;
+	for (h = 0; h < s->c.ngroups; h++) {
+		if (h == g || s->gused[h] >= s->quota[h])
+			continue;
+		idle = s->quota[h] - s->gused[h];
+		k = s->want[h] < idle ? s->want[h] : idle;
+		if (s->lend && idle > s->lend[h] && idle - s->lend[h] > k)
+			k = idle - s->lend[h];
+		keep += k;
+	}
+	return s->free_milli >= j->milli + keep;
+}
+
 /* The policies that preempt for order, not only for class or quota. */
 static bool reorders(const struct sch *s)
 {
@@ -1378,6 +1423,7 @@ static int pass(struct sch *s, double t)
 	size_t i, o;
 
 	s->nfailed = 0;
+	wants(s);
 	for (i = 0; i < s->nrun; i++)
 		if (s->job[s->run[i]].deadline >= 0)
 			drain += s->job[s->run[i]].milli;
@@ -1386,6 +1432,8 @@ static int pass(struct sch *s, double t)
 
 		if (!s->free_milli && !can_preempt(s))
 			break;
+		if (!limits_ok(s, j))	/* inadmissible: the next one may go */
+			continue;
 		if (resv) {
 			try_start(s, j, t, t + backfill_len(s, j) <=
 					 shadow ? NULL : s->resv, &ret);
@@ -1920,6 +1968,16 @@ static int alloc_views(struct sch *s)
 	return 0;
 }
 
+/* A copy of per-group values v[0..n), or NULL. */
+static uint64_t *dup_groups(const uint64_t *v, size_t n)
+{
+	uint64_t *d = malloc((n + 1) * sizeof(*d));
+
+	if (d)
+		memcpy(d, v, n * sizeof(*d));
+	return d;
+}
+
 int sch_new(const struct sch_host *h, size_t n, const struct sch_config *c,
 	    struct sch **out)
 {
@@ -1945,16 +2003,18 @@ int sch_new(const struct sch_host *h, size_t n, const struct sch_config *c,
 		;
 	s->memo = calloc(s->nmemo, sizeof(*s->memo));
 	s->gused = calloc(c->ngroups + 1, sizeof(*s->gused));
+	s->want = calloc(c->ngroups + 1, sizeof(*s->want));
 	if (!s->h || !s->goff || !s->up || !s->cand || !s->pick || !s->resv ||
-	    !s->inuse || !s->gused || !s->memo || prd_new(&s->hist))
+	    !s->inuse || !s->gused || !s->want || !s->memo || prd_new(&s->hist))
 		goto out;
 	memcpy(s->h, h, n * sizeof(*h));
-	s->c.quota = NULL;
+	s->c.quota = s->c.borrow = s->c.lend = NULL;
 	if (c->quota) {
-		s->quota = malloc(c->ngroups * sizeof(*s->quota));
-		if (!s->quota)
+		if (!(s->quota = dup_groups(c->quota, c->ngroups)) ||
+		    (c->borrow &&
+		     !(s->borrow = dup_groups(c->borrow, c->ngroups))) ||
+		    (c->lend && !(s->lend = dup_groups(c->lend, c->ngroups))))
 			goto out;
-		memcpy(s->quota, c->quota, c->ngroups * sizeof(*s->quota));
 	} else {
 		s->c.ngroups = 0;
 	}
@@ -1994,6 +2054,7 @@ void sch_free(struct sch *s)
 	free(s->pend);
 	free(s->lost);
 	free(s->gused);
+	free(s->want);
 	free(s->usr);
 	prd_free(s->hist);
 	free(s->dec);
@@ -2006,6 +2067,8 @@ void sch_free(struct sch *s)
 	free(s->ends);
 	free(s->vict);
 	free(s->quota);
+	free(s->borrow);
+	free(s->lend);
 	free(s->goff);
 	free(s->up);
 	free(s->h);

@@ -117,6 +117,13 @@ struct sch_config {
 	void *comm_ctx;
 	/* per-group quota in milli-GPUs, ngroups of them; NULL: none */
 	const uint64_t *quota;
+	/*
+	 * Kueue's limits per group, milli-GPUs (NULL: none; UINT64_MAX: a
+	 * group without): a group runs at most borrow beyond its quota,
+	 * and of its idle quota at most lend is taken by groups beyond
+	 * theirs (the rest stays free for it).  With quota only.
+	 */
+	const uint64_t *borrow, *lend;
 	unsigned int ngroups;
 };
 
