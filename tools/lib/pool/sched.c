@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frag.h"
 #include "gang.h"
 #include "predict.h"
 #include "sched.h"
 
-#define MAXG 64			/* GPUs one host may hold */
-#define NTYPES 128		/* request types FGD counts */
+#define MAXG FRG_MAXG
 #define INF HUGE_VAL
 #define NO_GPU UINT16_MAX	/* a slot of NIC share only */
 #define PREEMPT_TRIES 16	/* blocked jobs picking victims, per step */
@@ -82,14 +82,6 @@ struct fmemo {
 	uint16_t free;		/* the chosen GPU's free milli, NO_GPU none */
 };
 
-/* A pod type of the workload FGD weighs: what decides where it fits. */
-struct ftype {
-	unsigned int milli, gpus;
-	uint32_t cpu;
-	uint64_t models;
-	uint64_t n;
-};
-
 struct sch {
 	struct sch_config c;
 	uint64_t *quota, *borrow, *lend;
@@ -117,12 +109,10 @@ struct sch {
 	size_t nusr, nseen;
 	double tot_use, tot_at;
 	struct prd *hist;	/* run times of finished jobs */
-	struct ftype ft[NTYPES];
-	size_t nft;
+	struct frg_mix mix;	/* the request types seen, FGD's workload */
 	struct fmemo *memo;	/* 2 x the hosts or more, a power of two */
 	size_t nmemo;
 	uint32_t mgen;		/* the current pick's entries */
-	uint64_t ftn;
 	double now, last_recalc;
 	struct sch_dec *dec;
 	size_t ndec, capdec;
@@ -287,151 +277,21 @@ static bool quick_fit(const struct sch *s, const struct job *j)
 	return false;
 }
 
-/* ---- FGD's fragmentation ---- */
-
-/*
- * FGD's fragmentation of host h were its GPUs free by g[] and cpu
- * milli-cores free: the free milli the workload's typical requests
- * cannot use, averaged over their popularity.  A type the host cannot
- * take (model, CPU, too few GPUs with room) cannot use any of it; one
- * it can take cannot use the GPUs with less free than its share.
- */
-static double frag(const struct sch *s, size_t h, const uint16_t *g,
-		   uint32_t cpu)
-{
-	unsigned int n = s->h[h].gpus, i, t, fit;
-	double f = 0, all = 0, part, left;
-
-	for (i = 0; i < n; i++)
-		all += g[i];
-	if (!all)
-		return 0;
-	for (t = 0; t < s->nft; t++) {
-		const struct ftype *y = &s->ft[t];
-
-		part = all;
-		if (cpu >= y->cpu &&
-		    (!y->models || y->models >> s->h[h].model & 1)) {
-			for (i = 0, fit = 0, left = 0; i < n; i++) {
-				if (g[i] >= y->milli)
-					fit++;
-				else
-					left += g[i];
-			}
-			if (fit >= y->gpus)
-				part = left;
-		}
-		f += (double)y->n * part;
-	}
-	return s->ftn ? f / (double)s->ftn : 0;
-}
-
-/* Count r's type in the workload's. */
-static void ftype_add(struct sch *s, const struct sch_req *r)
-{
-	struct ftype y = {
-		.milli = r->gpus ? SCH_MILLI : r->milli,
-		.gpus = r->gpus ? r->gpus : 1, .cpu = r->cpu,
-		.models = r->models,
-	};
-	size_t i;
-
-	if (!y.milli)
-		return;
-	for (i = 0; i < s->nft; i++)
-		if (s->ft[i].milli == y.milli && s->ft[i].gpus == y.gpus &&
-		    s->ft[i].cpu == y.cpu && s->ft[i].models == y.models)
-			break;
-	if (i == s->nft) {
-		if (s->nft == NTYPES)
-			return;
-		s->ft[s->nft++] = y;
-	}
-	s->ft[i].n++;
-	s->ftn++;
-}
-
 /* ---- placement ---- */
 
-/* Host h's GPU for a share of m: the fullest that holds it, or -1. */
-static int best_gpu(const struct sch *s, const struct view *v, size_t h,
-		    unsigned int m)
+/* Host h of view v as the packing measures see it. */
+static struct frg_host fhost(const struct sch *s, const struct view *v,
+			     size_t h)
 {
-	const uint16_t *g = &v->gfree[s->goff[h]];
-	int best = -1;
-	unsigned int i;
-
-	for (i = 0; i < s->h[h].gpus; i++)
-		if (g[i] >= m && (best < 0 || g[i] < g[best]))
-			best = (int)i;
-	return best;
+	return (struct frg_host){ .g = &v->gfree[s->goff[h]],
+				  .n = s->h[h].gpus, .cpu = v->cpufree[h],
+				  .model = s->h[h].model };
 }
 
-/* FGD's score of putting j on host h: fragmentation added; *gpu chosen. */
-static double fgd_score(const struct sch *s, const struct view *v, size_t h,
-			const struct job *j, int *gpu)
+static struct frg_req freq(const struct job *j)
 {
-	uint16_t g[MAXG];
-	unsigned int n = s->h[h].gpus, i, k;
-	uint32_t cpu = v->cpufree[h];
-	uint32_t after = s->h[h].cpu ? cpu - j->r.cpu : cpu;
-	double before, best = INF, d;
-
-	memcpy(g, &v->gfree[s->goff[h]], n * sizeof(*g));
-	before = frag(s, h, g, cpu);
-	*gpu = -1;
-	if (!j->r.milli) {	/* whole GPUs, or CPU and memory only */
-		for (i = 0, k = 0; i < n && k < j->r.gpus; i++)
-			if (g[i] == SCH_MILLI) {
-				g[i] = 0;
-				k++;
-			}
-		return frag(s, h, g, after) - before;
-	}
-	for (i = 0; i < n; i++) {
-		uint16_t keep = g[i];
-
-		if (keep < j->r.milli)
-			continue;
-		/* GPUs equally free are equal: try one of each */
-		for (k = 0; k < i && g[k] != keep; k++)
-			;
-		if (k < i)
-			continue;
-		g[i] = (uint16_t)(keep - j->r.milli);
-		d = frag(s, h, g, after) - before;
-		g[i] = keep;
-		if (d < best) {
-			best = d;
-			*gpu = (int)i;
-		}
-	}
-	return best;
-}
-
-/*
- * Best fit's measure of putting j on host h (GPU g for a share): the
- * room left.  Where the host models CPU, as FGD's best fit: the GPUs
- * and the CPU left on the host, each as a share of the largest host's,
- * weighed alike; else the whole GPUs left, or the share left on g.
- */
-static double fit_left(const struct sch *s, const struct view *v, size_t h,
-		       const struct job *j, int g)
-{
-	const uint16_t *f = &v->gfree[s->goff[h]];
-	double gl = 0;
-	unsigned int i;
-
-	if (!s->h[h].cpu) {
-		if (j->r.gpus)
-			return v->whole[h] - j->r.gpus;
-		return g >= 0 ? (f[g] - j->r.milli) / 1e3 : 0;
-	}
-	for (i = 0; i < s->h[h].gpus; i++)
-		gl += f[i];
-	gl -= (double)j->milli;
-	return gl / ((double)s->maxg * SCH_MILLI) +
-	       (double)(v->cpufree[h] - j->r.cpu) / s->maxcpu;
+	return (struct frg_req){ .gpus = j->r.gpus, .milli = j->r.milli,
+				 .cpu = j->r.cpu, .models = j->r.models };
 }
 
 /* Host h's free GPUs sorted into g: its state as FGD's score sees it. */
@@ -462,7 +322,7 @@ static bool same_state(const struct sch *s, const struct view *v, size_t a,
 }
 
 /*
- * fgd_score() once per host state in a pick: hosts alike (the many
+ * frg_score() once per host state in a pick: hosts alike (the many
  * empty ones, the full ones) score alike, so each state is weighed once
  * and a share goes to the first GPU as free as the one chosen then.
  */
@@ -474,6 +334,8 @@ static double fgd_memo(struct sch *s, const struct view *v, size_t h,
 	uint64_t key = 0xcbf29ce484222325ull;
 	size_t at, mask = s->nmemo - 1;
 	struct fmemo *m;
+	struct frg_host fh;
+	struct frg_req fr;
 	double sc;
 
 	key = (key ^ s->h[h].model) * 0x100000001b3ull;
@@ -492,7 +354,9 @@ static double fgd_memo(struct sch *s, const struct view *v, size_t h,
 			}
 		return m->score;
 	}
-	sc = fgd_score(s, v, h, j, gpu);
+	fh = fhost(s, v, h);
+	fr = freq(j);
+	sc = frg_score(&s->mix, &fh, &fr, gpu);
 	s->memo[at] = (struct fmemo){
 		.key = key, .host = (uint32_t)h, .gen = s->mgen, .score = sc,
 		.free = *gpu >= 0 ? v->gfree[s->goff[h] + *gpu] : NO_GPU,
@@ -505,6 +369,8 @@ static long pick_one(struct sch *s, const struct view *v,
 		     const struct job *j, enum sch_place p,
 		     const uint8_t *mask, int *gpu)
 {
+	struct frg_req fr = freq(j);
+	struct frg_host fh;
 	double best = INF, sc;
 	long bh = -1;
 	size_t h;
@@ -517,8 +383,9 @@ static long pick_one(struct sch *s, const struct view *v,
 	for (h = 0; h < s->nh; h++) {
 		if (!host_ok(s, v, h, j, mask))
 			continue;
+		fh = fhost(s, v, h);
 		if (j->r.milli && !j->r.gpus) {
-			g = best_gpu(s, v, h, j->r.milli);
+			g = frg_best_gpu(&fh, j->r.milli);
 			if (g < 0)
 				continue;
 		}
@@ -528,7 +395,7 @@ static long pick_one(struct sch *s, const struct view *v,
 		}
 		sc = p == SCH_PLACE_FGD ? fgd_memo(s, v, h, j, &g) * 1e4 : 0;
 		/* best fit: least room left, on ties (FGD's too) */
-		sc += fit_left(s, v, h, j, g);
+		sc += frg_left(&fh, &fr, g, s->maxg, s->maxcpu);
 		if (sc < best) {
 			best = sc;
 			bh = (long)h;
@@ -1736,7 +1603,9 @@ int sch_submit(struct sch *s, const struct sch_req *r, double t,
 		return ret;
 	}
 	if (!r->hosts && r->gpus <= s->maxg)
-		ftype_add(s, r);
+		frg_mix_add(&s->mix, &(struct frg_req){ .gpus = r->gpus,
+			    .milli = r->milli, .cpu = r->cpu,
+			    .models = r->models });
 	*ticket = ++s->njob;
 	return 0;
 }

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+/*
+ * FGD's fragmentation and best fit's room left on one host, worked out
+ * by hand.
+ */
+#include "tu.h"
+#include "tools/lib/pool/frag.h"
+
+/* Add n requests of r's type to m. */
+static void add(struct frg_mix *m, struct frg_req r, unsigned int n)
+{
+	while (n--)
+		frg_mix_add(m, &r);
+}
+
+/*
+ * A host of model 1 with GPUs free 1000, 1000, 500, 0 (2,500 milli) and
+ * 8 cores.  One GPU (seen once): two GPUs hold it, the 500 is lost to
+ * it.  A share of 600 (once): the same.  Two GPUs of model 2 (twice):
+ * the host cannot take them, all 2,500 lost.  (500 + 500 + 2 x 2500) / 4.
+ */
+static void test_amount(void)
+{
+	static struct frg_mix m;
+	const uint16_t g[] = { 1000, 1000, 500, 0 };
+	struct frg_host h = { .g = g, .n = 4, .cpu = 8000, .model = 1 };
+
+	memset(&m, 0, sizeof(m));
+	CU_ASSERT_DOUBLE_EQUAL(frg_amount(&m, &h), 0, 1e-12);
+	add(&m, (struct frg_req){ .gpus = 1, .cpu = 1000 }, 1);
+	add(&m, (struct frg_req){ .milli = 600, .cpu = 1000 }, 1);
+	add(&m, (struct frg_req){ .gpus = 2, .models = 1u << 2 }, 2);
+	add(&m, (struct frg_req){ .cpu = 500 }, 3);	/* CPU only: not a type */
+	CU_ASSERT_EQUAL(m.nt, 3);
+	CU_ASSERT_EQUAL(m.n, 4);
+	CU_ASSERT_DOUBLE_EQUAL(frg_amount(&m, &h), 1500, 1e-9);
+	h.cpu = 900;		/* now short of CPU for the first two as well */
+	CU_ASSERT_DOUBLE_EQUAL(frg_amount(&m, &h), 2500, 1e-9);
+}
+
+/*
+ * A share of 400 on GPUs free 1000, 500, 300, the workload's shares
+ * being 500: before, only the 300 is lost.  On GPU 0 (600 left) still
+ * only the 300: +0; on GPU 1 (100 left) the 100 too: +100; GPU 2 cannot
+ * hold it.  FGD takes GPU 0, best fit the fullest that holds it, GPU 1.
+ */
+static void test_share(void)
+{
+	static struct frg_mix m;
+	const uint16_t g[] = { 1000, 500, 300 };
+	struct frg_host h = { .g = g, .n = 3, .cpu = FRG_NOCPU };
+	struct frg_req r = { .milli = 400 };
+	int gpu;
+
+	memset(&m, 0, sizeof(m));
+	add(&m, (struct frg_req){ .milli = 500 }, 1);
+	CU_ASSERT_DOUBLE_EQUAL(frg_score(&m, &h, &r, &gpu), 0, 1e-9);
+	CU_ASSERT_EQUAL(gpu, 0);
+	CU_ASSERT_EQUAL(frg_best_gpu(&h, 400), 1);
+	CU_ASSERT_EQUAL(frg_best_gpu(&h, 1001), -1);
+	CU_ASSERT_DOUBLE_EQUAL(frg_left(&h, &r, 1, 8, 0), 0.1, 1e-12);
+}
+
+/*
+ * Two GPUs and 3 cores on GPUs free 1000, 1000, 1000, 400 and 4 cores,
+ * the workload one GPU with 2 cores: before, the 400 is lost; after, 1
+ * core is left, too few: all 1,400 lost, +1,000.  Best fit: with no CPU
+ * modelled, the whole GPUs left (1); with it, 1,400 of 8 GPUs' milli
+ * and 1 of 8 cores, 0.175 + 0.125.
+ */
+static void test_whole(void)
+{
+	static struct frg_mix m;
+	const uint16_t g[] = { 1000, 1000, 1000, 400 };
+	struct frg_host h = { .g = g, .n = 4, .cpu = 4000 };
+	struct frg_req r = { .gpus = 2, .cpu = 3000 };
+	int gpu;
+
+	memset(&m, 0, sizeof(m));
+	add(&m, (struct frg_req){ .gpus = 1, .cpu = 2000 }, 1);
+	CU_ASSERT_DOUBLE_EQUAL(frg_score(&m, &h, &r, &gpu), 1000, 1e-9);
+	CU_ASSERT_EQUAL(gpu, -1);
+	CU_ASSERT_DOUBLE_EQUAL(frg_left(&h, &r, -1, 8, 8000), 0.3, 1e-12);
+	h.cpu = FRG_NOCPU;
+	CU_ASSERT_DOUBLE_EQUAL(frg_score(&m, &h, &r, &gpu), 0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(frg_left(&h, &r, -1, 8, 8000), 1, 1e-12);
+}
+
+/* The mix keeps FRG_TYPES types; later new ones are not counted. */
+static void test_full(void)
+{
+	static struct frg_mix m;
+	unsigned int i;
+
+	memset(&m, 0, sizeof(m));
+	for (i = 1; i <= FRG_TYPES + 5; i++)
+		add(&m, (struct frg_req){ .milli = i }, 2);
+	CU_ASSERT_EQUAL(m.nt, FRG_TYPES);
+	CU_ASSERT_EQUAL(m.n, 2 * FRG_TYPES);
+	CU_ASSERT_EQUAL(m.t[FRG_TYPES - 1].milli, FRG_TYPES);
+	CU_ASSERT_EQUAL(m.t[0].n, 2);
+}
+
+TU_SUITE(frag,
+	 { "fragmentation by hand", test_amount },
+	 { "a share: FGD's GPU and best fit's", test_share },
+	 { "whole GPUs and CPU", test_whole },
+	 { "the mix's types bounded", test_full })

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+/*
+ * FGD's fragmentation and best fit's room left, for one host and one
+ * request: what the scheduler core's packing policies weigh.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "frag.h"
+
+void frg_mix_add(struct frg_mix *m, const struct frg_req *r)
+{
+	struct frg_type y = {
+		.milli = r->gpus ? FRG_MILLI : r->milli,
+		.gpus = r->gpus ? r->gpus : 1, .cpu = r->cpu,
+		.models = r->models,
+	};
+	size_t i;
+
+	if (!y.milli)
+		return;
+	for (i = 0; i < m->nt; i++)
+		if (m->t[i].milli == y.milli && m->t[i].gpus == y.gpus &&
+		    m->t[i].cpu == y.cpu && m->t[i].models == y.models)
+			break;
+	if (i == m->nt) {
+		if (m->nt == FRG_TYPES)
+			return;
+		m->t[m->nt++] = y;
+	}
+	m->t[i].n++;
+	m->n++;
+}
+
+double frg_amount(const struct frg_mix *m, const struct frg_host *h)
+{
+	unsigned int i, t, fit;
+	double f = 0, all = 0, part, left;
+
+	for (i = 0; i < h->n; i++)
+		all += h->g[i];
+	if (!all)
+		return 0;
+	for (t = 0; t < m->nt; t++) {
+		const struct frg_type *y = &m->t[t];
+
+		part = all;
+		if (h->cpu >= y->cpu &&
+		    (!y->models || y->models >> h->model & 1)) {
+			for (i = 0, fit = 0, left = 0; i < h->n; i++) {
+				if (h->g[i] >= y->milli)
+					fit++;
+				else
+					left += h->g[i];
+			}
+			if (fit >= y->gpus)
+				part = left;
+		}
+		f += (double)y->n * part;
+	}
+	return m->n ? f / (double)m->n : 0;
+}
+
+double frg_score(const struct frg_mix *m, const struct frg_host *h,
+		 const struct frg_req *r, int *gpu)
+{
+	uint16_t g[FRG_MAXG];
+	struct frg_host a = *h;
+	unsigned int i, k;
+	double before = frg_amount(m, h), best = HUGE_VAL, d;
+
+	memcpy(g, h->g, h->n * sizeof(*g));
+	a.g = g;
+	if (h->cpu != FRG_NOCPU)
+		a.cpu -= r->cpu;
+	*gpu = -1;
+	if (!r->milli) {	/* whole GPUs, or CPU only */
+		for (i = 0, k = 0; i < h->n && k < r->gpus; i++)
+			if (g[i] == FRG_MILLI) {
+				g[i] = 0;
+				k++;
+			}
+		return frg_amount(m, &a) - before;
+	}
+	for (i = 0; i < h->n; i++) {
+		uint16_t keep = g[i];
+
+		if (keep < r->milli)
+			continue;
+		/* GPUs equally free are equal: try one of each */
+		for (k = 0; k < i && g[k] != keep; k++)
+			;
+		if (k < i)
+			continue;
+		g[i] = (uint16_t)(keep - r->milli);
+		d = frg_amount(m, &a) - before;
+		g[i] = keep;
+		if (d < best) {
+			best = d;
+			*gpu = (int)i;
+		}
+	}
+	return best;
+}
+
+int frg_best_gpu(const struct frg_host *h, unsigned int milli)
+{
+	int best = -1;
+	unsigned int i;
+
+	for (i = 0; i < h->n; i++)
+		if (h->g[i] >= milli && (best < 0 || h->g[i] < h->g[best]))
+			best = (int)i;
+	return best;
+}
+
+double frg_left(const struct frg_host *h, const struct frg_req *r, int gpu,
+		unsigned int maxg, uint32_t maxcpu)
+{
+	double gl = 0;
+	unsigned int i, whole = 0;
+
+	if (h->cpu == FRG_NOCPU) {
+		if (r->gpus) {
+			for (i = 0; i < h->n; i++)
+				whole += h->g[i] == FRG_MILLI;
+			return (double)whole - r->gpus;
+		}
+		return gpu >= 0 ? (h->g[gpu] - (double)r->milli) / 1e3 : 0;
+	}
+	for (i = 0; i < h->n; i++)
+		gl += h->g[i];
+	gl -= r->gpus ? (double)r->gpus * FRG_MILLI : r->milli;
+	return gl / ((double)maxg * FRG_MILLI) +
+	       (double)(h->cpu - r->cpu) / maxcpu;
+}

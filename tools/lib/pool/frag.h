@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * How a host's free GPUs serve a workload: FGD's fragmentation (Weng et
+ * al., ATC'23) and best fit's room left, for one host and one request.
+ * No scheduler state: a host is what it has free, the workload a mix.
+ */
+#ifndef GPUAWARE_POOL_FRAG_H
+#define GPUAWARE_POOL_FRAG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FRG_MILLI 1000		/* one whole GPU */
+#define FRG_MAXG 64		/* GPUs one host may hold */
+#define FRG_TYPES 128		/* request types a mix counts */
+#define FRG_NOCPU UINT32_MAX	/* a host that does not model CPU */
+
+/*
+ * A host: g[0..n) the milli free on each of its GPUs (the caller's),
+ * cpu its milli-cores free (FRG_NOCPU: not modelled, never short), model
+ * its GPU model (0 none).
+ */
+struct frg_host {
+	const uint16_t *g;
+	unsigned int n;
+	uint32_t cpu;
+	unsigned int model;
+};
+
+/*
+ * A request on one host: gpus whole GPUs, or (gpus 0) a share of milli
+ * of one GPU, or neither (CPU only); cpu milli-cores; models a mask of
+ * the GPU models it takes (bit m: model m), 0 any.
+ */
+struct frg_req {
+	unsigned int gpus, milli;
+	uint32_t cpu;
+	uint64_t models;
+};
+
+/* A request type: gpus GPUs with milli free each, cpu, models; seen n times. */
+struct frg_type {
+	unsigned int milli, gpus;
+	uint32_t cpu;
+	uint64_t models;
+	uint64_t n;
+};
+
+/* The workload's request types; n all requests counted. */
+struct frg_mix {
+	struct frg_type t[FRG_TYPES];
+	size_t nt;
+	uint64_t n;
+};
+
+/* Count one request of r's type; CPU-only ones and types past FRG_TYPES
+ * are not counted. */
+void frg_mix_add(struct frg_mix *m, const struct frg_req *r);
+
+/*
+ * FGD's fragmentation of h: the free milli that m's types cannot use,
+ * weighed by how often each is seen.  A type h cannot take (model, CPU,
+ * too few GPUs with room) cannot use any; one it can take cannot use
+ * the GPUs with less free than its share.  0 for an empty mix.
+ */
+double frg_amount(const struct frg_mix *m, const struct frg_host *h);
+
+/*
+ * FGD's score of putting r on h (h->n <= FRG_MAXG, r fits): the
+ * fragmentation it adds.  For a share, *gpu is the GPU that adds least
+ * (the first of those equally free), else -1.
+ */
+double frg_score(const struct frg_mix *m, const struct frg_host *h,
+		 const struct frg_req *r, int *gpu);
+
+/* Of h's GPUs, the fullest that holds a share of milli, or -1. */
+int frg_best_gpu(const struct frg_host *h, unsigned int milli);
+
+/*
+ * Best fit's measure of putting r on h, GPU gpu for a share: the room
+ * left.  Where h models CPU, as FGD's best fit: its GPUs' and CPU's
+ * free, each a share of the largest host's (maxg GPUs, maxcpu
+ * milli-cores), weighed alike; else the whole GPUs left, or the share
+ * left on gpu.
+ */
+double frg_left(const struct frg_host *h, const struct frg_req *r, int gpu,
+		unsigned int maxg, uint32_t maxcpu);
+
+#endif
