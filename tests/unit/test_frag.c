@@ -17,7 +17,8 @@ static void add(struct frg_mix *m, struct frg_req r, unsigned int n)
  * A host of model 1 with GPUs free 1000, 1000, 500, 0 (2,500 milli) and
  * 8 cores.  One GPU (seen once): two GPUs hold it, the 500 is lost to
  * it.  A share of 600 (once): the same.  Two GPUs of model 2 (twice):
- * the host cannot take them, all 2,500 lost.  (500 + 500 + 2 x 2500) / 4.
+ * the host cannot take them, all 2,500 lost.  CPU only (three times):
+ * it uses no GPU, all lost.  (500 + 500 + 2 x 2500 + 3 x 2500) / 7.
  */
 static void test_amount(void)
 {
@@ -30,10 +31,10 @@ static void test_amount(void)
 	add(&m, (struct frg_req){ .gpus = 1, .cpu = 1000 }, 1);
 	add(&m, (struct frg_req){ .milli = 600, .cpu = 1000 }, 1);
 	add(&m, (struct frg_req){ .gpus = 2, .models = 1u << 2 }, 2);
-	add(&m, (struct frg_req){ .cpu = 500 }, 3);	/* CPU only: not a type */
-	CU_ASSERT_EQUAL(m.nt, 3);
-	CU_ASSERT_EQUAL(m.n, 4);
-	CU_ASSERT_DOUBLE_EQUAL(frg_amount(&m, &h), 1500, 1e-9);
+	add(&m, (struct frg_req){ .cpu = 500 }, 3);
+	CU_ASSERT_EQUAL(m.nt, 4);
+	CU_ASSERT_EQUAL(m.n, 7);
+	CU_ASSERT_DOUBLE_EQUAL(frg_amount(&m, &h), 13500 / 7.0, 1e-9);
 	h.cpu = 900;		/* now short of CPU for the first two as well */
 	CU_ASSERT_DOUBLE_EQUAL(frg_amount(&m, &h), 2500, 1e-9);
 }
@@ -86,6 +87,62 @@ static void test_whole(void)
 	CU_ASSERT_DOUBLE_EQUAL(frg_left(&h, &r, -1, 8, 8000), 1, 1e-12);
 }
 
+/*
+ * Types seen 5, 1, 3, 1 times (10): 80 % keeps the 5 and the 3 (8, 80
+ * %); 81 % the first 1 as well; 100 % all.
+ */
+static void test_trim(void)
+{
+	static struct frg_mix m;
+	const unsigned int n[] = { 5, 1, 3, 1 };
+	unsigned int i;
+
+	memset(&m, 0, sizeof(m));
+	for (i = 0; i < 4; i++)
+		add(&m, (struct frg_req){ .milli = 100 * (i + 1) }, n[i]);
+	frg_mix_trim(&m, 100);
+	CU_ASSERT_EQUAL(m.nt, 4);
+	CU_ASSERT_EQUAL(m.n, 10);
+	CU_ASSERT_EQUAL(m.t[0].milli, 100);
+	CU_ASSERT_EQUAL(m.t[1].milli, 300);
+	CU_ASSERT_EQUAL(m.t[2].milli, 200);
+	CU_ASSERT_EQUAL(m.t[3].milli, 400);
+	frg_mix_trim(&m, 81);
+	CU_ASSERT_EQUAL(m.nt, 3);
+	CU_ASSERT_EQUAL(m.n, 9);
+	frg_mix_trim(&m, 80);	/* of the 9 left: 7.2, the 5 and the 3 */
+	CU_ASSERT_EQUAL(m.nt, 2);
+	CU_ASSERT_EQUAL(m.n, 8);
+}
+
+/*
+ * FGD's points: 50 for no growth, 100 sigmoid(-f / 1000) truncated
+ * (26.89 for +1000, 73.11 for -1000); +39 is 49.03, +41 48.98.  A share
+ * of 10 on GPUs free 1000, 500 against shares of 600: the 500 is lost
+ * before; on GPU 0 still (+0), on GPU 1 10 less (-10).  Both score 50
+ * points: the first, GPU 0, is taken and its +0 returned.
+ */
+static void test_points(void)
+{
+	static struct frg_mix m;
+	const uint16_t g[] = { 1000, 500 };
+	struct frg_host h = { .g = g, .n = 2, .cpu = FRG_NOCPU };
+	struct frg_req r = { .milli = 10 };
+	int gpu;
+
+	CU_ASSERT_EQUAL(frg_points(0), 50);
+	CU_ASSERT_EQUAL(frg_points(1000), 26);
+	CU_ASSERT_EQUAL(frg_points(-1000), 73);
+	CU_ASSERT_EQUAL(frg_points(39), 49);
+	CU_ASSERT_EQUAL(frg_points(41), 48);
+	CU_ASSERT_EQUAL(frg_points(1e9), 0);
+	CU_ASSERT_EQUAL(frg_points(-1e9), 100);
+	memset(&m, 0, sizeof(m));
+	add(&m, (struct frg_req){ .milli = 600 }, 1);
+	CU_ASSERT_DOUBLE_EQUAL(frg_score(&m, &h, &r, &gpu), 0, 1e-9);
+	CU_ASSERT_EQUAL(gpu, 0);
+}
+
 /* The mix keeps FRG_TYPES types; later new ones are not counted. */
 static void test_full(void)
 {
@@ -105,4 +162,6 @@ TU_SUITE(frag,
 	 { "fragmentation by hand", test_amount },
 	 { "a share: FGD's GPU and best fit's", test_share },
 	 { "whole GPUs and CPU", test_whole },
-	 { "the mix's types bounded", test_full })
+	 { "the mix's types bounded", test_full },
+	 { "typical types by popularity", test_trim },
+	 { "FGD's points", test_points })

@@ -531,6 +531,25 @@ static void test_fgd(void)
 }
 
 /*
+ * As test_fgd(), FGD told to expect shares of 100 only: every GPU serves
+ * them before and after either choice (+0 each), so best fit breaks the
+ * tie and takes GPU 0; the 400 and 500 submitted are not counted.
+ */
+static void test_fgd_expect(void)
+{
+	struct sch *s = cluster(SCH_FGD, 2, 2, 2, 1, NULL);
+	struct sch_req r = { .milli = 100 };
+
+	sch_expect(s, &r);
+	sch_expect_end(s, 100);
+	submit(s, 0, 0, 400, 10);
+	CU_ASSERT_STRING_EQUAL(step(s, 0), "S1[0.0]");
+	submit(s, 1, 0, 500, 10);
+	CU_ASSERT_STRING_EQUAL(step(s, 1), "S2[0.0]");
+	sch_free(s);
+}
+
+/*
  * Prediction: user 3's job "train" ran 100 s once, "eval" 10 s; their
  * next ones are predicted so, and the shorter predicted goes first
  * although it came later.
@@ -910,6 +929,7 @@ TU_SUITE(sched,
 	 { "gang away from loaded uplinks", test_gang_links },
 	 { "gang waits, bounded", test_gang_wait },
 	 { "fgd against best fit", test_fgd },
+	 { "fgd's expected workload", test_fgd_expect },
 	 { "predicted run times", test_predicted },
 	 { "sjf", test_sjf },
 	 { "srpt: a short job preempts, the restart counts", test_srpt },

@@ -17,8 +17,8 @@ void frg_mix_add(struct frg_mix *m, const struct frg_req *r)
 	};
 	size_t i;
 
-	if (!y.milli)
-		return;
+	if (!r->gpus && !r->milli)
+		y.gpus = 0;
 	for (i = 0; i < m->nt; i++)
 		if (m->t[i].milli == y.milli && m->t[i].gpus == y.gpus &&
 		    m->t[i].cpu == y.cpu && m->t[i].models == y.models)
@@ -30,6 +30,24 @@ void frg_mix_add(struct frg_mix *m, const struct frg_req *r)
 	}
 	m->t[i].n++;
 	m->n++;
+}
+
+void frg_mix_trim(struct frg_mix *m, double pct)
+{
+	struct frg_type x;
+	uint64_t cum = 0;
+	size_t i, k;
+
+	for (i = 1; i < m->nt; i++)	/* stable: the first of equals first */
+		for (k = i; k && m->t[k - 1].n < m->t[k].n; k--) {
+			x = m->t[k];
+			m->t[k] = m->t[k - 1];
+			m->t[k - 1] = x;
+		}
+	for (i = 0; i < m->nt && (double)cum < pct / 100 * (double)m->n; i++)
+		cum += m->t[i].n;
+	m->nt = i;
+	m->n = cum;
 }
 
 double frg_amount(const struct frg_mix *m, const struct frg_host *h)
@@ -45,7 +63,7 @@ double frg_amount(const struct frg_mix *m, const struct frg_host *h)
 		const struct frg_type *y = &m->t[t];
 
 		part = all;
-		if (h->cpu >= y->cpu &&
+		if (y->gpus && h->cpu >= y->cpu &&
 		    (!y->models || y->models >> h->model & 1)) {
 			for (i = 0, fit = 0, left = 0; i < h->n; i++) {
 				if (h->g[i] >= y->milli)
@@ -68,6 +86,7 @@ double frg_score(const struct frg_mix *m, const struct frg_host *h,
 	struct frg_host a = *h;
 	unsigned int i, k;
 	double before = frg_amount(m, h), best = HUGE_VAL, d;
+	int pts, most = -1;
 
 	memcpy(g, h->g, h->n * sizeof(*g));
 	a.g = g;
@@ -95,12 +114,19 @@ double frg_score(const struct frg_mix *m, const struct frg_host *h,
 		g[i] = (uint16_t)(keep - r->milli);
 		d = frg_amount(m, &a) - before;
 		g[i] = keep;
-		if (d < best) {
+		pts = frg_points(d);
+		if (pts > most) {
+			most = pts;
 			best = d;
 			*gpu = (int)i;
 		}
 	}
 	return best;
+}
+
+int frg_points(double f)
+{
+	return (int)(100 / (1 + exp(f / 1000)));
 }
 
 int frg_best_gpu(const struct frg_host *h, unsigned int milli)

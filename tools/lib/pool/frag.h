@@ -53,25 +53,42 @@ struct frg_mix {
 	uint64_t n;
 };
 
-/* Count one request of r's type; CPU-only ones and types past FRG_TYPES
- * are not counted. */
+/*
+ * Count one request of r's type (a type past FRG_TYPES is not counted).
+ * A CPU-only type counts too, as FGD's: it can use none of the GPUs.
+ */
 void frg_mix_add(struct frg_mix *m, const struct frg_req *r);
+
+/*
+ * Keep the most popular types that make pct % of the requests counted
+ * (FGD's typical requests: 95 %), the first of equals first; m->n then
+ * counts the requests of the types kept.
+ */
+void frg_mix_trim(struct frg_mix *m, double pct);
 
 /*
  * FGD's fragmentation of h: the free milli that m's types cannot use,
  * weighed by how often each is seen.  A type h cannot take (model, CPU,
- * too few GPUs with room) cannot use any; one it can take cannot use
- * the GPUs with less free than its share.  0 for an empty mix.
+ * too few GPUs with room, a CPU-only type) cannot use any; one it can
+ * take cannot use the GPUs with less free than its share.  0 for an
+ * empty mix.
  */
 double frg_amount(const struct frg_mix *m, const struct frg_host *h);
 
 /*
- * FGD's score of putting r on h (h->n <= FRG_MAXG, r fits): the
- * fragmentation it adds.  For a share, *gpu is the GPU that adds least
- * (the first of those equally free), else -1.
+ * The fragmentation r adds on h (h->n <= FRG_MAXG, r fits).  For a
+ * share, *gpu is the GPU with the most frg_points() (the first of
+ * equals) and the result what it adds, else *gpu is -1.
  */
 double frg_score(const struct frg_mix *m, const struct frg_host *h,
 		 const struct frg_req *r, int *gpu);
+
+/*
+ * FGD's points for adding fragmentation f, as its Kubernetes plugin
+ * scores: 100 sigmoid(-f / 1000) as an integer, 0..100.  Growths that
+ * differ by less than about 40 milli (near 0) score alike.
+ */
+int frg_points(double f);
 
 /* Of h's GPUs, the fullest that holds a share of milli, or -1. */
 int frg_best_gpu(const struct frg_host *h, unsigned int milli);

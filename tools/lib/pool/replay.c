@@ -20,6 +20,7 @@
 #define UT_POINTS 2000
 #define COMM_MAX 2000
 #define COMM_A2A_ROUNDS 8
+#define FGD_TYPICAL 95.0	/* % of the requests FGD's typical types make */
 
 /* A job as the loop sees it, by ticket. */
 struct rj {
@@ -137,6 +138,20 @@ void rpl_request(const struct trc_trace *t, const struct trc_cluster *c,
 	}
 }
 
+/* FGD's workload: the trace's requests, its typical ones as FGD's. */
+static void expect_trace(struct sch *s, const struct trc_trace *t,
+			 const struct trc_cluster *c)
+{
+	struct sch_req r;
+	size_t i;
+
+	for (i = 0; i < t->njobs; i++) {
+		rpl_request(t, c, &t->jobs[i], &r);
+		sch_expect(s, &r);
+	}
+	sch_expect_end(s, FGD_TYPICAL);
+}
+
 static double sched_comm(void *ctx, const uint32_t *h, size_t n,
 			 const uint64_t *gone, size_t ngone);
 
@@ -162,6 +177,7 @@ static int loop_init(struct loop *l, const struct rpl_opts *o,
 	}
 	if ((ret = sch_new(o->hosts, o->nhosts, &c, &l->s)))
 		return ret;
+	expect_trace(l->s, o->trace, o->nodes);
 	for (i = 0; i < o->nhosts; i++)
 		l->cap += (uint64_t)o->hosts[i].gpus * SCH_MILLI;
 	l->nbucket = (unsigned int)(l->cap / SCH_MILLI) + 2;
@@ -816,6 +832,7 @@ int rpl_frag(const struct rpl_opts *o, double *unalloc, size_t *refused,
 		return ret;
 	}
 	*refused = 0;
+	expect_trace(s, tr, o->nodes);
 	sch_stats(s, &st);
 	/* a trace that asks less than the capacity is taken again, as FGD
 	 * samples its workload until the requests reach the capacity */

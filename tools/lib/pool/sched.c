@@ -109,7 +109,8 @@ struct sch {
 	size_t nusr, nseen;
 	double tot_use, tot_at;
 	struct prd *hist;	/* run times of finished jobs */
-	struct frg_mix mix;	/* the request types seen, FGD's workload */
+	struct frg_mix mix;	/* FGD's workload: expected, else seen */
+	bool expected;		/* sch_expect_end() called: mix is fixed */
 	struct fmemo *memo;	/* 2 x the hosts or more, a power of two */
 	size_t nmemo;
 	uint32_t mgen;		/* the current pick's entries */
@@ -393,8 +394,9 @@ static long pick_one(struct sch *s, const struct view *v,
 			*gpu = g;
 			return (long)h;
 		}
-		sc = p == SCH_PLACE_FGD ? fgd_memo(s, v, h, j, &g) * 1e4 : 0;
-		/* best fit: least room left, on ties (FGD's too) */
+		sc = p == SCH_PLACE_FGD ?
+			     -1e4 * frg_points(fgd_memo(s, v, h, j, &g)) : 0;
+		/* best fit: least room left, on ties (FGD's points too) */
 		sc += frg_left(&fh, &fr, g, s->maxg, s->maxcpu);
 		if (sc < best) {
 			best = sc;
@@ -1569,6 +1571,14 @@ static int jobs_grow(struct sch *s)
 	return 0;
 }
 
+void sch_expect(struct sch *s, const struct sch_req *r)
+{
+	if (!r->hosts && r->gpus <= s->maxg)
+		frg_mix_add(&s->mix, &(struct frg_req){ .gpus = r->gpus,
+			    .milli = r->milli, .cpu = r->cpu,
+			    .models = r->models });
+}
+
 int sch_submit(struct sch *s, const struct sch_req *r, double t,
 	       uint64_t *ticket)
 {
@@ -1602,12 +1612,16 @@ int sch_submit(struct sch *s, const struct sch_req *r, double t,
 		free((char *)s->job[s->njob].r.name);
 		return ret;
 	}
-	if (!r->hosts && r->gpus <= s->maxg)
-		frg_mix_add(&s->mix, &(struct frg_req){ .gpus = r->gpus,
-			    .milli = r->milli, .cpu = r->cpu,
-			    .models = r->models });
+	if (!s->expected)
+		sch_expect(s, r);
 	*ticket = ++s->njob;
 	return 0;
+}
+
+void sch_expect_end(struct sch *s, double pct)
+{
+	frg_mix_trim(&s->mix, pct);
+	s->expected = true;
 }
 
 /* Slots sl[0..n) free for r: their GPUs, and r's CPU and memory. */

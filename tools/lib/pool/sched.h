@@ -204,6 +204,16 @@ int sch_new(const struct sch_host *h, size_t n, const struct sch_config *c,
 void sch_free(struct sch *s);
 
 /*
+ * The workload FGD weighs (SCH_PLACE_FGD): by default the requests
+ * submitted so far.  sch_expect() counts r as one request of the
+ * workload to expect instead (FGD's typical requests, from a trace or a
+ * history), and sch_expect_end() closes it: its pct % most popular
+ * types kept, and what is submitted no longer counts.
+ */
+void sch_expect(struct sch *s, const struct sch_req *r);
+void sch_expect_end(struct sch *s, double pct);
+
+/*
  * Queue r at time t: 0 with *ticket (1, 2, ... in submit order), or
  * -EINVAL when it can never fit (more than the cluster, a class or
  * group out of range), -ENOMEM.
