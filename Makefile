@@ -227,6 +227,11 @@ $(B)/a2a-bound: $(call obj,tests/bench/a2a-bound.c tests/bench/a2abound.c) \
 		$(B)/libgpcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CORE)
 
+# The bound beside the Alibaba packing rows of tests/bench/sched.sh.
+$(B)/frag-bound: $(call obj,tests/bench/frag-bound.c) $(B)/libgppool.a \
+		$(B)/libgpcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_CORE)
+
 # The fuzz targets' sources, instrumented for libFuzzer in their own tree:
 # the protocol parser with the hint table's validation, and ibpoold's
 # request handling (all of it but the live fabric reader).
@@ -305,7 +310,7 @@ check-ibsim: all
 
 check: deps-test
 	$(MAKE) all headers $(B)/unit-tests $(B)/poold-load $(B)/a2a-bound \
-		$(B)/auth-load $(B)/hints-add $(B)/rmppsim.so $(B)/pool-only matrix
+		$(B)/frag-bound $(B)/auth-load $(B)/hints-add $(B)/rmppsim.so $(B)/pool-only matrix
 	tests/run-check.sh $(B)
 
 check-sanitize: deps-test
@@ -320,7 +325,7 @@ demo: deps-demo
 	tools/demo.sh $(B)
 
 bench: deps-test
-	$(MAKE) all $(B)/a2a-bound $(B)/auth-load $(B)/rmppsim.so
+	$(MAKE) all $(B)/a2a-bound $(B)/frag-bound $(B)/auth-load $(B)/rmppsim.so
 	tests/bench/run.sh $(B)
 
 install: all

@@ -38,11 +38,12 @@ DEMO="opensm ibsim-utils infiniband-diags"
 # metrics; mandoc: the man pages; librsvg2-bin, libxml2-utils: the map's
 # SVG rendered and parsed; munge: a munged the MUNGE tests start; xz-utils:
 # the packed fabrics; lintian, fakeroot: t-package.sh builds and lints the
-# .debs; rpm, cpio: make rpm and t-rpm.sh's look inside the RPMs.
+# .debs; rpm, cpio: make rpm and t-rpm.sh's look inside the RPMs;
+# glpk-utils: glpsol solves the packing bound of tests/bench/sched.sh.
 TEST="libcunit1-dev ibutils clang libclang-rt-14-dev xz-utils autoconf
 automake libtool flex bison slurmctld slurmd slurm-client python3-yaml
 prometheus curl mandoc librsvg2-bin libxml2-utils munge lintian fakeroot rpm
-cpio"
+cpio glpk-utils"
 
 want=""
 list=0

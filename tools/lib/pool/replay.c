@@ -846,6 +846,8 @@ int rpl_frag(const struct rpl_opts *o, double *unalloc, size_t *refused,
 		if (!rq.gpus && !rq.milli && !rq.cpu && !rq.mem)
 			continue;
 		arrived += rq.gpus ? (uint64_t)rq.gpus * SCH_MILLI : rq.milli;
+		if (o->arrive)
+			o->arrive(o->arrive_ctx, &rq);
 		ret = sch_submit(s, &rq, 0, &tk);
 		if (ret == -EINVAL) {
 			++*refused;

@@ -35,6 +35,9 @@ struct rpl_opts {
 	 * trace's, else a shuffle drawn from this seed at each pass */
 	const struct trc_trace *pods;
 	uint64_t seed;
+	/* rpl_frag(): told each request that arrives, placed or not; NULL */
+	void (*arrive)(void *ctx, const struct sch_req *r);
+	void *arrive_ctx;
 	double gang_wait;	/* sch_config.gang_wait, on the flow model */
 	bool gang_first_fit;	/* sch_config.gang_first_fit: the anchor */
 	FILE *progress;		/* a line every few seconds, NULL: none */
