@@ -162,10 +162,22 @@ static void test_resume(void)
 	rpl_result_release(&r);
 }
 
+struct arrivals {
+	unsigned int n, gpus;
+};
+
+static void count_arrival(void *ctx, const struct sch_req *r)
+{
+	struct arrivals *a = ctx;
+
+	a->n++;
+	a->gpus += r->gpus;
+}
+
 /*
  * FGD's measure on two hosts of 2 GPUs: 1 GPU goes to host 0, 2 GPUs to
  * host 1, the next 2 GPUs fit nowhere (refused): 5 GPUs have arrived for
- * 4, and one is unallocated (25 %).
+ * 4 (three requests, the refused one too), and one is unallocated (25 %).
  */
 static void test_frag(void)
 {
@@ -176,8 +188,10 @@ static void test_frag(void)
 		{ .submit = 2, .gpus = 2, .milli = 1000, .runtime = 9 },
 		{ .submit = 3, .gpus = 1, .milli = 1000, .runtime = 9 },
 	};
+	struct arrivals a = { 0 };
 	struct rpl_opts o = { .hosts = h2, .nhosts = 2, .nlevels = 1,
-			      .policy = SCH_BESTFIT };
+			      .policy = SCH_BESTFIT, .arrive = count_arrival,
+			      .arrive_ctx = &a };
 	struct trc_trace t;
 	double un = 0;
 	size_t refused = 0;
@@ -188,6 +202,8 @@ static void test_frag(void)
 	CU_ASSERT_EQUAL(rpl_frag(&o, &un, &refused, err, sizeof(err)), 0);
 	CU_ASSERT_DOUBLE_EQUAL(un, 25, 1e-9);
 	CU_ASSERT_EQUAL(refused, 1);
+	CU_ASSERT_EQUAL(a.n, 3);
+	CU_ASSERT_EQUAL(a.gpus, 5);
 }
 
 /*
