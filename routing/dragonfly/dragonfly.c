@@ -124,6 +124,12 @@ struct eng {
 	 * group's Valiant route), and those that leave their group on one */
 	uint32_t *mark, *dep, stamp;
 	uint32_t *via_cable;	/* per group: cable to its intermediate, NONE */
+	/*
+	 * per group: == stamp when its cables to a switch LID's group may
+	 * land two local hops from it (a Dragonfly+ spine reached down a
+	 * leaf and up again)
+	 */
+	uint32_t *turn;
 	bool *hosted;		/* per switch: has a host to send from */
 	bool *fill;		/* per switch: some switch has no route to it */
 	/* per switch: some switch of its group with a global cable is more
@@ -132,6 +138,9 @@ struct eng {
 	uint32_t *transit;	/* per switch: a host's route passes it */
 	uint32_t *ldist, *lq, ldist_of;	/* local_dist() */
 	size_t valiant, around, around3, irregular, holes, pairs;
+	/* routes to a switch LID that turn at a leaf after the global hop;
+	 * hosts' requests on them placed with their answers; left on SL 0 */
+	size_t turns, turn_cas, turn_left;
 	/* own_repair(): switches' own routes moved to another SL, entries
 	 * moved to another port, entries left empty */
 	size_t own_sl, own_port, own_cut;
@@ -456,7 +465,9 @@ static const struct cable *cables(const struct eng *e, uint32_t G,
 static bool usable(const struct eng *e, const struct cable *cb, uint32_t c,
 		   uint32_t T)
 {
-	return (T == NONE || joined(e, cb->x, T)) &&
+	return (T == NONE || joined(e, cb->x, T) ||
+		(e->turn[e->group[cb->u]] == e->stamp &&
+		 local_next(e, cb->x, T, 0) != RT_NO_PATH)) &&
 	       (c == NONE || cb->u == c || !e->short_of[c] ||
 		local_next(e, c, cb->u, 0) != RT_NO_PATH);
 }
@@ -659,8 +670,10 @@ static void mark_minimal(struct eng *e, uint32_t c, uint32_t T,
  * whose routes must go round takes a conflicting intermediate, then one
  * with a local hop inside, rather than none; for an LMC LID of a group
  * with a minimal route only a strict one will do.  Switch LIDs take no
- * local hop there: what has no route gets a management one.  The far
- * ends go minimal from there.
+ * local hop there: what has no route gets a management one, or in
+ * Dragonfly+, where the far end of a cable is two local hops from a
+ * spine, a turn route (turns_place()).  The far ends go minimal from
+ * there.
  */
 static void choose_vias(struct eng *e, uint32_t T, unsigned int lid,
 			unsigned int li, unsigned int key)
@@ -688,6 +701,12 @@ static void choose_vias(struct eng *e, uint32_t T, unsigned int lid,
 		e->dep[e->cable[v].u] = e->stamp;
 		mark_minimal(e, e->cable[v].x, T, key);
 	}
+	/* after the loop: no intermediate above may lead into a turn */
+	for (G = 0; e->di->plus && G < e->ngroups; G++)
+		if (G != D && e->via_cable[G] == NONE &&
+		    fab_is_sw(e->t->fab, e->t->lid_node[lid]) &&
+		    !pick(e, G, NONE, T, 0))
+			e->turn[G] = e->stamp;
 }
 
 /*
@@ -845,40 +864,62 @@ static unsigned int around_vl(const struct route *r, unsigned int i,
 	return g < 2 ? g : top;
 }
 
-/*
- * The first SL from SL_AROUND on whose entries agree with r's needs, and
- * r's entries added to it.  -ERANGE when every SL clashes.
- */
-static int place_around(struct eng *e, const struct route *r,
-			unsigned int top, unsigned int *slp)
+/* Whether r's entries on SL sl agree with what its hops need. */
+static bool fits_around(const struct eng *e, const struct route *r,
+			unsigned int top, unsigned int sl)
 {
-	struct ovr *o = &e->dv->ov;
-	unsigned int sl, i;
-	int have, ret;
+	unsigned int i;
+	int have;
+
+	for (i = 0; i < r->hops; i++) {
+		if (!r->in[i])
+			continue;
+		have = ovr_get(&e->dv->ov, ovr_key(r->sw[i], sl, r->in[i],
+						   r->out[i]));
+		if (have >= 0 && (unsigned int)have != around_vl(r, i, top))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The first SL from SL_AROUND on whose entries agree with the needs of
+ * the n routes rs, which all ride it, and their entries added to it.
+ * -ERANGE when every SL clashes.
+ */
+static int place_routes(struct eng *e, const struct route *const *rs,
+			unsigned int n, unsigned int top, unsigned int *slp)
+{
+	unsigned int sl, i, k;
+	int ret;
 
 	for (sl = SL_AROUND; sl < SL_VAL; sl++) {
-		for (i = 0; i < r->hops; i++) {
-			if (!r->in[i])
-				continue;
-			have = ovr_get(o, ovr_key(r->sw[i], sl, r->in[i],
-						  r->out[i]));
-			if (have >= 0 && (unsigned int)have != around_vl(r, i, top))
-				break;
-		}
-		if (i < r->hops)
+		for (k = 0; k < n && fits_around(e, rs[k], top, sl); k++)
+			;
+		if (k < n)
 			continue;
-		for (i = 0; i < r->hops; i++) {
-			if (!r->in[i])
-				continue;
-			ret = ovr_put(o, ovr_key(r->sw[i], sl, r->in[i],
-						 r->out[i]), around_vl(r, i, top));
-			if (ret)
-				return ret;
-		}
+		for (k = 0; k < n; k++)
+			for (i = 0; i < rs[k]->hops; i++) {
+				if (!rs[k]->in[i])
+					continue;
+				ret = ovr_put(&e->dv->ov,
+					      ovr_key(rs[k]->sw[i], sl,
+						      rs[k]->in[i],
+						      rs[k]->out[i]),
+					      around_vl(rs[k], i, top));
+				if (ret)
+					return ret;
+			}
 		*slp = sl;
 		return 0;
 	}
 	return -ERANGE;
+}
+
+static int place_around(struct eng *e, const struct route *r,
+			unsigned int top, unsigned int *slp)
+{
+	return place_routes(e, &r, 1, top, slp);
 }
 
 /*
@@ -912,6 +953,26 @@ static bool valiant_route(const struct eng *e, const struct route *r,
 }
 
 /*
+ * Whether r, to a switch LID, goes down to a leaf and up to it after its
+ * one global hop: on SL 0 its turn would take VL 0 after VL 1.
+ */
+static bool turn_route(const struct eng *e, const struct route *r,
+		       unsigned int lid)
+{
+	unsigned int i, g = 0, at = 0;
+
+	if (!e->dv->is_sw[lid])
+		return false;
+	for (i = 0; i < r->hops; i++)
+		if (r->cls[i] == CLS_GLOBAL) {
+			g++;
+			at = i;
+		}
+	return g == 1 && r->hops == at + 3 && r->cls[at + 1] == CLS_LOCAL &&
+	       r->cls[at + 2] == CLS_LOCAL;
+}
+
+/*
  * Walk src -> lid: its SL and the VLs it rides.  Routes from hosts the
  * scheme does not order by itself are counted in irregular, for the
  * dependency check to clear; routes a switch alone sends on are
@@ -941,6 +1002,10 @@ static int walk(struct eng *e, uint32_t src, unsigned int lid, uint32_t T,
 		e->irregular += !regular;
 		/* the host link after the second global hop */
 		e->maxvl = 2;
+	} else if (turn_route(e, &r, lid)) {
+		/* turns_place() gives it an SL */
+		sl = 0;
+		e->turns++;
 	} else {
 		sl = shape(&r, &regular);
 		if (e->hosted[src] && !regular)
@@ -981,7 +1046,9 @@ static void column(struct eng *e, uint32_t T, unsigned int lid,
 	bool val = valiant_lid(e, T, li, key);
 	uint32_t c;
 
-	if (!val)
+	if (val)
+		e->stamp++;	/* no group's turn from the last LID */
+	else
 		choose_vias(e, T, lid, li, key);
 	for (c = 0; c < e->nsw; c++)
 		if (c != T && e->group[c] != NONE)
@@ -1094,6 +1161,72 @@ static int own_all(struct eng *e)
 					return ret;
 			}
 	return 0;
+}
+
+/*
+ * The routes to switch LID lid of T that turn at a leaf after their
+ * global hop (turn_route()) need VL 1 on the turn, which the port pair's
+ * class puts on VL 0: each takes a way round's SL whose entries say so.
+ * A host's request to lid rides the SL of the answer's route back
+ * (df_path_sl()), so each host's request and T's answer to it take one
+ * SL together: on it the answer's own turn (down from T, up to the spine
+ * with the cable home) keeps VL 0, and no port pair carries both turns,
+ * which on VL 1 would let answers climb to a global cable there and
+ * close a loop.  A route no SL takes stays on SL 0 (turn_left) for the
+ * check to judge.
+ */
+static int turns_place(struct eng *e, uint32_t T, unsigned int lid)
+{
+	size_t w = e->t->top + 1;
+	unsigned int q, ca, top = e->maxvl > e->dv->top_vl ? e->maxvl :
+						e->dv->top_vl;
+	const struct route *rs[2];
+	struct route r, a;
+	uint32_t c, j;
+	int ret;
+
+	rs[0] = &r;
+	rs[1] = &a;
+	for (c = 0; c < e->nsw; c++) {
+		if (c == T || e->group[c] == NONE || trace(e, c, lid, T, &r) ||
+		    !turn_route(e, &r, lid))
+			continue;
+		ret = place_routes(e, rs, 1, top, &q);
+		if (ret && ret != -ERANGE)
+			return ret;
+		if (ret) {
+			e->turn_left++;
+			continue;
+		}
+		e->dv->sl[(size_t)c * w + lid] = q;
+		for (j = e->loff[c]; j < e->loff[c + 1]; j++) {
+			ca = e->lids[j];
+			if (!rt_lid_is_ca(e->t, ca) || trace(e, T, ca, c, &a))
+				continue;
+			ret = place_routes(e, rs, 2, top, &q);
+			if (ret && ret != -ERANGE)
+				return ret;
+			e->turn_left += ret != 0;
+			e->turn_cas += !ret;
+			if (!ret)
+				e->dv->sl[(size_t)T * w + ca] = q;
+		}
+	}
+	return 0;
+}
+
+/* turns_place() for every switch LID, once the own routes have SLs. */
+static int turns_all(struct eng *e)
+{
+	uint32_t T, j;
+	int ret = 0;
+
+	for (T = 0; e->turns && T < e->nsw; T++)
+		for (j = e->loff[T]; !ret && e->group[T] != NONE &&
+		     j < e->loff[T + 1]; j++)
+			if (e->dv->is_sw[e->lids[j]])
+				ret = turns_place(e, T, e->lids[j]);
+	return ret;
 }
 
 static int route_lid(struct eng *e, uint32_t T, unsigned int lid,
@@ -1262,7 +1395,8 @@ static int setup(struct eng *e, const struct df_info *di,
 	e->lq = malloc((t->nsw + 1) * sizeof(*e->lq));
 	e->ldist_of = NONE;
 	e->via_cable = malloc((e->ngroups + 1) * sizeof(*e->via_cable));
-	if (!dv->lid_sw || !dv->is_sw || !dv->sl || !dv->cls || !e->group || !e->mark ||
+	e->turn = calloc(e->ngroups + 1, sizeof(*e->turn));
+	if (!e->turn || !dv->lid_sw || !dv->is_sw || !dv->sl || !dv->cls || !e->group || !e->mark ||
 	    !e->dep || !e->hosted || !e->fill || !e->short_of ||
 	    !e->transit ||
 	    !e->ldist || !e->lq || !e->via_cable)
@@ -1315,6 +1449,7 @@ static void eng_release(struct eng *e)
 	free(e->ldist);
 	free(e->lq);
 	free(e->via_cable);
+	free(e->turn);
 }
 
 /*
@@ -1609,7 +1744,7 @@ static int own_clean(struct eng *e, struct rt_tables *t)
 	int ret;
 
 	if (!e->irregular && !e->around && !e->valiant && !e->vroutes &&
-	    !e->di->missing_local && !lost_global(e))
+	    !e->turns && !e->di->missing_local && !lost_global(e))
 		return 0;
 	ret = vf_check(t, &o, &r);
 	if (ret || r.cdg_cycle || (!r.mgmt_cycle && !r.mgmt_loops))
@@ -1681,6 +1816,12 @@ static void say(const struct eng *e, const struct rt_tables *t,
 		snprintf(detail + n, len - n,
 			 "; own routes off credit loops: %zu SL, %zu port, %zu cut",
 			 e->own_sl, e->own_port, e->own_cut);
+	}
+	if (e->turns) {
+		n = strlen(detail);
+		snprintf(detail + n, len - n,
+			 "; %zu turn at a leaf to a spine, %zu requests with their answers, %zu not",
+			 e->turns, e->turn_cas, e->turn_left);
 	}
 }
 
@@ -1821,6 +1962,8 @@ static int route_once(const struct df_info *di, const struct rt_jobs *js,
 	}
 	if (!ret)
 		ret = own_all(&e);
+	if (!ret)
+		ret = turns_all(&e);
 	if (!ret)
 		ret = finish(&e, t, detail, len);
 	*around3 = e.around3 > 0;

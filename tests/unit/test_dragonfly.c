@@ -311,6 +311,50 @@ static void test_engine_intact(void)
 }
 
 /*
+ * Intact Dragonfly+ at LMC 0 and 1: every CA and every switch reaches
+ * every switch LID (PerfMgr, perfquery), and the switches' answers on
+ * the requests' SLs close no credit loop.  A spine's LID is two local
+ * hops from the far end of most global cables into its group.
+ */
+static void test_plus_switch_lids(void)
+{
+	struct vf_opts vo = { .ebb_perms = 0 };
+	struct rt_summary s;
+	struct vf_report r;
+	struct rt_tables t;
+	struct gen_opts o;
+	unsigned int lmc;
+	size_t i;
+
+	for (i = 0; i < NSHAPES; i++)
+		for (lmc = 0; shapes[i].plus && lmc < 2; lmc++) {
+			struct fabric *f;
+
+			gen_opts_init(&o);
+			o.shuffle = i % 2;
+			o.shuffle_seed = 11;
+			f = build(&shapes[i], &o, 0, 0, lmc);
+			CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_DRAGONFLY, NULL,
+						  &t, &s));
+			CU_ASSERT_FATAL(!vf_check(&t, &vo, &r));
+			CU_ASSERT(vf_ok(&r) && r.mgmt_cdg && !r.mgmt_cycle);
+			CU_ASSERT_EQUAL(r.sw_unreachable, 0);
+			CU_ASSERT_EQUAL(r.mgmt_unreachable, 0);
+			CU_ASSERT(!r.answer_cycle);
+			CU_ASSERT(!strstr(s.detail, "switch answers unchecked"));
+			if (r.sw_unreachable || r.mgmt_unreachable ||
+			    r.answer_cycle)
+				fprintf(stderr, "shape %zu LMC %u: %llu CA-switch, %llu switch-sourced without a route, answer cycle %d: %s\n",
+					i, lmc,
+					(unsigned long long)r.sw_unreachable,
+					(unsigned long long)r.mgmt_unreachable,
+					r.answer_cycle, s.detail);
+			rt_tables_release(&t);
+			fab_free(f);
+		}
+}
+
+/*
  * Every cable of one kind of an intact shape with LIDs at LMC lmc cut in
  * turn, then routed by the dragonfly engine and verified: every pair
  * delivered, no credit loop, two VLs (three with LMC).  A Dragonfly+ leaf
@@ -774,6 +818,7 @@ TU_SUITE(dragonfly,
 	 { "recognise failures", test_recognise_failures },
 	 { "not a dragonfly", test_not_dragonfly },
 	 { "engine intact", test_engine_intact },
+	 { "Dragonfly+ reaches every switch LID", test_plus_switch_lids },
 	 { "engine one cable cut", test_engine_one_cable_cut },
 	 { "engine degraded", test_engine_degraded },
 	 { "LMC LIDs on other global cables", test_lmc_other_global },
