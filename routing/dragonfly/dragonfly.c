@@ -145,6 +145,7 @@ struct eng {
 	 * moved to another port, entries left empty */
 	size_t own_sl, own_port, own_cut;
 	bool answers_off;	/* own_settle() fell back: dvl.answer_sl off */
+	bool turns_on;		/* turn routes allowed (struct df_try) */
 	unsigned int slmax;
 	unsigned int maxvl;
 	/* the LID being routed, when Valiant: its class, I and E */
@@ -702,7 +703,7 @@ static void choose_vias(struct eng *e, uint32_t T, unsigned int lid,
 		mark_minimal(e, e->cable[v].x, T, key);
 	}
 	/* after the loop: no intermediate above may lead into a turn */
-	for (G = 0; e->di->plus && G < e->ngroups; G++)
+	for (G = 0; e->turns_on && e->di->plus && G < e->ngroups; G++)
 		if (G != D && e->via_cable[G] == NONE &&
 		    fab_is_sw(e->t->fab, e->t->lid_node[lid]) &&
 		    !pick(e, G, NONE, T, 0))
@@ -1175,7 +1176,8 @@ static int own_all(struct eng *e)
  * close a loop.  A route no SL takes stays on SL 0 (turn_left) for the
  * check to judge.
  */
-static int turns_place(struct eng *e, uint32_t T, unsigned int lid)
+static int turns_place(struct eng *e, uint32_t T, unsigned int lid,
+		       bool lmc)
 {
 	size_t w = e->t->top + 1;
 	unsigned int q, ca, top = e->maxvl > e->dv->top_vl ? e->maxvl :
@@ -1191,17 +1193,20 @@ static int turns_place(struct eng *e, uint32_t T, unsigned int lid)
 		if (c == T || e->group[c] == NONE || trace(e, c, lid, T, &r) ||
 		    !turn_route(e, &r, lid))
 			continue;
-		ret = place_routes(e, rs, 1, top, &q);
+		ret = lmc ? 0 : place_routes(e, rs, 1, top, &q);
 		if (ret && ret != -ERANGE)
 			return ret;
 		if (ret) {
 			e->turn_left++;
 			continue;
 		}
-		e->dv->sl[(size_t)c * w + lid] = q;
+		if (!lmc)
+			e->dv->sl[(size_t)c * w + lid] = q;
 		for (j = e->loff[c]; j < e->loff[c + 1]; j++) {
 			ca = e->lids[j];
-			if (!rt_lid_is_ca(e->t, ca) || trace(e, T, ca, c, &a))
+			if (!rt_lid_is_ca(e->t, ca) ||
+			    !lmc_index(e->t, ca) != !lmc ||
+			    trace(e, T, ca, c, &a))
 				continue;
 			ret = place_routes(e, rs, 2, top, &q);
 			if (ret && ret != -ERANGE)
@@ -1215,17 +1220,24 @@ static int turns_place(struct eng *e, uint32_t T, unsigned int lid)
 	return 0;
 }
 
-/* turns_place() for every switch LID, once the own routes have SLs. */
+/*
+ * turns_place() for every switch LID, once the own routes have SLs: the
+ * switches' routes and the requests from base LIDs first, then those
+ * from LMC LIDs, whose answers go through a third group.
+ */
 static int turns_all(struct eng *e)
 {
+	unsigned int lmc;
 	uint32_t T, j;
 	int ret = 0;
 
-	for (T = 0; e->turns && T < e->nsw; T++)
-		for (j = e->loff[T]; !ret && e->group[T] != NONE &&
-		     j < e->loff[T + 1]; j++)
-			if (e->dv->is_sw[e->lids[j]])
-				ret = turns_place(e, T, e->lids[j]);
+	for (lmc = 0; lmc < 2; lmc++)
+		for (T = 0; e->turns && T < e->nsw; T++)
+			for (j = e->loff[T]; !ret && e->group[T] != NONE &&
+			     j < e->loff[T + 1]; j++)
+				if (e->dv->is_sw[e->lids[j]])
+					ret = turns_place(e, T, e->lids[j],
+							  lmc);
 	return ret;
 }
 
@@ -1924,17 +1936,25 @@ out:
 	return ret;
 }
 
-/* One routing with the ways round's last hops on VL top_vl. */
+/* How route_once() routes, and what it found. */
+struct df_try {
+	unsigned int top_vl;	/* the ways round's last hops' VL */
+	bool turns;		/* turn routes to spines' LIDs allowed */
+	bool around3;		/* ways round with a local hop took SLs */
+	/* turn routes taken but some request not placed with its answer,
+	 * or the answers unchecked: without them the routing is as before */
+	bool redo;
+};
+
 static int route_once(const struct df_info *di, const struct rt_jobs *js,
-		      struct rt_tables *t, unsigned int top_vl,
-		      bool *around3, char *detail, size_t len,
-		      const char **use)
+		      struct rt_tables *t, struct df_try *tr, char *detail,
+		      size_t len, const char **use)
 {
-	struct eng e = { 0 };
+	struct eng e = { .turns_on = tr->turns };
 	uint32_t T, j;
 	int ret;
 
-	ret = setup(&e, di, t, top_vl);
+	ret = setup(&e, di, t, tr->top_vl);
 	if (!ret && js && js->njobs) {
 		ret = plan(&e, js);
 		rt_jobplan_use(use, ret);
@@ -1966,7 +1986,8 @@ static int route_once(const struct df_info *di, const struct rt_jobs *js,
 		ret = turns_all(&e);
 	if (!ret)
 		ret = finish(&e, t, detail, len);
-	*around3 = e.around3 > 0;
+	tr->around3 = e.around3 > 0;
+	tr->redo = e.turns && (ret || e.turn_left || e.answers_off);
 	if (e.dv) {
 		e.dv->vl.ctx = e.dv;
 		dvl_release(&e.dv->vl);
@@ -1976,25 +1997,45 @@ static int route_once(const struct df_info *di, const struct rt_jobs *js,
 }
 
 /*
- * Ways round with a local hop inside the third group try two VLs first;
+ * route_once() with turn routes, and without them where they leave a
+ * request off its answer's SL or the answers unchecked; on each, ways
+ * round with a local hop inside the third group try two VLs first and
  * when they close a cycle there, their last hops move to VL 2.
  */
+static int route_tops(const struct df_info *di, const struct rt_jobs *js,
+		      struct rt_tables *t, struct df_try *tr, char *detail,
+		      size_t len, const char **use)
+{
+	int ret;
+
+	tr->top_vl = 1;
+	ret = route_once(di, js, t, tr, detail, len, use);
+	if (ret == -EDEADLK && tr->around3) {
+		rt_tables_reset(t);
+		tr->top_vl = 2;
+		ret = route_once(di, js, t, tr, detail, len, use);
+	}
+	return ret;
+}
+
 static int route(const struct fabric *f, const void *info,
 		 const struct rt_jobs *jobs, struct rt_tables *t, char *detail,
 		 size_t len, const char **use)
 {
 	const struct df_info *di = info;
-	bool around3;
+	struct df_try tr = { .turns = true };
 	int ret;
 
 	(void)f;
 	*detail = 0;
 	if (!di->dragonfly)
 		return -ENOTSUP;
-	ret = route_once(di, jobs, t, 1, &around3, detail, len, use);
-	if (ret == -EDEADLK && around3) {
+	ret = route_tops(di, jobs, t, &tr, detail, len, use);
+	if (tr.redo) {
 		rt_tables_reset(t);
-		ret = route_once(di, jobs, t, 2, &around3, detail, len, use);
+		*detail = 0;
+		tr.turns = false;
+		ret = route_tops(di, jobs, t, &tr, detail, len, use);
 	}
 	return ret == -EDEADLK ? -ELOOP : ret;
 }
