@@ -286,13 +286,13 @@ static uint8_t hop_vl(const struct dvl *dv, uint32_t sw, unsigned int in,
 {
 	int vl;
 
-	if (sl >= SL_VAL)
-		return val_vl(dv, sw, in, out, sl - SL_VAL);
 	if (sl >= SL_AROUND) {
 		vl = ovr_get(&dv->ov, ovr_key(sw, sl, in, out));
 		if (vl >= 0)
 			return vl;
 	}
+	if (sl >= SL_VAL)
+		return val_vl(dv, sw, in, out, sl - SL_VAL);
 	return vl_for(dv->cls[(size_t)sw * 256 + in], sl, dv->top_vl);
 }
 
@@ -885,8 +885,9 @@ static bool fits_around(const struct eng *e, const struct route *r,
 
 /*
  * The first SL from SL_AROUND on whose entries agree with the needs of
- * the n routes rs, which all ride it, and their entries added to it.
- * -ERANGE when every SL clashes.
+ * the n routes rs, which all ride it, and their entries added to it; the
+ * Valiant classes' SLs too while no route takes one (no LMC LID routed
+ * through a third group).  -ERANGE when every SL clashes.
  */
 static int place_routes(struct eng *e, const struct route *const *rs,
 			unsigned int n, unsigned int top, unsigned int *slp)
@@ -894,7 +895,7 @@ static int place_routes(struct eng *e, const struct route *const *rs,
 	unsigned int sl, i, k;
 	int ret;
 
-	for (sl = SL_AROUND; sl < SL_VAL; sl++) {
+	for (sl = SL_AROUND; sl < (e->vroutes ? SL_VAL : SL_MAX + 1); sl++) {
 		for (k = 0; k < n && fits_around(e, rs[k], top, sl); k++)
 			;
 		if (k < n)
@@ -1941,6 +1942,7 @@ struct df_try {
 	unsigned int top_vl;	/* the ways round's last hops' VL */
 	bool turns;		/* turn routes to spines' LIDs allowed */
 	bool around3;		/* ways round with a local hop took SLs */
+	bool answers_off;	/* the switches' answers left unchecked */
 	/* turn routes taken but some request not placed with its answer,
 	 * or the answers unchecked: without them the routing is as before */
 	bool redo;
@@ -1987,7 +1989,9 @@ static int route_once(const struct df_info *di, const struct rt_jobs *js,
 	if (!ret)
 		ret = finish(&e, t, detail, len);
 	tr->around3 = e.around3 > 0;
+	tr->answers_off = e.answers_off;
 	tr->redo = e.turns && (ret || e.turn_left || e.answers_off);
+	if (getenv("DFLY_DBG")) fprintf(stderr, "DBG try turns %d top %u ret %d turns %zu cas %zu left %zu answers_off %d own %zu %zu %zu\n", tr->turns, tr->top_vl, ret, e.turns, e.turn_cas, e.turn_left, e.answers_off, e.own_sl, e.own_port, e.own_cut);
 	if (e.dv) {
 		e.dv->vl.ctx = e.dv;
 		dvl_release(&e.dv->vl);
@@ -1998,7 +2002,8 @@ static int route_once(const struct df_info *di, const struct rt_jobs *js,
 
 /*
  * route_once() with turn routes, and without them where they leave a
- * request off its answer's SL or the answers unchecked; on each, ways
+ * request off its answer's SL or the answers unchecked, unless the
+ * answers stay unchecked without them too; on each, ways
  * round with a local hop inside the third group try two VLs first and
  * when they close a cycle there, their last hops move to VL 2.
  */
@@ -2024,6 +2029,7 @@ static int route(const struct fabric *f, const void *info,
 {
 	const struct df_info *di = info;
 	struct df_try tr = { .turns = true };
+	bool back;
 	int ret;
 
 	(void)f;
@@ -2031,12 +2037,21 @@ static int route(const struct fabric *f, const void *info,
 	if (!di->dragonfly)
 		return -ENOTSUP;
 	ret = route_tops(di, jobs, t, &tr, detail, len, use);
-	if (tr.redo) {
+	if (!tr.redo)
+		goto out;
+	/* answers unchecked, all requests placed: kept if no better */
+	back = !ret && tr.answers_off;
+	rt_tables_reset(t);
+	*detail = 0;
+	tr.turns = false;
+	ret = route_tops(di, jobs, t, &tr, detail, len, use);
+	if (back && !ret && tr.answers_off) {
 		rt_tables_reset(t);
 		*detail = 0;
-		tr.turns = false;
+		tr.turns = true;
 		ret = route_tops(di, jobs, t, &tr, detail, len, use);
 	}
+out:
 	return ret == -EDEADLK ? -ELOOP : ret;
 }
 

@@ -270,6 +270,7 @@ static void route_with(struct fabric *f, enum rt_engine_id id,
 	 */
 	CU_ASSERT(!r.answer_cycle ||
 		  strstr(s.detail, "switch answers unchecked"));
+	fprintf(stderr, "ROUTEWITH %s answer %d swun %llu mgun %llu: %.200s\n", what, r.answer_cycle, (unsigned long long)r.sw_unreachable, (unsigned long long)r.mgmt_unreachable, s.detail);
 	CU_ASSERT_EQUAL(r.mgmt_loops, 0);
 	CU_ASSERT_EQUAL(r.unreachable, 0);
 	CU_ASSERT_EQUAL(r.disconnected, 0);
