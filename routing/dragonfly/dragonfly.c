@@ -146,6 +146,7 @@ struct eng {
 	size_t own_sl, own_port, own_cut;
 	bool answers_off;	/* own_settle() fell back: dvl.answer_sl off */
 	bool turns_on;		/* turn routes allowed (struct df_try) */
+	size_t answers_moved;	/* answers_place(): requests on new SLs */
 	unsigned int slmax;
 	unsigned int maxvl;
 	/* the LID being routed, when Valiant: its class, I and E */
@@ -237,6 +238,24 @@ static int ovr_grow(struct ovr *o)
 	free(o->key);
 	free(o->vl);
 	*o = n;
+	return 0;
+}
+
+/* *to, a copy of o, to put back. */
+static int ovr_copy(struct ovr *to, const struct ovr *o)
+{
+	*to = (struct ovr){ .cap = o->cap, .n = o->n };
+	if (!o->cap)
+		return 0;
+	to->key = malloc(o->cap * sizeof(*to->key));
+	to->vl = malloc(o->cap);
+	if (!to->key || !to->vl) {
+		free(to->key);
+		free(to->vl);
+		return -ENOMEM;
+	}
+	memcpy(to->key, o->key, o->cap * sizeof(*to->key));
+	memcpy(to->vl, o->vl, o->cap);
 	return 0;
 }
 
@@ -1203,7 +1222,8 @@ static int turns_place(struct eng *e, uint32_t T, unsigned int lid,
 		}
 		if (!lmc)
 			e->dv->sl[(size_t)c * w + lid] = q;
-		for (j = e->loff[c]; j < e->loff[c + 1]; j++) {
+		/* a leaf's SL to a CA LID is its hosts' too */
+		for (j = e->loff[c]; !e->hosted[T] && j < e->loff[c + 1]; j++) {
 			ca = e->lids[j];
 			if (!rt_lid_is_ca(e->t, ca) ||
 			    !lmc_index(e->t, ca) != !lmc ||
@@ -1774,8 +1794,74 @@ static int own_clean(struct eng *e, struct rt_tables *t)
 }
 
 /*
+ * Whether r rides SL sl on the VLs around_vl() gives it: VL 0 up to its
+ * global hop, VL 1 after it.
+ */
+static bool follows(const struct eng *e, const struct route *r,
+		    unsigned int sl, unsigned int top)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->hops; i++)
+		if (r->in[i] && hop_vl(e->dv, r->sw[i], r->in[i], r->out[i],
+				       sl) != around_vl(r, i, top))
+			return false;
+	return true;
+}
+
+/*
+ * Each host's request to the LID of a switch without hosts that does not
+ * follow() the SL of the switch's route back, placed with that route on
+ * an SL of their own (place_routes()); pairs no SL takes stay as they
+ * were.
+ */
+static int answers_place(struct eng *e)
+{
+	unsigned int lid, a, q, top = e->maxvl > e->dv->top_vl ? e->maxvl :
+						   e->dv->top_vl;
+	size_t w = e->t->top + 1;
+	const struct route *rs[2];
+	struct route r, b;
+	uint32_t T, c, j;
+	int ret;
+
+	rs[0] = &r;
+	rs[1] = &b;
+	for (lid = 1; lid <= e->t->top; lid++) {
+		T = e->dv->lid_sw[lid];
+		/* a leaf's SL to a CA LID is its hosts' too */
+		if (T == NONE || !e->dv->is_sw[lid] || e->hosted[T] ||
+		    e->group[T] == NONE)
+			continue;
+		for (c = 0; c < e->nsw; c++) {
+			if (c == T || !e->hosted[c] || e->group[c] == NONE ||
+			    trace(e, c, lid, T, &r))
+				continue;
+			for (j = e->loff[c]; j < e->loff[c + 1]; j++) {
+				a = e->lids[j];
+				if (!rt_lid_is_ca(e->t, a) ||
+				    trace(e, T, a, c, &b) ||
+				    (follows(e, &r, e->dv->sl[T * w + a], top) &&
+				     follows(e, &b, e->dv->sl[T * w + a], top)))
+					continue;
+				ret = place_routes(e, rs, 2, top, &q);
+				if (ret && ret != -ERANGE)
+					return ret;
+				if (!ret) {
+					e->dv->sl[T * w + a] = q;
+					e->answers_moved++;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+/*
  * own_clean() with the hosts' requests to switch LIDs on the SL of the
- * answer's route (answer_sl); where the repair cannot clear them so, the
+ * answer's route (answer_sl), then with those requests that do not
+ * follow it placed with their answers; where the repair cannot clear
+ * them so, the
  * tables as before it and the requests on the SL of their own switch's
  * route, whose answers the verifier may then find closing a loop.
  */
@@ -1785,25 +1871,45 @@ static int own_settle(struct eng *e, struct rt_tables *t)
 	size_t len = (size_t)t->nsw * (t->top + 1);
 	size_t n_sl = e->own_sl, n_port = e->own_port, n_cut = e->own_cut;
 	uint8_t *lft = malloc(len + 1), *sl = malloc(len + 1);
+	struct ovr ov = { 0 };
 	int ret = -ENOMEM;
 
-	if (!lft || !sl)
+	if (!lft || !sl || ovr_copy(&ov, &dv->ov))
 		goto out;
 	memcpy(lft, t->lft, len);
 	memcpy(sl, dv->sl, len);
 	dv->answer_sl = true;
 	ret = own_clean(e, t);
+	if (ret == -EDEADLK) {
+		memcpy(t->lft, lft, len);
+		memcpy(dv->sl, sl, len);
+		e->own_sl = n_sl;
+		e->own_port = n_port;
+		e->own_cut = n_cut;
+		e->dv = dv;
+		ret = answers_place(e);
+		e->dv = NULL;
+		if (!ret)
+			ret = own_clean(e, t);
+	}
 	if (ret != -EDEADLK && ret != -ENOTSUP)
 		goto out;
 	memcpy(t->lft, lft, len);
 	memcpy(dv->sl, sl, len);
+	free(dv->ov.key);
+	free(dv->ov.vl);
+	dv->ov = ov;
+	ov = (struct ovr){ 0 };
 	e->own_sl = n_sl;
 	e->own_port = n_port;
 	e->own_cut = n_cut;
+	e->answers_moved = 0;
 	dv->answer_sl = false;
 	e->answers_off = true;
 	ret = own_clean(e, t);
 out:
+	free(ov.key);
+	free(ov.vl);
 	free(lft);
 	free(sl);
 	return ret;
@@ -1829,6 +1935,12 @@ static void say(const struct eng *e, const struct rt_tables *t,
 		snprintf(detail + n, len - n,
 			 "; own routes off credit loops: %zu SL, %zu port, %zu cut",
 			 e->own_sl, e->own_port, e->own_cut);
+	}
+	if (e->answers_moved) {
+		n = strlen(detail);
+		snprintf(detail + n, len - n,
+			 "; %zu requests to switches moved with their answers",
+			 e->answers_moved);
 	}
 	if (e->turns) {
 		n = strlen(detail);
