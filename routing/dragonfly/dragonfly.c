@@ -139,13 +139,14 @@ struct eng {
 	uint32_t *ldist, *lq, ldist_of;	/* local_dist() */
 	size_t valiant, around, around3, irregular, holes, pairs;
 	/* routes to a switch LID that turn at a leaf after the global hop;
-	 * hosts' requests on them placed with their answers; left on SL 0 */
-	size_t turns, turn_cas, turn_left;
+	 * hosts' requests on them placed with their answers; left on SL 0,
+	 * then the switch LIDs whose turn routes were taken back */
+	size_t turns, turn_cas, turn_left, turn_cut;
 	/* own_repair(): switches' own routes moved to another SL, entries
 	 * moved to another port, entries left empty */
 	size_t own_sl, own_port, own_cut;
 	bool answers_off;	/* own_settle() fell back: dvl.answer_sl off */
-	bool turns_on;		/* turn routes allowed (struct df_try) */
+	bool turns_on, turns_lax;	/* struct df_try's turns, lax */
 	size_t answers_moved;	/* answers_place(): requests on new SLs */
 	unsigned int slmax;
 	unsigned int maxvl;
@@ -903,38 +904,91 @@ static bool fits_around(const struct eng *e, const struct route *r,
 }
 
 /*
+ * The SLs past the last that takes entries: the Valiant classes' take
+ * them too while no route rides one (no LMC LID routed through a third
+ * group).
+ */
+static unsigned int sl_end(const struct eng *e)
+{
+	return e->vroutes ? SL_VAL : SL_MAX + 1;
+}
+
+/* The entries of the n routes rs on SL sl, which fits_around() each. */
+static int put_routes(struct eng *e, const struct route *const *rs,
+		      unsigned int n, unsigned int top, unsigned int sl)
+{
+	unsigned int i, k;
+	int ret;
+
+	for (k = 0; k < n; k++)
+		for (i = 0; i < rs[k]->hops; i++) {
+			if (!rs[k]->in[i])
+				continue;
+			ret = ovr_put(&e->dv->ov, ovr_key(rs[k]->sw[i], sl,
+							  rs[k]->in[i],
+							  rs[k]->out[i]),
+				      around_vl(rs[k], i, top));
+			if (ret)
+				return ret;
+		}
+	return 0;
+}
+
+/*
  * The first SL from SL_AROUND on whose entries agree with the needs of
- * the n routes rs, which all ride it, and their entries added to it; the
- * Valiant classes' SLs too while no route takes one (no LMC LID routed
- * through a third group).  -ERANGE when every SL clashes.
+ * the n routes rs, which all ride it, and their entries added to it.
+ * -ERANGE when every SL clashes.
  */
 static int place_routes(struct eng *e, const struct route *const *rs,
 			unsigned int n, unsigned int top, unsigned int *slp)
 {
-	unsigned int sl, i, k;
-	int ret;
+	unsigned int sl, k;
 
-	for (sl = SL_AROUND; sl < (e->vroutes ? SL_VAL : SL_MAX + 1); sl++) {
+	for (sl = SL_AROUND; sl < sl_end(e); sl++) {
 		for (k = 0; k < n && fits_around(e, rs[k], top, sl); k++)
 			;
 		if (k < n)
 			continue;
-		for (k = 0; k < n; k++)
-			for (i = 0; i < rs[k]->hops; i++) {
-				if (!rs[k]->in[i])
-					continue;
-				ret = ovr_put(&e->dv->ov,
-					      ovr_key(rs[k]->sw[i], sl,
-						      rs[k]->in[i],
-						      rs[k]->out[i]),
-					      around_vl(rs[k], i, top));
-				if (ret)
-					return ret;
-			}
 		*slp = sl;
-		return 0;
+		return put_routes(e, rs, n, top, sl);
 	}
 	return -ERANGE;
+}
+
+/*
+ * Whether r rides SL sl on the VLs around_vl() gives it: VL 0 up to its
+ * global hop, VL 1 after it.
+ */
+static bool follows(const struct eng *e, const struct route *r,
+		    unsigned int sl, unsigned int top)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->hops; i++)
+		if (r->in[i] && hop_vl(e->dv, r->sw[i], r->in[i], r->out[i],
+				       sl) != around_vl(r, i, top))
+			return false;
+	return true;
+}
+
+/*
+ * A host's request r to a switch and the switch's answer a, which ride
+ * one SL: s, the answer's now, where a follows() it and r does too or
+ * can with entries of its own there (what takes entries is fixed by
+ * them); else one place_routes() finds for both.  *slp: the SL taken.
+ */
+static int pair_place(struct eng *e, const struct route *r,
+		      const struct route *a, unsigned int s, unsigned int top,
+		      unsigned int *slp)
+{
+	const struct route *rs[2] = { r, a };
+	bool ent = s >= SL_AROUND && s < sl_end(e);
+
+	*slp = s;
+	if (follows(e, a, s, top) &&
+	    (follows(e, r, s, top) || (ent && fits_around(e, r, top, s))))
+		return ent ? put_routes(e, rs, 2, top, s) : 0;
+	return place_routes(e, rs, 2, top, slp);
 }
 
 static int place_around(struct eng *e, const struct route *r,
@@ -1229,7 +1283,8 @@ static int turns_place(struct eng *e, uint32_t T, unsigned int lid,
 			    !lmc_index(e->t, ca) != !lmc ||
 			    trace(e, T, ca, c, &a))
 				continue;
-			ret = place_routes(e, rs, 2, top, &q);
+			ret = pair_place(e, &r, &a, e->dv->sl[(size_t)T * w + ca],
+					 top, &q);
 			if (ret && ret != -ERANGE)
 				return ret;
 			e->turn_left += ret != 0;
@@ -1242,23 +1297,85 @@ static int turns_place(struct eng *e, uint32_t T, unsigned int lid,
 }
 
 /*
- * turns_place() for every switch LID, once the own routes have SLs: the
- * switches' routes and the requests from base LIDs first, then those
- * from LMC LIDs, whose answers go through a third group.
+ * Take back the turn routes to lid of T: their entries left empty, as
+ * before them, for the management routes to fill where they can.
  */
+static void turns_cut(struct eng *e, uint32_t T, unsigned int lid)
+{
+	struct route r;
+	uint32_t c;
+
+	e->stamp++;
+	for (c = 0; c < e->nsw; c++)
+		if (c != T && e->group[c] != NONE && !trace(e, c, lid, T, &r) &&
+		    turn_route(e, &r, lid))
+			e->transit[c] = e->stamp;
+	for (c = 0; c < e->nsw; c++)
+		if (e->transit[c] == e->stamp)
+			rt_lft(e->t, c)[lid] = RT_NO_PATH;
+	e->fill[T] = true;
+}
+
+/*
+ * turns_place() for switch LID lid of T, its requests from base LIDs
+ * first, then those from LMC LIDs, whose answers go through a third
+ * group; when some are left, its turn routes are taken back with their
+ * SLs and entries.  *sl and *ov hold what to put back.
+ */
+static int turns_lid(struct eng *e, uint32_t T, unsigned int lid,
+		     uint8_t *sl)
+{
+	size_t w = e->t->top + 1, left = e->turn_left, cas = e->turn_cas;
+	struct ovr ov;
+	uint32_t c;
+	int ret;
+
+	ret = ovr_copy(&ov, &e->dv->ov);
+	if (ret)
+		return ret;
+	memcpy(sl, e->dv->sl + (size_t)T * w, w);
+	for (c = 0; c < e->nsw; c++)
+		sl[w + c] = e->dv->sl[(size_t)c * w + lid];
+	ret = turns_place(e, T, lid, false);
+	if (!ret)
+		ret = turns_place(e, T, lid, true);
+	if (ret || e->turn_left == left || e->turns_lax)
+		goto out;
+	e->turn_left = left;
+	e->turn_cas = cas;
+	e->turn_cut++;
+	memcpy(e->dv->sl + (size_t)T * w, sl, w);
+	for (c = 0; c < e->nsw; c++)
+		e->dv->sl[(size_t)c * w + lid] = sl[w + c];
+	free(e->dv->ov.key);
+	free(e->dv->ov.vl);
+	e->dv->ov = ov;
+	ov = (struct ovr){ 0 };
+	turns_cut(e, T, lid);
+out:
+	free(ov.key);
+	free(ov.vl);
+	return ret;
+}
+
+/* turns_lid() for every switch LID, once the own routes have SLs. */
 static int turns_all(struct eng *e)
 {
-	unsigned int lmc;
+	uint8_t *sl;
 	uint32_t T, j;
 	int ret = 0;
 
-	for (lmc = 0; lmc < 2; lmc++)
-		for (T = 0; e->turns && T < e->nsw; T++)
-			for (j = e->loff[T]; !ret && e->group[T] != NONE &&
-			     j < e->loff[T + 1]; j++)
-				if (e->dv->is_sw[e->lids[j]])
-					ret = turns_place(e, T, e->lids[j],
-							  lmc);
+	if (!e->turns)
+		return 0;
+	sl = malloc(e->t->top + 1 + e->nsw);
+	if (!sl)
+		return -ENOMEM;
+	for (T = 0; T < e->nsw; T++)
+		for (j = e->loff[T]; !ret && e->group[T] != NONE &&
+		     j < e->loff[T + 1]; j++)
+			if (e->dv->is_sw[e->lids[j]])
+				ret = turns_lid(e, T, e->lids[j], sl);
+	free(sl);
 	return ret;
 }
 
@@ -1794,39 +1911,19 @@ static int own_clean(struct eng *e, struct rt_tables *t)
 }
 
 /*
- * Whether r rides SL sl on the VLs around_vl() gives it: VL 0 up to its
- * global hop, VL 1 after it.
- */
-static bool follows(const struct eng *e, const struct route *r,
-		    unsigned int sl, unsigned int top)
-{
-	unsigned int i;
-
-	for (i = 0; i < r->hops; i++)
-		if (r->in[i] && hop_vl(e->dv, r->sw[i], r->in[i], r->out[i],
-				       sl) != around_vl(r, i, top))
-			return false;
-	return true;
-}
-
-/*
  * Each host's request to the LID of a switch without hosts that does not
- * follow() the SL of the switch's route back, placed with that route on
- * an SL of their own (place_routes()); pairs no SL takes stay as they
- * were.
+ * follow() the SL of the switch's route back, placed with that route
+ * (pair_place()); pairs no SL takes stay as they were.
  */
 static int answers_place(struct eng *e)
 {
 	unsigned int lid, a, q, top = e->maxvl > e->dv->top_vl ? e->maxvl :
 						   e->dv->top_vl;
 	size_t w = e->t->top + 1;
-	const struct route *rs[2];
 	struct route r, b;
 	uint32_t T, c, j;
 	int ret;
 
-	rs[0] = &r;
-	rs[1] = &b;
 	for (lid = 1; lid <= e->t->top; lid++) {
 		T = e->dv->lid_sw[lid];
 		/* a leaf's SL to a CA LID is its hosts' too */
@@ -1840,14 +1937,13 @@ static int answers_place(struct eng *e)
 			for (j = e->loff[c]; j < e->loff[c + 1]; j++) {
 				a = e->lids[j];
 				if (!rt_lid_is_ca(e->t, a) ||
-				    trace(e, T, a, c, &b) ||
-				    (follows(e, &r, e->dv->sl[T * w + a], top) &&
-				     follows(e, &b, e->dv->sl[T * w + a], top)))
+				    trace(e, T, a, c, &b))
 					continue;
-				ret = place_routes(e, rs, 2, top, &q);
+				ret = pair_place(e, &r, &b, e->dv->sl[T * w + a],
+						 top, &q);
 				if (ret && ret != -ERANGE)
 					return ret;
-				if (!ret) {
+				if (!ret && q != e->dv->sl[T * w + a]) {
 					e->dv->sl[T * w + a] = q;
 					e->answers_moved++;
 				}
@@ -1945,8 +2041,8 @@ static void say(const struct eng *e, const struct rt_tables *t,
 	if (e->turns) {
 		n = strlen(detail);
 		snprintf(detail + n, len - n,
-			 "; %zu turn at a leaf to a spine, %zu requests with their answers, %zu not",
-			 e->turns, e->turn_cas, e->turn_left);
+			 "; %zu turn at a leaf to a spine, %zu requests with their answers, %zu spines not",
+			 e->turns, e->turn_cas, e->turn_cut);
 	}
 }
 
@@ -2053,10 +2149,11 @@ out:
 struct df_try {
 	unsigned int top_vl;	/* the ways round's last hops' VL */
 	bool turns;		/* turn routes to spines' LIDs allowed */
+	bool lax;		/* ... kept where requests miss their SL */
 	bool around3;		/* ways round with a local hop took SLs */
 	bool answers_off;	/* the switches' answers left unchecked */
-	/* turn routes taken but some request not placed with its answer,
-	 * or the answers unchecked: without them the routing is as before */
+	/* turn routes taken, the answers unchecked or the routing failed:
+	 * without them the routing is as before */
 	bool redo;
 };
 
@@ -2064,7 +2161,7 @@ static int route_once(const struct df_info *di, const struct rt_jobs *js,
 		      struct rt_tables *t, struct df_try *tr, char *detail,
 		      size_t len, const char **use)
 {
-	struct eng e = { .turns_on = tr->turns };
+	struct eng e = { .turns_on = tr->turns, .turns_lax = tr->lax };
 	uint32_t T, j;
 	int ret;
 
@@ -2102,7 +2199,7 @@ static int route_once(const struct df_info *di, const struct rt_jobs *js,
 		ret = finish(&e, t, detail, len);
 	tr->around3 = e.around3 > 0;
 	tr->answers_off = e.answers_off;
-	tr->redo = e.turns && (ret || e.turn_left || e.answers_off);
+	tr->redo = e.turns && (ret || e.answers_off);
 	if (getenv("DFLY_DBG")) fprintf(stderr, "DBG try turns %d top %u ret %d turns %zu cas %zu left %zu answers_off %d own %zu %zu %zu\n", tr->turns, tr->top_vl, ret, e.turns, e.turn_cas, e.turn_left, e.answers_off, e.own_sl, e.own_port, e.own_cut);
 	if (e.dv) {
 		e.dv->vl.ctx = e.dv;
@@ -2135,13 +2232,28 @@ static int route_tops(const struct df_info *di, const struct rt_jobs *js,
 	return ret;
 }
 
+/* route_tops() on tables reset. */
+static int route_again(const struct df_info *di, const struct rt_jobs *js,
+		       struct rt_tables *t, struct df_try *tr, char *detail,
+		       size_t len, const char **use)
+{
+	rt_tables_reset(t);
+	*detail = 0;
+	return route_tops(di, js, t, tr, detail, len, use);
+}
+
+/*
+ * Turn routes where every request of a spine's rides its answer's SL,
+ * else none of that spine's; where the answers stay unchecked, without
+ * turn routes, and where they stay so without them too, every turn
+ * route there is.
+ */
 static int route(const struct fabric *f, const void *info,
 		 const struct rt_jobs *jobs, struct rt_tables *t, char *detail,
 		 size_t len, const char **use)
 {
 	const struct df_info *di = info;
 	struct df_try tr = { .turns = true };
-	bool back;
 	int ret;
 
 	(void)f;
@@ -2151,17 +2263,16 @@ static int route(const struct fabric *f, const void *info,
 	ret = route_tops(di, jobs, t, &tr, detail, len, use);
 	if (!tr.redo)
 		goto out;
-	/* answers unchecked, all requests placed: kept if no better */
-	back = !ret && tr.answers_off;
-	rt_tables_reset(t);
-	*detail = 0;
 	tr.turns = false;
-	ret = route_tops(di, jobs, t, &tr, detail, len, use);
-	if (back && !ret && tr.answers_off) {
-		rt_tables_reset(t);
-		*detail = 0;
-		tr.turns = true;
-		ret = route_tops(di, jobs, t, &tr, detail, len, use);
+	ret = route_again(di, jobs, t, &tr, detail, len, use);
+	if (ret || !tr.answers_off)
+		goto out;
+	/* the answers unchecked anyway: every turn route, placed or not */
+	tr.turns = tr.lax = true;
+	ret = route_again(di, jobs, t, &tr, detail, len, use);
+	if (ret) {
+		tr.turns = tr.lax = false;
+		ret = route_again(di, jobs, t, &tr, detail, len, use);
 	}
 out:
 	return ret == -EDEADLK ? -ELOOP : ret;
