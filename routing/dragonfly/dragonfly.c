@@ -1297,8 +1297,9 @@ static int turns_place(struct eng *e, uint32_t T, unsigned int lid,
 }
 
 /*
- * Take back the turn routes to lid of T: their entries left empty, as
- * before them, for the management routes to fill where they can.
+ * Take back the turn routes to lid of T: their entries left empty and
+ * their SLs 0, as before them, for the management routes to fill where
+ * they can.
  */
 static void turns_cut(struct eng *e, uint32_t T, unsigned int lid)
 {
@@ -1311,8 +1312,10 @@ static void turns_cut(struct eng *e, uint32_t T, unsigned int lid)
 		    turn_route(e, &r, lid))
 			e->transit[c] = e->stamp;
 	for (c = 0; c < e->nsw; c++)
-		if (e->transit[c] == e->stamp)
+		if (e->transit[c] == e->stamp) {
 			rt_lft(e->t, c)[lid] = RT_NO_PATH;
+			e->dv->sl[(size_t)c * (e->t->top + 1) + lid] = 0;
+		}
 	e->fill[T] = true;
 }
 
@@ -2200,7 +2203,6 @@ static int route_once(const struct df_info *di, const struct rt_jobs *js,
 	tr->around3 = e.around3 > 0;
 	tr->answers_off = e.answers_off;
 	tr->redo = e.turns && (ret || e.answers_off);
-	if (getenv("DFLY_DBG")) fprintf(stderr, "DBG try turns %d top %u ret %d turns %zu cas %zu left %zu answers_off %d own %zu %zu %zu\n", tr->turns, tr->top_vl, ret, e.turns, e.turn_cas, e.turn_left, e.answers_off, e.own_sl, e.own_port, e.own_cut);
 	if (e.dv) {
 		e.dv->vl.ctx = e.dv;
 		dvl_release(&e.dv->vl);

