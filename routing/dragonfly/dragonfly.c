@@ -146,7 +146,7 @@ struct eng {
 	 * moved to another port, entries left empty */
 	size_t own_sl, own_port, own_cut;
 	bool answers_off;	/* own_settle() fell back: dvl.answer_sl off */
-	bool turns_on, turns_lax;	/* struct df_try's turns, lax */
+	bool turns_on, turns_lax, locks;	/* struct df_try's */
 	size_t answers_moved;	/* answers_place(): requests on new SLs */
 	unsigned int slmax;
 	unsigned int maxvl;
@@ -935,16 +935,17 @@ static int put_routes(struct eng *e, const struct route *const *rs,
 }
 
 /*
- * The first SL from SL_AROUND on whose entries agree with the needs of
- * the n routes rs, which all ride it, and their entries added to it.
- * -ERANGE when every SL clashes.
+ * The first SL from SL_AROUND below end on whose entries agree with the
+ * needs of the n routes rs, which all ride it, and their entries added
+ * to it.  -ERANGE when every SL clashes.
  */
 static int place_routes(struct eng *e, const struct route *const *rs,
-			unsigned int n, unsigned int top, unsigned int *slp)
+			unsigned int n, unsigned int top, unsigned int end,
+			unsigned int *slp)
 {
 	unsigned int sl, k;
 
-	for (sl = SL_AROUND; sl < sl_end(e); sl++) {
+	for (sl = SL_AROUND; sl < end; sl++) {
 		for (k = 0; k < n && fits_around(e, rs[k], top, sl); k++)
 			;
 		if (k < n)
@@ -975,7 +976,8 @@ static bool follows(const struct eng *e, const struct route *r,
  * A host's request r to a switch and the switch's answer a, which ride
  * one SL: s, the answer's now, where a follows() it and r does too or
  * can with entries of its own there (what takes entries is fixed by
- * them); else one place_routes() finds for both.  *slp: the SL taken.
+ * them); else one place_routes() finds for both.  *slp: the SL taken;
+ * -ERANGE when none.
  */
 static int pair_place(struct eng *e, const struct route *r,
 		      const struct route *a, unsigned int s, unsigned int top,
@@ -985,16 +987,19 @@ static int pair_place(struct eng *e, const struct route *r,
 	bool ent = s >= SL_AROUND && s < sl_end(e);
 
 	*slp = s;
+	/* not past the VLs the routing has (a way round's answer) */
+	if (a->hops && around_vl(a, a->hops - 1, top) > e->maxvl)
+		return -ERANGE;
 	if (follows(e, a, s, top) &&
 	    (follows(e, r, s, top) || (ent && fits_around(e, r, top, s))))
 		return ent ? put_routes(e, rs, 2, top, s) : 0;
-	return place_routes(e, rs, 2, top, slp);
+	return place_routes(e, rs, 2, top, sl_end(e), slp);
 }
 
 static int place_around(struct eng *e, const struct route *r,
 			unsigned int top, unsigned int *slp)
 {
-	return place_routes(e, &r, 1, top, slp);
+	return place_routes(e, &r, 1, top, SL_VAL, slp);
 }
 
 /*
@@ -1267,7 +1272,12 @@ static int turns_place(struct eng *e, uint32_t T, unsigned int lid,
 		if (c == T || e->group[c] == NONE || trace(e, c, lid, T, &r) ||
 		    !turn_route(e, &r, lid))
 			continue;
-		ret = lmc ? 0 : place_routes(e, rs, 1, top, &q);
+		/*
+		 * lax, the hosts' requests may ride it with their answers on
+		 * the hops without entries, on the Valiant classes' VLs there
+		 */
+		ret = lmc ? 0 : place_routes(e, rs, 1, top, e->turns_lax ?
+					     SL_VAL : sl_end(e), &q);
 		if (ret && ret != -ERANGE)
 			return ret;
 		if (ret) {
@@ -1361,6 +1371,66 @@ out:
 	return ret;
 }
 
+/*
+ * The VLs r takes on SL sl where no entry says: made entries, so that no
+ * entry placed later moves them.
+ */
+static int lock_route(struct eng *e, const struct route *r, unsigned int sl)
+{
+	unsigned int i;
+	uint64_t k;
+	int ret;
+
+	if (sl < SL_AROUND || sl >= sl_end(e))
+		return 0;
+	for (i = 0; i < r->hops; i++) {
+		k = ovr_key(r->sw[i], sl, r->in[i], r->out[i]);
+		if (!r->in[i] || ovr_get(&e->dv->ov, k) >= 0)
+			continue;
+		ret = ovr_put(&e->dv->ov, k,
+			      hop_vl(e->dv, r->sw[i], r->in[i], r->out[i], sl));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * lock_route() for every switch's route to every LID, and for the hosts'
+ * requests to switch LIDs on their answers' SLs: routes that ride a way
+ * round's SL on its classes' VLs in part (a switch's own route through
+ * hops no host's route passes, a request) keep them when turns_lid() or
+ * answers_place() add entries there.
+ */
+static int lock_all(struct eng *e)
+{
+	size_t w = e->t->top + 1;
+	unsigned int lid, a;
+	struct route r;
+	uint32_t T, c, j;
+	int ret = 0;
+
+	for (lid = 1; !ret && lid <= e->t->top; lid++) {
+		T = e->dv->lid_sw[lid];
+		if (T == NONE || e->group[T] == NONE)
+			continue;
+		for (c = 0; !ret && c < e->nsw; c++) {
+			if (c == T || e->group[c] == NONE ||
+			    trace(e, c, lid, T, &r))
+				continue;
+			ret = lock_route(e, &r, e->dv->sl[c * w + lid]);
+			for (j = e->loff[c]; !ret && e->hosted[c] &&
+			     e->dv->is_sw[lid] && j < e->loff[c + 1]; j++) {
+				a = e->lids[j];
+				if (rt_lid_is_ca(e->t, a))
+					ret = lock_route(e, &r,
+							 e->dv->sl[T * w + a]);
+			}
+		}
+	}
+	return ret;
+}
+
 /* turns_lid() for every switch LID, once the own routes have SLs. */
 static int turns_all(struct eng *e)
 {
@@ -1370,6 +1440,9 @@ static int turns_all(struct eng *e)
 
 	if (!e->turns)
 		return 0;
+	ret = e->locks ? lock_all(e) : 0;
+	if (ret)
+		return ret;
 	sl = malloc(e->t->top + 1 + e->nsw);
 	if (!sl)
 		return -ENOMEM;
@@ -1916,7 +1989,8 @@ static int own_clean(struct eng *e, struct rt_tables *t)
 /*
  * Each host's request to the LID of a switch without hosts that does not
  * follow() the SL of the switch's route back, placed with that route
- * (pair_place()); pairs no SL takes stay as they were.
+ * (pair_place()), with locks once the rest are locked (lock_all());
+ * pairs no SL takes stay as they were.
  */
 static int answers_place(struct eng *e)
 {
@@ -1925,8 +1999,10 @@ static int answers_place(struct eng *e)
 	size_t w = e->t->top + 1;
 	struct route r, b;
 	uint32_t T, c, j;
-	int ret;
+	int ret = e->locks ? lock_all(e) : 0;
 
+	if (ret)
+		return ret;
 	for (lid = 1; lid <= e->t->top; lid++) {
 		T = e->dv->lid_sw[lid];
 		/* a leaf's SL to a CA LID is its hosts' too */
@@ -2153,6 +2229,7 @@ struct df_try {
 	unsigned int top_vl;	/* the ways round's last hops' VL */
 	bool turns;		/* turn routes to spines' LIDs allowed */
 	bool lax;		/* ... kept where requests miss their SL */
+	bool locks;		/* lock_all() before entries are added */
 	bool around3;		/* ways round with a local hop took SLs */
 	bool answers_off;	/* the switches' answers left unchecked */
 	/* turn routes taken, the answers unchecked or the routing failed:
@@ -2164,7 +2241,8 @@ static int route_once(const struct df_info *di, const struct rt_jobs *js,
 		      struct rt_tables *t, struct df_try *tr, char *detail,
 		      size_t len, const char **use)
 {
-	struct eng e = { .turns_on = tr->turns, .turns_lax = tr->lax };
+	struct eng e = { .turns_on = tr->turns, .turns_lax = tr->lax,
+			 .locks = tr->locks };
 	uint32_t T, j;
 	int ret;
 
@@ -2246,9 +2324,10 @@ static int route_again(const struct df_info *di, const struct rt_jobs *js,
 
 /*
  * Turn routes where every request of a spine's rides its answer's SL,
- * else none of that spine's; where the answers stay unchecked, without
- * turn routes, and where they stay so without them too, every turn
- * route there is.
+ * else none of that spine's; where the answers stay unchecked, so again
+ * with the routes that ride a way round's SL locked first (which leaves
+ * fewer SLs to the turns), then without turn routes, and where the
+ * answers stay unchecked without them too, every turn route there is.
  */
 static int route(const struct fabric *f, const void *info,
 		 const struct rt_jobs *jobs, struct rt_tables *t, char *detail,
@@ -2265,7 +2344,11 @@ static int route(const struct fabric *f, const void *info,
 	ret = route_tops(di, jobs, t, &tr, detail, len, use);
 	if (!tr.redo)
 		goto out;
-	tr.turns = false;
+	tr.locks = true;
+	ret = route_again(di, jobs, t, &tr, detail, len, use);
+	if (!tr.redo)
+		goto out;
+	tr.turns = tr.locks = false;
 	ret = route_again(di, jobs, t, &tr, detail, len, use);
 	if (ret || !tr.answers_off)
 		goto out;
@@ -2273,7 +2356,7 @@ static int route(const struct fabric *f, const void *info,
 	tr.turns = tr.lax = true;
 	ret = route_again(di, jobs, t, &tr, detail, len, use);
 	if (ret) {
-		tr.turns = tr.lax = false;
+		tr.turns = tr.lax = tr.locks = false;
 		ret = route_again(di, jobs, t, &tr, detail, len, use);
 	}
 out:
