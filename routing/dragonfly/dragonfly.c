@@ -1622,10 +1622,10 @@ static int setup(struct eng *e, const struct df_info *di,
 	e->ldist_of = NONE;
 	e->via_cable = malloc((e->ngroups + 1) * sizeof(*e->via_cable));
 	e->turn = calloc(e->ngroups + 1, sizeof(*e->turn));
-	if (!e->turn || !dv->lid_sw || !dv->is_sw || !dv->sl || !dv->cls || !e->group || !e->mark ||
+	if (!dv->lid_sw || !dv->is_sw || !dv->sl || !dv->cls || !e->group || !e->mark ||
 	    !e->dep || !e->hosted || !e->fill || !e->short_of ||
 	    !e->transit ||
-	    !e->ldist || !e->lq || !e->via_cable)
+	    !e->ldist || !e->lq || !e->via_cable || !e->turn)
 		return -ENOMEM;
 	for (s = 0; s < t->nsw; s++) {
 		n = t->sw_node[s];
