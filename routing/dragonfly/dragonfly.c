@@ -42,6 +42,12 @@
  * pattern their routes are checked with the data's, and those that close
  * a credit loop move to another SL or neighbour, else lose their entry
  * (own_repair()); the hosts' routes stay as they are.
+ *
+ * A Dragonfly+ spine's LID, two local hops from where a group's global
+ * cable lands, is reached down a leaf and up (a turn route, on VL 1
+ * after the global hop), on a way round's SL whose entries say so; a
+ * host's request there shares its SL with the spine's answer, both
+ * placed together (turns_place()).
  */
 #include <errno.h>
 #include <stdio.h>
