@@ -27,6 +27,7 @@
 #include "mgmt.h"
 #include "../jobload.h"
 #include "jobroute.h"
+#include "ringcol.h"
 
 #define FT_MAX_SLOTS 4096	/* up slots of a switch: positions x parallel */
 
@@ -928,6 +929,16 @@ static int by_levels(const struct ftr *r, struct rt_tables *t)
 	return ret < 0 ? (int)ret : 0;
 }
 
+/* The jobs' rings on their own links first (ringcol.h). */
+static int colour_rings(struct ftr *r, const struct rt_jobs *jobs)
+{
+	struct rt_ringtree tree = { .level = r->level, .pos = r->pos,
+				    .nlev = r->nlev };
+	long ret = rt_ringcolour(r->t, jobs, &tree, cands, r);
+
+	return ret < 0 ? (int)ret : 0;
+}
+
 int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 	       const struct rt_jobs *jobs, struct rt_tables *t,
 	       const char **use)
@@ -950,6 +961,9 @@ int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 			ret = route_switch(&r, s);
 	if (!ret && degraded(&r))
 		ret = rt_balance(t, cands, &r, r.detoured, NULL);
+	if (!ret && jobs && jobs->njobs &&
+	    jobs->search_try < RT_JOBROUTE_COLOURED && !degraded(&r))
+		ret = colour_rings(&r, jobs);
 	if (!ret && jobs && jobs->njobs) {
 		ret = rt_jobroute(t, jobs, cands, &r, &o, &st);
 		*use = st.skipped ? "none (too large for the collective search)" :

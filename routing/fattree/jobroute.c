@@ -700,13 +700,13 @@ int rt_jobroute(struct rt_tables *t, const struct rt_jobs *js,
 	struct rt_jobroute_stats dummy;
 	struct jr r = { .t = t, .f = t->fab, .js = js, .cands = cands,
 			.cctx = ctx, .nsw = t->nsw, .x = 0x9e3779b97f4a7c15ull };
-	unsigned int k;
+	unsigned int k, run_try = js->search_try % RT_JOBROUTE_COLOURED;
 	int ret;
 
 	r.nccl_weight = RT_JOBROUTE_NCCL;
-	for (k = js->search_try / 2; k; k--)
+	for (k = run_try / 2; k; k--)
 		r.nccl_weight /= RT_JOBROUTE_GENTLER;
-	r.x += js->search_try * 0x2545f4914f6cdd1dull;
+	r.x += run_try * 0x2545f4914f6cdd1dull;
 	if (!st)
 		st = &dummy;
 	memset(st, 0, sizeof(*st));

@@ -35,12 +35,16 @@ struct rt_jobroute_opts {
 /*
  * The NCCL all-to-all's price (jobroute.c's nccl_add()) in pairs.  The
  * guard may ask for RT_JOBROUTE_TRIES routings (js->search_try counts
- * them): each its own random moves, every second one with the price
+ * them) in two runs of RT_JOBROUTE_COLOURED: the first run starts from
+ * the rings coloured (ringcol.h), the second from the engine's routing
+ * as it is, with the same random moves as the first.  In each run, each
+ * try has its own random moves, and every second one the price
  * RT_JOBROUTE_GENTLER times lower than the one before.
  */
 #define RT_JOBROUTE_NCCL 1.0
 #define RT_JOBROUTE_GENTLER 10
-#define RT_JOBROUTE_TRIES 4
+#define RT_JOBROUTE_COLOURED 4
+#define RT_JOBROUTE_TRIES (2 * RT_JOBROUTE_COLOURED)
 
 struct rt_jobroute_stats {
 	/* flows expected to meet on a link per all-to-all round, in pairs */

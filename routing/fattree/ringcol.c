@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Ring flows coloured level by level: König's alternating paths on the
+ * bipartite multigraph of the flows' source and destination switches.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "../../topology/fattreerec.h"
+#include "../collsim.h"
+#include "ringcol.h"
+
+#define RC_NONE UINT32_MAX
+
+/* One ring flow: into lid (on leaf dsw), now between x and y. */
+struct rflow {
+	uint32_t lid, dsw, job;
+	uint32_t x, y;		/* its ancestors at the level coloured */
+	uint32_t u, v;		/* their copies: graph vertices */
+	uint32_t col;
+	bool live;		/* still apart at this level */
+};
+
+struct end {
+	uint32_t sw, job, i;
+};
+
+struct rc {
+	struct rt_tables *t;
+	const struct fabric *f;
+	const struct rt_ringtree *tree;
+	rt_cands_fn cands;
+	void *cctx;
+	uint32_t *nbr;		/* per fabric port: peer switch */
+	struct rflow *fl;
+	uint32_t nf;
+	uint32_t *ord;		/* scratch: the live flows */
+	uint32_t *path;		/* scratch: flows on an alternating path */
+	struct end *ends;	/* scratch: flows by one end */
+	uint32_t *at;		/* per vertex x colour: its flow, or RC_NONE */
+	uint32_t k;		/* colours: positions at the level above */
+};
+
+/* Switch index on the far side of switch s's port p, or FAB_NONE. */
+static uint32_t peer(const struct rc *r, uint32_t s, unsigned int p)
+{
+	const struct fabric *f = r->f;
+
+	return r->nbr[f->nodes[r->t->sw_node[s]].port0 + p];
+}
+
+/* The port of s up to its parent at position c, 0 for none. */
+static unsigned int up_port(const struct rc *r, uint32_t s, uint32_t c)
+{
+	const uint8_t *lv = r->tree->level;
+	unsigned int p, np = r->f->nodes[r->t->sw_node[s]].nports;
+	uint32_t q;
+
+	for (p = 1; p <= np; p++) {
+		q = peer(r, s, p);
+		if (q != FAB_NONE && lv[q] == lv[s] + 1 && r->tree->pos[q] == c)
+			return p;
+	}
+	return 0;
+}
+
+/* Switch index of the switch a rank's port is cabled to, or FAB_NONE. */
+static uint32_t rank_leaf(const struct rc *r, struct rt_rank k)
+{
+	uint32_t q = fab_port(r->f, k.node, k.port)->peer;
+
+	return q != FAB_NONE && fab_is_sw(r->f, q) ? r->t->node_sw[q] :
+						     FAB_NONE;
+}
+
+/* Job j's ring flows between two leaves, each destination LID once. */
+static int add_job(struct rc *r, const struct rt_jobs *js, uint32_t j,
+		   uint32_t *next, bool *seen)
+{
+	const struct rt_rank *rk = js->rank + js->rank_off[j];
+	uint32_t n = js->rank_off[j + 1] - js->rank_off[j], a, x, y, lid;
+	int ret = cs_ring_next(js, j, next);
+
+	for (a = 0; !ret && a < n; a++) {
+		if (next[a] == UINT32_MAX)
+			continue;
+		x = rank_leaf(r, rk[a]);
+		y = rank_leaf(r, rk[next[a]]);
+		lid = fab_port(r->f, rk[next[a]].node, rk[next[a]].port)->lid;
+		if (x == FAB_NONE || y == FAB_NONE || x == y || !lid ||
+		    lid > r->t->top || seen[lid] ||
+		    rt_lid_switch(r->t, lid) != y ||
+		    r->tree->level[x] != r->tree->level[y])
+			continue;
+		seen[lid] = true;
+		r->fl[r->nf++] = (struct rflow){ .lid = lid, .dsw = y,
+			.job = j, .x = x, .y = y, .live = true };
+	}
+	return ret;
+}
+
+static int gather(struct rc *r, const struct rt_jobs *js)
+{
+	uint32_t nr = js->rank_off[js->njobs], j, maxn = 1;
+	uint32_t *next;
+	bool *seen;
+	int ret = -ENOMEM;
+
+	for (j = 0; j < js->njobs; j++)
+		if (js->rank_off[j + 1] - js->rank_off[j] > maxn)
+			maxn = js->rank_off[j + 1] - js->rank_off[j];
+	r->fl = malloc((nr + 1) * sizeof(*r->fl));
+	r->ord = malloc((nr + 1) * sizeof(*r->ord));
+	r->path = malloc((nr + 1) * sizeof(*r->path));
+	r->ends = malloc((nr + 1) * sizeof(*r->ends));
+	next = malloc(maxn * sizeof(*next));
+	seen = calloc(r->t->top + 1, sizeof(*seen));
+	if (!r->fl || !r->ord || !r->path || !r->ends || !next || !seen)
+		goto out;
+	ret = 0;
+	for (j = 0; !ret && j < js->njobs; j++)
+		if (js->rank_off[j + 1] - js->rank_off[j] > 1)
+			ret = add_job(r, js, j, next, seen);
+out:
+	free(next);
+	free(seen);
+	return ret;
+}
+
+/* By switch, then job: a job's flows share copies, and so links. */
+static int cmp_end(const void *a, const void *b)
+{
+	const struct end *x = a, *y = b;
+
+	if (x->sw != y->sw)
+		return x->sw < y->sw ? -1 : 1;
+	if (x->job != y->job)
+		return x->job < y->job ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/*
+ * Number from *nv on the copies of one side's switches, k flows each at
+ * most, for the live flows ord[0..n): each flow's u (or v with by_y).
+ */
+static void copies(struct rc *r, uint32_t n, bool by_y, uint32_t *nv)
+{
+	struct end *e = r->ends;
+	uint32_t i, run = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct rflow *fl = &r->fl[r->ord[i]];
+
+		e[i] = (struct end){ by_y ? fl->y : fl->x, fl->job, r->ord[i] };
+	}
+	qsort(e, n, sizeof(*e), cmp_end);
+	for (i = 0; i < n; i++) {
+		if (!i || e[i].sw != e[i - 1].sw || run == r->k) {
+			(*nv)++;
+			run = 0;
+		}
+		run++;
+		*(by_y ? &r->fl[e[i].i].v : &r->fl[e[i].i].u) = *nv - 1;
+	}
+}
+
+static uint32_t *slot(struct rc *r, uint32_t v, uint32_t c)
+{
+	return &r->at[(size_t)v * r->k + c];
+}
+
+static uint32_t free_at(struct rc *r, uint32_t v)
+{
+	uint32_t c;
+
+	for (c = 0; c < r->k && *slot(r, v, c) != RC_NONE; c++)
+		;
+	return c;
+}
+
+static void paint(struct rc *r, uint32_t i, uint32_t c)
+{
+	r->fl[i].col = c;
+	*slot(r, r->fl[i].u, c) = i;
+	*slot(r, r->fl[i].v, c) = i;
+}
+
+/*
+ * Swap colours a and b along the path from v that starts with a (b is
+ * free at v, so it is a path, not a cycle): after it a is free at v.  On
+ * a bipartite graph the path never reaches the other side's vertex that
+ * misses a.
+ */
+static void flip(struct rc *r, uint32_t v, uint32_t a, uint32_t b)
+{
+	uint32_t w = v, c = a, i, n = 0, k;
+
+	while ((i = *slot(r, w, c)) != RC_NONE) {
+		r->path[n++] = i;
+		w = r->fl[i].u == w ? r->fl[i].v : r->fl[i].u;
+		c = c == a ? b : a;
+	}
+	for (k = 0; k < n; k++) {
+		i = r->path[k];
+		*slot(r, r->fl[i].u, r->fl[i].col) = RC_NONE;
+		*slot(r, r->fl[i].v, r->fl[i].col) = RC_NONE;
+	}
+	for (k = 0; k < n; k++) {
+		i = r->path[k];
+		paint(r, i, r->fl[i].col == a ? b : a);
+	}
+}
+
+/*
+ * Give flow i a colour free at both its ends: its position now if that
+ * is, else any, else a free at its source made free at its destination.
+ */
+static void colour(struct rc *r, uint32_t i, uint32_t pref)
+{
+	struct rflow *fl = &r->fl[i];
+	uint32_t a, b, c;
+
+	if (pref < r->k && *slot(r, fl->u, pref) == RC_NONE &&
+	    *slot(r, fl->v, pref) == RC_NONE) {
+		paint(r, i, pref);
+		return;
+	}
+	for (c = 0; c < r->k; c++)
+		if (*slot(r, fl->u, c) == RC_NONE &&
+		    *slot(r, fl->v, c) == RC_NONE) {
+			paint(r, i, c);
+			return;
+		}
+	a = pref < r->k && *slot(r, fl->u, pref) == RC_NONE ? pref :
+	    free_at(r, fl->u);
+	b = free_at(r, fl->v);
+	flip(r, fl->v, a, b);
+	paint(r, i, a);
+}
+
+/* Flow i's position at its source now: where its entry climbs to. */
+static uint32_t position(const struct rc *r, const struct rflow *fl)
+{
+	const uint8_t *lv = r->tree->level;
+	uint8_t p = rt_lft(r->t, fl->x)[fl->lid];
+	uint32_t q;
+
+	if (!p || p > r->f->nodes[r->t->sw_node[fl->x]].nports)
+		return RC_NONE;
+	q = peer(r, fl->x, p);
+	return q != FAB_NONE && lv[q] == lv[fl->x] + 1 ? r->tree->pos[q] :
+							 RC_NONE;
+}
+
+/* The port among cands' from x towards fl's leaf up to position c, or 0. */
+static unsigned int cand_port(const struct rc *r, const struct rflow *fl,
+			      uint32_t c)
+{
+	uint8_t cand[FAB_MAX_PORTS];
+	unsigned int n = r->cands(r->cctx, fl->x, fl->dsw, cand), k;
+	uint32_t q;
+
+	for (k = 0; k < n; k++) {
+		q = peer(r, fl->x, cand[k]);
+		if (q != FAB_NONE &&
+		    r->tree->level[q] == r->tree->level[fl->x] + 1 &&
+		    r->tree->pos[q] == c)
+			return cand[k];
+	}
+	return 0;
+}
+
+/*
+ * Each live flow's entry at x to its colour's parent, and the flow one
+ * level up: at the two parents, or done where they are one switch.
+ */
+static long climb(struct rc *r, uint32_t n)
+{
+	uint32_t k;
+	unsigned int p, py;
+	long changed = 0;
+
+	for (k = 0; k < n; k++) {
+		struct rflow *fl = &r->fl[r->ord[k]];
+		uint8_t *row = rt_lft(r->t, fl->x) + fl->lid;
+
+		p = cand_port(r, fl, fl->col);
+		py = up_port(r, fl->y, fl->col);
+		fl->live = p && py;
+		if (!fl->live)
+			continue;
+		changed += *row != p;
+		*row = (uint8_t)p;
+		fl->x = peer(r, fl->x, p);
+		fl->y = peer(r, fl->y, py);
+		fl->live = fl->x != fl->y;
+	}
+	return changed;
+}
+
+/* Colour the live flows whose ends are at level h, and climb. */
+static long level(struct rc *r, unsigned int h)
+{
+	const uint8_t *lv = r->tree->level;
+	uint32_t n = 0, i, s, nv = 0;
+	long ret;
+
+	for (i = 0; i < r->nf; i++)
+		if (r->fl[i].live && lv[r->fl[i].x] == h)
+			r->ord[n++] = i;
+	for (s = 0, r->k = 0; s < r->t->nsw; s++)
+		if (lv[s] == h + 1 && r->tree->pos[s] + 1 > r->k)
+			r->k = r->tree->pos[s] + 1;
+	if (!n || !r->k)
+		return 0;
+	copies(r, n, false, &nv);
+	copies(r, n, true, &nv);
+	r->at = malloc((size_t)nv * r->k * sizeof(*r->at));
+	if (!r->at)
+		return -ENOMEM;
+	for (i = 0; i < nv * r->k; i++)
+		r->at[i] = RC_NONE;
+	for (i = 0; i < n; i++)
+		colour(r, r->ord[i], position(r, &r->fl[r->ord[i]]));
+	ret = climb(r, n);
+	free(r->at);
+	r->at = NULL;
+	return ret;
+}
+
+long rt_ringcolour(struct rt_tables *t, const struct rt_jobs *js,
+		   const struct rt_ringtree *tree, rt_cands_fn cands,
+		   void *ctx)
+{
+	struct rc r = { .t = t, .f = t->fab, .tree = tree, .cands = cands,
+			.cctx = ctx };
+	long ret, changed = 0;
+	unsigned int h;
+
+	ret = rt_peer_switches(t, &r.nbr) ? -ENOMEM : gather(&r, js);
+	for (h = 0; !ret && h + 1 < tree->nlev; h++) {
+		ret = level(&r, h);
+		if (ret > 0) {
+			changed += ret;
+			ret = 0;
+		}
+	}
+	free(r.nbr);
+	free(r.fl);
+	free(r.ord);
+	free(r.path);
+	free(r.ends);
+	return ret ? ret : changed;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The jobs' rings on an intact fat-tree, coloured: every ring flow given
+ * its own up and down links where the tree has room for them.
+ */
+#ifndef GPUAWARE_RINGCOL_H
+#define GPUAWARE_RINGCOL_H
+
+#include <stdint.h>
+
+#include "../jobs.h"
+#include "../lft.h"
+#include "jobroute.h"
+
+/*
+ * The tree as the engine placed it: per switch index its level (leaves
+ * lowest, FT_NO_LEVEL for none) and its position in its group, which
+ * names the same subtree in every pod; nlev levels in all.
+ */
+struct rt_ringtree {
+	const uint8_t *level;
+	const uint32_t *pos;
+	unsigned int nlev;
+};
+
+/*
+ * Re-choose, in t, the up entries of every job's ring flows (NCCL's ring
+ * in rank order, cs_ring_next(), all jobs at once) so that no two of them
+ * leave or enter a switch on one link where the tree has room.  Level by
+ * level from the leaves: a flow from switch x to switch y (its source's
+ * and destination's ancestors at that level) climbs to the parent of x
+ * at some position c and comes down into y from y's parent at c, so
+ * giving the flows of a level positions is an edge colouring of the
+ * bipartite multigraph of sources and destinations, which König's
+ * alternating paths do with as many colours as the largest degree.  A
+ * switch with more ring flows than parents is split into as few copies
+ * as take them, so each link carries ceil(flows / parents) at most.  A
+ * flow keeps its position where that fits, so most routes stay as the
+ * engine laid them.  Only entries among cands' ports change; on a tree
+ * where a position is missing the flow keeps its route.  Returns the
+ * entries changed, or -ENOMEM with t a valid routing.
+ */
+long rt_ringcolour(struct rt_tables *t, const struct rt_jobs *js,
+		   const struct rt_ringtree *tree, rt_cands_fn cands,
+		   void *ctx);
+
+#endif
