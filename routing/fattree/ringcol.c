@@ -21,8 +21,15 @@ struct rflow {
 	bool live;		/* still apart at this level */
 };
 
+/* A flow by one of its ends, for copies(). */
 struct end {
 	uint32_t sw, job, i;
+};
+
+/* A ring flow's entry at x moved, from one port to another. */
+struct move {
+	uint32_t x, y, job;
+	uint8_t from, to;
 };
 
 struct rc {
@@ -37,7 +44,11 @@ struct rc {
 	uint32_t *ord;		/* scratch: the live flows */
 	uint32_t *path;		/* scratch: flows on an alternating path */
 	struct end *ends;	/* scratch: flows by one end */
+	struct move *moves;	/* scratch: entries climb() moved */
 	uint32_t *at;		/* per vertex x colour: its flow, or RC_NONE */
+	uint32_t *lid_sw;	/* per LID: its CA port's switch, or RC_NONE */
+	uint32_t *lid_job;	/* per LID: its job, or RT_JOB_NONE */
+	uint32_t *fixed;	/* per LID: its ring flow's switch x, or RC_NONE */
 	uint32_t k;		/* colours: positions at the level above */
 };
 
@@ -99,6 +110,31 @@ static int add_job(struct rc *r, const struct rt_jobs *js, uint32_t j,
 	return ret;
 }
 
+/* Per base LID of a CA port: its switch and job. */
+static int index_lids(struct rc *r, const struct rt_jobs *js)
+{
+	const struct rt_tables *t = r->t;
+	uint32_t lid, n;
+
+	r->lid_sw = malloc((t->top + 1) * sizeof(*r->lid_sw));
+	r->lid_job = malloc((t->top + 1) * sizeof(*r->lid_job));
+	r->fixed = malloc((t->top + 1) * sizeof(*r->fixed));
+	if (!r->lid_sw || !r->lid_job || !r->fixed)
+		return -ENOMEM;
+	for (lid = 0; lid <= t->top; lid++) {
+		n = t->lid_node[lid];
+		r->fixed[lid] = RC_NONE;
+		r->lid_sw[lid] = RC_NONE;
+		r->lid_job[lid] = RT_JOB_NONE;
+		if (!lid || n == FAB_NONE || fab_is_sw(r->f, n) ||
+		    fab_port(r->f, n, t->lid_port[lid])->lid != lid)
+			continue;
+		r->lid_sw[lid] = rt_lid_switch(t, lid);
+		r->lid_job[lid] = rt_job_of(js, n);
+	}
+	return 0;
+}
+
 static int gather(struct rc *r, const struct rt_jobs *js)
 {
 	uint32_t nr = js->rank_off[js->njobs], j, maxn = 1;
@@ -113,9 +149,10 @@ static int gather(struct rc *r, const struct rt_jobs *js)
 	r->ord = malloc((nr + 1) * sizeof(*r->ord));
 	r->path = malloc((nr + 1) * sizeof(*r->path));
 	r->ends = malloc((nr + 1) * sizeof(*r->ends));
+	r->moves = malloc((nr + 1) * sizeof(*r->moves));
 	next = malloc(maxn * sizeof(*next));
 	seen = calloc(r->t->top + 1, sizeof(*seen));
-	if (!r->fl || !r->ord || !r->path || !r->ends || !next || !seen)
+	if (!r->fl || !r->ord || !r->path || !r->ends || !r->moves || !next || !seen)
 		goto out;
 	ret = 0;
 	for (j = 0; !ret && j < js->njobs; j++)
@@ -270,29 +307,143 @@ static unsigned int cand_port(const struct rc *r, const struct rflow *fl,
 	return 0;
 }
 
-/*
- * Each live flow's entry at x to its colour's parent, and the flow one
- * level up: at the two parents, or done where they are one switch.
- */
-static long climb(struct rc *r, uint32_t n)
+/* Whether the route from y to lid goes down (or lid is on y). */
+static bool below(const struct rc *r, uint32_t y, uint32_t lid)
 {
-	uint32_t k;
-	unsigned int p, py;
+	uint8_t p = rt_lft(r->t, y)[lid];
+	uint32_t q;
+
+	if (r->lid_sw[lid] == y)
+		return true;
+	if (!p || p > r->f->nodes[r->t->sw_node[y]].nports)
+		return false;
+	q = peer(r, y, p);
+	return q != FAB_NONE && r->tree->level[q] < r->tree->level[y];
+}
+
+/*
+ * A CA LID whose entry at x is port p, below y, and no ring flow's to
+ * place at x: of job if there is one, else any; 0 for none.
+ */
+static uint32_t partner(const struct rc *r, uint32_t x, uint32_t y,
+			unsigned int p, uint32_t job)
+{
+	const uint8_t *row = rt_lft(r->t, x);
+	uint32_t lid, any = 0;
+
+	for (lid = 1; lid <= r->t->top; lid++) {
+		if (row[lid] != p || r->lid_sw[lid] == RC_NONE ||
+		    r->fixed[lid] == x || !below(r, y, lid))
+			continue;
+		if (r->lid_job[lid] == job)
+			return lid;
+		if (!any)
+			any = lid;
+	}
+	return any;
+}
+
+/* Whether port p of x is among cands' towards lid. */
+static bool allowed(const struct rc *r, uint32_t x, uint32_t lid,
+		    unsigned int p)
+{
+	uint8_t cand[FAB_MAX_PORTS];
+	unsigned int n = r->cands(r->cctx, x, r->lid_sw[lid], cand), k;
+
+	for (k = 0; k < n && cand[k] != p; k++)
+		;
+	return k < n;
+}
+
+static int cmp_move(const void *a, const void *b)
+{
+	const struct move *x = a, *y = b;
+
+	if (x->x != y->x)
+		return x->x < y->x ? -1 : 1;
+	return (x->y > y->y) - (x->y < y->y);
+}
+
+/*
+ * The ring flows from x down through y moved mv[0..n) between x's
+ * ports: as many other CA LIDs below y move back the other way, so no
+ * link's load in the fabric's all-to-all changes at x's up links nor at
+ * y's down links (each such LID draws as many flows from x as a ring
+ * flow's).  Of the moved flows' jobs where there are, so their own
+ * loads stay too.  Returns the entries changed.
+ */
+static long trade(struct rc *r, const struct move *mv, uint32_t n)
+{
+	int delta[FAB_MAX_PORTS + 1] = { 0 };
+	uint32_t job[FAB_MAX_PORTS + 1], k, d;
+	unsigned int a, b = 0;
+	uint8_t *row = rt_lft(r->t, mv->x);
 	long changed = 0;
 
 	for (k = 0; k < n; k++) {
+		delta[mv[k].to]++;
+		delta[mv[k].from]--;
+		job[mv[k].to] = mv[k].job;
+	}
+	for (a = 1; a <= FAB_MAX_PORTS; a++)
+		while (delta[a] > 0) {
+			while (b <= FAB_MAX_PORTS && delta[b] >= 0)
+				b++;
+			if (b > FAB_MAX_PORTS)
+				return changed;
+			d = partner(r, mv->x, mv->y, a, job[a]);
+			if (!d || !allowed(r, mv->x, d, b))
+				break;
+			row[d] = (uint8_t)b;
+			changed++;
+			delta[a]--;
+			delta[b]++;
+		}
+	return changed;
+}
+
+/*
+ * Each live flow's entry at x to its colour's parent, with trade()'s
+ * entries beside, and the flow one level up: at the two parents, or
+ * done where they are one switch.
+ */
+static long climb(struct rc *r, uint32_t n)
+{
+	uint32_t k, nm = 0, i;
+	unsigned int p, py;
+	long changed = 0;
+
+	for (k = 0; k < n; k++)
+		r->fixed[r->fl[r->ord[k]].lid] = r->fl[r->ord[k]].x;
+	for (k = 0; k < n; k++) {
 		struct rflow *fl = &r->fl[r->ord[k]];
-		uint8_t *row = rt_lft(r->t, fl->x) + fl->lid;
+		uint8_t *row = rt_lft(r->t, fl->x);
 
 		p = cand_port(r, fl, fl->col);
 		py = up_port(r, fl->y, fl->col);
 		fl->live = p && py;
+		if (!fl->live || row[fl->lid] == p)
+			continue;
+		r->moves[nm++] = (struct move){ fl->x, fl->y, fl->job,
+						row[fl->lid], (uint8_t)p };
+		row[fl->lid] = (uint8_t)p;
+		changed++;
+	}
+	qsort(r->moves, nm, sizeof(*r->moves), cmp_move);
+	for (k = 0; k < nm; k = i) {
+		for (i = k + 1; i < nm && !cmp_move(&r->moves[k],
+						    &r->moves[i]); i++)
+			;
+		changed += trade(r, r->moves + k, i - k);
+	}
+	for (k = 0; k < n; k++) {
+		struct rflow *fl = &r->fl[r->ord[k]];
+
+		r->fixed[fl->lid] = RC_NONE;
 		if (!fl->live)
 			continue;
-		changed += *row != p;
-		*row = (uint8_t)p;
-		fl->x = peer(r, fl->x, p);
-		fl->y = peer(r, fl->y, py);
+		fl->x = peer(r, fl->x, rt_lft(r->t, fl->x)[fl->lid]);
+		fl->y = peer(r, fl->y, up_port(r, fl->y, fl->col));
 		fl->live = fl->x != fl->y;
 	}
 	return changed;
@@ -337,7 +488,9 @@ long rt_ringcolour(struct rt_tables *t, const struct rt_jobs *js,
 	long ret, changed = 0;
 	unsigned int h;
 
-	ret = rt_peer_switches(t, &r.nbr) ? -ENOMEM : gather(&r, js);
+	ret = rt_peer_switches(t, &r.nbr) ? -ENOMEM : index_lids(&r, js);
+	if (!ret)
+		ret = gather(&r, js);
 	for (h = 0; !ret && h + 1 < tree->nlev; h++) {
 		ret = level(&r, h);
 		if (ret > 0) {
@@ -350,5 +503,9 @@ long rt_ringcolour(struct rt_tables *t, const struct rt_jobs *js,
 	free(r.ord);
 	free(r.path);
 	free(r.ends);
+	free(r.moves);
+	free(r.lid_sw);
+	free(r.lid_job);
+	free(r.fixed);
 	return ret ? ret : changed;
 }

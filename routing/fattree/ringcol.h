@@ -35,10 +35,13 @@ struct rt_ringtree {
  * alternating paths do with as many colours as the largest degree.  A
  * switch with more ring flows than parents is split into as few copies
  * as take them, so each link carries ceil(flows / parents) at most.  A
- * flow keeps its position where that fits, so most routes stay as the
- * engine laid them.  Only entries among cands' ports change; on a tree
- * where a position is missing the flow keeps its route.  Returns the
- * entries changed, or -ENOMEM with t a valid routing.
+ * flow keeps its position where that fits, and where it moves, another
+ * CA LID that climbs from the same switch and comes down through the
+ * same one trades places with it (of its job where one is), so the
+ * fabric's all-to-all loads stay on those links as the engine balanced
+ * them.  Only entries among cands' ports change; on a tree where a
+ * position is missing the flow keeps its route.  Returns the entries
+ * changed, or -ENOMEM with t a valid routing.
  */
 long rt_ringcolour(struct rt_tables *t, const struct rt_jobs *js,
 		   const struct rt_ringtree *tree, rt_cands_fn cands,

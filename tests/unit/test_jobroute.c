@@ -302,6 +302,42 @@ static void test_trees(void)
 }
 
 /*
+ * Rings whose hosts are listed in no order of leaves (every host busy,
+ * shuffled: names by serial number) on intact 1:1 trees, two and three
+ * levels.  Each leaf sends and receives at most as many ring flows as it
+ * has up links, so a colouring gives every ring flow links of its own:
+ * every job's ring at line rate, and kept by the guard.
+ */
+static void test_shuffled_rings(void)
+{
+	struct fabric *f[] = { tu_tree(8, 2, 0, 0, 0), tu_tree(4, 3, 0, 0, 0) };
+	unsigned int i, seed, jobs;
+
+	for (i = 0; i < sizeof(f) / sizeof(*f); i++) {
+		for (seed = 1; seed <= 3; seed++) {
+			for (jobs = 1; jobs <= 4; jobs += 3) {
+				struct rt_summary s;
+				struct rt_tables t;
+				struct rt_jobs js;
+				struct tu_mix m;
+
+				tu_mix_make(&m, f[i], jobs, seed, 60);
+				tu_mix_jobs(&m, f[i], &js);
+				CU_ASSERT_FATAL(!rt_route(f[i], RT_ENGINE_AUTO,
+							  &js, &t, &s));
+				CU_ASSERT(s.jobs_kept);
+				CU_ASSERT(s.without.ring_worst < 1);
+				CU_ASSERT(s.with.ring_worst > 1 - 1e-9);
+				rt_tables_release(&t);
+				rt_jobs_release(&js);
+				tu_mix_free(&m);
+			}
+		}
+		fab_free(f[i]);
+	}
+}
+
+/*
  * Tori and dragonflies: never slower, the losing branch taken (their
  * planned ties gain nothing on these), and an empty job set routes as
  * none, byte for byte.
@@ -521,6 +557,7 @@ static void test_guard_nccl(void)
 TU_SUITE(jobroute,
 	 { "search: correct, cheaper, others untouched", test_search },
 	 { "fat-trees: never slower on the model", test_trees },
+	 { "fat-trees: shuffled rings at line rate", test_shuffled_rings },
 	 { "tori, dragonflies: never slower on the model", test_vl_engines },
 	 { "guard: the rule", test_better },
 	 { "guard: a job slower on NCCL's all-to-all", test_guard_nccl })
