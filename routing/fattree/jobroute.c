@@ -59,7 +59,10 @@ struct jr {
 	double *nccl_w;		/* per job: 1 / m^8, nccl_weigh() */
 	double nccl_weight;	/* of their price in the cost */
 	uint16_t *ring_load;	/* per link: ring flows */
+	uint64_t *ring_jobs;	/* per link: its ring flows' jobs, summed */
 	uint64_t ring;		/* pairs of ring flows on a link */
+	uint32_t *ring_hit;	/* per job: its ring flows sharing a link */
+	uint32_t jobs_hit;	/* jobs with ring_hit */
 	uint32_t *fab_routes;	/* per destination x switch: fabric routes */
 	uint32_t *a2a;		/* per link: the fabric's all-to-all routes */
 	double cap;
@@ -143,6 +146,44 @@ static void nccl_add(struct jr *r, uint32_t j, uint32_t l, int d)
 	r->nccl += pow8(*x) * *w;
 }
 
+/* Job j's ring flows that share a link change by d. */
+static void hit_add(struct jr *r, uint64_t j, int d)
+{
+	uint32_t *h = &r->ring_hit[j];
+
+	r->jobs_hit += (*h + d > 0) - (*h > 0);
+	*h += d;
+}
+
+/*
+ * A ring flow of job j on link l, added (d 1) or not (-1).  A ring is as
+ * fast as its slowest flow: a job is hit by any of its ring flows
+ * sharing a link.  With one other flow there, that one's job is the
+ * link's sum of jobs.
+ */
+static void ring_add(struct jr *r, uint32_t j, uint32_t l, int d)
+{
+	uint16_t *n = &r->ring_load[l];
+
+	if (d > 0) {
+		if (*n == 1)
+			hit_add(r, r->ring_jobs[l], 1);
+		if (*n)
+			hit_add(r, j, 1);
+		r->ring += *n;
+		(*n)++;
+		r->ring_jobs[l] += j;
+		return;
+	}
+	(*n)--;
+	r->ring_jobs[l] -= j;
+	r->ring -= *n;
+	if (*n)
+		hit_add(r, j, -1);
+	if (*n == 1)
+		hit_add(r, r->ring_jobs[l], -1);
+}
+
 /* Group g's flows (of destination ds) on link l, added (d 1) or not (-1). */
 static void grp_add(struct jr *r, const struct dst *ds, const struct grp *g,
 		    uint32_t l, int d)
@@ -166,11 +207,8 @@ static void grp_add(struct jr *r, const struct dst *ds, const struct grp *g,
 		cross_add(r, ds->job, l, d * (int)g->nr);
 		nccl_add(r, ds->job, l, d * (int)g->nr);
 	}
-	if (g->ring) {
-		r->ring += d > 0 ? r->ring_load[l] :
-				   -(uint64_t)(r->ring_load[l] - 1);
-		r->ring_load[l] += d;
-	}
+	if (g->ring)
+		ring_add(r, ds->job, l, d);
 }
 
 /*
@@ -253,7 +291,7 @@ static bool improve(struct jr *r, uint32_t i, uint32_t w)
 	const struct dst *ds = &r->d[i];
 	uint8_t cand[FAB_MAX_PORTS], *row = rt_lft(r->t, w) + ds->lid;
 	uint8_t old = *row, best = old;
-	uint32_t np = 0, k;
+	uint32_t np = 0, k, hit;
 	unsigned int n;
 	double bc;
 
@@ -266,6 +304,7 @@ static bool improve(struct jr *r, uint32_t i, uint32_t w)
 	if (!np)
 		return false;
 	bc = cost(r) - JR_EPS;
+	hit = r->jobs_hit;
 	for (k = 0; k < n; k++) {
 		if (cand[k] == old)
 			continue;
@@ -273,8 +312,10 @@ static bool improve(struct jr *r, uint32_t i, uint32_t w)
 		*row = cand[k];
 		if (fits(r, i, w)) {
 			suffix(r, i, w, r->pass, np, 1);
-			if (cost(r) < bc) {
+			if (r->jobs_hit < hit ||
+			    (r->jobs_hit == hit && cost(r) < bc)) {
 				bc = cost(r) - JR_EPS;
+				hit = r->jobs_hit;
 				best = cand[k];
 			}
 			suffix(r, i, w, r->pass, np, -1);
@@ -310,6 +351,8 @@ static void jr_release(struct jr *r)
 	free(r->sum);
 	free(r->sum_sq);
 	free(r->ring_load);
+	free(r->ring_jobs);
+	free(r->ring_hit);
 	free(r->nccl_flows);
 	free(r->nccl_jobs);
 	free(r->nccl_w);
@@ -475,6 +518,8 @@ static int alloc_loads(struct jr *r)
 	r->sum = calloc(r->nl + 1, sizeof(*r->sum));
 	r->sum_sq = calloc(r->nl + 1, sizeof(*r->sum_sq));
 	r->ring_load = calloc(r->nl + 1, sizeof(*r->ring_load));
+	r->ring_jobs = calloc(r->nl + 1, sizeof(*r->ring_jobs));
+	r->ring_hit = calloc(r->nj + 1, sizeof(*r->ring_hit));
 	r->nccl_flows = calloc(r->nl + 1, sizeof(*r->nccl_flows));
 	r->nccl_jobs = calloc(r->nl + 1, sizeof(*r->nccl_jobs));
 	r->nccl_w = calloc(r->nj + 1, sizeof(*r->nccl_w));
@@ -483,7 +528,8 @@ static int alloc_loads(struct jr *r)
 	r->a2a = calloc(r->nl + 1, sizeof(*r->a2a));
 	r->pass = malloc(((size_t)r->nsw + 1) * sizeof(*r->pass));
 	if (!r->job_load || !r->job_flows || !r->sum || !r->sum_sq ||
-	    !r->ring_load || !r->nccl_flows || !r->nccl_jobs || !r->nccl_w || !r->fab_routes || !r->a2a || !r->pass)
+	    !r->ring_load || !r->ring_jobs || !r->ring_hit ||
+	    !r->nccl_flows || !r->nccl_jobs || !r->nccl_w || !r->fab_routes || !r->a2a || !r->pass)
 		return -ENOMEM;
 	for (j = 0; j < r->nj; j++) {
 		r->job_load[j] = calloc((size_t)r->rounds[j] * r->nl + 1,

@@ -74,7 +74,8 @@ struct rt_jobroute_stats {
  * RT_JOBROUTE_NCCL (lower on the guard's later tries).
  *
  * Moves are single entries, each to its cheapest candidate, kept when
- * the cost drops: first along every ring flow that meets another, a few
+ * fewer jobs have ring flows sharing a link (a ring is as fast as its
+ * slowest flow), or as many and the cost drops: first along every ring flow that meets another, a few
  * sweeps, then random entries of random job flows.  No link's all-to-all
  * route count may pass the larger of 15 % over the mean and its maximum
  * before, so the fabric stays balanced for everything else.  LIDs in no

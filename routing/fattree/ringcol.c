@@ -50,6 +50,14 @@ struct rc {
 	uint32_t *lid_job;	/* per LID: its job, or RT_JOB_NONE */
 	uint32_t *fixed;	/* per LID: its ring flow's switch x, or RC_NONE */
 	uint32_t k;		/* colours: positions at the level above */
+	uint32_t nj, pass_no;
+	bool *victim;		/* per job: its ring flows may share links */
+	uint32_t *need;		/* per switch side: flows to share, repair() */
+	uint32_t *cnt;		/* per switch side x job: flows */
+	uint16_t *load;		/* per link_of(): flows */
+	uint16_t *clean;	/* per link_of(): flows of no victim */
+	uint32_t *xoff, *yoff;	/* per switch: into byx, byy */
+	uint32_t *byx, *byy;	/* the live flows by source, destination */
 };
 
 /* Switch index on the far side of switch s's port p, or FAB_NONE. */
@@ -150,9 +158,18 @@ static int gather(struct rc *r, const struct rt_jobs *js)
 	r->path = malloc((nr + 1) * sizeof(*r->path));
 	r->ends = malloc((nr + 1) * sizeof(*r->ends));
 	r->moves = malloc((nr + 1) * sizeof(*r->moves));
+	r->byx = malloc((nr + 1) * sizeof(*r->byx));
+	r->byy = malloc((nr + 1) * sizeof(*r->byy));
+	r->xoff = malloc((r->t->nsw + 2) * sizeof(*r->xoff));
+	r->yoff = malloc((r->t->nsw + 2) * sizeof(*r->yoff));
+	r->need = malloc((2 * r->t->nsw + 1) * sizeof(*r->need));
+	r->victim = calloc(js->njobs + 1, sizeof(*r->victim));
+	r->nj = js->njobs;
 	next = malloc(maxn * sizeof(*next));
 	seen = calloc(r->t->top + 1, sizeof(*seen));
-	if (!r->fl || !r->ord || !r->path || !r->ends || !r->moves || !next || !seen)
+	if (!r->fl || !r->ord || !r->path || !r->ends || !r->moves ||
+	    !r->byx || !r->byy || !r->xoff || !r->yoff || !r->need ||
+	    !r->victim || !next || !seen)
 		goto out;
 	ret = 0;
 	for (j = 0; !ret && j < js->njobs; j++)
@@ -449,6 +466,276 @@ static long climb(struct rc *r, uint32_t n)
 	return changed;
 }
 
+/*
+ * Where a switch has more ring flows than links, some must share one,
+ * and a ring is as fast as its slowest flow: better a few rings at half
+ * speed than every one.  The victims are the jobs whose flows share;
+ * repair() then keeps every other job's flows on links of their own.
+ */
+#define RC_HIT 16	/* a flow of no victim on a shared link */
+#define RC_OVER 64	/* each flow past two on a link */
+
+/* Link (switch s, its up side 0 or down side 1, colour c). */
+static size_t link_of(const struct rc *r, uint32_t s, int side, uint32_t c)
+{
+	return ((size_t)s * 2 + side) * r->k + c;
+}
+
+static uint32_t link_cost(const struct rc *r, size_t l)
+{
+	uint32_t n = r->load[l];
+
+	return n * (n - !!n) / 2 + (n > 1 ? RC_HIT * r->clean[l] : 0) +
+	       (n > 2 ? RC_OVER * (n - 2) : 0);
+}
+
+/* Flow i on its two links at this level, added (d 1) or not (-1). */
+static void flow_add(struct rc *r, uint32_t i, int d)
+{
+	const struct rflow *fl = &r->fl[i];
+	size_t a = link_of(r, fl->x, 0, fl->col);
+	size_t b = link_of(r, fl->y, 1, fl->col);
+	int c = !r->victim[fl->job];
+
+	r->load[a] += d;
+	r->load[b] += d;
+	r->clean[a] += d * c;
+	r->clean[b] += d * c;
+}
+
+/* The cost of links ls[0..n), each once. */
+static uint32_t links_cost(const struct rc *r, const size_t *ls, unsigned n)
+{
+	uint32_t sum = 0;
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i && ls[j] != ls[i]; j++)
+			;
+		if (j == i)
+			sum += link_cost(r, ls[i]);
+	}
+	return sum;
+}
+
+/*
+ * Recolour flow i to c and, unless g is RC_NONE, g to i's colour: kept
+ * when the links they touch cost less (or as much, with same).
+ */
+static bool try_move(struct rc *r, uint32_t i, uint32_t c, uint32_t g,
+		     bool same)
+{
+	struct rflow *f = &r->fl[i], *h = g == RC_NONE ? NULL : &r->fl[g];
+	uint32_t a = f->col, before, after;
+	size_t ls[8];
+	unsigned int n = 0;
+
+	ls[n++] = link_of(r, f->x, 0, a);
+	ls[n++] = link_of(r, f->y, 1, a);
+	ls[n++] = link_of(r, f->x, 0, c);
+	ls[n++] = link_of(r, f->y, 1, c);
+	if (h) {
+		ls[n++] = link_of(r, h->x, 0, a);
+		ls[n++] = link_of(r, h->y, 1, a);
+		ls[n++] = link_of(r, h->x, 0, c);
+		ls[n++] = link_of(r, h->y, 1, c);
+	}
+	before = links_cost(r, ls, n);
+	flow_add(r, i, -1);
+	f->col = c;
+	flow_add(r, i, 1);
+	if (h) {
+		flow_add(r, g, -1);
+		h->col = a;
+		flow_add(r, g, 1);
+	}
+	after = links_cost(r, ls, n);
+	if (after < before || (same && after == before))
+		return true;
+	if (h) {
+		flow_add(r, g, -1);
+		h->col = c;
+		flow_add(r, g, 1);
+	}
+	flow_add(r, i, -1);
+	f->col = a;
+	flow_add(r, i, 1);
+	return false;
+}
+
+/* Whether flow i shares a link. */
+static bool shares(const struct rc *r, uint32_t i)
+{
+	const struct rflow *fl = &r->fl[i];
+
+	return r->load[link_of(r, fl->x, 0, fl->col)] > 1 ||
+	       r->load[link_of(r, fl->y, 1, fl->col)] > 1;
+}
+
+/*
+ * Flow i to a cheaper colour, or traded with another flow from its
+ * switch or into its destination's (which leaves that switch's loads
+ * as they are): whether one was found.
+ */
+static bool improve(struct rc *r, uint32_t i, bool same)
+{
+	const struct rflow *fl = &r->fl[i];
+	uint32_t c, k, g, o = same ? r->pass_no : 0;
+
+	for (c = 0; c < r->k; c++)
+		if ((c + o) % r->k != fl->col &&
+		    try_move(r, i, (c + o) % r->k, RC_NONE, same))
+			return true;
+	for (k = r->xoff[fl->x]; k < r->xoff[fl->x + 1]; k++) {
+		g = r->byx[k];
+		if (g != i && r->fl[g].col != fl->col &&
+		    try_move(r, i, r->fl[g].col, g, same))
+			return true;
+	}
+	for (k = r->yoff[fl->y]; k < r->yoff[fl->y + 1]; k++) {
+		g = r->byy[k];
+		if (g != i && r->fl[g].col != fl->col &&
+		    try_move(r, i, r->fl[g].col, g, same))
+			return true;
+	}
+	return false;
+}
+
+#define RC_PASSES 64
+
+/* Whether a flow of no victim shares a link. */
+static bool dirty(const struct rc *r, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (!r->victim[r->fl[r->ord[i]].job] && shares(r, r->ord[i]))
+			return true;
+	return false;
+}
+
+/*
+ * The live flows ord[0..n) by source and by destination switch
+ * (counting sort into byx and byy, offsets per switch).
+ */
+static void index_ends(struct rc *r, uint32_t n)
+{
+	uint32_t i, s, *xo = r->xoff, *yo = r->yoff;
+
+	for (s = 0; s <= r->t->nsw; s++)
+		xo[s] = yo[s] = 0;
+	for (i = 0; i < n; i++) {
+		xo[r->fl[r->ord[i]].x + 1]++;
+		yo[r->fl[r->ord[i]].y + 1]++;
+	}
+	for (s = 0; s < r->t->nsw; s++) {
+		xo[s + 1] += xo[s];
+		yo[s + 1] += yo[s];
+	}
+	for (i = 0; i < n; i++) {
+		const struct rflow *fl = &r->fl[r->ord[i]];
+
+		r->byx[xo[fl->x]++] = r->ord[i];
+		r->byy[yo[fl->y]++] = r->ord[i];
+	}
+	for (s = r->t->nsw; s > 0; s--) {
+		xo[s] = xo[s - 1];
+		yo[s] = yo[s - 1];
+	}
+	xo[0] = yo[0] = 0;
+}
+
+/* Victim j's flows take their share of every switch's need. */
+static void take(struct rc *r, uint32_t j)
+{
+	uint32_t s, k;
+
+	for (s = 0; s < 2 * r->t->nsw; s++) {
+		k = r->cnt[(size_t)s * r->nj + j];
+		r->need[s] -= k < r->need[s] ? k : r->need[s];
+	}
+}
+
+/*
+ * The fewest jobs (greedily) whose flows can take the sharing at every
+ * overloaded switch: one with d flows and k links needs 2 (d - k) of
+ * them on shared links.  Returns whether some switch is overloaded.
+ */
+static bool pick_victims(struct rc *r)
+{
+	uint32_t s, j, best, *cnt = r->cnt;
+	uint64_t gain, top;
+	bool any = false;
+
+	for (s = 0; s < r->t->nsw; s++) {
+		uint32_t dx = r->xoff[s + 1] - r->xoff[s];
+		uint32_t dy = r->yoff[s + 1] - r->yoff[s];
+
+		r->need[2 * s] = dx > r->k ? 2 * (dx - r->k) : 0;
+		r->need[2 * s + 1] = dy > r->k ? 2 * (dy - r->k) : 0;
+		any |= dx > r->k || dy > r->k;
+	}
+	for (j = 0; j < r->nj; j++)
+		if (r->victim[j])
+			take(r, j);
+	while (any) {
+		for (best = RC_NONE, top = 0, j = 0; j < r->nj; j++) {
+			for (gain = 0, s = 0; !r->victim[j] && s < 2 * r->t->nsw; s++)
+				gain += cnt[(size_t)s * r->nj + j] < r->need[s] ?
+					cnt[(size_t)s * r->nj + j] : r->need[s];
+			if (gain > top) {
+				top = gain;
+				best = j;
+			}
+		}
+		if (best == RC_NONE)
+			break;
+		r->victim[best] = true;
+		take(r, best);
+	}
+	return any;
+}
+
+/*
+ * Where some switch has more flows than links: victims, then single
+ * moves and trades until no flow that shares a link finds a cheaper
+ * place (RC_PASSES sweeps at most).  Returns 0 or -ENOMEM.
+ */
+static int repair(struct rc *r, uint32_t n)
+{
+	size_t nl = (size_t)r->t->nsw * 2 * r->k;
+	uint32_t i, pass;
+	bool moved = true;
+
+	index_ends(r, n);
+	r->cnt = calloc((size_t)2 * r->t->nsw * r->nj + 1, sizeof(*r->cnt));
+	r->load = calloc(nl + 1, sizeof(*r->load));
+	r->clean = calloc(nl + 1, sizeof(*r->clean));
+	if (!r->cnt || !r->load || !r->clean)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct rflow *fl = &r->fl[r->ord[i]];
+
+		r->cnt[(size_t)(2 * fl->x) * r->nj + fl->job]++;
+		r->cnt[(size_t)(2 * fl->y + 1) * r->nj + fl->job]++;
+	}
+	if (!pick_victims(r))
+		return 0;
+	for (i = 0; i < n; i++)
+		flow_add(r, r->ord[i], 1);
+	for (pass = 0; pass < RC_PASSES && dirty(r, n); pass++) {
+		r->pass_no = pass;
+		for (moved = false, i = 0; i < n; i++)
+			if (shares(r, r->ord[i]))
+				moved |= improve(r, r->ord[i], false);
+		for (i = 0; !moved && i < n; i++)
+			if (shares(r, r->ord[i]) &&
+			    !r->victim[r->fl[r->ord[i]].job])
+				improve(r, r->ord[i], true);
+	}
+	return 0;
+}
+
 /* Colour the live flows whose ends are at level h, and climb. */
 static long level(struct rc *r, unsigned int h)
 {
@@ -473,10 +760,15 @@ static long level(struct rc *r, unsigned int h)
 		r->at[i] = RC_NONE;
 	for (i = 0; i < n; i++)
 		colour(r, r->ord[i], position(r, &r->fl[r->ord[i]]));
-	ret = climb(r, n);
 	free(r->at);
 	r->at = NULL;
-	return ret;
+	ret = repair(r, n);
+	free(r->cnt);
+	free(r->load);
+	free(r->clean);
+	r->cnt = NULL;
+	r->load = r->clean = NULL;
+	return ret ? ret : climb(r, n);
 }
 
 long rt_ringcolour(struct rt_tables *t, const struct rt_jobs *js,
@@ -504,6 +796,12 @@ long rt_ringcolour(struct rt_tables *t, const struct rt_jobs *js,
 	free(r.path);
 	free(r.ends);
 	free(r.moves);
+	free(r.byx);
+	free(r.byy);
+	free(r.xoff);
+	free(r.yoff);
+	free(r.need);
+	free(r.victim);
 	free(r.lid_sw);
 	free(r.lid_job);
 	free(r.fixed);

@@ -34,7 +34,11 @@ struct rt_ringtree {
  * bipartite multigraph of sources and destinations, which König's
  * alternating paths do with as many colours as the largest degree.  A
  * switch with more ring flows than parents is split into as few copies
- * as take them, so each link carries ceil(flows / parents) at most.  A
+ * as take them, so each link carries ceil(flows / parents) at most.
+ * There some rings must lose half their speed: the fewest jobs (picked
+ * greedily) whose flows can take all the sharing become the victims,
+ * and single moves and trades of colours then keep every other job's
+ * ring flows on links of their own where they find a way.  A
  * flow keeps its position where that fits, and where it moves, another
  * CA LID that climbs from the same switch and comes down through the
  * same one trades places with it (of its job where one is), so the
