@@ -13,6 +13,7 @@
 #include "tu_golden.h"
 #include "tu_route.h"
 #include "routing/collsim.h"
+#include "routing/fattree/ftree.h"
 #include "routing/fattree/jobroute.h"
 #include "routing/route.h"
 #include "routing/verify.h"
@@ -338,6 +339,49 @@ static void test_shuffled_rings(void)
 }
 
 /*
+ * A 2:1 two-level tree (4 leaves of 4 hosts, 2 spines).  Job a's ring
+ * crosses between leaves 0 and 1 four times, job b's between leaves 0
+ * and 2 twice: leaf 0 has three ring flows out and three in for its two
+ * up links, so two must share each way.  When a's two take the sharing,
+ * b's ring runs at line rate and a's at half: mean 0.75, the best any
+ * routing gets.  The engine's routing for the jobs, before the guard
+ * (which may keep the one without: a's all-to-all pays for it).
+ */
+static void test_rings_2to1(void)
+{
+	static const char *const a[] = { "node0001", "node0005", "node0002",
+					 "node0006" };
+	static const char *const b[] = { "node0003", "node0009" };
+	const struct rt_job_spec sp[] = { { "a", 1, a, 4 }, { "b", 1, b, 2 } };
+	struct gen_fattree g = { .levels = 2, .down = { 4, 4 }, .up = { 2 },
+				 .parallel = 1 };
+	struct fabric *f = NULL;
+	struct ft_info ft;
+	struct rt_model m;
+	struct rt_tables t;
+	struct rt_jobs js;
+	struct gen_opts o;
+	const char *use;
+	char err[256];
+
+	gen_opts_init(&o);
+	CU_ASSERT_FATAL(!gen_fattree(&g, &o, &f, err, sizeof(err)));
+	CU_ASSERT_FATAL(!fab_assign_lids(f, 0));
+	CU_ASSERT_FATAL(!ft_recognise(f, &ft) && ft.tree);
+	CU_ASSERT_FATAL(!rt_jobs_build(&js, f, sp, 2, err, sizeof(err)));
+	CU_ASSERT_FATAL(!rt_tables_init(&t, f));
+	rt_tables_set_local(&t);
+	CU_ASSERT_FATAL(!rt_fattree(f, &ft, &js, &t, &use));
+	CU_ASSERT_FATAL(!rt_model_score(&t, &js, &m));
+	CU_ASSERT(m.ring > 0.75 - 1e-9 && m.ring < 0.75 + 1e-9);
+	CU_ASSERT(m.ring_worst > 0.5 - 1e-9);
+	rt_tables_release(&t);
+	rt_jobs_release(&js);
+	ft_info_release(&ft);
+	fab_free(f);
+}
+
+/*
  * Tori and dragonflies: never slower, the losing branch taken (their
  * planned ties gain nothing on these), and an empty job set routes as
  * none, byte for byte.
@@ -558,6 +602,7 @@ TU_SUITE(jobroute,
 	 { "search: correct, cheaper, others untouched", test_search },
 	 { "fat-trees: never slower on the model", test_trees },
 	 { "fat-trees: shuffled rings at line rate", test_shuffled_rings },
+	 { "fat-trees: 2:1, the sharing on one ring", test_rings_2to1 },
 	 { "tori, dragonflies: never slower on the model", test_vl_engines },
 	 { "guard: the rule", test_better },
 	 { "guard: a job slower on NCCL's all-to-all", test_guard_nccl })
