@@ -929,12 +929,18 @@ static int by_levels(const struct ftr *r, struct rt_tables *t)
 	return ret < 0 ? (int)ret : 0;
 }
 
+struct colouring {
+	struct ftr *r;
+	const struct rt_jobs *jobs;
+};
+
 /* The jobs' rings on their own links first (ringcol.h). */
-static int colour_rings(struct ftr *r, const struct rt_jobs *jobs)
+static int colour_rings(void *ctx)
 {
-	struct rt_ringtree tree = { .level = r->level, .pos = r->pos,
-				    .nlev = r->nlev };
-	long ret = rt_ringcolour(r->t, jobs, &tree, cands, r);
+	const struct colouring *c = ctx;
+	struct rt_ringtree tree = { .level = c->r->level, .pos = c->r->pos,
+				    .nlev = c->r->nlev };
+	long ret = rt_ringcolour(c->r->t, c->jobs, &tree, cands, c->r);
 
 	return ret < 0 ? (int)ret : 0;
 }
@@ -945,6 +951,7 @@ int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 {
 	struct rt_jobroute_opts o = { .evals = jobs ? jobs->search_moves : 0 };
 	struct rt_jobroute_stats st;
+	struct colouring col = { .jobs = jobs };
 	const char *u;
 	struct ftr r;
 	uint32_t s;
@@ -961,10 +968,11 @@ int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 			ret = route_switch(&r, s);
 	if (!ret && degraded(&r))
 		ret = rt_balance(t, cands, &r, r.detoured, NULL);
-	if (!ret && jobs && jobs->njobs &&
-	    jobs->search_try < RT_JOBROUTE_COLOURED && !degraded(&r))
-		ret = colour_rings(&r, jobs);
 	if (!ret && jobs && jobs->njobs) {
+		if (jobs->search_try < RT_JOBROUTE_COLOURED && !degraded(&r))
+			o.first = colour_rings;
+		col.r = &r;
+		o.first_ctx = &col;
 		ret = rt_jobroute(t, jobs, cands, &r, &o, &st);
 		*use = st.skipped ? "none (too large for the collective search)" :
 				    "collective search";

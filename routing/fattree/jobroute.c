@@ -615,6 +615,8 @@ static void measure_fabric(struct jr *r)
 		r->cap = top;
 }
 
+static void nccl_price(struct jr *r);
+
 /*
  * The jobs' NCCL weights from the routing as measured (nccl_add() priced
  * nothing while they were 0), and the price with them.
@@ -632,6 +634,14 @@ static void nccl_weigh(struct jr *r)
 				r->nccl_w[j] = r->nccl_flows[l];
 	for (j = 0; j < r->nj; j++)
 		r->nccl_w[j] = r->nccl_w[j] ? 1 / pow8(r->nccl_w[j]) : 0;
+	nccl_price(r);
+}
+
+/* The NCCL all-to-all's price with the jobs' weights as they are. */
+static void nccl_price(struct jr *r)
+{
+	uint32_t l, j;
+
 	r->nccl = 0;
 	for (l = 0; l < r->nl; l++) {
 		r->nccl_jobs[l] = 0;
@@ -642,10 +652,13 @@ static void nccl_weigh(struct jr *r)
 	}
 }
 
-/* Every group's flows along its route, from its source switch. */
-static void measure_jobs(struct jr *r)
+/*
+ * Every group's flows along its route, from its source switch; the NCCL
+ * weights w (per job) where given, else from this routing.
+ */
+static void measure_jobs(struct jr *r, const double *w)
 {
-	uint32_t i, k, h, w, e;
+	uint32_t i, k, h, v, e;
 
 	for (i = 0; i < r->nd; i++) {
 		const struct dst *ds = &r->d[i];
@@ -653,16 +666,21 @@ static void measure_jobs(struct jr *r)
 		for (k = 0; k < ds->ngrp; k++) {
 			const struct grp *g = &r->g[ds->goff + k];
 
-			for (w = g->sw, h = 0; h <= r->nsw && w != ds->sw;
+			for (v = g->sw, h = 0; h <= r->nsw && v != ds->sw;
 			     h++) {
-				if ((e = next(r, w, ds->lid)) == UINT32_MAX)
+				if ((e = next(r, v, ds->lid)) == UINT32_MAX)
 					break;
 				grp_add(r, ds, g, r->link[e], 1);
-				w = r->nbr[e];
+				v = r->nbr[e];
 			}
 		}
 	}
-	nccl_weigh(r);
+	if (!w) {
+		nccl_weigh(r);
+		return;
+	}
+	memcpy(r->nccl_w, w, r->nj * sizeof(*w));
+	nccl_price(r);
 }
 
 /*
@@ -739,36 +757,85 @@ static void search(struct jr *r, const struct rt_jobroute_opts *o,
 	}
 }
 
+static void jr_init(struct jr *r, struct rt_tables *t,
+		    const struct rt_jobs *js, rt_cands_fn cands, void *ctx)
+{
+	unsigned int k, run_try = js->search_try % RT_JOBROUTE_COLOURED;
+
+	*r = (struct jr){ .t = t, .f = t->fab, .js = js, .cands = cands,
+			  .cctx = ctx, .nsw = t->nsw,
+			  .x = 0x9e3779b97f4a7c15ull };
+	r->nccl_weight = RT_JOBROUTE_NCCL;
+	for (k = run_try / 2; k; k--)
+		r->nccl_weight /= RT_JOBROUTE_GENTLER;
+	r->x += run_try * 0x2545f4914f6cdd1dull;
+}
+
+/*
+ * The jobs' flows and the loads of the routing in t, from scratch, the
+ * NCCL weights w where given: 0, -E2BIG past JR_MAX_CELLS, or -ENOMEM.
+ */
+static int jr_measure(struct jr *r, const double *w)
+{
+	int ret = alloc_base(r);
+
+	if (!ret)
+		ret = build_groups(r);
+	if (!ret)
+		ret = alloc_loads(r);
+	if (ret || !r->nd)
+		return ret;
+	measure_fabric(r);
+	measure_jobs(r, w);
+	return 0;
+}
+
+/*
+ * o->first on t; where r was measured (weigh), the NCCL weights of the
+ * routing before it kept in *w (allocated here) and r measured again
+ * with them.
+ */
+static int jr_first(struct jr *r, const struct rt_jobroute_opts *o,
+		    bool weigh, double **w)
+{
+	struct jr fresh;
+	int ret;
+
+	if (weigh && r->nd) {
+		*w = malloc((r->nj + 1) * sizeof(**w));
+		if (!*w)
+			return -ENOMEM;
+		memcpy(*w, r->nccl_w, r->nj * sizeof(**w));
+	}
+	fresh = *r;
+	jr_release(r);
+	jr_init(r, fresh.t, fresh.js, fresh.cands, fresh.cctx);
+	ret = o->first(o->first_ctx);
+	return ret ? ret : jr_measure(r, *w);
+}
+
 int rt_jobroute(struct rt_tables *t, const struct rt_jobs *js,
 		rt_cands_fn cands, void *ctx,
 		const struct rt_jobroute_opts *o, struct rt_jobroute_stats *st)
 {
 	struct rt_jobroute_stats dummy;
-	struct jr r = { .t = t, .f = t->fab, .js = js, .cands = cands,
-			.cctx = ctx, .nsw = t->nsw, .x = 0x9e3779b97f4a7c15ull };
-	unsigned int k, run_try = js->search_try % RT_JOBROUTE_COLOURED;
+	struct jr r;
+	double *w = NULL;
 	int ret;
 
-	r.nccl_weight = RT_JOBROUTE_NCCL;
-	for (k = run_try / 2; k; k--)
-		r.nccl_weight /= RT_JOBROUTE_GENTLER;
-	r.x += run_try * 0x2545f4914f6cdd1dull;
 	if (!st)
 		st = &dummy;
 	memset(st, 0, sizeof(*st));
-	ret = alloc_base(&r);
-	if (!ret)
-		ret = build_groups(&r);
-	if (!ret)
-		ret = alloc_loads(&r);
+	jr_init(&r, t, js, cands, ctx);
+	ret = jr_measure(&r, NULL);
+	if ((!ret || ret == -E2BIG) && o && o->first)
+		ret = jr_first(&r, o, !ret, &w);
 	if (ret == -E2BIG) {
 		st->skipped = true;
 		ret = 0;
 	}
 	if (ret || st->skipped || !r.nd)
 		goto out;
-	measure_fabric(&r);
-	measure_jobs(&r);
 	st->pairs_before = r.own + r.cross;
 	st->ring_before = r.ring;
 	st->cost_before = cost(&r);
@@ -777,6 +844,7 @@ int rt_jobroute(struct rt_tables *t, const struct rt_jobs *js,
 	st->ring_after = r.ring;
 	st->cost_after = cost(&r);
 out:
+	free(w);
 	jr_release(&r);
 	return ret;
 }

@@ -26,6 +26,13 @@ typedef unsigned int (*rt_cands_fn)(void *ctx, uint32_t s, uint32_t ds,
 struct rt_jobroute_opts {
 	uint64_t evals;			/* entries tried, 0: the default */
 	const atomic_bool *stop;	/* NULL, or true to end early */
+	/*
+	 * NULL, or run on the routing before the search (0 or a negative
+	 * errno): the search prices each job's NCCL all-to-all against its
+	 * busiest link as it was before this.
+	 */
+	int (*first)(void *ctx);
+	void *first_ctx;
 };
 
 /* No link's all-to-all routes past this times the mean (or its maximum). */
