@@ -29,6 +29,7 @@ struct end {
 /* A ring flow's entry at x moved, from one port to another. */
 struct move {
 	uint32_t x, y, job;
+	uint32_t through;	/* hosts whose route climbs through x */
 	uint8_t from, to;
 };
 
@@ -49,6 +50,7 @@ struct rc {
 	uint32_t *lid_sw;	/* per LID: its CA port's switch, or RC_NONE */
 	uint32_t *lid_job;	/* per LID: its job, or RT_JOB_NONE */
 	uint32_t *fixed;	/* per LID: its ring flow's switch x, or RC_NONE */
+	uint32_t *hosts;	/* per switch: CA ports cabled to it */
 	uint32_t k;		/* colours: positions at the level above */
 	uint32_t nj, pass_no;
 	bool *victim;		/* per job: its ring flows may share links */
@@ -127,7 +129,8 @@ static int index_lids(struct rc *r, const struct rt_jobs *js)
 	r->lid_sw = malloc((t->top + 1) * sizeof(*r->lid_sw));
 	r->lid_job = malloc((t->top + 1) * sizeof(*r->lid_job));
 	r->fixed = malloc((t->top + 1) * sizeof(*r->fixed));
-	if (!r->lid_sw || !r->lid_job || !r->fixed)
+	r->hosts = calloc(t->nsw + 1, sizeof(*r->hosts));
+	if (!r->lid_sw || !r->lid_job || !r->fixed || !r->hosts)
 		return -ENOMEM;
 	for (lid = 0; lid <= t->top; lid++) {
 		n = t->lid_node[lid];
@@ -139,6 +142,8 @@ static int index_lids(struct rc *r, const struct rt_jobs *js)
 			continue;
 		r->lid_sw[lid] = rt_lid_switch(t, lid);
 		r->lid_job[lid] = rt_job_of(js, n);
+		if (r->lid_sw[lid] != FAB_NONE)
+			r->hosts[r->lid_sw[lid]]++;
 	}
 	return 0;
 }
@@ -338,26 +343,51 @@ static bool below(const struct rc *r, uint32_t y, uint32_t lid)
 	return q != FAB_NONE && r->tree->level[q] < r->tree->level[y];
 }
 
+/* Hosts whose route to lid climbs through x from below (x's own not). */
+static uint32_t through(const struct rc *r, uint32_t x, uint32_t lid)
+{
+	const struct fabric *f = r->f;
+	unsigned int p, np = f->nodes[r->t->sw_node[x]].nports;
+	uint32_t c, n = 0;
+	uint8_t q;
+
+	for (p = 1; p <= np; p++) {
+		c = peer(r, x, p);
+		if (c == FAB_NONE || r->tree->level[c] + 1 != r->tree->level[x])
+			continue;
+		q = rt_lft(r->t, c)[lid];
+		if (q && q <= f->nodes[r->t->sw_node[c]].nports &&
+		    peer(r, c, q) == x)
+			n += r->hosts[c] + through(r, c, lid);
+	}
+	return n;
+}
+
 /*
  * A CA LID whose entry at x is port p, below y, and no ring flow's to
- * place at x: of job if there is one, else any; 0 for none.
+ * place at x, with as many hosts' routes through x as want (so the
+ * trade moves no load above x either): of job where there is one; 0
+ * for none.
  */
 static uint32_t partner(const struct rc *r, uint32_t x, uint32_t y,
-			unsigned int p, uint32_t job)
+			unsigned int p, uint32_t job, uint32_t want)
 {
 	const uint8_t *row = rt_lft(r->t, x);
-	uint32_t lid, any = 0;
+	uint32_t lid, best = 0, gap = UINT32_MAX, g;
 
-	for (lid = 1; lid <= r->t->top; lid++) {
+	for (lid = 1; lid <= r->t->top && gap; lid++) {
 		if (row[lid] != p || r->lid_sw[lid] == RC_NONE ||
 		    r->fixed[lid] == x || !below(r, y, lid))
 			continue;
-		if (r->lid_job[lid] == job)
-			return lid;
-		if (!any)
-			any = lid;
+		g = through(r, x, lid);
+		g = 2 * (g > want ? g - want : want - g) +
+		    (r->lid_job[lid] != job);
+		if (g < gap) {
+			gap = g;
+			best = lid;
+		}
 	}
-	return any;
+	return best;
 }
 
 /* Whether port p of x is among cands' towards lid. */
@@ -392,7 +422,7 @@ static int cmp_move(const void *a, const void *b)
 static long trade(struct rc *r, const struct move *mv, uint32_t n)
 {
 	int delta[FAB_MAX_PORTS + 1] = { 0 };
-	uint32_t job[FAB_MAX_PORTS + 1], k, d;
+	uint32_t job[FAB_MAX_PORTS + 1], want[FAB_MAX_PORTS + 1], k, d;
 	unsigned int a, b = 0;
 	uint8_t *row = rt_lft(r->t, mv->x);
 	long changed = 0;
@@ -401,6 +431,7 @@ static long trade(struct rc *r, const struct move *mv, uint32_t n)
 		delta[mv[k].to]++;
 		delta[mv[k].from]--;
 		job[mv[k].to] = mv[k].job;
+		want[mv[k].to] = mv[k].through;
 	}
 	for (a = 1; a <= FAB_MAX_PORTS; a++)
 		while (delta[a] > 0) {
@@ -408,7 +439,7 @@ static long trade(struct rc *r, const struct move *mv, uint32_t n)
 				b++;
 			if (b > FAB_MAX_PORTS)
 				return changed;
-			d = partner(r, mv->x, mv->y, a, job[a]);
+			d = partner(r, mv->x, mv->y, a, job[a], want[a]);
 			if (!d || !allowed(r, mv->x, d, b))
 				break;
 			row[d] = (uint8_t)b;
@@ -442,6 +473,7 @@ static long climb(struct rc *r, uint32_t n)
 		if (!fl->live || row[fl->lid] == p)
 			continue;
 		r->moves[nm++] = (struct move){ fl->x, fl->y, fl->job,
+						through(r, fl->x, fl->lid),
 						row[fl->lid], (uint8_t)p };
 		row[fl->lid] = (uint8_t)p;
 		changed++;
@@ -805,5 +837,6 @@ long rt_ringcolour(struct rt_tables *t, const struct rt_jobs *js,
 	free(r.lid_sw);
 	free(r.lid_job);
 	free(r.fixed);
+	free(r.hosts);
 	return ret ? ret : changed;
 }
