@@ -365,9 +365,9 @@ static uint32_t through(const struct rc *r, uint32_t x, uint32_t lid)
 
 /*
  * A CA LID whose entry at x is port p, below y, and no ring flow's to
- * place at x, with as many hosts' routes through x as want (so the
- * trade moves no load above x either): of job where there is one; 0
- * for none.
+ * place at x: of job where there is one, and of those the one with
+ * hosts' routes through x nearest to want (as many: the trade moves no
+ * load above x either); 0 for none.
  */
 static uint32_t partner(const struct rc *r, uint32_t x, uint32_t y,
 			unsigned int p, uint32_t job, uint32_t want)
@@ -380,8 +380,8 @@ static uint32_t partner(const struct rc *r, uint32_t x, uint32_t y,
 		    r->fixed[lid] == x || !below(r, y, lid))
 			continue;
 		g = through(r, x, lid);
-		g = 2 * (g > want ? g - want : want - g) +
-		    (r->lid_job[lid] != job);
+		g = (g > want ? g - want : want - g) +
+		    (r->lid_job[lid] != job ? r->t->top : 0);
 		if (g < gap) {
 			gap = g;
 			best = lid;
