@@ -63,6 +63,7 @@ struct jr {
 	uint64_t ring;		/* pairs of ring flows on a link */
 	uint32_t *ring_hit;	/* per job: its ring flows sharing a link */
 	uint32_t jobs_hit;	/* jobs with ring_hit */
+	bool keep_rings;	/* no move may raise jobs_hit */
 	uint32_t *fab_routes;	/* per destination x switch: fabric routes */
 	uint32_t *a2a;		/* per link: the fabric's all-to-all routes */
 	double cap;
@@ -312,8 +313,9 @@ static bool improve(struct jr *r, uint32_t i, uint32_t w)
 		*row = cand[k];
 		if (fits(r, i, w)) {
 			suffix(r, i, w, r->pass, np, 1);
-			if (r->jobs_hit < hit ||
-			    (r->jobs_hit == hit && cost(r) < bc)) {
+			if (r->keep_rings ? r->jobs_hit < hit ||
+			    (r->jobs_hit == hit && cost(r) < bc) :
+			    cost(r) < bc) {
 				bc = cost(r) - JR_EPS;
 				hit = r->jobs_hit;
 				best = cand[k];
@@ -828,8 +830,10 @@ int rt_jobroute(struct rt_tables *t, const struct rt_jobs *js,
 	memset(st, 0, sizeof(*st));
 	jr_init(&r, t, js, cands, ctx);
 	ret = jr_measure(&r, NULL);
-	if ((!ret || ret == -E2BIG) && o && o->first)
+	if ((!ret || ret == -E2BIG) && o && o->first) {
 		ret = jr_first(&r, o, !ret, &w);
+		r.keep_rings = true;
+	}
 	if (ret == -E2BIG) {
 		st->skipped = true;
 		ret = 0;

@@ -81,8 +81,9 @@ struct rt_jobroute_stats {
  * RT_JOBROUTE_NCCL (lower on the guard's later tries).
  *
  * Moves are single entries, each to its cheapest candidate, kept when
- * fewer jobs have ring flows sharing a link (a ring is as fast as its
- * slowest flow), or as many and the cost drops: first along every ring
+ * the cost drops (after o->first: when fewer jobs have ring flows
+ * sharing a link, a ring being as fast as its slowest flow, or as many
+ * and the cost drops): first along every ring
  * flow that meets another, a few sweeps, then random entries of random
  * job flows.  No link's all-to-all
  * route count may pass the larger of 15 % over the mean and its maximum
@@ -91,7 +92,7 @@ struct rt_jobroute_stats {
  *
  * With o->first, that runs on t first (where the search skips, too);
  * the search starts from what it leaves, the NCCL price's busiest links
- * those before it.
+ * those before it, and keeps the rings it leaves apart.
  *
  * Past 2^26 job rounds x links the search skips (st->skipped) and leaves
  * t as it was.  *stop, when set, ends it early with t valid.  st may be
