@@ -158,10 +158,56 @@ static void test_full(void)
 	CU_ASSERT_EQUAL(m.t[0].n, 2);
 }
 
+/*
+ * The CPU a free GPU needs: of test_amount()'s mix, the GPU types ask
+ * 1000 + 1000 + 2 x 0 milli-cores for 1000 + 600 + 2 x 2000 milli; the
+ * CPU-only type is left out.  An empty mix, or one of CPU only, asks 0.
+ */
+static void test_mix_cpu(void)
+{
+	static struct frg_mix m;
+
+	memset(&m, 0, sizeof(m));
+	CU_ASSERT_DOUBLE_EQUAL(frg_mix_cpu(&m), 0, 1e-12);
+	add(&m, (struct frg_req){ .cpu = 500 }, 3);
+	CU_ASSERT_DOUBLE_EQUAL(frg_mix_cpu(&m), 0, 1e-12);
+	add(&m, (struct frg_req){ .gpus = 1, .cpu = 1000 }, 1);
+	add(&m, (struct frg_req){ .milli = 600, .cpu = 1000 }, 1);
+	add(&m, (struct frg_req){ .gpus = 2, .models = 1u << 2 }, 2);
+	CU_ASSERT_DOUBLE_EQUAL(frg_mix_cpu(&m), 2000 / 5600.0, 1e-12);
+}
+
+/*
+ * Four whole GPUs free, 4 milli-cores needed per GPU milli.  With 16
+ * cores none is stranded; a GPU and 8 cores taken leave 3 GPUs and 8
+ * cores, enough for 2: one stranded (+1).  A GPU and no CPU: +0.  With
+ * 4 cores, 3 are stranded; a share of 500 taken leaves 3,500 milli, 2
+ * stranded (-1).  A host that does not model CPU, or a mix that asks
+ * none: 0.
+ */
+static void test_strand(void)
+{
+	const uint16_t g[4] = { 1000, 1000, 1000, 1000 };
+	struct frg_host h = { .g = g, .n = 4, .cpu = 16000 };
+	struct frg_req r = { .gpus = 1, .cpu = 8000 };
+
+	CU_ASSERT_EQUAL(frg_strand(&h, &r, 4), 1);
+	CU_ASSERT_EQUAL(frg_strand(&h, &r, 0), 0);
+	r.cpu = 0;
+	CU_ASSERT_EQUAL(frg_strand(&h, &r, 4), 0);
+	h.cpu = 4000;
+	r = (struct frg_req){ .milli = 500 };
+	CU_ASSERT_EQUAL(frg_strand(&h, &r, 4), -1);
+	h.cpu = FRG_NOCPU;
+	CU_ASSERT_EQUAL(frg_strand(&h, &r, 4), 0);
+}
+
 TU_SUITE(frag,
 	 { "fragmentation by hand", test_amount },
 	 { "a share: FGD's GPU and best fit's", test_share },
 	 { "whole GPUs and CPU", test_whole },
 	 { "the mix's types bounded", test_full },
 	 { "typical types by popularity", test_trim },
-	 { "FGD's points", test_points })
+	 { "FGD's points", test_points },
+	 { "the CPU a GPU needs", test_mix_cpu },
+	 { "GPUs stranded without CPU", test_strand })

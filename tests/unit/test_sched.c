@@ -853,6 +853,41 @@ static void test_fgd_cpu(void)
 }
 
 /*
+ * Hosts of 4 GPUs, host 0 with 16 cores, host 1 with 64; the workload
+ * is pods of a GPU and 4 cores.  A pod of a GPU and 8 cores: on either
+ * host the typical pod still fits after it (FGD +0 both), and best fit
+ * takes the fuller host 0 (room left 3000/4000 + 8000/64000 against
+ * 0.75 + 56000/64000), so bestfit and fgd do; but there 3 GPUs are left
+ * with 8 cores, enough for 2 typical pods: one GPU stranded.  fgdcpu
+ * strands none on host 1 and takes it.
+ */
+static void test_fgdcpu(void)
+{
+	enum sch_policy p[3] = { SCH_BESTFIT, SCH_FGD, SCH_FGDCPU };
+	const char *want[3] = { "S1[0.0]", "S1[0.0]", "S1[1.0]" };
+	struct sch_host h[2] = {
+		{ .gpus = 4, .cpu = 16000, .mem = 65536 },
+		{ .gpus = 4, .cpu = 64000, .mem = 65536 },
+	};
+	struct sch_req typ = { .gpus = 1, .cpu = 4000 };
+	struct sch_req r = { .gpus = 1, .cpu = 8000 };
+	struct sch_config c;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		struct sch *s = NULL;
+
+		sch_config_default(&c, p[i]);
+		CU_ASSERT_EQUAL_FATAL(sch_new(h, 2, &c, &s), 0);
+		sch_expect(s, &typ);
+		sch_expect_end(s, 100);
+		submit_req(s, 0, &r);
+		CU_ASSERT_STRING_EQUAL(step(s, 0), want[i]);
+		sch_free(s);
+	}
+}
+
+/*
  * GPU models: host 0 is model 1, host 1 model 2.  A pod for model 2
  * goes to host 1 although best fit would take the fuller host 0; one for
  * a model no host has never starts; one for either model takes host 0.
@@ -941,5 +976,6 @@ TU_SUITE(sched,
 	 { "refused", test_refuse },
 	 { "refused for CPU, GPUs free", test_cpu_refused },
 	 { "fgd weighs CPU, best fit does not", test_fgd_cpu },
+	 { "fgdcpu strands no GPU where fgd does", test_fgdcpu },
 	 { "gpu model constraint", test_gpu_model },
 	 { "LS never preempted for BE", test_ls_never_for_be })

@@ -129,6 +129,39 @@ int frg_points(double f)
 	return (int)(100 / (1 + exp(f / 1000)));
 }
 
+double frg_mix_cpu(const struct frg_mix *m)
+{
+	double cpu = 0, milli = 0;
+	size_t t;
+
+	for (t = 0; t < m->nt; t++)
+		if (m->t[t].gpus) {	/* CPU-only pods need no GPU's */
+			cpu += (double)m->t[t].n * m->t[t].cpu;
+			milli += (double)m->t[t].n * m->t[t].gpus *
+				 m->t[t].milli;
+		}
+	return milli ? cpu / milli : 0;
+}
+
+/* Whole GPUs of gpu milli free that cpu milli-cores cannot serve. */
+static double stranded(double gpu, double cpu, double cpg)
+{
+	return floor(fmax(gpu - cpu / cpg, 0) / FRG_MILLI);
+}
+
+int frg_strand(const struct frg_host *h, const struct frg_req *r, double cpg)
+{
+	double gl = 0, use = r->gpus ? (double)r->gpus * FRG_MILLI : r->milli;
+	unsigned int i;
+
+	if (h->cpu == FRG_NOCPU || cpg <= 0)
+		return 0;
+	for (i = 0; i < h->n; i++)
+		gl += h->g[i];
+	return (int)(stranded(gl - use, (double)h->cpu - r->cpu, cpg) -
+		     stranded(gl, h->cpu, cpg));
+}
+
 int frg_best_gpu(const struct frg_host *h, unsigned int milli)
 {
 	int best = -1;

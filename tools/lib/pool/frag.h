@@ -90,6 +90,21 @@ double frg_score(const struct frg_mix *m, const struct frg_host *h,
  */
 int frg_points(double f);
 
+/*
+ * The milli-cores m's GPU types ask per milli of GPU, weighed by how
+ * often each is seen: the CPU a free GPU needs to be of use.  0 when
+ * they ask none (CPU-only types are left out).
+ */
+double frg_mix_cpu(const struct frg_mix *m);
+
+/*
+ * The whole GPUs r strands on h: how many more of h's free GPUs its
+ * free CPU cannot serve at cpg milli-cores per GPU milli
+ * (frg_mix_cpu()) once r is placed, fewer if negative.  0 where h does
+ * not model CPU or cpg is 0.
+ */
+int frg_strand(const struct frg_host *h, const struct frg_req *r, double cpg);
+
 /* Of h's GPUs, the fullest that holds a share of milli, or -1. */
 int frg_best_gpu(const struct frg_host *h, unsigned int milli);
 

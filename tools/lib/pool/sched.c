@@ -131,7 +131,7 @@ struct sch {
 
 static const char *const names[SCH_NPOLICIES] = {
 	"fifo", "priority", "easy", "predicted", "tiresias", "bestfit",
-	"fgd", "sjf", "srpt",
+	"fgd", "sjf", "srpt", "fgdcpu",
 };
 
 int sch_policy_parse(const char *name, enum sch_policy *p)
@@ -184,6 +184,8 @@ static enum sch_place placement(const struct sch *s)
 		return s->c.place;
 	if (s->c.policy == SCH_FGD)
 		return SCH_PLACE_FGD;
+	if (s->c.policy == SCH_FGDCPU)
+		return SCH_PLACE_FGDCPU;
 	return SCH_PLACE_TREE;
 }
 
@@ -376,6 +378,7 @@ static long pick_one(struct sch *s, const struct view *v,
 	long bh = -1;
 	size_t h;
 	int g = -1;
+	double cpg = p == SCH_PLACE_FGDCPU ? frg_mix_cpu(&s->mix) : 0;
 
 	if (++s->mgen == 0) {	/* wrapped: no entry may look current */
 		memset(s->memo, 0, s->nmemo * sizeof(*s->memo));
@@ -394,8 +397,15 @@ static long pick_one(struct sch *s, const struct view *v,
 			*gpu = g;
 			return (long)h;
 		}
-		sc = p == SCH_PLACE_FGD ?
-			     -1e4 * frg_points(fgd_memo(s, v, h, j, &g)) : 0;
+		sc = 0;
+		/*
+		 * A GPU whose host has no CPU left for it is lost to every
+		 * request: stranding fewer outranks FGD's points (0..100)
+		 */
+		if (p == SCH_PLACE_FGDCPU)
+			sc = 1e7 * frg_strand(&fh, &fr, cpg);
+		if (p == SCH_PLACE_FGD || p == SCH_PLACE_FGDCPU)
+			sc -= 1e4 * frg_points(fgd_memo(s, v, h, j, &g));
 		/* best fit: least room left, on ties (FGD's points too) */
 		sc += frg_left(&fh, &fr, g, s->maxg, s->maxcpu);
 		if (sc < best) {

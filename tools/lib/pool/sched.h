@@ -28,6 +28,7 @@ enum sch_policy {
 	SCH_FGD,		/* as bestfit, placed by fragmentation gradient */
 	SCH_SJF,		/* oracle: true run times, with backfill */
 	SCH_SRPT,		/* shortest predicted remaining, preemptive */
+	SCH_FGDCPU,		/* as fgd, first stranding fewest GPUs without CPU */
 	SCH_NPOLICIES,
 };
 
@@ -42,6 +43,7 @@ enum sch_place {
 	SCH_PLACE_FIRST,	/* first hosts in index order that fit */
 	SCH_PLACE_BEST,		/* least room left on the host or GPU */
 	SCH_PLACE_FGD,		/* least fragmentation added */
+	SCH_PLACE_FGDCPU,	/* fewest GPUs stranded, then as FGD */
 };
 
 /*
