@@ -248,7 +248,7 @@ static int ovr_grow(struct ovr *o)
 	return 0;
 }
 
-/* *to, a copy of o, to put back. */
+/* *to, a copy of o, to put back; empty when it fails. */
 static int ovr_copy(struct ovr *to, const struct ovr *o)
 {
 	*to = (struct ovr){ .cap = o->cap, .n = o->n };
@@ -259,6 +259,8 @@ static int ovr_copy(struct ovr *to, const struct ovr *o)
 	if (!to->key || !to->vl) {
 		free(to->key);
 		free(to->vl);
+		/* the callers free *to on their way out */
+		*to = (struct ovr){ 0 };
 		return -ENOMEM;
 	}
 	memcpy(to->key, o->key, o->cap * sizeof(*to->key));
