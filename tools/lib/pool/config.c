@@ -371,6 +371,19 @@ static int group_pair(const char **p, size_t *len, unsigned long *n)
 	return *q ? 0 : 1;
 }
 
+/* Index of the group named name[0..len) among c's first n, or n. */
+static size_t group_index(const struct pool_sched_cfg *c, const char *name,
+			  size_t len, size_t n)
+{
+	size_t g;
+
+	for (g = 0; g < n; g++)
+		if (strlen(c->groups[g]) == len &&
+		    !strncmp(c->groups[g], name, len))
+			break;
+	return g;
+}
+
 /* "GROUP:GPUS,...": the groups' quotas. */
 static int sched_quota(struct ld *l, const char *v)
 {
@@ -387,7 +400,8 @@ static int sched_quota(struct ld *l, const char *v)
 	for (;; p = name + len + strcspn(name + len, ",") + 1) {
 		name = p;
 		if (c->ngroups == POOL_CFG_GROUPS_MAX ||
-		    (end = group_pair(&name, &len, &n)) < 0)
+		    (end = group_pair(&name, &len, &n)) < 0 ||
+		    group_index(c, name, len, c->ngroups) < c->ngroups)
 			goto bad;
 		c->quota[c->ngroups] = n;
 		c->groups[c->ngroups] = strndup(name, len);
@@ -398,7 +412,7 @@ static int sched_quota(struct ld *l, const char *v)
 	}
 bad:
 	return fail(l, "sched", "quota", -EINVAL,
-		    "'%s' is not GROUP:GPUS[,GROUP:GPUS...] (at most %d groups)",
+		    "'%s' is not GROUP:GPUS[,GROUP:GPUS...], each group once (at most %d groups)",
 		    v, POOL_CFG_GROUPS_MAX);
 }
 
@@ -428,11 +442,8 @@ static int sched_limit(struct ld *l, const char *key, unsigned int **out)
 		name = p;
 		if ((end = group_pair(&name, &len, &n)) < 0)
 			goto bad;
-		for (g = 0; g < c->ngroups; g++)
-			if (strlen(c->groups[g]) == len &&
-			    !strncmp(c->groups[g], name, len))
-				break;
-		if (g == c->ngroups)
+		g = group_index(c, name, len, c->ngroups);
+		if (g == c->ngroups || (*out)[g] != POOL_CFG_NO_LIMIT)
 			goto bad;
 		(*out)[g] = n;
 		if (end)
@@ -440,7 +451,7 @@ static int sched_limit(struct ld *l, const char *key, unsigned int **out)
 	}
 bad:
 	return fail(l, "sched", key, -EINVAL,
-		    "'%s' is not GROUP:GPUS[,GROUP:GPUS...] of the quota's groups",
+		    "'%s' is not GROUP:GPUS[,GROUP:GPUS...] of the quota's groups, each once",
 		    v);
 }
 
