@@ -106,6 +106,14 @@ usage --trace "$w/trace.csv" --net "$w/tree.net" --nodes x --policy easy
 usage --trace "$w/trace.csv" --net "$w/tree.net" --policy easy --gpus-per-host 0
 usage --trace "$w/none.csv" --net "$w/tree.net" --policy easy
 usage --trace "$w/trace.csv" --net "$w/tree.net" --policy easy --comm-share 1.5
+# the flow model's options without a fabric to model
+printf 'sn,cpu_milli,memory_mib,gpu,model\nn1,96000,786432,8,V100M32\n' \
+	> "$w/nodes.csv"
+printf 'submit,gpus,runtime\n0,1,10\n' > "$w/one.csv"
+"$BIN" replay --trace "$w/one.csv" --nodes "$w/nodes.csv" --policy easy \
+	--json > "$w/out"
+usage --trace "$w/one.csv" --nodes "$w/nodes.csv" --policy easy --comm-share 0.5
+usage --trace "$w/one.csv" --nodes "$w/nodes.csv" --policy easy --gang-wait 60
 
 echo "replay: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -771,6 +771,8 @@ int main(int argc, char **argv)
 		return ret;
 	if (cmd->bit == C_REPLAY && (!o.trace || !o.policy || !o.net == !o.nodes))
 		return usage_error(&o, "replay needs --trace FILE, --policy LIST and --net FILE or --nodes FILE");
+	if (cmd->bit == C_REPLAY && o.nodes && (o.comm_share > 0 || o.gang_wait))
+		return usage_error(&o, "replay --comm-share and --gang-wait need --net FILE (the flow model), not --nodes");
 	err[0] = '\0';
 	if ((cmd->bit & (C_ALLOC | C_PLACE | C_SUBMIT)) && !o.gpus)
 		return usage_error(&o, "%s needs --gpus N", cmd->name);
