@@ -316,7 +316,8 @@ check: deps-test
 check-sanitize: deps-test
 	$(MAKE) B=build-san SANITIZER=address,undefined all \
 		$(B:build=build-san)/unit-tests $(B:build=build-san)/rmppsim.so \
-		$(B:build=build-san)/a2a-bound $(B:build=build-san)/pool-only \
+		$(B:build=build-san)/a2a-bound $(B:build=build-san)/frag-bound \
+		$(B:build=build-san)/pool-only \
 		$(B:build=build-san)/poold-load matrix
 	tests/run-check.sh build-san
 

@@ -3,7 +3,8 @@
 # ibpoolroute replay without ibsim: a hand-made trace on a generated tree
 # gives one row per policy and the JSON the bench reads; the schedule of
 # a three-job trace is the one worked out by hand; the charts are XML;
-# usage errors are one line.
+# the packing bound (frag-bound, glpsol) of a known case; usage errors
+# are one line.
 # usage: t-replay.sh [BUILDDIR]
 set -eu
 cd "$(dirname "$0")/../.."
@@ -89,6 +90,22 @@ then
 	ok "replay --comm-share: a gang's run stretched by its slowdown"
 else
 	bad "replay --comm-share: a gang's run stretched by its slowdown"
+fi
+
+# tests/bench/frag-bound: two shares of 600 for one GPU, asked again
+# until they reach it (two), fit one at a time: the bound is 600 of
+# 1000 milli, 40 % unallocated.
+printf 'submit,gpus,runtime,milli\n0,1,10,600\n1,1,10,600\n' > "$w/two.csv"
+printf 'sn,cpu_milli,memory_mib,gpu,model\nn1,96000,786432,1,V100M32\n' \
+	> "$w/gpu1.csv"
+command -v glpsol >/dev/null || bad "glpsol installed" "run tools/deps.sh"
+if "$B/frag-bound" "$w/two.csv" "$w/gpu1.csv" 1 > "$w/bound.lp" &&
+	glpsol --lp "$w/bound.lp" -o "$w/bound.out" >/dev/null &&
+	grep -q '^Objective: *obj = 600 ' "$w/bound.out"; then
+	ok "frag-bound: two shares of 600 on one GPU, at most 600"
+else
+	bad "frag-bound: two shares of 600 on one GPU, at most 600" \
+		"$(grep '^Objective' "$w/bound.out" 2>/dev/null)"
 fi
 
 usage() {
