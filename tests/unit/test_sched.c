@@ -950,6 +950,28 @@ static void test_refuse(void)
 	sch_free(s);
 }
 
+/*
+ * A group number past the 2^24 a level may hold is refused, the largest
+ * too (its count of groups, one more, would wrap to 0).
+ */
+static void test_group_ids(void)
+{
+	static const uint32_t bad[] = { 1u << 24, UINT32_MAX };
+	struct sch_host h = { .gpus = 1 };
+	struct sch_config c;
+	struct sch *s = NULL;
+	size_t i;
+
+	sch_config_default(&c, SCH_FIFO);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		h.lvl[0] = bad[i];
+		CU_ASSERT_EQUAL(sch_new(&h, 1, &c, &s), -EINVAL);
+	}
+	h.lvl[0] = 5;
+	CU_ASSERT_EQUAL_FATAL(sch_new(&h, 1, &c, &s), 0);
+	sch_free(s);
+}
+
 TU_SUITE(sched,
 	 { "backfill keeps the head's reservation", test_backfill },
 	 { "fifo", test_fifo },
@@ -978,4 +1000,5 @@ TU_SUITE(sched,
 	 { "fgd weighs CPU, best fit does not", test_fgd_cpu },
 	 { "fgdcpu strands no GPU where fgd does", test_fgdcpu },
 	 { "gpu model constraint", test_gpu_model },
-	 { "LS never preempted for BE", test_ls_never_for_be })
+	 { "LS never preempted for BE", test_ls_never_for_be },
+	 { "group numbers bounded", test_group_ids })

@@ -54,14 +54,16 @@ int gang_new(const uint32_t *lvl, size_t n, unsigned int levels,
 		goto out;
 	memcpy(g->lvl, lvl, n * levels * sizeof(*lvl));
 	for (i = 0; i < n; i++)
-		for (l = 0; l < levels; l++)
+		for (l = 0; l < levels; l++) {
+			/* checked before the count, which could wrap */
+			if (grp_of(g, i, l) >= 1u << 24) {
+				ret = -EINVAL;
+				goto out;
+			}
 			if (grp_of(g, i, l) >= g->ngrp[l])
 				g->ngrp[l] = grp_of(g, i, l) + 1;
-	for (l = 0; l < levels; l++) {
-		if (g->ngrp[l] > 1u << 24) {
-			ret = -EINVAL;
-			goto out;
 		}
+	for (l = 0; l < levels; l++) {
 		g->gbase[l] = total;
 		total += g->ngrp[l];
 	}
