@@ -95,10 +95,12 @@ int main(int argc, char **argv)
 	unsigned int q = SCH_MILLI, m;
 	size_t i, refused;
 	double un;
-	char err[256];
+	char err[256], *end = NULL;
 	int ret = 1;
 
-	if (argc != 4 || !w) {
+	if (argc == 4)
+		o.seed = strtoull(argv[3], &end, 10);
+	if (argc != 4 || !w || end == argv[3] || *end) {
 		fprintf(stderr, "usage: frag-bound PODS NODES SEED\n");
 		free(w);
 		return 2;
@@ -119,7 +121,6 @@ int main(int argc, char **argv)
 	o.hosts = h;
 	o.nhosts = c.n;
 	o.nodes = &c;
-	o.seed = strtoull(argv[3], NULL, 10);
 	o.arrive = arrive;
 	o.arrive_ctx = w;
 	if (rpl_frag(&o, &un, &refused, err, sizeof(err)))

@@ -299,6 +299,7 @@ static void test_sched_refusals(void)
 		{ "quota = ml:4,ml:8", "2: [sched] quota: 'ml:4,ml:8' is not GROUP:GPUS[,GROUP:GPUS...], each group once (at most 64 groups)" },
 		{ "lending_limit = ml:1", "2: [sched] lending_limit: 'ml:1' is not GROUP:GPUS[,GROUP:GPUS...] of the quota's groups, each once" },
 		{ "quota = ml:4\nborrowing_limit = ml:x", "3: [sched] borrowing_limit: 'ml:x' is not GROUP:GPUS[,GROUP:GPUS...] of the quota's groups, each once" },
+		{ "quota = ml:4\nlending_limit = ml:5", "3: [sched] lending_limit: group ml lends 5 GPUs of a quota of 4" },
 		{ "quota = ml:4\nlending_limit = ml:1,ml:2", "3: [sched] lending_limit: 'ml:1,ml:2' is not GROUP:GPUS[,GROUP:GPUS...] of the quota's groups, each once" },
 		{ "class_weight = x", "2: [sched] class_weight: 'x' is not a number >= 0" },
 		{ "class_weights = 1,-2", "2: [sched] class_weights: '1,-2' is not 1..4 numbers >= 0, lowest class first" },

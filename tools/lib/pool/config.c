@@ -558,6 +558,11 @@ static int sched_default(struct ld *l)
 	if ((ret = sched_limit(l, "borrowing_limit", &c->borrow)) ||
 	    (ret = sched_limit(l, "lending_limit", &c->lend)))
 		return ret;
+	for (i = 0; c->lend && i < c->ngroups; i++)
+		if (c->lend[i] != POOL_CFG_NO_LIMIT && c->lend[i] > c->quota[i])
+			return fail(l, "sched", "lending_limit", -EINVAL,
+				    "group %s lends %u GPUs of a quota of %u",
+				    c->groups[i], c->lend[i], c->quota[i]);
 	if (c->nclass_weights && c->nclass_weights != n)
 		return fail(l, "sched", "class_weights", -EINVAL,
 			    "%u weights for %u classes", c->nclass_weights,

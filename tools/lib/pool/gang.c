@@ -52,7 +52,8 @@ int gang_new(const uint32_t *lvl, size_t n, unsigned int levels,
 	g->lvl = malloc((n * levels + 1) * sizeof(*g->lvl));
 	if (!g->lvl)
 		goto out;
-	memcpy(g->lvl, lvl, n * levels * sizeof(*lvl));
+	if (n)	/* lvl may be NULL then */
+		memcpy(g->lvl, lvl, n * levels * sizeof(*lvl));
 	for (i = 0; i < n; i++)
 		for (l = 0; l < levels; l++) {
 			/* checked before the count, which could wrap */
