@@ -388,8 +388,13 @@ static void dump(char *buf, size_t len)
 			      (unsigned long long)a->id, (unsigned int)a->uid,
 			      a->client, a->job, (long long)a->expires);
 		for (k = 0; k < a->ngpus && o < len; k++)
-			o += snprintf(buf + o, len - o, "%s/%u/%u,",
-				      GPU(a, k), a->gpus[k].dlid);
+			o += snprintf(buf + o, len - o, "%s/%u/%u/%u,",
+				      GPU(a, k), a->gpus[k].dlid,
+				      a->gpus[k].milli);
+		if (a->rdma && o < len)
+			o += snprintf(buf + o, len - o, "rdma%u@%d/%u,",
+				      a->rdma, a->has_port ?
+				      (int)a->port.host : -1, a->port.rail);
 	}
 	if (o < len && pool_job_find(pool, "7"))
 		snprintf(buf + o, len - o, "job7:%zu",
@@ -845,6 +850,178 @@ static void test_lazy_broken_bound(void)
 	teardown();
 }
 
+/* A share of milli (0: whole GPUs n) with rdma, by uid 1000 at now. */
+static int share(unsigned int n, unsigned int milli, unsigned int rdma,
+		 time_t now, const struct pool_alloc **a, char *err,
+		 size_t len)
+{
+	struct pool_request rq = {
+		.uid = 1000, .client = "login1", .ngpus = n, .milli = milli,
+		.rdma = rdma, .lease_s = 100, .now = now,
+	};
+	struct pool_oracle o = { fake_cost, lazy ? fake_bound : NULL, &orc };
+
+	return pool_alloc(pool, &rq, &o, a, err, len);
+}
+
+#define ONE_GPU "[host s]\ngpus=1\ngpu_type=x\nhca=0x01\n"
+
+/*
+ * Issue 25 (sharing): two halves share one GPU, a third is refused;
+ * whole GPUs never take a shared one; a release frees the share.
+ */
+static void test_shares(void)
+{
+	const struct pool_alloc *a;
+	char err[256] = "";
+
+	setup(ONE_GPU);
+	CU_ASSERT_EQUAL_FATAL(share(0, 500, 0, 0, &a, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(a->gpus[0].milli, 500);
+	CU_ASSERT_EQUAL_FATAL(share(0, 500, 0, 0, &a, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(pool_gpu_used(pool, 0, 0), 1000);
+	CU_ASSERT_EQUAL(pool_gpu_owner(pool, 0, 0), 0);
+	CU_ASSERT_EQUAL(share(0, 500, 0, 0, &a, err, sizeof(err)), -ENOSPC);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "share of 500 milli-GPUs"));
+	CU_ASSERT_EQUAL(pool_release(pool, 1, 1000, 1, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(pool_gpu_used(pool, 0, 0), 500);
+	CU_ASSERT_EQUAL(pool_free_gpus(pool, 0), 0);
+	CU_ASSERT_EQUAL(share(1, 0, 0, 1, &a, err, sizeof(err)), -ENOSPC);
+	CU_ASSERT_EQUAL_FATAL(share(0, 300, 0, 1, &a, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(pool_release(pool, 2, 1000, 2, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(pool_release(pool, 3, 1000, 2, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(pool_free_gpus(pool, 0), 1);
+	CU_ASSERT_EQUAL_FATAL(share(1, 0, 0, 2, &a, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(pool_gpu_owner(pool, 0, 0), a->id);
+	CU_ASSERT_EQUAL(share(0, 1, 0, 2, &a, err, sizeof(err)), -ENOSPC);
+	teardown();
+
+	/* packed: the second half on the first one's GPU, whole GPUs apart */
+	setup(TWO_HOSTS);
+	CU_ASSERT_EQUAL_FATAL(share(0, 500, 0, 0, &a, err, sizeof(err)), 0);
+	expect_gpu(a, 0, "a", 0);
+	CU_ASSERT_EQUAL_FATAL(share(0, 500, 0, 0, &a, err, sizeof(err)), 0);
+	expect_gpu(a, 0, "a", 0);
+	CU_ASSERT_EQUAL_FATAL(share(0, 250, 0, 0, &a, err, sizeof(err)), 0);
+	expect_gpu(a, 0, "a", 1);
+	CU_ASSERT_EQUAL_FATAL(share(2, 0, 0, 0, &a, err, sizeof(err)), 0);
+	expect_gpu(a, 0, "b", 0);
+	expect_gpu(a, 1, "b", 1);
+	CU_ASSERT_EQUAL(share(1, 0, 0, 0, &a, err, sizeof(err)), -ENOSPC);
+	/* 1000 milli is a whole GPU */
+	CU_ASSERT_EQUAL(share(0, 1000, 0, 0, &a, err, sizeof(err)), -ENOSPC);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "1 GPUs requested"));
+	teardown();
+}
+
+#define TWO_SMALL \
+	"[host a]\ngpus=1\ngpu_type=x\nhca=0xa1\n" \
+	"[host b]\ngpus=1\ngpu_type=x\nhca=0xb1\n"
+
+/*
+ * FGD, not best fit: with 400-milli requests common, 300 goes where
+ * 700 stays free for them rather than where 100 would be left, which
+ * no request in the workload can use.
+ */
+static void test_shares_fgd(void)
+{
+	const struct pool_alloc *a;
+	char err[256] = "";
+	unsigned int i;
+
+	setup(TWO_SMALL);
+	for (i = 1; i <= 5; i++) {
+		CU_ASSERT_EQUAL_FATAL(share(0, 400, 0, 0, &a, err, sizeof(err)), 0);
+		CU_ASSERT_EQUAL(pool_release(pool, i, 1000, 0, err,
+					     sizeof(err)), 0);
+	}
+	CU_ASSERT_EQUAL_FATAL(share(0, 600, 0, 0, &a, err, sizeof(err)), 0);
+	expect_gpu(a, 0, "a", 0);
+	CU_ASSERT_EQUAL_FATAL(share(0, 300, 0, 0, &a, err, sizeof(err)), 0);
+	expect_gpu(a, 0, "b", 0);
+	/* the 400 it kept room for */
+	CU_ASSERT_EQUAL_FATAL(share(0, 400, 0, 0, &a, err, sizeof(err)), 0);
+	expect_gpu(a, 0, "a", 0);
+	teardown();
+}
+
+/* RDMA bandwidth: each HCA holds POOL_RDMA_CAP, with GPUs or alone. */
+static void test_rdma(void)
+{
+	const struct pool_alloc *a;
+	char err[256] = "";
+	unsigned int i;
+
+	setup(TWO_HOSTS);
+	for (i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL_FATAL(share(0, 0, 60, 0, &a, err, sizeof(err)), 0);
+		CU_ASSERT(a->has_port && a->ngpus == 0);
+		CU_ASSERT_EQUAL(a->port.host, i / 2);
+		CU_ASSERT_EQUAL(a->port.rail, i % 2);
+	}
+	CU_ASSERT_EQUAL(share(0, 0, 60, 0, &a, err, sizeof(err)), -ENOSPC);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "RDMA bandwidth"));
+	CU_ASSERT_EQUAL(share(1, 0, 50, 0, &a, err, sizeof(err)), -ENOSPC);
+	CU_ASSERT_EQUAL_FATAL(share(0, 0, 40, 0, &a, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(pool_rdma_used(pool, 0, 0), 100);
+	/* b's second HCA freed: a GPU behind it, not behind the full ones */
+	CU_ASSERT_EQUAL(pool_release(pool, 4, 1000, 0, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(share(2, 0, 50, 0, &a, err, sizeof(err)), -ENOSPC);
+	CU_ASSERT_EQUAL_FATAL(share(1, 0, 50, 0, &a, err, sizeof(err)), 0);
+	expect_gpu(a, 0, "b", 1);
+	CU_ASSERT_EQUAL(pool_rdma_used(pool, 1, 1), 50);
+	/* a share too: only behind an HCA with the bandwidth */
+	CU_ASSERT_EQUAL(share(0, 500, 50, 0, &a, err, sizeof(err)), -ENOSPC);
+	CU_ASSERT_EQUAL_FATAL(share(0, 500, 40, 0, &a, err, sizeof(err)), 0);
+	expect_gpu(a, 0, "a", 1);
+	CU_ASSERT_EQUAL(pool_rdma_used(pool, 0, 1), 100);
+	CU_ASSERT_EQUAL(share(0, 100, 41, 0, &a, err, sizeof(err)), -ENOSPC);
+	CU_ASSERT_EQUAL(pool_release(pool, 7, 1000, 0, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(pool_rdma_used(pool, 0, 1), 60);
+	/* out of range */
+	CU_ASSERT_EQUAL(share(0, 0, 101, 0, &a, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(share(0, 1001, 0, 0, &a, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(share(2, 500, 0, 0, &a, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(share(0, 0, 0, 0, &a, err, sizeof(err)), -EINVAL);
+	teardown();
+}
+
+/* Shares and RDMA bandwidth survive a restart, journal and snapshot. */
+static void test_shares_restart(void)
+{
+	char err[256] = "", before[1024], after[1024];
+	const struct pool_alloc *a;
+
+	setup(TWO_HOSTS);
+	open_state();
+	CU_ASSERT_EQUAL_FATAL(share(0, 500, 0, 0, &a, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(share(0, 300, 20, 0, &a, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(share(1, 0, 70, 0, &a, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(share(0, 0, 90, 0, &a, err, sizeof(err)), 0);
+	dump(before, sizeof(before));
+	restart(0);
+	dump(after, sizeof(after));
+	CU_ASSERT_STRING_EQUAL(before, after);
+	CU_ASSERT_PTR_NOT_NULL(strstr(after, "/500,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(after, "rdma90@"));
+	/* what replay restored is held: nothing can be granted twice */
+	CU_ASSERT_EQUAL(pool_gpu_used(pool, 0, 0), 500);
+	CU_ASSERT_EQUAL(pool_gpu_used(pool, 0, 1), 300);
+	CU_ASSERT_EQUAL(pool_rdma_used(pool, 0, 0) + pool_rdma_used(pool, 0, 1) +
+			pool_rdma_used(pool, 1, 0) + pool_rdma_used(pool, 1, 1),
+			180);
+	CU_ASSERT_EQUAL(pool_compact(pool, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(pool_release(pool, 1, 1000, 1, err, sizeof(err)), 0);
+	dump(before, sizeof(before));
+	restart(1);
+	dump(after, sizeof(after));
+	CU_ASSERT_STRING_EQUAL(before, after);
+	CU_ASSERT_EQUAL(pool_gpu_used(pool, 0, 0), 0);
+	CU_ASSERT_EQUAL(pool_free_gpus(pool, 0), 1);
+	teardown();
+	rm_state();
+}
+
 TU_SUITE(pool,
 	 { "cheapest port", test_cheapest },
 	 { "HCA affinity and spreading", test_affinity },
@@ -862,4 +1039,8 @@ TU_SUITE(pool,
 	 { "lazy path: the policy tests", test_lazy_policy },
 	 { "lazy path: asks few hosts", test_lazy_asks_few },
 	 { "lazy path: random pools as exhaustive", test_lazy_random },
-	 { "lazy path: a broken bound", test_lazy_broken_bound })
+	 { "lazy path: a broken bound", test_lazy_broken_bound },
+	 { "GPU shares", test_shares },
+	 { "GPU shares packed by FGD", test_shares_fgd },
+	 { "RDMA bandwidth of HCAs", test_rdma },
+	 { "shares survive a restart", test_shares_restart })

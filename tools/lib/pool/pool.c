@@ -16,13 +16,16 @@
 #include "hostlist.h"
 #include "journal.h"
 #include "pool.h"
+#include "frag.h"
 #include "topology/monotime.h"
 #include "topology/textio.h"
 
 struct phost {
 	enum pool_host_state state;	/* the operator's word */
-	unsigned int nfree;
-	uint64_t owner[POOL_MAX_GPUS];	/* allocation id per GPU, 0 free */
+	unsigned int nfree;		/* GPUs with nothing out */
+	uint64_t owner[POOL_MAX_GPUS];	/* allocation holding it whole, or 0 */
+	uint16_t used[POOL_MAX_GPUS];	/* milli out, POOL_MILLI when whole */
+	uint16_t rdma[POOL_MAX_HCAS];	/* per HCA, of POOL_RDMA_CAP */
 };
 
 /* Owns everything but cfg. */
@@ -30,8 +33,9 @@ struct pool {
 	const struct pool_config *cfg;
 	struct pool_hist sync_time;	/* pool_sync()s that synced */
 	struct phost *hosts;
-	/* per host, bit g: GPU g held; dense, for the scan of every host */
+	/* per host, bit g: GPU g held or shared; dense, for the scan */
 	uint64_t *held;
+	struct frg_mix fgd;	/* the allocations' shapes, shares packed by */
 	struct pool_alloc *allocs;	/* ascending id */
 	size_t nallocs, alloc_cap;
 	struct pool_job *jobs;
@@ -190,27 +194,77 @@ static long job_index(const struct pool *p, const char *job)
 
 _Static_assert(POOL_MAX_GPUS <= 64, "a host's GPUs are bits of a word");
 
-/* GPU g of host h held by allocation id, or free when id is 0. */
-static void set_owner(struct pool *p, uint32_t h, unsigned int g,
-		      uint64_t id)
+/* GPU (or share) r taken by allocation id (sign 1) or given back (-1). */
+static void hold_gpu(struct pool *p, const struct pool_gpu_ref *r,
+		     uint64_t id, int sign)
 {
-	p->hosts[h].owner[g] = id;
-	if (id)
-		p->held[h] |= 1ull << g;
+	struct phost *ph = &p->hosts[r->host];
+	bool was = ph->used[r->gpu];
+
+	ph->used[r->gpu] += sign * (int)(r->milli ? r->milli : POOL_MILLI);
+	if (!r->milli)
+		ph->owner[r->gpu] = sign > 0 ? id : 0;
+	if (ph->used[r->gpu])
+		p->held[r->host] |= 1ull << r->gpu;
 	else
-		p->held[h] &= ~(1ull << g);
+		p->held[r->host] &= ~(1ull << r->gpu);
+	ph->nfree += was && !ph->used[r->gpu];
+	ph->nfree -= !was && ph->used[r->gpu];
 }
 
-/* Drop allocation i, its GPUs back to free. */
+/*
+ * Whether ref k of g is the first naming its HCA: an allocation's RDMA
+ * share is taken once on each HCA it uses.
+ */
+static bool first_port(const struct pool_gpu_ref *g, unsigned int k)
+{
+	unsigned int i;
+
+	for (i = 0; i < k; i++)
+		if (g[i].host == g[k].host && g[i].rail == g[k].rail)
+			return false;
+	return true;
+}
+
+/* a's RDMA share taken (sign 1) or given back (-1) on its HCAs. */
+static void hold_rdma(struct pool *p, const struct pool_alloc *a, int sign)
+{
+	unsigned int k;
+
+	if (!a->rdma)
+		return;
+	if (a->has_port)
+		p->hosts[a->port.host].rdma[a->port.rail] += sign * (int)a->rdma;
+	for (k = 0; k < a->ngpus; k++)
+		if (first_port(a->gpus, k))
+			p->hosts[a->gpus[k].host].rdma[a->gpus[k].rail] +=
+				sign * (int)a->rdma;
+}
+
+/* Whether a's RDMA share fits each of its HCAs (held by others). */
+static bool rdma_fits(const struct pool *p, const struct pool_alloc *a)
+{
+	unsigned int k;
+
+	if (a->has_port &&
+	    p->hosts[a->port.host].rdma[a->port.rail] + a->rdma > POOL_RDMA_CAP)
+		return false;
+	for (k = 0; k < a->ngpus; k++)
+		if (p->hosts[a->gpus[k].host].rdma[a->gpus[k].rail] +
+		    a->rdma > POOL_RDMA_CAP)
+			return false;
+	return true;
+}
+
+/* Drop allocation i, its GPUs and RDMA shares back to free. */
 static void drop_alloc(struct pool *p, size_t i)
 {
 	struct pool_alloc *a = &p->allocs[i];
 	unsigned int k;
 
-	for (k = 0; k < a->ngpus; k++) {
-		set_owner(p, a->gpus[k].host, a->gpus[k].gpu, 0);
-		p->hosts[a->gpus[k].host].nfree++;
-	}
+	hold_rdma(p, a, -1);
+	for (k = 0; k < a->ngpus; k++)
+		hold_gpu(p, &a->gpus[k], a->id, -1);
 	alloc_release(a);
 	memmove(a, a + 1, (p->nallocs - i - 1) * sizeof(*a));
 	p->nallocs--;
@@ -256,6 +310,11 @@ static struct json_object *queued_json(const struct pool_queued *q)
 	json_object_object_add(o, "group", json_object_new_string(q->group));
 	json_object_object_add(o, "name", json_object_new_string(q->name));
 	json_object_object_add(o, "gpus", json_object_new_int64(q->ngpus));
+	/* absent when 0: records from before shares read the same */
+	if (q->milli)
+		json_object_object_add(o, "milli", json_object_new_int(q->milli));
+	if (q->rdma)
+		json_object_object_add(o, "rdma", json_object_new_int(q->rdma));
 	json_object_object_add(o, "hosts", json_object_new_int64(q->hosts));
 	json_object_object_add(o, "per_host",
 			       json_object_new_int64(q->per_host));
@@ -278,12 +337,36 @@ static struct json_object *lost_json(const struct pool_lost_gpu *l)
 	return x;
 }
 
+/* GPU (or, for an HCA alone, port) r as a record names it, or NULL. */
+static struct json_object *ref_json(const struct pool *p,
+				    const struct pool_gpu_ref *r, bool port)
+{
+	const struct pool_host_cfg *hc = &p->cfg->hosts[r->host];
+	struct json_object *x = json_object_new_object();
+	char guid[24];
+
+	if (!x)
+		return NULL;
+	json_object_object_add(x, "host", json_object_new_string(hc->name));
+	if (!port)
+		json_object_object_add(x, "gpu", json_object_new_int(r->gpu));
+	if (r->milli)
+		json_object_object_add(x, "milli", json_object_new_int(r->milli));
+	json_object_object_add(x, "rail", json_object_new_int(r->rail));
+	if (hc->hca[r->rail].guid) {
+		snprintf(guid, sizeof(guid), "0x%016" PRIx64,
+			 hc->hca[r->rail].guid);
+		json_object_object_add(x, "port_guid",
+				       json_object_new_string(guid));
+	}
+	json_object_object_add(x, "dlid", json_object_new_int64(r->dlid));
+	return x;
+}
+
 static struct json_object *alloc_json(const struct pool *p,
 				      const struct pool_alloc *a)
 {
 	struct json_object *o = json_object_new_object(), *g, *x;
-	const struct pool_host_cfg *hc;
-	char guid[24];
 	unsigned int k;
 
 	g = json_object_new_array();
@@ -297,26 +380,17 @@ static struct json_object *alloc_json(const struct pool *p,
 	json_object_object_add(o, "expires", json_object_new_int64(a->expires));
 	if (a->req)
 		json_object_object_add(o, "req", queued_json(a->req));
+	if (a->rdma)
+		json_object_object_add(o, "rdma", json_object_new_int(a->rdma));
+	if (a->has_port)
+		json_object_object_add(o, "port", ref_json(p, &a->port, true));
 	json_object_object_add(o, "gpus", g);
 	for (k = 0; k < a->ngpus; k++) {
-		hc = &p->cfg->hosts[a->gpus[k].host];
-		x = json_object_new_object();
-		if (!x || json_object_array_add(g, x))
+		x = ref_json(p, &a->gpus[k], false);
+		if (!x || json_object_array_add(g, x)) {
+			json_object_put(x);
 			goto out_put;
-		json_object_object_add(x, "host",
-				       json_object_new_string(hc->name));
-		json_object_object_add(x, "gpu",
-				       json_object_new_int(a->gpus[k].gpu));
-		json_object_object_add(x, "rail",
-				       json_object_new_int(a->gpus[k].rail));
-		if (hc->hca[a->gpus[k].rail].guid) {
-			snprintf(guid, sizeof(guid), "0x%016" PRIx64,
-				 hc->hca[a->gpus[k].rail].guid);
-			json_object_object_add(x, "port_guid",
-					       json_object_new_string(guid));
 		}
-		json_object_object_add(x, "dlid",
-				       json_object_new_int64(a->gpus[k].dlid));
 	}
 	for (k = 0; k < a->nlost; k++) {
 		x = lost_json(&a->lost[k]);
@@ -349,6 +423,15 @@ static bool get_int(struct json_object *o, const char *k, int64_t lo,
 	return *v >= lo && *v <= hi;
 }
 
+/* Optional k: 0 when absent, else as get_int(). */
+static bool opt_int(struct json_object *o, const char *k, int64_t lo,
+		    int64_t hi, int64_t *v)
+{
+	*v = 0;
+	return !json_object_object_get_ex(o, k, NULL) ||
+	       get_int(o, k, lo, hi, v);
+}
+
 static const char *get_str(struct json_object *o, const char *k)
 {
 	struct json_object *x;
@@ -366,21 +449,23 @@ static int take_queued(struct json_object *o, struct pool_queued *q,
 	const char *c = get_str(o, "client"), *j = get_str(o, "job"),
 		   *k = get_str(o, "class"), *g = get_str(o, "group"),
 		   *n = get_str(o, "name");
-	int64_t t, uid, gpus, hosts, per, lease, limit, sub;
+	int64_t t, uid, gpus, hosts, per, lease, limit, sub, milli, rdma;
 
 	memset(q, 0, sizeof(*q));
 	if (!get_int(o, "ticket", 1, INT64_MAX, &t) ||
 	    !get_int(o, "uid", 0, UINT32_MAX, &uid) ||
-	    !get_int(o, "gpus", 1, UINT32_MAX, &gpus) ||
+	    !get_int(o, "gpus", 0, UINT32_MAX, &gpus) ||
+	    !opt_int(o, "milli", 1, POOL_MILLI - 1, &milli) ||
+	    !opt_int(o, "rdma", 1, POOL_RDMA_CAP, &rdma) ||
 	    !get_int(o, "hosts", 0, UINT32_MAX, &hosts) ||
 	    !get_int(o, "per_host", 0, UINT32_MAX, &per) ||
 	    !get_int(o, "lease_s", 0, POOL_CFG_LEASE_MAX, &lease) ||
 	    !get_int(o, "limit_s", 0, UINT32_MAX, &limit) ||
 	    !get_int(o, "submit", INT64_MIN, INT64_MAX, &sub) || !c || !j ||
-	    !k || !g || !n)
+	    !k || !g || !n || (!gpus && !rdma) || (milli && gpus != 1))
 		return fail(err, len, -EINVAL, "malformed queued request");
 	*q = (struct pool_queued){ .ticket = t, .uid = uid, .ngpus = gpus,
-		.hosts = hosts, .per_host = per, .lease_s = lease,
+		.milli = milli, .rdma = rdma, .hosts = hosts, .per_host = per, .lease_s = lease,
 		.limit_s = limit, .submit = sub };
 	q->client = strdup(c);
 	q->job = strdup(j);
@@ -496,11 +581,13 @@ static int take_gpu(struct pool *p, struct json_object *x,
 {
 	const char *host = get_str(x, "host");
 	long h = host ? host_index(p, host) : -1;
-	int64_t g, rail, dlid;
+	int64_t g, rail, dlid, milli;
+	unsigned int out;
 
 	if (!host || !get_int(x, "gpu", 0, POOL_MAX_GPUS - 1, &g) ||
 	    !get_int(x, "rail", 0, POOL_MAX_HCAS - 1, &rail) ||
-	    !get_int(x, "dlid", 0, UINT32_MAX, &dlid))
+	    !get_int(x, "dlid", 0, UINT32_MAX, &dlid) ||
+	    !opt_int(x, "milli", 1, POOL_MILLI - 1, &milli))
 		return fail(err, len, -EINVAL, "bad GPU of host %s",
 			    host ? host : "?");
 	if (h < 0 || g >= p->cfg->hosts[h].gpus) {
@@ -519,10 +606,43 @@ static int take_gpu(struct pool *p, struct json_object *x,
 	if (p->hosts[h].owner[g])
 		return fail(err, len, -EEXIST, "%s GPU %" PRId64 " already held by allocation %" PRIu64,
 			    host, g, p->hosts[h].owner[g]);
+	out = p->hosts[h].used[g];
+	if (out + (milli ? milli : POOL_MILLI) > POOL_MILLI)
+		return fail(err, len, -EEXIST, "%s GPU %" PRId64 " has %u milli shared out",
+			    host, g, out);
 	r->host = h;
 	r->gpu = g;
 	r->rail = rail;
 	r->dlid = dlid;
+	r->milli = milli;
+	return 0;
+}
+
+/*
+ * An allocation's "port" (an HCA its RDMA share alone takes) into a;
+ * one the config lacks is no port (the allocation holds nothing).
+ */
+static int take_port(struct pool *p, struct json_object *o,
+		     struct pool_alloc *a, char *err, size_t len)
+{
+	struct json_object *x;
+	const char *host;
+	int64_t rail, dlid;
+	long h;
+
+	if (!json_object_object_get_ex(o, "port", &x))
+		return 0;
+	host = get_str(x, "host");
+	if (!host || !get_int(x, "rail", 0, POOL_MAX_HCAS - 1, &rail) ||
+	    !get_int(x, "dlid", 0, UINT32_MAX, &dlid) || !a->rdma)
+		return fail(err, len, -EINVAL, "malformed port of allocation %" PRIu64,
+			    a->id);
+	h = host_index(p, host);
+	if (h < 0 || rail >= p->cfg->hosts[h].nhca)
+		return 0;
+	a->has_port = true;
+	a->port = (struct pool_gpu_ref){ .host = h, .gpu = POOL_NO_GPU,
+					 .rail = rail, .dlid = dlid };
 	return 0;
 }
 
@@ -533,16 +653,18 @@ static int take_alloc(struct pool *p, struct json_object *o, char *err,
 	struct pool_alloc a = { 0 }, *slot;
 	struct json_object *g, *rq;
 	const char *client = get_str(o, "client"), *job = get_str(o, "job");
-	int64_t id, uid, exp;
+	int64_t id, uid, exp, rdma;
 	size_t k, n;
 	int ret;
 
 	if (!get_int(o, "id", 1, INT64_MAX, &id) ||
 	    !get_int(o, "uid", 0, UINT32_MAX, &uid) ||
 	    !get_int(o, "expires", INT64_MIN, INT64_MAX, &exp) || !client ||
+	    !opt_int(o, "rdma", 1, POOL_RDMA_CAP, &rdma) ||
 	    !json_object_object_get_ex(o, "gpus", &g) ||
 	    !json_object_is_type(g, json_type_array) ||
-	    !(n = json_object_array_length(g)))
+	    (!(n = json_object_array_length(g)) &&
+	     !json_object_object_get_ex(o, "port", NULL)))
 		return fail(err, len, -EINVAL, "malformed allocation");
 	if ((uint64_t)id < p->next_id)
 		return fail(err, len, -EINVAL, "allocation %" PRId64 " after %" PRIu64 " was handed out",
@@ -550,9 +672,13 @@ static int take_alloc(struct pool *p, struct json_object *o, char *err,
 	a.id = id;
 	a.uid = uid;
 	a.expires = exp;
+	a.rdma = rdma;
+	ret = take_port(p, o, &a, err, len);
+	if (ret)
+		return ret;
 	a.client = strdup(client);
 	a.job = strdup(job ? job : "");
-	a.gpus = calloc(n, sizeof(*a.gpus));
+	a.gpus = calloc(n + 1, sizeof(*a.gpus));
 	if (json_object_object_get_ex(o, "req", &rq)) {
 		a.req = calloc(1, sizeof(*a.req));
 		ret = a.req ? take_queued(rq, a.req, err, len) : -ENOMEM;
@@ -563,7 +689,7 @@ static int take_alloc(struct pool *p, struct json_object *o, char *err,
 			return ret == -ENOMEM ? fail(err, len, ret, "out of memory") : ret;
 		}
 	}
-	a.lost = calloc(n, sizeof(*a.lost));
+	a.lost = calloc(n + 1, sizeof(*a.lost));
 	ret = -ENOMEM;
 	if (!a.client || !a.job || !a.gpus || !a.lost ||
 	    tio_grow((void **)&p->allocs, &p->alloc_cap, p->nallocs + 1,
@@ -579,18 +705,26 @@ static int take_alloc(struct pool *p, struct json_object *o, char *err,
 		if (ret)
 			goto out_undo;
 		/* claimed now, so a GPU named twice in one record fails */
-		set_owner(p, a.gpus[a.ngpus].host, a.gpus[a.ngpus].gpu, a.id);
+		hold_gpu(p, &a.gpus[a.ngpus], a.id, 1);
 		a.ngpus++;
 	}
-	for (k = 0; k < a.ngpus; k++)
-		p->hosts[a.gpus[k].host].nfree--;
+	if (!rdma_fits(p, &a)) {
+		ret = fail(err, len, -EEXIST, "allocation %" PRIu64 " takes more RDMA bandwidth than an HCA of it has free",
+			   a.id);
+		goto out_undo;
+	}
+	hold_rdma(p, &a, 1);
+	if (a.ngpus)
+		frg_mix_add(&p->fgd, &(struct frg_req){
+			.gpus = a.gpus[0].milli ? 0 : a.ngpus,
+			.milli = a.gpus[0].milli });
 	slot = &p->allocs[p->nallocs++];
 	*slot = a;
 	p->next_id = a.id + 1;
 	return 0;
 out_undo:
 	for (k = 0; k < a.ngpus; k++)
-		set_owner(p, a.gpus[k].host, a.gpus[k].gpu, 0);
+		hold_gpu(p, &a.gpus[k], a.id, -1);
 out_release:
 	alloc_release(&a);
 	return ret == -ENOMEM ? fail(err, len, ret, "out of memory") : ret;
@@ -668,26 +802,33 @@ static int take_grant(struct pool *p, struct json_object *rec, char *err,
 static int take_replace(struct pool *p, size_t i, struct json_object *rec,
 			char *err, size_t len)
 {
-	struct pool_alloc *a = &p->allocs[i];
-	struct pool_gpu_ref *old = a->gpus, *nw;
+	struct pool_alloc *a = &p->allocs[i], np = { .id = a->id,
+						      .rdma = a->rdma };
+	struct pool_gpu_ref *old = a->gpus, *nw, oport = a->port;
 	struct pool_lost_gpu *lost;
 	struct json_object *g;
 	unsigned int k, n, m, good = 0, nl = 0, on = a->ngpus;
-	int ret = 0;
+	bool ohas = a->has_port;
+	int ret;
 
 	if (!json_object_object_get_ex(rec, "gpus", &g) ||
 	    !json_object_is_type(g, json_type_array) ||
-	    !(n = json_object_array_length(g)))
+	    (!(n = json_object_array_length(g)) &&
+	     !json_object_object_get_ex(rec, "port", NULL)))
 		return fail(err, len, -EINVAL, "malformed replacement");
-	nw = calloc(n, sizeof(*nw));
-	lost = calloc(n, sizeof(*lost));
+	ret = take_port(p, rec, &np, err, len);
+	if (ret)
+		return ret;
+	nw = calloc(n + 1, sizeof(*nw));
+	lost = calloc(n + 1, sizeof(*lost));
 	if (!nw || !lost) {
 		free(nw);
 		free(lost);
 		return fail(err, len, -ENOMEM, "out of memory");
 	}
+	hold_rdma(p, a, -1);
 	for (k = 0; k < on; k++)
-		set_owner(p, old[k].host, old[k].gpu, 0);
+		hold_gpu(p, &old[k], a->id, -1);
 	for (m = 0; m < n && !ret; m++) {
 		ret = take_gpu(p, json_object_array_get_idx(g, m), &nw[good],
 			       &lost[nl], err, len);
@@ -695,25 +836,33 @@ static int take_replace(struct pool *p, size_t i, struct json_object *rec,
 			nl++;
 			ret = 0;
 		} else if (!ret) {
-			set_owner(p, nw[good].host, nw[good].gpu, a->id);
+			hold_gpu(p, &nw[good], a->id, 1);
 			good++;
 		}
 	}
+	a->gpus = nw;
+	a->ngpus = good;
+	a->has_port = np.has_port;
+	a->port = np.port;
+	if (!ret && !rdma_fits(p, a))
+		ret = fail(err, len, -EEXIST, "allocation %" PRIu64 "'s RDMA share does not fit its new HCAs",
+			   a->id);
+	a->gpus = old;
+	a->ngpus = on;
+	a->has_port = ohas;
+	a->port = oport;
 	if (ret) {
 		for (k = 0; k < good; k++)
-			set_owner(p, nw[k].host, nw[k].gpu, 0);
+			hold_gpu(p, &nw[k], a->id, -1);
 		for (k = 0; k < on; k++)
-			set_owner(p, old[k].host, old[k].gpu, a->id);
+			hold_gpu(p, &old[k], a->id, 1);
+		hold_rdma(p, a, 1);
 		for (k = 0; k < nl; k++)
 			free(lost[k].host);
 		free(lost);
 		free(nw);
 		return ret;
 	}
-	for (k = 0; k < on; k++)
-		p->hosts[old[k].host].nfree++;
-	for (k = 0; k < good; k++)
-		p->hosts[nw[k].host].nfree--;
 	for (k = 0; k < a->nlost; k++)
 		free(a->lost[k].host);
 	free(a->lost);
@@ -721,6 +870,9 @@ static int take_replace(struct pool *p, size_t i, struct json_object *rec,
 	a->ngpus = good;
 	a->lost = lost;
 	a->nlost = nl;
+	a->has_port = np.has_port;
+	a->port = np.port;
+	hold_rdma(p, a, 1);
 	free(old);
 	return 0;
 }
@@ -777,9 +929,10 @@ static bool forget_gpu(struct pool *p, size_t i, const char *host, int64_t g)
 	for (k = 0; k < a->ngpus; k++)
 		if (!strcmp(p->cfg->hosts[a->gpus[k].host].name, host) &&
 		    a->gpus[k].gpu == g) {
-			set_owner(p, a->gpus[k].host, a->gpus[k].gpu, 0);
-			p->hosts[a->gpus[k].host].nfree++;
+			hold_rdma(p, a, -1);
+			hold_gpu(p, &a->gpus[k], a->id, -1);
 			a->gpus[k] = a->gpus[--a->ngpus];
+			hold_rdma(p, a, 1);
 			return true;
 		}
 	return false;
@@ -808,7 +961,8 @@ static int drop_orphans(struct pool *p, struct json_object *rec, char *err,
 		/* an allocation that ended meanwhile took its GPUs along */
 		if (i < 0 || !forget_gpu(p, i, host, gpu))
 			continue;
-		if (!p->allocs[i].ngpus && !p->allocs[i].nlost)
+		if (!p->allocs[i].ngpus && !p->allocs[i].nlost &&
+		    !p->allocs[i].has_port)
 			drop_alloc(p, i);
 	}
 	return 0;
@@ -1187,14 +1341,21 @@ struct hcand {
 	bool known;		/* candidates asked of the cost oracle */
 };
 
+/* Whether host h's HCA r has rdma of its RDMA bandwidth free. */
+static bool rdma_room(const struct pool *p, size_t h, unsigned int r,
+		      unsigned int rdma)
+{
+	return p->hosts[h].rdma[r] + rdma <= POOL_RDMA_CAP;
+}
+
 /*
- * Host h's candidates into c, in taking order; the cost oracle is asked
- * once per rail.  Returns the count; *unreach counts free GPUs behind
- * unreachable ports.
+ * Host h's candidates into c, in taking order, behind HCAs with rdma
+ * free; the cost oracle is asked once per rail.  Returns the count;
+ * *unreach counts free GPUs behind unreachable ports.
  */
 static size_t fill(const struct pool *p, const char *client,
-		   const struct pool_oracle *o, size_t h, struct cand *c,
-		   unsigned int *unreach)
+		   const struct pool_oracle *o, size_t h, unsigned int rdma,
+		   struct cand *c, unsigned int *unreach)
 {
 	const struct pool_host_cfg *cf = &p->cfg->hosts[h];
 	unsigned int g, r, ord[POOL_MAX_HCAS];
@@ -1209,6 +1370,8 @@ static size_t fill(const struct pool *p, const char *client,
 		if (p->held[h] >> g & 1)
 			continue;
 		r = pool_gpu_rail(cf, g);
+		if (!rdma_room(p, h, r, rdma))
+			continue;
 		if (!asked[r]) {
 			struct pool_port port = { cf->name, r, &cf->hca[r], h };
 
@@ -1242,8 +1405,9 @@ static bool in_service(const struct pool *p, size_t h)
 
 /* Every host's candidates, host after host; returns the count. */
 static size_t candidates(const struct pool *p, const char *client,
-			 const struct pool_oracle *o, struct cand *c,
-			 struct hcand *hc, unsigned int *unreach)
+			 const struct pool_oracle *o, unsigned int rdma,
+			 struct cand *c, struct hcand *hc,
+			 unsigned int *unreach)
 {
 	size_t h, n = 0;
 
@@ -1252,7 +1416,7 @@ static size_t candidates(const struct pool *p, const char *client,
 		hc[h].first = n;
 		if (!in_service(p, h))
 			continue;
-		hc[h].n = fill(p, client, o, h, c + n, unreach);
+		hc[h].n = fill(p, client, o, h, rdma, c + n, unreach);
 		hc[h].known = true;
 		n += hc[h].n;
 	}
@@ -1274,8 +1438,8 @@ static uint64_t rail_gpus(const struct pool_host_cfg *cf, unsigned int r)
  * candidates are laid out as candidates() would.  Returns the count.
  */
 static size_t survey(const struct pool *p, const char *client,
-		     const struct pool_oracle *o, struct hcand *hc,
-		     unsigned int *unreach)
+		     const struct pool_oracle *o, unsigned int rdma,
+		     struct hcand *hc, unsigned int *unreach)
 {
 	unsigned int r, k;
 	uint64_t idle;
@@ -1292,7 +1456,7 @@ static size_t survey(const struct pool *p, const char *client,
 			struct pool_port port = { cf->name, r, &cf->hca[r], h };
 
 			k = __builtin_popcountll(idle & rail_gpus(cf, r));
-			if (!k)
+			if (!k || !rdma_room(p, h, r, rdma))
 				continue;
 			if (o->bound(o->ctx, client, &port, &lb)) {
 				*unreach += k;
@@ -1424,6 +1588,7 @@ struct pick {
 	struct cand *c;
 	struct hcand *hc;
 	struct hkey *heap;	/* lazy: one key per host */
+	unsigned int rdma;	/* the request's, per HCA */
 	bool lazy;
 	bool bad;		/* the oracle broke its bound: start over */
 };
@@ -1442,7 +1607,8 @@ static bool known(struct pick *k, size_t h)
 	if (x->known)
 		return true;
 	x->known = true;
-	if (fill(k->p, k->client, k->o, h, k->c + x->first, &unreach) !=
+	if (fill(k->p, k->client, k->o, h, k->rdma, k->c + x->first,
+		 &unreach) !=
 	    x->n)
 		k->bad = true;
 	for (i = 0; i < x->n && !k->bad; i++)
@@ -1580,7 +1746,14 @@ static unsigned int total_gpus(const struct pool *p)
 static int check_request(const struct pool *p, const struct pool_request *rq,
 			 char *err, size_t len)
 {
-	if (!rq->ngpus || rq->ngpus > p->cfg->nhosts * POOL_MAX_GPUS)
+	if (rq->milli > POOL_MILLI || (rq->milli && rq->ngpus > 1))
+		return fail(err, len, -EINVAL, "a GPU share is 1..%d milli of one GPU, not %u milli of %u",
+			    POOL_MILLI, rq->milli, rq->ngpus);
+	if (rq->rdma > POOL_RDMA_CAP)
+		return fail(err, len, -EINVAL, "RDMA bandwidth is 1..%d %% of an HCA, not %u",
+			    POOL_RDMA_CAP, rq->rdma);
+	if ((!rq->ngpus && !rq->milli && !rq->rdma) ||
+	    rq->ngpus > p->cfg->nhosts * POOL_MAX_GPUS)
 		return fail(err, len, -EINVAL, "cannot allocate %u GPUs",
 			    rq->ngpus);
 	if (rq->lease_s > POOL_CFG_LEASE_MAX)
@@ -1608,10 +1781,14 @@ static int pick(struct pick *k, const struct pool_request *rq,
 	size_t n;
 
 	memset(k->hc, 0, p->cfg->nhosts * sizeof(*k->hc));
-	n = k->lazy ? survey(p, rq->client, k->o, k->hc, &unreach) :
-		      candidates(p, rq->client, k->o, k->c, k->hc, &unreach);
+	n = k->lazy ? survey(p, rq->client, k->o, rq->rdma, k->hc, &unreach) :
+		      candidates(p, rq->client, k->o, rq->rdma, k->c, k->hc,
+				 &unreach);
 	if (n < rq->ngpus) {
 		out = free_out(p);
+		if (rq->rdma)
+			return fail(err, len, -ENOSPC, "%u GPUs requested with %u%% of an HCA's RDMA bandwidth each, %u GPUs free, %zu of them behind HCAs that have it free",
+				    rq->ngpus, rq->rdma, nfree, n);
 		if (out)
 			return fail(err, len, -ENOSPC, "%u GPUs requested, %u free, %u of them on drained or failed hosts",
 				    rq->ngpus, nfree, out);
@@ -1625,11 +1802,187 @@ static int pick(struct pick *k, const struct pool_request *rq,
 	return choose(k, p->cfg->nhosts, a) ? 0 : -EAGAIN;
 }
 
-int pool_alloc(struct pool *p, const struct pool_request *rq,
+/* --- GPU shares and HCAs alone: packed against fragmentation --- */
+
+_Static_assert(POOL_MILLI == FRG_MILLI, "the pool's milli are FGD's");
+
+/* Where a share (gpu) or an HCA alone (gpu POOL_NO_GPU) could go. */
+struct spot {
+	uint32_t host;
+	unsigned int gpu, rail;
+	double key;		/* lower is better */
+};
+
+static int cmp_spot(const void *a, const void *b)
+{
+	const struct spot *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->host != y->host)
+		return x->host < y->host ? -1 : 1;
+	if (x->gpu != y->gpu)
+		return x->gpu < y->gpu ? -1 : 1;
+	return x->rail < y->rail ? -1 : x->rail > y->rail;
+}
+
+/*
+ * Host h's GPUs that could take milli (none held whole, rdma free on
+ * its HCA) into s, keyed as the scheduler's FGD placement: the
+ * fragmentation it adds for the workload w, then the share left on
+ * the GPU (best fit).  Returns the count.
+ */
+static size_t share_spots(const struct pool *p, const struct frg_mix *w,
+			  size_t h, unsigned int milli, unsigned int rdma,
+			  struct spot *s)
+{
+	const struct pool_host_cfg *cf = &p->cfg->hosts[h];
+	const struct phost *ph = &p->hosts[h];
+	uint16_t g[POOL_MAX_GPUS];
+	struct frg_host fh = { g, cf->gpus, FRG_NOCPU, 0 };
+	unsigned int i, r;
+	double before;
+	size_t n = 0;
+
+	for (i = 0; i < cf->gpus; i++)
+		g[i] = POOL_MILLI - ph->used[i];
+	before = frg_amount(w, &fh);
+	for (i = 0; i < cf->gpus; i++) {
+		r = pool_gpu_rail(cf, i);
+		if (ph->owner[i] || g[i] < milli || !rdma_room(p, h, r, rdma))
+			continue;
+		g[i] -= milli;
+		s[n++] = (struct spot){ .host = h, .gpu = i, .rail = r,
+			.key = (frg_amount(w, &fh) - before) * 1e4 +
+			       g[i] / 1e3 };
+		g[i] += milli;
+	}
+	return n;
+}
+
+/* Host h's HCAs with rdma free into s, the least left after first. */
+static size_t port_spots(const struct pool *p, size_t h, unsigned int rdma,
+			 struct spot *s)
+{
+	unsigned int r;
+	size_t n = 0;
+
+	for (r = 0; r < p->cfg->hosts[h].nhca; r++)
+		if (rdma_room(p, h, r, rdma))
+			s[n++] = (struct spot){ .host = h, .gpu = POOL_NO_GPU,
+				.rail = r,
+				.key = POOL_RDMA_CAP - p->hosts[h].rdma[r] - rdma };
+	return n;
+}
+
+/*
+ * Of the n spots, in order, the first the client reaches, or among
+ * those keyed alike the one with the cheapest path, into *r: false when
+ * none is reachable (*unreach counts those asked).
+ */
+static bool reach_spot(const struct pool *p, const char *client,
+		       const struct pool_oracle *o, const struct spot *s,
+		       size_t n, struct pool_gpu_ref *r, unsigned int *unreach)
+{
+	double best = 0, key = 0, load;
+	bool got = false;
+	uint32_t dlid;
+	size_t i;
+
+	for (i = 0; i < n && (!got || s[i].key <= key); i++) {
+		const struct pool_host_cfg *cf = &p->cfg->hosts[s[i].host];
+		struct pool_port port = { cf->name, s[i].rail,
+					  &cf->hca[s[i].rail], s[i].host };
+
+		if (o->cost(o->ctx, client, &port, &dlid, &load)) {
+			(*unreach)++;
+			continue;
+		}
+		if (got && load >= best)
+			continue;
+		got = true;
+		best = load;
+		key = s[i].key;
+		*r = (struct pool_gpu_ref){ .host = s[i].host,
+			.gpu = s[i].gpu, .rail = s[i].rail, .dlid = dlid };
+	}
+	return got;
+}
+
+/*
+ * A share of one GPU (rq->milli) or an HCA alone (rq->rdma) for rq
+ * into a: 0, -ENOSPC with its message, -ENOMEM.
+ */
+static int pick_spot(struct pool *p, const struct pool_request *rq,
+		     const struct pool_oracle *o, struct pool_alloc *a,
+		     char *err, size_t len)
+{
+	struct frg_mix *w = NULL;
+	unsigned int unreach = 0;
+	struct pool_gpu_ref r;
+	struct spot *s;
+	size_t h, n = 0, room = 0;
+	bool got;
+
+	for (h = 0; h < p->cfg->nhosts; h++)
+		room += p->cfg->hosts[h].gpus + p->cfg->hosts[h].nhca;
+	s = malloc((room + 1) * sizeof(*s));
+	/* the request's own shape counts, as at the scheduler's submit */
+	if (rq->milli && (w = malloc(sizeof(*w))))
+		*w = p->fgd;
+	if (!s || (rq->milli && !w)) {
+		free(s);
+		free(w);
+		return fail(err, len, -ENOMEM, "out of memory");
+	}
+	if (w)
+		frg_mix_add(w, &(struct frg_req){ .milli = rq->milli });
+	for (h = 0; h < p->cfg->nhosts; h++)
+		if (in_service(p, h))
+			n += rq->milli ? share_spots(p, w, h, rq->milli,
+						     rq->rdma, s + n) :
+					 port_spots(p, h, rq->rdma, s + n);
+	qsort(s, n, sizeof(*s), cmp_spot);
+	got = reach_spot(p, rq->client, o, s, n, &r, &unreach);
+	free(s);
+	free(w);
+	if (!got && rq->milli)
+		return fail(err, len, -ENOSPC, "a share of %u milli-GPUs requested%s, %zu GPUs have it free, %u of them unreachable from %s",
+			    rq->milli, rq->rdma ? " with RDMA bandwidth" : "",
+			    n, unreach, rq->client);
+	if (!got)
+		return fail(err, len, -ENOSPC, "%u%% of an HCA's RDMA bandwidth requested, %zu HCAs have it free, %u of them unreachable from %s",
+			    rq->rdma, n, unreach, rq->client);
+	if (rq->milli) {
+		r.milli = rq->milli;
+		a->gpus[0] = r;
+		a->ngpus = 1;
+	} else {
+		a->port = r;
+		a->has_port = true;
+	}
+	return 0;
+}
+
+/* rq with POOL_MILLI as one whole GPU, a share as ngpus 1. */
+static struct pool_request norm_request(const struct pool_request *rq)
+{
+	struct pool_request r = *rq;
+
+	if (r.milli == POOL_MILLI)
+		r.milli = 0;
+	if (rq->milli)
+		r.ngpus = 1;
+	return r;
+}
+
+int pool_alloc(struct pool *p, const struct pool_request *rq0,
 	       const struct pool_oracle *o, const struct pool_alloc **out,
 	       char *err, size_t len)
 {
-	struct pick k = { .p = p, .client = rq->client, .o = o };
+	struct pool_request r = norm_request(rq0), *rq = &r;
+	struct pick k = { .p = p, .client = rq->client, .o = o,
+			  .rdma = rq->rdma };
 	unsigned int nfree, lease;
 	struct pool_alloc a = { 0 };
 	struct json_object *rec;
@@ -1637,7 +1990,7 @@ int pool_alloc(struct pool *p, const struct pool_request *rq,
 	int ret;
 
 	*out = NULL;
-	ret = check_request(p, rq, err, len);
+	ret = check_request(p, rq0, err, len);
 	if (ret)
 		return ret;
 	if (rq->ngpus > total_gpus(p))
@@ -1650,7 +2003,7 @@ int pool_alloc(struct pool *p, const struct pool_request *rq,
 		p->hc = malloc((p->cfg->nhosts + 1) * sizeof(*p->hc));
 	if (!p->heap)
 		p->heap = malloc((p->cfg->nhosts + 1) * sizeof(*p->heap));
-	a.gpus = calloc(rq->ngpus, sizeof(*a.gpus));
+	a.gpus = calloc(rq->ngpus + 1, sizeof(*a.gpus));
 	if (!p->hc || !p->heap || !a.gpus ||
 	    tio_grow((void **)&p->cand, &p->cand_cap, nfree + 1,
 		     sizeof(*p->cand))) {
@@ -1661,7 +2014,10 @@ int pool_alloc(struct pool *p, const struct pool_request *rq,
 	k.hc = p->hc;
 	k.heap = p->heap;
 	k.lazy = o->bound;
-	ret = pick(&k, rq, nfree, &a, err, len);
+	if (rq->milli || !rq->ngpus)
+		ret = pick_spot(p, rq, o, &a, err, len);
+	else
+		ret = pick(&k, rq, nfree, &a, err, len);
 	if (ret == -EAGAIN) {
 		k.lazy = false;
 		k.bad = false;
@@ -1675,6 +2031,7 @@ int pool_alloc(struct pool *p, const struct pool_request *rq,
 	a.client = (char *)rq->client;
 	a.job = (char *)(rq->job ? rq->job : "");
 	a.expires = now + lease;
+	a.rdma = rq->rdma;
 	rec = alloc_json(p, &a);
 	if (rec) {
 		json_object_object_add(rec, "op", json_object_new_string("alloc"));
@@ -1782,13 +2139,19 @@ int pool_enqueue(struct pool *p, const struct pool_queued *q, time_t now,
 {
 	struct pool_queued c = *q;
 	struct pool_request rq = { .client = q->client, .ngpus = q->ngpus,
-				   .lease_s = q->lease_s, .job = q->job };
+				   .milli = q->milli, .rdma = q->rdma,
+				   .lease_s = q->lease_s, .job = q->job }, n;
 	struct json_object *rec;
 	int ret;
 
 	ret = check_request(p, &rq, err, len);
 	if (ret)
 		return ret;
+	n = norm_request(&rq);
+	c.ngpus = n.ngpus;
+	c.milli = n.milli;
+	if (c.milli && c.hosts)
+		return fail(err, len, -EINVAL, "a GPU share is of one GPU, not of a gang of hosts");
 	if (q->hosts && (q->hosts > p->cfg->nhosts || q->per_host > POOL_MAX_GPUS))
 		return fail(err, len, -EINVAL, "a gang of %u hosts with %u GPUs each does not fit %zu hosts",
 			    q->hosts, q->per_host, p->cfg->nhosts);
@@ -1831,6 +2194,51 @@ int pool_cancel(struct pool *p, uint64_t ticket, uid_t uid, time_t now,
 	return commit(p, rec, err, len);
 }
 
+/*
+ * The n refs g into a's GPUs (a->gpus has room for n) and port, then
+ * whether they are free enough for a: 0, -EINVAL, or -EEXIST with why.  Checked
+ * before a record is written, since apply() refusing one breaks the
+ * journal.
+ */
+static int refs_into(struct pool *p, struct pool_alloc *a,
+		     const struct pool_gpu_ref *g, unsigned int n, char *err,
+		     size_t len)
+{
+	const struct pool_gpu_ref *r;
+	unsigned int k, need;
+	int ret = 0;
+
+	a->ngpus = 0;
+	a->has_port = false;
+	for (k = 0; k < n; k++) {
+		r = &g[k];
+		if (r->host >= p->cfg->nhosts ||
+		    r->rail >= p->cfg->hosts[r->host].nhca ||
+		    (r->gpu == POOL_NO_GPU ? a->has_port || !a->rdma :
+		     r->gpu >= p->cfg->hosts[r->host].gpus) ||
+		    r->milli >= POOL_MILLI)
+			return fail(err, len, -EINVAL, "no such GPU or HCA");
+		if (r->gpu == POOL_NO_GPU) {
+			a->port = *r;
+			a->has_port = true;
+		} else {
+			a->gpus[a->ngpus++] = *r;
+		}
+	}
+	if (a->has_port && a->ngpus)
+		return fail(err, len, -EINVAL, "an HCA alone is taken without GPUs");
+	for (k = 0; k < a->ngpus; k++) {
+		r = &a->gpus[k];
+		need = r->milli ? r->milli : POOL_MILLI;
+		if (p->hosts[r->host].used[r->gpu] + need > POOL_MILLI)
+			ret = fail(err, len, -EEXIST, "%s GPU %u is not free",
+				   p->cfg->hosts[r->host].name, r->gpu);
+	}
+	if (!ret && !rdma_fits(p, a))
+		ret = fail(err, len, -EEXIST, "an HCA lacks the RDMA bandwidth");
+	return ret;
+}
+
 int pool_grant(struct pool *p, uint64_t ticket, const struct pool_gpu_ref *g,
 	       unsigned int n, time_t now, const struct pool_alloc **out,
 	       char *err, size_t len)
@@ -1853,9 +2261,16 @@ int pool_grant(struct pool *p, uint64_t ticket, const struct pool_gpu_ref *g,
 	a.job = q->job;
 	a.expires = p->clock + (q->lease_s ? q->lease_s :
 				p->cfg->lease_default_s);
-	a.ngpus = n;
-	a.gpus = (struct pool_gpu_ref *)g;
+	a.rdma = q->rdma;
 	a.req = q;
+	a.gpus = calloc(n + 1, sizeof(*a.gpus));
+	if (!a.gpus)
+		return fail(err, len, -ENOMEM, "out of memory");
+	ret = refs_into(p, &a, g, n, err, len);
+	if (ret) {
+		free(a.gpus);
+		return ret;
+	}
 	rec = alloc_json(p, &a);
 	if (rec) {
 		json_object_object_add(rec, "op", json_object_new_string("alloc"));
@@ -1864,39 +2279,59 @@ int pool_grant(struct pool *p, uint64_t ticket, const struct pool_gpu_ref *g,
 				       json_object_new_uint64(ticket));
 	}
 	ret = commit(p, rec, err, len);
+	free(a.gpus);
 	if (!ret)
 		*out = &p->allocs[p->nallocs - 1];
 	return ret;
 }
 
-/* The GPUs g as a record's array. */
-static struct json_object *gpus_json(const struct pool *p,
-				     const struct pool_gpu_ref *g,
-				     unsigned int n)
+/* a's GPUs and shares taken again (sign 1) or given back (-1). */
+static void hold_all(struct pool *p, const struct pool_alloc *a, int sign)
 {
-	struct pool_alloc a = { .client = (char *)"", .job = (char *)"", .ngpus = n,
-				.gpus = (struct pool_gpu_ref *)g };
-	struct json_object *o = alloc_json(p, &a), *x = NULL;
+	unsigned int k;
 
-	if (o && json_object_object_get_ex(o, "gpus", &x))
-		json_object_get(x);
-	json_object_put(o);
-	return x;
+	hold_rdma(p, a, sign);
+	for (k = 0; k < a->ngpus; k++)
+		hold_gpu(p, &a->gpus[k], a->id, sign);
 }
 
 int pool_replace(struct pool *p, uint64_t id, const struct pool_gpu_ref *g,
 		 unsigned int n, time_t now, char *err, size_t len)
 {
-	struct json_object *rec;
+	struct pool_alloc t = { .client = (char *)"", .job = (char *)"" };
+	struct json_object *rec, *x = NULL;
+	struct pool_alloc *a;
+	long i;
+	int ret;
 
 	pool_expire(p, now);
-	if (alloc_index(p, id) < 0)
+	i = alloc_index(p, id);
+	if (i < 0)
 		return fail(err, len, -ENOENT, "no allocation %" PRIu64, id);
-	rec = record(p, "replace", now);
-	if (rec) {
-		json_object_object_add(rec, "id", json_object_new_uint64(id));
-		json_object_object_add(rec, "gpus", gpus_json(p, g, n));
+	a = &p->allocs[i];
+	t.rdma = a->rdma;
+	t.gpus = calloc(n + 1, sizeof(*t.gpus));
+	if (!t.gpus)
+		return fail(err, len, -ENOMEM, "out of memory");
+	/* what it holds is free to it */
+	hold_all(p, a, -1);
+	ret = refs_into(p, &t, g, n, err, len);
+	hold_all(p, a, 1);
+	if (ret) {
+		free(t.gpus);
+		return ret;
 	}
+	rec = record(p, "replace", now);
+	x = alloc_json(p, &t);
+	free(t.gpus);
+	if (rec && x) {
+		json_object_object_add(rec, "id", json_object_new_uint64(id));
+		json_object_object_foreach(x, k, v)
+			if (!strcmp(k, "gpus") || !strcmp(k, "port"))
+				json_object_object_add(rec, k,
+						       json_object_get(v));
+	}
+	json_object_put(x);
 	return commit(p, rec, err, len);
 }
 
@@ -2054,4 +2489,16 @@ uint64_t pool_gpu_owner(const struct pool *p, size_t h, unsigned int g)
 {
 	return h < p->cfg->nhosts && g < POOL_MAX_GPUS ?
 	       p->hosts[h].owner[g] : 0;
+}
+
+unsigned int pool_gpu_used(const struct pool *p, size_t h, unsigned int g)
+{
+	return h < p->cfg->nhosts && g < POOL_MAX_GPUS ?
+	       p->hosts[h].used[g] : 0;
+}
+
+unsigned int pool_rdma_used(const struct pool *p, size_t h, unsigned int rail)
+{
+	return h < p->cfg->nhosts && rail < POOL_MAX_HCAS ?
+	       p->hosts[h].rdma[rail] : 0;
 }

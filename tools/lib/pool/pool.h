@@ -8,6 +8,7 @@
 #ifndef GPUAWARE_POOL_POOL_H
 #define GPUAWARE_POOL_POOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -16,6 +17,13 @@
 #include "config.h"
 
 #define POOL_JOB_MAX 64		/* longest job id */
+#define POOL_MILLI 1000		/* a whole GPU in milli-GPUs */
+/*
+ * An HCA's RDMA bandwidth in the unit of the traces' rdma column
+ * (trace.h): percent of one HCA.  Every HCA holds POOL_RDMA_CAP.
+ */
+#define POOL_RDMA_CAP 100
+#define POOL_NO_GPU UINT16_MAX	/* a ref naming an HCA only (rdma alone) */
 
 /* The HCA port a GPU sends through, as the cost oracle gets it. */
 struct pool_port {
@@ -51,11 +59,18 @@ struct pool_oracle {
 	void *ctx;
 };
 
+/*
+ * A GPU of an allocation, or a share of one: milli 1..POOL_MILLI - 1 of
+ * it; 0 the whole GPU.  Given to pool_grant()/pool_replace(), gpu
+ * POOL_NO_GPU names the HCA (host, rail) an allocation of RDMA
+ * bandwidth alone takes.
+ */
 struct pool_gpu_ref {
 	uint32_t host;		/* index into the config's hosts */
 	unsigned int gpu;
 	unsigned int rail;
 	uint32_t dlid;
+	unsigned int milli;
 };
 
 /*
@@ -84,6 +99,13 @@ struct pool_alloc {
 	struct pool_queued *req;
 	unsigned int nlost;
 	struct pool_lost_gpu *lost;	/* orphans */
+	/*
+	 * RDMA bandwidth (POOL_RDMA_CAP units) taken on every HCA its GPUs
+	 * send through, or, without GPUs, on port (has_port).
+	 */
+	unsigned int rdma;
+	bool has_port;
+	struct pool_gpu_ref port;	/* gpu unused */
 };
 
 struct pool_job {
@@ -92,10 +114,17 @@ struct pool_job {
 	size_t nhosts;
 };
 
+/*
+ * ngpus whole GPUs; or milli (1..POOL_MILLI, ngpus 0 or 1) of one GPU,
+ * POOL_MILLI being one whole GPU; and rdma (0..POOL_RDMA_CAP) of each
+ * HCA it uses, alone (ngpus and milli 0) on one HCA.
+ */
 struct pool_request {
 	uid_t uid;
 	const char *client;	/* host name of the client */
 	unsigned int ngpus;
+	unsigned int milli;
+	unsigned int rdma;
 	unsigned int lease_s;	/* 0: the config's lease_default_s */
 	const char *job;	/* NULL or "": none */
 	time_t now;
@@ -115,6 +144,7 @@ struct pool_queued {
 	char *group;		/* quota group, "" none */
 	char *name;		/* job name for run-time predictions */
 	unsigned int ngpus;
+	unsigned int milli, rdma;	/* as struct pool_request's */
 	unsigned int hosts;	/* gang of hosts, all or none; 0 any */
 	unsigned int per_host;	/* GPUs on each gang host but the last */
 	unsigned int lease_s;	/* of the allocation once granted */
@@ -298,8 +328,15 @@ const struct pool_job *pool_job_find(const struct pool *p, const char *job);
 size_t pool_njobs(const struct pool *p);
 const struct pool_job *pool_job_at(const struct pool *p, size_t i);
 
-/* Free GPUs of config host h; the allocation holding GPU g, 0 if none. */
+/*
+ * Free GPUs of config host h (nothing of them out); the allocation
+ * holding GPU g whole, 0 if none; the milli of g out, whole or shared.
+ */
 unsigned int pool_free_gpus(const struct pool *p, size_t h);
 uint64_t pool_gpu_owner(const struct pool *p, size_t h, unsigned int g);
+unsigned int pool_gpu_used(const struct pool *p, size_t h, unsigned int g);
+
+/* RDMA bandwidth out on host h's HCA rail, of POOL_RDMA_CAP. */
+unsigned int pool_rdma_used(const struct pool *p, size_t h, unsigned int rail);
 
 #endif
