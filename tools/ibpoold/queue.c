@@ -125,7 +125,8 @@ static int req_of(const struct poold_queue *q, const struct pool_queued *r,
 		return -EINVAL;
 	}
 	*out = (struct sch_req){ .user = r->uid, .group = g, .cls = k,
-		.gpus = r->ngpus, .hosts = r->hosts, .per_host = r->per_host,
+		.gpus = r->milli ? 0 : r->ngpus, .milli = r->milli,
+		.nic = r->rdma, .hosts = r->hosts, .per_host = r->per_host,
 		.limit = r->limit_s, .name = r->name };
 	return 0;
 }
@@ -139,22 +140,34 @@ static int slot_cmp(const void *a, const void *b)
 	return (int)x->gpu - (int)y->gpu;
 }
 
-/* Allocation a held in the scheduler as it is placed. */
+/*
+ * Allocation a held in the scheduler as it is placed: its GPUs, a share
+ * of one, or (RDMA bandwidth alone) its HCA's host.  The scheduler
+ * counts a host's HCAs' bandwidth together, taken once per host.
+ */
 static int hold(struct poold_queue *q, const struct pool_alloc *a)
 {
-	struct sch_slot *sl = calloc(a->ngpus, sizeof(*sl));
+	unsigned int i, n = a->has_port ? 1 : a->ngpus;
+	struct sch_slot *sl = calloc(n + 1, sizeof(*sl));
+	bool part = a->ngpus == 1 && a->gpus[0].milli;
 	struct sch_req r = { .user = a->uid, .group = q->cfg->sched.ngroups,
-			     .cls = SCH_CLASSES - 1, .gpus = a->ngpus };
+			     .cls = SCH_CLASSES - 1,
+			     .gpus = part ? 0 : a->ngpus,
+			     .milli = part ? a->gpus[0].milli : 0,
+			     .nic = a->rdma };
 	struct ent *e;
-	unsigned int i;
 	int ret;
 
 	if (!sl)
 		return -ENOMEM;
 	for (i = 0; i < a->ngpus; i++)
 		sl[i] = (struct sch_slot){ .host = a->gpus[i].host,
-			.gpu = a->gpus[i].gpu, .milli = SCH_MILLI };
-	qsort(sl, a->ngpus, sizeof(*sl), slot_cmp);
+			.gpu = a->gpus[i].gpu,
+			.milli = part ? a->gpus[0].milli : SCH_MILLI };
+	if (a->has_port)
+		sl[0] = (struct sch_slot){ .host = a->port.host,
+					   .gpu = SCH_NO_GPU };
+	qsort(sl, n, sizeof(*sl), slot_cmp);
 	/* granted from the queue: its class may be preempted, as queued */
 	if (a->req) {
 		struct sch_req x;
@@ -167,7 +180,7 @@ static int hold(struct poold_queue *q, const struct pool_alloc *a)
 		}
 	}
 	e = ent_add(q);
-	ret = e ? sch_hold(q->s, &r, sl, a->ngpus, q->t, &e->sch) : -ENOMEM;
+	ret = e ? sch_hold(q->s, &r, sl, n, q->t, &e->sch) : -ENOMEM;
 	free(sl);
 	/* seen either way: one that could not be held is not tried again */
 	if (a->id > q->seen)
@@ -267,6 +280,7 @@ static int build(struct poold_queue *q, const struct pool_tree *t)
 	c.ngroups = sc->ngroups + 1;
 	for (i = 0; i < cfg->nhosts; i++) {
 		h[i].gpus = cfg->hosts[i].gpus;
+		h[i].nic = cfg->hosts[i].nhca * POOL_RDMA_CAP;
 		host_levels(t, i, &h[i], c.nlevels);
 	}
 	ret = sch_new(h, cfg->nhosts, &c, &q->s);
@@ -535,7 +549,7 @@ static void free_gpus(struct poold_queue *q, size_t h, uint64_t mask,
 	unsigned int g;
 
 	for (g = 0; g < q->cfg->hosts[h].gpus; g++)
-		if ((mask >> g & 1) && !pool_gpu_owner(q->pool, h, g))
+		if ((mask >> g & 1) && !pool_gpu_used(q->pool, h, g))
 			sl[(*n)++] = (struct sch_slot){ .host = h, .gpu = g,
 							.milli = SCH_MILLI };
 }
@@ -606,21 +620,47 @@ static int hold_jobs(struct poold_queue *q)
 	return ret;
 }
 
-/* The scheduler's slots as the pool's GPUs, dlids asked of ops. */
+/*
+ * The HCA of host h with rdma of its bandwidth free, the least free
+ * first (packed, as the pool's own choice); its first when none has.
+ */
+static unsigned int port_of(const struct poold_queue *q, uint32_t h,
+			    unsigned int rdma)
+{
+	unsigned int r, best = 0, room, least = POOL_RDMA_CAP + 1;
+
+	for (r = 0; r < q->cfg->hosts[h].nhca; r++) {
+		room = POOL_RDMA_CAP - pool_rdma_used(q->pool, h, r);
+		if (room >= rdma && room < least) {
+			least = room;
+			best = r;
+		}
+	}
+	return best;
+}
+
+/*
+ * The scheduler's slots as the pool's GPUs (shares, or the HCA of
+ * RDMA bandwidth alone), dlids asked of ops.
+ */
 static struct pool_gpu_ref *gpus_of(const struct poold_queue *q,
 				    const struct sch_dec *d,
-				    const char *client,
+				    const char *client, unsigned int rdma,
 				    const struct poold_queue_ops *ops)
 {
 	struct pool_gpu_ref *g = calloc(d->nslots + 1, sizeof(*g));
 	size_t i;
 
 	for (i = 0; g && i < d->nslots; i++) {
-		const struct pool_host_cfg *h = &q->cfg->hosts[d->slot[i].host];
+		const struct sch_slot *s = &d->slot[i];
+		const struct pool_host_cfg *h = &q->cfg->hosts[s->host];
 
-		g[i].host = d->slot[i].host;
-		g[i].gpu = d->slot[i].gpu;
-		g[i].rail = pool_gpu_rail(h, g[i].gpu);
+		g[i].host = s->host;
+		g[i].gpu = s->gpu == SCH_NO_GPU ? POOL_NO_GPU : s->gpu;
+		g[i].rail = s->gpu == SCH_NO_GPU ? port_of(q, s->host, rdma) :
+			    pool_gpu_rail(h, g[i].gpu);
+		g[i].milli = s->milli < SCH_MILLI && s->gpu != SCH_NO_GPU ?
+			     s->milli : 0;
 		g[i].dlid = ops->dlid(ops->ctx, client, g[i].host, g[i].rail);
 	}
 	return g;
@@ -637,7 +677,7 @@ static int grant(struct poold_queue *q, struct ent *e,
 
 	if (!r)
 		return 0;
-	g = gpus_of(q, d, r->client, ops);
+	g = gpus_of(q, d, r->client, r->rdma, ops);
 	if (!g)
 		return -ENOMEM;
 	ret = pool_grant(q->pool, e->ticket, g, d->nslots, now, &a, err, len);
@@ -670,7 +710,7 @@ static int replace(struct poold_queue *q, struct ent *e,
 
 	if (!a)
 		return 0;
-	g = gpus_of(q, d, a->client, ops);
+	g = gpus_of(q, d, a->client, a->rdma, ops);
 	if (!g)
 		return -ENOMEM;
 	ret = pool_replace(q->pool, e->id, g, d->nslots, now, err, len);
@@ -784,7 +824,7 @@ static bool spare(const struct poold_queue *q, size_t h, unsigned int g,
 
 	if (!host_up(q, h) || q->taken[h] ||
 	    pool_host(q->pool, h) != POOL_HOST_UP ||
-	    (q->dead[h] >> g & 1) || pool_gpu_owner(q->pool, h, g))
+	    (q->dead[h] >> g & 1) || pool_gpu_used(q->pool, h, g))
 		return false;
 	for (i = 0; i < n; i++)
 		if (got[i].host == h && got[i].gpu == g)
@@ -846,6 +886,7 @@ static bool respread(const struct poold_queue *q, const struct pool_alloc *a,
 			continue;
 		if (!nearest(q, x->host, g, n))
 			return false;
+		g[n].milli = x->milli;
 		g[n].dlid = ops->dlid(ops->ctx, a->client, g[n].host,
 				      g[n].rail);
 		n++;

@@ -16,7 +16,7 @@
 
 #define MAXG FRG_MAXG
 #define INF HUGE_VAL
-#define NO_GPU UINT16_MAX	/* a slot of NIC share only */
+#define NO_GPU SCH_NO_GPU
 #define PREEMPT_TRIES 16	/* blocked jobs picking victims, per step */
 #define HEAD_KEY 1e13		/* how far a requeued job jumps ahead */
 #define STARVE_KEY 1e15
@@ -1644,9 +1644,12 @@ static bool slots_free(const struct sch *s, const struct sch_req *r,
 		return false;
 	for (i = 0; i < n; i++) {
 		h = sl[i].host;
-		if (h >= s->nh || sl[i].gpu >= s->h[h].gpus ||
-		    s->v.gfree[s->goff[h] + sl[i].gpu] < sl[i].milli ||
-		    s->v.cpufree[h] < r->cpu || s->v.memfree[h] < r->mem)
+		if (h >= s->nh || s->v.cpufree[h] < r->cpu ||
+		    s->v.memfree[h] < r->mem || s->v.nicfree[h] < r->nic)
+			return false;
+		if (sl[i].gpu == NO_GPU ? r->gpus || r->milli :
+		    sl[i].gpu >= s->h[h].gpus ||
+		    s->v.gfree[s->goff[h] + sl[i].gpu] < sl[i].milli)
 			return false;
 	}
 	return true;

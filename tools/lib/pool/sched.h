@@ -156,6 +156,8 @@ struct sch_req {
 	const char *name;
 };
 
+#define SCH_NO_GPU UINT16_MAX	/* a slot of NIC share (CPU, memory) only */
+
 /* One GPU (or share of one) of an allocation. */
 struct sch_slot {
 	uint32_t host;
