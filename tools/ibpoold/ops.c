@@ -126,13 +126,12 @@ static int bound(void *ctx, const char *client, const struct pool_port *port,
 	return pool_view_bound(o->d->view, client_src(o, port), dst, load);
 }
 
-/* Both paths of GPU g of a; -errno when the fabric lost them. */
-static int gpu_paths(const struct poold *d, const struct pool_alloc *a,
-		     const uint32_t *cp, size_t ncp, unsigned int g,
+/* Both paths of GPU (or HCA) x; -errno when the fabric lost them. */
+static int gpu_paths(const struct poold *d, const struct pool_gpu_ref *x,
+		     const uint32_t *cp, size_t ncp,
 		     uint32_t *src, uint32_t *dst, struct pool_path *f,
 		     struct pool_path *r)
 {
-	const struct pool_gpu_ref *x = &a->gpus[g];
 	long port = d->port[d->hoff[x->host] + x->rail];
 
 	if (port < 0)
@@ -151,11 +150,15 @@ static void charge(struct poold *d, const struct pool_alloc *a, double w)
 	size_t ncp = client_ports(d, a->client, cp);
 	unsigned int g;
 
-	for (g = 0; g < a->ngpus; g++)
-		if (!gpu_paths(d, a, cp, ncp, g, &src, &dst, &f, &r)) {
+	for (g = 0; g <= a->ngpus; g++) {
+		const struct pool_gpu_ref *x = g < a->ngpus ? &a->gpus[g] :
+					       a->has_port ? &a->port : NULL;
+
+		if (x && !gpu_paths(d, x, cp, ncp, &src, &dst, &f, &r)) {
 			pool_view_charge(d->view, &f, w);
 			pool_view_charge(d->view, &r, w);
 		}
+	}
 }
 
 static void fabric_hosts(struct poold *d, time_t now);
@@ -618,10 +621,11 @@ static void gid_string(uint64_t prefix, uint64_t guid, char *buf, size_t len)
 		 (unsigned int)guid & 0xffff);
 }
 
-static json_object *gpu_json(const struct poold *d, const struct pool_alloc *a,
-			     const uint32_t *cp, size_t ncp, unsigned int g)
+/* GPU (or share, or the HCA of RDMA bandwidth alone) x with its path. */
+static json_object *gpu_json(const struct poold *d,
+			     const struct pool_gpu_ref *x, const uint32_t *cp,
+			     size_t ncp)
 {
-	const struct pool_gpu_ref *x = &a->gpus[g];
 	const struct pool_view *v = d->view;
 	json_object *o = json_object_new_object(), *path, *names;
 	struct pool_path_attr at;
@@ -634,10 +638,11 @@ static json_object *gpu_json(const struct poold *d, const struct pool_alloc *a,
 	if (!o)
 		return NULL;
 	if (add_str(o, "host", d->cfg->hosts[x->host].name) ||
-	    add_int(o, "gpu", x->gpu) || add_int(o, "rail", x->rail) ||
-	    add_int(o, "dlid", x->dlid))
+	    (x->gpu != POOL_NO_GPU && add_int(o, "gpu", x->gpu)) ||
+	    (x->milli && add_int(o, "milli", x->milli)) ||
+	    add_int(o, "rail", x->rail) || add_int(o, "dlid", x->dlid))
 		goto out_put;
-	if (gpu_paths(d, a, cp, ncp, g, &src, &dst, &f, &r)) {
+	if (gpu_paths(d, x, cp, ncp, &src, &dst, &f, &r)) {
 		/* The fabric changed under the allocation: say so. */
 		if (add_null(o, "path"))
 			goto out_put;
@@ -696,11 +701,16 @@ static int alloc_fields(const struct poold *d, const struct pool_alloc *a,
 	    add_str(o, "job", a->job) || add_int(o, "uid", a->uid) ||
 	    add_int(o, "expires", a->expires))
 		return -ENOMEM;
+	if (a->rdma && add_int(o, "rdma", a->rdma))
+		return -ENOMEM;
+	if (a->has_port && sm_json_add(o, "port", gpu_json(d, &a->port, cp,
+							    ncp)))
+		return -ENOMEM;
 	gpus = json_object_new_array();
 	if (sm_json_add(o, "gpus", gpus))
 		return -ENOMEM;
 	for (g = 0; g < a->ngpus; g++) {
-		json_object *x = gpu_json(d, a, cp, ncp, g);
+		json_object *x = gpu_json(d, &a->gpus[g], cp, ncp);
 
 		/* json-c would add a NULL as a JSON null */
 		if (!x || json_object_array_add(gpus, x)) {
@@ -851,9 +861,11 @@ static const struct pool_alloc *granted(const struct poold *d,
  */
 static int enqueue(struct poold *d, const struct sm_peer *p,
 		   json_object *req, json_object *reply, struct sm_error *e,
-		   unsigned int gpus, unsigned int hosts, unsigned int per)
+		   const struct pool_request *rq, unsigned int hosts,
+		   unsigned int per)
 {
-	struct pool_queued r = { .uid = p->uid, .ngpus = gpus,
+	struct pool_queued r = { .uid = p->uid, .ngpus = rq->ngpus,
+				 .milli = rq->milli, .rdma = rq->rdma,
 				 .hosts = hosts, .per_host = per };
 	const struct pool_alloc *a;
 	int64_t lease = 0, limit = 0;
@@ -882,7 +894,7 @@ static int enqueue(struct poold *d, const struct sm_peer *p,
 	r.lease_s = lease;
 	r.limit_s = limit;
 	expire(d);
-	if ((ret = check_caps(d, p->uid, gpus, lease, e)))
+	if ((ret = check_caps(d, p->uid, r.milli ? 1 : r.ngpus, lease, e)))
 		return ret;
 	ret = poold_queue_submit(d->queue, &r, d->now(NULL), &ticket, msg,
 				 sizeof(msg));
@@ -901,6 +913,7 @@ static int enqueue(struct poold *d, const struct sm_peer *p,
 static int op_submit(struct poold *d, const struct sm_peer *p,
 		     json_object *req, json_object *reply, struct sm_error *e)
 {
+	struct pool_request rq = { 0 };
 	int64_t gpus, hosts, per;
 	int ret;
 
@@ -915,7 +928,8 @@ static int op_submit(struct poold *d, const struct sm_peer *p,
 	if (per * (hosts - 1) >= gpus || per * hosts < gpus)
 		return sm_error_set(e, SM_ERR_BAD_REQUEST, "%" PRId64 " GPUs do not make %" PRId64 " hosts of %" PRId64 " (the last one may have fewer)",
 				    gpus, hosts, per);
-	return enqueue(d, p, req, reply, e, gpus, hosts, per);
+	rq.ngpus = gpus;
+	return enqueue(d, p, req, reply, e, &rq, hosts, per);
 }
 
 static int op_cancel(struct poold *d, const struct sm_peer *p,
@@ -969,6 +983,8 @@ static int op_queue_list(struct poold *d, const struct sm_peer *p,
 		    add_int(o, "uid", q->uid) ||
 		    add_str(o, "client", q->client) ||
 		    add_int(o, "gpus", q->ngpus) ||
+		    (q->milli && add_int(o, "gpu_milli", q->milli)) ||
+		    (q->rdma && add_int(o, "rdma", q->rdma)) ||
 		    add_int(o, "hosts", q->hosts) ||
 		    add_str(o, "class", q->cls) ||
 		    add_str(o, "group", q->group) ||
@@ -1164,18 +1180,28 @@ static int op_alloc(struct poold *d, const struct sm_peer *p,
 	const struct pool_oracle orc = { oracle, bound, &o };
 	struct pool_request rq = { .uid = p->uid, .job = NULL };
 	const struct pool_alloc *a;
-	int64_t gpus, lease = 0;
+	int64_t gpus = 0, lease = 0, milli = 0, rdma = 0;
 	char msg[256];
 	bool queue;
 	int ret;
 
 	if ((ret = get_bool(req, "queue", &queue, e)) ||
-	    (ret = sm_get_int(req, "gpus", true, 1,
+	    (ret = sm_get_int(req, "gpu_milli", false, 1, POOL_MILLI, &milli,
+			      e)) ||
+	    (ret = sm_get_int(req, "rdma", false, 1, POOL_RDMA_CAP, &rdma,
+			      e)) ||
+	    (ret = sm_get_int(req, "gpus", !milli && !rdma, 1,
 			      (int64_t)d->cfg->nhosts * POOL_MAX_GPUS, &gpus,
 			      e)))
 		return ret;
+	if (milli && gpus > 1)
+		return sm_error_set(e, SM_ERR_BAD_REQUEST, "field 'gpu_milli' is a share of one GPU: 'gpus' must be 1 or absent, not %" PRId64,
+				    gpus);
+	rq.ngpus = milli ? 0 : gpus;
+	rq.milli = milli;
+	rq.rdma = rdma;
 	if (queue)
-		return enqueue(d, p, req, reply, e, gpus, 0, 0);
+		return enqueue(d, p, req, reply, e, &rq, 0, 0);
 	if ((ret = sm_get_string(req, "client", true, &rq.client, e)) ||
 	    (ret = sm_get_int(req, "lease_s", false, 1, POOL_CFG_LEASE_MAX,
 			      &lease, e)) ||
@@ -1183,13 +1209,12 @@ static int op_alloc(struct poold *d, const struct sm_peer *p,
 		return ret;
 	if (pool_expire(d->pool, d->now(NULL)))
 		d->loads_stale = true;
-	if ((ret = check_caps(d, p->uid, gpus, lease, e)))
+	if ((ret = check_caps(d, p->uid, milli ? 1 : gpus, lease, e)))
 		return ret;
 	o.nclient_ports = client_ports(d, rq.client, o.client_port);
 	if (!o.nclient_ports)
 		return sm_error_set(e, SM_ERR_UNKNOWN_HOST, "client '%s' has no cabled port in the fabric",
 				    rq.client);
-	rq.ngpus = gpus;
 	rq.lease_s = lease;
 	rq.now = d->now(NULL);
 	if (expire(d))
@@ -1700,7 +1725,7 @@ static int op_status(struct poold *d, const struct sm_peer *p,
 	const struct pool_view *v = d->view;
 	json_object *fab, *hosts, *h, *rel;
 	struct poold_relay_status st;
-	unsigned int gpus = 0, nfree = 0, fr;
+	unsigned int gpus = 0, nfree = 0, fr, g, shared;
 	size_t i, missing = 0;
 
 	(void)p;
@@ -1715,6 +1740,9 @@ static int op_status(struct poold *d, const struct sm_peer *p,
 		const struct pool_host_cfg *c = &d->cfg->hosts[i];
 
 		fr = pool_free_gpus(d->pool, i);
+		for (g = 0, shared = 0; g < c->gpus; g++)
+			shared += pool_gpu_used(d->pool, i, g) &&
+				  !pool_gpu_owner(d->pool, i, g);
 		gpus += c->gpus;
 		nfree += fr;
 		h = json_object_new_object();
@@ -1725,6 +1753,7 @@ static int op_status(struct poold *d, const struct sm_peer *p,
 		if (add_str(h, "host", c->name) ||
 		    add_str(h, "gpu_type", c->gpu_type) ||
 		    add_int(h, "gpus", c->gpus) || add_int(h, "free", fr) ||
+		    add_int(h, "shared", shared) ||
 		    add_str(h, "state", pool_host_state_name(
 				    poold_queue_host(d->queue, i))))
 			return -ENOMEM;
@@ -1833,8 +1862,9 @@ static int op_orphans(struct poold *d, const struct sm_peer *p,
 
 static const struct op ops[] = {
 	{ "pool.status", READ, FIELDS(NULL), op_status },
-	{ "alloc", OWN, FIELDS("client", "gpus", "lease_s", "job", "queue",
-			       "class", "group", "name", "limit_s"),
+	{ "alloc", OWN, FIELDS("client", "gpus", "gpu_milli", "rdma",
+			       "lease_s", "job", "queue", "class", "group",
+			       "name", "limit_s"),
 	  op_alloc },
 	{ "submit", OWN, FIELDS("client", "gpus", "hosts", "gpus_per_host",
 				"lease_s", "job", "class", "group", "name",

@@ -105,6 +105,8 @@ struct pr_opts {
 	/* the pool subcommands */
 	const char *client;	/* alloc: NULL for this host */
 	unsigned int gpus;	/* alloc, place */
+	unsigned int milli;	/* alloc: a share of one GPU, 0 none */
+	unsigned int rdma;	/* alloc: percent of each HCA's bandwidth */
 	unsigned int per_host;	/* place */
 	unsigned int lease;	/* alloc, renew: seconds, 0 for the default */
 	const char *job;	/* alloc: job of the allocation; jobs: start */

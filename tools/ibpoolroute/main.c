@@ -93,6 +93,8 @@ enum {
 	O_GANG_WAIT,
 	O_COMM_SHARE,
 	O_GANG_PLACE,
+	O_MILLI,
+	O_RDMA,
 };
 
 struct cmd {
@@ -132,7 +134,7 @@ static const struct cmd cmds[] = {
 	  "ask the SM to route again now", pr_reroute },
 	{ "pool", C_POOL, "", 0, "ibpoold: hosts, free GPUs, fabric, relay",
 	  pr_pool_status },
-	{ "alloc", C_ALLOC, "--gpus N", 0,
+	{ "alloc", C_ALLOC, "--gpus N | --milli M [--rdma P]", 0,
 	  "ibpoold: allocate GPUs for --client (this host)", pr_pool_alloc },
 	{ "release", C_RELEASE, "ID", 1, "ibpoold: release an allocation",
 	  pr_pool_release },
@@ -224,6 +226,8 @@ static const struct cli_opt opts[] = {
 	{ "per-host", 1, 'G', C_PLACE | C_SUBMIT, "G", "GPUs per host (submit: on each host but the last)" },
 	{ "lease", 1, 'L', C_ALLOC | C_RENEW | C_SUBMIT, "S", "lease in seconds (the pool's default); short leases renewed often are heartbeats" },
 	{ "job", 1, 'k', C_ALLOC | C_SUBMIT, "JOB", "job the allocation belongs to" },
+	{ "milli", 1, O_MILLI, C_ALLOC, "M", "alloc: a share of one GPU, M of 1000 milli-GPUs (1000: the whole GPU)" },
+	{ "rdma", 1, O_RDMA, C_ALLOC, "P", "alloc: P percent of the RDMA bandwidth of each HCA it uses; alone, of one HCA" },
 	{ "queue", 0, O_QUEUE, C_ALLOC, NULL, "alloc: wait in the queue when the GPUs are not free (a ticket), instead of pool_full" },
 	{ "class", 1, O_CLASS, C_ALLOC | C_SUBMIT, "NAME", "queued: the request's class ([sched] classes; the default class)" },
 	{ "group", 1, O_GROUP, C_ALLOC | C_SUBMIT, "NAME", "queued: the quota group it counts against (none)" },
@@ -270,6 +274,7 @@ static const char *const examples[] = {
 	"ibpoolroute alloc --client node07 --gpus 4 --lease 600 --job j1",
 	"ibpoolroute release 12",
 	"ibpoolroute alloc --gpus 8 --queue --class high --lease 60",
+	"ibpoolroute alloc --milli 250 --rdma 20",
 	"ibpoolroute submit --gpus 32 --per-host 8 --limit 7200",
 	"ibpoolroute watch --json",
 	"ibpoolroute watch --mine --events lost,replaced,requeued,revoked",
@@ -601,6 +606,15 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 	case O_QUEUE:
 		o->queue = true;
 		break;
+	case O_MILLI:
+	case O_RDMA:
+		/* the range is the daemon's to check (bad_request) */
+		if (number(arg, 65536, &v) || !v)
+			return usage_error(o, "bad %s '%s'", c == O_MILLI ?
+					   "GPU share (milli)" :
+					   "RDMA share (percent)", arg);
+		*(c == O_MILLI ? &o->milli : &o->rdma) = v;
+		break;
 	case O_EVENTS:
 		o->events = arg;
 		break;
@@ -774,8 +788,10 @@ int main(int argc, char **argv)
 	if (cmd->bit == C_REPLAY && o.nodes && (o.comm_share > 0 || o.gang_wait))
 		return usage_error(&o, "replay --comm-share and --gang-wait need --net FILE (the flow model), not --nodes");
 	err[0] = '\0';
-	if ((cmd->bit & (C_ALLOC | C_PLACE | C_SUBMIT)) && !o.gpus)
-		return usage_error(&o, "%s needs --gpus N", cmd->name);
+	if ((cmd->bit & (C_ALLOC | C_PLACE | C_SUBMIT)) && !o.gpus &&
+	    !((cmd->bit & C_ALLOC) && (o.milli || o.rdma)))
+		return usage_error(&o, "%s needs --gpus N%s", cmd->name,
+				   cmd->bit & C_ALLOC ? ", --milli M or --rdma P" : "");
 	if ((cmd->bit & (C_PLACE | C_SUBMIT)) && !o.per_host)
 		return usage_error(&o, "%s needs --per-host G", cmd->name);
 	if (cmd->bit == C_JOBS && (!o.job != !o.hosts || (o.job && o.end_job)))

@@ -94,6 +94,14 @@ static bool same_port(json_object *a, json_object *b)
 		       json_object_to_json_string(pb));
 }
 
+/* GPU g's number, and its share when it has one ("2 (250 milli)"). */
+static void print_gpu(json_object *g, bool comma)
+{
+	printf("%s%" PRId64, comma ? "," : "", num(g, "gpu"));
+	if (num(g, "milli"))
+		printf(" (%" PRId64 " milli)", num(g, "milli"));
+}
+
 /*
  * An allocation's line, then one line per host port its GPUs use.  load counts the
  * allocation paths on the busiest link of the GPU's paths, its traffic
@@ -107,10 +115,19 @@ static void print_alloc(json_object *a)
 	size_t i, j, k;
 
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
-	printf("Allocation %s: client %s, uid %" PRId64 ", job %s, %zu GPU%s, expires %s\n",
+	printf("Allocation %s: client %s, uid %" PRId64 ", job %s, %zu GPU%s, ",
 	       pr_str(a, "id"), pr_str(a, "client"), num(a, "uid"),
 	       *pr_str(a, "job") ? pr_str(a, "job") : "-", len_of(gpus),
-	       len_of(gpus) == 1 ? "" : "s", when);
+	       len_of(gpus) == 1 ? "" : "s");
+	if (num(a, "rdma"))
+		printf("RDMA %" PRId64 "%% of each HCA, ", num(a, "rdma"));
+	printf("expires %s\n", when);
+	if (json_object_object_get_ex(a, "port", &g) && g) {
+		printf("  %s HCA %" PRId64 ": DLID %" PRId64 ", ",
+		       pr_str(g, "host"), num(g, "rail"), num(g, "dlid"));
+		print_path(g);
+		putchar('\n');
+	}
 	for (i = 0; i < len_of(gpus); i = k) {
 		g = json_object_array_get_idx(gpus, i);
 		for (k = i + 1; k < len_of(gpus) &&
@@ -118,8 +135,7 @@ static void print_alloc(json_object *a)
 			;
 		printf("  %s GPU%s ", pr_str(g, "host"), k - i > 1 ? "s" : "");
 		for (j = i; j < k; j++)
-			printf("%s%" PRId64, j > i ? "," : "",
-			       num(json_object_array_get_idx(gpus, j), "gpu"));
+			print_gpu(json_object_array_get_idx(gpus, j), j > i);
 		printf(": ");
 		if (arr(g, "path"))
 			/* "-": SL not known (null), never shown as 0 */
@@ -316,7 +332,12 @@ static json_object *gpu_request(const struct pr_opts *o, const char *op,
 		client = host;
 	}
 	req = pr_with(pr_request(op), "client", json_object_new_string(client));
-	req = pr_with(req, "gpus", json_object_new_int64(o->gpus));
+	if (o->gpus)
+		req = pr_with(req, "gpus", json_object_new_int64(o->gpus));
+	if (o->milli)
+		req = pr_with(req, "gpu_milli", json_object_new_int64(o->milli));
+	if (o->rdma)
+		req = pr_with(req, "rdma", json_object_new_int64(o->rdma));
 	if (o->lease)
 		req = pr_with(req, "lease_s", json_object_new_int64(o->lease));
 	if (o->job)
