@@ -5,7 +5,8 @@
 # loads every switch of it; topology.yaml and the Kueue Topology are YAML
 # of the documented shape; the block export puts every host in one block
 # with power-of-two block sizes; the accelerator domains of the config
-# become the blocks and a Kueue level; switch names come from the
+# become the blocks and a Kueue level; gres.conf has each host's GPUs
+# and Slurm shards; switch names come from the
 # node-name-map, else the NodeDescription; --json has the structure.  A
 # failed leaf or core switch renames no other group (ibtopogen
 # --fail-switch, the exports compared).
@@ -50,7 +51,7 @@ printf '# ours\n0x0002c90200000002 "ib-leaf-p1a"  # rack 2\n' >"$w/names.map"
 
 conf >"$w/pool.conf"
 poold_start "$D" "$w/pool.conf" "$w/full.net"
-for f in slurm-tree slurm-block slurm-yaml k8s-labels kueue; do
+for f in slurm-tree slurm-block slurm-yaml k8s-labels kueue slurm-gres; do
 	topo --format "$f" >"$w/$f"
 	topo --format "$f" --json >"$w/$f.json"
 done
@@ -64,6 +65,14 @@ check "tree: a pod by its first spine" \
 check "tree: the root by its first core" \
 	grep -q '^SwitchName=core-0 Switches=' "$w/slurm-tree"
 expect "tree: 8 leaves, 4 pods, a root" 13 "$(grep -c '^SwitchName=' "$w/slurm-tree")"
+
+# --- gres.conf: GPUs whole and as Slurm shards, 10 a GPU ---
+expect "gres: each host's 4 GPUs" 16 \
+	"$(grep -c '^NodeName=node00[01][0-9] Name=gpu Type=H100 Count=4$' "$w/slurm-gres")"
+expect "gres: each host's 40 shards" 16 \
+	"$(grep -c '^NodeName=node00[01][0-9] Name=shard Count=40$' "$w/slurm-gres")"
+check "gres: says GresTypes for slurm.conf" \
+	grep -q '^# .*GresTypes=gpu,shard' "$w/slurm-gres"
 
 # --- the real slurmctld takes the tree ---
 mkdir "$w/slurm" "$w/slurm/state"

@@ -4,6 +4,7 @@
  * topologies, topograph labels, a Kueue Topology, and their structure
  * as JSON.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -43,6 +44,7 @@ static const char *const fmt_names[] = {
 	[POOL_EXPORT_SLURM_YAML] = "slurm-yaml",
 	[POOL_EXPORT_K8S_LABELS] = "k8s-labels",
 	[POOL_EXPORT_KUEUE] = "kueue",
+	[POOL_EXPORT_SLURM_GRES] = "slurm-gres",
 };
 
 int pool_export_parse(const char *s, enum pool_export_format *fmt)
@@ -716,6 +718,50 @@ static int kueue(const struct exp *e, FILE *out)
 				    out));
 }
 
+/* Whether a GPU type can be Slurm's GRES Type as it is. */
+static bool gres_type(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("._-", *s))
+			return false;
+	return true;
+}
+
+/*
+ * gres.conf: each host's GPUs whole (gpu) and as shards, Slurm's GRES
+ * for GPUs shared by several jobs; POOL_EXPORT_SHARDS per GPU, so that
+ * a shard is the same fraction of a GPU as the pool's shares count in.
+ */
+static int slurm_gres(const struct exp *e, FILE *out)
+{
+	const struct pool_tree *t = e->t;
+	const struct pool_host_cfg *c;
+	size_t i;
+	int ret;
+
+	if (!t->cfg)
+		return -EINVAL;
+	ret = io(fprintf(out, "# gres.conf; slurm.conf needs GresTypes=gpu,shard and each node's Gres=gpu:N,shard:%dN\n",
+			 POOL_EXPORT_SHARDS));
+	for (i = 0; !ret && i < t->cfg->nhosts; i++) {
+		if (t->cfg_host[i] < 0)
+			continue;
+		c = &t->cfg->hosts[i];
+		ret = io(fprintf(out, "NodeName=%s Name=gpu%s%s Count=%u\n",
+				 hname(e, t->cfg_host[i]),
+				 gres_type(c->gpu_type) ? " Type=" : "",
+				 gres_type(c->gpu_type) ? c->gpu_type : "",
+				 c->gpus));
+		if (!ret)
+			ret = io(fprintf(out, "NodeName=%s Name=shard Count=%u\n",
+					 hname(e, t->cfg_host[i]),
+					 c->gpus * POOL_EXPORT_SHARDS));
+	}
+	return ret;
+}
+
 int pool_export_text(const struct pool_tree *t, enum pool_export_format fmt,
 		     FILE *out, json_object *renamed, char *err, size_t len)
 {
@@ -724,7 +770,7 @@ int pool_export_text(const struct pool_tree *t, enum pool_export_format fmt,
 	int ret;
 
 	if (fmt == POOL_EXPORT_SLURM_TREE || fmt == POOL_EXPORT_SLURM_BLOCK ||
-	    fmt == POOL_EXPORT_SLURM_YAML)
+	    fmt == POOL_EXPORT_SLURM_YAML || fmt == POOL_EXPORT_SLURM_GRES)
 		hr = gr = &slurm_rule;
 	else if (fmt == POOL_EXPORT_K8S_LABELS) {
 		hr = &node_rule;
@@ -750,6 +796,9 @@ int pool_export_text(const struct pool_tree *t, enum pool_export_format fmt,
 		break;
 	case POOL_EXPORT_KUEUE:
 		ret = kueue(&e, out);
+		break;
+	case POOL_EXPORT_SLURM_GRES:
+		ret = slurm_gres(&e, out);
 		break;
 	default:
 		ret = -EINVAL;

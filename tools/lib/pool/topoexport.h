@@ -24,9 +24,12 @@ enum pool_export_format {
 	POOL_EXPORT_SLURM_YAML,	/* topology.yaml: a tree and a block one */
 	POOL_EXPORT_K8S_LABELS,	/* "HOST label=value ..." per host */
 	POOL_EXPORT_KUEUE,	/* a Kueue Topology over those labels */
+	POOL_EXPORT_SLURM_GRES,	/* gres.conf: GPUs whole and as shards */
 };
 
-#define POOL_EXPORT_FORMATS "slurm-tree, slurm-block, slurm-yaml, k8s-labels or kueue"
+#define POOL_EXPORT_FORMATS "slurm-tree, slurm-block, slurm-yaml, k8s-labels, kueue or slurm-gres"
+/* Slurm shards per GPU in slurm-gres: one is 100 milli-GPUs. */
+#define POOL_EXPORT_SHARDS 10
 
 /* The format named s: 0, or -EINVAL. */
 int pool_export_parse(const char *s, enum pool_export_format *fmt);
