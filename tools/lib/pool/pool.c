@@ -1878,15 +1878,17 @@ static size_t port_spots(const struct pool *p, size_t h, unsigned int rdma,
 /*
  * Of the n spots, in order, the first the client reaches, or among
  * those keyed alike the one with the cheapest path, into *r: false when
- * none is reachable (*unreach counts those asked).
+ * none is reachable (*unreach counts those asked).  A port is asked of
+ * the oracle once in a row, and not at all when its bound cannot beat
+ * the cheapest found.
  */
 static bool reach_spot(const struct pool *p, const char *client,
 		       const struct pool_oracle *o, const struct spot *s,
 		       size_t n, struct pool_gpu_ref *r, unsigned int *unreach)
 {
-	double best = 0, key = 0, load;
-	bool got = false;
-	uint32_t dlid;
+	double best = 0, key = 0, load = 0, lb;
+	bool got = false, ok = false;
+	uint32_t dlid = 0;
 	size_t i;
 
 	for (i = 0; i < n && (!got || s[i].key <= key); i++) {
@@ -1894,11 +1896,17 @@ static bool reach_spot(const struct pool *p, const char *client,
 		struct pool_port port = { cf->name, s[i].rail,
 					  &cf->hca[s[i].rail], s[i].host };
 
-		if (o->cost(o->ctx, client, &port, &dlid, &load)) {
-			(*unreach)++;
-			continue;
+		if (!i || s[i].host != s[i - 1].host ||
+		    s[i].rail != s[i - 1].rail) {
+			if (got && o->bound &&
+			    (o->bound(o->ctx, client, &port, &lb) || lb >= best)) {
+				ok = false;
+				continue;
+			}
+			ok = !o->cost(o->ctx, client, &port, &dlid, &load);
+			*unreach += !ok;
 		}
-		if (got && load >= best)
+		if (!ok || (got && load >= best))
 			continue;
 		got = true;
 		best = load;
