@@ -3,10 +3,11 @@
  * Load generator for ibpoold's socket: N client threads, each on its own
  * connection, send one request, wait for its reply, and repeat for a
  * fixed time.  "place" sends placement queries; "alloc" sends alloc and
- * release pairs (each thread for its own client host); "list" job.list,
+ * release pairs (each thread for its own client host), "share" the same
+ * of GPUS milli-GPUs each; "list" job.list,
  * the floor of the socket itself.  Prints requests per second and
  * latency percentiles.
- * usage: poold-load SOCKET place|alloc|list CLIENTS SECONDS [GPUS [PER_HOST]]
+ * usage: poold-load SOCKET place|alloc|share|list CLIENTS SECONDS [GPUS [PER_HOST]]
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -105,7 +106,7 @@ static void *run(void *arg)
 		return NULL;
 	}
 	while (mono_s() < stop_at) {
-		if (strcmp(mode, "alloc")) {
+		if (strcmp(mode, "alloc") && strcmp(mode, "share")) {
 			if (!strcmp(mode, "place"))
 				snprintf(req, sizeof(req), "{\"op\":\"place\",\"gpus\":%u,\"gpus_per_host\":%u}\n",
 					 gpus, per_host);
@@ -116,8 +117,9 @@ static void *run(void *arg)
 			record(w, lat, buf);
 			continue;
 		}
-		snprintf(req, sizeof(req), "{\"op\":\"alloc\",\"client\":\"node%04u\",\"gpus\":%u}\n",
-			 w->no + 1, gpus);
+		snprintf(req, sizeof(req), "{\"op\":\"alloc\",\"client\":\"node%04u\",\"%s\":%u}\n",
+			 w->no + 1, strcmp(mode, "share") ? "gpus" : "gpu_milli",
+			 gpus);
 		if (ask(fd, req, buf, sizeof(buf), &lat))
 			break;
 		record(w, lat, buf);
@@ -153,8 +155,8 @@ int main(int argc, char **argv)
 
 	if (argc < 5 || argc > 7 ||
 	    (strcmp(argv[2], "place") && strcmp(argv[2], "alloc") &&
-	     strcmp(argv[2], "list"))) {
-		fprintf(stderr, "usage: poold-load SOCKET place|alloc|list CLIENTS SECONDS [GPUS [PER_HOST]]\n");
+	     strcmp(argv[2], "list") && strcmp(argv[2], "share"))) {
+		fprintf(stderr, "usage: poold-load SOCKET place|alloc|share|list CLIENTS SECONDS [GPUS [PER_HOST]]\n");
 		return 2;
 	}
 	sock_path = argv[1];
@@ -203,7 +205,7 @@ int main(int argc, char **argv)
 	qsort(all, n, sizeof(*all), cmp_dbl);
 	printf("%s: %u clients, %.1f s: %zu requests, %.0f requests/s",
 	       mode, nw, el, n, n / el);
-	if (!strcmp(mode, "alloc"))
+	if (!strcmp(mode, "alloc") || !strcmp(mode, "share"))
 		printf(", %" PRIu64 " alloc+release pairs, %.0f pairs/s", pairs,
 		       pairs / el);
 	printf(", p50 %.3f ms, p99 %.3f ms, max %.3f ms, %" PRIu64 " errors\n",

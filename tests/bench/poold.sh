@@ -7,7 +7,8 @@
 # daemon's CPU time under the load and its resident memory.  Not part of
 # make check.
 # usage: tests/bench/poold.sh [BUILD_DIR] [SECONDS] [CLIENTS]; POOLD_OPS
-# picks from "place alloc list" (list: job.list, the socket's floor),
+# picks from "place alloc share list" (share: alloc of 250 milli-GPUs
+# and its release; list: job.list, the socket's floor),
 # POOLD_WRAP runs the daemon under a command (perf record ...),
 # POOLD_SCRAPERS=N has N curl loops fetch GET /metrics over TCP meanwhile
 # (their count of scrapes is printed).
@@ -79,6 +80,7 @@ for op in ${POOLD_OPS:-place alloc}; do
 	case $op in
 	place) "$B/poold-load" "$w/pool.sock" place "$CLIENTS" "$SECS" 32 8 ;;
 	alloc) "$B/poold-load" "$w/pool.sock" alloc "$CLIENTS" "$SECS" 8 ;;
+	share) "$B/poold-load" "$w/pool.sock" share "$CLIENTS" "$SECS" 250 ;;
 	*) "$B/poold-load" "$w/pool.sock" "$op" "$CLIENTS" "$SECS" ;;
 	esac
 done
