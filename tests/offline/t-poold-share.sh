@@ -119,6 +119,9 @@ same "granted on the freed half" "node0001/0/500" \
 	"$(json "$w/al" 'my ($a) = grep { $_->{gpus}[0] && ($_->{gpus}[0]{milli} // 0) == 500 && $_->{id} > 6 } @{$r->{allocs}};
 		"$a->{gpus}[0]{host}/$a->{gpus}[0]{gpu}/$a->{gpus}[0]{milli}"')"
 poold_stop
+if grep -q "Sanitizer\|runtime error:" "$w/log"; then
+	bad "the daemon sanitizer clean" "$(grep -m1 "Sanitizer\|runtime error:" "$w/log")"
+fi
 
 echo "poold-share: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
