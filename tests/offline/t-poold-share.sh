@@ -86,6 +86,9 @@ refused "41 % more: pool_full" pool_full \
 	"$R" alloc --socket "$S" --client node0001 --rdma 41
 take "40 % more" --rdma 40
 same "40 % beside the 60" "rdma 40" "$(json "$w/a" '"rdma $r->{rdma}"')"
+take "45 % queued" --rdma 45 --queue
+same "45 %: a ticket, queued" "2 1" \
+	"$(json "$w/a" '"$r->{ticket} " . ($r->{queued} ? 1 : 0)')"
 
 # --- kill -9 and a restart: the same shares, nothing granted twice ---
 "$R" allocs --socket "$S" --json >"$w/before"
@@ -105,19 +108,29 @@ refused "kill -9: no half granted twice" pool_full \
 refused "kill -9: no bandwidth granted twice" pool_full \
 	"$R" alloc --socket "$S" --client node0001 --rdma 41
 "$R" queue --socket "$S" --json >"$w/q"
-same "kill -9: the share still queued" "1" \
+same "kill -9: the share and the bandwidth still queued" "1 2" \
 	"$(json "$w/q" 'join " ", map { $_->{ticket} } @{$r->{queue}}')"
 
 # --- a release frees the half, and the queued share takes it ---
 first=$(json "$w/after" '$r->{allocs}[0]{id}')
 check "release a half" quiet "$R" release "$first" --socket "$S"
 "$R" queue --socket "$S" --json >"$w/q"
-same "the queued share granted" "" \
+same "the queued share granted, the bandwidth waits" "2" \
 	"$(json "$w/q" 'join " ", map { $_->{ticket} } @{$r->{queue}}')"
 "$R" allocs --socket "$S" --json >"$w/al"
 same "granted on the freed half" "node0001/0/500" \
 	"$(json "$w/al" 'my ($a) = grep { $_->{gpus}[0] && ($_->{gpus}[0]{milli} // 0) == 500 && $_->{id} > 6 } @{$r->{allocs}};
 		"$a->{gpus}[0]{host}/$a->{gpus}[0]{gpu}/$a->{gpus}[0]{milli}"')"
+# a 60 % freed: 45 % fits on its HCA now
+sixty=$(json "$w/after" 'my ($a) = grep { ($_->{rdma} // 0) == 60 } @{$r->{allocs}}; $a->{id}')
+check "release a 60 %" quiet "$R" release "$sixty" --socket "$S"
+"$R" queue --socket "$S" --json >"$w/q"
+same "the queued bandwidth granted" "" \
+	"$(json "$w/q" 'join " ", map { $_->{ticket} } @{$r->{queue}}')"
+"$R" allocs --socket "$S" --json >"$w/al"
+same "granted 45 % of an HCA alone" "45 -" \
+	"$(json "$w/al" 'my ($a) = grep { ($_->{rdma} // 0) == 45 } @{$r->{allocs}};
+		"$a->{rdma} " . ($a->{port} && !@{$a->{gpus}} ? "-" : "gpus")')"
 poold_stop
 if grep -q "Sanitizer\|runtime error:" "$w/log"; then
 	bad "the daemon sanitizer clean" "$(grep -m1 "Sanitizer\|runtime error:" "$w/log")"
