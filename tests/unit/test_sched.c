@@ -972,6 +972,26 @@ static void test_group_ids(void)
 	sch_free(s);
 }
 
+/*
+ * Issue 25 (sharing): every GPU busy, a request of NIC share alone
+ * still starts (it needs no GPU); one over the host's NIC waits.
+ */
+static void test_nic_only(void)
+{
+	struct sch *s = cluster(SCH_FIFO, 1, 2, 1, 1, NULL);
+	const struct sch_req nic = { .nic = 60, .limit = 10 };
+
+	submit(s, 0, 2, 0, 100);
+	CU_ASSERT_STRING_EQUAL(step(s, 0), "S1[0.0 0.1]");
+	submit_req(s, 1, &nic);
+	CU_ASSERT_STRING_EQUAL(step(s, 1), "S2[0.65535]");
+	submit_req(s, 2, &nic);
+	CU_ASSERT_STRING_EQUAL(step(s, 2), "");
+	CU_ASSERT_EQUAL(sch_finish(s, 2, 3), 0);
+	CU_ASSERT_STRING_EQUAL(step(s, 3), "S3[0.65535]");
+	sch_free(s);
+}
+
 TU_SUITE(sched,
 	 { "backfill keeps the head's reservation", test_backfill },
 	 { "fifo", test_fifo },
@@ -1001,4 +1021,5 @@ TU_SUITE(sched,
 	 { "fgdcpu strands no GPU where fgd does", test_fgdcpu },
 	 { "gpu model constraint", test_gpu_model },
 	 { "LS never preempted for BE", test_ls_never_for_be },
-	 { "group numbers bounded", test_group_ids })
+	 { "group numbers bounded", test_group_ids },
+	 { "NIC share alone with every GPU busy", test_nic_only })

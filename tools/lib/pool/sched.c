@@ -1290,6 +1290,17 @@ static bool can_preempt(const struct sch *s)
  * jobs only where they cannot delay that reservation; the packing
  * policies, tiresias and srpt start whatever fits.
  */
+/* Queue position of the last job that needs no GPU, or SIZE_MAX. */
+static size_t last_gpuless(const struct sch *s)
+{
+	size_t i = s->nq;
+
+	while (i--)
+		if (!s->job[s->q[i]].milli)
+			return i;
+	return SIZE_MAX;
+}
+
 static int pass(struct sch *s, double t)
 {
 	enum sch_policy p = s->c.policy;
@@ -1299,7 +1310,7 @@ static int pass(struct sch *s, double t)
 	double shadow = INF;
 	uint64_t drain = 0;
 	int tries = PREEMPT_TRIES, ret = 0;
-	size_t i, o;
+	size_t i, o, gl = SIZE_MAX - 1;	/* last_gpuless(), once needed */
 
 	s->nfailed = 0;
 	wants(s);
@@ -1309,8 +1320,14 @@ static int pass(struct sch *s, double t)
 	for (i = 0; i < s->nq && !ret; i++) {
 		struct job *j = &s->job[s->q[i]];
 
-		if (!s->free_milli && !can_preempt(s))
-			break;
+		/* no GPU free: only what needs none (a NIC share) may start */
+		if (!s->free_milli && j->milli && !can_preempt(s)) {
+			if (gl == SIZE_MAX - 1)
+				gl = last_gpuless(s);
+			if (p == SCH_FIFO || gl == SIZE_MAX || i > gl)
+				break;
+			continue;
+		}
 		if (!limits_ok(s, j))	/* inadmissible: the next one may go */
 			continue;
 		if (resv) {
