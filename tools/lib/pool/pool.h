@@ -206,7 +206,13 @@ const char *pool_state_note(const struct pool *p);
  * about hosts whose bound could still beat the best host found, in
  * order of bound; the choice is the same (a cost below its bound
  * or disagreeing on reachability is caught on the hosts asked, and
- * then every host is asked).  *out points at the new allocation.
+ * then every host is asked).  With rq->rdma only GPUs behind HCAs with
+ * that much RDMA bandwidth free are offered.  A share of one GPU
+ * (rq->milli) goes on a GPU not held whole, where FGD (sched.h) finds
+ * the least fragmentation for the shapes allocated so far, then on the
+ * GPU with the least left, then the cheapest; RDMA bandwidth alone on
+ * the HCA left fullest, then the cheapest.  *out points at the new
+ * allocation.
  * -ENOSPC with "N GPUs requested, M free" (and how many of those the
  * client cannot reach), -EINVAL for a bad request, or -EIO when the
  * journal could not take it (a full disk too; err says why).
