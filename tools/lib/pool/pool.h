@@ -208,7 +208,7 @@ const char *pool_state_note(const struct pool *p);
  * or disagreeing on reachability is caught on the hosts asked, and
  * then every host is asked).  With rq->rdma only GPUs behind HCAs with
  * that much RDMA bandwidth free are offered.  A share of one GPU
- * (rq->milli) goes on a GPU not held whole, where FGD (sched.h) finds
+ * (rq->milli) goes on a GPU not held whole, where FGD (frag.h) finds
  * the least fragmentation for the shapes allocated so far, then on the
  * GPU with the least left, then the cheapest; RDMA bandwidth alone on
  * the HCA left fullest, then the cheapest.  *out points at the new
