@@ -382,6 +382,31 @@ static void test_socket_rule_and_caps(void)
 	daemon_down(&d, pool);
 }
 
+/* A share counts toward max_gpus_per_uid as its milli, not a GPU. */
+static void test_caps_count_shares(void)
+{
+	struct pool_config saved = cfg;
+	struct pool *pool;
+	struct poold d;
+	int i;
+
+	CU_ASSERT_EQUAL_FATAL(daemon_up(&d, &pool), 0);
+	cfg.max_gpus_per_uid = 2;
+	accepted(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":1}"));
+	for (i = 0; i < 3; i++)
+		accepted(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpu_milli\":250}"));
+	/* the queue counts a share the same way */
+	accepted(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpu_milli\":250,\"queue\":true}"));
+	refused(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpu_milli\":1}"),
+		"forbidden", "uid 1000 holds or waits for 2 GPUs and may hold 2 ([pool] max_gpus_per_uid): 0.001 more is too many");
+	accepted(ask(&d, &user, "{\"op\":\"release\",\"id\":\"2\"}"));
+	refused(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpus\":1}"),
+		"forbidden", "uid 1000 holds or waits for 1.75 GPUs and may hold 2 ([pool] max_gpus_per_uid): 1 more is too many");
+	accepted(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"h01\",\"gpu_milli\":250}"));
+	cfg = saved;
+	daemon_down(&d, pool);
+}
+
 static void test_place(void)
 {
 	struct pool *pool;
@@ -1150,6 +1175,7 @@ TU_SUITE(ops,
 	 { "job.start, job.list, job.end", test_jobs },
 	 { "TCP without credentials, unknown op", test_access },
 	 { "the socket's rule over TCP, per-uid caps", test_socket_rule_and_caps },
+	 { "max_gpus_per_uid counts a share as its milli", test_caps_count_shares },
 	 { "place", test_place },
 	 { "counters per operation", test_opstat },
 	 { "a change's reply waits for the journal", test_durable_reply },

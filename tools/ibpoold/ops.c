@@ -764,31 +764,58 @@ static int get_id(json_object *req, uint64_t *id, struct sm_error *e)
 /* --- operations --- */
 
 /*
- * GPUs uid's allocations hold and its queued requests wait for: a queue
- * is no way around the cap, every ticket is a grant to come.
+ * Milli-GPUs uid's allocations hold and its queued requests wait for:
+ * a share counts as its milli, so four 250-milli shares are one GPU;
+ * a queue is no way around the cap, every ticket is a grant to come.
  */
 static uint64_t held_by(const struct poold *d, uid_t uid)
 {
 	uint64_t n = 0;
-	size_t i;
+	size_t i, j;
 
-	for (i = 0; i < pool_nallocs(d->pool); i++)
-		if (pool_alloc_at(d->pool, i)->uid == uid)
-			n += pool_alloc_at(d->pool, i)->ngpus;
-	for (i = 0; i < pool_nqueued(d->pool); i++)
-		if (pool_queued_at(d->pool, i)->uid == uid)
-			n += pool_queued_at(d->pool, i)->ngpus;
+	for (i = 0; i < pool_nallocs(d->pool); i++) {
+		const struct pool_alloc *a = pool_alloc_at(d->pool, i);
+
+		if (a->uid != uid)
+			continue;
+		for (j = 0; j < a->ngpus; j++)
+			n += a->gpus[j].milli ? a->gpus[j].milli : POOL_MILLI;
+	}
+	for (i = 0; i < pool_nqueued(d->pool); i++) {
+		const struct pool_queued *q = pool_queued_at(d->pool, i);
+
+		if (q->uid == uid)
+			n += q->milli ? q->milli : (uint64_t)q->ngpus * POOL_MILLI;
+	}
 	return n;
+}
+
+/* m milli-GPUs as GPUs, "2" or "1.25", in buf. */
+static const char *gpus_str(uint64_t m, char *buf, size_t len)
+{
+	size_t n;
+
+	if (!(m % POOL_MILLI)) {
+		snprintf(buf, len, "%" PRIu64, m / POOL_MILLI);
+		return buf;
+	}
+	snprintf(buf, len, "%" PRIu64 ".%03u", m / POOL_MILLI,
+		 (unsigned int)(m % POOL_MILLI));
+	n = strlen(buf);
+	while (buf[n - 1] == '0')
+		buf[--n] = '\0';
+	return buf;
 }
 
 /*
  * The per-uid caps ([pool] max_lease_s, max_gpus_per_uid) on a lease
- * of lease_s (0: the default) and gpus more GPUs; root has none.
+ * of lease_s (0: the default) and milli more milli-GPUs; root has none.
  */
-static int check_caps(const struct poold *d, uid_t uid, int64_t gpus,
+static int check_caps(const struct poold *d, uid_t uid, uint64_t milli,
 		      int64_t lease_s, struct sm_error *e)
 {
 	const struct pool_config *c = d->cfg;
+	char hs[32], ms[32];
 	uint64_t held;
 
 	if (!uid)
@@ -796,13 +823,15 @@ static int check_caps(const struct poold *d, uid_t uid, int64_t gpus,
 	if (lease_s > c->max_lease_s)
 		return sm_error_set(e, SM_ERR_FORBIDDEN, "a lease of %" PRId64 " s is longer than uid %u may have ([pool] max_lease_s = %u)",
 				    lease_s, (unsigned int)uid, c->max_lease_s);
-	if (!gpus || !c->max_gpus_per_uid)
+	if (!milli || !c->max_gpus_per_uid)
 		return 0;
 	held = held_by(d, uid);
-	if (held + gpus > c->max_gpus_per_uid)
-		return sm_error_set(e, SM_ERR_FORBIDDEN, "uid %u holds or waits for %" PRIu64 " GPUs and may hold %u ([pool] max_gpus_per_uid): %" PRId64 " more is too many",
-				    (unsigned int)uid, held,
-				    c->max_gpus_per_uid, gpus);
+	if (held + milli > (uint64_t)c->max_gpus_per_uid * POOL_MILLI)
+		return sm_error_set(e, SM_ERR_FORBIDDEN, "uid %u holds or waits for %s GPUs and may hold %u ([pool] max_gpus_per_uid): %s more is too many",
+				    (unsigned int)uid,
+				    gpus_str(held, hs, sizeof(hs)),
+				    c->max_gpus_per_uid,
+				    gpus_str(milli, ms, sizeof(ms)));
 	return 0;
 }
 
@@ -894,7 +923,8 @@ static int enqueue(struct poold *d, const struct sm_peer *p,
 	r.lease_s = lease;
 	r.limit_s = limit;
 	expire(d);
-	if ((ret = check_caps(d, p->uid, r.milli ? 1 : r.ngpus, lease, e)))
+	if ((ret = check_caps(d, p->uid, r.milli ? r.milli :
+				   (uint64_t)r.ngpus * POOL_MILLI, lease, e)))
 		return ret;
 	ret = poold_queue_submit(d->queue, &r, d->now(NULL), &ticket, msg,
 				 sizeof(msg));
@@ -1209,7 +1239,8 @@ static int op_alloc(struct poold *d, const struct sm_peer *p,
 		return ret;
 	if (pool_expire(d->pool, d->now(NULL)))
 		d->loads_stale = true;
-	if ((ret = check_caps(d, p->uid, milli ? 1 : gpus, lease, e)))
+	if ((ret = check_caps(d, p->uid, milli ? milli : gpus * POOL_MILLI,
+			      lease, e)))
 		return ret;
 	o.nclient_ports = client_ports(d, rq.client, o.client_port);
 	if (!o.nclient_ports)
