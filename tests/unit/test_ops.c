@@ -1021,6 +1021,47 @@ static bool holds_gpu(struct pool *pool, uint64_t id, uint32_t h,
 	return false;
 }
 
+/* A pool and daemon over rail-small in a directory of their own. */
+struct rail_pool {
+	char dir[32], conf[64], cut[64];
+	struct pool_config rc;
+	struct pool *pool;
+	struct poold d;
+};
+
+/* rp up (its dir a mkdtemp() template), its clock at OPS_T0: 0 or -1. */
+static int rail_up(struct rail_pool *rp)
+{
+	struct pool_view *v;
+	char err[512];
+
+	if (!mkdtemp(rp->dir))
+		return -1;
+	snprintf(rp->conf, sizeof(rp->conf), "%s/pool.conf", rp->dir);
+	snprintf(rp->cut, sizeof(rp->cut), "%s/cut.net", rp->dir);
+	if (rail_conf(rp->conf) ||
+	    pool_config_load(rp->conf, &rp->rc, err, sizeof(err)) ||
+	    pool_view_offline(RAIL_NET, 0, RT_ENGINE_AUTO, &v, err,
+			      sizeof(err)))
+		return -1;
+	if (pool_new(&rp->rc, &rp->pool) ||
+	    poold_init(&rp->d, &rp->rc, rp->pool, v, NULL, err, sizeof(err)))
+		return -1;
+	clock_now = OPS_T0;
+	rp->d.now = test_clock;
+	return 0;
+}
+
+static void rail_down(struct rail_pool *rp)
+{
+	daemon_down(&rp->d, rp->pool);
+	pool_view_free(rp->d.view);
+	pool_config_release(&rp->rc);
+	unlink(rp->cut);
+	unlink(rp->conf);
+	rmdir(rp->dir);
+}
+
 /*
  * One HCA of a 4-rail host (its cable) leaves the fabric at a
  * rediscovery: the allocation with the GPU behind it is lost and
@@ -1029,78 +1070,62 @@ static bool holds_gpu(struct pool *pool, uint64_t id, uint32_t h,
  */
 static void test_rail_lost(void)
 {
-	char dir[] = "/tmp/gpuaware-rail-XXXXXX", conf[64], cut[64], ca[32];
-	struct pool_config rc = { 0 };
-	struct pool_view *v;
-	struct watcher w;
+	struct rail_pool rp = { .dir = "/tmp/gpuaware-rail-XXXXXX" };
+	struct pool_config *rc = &rp.rc;
+	struct poold *d = &rp.d;
 	struct pool *pool;
-	struct poold d;
+	struct watcher w;
 	uint32_t x;
 	unsigned int g;
-	char err[512];
+	char ca[32];
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-	snprintf(conf, sizeof(conf), "%s/pool.conf", dir);
-	snprintf(cut, sizeof(cut), "%s/cut.net", dir);
-	CU_ASSERT_EQUAL_FATAL(rail_conf(conf), 0);
-	CU_ASSERT_EQUAL_FATAL(pool_config_load(conf, &rc, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL_FATAL(pool_view_offline(RAIL_NET, 0, RT_ENGINE_AUTO,
-						&v, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL_FATAL(pool_new(&rc, &pool), 0);
-	CU_ASSERT_EQUAL_FATAL(poold_init(&d, &rc, pool, v, NULL, err,
-					 sizeof(err)), 0);
-	clock_now = OPS_T0;
-	d.now = test_clock;
-	CU_ASSERT_EQUAL_FATAL(watch_start(&w, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(rail_up(&rp), 0);
+	pool = rp.pool;
+	CU_ASSERT_EQUAL_FATAL(watch_start(&w, d), 0);
 	json_object_put(next_line(&w));
 
-	accepted(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"node0001\",\"gpus\":4}"));
+	accepted(ask(d, &user, "{\"op\":\"alloc\",\"client\":\"node0001\",\"gpus\":4}"));
 	CU_ASSERT_EQUAL_FATAL(pool_alloc_find(pool, 1)->ngpus, 4);
 	x = pool_alloc_find(pool, 1)->gpus[1].host;
 	g = pool_alloc_find(pool, 1)->gpus[1].gpu;
-	snprintf(ca, sizeof(ca), "%s mlx5_%u", rc.hosts[x].name,
-		 pool_gpu_rail(&rc.hosts[x], g));
-	CU_ASSERT_EQUAL_FATAL(drop_cable(RAIL_NET, cut, ca), 0);
+	snprintf(ca, sizeof(ca), "%s mlx5_%u", rc->hosts[x].name,
+		 pool_gpu_rail(&rc->hosts[x], g));
+	CU_ASSERT_EQUAL_FATAL(drop_cable(RAIL_NET, rp.cut, ca), 0);
 
 	/* the cable goes: lost, replaced, the same id and size */
-	CU_ASSERT_EQUAL_FATAL(rediscover(&d, cut), 0);
-	CU_ASSERT_EQUAL(poold_queue_host(d.queue, x), POOL_HOST_UP);
+	CU_ASSERT_EQUAL_FATAL(rediscover(d, rp.cut), 0);
+	CU_ASSERT_EQUAL(poold_queue_host(d->queue, x), POOL_HOST_UP);
 	event(&w, "lost", "(none)", "1");
 	event(&w, "replaced", "(none)", "1");
 	CU_ASSERT_EQUAL(pool_alloc_find(pool, 1)->ngpus, 4);
 	CU_ASSERT_FALSE(holds_gpu(pool, 1, x, g));
-	CU_ASSERT_EQUAL(d.lost, 1);
+	CU_ASSERT_EQUAL(d->lost, 1);
 
 	/* the GPU behind it goes to nobody: 11 left of 16 */
-	refused(ask(&d, &root, "{\"op\":\"alloc\",\"client\":\"node0001\",\"gpus\":12}"),
+	refused(ask(d, &root, "{\"op\":\"alloc\",\"client\":\"node0001\",\"gpus\":12}"),
 		"pool_full", "12 GPUs requested, 12 free, 1 of them unreachable from node0001");
-	accepted(ask(&d, &root, "{\"op\":\"alloc\",\"client\":\"node0001\",\"gpus\":11}"));
-	queued(ask(&d, &user, "{\"op\":\"alloc\",\"client\":\"node0002\",\"gpus\":1,\"queue\":true}"), "1");
+	accepted(ask(d, &root, "{\"op\":\"alloc\",\"client\":\"node0001\",\"gpus\":11}"));
+	queued(ask(d, &user, "{\"op\":\"alloc\",\"client\":\"node0002\",\"gpus\":1,\"queue\":true}"), "1");
 	event(&w, "queued", "1", "(none)");
-	CU_ASSERT_EQUAL(poold_tick(&d, false), 0);
+	CU_ASSERT_EQUAL(poold_tick(d, false), 0);
 	CU_ASSERT_EQUAL(pool_nqueued(pool), 1);
 
 	/* back: the queue takes it */
-	CU_ASSERT_EQUAL_FATAL(rediscover(&d, RAIL_NET), 0);
+	CU_ASSERT_EQUAL_FATAL(rediscover(d, RAIL_NET), 0);
 	event(&w, "granted", "1", "3");
 	CU_ASSERT_TRUE(holds_gpu(pool, 3, x, g));
 
 	/* gone again with no room: the grant goes back to the queue */
-	CU_ASSERT_EQUAL_FATAL(rediscover(&d, cut), 0);
+	CU_ASSERT_EQUAL_FATAL(rediscover(d, rp.cut), 0);
 	event(&w, "lost", "1", "3");
 	event(&w, "requeued", "1", "3");
 	CU_ASSERT_PTR_NULL(pool_alloc_find(pool, 3));
 	CU_ASSERT_EQUAL(pool_nqueued(pool), 1);
 	CU_ASSERT_EQUAL(pool_gpu_owner(pool, x, g), 0);
-	CU_ASSERT_EQUAL(d.lost, 2);
+	CU_ASSERT_EQUAL(d->lost, 2);
 
-	watch_stop(&w, &d);
-	daemon_down(&d, pool);
-	pool_view_free(d.view);
-	pool_config_release(&rc);
-	unlink(cut);
-	unlink(conf);
-	rmdir(dir);
+	watch_stop(&w, d);
+	rail_down(&rp);
 }
 
 /*
