@@ -1128,6 +1128,71 @@ static void test_rail_lost(void)
 	rail_down(&rp);
 }
 
+/* The first GPU but not_g of not_h with lo..hi milli out, into h, g. */
+static bool gpu_at(const struct pool *pool, const struct pool_config *rc,
+		   unsigned int lo, unsigned int hi, uint32_t not_h,
+		   unsigned int not_g, uint32_t *h, unsigned int *g)
+{
+	unsigned int u;
+
+	for (*h = 0; *h < rc->nhosts; (*h)++)
+		for (*g = 0; *g < rc->hosts[*h].gpus; (*g)++)
+			if ((u = pool_gpu_used(pool, *h, *g)) >= lo && u <= hi &&
+			    (*h != not_h || *g != not_g))
+				return true;
+	return false;
+}
+
+/*
+ * A share behind a lost HCA keeps its shape: replaced by the same milli
+ * and RDMA bandwidth on a GPU another share leaves room on (as a share
+ * is placed), where no GPU is free whole; the other share stays too.
+ */
+static void test_rail_lost_share(void)
+{
+	struct rail_pool rp = { .dir = "/tmp/gpuaware-rail-XXXXXX" };
+	struct pool_config *rc = &rp.rc;
+	struct poold *d = &rp.d;
+	const struct pool_alloc *a;
+	struct pool *pool;
+	uint32_t fh, zh;
+	unsigned int fg, zg;
+	char ca[32];
+
+	CU_ASSERT_EQUAL_FATAL(rail_up(&rp), 0);
+	pool = rp.pool;
+
+	/* the share on F, alone; then every GPU but F and Z held whole */
+	accepted(ask(d, &root, "{\"op\":\"alloc\",\"client\":\"node0001\",\"gpus\":15}"));
+	CU_ASSERT_FATAL(gpu_at(pool, rc, 0, 0, UINT32_MAX, 0, &fh, &fg));
+	accepted(ask(d, &user, "{\"op\":\"alloc\",\"client\":\"node0001\",\"gpu_milli\":250,\"rdma\":20}"));
+	CU_ASSERT_EQUAL_FATAL(pool_gpu_used(pool, fh, fg), 250);
+	accepted(ask(d, &root, "{\"op\":\"release\",\"id\":\"1\"}"));
+	accepted(ask(d, &root, "{\"op\":\"alloc\",\"client\":\"node0001\",\"gpus\":14}"));
+	CU_ASSERT_FATAL(gpu_at(pool, rc, 0, 0, fh, fg, &zh, &zg));
+	/* a share on F or Z: none is free whole, Z is not F */
+	accepted(ask(d, &root, "{\"op\":\"alloc\",\"client\":\"node0001\",\"gpu_milli\":500}"));
+	CU_ASSERT_FATAL(!gpu_at(pool, rc, 0, 0, UINT32_MAX, 0, &zh, &zg));
+	CU_ASSERT_FATAL(gpu_at(pool, rc, 0, POOL_MILLI - 1, fh, fg, &zh, &zg));
+	snprintf(ca, sizeof(ca), "%s mlx5_%u", rc->hosts[fh].name,
+		 pool_gpu_rail(&rc->hosts[fh], fg));
+	CU_ASSERT_EQUAL_FATAL(drop_cable(RAIL_NET, rp.cut, ca), 0);
+	CU_ASSERT_EQUAL_FATAL(rediscover(d, rp.cut), 0);
+
+	a = pool_alloc_find(pool, 2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_EQUAL_FATAL(a->ngpus, 1);
+	CU_ASSERT_EQUAL(a->gpus[0].milli, 250);
+	CU_ASSERT_EQUAL(a->rdma, 20);
+	CU_ASSERT_EQUAL(a->gpus[0].host, zh);
+	CU_ASSERT_EQUAL(a->gpus[0].gpu, zg);
+	CU_ASSERT_PTR_NOT_NULL(pool_alloc_find(pool, 4));
+	CU_ASSERT_EQUAL(pool_gpu_used(pool, zh, zg), 750);
+	CU_ASSERT(pool_rdma_used(pool, zh, a->gpus[0].rail) >= 20);
+
+	rail_down(&rp);
+}
+
 /*
  * Watchers with filters: one of its own uid's grants and expiries (the
  * test runs its socket as whoever runs it), one of a ticket and an
@@ -1211,4 +1276,5 @@ TU_SUITE(ops,
 	 { "watch: granted, expired, lost, replaced, requeued", test_watch },
 	 { "preemption: notice, grace, queued again", test_preempt },
 	 { "an HCA lost: its GPUs' allocations lost and replaced", test_rail_lost },
+	 { "an HCA lost under a share: replaced by a share", test_rail_lost_share },
 	 { "watch: a watcher's filter (events, mine, tickets, ids)", test_watch_filter })

@@ -816,15 +816,39 @@ static unsigned int on_dead(const struct poold_queue *q,
 	return n;
 }
 
-/* A GPU to take for a lost one: free, live, its host in service. */
-static bool spare(const struct poold_queue *q, size_t h, unsigned int g,
-		  const struct pool_gpu_ref *got, size_t n)
+/* Host h can take a lost GPU's place: up, in service, not a job's. */
+static bool usable(const struct poold_queue *q, size_t h)
+{
+	return host_up(q, h) && !q->taken[h] &&
+	       pool_host(q->pool, h) == POOL_HOST_UP;
+}
+
+/*
+ * HCA rail of host h has rdma free for an allocation that already
+ * sends through g[0..n) (there it holds its share of the HCA).
+ */
+static bool rdma_spare(const struct poold_queue *q, size_t h,
+		       unsigned int rail, unsigned int rdma,
+		       const struct pool_gpu_ref *g, size_t n)
 {
 	size_t i;
 
-	if (!host_up(q, h) || q->taken[h] ||
-	    pool_host(q->pool, h) != POOL_HOST_UP ||
-	    (q->dead[h] >> g & 1) || pool_gpu_used(q->pool, h, g))
+	for (i = 0; rdma && i < n; i++)
+		if (g[i].host == h && g[i].rail == rail)
+			return true;
+	return pool_rdma_used(q->pool, h, rail) + rdma <= POOL_RDMA_CAP;
+}
+
+/* A whole GPU to take for a lost one: free, live, rdma free on its HCA. */
+static bool spare(const struct poold_queue *q, size_t h, unsigned int g,
+		  unsigned int rdma, const struct pool_gpu_ref *got, size_t n)
+{
+	size_t i;
+
+	if (!usable(q, h) || (q->dead[h] >> g & 1) ||
+	    pool_gpu_used(q->pool, h, g) ||
+	    !rdma_spare(q, h, pool_gpu_rail(&q->cfg->hosts[h], g), rdma, got,
+			n))
 		return false;
 	for (i = 0; i < n; i++)
 		if (got[i].host == h && got[i].gpu == g)
@@ -842,34 +866,64 @@ static bool near(const struct poold_queue *q, size_t h, size_t at,
 	       q->hosts[h].lvl[l - 1] == q->hosts[at].lvl[l - 1];
 }
 
-/* A spare GPU nearest host at, not one of g[0..n), into g[n]; false: none. */
-static bool nearest(const struct poold_queue *q, size_t at,
-		    struct pool_gpu_ref *g, size_t n)
+/*
+ * Host h's GPU for lost x of an allocation with rdma and g[0..n): a
+ * whole free one, the first; a share where pool_alloc() would place
+ * it, with its key.  False: none.
+ */
+static bool spot_on(const struct poold_queue *q, size_t h,
+		    const struct pool_gpu_ref *x, unsigned int rdma,
+		    const struct pool_gpu_ref *g, size_t n, unsigned int *gpu,
+		    double *key)
 {
-	const struct pool_host_cfg *c;
-	unsigned int l, x;
-	size_t h;
+	unsigned int i;
 
-	for (l = 0; l <= q->nlevels + 1; l++)
-		for (h = 0; h < q->cfg->nhosts; h++) {
-			if (!near(q, h, at, l))
-				continue;
-			c = &q->cfg->hosts[h];
-			for (x = 0; x < c->gpus; x++)
-				if (spare(q, h, x, g, n)) {
-					g[n] = (struct pool_gpu_ref){
-						.host = h, .gpu = x,
-						.rail = pool_gpu_rail(c, x) };
-					return true;
-				}
+	*key = 0;
+	if (x->milli)
+		return usable(q, h) &&
+		       pool_share_best(q->pool, h, x->milli, rdma, q->dead[h],
+				       gpu, key);
+	for (i = 0; i < q->cfg->hosts[h].gpus; i++)
+		if (spare(q, h, i, rdma, g, n)) {
+			*gpu = i;
+			return true;
 		}
 	return false;
 }
 
 /*
- * The GPUs of a after its lost ones are replaced into g (a->ngpus):
- * each on its own host first, then on hosts that share a tree level with
- * it, lowest first, then anywhere.  False when the pool lacks them.
+ * A GPU nearest lost x's host for it, not one of g[0..n), into g[n]
+ * with x's share; among hosts alike near, the lowest key.  False: none.
+ */
+static bool nearest(const struct poold_queue *q, const struct pool_gpu_ref *x,
+		    unsigned int rdma, struct pool_gpu_ref *g, size_t n)
+{
+	double key, best = 0;
+	unsigned int l, gpu;
+	bool got = false;
+	size_t h;
+
+	for (l = 0; !got && l <= q->nlevels + 1; l++)
+		for (h = 0; h < q->cfg->nhosts; h++) {
+			if (!near(q, h, x->host, l) ||
+			    !spot_on(q, h, x, rdma, g, n, &gpu, &key) ||
+			    (got && key >= best))
+				continue;
+			got = true;
+			best = key;
+			g[n] = (struct pool_gpu_ref){ .host = h, .gpu = gpu,
+				.rail = pool_gpu_rail(&q->cfg->hosts[h], gpu),
+				.milli = x->milli };
+		}
+	return got;
+}
+
+/*
+ * The GPUs of a after its lost ones are replaced into g (a->ngpus), of
+ * the same shape (a share as a share, placed as one, its RDMA
+ * bandwidth free): each on its own host first, then on hosts that share
+ * a tree level with it, lowest first, then anywhere.  False when the
+ * pool lacks them.
  */
 static bool respread(const struct poold_queue *q, const struct pool_alloc *a,
 		     struct pool_gpu_ref *g, const struct poold_queue_ops *ops)
@@ -884,9 +938,8 @@ static bool respread(const struct poold_queue *q, const struct pool_alloc *a,
 		x = &a->gpus[i];
 		if (!(q->dead[x->host] >> x->gpu & 1))
 			continue;
-		if (!nearest(q, x->host, g, n))
+		if (!nearest(q, x, a->rdma, g, n))
 			return false;
-		g[n].milli = x->milli;
 		g[n].dlid = ops->dlid(ops->ctx, a->client, g[n].host,
 				      g[n].rail);
 		n++;

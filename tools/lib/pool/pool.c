@@ -1972,6 +1972,32 @@ static int pick_spot(struct pool *p, const struct pool_request *rq,
 	return 0;
 }
 
+bool pool_share_best(const struct pool *p, size_t h, unsigned int milli,
+		     unsigned int rdma, uint64_t skip, unsigned int *gpu,
+		     double *key)
+{
+	struct spot s[POOL_MAX_GPUS];
+	struct frg_mix *w;
+	size_t i, n;
+	bool got = false;
+
+	if (h >= p->cfg->nhosts || !milli || milli >= POOL_MILLI ||
+	    !(w = malloc(sizeof(*w))))
+		return false;
+	*w = p->fgd;
+	frg_mix_add(w, &(struct frg_req){ .milli = milli });
+	n = share_spots(p, w, h, milli, rdma, s);
+	free(w);
+	for (i = 0; i < n; i++) {
+		if (skip >> s[i].gpu & 1 || (got && s[i].key >= *key))
+			continue;
+		got = true;
+		*gpu = s[i].gpu;
+		*key = s[i].key;
+	}
+	return got;
+}
+
 /* rq with POOL_MILLI as one whole GPU, a share as ngpus 1. */
 static struct pool_request norm_request(const struct pool_request *rq)
 {

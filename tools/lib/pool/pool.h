@@ -342,6 +342,16 @@ unsigned int pool_free_gpus(const struct pool *p, size_t h);
 uint64_t pool_gpu_owner(const struct pool *p, size_t h, unsigned int g);
 unsigned int pool_gpu_used(const struct pool *p, size_t h, unsigned int g);
 
+/*
+ * The GPU of host h a share of milli (1..POOL_MILLI - 1) with rdma
+ * would go on, as pool_alloc() places one (FGD, then best fit), none of
+ * those in mask skip: true with *gpu and *key (lower is better, alike
+ * across hosts); false when none has room or out of memory.
+ */
+bool pool_share_best(const struct pool *p, size_t h, unsigned int milli,
+		     unsigned int rdma, uint64_t skip, unsigned int *gpu,
+		     double *key);
+
 /* RDMA bandwidth out on host h's HCA rail, of POOL_RDMA_CAP. */
 unsigned int pool_rdma_used(const struct pool *p, size_t h, unsigned int rail);
 
