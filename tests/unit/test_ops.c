@@ -1223,6 +1223,70 @@ static void test_host_lost_share(void)
 }
 
 /*
+ * RDMA bandwidth alone on a lost HCA: lost, then replaced by the same
+ * bandwidth on another HCA of its host, as such a request is placed;
+ * lost again where no HCA has it free, the direct allocation is revoked.
+ */
+static void test_rail_lost_rdma(void)
+{
+	struct rail_pool rp = { .dir = "/tmp/gpuaware-rail-XXXXXX" };
+	struct pool_config *rc = &rp.rc;
+	struct poold *d = &rp.d;
+	const struct pool_alloc *a;
+	unsigned int r, k;
+	struct pool *pool;
+	struct watcher w;
+	char ca[32];
+	uint32_t h;
+
+	CU_ASSERT_EQUAL_FATAL(rail_up(&rp), 0);
+	pool = rp.pool;
+	CU_ASSERT_EQUAL_FATAL(watch_start(&w, d), 0);
+	json_object_put(next_line(&w));
+
+	accepted(ask(d, &user, "{\"op\":\"alloc\",\"client\":\"node0001\",\"rdma\":60}"));
+	a = pool_alloc_find(pool, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_TRUE_FATAL(a->has_port);
+	h = a->port.host;
+	r = a->port.rail;
+	snprintf(ca, sizeof(ca), "%s mlx5_%u", rc->hosts[h].name, r);
+	CU_ASSERT_EQUAL_FATAL(drop_cable(RAIL_NET, rp.cut, ca), 0);
+
+	/* the cable goes: lost, replaced on the same host, same bandwidth */
+	CU_ASSERT_EQUAL_FATAL(rediscover(d, rp.cut), 0);
+	event(&w, "lost", "(none)", "1");
+	event(&w, "replaced", "(none)", "1");
+	a = pool_alloc_find(pool, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_TRUE_FATAL(a->has_port);
+	CU_ASSERT_EQUAL(a->port.host, h);
+	CU_ASSERT_NOT_EQUAL(a->port.rail, r);
+	CU_ASSERT_EQUAL(a->rdma, 60);
+	CU_ASSERT_EQUAL(pool_rdma_used(pool, h, a->port.rail), 60);
+	CU_ASSERT_EQUAL(pool_rdma_used(pool, h, r), 0);
+	CU_ASSERT_EQUAL(d->lost, 1);
+
+	/* back; every other HCA taken whole; its own lost: no room */
+	CU_ASSERT_EQUAL_FATAL(rediscover(d, RAIL_NET), 0);
+	r = a->port.rail;
+	for (k = 0; k < 15; k++)
+		accepted(ask(d, &root, "{\"op\":\"alloc\",\"client\":\"node0001\",\"rdma\":100}"));
+	CU_ASSERT_EQUAL(pool_rdma_used(pool, h, r), 60);
+	snprintf(ca, sizeof(ca), "%s mlx5_%u", rc->hosts[h].name, r);
+	CU_ASSERT_EQUAL_FATAL(drop_cable(RAIL_NET, rp.cut, ca), 0);
+	CU_ASSERT_EQUAL_FATAL(rediscover(d, rp.cut), 0);
+	event(&w, "lost", "(none)", "1");
+	event(&w, "revoked", "(none)", "1");
+	CU_ASSERT_PTR_NULL(pool_alloc_find(pool, 1));
+	CU_ASSERT_EQUAL(pool_rdma_used(pool, h, r), 0);
+	CU_ASSERT_EQUAL(d->lost, 2);
+
+	watch_stop(&w, d);
+	rail_down(&rp);
+}
+
+/*
  * Watchers with filters: one of its own uid's grants and expiries (the
  * test runs its socket as whoever runs it), one of a ticket and an
  * allocation id; the one of every event sees what they leave out.
@@ -1306,5 +1370,6 @@ TU_SUITE(ops,
 	 { "preemption: notice, grace, queued again", test_preempt },
 	 { "an HCA lost: its GPUs' allocations lost and replaced", test_rail_lost },
 	 { "an HCA lost under a share: replaced by a share", test_rail_lost_share },
+	 { "an HCA lost under RDMA bandwidth alone: replaced", test_rail_lost_rdma },
 	 { "a host lost under a share: replaced by a share", test_host_lost_share },
 	 { "watch: a watcher's filter (events, mine, tickets, ids)", test_watch_filter })

@@ -38,6 +38,7 @@ struct poold_queue {
 	uint64_t seen;		/* highest allocation id known */
 	bool *fabric;		/* per host: gone from the fabric */
 	uint64_t *dead;		/* per host: GPUs behind an HCA it lost */
+	uint64_t *rdead;	/* per host: the HCA rails it lost */
 	struct sch_host *hosts;	/* the scheduler's, for their levels */
 	unsigned int nlevels;
 	uint64_t *quota;	/* milli per group, the last one for "" */
@@ -310,8 +311,9 @@ int poold_queue_new(const struct pool_config *cfg, struct pool *pool,
 	q->lend = calloc(cfg->sched.ngroups + 1, sizeof(*q->lend));
 	q->taken = calloc(cfg->nhosts + 1, sizeof(*q->taken));
 	q->dead = calloc(cfg->nhosts + 1, sizeof(*q->dead));
+	q->rdead = calloc(cfg->nhosts + 1, sizeof(*q->rdead));
 	if (!q->fabric || !q->quota || !q->borrow || !q->lend || !q->taken ||
-	    !q->dead ||
+	    !q->dead || !q->rdead ||
 	    (ret = build(q, t)))
 		goto out_free;
 	/* the queue first, at its submit times; then what runs, now */
@@ -352,6 +354,7 @@ void poold_queue_free(struct poold_queue *q)
 	free(q->lend);
 	free(q->taken);
 	free(q->dead);
+	free(q->rdead);
 	free(q->hosts);
 	free(q);
 }
@@ -446,6 +449,10 @@ void poold_queue_rail(struct poold_queue *q, uint32_t h, unsigned int r,
 		return;
 	c = &q->cfg->hosts[h];
 	was = q->dead[h];
+	if (down)
+		q->rdead[h] |= 1ull << r;
+	else
+		q->rdead[h] &= ~(1ull << r);
 	for (g = 0; g < c->gpus; g++)
 		if (pool_gpu_rail(c, g) == r) {
 			if (down)
@@ -800,14 +807,18 @@ static int carry_out(struct poold_queue *q, const struct sch_dec *d,
 /* --- an HCA lost, its host up: the scheduler knows whole hosts only --- */
 
 /*
- * a's GPUs behind a lost HCA of a host still up, 0 when none or when a
- * host of a is down (the scheduler's loss; the rest is seen next run).
+ * a's GPUs (or its RDMA-only HCA) behind a lost HCA of a host still up,
+ * 0 when none or when a host of a is down (the scheduler's loss; the
+ * rest is seen next run).
  */
 static unsigned int on_dead(const struct poold_queue *q,
 			    const struct pool_alloc *a)
 {
 	unsigned int i, n = 0;
 
+	if (a->has_port)
+		return host_up(q, a->port.host) &&
+		       (q->rdead[a->port.host] >> a->port.rail & 1);
 	for (i = 0; i < a->ngpus; i++) {
 		if (!host_up(q, a->gpus[i].host))
 			return 0;
@@ -867,53 +878,66 @@ static bool near(const struct poold_queue *q, size_t h, size_t at,
 }
 
 /*
- * Host h's GPU for lost x of an allocation with rdma and g[0..n): a
- * whole free one, the first; a share where pool_alloc() would place
- * it, with its key.  False: none.
+ * Host h's GPU for lost x of an allocation with rdma and g[0..n), into
+ * r: a whole free one, the first; a share where pool_alloc() would
+ * place it, with its key; an HCA alone (x has no GPU) as pool_alloc()
+ * places RDMA bandwidth alone, with its key.  False: none.
  */
 static bool spot_on(const struct poold_queue *q, size_t h,
 		    const struct pool_gpu_ref *x, unsigned int rdma,
-		    const struct pool_gpu_ref *g, size_t n, unsigned int *gpu,
-		    double *key)
+		    const struct pool_gpu_ref *g, size_t n,
+		    struct pool_gpu_ref *r, double *key)
 {
+	const struct pool_host_cfg *c = &q->cfg->hosts[h];
 	unsigned int i;
 
 	*key = 0;
-	if (x->milli)
+	*r = (struct pool_gpu_ref){ .host = h, .gpu = POOL_NO_GPU,
+				    .milli = x->milli };
+	if (x->gpu == POOL_NO_GPU)
 		return usable(q, h) &&
-		       pool_share_best(q->pool, h, x->milli, rdma, q->dead[h],
-				       gpu, key);
-	for (i = 0; i < q->cfg->hosts[h].gpus; i++)
+		       pool_port_best(q->pool, h, rdma, q->rdead[h], &r->rail,
+				      key);
+	if (x->milli) {
+		if (!usable(q, h) ||
+		    !pool_share_best(q->pool, h, x->milli, rdma, q->dead[h],
+				     &r->gpu, key))
+			return false;
+		r->rail = pool_gpu_rail(c, r->gpu);
+		return true;
+	}
+	for (i = 0; i < c->gpus; i++)
 		if (spare(q, h, i, rdma, g, n)) {
-			*gpu = i;
+			r->gpu = i;
+			r->rail = pool_gpu_rail(c, i);
 			return true;
 		}
 	return false;
 }
 
 /*
- * A GPU nearest lost x's host for it, not one of g[0..n), into g[n]
- * with x's share; among hosts alike near, the lowest key.  False: none.
+ * A GPU (an HCA for x without one) nearest lost x's host for it, not
+ * one of g[0..n), into g[n] with x's share; among hosts alike near,
+ * the lowest key.  False: none.
  */
 static bool nearest(const struct poold_queue *q, const struct pool_gpu_ref *x,
 		    unsigned int rdma, struct pool_gpu_ref *g, size_t n)
 {
+	struct pool_gpu_ref r;
 	double key, best = 0;
-	unsigned int l, gpu;
 	bool got = false;
+	unsigned int l;
 	size_t h;
 
 	for (l = 0; !got && l <= q->nlevels + 1; l++)
 		for (h = 0; h < q->cfg->nhosts; h++) {
 			if (!near(q, h, x->host, l) ||
-			    !spot_on(q, h, x, rdma, g, n, &gpu, &key) ||
+			    !spot_on(q, h, x, rdma, g, n, &r, &key) ||
 			    (got && key >= best))
 				continue;
 			got = true;
 			best = key;
-			g[n] = (struct pool_gpu_ref){ .host = h, .gpu = gpu,
-				.rail = pool_gpu_rail(&q->cfg->hosts[h], gpu),
-				.milli = x->milli };
+			g[n] = r;
 		}
 	return got;
 }
@@ -931,6 +955,16 @@ static bool respread(const struct poold_queue *q, const struct pool_alloc *a,
 	const struct pool_gpu_ref *x;
 	size_t n = 0, i;
 
+	if (a->has_port) {
+		struct pool_gpu_ref p = a->port;
+
+		p.gpu = POOL_NO_GPU;
+		if (!nearest(q, &p, a->rdma, g, 0))
+			return false;
+		g[0].dlid = ops->dlid(ops->ctx, a->client, g[0].host,
+				      g[0].rail);
+		return true;
+	}
 	for (i = 0; i < a->ngpus; i++)
 		if (!(q->dead[a->gpus[i].host] >> a->gpus[i].gpu & 1))
 			g[n++] = a->gpus[i];
@@ -956,7 +990,8 @@ static int rail_lost(struct poold_queue *q, struct ent *e,
 		     const struct pool_alloc *a, time_t now,
 		     const struct poold_queue_ops *ops, char *err, size_t len)
 {
-	struct pool_gpu_ref *g = calloc(a->ngpus, sizeof(*g));
+	unsigned int ng = a->has_port ? 1 : a->ngpus;
+	struct pool_gpu_ref *g = calloc(ng, sizeof(*g));
 	uint64_t id = a->id, ticket = e->ticket;
 	const struct pool_queued *r;
 	uid_t uid = a->uid;
@@ -970,7 +1005,7 @@ static int rail_lost(struct poold_queue *q, struct ent *e,
 	sch_cancel(q->s, e->sch, q->t);
 	ent_del(q, e);
 	if (respread(q, a, g, ops)) {
-		ret = pool_replace(q->pool, id, g, a->ngpus, now, err, len);
+		ret = pool_replace(q->pool, id, g, ng, now, err, len);
 		if (!ret)
 			ops->event(ops->ctx, "replaced", ticket, uid,
 				   pool_alloc_find(q->pool, id), id, 0);

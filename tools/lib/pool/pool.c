@@ -1998,6 +1998,26 @@ bool pool_share_best(const struct pool *p, size_t h, unsigned int milli,
 	return got;
 }
 
+bool pool_port_best(const struct pool *p, size_t h, unsigned int rdma,
+		    uint64_t skip, unsigned int *rail, double *key)
+{
+	struct spot s[POOL_MAX_HCAS];
+	size_t i, n;
+	bool got = false;
+
+	if (h >= p->cfg->nhosts || !rdma)
+		return false;
+	n = port_spots(p, h, rdma, s);
+	for (i = 0; i < n; i++) {
+		if (skip >> s[i].rail & 1 || (got && s[i].key >= *key))
+			continue;
+		got = true;
+		*rail = s[i].rail;
+		*key = s[i].key;
+	}
+	return got;
+}
+
 /* rq with POOL_MILLI as one whole GPU, a share as ngpus 1. */
 static struct pool_request norm_request(const struct pool_request *rq)
 {

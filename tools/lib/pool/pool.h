@@ -352,6 +352,15 @@ bool pool_share_best(const struct pool *p, size_t h, unsigned int milli,
 		     unsigned int rdma, uint64_t skip, unsigned int *gpu,
 		     double *key);
 
+/*
+ * The HCA rail of host h an RDMA-only request of rdma would go on, as
+ * pool_alloc() places one (best fit), none of those in mask skip: true
+ * with *rail and *key (lower is better, alike across hosts); false when
+ * none has room.
+ */
+bool pool_port_best(const struct pool *p, size_t h, unsigned int rdma,
+		    uint64_t skip, unsigned int *rail, double *key);
+
 /* RDMA bandwidth out on host h's HCA rail, of POOL_RDMA_CAP. */
 unsigned int pool_rdma_used(const struct pool *p, size_t h, unsigned int rail);
 
