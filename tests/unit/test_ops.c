@@ -1194,6 +1194,35 @@ static void test_rail_lost_share(void)
 }
 
 /*
+ * A share on a host failed before the queue ran (so before the
+ * scheduler held it) is replaced by a share, its RDMA kept.
+ */
+static void test_host_lost_share(void)
+{
+	struct rail_pool rp = { .dir = "/tmp/gpuaware-rail-XXXXXX" };
+	const struct pool_alloc *a;
+	char req[96];
+	uint32_t h;
+
+	CU_ASSERT_EQUAL_FATAL(rail_up(&rp), 0);
+	accepted(ask(&rp.d, &user, "{\"op\":\"alloc\",\"client\":\"node0001\",\"gpu_milli\":250,\"rdma\":20}"));
+	h = pool_alloc_find(rp.pool, 1)->gpus[0].host;
+	snprintf(req, sizeof(req), "{\"op\":\"host.fail\",\"host\":\"%s\"}",
+		 rp.rc.hosts[h].name);
+	accepted(ask(&rp.d, &root, req));
+	CU_ASSERT_EQUAL(poold_tick(&rp.d, false), 0);
+	a = pool_alloc_find(rp.pool, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_EQUAL_FATAL(a->ngpus, 1);
+	CU_ASSERT_NOT_EQUAL(a->gpus[0].host, h);
+	CU_ASSERT_EQUAL(a->gpus[0].milli, 250);
+	CU_ASSERT_EQUAL(a->rdma, 20);
+	CU_ASSERT_EQUAL(pool_gpu_used(rp.pool, a->gpus[0].host,
+				      a->gpus[0].gpu), 250);
+	rail_down(&rp);
+}
+
+/*
  * RDMA bandwidth alone on a lost HCA: lost, then replaced by the same
  * bandwidth on another HCA of its host, as such a request is placed;
  * lost again where no HCA has it free, the direct allocation is revoked.
@@ -1342,4 +1371,5 @@ TU_SUITE(ops,
 	 { "an HCA lost: its GPUs' allocations lost and replaced", test_rail_lost },
 	 { "an HCA lost under a share: replaced by a share", test_rail_lost_share },
 	 { "an HCA lost under RDMA bandwidth alone: replaced", test_rail_lost_rdma },
+	 { "a host lost under a share: replaced by a share", test_host_lost_share },
 	 { "watch: a watcher's filter (events, mine, tickets, ids)", test_watch_filter })

@@ -1672,6 +1672,13 @@ static bool slots_free(const struct sch *s, const struct sch_req *r,
 	return true;
 }
 
+/* Running job k lost: the next sch_step() recovers it. */
+static void lose(struct sch *s, uint32_t k)
+{
+	s->job[k].lost = true;
+	s->lost[s->nlost++] = k;
+}
+
 int sch_hold(struct sch *s, const struct sch_req *r,
 	     const struct sch_slot *sl, size_t n, double t, uint64_t *ticket)
 {
@@ -1694,6 +1701,10 @@ int sch_hold(struct sch *s, const struct sch_req *r,
 	ret = start(s, j, gang_span(s->gang, s->pick, nh), t);
 	/* the caller placed it: nothing for the next step to report */
 	s->ndec = 0;
+	/* a host that went down before it was held: lost as if after */
+	for (i = 0; !ret && i < n && !j->lost; i++)
+		if (!s->up[sl[i].host])
+			lose(s, (uint32_t)(*ticket - 1));
 	return ret;
 }
 
@@ -1764,10 +1775,8 @@ int sch_host_down(struct sch *s, uint32_t h, double t)
 		struct job *j = &s->job[s->run[i]];
 
 		for (k = 0; k < j->nslots && !j->lost; k++)
-			if (j->slot[k].host == h) {
-				j->lost = true;
-				s->lost[s->nlost++] = s->run[i];
-			}
+			if (j->slot[k].host == h)
+				lose(s, s->run[i]);
 	}
 	return 0;
 }

@@ -229,7 +229,8 @@ int sch_submit(struct sch *s, const struct sch_req *r, double t,
  * r already runs on slots sl[0..n) (distinct, free), placed by the
  * caller: an allocation made outside the queue, or one replayed after a
  * restart.  It holds them as a running ticket until sch_finish() or
- * sch_cancel(); no decision is made for it.  0 with *ticket, -EINVAL
+ * sch_cancel(); no decision is made for it, but on a host down it is
+ * lost, recovered at the next sch_step().  0 with *ticket, -EINVAL
  * (r never fits, or a slot is unknown or not free), -ENOMEM.
  */
 int sch_hold(struct sch *s, const struct sch_req *r,
