@@ -1918,6 +1918,39 @@ static bool reach_spot(const struct pool *p, const char *client,
 }
 
 /*
+ * The pool's workload with a share of milli added, as at the
+ * scheduler's submit (the request's own shape counts); NULL: out of
+ * memory.  The caller frees it.
+ */
+static struct frg_mix *mix_with(const struct pool *p, unsigned int milli)
+{
+	struct frg_mix *w = malloc(sizeof(*w));
+
+	if (w) {
+		*w = p->fgd;
+		frg_mix_add(w, &(struct frg_req){ .milli = milli });
+	}
+	return w;
+}
+
+/*
+ * Of the n spots, the first with the lowest key whose GPU (by_rail:
+ * HCA) skip does not mark; NULL: none.
+ */
+static const struct spot *best_spot(const struct spot *s, size_t n,
+				    uint64_t skip, bool by_rail)
+{
+	const struct spot *b = NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!(skip >> (by_rail ? s[i].rail : s[i].gpu) & 1) &&
+		    (!b || s[i].key < b->key))
+			b = &s[i];
+	return b;
+}
+
+/*
  * A share of one GPU (rq->milli) or an HCA alone (rq->rdma) for rq
  * into a: 0, -ENOSPC with its message, -ENOMEM.
  */
@@ -1935,16 +1968,13 @@ static int pick_spot(struct pool *p, const struct pool_request *rq,
 	for (h = 0; h < p->cfg->nhosts; h++)
 		room += p->cfg->hosts[h].gpus + p->cfg->hosts[h].nhca;
 	s = malloc((room + 1) * sizeof(*s));
-	/* the request's own shape counts, as at the scheduler's submit */
-	if (rq->milli && (w = malloc(sizeof(*w))))
-		*w = p->fgd;
+	if (rq->milli)
+		w = mix_with(p, rq->milli);
 	if (!s || (rq->milli && !w)) {
 		free(s);
 		free(w);
 		return fail(err, len, -ENOMEM, "out of memory");
 	}
-	if (w)
-		frg_mix_add(w, &(struct frg_req){ .milli = rq->milli });
 	for (h = 0; h < p->cfg->nhosts; h++)
 		if (in_service(p, h))
 			n += rq->milli ? share_spots(p, w, h, rq->milli,
@@ -1977,45 +2007,37 @@ bool pool_share_best(const struct pool *p, size_t h, unsigned int milli,
 		     double *key)
 {
 	struct spot s[POOL_MAX_GPUS];
+	const struct spot *b;
 	struct frg_mix *w;
-	size_t i, n;
-	bool got = false;
+	size_t n;
 
 	if (h >= p->cfg->nhosts || !milli || milli >= POOL_MILLI ||
-	    !(w = malloc(sizeof(*w))))
+	    !(w = mix_with(p, milli)))
 		return false;
-	*w = p->fgd;
-	frg_mix_add(w, &(struct frg_req){ .milli = milli });
 	n = share_spots(p, w, h, milli, rdma, s);
 	free(w);
-	for (i = 0; i < n; i++) {
-		if (skip >> s[i].gpu & 1 || (got && s[i].key >= *key))
-			continue;
-		got = true;
-		*gpu = s[i].gpu;
-		*key = s[i].key;
-	}
-	return got;
+	b = best_spot(s, n, skip, false);
+	if (!b)
+		return false;
+	*gpu = b->gpu;
+	*key = b->key;
+	return true;
 }
 
 bool pool_port_best(const struct pool *p, size_t h, unsigned int rdma,
 		    uint64_t skip, unsigned int *rail, double *key)
 {
 	struct spot s[POOL_MAX_HCAS];
-	size_t i, n;
-	bool got = false;
+	const struct spot *b;
 
 	if (h >= p->cfg->nhosts || !rdma)
 		return false;
-	n = port_spots(p, h, rdma, s);
-	for (i = 0; i < n; i++) {
-		if (skip >> s[i].rail & 1 || (got && s[i].key >= *key))
-			continue;
-		got = true;
-		*rail = s[i].rail;
-		*key = s[i].key;
-	}
-	return got;
+	b = best_spot(s, port_spots(p, h, rdma, s), skip, true);
+	if (!b)
+		return false;
+	*rail = b->rail;
+	*key = b->key;
+	return true;
 }
 
 /* rq with POOL_MILLI as one whole GPU, a share as ngpus 1. */
