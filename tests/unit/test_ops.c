@@ -1286,6 +1286,142 @@ static void test_rail_lost_rdma(void)
 	rail_down(&rp);
 }
 
+/* The queue's callbacks for a run the test makes: no LID, no event. */
+static uint32_t no_dlid(void *ctx, const char *client, uint32_t h,
+			unsigned int rail)
+{
+	(void)ctx, (void)client, (void)h, (void)rail;
+	return 0;
+}
+
+static void no_event(void *ctx, const char *kind, uint64_t ticket, uid_t uid,
+		     const struct pool_alloc *a, uint64_t id, time_t deadline)
+{
+	(void)ctx, (void)kind, (void)ticket, (void)uid, (void)a, (void)id,
+	(void)deadline;
+}
+
+static const struct poold_queue_ops quiet = { no_dlid, no_event, NULL };
+
+/* The HCA of host h with used of its bandwidth out, into *h, *r. */
+static bool rail_at(const struct pool *pool, const struct pool_config *rc,
+		    unsigned int used, uint32_t *h, unsigned int *r)
+{
+	for (*h = 0; *h < rc->nhosts; (*h)++)
+		for (*r = 0; *r < rc->hosts[*h].nhca; (*r)++)
+			if (pool_rdma_used(pool, *h, *r) == used)
+				return true;
+	return false;
+}
+
+/*
+ * Issue 25 (sharing): RDMA bandwidth is placed per HCA, so a queued
+ * request waits until one HCA has its share free, however much the
+ * host's HCAs have free together (every HCA 60 % out: 160 % free on
+ * each host, 80 % on none); with GPUs, one behind such an HCA.
+ */
+static void test_queue_rdma_per_hca(void)
+{
+	struct rail_pool rp = { .dir = "/tmp/gpuaware-rail-XXXXXX" };
+	struct pool_config *rc = &rp.rc;
+	struct poold *d = &rp.d;
+	const struct pool_alloc *a, *x;
+	struct pool *pool;
+	char err[256];
+	unsigned int k, r = 0;
+	uint32_t h = 0;
+
+	CU_ASSERT_EQUAL_FATAL(rail_up(&rp), 0);
+	pool = rp.pool;
+	for (k = 0; k < 16; k++)
+		accepted(ask(d, &root, "{\"op\":\"alloc\",\"client\":\"node0001\",\"rdma\":60}"));
+	CU_ASSERT_FALSE_FATAL(rail_at(pool, rc, 0, &h, &r));
+	queued(ask(d, &user, "{\"op\":\"alloc\",\"client\":\"node0001\",\"rdma\":80,\"queue\":true}"), "1");
+	queued(ask(d, &user, "{\"op\":\"alloc\",\"client\":\"node0001\",\"gpus\":1,\"rdma\":80,\"queue\":true}"), "2");
+	/* nothing granted that the pool cannot place */
+	CU_ASSERT_EQUAL(poold_queue_run(d->queue, OPS_T0, &quiet, err,
+					sizeof(err)), 0);
+	CU_ASSERT_EQUAL(pool_nqueued(pool), 2);
+	CU_ASSERT_EQUAL(pool_nallocs(pool), 16);
+
+	/* one HCA free: the bandwidth alone goes there */
+	x = pool_alloc_find(pool, 7);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+	h = x->port.host;
+	r = x->port.rail;
+	accepted(ask(d, &root, "{\"op\":\"release\",\"id\":\"7\"}"));
+	a = pool_alloc_find(pool, 17);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_TRUE(a->has_port);
+	CU_ASSERT_EQUAL(a->port.host, h);
+	CU_ASSERT_EQUAL(a->port.rail, r);
+	CU_ASSERT_EQUAL(pool_rdma_used(pool, h, r), 80);
+	CU_ASSERT_EQUAL(pool_nqueued(pool), 1);
+	CU_ASSERT_EQUAL(poold_queue_run(d->queue, OPS_T0, &quiet, err,
+					sizeof(err)), 0);
+	CU_ASSERT_EQUAL(pool_nqueued(pool), 1);
+
+	/* another: the GPU behind it */
+	x = pool_alloc_find(pool, 12);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+	h = x->port.host;
+	r = x->port.rail;
+	accepted(ask(d, &root, "{\"op\":\"release\",\"id\":\"12\"}"));
+	a = pool_alloc_find(pool, 18);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_EQUAL_FATAL(a->ngpus, 1);
+	CU_ASSERT_EQUAL(a->gpus[0].host, h);
+	CU_ASSERT_EQUAL(a->gpus[0].rail, r);
+	CU_ASSERT_EQUAL(pool_rdma_used(pool, h, r), 80);
+	CU_ASSERT_EQUAL(pool_nqueued(pool), 0);
+	rail_down(&rp);
+}
+
+/*
+ * Issue 25 (continuity): the bandwidth of an HCA its host lost is not
+ * granted while it is lost, and is once it is back.
+ */
+static void test_queue_rdma_hca_lost(void)
+{
+	struct rail_pool rp = { .dir = "/tmp/gpuaware-rail-XXXXXX" };
+	struct pool_config *rc = &rp.rc;
+	struct poold *d = &rp.d;
+	const struct pool_alloc *a;
+	struct pool *pool;
+	char err[256], ca[32];
+	unsigned int k, r = 0;
+	uint32_t h = 0;
+
+	CU_ASSERT_EQUAL_FATAL(rail_up(&rp), 0);
+	pool = rp.pool;
+	for (k = 0; k < 15; k++)
+		accepted(ask(d, &root, "{\"op\":\"alloc\",\"client\":\"node0001\",\"rdma\":100}"));
+	CU_ASSERT_TRUE_FATAL(rail_at(pool, rc, 0, &h, &r));
+	snprintf(ca, sizeof(ca), "%s mlx5_%u", rc->hosts[h].name, r);
+	CU_ASSERT_EQUAL_FATAL(drop_cable(RAIL_NET, rp.cut, ca), 0);
+	CU_ASSERT_EQUAL_FATAL(rediscover(d, rp.cut), 0);
+	CU_ASSERT_EQUAL(poold_queue_host(d->queue, h), POOL_HOST_UP);
+
+	queued(ask(d, &user, "{\"op\":\"alloc\",\"client\":\"node0001\",\"rdma\":50,\"queue\":true}"), "1");
+	CU_ASSERT_EQUAL(poold_queue_run(d->queue, OPS_T0, &quiet, err,
+					sizeof(err)), 0);
+	CU_ASSERT_EQUAL(pool_nqueued(pool), 1);
+	CU_ASSERT_EQUAL(pool_nallocs(pool), 15);
+	CU_ASSERT_EQUAL(pool_rdma_used(pool, h, r), 0);
+
+	/* back: granted there */
+	CU_ASSERT_EQUAL_FATAL(rediscover(d, RAIL_NET), 0);
+	CU_ASSERT_EQUAL(poold_tick(d, false), 0);
+	CU_ASSERT_EQUAL(pool_nqueued(pool), 0);
+	a = pool_alloc_find(pool, 16);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_TRUE(a->has_port);
+	CU_ASSERT_EQUAL(a->port.host, h);
+	CU_ASSERT_EQUAL(a->port.rail, r);
+	CU_ASSERT_EQUAL(pool_rdma_used(pool, h, r), 50);
+	rail_down(&rp);
+}
+
 /*
  * Watchers with filters: one of its own uid's grants and expiries (the
  * test runs its socket as whoever runs it), one of a ticket and an
@@ -1372,4 +1508,7 @@ TU_SUITE(ops,
 	 { "an HCA lost under a share: replaced by a share", test_rail_lost_share },
 	 { "an HCA lost under RDMA bandwidth alone: replaced", test_rail_lost_rdma },
 	 { "a host lost under a share: replaced by a share", test_host_lost_share },
+	 { "queue: RDMA bandwidth waits for one HCA with room",
+	   test_queue_rdma_per_hca },
+	 { "queue: a lost HCA's bandwidth is not granted", test_queue_rdma_hca_lost },
 	 { "watch: a watcher's filter (events, mine, tickets, ids)", test_watch_filter })
