@@ -11,7 +11,7 @@
 static char empty[] = "", u1[] = "u1", u2[] = "u2";
 static char *strs[] = { empty, u1, u2 };
 
-static const struct sch_host host4 = { .gpus = 4, .nic = 100 };
+static const struct sch_host host4 = { .gpus = 4, .rails = 1, .nic = 100 };
 
 static void trace_of(struct trc_trace *t, struct trc_job *j, size_t n)
 {

@@ -26,7 +26,7 @@ static struct sch *cluster(enum sch_policy p, size_t n, unsigned int gpus,
 	CU_ASSERT_FATAL(n <= 16);
 	for (i = 0; i < n; i++)
 		h[i] = (struct sch_host){
-			.gpus = gpus, .nic = 100,
+			.gpus = gpus, .rails = 1, .nic = 100,
 			.lvl = { i / per_leaf, i / per_leaf / per_pod, 0 },
 		};
 	sch_config_default(&c, p);
@@ -57,9 +57,10 @@ static uint64_t submit_req(struct sch *s, double t, const struct sch_req *r)
 }
 
 /*
- * Step at t and spell the decisions: S<ticket>[host.gpu ...] starts,
- * N<ticket>@deadline notices, P preempted, L lost, R<ticket>[...]
- * replaced, Q requeued; space-separated.
+ * Step at t and spell the decisions: S<ticket>[host.gpu ...] starts
+ * (host/rail for NIC share alone), N<ticket>@deadline notices, P
+ * preempted, L lost, R<ticket>[...] replaced, Q requeued;
+ * space-separated.
  */
 static const char *step(struct sch *s, double t)
 {
@@ -81,10 +82,14 @@ static const char *step(struct sch *s, double t)
 		if (!d[i].nslots)
 			continue;
 		at += snprintf(out + at, sizeof(out) - at, "[");
-		for (k = 0; k < d[i].nslots; k++)
-			at += snprintf(out + at, sizeof(out) - at, "%s%u.%u",
-				       k ? " " : "", d[i].slot[k].host,
-				       d[i].slot[k].gpu);
+		for (k = 0; k < d[i].nslots; k++) {
+			const struct sch_slot *x = &d[i].slot[k];
+			bool nic = x->gpu == SCH_NO_GPU;
+
+			at += snprintf(out + at, sizeof(out) - at, "%s%u%c%u",
+				       k ? " " : "", x->host, nic ? '/' : '.',
+				       nic ? x->rail : x->gpu);
+		}
 		at += snprintf(out + at, sizeof(out) - at, "]");
 	}
 	return out;
@@ -392,8 +397,9 @@ static void hold(struct sch *s, const uint32_t *h, unsigned int hosts,
 
 	for (i = 0; i < hosts; i++)
 		for (g = 0; g < gpus; g++)
-			sl[n++] = (struct sch_slot){ h[i], (uint16_t)g,
-						     SCH_MILLI };
+			sl[n++] = (struct sch_slot){ .host = h[i],
+						     .gpu = (uint16_t)g,
+						     .milli = SCH_MILLI };
 	CU_ASSERT_EQUAL_FATAL(sch_hold(s, &r, sl, n, 0, &k), 0);
 }
 
@@ -984,11 +990,98 @@ static void test_nic_only(void)
 	submit(s, 0, 2, 0, 100);
 	CU_ASSERT_STRING_EQUAL(step(s, 0), "S1[0.0 0.1]");
 	submit_req(s, 1, &nic);
-	CU_ASSERT_STRING_EQUAL(step(s, 1), "S2[0.65535]");
+	CU_ASSERT_STRING_EQUAL(step(s, 1), "S2[0/0]");
 	submit_req(s, 2, &nic);
 	CU_ASSERT_STRING_EQUAL(step(s, 2), "");
 	CU_ASSERT_EQUAL(sch_finish(s, 2, 3), 0);
-	CU_ASSERT_STRING_EQUAL(step(s, 3), "S3[0.65535]");
+	CU_ASSERT_STRING_EQUAL(step(s, 3), "S3[0/0]");
+	sch_free(s);
+}
+
+/* One host of gpus GPUs behind rails NICs of 100, whatever fits starts. */
+static struct sch *nic_host(unsigned int gpus, unsigned int rails)
+{
+	struct sch_host h = { .gpus = gpus, .rails = rails, .nic = 100 };
+	struct sch_config c;
+	struct sch *s = NULL;
+
+	sch_config_default(&c, SCH_BESTFIT);
+	CU_ASSERT_EQUAL_FATAL(sch_new(&h, 1, &c, &s), 0);
+	return s;
+}
+
+/*
+ * Issue 25 (sharing): the pool places NIC share on one rail (HCA), so
+ * the scheduler does.  Two rails 60 out: 80 of the host's 200 are
+ * free, but on neither rail; it waits for one, and goes there.
+ */
+static void test_nic_per_rail(void)
+{
+	struct sch *s = nic_host(2, 2);
+	const struct sch_req n60 = { .nic = 60, .limit = 10 },
+			     n80 = { .nic = 80, .limit = 10 };
+
+	submit_req(s, 0, &n60);
+	submit_req(s, 0, &n60);
+	CU_ASSERT_STRING_EQUAL(step(s, 0), "S1[0/0] S2[0/1]");
+	submit_req(s, 1, &n80);
+	CU_ASSERT_STRING_EQUAL(step(s, 1), "");
+	CU_ASSERT_EQUAL(sch_finish(s, 2, 2), 0);
+	CU_ASSERT_STRING_EQUAL(step(s, 2), "S3[0/1]");
+	sch_free(s);
+}
+
+/*
+ * Issue 25 (sharing): GPUs with NIC share send through rails that have
+ * it, as the pool places them.  GPUs 0-1 behind rail 0, 2-3 behind rail
+ * 1; rail 0 has 30 free: one GPU with 50 goes behind rail 1 (not GPU 0,
+ * the lowest free), two with 40 cannot (one GPU is left behind rail 1),
+ * a share with 40 goes on GPU 3.
+ */
+static void test_nic_gpu_rail(void)
+{
+	struct sch *s = nic_host(4, 2);
+	const struct sch_req n70 = { .nic = 70, .limit = 10 },
+			     g50 = { .gpus = 1, .nic = 50, .limit = 10 },
+			     g40 = { .gpus = 2, .nic = 40, .limit = 10 },
+			     m40 = { .milli = 500, .nic = 40, .limit = 10 };
+
+	submit_req(s, 0, &n70);
+	CU_ASSERT_STRING_EQUAL(step(s, 0), "S1[0/0]");
+	submit_req(s, 1, &g50);
+	CU_ASSERT_STRING_EQUAL(step(s, 1), "S2[0.2]");
+	submit_req(s, 2, &g40);
+	CU_ASSERT_STRING_EQUAL(step(s, 2), "");
+	submit_req(s, 3, &m40);
+	CU_ASSERT_STRING_EQUAL(step(s, 3), "S4[0.3]");
+	/* rail 0 free again: the two GPUs behind it */
+	CU_ASSERT_EQUAL(sch_finish(s, 1, 4), 0);
+	CU_ASSERT_STRING_EQUAL(step(s, 4), "S3[0.0 0.1]");
+	sch_free(s);
+}
+
+/*
+ * Issue 25 (continuity): a rail lost takes no NIC share, nor do the
+ * GPUs behind it with some; back, it does again.
+ */
+static void test_nic_rail_lost(void)
+{
+	struct sch *s = nic_host(2, 2);
+	const struct sch_req n60 = { .nic = 60, .limit = 10 },
+			     g10 = { .gpus = 1, .nic = 10, .limit = 10 };
+	struct sch_slot sl = { .host = 0, .gpu = SCH_NO_GPU, .rail = 2 };
+	uint64_t k;
+
+	CU_ASSERT_EQUAL(sch_rail_down(s, 0, 2), -ENOENT);
+	CU_ASSERT_EQUAL(sch_rail_down(s, 1, 0), -ENOENT);
+	CU_ASSERT_EQUAL(sch_hold(s, &n60, &sl, 1, 0, &k), -EINVAL);
+	CU_ASSERT_EQUAL(sch_rail_down(s, 0, 0), 0);
+	submit_req(s, 0, &n60);
+	submit_req(s, 0, &n60);
+	submit_req(s, 0, &g10);
+	CU_ASSERT_STRING_EQUAL(step(s, 0), "S1[0/1] S3[0.1]");
+	CU_ASSERT_EQUAL(sch_rail_up(s, 0, 0), 0);
+	CU_ASSERT_STRING_EQUAL(step(s, 1), "S2[0/0]");
 	sch_free(s);
 }
 
@@ -1022,4 +1115,8 @@ TU_SUITE(sched,
 	 { "gpu model constraint", test_gpu_model },
 	 { "LS never preempted for BE", test_ls_never_for_be },
 	 { "group numbers bounded", test_group_ids },
-	 { "NIC share alone with every GPU busy", test_nic_only })
+	 { "NIC share alone with every GPU busy", test_nic_only },
+	 { "NIC share on one rail, not the host's sum", test_nic_per_rail },
+	 { "GPUs with NIC share behind rails that have it",
+	   test_nic_gpu_rail },
+	 { "a lost rail's NIC share is not placed", test_nic_rail_lost })

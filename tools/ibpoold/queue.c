@@ -143,8 +143,8 @@ static int slot_cmp(const void *a, const void *b)
 
 /*
  * Allocation a held in the scheduler as it is placed: its GPUs, a share
- * of one, or (RDMA bandwidth alone) its HCA's host.  The scheduler
- * counts a host's HCAs' bandwidth together, taken once per host.
+ * of one, or (RDMA bandwidth alone) its HCA.  The scheduler counts the
+ * bandwidth per HCA as the pool does: on each its GPUs send through.
  */
 static int hold(struct poold_queue *q, const struct pool_alloc *a)
 {
@@ -167,7 +167,8 @@ static int hold(struct poold_queue *q, const struct pool_alloc *a)
 			.milli = part ? a->gpus[0].milli : SCH_MILLI };
 	if (a->has_port)
 		sl[0] = (struct sch_slot){ .host = a->port.host,
-					   .gpu = SCH_NO_GPU };
+					   .gpu = SCH_NO_GPU,
+					   .rail = a->port.rail };
 	qsort(sl, n, sizeof(*sl), slot_cmp);
 	/* granted from the queue: its class may be preempted, as queued */
 	if (a->req) {
@@ -281,7 +282,8 @@ static int build(struct poold_queue *q, const struct pool_tree *t)
 	c.ngroups = sc->ngroups + 1;
 	for (i = 0; i < cfg->nhosts; i++) {
 		h[i].gpus = cfg->hosts[i].gpus;
-		h[i].nic = cfg->hosts[i].nhca * POOL_RDMA_CAP;
+		h[i].rails = cfg->hosts[i].nhca;
+		h[i].nic = POOL_RDMA_CAP;
 		host_levels(t, i, &h[i], c.nlevels);
 	}
 	ret = sch_new(h, cfg->nhosts, &c, &q->s);
@@ -449,10 +451,13 @@ void poold_queue_rail(struct poold_queue *q, uint32_t h, unsigned int r,
 		return;
 	c = &q->cfg->hosts[h];
 	was = q->dead[h];
-	if (down)
+	if (down) {
 		q->rdead[h] |= 1ull << r;
-	else
+		sch_rail_down(q->s, h, r);
+	} else {
 		q->rdead[h] &= ~(1ull << r);
+		sch_rail_up(q->s, h, r);
+	}
 	for (g = 0; g < c->gpus; g++)
 		if (pool_gpu_rail(c, g) == r) {
 			if (down)
@@ -628,31 +633,12 @@ static int hold_jobs(struct poold_queue *q)
 }
 
 /*
- * The HCA of host h with rdma of its bandwidth free, the least free
- * first (packed, as the pool's own choice); its first when none has.
- */
-static unsigned int port_of(const struct poold_queue *q, uint32_t h,
-			    unsigned int rdma)
-{
-	unsigned int r, best = 0, room, least = POOL_RDMA_CAP + 1;
-
-	for (r = 0; r < q->cfg->hosts[h].nhca; r++) {
-		room = POOL_RDMA_CAP - pool_rdma_used(q->pool, h, r);
-		if (room >= rdma && room < least) {
-			least = room;
-			best = r;
-		}
-	}
-	return best;
-}
-
-/*
  * The scheduler's slots as the pool's GPUs (shares, or the HCA of
- * RDMA bandwidth alone), dlids asked of ops.
+ * RDMA bandwidth alone, the scheduler's choice), dlids asked of ops.
  */
 static struct pool_gpu_ref *gpus_of(const struct poold_queue *q,
 				    const struct sch_dec *d,
-				    const char *client, unsigned int rdma,
+				    const char *client,
 				    const struct poold_queue_ops *ops)
 {
 	struct pool_gpu_ref *g = calloc(d->nslots + 1, sizeof(*g));
@@ -664,7 +650,7 @@ static struct pool_gpu_ref *gpus_of(const struct poold_queue *q,
 
 		g[i].host = s->host;
 		g[i].gpu = s->gpu == SCH_NO_GPU ? POOL_NO_GPU : s->gpu;
-		g[i].rail = s->gpu == SCH_NO_GPU ? port_of(q, s->host, rdma) :
+		g[i].rail = s->gpu == SCH_NO_GPU ? s->rail :
 			    pool_gpu_rail(h, g[i].gpu);
 		g[i].milli = s->milli < SCH_MILLI && s->gpu != SCH_NO_GPU ?
 			     s->milli : 0;
@@ -684,7 +670,7 @@ static int grant(struct poold_queue *q, struct ent *e,
 
 	if (!r)
 		return 0;
-	g = gpus_of(q, d, r->client, r->rdma, ops);
+	g = gpus_of(q, d, r->client, ops);
 	if (!g)
 		return -ENOMEM;
 	ret = pool_grant(q->pool, e->ticket, g, d->nslots, now, &a, err, len);
@@ -717,7 +703,7 @@ static int replace(struct poold_queue *q, struct ent *e,
 
 	if (!a)
 		return 0;
-	g = gpus_of(q, d, a->client, a->rdma, ops);
+	g = gpus_of(q, d, a->client, ops);
 	if (!g)
 		return -ENOMEM;
 	ret = pool_replace(q->pool, e->id, g, d->nslots, now, err, len);
@@ -804,7 +790,7 @@ static int carry_out(struct poold_queue *q, const struct sch_dec *d,
 	return 0;
 }
 
-/* --- an HCA lost, its host up: the scheduler knows whole hosts only --- */
+/* --- an HCA lost, its host up: the queue moves what it held --- */
 
 /*
  * a's GPUs (or its RDMA-only HCA) behind a lost HCA of a host still up,

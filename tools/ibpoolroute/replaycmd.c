@@ -79,6 +79,7 @@ static int from_net(struct cluster *c, const struct pr_opts *o, char *err,
 		return -ENOMEM;
 	for (h = 0; h < c->n; h++) {
 		c->h[h].gpus = o->gpus_per_host;
+		c->h[h].rails = 1;
 		c->h[h].nic = 100;
 		for (l = 0; l < c->nlevels; l++)
 			c->h[h].lvl[l] = c->pt.group[l * c->n + h];
@@ -104,7 +105,8 @@ static int from_nodes(struct cluster *c, const struct pr_opts *o, char *err,
 
 		if (nd->gpus)
 			c->h[c->n++] = (struct sch_host){
-				.gpus = nd->gpus, .nic = 100, .cpu = nd->cpu,
+				.gpus = nd->gpus, .rails = 1, .nic = 100,
+				.cpu = nd->cpu,
 				.mem = nd->mem, .model = nd->mi };
 	}
 	c->nlevels = 1;

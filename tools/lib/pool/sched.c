@@ -52,7 +52,7 @@ struct job {
 struct view {
 	uint16_t *gfree;	/* per GPU, goff[h] + i */
 	uint8_t *whole;		/* per host: GPUs wholly free */
-	uint32_t *nicfree;
+	uint32_t *nicfree;	/* per rail, roff[h] + r */
 	uint32_t *cpufree, *memfree;	/* UINT32_MAX where not modelled */
 };
 
@@ -86,9 +86,10 @@ struct sch {
 	struct sch_config c;
 	uint64_t *quota, *borrow, *lend;
 	struct sch_host *h;
-	size_t nh, ngpu;
-	size_t *goff;
+	size_t nh, ngpu, nrail;
+	size_t *goff, *roff;
 	bool *up;
+	uint64_t *rdown;	/* per host: its rails lost */
 	unsigned int maxg;
 	uint32_t maxcpu;	/* the largest host's, 0: none models CPU */
 	struct view v, rv;	/* live; reservation scratch */
@@ -215,23 +216,73 @@ static void gpu_set(struct sch *s, struct view *v, size_t h, unsigned int g,
 	v->whole[h] = (uint8_t)w;
 }
 
-/* Take (sign 1) or give back (-1) slots, and r's NIC, CPU, memory. */
+/* The rail GPU g of host h sends through (pool_gpu_rail()'s rule). */
+static unsigned int rail_of(const struct sch *s, size_t h, unsigned int g)
+{
+	return g * s->h[h].rails / s->h[h].gpus;
+}
+
+/* The rail slot sl takes NIC share on. */
+static unsigned int slot_rail(const struct sch *s, const struct sch_slot *sl)
+{
+	return sl->gpu == NO_GPU ? sl->rail : rail_of(s, sl->host, sl->gpu);
+}
+
+/* n rails as bits. */
+static uint64_t rail_bits(unsigned int n)
+{
+	return n >= 64 ? ~0ull : (1ull << n) - 1;
+}
+
+/*
+ * Host h's rails that cannot take nic (lost, or with less free) as
+ * bits; 0 when nic is 0.
+ */
+static uint64_t rails_short(const struct sch *s, const struct view *v,
+			    size_t h, unsigned int nic)
+{
+	const uint32_t *f = &v->nicfree[s->roff[h]];
+	uint64_t m = s->rdown[h];
+	unsigned int r;
+
+	if (!nic)
+		return 0;
+	for (r = 0; r < s->h[h].rails; r++)
+		if (f[r] < nic)
+			m |= 1ull << r;
+	return m;
+}
+
+/*
+ * Take (sign 1) or give back (-1) slots, and r's NIC share (once on each
+ * rail of a host, as the pool counts it), CPU and memory (once a host).
+ * A host's slots are consecutive.
+ */
 static void slots_apply(struct sch *s, struct view *v,
 			const struct sch_slot *sl, size_t n,
 			const struct sch_req *r, int sign)
 {
+	uint64_t done = 0;
+	unsigned int rail;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		size_t h = sl[i].host;
+		bool again = i && sl[i - 1].host == h;
 
 		if (sl[i].gpu != NO_GPU)
 			gpu_set(s, v, h, sl[i].gpu,
 				v->gfree[s->goff[h] + sl[i].gpu] -
 					sign * sl[i].milli);
-		if (i && sl[i - 1].host == h)
+		if (!again)
+			done = 0;
+		rail = slot_rail(s, &sl[i]);
+		if (r->nic && !(done >> rail & 1)) {
+			done |= 1ull << rail;
+			v->nicfree[s->roff[h] + rail] -= sign * (int)r->nic;
+		}
+		if (again)
 			continue;
-		v->nicfree[h] -= sign * (int)r->nic;
 		if (s->h[h].cpu)
 			v->cpufree[h] -= sign * (int32_t)r->cpu;
 		if (s->h[h].mem)
@@ -243,20 +294,45 @@ static void view_copy(struct sch *s, struct view *to)
 {
 	memcpy(to->gfree, s->v.gfree, s->ngpu * sizeof(*to->gfree));
 	memcpy(to->whole, s->v.whole, s->nh);
-	memcpy(to->nicfree, s->v.nicfree, s->nh * sizeof(*to->nicfree));
+	memcpy(to->nicfree, s->v.nicfree, s->nrail * sizeof(*to->nicfree));
 	memcpy(to->cpufree, s->v.cpufree, s->nh * sizeof(*to->cpufree));
 	memcpy(to->memfree, s->v.memfree, s->nh * sizeof(*to->memfree));
 }
 
+/* Whole GPUs free on host h, those sending through rails bad left out. */
+static unsigned int whole_ok(const struct sch *s, const struct view *v,
+			     size_t h, uint64_t bad)
+{
+	const uint16_t *g = &v->gfree[s->goff[h]];
+	unsigned int i, n = 0;
+
+	if (!bad)
+		return v->whole[h];
+	for (i = 0; i < s->h[h].gpus; i++)
+		n += g[i] == SCH_MILLI && !(bad >> rail_of(s, h, i) & 1);
+	return n;
+}
+
+/*
+ * Whether j could go on host h (a share: GPUs permitting).  With NIC
+ * share its GPUs must send through rails that have it free, as the
+ * pool places it; without GPUs one rail must.
+ */
 static bool host_ok(const struct sch *s, const struct view *v, size_t h,
 		    const struct job *j, const uint8_t *mask)
 {
-	if (!s->up[h] || (mask && mask[h]) || v->nicfree[h] < j->r.nic ||
+	uint64_t bad;
+
+	if (!s->up[h] || (mask && mask[h]) ||
+	    (j->r.nic && !s->h[h].rails) ||
 	    v->cpufree[h] < j->r.cpu || v->memfree[h] < j->r.mem ||
 	    (j->r.models && !(j->r.models >> s->h[h].model & 1)))
 		return false;
+	bad = rails_short(s, v, h, j->r.nic);
 	if (j->r.gpus)
-		return v->whole[h] >= (j->k > 1 ? j->per : j->r.gpus);
+		return whole_ok(s, v, h, bad) >= (j->k > 1 ? j->per : j->r.gpus);
+	if (!j->r.milli)
+		return !j->r.nic || bad != rail_bits(s->h[h].rails);
 	return true;
 }
 
@@ -289,6 +365,24 @@ static struct frg_host fhost(const struct sch *s, const struct view *v,
 	return (struct frg_host){ .g = &v->gfree[s->goff[h]],
 				  .n = s->h[h].gpus, .cpu = v->cpufree[h],
 				  .model = s->h[h].model };
+}
+
+/*
+ * Host h as a share of j sees it: GPUs sending through rails bad show
+ * none free (their copy in g).
+ */
+static struct frg_host fhost_for(const struct sch *s, const struct view *v,
+				 size_t h, uint64_t bad, uint16_t *g)
+{
+	struct frg_host fh = fhost(s, v, h);
+	unsigned int i;
+
+	if (!bad)
+		return fh;
+	for (i = 0; i < fh.n; i++)
+		g[i] = bad >> rail_of(s, h, i) & 1 ? 0 : fh.g[i];
+	fh.g = g;
+	return fh;
 }
 
 static struct frg_req freq(const struct job *j)
@@ -375,6 +469,8 @@ static long pick_one(struct sch *s, const struct view *v,
 	struct frg_req fr = freq(j);
 	struct frg_host fh;
 	double best = INF, sc;
+	uint16_t mg[MAXG];
+	uint64_t bad = 0;
 	long bh = -1;
 	size_t h;
 	int g = -1;
@@ -387,7 +483,9 @@ static long pick_one(struct sch *s, const struct view *v,
 	for (h = 0; h < s->nh; h++) {
 		if (!host_ok(s, v, h, j, mask))
 			continue;
-		fh = fhost(s, v, h);
+		if (j->r.milli && !j->r.gpus)
+			bad = rails_short(s, v, h, j->r.nic);
+		fh = fhost_for(s, v, h, bad, mg);
 		if (j->r.milli && !j->r.gpus) {
 			g = frg_best_gpu(&fh, j->r.milli);
 			if (g < 0)
@@ -404,8 +502,11 @@ static long pick_one(struct sch *s, const struct view *v,
 		 */
 		if (p == SCH_PLACE_FGDCPU)
 			sc = 1e7 * frg_strand(&fh, &fr, cpg);
+		/* the memo knows hosts by their GPUs, not their rails */
 		if (p == SCH_PLACE_FGD || p == SCH_PLACE_FGDCPU)
-			sc -= 1e4 * frg_points(fgd_memo(s, v, h, j, &g));
+			sc -= 1e4 * frg_points(bad ? frg_score(&s->mix, &fh,
+							       &fr, &g) :
+						     fgd_memo(s, v, h, j, &g));
 		/* best fit: least room left, on ties (FGD's points too) */
 		sc += frg_left(&fh, &fr, g, s->maxg, s->maxcpu);
 		if (sc < best) {
@@ -454,19 +555,46 @@ static int pick_gang(struct sch *s, const struct view *v, const struct job *j,
 			 lvl, first && !s->c.record_first ? NULL : &s->feasible);
 }
 
-/* Whole GPUs of host h, n of them, lowest free first, into sl. */
+/*
+ * Whole GPUs of host h for j, n of them, lowest free first, into sl:
+ * with NIC share, behind rails that have it.
+ */
 static size_t take_whole(const struct sch *s, const struct view *v, uint32_t h,
-			 unsigned int n, struct sch_slot *sl)
+			 const struct job *j, unsigned int n,
+			 struct sch_slot *sl)
 {
 	const uint16_t *g = &v->gfree[s->goff[h]];
+	uint64_t bad = rails_short(s, v, h, j->r.nic);
 	unsigned int i;
 	size_t k = 0;
 
 	for (i = 0; i < s->h[h].gpus && k < n; i++)
-		if (g[i] == SCH_MILLI)
-			sl[k++] = (struct sch_slot){ h, (uint16_t)i,
-						     SCH_MILLI };
+		if (g[i] == SCH_MILLI && !(bad >> rail_of(s, h, i) & 1))
+			sl[k++] = (struct sch_slot){ h, (uint16_t)i, SCH_MILLI,
+				(uint16_t)rail_of(s, h, i) };
 	return k;
+}
+
+/*
+ * The rail of host h a NIC share alone (nic) takes: of those with it
+ * free, the one left with the least, the first of equals (as the pool
+ * places it, packed); 0 without one.
+ */
+static unsigned int take_rail(const struct sch *s, const struct view *v,
+			      size_t h, unsigned int nic)
+{
+	uint64_t bad = rails_short(s, v, h, nic);
+	uint32_t least = UINT32_MAX, f;
+	unsigned int r, best = 0;
+
+	for (r = 0; nic && r < s->h[h].rails; r++) {
+		f = v->nicfree[s->roff[h] + r];
+		if (!(bad >> r & 1) && f < least) {
+			least = f;
+			best = r;
+		}
+	}
+	return best;
 }
 
 /* Place j on view v: its slots into sl, how many (0: does not fit). */
@@ -485,7 +613,7 @@ static size_t place(struct sch *s, const struct view *v, const struct job *j,
 		if (pick_gang(s, v, j, p, mask, s->pick, lvl))
 			return 0;
 		for (i = 0; i < j->k; i++)
-			n += take_whole(s, v, s->pick[i],
+			n += take_whole(s, v, s->pick[i], j,
 					i + 1 < j->k ? j->per :
 						j->r.gpus - j->per * (j->k - 1),
 					sl + n);
@@ -495,10 +623,13 @@ static size_t place(struct sch *s, const struct view *v, const struct job *j,
 	if (h < 0)
 		return 0;
 	if (j->r.gpus)
-		return take_whole(s, v, (uint32_t)h, j->r.gpus, sl);
-	sl[0] = (struct sch_slot){ (uint32_t)h,
-				   j->r.milli ? (uint16_t)gpu : NO_GPU,
-				   (uint16_t)j->r.milli };
+		return take_whole(s, v, (uint32_t)h, j, j->r.gpus, sl);
+	sl[0] = (struct sch_slot){ .host = (uint32_t)h,
+		.gpu = j->r.milli ? (uint16_t)gpu : NO_GPU,
+		.milli = (uint16_t)j->r.milli,
+		.rail = (uint16_t)(j->r.milli ? rail_of(s, (size_t)h,
+							(unsigned int)gpu) :
+				   take_rail(s, v, (size_t)h, j->r.nic)) };
 	return 1;
 }
 
@@ -1430,7 +1561,7 @@ static int recover(struct sch *s, struct job *j, double t)
 				sl[o++] = sl[i];
 		for (i = 0; i < n; i++, lost -= unit) {
 			unit = lost < j->per ? (unsigned int)lost : j->per;
-			o += take_whole(s, &s->v, s->pick[i], unit, sl + o);
+			o += take_whole(s, &s->v, s->pick[i], j, unit, sl + o);
 		}
 		j->nslots = o;
 		slots_apply(s, &s->v, sl, o, &j->r, 1);
@@ -1662,11 +1793,16 @@ static bool slots_free(const struct sch *s, const struct sch_req *r,
 	for (i = 0; i < n; i++) {
 		h = sl[i].host;
 		if (h >= s->nh || s->v.cpufree[h] < r->cpu ||
-		    s->v.memfree[h] < r->mem || s->v.nicfree[h] < r->nic)
+		    s->v.memfree[h] < r->mem)
 			return false;
 		if (sl[i].gpu == NO_GPU ? r->gpus || r->milli :
 		    sl[i].gpu >= s->h[h].gpus ||
 		    s->v.gfree[s->goff[h] + sl[i].gpu] < sl[i].milli)
+			return false;
+		/* a lost rail is no matter: held there, it is the caller's */
+		if (r->nic && (slot_rail(s, &sl[i]) >= s->h[h].rails ||
+			       s->v.nicfree[s->roff[h] + slot_rail(s, &sl[i])] <
+				       r->nic))
 			return false;
 	}
 	return true;
@@ -1793,6 +1929,27 @@ int sch_host_up(struct sch *s, uint32_t h, double t)
 	return 0;
 }
 
+static int rail_set(struct sch *s, uint32_t h, unsigned int r, bool down)
+{
+	if (h >= s->nh || r >= s->h[h].rails)
+		return -ENOENT;
+	if (down)
+		s->rdown[h] |= 1ull << r;
+	else
+		s->rdown[h] &= ~(1ull << r);
+	return 0;
+}
+
+int sch_rail_down(struct sch *s, uint32_t h, unsigned int r)
+{
+	return rail_set(s, h, r, true);
+}
+
+int sch_rail_up(struct sch *s, uint32_t h, unsigned int r)
+{
+	return rail_set(s, h, r, false);
+}
+
 int sch_info(const struct sch *s, uint64_t ticket, struct sch_info *i)
 {
 	const struct job *j;
@@ -1840,10 +1997,12 @@ static int layout(struct sch *s)
 	int ret;
 
 	for (h = 0; h < s->nh; h++) {
-		if (s->h[h].gpus > MAXG)
+		if (s->h[h].gpus > MAXG || s->h[h].rails > SCH_MAX_RAILS)
 			return -EINVAL;
 		s->goff[h] = s->ngpu;
 		s->ngpu += s->h[h].gpus;
+		s->roff[h] = s->nrail;
+		s->nrail += s->h[h].rails;
 		if (s->h[h].gpus > s->maxg)
 			s->maxg = s->h[h].gpus;
 		if (s->h[h].cpu > s->maxcpu)
@@ -1870,7 +2029,7 @@ static int alloc_views(struct sch *s)
 	for (k = 0; k < 2; k++) {
 		v[k]->gfree = calloc(s->ngpu + 1, sizeof(*v[k]->gfree));
 		v[k]->whole = calloc(s->nh, 1);
-		v[k]->nicfree = calloc(s->nh, sizeof(*v[k]->nicfree));
+		v[k]->nicfree = calloc(s->nrail + 1, sizeof(*v[k]->nicfree));
 		v[k]->cpufree = calloc(s->nh, sizeof(*v[k]->cpufree));
 		v[k]->memfree = calloc(s->nh, sizeof(*v[k]->memfree));
 		if (!v[k]->gfree || !v[k]->whole || !v[k]->nicfree ||
@@ -1881,7 +2040,8 @@ static int alloc_views(struct sch *s)
 		for (i = 0; i < s->h[h].gpus; i++)
 			s->v.gfree[s->goff[h] + i] = SCH_MILLI;
 		s->v.whole[h] = (uint8_t)s->h[h].gpus;
-		s->v.nicfree[h] = s->h[h].nic;
+		for (i = 0; i < s->h[h].rails; i++)
+			s->v.nicfree[s->roff[h] + i] = s->h[h].nic;
 		s->v.cpufree[h] = s->h[h].cpu ? s->h[h].cpu : UINT32_MAX;
 		s->v.memfree[h] = s->h[h].mem ? s->h[h].mem : UINT32_MAX;
 		s->up[h] = true;
@@ -1916,7 +2076,9 @@ int sch_new(const struct sch_host *h, size_t n, const struct sch_config *c,
 	s->nh = n;
 	s->h = malloc(n * sizeof(*s->h));
 	s->goff = calloc(n, sizeof(*s->goff));
+	s->roff = calloc(n, sizeof(*s->roff));
 	s->up = calloc(n, sizeof(*s->up));
+	s->rdown = calloc(n, sizeof(*s->rdown));
 	s->cand = calloc(n + 1, sizeof(*s->cand));
 	s->pick = calloc(n + 1, sizeof(*s->pick));
 	s->resv = calloc(n, 1);
@@ -1926,8 +2088,9 @@ int sch_new(const struct sch_host *h, size_t n, const struct sch_config *c,
 	s->memo = calloc(s->nmemo, sizeof(*s->memo));
 	s->gused = calloc(c->ngroups + 1, sizeof(*s->gused));
 	s->want = calloc(c->ngroups + 1, sizeof(*s->want));
-	if (!s->h || !s->goff || !s->up || !s->cand || !s->pick || !s->resv ||
-	    !s->inuse || !s->gused || !s->want || !s->memo || prd_new(&s->hist))
+	if (!s->h || !s->goff || !s->roff || !s->up || !s->rdown || !s->cand ||
+	    !s->pick || !s->resv || !s->inuse || !s->gused || !s->want ||
+	    !s->memo || prd_new(&s->hist))
 		goto out;
 	memcpy(s->h, h, n * sizeof(*h));
 	s->c.quota = s->c.borrow = s->c.lend = NULL;
@@ -1992,7 +2155,9 @@ void sch_free(struct sch *s)
 	free(s->borrow);
 	free(s->lend);
 	free(s->goff);
+	free(s->roff);
 	free(s->up);
+	free(s->rdown);
 	free(s->h);
 	free(s);
 }

@@ -17,6 +17,7 @@
 #define SCH_CLASSES 4		/* 0 lowest (best effort) .. 3 highest */
 #define SCH_NONE UINT32_MAX
 #define SCH_MODELS 64		/* GPU models a request's mask names */
+#define SCH_MAX_RAILS 64	/* NICs a host has */
 
 enum sch_policy {
 	SCH_FIFO,		/* submit order, the head blocks the rest */
@@ -47,16 +48,18 @@ enum sch_place {
 };
 
 /*
- * One host: gpus GPUs of SCH_MILLI each, nic units of RDMA NIC share
- * (0: none), and its group at each fabric level (lvl[0] its leaf, lvl[1]
- * its pod, ...; groups numbered per level, as pool_tree's).  cpu
- * (milli-cores) and mem (MiB) bound what requests take of them, 0: not
- * modelled, never short; model is its GPU model (1..SCH_MODELS - 1, the
- * caller's numbering), 0 none given.
+ * One host: gpus GPUs of SCH_MILLI each; rails RDMA NICs (HCAs, 0:
+ * none, at most SCH_MAX_RAILS) of nic units of share each, GPU g
+ * sending through rail g * rails / gpus (the pool's pool_gpu_rail());
+ * and its group at each fabric level (lvl[0] its leaf, lvl[1] its pod,
+ * ...; groups numbered per level, as pool_tree's).  cpu (milli-cores)
+ * and mem (MiB) bound what requests take of them, 0: not modelled,
+ * never short; model is its GPU model (1..SCH_MODELS - 1, the caller's
+ * numbering), 0 none given.
  */
 struct sch_host {
 	unsigned int gpus;
-	unsigned int nic;
+	unsigned int rails, nic;
 	uint32_t cpu, mem;
 	unsigned int model;
 	uint32_t lvl[SCH_MAX_LEVELS];
@@ -149,7 +152,12 @@ struct sch_req {
 	unsigned int gpus;
 	unsigned int milli;
 	unsigned int hosts, per_host;
-	unsigned int nic;		/* NIC share per host */
+	/*
+	 * NIC share on each rail its GPUs send through (one rail holds
+	 * it all: a share is never split); without GPUs, on one rail of
+	 * each host.
+	 */
+	unsigned int nic;
 	uint32_t cpu, mem;		/* per host */
 	uint64_t models;
 	double limit, runtime;
@@ -158,11 +166,15 @@ struct sch_req {
 
 #define SCH_NO_GPU UINT16_MAX	/* a slot of NIC share (CPU, memory) only */
 
-/* One GPU (or share of one) of an allocation. */
+/*
+ * One GPU (or share of one) of an allocation; with gpu SCH_NO_GPU, rail
+ * is the NIC its share takes (a GPU's is its own, rail unread).
+ */
 struct sch_slot {
 	uint32_t host;
 	uint16_t gpu;
 	uint16_t milli;
+	uint16_t rail;
 };
 
 enum sch_act {
@@ -245,6 +257,15 @@ int sch_finish(struct sch *s, uint64_t ticket, double t);
 /* Host h went down or came back (allocations decided at the next step). */
 int sch_host_down(struct sch *s, uint32_t h, double t);
 int sch_host_up(struct sch *s, uint32_t h, double t);
+
+/*
+ * NIC rail r of host h lost or back, its host up: while lost no share
+ * is placed on it, nor GPUs sending through it for a request with NIC
+ * share.  What holds it runs on: the caller moves it (sch_cancel(),
+ * sch_hold() elsewhere).  0, or -ENOENT (no such host or rail).
+ */
+int sch_rail_down(struct sch *s, uint32_t h, unsigned int r);
+int sch_rail_up(struct sch *s, uint32_t h, unsigned int r);
 
 /*
  * Decide at time t (never before the last call's): *d gets *n decisions,
