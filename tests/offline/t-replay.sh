@@ -92,6 +92,30 @@ else
 	bad "replay --comm-share: a gang's run stretched by its slowdown"
 fi
 
+# RDMA bandwidth per HCA, as many as the fabric gives each host: 16 jobs
+# of 60 % of one HCA alone on 8 hosts run together behind two HCAs a
+# host (JCT 100), half of them after the rest behind one (mean 150).
+"$B/ibtopogen" fattree --levels 3 --hosts-per-leaf 2 --down 2,2 --up 2,2 \
+	--hcas 2 -o "$w/tree2.net"
+echo submit,gpus,runtime,rdma > "$w/rdma.csv"
+for i in $(seq 16); do echo 0,0,100,60; done >> "$w/rdma.csv"
+for n in 1 2; do
+	net=$w/tree.net
+	[ $n = 1 ] || net=$w/tree2.net
+	"$BIN" replay --trace "$w/rdma.csv" --net "$net" --policy fifo \
+		--json > "$w/rdma$n.json"
+done
+if python3 - "$w/rdma1.json" "$w/rdma2.json" <<'PY'
+import json, sys
+jct = [json.load(open(f))["policies"][0]["jct_mean"] for f in sys.argv[1:]]
+assert jct == [150, 100], jct
+PY
+then
+	ok "replay: RDMA bandwidth on each HCA of a host"
+else
+	bad "replay: RDMA bandwidth on each HCA of a host"
+fi
+
 # tests/bench/frag-bound: two shares of 600 for one GPU, asked again
 # until they reach it (two), fit one at a time: the bound is 600 of
 # 1000 milli, 40 % unallocated.

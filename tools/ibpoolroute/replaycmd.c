@@ -12,8 +12,10 @@
 #include <unistd.h>
 
 #include "ibpoolroute.h"
-#include "tools/lib/pool/place.h"
 #include "tools/lib/pool/chart.h"
+#include "tools/lib/pool/hostlist.h"
+#include "tools/lib/pool/place.h"
+#include "tools/lib/pool/pool.h"
 #include "tools/lib/pool/replay.h"
 #include "topology/netfile.h"
 
@@ -40,6 +42,31 @@ static void cluster_release(struct cluster *c)
 		rt_tables_release(&c->t);
 	fab_free(c->f);
 	trc_cluster_free(&c->nodes);
+}
+
+/*
+ * Each host's HCAs: the fabric's CAs of its name cabled anywhere, each
+ * a rail of RDMA bandwidth, as the pool's hca list names them.
+ */
+static void count_hcas(struct cluster *c)
+{
+	char name[POOL_HOST_NAME_MAX + 1];
+	const struct fabric *f = c->f;
+	unsigned int p, np;
+	uint32_t i;
+	long h;
+
+	for (i = 0; i < f->nnodes; i++) {
+		if (fab_is_sw(f, i))
+			continue;
+		np = f->nodes[i].nports;
+		for (p = 1; p <= np && fab_port(f, i, p)->peer == FAB_NONE; p++)
+			;
+		fab_host_name(f, i, name, sizeof(name));
+		h = p <= np ? pool_tree_host(&c->pt, name) : -1;
+		if (h >= 0 && c->h[h].rails < SCH_MAX_RAILS)
+			c->h[h].rails++;
+	}
 }
 
 /* The fabric's hosts, gpus each, grouped by the tree's levels. */
@@ -79,11 +106,11 @@ static int from_net(struct cluster *c, const struct pr_opts *o, char *err,
 		return -ENOMEM;
 	for (h = 0; h < c->n; h++) {
 		c->h[h].gpus = o->gpus_per_host;
-		c->h[h].rails = 1;
-		c->h[h].nic = 100;
+		c->h[h].nic = POOL_RDMA_CAP;
 		for (l = 0; l < c->nlevels; l++)
 			c->h[h].lvl[l] = c->pt.group[l * c->n + h];
 	}
+	count_hcas(c);
 	c->name = (const char *const *)c->pt.host;
 	return 0;
 }
@@ -105,8 +132,8 @@ static int from_nodes(struct cluster *c, const struct pr_opts *o, char *err,
 
 		if (nd->gpus)
 			c->h[c->n++] = (struct sch_host){
-				.gpus = nd->gpus, .rails = 1, .nic = 100,
-				.cpu = nd->cpu,
+				.gpus = nd->gpus, .rails = 1,
+				.nic = POOL_RDMA_CAP, .cpu = nd->cpu,
 				.mem = nd->mem, .model = nd->mi };
 	}
 	c->nlevels = 1;
