@@ -24,6 +24,17 @@
  * sim_request, umad header included), so a segment here carries
  * SEG_DATA bytes, not the IBA's 200: both ends are this file's.
  *
+ * Compact segments: ibsim forwarding every segment is the dearest part
+ * of a big GetTable under test, so after the first a segment may leave
+ * out the SA header (the kernel hands on the first's only) and carry
+ * SEG_MORE bytes, a ninth fewer MADs.  A client of this file asks for
+ * them by marking its SA requests (ASK_MARK in the SA header's reserved
+ * bytes, cleared before the SA reads the request) unless
+ * RMPPSIM_COMPACT=0; the segments of such an answer carry VER_COMPACT as
+ * their RMPP version.  What the reader gets is the same either way.
+ * RMPPSIM_STATS=FILE: at exit, one line of how many answers were put
+ * together from how many segments (and how many full ones they took).
+ *
  * Lost SMPs, for the tests: RMPPSIM_DROP_SMP=N drops every Nth LFT or
  * SL2VL Get by directed route the process sends, N+ every one from the
  * Nth on; a dropped request times out as an unanswered one does.
@@ -34,6 +45,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -61,6 +73,11 @@
 #define SA_HDR 56		/* repeated in every segment */
 #define SIM_MAD 224
 #define SEG_DATA (SIM_MAD - SA_HDR)
+#define SEG_MORE (SIM_MAD - R_HDR_END)
+#define SA_RESV 46		/* the SA header's reserved 16 bits */
+#define ASK_MARK 0x5253
+#define VER_COMPACT 0x81
+#define NASK 64			/* marked requests remembered, per process */
 #define IBA_DATA (MAD_SIZE - SA_HDR)
 /* the SA header bytes after the RMPP one count in the payload length */
 #define PAY_EXTRA (SA_HDR - R_HDR_END)
@@ -115,6 +132,10 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static unsigned long drop_n;	/* RMPPSIM_DROP_SMP's N, 0 for none */
 static bool drop_on;		/* its +: every one from the Nth */
 static unsigned long drop_seen;
+static bool compact_off;	/* RMPPSIM_COMPACT=0: do not ask */
+static uint64_t asked[NASK];	/* TIDs of marked requests read, a ring */
+static unsigned int nasked;
+static unsigned long st_msgs, st_segs, st_full;
 
 static void init(void)
 {
@@ -135,6 +156,22 @@ static void init(void)
 		drop_n = strtoul(getenv("RMPPSIM_DROP_SMP"), &end, 10);
 		drop_on = *end == '+';
 	}
+	compact_off = getenv("RMPPSIM_COMPACT") &&
+		      !strcmp(getenv("RMPPSIM_COMPACT"), "0");
+}
+
+/* RMPPSIM_STATS: the counts of the answers this process put together. */
+__attribute__((destructor))
+static void stats(void)
+{
+	const char *path = getenv("RMPPSIM_STATS");
+	FILE *f = path ? fopen(path, "a") : NULL;
+
+	if (!f)
+		return;
+	fprintf(f, "rmppsim: %lu answers in %lu segments (%lu full ones)\n",
+		st_msgs, st_segs, st_full);
+	fclose(f);
 }
 
 /* Whether to lose this request: an LFT or SL2VL Get by directed route. */
@@ -185,19 +222,69 @@ static bool rmpp_active(const uint8_t *mad)
 	return mad[1] == CLASS_SA && (mad[R_FLAGS] & F_ACTIVE);
 }
 
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static bool sa_request(const uint8_t *buf, size_t count)
+{
+	return count >= HS + SA_HDR && buf[HS + M_CLASS] == CLASS_SA &&
+	       !(buf[HS + M_METHOD] & M_RESPONSE) &&
+	       !(buf[HS + R_FLAGS] & F_ACTIVE);
+}
+
+/* A request read: remember its TID when marked, and unmark it. */
+static void note_ask(uint8_t *pkt, size_t n)
+{
+	if (!sa_request(pkt, n) || get16(pkt + HS + SA_RESV) != ASK_MARK)
+		return;
+	pkt[HS + SA_RESV] = pkt[HS + SA_RESV + 1] = 0;
+	asked[nasked++ % NASK] = trid_of(pkt + HS);
+}
+
+/* Whether the request answered with TID trid asked for compact segments. */
+static bool was_asked(uint64_t trid)
+{
+	bool yes = false;
+	unsigned int i;
+
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < NASK && !yes; i++)
+		if (asked[i] == trid && trid) {
+			asked[i] = 0;
+			yes = true;
+		}
+	pthread_mutex_unlock(&lock);
+	return yes;
+}
+
+/* Segments for data bytes: after the first, compact ones hold more. */
+static uint32_t nseg_of(size_t data, bool compact)
+{
+	size_t more = compact ? SEG_MORE : SEG_DATA;
+
+	if (data <= SEG_DATA)
+		return 1;
+	return 1 + (data - SEG_DATA + more - 1) / more;
+}
+
 /* One RMPP SA write as DATA segments of one MAD each, at least one. */
 static ssize_t split(int fd, const uint8_t *buf, size_t count)
 {
-	size_t data = count - HS - SA_HDR, off = 0, n;
+	size_t data = count - HS - SA_HDR, off = 0, n, hdr = SA_HDR;
 	uint8_t seg[HS + MAD_SIZE], *mad = seg + HS;
-	uint32_t i, nseg = data ? (data + SEG_DATA - 1) / SEG_DATA : 1;
+	bool compact = was_asked(trid_of(buf + HS));
+	uint32_t i, nseg = nseg_of(data, compact);
 	ssize_t ret;
 
 	for (i = 1; i <= nseg; i++, off += n) {
-		n = data - off < SEG_DATA ? data - off : SEG_DATA;
+		if (i > 1 && compact)
+			hdr = R_HDR_END;
+		n = data - off < SIM_MAD - hdr ? data - off : SIM_MAD - hdr;
 		memset(seg, 0, sizeof(seg));
-		memcpy(seg, buf, HS + SA_HDR);
-		mad[R_VER] = 1;
+		memcpy(seg, buf, HS + hdr);
+		mad[R_VER] = compact ? VER_COMPACT : 1;
 		mad[R_TYPE] = RMPP_DATA;
 		mad[R_FLAGS] = (buf[HS + R_FLAGS] & ~F_MASK) | F_ACTIVE |
 			       (i == 1 ? F_FIRST : 0) | (i == nseg ? F_LAST : 0);
@@ -206,7 +293,7 @@ static ssize_t split(int fd, const uint8_t *buf, size_t count)
 		/* as Linux sends it: the first counts the tail once a segment */
 		put32(mad + R_LEN, i == nseg ? n + PAY_EXTRA :
 				   i == 1 ? data + nseg * PAY_EXTRA : 0);
-		memcpy(mad + SA_HDR, buf + HS + SA_HDR + off, n);
+		memcpy(mad + hdr, buf + HS + SA_HDR + off, n);
 		ret = next_write(fd, seg, sizeof(seg));
 		if (ret < 0)
 			return ret;
@@ -248,6 +335,7 @@ static struct pend *sending(int fd, const uint8_t *buf, size_t count)
 
 ssize_t write(int fd, const void *buf, size_t count)
 {
+	uint8_t ask[HS + MAD_SIZE];
 	struct pend *p;
 	ssize_t n;
 
@@ -256,6 +344,12 @@ ssize_t write(int fd, const void *buf, size_t count)
 		return next_write(fd, buf, count);
 	if (count >= HS + SA_HDR && rmpp_active((const uint8_t *)buf + HS))
 		return split(fd, buf, count);
+	if (!compact_off && sa_request(buf, count) && count <= sizeof(ask)) {
+		memcpy(ask, buf, count);
+		ask[HS + SA_RESV] = ASK_MARK >> 8;
+		ask[HS + SA_RESV + 1] = ASK_MARK & 0xff;
+		buf = ask;
+	}
 	p = sending(fd, buf, count);
 	if (dropped(buf, count))
 		return count;
@@ -364,10 +458,12 @@ static struct msg *start(int fd, const uint8_t *pkt)
 static bool add(int fd, const uint8_t *pkt)
 {
 	const uint8_t *mad = pkt + HS;
+	bool first = mad[R_FLAGS] & F_FIRST;
+	size_t hdr = first || mad[R_VER] != VER_COMPACT ? SA_HDR : R_HDR_END;
 	struct msg *m;
 	size_t n, nseg;
 
-	if (mad[R_FLAGS] & F_FIRST)
+	if (first)
 		m = start(fd, pkt);
 	else
 		m = find(fd, trid_of(mad));
@@ -377,22 +473,26 @@ static bool add(int fd, const uint8_t *pkt)
 		return false;
 	}
 	/* the last segment's payload length says how much of it is data */
-	n = SEG_DATA;
+	n = SIM_MAD - hdr;
 	if ((mad[R_FLAGS] & F_LAST) && get32(mad + R_LEN) >= PAY_EXTRA &&
 	    get32(mad + R_LEN) - PAY_EXTRA < n)
 		n = get32(mad + R_LEN) - PAY_EXTRA;
 	if (m->cap - m->len < n)
 		n = m->cap - m->len;
-	memcpy(m->buf + m->len, mad + SA_HDR, n);
+	memcpy(m->buf + m->len, mad + hdr, n);
 	m->len += n;
 	if (!(mad[R_FLAGS] & F_LAST))
 		return false;
+	st_msgs++;
+	st_segs += m->next - 1;
+	st_full += nseg_of(m->len - HS - SA_HDR, false);
 	/*
 	 * The header the kernel hands on: its first segment's as Linux
 	 * sends it in segments of the IBA's size, not SEG_DATA.
 	 */
 	n = m->len - HS - SA_HDR;
 	nseg = n > IBA_DATA ? (n + IBA_DATA - 1) / IBA_DATA : 1;
+	m->buf[HS + R_VER] = 1;
 	m->buf[HS + R_FLAGS] = (m->buf[HS + R_FLAGS] & ~F_LAST) |
 			       (nseg == 1 ? F_LAST : 0);
 	put32(m->buf + HS + R_LEN, n + nseg * PAY_EXTRA);
@@ -443,6 +543,7 @@ static ssize_t sim_read(int fd, void *buf, size_t count)
 		if (n < 0)
 			continue;
 		answered(fd, pkt, n);
+		note_ask(pkt, n);
 		if ((size_t)n < HS + R_HDR_END || !rmpp_active(pkt + HS)) {
 			if ((size_t)n > count)
 				n = count;

@@ -7,7 +7,9 @@
 # without RMPP gets cut answers, which --sa table refuses; --sample N asks
 # about N pairs and leaves credit loops unchecked; progress lines come on
 # stderr with --progress only (the runs are short); empty GetTables (SL 0
-# mapped to VL 15) leave every pair without a path, and send auto to Gets.
+# mapped to VL 15) leave every pair without a path, and send auto to Gets;
+# rmppsim's compact segments carry the GetTables in fewer MADs than full
+# ones (RMPPSIM_COMPACT=0), for the same report.
 set -eu
 . "$(dirname "$0")/lib.sh"
 t_init verify-sa
@@ -16,14 +18,23 @@ t_need "$BDIR/ibpoolroute" "$RMPPSIM"
 cd "$WORK"
 OSM_PRELOAD="$(san_preload)$RMPPSIM:$UMAD2SIM"
 
-# run NAME PRELOAD ARGS...: verify --perms 0 into NAME.out and NAME.err.
+# run NAME PRELOAD ARGS...: verify --perms 0 into NAME.out and NAME.err,
+# rmppsim's counts into NAME.stats; COMPACT=0 asks for full segments.
 run() {
 	local name=$1 pre=$2
 	shift 2
 	RC=0
 	env LD_PRELOAD="$(san_preload "$BDIR/ibpoolroute")$pre" \
+		RMPPSIM_STATS="$WORK/$name.stats" \
+		RMPPSIM_COMPACT="${COMPACT:-1}" \
 		"$BDIR/ibpoolroute" verify --perms 0 "$@" >"$WORK/$name.out" \
 		2>"$WORK/$name.err" || RC=$?
+}
+
+# segs NAME: "ANSWERS SEGMENTS FULL" from NAME's rmppsim counts.
+segs() {
+	sed -n 's/^rmppsim: \([0-9]*\) answers in \([0-9]*\) segments (\([0-9]*\) full ones)$/\1 \2 \3/p' \
+		"$WORK/$1.stats"
 }
 
 shim() {
@@ -74,6 +85,20 @@ same pair >"$WORK/pair.same"
 cmp -s "$WORK/table.same" "$WORK/pair.same" ||
 	t_fail "table and pair differ: $(diff "$WORK/table.same" "$WORK/pair.same" | head -5 | tr '\n' '|')"
 t_log "GetTable and Get agree: $(grep '"sa_seconds"' "$WORK/table.out" "$WORK/pair.out" | tr -d ' ,' | tr '\n' ' ')"
+# The 64 answers in compact segments, fewer than full ones; asked for
+# full segments, as many as that and the same report.
+set -- $(segs table)
+[ "${1:-0}" -eq 64 ] && [ "$2" -lt "$3" ] ||
+	t_fail "table: not 64 answers in compact segments: $(cat "$WORK/table.stats")"
+COMPACT=0 shim full --sa table --json
+ok full
+set -- $(segs full)
+[ "${1:-0}" -eq 64 ] && [ "$2" -eq "$3" ] ||
+	t_fail "full: not 64 answers in full segments: $(cat "$WORK/full.stats")"
+same full >"$WORK/full.same"
+cmp -s "$WORK/table.same" "$WORK/full.same" ||
+	t_fail "compact and full segments differ: $(diff "$WORK/table.same" "$WORK/full.same" | head -5 | tr '\n' '|')"
+t_log "64 GetTable answers in $(segs table | cut -d' ' -f2) compact segments, $(segs full | cut -d' ' -f2) full ones"
 
 # (b) auto takes the GetTables; without RMPP on our side they come cut.
 shim auto
