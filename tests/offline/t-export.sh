@@ -6,7 +6,8 @@
 # of the documented shape; the block export puts every host in one block
 # with power-of-two block sizes; the accelerator domains of the config
 # become the blocks and a Kueue level; gres.conf has each host's GPUs
-# and Slurm shards; switch names come from the
+# and Slurm shards (the real Slurm takes it in tests/ibsim/t-slurm-gres.sh),
+# HAMi's config.json each host split in 10; switch names come from the
 # node-name-map, else the NodeDescription; --json has the structure.  A
 # failed leaf or core switch renames no other group (ibtopogen
 # --fail-switch, the exports compared).
@@ -51,7 +52,7 @@ printf '# ours\n0x0002c90200000002 "ib-leaf-p1a"  # rack 2\n' >"$w/names.map"
 
 conf >"$w/pool.conf"
 poold_start "$D" "$w/pool.conf" "$w/full.net"
-for f in slurm-tree slurm-block slurm-yaml k8s-labels kueue slurm-gres; do
+for f in slurm-tree slurm-block slurm-yaml k8s-labels kueue slurm-gres k8s-hami; do
 	topo --format "$f" >"$w/$f"
 	topo --format "$f" --json >"$w/$f.json"
 done
@@ -67,12 +68,22 @@ check "tree: the root by its first core" \
 expect "tree: 8 leaves, 4 pods, a root" 13 "$(grep -c '^SwitchName=' "$w/slurm-tree")"
 
 # --- gres.conf: GPUs whole and as Slurm shards, 10 a GPU ---
-expect "gres: each host's 4 GPUs" 16 \
-	"$(grep -c '^NodeName=node00[01][0-9] Name=gpu Type=H100 Count=4$' "$w/slurm-gres")"
-expect "gres: each host's 40 shards" 16 \
-	"$(grep -c '^NodeName=node00[01][0-9] Name=shard Count=40$' "$w/slurm-gres")"
-check "gres: says GresTypes for slurm.conf" \
-	grep -q '^# .*GresTypes=gpu,shard' "$w/slurm-gres"
+expect "gres: the 16 hosts' 4 GPUs, NVIDIA's files" \
+	'NodeName=node[0001-0016] Name=gpu Type=H100 Count=4 File=/dev/nvidia[0-3]' \
+	"$(grep '^NodeName=.* Name=gpu ' "$w/slurm-gres")"
+expect "gres: the 16 hosts' 40 shards" 'NodeName=node[0001-0016] Name=shard Count=40' \
+	"$(grep '^NodeName=.* Name=shard ' "$w/slurm-gres")"
+expect "gres: the slurm.conf lines it needs" \
+	'# slurm.conf: GresTypes=gpu,shard
+# slurm.conf: NodeName=node[0001-0016] Gres=gpu:H100:4,shard:40' \
+	"$(grep '^# slurm.conf: ' "$w/slurm-gres")"
+expect "json: a host's GPUs and shares" "4 40" \
+	"$(json "$w/slurm-gres.json" '"$r->{hosts}[0]{gpus} $r->{hosts}[0]{shares}"')"
+
+# --- HAMi: every host split in 10, scaling 1 ---
+expect "hami: each host split in 10" \
+	"$(seq -f 'node%04g 10 1 1 none' 1 16)" \
+	"$(json "$w/k8s-hami" 'join "\n", map { "$_->{name} $_->{devicesplitcount} $_->{devicememoryscaling} $_->{devicecorescaling} $_->{migstrategy}" } @{$r->{nodeconfig}}')"
 
 # --- the real slurmctld takes the tree ---
 mkdir "$w/slurm" "$w/slurm/state"
@@ -200,7 +211,7 @@ sed -e 's/"node0013 /"h[1-100] /' -e 's/"node0014 /"ALL,h08=x;# /' \
 	-e "s/\"node0016 /\"a\&b'c\\\\\\\\d /" -e 's/"node0012 /"-rf /' \
 	-e 's/"node0011 /"h\xff /' "$w/full.net" >"$w/hostile.net"
 poold_start "$D" "$w/pool.conf" "$w/hostile.net"
-for f in slurm-tree slurm-block slurm-yaml k8s-labels kueue; do
+for f in slurm-tree slurm-block slurm-yaml k8s-labels kueue slurm-gres k8s-hami; do
 	if topo --format "$f" >"$w/h-$f" 2>"$w/h-$f.err"; then
 		ok "hostile names: $f exported"
 	else

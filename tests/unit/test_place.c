@@ -471,6 +471,94 @@ static void test_export_rail(void)
 	fab_free(f);
 }
 
+/*
+ * The GPU exports on XGFT(3; 2,2,2; 2,2)'s 8 hosts, 6 configured (and
+ * ghost01, off the fabric): hosts alike share a line, a GPU type Slurm
+ * cannot take goes untyped, one GPU is one device file; unbound, no GPUs
+ * to write.
+ */
+static void test_export_gpus(void)
+{
+	static const unsigned int down[] = { 2, 2, 2 }, up[] = { 2, 2 };
+	static const char *const kind[][3] = {
+		{ "node0001", "4", "H100" }, { "node0002", "4", "H100" },
+		{ "node0003", "4", "H100" }, { "node0004", "4", "H100" },
+		{ "node0005", "1", "A100 80GB" }, { "node0006", "4", "A100" },
+		{ "node0007", "8", "H100" }, { "ghost01", "2", "H100" },
+	};
+	char path[] = "/tmp/tu-gpus-XXXXXX", err[512], *s, *buf = NULL;
+	struct fabric *f = xgft(3, down, up);
+	struct pool_config c;
+	struct pool_tree t;
+	json_object *o, *h;
+	size_t i, n = 0;
+	FILE *out;
+	int fd;
+
+	CU_ASSERT_EQUAL_FATAL(named_tree(f, &t), 0);
+	out = open_memstream(&buf, &n);
+	CU_ASSERT_EQUAL(pool_export_text(&t, POOL_EXPORT_SLURM_GRES, out, NULL,
+					 err, sizeof(err)), -EINVAL);
+	fclose(out);
+	free(buf);
+	fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	out = fdopen(fd, "w");
+	for (i = 0; i < sizeof(kind) / sizeof(kind[0]); i++)
+		fprintf(out, "[host %s]\ngpus=%s\ngpu_type=%s\nhca=%s mlx5_0\n",
+			kind[i][0], kind[i][1], kind[i][2], kind[i][0]);
+	fclose(out);
+	CU_ASSERT_EQUAL_FATAL(pool_config_load(path, &c, err, sizeof(err)), 0);
+	unlink(path);
+	CU_ASSERT_EQUAL_FATAL(pool_tree_bind(&t, &c), 0);
+	s = exported(&t, POOL_EXPORT_SLURM_GRES);
+	CU_ASSERT_STRING_EQUAL(s,
+		"# gres.conf for Slurm 22.05 and later: 10 shards a GPU (100 milli-GPUs each)\n"
+		"# File= are NVIDIA's device names: change them for other GPUs\n"
+		"# slurm.conf: GresTypes=gpu,shard\n"
+		"# slurm.conf: NodeName=node0005 Gres=gpu:1,shard:10\n"
+		"# slurm.conf: NodeName=node0006 Gres=gpu:A100:4,shard:40\n"
+		"# slurm.conf: NodeName=node[0001-0004] Gres=gpu:H100:4,shard:40\n"
+		"# slurm.conf: NodeName=node0007 Gres=gpu:H100:8,shard:80\n"
+		"NodeName=node0005 Name=gpu Count=1 File=/dev/nvidia0\n"
+		"NodeName=node0005 Name=shard Count=10\n"
+		"NodeName=node0006 Name=gpu Type=A100 Count=4 File=/dev/nvidia[0-3]\n"
+		"NodeName=node0006 Name=shard Count=40\n"
+		"NodeName=node[0001-0004] Name=gpu Type=H100 Count=4 File=/dev/nvidia[0-3]\n"
+		"NodeName=node[0001-0004] Name=shard Count=40\n"
+		"NodeName=node0007 Name=gpu Type=H100 Count=8 File=/dev/nvidia[0-7]\n"
+		"NodeName=node0007 Name=shard Count=80\n");
+	free(s);
+	s = exported(&t, POOL_EXPORT_K8S_HAMI);
+	CU_ASSERT_STRING_EQUAL(s,
+		"{\n  \"nodeconfig\": [\n"
+		"    {\"name\": \"node0001\", \"devicesplitcount\": 10, \"devicememoryscaling\": 1, \"devicecorescaling\": 1, \"migstrategy\": \"none\"},\n"
+		"    {\"name\": \"node0002\", \"devicesplitcount\": 10, \"devicememoryscaling\": 1, \"devicecorescaling\": 1, \"migstrategy\": \"none\"},\n"
+		"    {\"name\": \"node0003\", \"devicesplitcount\": 10, \"devicememoryscaling\": 1, \"devicecorescaling\": 1, \"migstrategy\": \"none\"},\n"
+		"    {\"name\": \"node0004\", \"devicesplitcount\": 10, \"devicememoryscaling\": 1, \"devicecorescaling\": 1, \"migstrategy\": \"none\"},\n"
+		"    {\"name\": \"node0005\", \"devicesplitcount\": 10, \"devicememoryscaling\": 1, \"devicecorescaling\": 1, \"migstrategy\": \"none\"},\n"
+		"    {\"name\": \"node0006\", \"devicesplitcount\": 10, \"devicememoryscaling\": 1, \"devicecorescaling\": 1, \"migstrategy\": \"none\"},\n"
+		"    {\"name\": \"node0007\", \"devicesplitcount\": 10, \"devicememoryscaling\": 1, \"devicecorescaling\": 1, \"migstrategy\": \"none\"}\n"
+		"  ]\n}\n");
+	free(s);
+	o = json_object_new_object();
+	CU_ASSERT_EQUAL_FATAL(pool_export_json(&t, o), 0);
+	CU_ASSERT_FATAL(json_object_object_get_ex(o, "hosts", &h));
+	CU_ASSERT_EQUAL_FATAL(json_object_array_length(h), 8);
+	s = strdup(json_object_to_json_string_ext(
+		json_object_array_get_idx(h, 6), JSON_C_TO_STRING_PLAIN));
+	CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"host\":\"node0007\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"gpus\":8,\"shares\":80"));
+	free(s);
+	/* node0008 has no configuration: no GPUs said */
+	CU_ASSERT_FALSE(json_object_object_get_ex(
+		json_object_array_get_idx(h, 7), "gpus", NULL));
+	json_object_put(o);
+	pool_config_release(&c);
+	pool_tree_release(&t);
+	fab_free(f);
+}
+
 static struct pool_config cfg;
 static struct pool *pool;
 
@@ -900,6 +988,7 @@ TU_SUITE(pool_place,
 	 { "export hostile names", test_export_hostile },
 	 { "switch names", test_switch_names },
 	 { "export rail-optimized", test_export_rail },
+	 { "export GPUs: Slurm GRES, HAMi", test_export_gpus },
 	 { "place on a fat-tree", test_place_tree },
 	 { "place on a torus", test_place_torus },
 	 { "place on the collectives model", test_place_model },

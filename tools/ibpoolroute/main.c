@@ -236,7 +236,7 @@ static const struct cli_opt opts[] = {
 	{ "start", 1, 'b', C_JOBS, "JOB", "record that JOB started on --hosts" },
 	{ "hosts", 1, 'H', C_JOBS, "EXPR", "hosts of --start, a Slurm hostlist" },
 	{ "end", 1, 'E', C_JOBS, "JOB", "record that JOB ended" },
-	{ "format", 1, 'f', C_TOPO | C_TRACE | C_REPLAY, "F", "slurm-tree, slurm-block, slurm-yaml, k8s-labels, kueue or slurm-gres (slurm-tree); trace --stats, replay: the trace's, plain, alibaba2023 or alibaba2025 (from the header)" },
+	{ "format", 1, 'f', C_TOPO | C_TRACE | C_REPLAY, "F", "slurm-tree, slurm-block, slurm-yaml, k8s-labels, kueue, slurm-gres or k8s-hami (slurm-tree); trace --stats, replay: the trace's, plain, alibaba2023 or alibaba2025 (from the header)" },
 	{ "drop", 0, O_DROP, C_ORPHANS, NULL, "orphans: forget those GPUs (root)" },
 	{ "events", 1, O_EVENTS, C_WATCH, "LIST", "watch: only these events, comma-separated (granted,lost,... all)" },
 	{ "mine", 0, O_MINE, C_WATCH, NULL, "watch: only the events of my uid's tickets and allocations" },

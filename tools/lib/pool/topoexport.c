@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The exports of the host grouping: Slurm's tree, block and YAML
- * topologies, topograph labels, a Kueue Topology, and their structure
- * as JSON.
+ * topologies, topograph labels, a Kueue Topology, the GPUs as Slurm
+ * GRES and HAMi vGPUs, and their structure as JSON.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -22,6 +22,7 @@
 struct exp {
 	const struct pool_tree *t;
 	const char **domain;	/* each host's accelerator domain, or NULL */
+	const struct pool_host_cfg **hcfg;	/* each host's config, or NULL */
 	/* the names as the format writes them (map_all()), owned */
 	char **out_host;	/* per host */
 	char **out_group;	/* as t->gname */
@@ -45,6 +46,7 @@ static const char *const fmt_names[] = {
 	[POOL_EXPORT_K8S_LABELS] = "k8s-labels",
 	[POOL_EXPORT_KUEUE] = "kueue",
 	[POOL_EXPORT_SLURM_GRES] = "slurm-gres",
+	[POOL_EXPORT_K8S_HAMI] = "k8s-hami",
 };
 
 int pool_export_parse(const char *s, enum pool_export_format *fmt)
@@ -424,23 +426,27 @@ static void export_release(struct exp *e)
 	free_names(e->out_group, (size_t)e->t->nlevels * n);
 	free_names(e->out_domain, n);
 	free(e->domain);
+	free(e->hcfg);
 	free(e->boff);
 	free(e->bord);
 	free(e->bname);
 }
 
-/* Each host's domain from the configuration the tree is bound to. */
+/* Each host's config and domain from the config the tree is bound to. */
 static int domains(struct exp *e)
 {
 	const struct pool_tree *t = e->t;
 	size_t h;
 
 	e->domain = calloc(t->nhosts + 1, sizeof(*e->domain));
-	if (!e->domain)
+	e->hcfg = calloc(t->nhosts + 1, sizeof(*e->hcfg));
+	if (!e->domain || !e->hcfg)
 		return -ENOMEM;
 	for (h = 0; t->cfg && h < t->cfg->nhosts; h++)
-		if (t->cfg_host[h] >= 0)
+		if (t->cfg_host[h] >= 0) {
+			e->hcfg[t->cfg_host[h]] = &t->cfg->hosts[h];
 			e->domain[t->cfg_host[h]] = t->cfg->hosts[h].domain;
+		}
 	e->all_domains = t->nhosts > 0;
 	for (h = 0; h < t->nhosts; h++)
 		e->all_domains &= e->domain[h] != NULL;
@@ -729,37 +735,136 @@ static bool gres_type(const char *s)
 	return true;
 }
 
+/* A host's GPU type as written: "" when Slurm could not take it. */
+static const char *gres_typename(const struct pool_host_cfg *c)
+{
+	return gres_type(c->gpu_type) ? c->gpu_type : "";
+}
+
+/* Hosts x and y by GPU count, then type. */
+static int cmp_gres_key(const struct exp *e, uint32_t x, uint32_t y)
+{
+	const struct pool_host_cfg *p = e->hcfg[x], *q = e->hcfg[y];
+	int c = (p->gpus > q->gpus) - (p->gpus < q->gpus);
+
+	return c ? c : strcmp(gres_typename(p), gres_typename(q));
+}
+
+/* Configured hosts by GPU count, then type, then name. */
+static int cmp_gres(const void *a, const void *b, void *ctx)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int c = cmp_gres_key(ctx, x, y);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+/* One line per set of hosts alike: fn(out, c, list) with its hosts. */
+typedef int (*gres_fn)(FILE *out, const struct pool_host_cfg *c,
+		       const char *list);
+
+/*
+ * The configured hosts in runs of the same GPU count and type, each
+ * run's hosts a hostlist, so a cluster of one kind of host is a line.
+ */
+static int each_gres(const struct exp *e, FILE *out, gres_fn fn)
+{
+	size_t n = e->t->nhosts, h, m = 0, lo, hi, k;
+	uint32_t *ord = malloc((n + 1) * sizeof(*ord));
+	const char **names = calloc(n + 1, sizeof(*names));
+	char *list;
+	int ret = ord && names ? 0 : -ENOMEM;
+
+	for (h = 0; !ret && h < n; h++)
+		if (e->hcfg[h])
+			ord[m++] = h;
+	if (!ret)
+		qsort_r(ord, m, sizeof(*ord), cmp_gres, (void *)e);
+	for (lo = 0; !ret && lo < m; lo = hi) {
+		for (hi = lo; hi < m && !cmp_gres_key(e, ord[lo], ord[hi]); hi++)
+			;
+		for (k = lo; k < hi; k++)
+			names[k - lo] = hname(e, ord[k]);
+		ret = compress(names, hi - lo, &list);
+		ret = ret ? ret : fn(out, e->hcfg[ord[lo]], list);
+		free(list);
+	}
+	free(names);
+	free(ord);
+	return ret;
+}
+
+/* "# slurm.conf: NodeName=gpu[01-04] Gres=gpu:H100:4,shard:40" */
+static int gres_hint(FILE *out, const struct pool_host_cfg *c,
+		     const char *list)
+{
+	const char *ty = gres_typename(c);
+
+	return io(fprintf(out, "# slurm.conf: NodeName=%s Gres=gpu:%s%s%u,shard:%u\n",
+			  list, ty, *ty ? ":" : "", c->gpus,
+			  c->gpus * POOL_EXPORT_SHARDS));
+}
+
+/* The gpu line, File= "/dev/nvidia[0-3]" or "/dev/nvidia0", and the shards. */
+static int gres_lines(FILE *out, const struct pool_host_cfg *c,
+		      const char *list)
+{
+	const char *ty = gres_typename(c);
+	int ret;
+
+	ret = io(fprintf(out, "NodeName=%s Name=gpu%s%s Count=%u File=", list,
+			 *ty ? " Type=" : "", ty, c->gpus));
+	if (!ret && c->gpus == 1)
+		ret = io(fputs(POOL_EXPORT_GPU_DEV "0", out));
+	else if (!ret)
+		ret = io(fprintf(out, POOL_EXPORT_GPU_DEV "[0-%u]", c->gpus - 1));
+	return ret ? ret : io(fprintf(out, "\nNodeName=%s Name=shard Count=%u\n",
+				      list, c->gpus * POOL_EXPORT_SHARDS));
+}
+
 /*
  * gres.conf: each host's GPUs whole (gpu) and as shards, Slurm's GRES
  * for GPUs shared by several jobs; POOL_EXPORT_SHARDS per GPU, so that
  * a shard is the same fraction of a GPU as the pool's shares count in.
+ * slurmd shares a GPU's shards out only when its gpu line has File=
+ * (it refuses "SHARED specified without any SHARING found" else), and
+ * ignores typed GPUs that slurm.conf's Gres= counts untyped: so the
+ * files, and the slurm.conf lines first, as comments.
  */
 static int slurm_gres(const struct exp *e, FILE *out)
 {
-	const struct pool_tree *t = e->t;
-	const struct pool_host_cfg *c;
-	size_t i;
 	int ret;
 
-	if (!t->cfg)
-		return -EINVAL;
-	ret = io(fprintf(out, "# gres.conf; slurm.conf needs GresTypes=gpu,shard and each node's Gres=gpu:N,shard:%dN\n",
+	ret = io(fprintf(out, "# gres.conf for Slurm 22.05 and later: %d shards a GPU (100 milli-GPUs each)\n# File= are NVIDIA's device names: change them for other GPUs\n# slurm.conf: GresTypes=gpu,shard\n",
 			 POOL_EXPORT_SHARDS));
-	for (i = 0; !ret && i < t->cfg->nhosts; i++) {
-		if (t->cfg_host[i] < 0)
+	ret = ret ? ret : each_gres(e, out, gres_hint);
+	return ret ? ret : each_gres(e, out, gres_lines);
+}
+
+/*
+ * HAMi's device-plugin config.json: each host's GPUs split into
+ * POOL_EXPORT_SHARDS vGPUs, memory and cores as they are (scaling 1:
+ * the pool oversubscribes nothing), so that a pool share of M milli-GPUs
+ * is one vGPU with nvidia.com/gpucores M / 10.  Every key written,
+ * as releases that read them into plain numbers take 0 for a missing
+ * one.  Names are DNS names here: nothing to escape.
+ */
+static int k8s_hami(const struct exp *e, FILE *out)
+{
+	bool first = true;
+	size_t h;
+	int ret;
+
+	ret = io(fputs("{\n  \"nodeconfig\": [", out));
+	for (h = 0; !ret && h < e->t->nhosts; h++) {
+		if (!e->hcfg[h])
 			continue;
-		c = &t->cfg->hosts[i];
-		ret = io(fprintf(out, "NodeName=%s Name=gpu%s%s Count=%u\n",
-				 hname(e, t->cfg_host[i]),
-				 gres_type(c->gpu_type) ? " Type=" : "",
-				 gres_type(c->gpu_type) ? c->gpu_type : "",
-				 c->gpus));
-		if (!ret)
-			ret = io(fprintf(out, "NodeName=%s Name=shard Count=%u\n",
-					 hname(e, t->cfg_host[i]),
-					 c->gpus * POOL_EXPORT_SHARDS));
+		ret = io(fprintf(out, "%s\n    {\"name\": \"%s\", \"devicesplitcount\": %d, \"devicememoryscaling\": 1, \"devicecorescaling\": 1, \"migstrategy\": \"none\"}",
+				 first ? "" : ",", hname(e, h),
+				 POOL_EXPORT_SHARDS));
+		first = false;
 	}
-	return ret;
+	return ret ? ret : io(fputs("\n  ]\n}\n", out));
 }
 
 int pool_export_text(const struct pool_tree *t, enum pool_export_format fmt,
@@ -772,9 +877,14 @@ int pool_export_text(const struct pool_tree *t, enum pool_export_format fmt,
 	if (fmt == POOL_EXPORT_SLURM_TREE || fmt == POOL_EXPORT_SLURM_BLOCK ||
 	    fmt == POOL_EXPORT_SLURM_YAML || fmt == POOL_EXPORT_SLURM_GRES)
 		hr = gr = &slurm_rule;
-	else if (fmt == POOL_EXPORT_K8S_LABELS) {
+	else if (fmt == POOL_EXPORT_K8S_LABELS || fmt == POOL_EXPORT_K8S_HAMI) {
 		hr = &node_rule;
 		gr = &label_rule;
+	}
+	if ((fmt == POOL_EXPORT_SLURM_GRES || fmt == POOL_EXPORT_K8S_HAMI) &&
+	    !t->cfg) {
+		snprintf(err, len, "no host configuration to take the GPUs from");
+		return -EINVAL;
 	}
 	ret = export_init(&e, t, hr, gr, renamed, err, len);
 	if (ret == -ENOMEM)
@@ -799,6 +909,9 @@ int pool_export_text(const struct pool_tree *t, enum pool_export_format fmt,
 		break;
 	case POOL_EXPORT_SLURM_GRES:
 		ret = slurm_gres(&e, out);
+		break;
+	case POOL_EXPORT_K8S_HAMI:
+		ret = k8s_hami(&e, out);
 		break;
 	default:
 		ret = -EINVAL;
@@ -863,6 +976,11 @@ static int json_host(const struct exp *e, size_t h, json_object *arr)
 	}
 	if (e->out_domain[h] && sm_json_add(lab, POOL_EXPORT_DOMAIN_LABEL,
 				    json_object_new_string(e->out_domain[h])))
+		return -ENOMEM;
+	if (e->hcfg[h] &&
+	    (sm_json_add(o, "gpus", json_object_new_int64(e->hcfg[h]->gpus)) ||
+	     sm_json_add(o, "shares", json_object_new_int64(
+				(int64_t)e->hcfg[h]->gpus * POOL_EXPORT_SHARDS))))
 		return -ENOMEM;
 	return 0;
 }
