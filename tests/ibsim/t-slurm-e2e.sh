@@ -19,6 +19,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 t_init slurm-e2e
 . "$TOP/tests/munge.sh"
+. "$TOP/tests/slurm.sh"
 for c in slurmctld slurmd sbatch squeue scancel munged; do
 	command -v "$c" >/dev/null || t_fail "missing command $c (tools/deps.sh)"
 done
@@ -71,38 +72,13 @@ MS=$(munge_start "$WORK/munge" m) || t_fail "munged did not start"
 T_PIDS="$T_PIDS $(cat "$WORK/munge/m.pid")"
 # free TCP ports: slurmctld's, then one per slurmd
 # shellcheck disable=SC2046 # one word a port
-set -- $(perl -MIO::Socket::IP -e 'my @s = map { IO::Socket::IP->new(
-	LocalHost => "127.0.0.1", LocalPort => 0, Listen => 1) or die $!
-	} 1 .. $ARGV[0]; print join(" ", map { $_->sockport } @s), "\n"' 7)
+set -- $(slurm_ports 7)
 S=$WORK/slurm
-mkdir -p "$S/state" "$S/dev"
+mkdir -p "$S/dev"
 for i in 0 1 2 3; do : >"$S/dev/gpu$i"; done
-cat >"$S/slurm.conf" <<EOT
-ClusterName=gpuaware
-SlurmctldHost=localhost
-SlurmctldPort=$1
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-AuthInfo=socket=$MS
-CredType=cred/munge
-StateSaveLocation=$S/state
-SlurmdSpoolDir=$S/spool-%n
-SlurmctldPidFile=$S/slurmctld.pid
-SlurmdPidFile=$S/slurmd-%n.pid
-SlurmctldLogFile=$S/slurmctld.log
-SlurmdLogFile=$S/slurmd-%n.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-MpiDefault=none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
+slurm_conf "$S" "$MS" "$1" >"$S/slurm.conf"
+cat >>"$S/slurm.conf" <<EOT
 GresTypes=gpu
-ReturnToService=2
-SlurmdParameters=config_overrides
-SchedulerType=sched/builtin
-JobCompType=jobcomp/none
-SwitchType=switch/none
 PrologSlurmctld=$HOOKS/prolog-slurmctld.sh
 EpilogSlurmctld=$HOOKS/epilog-slurmctld.sh
 EOT
@@ -116,26 +92,10 @@ echo "PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP" \
 	>>"$S/slurm.conf"
 echo "Name=gpu File=$S/dev/gpu[0-3]" >"$S/gres.conf"
 export SLURM_CONF="$S/slurm.conf"
-# Job steps outlive their slurmd: cancel every job of this cluster
-# before the daemons stop.
-cancel_all() {
-	scancel --quiet -u "$(id -un)" 2>/dev/null || return 0
-	poll 10 no_squeue || true
-}
-no_squeue() { [ -z "$(squeue -h 2>/dev/null)" ]; }
 # shellcheck disable=SC2154 # rc is set in the trap
-trap 'rc=$?; set +e; cancel_all; (exit $rc); t_cleanup' EXIT
-slurmctld -i >"$S/ctld.out" 2>&1 || t_fail "slurmctld: $(cat "$S/ctld.out")"
-poll 10 test -s "$S/slurmctld.pid" || t_fail "slurmctld wrote no pid"
-T_PIDS="$T_PIDS $(cat "$S/slurmctld.pid")"
-for n in $NODES; do
-	slurmd -N "$n" >"$S/d-$n.out" 2>&1 ||
-		t_fail "slurmd -N $n: $(cat "$S/d-$n.out")"
-	poll 10 test -s "$S/slurmd-$n.pid" || t_fail "slurmd $n wrote no pid"
-	T_PIDS="$T_PIDS $(cat "$S/slurmd-$n.pid")"
-done
-all_idle() { [ "$(sinfo -h -o '%T' | sort -u)" = idle ]; }
-poll 30 all_idle || t_fail "nodes not idle: $(sinfo -N 2>&1; tail -3 "$S/slurmctld.log")"
+trap 'rc=$?; set +e; slurm_cancel_all; (exit $rc); t_cleanup' EXIT
+# shellcheck disable=SC2086 # one word a node
+slurm_start "$S" $NODES
 t_log "slurmctld and slurmds up: $(sinfo -h -o '%D nodes %T')"
 
 # --- helpers ---

@@ -93,21 +93,22 @@ gres_of() { scontrol show node "$1" | sed -n 's/^ *Gres=//p'; }
 t_log "scontrol: node0001 $(gres_of node0001), node0003 $(gres_of node0003)"
 
 # --- shard jobs: a GPU's 10 shards, no more ---
-# shards N NODE COUNT: COUNT jobs of N shards on NODE, their ids in $jobs.
+# shards N NODE COUNT: COUNT jobs of N shards on NODE, their ids in
+# $jobs, comma-separated.
 shards() {
 	jobs=
 	for _ in $(seq "$3"); do
-		jobs="$jobs $(sbatch --parsable -o /dev/null -w "$2" \
-			--gres="shard:$1" --wrap 'sleep 300')" ||
-			t_fail "sbatch --gres=shard:$1 -w $2 refused"
+		id=$(sbatch --parsable -o /dev/null -w "$2" --gres="shard:$1" \
+			--wrap 'sleep 300') || t_fail "sbatch --gres=shard:$1 -w $2 refused"
+		jobs=${jobs:+$jobs,}$id
 	done
 }
 # settled P R: P of $jobs pending for resources, R running (the
 # scheduler has looked at every job: none waits for another reason).
-count() { squeue -h -j "$(echo $jobs | tr ' ' ,)" -t "$1" | wc -l; }
+count() { squeue -h -j "$jobs" -t "$1" | wc -l; }
 settled() {
 	[ "$(count PD)" = "$1" ] && [ "$(count R)" = "$2" ] &&
-		! squeue -h -j "$(echo $jobs | tr ' ' ,)" -t PD -o '%r' | grep -qv Resources
+		! squeue -h -j "$jobs" -t PD -o '%r' | grep -qv Resources
 }
 expect_jobs() {
 	poll 20 settled "$1" "$2" ||
