@@ -2,8 +2,8 @@
 # A private Slurm for the tests (Debian's slurmctld and slurmd): one
 # slurmctld and one `slurmd -N` per node, all on localhost on ports of
 # their own, MUNGE through a munged of tests/munge.sh, state, spool and
-# logs under a directory the test owns.  Source it after
-# tests/ibsim/lib.sh (poll, t_fail, T_PIDS).
+# logs under a directory the test owns.  slurm_start and
+# slurm_cancel_all want tests/ibsim/lib.sh's poll, t_fail and T_PIDS.
 
 # slurm_ports N: N free TCP ports of 127.0.0.1, one a word.
 slurm_ports() {

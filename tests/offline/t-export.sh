@@ -17,6 +17,7 @@ cd "$(dirname "$0")/../.."
 B=${1:-build}
 
 . tests/offline/lib.sh
+. tests/slurm.sh
 poold_setup pid ctld
 
 G=$B/ibtopogen
@@ -88,10 +89,11 @@ expect "hami: each host split in 10" \
 # --- the real slurmctld takes the tree ---
 mkdir "$w/slurm" "$w/slurm/state"
 cp "$w/slurm-tree" "$w/slurm/topology.conf"
-port=$((20000 + $$ % 20000))
+# shellcheck disable=SC2046 # one word a port
+set -- $(slurm_ports 2)
 {
 	printf 'ClusterName=gpuaware\nSlurmctldHost=localhost\n'
-	printf 'SlurmctldPort=%d\nSlurmdPort=%d\n' "$port" $((port + 1))
+	printf 'SlurmctldPort=%d\nSlurmdPort=%d\n' "$1" "$2"
 	printf 'AuthType=auth/none\nCredType=cred/none\nSlurmUser=root\n'
 	printf 'StateSaveLocation=%s/slurm/state\n' "$w"
 	printf 'SlurmctldPidFile=%s/slurm/slurmctld.pid\n' "$w"

@@ -332,7 +332,7 @@ static void test_access(void)
 	refused(ask(&d, &root, "{\"op\":\"frobnicate\"}"), "unknown_op",
 		"unknown op 'frobnicate'");
 	refused(ask(&d, &root, "{\"op\":\"topology.export\",\"format\":\"dot\"}"),
-		"bad_request", "field 'format' must be slurm-tree, slurm-block, slurm-yaml, k8s-labels, kueue or slurm-gres, not 'dot'");
+		"bad_request", "field 'format' must be slurm-tree, slurm-block, slurm-yaml, k8s-labels, kueue, slurm-gres or k8s-hami, not 'dot'");
 	daemon_down(&d, pool);
 }
 
