@@ -14,6 +14,11 @@
 #define NONE UINT32_MAX
 #define NO_LX 0xff
 #define BLK 64		/* LIDs whose entries are worked on at once, in cache */
+#define HUB_TRIES 16	/* hubs tried whole for a LID, second time round */
+
+
+
+
 
 /* Route states per switch for one LID. */
 enum { UO_UNK, UO_BUSY, UO_DOWN, UO_UPDOWN, UO_BAD };
@@ -53,8 +58,10 @@ struct uo {
 	uint32_t *kept, nkept;	/* the fills esc_hosted() kept for this LID */
 	uint8_t *buf;		/* nsw rows of BLK entries, from LID buf_lid0 */
 	unsigned int buf_lid0;
-	uint32_t hub_sw;	/* the hub: a switch with hosts, NONE if none */
 	uint8_t *hub;		/* per switch: its data route's port to the hub */
+	uint32_t *hubs, nhubs;	/* switches with hosts, most links first */
+	uint32_t hub_tries;	/* hubs tried whole for a LID */
+	unsigned int *ca_lid;	/* per switch: a CA LID it delivers, 0 none */
 };
 
 static uint8_t *ent(const struct uo *w, uint32_t s, unsigned int lid)
@@ -563,17 +570,25 @@ static uint8_t hub_judge(struct uo *w, uint32_t s, unsigned int lid)
  * turns on.  That keeps every such turn of every LID in one corner of
  * the fabric, where they close no cycle together as ones spread out
  * do; the dependency check still has the last word, all or nothing per
- * LID.  Returns the number of entries kept.
+ * LID, or with hosted, where the whole closes one, per route of a
+ * switch with hosts (esc_hosted()).  Hub h is hubs[h]; the first one's
+ * routes are those from before any entry changed, the others' as they
+ * stand (a CA LID's entries change only where the data had none).
+ * Returns the number of entries kept.
  */
-static long hub_fill(struct uo *w, unsigned int lid, bool ca)
+static long hub_fill(struct uo *w, unsigned int lid, bool ca, uint32_t h,
+		     bool hosted)
 {
-	uint32_t s, n = 0, k, nsw = w->t->nsw;
+	uint32_t s, n = 0, k, nsw = w->t->nsw, hs = w->hubs[h];
+	unsigned int hl = w->ca_lid[hs];
+	bool in_blk = hl >= w->buf_lid0 && hl < w->buf_lid0 + BLK;
 	uint8_t p;
 
-	if (w->hub_sw == NONE || *ent(w, w->hub_sw, lid) == RT_NO_PATH)
+	if (*ent(w, hs, lid) == RT_NO_PATH)
 		return 0;
 	for (s = 0; s < nsw; s++) {
-		p = w->hub[s];
+		p = !h ? w->hub[s] :
+			 in_blk ? *ent(w, s, hl) : rt_lft(w->t, s)[hl];
 		w->state[s] = HB_ROUTED;
 		if (*ent(w, s, lid) != RT_NO_PATH || (ca && w->leaf[s]) ||
 		    p == RT_NO_PATH ||
@@ -597,6 +612,10 @@ static long hub_fill(struct uo *w, unsigned int lid, bool ca)
 	if (n && !esc_add(w, lid, w->queue, n))
 		return n;
 	esc_unbit(w, 0);
+	if (hosted) {
+		w->nfill = 0;
+		return esc_hosted(w, lid, n);
+	}
 	for (k = 0; k < n; k++)
 		*ent(w, w->queue[k], lid) = RT_NO_PATH;
 	return 0;
@@ -611,6 +630,27 @@ static bool uo_holed(const struct uo *w, unsigned int lid, bool ca)
 		if (*ent(w, s, lid) == RT_NO_PATH && !(ca && w->leaf[s]))
 			return true;
 	return false;
+}
+
+/* What a pass of uo_escapes() does. */
+enum { P_HUB, P_HUB_HOSTED, P_ESCAPE };
+
+/*
+ * Hubs' ways for lid: the first hub's, then while holes are left up to
+ * w->hub_tries - 1 more, each whole (P_HUB); or every hub's for the
+ * hosts' routes alone (P_HUB_HOSTED).  Returns the entries kept.
+ */
+static long hub_ways(struct uo *w, unsigned int lid, bool ca, unsigned int how)
+{
+	uint32_t h, nh = w->nhubs;
+	long kept = 0;
+
+	if (how == P_HUB && nh > w->hub_tries)
+		nh = w->hub_tries;
+	for (h = 0; h < nh && (!h || uo_holed(w, lid, ca)); h++)
+		if (how == P_HUB || esc_leaf_hole(w, lid))
+			kept += hub_fill(w, lid, ca, h, how == P_HUB_HOSTED);
+	return kept;
 }
 
 /*
@@ -662,8 +702,11 @@ static int uo_init(struct uo *w)
 	w->kept = malloc(n * sizeof(*w->kept));
 	w->buf = malloc(n * BLK);
 	w->hub = malloc(n);
-	if (!w->hub || !w->reverse || !w->link_rank || !w->deps_off || !w->leaf ||
-	    !w->dirs || !w->state || !w->color || !w->queue || !w->next ||
+	w->hubs = malloc(n * sizeof(*w->hubs));
+	w->ca_lid = calloc(n, sizeof(*w->ca_lid));
+	if (!w->hub || !w->hubs || !w->ca_lid || !w->reverse ||
+	    !w->link_rank || !w->deps_off || !w->leaf || !w->dirs ||
+	    !w->state || !w->color || !w->queue || !w->next ||
 	    !w->stack || !w->dfs_next || !w->seen || !w->new_bits ||
 	    !w->new_bit_sw || !w->escn || !w->esc_sw || !w->in_esc_sw ||
 	    !w->kept || !w->buf)
@@ -693,6 +736,8 @@ static void uo_release(struct uo *w)
 {
 	free(w->deps);
 	free(w->hub);
+	free(w->hubs);
+	free(w->ca_lid);
 	free(w->buf);
 	free(w->new_bits);
 	free(w->new_bit_sw);
@@ -716,33 +761,43 @@ static void uo_release(struct uo *w)
 }
 
 /*
- * The hub's way for every LID (pass 0, 1) before any other escape (pass
- * 2, 3), so that those turns stay in its corner; CA LIDs first in each:
- * switches answer the SM and its PerfMgt there.
+ * The hubs' ways for every LID (all or nothing per hub and LID) before
+ * any other escape, so that those turns stay in their corners; then,
+ * for switch LIDs a switch with hosts still has no route to, the hubs'
+ * ways for the hosts' routes alone, each kept where it closes no cycle;
+ * then the escapes.  CA LIDs first in each: switches answer the SM and
+ * its PerfMgt there.
  */
 static void uo_escapes(struct uo *w, uint8_t *holes, long *changed)
 {
+	static const struct {
+		bool ca;
+		uint8_t how;
+	} passes[] = { { true, P_HUB }, { false, P_HUB },
+		       { true, P_ESCAPE }, { false, P_ESCAPE },
+		       { false, P_HUB_HOSTED } };
 	const struct rt_tables *t = w->t;
-	unsigned int lid, pass, b0;
+	unsigned int lid, pass, b0, how;
 	bool ca, load;
 
-	for (pass = 0; pass < 4; pass++)
+	for (pass = 0; pass < sizeof(passes) / sizeof(passes[0]); pass++)
 		for (b0 = 1; b0 <= t->top; b0 += BLK) {
 			load = false;
+			how = passes[pass].how;
 			for (lid = b0; lid < blk_end(w, b0); lid++) {
 				if (!holes[lid])
 					continue;
 				ca = rt_lid_is_ca(t, lid);
-				if (ca != !(pass % 2))
+				if (ca != passes[pass].ca)
 					continue;
 				if (!load)
 					blk_io(w, b0, false);
 				load = true;
-				if (pass >= 2) {
+				if (how == P_ESCAPE) {
 					*changed += uo_escape(w, lid, ca);
 					continue;
 				}
-				*changed += hub_fill(w, lid, ca);
+				*changed += hub_ways(w, lid, ca, how);
 				holes[lid] = uo_holed(w, lid, ca);
 			}
 			if (load)
@@ -751,31 +806,187 @@ static void uo_escapes(struct uo *w, uint8_t *holes, long *changed)
 }
 
 /*
- * The hub: of the switches with hosts, one with the most switch links
- * (the fewest cut), and every switch's data route to it, taken before
- * any entry changes.
+ * The hubs: the switches with hosts, those with the most switch links
+ * (the fewest cut) first, each with a CA LID it delivers; and every
+ * switch's data route to the first, taken before any entry changes.
  */
 static void hub_pick(struct uo *w)
 {
 	const struct rt_tables *t = w->t;
-	uint32_t s, deg, best = 0;
-	unsigned int lid, hub_lid = 0;
+	uint32_t s, deg, maxdeg = 0;
+	unsigned int lid;
 
-	w->hub_sw = NONE;
-	for (s = 0; s < t->nsw; s++) {
-		deg = w->adj.off[s + 1] - w->adj.off[s];
-		if (w->leaf[s] && deg > best) {
-			best = deg;
-			w->hub_sw = s;
+	for (lid = 1; lid <= t->top; lid++) {
+		s = rt_lid_is_ca(t, lid) ? rt_lid_switch(t, lid) : FAB_NONE;
+		if (s != FAB_NONE && !w->ca_lid[s])
+			w->ca_lid[s] = lid;
+	}
+	for (s = 0; s < t->nsw; s++)
+		if (w->adj.off[s + 1] - w->adj.off[s] > maxdeg)
+			maxdeg = w->adj.off[s + 1] - w->adj.off[s];
+	w->nhubs = 0;
+	for (deg = maxdeg; deg > 0; deg--)
+		for (s = 0; s < t->nsw; s++)
+			if (w->leaf[s] && w->ca_lid[s] &&
+			    w->adj.off[s + 1] - w->adj.off[s] == deg)
+				w->hubs[w->nhubs++] = s;
+	for (s = 0; s < t->nsw; s++)
+		w->hub[s] = w->nhubs ? rt_lft(t, s)[w->ca_lid[w->hubs[0]]] :
+				       RT_NO_PATH;
+}
+
+/*
+ * What the escapes change: the columns of the holed LIDs, the
+ * dependencies and the escape counts, to try them again another way.
+ */
+struct uo_save {
+	unsigned int *lids, n;
+	uint8_t *col;		/* n columns of nsw entries */
+	uint8_t *holes;		/* top + 1 */
+	uint64_t *deps;
+	uint32_t *escn, *esc_sw, nesc_sw;
+	bool *in_esc_sw;
+};
+
+static void save_release(struct uo_save *v)
+{
+	free(v->lids);
+	free(v->col);
+	free(v->holes);
+	free(v->deps);
+	free(v->escn);
+	free(v->esc_sw);
+	free(v->in_esc_sw);
+}
+
+static int save_init(struct uo_save *v, const struct uo *w,
+		     const uint8_t *holes)
+{
+	const struct rt_tables *t = w->t;
+	size_t n = t->nsw ? t->nsw : 1, nd = w->deps_off[t->nsw] / 64 + 1;
+	unsigned int lid;
+
+	v->n = 0;
+	for (lid = 1; lid <= t->top; lid++)
+		v->n += holes[lid];
+	v->lids = malloc((v->n ? v->n : 1) * sizeof(*v->lids));
+	v->col = malloc((v->n ? v->n : 1) * n);
+	v->holes = malloc(t->top + 1);
+	v->deps = malloc(nd * sizeof(*v->deps));
+	v->escn = malloc(n * sizeof(*v->escn));
+	v->esc_sw = malloc(n * sizeof(*v->esc_sw));
+	v->in_esc_sw = malloc(n * sizeof(*v->in_esc_sw));
+	if (!v->lids || !v->col || !v->holes || !v->deps || !v->escn ||
+	    !v->esc_sw || !v->in_esc_sw)
+		return -ENOMEM;
+	for (lid = 1, v->n = 0; lid <= t->top; lid++)
+		if (holes[lid])
+			v->lids[v->n++] = lid;
+	return 0;
+}
+
+static void copy_io(void *live, void *saved, size_t len, bool back)
+{
+	if (back)
+		memcpy(live, saved, len);
+	else
+		memcpy(saved, live, len);
+}
+
+/* Copy the state into v, or with back, out of it again. */
+static void save_io(struct uo_save *v, struct uo *w, uint8_t *holes,
+		    bool back)
+{
+	const struct rt_tables *t = w->t;
+	size_t nd = w->deps_off[t->nsw] / 64 + 1, ns = t->nsw;
+	unsigned int i;
+	uint8_t *c;
+	uint32_t s;
+
+	for (i = 0; i < v->n; i++)
+		for (s = 0, c = v->col + (size_t)i * ns; s < ns; s++)
+			if (back)
+				rt_lft(t, s)[v->lids[i]] = c[s];
+			else
+				c[s] = rt_lft(t, s)[v->lids[i]];
+	copy_io(holes, v->holes, t->top + 1, back);
+	copy_io(w->deps, v->deps, nd * sizeof(*v->deps), back);
+	copy_io(w->escn, v->escn, ns * sizeof(*v->escn), back);
+	copy_io(w->esc_sw, v->esc_sw, ns * sizeof(*v->esc_sw), back);
+	copy_io(w->in_esc_sw, v->in_esc_sw, ns * sizeof(*v->in_esc_sw), back);
+	if (back)
+		w->nesc_sw = v->nesc_sw;
+	else
+		v->nesc_sw = w->nesc_sw;
+}
+
+/*
+ * Holes left among v's LIDs: those of switches with hosts towards
+ * switch LIDs (a CA's requests) above all others.
+ */
+static uint64_t save_holes(const struct uo_save *v, const struct uo *w)
+{
+	const struct rt_tables *t = w->t;
+	uint64_t hosted = 0, all = 0;
+	unsigned int i, lid;
+	uint32_t s;
+	bool ca;
+
+	for (i = 0; i < v->n; i++) {
+		lid = v->lids[i];
+		ca = rt_lid_is_ca(t, lid);
+		for (s = 0; s < t->nsw; s++) {
+			if (rt_lft(t, s)[lid] != RT_NO_PATH ||
+			    (ca && w->leaf[s]))
+				continue;
+			all++;
+			hosted += !ca && w->leaf[s];
 		}
 	}
-	for (lid = 1; w->hub_sw != NONE && lid <= t->top && !hub_lid; lid++)
-		if (rt_lid_is_ca(t, lid) && rt_lid_switch(t, lid) == w->hub_sw)
-			hub_lid = lid;
-	if (!hub_lid)
-		w->hub_sw = NONE;
-	for (s = 0; s < t->nsw; s++)
-		w->hub[s] = hub_lid ? rt_lft(t, s)[hub_lid] : RT_NO_PATH;
+	return hosted << 32 | all;
+}
+
+/*
+ * The escapes with the one hub; where a switch with hosts is left
+ * without a route to a switch LID, again from the same start with up to
+ * HUB_TRIES hubs per LID, and the way that leaves fewer such holes (then
+ * fewer holes) is kept.  Neither is better on every tree: more hubs
+ * spread the turns the one hub keeps in its corner, which on some
+ * 3-level trees leaves holes the escapes after it would have filled;
+ * past 3 levels the one hub may have no route to a whole corner.
+ */
+static int uo_escapes_best(struct uo *w, uint8_t *holes, long *changed)
+{
+	struct uo_save start = { 0 }, first = { 0 };
+	uint64_t h1, h2;
+	long c1 = 0, c2 = 0;
+	int ret;
+
+	ret = save_init(&start, w, holes);
+	if (!ret)
+		ret = save_init(&first, w, holes);
+	if (ret)
+		goto out;
+	save_io(&start, w, holes, false);
+	w->hub_tries = 1;
+	uo_escapes(w, holes, &c1);
+	h1 = save_holes(&start, w);
+	if (h1 >> 32) {
+		save_io(&first, w, holes, false);
+		save_io(&start, w, holes, true);
+		w->hub_tries = HUB_TRIES;
+		uo_escapes(w, holes, &c2);
+		h2 = save_holes(&start, w);
+		if (h2 < h1)
+			c1 = c2;
+		else
+			save_io(&first, w, holes, true);
+	}
+	*changed += c1;
+out:
+	save_release(&start);
+	save_release(&first);
+	return ret;
 }
 
 long rt_mgmt_updown(struct rt_tables *t, const uint32_t *key,
@@ -809,7 +1020,8 @@ long rt_mgmt_updown(struct rt_tables *t, const uint32_t *key,
 	}
 	if (any) {
 		deps_updown(&w);
-		uo_escapes(&w, holes, &changed);
+		if (uo_escapes_best(&w, holes, &changed))
+			changed = -ENOMEM;
 	}
 out:
 	uo_release(&w);

@@ -21,16 +21,19 @@
  * route already is up* then down* stay, so the data's routes do; the
  * others, and holes, take a neighbour whose route is, downwards where
  * one goes only down, else upwards.  Where none is, the data's route
- * to a hub (a switch with hosts) is taken, for every LID before any
- * other escape, when the LID's fills so close no cycle with those kept
- * before; then routes towards a
+ * to a hub (a switch with hosts, the most cabled first; while holes are
+ * left, up to 16 more) is taken, for every LID before any other escape,
+ * when the LID's fills so close no cycle with those kept before; then
+ * routes towards a
  * neighbour that has one are kept only when they close no cycle with
  * the escapes kept before them and every turn an up*-down* route may
  * take, so none with the routes from all switches (CA LIDs first, then
  * switch LIDs; first the route of each switch with hosts on its own,
  * then the rest breadth first, a layer at a time; from a layer that
  * would close one on, only through turns kept routes already take),
- * else the entries are RT_NO_PATH; as for rt_fill_unrouted(), switches
+ * else the entries are RT_NO_PATH; last, for a switch LID a switch with
+ * hosts still has no route to, each such switch's route along any hub's
+ * way that closes no cycle.  As for rt_fill_unrouted(), switches
  * with hosts get none of those to CA LIDs.  Returns the number of
  * entries changed, or -ENOMEM.
  */

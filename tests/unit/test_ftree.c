@@ -337,6 +337,38 @@ static void test_switch_lids_reached(void)
 }
 
 /*
+ * 4-level degraded trees (radix 8, 4 % of the switch cables cut, as
+ * `ibtopogen fattree --radix 8 --levels 4 --drop 0.04 --seed S`): the
+ * one hub may have no up*-down* route to a switch LID of a corner of
+ * the tree, or its way may close a cycle; the next hubs' ways reach
+ * every switch LID from every CA, on the one VL.  With the one hub,
+ * 1,344 and 1,056 pairs had no route.
+ */
+static void test_switch_lids_4_levels(void)
+{
+	struct rt_summary s;
+	struct vf_report r;
+	struct fabric *f;
+	uint64_t seed;
+
+	for (seed = 11; seed <= 12; seed++) {
+		f = tu_radix_degraded(8, 4, 0.04, 0, seed);
+		CU_ASSERT_FATAL(!tu_route_check(f, RT_ENGINE_AUTO, &r, &s));
+		CU_ASSERT_STRING_EQUAL(s.engine, "fattree");
+		CU_ASSERT(vf_ok(&r) && r.cdg_checked && !r.cdg_cycle);
+		CU_ASSERT(r.mgmt_cdg && !r.mgmt_cycle);
+		CU_ASSERT_EQUAL(r.mgmt_loops, 0);
+		CU_ASSERT_EQUAL(r.sw_pairs, 229376);
+		CU_ASSERT_EQUAL(r.sw_unreachable, 0);
+		CU_ASSERT_EQUAL(s.sw_unreachable, 0);
+		if (r.sw_unreachable)
+			fprintf(stderr, "4 levels, seed %" PRIu64 ": %" PRIu64 " CA pairs to switch LIDs unreachable\n",
+				seed, r.sw_unreachable);
+		fab_free(f);
+	}
+}
+
+/*
  * The switches' own routes the tree's levels cannot give (traps from a
  * switch without hosts to the SM's CA LID, PerfMgt from a host's switch
  * to a switch LID) take escapes where they close no credit loop, LID by
@@ -682,6 +714,7 @@ TU_SUITE(ftree,
 	 { "chained spine groups", test_chained_groups },
 	 { "management routes up then down", test_management_routes },
 	 { "switch LIDs reached on degraded trees", test_switch_lids_reached },
+	 { "switch LIDs reached past 3 levels", test_switch_lids_4_levels },
 	 { "no hole a taken turn fills", test_free_escapes },
 	 { "LMC LIDs take distinct up ports", test_lmc_paths },
 	 { "rail traffic stays on its leaf", test_rails },
