@@ -19,8 +19,11 @@
  *
  * A switch answers a host's request (PerfMgt, perfquery) on the
  * request's SL.  Where a tie sends the answer on round the ring rather
- * than back, the two need other SLs than the routes' own: found pair by
- * pair, on layer 0 or layer 1, where neither closes a cycle.
+ * than back, the two need other SLs than the routes' own: without
+ * detours, all on layer 1 by a rule that leaves a place of every ring
+ * free on each VL (place_free(), proven loop-free); else pair by pair,
+ * on layer 0 or layer 1, where neither closes a cycle; or none, said up
+ * front where a ring's pairs need more VLs than there are.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -105,6 +108,7 @@ struct eng {
 	unsigned int maxvl;
 	size_t ans_cap;
 	bool unanswered;
+	bool overflow;		/* answers_overflow() said so */
 };
 
 static struct tvl *tvl_of(const struct rt_tables *t)
@@ -991,6 +995,205 @@ static void answers_undo(struct eng *e, const uint64_t *succ0, size_t nodes,
 }
 
 /*
+ * The position of d's ring that no route of a pair on layer 1's VL v
+ * passes straight through, going dir (0 is +1): 0 and 2 going up, the
+ * last and the third last going down.  The four are two apart or more,
+ * and those of VL 0 at least three from those of VL 1 (rings of 6 or
+ * more), so a run of one or two positions misses both of VL 0's or both
+ * of VL 1's.
+ */
+static unsigned int free_pos(const struct eng *e, unsigned int d,
+			     unsigned int dir, unsigned int v)
+{
+	return dir ? e->ti->radix[d] - 1 - 2 * v : 2 * v;
+}
+
+/*
+ * Clear in ok[d] the layer-1 VLs of d (bit v) whose free position the
+ * route from src to dst for lid passes straight through.  False when
+ * the route has a hole.
+ */
+static bool free_walk(const struct eng *e, uint32_t src, uint32_t dst,
+		      unsigned int lid, uint8_t *ok)
+{
+	unsigned int p, k, k2, d, v, i;
+	uint32_t s = src, s2;
+
+	p = rt_lft(e->t, s)[lid];
+	k = p == RT_NO_PATH ? NOSLOT : e->pslot[(size_t)s * 256 + p];
+	for (i = 0; s != dst && i <= e->t->nsw; i++) {
+		if (k == NOSLOT)
+			return false;
+		s2 = nbr(e, s)[k];
+		if (s2 == dst)
+			return true;
+		p = rt_lft(e->t, s2)[lid];
+		k2 = p == RT_NO_PATH ? NOSLOT : e->pslot[(size_t)s2 * 256 + p];
+		d = k / 2;
+		for (v = 0; k2 == k && e->ti->wrap[d] && v < 2; v++)
+			if (co(e, s2)[d] == free_pos(e, d, k & 1, v))
+				ok[d] &= ~(1u << v);
+		s = s2;
+		k = k2;
+	}
+	return s == dst;
+}
+
+/*
+ * The SL of pair p on layer 1 by free positions: per ring, the first VL
+ * whose free positions neither the request nor the answer passes
+ * straight through (a ring without a dateline bit has VL 0 alone).
+ * False when a ring has none.
+ */
+static bool free_sl(const struct eng *e, const struct tpair *p,
+		    unsigned int *sl, unsigned int *maxv)
+{
+	uint8_t ok[TOR_MAX_DIMS];
+	unsigned int d, v;
+
+	for (d = 0; d < e->nd; d++)
+		ok[d] = e->dateline[d] < 0 ? 1 : 3;
+	if (!free_walk(e, p->c, p->T, p->tl, ok) ||
+	    !free_walk(e, p->T, p->c, p->l, ok))
+		return false;
+	*sl = 1u << e->tv->ndatelines;
+	for (d = 0; d < e->nd; d++) {
+		if (!ok[d])
+			return false;
+		v = !(ok[d] & 1);
+		if (e->dateline[d] >= 0)
+			*sl |= v << e->dateline[d];
+		*maxv = v > *maxv ? v : *maxv;
+	}
+	return true;
+}
+
+/*
+ * Every pair on layer 1 by free positions, when no detour is routed:
+ * each VL of layer 1 then carries those pairs' requests and answers
+ * alone, dimension-order routes, which turn only from a dimension to a
+ * later one; and on each, in every ring and direction, one position is
+ * never passed straight through, so the ring's channels there make a
+ * line.  So layer 1 closes no cycle, proven, and needs no dependency
+ * check; layer 0 only loses the requests that moved.  On rings of 8
+ * this places pairs the greedy rounds cannot.  Returns 1 when every
+ * pair is placed, 0 when some pair has no SL (nothing changed), or
+ * -ENOMEM.
+ */
+static int place_free(struct eng *e, const struct tpair *ps, size_t n)
+{
+	struct tvl *tv = e->tv;
+	unsigned int maxv = 0, sl;
+	size_t i, n0 = tv->nans;
+
+	if (e->ndet || !tv->ndatelines)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (!free_sl(e, &ps[i], &sl, &maxv)) {
+			tv->nans = n0;
+			return 0;
+		}
+		if (note_answer(e, ps[i].l, ps[i].tl, sl))
+			return -ENOMEM;
+	}
+	if (tv->vl_per_layer + maxv > e->maxvl)
+		e->maxvl = tv->vl_per_layer + maxv;
+	return 1;
+}
+
+/*
+ * Hops of the route from src to dst for lid when all leave by one slot
+ * (*k), else 0.
+ */
+static unsigned int straight_hops(const struct eng *e, uint32_t src,
+				  uint32_t dst, unsigned int lid,
+				  unsigned int *k)
+{
+	unsigned int p, h;
+	uint32_t s = src;
+
+	*k = NOSLOT;
+	for (h = 0; s != dst && h <= e->t->nsw; h++) {
+		p = rt_lft(e->t, s)[lid];
+		if (p == RT_NO_PATH || e->pslot[(size_t)s * 256 + p] == NOSLOT ||
+		    (h && e->pslot[(size_t)s * 256 + p] != *k))
+			return 0;
+		*k = e->pslot[(size_t)s * 256 + p];
+		s = nbr(e, s)[*k];
+	}
+	return s == dst ? h : 0;
+}
+
+/* A pair whose request and answer go once round one ring, one way. */
+struct round_pair {
+	uint64_t ring;		/* its coordinates, the ring's own zeroed */
+	uint8_t slot;		/* the ring's dimension and the way round */
+	uint8_t res;		/* the host's switch's place, modulo half */
+};
+
+static int round_cmp(const void *a, const void *b)
+{
+	const struct round_pair *x = a, *y = b;
+
+	if (x->ring != y->ring)
+		return x->ring < y->ring ? -1 : 1;
+	if (x->slot != y->slot)
+		return x->slot - y->slot;
+	return x->res - y->res;
+}
+
+/*
+ * Whether the pairs ask more VLs than there are: a pair whose host's
+ * switch c and switch T lie half a ring of n apart in one ring, whose
+ * request and answer both go the same way round it, has every
+ * dependency of that ring's channels that way on its VL (all of its
+ * hops in the ring take the one VL its SL gives the ring) but those at
+ * c and at T.  Two such pairs whose c differ other than by n / 2 leave
+ * none out between them: a cycle.  So each place of c modulo n / 2 needs
+ * a VL of its own, and a ring that way with more than CVL of them (on
+ * rings of 10, 14, ..., where a tie's way alternates with the place)
+ * cannot be placed on the VLs there are, whatever the SLs.  Returns 1
+ * when so, 0 when not, or -ENOMEM.
+ */
+static int answers_overflow(const struct eng *e, const struct tpair *ps,
+			    size_t n)
+{
+	struct round_pair *rp = malloc((n ? n : 1) * sizeof(*rp));
+	unsigned int k, k2, d, j, h, nres = 0;
+	size_t i, m = 0;
+	int ret = 0;
+
+	if (!rp)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const uint8_t *a = co(e, ps[i].c), *b = co(e, ps[i].T);
+
+		h = straight_hops(e, ps[i].c, ps[i].T, ps[i].tl, &k);
+		d = k / 2;
+		if (!h || 2 * h != e->ti->radix[d] ||
+		    straight_hops(e, ps[i].T, ps[i].c, ps[i].l, &k2) != h ||
+		    k2 != k)
+			continue;
+		rp[m] = (struct round_pair){ 0, k, a[d] % h };
+		for (j = 0; j < e->nd; j++)
+			if (j != d)
+				rp[m].ring |= (uint64_t)a[j] << 8 * j;
+		m += !memcmp(a, b, d) &&
+		     !memcmp(a + d + 1, b + d + 1, e->nd - d - 1);
+	}
+	qsort(rp, m, sizeof(*rp), round_cmp);
+	for (i = 0; i < m && !ret; i++) {
+		if (i && (rp[i].ring != rp[i - 1].ring ||
+			  rp[i].slot != rp[i - 1].slot))
+			nres = 0;
+		nres += !i || round_cmp(&rp[i], &rp[i - 1]);
+		ret = nres > CVL;
+	}
+	free(rp);
+	return ret;
+}
+
+/*
  * Greedy rounds: a round that leaves a few pairs is taken back and the
  * next tries those first, as they are the ones with the fewest SLs open.
  * When the last still leaves some, every pair keeps its request's SL,
@@ -1009,6 +1212,17 @@ static int place_answers(struct eng *e)
 	ret = pending_answers(e, &ps, &n);
 	if (ret || !n)
 		goto out;
+	ret = place_free(e, ps, n);
+	if (ret) {
+		ret = ret < 0 ? ret : 0;
+		goto sort;
+	}
+	ret = answers_overflow(e, ps, n);
+	if (ret) {
+		e->unanswered = e->overflow = ret > 0;
+		ret = ret < 0 ? ret : 0;
+		goto sort;
+	}
 	succ0 = malloc(nodes * sizeof(*succ0));
 	tmp = malloc(n * sizeof(*tmp));
 	ret = -ENOMEM;
@@ -1028,6 +1242,7 @@ static int place_answers(struct eng *e)
 	e->unanswered = left > 0;
 	if (left)	/* no VLs spent on a routing that keeps a cycle */
 		answers_undo(e, succ0, nodes, maxvl);
+sort:
 	qsort(tv->ans, tv->nans, sizeof(*tv->ans), ans_cmp);
 	for (i = 0; i < tv->nans && !layer1; i++)
 		layer1 = tv->ans[i].sl & 1u << tv->ndatelines;
@@ -1288,7 +1503,9 @@ static void answers_detail(const struct eng *e, char *detail, size_t len)
 	n = strlen(detail);
 	if (e->unanswered && n < len)
 		snprintf(detail + n, len - n,
-			 ", switch answers unchecked (no SLs for the hosts' requests to switch LIDs)");
+			 ", switch answers unchecked (%s)", e->overflow ?
+			 "a ring's hosts' requests to switch LIDs need more than 4 VLs" :
+			 "no SLs for the hosts' requests to switch LIDs");
 }
 
 static int route(const struct fabric *f, const void *info,
