@@ -21,10 +21,9 @@
  * route already is up* then down* stay, so the data's routes do; the
  * others, and holes, take a neighbour whose route is, downwards where
  * one goes only down, else upwards.  Where none is, the data's route
- * to a hub (a switch with hosts, the most cabled first; while holes are
- * left, up to 16 more) is taken, for every LID before any other escape,
- * when the LID's fills so close no cycle with those kept before; then
- * routes towards a
+ * to a hub (the most cabled switch with hosts) is taken, for every LID
+ * before any other escape, when the LID's fills so close no cycle with
+ * those kept before; then routes towards a
  * neighbour that has one are kept only when they close no cycle with
  * the escapes kept before them and every turn an up*-down* route may
  * take, so none with the routes from all switches (CA LIDs first, then
@@ -33,9 +32,12 @@
  * would close one on, only through turns kept routes already take),
  * else the entries are RT_NO_PATH; last, for a switch LID a switch with
  * hosts still has no route to, each such switch's route along any hub's
- * way that closes no cycle.  As for rt_fill_unrouted(), switches
- * with hosts get none of those to CA LIDs.  Returns the number of
- * entries changed, or -ENOMEM.
+ * way that closes no cycle.  Where a switch with hosts is left without
+ * a route to a switch LID, all of the escapes run again from their start
+ * with up to 16 hubs tried per LID (the most cabled switches with hosts
+ * first), and the run that leaves fewer such holes is kept.  As for
+ * rt_fill_unrouted(), switches with hosts get none of those to CA
+ * LIDs.  Returns the number of entries changed, or -ENOMEM.
  */
 long rt_mgmt_updown(struct rt_tables *t, const uint32_t *key,
 		    const bool *dsw);
