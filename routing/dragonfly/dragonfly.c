@@ -56,6 +56,7 @@
 
 #include "../../topology/dflyrec.h"
 #include "../cdg.h"
+#include "answers.h"
 #include "dragonfly.h"
 #include "../jobplan.h"
 #include "../verify.h"
@@ -106,6 +107,9 @@ struct dvl {
 	uint32_t *far;
 	unsigned int nval;	/* Valiant classes in use */
 	uint32_t delta[NVAL];	/* per class: I = D + delta */
+	/* the requests to switch LIDs and their answers, where the
+	 * data's SLs cannot carry them (answers_layer()) */
+	struct dfa ans;
 };
 
 /* A global cable: from switch u on port, to switch x. */
@@ -153,7 +157,9 @@ struct eng {
 	size_t own_sl, own_port, own_cut;
 	bool answers_off;	/* own_settle() fell back: dvl.answer_sl off */
 	bool turns_on, turns_lax, locks;	/* struct df_try's */
+	unsigned int val_max;			/* struct df_try's */
 	size_t answers_moved;	/* answers_place(): requests on new SLs */
+	unsigned int answer_sls;	/* answers_layer(): SLs of their own */
 	unsigned int slmax;
 	unsigned int maxvl;
 	/* the LID being routed, when Valiant: its class, I and E */
@@ -176,6 +182,13 @@ static uint8_t df_path_sl(const struct rt_tables *t, unsigned int slid,
 	if (slid > dv->top || dlid > dv->top)
 		return 0;
 	s = dv->lid_sw[slid];
+	if (s != NONE && dv->lid_sw[dlid] != NONE && dv->is_sw[dlid] &&
+	    !dv->is_sw[slid]) {
+		uint8_t q = dfa_sl(&dv->ans, slid, dv->lid_sw[dlid]);
+
+		if (q != DFA_NONE)
+			return q;
+	}
 	/* a host's request to a switch: the SL the answer comes back on */
 	if (dv->answer_sl && s != NONE && dv->lid_sw[dlid] != NONE &&
 	    dv->is_sw[dlid] && !dv->is_sw[slid])
@@ -328,9 +341,14 @@ static uint8_t df_sl2vl(const struct rt_tables *t, uint32_t sw,
 			unsigned int in, unsigned int out, unsigned int sl)
 {
 	const struct dvl *dv = dvl_of(t);
+	uint8_t vl = dfa_vl(&dv->ans, sl);
 
 	if (sw >= dv->nsw || in > 255 || out > 255 || sl > SL_MAX)
-		return 0;
+		/* on an answers' SL the CA ports too send on its VL */
+		return vl != DFA_NONE ? vl : 0;
+	if (vl != DFA_NONE)
+		return vl + (dv->ans.split[sl] &&
+			     dv->cls[(size_t)sw * 256 + in] == CLS_GLOBAL);
 	return hop_vl(dv, sw, in, out, sl);
 }
 
@@ -346,6 +364,7 @@ static void dvl_release(struct rt_vl *vl)
 	free(dv->cls);
 	free(dv->ov.key);
 	free(dv->ov.vl);
+	dfa_release(&dv->ans);
 	free(dv);
 }
 
@@ -1572,7 +1591,8 @@ static int valiant_classes(struct eng *e)
 			dv->far[(size_t)s * 256 + p] = w == NONE ? NONE :
 						       e->group[w];
 		}
-	for (d = 1; e->ngroups >= 4 && d < e->ngroups && dv->nval < NVAL; d++)
+	for (d = 1; e->ngroups >= 4 && d < e->ngroups &&
+	     dv->nval < e->val_max; d++)
 		if (2 * d % e->ngroups)
 			dv->delta[dv->nval++] = d;
 	return 0;
@@ -2041,6 +2061,44 @@ static int answers_place(struct eng *e)
 }
 
 /*
+ * The hosts' requests to switch LIDs and the answers on SLs the data
+ * leaves free, each on a VL above the data's (dfa_place()); where a pair
+ * finds none, as they were, unchecked.
+ */
+static int answers_layer(struct eng *e, struct rt_tables *t)
+{
+	const struct fabric *f = t->fab;
+	struct dvl *dv = dvl_of(t);
+	size_t i, len = (size_t)t->nsw * (t->top + 1);
+	unsigned int base = (e->maxvl > dv->top_vl ? e->maxvl : dv->top_vl) + 1;
+	uint16_t used = 1;
+	unsigned int p;
+	uint32_t s, n;
+	bool *up;
+	int ret;
+
+	for (i = 0; i < len; i++)
+		used |= (uint16_t)(1u << (dv->sl[i] & SL_MAX));
+	up = calloc(f->nports + 1, sizeof(*up));
+	if (!up)
+		return -ENOMEM;
+	for (s = 0; s < t->nsw; s++) {
+		n = t->sw_node[s];
+		for (p = 1; p <= f->nodes[n].nports; p++)
+			up[f->nodes[n].port0 + p] =
+				dv->cls[(size_t)s * 256 + p] == CLS_GLOBAL;
+	}
+	ret = dfa_place(&dv->ans, t, used, base, up);
+	free(up);
+	if (ret)
+		return ret == -ERANGE ? 0 : ret;
+	e->answers_off = false;
+	e->answer_sls = dv->ans.nsl;
+	dv->vl.nvl = base + dv->ans.nvl;
+	return 0;
+}
+
+/*
  * own_clean() with the hosts' requests to switch LIDs on the SL of the
  * answer's route (answer_sl), then with those requests that do not
  * follow it placed with their answers; where the repair cannot clear
@@ -2090,6 +2148,8 @@ static int own_settle(struct eng *e, struct rt_tables *t)
 	dv->answer_sl = false;
 	e->answers_off = true;
 	ret = own_clean(e, t);
+	if (!ret)
+		ret = answers_layer(e, t);
 out:
 	free(ov.key);
 	free(ov.vl);
@@ -2108,6 +2168,12 @@ static void say(const struct eng *e, const struct rt_tables *t,
 		 "switch answers unchecked; " :
 		 "");
 	n = strlen(detail);
+	if (e->answer_sls) {
+		snprintf(detail + n, len - n,
+			 "switch answers on own VLs %u-%u; ",
+			 t->vl->nvl - dvl_of(t)->ans.nvl, t->vl->nvl - 1);
+		n = strlen(detail);
+	}
 	snprintf(detail + n, len - n,
 		 "local-global-local on %u VL%s, SLs 0-%u; of %zu switch-to-LID routes %zu take an LMC LID through a third group, %zu go round a missing global cable (%zu with a local hop there), %zu off the pattern%s",
 		 t->vl->nvl, t->vl->nvl > 1 ? "s" : "", e->slmax, e->pairs,
@@ -2240,6 +2306,8 @@ struct df_try {
 	bool locks;		/* lock_all() before entries are added */
 	bool around3;		/* ways round with a local hop took SLs */
 	bool answers_off;	/* the switches' answers left unchecked */
+	unsigned int val_max;	/* Valiant classes (SLs) at most */
+	unsigned int nval;	/* ... LMC LIDs took, 0 when none did */
 	/* turn routes taken, the answers unchecked or the routing failed:
 	 * without them the routing is as before */
 	bool redo;
@@ -2250,11 +2318,13 @@ static int route_once(const struct df_info *di, const struct rt_jobs *js,
 		      size_t len, const char **use)
 {
 	struct eng e = { .turns_on = tr->turns, .turns_lax = tr->lax,
-			 .locks = tr->locks };
+			 .locks = tr->locks, .val_max = tr->val_max };
+	unsigned int nval;
 	uint32_t T, j;
 	int ret;
 
 	ret = setup(&e, di, t, tr->top_vl);
+	nval = e.dv ? e.dv->nval : 0;
 	if (!ret && js && js->njobs) {
 		ret = plan(&e, js);
 		rt_jobplan_use(use, ret);
@@ -2288,6 +2358,8 @@ static int route_once(const struct df_info *di, const struct rt_jobs *js,
 		ret = finish(&e, t, detail, len);
 	tr->around3 = e.around3 > 0;
 	tr->answers_off = e.answers_off;
+	tr->nval = e.valiant ? nval : 0;
+
 	tr->redo = e.turns && (ret || e.answers_off);
 	if (e.dv) {
 		e.dv->vl.ctx = e.dv;
@@ -2337,36 +2409,65 @@ static int route_again(const struct df_info *di, const struct rt_jobs *js,
  * fewer SLs to the turns), then without turn routes, and where the
  * answers stay unchecked without them too, every turn route there is.
  */
+static int route_chain(const struct df_info *di, const struct rt_jobs *jobs,
+		       struct rt_tables *t, struct df_try *tr, char *detail,
+		       size_t len, const char **use)
+{
+	int ret;
+
+	ret = route_again(di, jobs, t, tr, detail, len, use);
+	if (!tr->redo)
+		return ret;
+	tr->locks = true;
+	ret = route_again(di, jobs, t, tr, detail, len, use);
+	if (!tr->redo)
+		return ret;
+	tr->turns = tr->locks = false;
+	ret = route_again(di, jobs, t, tr, detail, len, use);
+	if (ret || !tr->answers_off)
+		return ret;
+	/* the answers unchecked anyway: every turn route, placed or not */
+	tr->turns = tr->lax = true;
+	ret = route_again(di, jobs, t, tr, detail, len, use);
+	if (ret) {
+		tr->turns = tr->lax = tr->locks = false;
+		ret = route_again(di, jobs, t, tr, detail, len, use);
+	}
+	return ret;
+}
+
+/*
+ * route_chain(); where the answers stay unchecked with every SL taken,
+ * again with half the Valiant classes, whose SLs the answers may take
+ * (the summary says so), and the first routing where that fails too.
+ */
 static int route(const struct fabric *f, const void *info,
 		 const struct rt_jobs *jobs, struct rt_tables *t, char *detail,
 		 size_t len, const char **use)
 {
 	const struct df_info *di = info;
-	struct df_try tr = { .turns = true };
+	struct df_try tr = { .turns = true, .val_max = NVAL };
+	size_t n;
 	int ret;
 
 	(void)f;
 	*detail = 0;
 	if (!di->dragonfly)
 		return -ENOTSUP;
-	ret = route_tops(di, jobs, t, &tr, detail, len, use);
-	if (!tr.redo)
+	ret = route_chain(di, jobs, t, &tr, detail, len, use);
+	if (ret || !tr.answers_off || tr.nval < 2)
 		goto out;
-	tr.locks = true;
-	ret = route_again(di, jobs, t, &tr, detail, len, use);
-	if (!tr.redo)
+	tr = (struct df_try){ .turns = true, .val_max = tr.nval / 2 };
+	ret = route_chain(di, jobs, t, &tr, detail, len, use);
+	if (!ret && !tr.answers_off) {
+		n = strlen(detail);
+		snprintf(detail + n, len - n,
+			 "; LMC LIDs through %u Valiant classes, the others' SLs left to the answers",
+			 tr.nval);
 		goto out;
-	tr.turns = tr.locks = false;
-	ret = route_again(di, jobs, t, &tr, detail, len, use);
-	if (ret || !tr.answers_off)
-		goto out;
-	/* the answers unchecked anyway: every turn route, placed or not */
-	tr.turns = tr.lax = true;
-	ret = route_again(di, jobs, t, &tr, detail, len, use);
-	if (ret) {
-		tr.turns = tr.lax = tr.locks = false;
-		ret = route_again(di, jobs, t, &tr, detail, len, use);
 	}
+	tr = (struct df_try){ .turns = true, .val_max = NVAL };
+	ret = route_chain(di, jobs, t, &tr, detail, len, use);
 out:
 	return ret == -EDEADLK ? -ELOOP : ret;
 }
