@@ -158,6 +158,7 @@ struct eng {
 	bool answers_off;	/* own_settle() fell back: dvl.answer_sl off */
 	bool turns_on, turns_lax, locks;	/* struct df_try's */
 	unsigned int val_max;			/* struct df_try's */
+	bool layer;				/* struct df_try's */
 	size_t answers_moved;	/* answers_place(): requests on new SLs */
 	unsigned int answer_sls;	/* answers_layer(): SLs of their own */
 	unsigned int slmax;
@@ -2148,7 +2149,7 @@ static int own_settle(struct eng *e, struct rt_tables *t)
 	dv->answer_sl = false;
 	e->answers_off = true;
 	ret = own_clean(e, t);
-	if (!ret)
+	if (!ret && e->layer)
 		ret = answers_layer(e, t);
 out:
 	free(ov.key);
@@ -2307,6 +2308,7 @@ struct df_try {
 	bool around3;		/* ways round with a local hop took SLs */
 	bool answers_off;	/* the switches' answers left unchecked */
 	unsigned int val_max;	/* Valiant classes (SLs) at most */
+	bool layer;		/* answers_layer() where they stay unchecked */
 	unsigned int nval;	/* ... LMC LIDs took, 0 when none did */
 	/* turn routes taken, the answers unchecked or the routing failed:
 	 * without them the routing is as before */
@@ -2318,7 +2320,8 @@ static int route_once(const struct df_info *di, const struct rt_jobs *js,
 		      size_t len, const char **use)
 {
 	struct eng e = { .turns_on = tr->turns, .turns_lax = tr->lax,
-			 .locks = tr->locks, .val_max = tr->val_max };
+			 .locks = tr->locks, .val_max = tr->val_max,
+			 .layer = tr->layer };
 	unsigned int nval;
 	uint32_t T, j;
 	int ret;
@@ -2415,7 +2418,7 @@ static int route_chain(const struct df_info *di, const struct rt_jobs *jobs,
 {
 	int ret;
 
-	ret = route_again(di, jobs, t, tr, detail, len, use);
+	ret = route_tops(di, jobs, t, tr, detail, len, use);
 	if (!tr->redo)
 		return ret;
 	tr->locks = true;
@@ -2437,17 +2440,53 @@ static int route_chain(const struct df_info *di, const struct rt_jobs *jobs,
 }
 
 /*
- * route_chain(); where the answers stay unchecked with every SL taken,
- * again with half the Valiant classes, whose SLs the answers may take
- * (the summary says so), and the first routing where that fails too.
+ * route_again() with the answers on SLs of their own where they stay
+ * unchecked (answers_layer()); chain: route_chain() so.  Where the
+ * answers stay unchecked with every SL taken, again with half the
+ * Valiant classes, whose SLs they may take (the summary says so).
+ */
+static int route_layered(const struct df_info *di, const struct rt_jobs *js,
+			 struct rt_tables *t, struct df_try *tr, bool chain,
+			 char *detail, size_t len, const char **use)
+{
+	unsigned int i;
+	size_t n;
+	int ret;
+
+	tr->layer = true;
+	for (i = 0; i < 2; i++) {
+		if (chain) {
+			rt_tables_reset(t);
+			*detail = 0;
+			ret = route_chain(di, js, t, tr, detail, len, use);
+		} else {
+			ret = route_again(di, js, t, tr, detail, len, use);
+		}
+		if (ret || !tr->answers_off || tr->nval < 2 || i)
+			break;
+		tr->val_max = tr->nval / 2;
+	}
+	if (!ret && !tr->answers_off && i) {
+		n = strlen(detail);
+		snprintf(detail + n, len - n,
+			 "; LMC LIDs through %u Valiant classes, the others' SLs left to the answers",
+			 tr->nval);
+	}
+	return ret;
+}
+
+/*
+ * route_chain(); where the answers stay unchecked, its last routing
+ * with them on SLs of their own, else the chain so (whose first turn
+ * routes are those whose requests take their answers' SLs: fewer switch
+ * LIDs reached, but no credit loop), else the chain's.
  */
 static int route(const struct fabric *f, const void *info,
 		 const struct rt_jobs *jobs, struct rt_tables *t, char *detail,
 		 size_t len, const char **use)
 {
 	const struct df_info *di = info;
-	struct df_try tr = { .turns = true, .val_max = NVAL };
-	size_t n;
+	struct df_try tr = { .turns = true, .val_max = NVAL }, last;
 	int ret;
 
 	(void)f;
@@ -2455,19 +2494,18 @@ static int route(const struct fabric *f, const void *info,
 	if (!di->dragonfly)
 		return -ENOTSUP;
 	ret = route_chain(di, jobs, t, &tr, detail, len, use);
-	if (ret || !tr.answers_off || tr.nval < 2)
+	if (ret || !tr.answers_off)
 		goto out;
-	tr = (struct df_try){ .turns = true, .val_max = tr.nval / 2 };
-	ret = route_chain(di, jobs, t, &tr, detail, len, use);
-	if (!ret && !tr.answers_off) {
-		n = strlen(detail);
-		snprintf(detail + n, len - n,
-			 "; LMC LIDs through %u Valiant classes, the others' SLs left to the answers",
-			 tr.nval);
+	last = tr;
+	ret = route_layered(di, jobs, t, &tr, false, detail, len, use);
+	if (!ret && !tr.answers_off)
 		goto out;
-	}
 	tr = (struct df_try){ .turns = true, .val_max = NVAL };
-	ret = route_chain(di, jobs, t, &tr, detail, len, use);
+	ret = route_layered(di, jobs, t, &tr, true, detail, len, use);
+	if (!ret && !tr.answers_off)
+		goto out;
+	tr = last;
+	ret = route_again(di, jobs, t, &tr, detail, len, use);
 out:
 	return ret == -EDEADLK ? -ELOOP : ret;
 }
