@@ -29,7 +29,8 @@ struct layers {
 	uint8_t sl[DFA_NSL];	/* layer -> its SL */
 	bool split[DFA_NSL];	/* layer -> two VLs */
 	const struct fabric *f;
-	const bool *up;
+	const uint8_t *kind;
+	const struct dfa *a;
 	/* per layer: the dependencies of the pair tried, nodes by link and
 	 * the upper VL */
 	uint32_t from[DFA_NSL][2 * MAX_LINKS], to[DFA_NSL][2 * MAX_LINKS];
@@ -47,7 +48,8 @@ static uint32_t node(const struct layers *y, unsigned int k,
 
 	if (y->split[k] && i) {
 		in = &y->f->ports[l[i - 1]];
-		hi = y->up[y->f->nodes[in->peer].port0 + in->peer_port];
+		hi = dfa_upper(y->a, y->kind[y->f->nodes[in->peer].port0 +
+				      in->peer_port], y->kind[l[i]]);
 	}
 	return 2 * l[i] + hi;
 }
@@ -193,22 +195,24 @@ static int place_all(struct dfa *a, struct layers *y,
 	return left > 0 ? -ERANGE : (int)left;
 }
 
-int dfa_place(struct dfa *a, const struct rt_tables *t, uint16_t used,
-	      unsigned int base, const bool *up)
+static int place(struct dfa *a, const struct rt_tables *t, uint16_t used,
+		 unsigned int base, const uint8_t *kind, bool turns)
 {
 	struct layers *y = calloc(1, sizeof(*y));
 	size_t len = (size_t)(t->top + 1) * t->nsw;
 	unsigned int sl, i, vl = base;
 	int ret = -ENOMEM;
 
-	*a = (struct dfa){ .nsw = t->nsw, .top = t->top, .base = base };
+	*a = (struct dfa){ .nsw = t->nsw, .top = t->top, .base = base,
+			   .turns = turns };
 	memset(a->vl, DFA_NONE, sizeof(a->vl));
 	a->sl = malloc(len ? len : 1);
 	if (!y || !a->sl)
 		goto out;
 	memset(a->sl, DFA_NONE, len);
 	y->f = t->fab;
-	y->up = up;
+	y->kind = kind;
+	y->a = a;
 	for (sl = 0; sl < DFA_NSL && vl < DFA_MAX_VL; sl++)
 		if (!(used >> sl & 1)) {
 			y->split[y->max] = vl + 1 < DFA_MAX_VL;
@@ -232,6 +236,14 @@ out:
 	if (ret)
 		dfa_release(a);
 	return ret;
+}
+
+int dfa_place(struct dfa *a, const struct rt_tables *t, uint16_t used,
+	      unsigned int base, const uint8_t *kind)
+{
+	int ret = place(a, t, used, base, kind, true);
+
+	return ret == -ERANGE ? place(a, t, used, base, kind, false) : ret;
 }
 
 void dfa_release(struct dfa *a)

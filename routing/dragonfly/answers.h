@@ -33,6 +33,7 @@ struct dfa {
 	bool split[DFA_NSL];
 	unsigned int nsl, nvl;	/* SLs and VLs the pairs take */
 	unsigned int base;	/* the first of those VLs */
+	bool turns;		/* dfa_upper()'s */
 };
 
 /*
@@ -41,12 +42,26 @@ struct dfa {
  * answer's routes do not close a cycle in; a new layer when none takes
  * it, while an SL is free and a VL below DFA_MAX_VL.  The layers' VLs
  * count from base; a layer takes two where two are left, the upper one
- * from a hop that arrives through a fabric port marked in up (indexed
- * as t->fab->ports) on.  0 (a filled), -ERANGE when a pair finds no
- * layer (a left empty), or -ENOMEM.
+ * for the hops dfa_upper() says, by the kind (DFA_LOCAL ...) of each
+ * fabric port (indexed as t->fab->ports), turns on, else off.  0 (a
+ * filled), -ERANGE when a pair finds no layer (a left empty), or
+ * -ENOMEM.
  */
 int dfa_place(struct dfa *a, const struct rt_tables *t, uint16_t used,
-	      unsigned int base, const bool *up);
+	      unsigned int base, const uint8_t *kind);
+
+enum { DFA_OTHER, DFA_LOCAL, DFA_GLOBAL };
+
+/*
+ * Whether a hop from a port of kind in to one of kind out takes a split
+ * layer's upper VL: after a global hop, and with turns on a turn from
+ * one local cable to another (a Dragonfly+ leaf's down and up).
+ */
+static inline bool dfa_upper(const struct dfa *a, uint8_t in, uint8_t out)
+{
+	return in == DFA_GLOBAL ||
+	       (a->turns && in == DFA_LOCAL && out == DFA_LOCAL);
+}
 
 /* The SL of CA LID ca's request to switch sw, DFA_NONE when not placed. */
 static inline uint8_t dfa_sl(const struct dfa *a, unsigned int ca,

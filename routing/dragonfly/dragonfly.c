@@ -338,6 +338,13 @@ static uint8_t hop_vl(const struct dvl *dv, uint32_t sw, unsigned int in,
 	return vl_for(dv->cls[(size_t)sw * 256 + in], sl, dv->top_vl);
 }
 
+/* A port's class as answers.h names it. */
+static uint8_t kind(uint8_t c)
+{
+	return c == CLS_GLOBAL ? DFA_GLOBAL :
+	       c == CLS_LOCAL ? DFA_LOCAL : DFA_OTHER;
+}
+
 static uint8_t df_sl2vl(const struct rt_tables *t, uint32_t sw,
 			unsigned int in, unsigned int out, unsigned int sl)
 {
@@ -349,7 +356,8 @@ static uint8_t df_sl2vl(const struct rt_tables *t, uint32_t sw,
 		return vl != DFA_NONE ? vl : 0;
 	if (vl != DFA_NONE)
 		return vl + (dv->ans.split[sl] &&
-			     dv->cls[(size_t)sw * 256 + in] == CLS_GLOBAL);
+			     dfa_upper(&dv->ans, kind(dv->cls[(size_t)sw * 256 + in]),
+				       kind(dv->cls[(size_t)sw * 256 + out])));
 	return hop_vl(dv, sw, in, out, sl);
 }
 
@@ -2075,7 +2083,7 @@ static int answers_layer(struct eng *e, struct rt_tables *t)
 	uint16_t used = 1;
 	unsigned int p;
 	uint32_t s, n;
-	bool *up;
+	uint8_t *up;
 	int ret;
 
 	for (i = 0; i < len; i++)
@@ -2087,7 +2095,7 @@ static int answers_layer(struct eng *e, struct rt_tables *t)
 		n = t->sw_node[s];
 		for (p = 1; p <= f->nodes[n].nports; p++)
 			up[f->nodes[n].port0 + p] =
-				dv->cls[(size_t)s * 256 + p] == CLS_GLOBAL;
+				kind(dv->cls[(size_t)s * 256 + p]);
 	}
 	ret = dfa_place(&dv->ans, t, used, base, up);
 	free(up);
