@@ -3,9 +3,10 @@
  * Requests to switch LIDs and their answers in layers of their own: a
  * switch answers on the request's SL, so a pair's two routes share it,
  * and where the data's SLs cannot hold both without a credit loop each
- * pair takes an SL whose VLs nothing else rides: the lower one up to a
- * hop that arrives on a global cable, the upper one after it, as the
- * data's minimal routes, where two VLs are left for it.
+ * pair takes an SL whose VLs nothing else rides: where two are left for
+ * it, the upper one for a hop that arrived on a global cable, as the
+ * data's minimal routes, and (tried first) for a turn from one local
+ * cable to another, the lower one for the rest.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@
 #include "../cdg.h"
 #include "answers.h"
 
-/* Hops a route takes at most; the verifier stops a loop at nsw. */
+/* Links a route is followed for: past the engine's longest route (8) */
 #define MAX_LINKS 64
 /* greedy rounds, each with the pairs the last one left first */
 #define ROUNDS 8
@@ -37,8 +38,8 @@ struct layers {
 };
 
 /*
- * The node of link l[i] in layer k: on the upper VL when the hop came in
- * through a port marked up, as SL2VL sees it.
+ * The node of link l[i] in layer k: on the upper VL where dfa_upper()
+ * says so for the ports the hop came in and goes out by, as SL2VL does.
  */
 static uint32_t node(const struct layers *y, unsigned int k,
 		     const uint32_t *l, unsigned int i)

@@ -48,6 +48,11 @@
  * after the global hop), on a way round's SL whose entries say so; a
  * host's request there shares its SL with the spine's answer, both
  * placed together (turns_place()).
+ *
+ * Where the requests and answers on the data's SLs still close a credit
+ * loop, they go on SLs the data leaves free and VLs above the data's
+ * (answers_layer(), answers.c), with half the Valiant classes where no
+ * SL is free.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -350,15 +355,16 @@ static uint8_t df_sl2vl(const struct rt_tables *t, uint32_t sw,
 {
 	const struct dvl *dv = dvl_of(t);
 	uint8_t vl = dfa_vl(&dv->ans, sl);
+	const uint8_t *k;
 
 	if (sw >= dv->nsw || in > 255 || out > 255 || sl > SL_MAX)
 		/* on an answers' SL the CA ports too send on its VL */
 		return vl != DFA_NONE ? vl : 0;
-	if (vl != DFA_NONE)
-		return vl + (dv->ans.split[sl] &&
-			     dfa_upper(&dv->ans, kind(dv->cls[(size_t)sw * 256 + in]),
-				       kind(dv->cls[(size_t)sw * 256 + out])));
-	return hop_vl(dv, sw, in, out, sl);
+	if (vl == DFA_NONE)
+		return hop_vl(dv, sw, in, out, sl);
+	k = dv->cls + (size_t)sw * 256;
+	return vl + (dv->ans.split[sl] &&
+		     dfa_upper(&dv->ans, kind(k[in]), kind(k[out])));
 }
 
 static void dvl_release(struct rt_vl *vl)
