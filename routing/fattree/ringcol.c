@@ -26,13 +26,6 @@ struct end {
 	uint32_t sw, job, i;
 };
 
-/* A ring flow's entry at x moved, from one port to another. */
-struct move {
-	uint32_t x, y, job;
-	uint32_t through;	/* hosts whose route climbs through x */
-	uint8_t from, to;
-};
-
 struct rc {
 	struct rt_tables *t;
 	const struct fabric *f;
@@ -45,12 +38,19 @@ struct rc {
 	uint32_t *ord;		/* scratch: the live flows */
 	uint32_t *path;		/* scratch: flows on an alternating path */
 	struct end *ends;	/* scratch: flows by one end */
-	struct move *moves;	/* scratch: entries climb() moved */
 	uint32_t *at;		/* per vertex x colour: its flow, or RC_NONE */
 	uint32_t *lid_sw;	/* per LID: its CA port's switch, or RC_NONE */
 	uint32_t *lid_job;	/* per LID: its job, or RT_JOB_NONE */
-	uint32_t *fixed;	/* per LID: its ring flow's switch x, or RC_NONE */
-	uint32_t *hosts;	/* per switch: CA ports cabled to it */
+	/*
+	 * Per CA LID at the level coloured: the switch its routes come down
+	 * through (RC_NONE for none), its colour there (the position they
+	 * climb to elsewhere) and the one it gets; the LIDs by that switch.
+	 */
+	uint32_t *anc, *cur, *want;
+	uint32_t *aoff, *byanc;
+	uint32_t *ring_of;	/* per LID: its ring flow, or RC_NONE */
+	uint32_t *lvl, nlvl;	/* the switches of the level coloured */
+	int *avail;		/* per colour: scratch for settle() */
 	uint32_t k;		/* colours: positions at the level above */
 	uint32_t nj, pass_no;
 	bool *victim;		/* per job: its ring flows may share links */
@@ -114,36 +114,43 @@ static int add_job(struct rc *r, const struct rt_jobs *js, uint32_t j,
 		    r->tree->level[x] != r->tree->level[y])
 			continue;
 		seen[lid] = true;
+		r->ring_of[lid] = r->nf;
 		r->fl[r->nf++] = (struct rflow){ .lid = lid, .dsw = y,
 			.job = j, .x = x, .y = y, .live = true };
 	}
 	return ret;
 }
 
-/* Per base LID of a CA port: its switch and job. */
+/* Per base LID of a CA port: its switch and job; the per-LID scratch. */
 static int index_lids(struct rc *r, const struct rt_jobs *js)
 {
 	const struct rt_tables *t = r->t;
+	size_t n1 = t->top + 1;
 	uint32_t lid, n;
 
-	r->lid_sw = malloc((t->top + 1) * sizeof(*r->lid_sw));
-	r->lid_job = malloc((t->top + 1) * sizeof(*r->lid_job));
-	r->fixed = malloc((t->top + 1) * sizeof(*r->fixed));
-	r->hosts = calloc(t->nsw + 1, sizeof(*r->hosts));
-	if (!r->lid_sw || !r->lid_job || !r->fixed || !r->hosts)
+	r->lid_sw = malloc(n1 * sizeof(*r->lid_sw));
+	r->lid_job = malloc(n1 * sizeof(*r->lid_job));
+	r->anc = malloc(n1 * sizeof(*r->anc));
+	r->cur = malloc(n1 * sizeof(*r->cur));
+	r->want = malloc(n1 * sizeof(*r->want));
+	r->byanc = malloc(n1 * sizeof(*r->byanc));
+	r->ring_of = malloc(n1 * sizeof(*r->ring_of));
+	r->aoff = malloc((t->nsw + 2) * sizeof(*r->aoff));
+	r->lvl = malloc((t->nsw + 1) * sizeof(*r->lvl));
+	if (!r->lid_sw || !r->lid_job || !r->anc || !r->cur || !r->want ||
+	    !r->byanc || !r->ring_of || !r->aoff || !r->lvl)
 		return -ENOMEM;
 	for (lid = 0; lid <= t->top; lid++) {
 		n = t->lid_node[lid];
-		r->fixed[lid] = RC_NONE;
 		r->lid_sw[lid] = RC_NONE;
 		r->lid_job[lid] = RT_JOB_NONE;
-		if (!lid || n == FAB_NONE || fab_is_sw(r->f, n) ||
-		    fab_port(r->f, n, t->lid_port[lid])->lid != lid)
-			continue;
-		r->lid_sw[lid] = rt_lid_switch(t, lid);
-		r->lid_job[lid] = rt_job_of(js, n);
-		if (r->lid_sw[lid] != FAB_NONE)
-			r->hosts[r->lid_sw[lid]]++;
+		r->ring_of[lid] = RC_NONE;
+		if (lid && n != FAB_NONE && !fab_is_sw(r->f, n) &&
+		    fab_port(r->f, n, t->lid_port[lid])->lid == lid) {
+			r->lid_sw[lid] = rt_lid_switch(t, lid);
+			r->lid_job[lid] = rt_job_of(js, n);
+		}
+		r->anc[lid] = r->lid_sw[lid];
 	}
 	return 0;
 }
@@ -162,7 +169,6 @@ static int gather(struct rc *r, const struct rt_jobs *js)
 	r->ord = malloc((nr + 1) * sizeof(*r->ord));
 	r->path = malloc((nr + 1) * sizeof(*r->path));
 	r->ends = malloc((nr + 1) * sizeof(*r->ends));
-	r->moves = malloc((nr + 1) * sizeof(*r->moves));
 	r->byx = malloc((nr + 1) * sizeof(*r->byx));
 	r->byy = malloc((nr + 1) * sizeof(*r->byy));
 	r->xoff = malloc((r->t->nsw + 2) * sizeof(*r->xoff));
@@ -172,7 +178,7 @@ static int gather(struct rc *r, const struct rt_jobs *js)
 	r->nj = js->njobs;
 	next = malloc(maxn * sizeof(*next));
 	seen = calloc(r->t->top + 1, sizeof(*seen));
-	if (!r->fl || !r->ord || !r->path || !r->ends || !r->moves ||
+	if (!r->fl || !r->ord || !r->path || !r->ends ||
 	    !r->byx || !r->byy || !r->xoff || !r->yoff || !r->need ||
 	    !r->victim || !next || !seen)
 		goto out;
@@ -297,204 +303,252 @@ static void colour(struct rc *r, uint32_t i, uint32_t pref)
 	paint(r, i, a);
 }
 
-/* Flow i's position at its source now: where its entry climbs to. */
-static uint32_t position(const struct rc *r, const struct rflow *fl)
+/* The position of the parent s's entry for lid climbs to, or RC_NONE. */
+static uint32_t up_pos(const struct rc *r, uint32_t s, uint32_t lid)
 {
 	const uint8_t *lv = r->tree->level;
-	uint8_t p = rt_lft(r->t, fl->x)[fl->lid];
+	uint8_t p = rt_lft(r->t, s)[lid];
 	uint32_t q;
 
-	if (!p || p > r->f->nodes[r->t->sw_node[fl->x]].nports)
+	if (!p || p > r->f->nodes[r->t->sw_node[s]].nports)
 		return RC_NONE;
-	q = peer(r, fl->x, p);
-	return q != FAB_NONE && lv[q] == lv[fl->x] + 1 ? r->tree->pos[q] :
-							 RC_NONE;
+	q = peer(r, s, p);
+	return q != FAB_NONE && lv[q] == lv[s] + 1 ? r->tree->pos[q] : RC_NONE;
 }
 
-/* The port among cands' from x towards fl's leaf up to position c, or 0. */
-static unsigned int cand_port(const struct rc *r, const struct rflow *fl,
+/* The port among cands' from s towards switch dsw up to position c, or 0. */
+static unsigned int cand_port(const struct rc *r, uint32_t s, uint32_t dsw,
 			      uint32_t c)
 {
 	uint8_t cand[FAB_MAX_PORTS];
-	unsigned int n = r->cands(r->cctx, fl->x, fl->dsw, cand), k;
+	unsigned int n = r->cands(r->cctx, s, dsw, cand), k;
 	uint32_t q;
 
 	for (k = 0; k < n; k++) {
-		q = peer(r, fl->x, cand[k]);
+		q = peer(r, s, cand[k]);
 		if (q != FAB_NONE &&
-		    r->tree->level[q] == r->tree->level[fl->x] + 1 &&
+		    r->tree->level[q] == r->tree->level[s] + 1 &&
 		    r->tree->pos[q] == c)
 			return cand[k];
 	}
 	return 0;
 }
 
-/* Whether the route from y to lid goes down (or lid is on y). */
-static bool below(const struct rc *r, uint32_t y, uint32_t lid)
+/*
+ * Each CA LID's colour at level h: the position its routes climb to
+ * from the switches there without it below (d-mod-k on an intact tree
+ * gives one per level, the same at each), and the LIDs by the switch
+ * of level h their routes come down through (byanc, aoff).
+ */
+static void lid_colours(struct rc *r, unsigned int h)
 {
-	uint8_t p = rt_lft(r->t, y)[lid];
-	uint32_t q;
+	uint32_t lid, s, k, c, *o = r->aoff;
 
-	if (r->lid_sw[lid] == y)
-		return true;
-	if (!p || p > r->f->nodes[r->t->sw_node[y]].nports)
-		return false;
-	q = peer(r, y, p);
-	return q != FAB_NONE && r->tree->level[q] < r->tree->level[y];
+	for (r->nlvl = 0, s = 0; s < r->t->nsw; s++)
+		if (r->tree->level[s] == h)
+			r->lvl[r->nlvl++] = s;
+	for (s = 0; s <= r->t->nsw + 1; s++)
+		o[s] = 0;
+	for (lid = 0; lid <= r->t->top; lid++) {
+		r->want[lid] = r->cur[lid] = RC_NONE;
+		if (r->anc[lid] == RC_NONE)
+			continue;
+		for (c = RC_NONE, k = 0; k < r->nlvl && c == RC_NONE; k++)
+			c = up_pos(r, r->lvl[k], lid);
+		r->cur[lid] = c;
+			if (c != RC_NONE)
+			o[r->anc[lid] + 1]++;
+	}
+	for (s = 0; s < r->t->nsw; s++)
+		o[s + 1] += o[s];
+	for (lid = 0; lid <= r->t->top; lid++)
+		if (r->cur[lid] != RC_NONE)
+			r->byanc[o[r->anc[lid]]++] = lid;
+	for (s = r->t->nsw; s > 0; s--)
+		o[s] = o[s - 1];
+	o[0] = 0;
 }
 
-/* Hosts whose route to lid climbs through x from below (x's own not). */
-static uint32_t through(const struct rc *r, uint32_t x, uint32_t lid)
+/* Whether a ring flow of job j among l[0..n) leaves colour c. */
+static bool vacates(const struct rc *r, const uint32_t *l, uint32_t n,
+		    uint32_t j, uint32_t c)
 {
-	const struct fabric *f = r->f;
-	unsigned int p, np = f->nodes[r->t->sw_node[x]].nports;
-	uint32_t c, n = 0;
-	uint8_t q;
+	uint32_t i;
 
-	for (p = 1; p <= np; p++) {
-		c = peer(r, x, p);
-		if (c == FAB_NONE || r->tree->level[c] + 1 != r->tree->level[x])
-			continue;
-		q = rt_lft(r->t, c)[lid];
-		if (q && q <= f->nodes[r->t->sw_node[c]].nports &&
-		    peer(r, c, q) == x)
-			n += r->hosts[c] + through(r, c, lid);
-	}
-	return n;
+	for (i = 0; j != RT_JOB_NONE && i < n; i++)
+		if (r->lid_job[l[i]] == j && r->cur[l[i]] == c &&
+		    r->want[l[i]] != RC_NONE && r->want[l[i]] != c &&
+		    r->ring_of[l[i]] != RC_NONE)
+			return true;
+	return false;
 }
 
 /*
- * A CA LID whose entry at x is port p, below y, and no ring flow's to
- * place at x: of job where there is one, and of those the one with
- * hosts' routes through x nearest to want (as many: the trade moves no
- * load above x either); 0 for none.
+ * Which LIDs keep their colour first: of a job no ring flow here moves
+ * away from (its loads stay as they are), then of no job, then of a job
+ * whose ring flow leaves a colour (which they can fill).
  */
-static uint32_t partner(const struct rc *r, uint32_t x, uint32_t y,
-			unsigned int p, uint32_t job, uint32_t want)
+static unsigned int keep_rank(const struct rc *r, const uint32_t *l,
+			      uint32_t n, uint32_t lid)
 {
-	const uint8_t *row = rt_lft(r->t, x);
-	uint32_t lid, best = 0, gap = UINT32_MAX, g;
+	uint32_t j = r->lid_job[lid], i;
 
-	for (lid = 1; lid <= r->t->top && gap; lid++) {
-		if (row[lid] != p || r->lid_sw[lid] == RC_NONE ||
-		    r->fixed[lid] == x || !below(r, y, lid))
+	if (j == RT_JOB_NONE)
+		return 1;
+	for (i = 0; i < n; i++)
+		if (r->lid_job[l[i]] == j && r->ring_of[l[i]] != RC_NONE &&
+		    r->want[l[i]] != RC_NONE && r->want[l[i]] != r->cur[l[i]])
+			return 2;
+	return 0;
+}
+
+/*
+ * The colours of the LIDs coming down through y, l[0..n): each ring
+ * flow's where as many LIDs had it (ring[i], the flows' wants, in want
+ * already, RC_NONE where it does not fit), the others a permutation of
+ * what is left, so every link at this level carries as many of these
+ * LIDs as before and the fabric's loads stay as the engine balanced
+ * them.  A ring flow whose colour does not fit keeps its LID's and is
+ * moved at its source alone (local[]).
+ */
+static void settle(struct rc *r, const uint32_t *l, uint32_t n, bool *local)
+{
+	uint32_t i, c, rank, lid;
+	int *av = r->avail;
+
+	for (c = 0; c < r->k; c++)
+		av[c] = 0;
+	for (i = 0; i < n; i++)
+		if (r->cur[l[i]] < r->k)
+			av[r->cur[l[i]]]++;
+	for (i = 0; i < n; i++) {
+		lid = l[i];
+		if (r->want[lid] == RC_NONE)
 			continue;
-		g = through(r, x, lid);
-		g = (g > want ? g - want : want - g) +
-		    (r->lid_job[lid] != job ? r->t->top : 0);
-		if (g < gap) {
-			gap = g;
-			best = lid;
+		if (r->want[lid] < r->k && av[r->want[lid]] > 0) {
+			av[r->want[lid]]--;
+			continue;
 		}
+		local[r->ring_of[lid]] = true;
+		r->want[lid] = RC_NONE;
 	}
-	return best;
-}
-
-/* Whether port p of x is among cands' towards lid. */
-static bool allowed(const struct rc *r, uint32_t x, uint32_t lid,
-		    unsigned int p)
-{
-	uint8_t cand[FAB_MAX_PORTS];
-	unsigned int n = r->cands(r->cctx, x, r->lid_sw[lid], cand), k;
-
-	for (k = 0; k < n && cand[k] != p; k++)
-		;
-	return k < n;
-}
-
-static int cmp_move(const void *a, const void *b)
-{
-	const struct move *x = a, *y = b;
-
-	if (x->x != y->x)
-		return x->x < y->x ? -1 : 1;
-	return (x->y > y->y) - (x->y < y->y);
+	for (rank = 0; rank < 3; rank++)
+		for (i = 0; i < n; i++) {
+			lid = l[i];
+			if (r->want[lid] != RC_NONE || r->cur[lid] >= r->k ||
+			    !av[r->cur[lid]] || keep_rank(r, l, n, lid) != rank)
+				continue;
+			av[r->cur[lid]]--;
+			r->want[lid] = r->cur[lid];
+		}
+	for (i = 0; i < n; i++) {
+		lid = l[i];
+		if (r->want[lid] != RC_NONE || r->cur[lid] >= r->k)
+			continue;
+		for (c = 0; c < r->k && !(av[c] > 0 &&
+		     vacates(r, l, n, r->lid_job[lid], c)); c++)
+			;
+		if (c == r->k)
+			for (c = 0; c < r->k && av[c] <= 0; c++)
+				;
+		if (c == r->k)
+			continue;
+		av[c]--;
+		r->want[lid] = c;
+	}
 }
 
 /*
- * The ring flows from x down through y moved mv[0..n) between x's
- * ports: as many other CA LIDs below y move back the other way, so no
- * link's load in the fabric's all-to-all changes at x's up links nor at
- * y's down links (each such LID draws as many flows from x as a ring
- * flow's).  Of the moved flows' jobs where there are, so their own
- * loads stay too.  Returns the entries changed.
+ * lid from colour cur to want at every switch of the level that climbs
+ * with it: the entries changed.
  */
-static long trade(struct rc *r, const struct move *mv, uint32_t n)
+static long recolour(struct rc *r, uint32_t lid)
 {
-	int delta[FAB_MAX_PORTS + 1] = { 0 };
-	uint32_t job[FAB_MAX_PORTS + 1], want[FAB_MAX_PORTS + 1], k, d;
-	unsigned int a, b = 0;
-	uint8_t *row = rt_lft(r->t, mv->x);
+	uint32_t k, s;
+	unsigned int p;
 	long changed = 0;
 
-	for (k = 0; k < n; k++) {
-		delta[mv[k].to]++;
-		delta[mv[k].from]--;
-		job[mv[k].to] = mv[k].job;
-		want[mv[k].to] = mv[k].through;
-	}
-	for (a = 1; a <= FAB_MAX_PORTS; a++)
-		while (delta[a] > 0) {
-			while (b <= FAB_MAX_PORTS && delta[b] >= 0)
-				b++;
-			if (b > FAB_MAX_PORTS)
-				return changed;
-			d = partner(r, mv->x, mv->y, a, job[a], want[a]);
-			if (!d || !allowed(r, mv->x, d, b))
-				break;
-			row[d] = (uint8_t)b;
+	for (k = 0; k < r->nlvl; k++) {
+		s = r->lvl[k];
+		if (up_pos(r, s, lid) != r->cur[lid])
+			continue;
+		p = cand_port(r, s, r->lid_sw[lid], r->want[lid]);
+		if (p) {
+			rt_lft(r->t, s)[lid] = (uint8_t)p;
 			changed++;
-			delta[a]--;
-			delta[b]++;
 		}
+	}
 	return changed;
 }
 
 /*
- * Each live flow's entry at x to its colour's parent, with trade()'s
- * entries beside, and the flow one level up: at the two parents, or
- * done where they are one switch.
+ * The live flows' colours into the tables: per switch the ring flows
+ * come down through, settle() its LIDs' colours and recolour() them
+ * everywhere; a ring flow that does not fit so moves at its source
+ * alone.  Then each flow one level up, at the two parents, or done
+ * where they are one switch; and each LID's switch one level up.
  */
-static long climb(struct rc *r, uint32_t n)
+static long climb(struct rc *r, unsigned int h, uint32_t n)
 {
-	uint32_t k, nm = 0, i;
+	uint32_t k, i, y, lid, c;
 	unsigned int p, py;
 	long changed = 0;
+	bool *local = calloc(r->nf + 1, sizeof(*local));
 
-	for (k = 0; k < n; k++)
-		r->fixed[r->fl[r->ord[k]].lid] = r->fl[r->ord[k]].x;
+	r->avail = malloc((r->k + 1) * sizeof(*r->avail));
+	if (!local || !r->avail) {
+		free(local);
+		return -ENOMEM;
+	}
+	lid_colours(r, h);
+	for (k = 0; k < n; k++) {
+		struct rflow *fl = &r->fl[r->ord[k]];
+
+		p = cand_port(r, fl->x, fl->dsw, fl->col);
+		py = up_port(r, fl->y, fl->col);
+		fl->live = p && py;
+		if (fl->live && r->anc[fl->lid] == fl->y &&
+		    r->cur[fl->lid] != RC_NONE)
+			r->want[fl->lid] = fl->col;
+		else
+			local[r->ord[k]] = fl->live;
+	}
+	for (k = 0; k < r->nlvl; k++) {
+		y = r->lvl[k];
+		for (i = r->aoff[y]; i < r->aoff[y + 1] &&
+		     r->want[r->byanc[i]] == RC_NONE; i++)
+			;
+		if (i < r->aoff[y + 1])
+			settle(r, r->byanc + r->aoff[y],
+			       r->aoff[y + 1] - r->aoff[y], local);
+	}
+	for (lid = 1; lid <= r->t->top; lid++)
+		if (r->want[lid] != RC_NONE && r->want[lid] != r->cur[lid])
+			changed += recolour(r, lid);
 	for (k = 0; k < n; k++) {
 		struct rflow *fl = &r->fl[r->ord[k]];
 		uint8_t *row = rt_lft(r->t, fl->x);
 
-		p = cand_port(r, fl, fl->col);
-		py = up_port(r, fl->y, fl->col);
-		fl->live = p && py;
-		if (!fl->live || row[fl->lid] == p)
-			continue;
-		r->moves[nm++] = (struct move){ fl->x, fl->y, fl->job,
-						through(r, fl->x, fl->lid),
-						row[fl->lid], (uint8_t)p };
-		row[fl->lid] = (uint8_t)p;
-		changed++;
-	}
-	qsort(r->moves, nm, sizeof(*r->moves), cmp_move);
-	for (k = 0; k < nm; k = i) {
-		for (i = k + 1; i < nm && !cmp_move(&r->moves[k],
-						    &r->moves[i]); i++)
-			;
-		changed += trade(r, r->moves + k, i - k);
-	}
-	for (k = 0; k < n; k++) {
-		struct rflow *fl = &r->fl[r->ord[k]];
-
-		r->fixed[fl->lid] = RC_NONE;
+		p = cand_port(r, fl->x, fl->dsw, fl->col);
+		if (local[r->ord[k]] && row[fl->lid] != p) {
+			row[fl->lid] = (uint8_t)p;
+			changed++;
+		}
 		if (!fl->live)
 			continue;
-		fl->x = peer(r, fl->x, rt_lft(r->t, fl->x)[fl->lid]);
+		fl->x = peer(r, fl->x, row[fl->lid]);
 		fl->y = peer(r, fl->y, up_port(r, fl->y, fl->col));
 		fl->live = fl->x != fl->y;
 	}
+	for (lid = 0; lid <= r->t->top; lid++) {
+		c = r->want[lid] != RC_NONE ? r->want[lid] : r->cur[lid];
+		i = r->anc[lid];
+		p = c == RC_NONE || i == RC_NONE ? 0 : up_port(r, i, c);
+		r->anc[lid] = p ? peer(r, i, p) : RC_NONE;
+	}
+	free(local);
+	free(r->avail);
+	r->avail = NULL;
 	return changed;
 }
 
@@ -791,7 +845,8 @@ static long level(struct rc *r, unsigned int h)
 	for (i = 0; i < nv * r->k; i++)
 		r->at[i] = RC_NONE;
 	for (i = 0; i < n; i++)
-		colour(r, r->ord[i], position(r, &r->fl[r->ord[i]]));
+		colour(r, r->ord[i], up_pos(r, r->fl[r->ord[i]].x,
+					    r->fl[r->ord[i]].lid));
 	free(r->at);
 	r->at = NULL;
 	ret = repair(r, n);
@@ -800,7 +855,7 @@ static long level(struct rc *r, unsigned int h)
 	free(r->clean);
 	r->cnt = NULL;
 	r->load = r->clean = NULL;
-	return ret ? ret : climb(r, n);
+	return ret ? ret : climb(r, h, n);
 }
 
 long rt_ringcolour(struct rt_tables *t, const struct rt_jobs *js,
@@ -827,7 +882,6 @@ long rt_ringcolour(struct rt_tables *t, const struct rt_jobs *js,
 	free(r.ord);
 	free(r.path);
 	free(r.ends);
-	free(r.moves);
 	free(r.byx);
 	free(r.byy);
 	free(r.xoff);
@@ -836,7 +890,12 @@ long rt_ringcolour(struct rt_tables *t, const struct rt_jobs *js,
 	free(r.victim);
 	free(r.lid_sw);
 	free(r.lid_job);
-	free(r.fixed);
-	free(r.hosts);
+	free(r.anc);
+	free(r.cur);
+	free(r.want);
+	free(r.aoff);
+	free(r.byanc);
+	free(r.ring_of);
+	free(r.lvl);
 	return ret ? ret : changed;
 }

@@ -38,13 +38,17 @@ struct rt_ringtree {
  * There some rings must lose half their speed: the fewest jobs (picked
  * greedily) whose flows can take all the sharing become the victims,
  * and single moves and trades of colours then keep every other job's
- * ring flows on links of their own where they find a way.  A
- * flow keeps its position where that fits, and where it moves, another
- * CA LID that climbs from the same switch and comes down through the
- * same one trades places with it (of its job where one is), so the
- * fabric's all-to-all loads stay on those links as the engine balanced
- * them.  Only entries among cands' ports change; on a tree where a
- * position is missing the flow keeps its route.  Returns the entries
+ * ring flows on links of their own where they find a way.  The
+ * colours go into the tables as d-mod-k has them: one position per CA
+ * LID at each level, the same from every switch there.  A ring flow's
+ * LID takes its colour that way, and the other LIDs whose routes come
+ * down through the same switch are permuted among the positions it left
+ * (of its job first), so every link carries as many LIDs as before: the
+ * fabric's all-to-all loads, and a random permutation's, stay as the
+ * engine balanced them.  A flow whose colour has no room there (more
+ * of them than LIDs at it) moves at its source alone.  Only entries
+ * among cands' ports change; on a tree where a position is missing the
+ * flow keeps its route.  Returns the entries
  * changed, or -ENOMEM with t a valid routing.
  */
 long rt_ringcolour(struct rt_tables *t, const struct rt_jobs *js,
