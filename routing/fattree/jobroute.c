@@ -66,6 +66,15 @@ struct jr {
 	bool keep_rings;	/* no move may raise jobs_hit */
 	uint32_t *fab_routes;	/* per destination x switch: fabric routes */
 	uint32_t *a2a;		/* per link: the fabric's all-to-all routes */
+	/*
+	 * Per link: its routes per CA LID, squared and summed; perm: over
+	 * the links, a2a^2 - sq, which is 2 hosts^2 times the pairs of a
+	 * random permutation's flows expected to meet on a link (the
+	 * whole fabric's, each host sending to one other at random).
+	 */
+	double *sq, perm, perm_cap;
+	uint32_t *tmp;		/* scratch per link: one LID's routes */
+	uint32_t *touched;	/* scratch: links tmp counts */
 	double cap;
 	uint32_t *pass;		/* scratch: groups of one destination via w */
 	uint32_t *hosts;	/* per switch: CA ports */
@@ -213,6 +222,18 @@ static void grp_add(struct jr *r, const struct dst *ds, const struct grp *g,
 }
 
 /*
+ * Link l's routes towards one destination become now, from now - d (its
+ * a2a not yet moved by d): perm follows.
+ */
+static void perm_add(struct jr *r, uint32_t l, double now, double d)
+{
+	double a = r->a2a[l], was = now - d;
+
+	r->perm += (a + d) * (a + d) - a * a - (now * now - was * was);
+	r->sq[l] += now * now - was * was;
+}
+
+/*
  * Add (d 1) or take off (-1) destination i's routes from switch w on:
  * the groups in pass (np of them), and the fabric's all-to-all routes
  * through w.  Returns false when the route does not reach its switch.
@@ -222,15 +243,18 @@ static bool suffix(struct jr *r, uint32_t i, uint32_t w, const uint32_t *pass,
 {
 	const struct dst *ds = &r->d[i];
 	uint32_t *fa = r->fab_routes + (size_t)i * r->nsw, flow = fa[w];
-	uint32_t e, h, k;
+	uint32_t e, h, k, l, start = w;
 
 	for (h = 0; h <= r->nsw && w != ds->sw; h++) {
 		if ((e = next(r, w, ds->lid)) == UINT32_MAX)
 			return false;
 		for (k = 0; k < np; k++)
 			grp_add(r, ds, &r->g[pass[k]], r->link[e], d);
-		if (r->link[e] != UINT32_MAX)
-			r->a2a[r->link[e]] += d * (int64_t)flow;
+		if ((l = r->link[e]) != UINT32_MAX) {
+			perm_add(r, l, w == start ? (d > 0 ? flow : 0) : fa[w],
+				 d * (int64_t)flow);
+			r->a2a[l] += d * (int64_t)flow;
+		}
 		w = r->nbr[e];
 		if (w != ds->sw)
 			fa[w] += d * (int64_t)flow;
@@ -284,7 +308,8 @@ static double cost(const struct jr *r)
 
 /*
  * Try every candidate for the entry of switch w towards destination i
- * and keep the cheapest, if cheaper than the one there.  Returns whether
+ * and keep the cheapest, if cheaper than the one there and within the
+ * random permutation's room (perm_cap, or perm where that is past it).  Returns whether
  * the entry changed.
  */
 static bool improve(struct jr *r, uint32_t i, uint32_t w)
@@ -294,7 +319,7 @@ static bool improve(struct jr *r, uint32_t i, uint32_t w)
 	uint8_t old = *row, best = old;
 	uint32_t np = 0, k, hit;
 	unsigned int n;
-	double bc;
+	double bc, room;
 
 	n = r->cands(r->cctx, w, ds->sw, cand);
 	if (n < 2)
@@ -306,6 +331,7 @@ static bool improve(struct jr *r, uint32_t i, uint32_t w)
 		return false;
 	bc = cost(r) - JR_EPS;
 	hit = r->jobs_hit;
+	room = (r->perm > r->perm_cap ? r->perm : r->perm_cap) * (1 + JR_EPS);
 	for (k = 0; k < n; k++) {
 		if (cand[k] == old)
 			continue;
@@ -313,9 +339,10 @@ static bool improve(struct jr *r, uint32_t i, uint32_t w)
 		*row = cand[k];
 		if (fits(r, i, w)) {
 			suffix(r, i, w, r->pass, np, 1);
-			if (r->keep_rings ? r->jobs_hit < hit ||
-			    (r->jobs_hit == hit && cost(r) < bc) :
-			    cost(r) < bc) {
+			if (r->perm <= room &&
+			    (r->keep_rings ? r->jobs_hit < hit ||
+			     (r->jobs_hit == hit && cost(r) < bc) :
+			     cost(r) < bc)) {
 				bc = cost(r) - JR_EPS;
 				hit = r->jobs_hit;
 				best = cand[k];
@@ -361,6 +388,9 @@ static void jr_release(struct jr *r)
 	free(r->fab_routes);
 	free(r->a2a);
 	free(r->pass);
+	free(r->sq);
+	free(r->tmp);
+	free(r->touched);
 	free(r->hosts);
 }
 
@@ -529,7 +559,11 @@ static int alloc_loads(struct jr *r)
 			       sizeof(*r->fab_routes));
 	r->a2a = calloc(r->nl + 1, sizeof(*r->a2a));
 	r->pass = malloc(((size_t)r->nsw + 1) * sizeof(*r->pass));
-	if (!r->job_load || !r->job_flows || !r->sum || !r->sum_sq ||
+	r->sq = calloc(r->nl + 1, sizeof(*r->sq));
+	r->tmp = calloc(r->nl + 1, sizeof(*r->tmp));
+	r->touched = malloc((r->nl + 1) * sizeof(*r->touched));
+	if (!r->sq || !r->tmp || !r->touched ||
+	    !r->job_load || !r->job_flows || !r->sum || !r->sum_sq ||
 	    !r->ring_load || !r->ring_jobs || !r->ring_hit ||
 	    !r->nccl_flows || !r->nccl_jobs || !r->nccl_w || !r->fab_routes || !r->a2a || !r->pass)
 		return -ENOMEM;
@@ -565,7 +599,7 @@ static void count_hosts(struct jr *r)
 static void walk_lid(struct jr *r, unsigned int lid, uint32_t dsw,
 		     uint32_t *fa)
 {
-	uint32_t w, v, e, h;
+	uint32_t w, v, e, h, l, nt = 0;
 
 	for (w = 0; w < r->nsw; w++) {
 		if (!r->hosts[w] || w == dsw)
@@ -575,10 +609,20 @@ static void walk_lid(struct jr *r, unsigned int lid, uint32_t dsw,
 				fa[v] += r->hosts[w];
 			if ((e = next(r, v, lid)) == UINT32_MAX)
 				break;
-			if (!fa && r->link[e] != UINT32_MAX)
-				r->a2a[r->link[e]] += r->hosts[w];
+			l = r->link[e];
+			if (!fa && l != UINT32_MAX) {
+				r->a2a[l] += r->hosts[w];
+				if (!r->tmp[l])
+					r->touched[nt++] = l;
+				r->tmp[l] += r->hosts[w];
+			}
 			v = r->nbr[e];
 		}
+	}
+	while (nt--) {
+		l = r->touched[nt];
+		r->sq[l] += (double)r->tmp[l] * r->tmp[l];
+		r->tmp[l] = 0;
 	}
 }
 
@@ -611,6 +655,7 @@ static void measure_fabric(struct jr *r)
 		total += r->a2a[e];
 		if (r->a2a[e] > top)
 			top = r->a2a[e];
+		r->perm += (double)r->a2a[e] * r->a2a[e] - r->sq[e];
 	}
 	r->cap = r->nl ? RT_JOBROUTE_CAP * total / r->nl : 0;
 	if (r->cap < top)
@@ -759,6 +804,20 @@ static void search(struct jr *r, const struct rt_jobroute_opts *o,
 	}
 }
 
+/*
+ * The most perm may reach: RT_JOBROUTE_PERM more pairs of a random
+ * permutation's flows meeting per host than now.
+ */
+static double perm_room(const struct jr *r)
+{
+	double n = 0;
+	uint32_t w;
+
+	for (w = 0; w < r->nsw && r->hosts; w++)
+		n += r->hosts[w];
+	return r->perm + 2 * RT_JOBROUTE_PERM * n * n * n;
+}
+
 static void jr_init(struct jr *r, struct rt_tables *t,
 		    const struct rt_jobs *js, rt_cands_fn cands, void *ctx)
 {
@@ -822,7 +881,7 @@ int rt_jobroute(struct rt_tables *t, const struct rt_jobs *js,
 {
 	struct rt_jobroute_stats dummy;
 	struct jr r;
-	double *w = NULL;
+	double *w = NULL, cap;
 	int ret;
 
 	if (!st)
@@ -830,6 +889,7 @@ int rt_jobroute(struct rt_tables *t, const struct rt_jobs *js,
 	memset(st, 0, sizeof(*st));
 	jr_init(&r, t, js, cands, ctx);
 	ret = jr_measure(&r, NULL);
+	cap = perm_room(&r);
 	if ((!ret || ret == -E2BIG) && o && o->first) {
 		ret = jr_first(&r, o, !ret, &w);
 		r.keep_rings = true;
@@ -840,6 +900,7 @@ int rt_jobroute(struct rt_tables *t, const struct rt_jobs *js,
 	}
 	if (ret || st->skipped || !r.nd)
 		goto out;
+	r.perm_cap = cap;
 	st->pairs_before = r.own + r.cross;
 	st->ring_before = r.ring;
 	st->cost_before = cost(&r);

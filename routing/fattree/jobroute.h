@@ -37,6 +37,12 @@ struct rt_jobroute_opts {
 
 /* No link's all-to-all routes past this times the mean (or its maximum). */
 #define RT_JOBROUTE_CAP 1.15
+/*
+ * Nor may the search let a random permutation's flows (every host to
+ * one other, as eBB measures) meet on links more than this many pairs
+ * per host over the routing it was given.
+ */
+#define RT_JOBROUTE_PERM 0.1
 /* A pair of ring flows on a link costs as many all-to-all pairs. */
 #define RT_JOBROUTE_RING 4
 /*
@@ -87,7 +93,11 @@ struct rt_jobroute_stats {
  * flow that meets another, a few sweeps, then random entries of random
  * job flows.  No link's all-to-all
  * route count may pass the larger of 15 % over the mean and its maximum
- * before, so the fabric stays balanced for everything else.  LIDs in no
+ * before, so the fabric stays balanced for everything else; nor may the
+ * flows of a random permutation (every host to one other) expect to
+ * meet on links RT_JOBROUTE_PERM pairs per host more than in t as given
+ * (before o->first), which a move off d-mod-k's one position per LID
+ * costs even where the link counts stay within the cap.  LIDs in no
  * job, and LMC's further LIDs, keep their routes.
  *
  * With o->first, that runs on t first (where the search skips, too);
