@@ -162,11 +162,84 @@ static bool job_lid(const struct rt_tables *t, const struct rt_jobs *js,
 }
 
 /*
+ * The fabric's all-to-all per switch link (fabric port): routes from
+ * every host to every CA base LID (a), the CA LIDs among them (lids),
+ * and each LID's routes squared, summed (sq).  A random permutation's
+ * flows (every host to one other) expect to meet on a link
+ * (a^2 - sq) / 2 hosts^2 times: *perm is a^2 - sq over the links.
+ */
+struct links {
+	double *a, *sq, perm, hosts;
+	uint32_t *lids;
+};
+
+static void links_measure(const struct rt_tables *t, struct links *k)
+{
+	const struct fabric *f = t->fab;
+	uint32_t np = f->nports, *host = calloc(t->nsw + 1, sizeof(*host));
+	double *one = calloc(np + 1, sizeof(*one));
+	uint32_t s, w, e, lid, h, n;
+	unsigned int p;
+
+	k->a = calloc(np + 1, sizeof(*k->a));
+	k->sq = calloc(np + 1, sizeof(*k->sq));
+	k->lids = calloc(np + 1, sizeof(*k->lids));
+	CU_ASSERT_FATAL(host && one && k->a && k->sq && k->lids);
+	k->perm = k->hosts = 0;
+	for (s = 0; s < t->nsw; s++)
+		for (p = 1; p <= f->nodes[t->sw_node[s]].nports; p++) {
+			const struct fab_port *fp = fab_port(f, t->sw_node[s], p);
+
+			host[s] += fp->peer != FAB_NONE && !fab_is_sw(f, fp->peer);
+		}
+	for (s = 0; s < t->nsw; s++)
+		k->hosts += host[s];
+	for (lid = 1; lid <= t->top; lid++) {
+		n = t->lid_node[lid];
+		if (n == FAB_NONE || fab_is_sw(f, n) ||
+		    fab_port(f, n, t->lid_port[lid])->lid != lid)
+			continue;
+		for (s = 0; s < t->nsw; s++)
+			for (w = s, h = 0; host[s] && h < t->nsw; h++) {
+				const uint8_t p8 = rt_lft(t, w)[lid];
+				const struct fab_port *fp;
+
+				if (!p8)
+					break;
+				fp = fab_port(f, t->sw_node[w], p8);
+				if (fp->peer == FAB_NONE || !fab_is_sw(f, fp->peer))
+					break;
+				e = f->nodes[t->sw_node[w]].port0 + p8;
+				k->a[e] += host[s];
+				one[e] += host[s];
+				w = t->node_sw[fp->peer];
+			}
+		for (e = 0; e < np; e++) {
+			k->sq[e] += one[e] * one[e];
+			k->lids[e] += one[e] > 0;
+			one[e] = 0;
+		}
+	}
+	for (e = 0; e < np; e++)
+		k->perm += k->a[e] * k->a[e] - k->sq[e];
+	free(one);
+	free(host);
+}
+
+static void links_free(struct links *k)
+{
+	free(k->a);
+	free(k->sq);
+	free(k->lids);
+}
+
+/*
  * The search over the engine's routing without jobs, with min-hop
  * candidates: still correct, no costlier by its own measure (strictly
  * cheaper on most mixes), every LID of no job and every LMC LID routed
- * as before, and no switch link's all-to-all past 15 % over the mean or
- * the maximum before.
+ * as before, no switch link's all-to-all past 15 % over the mean or
+ * the maximum before, and a random permutation's flows meeting at most
+ * RT_JOBROUTE_PERM pairs per host more than before (eBB).
  */
 static void test_search(void)
 {
@@ -178,6 +251,7 @@ static void test_search(void)
 		for (seed = 1; seed <= 3; seed++) {
 			struct rt_jobroute_stats st;
 			struct vf_report va, vb;
+			struct links la, lb;
 			struct rt_summary sum;
 			struct rt_tables t;
 			struct rt_jobs js;
@@ -196,8 +270,14 @@ static void test_search(void)
 			CU_ASSERT_FATAL(before != NULL);
 			memcpy(before, t.lft, row);
 			hops_make(&h, &t);
+			links_measure(&t, &la);
 			CU_ASSERT_FATAL(!rt_jobroute(&t, &js, closer, &h, NULL,
 						     &st));
+			links_measure(&t, &lb);
+			CU_ASSERT(lb.perm <= la.perm + 2 * RT_JOBROUTE_PERM *
+				  la.hosts * la.hosts * la.hosts + 1e-6);
+			links_free(&la);
+			links_free(&lb);
 			CU_ASSERT(!st.skipped);
 			CU_ASSERT(st.cost_after <= st.cost_before + 1e-9);
 			cheaper += st.cost_after < st.cost_before - 1e-9;
@@ -362,6 +442,66 @@ static void test_shuffled_rings(void)
 	fprintf(stderr, "shuffled rings: %u of %u kept at line rate\n", kept,
 		runs);
 	CU_ASSERT(kept * 4 >= runs * 3);
+}
+
+/*
+ * The colouring on those trees leaves every switch link as many CA LIDs
+ * as d-mod-k gave it (those below a switch permuted, none added), so a
+ * random permutation's flows meet as often as without jobs: the
+ * engine's routing with one search move after the colouring (which may
+ * add a LID on the few links of one route) against the one without.
+ */
+static void test_colour_keeps_links(void)
+{
+	struct fabric *f[] = { tu_tree(8, 2, 0, 0, 0), tu_tree(4, 3, 0, 0, 0) };
+	unsigned int i, seed, grown, moved;
+	uint32_t e;
+
+	for (i = 0; i < sizeof(f) / sizeof(*f); i++) {
+		struct rt_tables t0, t;
+		struct links l0, l;
+		struct ft_info ft;
+		const char *use;
+
+		CU_ASSERT_FATAL(!ft_recognise(f[i], &ft) && ft.tree);
+		CU_ASSERT_FATAL(!rt_tables_init(&t0, f[i]));
+		rt_tables_set_local(&t0);
+		CU_ASSERT_FATAL(!rt_fattree(f[i], &ft, NULL, &t0, &use));
+		links_measure(&t0, &l0);
+		for (seed = 1; seed <= 3; seed++) {
+			struct rt_jobs js;
+			struct rt_model m;
+			struct tu_mix mx;
+			size_t b;
+
+			tu_mix_make(&mx, f[i], 4, seed, 60);
+			tu_mix_jobs(&mx, f[i], &js);
+			js.search_moves = 1;
+			CU_ASSERT_FATAL(!rt_tables_init(&t, f[i]));
+			rt_tables_set_local(&t);
+			CU_ASSERT_FATAL(!rt_fattree(f[i], &ft, &js, &t, &use));
+			CU_ASSERT_FATAL(!rt_model_score(&t, &js, &m));
+			CU_ASSERT(m.ring_worst > 1 - 1e-9);
+			links_measure(&t, &l);
+			for (grown = 0, e = 0; e < f[i]->nports; e++)
+				grown += l.lids[e] > l0.lids[e];
+			for (moved = 0, b = 0; b < (size_t)t.nsw * (t.top + 1);
+			     b++)
+				moved += t.lft[b] != t0.lft[b];
+			CU_ASSERT(moved > 0);
+			CU_ASSERT(grown <= 4);
+			CU_ASSERT(l.perm <= l0.perm + 2 * RT_JOBROUTE_PERM *
+				  l0.hosts * l0.hosts * l0.hosts + 1e-6);
+			links_free(&l);
+			rt_tables_release(&t);
+			rt_jobs_release(&js);
+			tu_mix_free(&mx);
+		}
+		links_free(&l0);
+		rt_tables_release(&t0);
+		ft_info_release(&ft);
+		fab_free(f[i]);
+	}
 }
 
 /*
@@ -619,6 +759,8 @@ TU_SUITE(jobroute,
 	 { "search: correct, cheaper, others untouched", test_search },
 	 { "fat-trees: never slower on the model", test_trees },
 	 { "fat-trees: shuffled rings at line rate", test_shuffled_rings },
+	 { "fat-trees: coloured rings add no LID to a link",
+	   test_colour_keeps_links },
 	 { "fat-trees: 2:1, the sharing on one ring", test_rings_2to1 },
 	 { "tori, dragonflies: never slower on the model", test_vl_engines },
 	 { "guard: the rule", test_better },
