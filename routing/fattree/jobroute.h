@@ -49,10 +49,12 @@ struct rt_jobroute_opts {
  * The NCCL all-to-all's price (jobroute.c's nccl_add()) in pairs.  The
  * guard may ask for RT_JOBROUTE_TRIES routings (js->search_try counts
  * them) in two runs of RT_JOBROUTE_COLOURED: the first run starts from
- * the rings coloured (ringcol.h), the second from the engine's routing
- * as it is, with the same random moves as the first.  In each run, each
- * try has its own random moves, and every second one the price
- * RT_JOBROUTE_GENTLER times lower than the one before.
+ * the rings coloured (ringcol.h; on its first half of tries as d-mod-k
+ * places LIDs, on the second at the flows' sources), the second from
+ * the engine's routing as it is, with the same random moves as the
+ * first.  In each run, each try has its own random moves, and every
+ * second one the price RT_JOBROUTE_GENTLER times lower than the one
+ * before.
  */
 #define RT_JOBROUTE_NCCL 1.0
 #define RT_JOBROUTE_GENTLER 10

@@ -21,6 +21,13 @@ struct rflow {
 	bool live;		/* still apart at this level */
 };
 
+/* A ring flow's entry at x moved, from one port to another. */
+struct move {
+	uint32_t x, y, job;
+	uint32_t through;	/* hosts whose route climbs through x */
+	uint8_t from, to;
+};
+
 /* A flow by one of its ends, for copies(). */
 struct end {
 	uint32_t sw, job, i;
@@ -49,6 +56,10 @@ struct rc {
 	uint32_t *anc, *cur, *want;
 	uint32_t *aoff, *byanc;
 	uint32_t *ring_of;	/* per LID: its ring flow, or RC_NONE */
+	uint32_t *fixed;	/* per LID: its ring flow's switch x, or RC_NONE */
+	uint32_t *hosts;	/* per switch: CA ports cabled to it */
+	struct move *moves;	/* scratch: entries place_at_source() moved */
+	bool at_source;		/* every ring flow moves at its source alone */
 	uint32_t *lvl, nlvl;	/* the switches of the level coloured */
 	int *avail;		/* per colour: scratch for settle() */
 	uint32_t k;		/* colours: positions at the level above */
@@ -137,18 +148,24 @@ static int index_lids(struct rc *r, const struct rt_jobs *js)
 	r->ring_of = malloc(n1 * sizeof(*r->ring_of));
 	r->aoff = malloc((t->nsw + 2) * sizeof(*r->aoff));
 	r->lvl = malloc((t->nsw + 1) * sizeof(*r->lvl));
+	r->fixed = malloc(n1 * sizeof(*r->fixed));
+	r->hosts = calloc(t->nsw + 1, sizeof(*r->hosts));
 	if (!r->lid_sw || !r->lid_job || !r->anc || !r->cur || !r->want ||
-	    !r->byanc || !r->ring_of || !r->aoff || !r->lvl)
+	    !r->byanc || !r->ring_of || !r->aoff || !r->lvl || !r->fixed ||
+	    !r->hosts)
 		return -ENOMEM;
 	for (lid = 0; lid <= t->top; lid++) {
 		n = t->lid_node[lid];
 		r->lid_sw[lid] = RC_NONE;
 		r->lid_job[lid] = RT_JOB_NONE;
 		r->ring_of[lid] = RC_NONE;
+		r->fixed[lid] = RC_NONE;
 		if (lid && n != FAB_NONE && !fab_is_sw(r->f, n) &&
 		    fab_port(r->f, n, t->lid_port[lid])->lid == lid) {
 			r->lid_sw[lid] = rt_lid_switch(t, lid);
 			r->lid_job[lid] = rt_job_of(js, n);
+			if (r->lid_sw[lid] != FAB_NONE)
+				r->hosts[r->lid_sw[lid]]++;
 		}
 		r->anc[lid] = r->lid_sw[lid];
 	}
@@ -171,6 +188,7 @@ static int gather(struct rc *r, const struct rt_jobs *js)
 	r->ends = malloc((nr + 1) * sizeof(*r->ends));
 	r->byx = malloc((nr + 1) * sizeof(*r->byx));
 	r->byy = malloc((nr + 1) * sizeof(*r->byy));
+	r->moves = malloc((nr + 1) * sizeof(*r->moves));
 	r->xoff = malloc((r->t->nsw + 2) * sizeof(*r->xoff));
 	r->yoff = malloc((r->t->nsw + 2) * sizeof(*r->yoff));
 	r->need = malloc((2 * r->t->nsw + 1) * sizeof(*r->need));
@@ -178,7 +196,7 @@ static int gather(struct rc *r, const struct rt_jobs *js)
 	r->nj = js->njobs;
 	next = malloc(maxn * sizeof(*next));
 	seen = calloc(r->t->top + 1, sizeof(*seen));
-	if (!r->fl || !r->ord || !r->path || !r->ends ||
+	if (!r->fl || !r->ord || !r->path || !r->ends || !r->moves ||
 	    !r->byx || !r->byy || !r->xoff || !r->yoff || !r->need ||
 	    !r->victim || !next || !seen)
 		goto out;
@@ -334,6 +352,127 @@ static unsigned int cand_port(const struct rc *r, uint32_t s, uint32_t dsw,
 	return 0;
 }
 
+/* Whether the route from y to lid goes down (or lid is on y). */
+static bool below(const struct rc *r, uint32_t y, uint32_t lid)
+{
+	uint8_t p = rt_lft(r->t, y)[lid];
+	uint32_t q;
+
+	if (r->lid_sw[lid] == y)
+		return true;
+	if (!p || p > r->f->nodes[r->t->sw_node[y]].nports)
+		return false;
+	q = peer(r, y, p);
+	return q != FAB_NONE && r->tree->level[q] < r->tree->level[y];
+}
+
+/* Hosts whose route to lid climbs through x from below (x's own not). */
+static uint32_t through(const struct rc *r, uint32_t x, uint32_t lid)
+{
+	const struct fabric *f = r->f;
+	unsigned int p, np = f->nodes[r->t->sw_node[x]].nports;
+	uint32_t c, n = 0;
+	uint8_t q;
+
+	for (p = 1; p <= np; p++) {
+		c = peer(r, x, p);
+		if (c == FAB_NONE || r->tree->level[c] + 1 != r->tree->level[x])
+			continue;
+		q = rt_lft(r->t, c)[lid];
+		if (q && q <= f->nodes[r->t->sw_node[c]].nports &&
+		    peer(r, c, q) == x)
+			n += r->hosts[c] + through(r, c, lid);
+	}
+	return n;
+}
+
+/*
+ * A CA LID whose entry at x is port p, below y, and no ring flow's to
+ * place at x: of job where there is one, and of those the one with
+ * hosts' routes through x nearest to want (as many: the trade moves no
+ * load above x either); 0 for none.
+ */
+static uint32_t partner(const struct rc *r, uint32_t x, uint32_t y,
+			unsigned int p, uint32_t job, uint32_t want)
+{
+	const uint8_t *row = rt_lft(r->t, x);
+	uint32_t lid, best = 0, gap = UINT32_MAX, g;
+
+	for (lid = 1; lid <= r->t->top && gap; lid++) {
+		if (row[lid] != p || r->lid_sw[lid] == RC_NONE ||
+		    r->fixed[lid] == x || !below(r, y, lid))
+			continue;
+		g = through(r, x, lid);
+		g = (g > want ? g - want : want - g) +
+		    (r->lid_job[lid] != job ? r->t->top : 0);
+		if (g < gap) {
+			gap = g;
+			best = lid;
+		}
+	}
+	return best;
+}
+
+/* Whether port p of x is among cands' towards lid. */
+static bool allowed(const struct rc *r, uint32_t x, uint32_t lid,
+		    unsigned int p)
+{
+	uint8_t cand[FAB_MAX_PORTS];
+	unsigned int n = r->cands(r->cctx, x, r->lid_sw[lid], cand), k;
+
+	for (k = 0; k < n && cand[k] != p; k++)
+		;
+	return k < n;
+}
+
+static int cmp_move(const void *a, const void *b)
+{
+	const struct move *x = a, *y = b;
+
+	if (x->x != y->x)
+		return x->x < y->x ? -1 : 1;
+	return (x->y > y->y) - (x->y < y->y);
+}
+
+/*
+ * The ring flows from x down through y moved mv[0..n) between x's
+ * ports: as many other CA LIDs below y move back the other way, so no
+ * link's load in the fabric's all-to-all changes at x's up links nor at
+ * y's down links (each such LID draws as many flows from x as a ring
+ * flow's).  Of the moved flows' jobs where there are, so their own
+ * loads stay too.  Returns the entries changed.
+ */
+static long trade(struct rc *r, const struct move *mv, uint32_t n)
+{
+	int delta[FAB_MAX_PORTS + 1] = { 0 };
+	uint32_t job[FAB_MAX_PORTS + 1], want[FAB_MAX_PORTS + 1], k, d;
+	unsigned int a, b = 0;
+	uint8_t *row = rt_lft(r->t, mv->x);
+	long changed = 0;
+
+	for (k = 0; k < n; k++) {
+		delta[mv[k].to]++;
+		delta[mv[k].from]--;
+		job[mv[k].to] = mv[k].job;
+		want[mv[k].to] = mv[k].through;
+	}
+	for (a = 1; a <= FAB_MAX_PORTS; a++)
+		while (delta[a] > 0) {
+			while (b <= FAB_MAX_PORTS && delta[b] >= 0)
+				b++;
+			if (b > FAB_MAX_PORTS)
+				return changed;
+			d = partner(r, mv->x, mv->y, a, job[a], want[a]);
+			if (!d || !allowed(r, mv->x, d, b))
+				break;
+			row[d] = (uint8_t)b;
+			changed++;
+			delta[a]--;
+			delta[b]++;
+		}
+	return changed;
+}
+
 /*
  * Each CA LID's colour at level h: the position its routes climb to
  * from the switches there without it below (d-mod-k on an intact tree
@@ -482,11 +621,49 @@ static long recolour(struct rc *r, uint32_t lid)
 }
 
 /*
+ * The flows ord[0..n) marked local to their colours' parents at their
+ * sources alone, with trade()'s entries beside: the entries changed.
+ */
+static long at_source(struct rc *r, uint32_t n, const bool *local)
+{
+	uint32_t k, nm = 0, i;
+	unsigned int p;
+	long changed = 0;
+
+	for (k = 0; k < n; k++)
+		r->fixed[r->fl[r->ord[k]].lid] = r->fl[r->ord[k]].x;
+	for (k = 0; k < n; k++) {
+		struct rflow *fl = &r->fl[r->ord[k]];
+		uint8_t *row = rt_lft(r->t, fl->x);
+
+		p = cand_port(r, fl->x, fl->dsw, fl->col);
+		if (!local[r->ord[k]] || row[fl->lid] == p)
+			continue;
+		r->moves[nm++] = (struct move){ fl->x, fl->y, fl->job,
+						through(r, fl->x, fl->lid),
+						row[fl->lid], (uint8_t)p };
+		row[fl->lid] = (uint8_t)p;
+		changed++;
+	}
+	qsort(r->moves, nm, sizeof(*r->moves), cmp_move);
+	for (k = 0; k < nm; k = i) {
+		for (i = k + 1; i < nm && !cmp_move(&r->moves[k],
+						    &r->moves[i]); i++)
+			;
+		changed += trade(r, r->moves + k, i - k);
+	}
+	for (k = 0; k < n; k++)
+		r->fixed[r->fl[r->ord[k]].lid] = RC_NONE;
+	return changed;
+}
+
+/*
  * The live flows' colours into the tables: per switch the ring flows
  * come down through, settle() its LIDs' colours and recolour() them
- * everywhere; a ring flow that does not fit so moves at its source
- * alone.  Then each flow one level up, at the two parents, or done
- * where they are one switch; and each LID's switch one level up.
+ * everywhere; a ring flow that does not fit so, and every one where
+ * at_source is set, moves at its source alone.  Then each flow one
+ * level up, at the two parents, or done where they are one switch; and
+ * each LID's switch one level up.
  */
 static long climb(struct rc *r, unsigned int h, uint32_t n)
 {
@@ -507,7 +684,7 @@ static long climb(struct rc *r, unsigned int h, uint32_t n)
 		p = cand_port(r, fl->x, fl->dsw, fl->col);
 		py = up_port(r, fl->y, fl->col);
 		fl->live = p && py;
-		if (fl->live && r->anc[fl->lid] == fl->y &&
+		if (fl->live && !r->at_source && r->anc[fl->lid] == fl->y &&
 		    r->cur[fl->lid] != RC_NONE)
 			r->want[fl->lid] = fl->col;
 		else
@@ -525,18 +702,13 @@ static long climb(struct rc *r, unsigned int h, uint32_t n)
 	for (lid = 1; lid <= r->t->top; lid++)
 		if (r->want[lid] != RC_NONE && r->want[lid] != r->cur[lid])
 			changed += recolour(r, lid);
+	changed += at_source(r, n, local);
 	for (k = 0; k < n; k++) {
 		struct rflow *fl = &r->fl[r->ord[k]];
-		uint8_t *row = rt_lft(r->t, fl->x);
 
-		p = cand_port(r, fl->x, fl->dsw, fl->col);
-		if (local[r->ord[k]] && row[fl->lid] != p) {
-			row[fl->lid] = (uint8_t)p;
-			changed++;
-		}
 		if (!fl->live)
 			continue;
-		fl->x = peer(r, fl->x, row[fl->lid]);
+		fl->x = peer(r, fl->x, rt_lft(r->t, fl->x)[fl->lid]);
 		fl->y = peer(r, fl->y, up_port(r, fl->y, fl->col));
 		fl->live = fl->x != fl->y;
 	}
@@ -863,7 +1035,9 @@ long rt_ringcolour(struct rt_tables *t, const struct rt_jobs *js,
 		   void *ctx)
 {
 	struct rc r = { .t = t, .f = t->fab, .tree = tree, .cands = cands,
-			.cctx = ctx };
+			.cctx = ctx,
+			.at_source = js->search_try % RT_JOBROUTE_COLOURED >=
+				     RT_JOBROUTE_COLOURED / 2 };
 	long ret, changed = 0;
 	unsigned int h;
 
@@ -897,5 +1071,8 @@ long rt_ringcolour(struct rt_tables *t, const struct rt_jobs *js,
 	free(r.byanc);
 	free(r.ring_of);
 	free(r.lvl);
+	free(r.fixed);
+	free(r.hosts);
+	free(r.moves);
 	return ret ? ret : changed;
 }

@@ -46,7 +46,13 @@ struct rt_ringtree {
  * (of its job first), so every link carries as many LIDs as before: the
  * fabric's all-to-all loads, and a random permutation's, stay as the
  * engine balanced them.  A flow whose colour has no room there (more
- * of them than LIDs at it) moves at its source alone.  Only entries
+ * of them than LIDs at it) moves at its source alone, and so does every
+ * flow on the second half of the guard's coloured tries (js->search_try,
+ * jobroute.h): that moves the jobs' all-to-all rounds less, where the
+ * permuted LIDs made some job slower.  There another CA LID that climbs
+ * from the same switch and comes down through the same one trades
+ * places with it (of its job where one is), so the all-to-all loads
+ * stay on those links.  Only entries
  * among cands' ports change; on a tree where a position is missing the
  * flow keeps its route.  Returns the entries
  * changed, or -ENOMEM with t a valid routing.
