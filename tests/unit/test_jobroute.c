@@ -406,7 +406,9 @@ static void engine_model(const struct fabric *f, const struct rt_jobs *js,
  * links, so a colouring gives every ring flow links of its own: every
  * job's ring at line rate in the engine's routing.  The guard keeps it
  * unless a job's all-to-all pays, which on these small trees it seldom
- * does.
+ * does: where the LIDs permuted by d-mod-k's positions slow a job's
+ * rounds, the tries that move the flows at their sources alone are
+ * kept.
  */
 static void test_shuffled_rings(void)
 {
@@ -441,7 +443,7 @@ static void test_shuffled_rings(void)
 	}
 	fprintf(stderr, "shuffled rings: %u of %u kept at line rate\n", kept,
 		runs);
-	CU_ASSERT(kept * 4 >= runs * 3);
+	CU_ASSERT(kept * 6 >= runs * 5);
 }
 
 /*
