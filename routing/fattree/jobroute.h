@@ -42,7 +42,7 @@ struct rt_jobroute_opts {
  * one other, as eBB measures) meet on links more than this many pairs
  * per host over the routing it was given.
  */
-#define RT_JOBROUTE_PERM 0.1
+#define RT_JOBROUTE_PERM 0.15
 /* A pair of ring flows on a link costs as many all-to-all pairs. */
 #define RT_JOBROUTE_RING 4
 /*
