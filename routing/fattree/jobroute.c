@@ -63,6 +63,7 @@ struct jr {
 	uint64_t ring;		/* pairs of ring flows on a link */
 	uint32_t *ring_hit;	/* per job: its ring flows sharing a link */
 	uint32_t jobs_hit;	/* jobs with ring_hit */
+	uint32_t ring_over;	/* ring flows past two on a link, summed */
 	bool keep_rings;	/* no move may raise jobs_hit */
 	uint32_t *fab_routes;	/* per destination x switch: fabric routes */
 	uint32_t *a2a;		/* per link: the fabric's all-to-all routes */
@@ -176,6 +177,7 @@ static void ring_add(struct jr *r, uint32_t j, uint32_t l, int d)
 	uint16_t *n = &r->ring_load[l];
 
 	if (d > 0) {
+		r->ring_over += *n >= 2;
 		if (*n == 1)
 			hit_add(r, r->ring_jobs[l], 1);
 		if (*n)
@@ -186,6 +188,7 @@ static void ring_add(struct jr *r, uint32_t j, uint32_t l, int d)
 		return;
 	}
 	(*n)--;
+	r->ring_over -= *n >= 2;
 	r->ring_jobs[l] -= j;
 	r->ring -= *n;
 	if (*n)
@@ -317,7 +320,7 @@ static bool improve(struct jr *r, uint32_t i, uint32_t w)
 	const struct dst *ds = &r->d[i];
 	uint8_t cand[FAB_MAX_PORTS], *row = rt_lft(r->t, w) + ds->lid;
 	uint8_t old = *row, best = old;
-	uint32_t np = 0, k, hit;
+	uint32_t np = 0, k, hit, over;
 	unsigned int n;
 	double bc, room;
 
@@ -331,6 +334,7 @@ static bool improve(struct jr *r, uint32_t i, uint32_t w)
 		return false;
 	bc = cost(r) - JR_EPS;
 	hit = r->jobs_hit;
+	over = r->ring_over;
 	room = (r->perm > r->perm_cap ? r->perm : r->perm_cap) * (1 + JR_EPS);
 	for (k = 0; k < n; k++) {
 		if (cand[k] == old)
@@ -341,10 +345,12 @@ static bool improve(struct jr *r, uint32_t i, uint32_t w)
 			suffix(r, i, w, r->pass, np, 1);
 			if (r->perm <= room &&
 			    (r->keep_rings ? r->jobs_hit < hit ||
-			     (r->jobs_hit == hit && cost(r) < bc) :
+			     (r->jobs_hit == hit && r->ring_over <= over &&
+			      cost(r) < bc) :
 			     cost(r) < bc)) {
 				bc = cost(r) - JR_EPS;
 				hit = r->jobs_hit;
+				over = r->ring_over;
 				best = cand[k];
 			}
 			suffix(r, i, w, r->pass, np, -1);
