@@ -305,6 +305,109 @@ static void test_search(void)
 	CU_ASSERT(cheaper * 2 > runs);
 }
 
+/* Ring flows past two on a switch link, summed over the links. */
+static unsigned int rings_over_two(const struct rt_tables *t,
+				   const struct rt_jobs *js)
+{
+	const struct fabric *f = t->fab;
+	uint32_t *on = calloc(f->nports + 1, sizeof(*on));
+	uint32_t *next = malloc((js->rank_off[js->njobs] + 1) * sizeof(*next));
+	uint32_t j, a, n, w, h, e, lid;
+	unsigned int over = 0;
+
+	CU_ASSERT_FATAL(on && next);
+	for (j = 0; j < js->njobs; j++) {
+		const struct rt_rank *rk = js->rank + js->rank_off[j];
+
+		n = js->rank_off[j + 1] - js->rank_off[j];
+		CU_ASSERT_FATAL(!cs_ring_next(js, j, next));
+		for (a = 0; n > 1 && a < n; a++) {
+			const struct fab_port *src = fab_port(f, rk[a].node,
+							      rk[a].port);
+
+			if (next[a] == UINT32_MAX || src->peer == FAB_NONE)
+				continue;
+			lid = fab_port(f, rk[next[a]].node,
+				       rk[next[a]].port)->lid;
+			for (w = t->node_sw[src->peer], h = 0; h < t->nsw; h++) {
+				uint8_t p = rt_lft(t, w)[lid];
+				const struct fab_port *fp;
+
+				if (!p)
+					break;
+				fp = fab_port(f, t->sw_node[w], p);
+				if (fp->peer == FAB_NONE || !fab_is_sw(f, fp->peer))
+					break;
+				e = f->nodes[t->sw_node[w]].port0 + p;
+				over += ++on[e] > 2;
+				w = t->node_sw[fp->peer];
+			}
+		}
+	}
+	free(on);
+	free(next);
+	return over;
+}
+
+/* Nothing to do first: the search keeps the rings as it finds them. */
+static int nothing_first(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+/*
+ * Told to keep the rings (o->first), the search never puts a third
+ * ring flow on a link, even of a job whose ring is already slowed.
+ */
+static void test_rings_kept(void)
+{
+	struct rt_jobroute_opts o = { .first = nothing_first };
+	struct gen_fattree g = { .levels = 2, .down = { 8, 8 }, .up = { 4 },
+				 .parallel = 1 };
+	unsigned int i, seed, over = 0;
+	struct gen_opts go;
+	char err[256];
+
+	gen_opts_init(&go);
+	for (i = 0; i < NTREES + 1; i++) {
+		struct fabric *f = NULL;
+
+		if (i < NTREES) {
+			f = tree_fabric(i);
+		} else {
+			CU_ASSERT_FATAL(!gen_fattree(&g, &go, &f, err,
+						     sizeof(err)));
+			CU_ASSERT_FATAL(!fab_assign_lids(f, 0));
+		}
+		for (seed = 1; seed <= 6; seed++) {
+			struct rt_summary sum;
+			struct rt_tables t;
+			struct rt_jobs js;
+			struct tu_mix m;
+			struct hops h;
+			unsigned int before;
+
+			tu_mix_make(&m, f, 2 + seed, seed, 80);
+			tu_mix_jobs(&m, f, &js);
+			CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, NULL, &t,
+						  &sum));
+			hops_make(&h, &t);
+			before = rings_over_two(&t, &js);
+			CU_ASSERT_FATAL(!rt_jobroute(&t, &js, closer, &h, &o,
+						     NULL));
+			CU_ASSERT(rings_over_two(&t, &js) <= before);
+			over += before;
+			free(h.d);
+			rt_tables_release(&t);
+			rt_jobs_release(&js);
+			tu_mix_free(&m);
+		}
+		fab_free(f);
+	}
+	CU_ASSERT(over > 0);
+}
+
 struct guarded {
 	unsigned int runs, kept, gained_ring;
 };
@@ -759,6 +862,7 @@ static void test_guard_nccl(void)
 
 TU_SUITE(jobroute,
 	 { "search: correct, cheaper, others untouched", test_search },
+	 { "search: no third ring flow on a link", test_rings_kept },
 	 { "fat-trees: never slower on the model", test_trees },
 	 { "fat-trees: shuffled rings at line rate", test_shuffled_rings },
 	 { "fat-trees: coloured rings add no LID to a link",
