@@ -162,6 +162,28 @@ static bool job_lid(const struct rt_tables *t, const struct rt_jobs *js,
 }
 
 /*
+ * The switch link (fabric port) the route from switch *w towards lid
+ * takes, *w moved to its far end; UINT32_MAX where it leaves the
+ * switches or has no entry.
+ */
+static uint32_t hop(const struct rt_tables *t, uint32_t *w, unsigned int lid)
+{
+	const struct fabric *f = t->fab;
+	uint8_t p = rt_lft(t, *w)[lid];
+	const struct fab_port *fp;
+	uint32_t e;
+
+	if (!p)
+		return UINT32_MAX;
+	fp = fab_port(f, t->sw_node[*w], p);
+	if (fp->peer == FAB_NONE || !fab_is_sw(f, fp->peer))
+		return UINT32_MAX;
+	e = f->nodes[t->sw_node[*w]].port0 + p;
+	*w = t->node_sw[fp->peer];
+	return e;
+}
+
+/*
  * The fabric's all-to-all per switch link (fabric port): routes from
  * every host to every CA base LID (a), the CA LIDs among them (lids),
  * and each LID's routes squared, summed (sq).  A random permutation's
@@ -200,19 +222,10 @@ static void links_measure(const struct rt_tables *t, struct links *k)
 		    fab_port(f, n, t->lid_port[lid])->lid != lid)
 			continue;
 		for (s = 0; s < t->nsw; s++)
-			for (w = s, h = 0; host[s] && h < t->nsw; h++) {
-				const uint8_t p8 = rt_lft(t, w)[lid];
-				const struct fab_port *fp;
-
-				if (!p8)
-					break;
-				fp = fab_port(f, t->sw_node[w], p8);
-				if (fp->peer == FAB_NONE || !fab_is_sw(f, fp->peer))
-					break;
-				e = f->nodes[t->sw_node[w]].port0 + p8;
+			for (w = s, h = 0; host[s] && h < t->nsw &&
+			     (e = hop(t, &w, lid)) != UINT32_MAX; h++) {
 				k->a[e] += host[s];
 				one[e] += host[s];
-				w = t->node_sw[fp->peer];
 			}
 		for (e = 0; e < np; e++) {
 			k->sq[e] += one[e] * one[e];
@@ -329,19 +342,9 @@ static unsigned int rings_over_two(const struct rt_tables *t,
 				continue;
 			lid = fab_port(f, rk[next[a]].node,
 				       rk[next[a]].port)->lid;
-			for (w = t->node_sw[src->peer], h = 0; h < t->nsw; h++) {
-				uint8_t p = rt_lft(t, w)[lid];
-				const struct fab_port *fp;
-
-				if (!p)
-					break;
-				fp = fab_port(f, t->sw_node[w], p);
-				if (fp->peer == FAB_NONE || !fab_is_sw(f, fp->peer))
-					break;
-				e = f->nodes[t->sw_node[w]].port0 + p;
+			for (w = t->node_sw[src->peer], h = 0; h < t->nsw &&
+			     (e = hop(t, &w, lid)) != UINT32_MAX; h++)
 				over += ++on[e] > 2;
-				w = t->node_sw[fp->peer];
-			}
 		}
 	}
 	free(on);
