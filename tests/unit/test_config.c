@@ -289,7 +289,7 @@ static void test_sched_refusals(void)
 	static const struct {
 		const char *line, *want;
 	} bad[] = {
-		{ "policy = sjf", "2: [sched] policy: 'sjf' is not fifo, priority, easy, predicted, tiresias, bestfit, fgd, fgdcpu or srpt" },
+		{ "policy = sjf", "2: [sched] policy: 'sjf' is not fifo, priority, easy, predicted, tiresias, bestfit, fgd, fgdcpu, fgdfill or srpt" },
 		{ "preempt = maybe", "2: [sched] preempt: 'maybe' is not yes or no" },
 		{ "grace_s = -1", "2: [sched] grace_s: '-1' is not a number of seconds in 0..2592000" },
 		{ "classes = a,b,c,d,e", "2: [sched] classes: 'a,b,c,d,e' is not 1..4 names of letters, digits, '.', '-', '_', lowest first" },

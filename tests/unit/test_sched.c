@@ -894,6 +894,49 @@ static void test_fgdcpu(void)
 }
 
 /*
+ * Two hosts of one GPU, no CPU modelled; submitted so far: shares of
+ * 500 (4), 680 (4) and 320 (2, the last the request placed).  Host 0
+ * holds a 500, host 1 is free.  A 320 on host 0 leaves 180 that no
+ * share fits: 180 unused, where 500 left expected 60 (a 500 fills it 4
+ * times in 6, a 320 leaves 180 the other 2): +120.  On host 1 it leaves
+ * 680: a 680 fills it (4 in 10), a 500 leaves 180 (4), a 320 leaves 360
+ * that another 320 brings to 40 (2): +80.  fgdfill takes host 1.  FGD:
+ * on host 0 the fragmentation goes from 200 (the 680s' 40 % of 500) to
+ * 180, on host 1 it stays 0: both score 50 points, and best fit, as
+ * bestfit, takes the fuller host 0.
+ */
+static void test_fgdfill(void)
+{
+	enum sch_policy p[3] = { SCH_BESTFIT, SCH_FGD, SCH_FGDFILL };
+	const char *want[3] = { "S11[0.0]", "S11[0.0]", "S11[1.0]" };
+	struct sch_host h[2] = { { .gpus = 1 }, { .gpus = 1 } };
+	struct sch_req r = { .milli = 320 };
+	struct sch_slot sl = { .host = 0, .gpu = 0, .milli = 500 };
+	unsigned int seen[9] = { 500, 500, 500, 500, 680, 680, 680, 680, 320 };
+	struct sch_config c;
+	uint64_t k;
+	int i, n;
+
+	for (i = 0; i < 3; i++) {
+		struct sch *s = NULL;
+
+		sch_config_default(&c, p[i]);
+		CU_ASSERT_EQUAL_FATAL(sch_new(h, 2, &c, &s), 0);
+		for (n = 0; n < 9; n++) {
+			struct sch_req x = { .milli = seen[n] };
+
+			k = submit_req(s, 0, &x);
+			CU_ASSERT_EQUAL(sch_cancel(s, k, 0), 0);
+		}
+		CU_ASSERT_EQUAL(sch_hold(s, &(struct sch_req){ .milli = 500 },
+					 &sl, 1, 0, &k), 0);
+		submit_req(s, 1, &r);
+		CU_ASSERT_STRING_EQUAL(step(s, 1), want[i]);
+		sch_free(s);
+	}
+}
+
+/*
  * GPU models: host 0 is model 1, host 1 model 2.  A pod for model 2
  * goes to host 1 although best fit would take the fuller host 0; one for
  * a model no host has never starts; one for either model takes host 0.
@@ -1112,6 +1155,7 @@ TU_SUITE(sched,
 	 { "refused for CPU, GPUs free", test_cpu_refused },
 	 { "fgd weighs CPU, best fit does not", test_fgd_cpu },
 	 { "fgdcpu strands no GPU where fgd does", test_fgdcpu },
+	 { "fgdfill leaves no gap no share fits where fgd does", test_fgdfill },
 	 { "gpu model constraint", test_gpu_model },
 	 { "LS never preempted for BE", test_ls_never_for_be },
 	 { "group numbers bounded", test_group_ids },

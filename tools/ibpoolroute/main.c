@@ -176,7 +176,7 @@ static const struct cli_opt opts[] = {
 	{ "net", 1, 'n', C_ROUTE | C_SIM | C_MAP | C_REPLAY, "FILE", "ibsim net file or ibnetdiscover output to route; replay: the fabric whose hosts run the trace" },
 	{ "trace", 1, O_TRACE, C_REPLAY, "FILE", "replay: the job trace (plain CSV, Alibaba 2023 pods or 2025)" },
 	{ "nodes", 1, O_NODES, C_REPLAY, "FILE", "replay: an Alibaba node list instead of --net (one level, no flow model)" },
-	{ "policy", 1, O_POLICY, C_REPLAY, "LIST", "replay: fifo, priority, easy, predicted, tiresias, bestfit, fgd, sjf, srpt, comma-separated" },
+	{ "policy", 1, O_POLICY, C_REPLAY, "LIST", "replay: fifo, priority, easy, predicted, tiresias, bestfit, fgd, fgdcpu, fgdfill, sjf, srpt, comma-separated" },
 	{ "gpus-per-host", 1, O_GPH, C_REPLAY, "N", "replay --net: GPUs on each host, 1-64 (8)" },
 	{ "restart", 1, O_RESTART, C_REPLAY, "S", "replay: run time a preemption adds to its victim, seconds (60; 0: free)" },
 	{ "gang-place", 1, O_GANG_PLACE, C_REPLAY, "P", "replay: tree (the fabric's levels, the default) or first (lowest-numbered hosts with room: a cluster without topology awareness)" },

@@ -154,7 +154,7 @@ static int policies(const char *list, enum sch_policy *p, size_t *n,
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (*n == SCH_NPOLICIES * 2 || sch_policy_parse(tok, &p[*n])) {
-			snprintf(err, len, "unknown policy '%s' (fifo, priority, easy, predicted, tiresias, bestfit, fgd, sjf or srpt)",
+			snprintf(err, len, "unknown policy '%s' (fifo, priority, easy, predicted, tiresias, bestfit, fgd, fgdcpu, fgdfill, sjf or srpt)",
 				 tok);
 			return -EINVAL;
 		}

@@ -511,7 +511,7 @@ static int sched_key(struct ld *l, const char *key, const char *v)
 	if (!strcmp(key, "policy")) {
 		if (sch_policy_parse(v, &c->policy) || c->policy == SCH_SJF)
 			return fail(l, "sched", key, -EINVAL,
-				    "'%s' is not fifo, priority, easy, predicted, tiresias, bestfit, fgd, fgdcpu or srpt",
+				    "'%s' is not fifo, priority, easy, predicted, tiresias, bestfit, fgd, fgdcpu, fgdfill or srpt",
 				    v);
 		return 0;
 	}

@@ -193,3 +193,34 @@ double frg_left(const struct frg_host *h, const struct frg_req *r, int gpu,
 	return gl / ((double)maxg * FRG_MILLI) +
 	       (double)(h->cpu - r->cpu) / maxcpu;
 }
+
+void frg_waste(const struct frg_mix *m, uint32_t cpu, double *w)
+{
+	double f[FRG_TYPES], all, acc, q;
+	unsigned int g, sz[FRG_TYPES];
+	size_t t, k, n = 0;
+
+	for (t = 0; m->n && t < m->nt; t++) {
+		if (m->t[t].gpus != 1 || m->t[t].milli >= FRG_MILLI ||
+		    m->t[t].cpu > cpu)
+			continue;
+		for (k = 0; k < n && sz[k] != m->t[t].milli; k++)
+			;
+		if (k == n) {
+			sz[n] = m->t[t].milli;
+			f[n++] = 0;
+		}
+		f[k] += (double)m->t[t].n / (double)m->n;
+	}
+	w[0] = 0;
+	for (g = 1; g < FRG_MILLI; g++) {
+		for (k = 0, all = acc = 0; k < n; k++)
+			if (sz[k] <= g) {
+				all += f[k];
+				acc += f[k] * w[g - sz[k]];
+			}
+		q = fmin(all / FRG_SURE, 1);
+		w[g] = all ? (1 - q) * g + q * acc / all : g;
+	}
+	w[FRG_MILLI] = 0;
+}

@@ -14,6 +14,7 @@
 #define FRG_MAXG 64		/* GPUs one host may hold */
 #define FRG_TYPES 128		/* request types a mix counts */
 #define FRG_NOCPU UINT32_MAX	/* a host that does not model CPU */
+#define FRG_SURE 0.05		/* frg_waste(): shares this often fill a gap surely */
 
 /*
  * A host: g[0..n) the milli free on each of its GPUs (the caller's),
@@ -117,5 +118,15 @@ int frg_best_gpu(const struct frg_host *h, unsigned int milli);
  */
 double frg_left(const struct frg_host *h, const struct frg_req *r, int gpu,
 		unsigned int maxg, uint32_t maxcpu);
+
+/*
+ * The milli of a GPU's free g that will stay unused, expected, for each
+ * g into w[0..FRG_MILLI]: the shares of m that fit g and ask at most
+ * cpu milli-cores fill it, each as often as it is seen, until none
+ * fits; a gap that shares of less than FRG_SURE of the requests fit is
+ * filled only that fraction of the time.  A whole GPU (w[FRG_MILLI])
+ * wastes nothing: whole-GPU requests take it.
+ */
+void frg_waste(const struct frg_mix *m, uint32_t cpu, double *w);
 
 #endif

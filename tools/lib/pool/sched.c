@@ -111,6 +111,12 @@ struct sch {
 	double tot_use, tot_at;
 	struct prd *hist;	/* run times of finished jobs */
 	struct frg_mix mix;	/* FGD's workload: expected, else seen */
+	struct frg_mix seen;	/* the requests submitted so far */
+	/* fgdfill: frg_waste() of seen for shares asking <= wcut[i] cores */
+	double (*waste)[SCH_MILLI + 1];	/* FRG_TYPES tables */
+	uint32_t wcut[FRG_TYPES];	/* ascending */
+	size_t nwcut;
+	uint64_t waste_n;	/* seen.n when they were computed */
 	bool expected;		/* sch_expect_end() called: mix is fixed */
 	struct fmemo *memo;	/* 2 x the hosts or more, a power of two */
 	size_t nmemo;
@@ -132,7 +138,7 @@ struct sch {
 
 static const char *const names[SCH_NPOLICIES] = {
 	"fifo", "priority", "easy", "predicted", "tiresias", "bestfit",
-	"fgd", "sjf", "srpt", "fgdcpu",
+	"fgd", "sjf", "srpt", "fgdcpu", "fgdfill",
 };
 
 int sch_policy_parse(const char *name, enum sch_policy *p)
@@ -187,6 +193,8 @@ static enum sch_place placement(const struct sch *s)
 		return SCH_PLACE_FGD;
 	if (s->c.policy == SCH_FGDCPU)
 		return SCH_PLACE_FGDCPU;
+	if (s->c.policy == SCH_FGDFILL)
+		return SCH_PLACE_FILL;
 	return SCH_PLACE_TREE;
 }
 
@@ -461,6 +469,91 @@ static double fgd_memo(struct sch *s, const struct view *v, size_t h,
 	return sc;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The waste tables again from the requests seen, one per CPU a share
+ * type asks (the shares a host's free CPU can still take).
+ */
+static void waste_update(struct sch *s)
+{
+	const struct frg_mix *m = &s->seen;
+	size_t t, k, n = 0;
+
+	for (t = 0; t < m->nt; t++) {
+		if (m->t[t].gpus != 1 || m->t[t].milli >= SCH_MILLI)
+			continue;
+		for (k = 0; k < n && s->wcut[k] != m->t[t].cpu; k++)
+			;
+		if (k == n)
+			s->wcut[n++] = m->t[t].cpu;
+	}
+	qsort(s->wcut, n, sizeof(*s->wcut), cmp_u32);
+	for (k = 0; k < n; k++)
+		frg_waste(m, s->wcut[k], s->waste[k]);
+	s->nwcut = n;
+	s->waste_n = m->n;
+}
+
+/* Expected waste of the partly used GPUs g[0..n) beside cpu free. */
+static double host_waste(const struct sch *s, const uint16_t *g,
+			 unsigned int n, uint32_t cpu)
+{
+	size_t lo = 0, hi = s->nwcut, mid;
+	double w = 0;
+	unsigned int i;
+
+	while (lo < hi) {	/* lo: the cuts at or below cpu */
+		mid = (lo + hi) / 2;
+		if (s->wcut[mid] <= cpu)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = 0; i < n; i++)
+		if (g[i] && g[i] < SCH_MILLI)
+			w += lo ? s->waste[lo - 1][g[i]] : g[i];
+	return w;
+}
+
+/*
+ * What a share or a CPU-only request r adds to host fh's expected
+ * waste (its GPUs' gaps, and the CPU they need); *gpu: a share's GPU,
+ * the fullest of those adding least.
+ */
+static double fill_cost(const struct sch *s, const struct frg_host *fh,
+			const struct frg_req *r, int *gpu)
+{
+	uint16_t g[MAXG];
+	uint32_t c = fh->cpu == FRG_NOCPU ? FRG_NOCPU : fh->cpu - r->cpu;
+	double before = host_waste(s, fh->g, fh->n, fh->cpu), best = INF, d;
+	unsigned int i;
+	uint16_t keep;
+
+	*gpu = -1;
+	if (!r->milli)
+		return host_waste(s, fh->g, fh->n, c) - before;
+	memcpy(g, fh->g, fh->n * sizeof(*g));
+	for (i = 0; i < fh->n; i++) {
+		keep = g[i];
+		if (keep < r->milli)
+			continue;
+		g[i] = (uint16_t)(keep - r->milli);
+		d = host_waste(s, g, fh->n, c) - before;
+		g[i] = keep;
+		if (d < best - 1e-9 || (d < best + 1e-9 && keep < g[*gpu])) {
+			best = d;
+			*gpu = (int)i;
+		}
+	}
+	return best;
+}
+
 /* One host for a job of one host: its index, or -1; *gpu for shares. */
 static long pick_one(struct sch *s, const struct view *v,
 		     const struct job *j, enum sch_place p,
@@ -473,13 +566,19 @@ static long pick_one(struct sch *s, const struct view *v,
 	uint64_t bad = 0;
 	long bh = -1;
 	size_t h;
-	int g = -1;
-	double cpg = p == SCH_PLACE_FGDCPU ? frg_mix_cpu(&s->mix) : 0;
+	int g = -1, fg;
+	bool cpu = p == SCH_PLACE_FGDCPU || p == SCH_PLACE_FILL;
+	double cpg = cpu ? frg_mix_cpu(&s->mix) : 0;
+	/* whole GPUs leave no gap: FGD's points place them */
+	bool fill = p == SCH_PLACE_FILL && !j->r.gpus;
 
 	if (++s->mgen == 0) {	/* wrapped: no entry may look current */
 		memset(s->memo, 0, s->nmemo * sizeof(*s->memo));
 		s->mgen = 1;
 	}
+	/* the seen mix moves slowly: a table lags it by 1/64 at most */
+	if (fill && s->seen.n > s->waste_n + s->waste_n / 64)
+		waste_update(s);
 	for (h = 0; h < s->nh; h++) {
 		if (!host_ok(s, v, h, j, mask))
 			continue;
@@ -498,16 +597,20 @@ static long pick_one(struct sch *s, const struct view *v,
 		sc = 0;
 		/*
 		 * A GPU whose host has no CPU left for it is lost to every
-		 * request: stranding fewer outranks FGD's points (0..100)
+		 * request: stranding fewer outranks all else; then the
+		 * expected waste (milli), FGD's points (0..100), best fit
 		 */
-		if (p == SCH_PLACE_FGDCPU)
-			sc = 1e7 * frg_strand(&fh, &fr, cpg);
+		if (cpu)
+			sc = 1e12 * frg_strand(&fh, &fr, cpg);
 		/* the memo knows hosts by their GPUs, not their rails */
-		if (p == SCH_PLACE_FGD || p == SCH_PLACE_FGDCPU)
+		if (p == SCH_PLACE_FGD || cpu)
 			sc -= 1e4 * frg_points(bad ? frg_score(&s->mix, &fh,
 							       &fr, &g) :
 						     fgd_memo(s, v, h, j, &g));
-		/* best fit: least room left, on ties (FGD's points too) */
+		if (fill) {
+			sc += 1e6 * fill_cost(s, &fh, &fr, &fg);
+			g = fg;
+		}
 		sc += frg_left(&fh, &fr, g, s->maxg, s->maxcpu);
 		if (sc < best) {
 			best = sc;
@@ -1772,6 +1875,10 @@ int sch_submit(struct sch *s, const struct sch_req *r, double t,
 	}
 	if (!s->expected)
 		sch_expect(s, r);
+	if (!r->hosts && r->gpus <= s->maxg)
+		frg_mix_add(&s->seen, &(struct frg_req){ .gpus = r->gpus,
+			    .milli = r->milli, .cpu = r->cpu,
+			    .models = r->models });
 	*ticket = ++s->njob;
 	return 0;
 }
@@ -2086,11 +2193,12 @@ int sch_new(const struct sch_host *h, size_t n, const struct sch_config *c,
 	for (s->nmemo = 2; s->nmemo < 2 * n; s->nmemo *= 2)
 		;
 	s->memo = calloc(s->nmemo, sizeof(*s->memo));
+	s->waste = calloc(FRG_TYPES, sizeof(*s->waste));
 	s->gused = calloc(c->ngroups + 1, sizeof(*s->gused));
 	s->want = calloc(c->ngroups + 1, sizeof(*s->want));
 	if (!s->h || !s->goff || !s->roff || !s->up || !s->rdown || !s->cand ||
 	    !s->pick || !s->resv || !s->inuse || !s->gused || !s->want ||
-	    !s->memo || prd_new(&s->hist))
+	    !s->memo || !s->waste || prd_new(&s->hist))
 		goto out;
 	memcpy(s->h, h, n * sizeof(*h));
 	s->c.quota = s->c.borrow = s->c.lend = NULL;
@@ -2118,6 +2226,7 @@ void sch_free(struct sch *s)
 
 	if (!s)
 		return;
+	free(s->waste);
 	for (i = 0; i < s->njob; i++) {
 		free(s->job[i].slot);
 		free(s->job[i].alt);

@@ -30,6 +30,7 @@ enum sch_policy {
 	SCH_SJF,		/* oracle: true run times, with backfill */
 	SCH_SRPT,		/* shortest predicted remaining, preemptive */
 	SCH_FGDCPU,		/* as fgd, first stranding fewest GPUs without CPU */
+	SCH_FGDFILL,		/* as fgdcpu, shares where least stays unused */
 	SCH_NPOLICIES,
 };
 
@@ -45,6 +46,7 @@ enum sch_place {
 	SCH_PLACE_BEST,		/* least room left on the host or GPU */
 	SCH_PLACE_FGD,		/* least fragmentation added */
 	SCH_PLACE_FGDCPU,	/* fewest GPUs stranded, then as FGD */
+	SCH_PLACE_FILL,		/* as FGDCPU, shares least expected unused first */
 };
 
 /*
