@@ -85,7 +85,8 @@ static void program(const struct want *w, uint64_t gpus, unsigned int q)
 
 int main(int argc, char **argv)
 {
-	struct trc_read_opts ro = { .fmt = TRC_FMT_AUTO };
+	struct trc_read_opts ro = { .fmt = TRC_FMT_AUTO,
+				    .flags = TRC_OPT_ALL_PODS };
 	struct trc_trace tr = { 0 };
 	struct trc_cluster c = { 0 };
 	struct sch_host *h = NULL;

@@ -132,6 +132,21 @@ else
 		"$(grep '^Objective' "$w/bound.out" 2>/dev/null)"
 fi
 
+# its arrivals are the measure's: every pod, never-scheduled ones too.
+# A share of 400 that ran and one of 600 never scheduled fill the GPU.
+printf '%s\n' \
+	name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time \
+	p0,1000,1024,1,400,,LS,Succeeded,0,100,0 \
+	p1,1000,1024,1,600,,LS,Pending,0,100, > "$w/pods.csv"
+if "$B/frag-bound" "$w/pods.csv" "$w/gpu1.csv" 1 > "$w/bound.lp" &&
+	glpsol --lp "$w/bound.lp" -o "$w/bound.out" >/dev/null &&
+	grep -q '^Objective: *obj = 1000 ' "$w/bound.out"; then
+	ok "frag-bound: a pod never scheduled arrives too"
+else
+	bad "frag-bound: a pod never scheduled arrives too" \
+		"$(grep '^Objective' "$w/bound.out" 2>/dev/null)"
+fi
+
 usage() {
 	st=0
 	"$BIN" replay "$@" > "$w/out" 2> "$w/err" || st=$?
