@@ -8,7 +8,8 @@
 # docs/benchmarks.md.
 # Usage: tests/bench/sched.sh [BUILD_DIR]; JOBS (50000) jobs a trace,
 # SEEDS ("1 2 3"), TRACES (../shared/traces, or $GPUAWARE_TRACES),
-# POLICIES (all but fgdcpu, which is fgd where hosts have no CPU),
+# POLICIES (all but fgdcpu and fgdfill, which are fgd where hosts have
+# no CPU and no request a share),
 # RESTART (60: seconds a preemption adds to its victim's run time,
 # charged under every preemptive policy), ALI_SEEDS
 # (1-10: the shuffles of the Alibaba pods for the packing measure),
@@ -92,7 +93,7 @@ if [ -r "$TRACES/alibaba-gpu-v2023-pods.csv" ]; then
 	"$BDIR/ibpoolroute" replay \
 		--trace "$TRACES/alibaba-gpu-v2023-pods.csv" \
 		--nodes "$TRACES/alibaba-gpu-v2023-nodes.csv" \
-		--policy fifo,easy,priority,bestfit,fgd,fgdcpu,tiresias --json \
+		--policy fifo,easy,priority,bestfit,fgd,fgdcpu,fgdfill,tiresias --json \
 		--restart "$RESTART" --no-progress >"$WORK/ali.json"
 	echo "$HEAD"
 	table "$WORK/ali.json"
@@ -101,13 +102,13 @@ if [ -r "$TRACES/alibaba-gpu-v2023-pods.csv" ]; then
 	echo
 	# and beside them the bound no placement of the same arrivals beats
 	# (tests/bench/frag-bound.c, solved by glpsol; "-" without either)
-	echo "| seed | fifo unallocated % | bestfit | fgd | fgdcpu | fgd / bestfit | fgdcpu / bestfit | bound | refused fifo, bestfit, fgd, fgdcpu |"
-	echo "|---|---|---|---|---|---|---|---|---|"
+	echo "| seed | fifo unallocated % | bestfit | fgd | fgdcpu | fgdfill | fgd / bestfit | fgdcpu / bestfit | fgdfill / bestfit | bound | refused fifo, bestfit, fgd, fgdcpu, fgdfill |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|"
 	for s in $ALI_SEEDS; do
 		"$BDIR/ibpoolroute" replay --seed "$s" \
 			--trace "$TRACES/alibaba-gpu-v2023-pods.csv" \
 			--nodes "$TRACES/alibaba-gpu-v2023-nodes.csv" \
-			--policy fifo,bestfit,fgd,fgdcpu --json --no-progress \
+			--policy fifo,bestfit,fgd,fgdcpu,fgdfill --json --no-progress \
 			>"$WORK/ali-$s.json"
 		: >"$WORK/bound-$s.lp"
 		: >"$WORK/bound-$s.out"
@@ -126,11 +127,13 @@ cap = re.search(r"capacity (\d+)", open(sys.argv[3] + ".lp").read())
 obj = re.search(r"^Objective:\s+\S+ = (\S+)",
                 open(sys.argv[3] + ".out").read(), re.M)
 b = "%.2f" % (100 - 100 * float(obj[1]) / int(cap[1])) if cap and obj else "-"
-print("| %s | %.2f | %.2f | %.2f | %.2f | %.3f | %.3f | %s | %d, %d, %d, %d |" % (
+print("| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.3f | %.3f | %.3f | %s | %d, %d, %d, %d, %d |" % (
     sys.argv[2], u("fifo"), u("bestfit"), u("fgd"), u("fgdcpu"),
-    u("fgd") / u("bestfit"), u("fgdcpu") / u("bestfit"), b,
+    u("fgdfill"), u("fgd") / u("bestfit"), u("fgdcpu") / u("bestfit"),
+    u("fgdfill") / u("bestfit"), b,
     p["fifo"]["unallocated_refused"], p["bestfit"]["unallocated_refused"],
-    p["fgd"]["unallocated_refused"], p["fgdcpu"]["unallocated_refused"]))
+    p["fgd"]["unallocated_refused"], p["fgdcpu"]["unallocated_refused"],
+    p["fgdfill"]["unallocated_refused"]))
 EOF
 	done
 fi
