@@ -123,14 +123,18 @@ printf 'submit,gpus,runtime,milli\n0,1,10,600\n1,1,10,600\n' > "$w/two.csv"
 printf 'sn,cpu_milli,memory_mib,gpu,model\nn1,96000,786432,1,V100M32\n' \
 	> "$w/gpu1.csv"
 command -v glpsol >/dev/null || bad "glpsol installed" "run tools/deps.sh"
-if "$B/frag-bound" "$w/two.csv" "$w/gpu1.csv" 1 > "$w/bound.lp" &&
-	glpsol --lp "$w/bound.lp" -o "$w/bound.out" >/dev/null &&
-	grep -q '^Objective: *obj = 600 ' "$w/bound.out"; then
-	ok "frag-bound: two shares of 600 on one GPU, at most 600"
-else
-	bad "frag-bound: two shares of 600 on one GPU, at most 600" \
-		"$(grep '^Objective' "$w/bound.out" 2>/dev/null)"
-fi
+# bound_is NAME PODS MILLI: frag-bound of PODS on gpu1.csv, seed 1, solved
+bound_is() {
+	if "$B/frag-bound" "$2" "$w/gpu1.csv" 1 > "$w/bound.lp" &&
+		glpsol --lp "$w/bound.lp" -o "$w/bound.out" >/dev/null &&
+		grep -q "^Objective: *obj = $3 " "$w/bound.out"; then
+		ok "frag-bound: $1"
+	else
+		bad "frag-bound: $1" \
+			"$(grep '^Objective' "$w/bound.out" 2>/dev/null)"
+	fi
+}
+bound_is "two shares of 600 on one GPU, at most 600" "$w/two.csv" 600
 
 # its arrivals are the measure's: every pod, never-scheduled ones too.
 # A share of 400 that ran and one of 600 never scheduled fill the GPU.
@@ -138,14 +142,7 @@ printf '%s\n' \
 	name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time \
 	p0,1000,1024,1,400,,LS,Succeeded,0,100,0 \
 	p1,1000,1024,1,600,,LS,Pending,0,100, > "$w/pods.csv"
-if "$B/frag-bound" "$w/pods.csv" "$w/gpu1.csv" 1 > "$w/bound.lp" &&
-	glpsol --lp "$w/bound.lp" -o "$w/bound.out" >/dev/null &&
-	grep -q '^Objective: *obj = 1000 ' "$w/bound.out"; then
-	ok "frag-bound: a pod never scheduled arrives too"
-else
-	bad "frag-bound: a pod never scheduled arrives too" \
-		"$(grep '^Objective' "$w/bound.out" 2>/dev/null)"
-fi
+bound_is "a pod never scheduled arrives too" "$w/pods.csv" 1000
 
 usage() {
 	st=0
