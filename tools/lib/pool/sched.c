@@ -569,7 +569,7 @@ static long pick_one(struct sch *s, const struct view *v,
 	int g = -1, fg;
 	bool cpu = p == SCH_PLACE_FGDCPU || p == SCH_PLACE_FILL;
 	double cpg = cpu ? frg_mix_cpu(&s->mix) : 0;
-	/* whole GPUs leave no gap: FGD's points place them */
+	/* whole-GPU requests as fgdcpu: their CPU weighed did worse */
 	bool fill = p == SCH_PLACE_FILL && !j->r.gpus;
 
 	if (++s->mgen == 0) {	/* wrapped: no entry may look current */
@@ -1832,12 +1832,19 @@ static int jobs_grow(struct sch *s)
 	return 0;
 }
 
-void sch_expect(struct sch *s, const struct sch_req *r)
+/* Count r in m, unless it is a gang (FGD weighs one host's room). */
+static void mix_count(const struct sch *s, struct frg_mix *m,
+		      const struct sch_req *r)
 {
 	if (!r->hosts && r->gpus <= s->maxg)
-		frg_mix_add(&s->mix, &(struct frg_req){ .gpus = r->gpus,
+		frg_mix_add(m, &(struct frg_req){ .gpus = r->gpus,
 			    .milli = r->milli, .cpu = r->cpu,
 			    .models = r->models });
+}
+
+void sch_expect(struct sch *s, const struct sch_req *r)
+{
+	mix_count(s, &s->mix, r);
 }
 
 int sch_submit(struct sch *s, const struct sch_req *r, double t,
@@ -1875,10 +1882,7 @@ int sch_submit(struct sch *s, const struct sch_req *r, double t,
 	}
 	if (!s->expected)
 		sch_expect(s, r);
-	if (!r->hosts && r->gpus <= s->maxg)
-		frg_mix_add(&s->seen, &(struct frg_req){ .gpus = r->gpus,
-			    .milli = r->milli, .cpu = r->cpu,
-			    .models = r->models });
+	mix_count(s, &s->seen, r);
 	*ticket = ++s->njob;
 	return 0;
 }

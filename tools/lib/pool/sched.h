@@ -226,7 +226,9 @@ void sch_free(struct sch *s);
  * submitted so far.  sch_expect() counts r as one request of the
  * workload to expect instead (FGD's typical requests, from a trace or a
  * history), and sch_expect_end() closes it: its pct % most popular
- * types kept, and what is submitted no longer counts.
+ * types kept, and what is submitted no longer counts.  fgdfill's
+ * expected waste weighs the shares submitted so far, whatever
+ * sch_expect() counted.
  */
 void sch_expect(struct sch *s, const struct sch_req *r);
 void sch_expect_end(struct sch *s, double pct);
