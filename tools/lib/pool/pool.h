@@ -15,63 +15,9 @@
 #include <time.h>
 
 #include "config.h"
+#include "pick.h"
 
 #define POOL_JOB_MAX 64		/* longest job id */
-#define POOL_MILLI 1000		/* a whole GPU in milli-GPUs */
-/*
- * An HCA's RDMA bandwidth in the unit of the traces' rdma column
- * (trace.h): percent of one HCA.  Every HCA holds POOL_RDMA_CAP.
- */
-#define POOL_RDMA_CAP 100
-#define POOL_NO_GPU UINT16_MAX	/* a ref naming an HCA only (rdma alone) */
-
-/* The HCA port a GPU sends through, as the cost oracle gets it. */
-struct pool_port {
-	const char *host;
-	unsigned int rail;	/* index into the host's hca list */
-	const struct pool_hca *hca;
-	size_t index;		/* the host's, into the config's hosts */
-};
-
-/*
- * The cost oracle: path from the client host to port.  Sets *dlid (the
- * LID the client should address) and *load (higher is worse); returns 0,
- * or a negative errno when the port cannot be reached (its GPUs are then
- * not offered).  The daemon's answers with the least-loaded of the port's
- * 2^LMC LIDs and that path's load.
- */
-typedef int (*pool_cost_fn)(void *ctx, const char *client,
-			    const struct pool_port *port, uint32_t *dlid,
-			    double *load);
-
-/*
- * What the cost oracle will answer, cheaply: 0 with *load no more than
- * the load it would give port now, or the negative errno it would
- * return, exactly when it would (a GPU's reachability is never guessed).
- */
-typedef int (*pool_bound_fn)(void *ctx, const char *client,
-			     const struct pool_port *port, double *load);
-
-/* The oracle pool_alloc() asks; bound NULL: cost is asked of every port. */
-struct pool_oracle {
-	pool_cost_fn cost;
-	pool_bound_fn bound;
-	void *ctx;
-};
-
-/*
- * A GPU of an allocation, or a share of one: milli 1..POOL_MILLI - 1 of
- * it; 0 the whole GPU.  Given to pool_grant()/pool_replace(), gpu
- * POOL_NO_GPU names the HCA (host, rail) an allocation of RDMA
- * bandwidth alone takes.
- */
-struct pool_gpu_ref {
-	uint32_t host;		/* index into the config's hosts */
-	unsigned int gpu;
-	unsigned int rail;
-	uint32_t dlid;
-	unsigned int milli;
-};
 
 /*
  * A GPU the journal or snapshot gives an allocation that the config no
@@ -289,14 +235,8 @@ int pool_requeue(struct pool *p, uint64_t id, time_t now, char *err,
  * An operator's word on a host: drained (nothing new is taken there,
  * queued or direct; its allocations run on) or failed (down);
  * journaled, so a restart keeps it.  pool_set_host(): -EINVAL for a
- * bad state, -EIO.
+ * bad state, -EIO.  The states: enum pool_host_state (pick.h).
  */
-enum pool_host_state {
-	POOL_HOST_UP,
-	POOL_HOST_DRAIN,
-	POOL_HOST_FAIL,
-	POOL_HOST_NSTATES,
-};
 int pool_set_host(struct pool *p, size_t h, enum pool_host_state st,
 		  time_t now, char *err, size_t len);
 enum pool_host_state pool_host(const struct pool *p, size_t h);
