@@ -17,6 +17,16 @@ int tio_verror(char *err, size_t len, const char *name, unsigned int line,
 	return ret;
 }
 
+int tio_err(char *err, size_t len, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
 int tio_fail(const struct tio_where *w, int ret, const char *fmt, ...)
 {
 	va_list ap;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Helpers the file loaders share: "FILE:LINE: message" errors, reading
+ * Helpers the file loaders share: "FILE:LINE: message" errors (and the
+ * bare message for the pool's), reading
  * OpenSM's dump files, bounded number parsing, array growth.
  */
 #ifndef GPUAWARE_TEXTIO_H
@@ -16,6 +17,10 @@
 __attribute__((format(printf, 6, 0)))
 int tio_verror(char *err, size_t len, const char *name, unsigned int line,
 	       int ret, const char *fmt, va_list ap);
+
+/* The message alone into err, for errors of no file; returns ret. */
+__attribute__((format(printf, 4, 5)))
+int tio_err(char *err, size_t len, int ret, const char *fmt, ...);
 
 /* Where a loader is in its input, and where its messages go; borrowed. */
 struct tio_where {

@@ -4,24 +4,11 @@
  * takes, from what the hosts hold and what the cost oracle answers.
  */
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pick.h"
 #include "topology/textio.h"
-
-__attribute__((format(printf, 4, 5)))
-static int fail(char *err, size_t len, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return ret;
-}
 
 /* A free GPU the client can reach. */
 struct cand {
@@ -467,16 +454,16 @@ static int pick(struct pick *k, unsigned int ngpus, unsigned int nfree,
 	if (n < ngpus) {
 		out = free_out(p);
 		if (k->rdma)
-			return fail(err, len, -ENOSPC, "%u GPUs requested with %u%% of an HCA's RDMA bandwidth each, %u GPUs free, %zu of them behind HCAs that have it free",
-				    ngpus, k->rdma, nfree, n);
+			return tio_err(err, len, -ENOSPC, "%u GPUs requested with %u%% of an HCA's RDMA bandwidth each, %u GPUs free, %zu of them behind HCAs that have it free",
+				       ngpus, k->rdma, nfree, n);
 		if (out)
-			return fail(err, len, -ENOSPC, "%u GPUs requested, %u free, %u of them on drained or failed hosts",
-				    ngpus, nfree, out);
+			return tio_err(err, len, -ENOSPC, "%u GPUs requested, %u free, %u of them on drained or failed hosts",
+				       ngpus, nfree, out);
 		if (unreach)
-			return fail(err, len, -ENOSPC, "%u GPUs requested, %u free, %u of them unreachable from %s",
-				    ngpus, nfree, unreach, k->client);
-		return fail(err, len, -ENOSPC, "%u GPUs requested, %u free",
-			    ngpus, nfree);
+			return tio_err(err, len, -ENOSPC, "%u GPUs requested, %u free, %u of them unreachable from %s",
+				       ngpus, nfree, unreach, k->client);
+		return tio_err(err, len, -ENOSPC, "%u GPUs requested, %u free",
+			       ngpus, nfree);
 	}
 	return choose(k, p->cfg->nhosts, ngpus, gpus) ? 0 : -EAGAIN;
 }
@@ -704,7 +691,7 @@ int pick_spot(const struct pick_view *p, const char *client,
 	if (!s || (milli && !w)) {
 		free(s);
 		free(w);
-		return fail(err, len, -ENOMEM, "out of memory");
+		return tio_err(err, len, -ENOMEM, "out of memory");
 	}
 	for (h = 0; h < p->cfg->nhosts; h++)
 		if (in_service(p, h))
@@ -716,12 +703,12 @@ int pick_spot(const struct pick_view *p, const char *client,
 	free(s);
 	free(w);
 	if (!got && milli)
-		return fail(err, len, -ENOSPC, "a share of %u milli-GPUs requested%s, %zu GPUs have it free, %u of them unreachable from %s",
-			    milli, rdma ? " with RDMA bandwidth" : "",
-			    n, unreach, client);
+		return tio_err(err, len, -ENOSPC, "a share of %u milli-GPUs requested%s, %zu GPUs have it free, %u of them unreachable from %s",
+			       milli, rdma ? " with RDMA bandwidth" : "",
+			       n, unreach, client);
 	if (!got)
-		return fail(err, len, -ENOSPC, "%u%% of an HCA's RDMA bandwidth requested, %zu HCAs have it free, %u of them unreachable from %s",
-			    rdma, n, unreach, client);
+		return tio_err(err, len, -ENOSPC, "%u%% of an HCA's RDMA bandwidth requested, %zu HCAs have it free, %u of them unreachable from %s",
+			       rdma, n, unreach, client);
 	r.milli = milli;
 	*out = r;
 	return 0;

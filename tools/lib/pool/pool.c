@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,17 +46,6 @@ struct pool {
 	bool group;		/* records are synced by pool_sync() */
 	struct pick_scratch *scratch;	/* pool_alloc()'s, kept */
 };
-
-__attribute__((format(printf, 4, 5)))
-static int fail(char *err, size_t len, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return ret;
-}
 
 int pool_new(const struct pool_config *cfg, struct pool **out)
 {
@@ -450,7 +438,7 @@ static int take_queued(struct json_object *o, struct pool_queued *q,
 	    !get_int(o, "limit_s", 0, UINT32_MAX, &limit) ||
 	    !get_int(o, "submit", INT64_MIN, INT64_MAX, &sub) || !c || !j ||
 	    !k || !g || !n || (!gpus && !rdma) || (milli && gpus != 1))
-		return fail(err, len, -EINVAL, "malformed queued request");
+		return tio_err(err, len, -EINVAL, "malformed queued request");
 	*q = (struct pool_queued){ .ticket = t, .uid = uid, .ngpus = gpus,
 		.milli = milli, .rdma = rdma, .hosts = hosts, .per_host = per, .lease_s = lease,
 		.limit_s = limit, .submit = sub };
@@ -462,7 +450,7 @@ static int take_queued(struct json_object *o, struct pool_queued *q,
 	if (q->client && q->job && q->cls && q->group && q->name)
 		return 0;
 	queued_release(q);
-	return fail(err, len, -ENOMEM, "out of memory");
+	return tio_err(err, len, -ENOMEM, "out of memory");
 }
 
 static long queued_index(const struct pool *p, uint64_t ticket)
@@ -489,11 +477,11 @@ static int queue_insert(struct pool *p, struct pool_queued *q, char *err,
 	size_t at = p->nqueued;
 
 	if (queued_index(p, q->ticket) >= 0)
-		return fail(err, len, -EEXIST, "ticket %" PRIu64 " queued twice",
-			    q->ticket);
+		return tio_err(err, len, -EEXIST, "ticket %" PRIu64 " queued twice",
+			       q->ticket);
 	if (tio_grow((void **)&p->queue, &p->queue_cap, p->nqueued + 1,
 		     sizeof(*p->queue)))
-		return fail(err, len, -ENOMEM, "out of memory");
+		return tio_err(err, len, -ENOMEM, "out of memory");
 	while (at && p->queue[at - 1].ticket > q->ticket)
 		at--;
 	memmove(&p->queue[at + 1], &p->queue[at],
@@ -539,7 +527,7 @@ static int take_host(struct pool *p, struct json_object *o, char *err,
 				p->hosts[h].state = i;
 			return 0;
 		}
-	return fail(err, len, -EINVAL, "malformed host record");
+	return tio_err(err, len, -EINVAL, "malformed host record");
 }
 
 /* A queue record, or a snapshot's queued entry, into the queue. */
@@ -575,28 +563,28 @@ static int take_gpu(struct pool *p, struct json_object *x,
 	    !get_int(x, "rail", 0, POOL_MAX_HCAS - 1, &rail) ||
 	    !get_int(x, "dlid", 0, UINT32_MAX, &dlid) ||
 	    !opt_int(x, "milli", 1, POOL_MILLI - 1, &milli))
-		return fail(err, len, -EINVAL, "bad GPU of host %s",
-			    host ? host : "?");
+		return tio_err(err, len, -EINVAL, "bad GPU of host %s",
+			       host ? host : "?");
 	if (h < 0 || g >= p->cfg->hosts[h].gpus) {
 		l->host = strdup(host);
 		l->gpu = g;
 		l->rail = rail;
 		l->dlid = dlid;
-		return l->host ? -ENOENT : fail(err, len, -ENOMEM, "out of memory");
+		return l->host ? -ENOENT : tio_err(err, len, -ENOMEM, "out of memory");
 	}
 	if (rail >= p->cfg->hosts[h].nhca)
-		return fail(err, len, -EINVAL, "bad GPU of host %s (the config has %u GPUs, %u HCAs)",
-			    host, p->cfg->hosts[h].gpus, p->cfg->hosts[h].nhca);
+		return tio_err(err, len, -EINVAL, "bad GPU of host %s (the config has %u GPUs, %u HCAs)",
+			       host, p->cfg->hosts[h].gpus, p->cfg->hosts[h].nhca);
 	if (rail != pool_gpu_rail(&p->cfg->hosts[h], g))
-		return fail(err, len, -EINVAL, "%s GPU %" PRId64 " on rail %" PRId64 ", the config puts it on rail %u",
-			    host, g, rail, pool_gpu_rail(&p->cfg->hosts[h], g));
+		return tio_err(err, len, -EINVAL, "%s GPU %" PRId64 " on rail %" PRId64 ", the config puts it on rail %u",
+			       host, g, rail, pool_gpu_rail(&p->cfg->hosts[h], g));
 	if (p->hosts[h].owner[g])
-		return fail(err, len, -EEXIST, "%s GPU %" PRId64 " already held by allocation %" PRIu64,
-			    host, g, p->hosts[h].owner[g]);
+		return tio_err(err, len, -EEXIST, "%s GPU %" PRId64 " already held by allocation %" PRIu64,
+			       host, g, p->hosts[h].owner[g]);
 	out = p->hosts[h].used[g];
 	if (out + (milli ? milli : POOL_MILLI) > POOL_MILLI)
-		return fail(err, len, -EEXIST, "%s GPU %" PRId64 " has %u milli shared out",
-			    host, g, out);
+		return tio_err(err, len, -EEXIST, "%s GPU %" PRId64 " has %u milli shared out",
+			       host, g, out);
 	r->host = h;
 	r->gpu = g;
 	r->rail = rail;
@@ -622,8 +610,8 @@ static int take_port(struct pool *p, struct json_object *o,
 	host = get_str(x, "host");
 	if (!host || !get_int(x, "rail", 0, POOL_MAX_HCAS - 1, &rail) ||
 	    !get_int(x, "dlid", 0, UINT32_MAX, &dlid) || !a->rdma)
-		return fail(err, len, -EINVAL, "malformed port of allocation %" PRIu64,
-			    a->id);
+		return tio_err(err, len, -EINVAL, "malformed port of allocation %" PRIu64,
+			       a->id);
 	h = host_index(p, host);
 	if (h < 0 || rail >= p->cfg->hosts[h].nhca)
 		return 0;
@@ -652,10 +640,10 @@ static int take_alloc(struct pool *p, struct json_object *o, char *err,
 	    !json_object_is_type(g, json_type_array) ||
 	    (!(n = json_object_array_length(g)) &&
 	     !json_object_object_get_ex(o, "port", NULL)))
-		return fail(err, len, -EINVAL, "malformed allocation");
+		return tio_err(err, len, -EINVAL, "malformed allocation");
 	if ((uint64_t)id < p->next_id)
-		return fail(err, len, -EINVAL, "allocation %" PRId64 " after %" PRIu64 " was handed out",
-			    id, p->next_id - 1);
+		return tio_err(err, len, -EINVAL, "allocation %" PRId64 " after %" PRIu64 " was handed out",
+			       id, p->next_id - 1);
 	a.id = id;
 	a.uid = uid;
 	a.expires = exp;
@@ -673,7 +661,7 @@ static int take_alloc(struct pool *p, struct json_object *o, char *err,
 			free(a.req);
 			a.req = NULL;
 			alloc_release(&a);
-			return ret == -ENOMEM ? fail(err, len, ret, "out of memory") : ret;
+			return ret == -ENOMEM ? tio_err(err, len, ret, "out of memory") : ret;
 		}
 	}
 	a.lost = calloc(n + 1, sizeof(*a.lost));
@@ -696,8 +684,8 @@ static int take_alloc(struct pool *p, struct json_object *o, char *err,
 		a.ngpus++;
 	}
 	if (!rdma_fits(p, &a)) {
-		ret = fail(err, len, -EEXIST, "allocation %" PRIu64 " takes more RDMA bandwidth than an HCA of it has free",
-			   a.id);
+		ret = tio_err(err, len, -EEXIST, "allocation %" PRIu64 " takes more RDMA bandwidth than an HCA of it has free",
+			      a.id);
 		goto out_undo;
 	}
 	hold_rdma(p, &a, 1);
@@ -714,7 +702,7 @@ out_undo:
 		hold_gpu(p, &a.gpus[k], a.id, -1);
 out_release:
 	alloc_release(&a);
-	return ret == -ENOMEM ? fail(err, len, ret, "out of memory") : ret;
+	return ret == -ENOMEM ? tio_err(err, len, ret, "out of memory") : ret;
 }
 
 static int take_job(struct pool *p, struct json_object *o, char *err,
@@ -728,7 +716,7 @@ static int take_job(struct pool *p, struct json_object *o, char *err,
 
 	if (!id || !json_object_object_get_ex(o, "hosts", &h) ||
 	    !json_object_is_type(h, json_type_array))
-		return fail(err, len, -EINVAL, "malformed job");
+		return tio_err(err, len, -EINVAL, "malformed job");
 	n = json_object_array_length(h);
 	jb.id = strdup(id);
 	jb.hosts = calloc(n + 1, sizeof(*jb.hosts));
@@ -738,7 +726,7 @@ static int take_job(struct pool *p, struct json_object *o, char *err,
 		x = json_object_array_get_idx(h, k);
 		if (!json_object_is_type(x, json_type_string)) {
 			job_release(&jb);
-			return fail(err, len, -EINVAL, "malformed job");
+			return tio_err(err, len, -EINVAL, "malformed job");
 		}
 		jb.hosts[k] = strdup(json_object_get_string(x));
 		if (!jb.hosts[k])
@@ -758,7 +746,7 @@ static int take_job(struct pool *p, struct json_object *o, char *err,
 	return 0;
 out_nomem:
 	job_release(&jb);
-	return fail(err, len, -ENOMEM, "out of memory");
+	return tio_err(err, len, -ENOMEM, "out of memory");
 }
 
 /*
@@ -775,7 +763,7 @@ static int take_grant(struct pool *p, struct json_object *rec, char *err,
 	if (json_object_object_get_ex(rec, "grant", NULL) &&
 	    (!get_int(rec, "grant", 1, INT64_MAX, &t) ||
 	     (q = queued_index(p, t)) < 0))
-		return fail(err, len, -ENOENT, "grant of unknown ticket");
+		return tio_err(err, len, -ENOENT, "grant of unknown ticket");
 	ret = take_alloc(p, rec, err, len);
 	if (!ret && q >= 0)
 		queue_drop(p, q);
@@ -802,7 +790,7 @@ static int take_replace(struct pool *p, size_t i, struct json_object *rec,
 	    !json_object_is_type(g, json_type_array) ||
 	    (!(n = json_object_array_length(g)) &&
 	     !json_object_object_get_ex(rec, "port", NULL)))
-		return fail(err, len, -EINVAL, "malformed replacement");
+		return tio_err(err, len, -EINVAL, "malformed replacement");
 	ret = take_port(p, rec, &np, err, len);
 	if (ret)
 		return ret;
@@ -811,7 +799,7 @@ static int take_replace(struct pool *p, size_t i, struct json_object *rec,
 	if (!nw || !lost) {
 		free(nw);
 		free(lost);
-		return fail(err, len, -ENOMEM, "out of memory");
+		return tio_err(err, len, -ENOMEM, "out of memory");
 	}
 	hold_rdma(p, a, -1);
 	for (k = 0; k < on; k++)
@@ -832,8 +820,8 @@ static int take_replace(struct pool *p, size_t i, struct json_object *rec,
 	a->has_port = np.has_port;
 	a->port = np.port;
 	if (!ret && !rdma_fits(p, a))
-		ret = fail(err, len, -EEXIST, "allocation %" PRIu64 "'s RDMA share does not fit its new HCAs",
-			   a->id);
+		ret = tio_err(err, len, -EEXIST, "allocation %" PRIu64 "'s RDMA share does not fit its new HCAs",
+			      a->id);
 	a->gpus = old;
 	a->ngpus = on;
 	a->has_port = ohas;
@@ -871,8 +859,8 @@ static int take_requeue(struct pool *p, size_t i, char *err, size_t len)
 	int ret;
 
 	if (!a->req)
-		return fail(err, len, -EINVAL, "requeue of allocation %" PRIu64 ", which was not queued",
-			    a->id);
+		return tio_err(err, len, -EINVAL, "requeue of allocation %" PRIu64 ", which was not queued",
+			       a->id);
 	ret = queue_insert(p, a->req, err, len);
 	if (ret)
 		return ret;
@@ -937,13 +925,13 @@ static int drop_orphans(struct pool *p, struct json_object *rec, char *err,
 
 	if (!json_object_object_get_ex(rec, "gpus", &g) ||
 	    !json_object_is_type(g, json_type_array))
-		return fail(err, len, -EINVAL, "orphans.drop without gpus");
+		return tio_err(err, len, -EINVAL, "orphans.drop without gpus");
 	for (k = 0; k < json_object_array_length(g); k++) {
 		x = json_object_array_get_idx(g, k);
 		host = get_str(x, "host");
 		if (!host || !get_int(x, "id", 1, INT64_MAX, &id) ||
 		    !get_int(x, "gpu", 0, POOL_MAX_GPUS - 1, &gpu))
-			return fail(err, len, -EINVAL, "malformed orphans.drop");
+			return tio_err(err, len, -EINVAL, "malformed orphans.drop");
 		i = alloc_index(p, id);
 		/* an allocation that ended meanwhile took its GPUs along */
 		if (i < 0 || !forget_gpu(p, i, host, gpu))
@@ -964,7 +952,7 @@ static int apply(struct pool *p, struct json_object *rec, char *err,
 	long i;
 
 	if (!op || !get_int(rec, "at", INT64_MIN, INT64_MAX, &at))
-		return fail(err, len, -EINVAL, "record without op or time");
+		return tio_err(err, len, -EINVAL, "record without op or time");
 	pool_expire(p, at);
 	if (!strcmp(op, "alloc"))
 		return take_grant(p, rec, err, len);
@@ -975,7 +963,7 @@ static int apply(struct pool *p, struct json_object *rec, char *err,
 	if (!strcmp(op, "cancel")) {
 		if (!get_int(rec, "ticket", 1, INT64_MAX, &id) ||
 		    (i = queued_index(p, id)) < 0)
-			return fail(err, len, -ENOENT, "cancel of unknown ticket");
+			return tio_err(err, len, -ENOENT, "cancel of unknown ticket");
 		queue_drop(p, i);
 		return 0;
 	}
@@ -987,16 +975,16 @@ static int apply(struct pool *p, struct json_object *rec, char *err,
 		job = get_str(rec, "job");
 		i = job ? job_index(p, job) : -1;
 		if (i < 0)
-			return fail(err, len, -ENOENT, "end of unknown job");
+			return tio_err(err, len, -ENOENT, "end of unknown job");
 		end_job(p, i);
 		return 0;
 	}
 	if (strcmp(op, "release") && strcmp(op, "renew") &&
 	    strcmp(op, "replace") && strcmp(op, "requeue"))
-		return fail(err, len, -EINVAL, "unknown op '%s'", op);
+		return tio_err(err, len, -EINVAL, "unknown op '%s'", op);
 	if (!get_int(rec, "id", 1, INT64_MAX, &id) ||
 	    (i = alloc_index(p, id)) < 0)
-		return fail(err, len, -ENOENT, "%s of unknown allocation", op);
+		return tio_err(err, len, -ENOENT, "%s of unknown allocation", op);
 	if (!strcmp(op, "release")) {
 		drop_alloc(p, i);
 		return 0;
@@ -1006,7 +994,7 @@ static int apply(struct pool *p, struct json_object *rec, char *err,
 	if (!strcmp(op, "requeue"))
 		return take_requeue(p, i, err, len);
 	if (!get_int(rec, "expires", INT64_MIN, INT64_MAX, &exp))
-		return fail(err, len, -EINVAL, "renew without expiry");
+		return tio_err(err, len, -EINVAL, "renew without expiry");
 	p->allocs[i].expires = exp;
 	return 0;
 }
@@ -1018,7 +1006,7 @@ static int commit(struct pool *p, struct json_object *rec, char *err,
 	int ret = 0;
 
 	if (!rec)
-		return fail(err, len, -ENOMEM, "out of memory");
+		return tio_err(err, len, -ENOMEM, "out of memory");
 	if (p->j && p->group)
 		ret = pool_journal_write(p->j, rec, err, len);
 	else if (p->j)
@@ -1063,7 +1051,7 @@ static int restore_queue(struct pool *p, struct json_object *state,
 
 	if (json_object_object_get_ex(state, "hosts_out", &out)) {
 		if (!json_object_is_type(out, json_type_array))
-			return fail(err, len, -EINVAL, "malformed pool state");
+			return tio_err(err, len, -EINVAL, "malformed pool state");
 		for (i = 0; i < json_object_array_length(out); i++) {
 			ret = take_host(p, json_object_array_get_idx(out, i),
 					err, len);
@@ -1075,14 +1063,14 @@ static int restore_queue(struct pool *p, struct json_object *state,
 		return 0;
 	if (!json_object_is_type(q, json_type_array) ||
 	    !get_int(state, "next_ticket", 1, INT64_MAX, &next))
-		return fail(err, len, -EINVAL, "malformed pool state");
+		return tio_err(err, len, -EINVAL, "malformed pool state");
 	for (i = 0; i < json_object_array_length(q); i++) {
 		ret = take_queue(p, json_object_array_get_idx(q, i), err, len);
 		if (ret)
 			return ret;
 	}
 	if ((uint64_t)next < p->next_ticket)
-		return fail(err, len, -EINVAL, "next_ticket below a queued ticket");
+		return tio_err(err, len, -EINVAL, "next_ticket below a queued ticket");
 	p->next_ticket = next;
 	return 0;
 }
@@ -1102,7 +1090,7 @@ static int restore_cb(void *ctx, struct json_object *state, char *err,
 	    !json_object_object_get_ex(state, "jobs", &jb) ||
 	    !json_object_is_type(a, json_type_array) ||
 	    !json_object_is_type(jb, json_type_array))
-		return fail(err, len, -EINVAL, "malformed pool state");
+		return tio_err(err, len, -EINVAL, "malformed pool state");
 	for (i = 0; i < json_object_array_length(a); i++) {
 		ret = take_alloc(p, json_object_array_get_idx(a, i), err, len);
 		if (ret)
@@ -1114,7 +1102,7 @@ static int restore_cb(void *ctx, struct json_object *state, char *err,
 			return ret;
 	}
 	if ((uint64_t)next < p->next_id)
-		return fail(err, len, -EINVAL, "next_id below an allocation");
+		return tio_err(err, len, -EINVAL, "next_id below an allocation");
 	p->next_id = next;
 	ret = restore_queue(p, state, err, len);
 	if (ret)
@@ -1137,7 +1125,7 @@ int pool_open_state(struct pool *p, const char *dir, time_t now,
 	int ret;
 
 	if (p->j || p->nallocs || p->njobs || p->nqueued)
-		return fail(err, len, -EBUSY, "pool state already loaded");
+		return tio_err(err, len, -EBUSY, "pool state already loaded");
 	ret = pool_journal_open(dir, &ops, p, &p->j, err, len);
 	if (ret)
 		return ret;
@@ -1269,10 +1257,10 @@ int pool_compact(struct pool *p, char *err, size_t len)
 	int ret;
 
 	if (!p->j)
-		return fail(err, len, -ENOENT, "no state directory opened");
+		return tio_err(err, len, -ENOENT, "no state directory opened");
 	s = state_json(p);
 	if (!s)
-		return fail(err, len, -ENOMEM, "out of memory");
+		return tio_err(err, len, -ENOMEM, "out of memory");
 	ret = pool_journal_compact(p->j, s, err, len);
 	json_object_put(s);
 	return ret;
@@ -1307,24 +1295,24 @@ static int check_request(const struct pool *p, const struct pool_request *rq,
 			 char *err, size_t len)
 {
 	if (rq->milli > POOL_MILLI || (rq->milli && rq->ngpus > 1))
-		return fail(err, len, -EINVAL, "a GPU share is 1..%d milli of one GPU, not %u milli of %u",
-			    POOL_MILLI, rq->milli, rq->ngpus);
+		return tio_err(err, len, -EINVAL, "a GPU share is 1..%d milli of one GPU, not %u milli of %u",
+			       POOL_MILLI, rq->milli, rq->ngpus);
 	if (rq->rdma > POOL_RDMA_CAP)
-		return fail(err, len, -EINVAL, "RDMA bandwidth is 1..%d %% of an HCA, not %u",
-			    POOL_RDMA_CAP, rq->rdma);
+		return tio_err(err, len, -EINVAL, "RDMA bandwidth is 1..%d %% of an HCA, not %u",
+			       POOL_RDMA_CAP, rq->rdma);
 	if ((!rq->ngpus && !rq->milli && !rq->rdma) ||
 	    rq->ngpus > p->cfg->nhosts * POOL_MAX_GPUS)
-		return fail(err, len, -EINVAL, "cannot allocate %u GPUs",
-			    rq->ngpus);
+		return tio_err(err, len, -EINVAL, "cannot allocate %u GPUs",
+			       rq->ngpus);
 	if (rq->lease_s > POOL_CFG_LEASE_MAX)
-		return fail(err, len, -EINVAL, "lease of %u s is longer than %d s",
-			    rq->lease_s, POOL_CFG_LEASE_MAX);
+		return tio_err(err, len, -EINVAL, "lease of %u s is longer than %d s",
+			       rq->lease_s, POOL_CFG_LEASE_MAX);
 	if (!rq->client || !*rq->client ||
 	    strlen(rq->client) > POOL_HOST_NAME_MAX)
-		return fail(err, len, -EINVAL, "bad client host name");
+		return tio_err(err, len, -EINVAL, "bad client host name");
 	if (rq->job && strlen(rq->job) > POOL_JOB_MAX)
-		return fail(err, len, -EINVAL, "job id longer than %d",
-			    POOL_JOB_MAX);
+		return tio_err(err, len, -EINVAL, "job id longer than %d",
+			       POOL_JOB_MAX);
 	return 0;
 }
 
@@ -1381,14 +1369,14 @@ int pool_alloc(struct pool *p, const struct pool_request *rq0,
 	if (ret)
 		return ret;
 	if (rq->ngpus > total_gpus(p))
-		return fail(err, len, -EINVAL, "%u GPUs requested, the pool has %u",
-			    rq->ngpus, total_gpus(p));
+		return tio_err(err, len, -EINVAL, "%u GPUs requested, the pool has %u",
+			       rq->ngpus, total_gpus(p));
 	pool_expire(p, rq->now);
 	now = p->clock;
 	nfree = total_free(p);
 	a.gpus = calloc(rq->ngpus + 1, sizeof(*a.gpus));
 	if (!a.gpus || pick_scratch(&p->scratch, p->cfg->nhosts, nfree)) {
-		ret = fail(err, len, -ENOMEM, "out of memory");
+		ret = tio_err(err, len, -ENOMEM, "out of memory");
 		goto out_free;
 	}
 	if (rq->milli || !rq->ngpus) {
@@ -1435,10 +1423,10 @@ static long owned(const struct pool *p, uint64_t id, uid_t uid, char *err,
 	long i = alloc_index(p, id);
 
 	if (i < 0)
-		return fail(err, len, -ENOENT, "no allocation %" PRIu64, id);
+		return tio_err(err, len, -ENOENT, "no allocation %" PRIu64, id);
 	if (uid && p->allocs[i].uid != uid)
-		return fail(err, len, -EPERM, "allocation %" PRIu64 " belongs to uid %u",
-			    id, (unsigned int)p->allocs[i].uid);
+		return tio_err(err, len, -EPERM, "allocation %" PRIu64 " belongs to uid %u",
+			       id, (unsigned int)p->allocs[i].uid);
 	return i;
 }
 
@@ -1465,8 +1453,8 @@ int pool_renew(struct pool *p, uint64_t id, uid_t uid, unsigned int lease_s,
 	long i;
 
 	if (lease_s > POOL_CFG_LEASE_MAX)
-		return fail(err, len, -EINVAL, "lease of %u s is longer than %d s",
-			    lease_s, POOL_CFG_LEASE_MAX);
+		return tio_err(err, len, -EINVAL, "lease of %u s is longer than %d s",
+			       lease_s, POOL_CFG_LEASE_MAX);
 	pool_expire(p, now);
 	i = owned(p, id, uid, err, len);
 	if (i < 0)
@@ -1488,14 +1476,14 @@ int pool_job_start(struct pool *p, const char *job, char *const *hosts,
 	size_t i;
 
 	if (!job || !*job || strlen(job) > POOL_JOB_MAX)
-		return fail(err, len, -EINVAL, "job id must be 1..%d characters",
-			    POOL_JOB_MAX);
+		return tio_err(err, len, -EINVAL, "job id must be 1..%d characters",
+			       POOL_JOB_MAX);
 	rec = record(p, "job.start", now);
 	h = json_object_new_array();
 	if (!rec || !h) {
 		json_object_put(h);
 		json_object_put(rec);
-		return fail(err, len, -ENOMEM, "out of memory");
+		return tio_err(err, len, -ENOMEM, "out of memory");
 	}
 	json_object_object_add(rec, "job", json_object_new_string(job));
 	json_object_object_add(rec, "hosts", h);
@@ -1510,7 +1498,7 @@ int pool_job_end(struct pool *p, const char *job, time_t now, char *err,
 	struct json_object *rec;
 
 	if (job_index(p, job) < 0)
-		return fail(err, len, -ENOENT, "no job '%s'", job);
+		return tio_err(err, len, -ENOENT, "no job '%s'", job);
 	rec = record(p, "job.end", now);
 	if (rec)
 		json_object_object_add(rec, "job", json_object_new_string(job));
@@ -1534,10 +1522,10 @@ int pool_enqueue(struct pool *p, const struct pool_queued *q, time_t now,
 	c.ngpus = n.ngpus;
 	c.milli = n.milli;
 	if (c.milli && c.hosts)
-		return fail(err, len, -EINVAL, "a GPU share is of one GPU, not of a gang of hosts");
+		return tio_err(err, len, -EINVAL, "a GPU share is of one GPU, not of a gang of hosts");
 	if (q->hosts && (q->hosts > p->cfg->nhosts || q->per_host > POOL_MAX_GPUS))
-		return fail(err, len, -EINVAL, "a gang of %u hosts with %u GPUs each does not fit %zu hosts",
-			    q->hosts, q->per_host, p->cfg->nhosts);
+		return tio_err(err, len, -EINVAL, "a gang of %u hosts with %u GPUs each does not fit %zu hosts",
+			       q->hosts, q->per_host, p->cfg->nhosts);
 	rec = record(p, "queue", now);
 	c.ticket = p->next_ticket;
 	c.submit = p->clock;
@@ -1565,11 +1553,11 @@ int pool_cancel(struct pool *p, uint64_t ticket, uid_t uid, time_t now,
 	long i = queued_index(p, ticket);
 
 	if (i < 0)
-		return fail(err, len, -ENOENT, "no queued ticket %" PRIu64,
-			    ticket);
+		return tio_err(err, len, -ENOENT, "no queued ticket %" PRIu64,
+			       ticket);
 	if (uid && p->queue[i].uid != uid)
-		return fail(err, len, -EPERM, "ticket %" PRIu64 " belongs to uid %u",
-			    ticket, (unsigned int)p->queue[i].uid);
+		return tio_err(err, len, -EPERM, "ticket %" PRIu64 " belongs to uid %u",
+			       ticket, (unsigned int)p->queue[i].uid);
 	rec = record(p, "cancel", now);
 	if (rec)
 		json_object_object_add(rec, "ticket",
@@ -1600,7 +1588,7 @@ static int refs_into(struct pool *p, struct pool_alloc *a,
 		    (r->gpu == POOL_NO_GPU ? a->has_port || !a->rdma :
 		     r->gpu >= p->cfg->hosts[r->host].gpus) ||
 		    r->milli >= POOL_MILLI)
-			return fail(err, len, -EINVAL, "no such GPU or HCA");
+			return tio_err(err, len, -EINVAL, "no such GPU or HCA");
 		if (r->gpu == POOL_NO_GPU) {
 			a->port = *r;
 			a->has_port = true;
@@ -1609,16 +1597,16 @@ static int refs_into(struct pool *p, struct pool_alloc *a,
 		}
 	}
 	if (a->has_port && a->ngpus)
-		return fail(err, len, -EINVAL, "an HCA alone is taken without GPUs");
+		return tio_err(err, len, -EINVAL, "an HCA alone is taken without GPUs");
 	for (k = 0; k < a->ngpus; k++) {
 		r = &a->gpus[k];
 		need = r->milli ? r->milli : POOL_MILLI;
 		if (p->hosts[r->host].used[r->gpu] + need > POOL_MILLI)
-			ret = fail(err, len, -EEXIST, "%s GPU %u is not free",
-				   p->cfg->hosts[r->host].name, r->gpu);
+			ret = tio_err(err, len, -EEXIST, "%s GPU %u is not free",
+				      p->cfg->hosts[r->host].name, r->gpu);
 	}
 	if (!ret && !rdma_fits(p, a))
-		ret = fail(err, len, -EEXIST, "an HCA lacks the RDMA bandwidth");
+		ret = tio_err(err, len, -EEXIST, "an HCA lacks the RDMA bandwidth");
 	return ret;
 }
 
@@ -1634,8 +1622,8 @@ int pool_grant(struct pool *p, uint64_t ticket, const struct pool_gpu_ref *g,
 
 	*out = NULL;
 	if (i < 0)
-		return fail(err, len, -ENOENT, "no queued ticket %" PRIu64,
-			    ticket);
+		return tio_err(err, len, -ENOENT, "no queued ticket %" PRIu64,
+			       ticket);
 	q = &p->queue[i];
 	tick(p, now);
 	a.id = p->next_id;
@@ -1648,7 +1636,7 @@ int pool_grant(struct pool *p, uint64_t ticket, const struct pool_gpu_ref *g,
 	a.req = q;
 	a.gpus = calloc(n + 1, sizeof(*a.gpus));
 	if (!a.gpus)
-		return fail(err, len, -ENOMEM, "out of memory");
+		return tio_err(err, len, -ENOMEM, "out of memory");
 	ret = refs_into(p, &a, g, n, err, len);
 	if (ret) {
 		free(a.gpus);
@@ -1690,12 +1678,12 @@ int pool_replace(struct pool *p, uint64_t id, const struct pool_gpu_ref *g,
 	pool_expire(p, now);
 	i = alloc_index(p, id);
 	if (i < 0)
-		return fail(err, len, -ENOENT, "no allocation %" PRIu64, id);
+		return tio_err(err, len, -ENOENT, "no allocation %" PRIu64, id);
 	a = &p->allocs[i];
 	t.rdma = a->rdma;
 	t.gpus = calloc(n + 1, sizeof(*t.gpus));
 	if (!t.gpus)
-		return fail(err, len, -ENOMEM, "out of memory");
+		return tio_err(err, len, -ENOMEM, "out of memory");
 	/* what it holds is free to it */
 	hold_all(p, a, -1);
 	ret = refs_into(p, &t, g, n, err, len);
@@ -1727,10 +1715,10 @@ int pool_requeue(struct pool *p, uint64_t id, time_t now, char *err,
 	pool_expire(p, now);
 	i = alloc_index(p, id);
 	if (i < 0)
-		return fail(err, len, -ENOENT, "no allocation %" PRIu64, id);
+		return tio_err(err, len, -ENOENT, "no allocation %" PRIu64, id);
 	if (!p->allocs[i].req)
-		return fail(err, len, -EINVAL, "allocation %" PRIu64 " was not queued",
-			    id);
+		return tio_err(err, len, -EINVAL, "allocation %" PRIu64 " was not queued",
+			       id);
 	rec = record(p, "requeue", now);
 	if (rec)
 		json_object_object_add(rec, "id", json_object_new_uint64(id));
@@ -1743,7 +1731,7 @@ int pool_set_host(struct pool *p, size_t h, enum pool_host_state st,
 	struct json_object *rec;
 
 	if (h >= p->cfg->nhosts || st >= POOL_HOST_NSTATES)
-		return fail(err, len, -EINVAL, "no such host or state");
+		return tio_err(err, len, -EINVAL, "no such host or state");
 	rec = record(p, "host", now);
 	if (rec) {
 		json_object_object_add(rec, "host", json_object_new_string(
@@ -1811,7 +1799,7 @@ int pool_orphans_drop(struct pool *p, time_t now, size_t *ngpus, char *err,
 	if (!rec || !g) {
 		json_object_put(rec);
 		json_object_put(g);
-		return fail(err, len, -ENOMEM, "out of memory");
+		return tio_err(err, len, -ENOMEM, "out of memory");
 	}
 	json_object_object_add(rec, "gpus", g);
 	for (i = 0; i < p->nallocs; i++)
@@ -1820,7 +1808,7 @@ int pool_orphans_drop(struct pool *p, time_t now, size_t *ngpus, char *err,
 			if (!x || json_object_array_add(g, x)) {
 				json_object_put(x);
 				json_object_put(rec);
-				return fail(err, len, -ENOMEM, "out of memory");
+				return tio_err(err, len, -ENOMEM, "out of memory");
 			}
 			json_object_object_add(x, "id",
 					       json_object_new_uint64(a->id));
