@@ -73,40 +73,6 @@ int pool_new(const struct pool_config *cfg, struct pool **out)
 	return 0;
 }
 
-static void queued_release(struct pool_queued *q)
-{
-	free(q->client);
-	free(q->job);
-	free(q->cls);
-	free(q->group);
-	free(q->name);
-}
-
-static void alloc_release(struct pool_alloc *a)
-{
-	unsigned int k;
-
-	for (k = 0; k < a->nlost; k++)
-		free(a->lost[k].host);
-	free(a->lost);
-	free(a->client);
-	free(a->job);
-	free(a->gpus);
-	if (a->req)
-		queued_release(a->req);
-	free(a->req);
-}
-
-static void job_release(struct pool_job *jb)
-{
-	size_t i;
-
-	for (i = 0; i < jb->nhosts; i++)
-		free(jb->hosts[i]);
-	free(jb->hosts);
-	free(jb->id);
-}
-
 void pool_free(struct pool *p)
 {
 	size_t i;
@@ -114,11 +80,11 @@ void pool_free(struct pool *p)
 	if (!p)
 		return;
 	for (i = 0; i < p->nallocs; i++)
-		alloc_release(&p->allocs[i]);
+		prec_alloc_release(&p->allocs[i]);
 	for (i = 0; i < p->njobs; i++)
-		job_release(&p->jobs[i]);
+		prec_job_release(&p->jobs[i]);
 	for (i = 0; i < p->nqueued; i++)
-		queued_release(&p->queue[i]);
+		prec_queued_release(&p->queue[i]);
 	free(p->queue);
 	pool_journal_close(p->j);
 	pool_hist_destroy(&p->sync_time);
@@ -240,7 +206,7 @@ static void drop_alloc(struct pool *p, size_t i)
 	hold_rdma(p, a, -1);
 	for (k = 0; k < a->ngpus; k++)
 		hold_gpu(p, &a->gpus[k], a->id, -1);
-	alloc_release(a);
+	prec_alloc_release(a);
 	memmove(a, a + 1, (p->nallocs - i - 1) * sizeof(*a));
 	p->nallocs--;
 }
@@ -269,189 +235,7 @@ size_t pool_expire(struct pool *p, time_t now)
 	return n;
 }
 
-/* --- records: one JSON shape for journal, snapshot and replay --- */
-
-static struct json_object *queued_json(const struct pool_queued *q)
-{
-	struct json_object *o = json_object_new_object();
-
-	if (!o)
-		return NULL;
-	json_object_object_add(o, "ticket", json_object_new_uint64(q->ticket));
-	json_object_object_add(o, "uid", json_object_new_int64(q->uid));
-	json_object_object_add(o, "client", json_object_new_string(q->client));
-	json_object_object_add(o, "job", json_object_new_string(q->job));
-	json_object_object_add(o, "class", json_object_new_string(q->cls));
-	json_object_object_add(o, "group", json_object_new_string(q->group));
-	json_object_object_add(o, "name", json_object_new_string(q->name));
-	json_object_object_add(o, "gpus", json_object_new_int64(q->ngpus));
-	/* absent when 0: records from before shares read the same */
-	if (q->milli)
-		json_object_object_add(o, "milli", json_object_new_int(q->milli));
-	if (q->rdma)
-		json_object_object_add(o, "rdma", json_object_new_int(q->rdma));
-	json_object_object_add(o, "hosts", json_object_new_int64(q->hosts));
-	json_object_object_add(o, "per_host",
-			       json_object_new_int64(q->per_host));
-	json_object_object_add(o, "lease_s", json_object_new_int64(q->lease_s));
-	json_object_object_add(o, "limit_s", json_object_new_int64(q->limit_s));
-	json_object_object_add(o, "submit", json_object_new_int64(q->submit));
-	return o;
-}
-
-/* {"host": ..., "gpu": ...} of an orphaned GPU, or NULL. */
-static struct json_object *lost_json(const struct pool_lost_gpu *l)
-{
-	struct json_object *x = json_object_new_object();
-
-	if (x) {
-		json_object_object_add(x, "host",
-				       json_object_new_string(l->host));
-		json_object_object_add(x, "gpu", json_object_new_int(l->gpu));
-	}
-	return x;
-}
-
-/* GPU (or, for an HCA alone, port) r as a record names it, or NULL. */
-static struct json_object *ref_json(const struct pool *p,
-				    const struct pool_gpu_ref *r, bool port)
-{
-	const struct pool_host_cfg *hc = &p->cfg->hosts[r->host];
-	struct json_object *x = json_object_new_object();
-	char guid[24];
-
-	if (!x)
-		return NULL;
-	json_object_object_add(x, "host", json_object_new_string(hc->name));
-	if (!port)
-		json_object_object_add(x, "gpu", json_object_new_int(r->gpu));
-	if (r->milli)
-		json_object_object_add(x, "milli", json_object_new_int(r->milli));
-	json_object_object_add(x, "rail", json_object_new_int(r->rail));
-	if (hc->hca[r->rail].guid) {
-		snprintf(guid, sizeof(guid), "0x%016" PRIx64,
-			 hc->hca[r->rail].guid);
-		json_object_object_add(x, "port_guid",
-				       json_object_new_string(guid));
-	}
-	json_object_object_add(x, "dlid", json_object_new_int64(r->dlid));
-	return x;
-}
-
-static struct json_object *alloc_json(const struct pool *p,
-				      const struct pool_alloc *a)
-{
-	struct json_object *o = json_object_new_object(), *g, *x;
-	unsigned int k;
-
-	g = json_object_new_array();
-	if (!o || !g)
-		goto out_put;
-	json_object_object_add(o, "id", json_object_new_uint64(a->id));
-	json_object_object_add(o, "uid", json_object_new_int64(a->uid));
-	json_object_object_add(o, "client", json_object_new_string(a->client));
-	if (*a->job)
-		json_object_object_add(o, "job", json_object_new_string(a->job));
-	json_object_object_add(o, "expires", json_object_new_int64(a->expires));
-	if (a->req)
-		json_object_object_add(o, "req", queued_json(a->req));
-	if (a->rdma)
-		json_object_object_add(o, "rdma", json_object_new_int(a->rdma));
-	if (a->has_port)
-		json_object_object_add(o, "port", ref_json(p, &a->port, true));
-	json_object_object_add(o, "gpus", g);
-	for (k = 0; k < a->ngpus; k++) {
-		x = ref_json(p, &a->gpus[k], false);
-		if (!x || json_object_array_add(g, x)) {
-			json_object_put(x);
-			goto out_put;
-		}
-	}
-	for (k = 0; k < a->nlost; k++) {
-		x = lost_json(&a->lost[k]);
-		if (!x || json_object_array_add(g, x)) {
-			json_object_put(x);
-			goto out_put;
-		}
-		json_object_object_add(x, "rail",
-				       json_object_new_int(a->lost[k].rail));
-		json_object_object_add(x, "dlid",
-				       json_object_new_int64(a->lost[k].dlid));
-	}
-	return o;
-out_put:
-	json_object_put(o);
-	if (!o)
-		json_object_put(g);
-	return NULL;
-}
-
-static bool get_int(struct json_object *o, const char *k, int64_t lo,
-		    int64_t hi, int64_t *v)
-{
-	struct json_object *x;
-
-	if (!json_object_object_get_ex(o, k, &x) ||
-	    !json_object_is_type(x, json_type_int))
-		return false;
-	*v = json_object_get_int64(x);
-	return *v >= lo && *v <= hi;
-}
-
-/* Optional k: 0 when absent, else as get_int(). */
-static bool opt_int(struct json_object *o, const char *k, int64_t lo,
-		    int64_t hi, int64_t *v)
-{
-	*v = 0;
-	return !json_object_object_get_ex(o, k, NULL) ||
-	       get_int(o, k, lo, hi, v);
-}
-
-static const char *get_str(struct json_object *o, const char *k)
-{
-	struct json_object *x;
-
-	if (!json_object_object_get_ex(o, k, &x) ||
-	    !json_object_is_type(x, json_type_string))
-		return NULL;
-	return json_object_get_string(x);
-}
-
-/* A queued request's fields from o into q (strings owned). */
-static int take_queued(struct json_object *o, struct pool_queued *q,
-		       char *err, size_t len)
-{
-	const char *c = get_str(o, "client"), *j = get_str(o, "job"),
-		   *k = get_str(o, "class"), *g = get_str(o, "group"),
-		   *n = get_str(o, "name");
-	int64_t t, uid, gpus, hosts, per, lease, limit, sub, milli, rdma;
-
-	memset(q, 0, sizeof(*q));
-	if (!get_int(o, "ticket", 1, INT64_MAX, &t) ||
-	    !get_int(o, "uid", 0, UINT32_MAX, &uid) ||
-	    !get_int(o, "gpus", 0, UINT32_MAX, &gpus) ||
-	    !opt_int(o, "milli", 1, POOL_MILLI - 1, &milli) ||
-	    !opt_int(o, "rdma", 1, POOL_RDMA_CAP, &rdma) ||
-	    !get_int(o, "hosts", 0, UINT32_MAX, &hosts) ||
-	    !get_int(o, "per_host", 0, UINT32_MAX, &per) ||
-	    !get_int(o, "lease_s", 0, POOL_CFG_LEASE_MAX, &lease) ||
-	    !get_int(o, "limit_s", 0, UINT32_MAX, &limit) ||
-	    !get_int(o, "submit", INT64_MIN, INT64_MAX, &sub) || !c || !j ||
-	    !k || !g || !n || (!gpus && !rdma) || (milli && gpus != 1))
-		return tio_err(err, len, -EINVAL, "malformed queued request");
-	*q = (struct pool_queued){ .ticket = t, .uid = uid, .ngpus = gpus,
-		.milli = milli, .rdma = rdma, .hosts = hosts, .per_host = per, .lease_s = lease,
-		.limit_s = limit, .submit = sub };
-	q->client = strdup(c);
-	q->job = strdup(j);
-	q->cls = strdup(k);
-	q->group = strdup(g);
-	q->name = strdup(n);
-	if (q->client && q->job && q->cls && q->group && q->name)
-		return 0;
-	queued_release(q);
-	return tio_err(err, len, -ENOMEM, "out of memory");
-}
+/* --- records into the state (record.c has their JSON shape) --- */
 
 static long queued_index(const struct pool *p, uint64_t ticket)
 {
@@ -495,7 +279,7 @@ static int queue_insert(struct pool *p, struct pool_queued *q, char *err,
 
 static void queue_drop(struct pool *p, size_t i)
 {
-	queued_release(&p->queue[i]);
+	prec_queued_release(&p->queue[i]);
 	memmove(&p->queue[i], &p->queue[i + 1],
 		(p->nqueued - i - 1) * sizeof(*p->queue));
 	p->nqueued--;
@@ -516,7 +300,8 @@ const char *pool_host_state_name(enum pool_host_state st)
 static int take_host(struct pool *p, struct json_object *o, char *err,
 		     size_t len)
 {
-	const char *name = get_str(o, "host"), *st = get_str(o, "state");
+	const char *name = prec_get_str(o, "host"),
+		   *st = prec_get_str(o, "state");
 	long h = name ? host_index(p, name) : -1;
 	int i;
 
@@ -535,13 +320,13 @@ static int take_queue(struct pool *p, struct json_object *o, char *err,
 		      size_t len)
 {
 	struct pool_queued q;
-	int ret = take_queued(o, &q, err, len);
+	int ret = prec_take_queued(o, &q, err, len);
 
 	if (ret)
 		return ret;
 	ret = queue_insert(p, &q, err, len);
 	if (ret)
-		queued_release(&q);
+		prec_queued_release(&q);
 	return ret;
 }
 
@@ -554,15 +339,15 @@ static int take_gpu(struct pool *p, struct json_object *x,
 		    struct pool_gpu_ref *r, struct pool_lost_gpu *l,
 		    char *err, size_t len)
 {
-	const char *host = get_str(x, "host");
+	const char *host = prec_get_str(x, "host");
 	long h = host ? host_index(p, host) : -1;
 	int64_t g, rail, dlid, milli;
 	unsigned int out;
 
-	if (!host || !get_int(x, "gpu", 0, POOL_MAX_GPUS - 1, &g) ||
-	    !get_int(x, "rail", 0, POOL_MAX_HCAS - 1, &rail) ||
-	    !get_int(x, "dlid", 0, UINT32_MAX, &dlid) ||
-	    !opt_int(x, "milli", 1, POOL_MILLI - 1, &milli))
+	if (!host || !prec_get_int(x, "gpu", 0, POOL_MAX_GPUS - 1, &g) ||
+	    !prec_get_int(x, "rail", 0, POOL_MAX_HCAS - 1, &rail) ||
+	    !prec_get_int(x, "dlid", 0, UINT32_MAX, &dlid) ||
+	    !prec_opt_int(x, "milli", 1, POOL_MILLI - 1, &milli))
 		return tio_err(err, len, -EINVAL, "bad GPU of host %s",
 			       host ? host : "?");
 	if (h < 0 || g >= p->cfg->hosts[h].gpus) {
@@ -574,10 +359,12 @@ static int take_gpu(struct pool *p, struct json_object *x,
 	}
 	if (rail >= p->cfg->hosts[h].nhca)
 		return tio_err(err, len, -EINVAL, "bad GPU of host %s (the config has %u GPUs, %u HCAs)",
-			       host, p->cfg->hosts[h].gpus, p->cfg->hosts[h].nhca);
+			       host, p->cfg->hosts[h].gpus,
+			       p->cfg->hosts[h].nhca);
 	if (rail != pool_gpu_rail(&p->cfg->hosts[h], g))
 		return tio_err(err, len, -EINVAL, "%s GPU %" PRId64 " on rail %" PRId64 ", the config puts it on rail %u",
-			       host, g, rail, pool_gpu_rail(&p->cfg->hosts[h], g));
+			       host, g, rail,
+			       pool_gpu_rail(&p->cfg->hosts[h], g));
 	if (p->hosts[h].owner[g])
 		return tio_err(err, len, -EEXIST, "%s GPU %" PRId64 " already held by allocation %" PRIu64,
 			       host, g, p->hosts[h].owner[g]);
@@ -607,9 +394,9 @@ static int take_port(struct pool *p, struct json_object *o,
 
 	if (!json_object_object_get_ex(o, "port", &x))
 		return 0;
-	host = get_str(x, "host");
-	if (!host || !get_int(x, "rail", 0, POOL_MAX_HCAS - 1, &rail) ||
-	    !get_int(x, "dlid", 0, UINT32_MAX, &dlid) || !a->rdma)
+	host = prec_get_str(x, "host");
+	if (!host || !prec_get_int(x, "rail", 0, POOL_MAX_HCAS - 1, &rail) ||
+	    !prec_get_int(x, "dlid", 0, UINT32_MAX, &dlid) || !a->rdma)
 		return tio_err(err, len, -EINVAL, "malformed port of allocation %" PRIu64,
 			       a->id);
 	h = host_index(p, host);
@@ -627,15 +414,16 @@ static int take_alloc(struct pool *p, struct json_object *o, char *err,
 {
 	struct pool_alloc a = { 0 }, *slot;
 	struct json_object *g, *rq;
-	const char *client = get_str(o, "client"), *job = get_str(o, "job");
+	const char *client = prec_get_str(o, "client"),
+		   *job = prec_get_str(o, "job");
 	int64_t id, uid, exp, rdma;
 	size_t k, n;
 	int ret;
 
-	if (!get_int(o, "id", 1, INT64_MAX, &id) ||
-	    !get_int(o, "uid", 0, UINT32_MAX, &uid) ||
-	    !get_int(o, "expires", INT64_MIN, INT64_MAX, &exp) || !client ||
-	    !opt_int(o, "rdma", 1, POOL_RDMA_CAP, &rdma) ||
+	if (!prec_get_int(o, "id", 1, INT64_MAX, &id) ||
+	    !prec_get_int(o, "uid", 0, UINT32_MAX, &uid) ||
+	    !prec_get_int(o, "expires", INT64_MIN, INT64_MAX, &exp) || !client ||
+	    !prec_opt_int(o, "rdma", 1, POOL_RDMA_CAP, &rdma) ||
 	    !json_object_object_get_ex(o, "gpus", &g) ||
 	    !json_object_is_type(g, json_type_array) ||
 	    (!(n = json_object_array_length(g)) &&
@@ -656,11 +444,11 @@ static int take_alloc(struct pool *p, struct json_object *o, char *err,
 	a.gpus = calloc(n + 1, sizeof(*a.gpus));
 	if (json_object_object_get_ex(o, "req", &rq)) {
 		a.req = calloc(1, sizeof(*a.req));
-		ret = a.req ? take_queued(rq, a.req, err, len) : -ENOMEM;
+		ret = a.req ? prec_take_queued(rq, a.req, err, len) : -ENOMEM;
 		if (ret) {
 			free(a.req);
 			a.req = NULL;
-			alloc_release(&a);
+			prec_alloc_release(&a);
 			return ret == -ENOMEM ? tio_err(err, len, ret, "out of memory") : ret;
 		}
 	}
@@ -701,14 +489,14 @@ out_undo:
 	for (k = 0; k < a.ngpus; k++)
 		hold_gpu(p, &a.gpus[k], a.id, -1);
 out_release:
-	alloc_release(&a);
+	prec_alloc_release(&a);
 	return ret == -ENOMEM ? tio_err(err, len, ret, "out of memory") : ret;
 }
 
 static int take_job(struct pool *p, struct json_object *o, char *err,
 		    size_t len)
 {
-	const char *id = get_str(o, "job");
+	const char *id = prec_get_str(o, "job");
 	struct pool_job jb = { 0 };
 	struct json_object *h, *x;
 	long old;
@@ -725,7 +513,7 @@ static int take_job(struct pool *p, struct json_object *o, char *err,
 	for (k = 0; k < n; k++) {
 		x = json_object_array_get_idx(h, k);
 		if (!json_object_is_type(x, json_type_string)) {
-			job_release(&jb);
+			prec_job_release(&jb);
 			return tio_err(err, len, -EINVAL, "malformed job");
 		}
 		jb.hosts[k] = strdup(json_object_get_string(x));
@@ -735,7 +523,7 @@ static int take_job(struct pool *p, struct json_object *o, char *err,
 	}
 	old = job_index(p, id);
 	if (old >= 0) {
-		job_release(&p->jobs[old]);
+		prec_job_release(&p->jobs[old]);
 		p->jobs[old] = jb;
 		return 0;
 	}
@@ -745,7 +533,7 @@ static int take_job(struct pool *p, struct json_object *o, char *err,
 	p->jobs[p->njobs++] = jb;
 	return 0;
 out_nomem:
-	job_release(&jb);
+	prec_job_release(&jb);
 	return tio_err(err, len, -ENOMEM, "out of memory");
 }
 
@@ -761,7 +549,7 @@ static int take_grant(struct pool *p, struct json_object *rec, char *err,
 	int ret;
 
 	if (json_object_object_get_ex(rec, "grant", NULL) &&
-	    (!get_int(rec, "grant", 1, INT64_MAX, &t) ||
+	    (!prec_get_int(rec, "grant", 1, INT64_MAX, &t) ||
 	     (q = queued_index(p, t)) < 0))
 		return tio_err(err, len, -ENOENT, "grant of unknown ticket");
 	ret = take_alloc(p, rec, err, len);
@@ -880,7 +668,7 @@ static void end_job(struct pool *p, size_t i)
 		else
 			k++;
 	}
-	job_release(&p->jobs[i]);
+	prec_job_release(&p->jobs[i]);
 	memmove(&p->jobs[i], &p->jobs[i + 1],
 		(p->njobs - i - 1) * sizeof(*p->jobs));
 	p->njobs--;
@@ -928,9 +716,9 @@ static int drop_orphans(struct pool *p, struct json_object *rec, char *err,
 		return tio_err(err, len, -EINVAL, "orphans.drop without gpus");
 	for (k = 0; k < json_object_array_length(g); k++) {
 		x = json_object_array_get_idx(g, k);
-		host = get_str(x, "host");
-		if (!host || !get_int(x, "id", 1, INT64_MAX, &id) ||
-		    !get_int(x, "gpu", 0, POOL_MAX_GPUS - 1, &gpu))
+		host = prec_get_str(x, "host");
+		if (!host || !prec_get_int(x, "id", 1, INT64_MAX, &id) ||
+		    !prec_get_int(x, "gpu", 0, POOL_MAX_GPUS - 1, &gpu))
 			return tio_err(err, len, -EINVAL, "malformed orphans.drop");
 		i = alloc_index(p, id);
 		/* an allocation that ended meanwhile took its GPUs along */
@@ -947,11 +735,11 @@ static int drop_orphans(struct pool *p, struct json_object *rec, char *err,
 static int apply(struct pool *p, struct json_object *rec, char *err,
 		 size_t len)
 {
-	const char *op = get_str(rec, "op"), *job;
+	const char *op = prec_get_str(rec, "op"), *job;
 	int64_t at, id, exp;
 	long i;
 
-	if (!op || !get_int(rec, "at", INT64_MIN, INT64_MAX, &at))
+	if (!op || !prec_get_int(rec, "at", INT64_MIN, INT64_MAX, &at))
 		return tio_err(err, len, -EINVAL, "record without op or time");
 	pool_expire(p, at);
 	if (!strcmp(op, "alloc"))
@@ -961,7 +749,7 @@ static int apply(struct pool *p, struct json_object *rec, char *err,
 	if (!strcmp(op, "host"))
 		return take_host(p, rec, err, len);
 	if (!strcmp(op, "cancel")) {
-		if (!get_int(rec, "ticket", 1, INT64_MAX, &id) ||
+		if (!prec_get_int(rec, "ticket", 1, INT64_MAX, &id) ||
 		    (i = queued_index(p, id)) < 0)
 			return tio_err(err, len, -ENOENT, "cancel of unknown ticket");
 		queue_drop(p, i);
@@ -972,7 +760,7 @@ static int apply(struct pool *p, struct json_object *rec, char *err,
 	if (!strcmp(op, "orphans.drop"))
 		return drop_orphans(p, rec, err, len);
 	if (!strcmp(op, "job.end")) {
-		job = get_str(rec, "job");
+		job = prec_get_str(rec, "job");
 		i = job ? job_index(p, job) : -1;
 		if (i < 0)
 			return tio_err(err, len, -ENOENT, "end of unknown job");
@@ -982,7 +770,7 @@ static int apply(struct pool *p, struct json_object *rec, char *err,
 	if (strcmp(op, "release") && strcmp(op, "renew") &&
 	    strcmp(op, "replace") && strcmp(op, "requeue"))
 		return tio_err(err, len, -EINVAL, "unknown op '%s'", op);
-	if (!get_int(rec, "id", 1, INT64_MAX, &id) ||
+	if (!prec_get_int(rec, "id", 1, INT64_MAX, &id) ||
 	    (i = alloc_index(p, id)) < 0)
 		return tio_err(err, len, -ENOENT, "%s of unknown allocation", op);
 	if (!strcmp(op, "release")) {
@@ -993,7 +781,7 @@ static int apply(struct pool *p, struct json_object *rec, char *err,
 		return take_replace(p, i, rec, err, len);
 	if (!strcmp(op, "requeue"))
 		return take_requeue(p, i, err, len);
-	if (!get_int(rec, "expires", INT64_MIN, INT64_MAX, &exp))
+	if (!prec_get_int(rec, "expires", INT64_MIN, INT64_MAX, &exp))
 		return tio_err(err, len, -EINVAL, "renew without expiry");
 	p->allocs[i].expires = exp;
 	return 0;
@@ -1062,7 +850,7 @@ static int restore_queue(struct pool *p, struct json_object *state,
 	if (!json_object_object_get_ex(state, "queue", &q))
 		return 0;
 	if (!json_object_is_type(q, json_type_array) ||
-	    !get_int(state, "next_ticket", 1, INT64_MAX, &next))
+	    !prec_get_int(state, "next_ticket", 1, INT64_MAX, &next))
 		return tio_err(err, len, -EINVAL, "malformed pool state");
 	for (i = 0; i < json_object_array_length(q); i++) {
 		ret = take_queue(p, json_object_array_get_idx(q, i), err, len);
@@ -1084,8 +872,8 @@ static int restore_cb(void *ctx, struct json_object *state, char *err,
 	size_t i;
 	int ret;
 
-	if (!get_int(state, "next_id", 1, INT64_MAX, &next) ||
-	    !get_int(state, "clock", INT64_MIN, INT64_MAX, &clock) ||
+	if (!prec_get_int(state, "next_id", 1, INT64_MAX, &next) ||
+	    !prec_get_int(state, "clock", INT64_MIN, INT64_MAX, &clock) ||
 	    !json_object_object_get_ex(state, "allocs", &a) ||
 	    !json_object_object_get_ex(state, "jobs", &jb) ||
 	    !json_object_is_type(a, json_type_array) ||
@@ -1165,7 +953,7 @@ static int queue_state(const struct pool *p, struct json_object *s)
 	json_object_object_add(s, "next_ticket",
 			       json_object_new_uint64(p->next_ticket));
 	for (i = 0; i < p->nqueued; i++) {
-		x = queued_json(&p->queue[i]);
+		x = prec_queued_json(&p->queue[i]);
 		if (!x || json_object_array_add(q, x)) {
 			json_object_put(x);
 			return -ENOMEM;
@@ -1192,7 +980,7 @@ static struct json_object *state_json(const struct pool *p)
 	json_object_object_add(s, "allocs", a);
 	json_object_object_add(s, "jobs", jb);
 	for (i = 0; i < p->nallocs; i++) {
-		x = alloc_json(p, &p->allocs[i]);
+		x = prec_alloc_json(p->cfg, &p->allocs[i]);
 		if (!x || json_object_array_add(a, x))
 			goto out_put;
 	}
@@ -1403,7 +1191,7 @@ int pool_alloc(struct pool *p, const struct pool_request *rq0,
 	a.job = (char *)(rq->job ? rq->job : "");
 	a.expires = now + lease;
 	a.rdma = rq->rdma;
-	rec = alloc_json(p, &a);
+	rec = prec_alloc_json(p->cfg, &a);
 	if (rec) {
 		json_object_object_add(rec, "op", json_object_new_string("alloc"));
 		json_object_object_add(rec, "at", json_object_new_int64(now));
@@ -1534,7 +1322,7 @@ int pool_enqueue(struct pool *p, const struct pool_queued *q, time_t now,
 	c.group = q->group ? q->group : (char *)"";
 	c.name = q->name ? q->name : (char *)"";
 	if (rec) {
-		struct json_object *x = queued_json(&c);
+		struct json_object *x = prec_queued_json(&c);
 
 		json_object_object_foreach(x, k, v)
 			json_object_object_add(rec, k, json_object_get(v));
@@ -1642,7 +1430,7 @@ int pool_grant(struct pool *p, uint64_t ticket, const struct pool_gpu_ref *g,
 		free(a.gpus);
 		return ret;
 	}
-	rec = alloc_json(p, &a);
+	rec = prec_alloc_json(p->cfg, &a);
 	if (rec) {
 		json_object_object_add(rec, "op", json_object_new_string("alloc"));
 		json_object_object_add(rec, "at", json_object_new_int64(p->clock));
@@ -1693,7 +1481,7 @@ int pool_replace(struct pool *p, uint64_t id, const struct pool_gpu_ref *g,
 		return ret;
 	}
 	rec = record(p, "replace", now);
-	x = alloc_json(p, &t);
+	x = prec_alloc_json(p->cfg, &t);
 	free(t.gpus);
 	if (rec && x) {
 		json_object_object_add(rec, "id", json_object_new_uint64(id));
@@ -1804,7 +1592,7 @@ int pool_orphans_drop(struct pool *p, time_t now, size_t *ngpus, char *err,
 	json_object_object_add(rec, "gpus", g);
 	for (i = 0; i < p->nallocs; i++)
 		for (a = &p->allocs[i], k = 0; k < a->nlost; k++) {
-			x = lost_json(&a->lost[k]);
+			x = prec_lost_json(&a->lost[k]);
 			if (!x || json_object_array_add(g, x)) {
 				json_object_put(x);
 				json_object_put(rec);

@@ -16,49 +16,9 @@
 
 #include "config.h"
 #include "pick.h"
+#include "record.h"
 
 #define POOL_JOB_MAX 64		/* longest job id */
-
-/*
- * A GPU the journal or snapshot gives an allocation that the config no
- * longer has (its host gone, or an index past the host's gpus): an
- * orphan.  Kept with its allocation, holding nothing, until an admin
- * drops it (pool_orphans_drop()) or the allocation ends; written back
- * in every snapshot, so a config that has the GPU again takes it back.
- */
-struct pool_lost_gpu {
-	char *host;		/* as recorded */
-	unsigned int gpu, rail;
-	uint32_t dlid;
-};
-
-/* Owned by the pool; valid until the next call that changes it. */
-struct pool_alloc {
-	uint64_t id;		/* from 1, never reused */
-	uid_t uid;		/* owner */
-	char *client;		/* host the GPUs were chosen for */
-	char *job;		/* "" when none */
-	time_t expires;		/* wall clock */
-	unsigned int ngpus;	/* may be 0 when every GPU is lost */
-	struct pool_gpu_ref *gpus;
-	/* the queued request it was granted to (its ticket); NULL: none */
-	struct pool_queued *req;
-	unsigned int nlost;
-	struct pool_lost_gpu *lost;	/* orphans */
-	/*
-	 * RDMA bandwidth (POOL_RDMA_CAP units) taken on every HCA its GPUs
-	 * send through, or, without GPUs, on port (has_port).
-	 */
-	unsigned int rdma;
-	bool has_port;
-	struct pool_gpu_ref port;	/* gpu unused */
-};
-
-struct pool_job {
-	char *id;
-	char **hosts;
-	size_t nhosts;
-};
 
 /*
  * ngpus whole GPUs; or milli (1..POOL_MILLI, ngpus 0 or 1) of one GPU,
@@ -74,28 +34,6 @@ struct pool_request {
 	unsigned int lease_s;	/* 0: the config's lease_default_s */
 	const char *job;	/* NULL or "": none */
 	time_t now;
-};
-
-/*
- * A request waiting in the queue.  Given to pool_enqueue() its strings
- * are borrowed (NULL: ""); in the pool they are its own.  The scheduler
- * reads class, group, name and limit_s; the pool only keeps them.
- */
-struct pool_queued {
-	uint64_t ticket;	/* from 1, never reused; set by the pool */
-	uid_t uid;
-	char *client;		/* host the GPUs are chosen for */
-	char *job;
-	char *cls;		/* class name, "" the default */
-	char *group;		/* quota group, "" none */
-	char *name;		/* job name for run-time predictions */
-	unsigned int ngpus;
-	unsigned int milli, rdma;	/* as struct pool_request's */
-	unsigned int hosts;	/* gang of hosts, all or none; 0 any */
-	unsigned int per_host;	/* GPUs on each gang host but the last */
-	unsigned int lease_s;	/* of the allocation once granted */
-	unsigned int limit_s;	/* run-time limit, 0 none */
-	time_t submit;		/* set by the pool */
 };
 
 struct pool;
