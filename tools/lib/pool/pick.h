@@ -15,6 +15,7 @@
 #include "config.h"
 #include "frag.h"
 
+/* The pool's units and the types its callers and the policy share. */
 #define POOL_MILLI 1000		/* a whole GPU in milli-GPUs */
 /*
  * An HCA's RDMA bandwidth in the unit of the traces' rdma column

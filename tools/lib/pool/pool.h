@@ -3,7 +3,9 @@
  * The GPU pool: hosts and GPUs from the config, allocations with leases,
  * jobs.  Every change is a journal record, durable before the call
  * returns (or, with group commit, after the next pool_sync()) and
- * applied by the same code on replay.
+ * applied by the same code on replay.  Its types: pick.h (units, GPU
+ * refs, the cost oracle, host states) and record.h (allocations, jobs,
+ * queued requests), both included here.
  */
 #ifndef GPUAWARE_POOL_POOL_H
 #define GPUAWARE_POOL_POOL_H
