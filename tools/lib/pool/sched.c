@@ -96,6 +96,7 @@ struct sch {
 	uint32_t cntw[MAXG + 1];	/* up hosts by whole free GPUs */
 	uint32_t gcnt[SCH_MILLI + 1];	/* up GPUs by free milli */
 	uint64_t free_milli, cap_milli;
+	uint64_t all_milli;	/* down hosts too: what can ever fit */
 	struct job *job;
 	size_t njob, capjob;
 	uint32_t *q;
@@ -1793,7 +1794,7 @@ static bool req_ok(const struct sch *s, const struct sch_req *r)
 	if (r->cls >= SCH_CLASSES || r->milli > SCH_MILLI ||
 	    (!r->gpus && !r->milli && !r->nic && !r->cpu && !r->mem) ||
 	    (s->quota ? r->group >= s->c.ngroups : r->group >= 1u << 20) ||
-	    (uint64_t)r->gpus * SCH_MILLI > s->cap_milli)
+	    (uint64_t)r->gpus * SCH_MILLI > s->all_milli)
 		return false;
 	k = r->hosts ? r->hosts : 1;
 	if (!r->hosts && r->gpus > s->maxg)
@@ -2112,6 +2113,7 @@ static int layout(struct sch *s)
 			return -EINVAL;
 		s->goff[h] = s->ngpu;
 		s->ngpu += s->h[h].gpus;
+		s->all_milli += (uint64_t)s->h[h].gpus * SCH_MILLI;
 		s->roff[h] = s->nrail;
 		s->nrail += s->h[h].rails;
 		if (s->h[h].gpus > s->maxg)
