@@ -162,6 +162,128 @@ static void test_resume(void)
 	rpl_result_release(&r);
 }
 
+static void run_fails(const struct trc_trace *t, const struct sch_host *h,
+		      size_t nh, const struct rpl_fail *f, size_t nf,
+		      double ckpt, struct rpl_result *r)
+{
+	struct rpl_opts o = { .trace = t, .hosts = h, .nhosts = nh,
+			      .nlevels = 1, .policy = SCH_EASY,
+			      .restart = 10, .fail = f, .nfail = nf,
+			      .ckpt = ckpt };
+	char err[256];
+
+	CU_ASSERT_EQUAL_FATAL(rpl_run(&o, r, err, sizeof(err)), 0);
+}
+
+/*
+ * A host failure under EASY, two hosts of 4 GPUs, restart 10 s, no
+ * checkpoints: J1 and J2 (4 GPUs, 100 s) start at 0, J1 on host 0 (the
+ * first of equals).  Host 0 fails at 30: J1 is lost, no room elsewhere,
+ * requeued at the head; its 30 s (120 GPU-s) are redone.  J3 (8 GPUs,
+ * 10 s) arrives at 40 with host 0 down: it waits, as it fits once the
+ * host is back.  At 80 host 0 is: J1 runs 80 + 100 + 10 = 190.  J2 ends
+ * at 100, J3 runs 190-200.  JCTs 190, 100, 160 (mean 150); waits 90, 0,
+ * 150 (mean 80).
+ */
+static void test_fail_requeue(void)
+{
+	static const struct sch_host h2[2] = { { .gpus = 4 }, { .gpus = 4 } };
+	static const struct rpl_fail f[2] = { { 30, 0, false },
+					      { 80, 0, true } };
+	struct trc_job j[3] = {
+		{ .runtime = 100, .limit = 200, .gpus = 4, .milli = 1000,
+		  .user = 1 },
+		{ .runtime = 100, .limit = 200, .gpus = 4, .milli = 1000,
+		  .user = 1 },
+		{ .submit = 40, .runtime = 10, .limit = 20, .gpus = 8,
+		  .milli = 1000, .user = 2 },
+	};
+	struct trc_trace t;
+	struct rpl_result r;
+
+	trace_of(&t, j, 3);
+	run_fails(&t, h2, 2, f, 2, 0, &r);
+	CU_ASSERT_EQUAL(r.done, 3);
+	CU_ASSERT_EQUAL(r.refused, 0);
+	CU_ASSERT_EQUAL(r.failures, 1);
+	CU_ASSERT_EQUAL(r.jobs_hit, 1);
+	CU_ASSERT_EQUAL(r.hits, 1);
+	CU_ASSERT_EQUAL(r.requeued, 1);
+	CU_ASSERT_EQUAL(r.replaced, 0);
+	CU_ASSERT_DOUBLE_EQUAL(r.lost_gpuh, 120.0 / 3600, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.jct.mean, 150, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.jct.p99, 190, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.wait.mean, 80, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.makespan, 200, 1e-9);
+	rpl_result_release(&r);
+}
+
+/*
+ * Replaced: J1 (4 GPUs, 100 s) on host 0 and J2 (4 GPUs, 20 s) on host
+ * 1 from 0; J2 ends at 20.  Host 0 fails at 30 for good: J1's GPUs are
+ * replaced on host 1 at once; a checkpoint every 20 s of work kept 20 s,
+ * 10 s (40 GPU-s) are lost, and it pays its restart of 10: it ends at
+ * 30 + 80 + 10 = 120.  JCTs 120 and 20.
+ */
+static void test_fail_replace(void)
+{
+	static const struct sch_host h2[2] = { { .gpus = 4 }, { .gpus = 4 } };
+	static const struct rpl_fail f = { 30, 0, false };
+	struct trc_job j[2] = {
+		{ .runtime = 100, .limit = 200, .gpus = 4, .milli = 1000,
+		  .user = 1 },
+		{ .runtime = 20, .limit = 40, .gpus = 4, .milli = 1000,
+		  .user = 1 },
+	};
+	struct trc_trace t;
+	struct rpl_result r;
+
+	trace_of(&t, j, 2);
+	run_fails(&t, h2, 2, &f, 1, 20, &r);
+	CU_ASSERT_EQUAL(r.done, 2);
+	CU_ASSERT_EQUAL(r.jobs_hit, 1);
+	CU_ASSERT_EQUAL(r.replaced, 1);
+	CU_ASSERT_EQUAL(r.requeued, 0);
+	CU_ASSERT_DOUBLE_EQUAL(r.lost_gpuh, 40.0 / 3600, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.jct.mean, 70, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.makespan, 120, 1e-9);
+	rpl_result_release(&r);
+}
+
+/*
+ * Seeded failures: one job of 1000 s on two hosts failing every 100 s
+ * on average, down 10 s, a checkpoint every 50 s.  Hit for sure (no
+ * failure on its host for 1000 s: e^-10), it finishes, the same way
+ * twice from one seed; each hit loses under 50 s of its one GPU.
+ */
+static void test_fail_mtbf(void)
+{
+	static const struct sch_host h2[2] = { { .gpus = 1 }, { .gpus = 1 } };
+	struct trc_job j = { .runtime = 1000, .limit = 2000, .gpus = 1,
+			     .milli = 1000, .user = 1 };
+	struct rpl_opts o = { .hosts = h2, .nhosts = 2, .nlevels = 1,
+			      .policy = SCH_EASY, .mtbf = 100, .repair = 10,
+			      .ckpt = 50, .seed = 3 };
+	struct rpl_result a, b;
+	struct trc_trace t;
+	char err[256];
+
+	trace_of(&t, &j, 1);
+	o.trace = &t;
+	CU_ASSERT_EQUAL_FATAL(rpl_run(&o, &a, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(rpl_run(&o, &b, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(a.done, 1);
+	CU_ASSERT(a.failures >= a.hits && a.hits > 0);
+	CU_ASSERT_EQUAL(a.hits, a.replaced + a.requeued);
+	CU_ASSERT(a.lost_gpuh > 0 && a.lost_gpuh < a.hits * 50.0 / 3600);
+	CU_ASSERT(a.jct.mean > 1000);
+	CU_ASSERT_EQUAL(a.failures, b.failures);
+	CU_ASSERT_EQUAL(a.hits, b.hits);
+	CU_ASSERT_DOUBLE_EQUAL(a.jct.mean, b.jct.mean, 1e-9);
+	rpl_result_release(&a);
+	rpl_result_release(&b);
+}
+
 struct arrivals {
 	unsigned int n, gpus;
 };
@@ -249,4 +371,9 @@ TU_SUITE(replay,
 	 { "fifo idles while a fitting job waits", test_fifo_idle_wait },
 	 { "preempted work resumes, its restart charged", test_resume },
 	 { "fragmentation at capacity", test_frag },
-	 { "fragmentation with CPU", test_frag_cpu })
+	 { "fragmentation with CPU", test_frag_cpu },
+	 { "a failed host's job requeued, work redone",
+	   test_fail_requeue },
+	 { "a failed host's job replaced from its checkpoint",
+	   test_fail_replace },
+	 { "seeded failures, the same twice", test_fail_mtbf })

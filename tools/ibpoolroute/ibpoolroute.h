@@ -144,6 +144,10 @@ struct pr_opts {
 	unsigned int gang_wait;	/* --gang-wait: s a gang may wait, 0: none */
 	bool gang_first_fit;	/* --gang-place first: the anchor */
 	double comm_share;	/* --comm-share: a gang's communication share */
+	double fail_mtbf;	/* --fail-mtbf: s per host, 0: no failures */
+	double repair;		/* --repair: s a failed host is down */
+	double checkpoint;	/* --checkpoint: s of work between two, 0: none */
+	const char *fail_trace;	/* --fail-trace: scripted host events */
 };
 
 /*

@@ -95,6 +95,10 @@ enum {
 	O_GANG_PLACE,
 	O_MILLI,
 	O_RDMA,
+	O_FAIL_MTBF,
+	O_REPAIR,
+	O_CHECKPOINT,
+	O_FAIL_TRACE,
 };
 
 struct cmd {
@@ -182,6 +186,10 @@ static const struct cli_opt opts[] = {
 	{ "gang-place", 1, O_GANG_PLACE, C_REPLAY, "P", "replay: tree (the fabric's levels, the default) or first (lowest-numbered hosts with room: a cluster without topology awareness)" },
 	{ "gang-wait", 1, O_GANG_WAIT, C_REPLAY, "S", "replay --net: a gang may wait up to S seconds for a lower tree level when the flow model says it pays (0, as gang_wait_s)" },
 	{ "comm-share", 1, O_COMM_SHARE, C_REPLAY, "F", "replay --net: share 0-1 of a multi-host job's run time that is communication, stretched by its slowdown on the flow model (0: run times as traced)" },
+	{ "fail-mtbf", 1, O_FAIL_MTBF, C_REPLAY, "S", "replay: each host fails after an exponential time of mean S seconds, drawn from --seed, the same under every policy (0: never)" },
+	{ "repair", 1, O_REPAIR, C_REPLAY, "S", "replay: a failed host is back S seconds later (3600)" },
+	{ "checkpoint", 1, O_CHECKPOINT, C_REPLAY, "S", "replay: a job a failure hits keeps the work of its last checkpoint, one every S seconds of its run (0: none, it redoes the whole run)" },
+	{ "fail-trace", 1, O_FAIL_TRACE, C_REPLAY, "FILE", "replay: scripted host events, lines time,host,down|up (host: the fabric's name or an index from 0)" },
 	{ "dump", 1, 'D', C_SIM | C_MAP, "DIR", "the routing OpenSM dumped into DIR instead of the live one" },
 	{ "jobs", 1, 'J', C_CHECKS | C_SIM | C_MAP | C_TRACE, "FILE", "JSON job list: route for the jobs, report their own link loads; trace --gen: how many jobs" },
 	{ "search-moves", 1, 'm', C_ROUTE | C_SIM | C_MAP, "N", "with --jobs on a fat-tree: entries the job search tries, 0-100000000 (0: the default budget)" },
@@ -543,6 +551,18 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 					   arg);
 		o->restart = v;
 		break;
+	case O_FAIL_MTBF:
+	case O_REPAIR:
+	case O_CHECKPOINT:
+		if (number(arg, UINT32_MAX, &v))
+			return usage_error(o, "bad time '%s' (0-%u s)", arg,
+					   UINT32_MAX);
+		*(c == O_FAIL_MTBF ? &o->fail_mtbf :
+		  c == O_REPAIR ? &o->repair : &o->checkpoint) = (double)v;
+		break;
+	case O_FAIL_TRACE:
+		o->fail_trace = arg;
+		break;
 	case O_GANG_PLACE:
 		if (strcmp(arg, "tree") && strcmp(arg, "first"))
 			return usage_error(o,
@@ -714,6 +734,7 @@ int main(int argc, char **argv)
 		.weight = 1,
 		.gpus_per_host = 8,
 		.restart = 60,
+		.repair = 3600,
 	};
 	const struct cmd *cmd = NULL;
 	const struct cli_opt *op;

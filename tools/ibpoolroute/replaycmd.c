@@ -215,6 +215,12 @@ static json_object *result_json(const struct rpl_result *r, double frag,
 	D("step_p99_ms", r->step_p99_ms);
 	D("step_max_ms", r->step_max_ms);
 	I("queue_max", r->queue_max);
+	I("failures", r->failures);
+	I("jobs_hit", r->jobs_hit);
+	I("hits", r->hits);
+	I("replaced", r->replaced);
+	I("requeued", r->requeued);
+	D("lost_gpu_hours", r->lost_gpuh);
 #undef D
 #undef I
 	return j;
@@ -238,6 +244,84 @@ static void row(FILE *out, const struct rpl_result *r, double frag)
 		r->gangs ? 100.0 * (double)r->gangs_lowest / (double)r->gangs :
 			   100.0,
 		r->comm, r->comm_first, r->ftf_max);
+}
+
+/* Host failures, a row a policy, under the main table. */
+static void fail_rows(FILE *out, const struct rpl_result *r, size_t n)
+{
+	size_t i;
+
+	fprintf(out, "\n%-9s %8s %8s %6s %8s %8s %9s %10s %9s\n", "policy",
+		"failures", "jobs_hit", "hits", "replaced", "requeued",
+		"lost_gpuh", "jct_mean", "wait_mean");
+	for (i = 0; i < n; i++)
+		fprintf(out, "%-9s %8zu %8zu %6zu %8zu %8zu %9.1f %10.0f %9.0f\n",
+			sch_policy_name(r[i].policy), r[i].failures,
+			r[i].jobs_hit, r[i].hits, r[i].replaced, r[i].requeued,
+			r[i].lost_gpuh, r[i].jct.mean, r[i].wait.mean);
+}
+
+/*
+ * --fail-trace: lines "time,host,down|up" (# comments, blank lines); a
+ * host by its name in c or its index.  *ev owned by the caller.
+ */
+static int read_fails(const char *path, const struct cluster *c,
+		      struct rpl_fail **ev, size_t *n, char *err, size_t len)
+{
+	char line[512], host[256], what[16], *end;
+	struct rpl_fail *v = NULL, *p;
+	size_t cap = 0, no = 0, h;
+	double t;
+	int ret = 0;
+	FILE *f = fopen(path, "r");
+
+	*n = 0;
+	if (!f) {
+		snprintf(err, len, "%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		no++;
+		if (line[0] == '#' || line[strspn(line, " \t\r\n")] == '\0')
+			continue;
+		if (sscanf(line, "%lf,%255[^,],%15[a-z]", &t, host, what) != 3 ||
+		    !(t >= 0) || (strcmp(what, "down") && strcmp(what, "up"))) {
+			snprintf(err, len, "%s:%zu: want time,host,down|up",
+				 path, no);
+			ret = -EINVAL;
+			goto out;
+		}
+		for (h = 0; c->name && h < c->n && strcmp(c->name[h], host); h++)
+			;
+		if (!c->name || h == c->n) {
+			h = strtoul(host, &end, 10);
+			if (end == host || *end || h >= c->n) {
+				snprintf(err, len, "%s:%zu: no host '%s'", path,
+					 no, host);
+				ret = -EINVAL;
+				goto out;
+			}
+		}
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 16;
+			if (!(p = realloc(v, cap * sizeof(*p)))) {
+				ret = -ENOMEM;
+				snprintf(err, len, "%s: %s", path, strerror(-ret));
+				goto out;
+			}
+			v = p;
+		}
+		v[(*n)++] = (struct rpl_fail){ t, (uint32_t)h, what[0] == 'u' };
+	}
+out:
+	fclose(f);
+	if (ret) {
+		free(v);
+		v = NULL;
+		*n = 0;
+	}
+	*ev = v;
+	return ret;
 }
 
 /* The charts: utilisation over time and the JCT CDF, one line a policy. */
@@ -314,12 +398,19 @@ static int replay_all(const struct pr_opts *o, const struct trc_trace *tr,
 		.gang_wait = o->gang_wait,
 		.comm_share = o->comm_share,
 		.gang_first_fit = o->gang_first_fit,
+		.mtbf = o->fail_mtbf, .repair = o->repair,
+		.ckpt = o->checkpoint,
 		.progress = o->progress == PR_PROGRESS_OFF ? NULL :
 			    o->progress == PR_PROGRESS_ON || isatty(2) ?
 			    stderr : NULL,
 	};
+	struct rpl_fail *fails = NULL;
 	int ret = PR_ERR;
 
+	if (o->fail_trace && read_fails(o->fail_trace, c, &fails, &ro.nfail,
+					err, len))
+		return PR_ERR;
+	ro.fail = fails;
 	if (o->progress == PR_PROGRESS_AUTO && !ro.progress && tr->njobs > 20000)
 		ro.progress = stderr;
 	for (i = 0; i < np; i++, done++) {
@@ -348,6 +439,8 @@ static int replay_all(const struct pr_opts *o, const struct trc_trace *tr,
 		header(stdout);
 		for (i = 0; i < np; i++)
 			row(stdout, &r[i], frag[i]);
+		if (ro.mtbf > 0 || ro.nfail)
+			fail_rows(stdout, r, np);
 	}
 	ret = PR_OK;
 	if (o->svg && svgs(o->svg, r, np, err, len))
@@ -355,6 +448,7 @@ static int replay_all(const struct pr_opts *o, const struct trc_trace *tr,
 out:
 	for (i = 0; i < done; i++)
 		rpl_result_release(&r[i]);
+	free(fails);
 	return ret;
 }
 

@@ -35,13 +35,23 @@ struct rj {
 	uint32_t *hosts;	/* gangs while running, for the model */
 	size_t nhosts;
 	bool gang;		/* ran on more than one host */
+	unsigned int hits;	/* failures that hit it */
 };
 
+/* A completion (ticket, gen), or a host event (host, fail_kind). */
 struct ev {
 	double t;
 	uint64_t ticket;
 	uint32_t gen;
 };
+
+/* Entries stay until popped; a stale completion is skipped then. */
+struct evheap {
+	struct ev *v;
+	size_t n, cap;
+};
+
+enum fail_kind { F_DOWN, F_UP, F_MTBF_DOWN, F_MTBF_UP };
 
 struct loop {
 	const struct rpl_opts *o;
@@ -49,8 +59,11 @@ struct loop {
 	struct sch *s;
 	struct rj *job;		/* [ticket] */
 	size_t njob;
-	struct ev *heap;	/* stale entries stay until popped */
-	size_t nheap, capheap;
+	struct evheap done;	/* completions */
+	struct evheap fail;	/* host events */
+	bool *down;		/* [host] */
+	size_t ndown;
+	uint64_t *rng;		/* [host]: its failures' stream */
 	uint32_t *waiting;	/* queued jobs per bucket */
 	unsigned int nbucket;
 	uint64_t cap;		/* milli */
@@ -68,41 +81,42 @@ struct loop {
 	double end_max;		/* the last completion */
 };
 
-static int heap_push(struct loop *l, struct ev e)
+static int heap_push(struct evheap *h, struct ev e)
 {
 	size_t i, p;
 
-	if (l->nheap == l->capheap) {
-		struct ev *h = realloc(l->heap, 2 * l->capheap * sizeof(*h));
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? 2 * h->cap : 16;
+		struct ev *v = realloc(h->v, cap * sizeof(*v));
 
-		if (!h)
+		if (!v)
 			return -ENOMEM;
-		l->heap = h;
-		l->capheap *= 2;
+		h->v = v;
+		h->cap = cap;
 	}
-	i = l->nheap++;
-	while (i && l->heap[p = (i - 1) / 2].t > e.t) {
-		l->heap[i] = l->heap[p];
+	i = h->n++;
+	while (i && h->v[p = (i - 1) / 2].t > e.t) {
+		h->v[i] = h->v[p];
 		i = p;
 	}
-	l->heap[i] = e;
+	h->v[i] = e;
 	return 0;
 }
 
-static struct ev heap_pop(struct loop *l)
+static struct ev heap_pop(struct evheap *h)
 {
-	struct ev top = l->heap[0], e = l->heap[--l->nheap];
+	struct ev top = h->v[0], e = h->v[--h->n];
 	size_t i = 0, c;
 
-	while ((c = 2 * i + 1) < l->nheap) {
-		if (c + 1 < l->nheap && l->heap[c + 1].t < l->heap[c].t)
+	while ((c = 2 * i + 1) < h->n) {
+		if (c + 1 < h->n && h->v[c + 1].t < h->v[c].t)
 			c++;
-		if (l->heap[c].t >= e.t)
+		if (h->v[c].t >= e.t)
 			break;
-		l->heap[i] = l->heap[c];
+		h->v[i] = h->v[c];
 		i = c;
 	}
-	l->heap[i] = e;
+	h->v[i] = e;
 	return top;
 }
 
@@ -182,8 +196,8 @@ static int loop_init(struct loop *l, const struct rpl_opts *o,
 		l->cap += (uint64_t)o->hosts[i].gpus * SCH_MILLI;
 	l->nbucket = (unsigned int)(l->cap / SCH_MILLI) + 2;
 	l->job = calloc(n + 1, sizeof(*l->job));
-	l->capheap = n + 1;
-	l->heap = calloc(l->capheap, sizeof(*l->heap));
+	l->done.cap = n + 1;
+	l->done.v = calloc(l->done.cap, sizeof(*l->done.v));
 	l->waiting = calloc(l->nbucket, sizeof(*l->waiting));
 	l->gang = calloc(n + 1, sizeof(*l->gang));
 	l->capsteps = 4 * n + 16;
@@ -191,7 +205,7 @@ static int loop_init(struct loop *l, const struct rpl_opts *o,
 	r->jct_s = calloc(n + 1, sizeof(*r->jct_s));
 	r->ut_t = calloc(UT_POINTS + 2, sizeof(*r->ut_t));
 	r->ut_pct = calloc(UT_POINTS + 2, sizeof(*r->ut_pct));
-	if (!l->job || !l->heap || !l->waiting || !l->gang || !l->steps ||
+	if (!l->job || !l->done.v || !l->waiting || !l->gang || !l->steps ||
 	    !r->jct_s || !r->ut_t || !r->ut_pct)
 		return -ENOMEM;
 	return 0;
@@ -204,7 +218,10 @@ static void loop_release(struct loop *l)
 	for (i = 0; l->job && i <= l->njob; i++)
 		free(l->job[i].hosts);
 	free(l->job);
-	free(l->heap);
+	free(l->done.v);
+	free(l->fail.v);
+	free(l->down);
+	free(l->rng);
 	free(l->waiting);
 	free(l->gang);
 	free(l->steps);
@@ -326,15 +343,10 @@ static void stretch_run(struct loop *l, struct rj *j)
 	l->nstretch++;
 }
 
-/* A gang started: its level, and the model against first fit's hosts. */
-static int gang_started(struct loop *l, uint64_t tk, const struct sch_dec *d)
+/* j's hosts from its slots, nhosts 0 unless a gang's (two or more). */
+static int hosts_of(struct rj *j, const struct sch_dec *d)
 {
-	struct rj *j = &l->job[tk];
-	struct rpl_result *r = l->r;
-	const uint32_t *ff;
-	struct sch_info in;
-	size_t i, nff;
-	double a, b;
+	size_t i;
 
 	free(j->hosts);
 	j->hosts = calloc(d->nslots, sizeof(*j->hosts));
@@ -344,11 +356,25 @@ static int gang_started(struct loop *l, uint64_t tk, const struct sch_dec *d)
 	for (i = 0; i < d->nslots; i++)
 		if (!i || d->slot[i].host != d->slot[i - 1].host)
 			j->hosts[j->nhosts++] = d->slot[i].host;
-	if (j->nhosts < 2) {
+	if (j->nhosts < 2)
 		j->nhosts = 0;
-		return 0;
-	}
-	j->gang = true;
+	j->gang |= j->nhosts > 0;
+	return 0;
+}
+
+/* A gang started: its level, and the model against first fit's hosts. */
+static int gang_started(struct loop *l, uint64_t tk, const struct sch_dec *d)
+{
+	struct rj *j = &l->job[tk];
+	struct rpl_result *r = l->r;
+	const uint32_t *ff;
+	struct sch_info in;
+	size_t nff;
+	double a, b;
+	int ret;
+
+	if ((ret = hosts_of(j, d)) || !j->nhosts)
+		return ret;
 	sch_info(l->s, tk, &in);
 	r->gangs++;
 	r->gangs_lowest += in.level <= in.feasible;
@@ -388,13 +414,62 @@ static void gang_stopped(struct loop *l, uint64_t tk)
 
 /* ---- the loop ---- */
 
-/* j's run stops at t: what of its traced run time it got through. */
-static void run_stops(struct rj *j, double t)
+/*
+ * j's run stops at t: what of its traced run time it got through.  A
+ * failure (ckpt >= 0) keeps only what its last checkpoint saved, every
+ * ckpt s of the run's work (0: none); returns the wall time thrown away.
+ */
+static double run_stops(struct rj *j, double t, double ckpt)
 {
-	double wall = t - j->start, done = wall / j->stretch;
+	double wall = t - j->start, done = wall / j->stretch, kept = done;
 
-	j->left -= done;
+	if (ckpt == 0)
+		kept = 0;
+	else if (ckpt > 0)
+		kept = floor(done / ckpt) * ckpt;
+	j->left -= kept;
 	j->extra += wall - done;
+	return (done - kept) * j->stretch;
+}
+
+static double gpus_of(const struct trc_job *tj)
+{
+	return (tj->gpus ? tj->gpus : 1) * (double)tj->milli / SCH_MILLI;
+}
+
+/*
+ * j's run ended by a failure at t: the work since its checkpoint is
+ * lost, and it reloads that checkpoint before it runs on.
+ */
+static void run_lost(struct loop *l, struct rj *j, double t)
+{
+	double lost = run_stops(j, t, l->o->ckpt);
+
+	l->r->lost_gpuh += lost * gpus_of(&l->o->trace->jobs[j->ti]) / 3600;
+	j->left += l->o->restart;
+}
+
+/* Its lost GPUs replaced at t, j runs on at once on its new slots. */
+static int replaced(struct loop *l, uint64_t tk, const struct sch_dec *d,
+		    double t)
+{
+	struct rj *j = &l->job[tk];
+	int ret;
+
+	run_lost(l, j, t);
+	j->gen++;
+	j->start = t;
+	j->stretch = 1;
+	gang_stopped(l, tk);
+	if ((ret = hosts_of(j, d)))
+		return ret;
+	if (j->nhosts) {
+		if (l->o->t && l->o->comm_share > 0)
+			stretch_run(l, j);
+		l->gang[l->ngang++] = tk;
+	}
+	return heap_push(&l->done, (struct ev){ t + j->left * j->stretch, tk,
+						j->gen });
 }
 
 static int on_decision(struct loop *l, const struct sch_dec *d, double t)
@@ -409,14 +484,26 @@ static int on_decision(struct loop *l, const struct sch_dec *d, double t)
 		l->waiting[j->bucket]--;
 		if ((ret = gang_started(l, d->ticket, d)))
 			return ret;
-		return heap_push(l, (struct ev){ t + j->left * j->stretch,
+		return heap_push(&l->done, (struct ev){ t + j->left * j->stretch,
 						 d->ticket, j->gen });
+	case SCH_LOST:
+		l->r->hits++;
+		l->r->jobs_hit += !j->hits++;
+		return 0;
+	case SCH_REPLACED:
+		l->r->replaced++;
+		return replaced(l, d->ticket, d, t);
 	case SCH_PREEMPT:
 	case SCH_REQUEUE:
-		l->r->preemptions += d->act == SCH_PREEMPT;
-		run_stops(j, t);
-		/* preempted or lost, it reloads its checkpoint to run again */
-		j->left += l->o->restart;
+		if (d->act == SCH_PREEMPT) {
+			l->r->preemptions++;
+			/* with notice: it checkpoints as it stops */
+			run_stops(j, t, -1);
+			j->left += l->o->restart;
+		} else {
+			l->r->requeued++;
+			run_lost(l, j, t);
+		}
 		j->start = -1;
 		j->gen++;
 		l->waiting[j->bucket]++;
@@ -495,7 +582,7 @@ static int finish(struct loop *l, uint64_t tk, double t)
 
 	if ((ret = sch_finish(l->s, tk, t)))
 		return ret;
-	run_stops(j, t);
+	run_stops(j, t, -1);
 	j->end = t;
 	j->start = -1;
 	gang_stopped(l, tk);
@@ -543,6 +630,89 @@ static int arrive(struct loop *l, size_t i, double t)
 	return 0;
 }
 
+/* ---- host failures ---- */
+
+/* The next of host h's failure stream: exponential, mean mtbf. */
+static double fail_gap(struct loop *l, uint32_t h)
+{
+	uint64_t z = (l->rng[h] += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	return -l->o->mtbf * log(((double)(z >> 11) + 1) / 9007199254740992.0);
+}
+
+/* Each host's first failure, and the scripted events. */
+static int fail_init(struct loop *l)
+{
+	const struct rpl_opts *o = l->o;
+	uint32_t h;
+	size_t i;
+	int ret;
+
+	if (!o->mtbf && !o->nfail)
+		return 0;
+	l->down = calloc(o->nhosts, sizeof(*l->down));
+	l->rng = calloc(o->nhosts, sizeof(*l->rng));
+	if (!l->down || !l->rng)
+		return -ENOMEM;
+	for (i = 0; i < o->nfail; i++) {
+		if (o->fail[i].host >= o->nhosts)
+			return -EINVAL;
+		if ((ret = heap_push(&l->fail, (struct ev){ o->fail[i].t,
+				     o->fail[i].host,
+				     o->fail[i].up ? F_UP : F_DOWN })))
+			return ret;
+	}
+	for (h = 0; o->mtbf > 0 && h < o->nhosts; h++) {
+		l->rng[h] = o->seed ^ ((uint64_t)h << 32 | h);
+		if ((ret = heap_push(&l->fail, (struct ev){
+				l->arr0 + fail_gap(l, h), h, F_MTBF_DOWN })))
+			return ret;
+	}
+	return 0;
+}
+
+/* A host event at t: the host down or back; a failure's next event. */
+static int host_event(struct loop *l, struct ev e, double t)
+{
+	uint32_t h = (uint32_t)e.ticket;
+	bool up = e.gen == F_UP || e.gen == F_MTBF_UP;
+	int ret = 0;
+
+	if (e.gen == F_MTBF_DOWN)
+		ret = heap_push(&l->fail, (struct ev){ t + l->o->repair, h,
+						       F_MTBF_UP });
+	else if (e.gen == F_MTBF_UP)
+		ret = heap_push(&l->fail, (struct ev){ t + fail_gap(l, h), h,
+						       F_MTBF_DOWN });
+	if (ret || l->down[h] == !up)
+		return ret;
+	l->down[h] = !up;
+	if (up) {
+		l->ndown--;
+		return sch_host_up(l->s, h, t);
+	}
+	l->ndown++;
+	l->r->failures++;
+	return sch_host_down(l->s, h, t);
+}
+
+/*
+ * Host events matter while a job runs, or is queued while a host is
+ * down (with all up and nothing running, it can never start).
+ */
+static bool failing(const struct loop *l)
+{
+	struct sch_stats st;
+
+	if (!l->fail.n)
+		return false;
+	sch_stats(l->s, &st);
+	return st.running || (st.queued && l->ndown);
+}
+
 static int run_loop(struct loop *l)
 {
 	const struct trc_trace *tr = l->o->trace;
@@ -550,25 +720,30 @@ static int run_loop(struct loop *l)
 	double t, wake = -1, shown = now_ms();
 	int ret;
 
-	while (next < tr->njobs || l->nheap || wake >= 0) {
+	while (next < tr->njobs || l->done.n || wake >= 0 || failing(l)) {
 		t = INFINITY;
 		if (next < tr->njobs)
 			t = tr->jobs[next].submit;
-		if (l->nheap && l->heap[0].t < t)
-			t = l->heap[0].t;
+		if (l->done.n && l->done.v[0].t < t)
+			t = l->done.v[0].t;
+		if (l->fail.n && l->fail.v[0].t < t)
+			t = l->fail.v[0].t;
 		if (wake >= 0 && wake < t)
 			t = wake;
 		if (t == INFINITY)
 			break;
 		account(l, t);
-		while (l->nheap && l->heap[0].t <= t) {
-			struct ev e = heap_pop(l);
+		while (l->done.n && l->done.v[0].t <= t) {
+			struct ev e = heap_pop(&l->done);
 
 			if (e.gen == l->job[e.ticket].gen &&
 			    l->job[e.ticket].start >= 0 &&
 			    (ret = finish(l, e.ticket, t)))
 				return ret;
 		}
+		while (l->fail.n && l->fail.v[0].t <= t)
+			if ((ret = host_event(l, heap_pop(&l->fail), t)))
+				return ret;
 		while (next < tr->njobs && tr->jobs[next].submit <= t)
 			if ((ret = arrive(l, next++, t)))
 				return ret;
@@ -578,7 +753,7 @@ static int run_loop(struct loop *l)
 		if (wake >= 0 && wake <= t)
 			wake = t + 1e-3;
 		/* nothing runs and nothing will: the rest can never start */
-		if (next == tr->njobs && !l->nheap && wake < 0)
+		if (next == tr->njobs && !l->done.n && wake < 0 && !failing(l))
 			break;
 		progress(l, next, t, &shown);
 	}
@@ -768,7 +943,8 @@ int rpl_run(const struct rpl_opts *o, struct rpl_result *r, char *err,
 		l.arr0 = tr->jobs[0].submit;
 		l.arr1 = tr->jobs[tr->njobs - 1].submit;
 	}
-	if ((ret = run_loop(&l)) || (ret = summarise(&l)))
+	if ((ret = fail_init(&l)) || (ret = run_loop(&l)) ||
+	    (ret = summarise(&l)))
 		snprintf(err, len, "replay %s: %s", sch_policy_name(o->policy),
 			 strerror(-ret));
 out:

@@ -15,6 +15,13 @@
 #include "sched.h"
 #include "trace.h"
 
+/* A scripted host event: host (index into rpl_opts.hosts) down or up at t. */
+struct rpl_fail {
+	double t;
+	uint32_t host;
+	bool up;
+};
+
 /* What a replay runs on; all borrowed. */
 struct rpl_opts {
 	const struct trc_trace *trace;
@@ -53,6 +60,18 @@ struct rpl_opts {
 	 * starts (beside the gangs running then); 0: run times as traced.
 	 */
 	double comm_share;
+	/*
+	 * Host failures, the same under every policy: each host fails
+	 * after an exponential time of mean mtbf s (0: never) drawn from
+	 * seed, from the first arrival on, and is back repair s later;
+	 * and the events fail[0..nfail) besides.  The scheduler recovers
+	 * the jobs a failure hits (replaced or requeued, as ibpoold); each
+	 * loses the work since its run's last checkpoint (every ckpt s of
+	 * work, 0: none, its run's start) and pays restart.
+	 */
+	double mtbf, repair, ckpt;
+	const struct rpl_fail *fail;
+	size_t nfail;
 };
 
 /* Percentiles of one measure over the jobs. */
@@ -77,6 +96,11 @@ struct rpl_result {
 	double makespan, bound;		/* bound: max(GPU-time / GPUs, arrival + run) */
 	double ftf_max, ftf_jain;	/* per-user JCT / run time: worst, Jain */
 	size_t preemptions;
+	/* host failures: hosts gone down, jobs they hit (once each) and
+	 * hits in all, of those replaced at once or requeued, and the work
+	 * thrown away (run since the last checkpoint) x its GPUs */
+	size_t failures, jobs_hit, hits, replaced, requeued;
+	double lost_gpuh;
 	/* gangs: placed at the lowest level that had room, and the model */
 	size_t gangs, gangs_lowest;
 	double level_mean;		/* tree level spanned, mean */
