@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # ibpoolroute replay without ibsim: a hand-made trace on a generated tree
 # gives one row per policy and the JSON the bench reads; the schedule of
-# a three-job trace is the one worked out by hand; the charts are XML;
+# a three-job trace is the one worked out by hand, and with a host
+# failure scripted; the charts are XML;
 # the packing bound (frag-bound, glpsol) of a known case; usage errors
 # are one line.
 # usage: t-replay.sh [BUILDDIR]
@@ -92,6 +93,71 @@ else
 	bad "replay --comm-share: a gang's run stretched by its slowdown"
 fi
 
+# Host failures by hand: a job of all 32 GPUs (100 s) from 0; node0003
+# fails at 30 and is back at 80.  The job is requeued (no host to
+# replace it), runs again from 80 with its 30 s redone and a restart of
+# 10: JCT 190, 30 s x 32 GPUs lost.  A checkpoint every 20 s keeps 20 s
+# of it: JCT 170, 10 s x 32 lost.  J2 (4 GPUs, 10 s) at 40 runs on the
+# hosts left, JCT 10.
+printf 'submit,gpus,runtime,user,class,limit,milli\n0,32,100,u1,,200,1000\n40,4,10,u2,,20,1000\n' \
+	> "$w/fail.csv"
+printf '# node0003 down for 50 s\n30,node0003,down\n80,node0003,up\n' \
+	> "$w/fails.csv"
+for c in 0 20; do
+	"$BIN" replay --trace "$w/fail.csv" --net "$w/tree.net" \
+		--gpus-per-host 4 --policy easy,priority --restart 10 \
+		--fail-trace "$w/fails.csv" --checkpoint $c --json \
+		> "$w/fail$c.json"
+done
+if python3 - "$w/fail0.json" "$w/fail20.json" <<'PY'
+import json, sys
+for f, jct, lost in zip(sys.argv[1:], (190, 170), (30, 10)):
+    for p in json.load(open(f))["policies"]:
+        assert p["done"] == 2 and p["refused"] == 0, p
+        assert abs(p["jct_mean"] - (jct + 10) / 2) < 1e-6, (f, p["jct_mean"])
+        assert p["failures"] == 1 and p["jobs_hit"] == 1, p
+        assert p["requeued"] == 1 and p["replaced"] == 0, p
+        assert abs(p["lost_gpu_hours"] - lost * 32 / 3600) < 1e-9, p
+PY
+then
+	ok "replay --fail-trace: the hand-computed schedule"
+else
+	bad "replay --fail-trace: the hand-computed schedule"
+fi
+
+# Seeded failures: every host fails every 300 s on average, the same
+# twice from one seed; under easy (Slurm's requeue) no job is replaced,
+# under priority (ibpoold's) some are.
+for i in 1 2; do
+	"$BIN" replay --trace "$w/trace.csv" --net "$w/tree.net" \
+		--gpus-per-host 4 --policy easy,priority --fail-mtbf 300 \
+		--repair 10 --checkpoint 5 --restart 10 --seed 3 --json > "$w/mtbf$i.json"
+done
+if python3 - "$w/mtbf1.json" "$w/mtbf2.json" <<'PY'
+import json, sys
+a, b = ([{k: v for k, v in p.items() if not k.startswith("step_")}
+         for p in json.load(open(f))["policies"]] for f in sys.argv[1:])
+assert a == b, (a, b)
+easy, prio = a
+for p in easy, prio:
+    assert p["done"] == 5 and p["failures"] > 0 and p["hits"] > 0, p
+    assert p["hits"] == p["replaced"] + p["requeued"], p
+    assert p["lost_gpu_hours"] > 0 and p["given_up"] == 0, p
+assert easy["replaced"] == 0 and prio["replaced"] > 0, (easy, prio)
+PY
+then
+	ok "replay --fail-mtbf: seeded, the same twice"
+else
+	bad "replay --fail-mtbf: seeded, the same twice"
+fi
+"$BIN" replay --trace "$w/fail.csv" --net "$w/tree.net" --gpus-per-host 4 \
+	--policy easy --fail-trace "$w/fails.csv" > "$w/out"
+if grep -q '^easy  *1  *1  *1  *0  *1  *0 ' "$w/out"; then
+	ok "replay --fail-trace: the failures' table"
+else
+	bad "replay --fail-trace: the failures' table" "$(cat "$w/out")"
+fi
+
 # RDMA bandwidth per HCA, as many as the fabric gives each host: 16 jobs
 # of 60 % of one HCA alone on 8 hosts run together behind two HCAs a
 # host (JCT 100), half of them after the rest behind one (mean 150).
@@ -159,6 +225,18 @@ usage --trace "$w/trace.csv" --net "$w/tree.net" --nodes x --policy easy
 usage --trace "$w/trace.csv" --net "$w/tree.net" --policy easy --gpus-per-host 0
 usage --trace "$w/none.csv" --net "$w/tree.net" --policy easy
 usage --trace "$w/trace.csv" --net "$w/tree.net" --policy easy --comm-share 1.5
+usage --trace "$w/trace.csv" --net "$w/tree.net" --policy easy --fail-recover x
+usage --trace "$w/trace.csv" --net "$w/tree.net" --policy easy --fail-mtbf -1
+printf '30,nosuchhost,down\n' > "$w/badfail.csv"
+st=0
+"$BIN" replay --trace "$w/trace.csv" --net "$w/tree.net" --policy easy \
+	--fail-trace "$w/badfail.csv" > "$w/out" 2> "$w/err" || st=$?
+if [ $st -ne 0 ] && [ "$(wc -l < "$w/err")" -eq 1 ] &&
+	grep -q "badfail.csv:1: no host 'nosuchhost'" "$w/err"; then
+	ok "replay --fail-trace: an unknown host is one line"
+else
+	bad "replay --fail-trace: an unknown host is one line" "exit $st: $(cat "$w/err")"
+fi
 # the flow model's options without a fabric to model
 printf 'sn,cpu_milli,memory_mib,gpu,model\nn1,96000,786432,8,V100M32\n' \
 	> "$w/nodes.csv"

@@ -164,12 +164,12 @@ static void test_resume(void)
 
 static void run_fails(const struct trc_trace *t, const struct sch_host *h,
 		      size_t nh, const struct rpl_fail *f, size_t nf,
-		      double ckpt, struct rpl_result *r)
+		      double ckpt, enum rpl_recover rec, struct rpl_result *r)
 {
 	struct rpl_opts o = { .trace = t, .hosts = h, .nhosts = nh,
 			      .nlevels = 1, .policy = SCH_EASY,
 			      .restart = 10, .fail = f, .nfail = nf,
-			      .ckpt = ckpt };
+			      .ckpt = ckpt, .recover = rec };
 	char err[256];
 
 	CU_ASSERT_EQUAL_FATAL(rpl_run(&o, r, err, sizeof(err)), 0);
@@ -202,7 +202,7 @@ static void test_fail_requeue(void)
 	struct rpl_result r;
 
 	trace_of(&t, j, 3);
-	run_fails(&t, h2, 2, f, 2, 0, &r);
+	run_fails(&t, h2, 2, f, 2, 0, RPL_RECOVER_AUTO, &r);
 	CU_ASSERT_EQUAL(r.done, 3);
 	CU_ASSERT_EQUAL(r.refused, 0);
 	CU_ASSERT_EQUAL(r.failures, 1);
@@ -223,7 +223,8 @@ static void test_fail_requeue(void)
  * 1 from 0; J2 ends at 20.  Host 0 fails at 30 for good: J1's GPUs are
  * replaced on host 1 at once; a checkpoint every 20 s of work kept 20 s,
  * 10 s (40 GPU-s) are lost, and it pays its restart of 10: it ends at
- * 30 + 80 + 10 = 120.  JCTs 120 and 20.
+ * 30 + 80 + 10 = 120.  JCTs 120 and 20.  EASY as Slurm does it requeues
+ * J1 instead, and it starts again at once on host 1: the same times.
  */
 static void test_fail_replace(void)
 {
@@ -239,7 +240,7 @@ static void test_fail_replace(void)
 	struct rpl_result r;
 
 	trace_of(&t, j, 2);
-	run_fails(&t, h2, 2, &f, 1, 20, &r);
+	run_fails(&t, h2, 2, &f, 1, 20, RPL_RECOVER_REPLACE, &r);
 	CU_ASSERT_EQUAL(r.done, 2);
 	CU_ASSERT_EQUAL(r.jobs_hit, 1);
 	CU_ASSERT_EQUAL(r.replaced, 1);
@@ -247,6 +248,13 @@ static void test_fail_replace(void)
 	CU_ASSERT_DOUBLE_EQUAL(r.lost_gpuh, 40.0 / 3600, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(r.jct.mean, 70, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(r.makespan, 120, 1e-9);
+	rpl_result_release(&r);
+	run_fails(&t, h2, 2, &f, 1, 20, RPL_RECOVER_AUTO, &r);
+	CU_ASSERT_EQUAL(r.done, 2);
+	CU_ASSERT_EQUAL(r.replaced, 0);
+	CU_ASSERT_EQUAL(r.requeued, 1);
+	CU_ASSERT_DOUBLE_EQUAL(r.lost_gpuh, 40.0 / 3600, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.jct.mean, 70, 1e-9);
 	rpl_result_release(&r);
 }
 

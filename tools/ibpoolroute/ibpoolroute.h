@@ -19,6 +19,7 @@
 #include "routing/verify.h"
 #include "tools/lib/cli/cli.h"
 #include "tools/lib/livefab/livefab.h"
+#include "tools/lib/pool/replay.h"
 
 /* Exit codes, as infiniband-diags use them. */
 enum {
@@ -148,6 +149,7 @@ struct pr_opts {
 	double repair;		/* --repair: s a failed host is down */
 	double checkpoint;	/* --checkpoint: s of work between two, 0: none */
 	const char *fail_trace;	/* --fail-trace: scripted host events */
+	enum rpl_recover fail_recover;	/* --fail-recover */
 };
 
 /*

@@ -99,6 +99,7 @@ enum {
 	O_REPAIR,
 	O_CHECKPOINT,
 	O_FAIL_TRACE,
+	O_FAIL_RECOVER,
 };
 
 struct cmd {
@@ -188,8 +189,9 @@ static const struct cli_opt opts[] = {
 	{ "comm-share", 1, O_COMM_SHARE, C_REPLAY, "F", "replay --net: share 0-1 of a multi-host job's run time that is communication, stretched by its slowdown on the flow model (0: run times as traced)" },
 	{ "fail-mtbf", 1, O_FAIL_MTBF, C_REPLAY, "S", "replay: each host fails after an exponential time of mean S seconds, drawn from --seed, the same under every policy (0: never)" },
 	{ "repair", 1, O_REPAIR, C_REPLAY, "S", "replay: a failed host is back S seconds later (3600)" },
-	{ "checkpoint", 1, O_CHECKPOINT, C_REPLAY, "S", "replay: a job a failure hits keeps the work of its last checkpoint, one every S seconds of its run (0: none, it redoes the whole run)" },
+	{ "checkpoint", 1, O_CHECKPOINT, C_REPLAY, "S", "replay: a job a failure hits keeps the work of its last checkpoint, one every S seconds of its run's work (3600; 0: none, it redoes the whole run)" },
 	{ "fail-trace", 1, O_FAIL_TRACE, C_REPLAY, "FILE", "replay: scripted host events, lines time,host,down|up (host: the fabric's name or an index from 0)" },
+	{ "fail-recover", 1, O_FAIL_RECOVER, C_REPLAY, "R", "replay: a job a failure hits is replaced (new GPUs where there are, as ibpoold) or requeued whole; auto: requeued under fifo, easy, tiresias, bestfit, fgd, fgdcpu and sjf (as Slurm and Kubernetes do), replaced under the rest" },
 	{ "dump", 1, 'D', C_SIM | C_MAP, "DIR", "the routing OpenSM dumped into DIR instead of the live one" },
 	{ "jobs", 1, 'J', C_CHECKS | C_SIM | C_MAP | C_TRACE, "FILE", "JSON job list: route for the jobs, report their own link loads; trace --gen: how many jobs" },
 	{ "search-moves", 1, 'm', C_ROUTE | C_SIM | C_MAP, "N", "with --jobs on a fat-tree: entries the job search tries, 0-100000000 (0: the default budget)" },
@@ -563,6 +565,17 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 	case O_FAIL_TRACE:
 		o->fail_trace = arg;
 		break;
+	case O_FAIL_RECOVER:
+		if (!strcmp(arg, "auto"))
+			o->fail_recover = RPL_RECOVER_AUTO;
+		else if (!strcmp(arg, "replace"))
+			o->fail_recover = RPL_RECOVER_REPLACE;
+		else if (!strcmp(arg, "requeue"))
+			o->fail_recover = RPL_RECOVER_REQUEUE;
+		else
+			return usage_error(o, "bad recovery '%s' (auto, replace or requeue)",
+					   arg);
+		break;
 	case O_GANG_PLACE:
 		if (strcmp(arg, "tree") && strcmp(arg, "first"))
 			return usage_error(o,
@@ -735,6 +748,7 @@ int main(int argc, char **argv)
 		.gpus_per_host = 8,
 		.restart = 60,
 		.repair = 3600,
+		.checkpoint = 3600,
 	};
 	const struct cmd *cmd = NULL;
 	const struct cli_opt *op;

@@ -220,6 +220,7 @@ static json_object *result_json(const struct rpl_result *r, double frag,
 	I("hits", r->hits);
 	I("replaced", r->replaced);
 	I("requeued", r->requeued);
+	I("given_up", r->given_up);
 	D("lost_gpu_hours", r->lost_gpuh);
 #undef D
 #undef I
@@ -251,14 +252,15 @@ static void fail_rows(FILE *out, const struct rpl_result *r, size_t n)
 {
 	size_t i;
 
-	fprintf(out, "\n%-9s %8s %8s %6s %8s %8s %9s %10s %9s\n", "policy",
-		"failures", "jobs_hit", "hits", "replaced", "requeued",
-		"lost_gpuh", "jct_mean", "wait_mean");
+	fprintf(out, "\n%-9s %8s %8s %6s %8s %8s %8s %9s %10s %9s\n",
+		"policy", "failures", "jobs_hit", "hits", "replaced",
+		"requeued", "given_up", "lost_gpuh", "jct_mean", "wait_mean");
 	for (i = 0; i < n; i++)
-		fprintf(out, "%-9s %8zu %8zu %6zu %8zu %8zu %9.1f %10.0f %9.0f\n",
+		fprintf(out, "%-9s %8zu %8zu %6zu %8zu %8zu %8zu %9.1f %10.0f %9.0f\n",
 			sch_policy_name(r[i].policy), r[i].failures,
 			r[i].jobs_hit, r[i].hits, r[i].replaced, r[i].requeued,
-			r[i].lost_gpuh, r[i].jct.mean, r[i].wait.mean);
+			r[i].given_up, r[i].lost_gpuh, r[i].jct.mean,
+			r[i].wait.mean);
 }
 
 /*
@@ -399,7 +401,7 @@ static int replay_all(const struct pr_opts *o, const struct trc_trace *tr,
 		.comm_share = o->comm_share,
 		.gang_first_fit = o->gang_first_fit,
 		.mtbf = o->fail_mtbf, .repair = o->repair,
-		.ckpt = o->checkpoint,
+		.ckpt = o->checkpoint, .recover = o->fail_recover,
 		.progress = o->progress == PR_PROGRESS_OFF ? NULL :
 			    o->progress == PR_PROGRESS_ON || isatty(2) ?
 			    stderr : NULL,

@@ -20,6 +20,7 @@
 #define UT_POINTS 2000
 #define COMM_MAX 2000
 #define COMM_A2A_ROUNDS 8
+#define MAX_HITS 100	/* a job failed this often is given up */
 #define FGD_TYPICAL 95.0	/* % of the requests FGD's typical types make */
 
 /* A job as the loop sees it, by ticket. */
@@ -73,6 +74,8 @@ struct loop {
 	double last;		/* time of the last step */
 	double *steps;		/* wall ms of each sch_step() */
 	size_t nsteps, capsteps;
+	uint64_t *giveup;	/* jobs hit MAX_HITS times, this step */
+	size_t ngiveup;
 	uint64_t *gang;		/* running gangs' tickets */
 	size_t ngang;
 	size_t gang_seen, comm_every;
@@ -169,6 +172,15 @@ static void expect_trace(struct sch *s, const struct trc_trace *t,
 static double sched_comm(void *ctx, const uint32_t *h, size_t n,
 			 const uint64_t *gone, size_t ngone);
 
+/* Whether a job a failure hits is requeued whole under o's policy. */
+static bool requeues(const struct rpl_opts *o)
+{
+	if (o->recover != RPL_RECOVER_AUTO)
+		return o->recover == RPL_RECOVER_REQUEUE;
+	return o->policy != SCH_PRIORITY && o->policy != SCH_PREDICTED &&
+	       o->policy != SCH_SRPT;
+}
+
 static int loop_init(struct loop *l, const struct rpl_opts *o,
 		     struct rpl_result *r)
 {
@@ -185,6 +197,7 @@ static int loop_init(struct loop *l, const struct rpl_opts *o,
 	c.restart = o->restart;
 	c.gang_wait = o->gang_wait;
 	c.gang_first_fit = o->gang_first_fit;
+	c.requeue_lost = requeues(o);
 	if (o->t) {
 		c.comm = sched_comm;
 		c.comm_ctx = l;
@@ -200,12 +213,14 @@ static int loop_init(struct loop *l, const struct rpl_opts *o,
 	l->done.v = calloc(l->done.cap, sizeof(*l->done.v));
 	l->waiting = calloc(l->nbucket, sizeof(*l->waiting));
 	l->gang = calloc(n + 1, sizeof(*l->gang));
+	l->giveup = calloc(n + 1, sizeof(*l->giveup));
 	l->capsteps = 4 * n + 16;
 	l->steps = calloc(l->capsteps, sizeof(*l->steps));
 	r->jct_s = calloc(n + 1, sizeof(*r->jct_s));
 	r->ut_t = calloc(UT_POINTS + 2, sizeof(*r->ut_t));
 	r->ut_pct = calloc(UT_POINTS + 2, sizeof(*r->ut_pct));
 	if (!l->job || !l->done.v || !l->waiting || !l->gang || !l->steps ||
+	    !l->giveup ||
 	    !r->jct_s || !r->ut_t || !r->ut_pct)
 		return -ENOMEM;
 	return 0;
@@ -224,6 +239,7 @@ static void loop_release(struct loop *l)
 	free(l->rng);
 	free(l->waiting);
 	free(l->gang);
+	free(l->giveup);
 	free(l->steps);
 	sch_free(l->s);
 }
@@ -489,6 +505,8 @@ static int on_decision(struct loop *l, const struct sch_dec *d, double t)
 	case SCH_LOST:
 		l->r->hits++;
 		l->r->jobs_hit += !j->hits++;
+		if (j->hits == MAX_HITS)
+			l->giveup[l->ngiveup++] = d->ticket;
 		return 0;
 	case SCH_REPLACED:
 		l->r->replaced++;
@@ -551,11 +569,36 @@ static void account(struct loop *l, double t)
 	l->last = t;
 }
 
+/*
+ * A job failures hit MAX_HITS times never finishes (its restarts
+ * outrun the failures, or its checkpoints are too far apart): dropped
+ * at t, as a retry limit drops it.
+ */
+static int give_up(struct loop *l, uint64_t tk, double t)
+{
+	struct rj *j = &l->job[tk];
+
+	if (j->start >= 0) {
+		j->start = -1;
+		j->gen++;
+		gang_stopped(l, tk);
+	} else {
+		l->waiting[j->bucket]--;
+	}
+	l->r->given_up++;
+	return sch_cancel(l->s, tk, t);
+}
+
+/*
+ * One step at t; again when it requeued a lost job, which the core
+ * queues after its pass (ibpoold's next run takes it a moment later).
+ */
 static int step(struct loop *l, double t)
 {
 	const struct sch_dec *d;
 	size_t n, i;
 	double t0 = now_ms();
+	bool again = false;
 	int ret;
 
 	if ((ret = sch_step(l->s, t, &d, &n)))
@@ -569,10 +612,15 @@ static int step(struct loop *l, double t)
 		l->capsteps *= 2;
 	}
 	l->steps[l->nsteps++] = now_ms() - t0;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if ((ret = on_decision(l, &d[i], t)))
 			return ret;
-	return 0;
+		again |= d[i].act == SCH_REQUEUE;
+	}
+	for (; l->ngiveup; l->ngiveup--)
+		if ((ret = give_up(l, l->giveup[l->ngiveup - 1], t)))
+			return ret;
+	return again ? step(l, t) : 0;
 }
 
 static int finish(struct loop *l, uint64_t tk, double t)

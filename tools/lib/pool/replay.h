@@ -22,6 +22,13 @@ struct rpl_fail {
 	bool up;
 };
 
+/* What becomes of a job a host failure hits. */
+enum rpl_recover {
+	RPL_RECOVER_AUTO,	/* the anchors requeue, the pool's replace */
+	RPL_RECOVER_REPLACE,	/* as ibpoold: new GPUs where there are */
+	RPL_RECOVER_REQUEUE,	/* requeued whole (Slurm, Kubernetes) */
+};
+
 /* What a replay runs on; all borrowed. */
 struct rpl_opts {
 	const struct trc_trace *trace;
@@ -65,11 +72,14 @@ struct rpl_opts {
 	 * after an exponential time of mean mtbf s (0: never) drawn from
 	 * seed, from the first arrival on, and is back repair s later;
 	 * and the events fail[0..nfail) besides.  The scheduler recovers
-	 * the jobs a failure hits (replaced or requeued, as ibpoold); each
+	 * the jobs a failure hits (replaced or requeued, as recover says:
+	 * auto requeues under fifo, easy, tiresias, bestfit, fgd, fgdcpu
+	 * and sjf, as the schedulers they stand for do); each
 	 * loses the work since its run's last checkpoint (every ckpt s of
 	 * work, 0: none, its run's start) and pays restart.
 	 */
 	double mtbf, repair, ckpt;
+	enum rpl_recover recover;
 	const struct rpl_fail *fail;
 	size_t nfail;
 };
@@ -100,6 +110,7 @@ struct rpl_result {
 	 * hits in all, of those replaced at once or requeued, and the work
 	 * thrown away (run since the last checkpoint) x its GPUs */
 	size_t failures, jobs_hit, hits, replaced, requeued;
+	size_t given_up;	/* hit 100 times: dropped, never done */
 	double lost_gpuh;
 	/* gangs: placed at the lowest level that had room, and the model */
 	size_t gangs, gangs_lowest;

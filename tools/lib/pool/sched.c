@@ -1627,7 +1627,8 @@ static int expire(struct sch *s, double t)
 /*
  * Lost job j: its GPUs on down hosts are gone.  Replace them at the
  * level it was placed at (a host with as many GPUs in the same group),
- * else stop it and queue it at the head of its class.
+ * else (or with requeue_lost) stop it and queue it at the head of its
+ * class.
  */
 static int recover(struct sch *s, struct job *j, double t)
 {
@@ -1652,7 +1653,8 @@ static int recover(struct sch *s, struct job *j, double t)
 	}
 	/* the down hosts' GPUs go back to them, not to the pool */
 	slots_apply(s, &s->v, sl, j->nslots, &j->r, -1);
-	if (j->k > 1 && anchor != SCH_NONE && j->r.gpus) {
+	if (j->k > 1 && anchor != SCH_NONE && j->r.gpus &&
+	    !s->c.requeue_lost) {
 		for (h = 0; h < s->nh && n < lh; h++)
 			if (!s->inuse[h] &&
 			    s->h[h].lvl[lvl] == s->h[anchor].lvl[lvl] &&
@@ -1671,7 +1673,7 @@ static int recover(struct sch *s, struct job *j, double t)
 		slots_apply(s, &s->v, sl, o, &j->r, 1);
 		return decide(s, SCH_REPLACED, j);
 	}
-	if (j->k == 1) {
+	if (j->k == 1 && !s->c.requeue_lost) {
 		o = place(s, &s->v, j, placement(s), NULL, sl, &lvl);
 		if (o) {
 			j->nslots = o;

@@ -106,6 +106,12 @@ struct sch_config {
 	 */
 	bool gang_first_fit;
 	/*
+	 * A job a host loss hits is always requeued whole, never given
+	 * replacement GPUs (Slurm's requeue on node failure, a pod
+	 * recreated by Kubernetes): the anchors' behaviour.
+	 */
+	bool requeue_lost;
+	/*
 	 * A gang that could start now but spans a higher tree level than it
 	 * would once running jobs end (as the policy expects them to) may
 	 * wait up to gang_wait s for that, when comm says the gain pays:
