@@ -925,6 +925,8 @@ static int by_levels(const struct ftr *r, struct rt_tables *t)
 			dsw = NULL;
 	}
 	ret = rt_mgmt_updown(t, key, dsw);
+	if (ret >= 0)
+		ret = rt_mgmt_vl1(t);
 	free(key);
 	return ret < 0 ? (int)ret : 0;
 }

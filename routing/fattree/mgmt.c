@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cdg.h"
 #include "mgmt.h"
 
 #define NONE UINT32_MAX
@@ -1027,4 +1028,310 @@ out:
 	uo_release(&w);
 	free(holes);
 	return changed;
+}
+
+/*
+ * VL 1 for what the data's VL cannot carry: per switch LID whose column
+ * keeps holes, a bit per switch whose packets to it (its own and its
+ * hosts') take SL 1.  Read by path_sl() after the tables are gone.
+ */
+struct mv_vl {
+	struct rt_vl vl;
+	unsigned int top;
+	uint32_t nsw;
+	uint32_t *lid_sw;	/* LID -> delivering switch, FAB_NONE */
+	uint32_t *col;		/* LID -> its column of bits, NONE */
+	uint64_t *bits;		/* ncol rows of nsw bits */
+	uint32_t ncol;
+};
+
+static uint8_t mv_path_sl(const struct rt_tables *t, unsigned int slid,
+			  unsigned int dlid)
+{
+	const struct mv_vl *m = t->vl->ctx;
+	size_t b;
+	uint32_t s;
+
+	if (slid > m->top || dlid > m->top || m->col[dlid] == NONE)
+		return 0;
+	s = m->lid_sw[slid];
+	if (s == FAB_NONE)
+		return 0;
+	b = (size_t)m->col[dlid] * m->nsw + s;
+	return bit_get(m->bits, b);
+}
+
+static uint8_t mv_sl2vl(const struct rt_tables *t, uint32_t sw,
+			unsigned int in, unsigned int out, unsigned int sl)
+{
+	(void)t;
+	(void)sw;
+	(void)in;
+	(void)out;
+	return sl == 1;
+}
+
+static void mv_release(struct rt_vl *vl)
+{
+	struct mv_vl *m = vl->ctx;
+
+	free(m->lid_sw);
+	free(m->col);
+	free(m->bits);
+	free(m);
+}
+
+/* The work of rt_mgmt_vl1(): layer 1's dependencies and a LID's column. */
+struct mv {
+	struct rt_tables *t;
+	struct mv_vl *m;
+	struct rt_adj adj;
+	struct cdg g;
+	uint32_t *off, *lids;	/* rt_lids_by_switch() */
+	uint32_t *reach;	/* per switch: round it reached the LID, NONE */
+	uint32_t *cand;		/* switches tried in a round */
+	uint32_t *path;		/* one route's out ports */
+	uint32_t *from, *to;	/* a batch of dependencies */
+	size_t nb, cap;
+};
+
+/*
+ * The out ports (fabric port indices) of the route from switch s to lid
+ * into out, at most nsw; *end is the switch that delivers it there (the
+ * switch itself, or the one a CA hangs on), FAB_NONE on a hole or loop.
+ */
+static uint32_t mv_walk(const struct rt_tables *t, uint32_t s,
+			unsigned int lid, uint32_t *out, uint32_t *end)
+{
+	const struct fabric *f = t->fab;
+	const struct fab_port *fp;
+	uint32_t n = 0, node;
+	uint8_t p;
+
+	*end = FAB_NONE;
+	while (n < t->nsw) {
+		node = t->sw_node[s];
+		p = rt_lft(t, s)[lid];
+		if (p == 0) {
+			*end = s;
+			break;
+		}
+		if (p == RT_NO_PATH || p > f->nodes[node].nports)
+			break;
+		fp = fab_port(f, node, p);
+		if (fp->peer == FAB_NONE)
+			break;
+		if (!fab_is_sw(f, fp->peer)) {
+			*end = s;
+			break;
+		}
+		out[n++] = f->nodes[node].port0 + p;
+		s = t->node_sw[fp->peer];
+	}
+	return n;
+}
+
+/* Whether the route from s to lid arrives at switch d. */
+static bool mv_arrives(struct mv *v, uint32_t s, unsigned int lid,
+		       uint32_t d)
+{
+	uint32_t end;
+
+	mv_walk(v->t, s, lid, v->path, &end);
+	return end == d;
+}
+
+/* The dependencies of the route from s to lid, when it arrives at d. */
+static bool mv_batch(struct mv *v, uint32_t s, unsigned int lid, uint32_t d)
+{
+	uint32_t n, i, end;
+
+	n = mv_walk(v->t, s, lid, v->path, &end);
+	if (end != d)
+		return false;
+	for (i = 1; i < n && v->nb < v->cap; i++) {
+		v->from[v->nb] = v->path[i - 1];
+		v->to[v->nb++] = v->path[i];
+	}
+	return true;
+}
+
+/*
+ * Switch s's route to lid of switch d on layer 1: the route itself
+ * (its hosts' requests and its own packets), and d's answers to its
+ * hosts, which leave on the request's SL.  1 kept, 0 it closes a cycle.
+ */
+static int mv_try(struct mv *v, uint32_t s, unsigned int lid, uint32_t d)
+{
+	uint32_t k, c;
+
+	v->nb = 0;
+	if (!mv_batch(v, s, lid, d))
+		return 0;
+	for (k = v->off[s]; k < v->off[s + 1]; k++) {
+		c = v->lids[k];
+		if (rt_lid_is_ca(v->t, c))
+			mv_batch(v, d, c, s);
+	}
+	return cdg_add(&v->g, v->from, v->to, v->nb, true);
+}
+
+/*
+ * The holes of lid (switch d's), breadth first from the switches that
+ * reach it: each takes the first neighbour reached in an earlier round
+ * whose way closes no cycle on layer 1.  Returns the switches routed.
+ */
+static long mv_column(struct mv *v, unsigned int lid, uint32_t d,
+		      uint32_t col)
+{
+	struct rt_tables *t = v->t;
+	uint32_t s, x, k, n, i, round = 0;
+	size_t b;
+	long kept = 0, more;
+	int ret;
+
+	for (s = 0; s < t->nsw; s++) {
+		v->reach[s] = s == d || mv_arrives(v, s, lid, d) ? 0u : NONE;
+		if (v->reach[s] == NONE)
+			rt_lft(t, s)[lid] = RT_NO_PATH;
+	}
+	do {
+		round++;
+		more = 0;
+		for (s = n = 0; s < t->nsw; s++)
+			if (v->reach[s] == NONE)
+				v->cand[n++] = s;
+		for (i = 0; i < n; i++) {
+			s = v->cand[i];
+			for (k = v->adj.off[s]; k < v->adj.off[s + 1]; k++) {
+				x = v->adj.sw[k];
+				if (v->reach[x] >= round)
+					continue;
+				rt_lft(t, s)[lid] = v->adj.port[k];
+				ret = mv_try(v, s, lid, d);
+				if (ret < 0)
+					return ret;
+				if (ret)
+					break;
+				rt_lft(t, s)[lid] = RT_NO_PATH;
+			}
+			if (k == v->adj.off[s + 1])
+				continue;
+			v->reach[s] = round;
+			b = (size_t)col * t->nsw + s;
+			v->m->bits[b / 64] |= 1ull << (b % 64);
+			more++;
+		}
+		kept += more;
+	} while (more);
+	return kept;
+}
+
+/* Switch LID lid's column keeps a switch without a route to it. */
+static bool mv_holed(struct mv *v, unsigned int lid, uint32_t d)
+{
+	uint32_t s;
+
+	for (s = 0; s < v->t->nsw; s++)
+		if (s != d && !mv_arrives(v, s, lid, d))
+			return true;
+	return false;
+}
+
+static void mv_free(struct mv *v)
+{
+	rt_adj_release(&v->adj);
+	cdg_release(&v->g);
+	free(v->off);
+	free(v->lids);
+	free(v->reach);
+	free(v->cand);
+	free(v->path);
+	free(v->from);
+	free(v->to);
+	if (v->m)
+		mv_release(&v->m->vl);
+}
+
+static int mv_init(struct mv *v)
+{
+	const struct rt_tables *t = v->t;
+	size_t n = t->nsw ? t->nsw : 1, maxca = 0;
+	uint32_t s;
+
+	v->m = calloc(1, sizeof(*v->m));
+	if (!v->m || rt_adj_build(&v->adj, t) ||
+	    cdg_init(&v->g, t->fab->nports ? t->fab->nports : 1) ||
+	    rt_lids_by_switch(t, &v->off, &v->lids))
+		return -ENOMEM;
+	v->m->vl.ctx = v->m;
+	v->m->top = t->top;
+	v->m->nsw = t->nsw;
+	v->m->lid_sw = malloc((t->top + 1) * sizeof(*v->m->lid_sw));
+	v->m->col = malloc((t->top + 1) * sizeof(*v->m->col));
+	for (s = 0; s < t->nsw; s++)
+		if (v->off[s + 1] - v->off[s] > maxca)
+			maxca = v->off[s + 1] - v->off[s];
+	v->cap = (maxca + 1) * n;
+	v->reach = malloc(n * sizeof(*v->reach));
+	v->cand = malloc(n * sizeof(*v->cand));
+	v->path = malloc(n * sizeof(*v->path));
+	v->from = malloc(v->cap * sizeof(*v->from));
+	v->to = malloc(v->cap * sizeof(*v->to));
+	if (!v->m->lid_sw || !v->m->col || !v->reach || !v->cand ||
+	    !v->path || !v->from || !v->to)
+		return -ENOMEM;
+	return 0;
+}
+
+/* The switch LIDs that keep holes get a column each; their count. */
+static long mv_cols(struct mv *v)
+{
+	struct mv_vl *m = v->m;
+	unsigned int lid;
+	uint32_t d;
+
+	m->ncol = 0;
+	for (lid = 0; lid <= v->t->top; lid++) {
+		m->lid_sw[lid] = lid ? rt_lid_switch(v->t, lid) : FAB_NONE;
+		m->col[lid] = NONE;
+		d = m->lid_sw[lid];
+		if (d != FAB_NONE && !rt_lid_is_ca(v->t, lid) &&
+		    mv_holed(v, lid, d))
+			m->col[lid] = m->ncol++;
+	}
+	if (!m->ncol)
+		return 0;
+	m->bits = calloc(((size_t)m->ncol * m->nsw + 63) / 64,
+			 sizeof(*m->bits));
+	return m->bits ? (long)m->ncol : -ENOMEM;
+}
+
+long rt_mgmt_vl1(struct rt_tables *t)
+{
+	struct mv v = { .t = t };
+	unsigned int lid;
+	long kept = 0, ret;
+
+	ret = mv_init(&v);
+	if (!ret)
+		ret = mv_cols(&v);
+	for (lid = 1; ret > 0 && lid <= t->top; lid++)
+		if (v.m->col[lid] != NONE) {
+			ret = mv_column(&v, lid, v.m->lid_sw[lid],
+					v.m->col[lid]);
+			kept += ret > 0 ? ret : 0;
+			ret = ret < 0 ? ret : 1;
+		}
+	if (ret >= 0 && kept) {
+		v.m->vl.nvl = 2;
+		v.m->vl.path_sl = mv_path_sl;
+		v.m->vl.sl2vl = mv_sl2vl;
+		v.m->vl.switch_sl = true;
+		v.m->vl.release = mv_release;
+		t->vl = t->own_vl = &v.m->vl;
+		v.m = NULL;
+	}
+	mv_free(&v);
+	return ret < 0 ? ret : kept;
 }
