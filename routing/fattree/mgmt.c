@@ -16,6 +16,7 @@
 #define NO_LX 0xff
 #define BLK 64		/* LIDs whose entries are worked on at once, in cache */
 #define HUB_TRIES 16	/* hubs tried whole for a LID, second time round */
+#define MV_LAYERS 3	/* VLs past the data's for switch LIDs */
 
 
 
@@ -1040,8 +1041,8 @@ struct mv_vl {
 	unsigned int top;
 	uint32_t nsw;
 	uint32_t *lid_sw;	/* LID -> delivering switch, FAB_NONE */
-	uint32_t *col;		/* LID -> its column of bits, NONE */
-	uint64_t *bits;		/* ncol rows of nsw bits */
+	uint32_t *col;		/* LID -> its column of SLs, NONE */
+	uint8_t *sl;		/* ncol rows of nsw SLs, 0: the data's VL */
 	uint32_t ncol;
 };
 
@@ -1049,16 +1050,12 @@ static uint8_t mv_path_sl(const struct rt_tables *t, unsigned int slid,
 			  unsigned int dlid)
 {
 	const struct mv_vl *m = t->vl->ctx;
-	size_t b;
 	uint32_t s;
 
 	if (slid > m->top || dlid > m->top || m->col[dlid] == NONE)
 		return 0;
 	s = m->lid_sw[slid];
-	if (s == FAB_NONE)
-		return 0;
-	b = (size_t)m->col[dlid] * m->nsw + s;
-	return bit_get(m->bits, b);
+	return s == FAB_NONE ? 0 : m->sl[(size_t)m->col[dlid] * m->nsw + s];
 }
 
 static uint8_t mv_sl2vl(const struct rt_tables *t, uint32_t sw,
@@ -1068,7 +1065,7 @@ static uint8_t mv_sl2vl(const struct rt_tables *t, uint32_t sw,
 	(void)sw;
 	(void)in;
 	(void)out;
-	return sl == 1;
+	return sl <= MV_LAYERS ? sl : 0;
 }
 
 static void mv_release(struct rt_vl *vl)
@@ -1077,7 +1074,7 @@ static void mv_release(struct rt_vl *vl)
 
 	free(m->lid_sw);
 	free(m->col);
-	free(m->bits);
+	free(m->sl);
 	free(m);
 }
 
@@ -1086,13 +1083,14 @@ struct mv {
 	struct rt_tables *t;
 	struct mv_vl *m;
 	struct rt_adj adj;
-	struct cdg g;
+	struct cdg g[MV_LAYERS];	/* VL 1 up */
 	uint32_t *off, *lids;	/* rt_lids_by_switch() */
 	uint32_t *reach;	/* per switch: round it reached the LID, NONE */
 	uint32_t *cand;		/* switches tried in a round */
 	uint32_t *path;		/* one route's out ports */
 	uint32_t *from, *to;	/* a batch of dependencies */
 	size_t nb, cap;
+	unsigned int maxsl;	/* the highest SL given */
 };
 
 /*
@@ -1157,36 +1155,80 @@ static bool mv_batch(struct mv *v, uint32_t s, unsigned int lid, uint32_t d)
 }
 
 /*
- * Switch s's route to lid of switch d on layer 1: the route itself
- * (its hosts' requests and its own packets), and d's answers to its
- * hosts, which leave on the request's SL.  1 kept, 0 it closes a cycle.
+ * The dependencies of switch s's route to lid of switch d: the route
+ * itself (its hosts' requests and its own packets), and d's answers to
+ * its hosts, which leave on the request's SL.  False when the route does
+ * not arrive.
  */
-static int mv_try(struct mv *v, uint32_t s, unsigned int lid, uint32_t d)
+static bool mv_deps(struct mv *v, uint32_t s, unsigned int lid, uint32_t d)
 {
 	uint32_t k, c;
 
 	v->nb = 0;
 	if (!mv_batch(v, s, lid, d))
-		return 0;
+		return false;
 	for (k = v->off[s]; k < v->off[s + 1]; k++) {
 		c = v->lids[k];
 		if (rt_lid_is_ca(v->t, c))
 			mv_batch(v, d, c, s);
 	}
-	return cdg_add(&v->g, v->from, v->to, v->nb, true);
+	return true;
+}
+
+/*
+ * Switch s on layer l (VL l + 1) towards lid through the neighbour of
+ * its link k: 1 kept, 0 it closes a cycle there, or -ENOMEM.
+ */
+static int mv_try(struct mv *v, uint32_t s, unsigned int lid, uint32_t d,
+		  uint32_t k, unsigned int l)
+{
+	int ret;
+
+	rt_lft(v->t, s)[lid] = v->adj.port[k];
+	ret = mv_deps(v, s, lid, d) ?
+		cdg_add(&v->g[l], v->from, v->to, v->nb, true) : 0;
+	if (ret <= 0)
+		rt_lft(v->t, s)[lid] = RT_NO_PATH;
+	return ret;
+}
+
+/* Switch s through a neighbour reached before round, lowest layer first. */
+static int mv_place(struct mv *v, uint32_t s, unsigned int lid, uint32_t d,
+		    uint32_t col, uint32_t round)
+{
+	unsigned int l;
+	uint32_t k;
+	int ret;
+
+	for (l = 0; l < MV_LAYERS; l++)
+		for (k = v->adj.off[s]; k < v->adj.off[s + 1]; k++) {
+			if (v->reach[v->adj.sw[k]] >= round)
+				continue;
+			ret = mv_try(v, s, lid, d, k, l);
+			if (ret < 0)
+				return ret;
+			if (!ret)
+				continue;
+			v->m->sl[(size_t)col * v->t->nsw + s] = l + 1;
+			if (l + 1 > v->maxsl)
+				v->maxsl = l + 1;
+			v->reach[s] = round;
+			return 1;
+		}
+	return 0;
 }
 
 /*
  * The holes of lid (switch d's), breadth first from the switches that
  * reach it: each takes the first neighbour reached in an earlier round
- * whose way closes no cycle on layer 1.  Returns the switches routed.
+ * whose way closes no cycle on the lowest layer it can.  Returns the
+ * switches routed, or -ENOMEM.
  */
 static long mv_column(struct mv *v, unsigned int lid, uint32_t d,
 		      uint32_t col)
 {
 	struct rt_tables *t = v->t;
-	uint32_t s, x, k, n, i, round = 0;
-	size_t b;
+	uint32_t s, n, i, round = 0;
 	long kept = 0, more;
 	int ret;
 
@@ -1202,25 +1244,10 @@ static long mv_column(struct mv *v, unsigned int lid, uint32_t d,
 			if (v->reach[s] == NONE)
 				v->cand[n++] = s;
 		for (i = 0; i < n; i++) {
-			s = v->cand[i];
-			for (k = v->adj.off[s]; k < v->adj.off[s + 1]; k++) {
-				x = v->adj.sw[k];
-				if (v->reach[x] >= round)
-					continue;
-				rt_lft(t, s)[lid] = v->adj.port[k];
-				ret = mv_try(v, s, lid, d);
-				if (ret < 0)
-					return ret;
-				if (ret)
-					break;
-				rt_lft(t, s)[lid] = RT_NO_PATH;
-			}
-			if (k == v->adj.off[s + 1])
-				continue;
-			v->reach[s] = round;
-			b = (size_t)col * t->nsw + s;
-			v->m->bits[b / 64] |= 1ull << (b % 64);
-			more++;
+			ret = mv_place(v, v->cand[i], lid, d, col, round);
+			if (ret < 0)
+				return ret;
+			more += ret;
 		}
 		kept += more;
 	} while (more);
@@ -1240,8 +1267,11 @@ static bool mv_holed(struct mv *v, unsigned int lid, uint32_t d)
 
 static void mv_free(struct mv *v)
 {
+	unsigned int l;
+
 	rt_adj_release(&v->adj);
-	cdg_release(&v->g);
+	for (l = 0; l < MV_LAYERS; l++)
+		cdg_release(&v->g[l]);
 	free(v->off);
 	free(v->lids);
 	free(v->reach);
@@ -1258,12 +1288,15 @@ static int mv_init(struct mv *v)
 	const struct rt_tables *t = v->t;
 	size_t n = t->nsw ? t->nsw : 1, maxca = 0;
 	uint32_t s;
+	unsigned int l;
 
 	v->m = calloc(1, sizeof(*v->m));
 	if (!v->m || rt_adj_build(&v->adj, t) ||
-	    cdg_init(&v->g, t->fab->nports ? t->fab->nports : 1) ||
 	    rt_lids_by_switch(t, &v->off, &v->lids))
 		return -ENOMEM;
+	for (l = 0; l < MV_LAYERS; l++)
+		if (cdg_init(&v->g[l], t->fab->nports ? t->fab->nports : 1))
+			return -ENOMEM;
 	v->m->vl.ctx = v->m;
 	v->m->top = t->top;
 	v->m->nsw = t->nsw;
@@ -1302,9 +1335,8 @@ static long mv_cols(struct mv *v)
 	}
 	if (!m->ncol)
 		return 0;
-	m->bits = calloc(((size_t)m->ncol * m->nsw + 63) / 64,
-			 sizeof(*m->bits));
-	return m->bits ? (long)m->ncol : -ENOMEM;
+	m->sl = calloc((size_t)m->ncol * m->nsw, 1);
+	return m->sl ? (long)m->ncol : -ENOMEM;
 }
 
 long rt_mgmt_vl1(struct rt_tables *t)
@@ -1324,7 +1356,7 @@ long rt_mgmt_vl1(struct rt_tables *t)
 			ret = ret < 0 ? ret : 1;
 		}
 	if (ret >= 0 && kept) {
-		v.m->vl.nvl = 2;
+		v.m->vl.nvl = v.maxsl + 1;
 		v.m->vl.path_sl = mv_path_sl;
 		v.m->vl.sl2vl = mv_sl2vl;
 		v.m->vl.switch_sl = true;
