@@ -369,6 +369,57 @@ static void test_switch_lids_4_levels(void)
 }
 
 /*
+ * The 4-level tree with 2 switches lost (`ibtopogen fattree --radix 8
+ * --levels 4 --drop 0.04 --drop-switches 2 --seed 11`): every hub's way
+ * and escape for 1,296 CA-to-switch-LID pairs closes a cycle on the one
+ * VL, so those switches' routes to those LIDs go on VLs of their own
+ * (path SLs 1-3): every CA and switch reaches every switch LID, no
+ * cycle on any VL, the switches' answers included; CA-to-CA data and
+ * the switches' packets to CA LIDs stay on SL 0, as do the intact tree's.
+ */
+static void test_switch_lids_own_vl(void)
+{
+	struct rt_summary s;
+	struct vf_report r;
+	struct rt_tables t;
+	struct fabric *f = tu_radix_degraded(8, 4, 0.04, 2, 11);
+	unsigned int a, b, on_vl = 0, on_data = 0;
+
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, NULL, &t, &s));
+	CU_ASSERT_STRING_EQUAL(s.engine, "fattree");
+	CU_ASSERT_FATAL(!vf_check(&t, NULL, &r));
+	CU_ASSERT(vf_ok(&r) && r.cdg_checked && !r.cdg_cycle);
+	CU_ASSERT(r.mgmt_cdg && !r.mgmt_cycle && !r.answer_cycle);
+	CU_ASSERT_EQUAL(r.sw_pairs, 228352);
+	CU_ASSERT_EQUAL(r.sw_unreachable, 0);
+	CU_ASSERT_EQUAL(r.mgmt_unreachable, 0);
+	CU_ASSERT_EQUAL(r.mgmt_loops, 0);
+	CU_ASSERT_FATAL(t.vl != NULL);
+	CU_ASSERT(t.vl->switch_sl && t.vl->nvl > 1 && t.vl->nvl <= 4);
+	CU_ASSERT(r.nvl > 1 && r.nvl <= t.vl->nvl);
+	for (a = 1; a <= t.top; a++)
+		for (b = 1; b <= t.top; b++) {
+			if (t.lid_node[a] == FAB_NONE ||
+			    t.lid_node[b] == FAB_NONE)
+				continue;
+			if (!rt_lid_is_ca(&t, b))
+				on_vl += t.vl->path_sl(&t, a, b) != 0;
+			else if (t.vl->path_sl(&t, a, b))
+				on_data++;
+		}
+	CU_ASSERT_EQUAL(on_data, 0);
+	CU_ASSERT(on_vl >= 1296);
+	rt_tables_release(&t);
+	fab_free(f);
+
+	f = tu_radix_degraded(8, 3, 0, 0, 1);
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, NULL, &t, &s));
+	CU_ASSERT_PTR_NULL(t.vl);
+	rt_tables_release(&t);
+	fab_free(f);
+}
+
+/*
  * The switches' own routes the tree's levels cannot give (traps from a
  * switch without hosts to the SM's CA LID, PerfMgt from a host's switch
  * to a switch LID) take escapes where they close no credit loop, LID by
@@ -715,6 +766,7 @@ TU_SUITE(ftree,
 	 { "management routes up then down", test_management_routes },
 	 { "switch LIDs reached on degraded trees", test_switch_lids_reached },
 	 { "switch LIDs reached past 3 levels", test_switch_lids_4_levels },
+	 { "switch LIDs on VLs of their own", test_switch_lids_own_vl },
 	 { "no hole a taken turn fills", test_free_escapes },
 	 { "LMC LIDs take distinct up ports", test_lmc_paths },
 	 { "rail traffic stays on its leaf", test_rails },
