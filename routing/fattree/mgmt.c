@@ -1254,15 +1254,23 @@ static long mv_column(struct mv *v, unsigned int lid, uint32_t d,
 	return kept;
 }
 
-/* Switch LID lid's column keeps a switch without a route to it. */
-static bool mv_holed(struct mv *v, unsigned int lid, uint32_t d)
+/*
+ * Whether switch LID lid's column keeps a switch without a route to it;
+ * *leaf set when one of them has hosts.
+ */
+static bool mv_holed(struct mv *v, unsigned int lid, uint32_t d, bool *leaf)
 {
+	const struct rt_tables *t = v->t;
+	bool holed = false;
 	uint32_t s;
 
-	for (s = 0; s < v->t->nsw; s++)
-		if (s != d && !mv_arrives(v, s, lid, d))
-			return true;
-	return false;
+	for (s = 0; s < t->nsw; s++)
+		if (s != d && !mv_arrives(v, s, lid, d)) {
+			holed = true;
+			if (rt_node_has_ca(t->fab, t->sw_node[s]))
+				*leaf = true;
+		}
+	return holed;
 }
 
 static void mv_free(struct mv *v)
@@ -1317,10 +1325,16 @@ static int mv_init(struct mv *v)
 	return 0;
 }
 
-/* The switch LIDs that keep holes get a column each; their count. */
+/*
+ * The switch LIDs that keep holes get a column each; their count, or 0
+ * when every host's switch reaches every switch LID: a few routes
+ * between switches (which send no MADs to each other in practice) are
+ * not worth the VLs, nor QoS, which a fabric routed on VLs needs.
+ */
 static long mv_cols(struct mv *v)
 {
 	struct mv_vl *m = v->m;
+	bool leaf = false;
 	unsigned int lid;
 	uint32_t d;
 
@@ -1330,10 +1344,10 @@ static long mv_cols(struct mv *v)
 		m->col[lid] = NONE;
 		d = m->lid_sw[lid];
 		if (d != FAB_NONE && !rt_lid_is_ca(v->t, lid) &&
-		    mv_holed(v, lid, d))
+		    mv_holed(v, lid, d, &leaf))
 			m->col[lid] = m->ncol++;
 	}
-	if (!m->ncol)
+	if (!m->ncol || !leaf)
 		return 0;
 	m->sl = calloc((size_t)m->ncol * m->nsw, 1);
 	return m->sl ? (long)m->ncol : -ENOMEM;

@@ -43,18 +43,20 @@ long rt_mgmt_updown(struct rt_tables *t, const uint32_t *key,
 		    const bool *dsw);
 
 /*
- * After rt_mgmt_updown(), with t->vl NULL: the switch LIDs some switch
- * still has no route to on the one VL get one on VL 1.  Per such LID,
+ * After rt_mgmt_updown(), with t->vl NULL, where a switch with hosts
+ * still has no route to a switch LID on the one VL: the switch LIDs some
+ * switch has none to get one on a VL of their own.  Per such LID,
  * breadth first from the switches that reach it, each switch without a
- * route takes a neighbour's that arrives, kept when the route and the
- * LID's switch's answers to the switch's hosts (which leave on the
- * request's SL) close no cycle among the routes kept on VL 1 before
- * (cdg.h); else it stays RT_NO_PATH.  Those switches' packets to the
- * LID, and their hosts', take SL 1, mapped to VL 1; every other packet
- * keeps SL 0 and its route, so the data's layer is as it was.  When one
- * is kept, t->vl (t->own_vl) says so: 2 VLs, switch_sl.  Dead entries
- * of those LIDs (routes that arrive nowhere) become RT_NO_PATH.
- * Returns the number of switches' routes on VL 1, or -ENOMEM.
+ * route takes a neighbour's that arrives, on the lowest of VLs 1-3
+ * where the route and the LID's switch's answers to the switch's hosts
+ * (which leave on the request's SL) close no cycle with the routes kept
+ * on that VL before (cdg.h); else it stays RT_NO_PATH.  That switch's
+ * packets to the LID, and its hosts', take the SL of that VL; every
+ * other packet keeps SL 0 and its route, so the data's layer is as it
+ * was.  When one is kept, t->vl (t->own_vl) says so: 2 to 4 VLs,
+ * switch_sl.  Dead entries of those LIDs (routes that arrive nowhere)
+ * become RT_NO_PATH.  Returns the number of switches' routes put on
+ * VLs of their own, or -ENOMEM.
  */
 long rt_mgmt_vl1(struct rt_tables *t);
 
