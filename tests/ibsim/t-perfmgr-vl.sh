@@ -6,10 +6,10 @@
 # the engine's SL2VL; every switch port answers PerfMgr, and verify
 # reads the tables back and finds no credit loop.
 set -eu
-PM_NAME=perfmgr-vl
-PM_TREE="--radix 8 --levels 4 --drop 0.04 --drop-switches 2 --seed 11"
-PM_OSM="qos TRUE"
-PM_WAIT=120
+export PM_NAME=perfmgr-vl
+export PM_TREE="--radix 8 --levels 4 --drop 0.04 --drop-switches 2 --seed 11"
+export PM_OSM="qos TRUE"
+export PM_WAIT=120
 . "$(dirname "$0")/t-perfmgr.sh"
 verify_live live
 grep -q "switch LIDs : [0-9]* pairs (unreachable 0," "$WORK/live.verify" ||
