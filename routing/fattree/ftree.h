@@ -31,9 +31,12 @@
  * keeps close no cycle with them, so MADs from switches, which ride the
  * data VL, share the guarantee.  Those beyond up*-down* turn down then
  * up beside one hub switch first, so that on 3-level trees every switch
- * and CA reaches every switch LID; on deeper or badly cut trees a few
- * pairs between switches may get no route (rt_summary.sw_unreachable
- * counts the CAs' pairs, and the plugin logs them).
+ * and CA reaches every switch LID.  Where a switch with hosts still has
+ * no route to a switch LID (deeper or badly cut trees), the switch LIDs
+ * left so are routed on VLs 1-3 of their own (rt_mgmt_vl1(), t->vl
+ * set); else t->vl stays NULL, one VL.  A few pairs may still get no
+ * route (rt_summary.sw_unreachable counts the CAs' pairs, and the
+ * plugin logs them).
  */
 int rt_fattree(const struct fabric *f, const struct ft_info *ft,
 	       const struct rt_jobs *jobs, struct rt_tables *t,

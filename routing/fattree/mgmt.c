@@ -1032,9 +1032,10 @@ out:
 }
 
 /*
- * VL 1 for what the data's VL cannot carry: per switch LID whose column
- * keeps holes, a bit per switch whose packets to it (its own and its
- * hosts') take SL 1.  Read by path_sl() after the tables are gone.
+ * VLs 1-3 for what the data's VL cannot carry: per switch LID whose
+ * column keeps holes, the SL of each switch's packets to it (its own and
+ * its hosts'), SL n on VL n.  Read by path_sl() after the tables are
+ * gone.
  */
 struct mv_vl {
 	struct rt_vl vl;
@@ -1078,7 +1079,7 @@ static void mv_release(struct rt_vl *vl)
 	free(m);
 }
 
-/* The work of rt_mgmt_vl1(): layer 1's dependencies and a LID's column. */
+/* The work of rt_mgmt_vl1(): each layer's dependencies, a LID's column. */
 struct mv {
 	struct rt_tables *t;
 	struct mv_vl *m;
@@ -1089,7 +1090,7 @@ struct mv {
 	uint32_t *cand;		/* switches tried in a round */
 	uint32_t *path;		/* one route's out ports */
 	uint32_t *from, *to;	/* a batch of dependencies */
-	size_t nb, cap;
+	size_t nb;
 	unsigned int maxsl;	/* the highest SL given */
 };
 
@@ -1147,7 +1148,7 @@ static bool mv_batch(struct mv *v, uint32_t s, unsigned int lid, uint32_t d)
 	n = mv_walk(v->t, s, lid, v->path, &end);
 	if (end != d)
 		return false;
-	for (i = 1; i < n && v->nb < v->cap; i++) {
+	for (i = 1; i < n; i++) {
 		v->from[v->nb] = v->path[i - 1];
 		v->to[v->nb++] = v->path[i];
 	}
@@ -1294,18 +1295,20 @@ static void mv_free(struct mv *v)
 static int mv_init(struct mv *v)
 {
 	const struct rt_tables *t = v->t;
-	size_t n = t->nsw ? t->nsw : 1, maxca = 0;
+	size_t n = t->nsw ? t->nsw : 1, maxca = 0, cap;
 	uint32_t s;
 	unsigned int l;
 
 	v->m = calloc(1, sizeof(*v->m));
-	if (!v->m || rt_adj_build(&v->adj, t) ||
+	if (!v->m)
+		return -ENOMEM;
+	v->m->vl.ctx = v->m;
+	if (rt_adj_build(&v->adj, t) ||
 	    rt_lids_by_switch(t, &v->off, &v->lids))
 		return -ENOMEM;
 	for (l = 0; l < MV_LAYERS; l++)
 		if (cdg_init(&v->g[l], t->fab->nports ? t->fab->nports : 1))
 			return -ENOMEM;
-	v->m->vl.ctx = v->m;
 	v->m->top = t->top;
 	v->m->nsw = t->nsw;
 	v->m->lid_sw = malloc((t->top + 1) * sizeof(*v->m->lid_sw));
@@ -1313,12 +1316,13 @@ static int mv_init(struct mv *v)
 	for (s = 0; s < t->nsw; s++)
 		if (v->off[s + 1] - v->off[s] > maxca)
 			maxca = v->off[s + 1] - v->off[s];
-	v->cap = (maxca + 1) * n;
+	/* a route has fewer than nsw hops: one request, an answer a LID */
+	cap = (maxca + 1) * n;
 	v->reach = malloc(n * sizeof(*v->reach));
 	v->cand = malloc(n * sizeof(*v->cand));
 	v->path = malloc(n * sizeof(*v->path));
-	v->from = malloc(v->cap * sizeof(*v->from));
-	v->to = malloc(v->cap * sizeof(*v->to));
+	v->from = malloc(cap * sizeof(*v->from));
+	v->to = malloc(cap * sizeof(*v->to));
 	if (!v->m->lid_sw || !v->m->col || !v->reach || !v->cand ||
 	    !v->path || !v->from || !v->to)
 		return -ENOMEM;
