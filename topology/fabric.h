@@ -50,6 +50,11 @@ struct fabric {
 	size_t nnodes, node_cap;
 	size_t nports, port_cap;
 	size_t nsw, nca;
+	/*
+	 * Data VLs the SM can program (SL2VL on, the ports' VLs), 0 when
+	 * unknown: an engine whose extra layers would pass it leaves them out.
+	 */
+	unsigned int vls;
 };
 
 struct fabric *fab_new(void);

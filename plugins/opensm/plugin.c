@@ -299,6 +299,9 @@ static int ga_build_lid_matrices(void *context)
 	}
 	t = mono_s();
 	c->t_import = t - c->t_start;
+	/* an engine leaves out what it can do without rather than fail here */
+	c->sweep.fab->vls = c->osm->subn.opt.qos ?
+			    ga_vl_available(&c->osm->subn) : 1;
 	sweep_jobs(c);
 	ret = rt_route(c->sweep.fab, c->cfg.engine, jobs_of(c), &c->tables,
 		       &c->sum);

@@ -1092,6 +1092,7 @@ struct mv {
 	uint32_t *from, *to;	/* a batch of dependencies */
 	size_t nb;
 	unsigned int maxsl;	/* the highest SL given */
+	unsigned int nl;	/* layers the fabric's VLs allow */
 };
 
 /*
@@ -1201,7 +1202,7 @@ static int mv_place(struct mv *v, uint32_t s, unsigned int lid, uint32_t d,
 	uint32_t k;
 	int ret;
 
-	for (l = 0; l < MV_LAYERS; l++)
+	for (l = 0; l < v->nl; l++)
 		for (k = v->adj.off[s]; k < v->adj.off[s + 1]; k++) {
 			if (v->reach[v->adj.sw[k]] >= round)
 				continue;
@@ -1359,10 +1360,14 @@ static long mv_cols(struct mv *v)
 
 long rt_mgmt_vl1(struct rt_tables *t)
 {
-	struct mv v = { .t = t };
+	struct mv v = { .t = t, .nl = MV_LAYERS };
 	unsigned int lid;
 	long kept = 0, ret;
 
+	if (t->fab->vls && t->fab->vls - 1 < v.nl)
+		v.nl = t->fab->vls - 1;
+	if (!v.nl)
+		return 0;
 	ret = mv_init(&v);
 	if (!ret)
 		ret = mv_cols(&v);

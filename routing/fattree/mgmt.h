@@ -55,8 +55,9 @@ long rt_mgmt_updown(struct rt_tables *t, const uint32_t *key,
  * other packet keeps SL 0 and its route, so the data's layer is as it
  * was.  When one is kept, t->vl (t->own_vl) says so: 2 to 4 VLs,
  * switch_sl.  Dead entries of those LIDs (routes that arrive nowhere)
- * become RT_NO_PATH.  Returns the number of switches' routes put on
- * VLs of their own, or -ENOMEM.
+ * become RT_NO_PATH.  Only VLs below t->fab->vls (when known) are
+ * taken: with one, nothing changes and the holes stay.  Returns the
+ * number of switches' routes put on VLs of their own, or -ENOMEM.
  */
 long rt_mgmt_vl1(struct rt_tables *t);
 

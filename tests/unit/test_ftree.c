@@ -420,6 +420,39 @@ static void test_switch_lids_own_vl(void)
 }
 
 /*
+ * The same tree where the SM can program fewer VLs (QoS off: one; ports
+ * of 2): the fat-tree routes within them, rather than needing more and
+ * falling back to up*-down*.  On one VL the holes stay, as before VLs of
+ * their own; on two, fewer stay and nothing closes a cycle.
+ */
+static void test_switch_lids_vl_budget(void)
+{
+	uint64_t left[3] = { 0 };
+	struct rt_summary s;
+	struct vf_report r;
+	struct rt_tables t;
+	struct fabric *f = tu_radix_degraded(8, 4, 0.04, 2, 11);
+	unsigned int vls;
+
+	for (vls = 1; vls <= 2; vls++) {
+		f->vls = vls;
+		CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_AUTO, NULL, &t, &s));
+		CU_ASSERT_STRING_EQUAL(s.engine, "fattree");
+		CU_ASSERT_EQUAL(s.nvl <= vls, true);
+		if (vls == 1)
+			CU_ASSERT_PTR_NULL(t.vl);
+		CU_ASSERT_FATAL(!vf_check(&t, NULL, &r));
+		CU_ASSERT(vf_ok(&r) && !r.cdg_cycle);
+		CU_ASSERT(!r.mgmt_cycle && !r.answer_cycle);
+		left[vls] = r.sw_unreachable;
+		rt_tables_release(&t);
+	}
+	CU_ASSERT_EQUAL(left[1], 1296);
+	CU_ASSERT(left[2] < left[1]);
+	fab_free(f);
+}
+
+/*
  * The switches' own routes the tree's levels cannot give (traps from a
  * switch without hosts to the SM's CA LID, PerfMgt from a host's switch
  * to a switch LID) take escapes where they close no credit loop, LID by
@@ -767,6 +800,7 @@ TU_SUITE(ftree,
 	 { "switch LIDs reached on degraded trees", test_switch_lids_reached },
 	 { "switch LIDs reached past 3 levels", test_switch_lids_4_levels },
 	 { "switch LIDs on VLs of their own", test_switch_lids_own_vl },
+	 { "switch LIDs within the VLs there are", test_switch_lids_vl_budget },
 	 { "no hole a taken turn fills", test_free_escapes },
 	 { "LMC LIDs take distinct up ports", test_lmc_paths },
 	 { "rail traffic stays on its leaf", test_rails },
