@@ -390,7 +390,8 @@ static int answers_overflow(const struct eng *e, const struct tpair *ps,
  * Greedy rounds: a round that leaves a few pairs is taken back and the
  * next tries those first, as they are the ones with the fewest SLs open.
  * When the last still leaves some, every pair keeps its request's SL,
- * as before, and the routing says its answers are unchecked.
+ * as before, and the routing says its answers are unchecked; so too
+ * when their layer needs more VLs than the fabric's (fab->vls).
  */
 int rt_torus_answers(struct eng *e)
 {
@@ -405,6 +406,12 @@ int rt_torus_answers(struct eng *e)
 	ret = pending_answers(e, &ps, &n);
 	if (ret || !n)
 		goto out;
+	/* a layer the SM cannot program would cost the torus routing itself */
+	if (!layer1 && e->t->fab->vls &&
+	    e->t->fab->vls < 2 * tv->vl_per_layer) {
+		e->unanswered = e->few_vls = true;
+		goto sort;
+	}
 	ret = place_free(e, ps, n);
 	if (ret) {
 		ret = ret < 0 ? ret : 0;

@@ -83,6 +83,7 @@ struct eng {
 	size_t ans_cap;
 	bool unanswered;
 	bool overflow;		/* the pairs need more VLs than there are */
+	bool few_vls;		/* more than the SM can program (fab->vls) */
 };
 
 static inline uint8_t *co(const struct eng *e, uint32_t s)

@@ -884,6 +884,8 @@ static void answers_detail(const struct eng *e, char *detail, size_t len)
 		snprintf(detail + n, len - n,
 			 ", switch answers unchecked (%s)", e->overflow ?
 			 "a ring's hosts' requests to switch LIDs need more than 4 VLs" :
+			 e->few_vls ?
+			 "their VLs are more than the SM can program" :
 			 "no SLs for the hosts' requests to switch LIDs");
 }
 

@@ -293,6 +293,30 @@ static void test_answers_rings_of_8(void)
 }
 
 /*
+ * 8x8 where the SM can program only 2 VLs: the torus keeps its 2 and
+ * says its answers are unchecked, as before they had VLs of their own,
+ * rather than needing 4 and being replaced by up*-down*.
+ */
+static void test_answers_vl_budget(void)
+{
+	static const struct shape sh = { "8x8", true, 2, 1, "8x8 torus", 4 };
+	struct vf_opts o = { .ebb_perms = 0 };
+	struct fabric *f = grid(&sh, true, NULL, NULL);
+	struct rt_summary s;
+	struct vf_report r;
+	struct rt_tables t;
+
+	f->vls = 2;
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_TORUS, NULL, &t, &s));
+	CU_ASSERT_FATAL(!vf_check(&t, &o, &r));
+	CU_ASSERT(vf_ok(&r) && !r.cdg_cycle);
+	CU_ASSERT_EQUAL(t.vl ? t.vl->nvl : 1, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s.detail, "more than the SM can program"));
+	rt_tables_release(&t);
+	fab_free(f);
+}
+
+/*
  * Fail what cut() names in a fresh copy of each shape, in turn, and route
  * and verify each: cut(f, n, p) unlinks and says what it did, or returns
  * NULL to skip (n, p).
@@ -588,6 +612,7 @@ TU_SUITE(torus,
 	 { "engine intact", test_engine_intact },
 	 { "switch answers", test_switch_answers },
 	 { "switch answers on rings of 8", test_answers_rings_of_8 },
+	 { "switch answers within the VLs there are", test_answers_vl_budget },
 	 { "every link failure", test_every_link_failure },
 	 { "every switch failure", test_every_switch_failure },
 	 { "path SLs stable", test_sl_stable },
