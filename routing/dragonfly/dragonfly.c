@@ -60,344 +60,10 @@
 #include <string.h>
 
 #include "../../topology/dflyrec.h"
-#include "../cdg.h"
 #include "answers.h"
+#include "deng.h"
 #include "dragonfly.h"
 #include "../jobplan.h"
-#include "../verify.h"
-
-#define CLS_NONE 0
-#define CLS_CA 1
-#define CLS_LOCAL 2
-#define CLS_GLOBAL 3
-#define NONE UINT32_MAX
-#define SL_AROUND 2		/* first SL of the three-VL ways round */
-#define SL_VAL 8		/* first SL of the Valiant classes */
-#define SL_MAX 15
-#define NVAL (SL_MAX - SL_VAL + 1)
-#define MAX_LOCAL 4		/* local hops a minimal route takes at most */
-#define JOB_KEYS 8		/* keys a job LID tries (cables, classes turn) */
-
-/*
- * VLs of the ways round, per (switch, SL, in port, out port): open
- * addressing, key 0 empty.  A pair with no entry takes its class's VL.
- */
-struct ovr {
-	uint64_t *key;
-	uint8_t *vl;
-	size_t cap, n;
-};
-
-/* What path_sl and sl2vl read; owned by the tables (t->own_vl). */
-struct dvl {
-	struct rt_vl vl;
-	unsigned int top;
-	uint32_t nsw;
-	uint32_t *lid_sw;	/* LID -> the switch that sends or delivers it */
-	uint8_t *is_sw;		/* LID -> a switch's */
-	/*
-	 * A host's request to a switch LID on the SL of the switch's own
-	 * route back, which its answer (on the request's SL) then rides;
-	 * else on the SL of its own switch's route there.
-	 */
-	bool answer_sl;
-	uint8_t *sl;		/* nsw x (top + 1) */
-	uint8_t *cls;		/* nsw x 256: class of each switch port */
-	struct ovr ov;
-	unsigned int top_vl;	/* VL after the second global hop: 1 or 2 */
-	uint32_t ngroups;
-	uint32_t *group;	/* switch -> group, NONE */
-	/* nsw x 256: the group at the far end of each switch port, NONE;
-	 * kept here since the tables, and so the fabric, go with the sweep */
-	uint32_t *far;
-	unsigned int nval;	/* Valiant classes in use */
-	uint32_t delta[NVAL];	/* per class: I = D + delta */
-	/* the requests to switch LIDs and their answers, where the
-	 * data's SLs cannot carry them (answers_layer()) */
-	struct dfa ans;
-};
-
-/* A global cable: from switch u on port, to switch x. */
-struct cable {
-	uint32_t u, x;
-	uint8_t port;
-};
-
-struct eng {
-	const struct df_info *di;
-	struct rt_tables *t;
-	struct dvl *dv;
-	uint32_t ngroups, nsw;
-	uint32_t *group;	/* switch -> group, NONE */
-	/* ngroups^2 + 1: cable[] by (from group, to group) */
-	uint32_t *cable_off;
-	struct cable *cable;
-	uint16_t *to_group;	/* nsw x ngroups: a switch's cables to each */
-	uint32_t *loff, *lids;	/* LIDs by delivering switch */
-	uint32_t *lkey;		/* per entry of lids: the key it is routed by */
-	/* per LID: switches that go straight to D (they land a third
-	 * group's Valiant route), and those that leave their group on one */
-	uint32_t *mark, *dep, stamp;
-	uint32_t *via_cable;	/* per group: cable to its intermediate, NONE */
-	/*
-	 * per group: == stamp when its cables to a switch LID's group may
-	 * land two local hops from it (a Dragonfly+ spine reached down a
-	 * leaf and up again)
-	 */
-	uint32_t *turn;
-	bool *hosted;		/* per switch: has a host to send from */
-	bool *fill;		/* per switch: some switch has no route to it */
-	/* per switch: some switch of its group with a global cable is more
-	 * than two local hops away (a Dragonfly+ leaf that lost a spine) */
-	bool *short_of;
-	uint32_t *transit;	/* per switch: a host's route passes it */
-	uint32_t *ldist, *lq, ldist_of;	/* local_dist() */
-	size_t valiant, around, around3, irregular, holes, pairs;
-	/* routes to a switch LID that turn at a leaf after the global hop;
-	 * hosts' requests on them placed with their answers; left on SL 0,
-	 * then the switch LIDs whose turn routes were taken back */
-	size_t turns, turn_cas, turn_left, turn_cut;
-	/* own_repair(): switches' own routes moved to another SL, entries
-	 * moved to another port, entries left empty */
-	size_t own_sl, own_port, own_cut;
-	bool answers_off;	/* own_settle() fell back: dvl.answer_sl off */
-	bool turns_on, turns_lax, locks;	/* struct df_try's */
-	unsigned int val_max;			/* struct df_try's */
-	bool layer;				/* struct df_try's */
-	size_t answers_moved;	/* answers_place(): requests on new SLs */
-	unsigned int answer_sls;	/* answers_layer(): SLs of their own */
-	unsigned int slmax;
-	unsigned int maxvl;
-	/* the LID being routed, when Valiant: its class, I and E */
-	int vcls;
-	uint32_t val_mid, val_exit;
-	size_t vroutes;		/* routes of a Valiant class */
-};
-
-static struct dvl *dvl_of(const struct rt_tables *t)
-{
-	return t->vl->ctx;
-}
-
-static uint8_t df_path_sl(const struct rt_tables *t, unsigned int slid,
-			  unsigned int dlid)
-{
-	const struct dvl *dv = dvl_of(t);
-	uint32_t s;
-
-	if (slid > dv->top || dlid > dv->top)
-		return 0;
-	s = dv->lid_sw[slid];
-	if (s != NONE && dv->lid_sw[dlid] != NONE && dv->is_sw[dlid] &&
-	    !dv->is_sw[slid]) {
-		uint8_t q = dfa_sl(&dv->ans, slid, dv->lid_sw[dlid]);
-
-		if (q != DFA_NONE)
-			return q;
-	}
-	/* a host's request to a switch: the SL the answer comes back on */
-	if (dv->answer_sl && s != NONE && dv->lid_sw[dlid] != NONE &&
-	    dv->is_sw[dlid] && !dv->is_sw[slid])
-		return dv->sl[(size_t)dv->lid_sw[dlid] * (dv->top + 1) + slid];
-	return s == NONE ? 0 : dv->sl[(size_t)s * (dv->top + 1) + dlid];
-}
-
-/*
- * The VL of a hop by the classes of its ports: VL 1 after a global hop
- * and after a local one on SL 1; on the ways round VL top after a global
- * hop unless an entry says otherwise.
- */
-static unsigned int vl_for(unsigned int in, unsigned int sl,
-			   unsigned int top)
-{
-	if (sl >= SL_AROUND)
-		return in == CLS_GLOBAL ? top : 0;
-	return in == CLS_GLOBAL || (in == CLS_LOCAL && sl == 1);
-}
-
-static uint64_t ovr_key(uint32_t sw, unsigned int sl, unsigned int in,
-			unsigned int out)
-{
-	return ((uint64_t)sw << 24 | sl << 16 | in << 8 | out) + 1;
-}
-
-/* The slot holding k, or the empty one where it would go. */
-static size_t ovr_slot(const struct ovr *o, uint64_t k)
-{
-	size_t i = (k * 0x9e3779b97f4a7c15ull) & (o->cap - 1);
-
-	while (o->key[i] && o->key[i] != k)
-		i = (i + 1) & (o->cap - 1);
-	return i;
-}
-
-/* The VL stored for k, or -1. */
-static int ovr_get(const struct ovr *o, uint64_t k)
-{
-	size_t i;
-
-	if (!o->cap)
-		return -1;
-	i = ovr_slot(o, k);
-	return o->key[i] ? o->vl[i] : -1;
-}
-
-static int ovr_grow(struct ovr *o)
-{
-	struct ovr n = { .cap = o->cap ? 2 * o->cap : 1024 };
-	size_t i, j;
-
-	n.key = calloc(n.cap, sizeof(*n.key));
-	n.vl = malloc(n.cap);
-	if (!n.key || !n.vl) {
-		free(n.key);
-		free(n.vl);
-		return -ENOMEM;
-	}
-	for (i = 0; i < o->cap; i++)
-		if (o->key[i]) {
-			j = ovr_slot(&n, o->key[i]);
-			n.key[j] = o->key[i];
-			n.vl[j] = o->vl[i];
-			n.n++;
-		}
-	free(o->key);
-	free(o->vl);
-	*o = n;
-	return 0;
-}
-
-/* *to, a copy of o, to put back; empty when it fails. */
-static int ovr_copy(struct ovr *to, const struct ovr *o)
-{
-	*to = (struct ovr){ .cap = o->cap, .n = o->n };
-	if (!o->cap)
-		return 0;
-	to->key = malloc(o->cap * sizeof(*to->key));
-	to->vl = malloc(o->cap);
-	if (!to->key || !to->vl) {
-		free(to->key);
-		free(to->vl);
-		/* the callers free *to on their way out */
-		*to = (struct ovr){ 0 };
-		return -ENOMEM;
-	}
-	memcpy(to->key, o->key, o->cap * sizeof(*to->key));
-	memcpy(to->vl, o->vl, o->cap);
-	return 0;
-}
-
-static int ovr_put(struct ovr *o, uint64_t k, uint8_t vl)
-{
-	size_t i;
-	int ret;
-
-	if (2 * (o->n + 1) > o->cap) {
-		ret = ovr_grow(o);
-		if (ret)
-			return ret;
-	}
-	i = ovr_slot(o, k);
-	if (!o->key[i]) {
-		o->key[i] = k;
-		o->n++;
-	}
-	o->vl[i] = vl;
-	return 0;
-}
-
-/* The VL of a hop on Valiant class c's SL (see the top of the file). */
-static uint8_t val_vl(const struct dvl *dv, uint32_t sw, unsigned int in,
-		      unsigned int out, unsigned int c)
-{
-	const uint8_t *k = dv->cls + (size_t)sw * 256;
-	const uint32_t *far = dv->far + (size_t)sw * 256;
-	uint32_t X = dv->group[sw], d = dv->delta[c];
-
-	if (X == NONE || c >= dv->nval)
-		return 0;
-	if (k[in] == CLS_GLOBAL)
-		return far[in] == (X + d) % dv->ngroups ? 2 : 1;
-	if (k[in] != CLS_LOCAL)
-		return 0;
-	if (k[out] == CLS_CA)
-		return 2;
-	if (k[out] == CLS_GLOBAL)
-		return far[out] == (X + dv->ngroups - d) % dv->ngroups;
-	return 1;
-}
-
-/* The VL of a hop from in to out of switch sw on SL sl. */
-static uint8_t hop_vl(const struct dvl *dv, uint32_t sw, unsigned int in,
-		      unsigned int out, unsigned int sl)
-{
-	int vl;
-
-	if (sl >= SL_AROUND) {
-		vl = ovr_get(&dv->ov, ovr_key(sw, sl, in, out));
-		if (vl >= 0)
-			return vl;
-	}
-	if (sl >= SL_VAL)
-		return val_vl(dv, sw, in, out, sl - SL_VAL);
-	return vl_for(dv->cls[(size_t)sw * 256 + in], sl, dv->top_vl);
-}
-
-/* A port's class as answers.h names it. */
-static uint8_t kind(uint8_t c)
-{
-	return c == CLS_GLOBAL ? DFA_GLOBAL :
-	       c == CLS_LOCAL ? DFA_LOCAL : DFA_OTHER;
-}
-
-static uint8_t df_sl2vl(const struct rt_tables *t, uint32_t sw,
-			unsigned int in, unsigned int out, unsigned int sl)
-{
-	const struct dvl *dv = dvl_of(t);
-	uint8_t vl = dfa_vl(&dv->ans, sl);
-	const uint8_t *k;
-
-	if (sw >= dv->nsw || in > 255 || out > 255 || sl > SL_MAX)
-		/* on an answers' SL the CA ports too send on its VL */
-		return vl != DFA_NONE ? vl : 0;
-	if (vl == DFA_NONE)
-		return hop_vl(dv, sw, in, out, sl);
-	k = dv->cls + (size_t)sw * 256;
-	return vl + (dv->ans.split[sl] &&
-		     dfa_upper(&dv->ans, kind(k[in]), kind(k[out])));
-}
-
-static void dvl_release(struct rt_vl *vl)
-{
-	struct dvl *dv = vl->ctx;
-
-	free(dv->group);
-	free(dv->far);
-	free(dv->lid_sw);
-	free(dv->is_sw);
-	free(dv->sl);
-	free(dv->cls);
-	free(dv->ov.key);
-	free(dv->ov.vl);
-	dfa_release(&dv->ans);
-	free(dv);
-}
-
-static uint8_t cls(const struct eng *e, uint32_t s, unsigned int p)
-{
-	return e->dv->cls[(size_t)s * 256 + p];
-}
-
-/* The peer switch on port p of s, NONE for hosts and free ports. */
-static uint32_t peer_sw(const struct eng *e, uint32_t s, unsigned int p)
-{
-	const struct fabric *f = e->t->fab;
-	const struct fab_port *fp = fab_port(f, e->t->sw_node[s], p);
-
-	if (fp->peer == FAB_NONE || !fab_is_sw(f, fp->peer))
-		return NONE;
-	return e->t->node_sw[fp->peer];
-}
 
 /* The key-th of s's cables to w (of class c), RT_NO_PATH when none. */
 static uint8_t port_to(const struct eng *e, uint32_t s, uint32_t w,
@@ -407,7 +73,7 @@ static uint8_t port_to(const struct eng *e, uint32_t s, uint32_t w,
 	uint8_t first[FAB_MAX_PORTS + 1];
 
 	for (p = 1; p <= np; p++)
-		if (cls(e, s, p) == c && peer_sw(e, s, p) == w)
+		if (cls(e, s, p) == c && dfp_peer_sw(e, s, p) == w)
 			first[n++] = p;
 	return n ? first[key % n] : RT_NO_PATH;
 }
@@ -435,8 +101,8 @@ static uint8_t local_next(const struct eng *e, uint32_t c, uint32_t T,
 	for (p = 1; p <= np; p++) {
 		if (cls(e, c, p) != CLS_LOCAL)
 			continue;
-		w = peer_sw(e, c, p);
-		for (i = 0; i < n && peer_sw(e, c, cand[i]) != w; i++)
+		w = dfp_peer_sw(e, c, p);
+		for (i = 0; i < n && dfp_peer_sw(e, c, cand[i]) != w; i++)
 			;
 		if (i == n && joined(e, w, T))
 			cand[n++] = p;
@@ -471,7 +137,8 @@ static void local_dist(struct eng *e, uint32_t T)
 		s = q[i];
 		np = e->t->fab->nodes[e->t->sw_node[s]].nports;
 		for (p = 1; p <= np; p++) {
-			w = cls(e, s, p) == CLS_LOCAL ? peer_sw(e, s, p) : NONE;
+			w = cls(e, s, p) == CLS_LOCAL ?
+			    dfp_peer_sw(e, s, p) : NONE;
 			if (w == NONE || e->ldist[w] != NONE)
 				continue;
 			e->ldist[w] = e->ldist[s] + 1;
@@ -502,7 +169,7 @@ static uint8_t to_dest(struct eng *e, uint32_t c, uint32_t T,
 	if (e->ldist[c] == NONE)
 		return RT_NO_PATH;
 	for (p = 1; p <= np; p++) {
-		w = cls(e, c, p) == CLS_LOCAL ? peer_sw(e, c, p) : NONE;
+		w = cls(e, c, p) == CLS_LOCAL ? dfp_peer_sw(e, c, p) : NONE;
 		if (w != NONE && e->ldist[w] != NONE &&
 		    e->ldist[w] + 1 == e->ldist[c])
 			cand[n++] = p;
@@ -656,7 +323,8 @@ static uint8_t stranded_hop(const struct eng *e, uint32_t c, uint32_t H,
 	for (pass = 0; pass < 2 && !n; pass++)
 		for (p = 1; p <= np; p++)
 			if (cls(e, c, p) == CLS_LOCAL &&
-			    leaves_to(e, peer_sw(e, c, p), H, T, want, !pass))
+			    leaves_to(e, dfp_peer_sw(e, c, p), H, T, want,
+				      !pass))
 				cand[n++] = p;
 	return n ? cand[key % n] : RT_NO_PATH;
 }
@@ -723,7 +391,7 @@ static void mark_minimal(struct eng *e, uint32_t c, uint32_t T,
 		out = minimal(e, c, T, key);
 		if (out == RT_NO_PATH || cls(e, c, out) == CLS_GLOBAL)
 			return;
-		c = peer_sw(e, c, out);
+		c = dfp_peer_sw(e, c, out);
 	}
 }
 
@@ -850,42 +518,6 @@ static unsigned int lmc_index(const struct rt_tables *t, unsigned int lid)
 	return lid - fp->lid;
 }
 
-#define MAX_HOPS 8
-
-/* A route from one switch to one LID, hop by hop. */
-struct route {
-	unsigned int hops;
-	uint32_t sw[MAX_HOPS];
-	uint8_t in[MAX_HOPS], out[MAX_HOPS];	/* ports; in 0 from a host */
-	uint8_t cls[MAX_HOPS];			/* class of the out port */
-};
-
-/* -EHOSTUNREACH at a hole, -ELOOP when it does not arrive in MAX_HOPS. */
-static int trace(const struct eng *e, uint32_t src, unsigned int lid,
-		 uint32_t T, struct route *r)
-{
-	const struct fabric *f = e->t->fab;
-	unsigned int p, in = 0;
-	uint32_t s = src;
-
-	for (r->hops = 0; s != T; r->hops++) {
-		p = rt_lft(e->t, s)[lid];
-		if (p == RT_NO_PATH)
-			return -EHOSTUNREACH;
-		if (r->hops == MAX_HOPS)
-			return -ELOOP;
-		r->sw[r->hops] = s;
-		r->in[r->hops] = in;
-		r->out[r->hops] = p;
-		r->cls[r->hops] = cls(e, s, p);
-		in = fab_port(f, e->t->sw_node[s], p)->peer_port;
-		s = peer_sw(e, s, p);
-		if (s == NONE)
-			return -ELOOP;
-	}
-	return 0;
-}
-
 /*
  * The route's shape: local hops alone (SL 1 for two), local, one or two
  * global, local (SL 0), or local, global, local, global, local (a way
@@ -911,137 +543,6 @@ static unsigned int shape(const struct route *r, bool *regular)
 	*regular = first <= 1 && last + 2 >= n && g <= 2 &&
 		   last - first <= 2;
 	return last - first > 1 ? SL_AROUND : 0;
-}
-
-/*
- * The VL hop i of a way round needs: 0 up to the first global hop, 1 up
- * to the second, top_vl after it.
- */
-static unsigned int around_vl(const struct route *r, unsigned int i,
-			      unsigned int top)
-{
-	unsigned int j, g = 0;
-
-	for (j = 0; j < i; j++)
-		g += r->cls[j] == CLS_GLOBAL;
-	return g < 2 ? g : top;
-}
-
-/* Whether r's entries on SL sl agree with what its hops need. */
-static bool fits_around(const struct eng *e, const struct route *r,
-			unsigned int top, unsigned int sl)
-{
-	unsigned int i;
-	int have;
-
-	for (i = 0; i < r->hops; i++) {
-		if (!r->in[i])
-			continue;
-		have = ovr_get(&e->dv->ov, ovr_key(r->sw[i], sl, r->in[i],
-						   r->out[i]));
-		if (have >= 0 && (unsigned int)have != around_vl(r, i, top))
-			return false;
-	}
-	return true;
-}
-
-/*
- * The SLs past the last that takes entries: the Valiant classes' take
- * them too while no route rides one (no LMC LID routed through a third
- * group).
- */
-static unsigned int sl_end(const struct eng *e)
-{
-	return e->vroutes ? SL_VAL : SL_MAX + 1;
-}
-
-/* The entries of the n routes rs on SL sl, which fits_around() each. */
-static int put_routes(struct eng *e, const struct route *const *rs,
-		      unsigned int n, unsigned int top, unsigned int sl)
-{
-	unsigned int i, k;
-	int ret;
-
-	for (k = 0; k < n; k++)
-		for (i = 0; i < rs[k]->hops; i++) {
-			if (!rs[k]->in[i])
-				continue;
-			ret = ovr_put(&e->dv->ov, ovr_key(rs[k]->sw[i], sl,
-							  rs[k]->in[i],
-							  rs[k]->out[i]),
-				      around_vl(rs[k], i, top));
-			if (ret)
-				return ret;
-		}
-	return 0;
-}
-
-/*
- * The first SL from SL_AROUND below end on whose entries agree with the
- * needs of the n routes rs, which all ride it, and their entries added
- * to it.  -ERANGE when every SL clashes.
- */
-static int place_routes(struct eng *e, const struct route *const *rs,
-			unsigned int n, unsigned int top, unsigned int end,
-			unsigned int *slp)
-{
-	unsigned int sl, k;
-
-	for (sl = SL_AROUND; sl < end; sl++) {
-		for (k = 0; k < n && fits_around(e, rs[k], top, sl); k++)
-			;
-		if (k < n)
-			continue;
-		*slp = sl;
-		return put_routes(e, rs, n, top, sl);
-	}
-	return -ERANGE;
-}
-
-/*
- * Whether r rides SL sl on the VLs around_vl() gives it: VL 0 up to its
- * global hop, VL 1 after it.
- */
-static bool follows(const struct eng *e, const struct route *r,
-		    unsigned int sl, unsigned int top)
-{
-	unsigned int i;
-
-	for (i = 0; i < r->hops; i++)
-		if (r->in[i] && hop_vl(e->dv, r->sw[i], r->in[i], r->out[i],
-				       sl) != around_vl(r, i, top))
-			return false;
-	return true;
-}
-
-/*
- * A host's request r to a switch and the switch's answer a, which ride
- * one SL: s, the answer's now, where a follows() it and r does too or
- * can with entries of its own there (what takes entries is fixed by
- * them); else one place_routes() finds for both.  *slp: the SL taken;
- * -ERANGE when none.
- */
-static int pair_place(struct eng *e, const struct route *r,
-		      const struct route *a, unsigned int s, unsigned int top,
-		      unsigned int *slp)
-{
-	const struct route *rs[2] = { r, a };
-	bool ent = s >= SL_AROUND && s < sl_end(e);
-
-	*slp = s;
-	/* not past the VLs the routing has (a way round's answer) */
-	if (a->hops && around_vl(a, a->hops - 1, top) > e->maxvl)
-		return -ERANGE;
-	if (follows(e, a, s, top) &&
-	    (follows(e, r, s, top) || (ent && fits_around(e, r, top, s))))
-		return ent ? put_routes(e, rs, 2, top, s) : 0;
-	return place_routes(e, rs, 2, top, sl_end(e), slp);
-}
-
-static int place_around(struct eng *e, const struct route *r,
-			unsigned int top, unsigned int *slp)
-{
-	return place_routes(e, &r, 1, top, SL_VAL, slp);
 }
 
 /*
@@ -1107,7 +608,7 @@ static int walk(struct eng *e, uint32_t src, unsigned int lid, uint32_t T,
 	unsigned int i, vl, sl, glob = 0;
 	struct route r;
 	bool regular;
-	int ret = trace(e, src, lid, T, &r);
+	int ret = dfp_trace(e, src, lid, T, &r);
 
 	if (ret == -EHOSTUNREACH) {
 		if (fab_is_sw(e->t->fab, e->t->lid_node[lid]))
@@ -1140,7 +641,7 @@ static int walk(struct eng *e, uint32_t src, unsigned int lid, uint32_t T,
 	if (sl >= SL_AROUND && sl < SL_VAL && !e->hosted[src])
 		sl = 0;
 	if (sl >= SL_AROUND && sl < SL_VAL) {
-		ret = place_around(e, &r, e->dv->top_vl, &sl);
+		ret = dfp_place_around(e, &r, e->dv->top_vl, &sl);
 		if (ret)
 			return ret;
 		e->around3++;
@@ -1150,7 +651,7 @@ static int walk(struct eng *e, uint32_t src, unsigned int lid, uint32_t T,
 	for (i = 0; i < r.hops; i++) {
 		glob += r.cls[i] == CLS_GLOBAL;
 		vl = sl >= SL_VAL ? 0 :
-		     sl >= SL_AROUND ? around_vl(&r, i, e->dv->top_vl) :
+		     sl >= SL_AROUND ? dfp_around_vl(&r, i, e->dv->top_vl) :
 		     vl_for(i ? r.cls[i - 1] : CLS_CA, sl, 1);
 		e->maxvl = vl > e->maxvl ? vl : e->maxvl;
 	}
@@ -1186,7 +687,7 @@ static bool rising(const struct eng *e, const struct route *r,
 	unsigned int i, vl, last = 0;
 
 	for (i = 0; i < r->hops; i++) {
-		vl = hop_vl(e->dv, r->sw[i], r->in[i], r->out[i], sl);
+		vl = dfv_hop_vl(e->dv, r->sw[i], r->in[i], r->out[i], sl);
 		if (vl < last)
 			return false;
 		last = vl;
@@ -1223,7 +724,7 @@ static int own_routes(struct eng *e, uint32_t T, unsigned int lid,
 	e->stamp++;
 	for (c = 0; c < e->nsw; c++) {
 		if (!e->hosted[c] || c == T || e->group[c] == NONE ||
-		    trace(e, c, lid, T, &r))
+		    dfp_trace(e, c, lid, T, &r))
 			continue;
 		for (i = 1; i < r.hops; i++) {
 			s = r.sw[i];
@@ -1235,12 +736,12 @@ static int own_routes(struct eng *e, uint32_t T, unsigned int lid,
 	}
 	for (c = 0; c < e->nsw; c++) {
 		if (e->hosted[c] || c == T || e->group[c] == NONE ||
-		    e->transit[c] == e->stamp || trace(e, c, lid, T, &r))
+		    e->transit[c] == e->stamp || dfp_trace(e, c, lid, T, &r))
 			continue;
 		for (g = 0, i = 0; i < r.hops; i++)
 			g += r.cls[i] == CLS_GLOBAL;
 		if (g > 1 && !late) {
-			ret = place_around(e, &r, top, &q);
+			ret = dfp_place_around(e, &r, top, &q);
 			if (ret && ret != -ERANGE)
 				return ret;
 			if (ret)
@@ -1290,7 +791,7 @@ static int own_all(struct eng *e)
  * global hop (turn_route()) need VL 1 on the turn, which the port pair's
  * class puts on VL 0: each takes a way round's SL whose entries say so.
  * A host's request to lid rides the SL of the answer's route back
- * (df_path_sl()), so each host's request and T's answer to it take one
+ * (dfv_path_sl()), so each host's request and T's answer to it take one
  * SL together: on it the answer's own turn (down from T, up to the spine
  * with the cable home) keeps VL 0, and no port pair carries both turns,
  * which on VL 1 would let answers climb to a global cable there and
@@ -1311,15 +812,15 @@ static int turns_place(struct eng *e, uint32_t T, unsigned int lid,
 	rs[0] = &r;
 	rs[1] = &a;
 	for (c = 0; c < e->nsw; c++) {
-		if (c == T || e->group[c] == NONE || trace(e, c, lid, T, &r) ||
-		    !turn_route(e, &r, lid))
+		if (c == T || e->group[c] == NONE ||
+		    dfp_trace(e, c, lid, T, &r) || !turn_route(e, &r, lid))
 			continue;
 		/*
 		 * lax, the hosts' requests may ride it with their answers on
 		 * the hops without entries, on the Valiant classes' VLs there
 		 */
-		ret = lmc ? 0 : place_routes(e, rs, 1, top, e->turns_lax ?
-					     SL_VAL : sl_end(e), &q);
+		ret = lmc ? 0 : dfp_place_routes(e, rs, 1, top, e->turns_lax ?
+						 SL_VAL : dfp_sl_end(e), &q);
 		if (ret && ret != -ERANGE)
 			return ret;
 		if (ret) {
@@ -1333,10 +834,11 @@ static int turns_place(struct eng *e, uint32_t T, unsigned int lid,
 			ca = e->lids[j];
 			if (!rt_lid_is_ca(e->t, ca) ||
 			    !lmc_index(e->t, ca) != !lmc ||
-			    trace(e, T, ca, c, &a))
+			    dfp_trace(e, T, ca, c, &a))
 				continue;
-			ret = pair_place(e, &r, &a, e->dv->sl[(size_t)T * w + ca],
-					 top, &q);
+			ret = dfp_pair_place(e, &r, &a,
+					     e->dv->sl[(size_t)T * w + ca],
+					     top, &q);
 			if (ret && ret != -ERANGE)
 				return ret;
 			e->turn_left += ret != 0;
@@ -1360,8 +862,8 @@ static void turns_cut(struct eng *e, uint32_t T, unsigned int lid)
 
 	e->stamp++;
 	for (c = 0; c < e->nsw; c++)
-		if (c != T && e->group[c] != NONE && !trace(e, c, lid, T, &r) &&
-		    turn_route(e, &r, lid))
+		if (c != T && e->group[c] != NONE &&
+		    !dfp_trace(e, c, lid, T, &r) && turn_route(e, &r, lid))
 			e->transit[c] = e->stamp;
 	for (c = 0; c < e->nsw; c++)
 		if (e->transit[c] == e->stamp) {
@@ -1385,7 +887,7 @@ static int turns_lid(struct eng *e, uint32_t T, unsigned int lid,
 	uint32_t c;
 	int ret;
 
-	ret = ovr_copy(&ov, &e->dv->ov);
+	ret = dfv_ovr_copy(&ov, &e->dv->ov);
 	if (ret)
 		return ret;
 	memcpy(sl, e->dv->sl + (size_t)T * w, w);
@@ -1413,66 +915,6 @@ out:
 	return ret;
 }
 
-/*
- * The VLs r takes on SL sl where no entry says: made entries, so that no
- * entry placed later moves them.
- */
-static int lock_route(struct eng *e, const struct route *r, unsigned int sl)
-{
-	unsigned int i;
-	uint64_t k;
-	int ret;
-
-	if (sl < SL_AROUND || sl >= sl_end(e))
-		return 0;
-	for (i = 0; i < r->hops; i++) {
-		k = ovr_key(r->sw[i], sl, r->in[i], r->out[i]);
-		if (!r->in[i] || ovr_get(&e->dv->ov, k) >= 0)
-			continue;
-		ret = ovr_put(&e->dv->ov, k,
-			      hop_vl(e->dv, r->sw[i], r->in[i], r->out[i], sl));
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/*
- * lock_route() for every switch's route to every LID, and for the hosts'
- * requests to switch LIDs on their answers' SLs: routes that ride a way
- * round's SL on its classes' VLs in part (a switch's own route through
- * hops no host's route passes, a request) keep them when turns_lid() or
- * answers_place() add entries there.
- */
-static int lock_all(struct eng *e)
-{
-	size_t w = e->t->top + 1;
-	unsigned int lid, a;
-	struct route r;
-	uint32_t T, c, j;
-	int ret = 0;
-
-	for (lid = 1; !ret && lid <= e->t->top; lid++) {
-		T = e->dv->lid_sw[lid];
-		if (T == NONE || e->group[T] == NONE)
-			continue;
-		for (c = 0; !ret && c < e->nsw; c++) {
-			if (c == T || e->group[c] == NONE ||
-			    trace(e, c, lid, T, &r))
-				continue;
-			ret = lock_route(e, &r, e->dv->sl[c * w + lid]);
-			for (j = e->loff[c]; !ret && e->hosted[c] &&
-			     e->dv->is_sw[lid] && j < e->loff[c + 1]; j++) {
-				a = e->lids[j];
-				if (rt_lid_is_ca(e->t, a))
-					ret = lock_route(e, &r,
-							 e->dv->sl[T * w + a]);
-			}
-		}
-	}
-	return ret;
-}
-
 /* turns_lid() for every switch LID, once the own routes have SLs. */
 static int turns_all(struct eng *e)
 {
@@ -1482,7 +924,7 @@ static int turns_all(struct eng *e)
 
 	if (!e->turns)
 		return 0;
-	ret = e->locks ? lock_all(e) : 0;
+	ret = e->locks ? dfp_lock_all(e) : 0;
 	if (ret)
 		return ret;
 	sl = malloc(e->t->top + 1 + e->nsw);
@@ -1533,7 +975,7 @@ static int index_cables(struct eng *e)
 		for (p = 1; p <= np; p++)
 			if (cls(e, s, p) == CLS_GLOBAL) {
 				G = e->group[s];
-				H = e->group[peer_sw(e, s, p)];
+				H = e->group[dfp_peer_sw(e, s, p)];
 				e->cable_off[(size_t)G * e->ngroups + H + 1]++;
 				e->to_group[(size_t)s * e->ngroups + H]++;
 				n++;
@@ -1552,11 +994,11 @@ static int index_cables(struct eng *e)
 			if (cls(e, s, p) != CLS_GLOBAL)
 				continue;
 			k = (size_t)e->group[s] * e->ngroups +
-			    e->group[peer_sw(e, s, p)];
+			    e->group[dfp_peer_sw(e, s, p)];
 			/* cable_off[k] counts up as the bucket fills */
 			cb = &e->cable[e->cable_off[k]++];
 			cb->u = s;
-			cb->x = peer_sw(e, s, p);
+			cb->x = dfp_peer_sw(e, s, p);
 			cb->port = p;
 		}
 	}
@@ -1601,8 +1043,8 @@ static int valiant_classes(struct eng *e)
 	memcpy(dv->group, e->group, e->nsw * sizeof(*dv->group));
 	for (s = 0; s < e->nsw; s++)
 		for (p = 0; p < 256; p++) {
-			w = p && cls(e, s, p) >= CLS_LOCAL ? peer_sw(e, s, p) :
-							    NONE;
+			w = p && cls(e, s, p) >= CLS_LOCAL ?
+			    dfp_peer_sw(e, s, p) : NONE;
 			dv->far[(size_t)s * 256 + p] = w == NONE ? NONE :
 						       e->group[w];
 		}
@@ -1722,532 +1164,6 @@ static void eng_release(struct eng *e)
 }
 
 /*
- * Management routes to switch LIDs off the scheme (rt_fill_unrouted) for
- * the switches that have none, dropped again, holes left, when they loop
- * or close a credit loop: the switches' own packets ride the data VLs.
- * With data, the same run of the verifier checks the hosts' routes too:
- * those off the scheme's pattern (round failed local cables) and ways
- * round on two VLs, alone or beside Valiant ones, may close a cycle on
- * one VL, which only the dependency graph can clear.  -EDEADLK when the
- * hosts' routes close one.  *clean: the tables left were checked, the
- * switches' own routes with them, and found free of credit loops.
- */
-static int fill_checked(struct eng *e, struct rt_tables *t, bool data,
-			bool *clean)
-{
-	size_t len = (size_t)t->nsw * (t->top + 1);
-	uint8_t *keep = malloc(len + 1);
-	struct vf_opts o = { .ebb_perms = 0 };
-	struct vf_report r;
-	long got;
-	int ret = -ENOMEM;
-
-	*clean = false;
-	if (!keep)
-		return -ENOMEM;
-	memcpy(keep, t->lft, len);
-	got = rt_fill_unrouted(t, e->fill);
-	if (got < 0)
-		goto out;
-	ret = 0;
-	if (!got && !data)
-		goto out;
-	o.skip_mgmt = !got;
-	ret = vf_check(t, &o, &r);
-	if (ret)
-		goto out;
-	if (got && (r.cdg_cycle || r.mgmt_cycle || r.mgmt_loops))
-		memcpy(t->lft, keep, len);
-	else
-		*clean = got && vf_ok(&r);
-	if (data && r.cdg_cycle)
-		ret = -EDEADLK;
-out:
-	free(keep);
-	return ret;
-}
-
-/*
- * The repair of the switches' own routes: a channel dependency graph on
- * (switch port, VL) nodes, node (pb[s] + port) * nv + VL.
- */
-struct own_cdg {
-	uint32_t *pb;		/* nsw + 1 */
-	uint32_t nv;
-	struct cdg g;
-	uint32_t *pass;		/* per switch: a host's route passes it */
-	uint32_t *kept;		/* per switch: a route kept passes it */
-};
-
-static uint32_t oc_node(const struct own_cdg *g, uint32_t s, unsigned int p,
-			unsigned int vl)
-{
-	return (g->pb[s] + p) * g->nv + vl;
-}
-
-/*
- * Add r's dependencies on SL sl; with check, only if they close no
- * cycle and its VLs stay below nvl.  1 added, 0 refused, or -ENOMEM.
- */
-static int oc_add(struct own_cdg *g, const struct dvl *dv,
-		  const struct route *r, unsigned int sl, bool check)
-{
-	uint32_t from[MAX_HOPS], to[MAX_HOPS], a = NONE, b;
-	unsigned int i, n = 0, vl;
-
-	for (i = 0; i < r->hops; i++) {
-		vl = hop_vl(dv, r->sw[i], r->in[i], r->out[i], sl);
-		if (vl >= g->nv)
-			return 0;
-		b = oc_node(g, r->sw[i], r->out[i], vl);
-		if (a != NONE) {
-			from[n] = a;
-			to[n++] = b;
-		}
-		a = b;
-	}
-	return cdg_add(&g->g, from, to, n, check);
-}
-
-static void oc_release(struct own_cdg *g)
-{
-	free(g->pb);
-	cdg_release(&g->g);
-	free(g->pass);
-	free(g->kept);
-}
-
-static int oc_init(struct own_cdg *g, const struct rt_tables *t)
-{
-	const struct fabric *f = t->fab;
-	uint32_t s;
-
-	memset(g, 0, sizeof(*g));
-	g->nv = t->vl->nvl;
-	g->pb = malloc((t->nsw + 1) * sizeof(*g->pb));
-	g->pass = calloc(t->nsw + 1, sizeof(*g->pass));
-	g->kept = calloc(t->nsw + 1, sizeof(*g->kept));
-	if (!g->pb || !g->pass || !g->kept)
-		return -ENOMEM;
-	g->pb[0] = 0;
-	for (s = 0; s < t->nsw; s++)
-		g->pb[s + 1] = g->pb[s] + f->nodes[t->sw_node[s]].nports + 1;
-	return cdg_init(&g->g, g->pb[t->nsw] * g->nv);
-}
-
-/* The hosts' routes to every CA LID, whose graph the check found acyclic. */
-static int own_data(struct eng *e, struct own_cdg *g)
-{
-	const struct dvl *dv = dvl_of(e->t);
-	size_t w = e->t->top + 1;
-	unsigned int lid;
-	struct route r;
-	uint32_t c, T;
-	int ret;
-
-	for (lid = 1; lid <= e->t->top; lid++) {
-		T = dv->lid_sw[lid];
-		if (!rt_lid_is_ca(e->t, lid) || T == NONE)
-			continue;
-		for (c = 0; c < e->nsw; c++) {
-			if (!e->hosted[c] || c == T || trace(e, c, lid, T, &r))
-				continue;
-			ret = oc_add(g, dv, &r, dv->sl[c * w + lid], false);
-			if (ret < 0)
-				return ret;
-		}
-	}
-	return 0;
-}
-
-/*
- * r, switch c's own route, on its SL, else (a switch without hosts) on
- * the first SL that closes no cycle.  1 added, 0 refused, or -ENOMEM.
- */
-static int own_try(struct eng *e, struct own_cdg *g, uint32_t c,
-		   unsigned int lid, const struct route *r)
-{
-	struct dvl *dv = dvl_of(e->t);
-	uint8_t *sl = dv->sl + (size_t)c * (e->t->top + 1) + lid;
-	unsigned int q;
-	int ret;
-
-	ret = oc_add(g, dv, r, *sl, true);
-	for (q = 0; !ret && !e->hosted[c] && q <= SL_MAX; q++) {
-		ret = oc_add(g, dv, r, q, true);
-		if (ret > 0) {
-			*sl = q;
-			e->own_sl++;
-		}
-	}
-	return ret;
-}
-
-/*
- * Switch c's own route to lid of T, judged against the graph: kept when
- * own_try() takes it; else, when no host's route and no route kept
- * passes c, through another neighbour of c that own_try() takes; else,
- * when no host's route passes c, c's entry is left empty: management
- * traffic only, to lid, through c has none.  -EDEADLK when none of those
- * is open.
- */
-static int own_judge(struct eng *e, struct own_cdg *g, uint32_t c,
-		     unsigned int lid, uint32_t T)
-{
-	uint8_t *ent = rt_lft(e->t, c) + lid, was = *ent;
-	unsigned int p, np = e->t->fab->nodes[e->t->sw_node[c]].nports;
-	struct route r;
-	int ret;
-
-	if (trace(e, c, lid, T, &r))
-		return 0;
-	ret = own_try(e, g, c, lid, &r);
-	for (p = 1; !ret && g->pass[c] != lid && g->kept[c] != lid &&
-	     p <= np; p++) {
-		if (p == was || peer_sw(e, c, p) == NONE)
-			continue;
-		*ent = p;
-		if (trace(e, c, lid, T, &r))
-			continue;
-		ret = own_try(e, g, c, lid, &r);
-		e->own_port += ret > 0;
-	}
-	if (ret > 0) {
-		for (p = 1; p < r.hops; p++)
-			g->kept[r.sw[p]] = lid;
-		return 0;
-	}
-	if (ret < 0)
-		return ret;
-	if (g->pass[c] == lid)
-		return -EDEADLK;
-	*ent = RT_NO_PATH;
-	e->own_cut++;
-	return 0;
-}
-
-/* Mark the switches a host's route to CA LID lid of T passes. */
-static void own_pass(struct eng *e, struct own_cdg *g, unsigned int lid,
-		     uint32_t T)
-{
-	struct route r;
-	unsigned int i;
-	uint32_t c;
-
-	for (c = 0; c < e->nsw; c++) {
-		if (!e->hosted[c] || c == T || trace(e, c, lid, T, &r))
-			continue;
-		for (i = 0; i < r.hops; i++)
-			g->pass[r.sw[i]] = lid;
-	}
-}
-
-/*
- * Every switch's own routes judged one by one, CA LIDs first (the
- * switches' routes to them are mostly the hosts'), then switch LIDs.
- * Each (switch, LID) is judged once against a graph that only grows, on
- * at most SL_MAX + 2 SLs through each of its ports, so the work is
- * bounded; an entry left empty only takes routes away, so what was kept
- * stays acyclic.
- */
-static int own_repair(struct eng *e)
-{
-	const struct dvl *dv = dvl_of(e->t);
-	struct own_cdg g;
-	unsigned int lid, pass;
-	uint32_t c, T;
-	int ret;
-
-	ret = oc_init(&g, e->t);
-	if (!ret)
-		ret = own_data(e, &g);
-	for (pass = 0; !ret && pass < 2; pass++)
-		for (lid = 1; !ret && lid <= e->t->top; lid++) {
-			T = dv->lid_sw[lid];
-			if (T == NONE || rt_lid_is_ca(e->t, lid) == pass)
-				continue;
-			if (!pass)
-				own_pass(e, &g, lid, T);
-			for (c = 0; !ret && c < e->nsw; c++)
-				if (c != T && e->group[c] != NONE &&
-				    !(e->hosted[c] && !pass))
-					ret = own_judge(e, &g, c, lid, T);
-		}
-	oc_release(&g);
-	return ret;
-}
-
-/*
- * Whether a switch that carries global cables (every one of a dragonfly,
- * a Dragonfly+ spine) has fewer than the most any has.
- */
-static bool lost_global(const struct eng *e)
-{
-	const struct fabric *f = e->t->fab;
-	unsigned int p, n;
-	uint32_t s, node;
-
-	for (s = 0; s < e->nsw; s++) {
-		node = e->t->sw_node[s];
-		if (e->group[s] == NONE || (e->di->plus && !e->di->spine[node]))
-			continue;
-		for (n = 0, p = 1; p <= f->nodes[node].nports; p++)
-			n += e->di->global[f->nodes[node].port0 + p];
-		if (n < e->di->h)
-			return true;
-	}
-	return false;
-}
-
-/*
- * The switches' own packets ride the data VLs: where their routes close a
- * credit loop with the data's, own_repair() changes or cuts them.  On the
- * scheme's own pattern (every cable there, no Valiant route, nothing off
- * the pattern) own_routes() keeps them free of one by construction and
- * the check, as long as routing a large fabric, is spared.
- */
-static int own_clean(struct eng *e, struct rt_tables *t)
-{
-	struct vf_opts o = { .ebb_perms = 0 };
-	struct vf_report r;
-	int ret;
-
-	if (!e->irregular && !e->around && !e->valiant && !e->vroutes &&
-	    !e->turns && !e->di->missing_local && !lost_global(e))
-		return 0;
-	ret = vf_check(t, &o, &r);
-	if (ret || r.cdg_cycle || (!r.mgmt_cycle && !r.mgmt_loops))
-		return ret;
-	/* trace() reads the classes, which t owns by now */
-	e->dv = dvl_of(t);
-	ret = own_repair(e);
-	e->dv = NULL;
-	if (!ret)
-		ret = vf_check(t, &o, &r);
-	if (!ret && (r.mgmt_cycle || r.mgmt_loops))
-		ret = -EDEADLK;
-	return ret;
-}
-
-/*
- * Each host's request to the LID of a switch without hosts that does not
- * follow() the SL of the switch's route back, placed with that route
- * (pair_place()), with locks once the rest are locked (lock_all());
- * pairs no SL takes stay as they were.
- */
-static int answers_place(struct eng *e)
-{
-	unsigned int lid, a, q, top = e->maxvl > e->dv->top_vl ? e->maxvl :
-						   e->dv->top_vl;
-	size_t w = e->t->top + 1;
-	struct route r, b;
-	uint32_t T, c, j;
-	int ret = e->locks ? lock_all(e) : 0;
-
-	if (ret)
-		return ret;
-	for (lid = 1; lid <= e->t->top; lid++) {
-		T = e->dv->lid_sw[lid];
-		/* a leaf's SL to a CA LID is its hosts' too */
-		if (T == NONE || !e->dv->is_sw[lid] || e->hosted[T] ||
-		    e->group[T] == NONE)
-			continue;
-		for (c = 0; c < e->nsw; c++) {
-			if (c == T || !e->hosted[c] || e->group[c] == NONE ||
-			    trace(e, c, lid, T, &r))
-				continue;
-			for (j = e->loff[c]; j < e->loff[c + 1]; j++) {
-				a = e->lids[j];
-				if (!rt_lid_is_ca(e->t, a) ||
-				    trace(e, T, a, c, &b))
-					continue;
-				ret = pair_place(e, &r, &b, e->dv->sl[T * w + a],
-						 top, &q);
-				if (ret && ret != -ERANGE)
-					return ret;
-				if (!ret && q != e->dv->sl[T * w + a]) {
-					e->dv->sl[T * w + a] = q;
-					e->answers_moved++;
-				}
-			}
-		}
-	}
-	return 0;
-}
-
-/*
- * The hosts' requests to switch LIDs and the answers on SLs the data
- * leaves free, each on a VL above the data's (dfa_place()); where a pair
- * finds none, as they were, unchecked.
- */
-static int answers_layer(struct eng *e, struct rt_tables *t)
-{
-	const struct fabric *f = t->fab;
-	struct dvl *dv = dvl_of(t);
-	size_t i, len = (size_t)t->nsw * (t->top + 1);
-	unsigned int base = (e->maxvl > dv->top_vl ? e->maxvl : dv->top_vl) + 1;
-	uint16_t used = 1;
-	unsigned int p;
-	uint32_t s, n;
-	uint8_t *up;
-	int ret;
-
-	for (i = 0; i < len; i++)
-		used |= (uint16_t)(1u << (dv->sl[i] & SL_MAX));
-	up = calloc(f->nports + 1, sizeof(*up));
-	if (!up)
-		return -ENOMEM;
-	for (s = 0; s < t->nsw; s++) {
-		n = t->sw_node[s];
-		for (p = 1; p <= f->nodes[n].nports; p++)
-			up[f->nodes[n].port0 + p] =
-				kind(dv->cls[(size_t)s * 256 + p]);
-	}
-	ret = dfa_place(&dv->ans, t, used, base, up);
-	free(up);
-	if (ret)
-		return ret == -ERANGE ? 0 : ret;
-	e->answers_off = false;
-	e->answer_sls = dv->ans.nsl;
-	dv->vl.nvl = base + dv->ans.nvl;
-	return 0;
-}
-
-/*
- * own_clean() with the hosts' requests to switch LIDs on the SL of the
- * answer's route (answer_sl), then with those requests that do not
- * follow it placed with their answers; where the repair cannot clear
- * them so, the
- * tables as before it and the requests on the SL of their own switch's
- * route, whose answers the verifier may then find closing a loop.
- */
-static int own_settle(struct eng *e, struct rt_tables *t)
-{
-	struct dvl *dv = dvl_of(t);
-	size_t len = (size_t)t->nsw * (t->top + 1);
-	size_t n_sl = e->own_sl, n_port = e->own_port, n_cut = e->own_cut;
-	uint8_t *lft = malloc(len + 1), *sl = malloc(len + 1);
-	struct ovr ov = { 0 };
-	int ret = -ENOMEM;
-
-	if (!lft || !sl || ovr_copy(&ov, &dv->ov))
-		goto out;
-	memcpy(lft, t->lft, len);
-	memcpy(sl, dv->sl, len);
-	dv->answer_sl = true;
-	ret = own_clean(e, t);
-	if (ret == -EDEADLK) {
-		memcpy(t->lft, lft, len);
-		memcpy(dv->sl, sl, len);
-		e->own_sl = n_sl;
-		e->own_port = n_port;
-		e->own_cut = n_cut;
-		e->dv = dv;
-		ret = answers_place(e);
-		e->dv = NULL;
-		if (!ret)
-			ret = own_clean(e, t);
-	}
-	if (ret != -EDEADLK && ret != -ENOTSUP)
-		goto out;
-	memcpy(t->lft, lft, len);
-	memcpy(dv->sl, sl, len);
-	free(dv->ov.key);
-	free(dv->ov.vl);
-	dv->ov = ov;
-	ov = (struct ovr){ 0 };
-	e->own_sl = n_sl;
-	e->own_port = n_port;
-	e->own_cut = n_cut;
-	e->answers_moved = 0;
-	dv->answer_sl = false;
-	e->answers_off = true;
-	ret = own_clean(e, t);
-	if (!ret && e->layer)
-		ret = answers_layer(e, t);
-out:
-	free(ov.key);
-	free(ov.vl);
-	free(lft);
-	free(sl);
-	return ret;
-}
-
-static void say(const struct eng *e, const struct rt_tables *t,
-		char *detail, size_t len)
-{
-	size_t n;
-
-	/* first, as the summary is cut to its length */
-	snprintf(detail, len, "%s", e->answers_off ?
-		 "switch answers unchecked; " :
-		 "");
-	n = strlen(detail);
-	if (e->answer_sls) {
-		snprintf(detail + n, len - n,
-			 "switch answers on own VLs %u-%u; ",
-			 t->vl->nvl - dvl_of(t)->ans.nvl, t->vl->nvl - 1);
-		n = strlen(detail);
-	}
-	snprintf(detail + n, len - n,
-		 "local-global-local on %u VL%s, SLs 0-%u; of %zu switch-to-LID routes %zu take an LMC LID through a third group, %zu go round a missing global cable (%zu with a local hop there), %zu off the pattern%s",
-		 t->vl->nvl, t->vl->nvl > 1 ? "s" : "", e->slmax, e->pairs,
-		 e->valiant, e->around, e->around3, e->irregular,
-		 e->irregular || e->around3 ? " (dependencies checked)" : "");
-	if (e->own_sl || e->own_port || e->own_cut) {
-		n = strlen(detail);
-		snprintf(detail + n, len - n,
-			 "; own routes off credit loops: %zu SL, %zu port, %zu cut",
-			 e->own_sl, e->own_port, e->own_cut);
-	}
-	if (e->answers_moved) {
-		n = strlen(detail);
-		snprintf(detail + n, len - n,
-			 "; %zu requests to switches moved with their answers",
-			 e->answers_moved);
-	}
-	if (e->turns) {
-		n = strlen(detail);
-		snprintf(detail + n, len - n,
-			 "; %zu turn at a leaf to a spine, %zu requests with their answers, %zu spines not",
-			 e->turns, e->turn_cas, e->turn_cut);
-	}
-}
-
-/* Hand the SL and VL tables to t; the check may still refuse them. */
-static int finish(struct eng *e, struct rt_tables *t, char *detail,
-		  size_t len)
-{
-	bool clean;
-	int ret;
-
-	e->dv->vl.nvl = e->maxvl + 1;
-	e->dv->vl.path_sl = df_path_sl;
-	e->dv->vl.switch_sl = true;
-	e->dv->vl.sl2vl = df_sl2vl;
-	e->dv->vl.ctx = e->dv;
-	e->dv->vl.release = dvl_release;
-	e->dv->answer_sl = true;
-	t->vl = t->own_vl = &e->dv->vl;
-	e->dv = NULL;
-	ret = fill_checked(e, t, e->irregular || e->around3 ||
-				 (e->vroutes && e->around), &clean);
-	if (!ret && !clean) {
-		ret = own_settle(e, t);
-		if (ret == -EDEADLK)
-			ret = -ENOTSUP;
-		if (ret == -ENOTSUP)
-			snprintf(detail, len, "the switches' own routes close a credit loop");
-	}
-	if (ret == -EDEADLK)
-		snprintf(detail, len, "routes round failed cables close a credit loop");
-	if (ret)
-		return ret;
-	say(e, t, detail, len);
-	return 0;
-}
-
-/*
  * The job LID at entry j of T's: of JOB_KEYS keys from its default on,
  * the one whose routes cost its job least, the default unless another is
  * strictly better.  route_lid() overwrites the entries tried.
@@ -2318,7 +1234,7 @@ struct df_try {
 	unsigned int top_vl;	/* the ways round's last hops' VL */
 	bool turns;		/* turn routes to spines' LIDs allowed */
 	bool lax;		/* ... kept where requests miss their SL */
-	bool locks;		/* lock_all() before entries are added */
+	bool locks;		/* dfp_lock_all() before entries are added */
 	bool around3;		/* ways round with a local hop took SLs */
 	bool answers_off;	/* the switches' answers left unchecked */
 	unsigned int val_max;	/* Valiant classes (SLs) at most */
@@ -2372,7 +1288,7 @@ static int route_once(const struct df_info *di, const struct rt_jobs *js,
 	if (!ret)
 		ret = turns_all(&e);
 	if (!ret)
-		ret = finish(&e, t, detail, len);
+		ret = dfc_finish(&e, t, detail, len);
 	tr->around3 = e.around3 > 0;
 	tr->answers_off = e.answers_off;
 	tr->nval = e.valiant ? nval : 0;
@@ -2380,7 +1296,7 @@ static int route_once(const struct df_info *di, const struct rt_jobs *js,
 	tr->redo = e.turns && (ret || e.answers_off);
 	if (e.dv) {
 		e.dv->vl.ctx = e.dv;
-		dvl_release(&e.dv->vl);
+		dfv_release(&e.dv->vl);
 	}
 	eng_release(&e);
 	return ret;
