@@ -201,8 +201,12 @@ static int place(struct dfa *a, const struct rt_tables *t, uint16_t used,
 {
 	struct layers *y = calloc(1, sizeof(*y));
 	size_t len = (size_t)(t->top + 1) * t->nsw;
-	unsigned int sl, i, vl = base;
+	unsigned int sl, i, vl = base, lim = DFA_MAX_VL;
 	int ret = -ENOMEM;
+
+	/* no layer the SM cannot program: the pairs then stay unchecked */
+	if (t->fab->vls && t->fab->vls < lim)
+		lim = t->fab->vls;
 
 	*a = (struct dfa){ .nsw = t->nsw, .top = t->top, .base = base,
 			   .turns = turns };
@@ -214,9 +218,9 @@ static int place(struct dfa *a, const struct rt_tables *t, uint16_t used,
 	y->f = t->fab;
 	y->kind = kind;
 	y->a = a;
-	for (sl = 0; sl < DFA_NSL && vl < DFA_MAX_VL; sl++)
+	for (sl = 0; sl < DFA_NSL && vl < lim; sl++)
 		if (!(used >> sl & 1)) {
-			y->split[y->max] = vl + 1 < DFA_MAX_VL;
+			y->split[y->max] = vl + 1 < lim;
 			vl += 1 + y->split[y->max];
 			y->sl[y->max++] = sl;
 		}

@@ -40,7 +40,8 @@ struct dfa {
  * Each pair of a CA LID and a switch LID of t in turn on the first of
  * the SLs not in used (bit per SL) whose layer its request's and
  * answer's routes do not close a cycle in; a new layer when none takes
- * it, while an SL is free and a VL below DFA_MAX_VL.  The layers' VLs
+ * it, while an SL is free and a VL below DFA_MAX_VL and t->fab->vls
+ * (when known).  The layers' VLs
  * count from base; a layer takes two where two are left, the upper one
  * for the hops dfa_upper() says, by the kind (DFA_LOCAL ...) of each
  * fabric port (indexed as t->fab->ports), turns on, else off.  0 (a

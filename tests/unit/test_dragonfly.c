@@ -473,6 +473,42 @@ static void test_engine_degraded(void)
 }
 
 /*
+ * A degraded dragonfly whose answers take VLs of their own, where the SM
+ * can program only the data's VLs: the engine keeps within them and
+ * says its answers are unchecked, rather than needing more VLs and
+ * being replaced by up*-down*.
+ */
+static void test_answers_vl_budget(void)
+{
+	unsigned int lo = 0, hi = 0;
+	struct rt_summary s;
+	struct vf_report r;
+	struct rt_tables t;
+	struct gen_opts o;
+	struct fabric *f;
+	const char *own;
+
+	gen_opts_init(&o);
+	o.seed = 1;
+	f = build(&shapes[6], &o, 0, 0.1, 0);
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_DRAGONFLY, NULL, &t, &s));
+	own = strstr(s.detail, "switch answers on own VLs ");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(own);
+	CU_ASSERT_EQUAL_FATAL(sscanf(own, "switch answers on own VLs %u-%u",
+				     &lo, &hi), 2);
+	rt_tables_release(&t);
+	f->vls = lo;
+	CU_ASSERT_FATAL(!rt_route(f, RT_ENGINE_DRAGONFLY, NULL, &t, &s));
+	CU_ASSERT(s.nvl <= lo);
+	CU_ASSERT_FATAL(!vf_check(&t, &(struct vf_opts){ .ebb_perms = 0 }, &r));
+	CU_ASSERT(vf_ok(&r) && !r.cdg_cycle && !r.mgmt_cycle);
+	CU_ASSERT(!r.answer_cycle || strstr(s.detail, "unchecked"));
+	CU_ASSERT_PTR_NULL(strstr(s.detail, "switch answers on own VLs "));
+	rt_tables_release(&t);
+	fab_free(f);
+}
+
+/*
  * Dragonfly+ with several leaf-spine cables lost (two to twenty-two), at
  * LMC 0 and 1.  The engine routes most, on 3 VLs at most: ways round
  * that take a local hop in a third group may need the third VL at LMC 0
@@ -847,4 +883,5 @@ TU_SUITE(dragonfly,
 	 { "LMC on degraded fabrics", test_lmc_degraded },
 	 { "output unchanged", test_golden },
 	 { "Dragonfly+ with several leaf-spine cuts", test_plus_cuts },
-	 { "switches' own routes repaired", test_own_repair })
+	 { "switches' own routes repaired", test_own_repair },
+	 { "answers within the VLs there are", test_answers_vl_budget })
