@@ -292,6 +292,87 @@ static void test_fail_mtbf(void)
 	rpl_result_release(&b);
 }
 
+/*
+ * RDMA bandwidth alone holds no GPU: a failure that hits it loses no
+ * GPU-hours (before, such a job counted as one GPU).  One host, one HCA;
+ * the job (50 % of the HCA, 100 s) is hit at 30 and requeued.
+ */
+static void test_fail_no_gpu(void)
+{
+	static const struct sch_host h1 = { .rails = 1, .nic = 100 };
+	static const struct rpl_fail f[2] = { { 30, 0, false },
+					      { 40, 0, true } };
+	struct trc_job j = { .runtime = 100, .limit = 200, .milli = 1000,
+			     .rdma = 50, .user = 1 };
+	struct trc_trace t;
+	struct rpl_result r;
+
+	trace_of(&t, &j, 1);
+	run_fails(&t, &h1, 1, f, 2, 0, RPL_RECOVER_AUTO, &r);
+	CU_ASSERT_EQUAL(r.done, 1);
+	CU_ASSERT_EQUAL(r.jobs_hit, 1);
+	CU_ASSERT_DOUBLE_EQUAL(r.lost_gpuh, 0, 1e-12);
+	rpl_result_release(&r);
+}
+
+/*
+ * A job no host can take (more CPU than any has) waits for good; with
+ * seeded failures on 32 hosts, each down most of the time, some host is
+ * nearly always down.  The replay still ends once the other job is
+ * done: no failure is drawn while nothing runs and nothing is left to
+ * arrive (before, it ran on while any host was down).
+ */
+static void test_fail_quiet_end(void)
+{
+	struct sch_host h[32];
+	struct trc_job j[2] = {
+		{ .runtime = 100, .limit = 200, .gpus = 1, .milli = 1000,
+		  .user = 1, .cpu = 500 },
+		{ .submit = 1, .runtime = 100, .limit = 200, .gpus = 1,
+		  .milli = 1000, .user = 2, .cpu = 5000 },
+	};
+	struct rpl_opts o = { .hosts = h, .nhosts = 32, .nlevels = 1,
+			      .policy = SCH_EASY, .mtbf = 1000,
+			      .repair = 10000, .ckpt = 50, .seed = 5 };
+	struct trc_trace t;
+	struct rpl_result r;
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < 32; i++)
+		h[i] = (struct sch_host){ .gpus = 1, .cpu = 1000 };
+	trace_of(&t, j, 2);
+	o.trace = &t;
+	CU_ASSERT_EQUAL_FATAL(rpl_run(&o, &r, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(r.done, 1);
+	rpl_result_release(&r);
+}
+
+/*
+ * A host a script takes down for good stays down, whatever its seeded
+ * failures do: an 8-GPU job on two hosts of 4 never starts once host 0
+ * is scripted down at 0 (before, a seeded repair brought it back).
+ */
+static void test_fail_script_holds(void)
+{
+	static const struct sch_host h2[2] = { { .gpus = 4 }, { .gpus = 4 } };
+	static const struct rpl_fail f = { 0, 0, false };
+	struct trc_job j = { .submit = 1, .runtime = 10, .limit = 20,
+			     .gpus = 8, .milli = 1000, .user = 1 };
+	struct rpl_opts o = { .hosts = h2, .nhosts = 2, .nlevels = 1,
+			      .policy = SCH_EASY, .mtbf = 5, .repair = 5,
+			      .fail = &f, .nfail = 1, .seed = 7 };
+	struct trc_trace t;
+	struct rpl_result r;
+	char err[256];
+
+	trace_of(&t, &j, 1);
+	o.trace = &t;
+	CU_ASSERT_EQUAL_FATAL(rpl_run(&o, &r, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(r.done, 0);
+	rpl_result_release(&r);
+}
+
 struct arrivals {
 	unsigned int n, gpus;
 };
@@ -384,4 +465,7 @@ TU_SUITE(replay,
 	   test_fail_requeue },
 	 { "a failed host's job replaced from its checkpoint",
 	   test_fail_replace },
-	 { "seeded failures, the same twice", test_fail_mtbf })
+	 { "seeded failures, the same twice", test_fail_mtbf },
+	 { "failures: RDMA alone loses no GPU-hours", test_fail_no_gpu },
+	 { "failures: the run ends when nothing can start", test_fail_quiet_end },
+	 { "failures: a scripted down holds", test_fail_script_holds })

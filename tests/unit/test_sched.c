@@ -1041,6 +1041,33 @@ static void test_nic_only(void)
 	sch_free(s);
 }
 
+/*
+ * A hold's share of a rail is taken once over its host's run of slots:
+ * slots of hosts 0, 1, 0 would take host 0's rail twice (and give back
+ * more than was ever free), so they are refused; the same slots by
+ * host are held.
+ */
+static void test_hold_hosts_together(void)
+{
+	struct sch *s = cluster(SCH_FIFO, 2, 2, 2, 1, NULL);
+	const struct sch_req r = { .gpus = 3, .milli = SCH_MILLI, .nic = 60,
+				   .limit = 10 };
+	const struct sch_slot mixed[3] = {
+		{ .host = 0, .gpu = 0, .milli = SCH_MILLI },
+		{ .host = 1, .gpu = 0, .milli = SCH_MILLI },
+		{ .host = 0, .gpu = 1, .milli = SCH_MILLI },
+	}, sorted[3] = {
+		{ .host = 0, .gpu = 0, .milli = SCH_MILLI },
+		{ .host = 0, .gpu = 1, .milli = SCH_MILLI },
+		{ .host = 1, .gpu = 0, .milli = SCH_MILLI },
+	};
+	uint64_t k;
+
+	CU_ASSERT_EQUAL(sch_hold(s, &r, mixed, 3, 0, &k), -EINVAL);
+	CU_ASSERT_EQUAL(sch_hold(s, &r, sorted, 3, 0, &k), 0);
+	sch_free(s);
+}
+
 /* One host of gpus GPUs behind rails NICs of 100, whatever fits starts. */
 static struct sch *nic_host(unsigned int gpus, unsigned int rails)
 {
@@ -1161,6 +1188,7 @@ TU_SUITE(sched,
 	 { "group numbers bounded", test_group_ids },
 	 { "NIC share alone with every GPU busy", test_nic_only },
 	 { "NIC share on one rail, not the host's sum", test_nic_per_rail },
+	 { "a hold's slots by host", test_hold_hosts_together },
 	 { "GPUs with NIC share behind rails that have it",
 	   test_nic_gpu_rail },
 	 { "a lost rail's NIC share is not placed", test_nic_rail_lost })

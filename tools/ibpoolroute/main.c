@@ -191,7 +191,7 @@ static const struct cli_opt opts[] = {
 	{ "repair", 1, O_REPAIR, C_REPLAY, "S", "replay: a failed host is back S seconds later (3600)" },
 	{ "checkpoint", 1, O_CHECKPOINT, C_REPLAY, "S", "replay: a job a failure hits keeps the work of its last checkpoint, one every S seconds of its run's work (3600; 0: none, it redoes the whole run)" },
 	{ "fail-trace", 1, O_FAIL_TRACE, C_REPLAY, "FILE", "replay: scripted host events, lines time,host,down|up (host: the fabric's name or an index from 0)" },
-	{ "fail-recover", 1, O_FAIL_RECOVER, C_REPLAY, "R", "replay: a job a failure hits is replaced (new GPUs where there are, as ibpoold) or requeued whole; auto: requeued under fifo, easy, tiresias, bestfit, fgd, fgdcpu and sjf (as Slurm and Kubernetes do), replaced under the rest" },
+	{ "fail-recover", 1, O_FAIL_RECOVER, C_REPLAY, "R", "replay: a job a failure hits is replaced (new GPUs where there are, as ibpoold) or requeued whole; auto: requeued under fifo, easy, tiresias, bestfit, fgd, fgdcpu, fgdfill and sjf (as Slurm and Kubernetes do), replaced under the rest" },
 	{ "dump", 1, 'D', C_SIM | C_MAP, "DIR", "the routing OpenSM dumped into DIR instead of the live one" },
 	{ "jobs", 1, 'J', C_CHECKS | C_SIM | C_MAP | C_TRACE, "FILE", "JSON job list: route for the jobs, report their own link loads; trace --gen: how many jobs" },
 	{ "search-moves", 1, 'm', C_ROUTE | C_SIM | C_MAP, "N", "with --jobs on a fat-tree: entries the job search tries, 0-100000000 (0: the default budget)" },

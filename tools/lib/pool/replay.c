@@ -53,6 +53,7 @@ struct evheap {
 };
 
 enum fail_kind { F_DOWN, F_UP, F_MTBF_DOWN, F_MTBF_UP };
+enum { DOWN_SCRIPT = 1, DOWN_MTBF = 2 };
 
 struct loop {
 	const struct rpl_opts *o;
@@ -62,8 +63,11 @@ struct loop {
 	size_t njob;
 	struct evheap done;	/* completions */
 	struct evheap fail;	/* host events */
-	bool *down;		/* [host] */
+	uint8_t *down;		/* [host]: DOWN_SCRIPT | DOWN_MTBF */
 	size_t ndown;
+	bool *dormant;		/* [host]: its next failure not drawn yet */
+	size_t ndormant;
+	bool quiet;		/* nothing runs, nothing left to arrive */
 	uint64_t *rng;		/* [host]: its failures' stream */
 	uint32_t *waiting;	/* queued jobs per bucket */
 	unsigned int nbucket;
@@ -236,6 +240,7 @@ static void loop_release(struct loop *l)
 	free(l->done.v);
 	free(l->fail.v);
 	free(l->down);
+	free(l->dormant);
 	free(l->rng);
 	free(l->waiting);
 	free(l->gang);
@@ -448,9 +453,10 @@ static double run_stops(struct rj *j, double t, double ckpt)
 	return (done - kept) * j->stretch;
 }
 
+/* GPUs a job holds: a share is one GPU's milli, CPU or RDMA alone none. */
 static double gpus_of(const struct trc_job *tj)
 {
-	return (tj->gpus ? tj->gpus : 1) * (double)tj->milli / SCH_MILLI;
+	return tj->gpus * (double)tj->milli / SCH_MILLI;
 }
 
 /*
@@ -702,8 +708,9 @@ static int fail_init(struct loop *l)
 	if (!o->mtbf && !o->nfail)
 		return 0;
 	l->down = calloc(o->nhosts, sizeof(*l->down));
+	l->dormant = calloc(o->nhosts, sizeof(*l->dormant));
 	l->rng = calloc(o->nhosts, sizeof(*l->rng));
-	if (!l->down || !l->rng)
+	if (!l->down || !l->dormant || !l->rng)
 		return -ENOMEM;
 	for (i = 0; i < o->nfail; i++) {
 		if (o->fail[i].host >= o->nhosts)
@@ -722,22 +729,41 @@ static int fail_init(struct loop *l)
 	return 0;
 }
 
-/* A host event at t: the host down or back; a failure's next event. */
+/*
+ * A host event at t: the host down or back; a failure's next event.
+ * Scripted and seeded events keep a flag each: the host is up when
+ * neither holds it down.  While the run is quiet a seeded failure is
+ * not drawn (it could hit nothing, and would keep a queue that can
+ * never start waiting for ever); rearm() draws it when a job runs.
+ */
 static int host_event(struct loop *l, struct ev e, double t)
 {
 	uint32_t h = (uint32_t)e.ticket;
+	bool mtbf = e.gen == F_MTBF_DOWN || e.gen == F_MTBF_UP;
 	bool up = e.gen == F_UP || e.gen == F_MTBF_UP;
+	uint8_t bit = mtbf ? DOWN_MTBF : DOWN_SCRIPT, was = l->down[h];
 	int ret = 0;
 
+	if (e.gen == F_MTBF_DOWN && l->quiet) {
+		l->dormant[h] = true;
+		l->ndormant++;
+		return 0;
+	}
 	if (e.gen == F_MTBF_DOWN)
 		ret = heap_push(&l->fail, (struct ev){ t + l->o->repair, h,
 						       F_MTBF_UP });
-	else if (e.gen == F_MTBF_UP)
+	else if (e.gen == F_MTBF_UP && !l->quiet)
 		ret = heap_push(&l->fail, (struct ev){ t + fail_gap(l, h), h,
 						       F_MTBF_DOWN });
-	if (ret || l->down[h] == !up)
+	else if (e.gen == F_MTBF_UP) {
+		l->dormant[h] = true;
+		l->ndormant++;
+	}
+	if (ret)
 		return ret;
-	l->down[h] = !up;
+	l->down[h] = up ? was & ~bit : was | bit;
+	if (!was == !l->down[h])
+		return 0;
 	if (up) {
 		l->ndown--;
 		return sch_host_up(l->s, h, t);
@@ -745,6 +771,23 @@ static int host_event(struct loop *l, struct ev e, double t)
 	l->ndown++;
 	l->r->failures++;
 	return sch_host_down(l->s, h, t);
+}
+
+/* A job runs again: the failures not drawn while quiet, from t. */
+static int rearm(struct loop *l, double t)
+{
+	uint32_t h;
+	int ret;
+
+	for (h = 0; l->ndormant && h < l->o->nhosts; h++)
+		if (l->dormant[h]) {
+			l->dormant[h] = false;
+			l->ndormant--;
+			if ((ret = heap_push(&l->fail, (struct ev){
+					t + fail_gap(l, h), h, F_MTBF_DOWN })))
+				return ret;
+		}
+	return 0;
 }
 
 /*
@@ -759,6 +802,18 @@ static bool failing(const struct loop *l)
 		return false;
 	sch_stats(l->s, &st);
 	return st.running || (st.queued && l->ndown);
+}
+
+/* Quiet: nothing runs and nothing is left to arrive. */
+static int settle_failures(struct loop *l, size_t next, double t)
+{
+	struct sch_stats st;
+
+	if (!l->down)
+		return 0;
+	sch_stats(l->s, &st);
+	l->quiet = next == l->o->trace->njobs && !st.running;
+	return l->quiet || !l->ndormant ? 0 : rearm(l, t);
 }
 
 static int run_loop(struct loop *l)
@@ -795,7 +850,7 @@ static int run_loop(struct loop *l)
 		while (next < tr->njobs && tr->jobs[next].submit <= t)
 			if ((ret = arrive(l, next++, t)))
 				return ret;
-		if ((ret = step(l, t)))
+		if ((ret = step(l, t)) || (ret = settle_failures(l, next, t)))
 			return ret;
 		wake = sch_next(l->s, t);
 		if (wake >= 0 && wake <= t)
@@ -897,7 +952,7 @@ static int summarise(struct loop *l)
 		const struct trc_job *tj = &tr->jobs[l->job[k].ti];
 
 		rt = tj->runtime;
-		gs += rt * (tj->gpus ? tj->gpus : 1) * tj->milli / SCH_MILLI;
+		gs += rt * gpus_of(tj);
 		if (tj->submit + rt - first > late)
 			late = tj->submit + rt - first;
 		if (l->job[k].end < 0)

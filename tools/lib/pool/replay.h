@@ -73,8 +73,10 @@ struct rpl_opts {
 	 * seed, from the first arrival on, and is back repair s later;
 	 * and the events fail[0..nfail) besides.  The scheduler recovers
 	 * the jobs a failure hits (replaced or requeued, as recover says:
-	 * auto requeues under fifo, easy, tiresias, bestfit, fgd, fgdcpu
-	 * and sjf, as the schedulers they stand for do); each
+	 * auto requeues under fifo, easy, tiresias, bestfit, fgd, fgdcpu,
+	 * fgdfill and sjf, as the schedulers they stand for do; seeded
+	 * failures pause while nothing runs and nothing is left to
+	 * arrive, and a host is up when neither kind holds it down); each
 	 * loses the work since its run's last checkpoint (every ckpt s of
 	 * work, 0: none, its run's start) and pays restart.
 	 */

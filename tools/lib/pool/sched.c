@@ -1929,6 +1929,19 @@ static void lose(struct sch *s, uint32_t k)
 	s->lost[s->nlost++] = k;
 }
 
+/* Whether each host's slots of sl[0..n) are consecutive. */
+static bool hosts_together(const struct sch_slot *sl, size_t n)
+{
+	size_t i, k;
+
+	for (i = 1; i < n; i++)
+		if (sl[i].host != sl[i - 1].host)
+			for (k = 0; k + 1 < i; k++)
+				if (sl[k].host == sl[i].host)
+					return false;
+	return true;
+}
+
 int sch_hold(struct sch *s, const struct sch_req *r,
 	     const struct sch_slot *sl, size_t n, double t, uint64_t *ticket)
 {
@@ -1936,7 +1949,9 @@ int sch_hold(struct sch *s, const struct sch_req *r,
 	size_t i, nh = 0;
 	int ret;
 
-	if (!slots_free(s, r, sl, n, r->gpus ? r->gpus : 1))
+	/* slots_apply() takes a host's share once, over its run of slots */
+	if (!hosts_together(sl, n) ||
+	    !slots_free(s, r, sl, n, r->gpus ? r->gpus : 1))
 		return -EINVAL;
 	ret = sch_submit(s, r, t, ticket);
 	if (ret)

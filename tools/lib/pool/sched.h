@@ -248,9 +248,9 @@ int sch_submit(struct sch *s, const struct sch_req *r, double t,
 	       uint64_t *ticket);
 
 /*
- * r already runs on slots sl[0..n) (distinct, free), placed by the
- * caller: an allocation made outside the queue, or one replayed after a
- * restart.  It holds them as a running ticket until sch_finish() or
+ * r already runs on slots sl[0..n) (distinct, free, each host's
+ * consecutive), placed by the caller: an allocation made outside the
+ * queue, or one replayed after a restart.  It holds them as a running ticket until sch_finish() or
  * sch_cancel(); no decision is made for it, but on a host down it is
  * lost, recovered at the next sch_step().  0 with *ticket, -EINVAL
  * (r never fits, or a slot is unknown or not free), -ENOMEM.
