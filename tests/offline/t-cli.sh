@@ -342,6 +342,17 @@ if [ -w /dev/full ]; then
 	expect "route --json to a full disk" 2
 fi
 
+# --- route --vls: within the VLs the SM can program, as the plugin ----------
+"$TG" torus --dims 8x8 --hosts-per-switch 2 -o "$w/t8.net"
+run "$BIN" route --net "$w/t8.net" --perms 0
+expect "8x8 torus, answers on VLs of their own" 0 "(4 data VLs)"
+run "$BIN" route --net "$w/t8.net" --perms 0 --vls 2
+expect "8x8 torus within 2 VLs" 0 "(2 data VLs)"
+check "answers said unchecked within 2 VLs" \
+	grep -q "switch answers unchecked (their VLs are more than the SM can program)" "$w/out"
+run "$BIN" route --net "$w/t8.net" --vls 0
+one_line "ibpoolroute: --vls 0"
+
 # --- route -------------------------------------------------------------------
 net=$D/osm-ft2-ftree/net
 run "$BIN" route --net "$net"

@@ -126,6 +126,7 @@ int pr_route(const struct pr_opts *o, char *err, size_t len)
 	if (jobs(o, f, &js, &res, err, len))
 		goto out;
 	res.jobs_routed = res.jobs && !o->jobs_unrouted;
+	f->vls = o->vls;
 	ret = rt_route(f, o->engine, res.jobs_routed ? res.jobs : NULL, &t,
 		       &sum);
 	if (ret == -ENOTSUP) {

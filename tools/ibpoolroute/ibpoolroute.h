@@ -79,6 +79,7 @@ struct pr_opts {
 	uint64_t search_moves;		/* route: job search, 0: default */
 	enum rt_engine_id engine;
 	unsigned int lmc;
+	unsigned int vls;	/* data VLs the SM can program, 0: no limit */
 	bool ext_lids;		/* route: LIDs past 0xbfff, for scale runs */
 	bool json;
 	const char *ca;		/* verify: local CA, NULL for the first */

@@ -100,6 +100,7 @@ enum {
 	O_CHECKPOINT,
 	O_FAIL_TRACE,
 	O_FAIL_RECOVER,
+	O_VLS,
 };
 
 struct cmd {
@@ -202,6 +203,7 @@ static const struct cli_opt opts[] = {
 	{ "measure-only", 0, 'M', C_ROUTE | C_SIM | C_MAP, NULL, "with --jobs: route as without jobs, only measure their loads" },
 	{ "engine", 1, 'e', C_ROUTE | C_SIM | C_MAP | C_REPLAY, "NAME", RT_ENGINE_NAMES " (auto)" },
 	{ "lmc", 1, 'l', C_ROUTE | C_SIM | C_MAP, "N", "LIDs per CA port are 2^N, 0-7 (0)" },
+	{ "vls", 1, O_VLS, C_ROUTE | C_SIM | C_MAP, "N", "data VLs the SM can program, as the plugin sees them (1 with QoS off; 1-15, default no limit): switch answers and switch-LID layers stay within them" },
 	{ "extended-lids", 0, 'x', C_ROUTE, NULL, "allow LIDs past 0xbfff (offline scale runs beyond one subnet)" },
 	{ "Ca", 1, 'C', C_VERIFY | C_COUNTERS | C_SIM | C_MAP, "CA", "local CA to query through (the first)" },
 	{ "Port", 1, 'P', C_VERIFY | C_COUNTERS | C_SIM | C_MAP, "PORT", "its port (the first active)" },
@@ -564,6 +566,11 @@ static int set_opt(struct pr_opts *o, int c, const char *arg)
 		break;
 	case O_FAIL_TRACE:
 		o->fail_trace = arg;
+		break;
+	case O_VLS:
+		if (number(arg, 15, &v) || !v)
+			return usage_error(o, "bad VL count '%s' (1-15)", arg);
+		o->vls = v;
 		break;
 	case O_FAIL_RECOVER:
 		if (!strcmp(arg, "auto"))

@@ -17,8 +17,11 @@ int pr_source_route(struct pr_source *s, const struct pr_opts *o,
 		    bool jobs, struct rt_tables *t, struct rt_summary *sum,
 		    char *err, size_t len)
 {
-	int ret = rt_route(s->fab, o->engine, jobs && s->have_jobs ? &s->jobs :
-			   NULL, t, sum);
+	int ret;
+
+	s->fab->vls = o->vls;
+	ret = rt_route(s->fab, o->engine, jobs && s->have_jobs ? &s->jobs :
+		       NULL, t, sum);
 
 	if (ret == -ENOTSUP)
 		snprintf(err, len, "%s: engine %s does not fit: %s", s->name,
