@@ -410,7 +410,7 @@ int rt_torus_answers(struct eng *e)
 	if (!layer1 && e->t->fab->vls &&
 	    e->t->fab->vls < 2 * tv->vl_per_layer) {
 		e->unanswered = e->few_vls = true;
-		goto sort;
+		goto out;
 	}
 	ret = place_free(e, ps, n);
 	if (ret) {
