@@ -74,6 +74,13 @@ int fab_link(struct fabric *f, uint32_t a, unsigned int pa, uint32_t b,
 /* Remove the link on a:pa (both ends); -ENOENT when there is none. */
 int fab_unlink(struct fabric *f, uint32_t a, unsigned int pa);
 
+/* The data VLs an engine may use when it would use want: f->vls caps it. */
+static inline unsigned int fab_vls_within(const struct fabric *f,
+					  unsigned int want)
+{
+	return f->vls && f->vls < want ? f->vls : want;
+}
+
 static inline struct fab_port *fab_port(const struct fabric *f, uint32_t n,
 					unsigned int p)
 {

@@ -201,12 +201,9 @@ static int place(struct dfa *a, const struct rt_tables *t, uint16_t used,
 {
 	struct layers *y = calloc(1, sizeof(*y));
 	size_t len = (size_t)(t->top + 1) * t->nsw;
-	unsigned int sl, i, vl = base, lim = DFA_MAX_VL;
-	int ret = -ENOMEM;
-
 	/* no layer the SM cannot program: the pairs then stay unchecked */
-	if (t->fab->vls && t->fab->vls < lim)
-		lim = t->fab->vls;
+	unsigned int sl, i, vl = base, lim = fab_vls_within(t->fab, DFA_MAX_VL);
+	int ret = -ENOMEM;
 
 	*a = (struct dfa){ .nsw = t->nsw, .top = t->top, .base = base,
 			   .turns = turns };

@@ -1360,12 +1360,11 @@ static long mv_cols(struct mv *v)
 
 long rt_mgmt_vl1(struct rt_tables *t)
 {
-	struct mv v = { .t = t, .nl = MV_LAYERS };
+	struct mv v = { .t = t,
+			.nl = fab_vls_within(t->fab, MV_LAYERS + 1) - 1 };
 	unsigned int lid;
 	long kept = 0, ret;
 
-	if (t->fab->vls && t->fab->vls - 1 < v.nl)
-		v.nl = t->fab->vls - 1;
 	if (!v.nl)
 		return 0;
 	ret = mv_init(&v);

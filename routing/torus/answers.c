@@ -407,8 +407,8 @@ int rt_torus_answers(struct eng *e)
 	if (ret || !n)
 		goto out;
 	/* a layer the SM cannot program would cost the torus routing itself */
-	if (!layer1 && e->t->fab->vls &&
-	    e->t->fab->vls < 2 * tv->vl_per_layer) {
+	if (!layer1 && fab_vls_within(e->t->fab, 2 * tv->vl_per_layer) <
+	    2 * tv->vl_per_layer) {
 		e->unanswered = e->few_vls = true;
 		goto out;
 	}
